@@ -1,0 +1,62 @@
+"""The `xialpha` command: a thin dispatcher to the modules in `xialpha.commands`.
+
+Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
+A `UserError` (or a missing/unreadable file) is printed as one line on stderr with exit code 2;
+set XIALPHA_DEBUG=1 to see the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from xialpha import __version__
+from xialpha.errors import UserError
+
+EXIT_USER_ERROR = 2
+
+# name -> (module under xialpha.commands, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="xialpha", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"xialpha {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        command.set_defaults(_module=module)
+        _load(module).add_arguments(command)
+    return parser
+
+
+def _load(module: str):
+    return importlib.import_module(f"xialpha.commands.{module}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(_load(args._module).run(args) or 0)
+    except (UserError, FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+        if os.environ.get("XIALPHA_DEBUG"):
+            raise
+        print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print(f"xialpha {args.command}: interrupted; results stored so far are kept", file=sys.stderr)
+        return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return " ".join(str(exc).split())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
