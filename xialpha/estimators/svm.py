@@ -1,0 +1,152 @@
+"""Training a biased soft-margin SVM and extracting (alpha, xi, b) for the estimators.
+
+Two inputs are supported: a precomputed Gram matrix (the fast path: one Gram serves every
+category, C and dot-product kernel) or a feature matrix with a named scikit-learn kernel.
+Per-example upper bounds are C_i = C * j**[y_i = +1] * w_i, with j the SVMlight cost factor
+and w_i optional sample weights (w_i = 0 removes example i from training without copying
+the Gram matrix; integer w_i act as w_i copies of the example).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import sklearn
+from sklearn.svm import SVC
+
+from xialpha.estimators.validation import (
+    check_features,
+    check_gram,
+    check_kernel,
+    check_labels,
+    check_positive,
+    check_vector,
+)
+
+# alpha_i counts as "at the bound C_i" within this relative tolerance (libsvm clips exactly).
+BOUND_RTOL = 1e-8
+
+
+@dataclass(frozen=True, eq=False)
+class SVMFit:
+    """The solution of one SVM training on n examples.
+
+    alpha: (n,) dual variables, 0 for non-support vectors; xi: (n,) slacks max(0, 1 - y f(x));
+    decision: (n,) training decision values f(x_i); c_i: (n,) per-example bounds; y: (n,) labels.
+    """
+
+    y: np.ndarray
+    alpha: np.ndarray
+    xi: np.ndarray
+    b: float
+    c_i: np.ndarray
+    decision: np.ndarray
+    support: np.ndarray
+    fit_seconds: float
+    model: SVC
+    precomputed: bool
+
+    @property
+    def n_sv(self) -> int:
+        return int(self.support.size)
+
+    @property
+    def bounded(self) -> np.ndarray:
+        """(n,) bool: support vectors with alpha_i = C_i."""
+        return (self.alpha > 0) & (self.alpha >= self.c_i * (1 - BOUND_RTOL))
+
+    @property
+    def n_bounded_sv(self) -> int:
+        return int(self.bounded.sum())
+
+    @property
+    def stable(self) -> bool:
+        """Seed section 4: stable iff at least one unbounded SV (0 < alpha_i < C_i)."""
+        return bool(((self.alpha > 0) & ~self.bounded).any())
+
+    def decision_function(self, data) -> np.ndarray:
+        """Decision values f(x) for new examples, shape (m,).
+
+        data: the (m, n) kernel values between the new examples and the n training examples
+        when the fit used a Gram matrix, else the (m, d) feature matrix of the new examples.
+        """
+        if not self.precomputed:
+            return self.model.decision_function(check_features(data, name="data"))
+        cross = np.asarray(data, dtype=np.float64)
+        if cross.ndim != 2 or cross.shape[1] != self.alpha.shape[0]:
+            raise ValueError(f"data: must have shape (m, {self.alpha.shape[0]}), got {cross.shape}")
+        coef = self.alpha[self.support] * self.y[self.support]
+        return cross[:, self.support] @ coef + self.b
+
+
+def fit_svm(
+    y,
+    C: float,
+    *,
+    gram=None,
+    X=None,
+    kernel: str = "linear",
+    kernel_params: dict | None = None,
+    j: float = 1.0,
+    sample_weight=None,
+    tol: float = 1e-3,
+    max_iter: int = -1,
+    cache_mb: float = 200.0,
+    check_input: bool = True,
+) -> SVMFit:
+    """Train a soft-margin SVM with bias on labels y (n,) in {-1, +1}.
+
+    Give exactly one of `gram` (n, n) precomputed kernel matrix, or `X` (n, d) features with
+    `kernel` ("linear", "rbf", "poly", "sigmoid") and `kernel_params` (gamma, degree, coef0).
+    check_input=False skips the O(n^2) finiteness scans of the data (here and in scikit-learn)
+    for callers that already validated it, e.g. many fits on one shared Gram matrix.
+    """
+    y = check_labels(y)
+    n = y.shape[0]
+    C = check_positive(C, "C")
+    j = check_positive(j, "j")
+    if (gram is None) == (X is None):
+        raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
+    weights = np.ones(n) if sample_weight is None else check_vector(sample_weight, n, "sample_weight")
+    if (weights < 0).any():
+        raise ValueError("sample_weight: must be >= 0")
+    active = weights > 0
+    if np.all(y[active] == y[active][0]):
+        raise ValueError("sample_weight: the examples with weight > 0 have a single class")
+    if gram is not None:
+        data = check_gram(gram, n) if check_input else gram
+        svc_kernel = {"kernel": "precomputed"}
+    else:
+        data = check_features(X, n) if check_input else X
+        svc_kernel = {"kernel": kernel, **check_kernel(kernel, kernel_params)}
+    model = SVC(
+        C=C, class_weight={1: j, -1: 1.0}, tol=tol, max_iter=max_iter, cache_size=cache_mb, **svc_kernel
+    )
+    start = time.perf_counter()
+    with sklearn.config_context(assume_finite=not check_input):
+        model.fit(data, y, sample_weight=None if sample_weight is None else weights)
+    fit_seconds = time.perf_counter() - start
+    # With zero weights scikit-learn drops those rows first: support_ indexes the active rows.
+    support = np.flatnonzero(active)[model.support_]
+    alpha = np.zeros(n)
+    alpha[support] = np.abs(model.dual_coef_[0])
+    b = float(model.intercept_[0])
+    if gram is not None:
+        decision = data[:, support] @ (alpha[support] * y[support]) + b
+    else:
+        decision = model.decision_function(data)
+    c_i = C * np.where(y > 0, j, 1.0) * weights
+    return SVMFit(
+        y=y,
+        alpha=alpha,
+        xi=np.maximum(0.0, 1.0 - y * decision),
+        b=b,
+        c_i=c_i,
+        decision=decision,
+        support=support,
+        fit_seconds=fit_seconds,
+        model=model,
+        precomputed=gram is not None,
+    )
