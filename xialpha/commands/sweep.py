@@ -1,0 +1,57 @@
+"""`xialpha sweep SPEC`: train every configuration of a spec on Dask and store the estimates.
+
+Exit codes: 0 all configs stored ok; 1 some configs failed (stored with status "failed");
+2 bad input (spec, corpus, store); 130 interrupted (what was stored is kept).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+DEFAULT_STORE = "xialpha-store"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("spec", help="sweep spec, a TOML file (see config/demo.toml)")
+    parser.add_argument("--store", help="result store path or URI (default: [sweep] store, $XIALPHA_STORE, ./xialpha-store)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="connect to a running Dask scheduler, e.g. tcp://host:8786")
+    parser.add_argument("--workers", type=int, help="number of workers for a local or SLURM cluster")
+    parser.add_argument("--dry-run", action="store_true", help="print the numbers of configs and tasks and the Gram memory, run nothing")
+    parser.add_argument("--force", action="store_true", help="recompute configs already stored")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+
+
+def store_uri(cli_value: str | None, spec_value: str | None) -> str:
+    """--store, else $XIALPHA_STORE, else the spec's [sweep] store, else ./xialpha-store."""
+    return cli_value or os.environ.get("XIALPHA_STORE") or spec_value or DEFAULT_STORE
+
+
+def run(args) -> int:
+    from xialpha.errors import UserError
+    from xialpha.jobs.progress import Progress
+    from xialpha.jobs.spec import load_spec
+    from xialpha.jobs.sweep import prepare, run_sweep
+    from xialpha.storage import ResultStore
+
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers: must be >= 1, got {args.workers}")
+    spec = load_spec(args.spec)
+    store = ResultStore(store_uri(args.store, spec.store))
+    if args.dry_run:
+        _, plan = prepare(spec, store, force=args.force)
+        print(f"sweep {spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), "
+              f"{plan.n_fits} fits in {plan.n_tasks} tasks ({len(plan.batches)} fit batches), "
+              f"{len(plan.categories)} categories, {plan.n_train} training documents")
+        print(f"Gram memory: {plan.gram_bytes() / 2**20:.1f} MiB across the cluster")
+        return 0
+    mode = Progress.mode_for(args.quiet)
+    dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
+    summary = run_sweep(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
+                        progress_mode=mode, on_dashboard=dashboard)
+    print(f"sweep {summary.sweep_id} (run {summary.run_id}) in {store.uri}: {summary.ok} stored, "
+          f"{summary.skipped} skipped (already stored), {summary.failed} failed; "
+          f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f} fits/s)")
+    for failure in summary.failures:
+        print(f"  failed: {failure}", file=sys.stderr)
+    return 1 if summary.failed else 0

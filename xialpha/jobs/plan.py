@@ -1,0 +1,111 @@
+"""The sweep plan: which configurations to train, their store keys, and how fits are batched.
+
+Pure bookkeeping, no Dask: the graph module turns a plan into tasks. One config is
+(preprocessing, kernel, category, C, j); it yields one stored row per rho, each with its own key.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from xialpha.jobs.spec import SweepSpec
+from xialpha.storage import config_key
+
+MAX_BATCH = 16  # fits per task at most, so results still arrive (and are stored) steadily
+
+
+@dataclass(frozen=True)
+class FitJob:
+    """One SVM training and its estimates; keys maps each rho to the row's config key."""
+
+    category: str
+    C: float
+    j: float
+    keys: tuple[tuple[float, str], ...]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Fits that share one Gram matrix: preprocessing index, kernel index, the jobs."""
+
+    preprocessing: int
+    kernel: int
+    jobs: tuple[FitJob, ...]
+
+
+@dataclass
+class SweepPlan:
+    """Everything the graph needs, and the counts a dry run prints."""
+
+    spec: SweepSpec
+    categories: list[str]
+    fingerprint: str
+    n_train: int
+    n_test: int
+    batches: list[Batch] = field(default_factory=list)
+    n_keys: int = 0
+    n_skipped: int = 0
+
+    @property
+    def n_fits(self) -> int:
+        return sum(len(b.jobs) for b in self.batches)
+
+    @property
+    def n_todo_keys(self) -> int:
+        return sum(len(job.keys) for b in self.batches for job in b.jobs)
+
+    @property
+    def gram_pairs(self) -> list[tuple[int, int]]:
+        """The (preprocessing, kernel) Gram matrices that pending fits need."""
+        return sorted({(b.preprocessing, b.kernel) for b in self.batches})
+
+    def gram_bytes(self) -> int:
+        """Peak Gram memory summed over the cluster: train (and test-vs-train) float64 matrices."""
+        per_gram = 8 * self.n_train * (self.n_train + (self.n_test if self.spec.estimators.holdout else 0))
+        preprocessings = {p for p, _ in self.gram_pairs}
+        derived = sum(1 for _, k in self.gram_pairs if self.spec.kernels[k].name != "linear")
+        return per_gram * (len(preprocessings) + derived)
+
+    @property
+    def n_tasks(self) -> int:
+        """Vectorise + linear Gram per preprocessing, one per derived kernel, one per batch."""
+        preprocessings = {p for p, _ in self.gram_pairs}
+        derived = sum(1 for _, k in self.gram_pairs if self.spec.kernels[k].name != "linear")
+        return 2 * len(preprocessings) + derived + len(self.batches)
+
+
+def estimator_settings(spec: SweepSpec) -> dict:
+    """The estimator settings that change stored numbers, part of every config key."""
+    est = spec.estimators
+    return {"tol": spec.tol, "span": est.span, "xa_ext_depth": est.xa_ext_depth, "exact_loo": est.exact_loo,
+            "holdout": est.holdout, "kfold": est.kfold, "bootstrap": est.bootstrap}
+
+
+def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train: int, n_test: int,
+              done: set[str], *, force: bool = False, threads: int = 1) -> SweepPlan:
+    """All configs of the spec; those whose every key is in `done` are skipped unless force."""
+    plan = SweepPlan(spec, categories, fingerprint, n_train, n_test)
+    settings = estimator_settings(spec)
+    pending: dict[tuple[int, int], list[FitJob]] = {}
+    for p, pre in enumerate(spec.preprocessings):
+        for k, kernel in enumerate(spec.kernels):
+            for category in categories:
+                for j in spec.j:
+                    for C in spec.C:
+                        keys = tuple(
+                            (rho, config_key(preprocessing_id=pre.id, kernel_id=kernel.id, C=C, j=j, category=category,
+                                             data_fingerprint=fingerprint, rho=rho, **settings))
+                            for rho in spec.estimators.rhos
+                        )
+                        plan.n_keys += len(keys)
+                        if not force and all(key in done for _, key in keys):
+                            plan.n_skipped += len(keys)
+                            continue
+                        pending.setdefault((p, k), []).append(FitJob(category, C, j, keys))
+    n_fits = sum(len(jobs) for jobs in pending.values())
+    size = spec.batch_size or min(MAX_BATCH, max(1, math.ceil(n_fits / (8 * max(threads, 1)))))
+    for (p, k), jobs in pending.items():
+        for start in range(0, len(jobs), size):
+            plan.batches.append(Batch(p, k, tuple(jobs[start : start + size])))
+    return plan

@@ -1,0 +1,268 @@
+"""Sweep specs: a TOML file validated into frozen dataclasses.
+
+Every error names the path of the offending key, e.g. `kernels[1].gamma: must be > 0`, and
+unknown keys are errors (a typo never silently falls back to a default). See config/*.toml.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xialpha.errors import UserError
+from xialpha.jobs.spec_tables import Table
+
+SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+ESTIMATOR_NAMES = ("xa", "span", "xa_ext", "loo", "holdout", "kfold", "bootstrap")
+METRIC_NAMES = ("f1", "error", "recall", "precision")
+CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
+
+
+@dataclass(frozen=True)
+class CategorySpec:
+    """Which categories to train: top_k by training frequency, explicit names, minimum positives."""
+
+    top_k: int | None = None
+    names: tuple[str, ...] = ()
+    min_positives: int | None = None
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """A corpus loader and its keyword arguments, the splits to train and hold out on."""
+
+    loader: str
+    args: dict = field(default_factory=dict, hash=False)
+    train_split: str | None = None
+    test_split: str | None = None
+    categories: CategorySpec = CategorySpec()
+
+    def load(self):
+        """Load the whole corpus (all splits)."""
+        from xialpha.corpora import load_corpus
+
+        return load_corpus(self.loader, **self.args)
+
+
+@dataclass(frozen=True)
+class EstimatorSpec:
+    """Estimates computed next to every fit. xi-alpha is always on, for every rho."""
+
+    rhos: tuple[float, ...] = (1.0,)
+    span: bool = False
+    xa_ext_depth: int = 0
+    exact_loo: bool = False
+    holdout: bool = False
+    kfold: int = 0
+    bootstrap: int = 0
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """Where the Dask graph runs. kind: local | address | slurm | kubernetes."""
+
+    kind: str = "local"
+    address: str | None = None
+    workers: int | None = None
+    threads_per_worker: int = 1
+    memory_limit: str | None = None
+    options: dict = field(default_factory=dict, hash=False)
+    security: dict = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A whole sweep: corpus x preprocessing x kernel x C x j, estimates and where to run."""
+
+    id: str
+    store: str | None
+    corpus: CorpusSpec
+    preprocessings: tuple
+    kernels: tuple
+    C: tuple[float, ...]
+    j: tuple[float, ...]
+    tol: float
+    estimators: EstimatorSpec
+    metric: str
+    selection_estimator: str
+    cluster: ClusterSpec
+    batch_size: int | None = None
+    gram_memory_limit: int | None = None
+    text: str = field(default="", repr=False, compare=False)
+
+
+def load_spec(path: str | Path) -> SweepSpec:
+    """Read and validate a spec file (relative corpus paths are relative to the file)."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"{path}: spec file not found")
+    text = path.read_text(encoding="utf-8")
+    return parse_spec(text, source=str(path), base_dir=path.parent, default_id=path.stem)
+
+
+def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep") -> SweepSpec:
+    """Validate spec text; errors name `source` and the key path."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{source}: not valid TOML: {exc}") from None
+    try:
+        return _build(Table(data, ""), base_dir or Path.cwd(), default_id, text)
+    except UserError as exc:
+        raise UserError(f"{source}: {exc}") from None
+
+
+def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec:
+    sweep = root.table("sweep")
+    sweep_id = sweep.str("id", default_id)
+    if not SWEEP_ID.match(sweep_id):
+        raise UserError(f"sweep.id: must be 1-64 letters, digits, '.', '_' or '-', got {sweep_id!r}")
+    spec = SweepSpec(
+        id=sweep_id,
+        store=sweep.str("store", None),
+        metric=sweep.choice("metric", METRIC_NAMES, "f1"),
+        selection_estimator=sweep.choice("estimator", ESTIMATOR_NAMES, "xa"),
+        batch_size=sweep.int("batch_size", None, minimum=1),
+        gram_memory_limit=sweep.bytes("gram_memory_limit", None),
+        corpus=_corpus(root.table("corpus", required=True), base_dir),
+        preprocessings=_preprocessings(root),
+        kernels=_kernels(root),
+        **_svm(root.table("svm")),
+        estimators=_estimators(root.table("estimators")),
+        cluster=_cluster(root.table("cluster"), base_dir),
+        text=text,
+    )
+    sweep.done()
+    root.done()
+    if spec.estimators.holdout and spec.corpus.test_split is None:
+        raise UserError("estimators.holdout: needs corpus.test_split")
+    if spec.selection_estimator not in _enabled(spec.estimators):
+        raise UserError(f"sweep.estimator: {spec.selection_estimator!r} is not computed; enable it in [estimators]")
+    return spec
+
+
+def _enabled(est: EstimatorSpec) -> set[str]:
+    flags = {"span": est.span, "xa_ext": est.xa_ext_depth > 0, "loo": est.exact_loo, "holdout": est.holdout,
+             "kfold": est.kfold > 0, "bootstrap": est.bootstrap > 0}
+    return {"xa"} | {name for name, on in flags.items() if on}
+
+
+def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
+    loader = t.str("loader", required=True)
+    train_split = t.str("train_split", None)
+    test_split = t.str("test_split", None)
+    cats = t.table("categories")
+    categories = CategorySpec(
+        top_k=cats.int("top_k", None, minimum=1),
+        names=tuple(cats.str_list("names", [])),
+        min_positives=cats.int("min_positives", None, minimum=1),
+    )
+    cats.done()
+    args = t.rest()
+    for key in ("path", "dir", "file"):
+        if isinstance(args.get(key), str) and not re.match(r"^[a-z][a-z0-9+.-]*://", args[key]):
+            args[key] = str((base_dir / args[key]).resolve())
+    return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
+
+
+def _preprocessings(root: Table) -> tuple:
+    """`[[preprocessing]]` entries, each expanded as a grid where a value is a list."""
+    from xialpha.features import Preprocessing
+
+    variants = []
+    for path, entry in root.table_list("preprocessing", default=[{}]):
+        keys = sorted(entry.raw)
+        grid = [entry.raw[k] if isinstance(entry.raw[k], list) else [entry.raw[k]] for k in keys]
+        for values in itertools.product(*grid):
+            variants.append(_construct(Preprocessing, dict(zip(keys, values)), path))
+    return _unique(variants, "preprocessing")
+
+
+def _kernels(root: Table) -> tuple:
+    """`[[kernels]]` entries; list-valued gamma/degree/coef0 expand to one kernel per value."""
+    from xialpha.features import Kernel
+
+    kernels = []
+    for path, entry in root.table_list("kernels", default=[{"name": "linear"}]):
+        raw = dict(entry.raw)
+        name = raw.pop("name", None)
+        if name is None:
+            raise UserError(f"{path}.name: is required")
+        keys = sorted(raw)
+        grid = [raw[k] if isinstance(raw[k], list) else [raw[k]] for k in keys]
+        for values in itertools.product(*grid):
+            kernels.append(_construct(Kernel, {"name": name, **dict(zip(keys, values))}, path))
+    return _unique(kernels, "kernels")
+
+
+def _construct(cls, kwargs: dict, path: str):
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    except (UserError, ValueError) as exc:
+        raise UserError(f"{path}.{exc}" if re.match(r"^\w+: ", str(exc)) else f"{path}: {exc}") from None
+
+
+def _unique(items: list, name: str) -> tuple:
+    if not items:
+        raise UserError(f"{name}: needs at least one entry")
+    if len(set(items)) != len(items):
+        raise UserError(f"{name}: has duplicate entries")
+    return tuple(items)
+
+
+def _svm(t: Table) -> dict:
+    out = {
+        "C": tuple(t.float_list("C", [1.0], positive=True)),
+        "j": tuple(t.float_list("j", [1.0], positive=True)),
+        "tol": t.float("tol", 1e-3, positive=True),
+    }
+    t.done()
+    return out
+
+
+def _estimators(t: Table) -> EstimatorSpec:
+    est = EstimatorSpec(
+        rhos=tuple(t.float_list("rho", [1.0], positive=True)),
+        span=t.bool("span", False),
+        xa_ext_depth=t.int("xa_ext_depth", 0, minimum=0),
+        exact_loo=t.bool("exact_loo", False),
+        holdout=t.bool("holdout", False),
+        kfold=t.int("kfold", 0, minimum=0),
+        bootstrap=t.int("bootstrap", 0, minimum=0),
+    )
+    t.done()
+    if est.kfold == 1:
+        raise UserError("estimators.kfold: must be 0 (off) or >= 2")
+    return est
+
+
+def _cluster(t: Table, base_dir: Path) -> ClusterSpec:
+    kind = t.choice("kind", CLUSTER_KINDS, "local")
+    address = t.str("address", None)
+    if kind == "address" and address is None:
+        raise UserError("cluster.address: is required when cluster.kind = \"address\"")
+    if address is not None and kind == "local":
+        kind = "address"
+    security = t.table("security")
+    files = {k: security.str(k, None) for k in ("ca_file", "cert_file", "key_file")}
+    security.done()
+    files = {k: str((base_dir / v).resolve()) for k, v in files.items() if v is not None}
+    if files and set(files) != {"ca_file", "cert_file", "key_file"}:
+        raise UserError("cluster.security: needs ca_file, cert_file and key_file together")
+    spec = ClusterSpec(
+        kind=kind,
+        address=address,
+        workers=t.int("workers", None, minimum=1),
+        threads_per_worker=t.int("threads_per_worker", 1, minimum=1),
+        memory_limit=t.str("memory_limit", None),
+        options=t.rest(),
+        security=files,
+    )
+    if spec.options and kind in ("local", "address"):
+        raise UserError(f"cluster: unknown key {sorted(spec.options)[0]!r} for kind {kind!r}")
+    return spec

@@ -1,0 +1,143 @@
+"""`run_sweep`: spec -> corpus -> plan -> Dask graph -> rows in the store as batches finish."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from distributed import as_completed
+
+from xialpha.errors import UserError
+from xialpha.jobs.cluster import connect
+from xialpha.jobs.graph import submit_plan
+from xialpha.jobs.plan import Batch, SweepPlan, make_plan
+from xialpha.jobs.progress import Progress
+from xialpha.jobs.spec import SweepSpec
+from xialpha.storage import ResultStore
+
+
+@dataclass
+class SweepSummary:
+    """What a sweep did: stored keys by outcome, fits, wall seconds and the dashboard link."""
+
+    sweep_id: str
+    run_id: str
+    n_keys: int
+    skipped: int
+    ok: int = 0
+    failed: int = 0
+    fits: int = 0
+    wall_seconds: float = 0.0
+    dashboard: str | None = None
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def fits_per_second(self) -> float:
+        return self.fits / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+
+def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads: int = 1):
+    """Load the corpus, choose categories, fingerprint the data and plan what is missing."""
+    corpus = spec.corpus.load()
+    train = _split(corpus, spec.corpus.train_split, "corpus.train_split")
+    test = _split(corpus, spec.corpus.test_split, "corpus.test_split") if spec.corpus.test_split else None
+    cats = spec.corpus.categories
+    categories = train.choose_categories(top_k=cats.top_k, names=list(cats.names) or None, min_positives=cats.min_positives)
+    if not categories:
+        raise UserError("corpus.categories: no category matches")
+    fingerprint = train.fingerprint()
+    if test is not None and spec.estimators.holdout:
+        fingerprint = hashlib.sha256(f"{fingerprint}:{test.fingerprint()}".encode()).hexdigest()
+    done = set() if force else store.done_keys(spec.id)
+    plan = make_plan(spec, categories, fingerprint, len(train), 0 if test is None else len(test), done,
+                     force=force, threads=threads)
+    return corpus, plan
+
+
+def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
+              force: bool = False, progress_mode: str = "quiet", on_dashboard=None) -> SweepSummary:
+    """Run the sweep on the spec's cluster (or `address`); every finished batch is stored at once."""
+    start = time.monotonic()
+    corpus, plan = prepare(spec, store, force=force, threads=_threads(spec, workers))
+    run_id = uuid.uuid4().hex[:12]
+    summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped)
+    if not plan.batches:
+        return summary
+    store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
+                             "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
+    base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
+    with connect(spec.cluster, address=address, workers=workers) as client:
+        summary.dashboard = client.dashboard_link
+        if on_dashboard:
+            on_dashboard(summary.dashboard)
+        progress = Progress(plan.n_fits, progress_mode)
+        try:
+            futures = submit_plan(client, plan, corpus, base_rows, run_id)
+            for future in as_completed(list(futures)):
+                batch = plan.batches[futures[future]]
+                rows, examples = _outcome(future, batch, base_rows[futures[future]])
+                store.write_results(rows)
+                if examples:
+                    store.write_examples(examples)
+                _count(summary, rows, batch)
+                progress.advance(len(batch.jobs))
+                future.release()
+        finally:
+            progress.close()
+    summary.wall_seconds = time.monotonic() - start
+    return summary
+
+
+def _outcome(future, batch: Batch, base: dict) -> tuple[list[dict], list[dict]]:
+    """A batch's rows, or failed rows for all its keys when the task failed after its retries."""
+    try:
+        return future.result()
+    except Exception as exc:  # a task error after retries: record it, keep the sweep going
+        message = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
+        rows = [{**base, "category": job.category, "C": job.C, "j": job.j, "rho": rho, "config_key": key,
+                 "status": "failed", "error_message": message, "n": 0, "n_pos": 0}
+                for job in batch.jobs for rho, key in job.keys]
+        return rows, []
+
+
+def _count(summary: SweepSummary, rows: list[dict], batch: Batch) -> None:
+    summary.fits += len(batch.jobs)
+    for row in rows:
+        if row["status"] == "ok":
+            summary.ok += 1
+        else:
+            summary.failed += 1
+            if len(summary.failures) < 20:
+                summary.failures.append(f"{row['category']} C={row['C']:g} j={row['j']:g}: {row['error_message']}")
+
+
+def _base_row(spec: SweepSpec, plan: SweepPlan, batch: Batch, run_id: str) -> dict:
+    pre = spec.preprocessings[batch.preprocessing]
+    kernel = spec.kernels[batch.kernel]
+    return {
+        "sweep_id": spec.id,
+        "run_id": run_id,
+        "data_fingerprint": plan.fingerprint,
+        "preprocessing_id": pre.id,
+        **{f"pp_{name}": value for name, value in pre.params().items()},
+        "kernel": kernel.name,
+        "kernel_id": kernel.id,
+        **{name: value for name, value in kernel.params().items() if name != "name"},
+    }
+
+
+def _split(corpus, name: str | None, field_name: str):
+    if name is None:
+        return corpus
+    if name not in corpus.split_names:
+        raise UserError(f"{field_name}: the corpus has no split {name!r} (it has: {', '.join(corpus.split_names) or 'none'})")
+    return corpus.split(name)
+
+
+def _threads(spec: SweepSpec, workers: int | None) -> int:
+    import os
+
+    n = workers or spec.cluster.workers or os.cpu_count() or 1
+    return n * spec.cluster.threads_per_worker
