@@ -1,0 +1,137 @@
+"""The significance tests and confidence bounds against scipy reference values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from xialpha.selection.bounds import (
+    Confusion,
+    binomial_bounds,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    f1_lower_bound,
+    macro_bounds,
+    point_metrics,
+)
+from xialpha.selection.stats import macro_sign_test, macro_t_test, mcnemar_test, micro_sign_test
+
+
+def _outcomes(both_right: int, only_a: int, only_b: int, both_wrong: int):
+    a = np.array([True] * both_right + [True] * only_a + [False] * only_b + [False] * both_wrong)
+    b = np.array([True] * both_right + [False] * only_a + [True] * only_b + [False] * both_wrong)
+    return a, b
+
+
+def test_micro_sign_test_is_one_sided_exact_binomial_on_discordant_decisions():
+    a, b = _outcomes(both_right=50, only_a=9, only_b=2, both_wrong=7)
+    result = micro_sign_test(a, b)
+    assert (result.n, result.statistic) == (11, 9)
+    assert result.p_value == pytest.approx(stats.binomtest(9, 11, 0.5, alternative="greater").pvalue)
+    # hand value: P(K >= 9 | Bin(11, 1/2)) = (C(11,9) + C(11,10) + C(11,11)) / 2^11
+    assert result.p_value == pytest.approx((55 + 11 + 1) / 2048)
+    assert micro_sign_test(b, a).p_value == pytest.approx(stats.binomtest(2, 11, 0.5, alternative="greater").pvalue)
+
+
+def test_sign_tests_without_discordant_pairs_give_no_evidence():
+    a, b = _outcomes(10, 0, 0, 3)
+    assert micro_sign_test(a, b).p_value == 1.0
+    assert mcnemar_test(a, b).p_value == 1.0
+    assert macro_sign_test([0.5, 0.7], [0.5, 0.7]).p_value == 1.0
+
+
+def test_mcnemar_exact_for_few_discordant_pairs_and_chi_square_otherwise():
+    a, b = _outcomes(100, 8, 2, 5)
+    assert mcnemar_test(a, b).p_value == pytest.approx(stats.binomtest(8, 10, 0.5).pvalue)
+    a, b = _outcomes(100, 40, 20, 5)
+    chi2 = (abs(40 - 20) - 1) ** 2 / 60
+    assert mcnemar_test(a, b).statistic == pytest.approx(chi2)
+    assert mcnemar_test(a, b).p_value == pytest.approx(stats.chi2.sf(chi2, 1))
+    assert mcnemar_test(a, b).p_value == pytest.approx(mcnemar_test(b, a).p_value)
+
+
+def test_macro_sign_test_counts_categories_where_scores_differ():
+    a = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
+    b = [0.8, 0.8, 0.6, 0.5, 0.4, 0.45]
+    result = macro_sign_test(a, b)
+    assert (result.n, result.statistic) == (5, 4)
+    assert result.p_value == pytest.approx(stats.binomtest(4, 5, 0.5, alternative="greater").pvalue)
+
+
+def test_macro_t_test_matches_scipy_paired_one_sided():
+    rng = np.random.default_rng(1)
+    a = rng.uniform(0.5, 0.9, 10)
+    b = a - rng.normal(0.02, 0.03, 10)
+    result = macro_t_test(a, b)
+    reference = stats.ttest_rel(a, b, alternative="greater")
+    assert result.statistic == pytest.approx(reference.statistic)
+    assert result.p_value == pytest.approx(reference.pvalue)
+    assert result.n == 10
+
+
+def test_macro_t_test_degenerate_cases():
+    assert np.isnan(macro_t_test([0.5], [0.4]).p_value)
+    assert macro_t_test([0.5, 0.6], [0.4, 0.5]).p_value == 0.0
+    assert macro_t_test([0.5, 0.6], [0.5, 0.6]).p_value == 1.0
+    with pytest.raises(ValueError, match="a_scores, b_scores"):
+        macro_t_test([0.5, np.nan], [0.5, 0.6])
+    with pytest.raises(ValueError, match="equal length"):
+        macro_sign_test([0.5], [0.5, 0.6])
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 20), (3, 20), (17, 20), (20, 20), (1, 1), (45, 1000)])
+def test_clopper_pearson_one_sided_bounds_match_scipy(k, n):
+    lower = stats.binomtest(k, n, alternative="greater").proportion_ci(0.95, method="exact").low
+    upper = stats.binomtest(k, n, alternative="less").proportion_ci(0.95, method="exact").high
+    assert clopper_pearson_lower(k, n) == pytest.approx(lower, abs=1e-12)
+    assert clopper_pearson_upper(k, n) == pytest.approx(upper, abs=1e-12)
+
+
+def test_binomial_bounds_bracket_the_point_estimates():
+    c = Confusion(tp=40, fp=10, fn=20, tn=930)
+    point, bounds = point_metrics(c), binomial_bounds(c)
+    assert point == pytest.approx({"error": 0.03, "recall": 40 / 60, "precision": 0.8, "f1": 80 / 110})
+    assert bounds["error_upper"] > point["error"]
+    assert bounds["recall_lower"] < point["recall"]
+    assert bounds["precision_lower"] < point["precision"]
+    assert bounds["recall_lower"] == pytest.approx(clopper_pearson_lower(40, 60))
+
+
+def test_f1_lower_bound_is_below_the_point_estimate_and_zero_without_true_positives():
+    c = Confusion(tp=40, fp=10, fn=20, tn=930)
+    bound = f1_lower_bound(c, draws=20_000)
+    assert 0.6 < bound < point_metrics(c)["f1"]
+    assert f1_lower_bound(Confusion(0, 5, 10, 100)) == 0.0
+    assert f1_lower_bound(c, draws=20_000, seed=3) == pytest.approx(bound, abs=0.01)
+    assert f1_lower_bound(c, confidence=0.99, draws=20_000) < bound
+
+
+def test_f1_lower_bound_covers_the_true_f1_about_95_percent_of_the_time():
+    """400 simulated test sets of 400 documents from a population with known F1."""
+    prevalence, recall, fpr, n = 0.1, 0.75, 0.03, 400
+    true_f1 = 2 * prevalence * recall / (prevalence * recall + prevalence + (1 - prevalence) * fpr)
+    rng = np.random.default_rng(2013)
+    covered = 0
+    for trial in range(400):
+        positive = rng.random(n) < prevalence
+        predicted = np.where(positive, rng.random(n) < recall, rng.random(n) < fpr)
+        c = Confusion.from_predictions(positive, predicted)
+        covered += f1_lower_bound(c, draws=4000, seed=trial) <= true_f1
+    assert 0.92 <= covered / 400 <= 0.98
+
+
+def test_macro_bounds_lie_below_the_macro_averages():
+    confusions = [Confusion(40, 10, 20, 930), Confusion(5, 2, 5, 988), Confusion(200, 30, 10, 760)]
+    bounds = macro_bounds(confusions, draws=20_000)
+    points = [point_metrics(c) for c in confusions]
+    for metric in ("recall", "precision", "f1"):
+        assert bounds[f"{metric}_lower"] < np.mean([p[metric] for p in points])
+    assert bounds["error_upper"] > np.mean([p["error"] for p in points])
+
+
+def test_confusion_rejects_bad_counts():
+    with pytest.raises(ValueError, match="fp: must be a count"):
+        Confusion(1, -1, 0, 0)
+    with pytest.raises(ValueError, match="empty"):
+        Confusion(0, 0, 0, 0)

@@ -1,0 +1,132 @@
+"""One-sided confidence bounds on test-set effectiveness (certification).
+
+Error, recall and precision are binomial proportions: exact Clopper-Pearson bounds, an upper
+bound for the error rate and lower bounds for recall and precision.
+
+F1 is not a proportion. As in Webber et al. 2013 (seed 003, after Webber 2013), its lower bound
+is the (1 - confidence) quantile of Monte-Carlo draws from the posterior of the population
+F1: Beta posteriors with Jeffreys' prior (0.5, 0.5) on the true positive rate (recall), the
+false positive rate and the prevalence of the category, combined as
+F1 = 2 pi r / (pi r + pi + (1 - pi) f). With no true positive the bound is 0 (seed 003).
+Macro averages draw each category's posterior and average the draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+CONFIDENCE = 0.95
+DRAWS = 40_000
+PRIOR = 0.5  # Jeffreys' Beta(0.5, 0.5)
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Counts of one binary classifier on a test set (non-negative integers)."""
+
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+    def __post_init__(self):
+        for name in ("tp", "fp", "fn", "tn"):
+            value = getattr(self, name)
+            if int(value) != value or value < 0:
+                raise ValueError(f"{name}: must be a count >= 0, got {value!r}")
+        if self.n == 0:
+            raise ValueError("tp, fp, fn, tn: the test set is empty")
+
+    @classmethod
+    def from_predictions(cls, y_true, y_pred) -> "Confusion":
+        """Counts from bool arrays (n,): truly positive, predicted positive."""
+        t = np.asarray(y_true, dtype=bool)
+        p = np.asarray(y_pred, dtype=bool)
+        if t.shape != p.shape or t.ndim != 1:
+            raise ValueError(f"y_true, y_pred: must be 1-d of equal length, got {t.shape} and {p.shape}")
+        return cls(int((t & p).sum()), int((~t & p).sum()), int((t & ~p).sum()), int((~t & ~p).sum()))
+
+    def __add__(self, other: "Confusion") -> "Confusion":
+        return Confusion(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+
+def clopper_pearson_lower(k: int, n: int, confidence: float = CONFIDENCE) -> float:
+    """Exact one-sided lower bound on a proportion from k successes in n trials (NaN if n = 0)."""
+    if n == 0:
+        return float("nan")
+    return 0.0 if k == 0 else float(stats.beta.ppf(1.0 - confidence, k, n - k + 1))
+
+
+def clopper_pearson_upper(k: int, n: int, confidence: float = CONFIDENCE) -> float:
+    """Exact one-sided upper bound on a proportion from k successes in n trials (NaN if n = 0)."""
+    if n == 0:
+        return float("nan")
+    return 1.0 if k == n else float(stats.beta.ppf(confidence, k + 1, n - k))
+
+
+def point_metrics(c: Confusion) -> dict[str, float]:
+    """error, recall, precision, F1 on the test set (NaN where a denominator is 0)."""
+    predicted, positives = c.tp + c.fp, c.tp + c.fn
+    denominator = 2 * c.tp + c.fp + c.fn
+    return {
+        "error": (c.fp + c.fn) / c.n,
+        "recall": c.tp / positives if positives else float("nan"),
+        "precision": c.tp / predicted if predicted else float("nan"),
+        "f1": 2 * c.tp / denominator if denominator else float("nan"),
+    }
+
+
+def binomial_bounds(c: Confusion, confidence: float = CONFIDENCE) -> dict[str, float]:
+    """Clopper-Pearson: error_upper, recall_lower, precision_lower."""
+    return {
+        "error_upper": clopper_pearson_upper(c.fp + c.fn, c.n, confidence),
+        "recall_lower": clopper_pearson_lower(c.tp, c.tp + c.fn, confidence),
+        "precision_lower": clopper_pearson_lower(c.tp, c.tp + c.fp, confidence),
+    }
+
+
+def posterior_draws(c: Confusion, draws: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """(draws,) samples of the population error, recall, precision and F1 given c."""
+    recall = rng.beta(c.tp + PRIOR, c.fn + PRIOR, draws)
+    fpr = rng.beta(c.fp + PRIOR, c.tn + PRIOR, draws)
+    prevalence = rng.beta(c.tp + c.fn + PRIOR, c.fp + c.tn + PRIOR, draws)
+    hits = prevalence * recall
+    false_alarms = (1.0 - prevalence) * fpr
+    return {
+        "error": prevalence * (1.0 - recall) + false_alarms,
+        "recall": recall,
+        "precision": hits / (hits + false_alarms),
+        "f1": 2.0 * hits / (hits + prevalence + false_alarms),
+    }
+
+
+def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DRAWS, seed=0) -> float:
+    """One-sided lower bound on the population F1 (seed 003's Monte-Carlo method)."""
+    if c.tp == 0:
+        return 0.0
+    sample = posterior_draws(c, draws, np.random.default_rng(seed))["f1"]
+    return float(np.quantile(sample, 1.0 - confidence))
+
+
+def macro_bounds(confusions: list[Confusion], confidence: float = CONFIDENCE, draws: int = DRAWS, seed=0) -> dict:
+    """Bounds on the macro averages over categories: error_upper, *_lower for the others.
+
+    Each category's posterior is drawn independently and the draws are averaged.
+    """
+    rng = np.random.default_rng(seed)
+    per_category = [posterior_draws(c, draws, rng) for c in confusions]
+    means = {m: np.mean([d[m] for d in per_category], axis=0) for m in ("error", "recall", "precision", "f1")}
+    low, high = 1.0 - confidence, confidence
+    return {
+        "error_upper": float(np.quantile(means["error"], high)),
+        "recall_lower": float(np.quantile(means["recall"], low)),
+        "precision_lower": float(np.quantile(means["precision"], low)),
+        "f1_lower": float(np.quantile(means["f1"], low)),
+    }

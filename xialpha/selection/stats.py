@@ -1,0 +1,106 @@
+"""Paired significance tests between two classifiers (Yang & Liu 1999, section 5; McNemar).
+
+Micro level, on per-decision outcomes (one decision per document and category):
+    s-test    micro sign test: n decisions on which A and B differ, k of them where A is right;
+              under H0 k ~ Bin(n, 1/2); one-sided P(K >= k) for "A better than B".
+    McNemar   the same discordant counts, two-sided: exact binomial when n < MCNEMAR_EXACT_BELOW,
+              else chi-square with continuity correction (|b - c| - 1)^2 / (b + c), 1 dof.
+Macro level, on paired per-category scores (e.g. F1):
+    S-test    macro sign test: n categories where the scores differ, k where A's is higher.
+    T-test    paired t-test on d_i = a_i - b_i, H1: mean(d) > 0, t with n - 1 dof.
+
+The paper approximates the binomial by a normal for n > 12 and t by a normal for n >= 40; we
+use the exact binomial and t distributions throughout (the approximations were for tables).
+A p-value of 1.0 means no evidence (no discordant decisions, no differing categories).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+MCNEMAR_EXACT_BELOW = 25
+SCORE_ATOL = 1e-12
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A test's p-value, its statistic and the number of informative pairs n.
+
+    For sign tests `statistic` is k (pairs favouring A); for McNemar the chi-square value
+    (or k when exact); for the t-test the t statistic. p_value is NaN when undefined.
+    """
+
+    name: str
+    statistic: float
+    p_value: float
+    n: int
+
+
+def _paired(a, b, name_a: str, name_b: str, dtype) -> tuple[np.ndarray, np.ndarray]:
+    a = np.asarray(a, dtype=dtype)
+    b = np.asarray(b, dtype=dtype)
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"{name_a}, {name_b}: must be 1-d arrays of equal length, got {a.shape} and {b.shape}")
+    return a, b
+
+
+def _sign_test(name: str, k: int, n: int) -> TestResult:
+    p = 1.0 if n == 0 else float(stats.binomtest(k, n, 0.5, alternative="greater").pvalue)
+    return TestResult(name, float(k), p, n)
+
+
+def micro_sign_test(a_correct, b_correct) -> TestResult:
+    """s-test: is A right more often than B on the decisions where they differ?
+
+    a_correct, b_correct: (m,) bool, decision i of A / B is correct (pooled over categories).
+    """
+    a, b = _paired(a_correct, b_correct, "a_correct", "b_correct", bool)
+    return _sign_test("s-test", int((a & ~b).sum()), int((a != b).sum()))
+
+
+def mcnemar_test(a_correct, b_correct) -> TestResult:
+    """Two-sided McNemar test of equal error rates on paired decisions (bool arrays (m,))."""
+    a, b = _paired(a_correct, b_correct, "a_correct", "b_correct", bool)
+    only_a = int((a & ~b).sum())
+    only_b = int((~a & b).sum())
+    n = only_a + only_b
+    if n == 0:
+        return TestResult("mcnemar", 0.0, 1.0, 0)
+    if n < MCNEMAR_EXACT_BELOW:
+        return TestResult("mcnemar", float(only_a), float(stats.binomtest(only_a, n, 0.5).pvalue), n)
+    chi2 = (abs(only_a - only_b) - 1.0) ** 2 / n
+    return TestResult("mcnemar", chi2, float(stats.chi2.sf(chi2, 1)), n)
+
+
+def macro_sign_test(a_scores, b_scores) -> TestResult:
+    """S-test: does A score higher than B on more categories? Scores (c,), NaN-free."""
+    a, b = _paired(a_scores, b_scores, "a_scores", "b_scores", np.float64)
+    _check_finite(a, b)
+    differ = ~np.isclose(a, b, rtol=0.0, atol=SCORE_ATOL)
+    return _sign_test("S-test", int((differ & (a > b)).sum()), int(differ.sum()))
+
+
+def macro_t_test(a_scores, b_scores) -> TestResult:
+    """T-test: paired t-test of mean(a - b) > 0 over categories. Scores (c,), NaN-free.
+
+    Needs c >= 2 (else p is NaN). Zero variance (all d_i equal): p = 0 when d_i > 0, else 1.
+    """
+    a, b = _paired(a_scores, b_scores, "a_scores", "b_scores", np.float64)
+    _check_finite(a, b)
+    n = a.shape[0]
+    d = a - b
+    if n < 2:
+        return TestResult("T-test", float("nan"), float("nan"), n)
+    if np.allclose(d, d[0], rtol=0.0, atol=SCORE_ATOL):
+        t = float(np.sign(d[0]) * np.inf) if abs(d[0]) > SCORE_ATOL else 0.0
+        return TestResult("T-test", t, 0.0 if t > 0 else 1.0, n)
+    result = stats.ttest_rel(a, b, alternative="greater")
+    return TestResult("T-test", float(result.statistic), float(result.pvalue), n)
+
+
+def _check_finite(a: np.ndarray, b: np.ndarray) -> None:
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("a_scores, b_scores: contain NaN or inf; complete undefined metrics first")
