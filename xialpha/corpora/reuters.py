@@ -1,0 +1,107 @@
+"""Reuters-21578 (Distribution 1.0) SGML: the 22 reut2-NNN.sgm files in a directory or a tar archive.
+
+Each story becomes one document: id = NEWID, text = TITLE + BODY (stories without a BODY keep their
+TITLE and the rest of their TEXT; the "Blah blah blah." placeholder of TYPE="BRIEF" stories is
+dropped), labels = TOPICS categories, timestamp = DATE (NaT where it does not parse), split = "train"
+or "test" from LEWISSPLIT. The files are latin-1; SGML character entities are resolved and
+control characters removed.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from xialpha.corpora.corpus import Corpus
+from xialpha.corpora.sources import existing_path, iter_tree_files
+from xialpha.errors import UserError
+
+SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
+SPLITS = ("modapte", "all")
+
+_STORY = re.compile(r"<REUTERS(?P<attrs>[^>]*)>(?P<body>.*?)</REUTERS>", re.S)
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
+_TOPICS = re.compile(r"<TOPICS>(.*?)</TOPICS>", re.S)
+_D = re.compile(r"<D>(.*?)</D>", re.S)
+_DATE = re.compile(r"<DATE>\s*(\d{1,2})-([A-Za-z]{3})-(\d{4})\s+(\d{1,2}):(\d{2}):(\d{2})")
+_TEXT = re.compile(r"<TEXT[^>]*>(.*?)</TEXT>", re.S)
+_TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.S)
+_BODY = re.compile(r"<BODY>(.*?)</BODY>", re.S)
+_NOT_TEXT = re.compile(r"<(TITLE|DATELINE|AUTHOR)>.*?</\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_BRIEF_PLACEHOLDER = "Blah blah blah."
+_LEWIS_TO_SPLIT = {"TRAIN": "train", "TEST": "test", "NOT-USED": "not-used"}
+
+
+def load_reuters(path, split: str = "modapte") -> Corpus:
+    """Reuters-21578 from directory or archive `path`.
+
+    split="modapte": the 12,902 stories with TOPICS="YES" and LEWISSPLIT TRAIN (9,603) or TEST
+    (3,299). split="all": all 21,578 stories, splits "train"/"test"/"not-used" from LEWISSPLIT.
+    """
+    if split not in SPLITS:
+        raise UserError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
+    root = existing_path(path)
+    ids, texts, labels, times, splits = [], [], [], [], []
+    n_files = 0
+    for relative, data in iter_tree_files(root):
+        if not SGML_FILE.search(relative.name):
+            continue
+        n_files += 1
+        for story in _STORY.finditer(data.decode("latin-1")):
+            attrs = dict(_ATTR.findall(story["attrs"]))
+            if split == "modapte" and not (attrs.get("TOPICS") == "YES"
+                                           and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")):
+                continue
+            body = story["body"]
+            ids.append(attrs.get("NEWID", ""))
+            texts.append(_story_text(body))
+            topics = _TOPICS.search(body)
+            labels.append(frozenset(_clean(d) for d in _D.findall(topics[1])) if topics else frozenset())
+            times.append(_story_time(body))
+            splits.append(_LEWIS_TO_SPLIT.get(attrs.get("LEWISSPLIT", ""), "not-used"))
+    if n_files == 0:
+        raise UserError(f"path: no reut2-NNN.sgm files in {root}")
+    if not ids:
+        raise UserError(f"path: no Reuters stories in the reut2-NNN.sgm files of {root}")
+    return Corpus(ids=np.array(ids), texts=texts, labels=labels, name=f"reuters21578-{split}",
+                  timestamps=np.array(times, dtype="datetime64[s]"), splits=np.array(splits))
+
+
+def _story_text(body: str) -> str:
+    """TITLE + BODY of one story, or TITLE + the rest of TEXT where there is no BODY."""
+    text = _TEXT.search(body)
+    if text is None:
+        return ""
+    inner = text[1]
+    title = _TITLE.search(inner)
+    parts = [title[1]] if title else []
+    story_body = _BODY.search(inner)
+    if story_body:
+        parts.append(story_body[1])
+    else:
+        rest = _TAG.sub(" ", _NOT_TEXT.sub(" ", inner))
+        parts.append(rest.replace(_BRIEF_PLACEHOLDER, " "))
+    return _clean("\n".join(parts))
+
+
+def _clean(sgml: str) -> str:
+    """Entities resolved, control characters removed, surrounding white space stripped."""
+    return _CONTROL.sub("", html.unescape(sgml)).strip()
+
+
+def _story_time(body: str) -> np.datetime64:
+    match = _DATE.search(body)
+    if match is None:
+        return np.datetime64("NaT")
+    day, month, year, hour, minute, second = match.groups()
+    try:
+        moment = datetime.strptime(f"{day} {month.title()} {year} {hour}:{minute}:{second}", "%d %b %Y %H:%M:%S")
+    except ValueError:
+        return np.datetime64("NaT")
+    return np.datetime64(moment, "s")

@@ -1,0 +1,189 @@
+"""A seeded synthetic multi-label text corpus, optionally in time-ordered batches with a concept shift.
+
+Words are letters-only pseudo-words whose background frequencies follow a Zipf-Mandelbrot law.
+Category c (named "cat00", "cat01", ...; cat00 most frequent) has a document prevalence of
+max_prevalence / (c + 1) ** category_skew, labels are drawn independently per category, and each
+category owns `topic_words` mid-frequency words (sets of different categories may overlap). A
+document of length L ~ Poisson(mean_length * lognormal) draws a share of its tokens (on average
+`signal`, varying per document) from each of its categories' topic words and the rest from the
+background, so some positives carry little evidence: categories are learnable but not trivially
+separable.
+
+Concept shift (needs n_batches; documents are split into equal consecutive batches, batch b dated
+`start` + b days): the `shifted_categories` (a count of the most frequent, or a list of names) swap to
+a fresh set of topic words — "abrupt": from batch `shift_batch` on; "gradual": the share of documents
+using the new words grows linearly from 0 to 1 over `shift_width` batches starting at `shift_batch`;
+"abrupt-return": for batches shift_batch .. shift_batch + shift_width - 1 only.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from xialpha.corpora.corpus import Corpus
+from xialpha.errors import UserError
+
+SHIFTS = ("abrupt", "gradual", "abrupt-return")
+_SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+_TOPIC_RANKS_FROM = 50
+
+
+def make_synthetic(
+    n_docs: int = 2000,
+    n_categories: int = 10,
+    seed: int = 0,
+    n_batches: int | None = None,
+    shift: str | None = None,
+    shift_batch: int | None = None,
+    shift_width: int | None = None,
+    shifted_categories: int | list[str] = 1,
+    vocabulary_size: int = 5000,
+    mean_length: float = 80.0,
+    topic_words: int = 40,
+    signal: float = 0.14,
+    max_prevalence: float = 0.3,
+    category_skew: float = 1.4,
+    test_fraction: float = 0.3,
+    start: str = "2000-01-01",
+) -> Corpus:
+    """A corpus of `n_docs` texts over `n_categories` categories, reproducible from `seed`.
+
+    splits: a random `test_fraction` of the documents is "test", the rest "train". timestamps: only
+    with n_batches (None otherwise).
+    """
+    _check_int("n_docs", n_docs, 1)
+    _check_int("n_categories", n_categories, 1)
+    _check_int("seed", seed, 0)
+    _check_int("vocabulary_size", vocabulary_size, 100)
+    _check_int("topic_words", topic_words, 1)
+    _check_real("mean_length", mean_length, 1.0, None)
+    _check_real("signal", signal, 0.0, 1.0)
+    _check_real("max_prevalence", max_prevalence, 0.0, 1.0)
+    _check_real("category_skew", category_skew, 0.0, None)
+    _check_real("test_fraction", test_fraction, 0.0, 1.0)
+    categories = [f"cat{c:02d}" for c in range(n_categories)]
+    batch_of_doc, new_share = _batches(n_docs, n_batches, shift, shift_batch, shift_width)
+    shifted = _shifted(shifted_categories, categories) if shift else []
+    n_topic_sets = n_categories + len(shifted)
+    if n_topic_sets * topic_words > vocabulary_size - _TOPIC_RANKS_FROM:
+        raise UserError(f"vocabulary_size: {vocabulary_size} words are too few for {n_topic_sets} sets of "
+                        f"{topic_words} topic words")
+
+    rng = np.random.default_rng(seed)
+    ranks = np.arange(vocabulary_size, dtype=np.float64)
+    background = (ranks + 2.7) ** -1.1
+    background /= background.sum()
+    pool = rng.permutation(np.arange(_TOPIC_RANKS_FROM, vocabulary_size))[: int(n_topic_sets * topic_words * 1.2)]
+    topic_sets = [rng.choice(pool, size=topic_words, replace=False) for _ in range(n_topic_sets)]
+    topic_weights = 1.0 / np.arange(1, topic_words + 1) ** 0.5
+    topic_weights /= topic_weights.sum()
+
+    prevalence = max_prevalence / np.arange(1, n_categories + 1) ** category_skew
+    member = rng.random((n_docs, n_categories)) < prevalence
+    lengths = np.maximum(3, rng.poisson(mean_length * rng.lognormal(-0.125, 0.5, n_docs)))
+    shares = np.where(member, signal * rng.uniform(0.25, 1.75, (n_docs, n_categories)), 0.0)
+    scale = np.maximum(1.0, shares.sum(axis=1, keepdims=True) / 0.9)
+    topic_counts = rng.binomial(lengths[:, None], shares / scale)
+
+    doc_parts, word_parts = [], []
+    for c in range(n_categories):
+        version = np.zeros(n_docs, dtype=np.int64) + c
+        if categories[c] in shifted:
+            uses_new = rng.random(n_docs) < new_share[batch_of_doc]
+            version[uses_new] = n_categories + shifted.index(categories[c])
+        for topic in np.unique(version[topic_counts[:, c] > 0]):
+            docs = np.flatnonzero((version == topic) & (topic_counts[:, c] > 0))
+            counts = topic_counts[docs, c]
+            doc_parts.append(np.repeat(docs, counts))
+            word_parts.append(topic_sets[topic][rng.choice(topic_words, size=counts.sum(), p=topic_weights)])
+    background_counts = lengths - topic_counts.sum(axis=1)
+    doc_parts.append(np.repeat(np.arange(n_docs), background_counts))
+    word_parts.append(rng.choice(vocabulary_size, size=background_counts.sum(), p=background))
+    docs = np.concatenate(doc_parts)
+    words = np.concatenate(word_parts)
+    order = np.lexsort((rng.random(len(docs)), docs))
+    words, bounds = words[order], np.searchsorted(docs[order], np.arange(n_docs + 1))
+
+    vocabulary = [_pseudo_word(k) for k in range(vocabulary_size)]
+    texts = [" ".join(map(vocabulary.__getitem__, words[bounds[i]:bounds[i + 1]].tolist())) for i in range(n_docs)]
+    labels = [frozenset(categories[c] for c in np.flatnonzero(row)) for row in member]
+    splits = np.where(rng.random(n_docs) < test_fraction, "test", "train")
+    timestamps = None
+    if n_batches is not None:
+        seconds = (np.arange(n_docs) - np.searchsorted(batch_of_doc, batch_of_doc)) * 60
+        timestamps = (np.datetime64(start, "D") + batch_of_doc.astype("timedelta64[D]")).astype("datetime64[s]") \
+            + seconds.astype("timedelta64[s]")
+    width = len(str(n_docs - 1))
+    name = f"synthetic-{n_docs}x{n_categories}-seed{seed}" + (f"-{shift}" if shift else "")
+    return Corpus(ids=np.array([f"doc{i:0{width}d}" for i in range(n_docs)]), texts=texts, labels=labels,
+                  name=name, timestamps=timestamps, splits=splits)
+
+
+def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width) -> tuple[np.ndarray, np.ndarray]:
+    """Batch index of every document (n_docs,) and the share of documents using the new topic words
+    per batch (n_batches,)."""
+    if n_batches is None:
+        if shift is not None:
+            raise UserError("shift: a concept shift needs n_batches")
+        return np.zeros(n_docs, dtype=np.int64), np.zeros(1)
+    _check_int("n_batches", n_batches, 1)
+    if n_batches > n_docs:
+        raise UserError(f"n_batches: {n_batches} batches for {n_docs} documents")
+    batch_of_doc = np.arange(n_docs) * n_batches // n_docs
+    batches = np.arange(n_batches)
+    if shift is None:
+        return batch_of_doc, np.zeros(n_batches)
+    if shift not in SHIFTS:
+        raise UserError(f"shift: must be one of {', '.join(SHIFTS)} or none, got {shift!r}")
+    if n_batches < 2:
+        raise UserError("n_batches: a concept shift needs at least 2 batches")
+    k = n_batches // 2 if shift_batch is None else shift_batch
+    _check_int("shift_batch", k, 1)
+    if k >= n_batches:
+        raise UserError(f"shift_batch: must be < n_batches ({n_batches}), got {k}")
+    width = shift_width if shift_width is not None else (n_batches - k if shift == "gradual" else max(1, (n_batches - k) // 2))
+    _check_int("shift_width", width, 1)
+    if shift == "abrupt":
+        share = (batches >= k).astype(float)
+    elif shift == "gradual":
+        share = np.clip((batches - k + 1) / width, 0.0, 1.0)
+    else:
+        share = ((batches >= k) & (batches < k + width)).astype(float)
+    return batch_of_doc, share
+
+
+def _shifted(shifted_categories, categories: list[str]) -> list[str]:
+    if isinstance(shifted_categories, numbers.Integral) and not isinstance(shifted_categories, bool):
+        if not 1 <= shifted_categories <= len(categories):
+            raise UserError(f"shifted_categories: must be between 1 and {len(categories)}, got {shifted_categories}")
+        return categories[:shifted_categories]
+    if isinstance(shifted_categories, str) or not isinstance(shifted_categories, (list, tuple)):
+        raise UserError(f"shifted_categories: expected a count or a list of category names, got {shifted_categories!r}")
+    unknown = [name for name in shifted_categories if name not in categories]
+    if unknown or not shifted_categories:
+        raise UserError(f"shifted_categories: unknown categories {unknown} (known: {categories[0]}..{categories[-1]})")
+    return list(dict.fromkeys(shifted_categories))
+
+
+def _pseudo_word(k: int) -> str:
+    """A distinct letters-only word for every k >= 0 (base-70 digits of k as syllables)."""
+    parts = []
+    k += len(_SYLLABLES)
+    while k:
+        k, digit = divmod(k, len(_SYLLABLES))
+        parts.append(_SYLLABLES[digit])
+    return "".join(reversed(parts))
+
+
+def _check_int(field: str, value, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise UserError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+
+
+def _check_real(field: str, value, low: float, high: float | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            value >= low and (high is None or value <= high)):
+        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise UserError(f"{field}: must be a number {bound}, got {value!r}")

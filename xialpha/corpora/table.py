@@ -1,0 +1,130 @@
+"""Table corpora: CSV, TSV, JSON lines or Parquet with a text column and a label column, optional
+id/time/split columns; also the one-file `label<TAB>text` corpora (format="tsv", header=False).
+
+A label cell is one label, a list of labels, or (with `label_separator`) a delimited string;
+an empty cell means no category. Ids default to the 1-based row numbers. Times are ISO 8601
+strings (a time zone is converted to UTC), date/datetime values, or numbers of seconds since
+1970-01-01; an empty time cell is NaT.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime, timezone
+
+import numpy as np
+
+from xialpha.corpora.corpus import Corpus
+from xialpha.corpora.sources import existing_path
+from xialpha.corpora.table_files import read_columns, table_format
+from xialpha.errors import UserError
+
+
+def load_table(
+    path,
+    text_column: str = "text",
+    label_column: str = "label",
+    id_column: str | None = None,
+    time_column: str | None = None,
+    split_column: str | None = None,
+    label_separator: str | None = None,
+    format: str = "auto",
+    header: bool = True,
+    column_names: tuple[str, ...] | list[str] = ("label", "text"),
+    encoding: str = "utf-8",
+    skip_empty: bool = False,
+) -> Corpus:
+    """A corpus from the table file at `path`.
+
+    format: "auto" (from the suffix: .csv, .tsv/.tab/.txt, .jsonl/.ndjson, .parquet/.pq) or one of
+    csv/tsv/jsonl/parquet. header=False (CSV/TSV): the columns are `column_names` in order.
+    skip_empty: drop rows whose text is empty instead of refusing them.
+    """
+    file = existing_path(path)
+    if not file.is_file():
+        raise UserError(f"path: {file} is not a file")
+    format = table_format(file, format)
+    roles = {"text_column": text_column, "label_column": label_column, "id_column": id_column,
+             "time_column": time_column, "split_column": split_column}
+    for role, column in roles.items():
+        if column is not None and (not isinstance(column, str) or not column):
+            raise UserError(f"{role}: must be a column name, got {column!r}")
+    wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
+    columns = read_columns(file, format, wanted, header, tuple(column_names), encoding)
+
+    n_rows = len(columns[text_column])
+    row_ids = ([_cell_text(value) for value in columns[id_column]] if id_column
+               else [str(row) for row in range(1, n_rows + 1)])
+    keep, texts = [], []
+    for row, value in enumerate(columns[text_column]):
+        if value is not None and not isinstance(value, str):
+            raise UserError(f"{file}, row {row + 1}: text column {text_column!r} holds a "
+                            f"{type(value).__name__}, expected text")
+        if value is None or not value.strip():
+            if skip_empty:
+                continue
+            raise UserError(f"{file}, row {row + 1} (id {row_ids[row]!r}): text column {text_column!r} "
+                            f"is empty (pass skip_empty=True to drop such rows)")
+        keep.append(row)
+        texts.append(value)
+    if not keep:
+        raise UserError(f"path: every row of {file} has an empty text (empty corpus)")
+    labels = [_labels(columns[label_column][row], label_separator) for row in keep]
+    timestamps = None
+    if time_column:
+        timestamps = np.array([_timestamp(columns[time_column][row], file, row, time_column) for row in keep],
+                              dtype="datetime64[s]")
+    splits = None
+    if split_column:
+        splits = np.array([_split(columns[split_column][row], file, row, split_column) for row in keep])
+    return Corpus(ids=np.array([row_ids[row] for row in keep]), texts=texts, labels=labels,
+                  name=file.name.split(".")[0], timestamps=timestamps, splits=splits)
+
+
+def _labels(value, separator: str | None) -> frozenset[str]:
+    if _is_missing(value):
+        return frozenset()
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+        return frozenset(label for item in value if not _is_missing(item) and (label := _cell_text(item)))
+    text = _cell_text(value)
+    parts = text.split(separator) if separator else [text]
+    return frozenset(part.strip() for part in parts if part.strip())
+
+
+def _cell_text(value) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def _is_missing(value) -> bool:
+    return (value is None or (isinstance(value, float) and math.isnan(value))
+            or (isinstance(value, str) and not value.strip()))
+
+
+def _timestamp(value, file, row: int, column: str) -> np.datetime64:
+    if _is_missing(value):
+        return np.datetime64("NaT")
+    try:
+        if isinstance(value, bool):
+            raise ValueError("a boolean")
+        if isinstance(value, (int, float)):
+            moment = datetime.fromtimestamp(value, tz=timezone.utc)
+        elif isinstance(value, datetime):
+            moment = value
+        elif isinstance(value, date):
+            moment = datetime(value.year, value.month, value.day)
+        else:
+            moment = datetime.fromisoformat(str(value).strip())
+    except (ValueError, OverflowError, OSError, TypeError):
+        raise UserError(f"{file}, row {row + 1}: time column {column!r} holds {value!r}, "
+                        "expected an ISO 8601 time or seconds since 1970") from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return np.datetime64(moment, "s")
+
+
+def _split(value, file, row: int, column: str) -> str:
+    if _is_missing(value):
+        raise UserError(f"{file}, row {row + 1}: split column {column!r} is empty")
+    return _cell_text(value)

@@ -1,0 +1,160 @@
+"""Reading the columns of a table file (CSV, TSV, JSON lines, Parquet) as Python lists, with one-line
+errors that name the file and the line."""
+
+from __future__ import annotations
+
+import csv
+import json
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from xialpha.errors import UserError
+
+FORMATS = ("csv", "tsv", "jsonl", "parquet")
+_SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".jsonl": "jsonl",
+                   ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+_FIELD_LIMIT = 2**31 - 1
+
+
+def table_format(file: Path, format: str) -> str:
+    """The format to read `file` as: `format`, or for "auto" the one its suffix names."""
+    if format == "auto":
+        suffix = file.suffix.lower()
+        if suffix not in _SUFFIX_FORMATS:
+            raise UserError(f"format: cannot tell the format of {file.name} from its suffix; "
+                            f"pass format= one of {', '.join(FORMATS)}")
+        return _SUFFIX_FORMATS[suffix]
+    if format not in FORMATS:
+        raise UserError(f"format: must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}")
+    return format
+
+
+def read_columns(file: Path, format: str, wanted: list[str], header: bool,
+                 column_names: tuple[str, ...], encoding: str) -> dict[str, list]:
+    """{column name: values} for the `wanted` columns of `file` (UserError naming a missing one).
+
+    Without a header (CSV/TSV only) the columns are named by `column_names`; in a headerless TSV
+    the last column takes the rest of the line, tabs included (the `label<TAB>text` corpora).
+    """
+    if format == "parquet":
+        return _read_parquet(file, wanted)
+    if not header and format == "jsonl":
+        raise UserError("header: JSON lines files name their fields; header=False applies to CSV/TSV only")
+    try:
+        with open(file, encoding=encoding, newline="") as stream:
+            if format == "jsonl":
+                rows, names = _jsonl_rows(stream, file), None
+            elif header:
+                rows, names = _delimited_rows(stream, file, format), None
+            else:
+                rows, names = _headerless_rows(stream, file, format, column_names), list(column_names)
+            return _collect(rows, wanted, file, names)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{file}: bytes at offset {exc.start} are not valid {encoding}; "
+                        f"pass encoding= (e.g. 'latin-1')") from None
+    except LookupError:
+        raise UserError(f"encoding: unknown text encoding {encoding!r}") from None
+
+
+def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file: Path,
+             names: list[str] | None) -> dict[str, list]:
+    columns: dict[str, list] = {name: [] for name in wanted}
+    for number, row in rows:
+        names = names or list(row)
+        for name in wanted:
+            if name not in row:
+                where = "" if number is None else f", line {number}"
+                raise UserError(f"{file}{where}: no column {name!r} (columns: {', '.join(names)})")
+            columns[name].append(row[name])
+    if not columns[wanted[0]]:
+        raise UserError(f"path: {file} has no rows (empty corpus)")
+    return columns
+
+
+def _delimited_rows(stream, file: Path, format: str) -> Iterator[tuple[int, dict]]:
+    with _large_fields():
+        reader = csv.reader(stream, **_dialect(format))
+        names = next(reader, None)
+        if names is None:
+            return
+        try:
+            for fields in reader:
+                if not fields:
+                    continue
+                if len(fields) != len(names):
+                    raise UserError(f"{file}, line {reader.line_num}: {len(fields)} fields, "
+                                    f"the header has {len(names)}")
+                yield reader.line_num, dict(zip(names, fields))
+        except csv.Error as exc:
+            raise UserError(f"{file}, line {reader.line_num}: {exc}") from None
+
+
+def _headerless_rows(stream, file: Path, format: str, names: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+    if format == "tsv":
+        for number, line in enumerate(stream, start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            fields = line.split("\t", len(names) - 1)
+            if len(fields) != len(names):
+                raise UserError(f"{file}, line {number}: {len(fields)} tab-separated fields, "
+                                f"expected {len(names)} ({', '.join(names)})")
+            yield number, dict(zip(names, fields))
+        return
+    with _large_fields():
+        reader = csv.reader(stream, **_dialect(format))
+        for fields in reader:
+            if not fields:
+                continue
+            if len(fields) != len(names):
+                raise UserError(f"{file}, line {reader.line_num}: {len(fields)} fields, "
+                                f"expected {len(names)} ({', '.join(names)})")
+            yield reader.line_num, dict(zip(names, fields))
+
+
+def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
+    for number, line in enumerate(stream, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{file}, line {number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise UserError(f"{file}, line {number}: expected a JSON object, got {type(row).__name__}")
+        yield number, row
+
+
+def _read_parquet(file: Path, wanted: list[str]) -> dict[str, list]:
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(file)
+        missing = [name for name in wanted if name not in schema.names]
+        if missing:
+            raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(schema.names)})")
+        table = pq.read_table(file, columns=wanted)
+    except UserError:
+        raise
+    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+        raise UserError(f"{file}: not a readable Parquet file ({' '.join(str(exc).split())})") from None
+    if table.num_rows == 0:
+        raise UserError(f"path: {file} has no rows (empty corpus)")
+    return {name: table.column(name).to_pylist() for name in wanted}
+
+
+def _dialect(format: str) -> dict:
+    if format == "tsv":
+        return {"delimiter": "\t", "quoting": csv.QUOTE_NONE}
+    return {"delimiter": ","}
+
+
+@contextmanager
+def _large_fields():
+    """Let the csv module read documents longer than its default 128 KiB field limit."""
+    previous = csv.field_size_limit(_FIELD_LIMIT)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)

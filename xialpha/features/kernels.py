@@ -1,0 +1,114 @@
+"""`Kernel`: a frozen kernel spec with a stable id, whose Gram is derived from a linear Gram and
+squared row norms without recomputing dot products (scikit-learn's conventions):
+
+linear <x,y>; rbf exp(-gamma*||x-y||^2); poly (gamma*<x,y> + coef0)^degree; sigmoid tanh(gamma*<x,y> + coef0).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from xialpha.errors import UserError
+
+KERNELS = ("linear", "rbf", "poly", "sigmoid")
+_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
+_DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """name: linear/rbf/poly/sigmoid. gamma (> 0, default 1.0; scikit-learn's "scale" needs X, not a
+    Gram), degree (integer >= 1, default 3) and coef0 (default 0.0) apply to the kernels that use them
+    and must be left None for the others."""
+
+    name: str = "linear"
+    gamma: float | None = None
+    degree: int | None = None
+    coef0: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in KERNELS:
+            raise UserError(f"name: kernel must be one of {', '.join(KERNELS)}, got {self.name!r}")
+        used = _PARAMETERS[self.name]
+        for parameter in ("gamma", "degree", "coef0"):
+            value = getattr(self, parameter)
+            if parameter not in used:
+                if value is not None:
+                    raise UserError(f"{parameter}: not a parameter of the {self.name} kernel")
+                continue
+            object.__setattr__(self, parameter, _checked(parameter, _DEFAULTS[parameter] if value is None else value))
+
+    @property
+    def id(self) -> str:
+        """16 hex digits of the sha256 of params(): equal across processes and machines."""
+        canonical = json.dumps(self.params(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    def params(self) -> dict:
+        """{"name", "gamma", "degree", "coef0"}: flat and unprefixed; unused parameters are None."""
+        return asdict(self)
+
+    def svc_kwargs(self) -> dict:
+        """Keyword arguments for sklearn.svm.SVC giving this kernel on a feature matrix."""
+        return {"kernel": self.name, **{parameter: getattr(self, parameter) for parameter in _PARAMETERS[self.name]}}
+
+    def from_linear(self, G_lin: np.ndarray, sq_norms_rows: np.ndarray, sq_norms_cols: np.ndarray | None = None) -> np.ndarray:
+        """This kernel's Gram (float64, shape of G_lin) from the linear Gram G_lin = X·Yᵀ and the
+        squared row norms of X (sq_norms_rows, (n_X,)) and Y (sq_norms_cols, (n_Y,); None: Y is X).
+
+        The linear kernel returns G_lin itself; the others return a new array.
+        """
+        G_lin = np.asarray(G_lin, dtype=np.float64)
+        if G_lin.ndim != 2:
+            raise UserError(f"G_lin: expected a 2-d Gram matrix, got shape {G_lin.shape}")
+        if self.name == "linear":
+            return G_lin
+        if self.name == "poly":
+            out = G_lin * self.gamma
+            out += self.coef0
+            return np.power(out, self.degree, out=out)
+        if self.name == "sigmoid":
+            out = G_lin * self.gamma
+            out += self.coef0
+            return np.tanh(out, out=out)
+        return self._rbf(G_lin, sq_norms_rows, sq_norms_cols)
+
+    def _rbf(self, G_lin: np.ndarray, sq_rows, sq_cols) -> np.ndarray:
+        same = sq_cols is None
+        sq_rows = _norms(sq_rows, G_lin.shape[0], "sq_norms_rows")
+        sq_cols = sq_rows if same else _norms(sq_cols, G_lin.shape[1], "sq_norms_cols")
+        if same and G_lin.shape[0] != G_lin.shape[1]:
+            raise UserError(f"sq_norms_cols: needed for a non-square Gram of shape {G_lin.shape}")
+        out = G_lin * -2.0
+        out += sq_rows[:, None]
+        out += sq_cols[None, :]
+        np.maximum(out, 0.0, out=out)
+        if same:
+            np.fill_diagonal(out, 0.0)
+        out *= -self.gamma
+        return np.exp(out, out=out)
+
+
+def _checked(parameter: str, value) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise UserError(f"{parameter}: must be a finite number, got {value!r}")
+    if parameter == "degree":
+        if value != int(value) or value < 1:
+            raise UserError(f"degree: must be an integer >= 1, got {value!r}")
+        return int(value)
+    if parameter == "gamma" and value <= 0:
+        raise UserError(f"gamma: must be > 0, got {value!r}")
+    return float(value)
+
+
+def _norms(values, expected: int, name: str) -> np.ndarray:
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (expected,):
+        raise UserError(f"{name}: expected shape ({expected},), got {values.shape}")
+    return values

@@ -1,0 +1,179 @@
+"""`Preprocessing`: a frozen, hashable spec of the text -> TF-IDF vector mapping, with a stable id;
+`FittedPreprocessing`: the spec fitted on training texts (vocabulary and idf), picklable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from typing import Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+from xialpha.errors import UserError
+from xialpha.features.analysis import STEMMERS, STOP_WORD_LISTS, make_analyzer
+
+TF_WEIGHTINGS = ("raw", "log", "binary")
+IDF_WEIGHTINGS = ("none", "log", "smooth")
+NORMS = ("l2", "none")
+
+
+@dataclass(frozen=True)
+class Preprocessing:
+    """How texts become feature vectors (one row per text, one column per kept term).
+
+    lowercase: lower-case before tokenising. token_pattern: regular expression a token matches
+    (at most one group). stop_words: "none" or "english" (scikit-learn's list). stemming: "none"
+    or "porter" (PyStemmer). min_df: keep terms in at least this many training documents.
+    max_df: keep terms in at most this fraction of training documents. tf: "raw" counts, "log"
+    1 + ln(count), "binary" 1. idf: "none"; "log" ln(n/df) (Joachims eq. 2; a term in every training
+    document gets weight 0); "smooth" ln((1+n)/(1+df)) + 1. norm: "l2" unit rows, or "none".
+    """
+
+    lowercase: bool = True
+    token_pattern: str = r"(?u)\b\w\w+\b"
+    stop_words: str = "none"
+    stemming: str = "none"
+    min_df: int = 1
+    max_df: float = 1.0
+    tf: str = "raw"
+    idf: str = "log"
+    norm: str = "l2"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.lowercase, bool):
+            raise UserError(f"lowercase: must be true or false, got {self.lowercase!r}")
+        _check_pattern(self.token_pattern)
+        for name, allowed in (("stop_words", STOP_WORD_LISTS), ("stemming", STEMMERS), ("tf", TF_WEIGHTINGS),
+                              ("idf", IDF_WEIGHTINGS), ("norm", NORMS)):
+            if getattr(self, name) not in allowed:
+                raise UserError(f"{name}: must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+        min_df = self.min_df
+        if isinstance(min_df, bool) or not isinstance(min_df, (int, float)) or min_df != int(min_df) or min_df < 1:
+            raise UserError(f"min_df: must be a whole number of documents >= 1, got {min_df!r}")
+        object.__setattr__(self, "min_df", int(min_df))
+        max_df = self.max_df
+        if isinstance(max_df, bool) or not isinstance(max_df, (int, float)) or not 0 < max_df <= 1:
+            raise UserError(f"max_df: must be a fraction of documents in (0, 1], got {max_df!r}")
+        object.__setattr__(self, "max_df", float(max_df))
+
+    @property
+    def id(self) -> str:
+        """16 hex digits of the sha256 of params(): equal across processes and machines."""
+        canonical = json.dumps(self.params(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+    def params(self) -> dict:
+        """The fields as a flat dict {name: bool | int | float | str}, unprefixed."""
+        return asdict(self)
+
+    def fit(self, texts: Iterable[str]) -> FittedPreprocessing:
+        """Vocabulary and idf from the training `texts` only."""
+        return self.fit_transform(texts)[0]
+
+    def fit_transform(self, texts: Iterable[str]) -> tuple[FittedPreprocessing, sp.csr_matrix]:
+        """The fitted preprocessing and the training matrix (CSR float64, shape (n_texts, vocabulary_size))."""
+        analyze = _analyzer(self)
+        provisional: defaultdict[str, int] = defaultdict()
+        provisional.default_factory = provisional.__len__
+        counts = _count(texts, analyze, provisional.__getitem__, n_columns=None)
+        n_docs = counts.shape[0]
+        if n_docs == 0:
+            raise UserError("texts: no training documents to fit the preprocessing on")
+        df = np.bincount(counts.indices, minlength=len(provisional))
+        keep = (df >= self.min_df) & (df <= self.max_df * n_docs)
+        terms = np.array(list(provisional), dtype=object)
+        order = sorted(np.flatnonzero(keep), key=terms.__getitem__)
+        vocabulary = {terms[old]: new for new, old in enumerate(order)}
+        idf = _idf(self.idf, df[order], n_docs)
+        fitted = FittedPreprocessing(spec=self, vocabulary=vocabulary, idf=idf, n_documents=n_docs)
+        kept_counts = counts[:, np.asarray(order, dtype=np.int64)]
+        kept_counts.sort_indices()
+        return fitted, fitted._weight(kept_counts)
+
+
+@dataclass(frozen=True, eq=False)
+class FittedPreprocessing:
+    """A `Preprocessing` fitted on n_documents training texts: term -> column and idf per column."""
+
+    spec: Preprocessing
+    vocabulary: dict[str, int]
+    idf: np.ndarray | None
+    n_documents: int
+
+    @property
+    def vocabulary_size(self) -> int:
+        return len(self.vocabulary)
+
+    @property
+    def feature_names(self) -> list[str]:
+        """Terms in column order (sorted)."""
+        return sorted(self.vocabulary, key=self.vocabulary.__getitem__)
+
+    def transform(self, texts: Iterable[str]) -> sp.csr_matrix:
+        """CSR float64 matrix of shape (n_texts, vocabulary_size); unseen terms are ignored."""
+        lookup = self.vocabulary.get
+        counts = _count(texts, _analyzer(self.spec), lookup, n_columns=self.vocabulary_size)
+        return self._weight(counts)
+
+    def _weight(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+        X = counts.astype(np.float64)
+        if self.spec.tf == "log":
+            np.log(X.data, out=X.data)
+            X.data += 1.0
+        elif self.spec.tf == "binary":
+            X.data[:] = 1.0
+        if self.idf is not None:
+            X.data *= self.idf[X.indices]
+            X.eliminate_zeros()
+        if self.spec.norm == "l2":
+            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+            norms[norms == 0] = 1.0
+            X.data /= np.repeat(norms, np.diff(X.indptr))
+        return X
+
+
+def _analyzer(spec: Preprocessing):
+    return make_analyzer(spec.lowercase, spec.token_pattern, spec.stop_words, spec.stemming)
+
+
+def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None) -> sp.csr_matrix:
+    """Term counts: CSR int64 with sorted indices; terms for which `column_of_term` gives None are dropped."""
+    if isinstance(texts, str):
+        raise UserError("texts: expected a list of texts, got one string")
+    indices: list[int] = []
+    indptr = [0]
+    for number, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise UserError(f"texts: item {number} is a {type(text).__name__}, expected a string")
+        columns = map(column_of_term, analyze(text))
+        indices.extend(columns if n_columns is None else (c for c in columns if c is not None))
+        indptr.append(len(indices))
+    width = n_columns if n_columns is not None else max(indices, default=-1) + 1
+    counts = sp.csr_matrix((np.ones(len(indices), dtype=np.int64), np.asarray(indices, dtype=np.int64),
+                            np.asarray(indptr, dtype=np.int64)), shape=(len(indptr) - 1, width))
+    counts.sum_duplicates()
+    return counts
+
+
+def _idf(kind: str, df: np.ndarray, n_docs: int) -> np.ndarray | None:
+    if kind == "none":
+        return None
+    df = df.astype(np.float64)
+    if kind == "log":
+        return np.log(n_docs / df)
+    return np.log((1.0 + n_docs) / (1.0 + df)) + 1.0
+
+
+def _check_pattern(pattern: object) -> None:
+    if not isinstance(pattern, str) or not pattern:
+        raise UserError(f"token_pattern: must be a non-empty regular expression, got {pattern!r}")
+    try:
+        groups = re.compile(pattern).groups
+    except re.error as exc:
+        raise UserError(f"token_pattern: not a valid regular expression ({exc})") from None
+    if groups > 1:
+        raise UserError(f"token_pattern: has {groups} groups, at most one is allowed")
