@@ -19,6 +19,7 @@ EXIT_USER_ERROR = 2
 
 # name -> (module under xialpha.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "fetch": ("fetch", "download (or copy) and verify a public corpus: reuters21578"),
     "store": ("store", "inspect and compact a result store: ls, compact"),
 }
 

@@ -1,0 +1,106 @@
+"""`xialpha fetch reuters21578 [--dest DIR] [--from PATH]`: download (or copy) and verify Reuters-21578.
+
+The files are unpacked into a hidden staging folder next to DEST, checked against the SHA-256
+manifest of the 22 SGML files, and only then moved to DEST, so a failed fetch leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from xialpha.errors import UserError
+
+DATASETS = ("reuters21578",)
+DEFAULT_DEST = Path("data") / "reuters21578"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("dataset", choices=DATASETS, help="the corpus to fetch")
+    parser.add_argument("--dest", type=Path, default=DEFAULT_DEST,
+                        help=f"directory to put the files in (default: {DEFAULT_DEST})")
+    parser.add_argument("--from", dest="source", type=Path, default=None,
+                        help="a local copy (.tar.gz or directory) instead of downloading")
+    parser.add_argument("--timeout", type=float, default=60.0, help="network timeout in seconds (default: 60)")
+
+
+def run(args) -> int:
+    from xialpha.corpora.reuters_files import REUTERS_URL, verify_reuters_files
+
+    dest = args.dest.expanduser()
+    if dest.exists() and not dest.is_dir():
+        raise UserError(f"--dest: {dest} exists and is not a directory")
+    if dest.is_dir() and not any(dest.iterdir()):
+        dest.rmdir()
+    elif dest.is_dir():
+        try:
+            verify_reuters_files(dest)
+        except UserError as exc:
+            raise UserError(f"--dest: {dest} exists and is not a verified Reuters-21578 copy ({exc}); "
+                            "remove it or choose another --dest") from None
+        print(f"reuters21578: already present and verified in {dest}")
+        return 0
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        unpacked = staging / "files"
+        if args.source is None:
+            archive = staging / "reuters21578.tar.gz"
+            digest = _download(REUTERS_URL, archive, args.timeout)
+            print(f"reuters21578: downloaded {REUTERS_URL} (SHA-256 {digest})")
+            _unpack(archive, unpacked)
+        elif args.source.is_dir():
+            shutil.copytree(args.source, unpacked)
+        elif args.source.is_file():
+            _unpack(args.source, unpacked)
+        else:
+            raise UserError(f"--from: {args.source} does not exist")
+        root = _sgml_folder(unpacked)
+        verify_reuters_files(root)
+        root.rename(dest)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    print(f"reuters21578: {len(list(dest.glob('reut2-*.sgm')))} SGML files verified (SHA-256) in {dest}")
+    return 0
+
+
+def _download(url: str, target: Path, timeout: float) -> str:
+    """Stream `url` into `target`; return the SHA-256 of the bytes. UserError when unreachable."""
+    import hashlib
+    import urllib.error
+    import urllib.request
+
+    digest = hashlib.sha256()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
+            for chunk in iter(lambda: response.read(2**20), b""):
+                digest.update(chunk)
+                out.write(chunk)
+    except urllib.error.HTTPError as exc:
+        raise UserError(f"cannot download {url}: HTTP {exc.code} {exc.reason}; "
+                        "pass --from PATH with a local copy (.tar.gz or directory)") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise UserError(f"cannot download {url}: no network connection ({reason}); "
+                        "pass --from PATH with a local copy (.tar.gz or directory)") from None
+    return digest.hexdigest()
+
+
+def _unpack(archive: Path, target: Path) -> None:
+    import tarfile
+
+    try:
+        with tarfile.open(archive) as tar:
+            members = [member for member in tar.getmembers() if member.isfile() or member.isdir()]
+            tar.extractall(target, members=members, filter="data")
+    except (tarfile.TarError, EOFError) as exc:
+        raise UserError(f"--from: {archive} is not a readable tar archive ({exc})") from None
+
+
+def _sgml_folder(unpacked: Path) -> Path:
+    """The folder holding reut2-000.sgm inside the unpacked tree."""
+    found = sorted(unpacked.rglob("reut2-000.sgm"))
+    if not found:
+        raise UserError("reuters21578: the archive or directory holds no reut2-000.sgm")
+    return found[0].parent
