@@ -181,10 +181,10 @@ def require_values(table: pa.Table, column: str, allowed: Sequence[str], what: s
 
 def check_sweep_ids(table: pa.Table, what: str) -> str:
     """Validate the sweep_id column; return its single value (one write holds one sweep)."""
-    sweep_ids = pc.unique(table["sweep_id"]).to_pylist()
+    sweep_ids = [check_sweep_id(value) for value in pc.unique(table["sweep_id"]).to_pylist()]
     if len(sweep_ids) != 1:
         raise UserError(f"{what}: rows hold {len(sweep_ids)} sweep_id values; write one sweep at a time")
-    return check_sweep_id(sweep_ids[0])
+    return sweep_ids[0]
 
 
 _FLAT_KINDS = {"null", "bool", "int", "float", "str", "bytes", "timestamp"}
