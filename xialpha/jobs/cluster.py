@@ -1,30 +1,49 @@
 """Connecting to where the sweep runs: a LocalCluster, a scheduler address, SLURM or Kubernetes.
 
 The same task graph runs on all of them; only this module knows how each is started.
+`check_cluster` validates `[cluster]` when the spec is parsed (so a typo fails before any
+corpus is loaded or store touched); `connect` starts or reaches the cluster. Dask is imported
+inside the functions that need it, so validating a spec stays light.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import ssl
 from collections.abc import Iterator
-
-from distributed import Client, LocalCluster
-from distributed.security import Security
+from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
 from xialpha.jobs.spec import ClusterSpec
 
+if TYPE_CHECKING:
+    from distributed import Client
+    from distributed.security import Security
+
+SECURITY_FILES = ("ca_file", "cert_file", "key_file")
+ADDRESS = re.compile(r"^((tcp|tls|ws|wss|ucx)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?$")
+WALLTIME = re.compile(r"^(\d+-)?(\d{1,2}:)?\d{1,2}:\d{2}$")  # SLURM: [D-][HH:]MM:SS
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+WORKER_PORT = 8788  # each Kubernetes worker's dashboard/health port, as the Dask operator expects
+IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
+
 
 @contextlib.contextmanager
 def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | None = None) -> Iterator[Client]:
-    """A Dask client for the spec; `address`/`workers` are command-line overrides."""
+    """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it."""
+    from distributed import Client
+
     security = make_security(spec.security)
+    if address is not None:
+        _check_address("--scheduler", address, security)
+    name = "--scheduler" if address else "cluster.address"
     kind = "address" if address else spec.kind
     address = address or spec.address
     with contextlib.ExitStack() as stack:
         if kind == "address":
-            client = _client(address, security)
+            client = _client(name, address, security)
         else:
             cluster = stack.enter_context(_start_cluster(kind, spec, workers, security))
             client = Client(cluster, security=security)
@@ -32,13 +51,59 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
         yield client
 
 
+def check_cluster(spec: ClusterSpec) -> None:
+    """Validate `[cluster]` at spec time: kind options, sizes, the address and the TLS files.
+
+    Raises UserError naming the key, e.g. `cluster.walltime: must be [D-]HH:MM:SS, got '2h'`.
+    """
+    if spec.memory_limit is not None and spec.memory_limit != "auto":
+        _size("cluster.memory_limit", spec.memory_limit)
+    if spec.security:
+        check_security_files(spec.security)
+    if spec.address is not None:
+        _check_address("cluster.address", spec.address, spec.security)
+    if spec.kind == "slurm":
+        _check_options("slurm", spec.options, SLURM_OPTIONS)
+        if spec.memory_limit in (None, "auto"):
+            raise UserError('cluster.memory_limit: is required for kind "slurm" (memory per worker, e.g. "8GiB")')
+    elif spec.kind == "kubernetes":
+        _check_options("kubernetes", spec.options, KUBERNETES_OPTIONS)
+        if "image" not in spec.options:
+            raise UserError('cluster.image: is required for kind "kubernetes" (an image with xialpha installed, see deploy/Dockerfile)')
+        if spec.security:
+            raise UserError('cluster.security: not supported for kind "kubernetes"; use a service mesh or kind = "address" with tls://')
+
+
+def check_security_files(files: dict) -> None:
+    """Each of ca_file, cert_file, key_file exists and is PEM; the certificate matches the key."""
+    for key in SECURITY_FILES:
+        if key not in files:
+            raise UserError(f"cluster.security.{key}: is required with the other TLS files")
+        if not os.path.isfile(files[key]):
+            raise UserError(f"cluster.security.{key}: file not found: {files[key]}")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        context.load_verify_locations(cafile=files["ca_file"])
+    except (ssl.SSLError, ValueError) as exc:
+        raise UserError(f"cluster.security.ca_file: not a PEM CA certificate: {files['ca_file']} ({exc})") from None
+    try:
+        context.load_cert_chain(files["cert_file"], files["key_file"])
+    except (ssl.SSLError, ValueError) as exc:
+        raise UserError(f"cluster.security.cert_file: not a PEM certificate matching key_file "
+                        f"{files['key_file']}: {files['cert_file']} ({exc})") from None
+
+
 def make_security(files: dict) -> Security | None:
-    """distributed.Security for TLS from ca_file, cert_file and key_file (None without them)."""
+    """distributed.Security for mutual TLS from ca_file, cert_file and key_file (None without them).
+
+    The one certificate serves the client, scheduler and workers; encryption is required, so a
+    tcp:// address is refused rather than silently used in clear text.
+    """
     if not files:
         return None
-    for key, path in files.items():
-        if not os.path.isfile(path):
-            raise UserError(f"cluster.security.{key}: file not found: {path}")
+    from distributed.security import Security
+
+    check_security_files(files)
     return Security(
         tls_ca_file=files["ca_file"],
         tls_client_cert=files["cert_file"],
@@ -51,20 +116,97 @@ def make_security(files: dict) -> Security | None:
     )
 
 
-def _client(address: str | None, security: Security | None) -> Client:
+def slurm_cluster_kwargs(spec: ClusterSpec) -> dict:
+    """dask_jobqueue.SLURMCluster keyword arguments from `[cluster]`.
+
+    One SLURM job runs `processes` workers (default 1), each with threads_per_worker threads
+    and memory_limit memory, so a job asks for processes x threads cores and processes x
+    memory_limit bytes. Other keys (account, queue, walltime, ...) pass through unchanged.
+    """
+    check_cluster(spec)
+    options = dict(spec.options)
+    processes = options.pop("processes", 1)
+    return {
+        "cores": processes * spec.threads_per_worker,
+        "processes": processes,
+        "memory": processes * _size("cluster.memory_limit", spec.memory_limit),
+        **options,
+    }
+
+
+def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> dict:
+    """The DaskCluster resource (kubernetes.dask.org/v1) for `[cluster] kind = "kubernetes"`.
+
+    Containers set `command` (not `args`) because the xialpha image's ENTRYPOINT is `xialpha`;
+    workers get --nthreads threads_per_worker, --memory-limit memory_limit and `resources`;
+    pods run as the image's non-root user. deploy/kubernetes/daskcluster.yaml is this for
+    config/kubernetes.toml.
+    """
+    check_cluster(spec)
+    options = spec.options
+    name = options.get("name", "xialpha")
+    image = {"image": options["image"], "imagePullPolicy": options.get("image_pull_policy", "IfNotPresent")}
+    env = {"env": [{"name": key, "value": value} for key, value in options["env"].items()]} if "env" in options else {}
+    worker_command = ["dask", "worker", "--name", "$(DASK_WORKER_NAME)", "--nthreads", str(spec.threads_per_worker),
+                      "--dashboard-address", str(WORKER_PORT)]
+    if spec.memory_limit is not None:
+        worker_command += ["--memory-limit", spec.memory_limit]
+    worker = {"name": "worker", **image, **env, "command": worker_command,
+              "ports": [{"name": "http-dashboard", "containerPort": WORKER_PORT, "protocol": "TCP"}]}
+    if "resources" in options:
+        worker["resources"] = options["resources"]
+    health = {"httpGet": {"port": "http-dashboard", "path": "/health"}}
+    scheduler = {
+        "name": "scheduler", **image, **env, "command": ["dask", "scheduler", "--host", "0.0.0.0"],
+        "ports": [{"name": "tcp-comm", "containerPort": 8786, "protocol": "TCP"},
+                  {"name": "http-dashboard", "containerPort": 8787, "protocol": "TCP"}],
+        "readinessProbe": {**health, "initialDelaySeconds": 0, "periodSeconds": 1, "timeoutSeconds": 300},
+        "livenessProbe": {**health, "initialDelaySeconds": 15, "periodSeconds": 20},
+    }
+    security_context = {"runAsNonRoot": True, "runAsUser": IMAGE_UID, "runAsGroup": IMAGE_UID}
+    return {
+        "apiVersion": "kubernetes.dask.org/v1",
+        "kind": "DaskCluster",
+        "metadata": {"name": name},
+        "spec": {
+            "worker": {
+                "replicas": n_workers or spec.workers or 2,
+                "spec": {"securityContext": security_context, "containers": [worker]},
+            },
+            "scheduler": {
+                "spec": {"securityContext": security_context, "containers": [scheduler]},
+                "service": {
+                    "type": "ClusterIP",
+                    "selector": {"dask.org/cluster-name": name, "dask.org/component": "scheduler"},
+                    "ports": [{"name": "tcp-comm", "protocol": "TCP", "port": 8786, "targetPort": "tcp-comm"},
+                              {"name": "http-dashboard", "protocol": "TCP", "port": 8787, "targetPort": "http-dashboard"}],
+                },
+            },
+        },
+    }
+
+
+# --- starting clusters ---------------------------------------------------------------------
+
+
+def _client(name: str, address: str, security: Security | None) -> Client:
+    from distributed import Client
+
     try:
         return Client(address, security=security, timeout="20s")
     except OSError as exc:
-        raise UserError(f"cluster.address: cannot reach a Dask scheduler at {address}: {exc}") from None
+        raise UserError(f"{name}: cannot reach a Dask scheduler at {address} within 20 s "
+                        f"({type(exc).__name__}); is it running, with the same TLS settings?") from None
 
 
 def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: Security | None):
     n_workers = workers or spec.workers
     if kind == "local":
+        from distributed import LocalCluster
+
         cores = os.cpu_count() or 1
-        n_workers = n_workers or max(1, cores // spec.threads_per_worker)
         return LocalCluster(
-            n_workers=n_workers,
+            n_workers=n_workers or max(1, cores // spec.threads_per_worker),
             threads_per_worker=spec.threads_per_worker,
             processes=True,
             memory_limit=spec.memory_limit or "auto",
@@ -74,51 +216,113 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
             host="127.0.0.1",
         )
     if kind == "slurm":
-        return _jobqueue_cluster(spec, n_workers, security)
-    return _kubernetes_cluster(spec, n_workers)
-
-
-def slurm_cluster_kwargs(spec: ClusterSpec) -> dict:
-    """SLURMCluster keyword arguments from [cluster] (cores, memory, walltime, queue, account, ...)."""
-    options = dict(spec.options)
-    kwargs = {
-        "cores": options.pop("cores", spec.threads_per_worker),
-        "processes": options.pop("processes", 1),
-        "memory": options.pop("memory", spec.memory_limit or "4GiB"),
-        "walltime": options.pop("walltime", "01:00:00"),
-    }
-    for key in ("queue", "account", "job_extra_directives", "job_script_prologue", "local_directory", "log_directory", "interface"):
-        if key in options:
-            kwargs[key] = options.pop(key)
-    if options:
-        raise UserError(f"cluster.{sorted(options)[0]}: unknown key for kind \"slurm\"")
-    return kwargs
-
-
-def _jobqueue_cluster(spec: ClusterSpec, n_workers: int | None, security: Security | None):
-    try:
-        from dask_jobqueue import SLURMCluster
-    except ImportError:
-        raise UserError('cluster.kind = "slurm" needs dask-jobqueue: pip install "xialpha[slurm]"') from None
-    cluster = SLURMCluster(security=security, **slurm_cluster_kwargs(spec))
-    cluster.scale(jobs=n_workers or 1)
-    return cluster
-
-
-def _kubernetes_cluster(spec: ClusterSpec, n_workers: int | None):
+        try:
+            from dask_jobqueue import SLURMCluster
+        except ImportError:
+            raise UserError('cluster.kind = "slurm" needs dask-jobqueue: pip install "xialpha[slurm]"') from None
+        cluster = SLURMCluster(security=security, **slurm_cluster_kwargs(spec))
+        cluster.scale(n_workers or 1)
+        return cluster
     try:
         from dask_kubernetes.operator import KubeCluster
     except ImportError:
         raise UserError('cluster.kind = "kubernetes" needs dask-kubernetes: pip install "xialpha[kubernetes]"') from None
-    options = dict(spec.options)
-    cluster = KubeCluster(
-        name=options.pop("name", "xialpha"),
-        image=options.pop("image", "ghcr.io/dask/dask:latest"),
-        n_workers=n_workers or 2,
-        resources=options.pop("resources", None),
-        env=options.pop("env", None),
-        namespace=options.pop("namespace", None),
-    )
-    if options:
-        raise UserError(f"cluster.{sorted(options)[0]}: unknown key for kind \"kubernetes\"")
-    return cluster
+    return KubeCluster(custom_cluster_spec=kubernetes_cluster_spec(spec, n_workers),
+                       namespace=spec.options.get("namespace"))
+
+
+# --- option validation ---------------------------------------------------------------------
+
+
+def _check_address(name: str, address: str, security: dict | Security | None) -> None:
+    if not ADDRESS.match(address):
+        raise UserError(f"{name}: not a scheduler address like tcp://host:8786 or tls://host:8786, got {address!r}")
+    if security and not address.startswith("tls://"):
+        raise UserError(f"{name}: must be a tls:// address when cluster.security is set, got {address!r}")
+
+
+def _check_options(kind: str, options: dict, checks: dict) -> None:
+    for key, value in options.items():
+        if key not in checks:
+            hint = {"cores": "threads_per_worker", "memory": "memory_limit", "n_workers": "workers"}.get(key)
+            raise UserError(f'cluster.{key}: unknown key for kind "{kind}"' + (f"; use {hint}" if hint else ""))
+        checks[key](f"cluster.{key}", value)
+
+
+def _string(path: str, value) -> str:
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{path}: must be a non-empty string, got {value!r}")
+    return value
+
+
+def _string_list(path: str, value) -> list:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{path}: must be a list of strings, got {value!r}")
+    return value
+
+
+def _positive_int(path: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{path}: must be an integer >= 1, got {value!r}")
+    return value
+
+
+def _positive_number(path: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise UserError(f"{path}: must be a number > 0, got {value!r}")
+    return value
+
+
+def _size(path: str, value) -> int:
+    from dask.utils import parse_bytes
+
+    try:
+        size = parse_bytes(value)
+    except (ValueError, TypeError):
+        size = 0
+    if size <= 0:
+        raise UserError(f"{path}: must be a size like 8GiB or 500MB, got {value!r}")
+    return size
+
+
+def _walltime(path: str, value) -> str:
+    if not isinstance(value, str) or not WALLTIME.match(value):
+        raise UserError(f"{path}: must be a SLURM time [D-]HH:MM:SS, got {value!r}")
+    return value
+
+
+def _dns_label(path: str, value) -> str:
+    if not isinstance(value, str) or not DNS_LABEL.match(value):
+        raise UserError(f"{path}: must be a Kubernetes name (lower-case letters, digits, '-', at most 63), got {value!r}")
+    return value
+
+
+def _env(path: str, value) -> dict:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise UserError(f"{path}: must be a table of string values, got {value!r}")
+    return value
+
+
+def _resources(path: str, value) -> dict:
+    if not isinstance(value, dict) or not all(k in ("requests", "limits") and isinstance(v, dict) for k, v in value.items()):
+        raise UserError(f"{path}: must be a table with requests and/or limits tables, got {value!r}")
+    return value
+
+
+def _pull_policy(path: str, value) -> str:
+    if value not in ("Always", "IfNotPresent", "Never"):
+        raise UserError(f"{path}: must be one of Always, IfNotPresent, Never, got {value!r}")
+    return value
+
+
+SLURM_OPTIONS = {
+    "queue": _string, "account": _string, "walltime": _walltime, "processes": _positive_int,
+    "interface": _string, "local_directory": _string,
+    "log_directory": _string, "shared_temp_directory": _string, "python": _string, "job_name": _string,
+    "death_timeout": _positive_number, "job_extra_directives": _string_list, "job_script_prologue": _string_list,
+    "job_directives_skip": _string_list, "worker_extra_args": _string_list,
+}
+KUBERNETES_OPTIONS = {
+    "image": _string, "name": _dns_label, "namespace": _dns_label, "env": _env, "resources": _resources,
+    "image_pull_policy": _pull_policy,
+}

@@ -265,4 +265,7 @@ def _cluster(t: Table, base_dir: Path) -> ClusterSpec:
     )
     if spec.options and kind in ("local", "address"):
         raise UserError(f"cluster: unknown key {sorted(spec.options)[0]!r} for kind {kind!r}")
+    from xialpha.jobs.cluster import check_cluster  # SLURM/Kubernetes options, sizes, TLS files, at parse time
+
+    check_cluster(spec)
     return spec
