@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     compact.add_argument("store", metavar="STORE", help="store directory or URI")
     compact.add_argument(
         "--dataset", metavar="NAME",
-        help="compact only this dataset (results, examples, selections, drift, certifications); default: all",
+        help="compact only this dataset (results, examples, selections, ...); default: every dataset",
     )
 
 

@@ -1,0 +1,121 @@
+"""`xialpha store ls/compact` through the CLI, and DuckDB reading the same files."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+
+from test_storage_store import T0, data_files, result_row
+from xialpha.cli import main
+from xialpha.storage import ResultStore
+from xialpha.storage.reading import __doc__ as READ_RULE_DOC
+
+SECOND = datetime.timedelta(seconds=1)
+
+
+@pytest.fixture
+def filled(tmp_path):
+    """A store with two sweeps, many small files, superseded rows, failures, examples, selections."""
+    store = ResultStore(str(tmp_path / "store"))
+    for i in range(8):
+        store.write_results([result_row(i, created_at=T0)])
+    store.write_results([result_row(0, xa_error=0.5, created_at=T0 + SECOND)])
+    store.write_results([result_row(3, status="failed", error_message="solver diverged", created_at=T0 + SECOND)])
+    store.write_results([result_row(4, created_at=T0 + SECOND)])  # same content, newer
+    store.write_results([result_row(4, xa_error=0.2, created_at=T0 + SECOND)])  # tie: later file name wins
+    for i in range(3):
+        store.write_results([result_row(i, sweep_id="other", created_at=T0 + 2 * SECOND)])
+    for i in range(3):
+        bits = np.arange(13) % (i + 2) == 0
+        store.write_examples([{"sweep_id": "sweep-1", "config_key": f"k{i}", "category": "earn", "estimator": "xa", "bits": bits}])
+    store.write_examples([{"sweep_id": "sweep-1", "config_key": "k0", "category": "earn", "estimator": "xa", "bits": np.ones(13, bool)}])
+    store.append("selections", [{"selection_id": "s1", "sweep_id": "sweep-1", "config_key": "k0"}])
+    store.append("selections", [{"selection_id": "s1", "sweep_id": "sweep-1", "config_key": "k1"}])
+    return store
+
+
+def _snapshot(store: ResultStore) -> dict:
+    return {
+        "results": store.read_results(include_failed=True).to_pylist(),
+        "ok": store.read_results_df().to_json(orient="records", date_format="iso"),
+        "done": store.done_keys("sweep-1"),
+        "examples": {k: v.tolist() for k, v in store.read_examples(["k0", "k1", "k2"]).items()},
+        "selections": store.read("selections").to_pylist(),
+        "sweeps": store.sweeps().to_dict("list"),
+    }
+
+
+def test_ls_lists_sweeps_with_counts(filled, capsys):
+    assert main(["store", "ls", filled.uri]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
+    assert lines[1].split()[:5] == ["other", "3", "0", "3", "3"]
+    assert lines[2].split()[:5] == ["sweep-1", "7", "1", "3", "4"]
+    assert "2026-01-02 03:04:05Z" in lines[2]
+
+
+def test_compact_keeps_every_query_result(filled, capsys):
+    store_dir = filled.location.root
+    before = _snapshot(filled)
+    files_before = len(data_files(Path(store_dir)))
+    assert main(["store", "compact", filled.uri]) == 0
+    output = capsys.readouterr().out
+    assert "results: 15 files -> 2 files" in output and "examples: 4 files -> 1 files" in output
+    assert _snapshot(ResultStore(filled.uri)) == before
+    assert len(data_files(Path(store_dir))) == 4 < files_before
+    assert before["examples"]["k0"] == [True] * 13 and before["selections"][0]["config_key"] == "k1"
+    assert main(["store", "compact", filled.uri, "--dataset", "results"]) == 0
+    assert _snapshot(ResultStore(filled.uri)) == before
+
+
+def test_crash_between_merge_and_delete_leaves_invisible_duplicates(filled, monkeypatch):
+    before = _snapshot(filled)
+    monkeypatch.setattr(type(filled.location), "delete", lambda self, path: None)  # the "crash": no deletes
+    filled.compact("results")
+    monkeypatch.undo()
+    assert _snapshot(filled) == before
+    assert filled.compact("results") == (2 + 15, 2)
+    assert _snapshot(filled) == before
+
+
+def test_cli_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
+    (tmp_path / "x.txt").write_text("x")
+    assert main(["store", "ls", str(tmp_path)]) == 2
+    assert main(["store", "compact", str(tmp_path / "absent")]) == 2
+    ResultStore(str(tmp_path / "s"))
+    assert main(["store", "compact", str(tmp_path / "s"), "--dataset", "nope"]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 3 and "not a xialpha store" in errors[0] and "dataset 'nope': unknown" in errors[2]
+
+
+def test_ls_on_an_empty_store(tmp_path, capsys):
+    ResultStore(str(tmp_path / "s"))
+    assert main(["store", "ls", str(tmp_path / "s")]) == 0
+    assert "no results" in capsys.readouterr().out
+
+
+def test_duckdb_reads_the_results_with_standard_types_and_the_documented_rule(filled):
+    glob = f"{filled.location.root}/results/*/*.parquet"
+    types = {name: type_ for name, type_, *_ in duckdb.sql(f"DESCRIBE SELECT * FROM read_parquet('{glob}')").fetchall()}
+    assert types["created_at"] == "TIMESTAMP WITH TIME ZONE"
+    assert types["C"] == "DOUBLE" and types["n"] == "BIGINT" and types["degree"] == "INTEGER"
+    assert types["stable"] == "BOOLEAN" and types["config_key"] == "VARCHAR" and types["sweep_id"] == "VARCHAR"
+    raw = duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}')").fetchall()[0][0]
+    assert raw == 15
+
+    query = READ_RULE_DOC.split("\n\n")[-1].replace("STORE", filled.location.root)
+    ours = filled.read_results(include_failed=True)
+    theirs = duckdb.sql(f"SELECT config_key, xa_error, status FROM ({query}) ORDER BY sweep_id, config_key").fetchall()
+    assert theirs == list(zip(*(ours[c].to_pylist() for c in ("config_key", "xa_error", "status"))))
+
+
+def test_duckdb_reads_the_other_datasets(filled):
+    root = filled.location.root
+    examples = duckdb.sql(f"SELECT n, octet_length(bits) FROM read_parquet('{root}/examples/*/*.parquet')").fetchall()
+    assert set(examples) == {(13, 2)}
+    selections = duckdb.sql(f"SELECT count(*) FROM read_parquet('{root}/selections/*/*.parquet')").fetchall()
+    assert selections == [(2,)]

@@ -1,0 +1,76 @@
+"""Stores on non-local filesystems: fsspec's in-memory filesystem and an S3 server (moto) on localhost."""
+
+from __future__ import annotations
+
+import datetime
+import socket
+import uuid
+
+import numpy as np
+import pyarrow.compute as pc
+import pytest
+
+from test_storage_store import T0, result_row
+from xialpha.errors import UserError
+from xialpha.storage import ResultStore, config_key
+
+
+def _exercise(uri: str) -> ResultStore:
+    """Write, overwrite, read, compact and reopen a store at `uri`; return it."""
+    store = ResultStore(uri)
+    store.write_results([result_row(i, created_at=T0) for i in range(4)])
+    store.write_results([result_row(0, xa_error=0.5, created_at=T0 + datetime.timedelta(seconds=1))])
+    store.write_results([result_row(1, status="failed", error_message="oom", created_at=T0 + datetime.timedelta(seconds=1))])
+    store.write_examples([{"sweep_id": "sweep-1", "config_key": "k", "category": "earn", "estimator": "xa", "bits": np.ones(11, bool)}])
+    store.append("certifications", [{"certification_id": "c1", "sweep_id": "sweep-1", "bound": 0.1}])
+
+    before = store.read_results(include_failed=True)
+    assert before.num_rows == 4
+    assert store.done_keys("sweep-1") == {config_key(i=i) for i in (0, 2, 3)}
+    assert before.filter(pc.field("config_key") == config_key(i=0))["xa_error"].to_pylist() == [0.5]
+    assert store.compact() == (3, 1)
+    assert store.read_results(include_failed=True).equals(before)
+
+    reopened = ResultStore(uri, create=False)
+    assert reopened.read_examples(["k"])["k"].tolist() == [True] * 11
+    assert reopened.read("certifications")["bound"].to_pylist() == [0.1]
+    assert reopened.sweeps()["rows_ok"].tolist() == [3]
+    return store
+
+
+def test_memory_filesystem_store():
+    uri = f"memory://xialpha-test-{uuid.uuid4().hex}"
+    store = _exercise(uri)
+    assert store.location.temp_files(store.location.root) == []  # temporary names were renamed away
+    with pytest.raises(UserError, match="not a xialpha store"):
+        ResultStore(f"memory://xialpha-absent-{uuid.uuid4().hex}", create=False)
+
+
+@pytest.fixture
+def s3_endpoint(monkeypatch):
+    """host:port of a moto S3 server on 127.0.0.1 with a bucket "xialpha"."""
+    server_module = pytest.importorskip("moto.server")
+    boto3 = pytest.importorskip("boto3")
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"127.0.0.1:{port}"
+    boto3.client("s3", endpoint_url=f"http://{endpoint}").create_bucket(Bucket="xialpha")
+    yield endpoint
+    server.stop()
+
+
+def test_s3_store_on_a_local_s3_server(s3_endpoint):
+    # allow_delayed_open: small files go up in one PutObject (moto mishandles pyarrow's multipart completion)
+    uri = f"s3://xialpha/stores/{uuid.uuid4().hex}?endpoint_override={s3_endpoint}&scheme=http&allow_delayed_open=true"
+    store = _exercise(uri)
+    assert store.location.is_object_store
+    names = [info.base_name for info in store.location.entries(store.location.root, recursive=True)]
+    assert not [name for name in names if name.endswith(".tmp")]  # object stores get no temporary names
+    with pytest.raises(UserError, match="not a xialpha store"):
+        ResultStore(uri.replace("/stores/", "/absent/"), create=False)
