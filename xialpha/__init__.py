@@ -6,3 +6,12 @@ the estimates in Parquet and selects configurations from them.
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """Lazy exports, so `import xialpha` stays light: XiAlphaSearchCV (imports scikit-learn)."""
+    if name == "XiAlphaSearchCV":
+        from xialpha.search import XiAlphaSearchCV
+
+        return XiAlphaSearchCV
+    raise AttributeError(f"module 'xialpha' has no attribute {name!r}")

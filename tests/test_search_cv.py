@@ -1,0 +1,116 @@
+"""XiAlphaSearchCV: scikit-learn's search contract, xi-alpha scores, and a sensible choice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import xialpha
+from xialpha.estimators import fit_svm, r_delta_squared, xi_alpha
+from xialpha.search import XiAlphaSearchCV
+
+C_GRID = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0]
+
+
+# No expected failures: every applicable check passes. Multi-class checks run in their binary
+# form because the estimator's tags say multi_class=False (it raises a clear ValueError).
+@parametrize_with_checks(
+    [
+        XiAlphaSearchCV(SVC(), {"C": [0.1, 1.0]}),
+        XiAlphaSearchCV(make_pipeline(StandardScaler(), SVC(kernel="rbf")), {"svc__C": [0.1, 1.0]}, scoring="f1"),
+        XiAlphaSearchCV(SVC(kernel="precomputed"), {"C": [1.0]}),
+    ]
+)
+def test_scikit_learn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def toy_problem(seed=0):
+    """300 training and 2,000 held-out examples; 3:1 classes, so a too small C predicts the majority."""
+    X, y = make_classification(n_samples=2300, n_features=10, n_informative=4, flip_y=0.05, weights=[0.75], random_state=seed)
+    return X[:300], y[:300], X[300:], y[300:]
+
+
+def test_chosen_C_is_as_good_on_held_out_data_as_grid_search_cv():
+    X, y, X_test, y_test = toy_problem()
+    grid, svc = {"C": C_GRID}, SVC(kernel="rbf", gamma=0.3)
+    ours = XiAlphaSearchCV(svc, grid).fit(X, y)
+    reference = GridSearchCV(svc, grid, cv=5).fit(X, y)
+    held_out = [SVC(kernel="rbf", gamma=0.3, C=C).fit(X, y).score(X_test, y_test) for C in C_GRID]
+    assert max(held_out) - min(held_out) > 0.05  # the choice matters on this problem
+    assert ours.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.03
+    assert ours.score(X_test, y_test) >= max(held_out) - 0.03
+    assert set(ours.cv_results_) >= {"params", "param_C", "mean_test_score", "rank_test_score", "xa_f1", "xa_error"}
+    assert list(ours.cv_results_["params"]) == list(reference.cv_results_["params"])
+    assert ours.best_params_ == ours.cv_results_["params"][ours.best_index_]
+    assert ours.best_score_ == pytest.approx(1 - ours.cv_results_["xa_error"][ours.best_index_])
+    assert ours.cv_results_["rank_test_score"][ours.best_index_] == 1
+    assert ours.best_score_ == pytest.approx(np.max(ours.cv_results_["mean_test_score"]))
+    np.testing.assert_array_equal(ours.predict(X_test), ours.best_estimator_.predict(X_test))
+    np.testing.assert_allclose(ours.decision_function(X_test), ours.best_estimator_.decision_function(X_test))
+    assert ours.best_estimator_.C == ours.best_params_["C"]
+
+
+def test_scores_are_the_xialpha_estimates_of_each_candidate():
+    X, y, _, _ = toy_problem(seed=1)
+    search = XiAlphaSearchCV(SVC(kernel="rbf", gamma=0.05), {"C": [0.1, 1.0, 10.0]}, scoring="f1", rho=2.0).fit(X, y)
+    y_pm = np.where(y == 1, 1, -1)
+    for index, C in enumerate([0.1, 1.0, 10.0]):
+        fit = fit_svm(y_pm, C, X=X, kernel="rbf", kernel_params={"gamma": 0.05})
+        r2 = r_delta_squared(X=X, kernel="rbf", kernel_params={"gamma": 0.05})
+        expected = xi_alpha(fit.alpha, fit.xi, y_pm, r2, rho=2.0)
+        assert search.cv_results_["xa_f1"][index] == pytest.approx(expected.f1, abs=1e-9)
+        assert search.cv_results_["mean_test_score"][index] == pytest.approx(expected.f1, abs=1e-9)
+        assert search.cv_results_["n_support"][index] == fit.n_sv
+
+
+def test_text_pipeline_and_pos_label():
+    rng = np.random.default_rng(3)
+    sport = ["goal", "match", "team", "score", "league", "coach"]
+    money = ["bank", "rate", "market", "stock", "profit", "loan"]
+    common = ["the", "a", "today", "said", "new", "year", "report", "people"]
+    docs, labels = [], []
+    for i in range(120):
+        topic = sport if i % 3 else money
+        words = list(rng.choice(topic, 4)) + list(rng.choice(common, 6)) + list(rng.choice(sport + money, 2))
+        docs.append(" ".join(words))
+        labels.append("sport" if i % 3 else "money")
+    pipeline = make_pipeline(TfidfVectorizer(), SVC(kernel="linear"))
+    search = XiAlphaSearchCV(pipeline, {"svc__C": [0.1, 1.0, 10.0], "tfidfvectorizer__sublinear_tf": [False, True]},
+                             scoring="f1", pos_label="money").fit(docs, labels)
+    assert search.pos_label_ == "money" and list(search.classes_) == ["money", "sport"]
+    assert len(search.cv_results_["params"]) == 6
+    assert search.cv_results_["param_tfidfvectorizer__sublinear_tf"].shape == (6,)
+    assert search.best_score_ > 0.8
+    assert search.score(docs, labels) > 0.9
+    assert set(search.predict(["bank loan rate market", "goal team coach match"])) == {"money", "sport"}
+    # recall of "money" and of "sport" are different numbers: pos_label is honoured
+    other = XiAlphaSearchCV(pipeline, {"svc__C": [1.0]}, scoring="recall", pos_label="sport").fit(docs, labels)
+    money = XiAlphaSearchCV(pipeline, {"svc__C": [1.0]}, scoring="recall", pos_label="money").fit(docs, labels)
+    d_pos_sport, d_pos_money = other.cv_results_["xa_d_pos"][0], money.cv_results_["xa_d_pos"][0]
+    assert d_pos_sport + money.cv_results_["xa_d_neg"][0] == d_pos_money + other.cv_results_["xa_d_neg"][0]
+
+
+def test_lazy_export_from_the_package():
+    assert xialpha.XiAlphaSearchCV is XiAlphaSearchCV
+
+
+def test_bad_input_gets_clear_errors():
+    X, y, _, _ = toy_problem()
+    with pytest.raises(ValueError, match="Only binary classification is supported .* got 3 classes"):
+        XiAlphaSearchCV(SVC(), {"C": [1.0]}).fit(X[:30], np.arange(30) % 3)
+    with pytest.raises(TypeError, match="estimator: must be sklearn.svm.SVC or a Pipeline ending in one, got LinearSVC"):
+        XiAlphaSearchCV(LinearSVC(), {"C": [1.0]}).fit(X, y)
+    with pytest.raises(ValueError, match="scoring: must be one of"):
+        XiAlphaSearchCV(SVC(), {"C": [1.0]}, scoring="roc_auc").fit(X, y)
+    with pytest.raises(ValueError, match="rho: must be a number > 0"):
+        XiAlphaSearchCV(SVC(), {"C": [1.0]}, rho=0).fit(X, y)
+    with pytest.raises(ValueError, match="pos_label: 7 is not one of the classes"):
+        XiAlphaSearchCV(SVC(), {"C": [1.0]}, pos_label=7).fit(X, y)

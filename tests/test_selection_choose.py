@@ -1,0 +1,182 @@
+"""Selection logic on hand-built result frames: objectives, ties, micro vs macro, costs, tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xialpha.errors import UserError
+from xialpha.estimators.metrics import Estimate
+from xialpha.selection.objective import Objective, metric_values
+from xialpha.selection.records import selection_rows
+from xialpha.selection.selector import select
+
+
+def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel="lin", j=1.0, rho=1.0, n_sv=50):
+    counts = Estimate("xa", n, n_pos, d_pos, d_neg).columns()
+    return {
+        "sweep_id": "s1", "config_key": f"{category}-{pp}-{kernel}-C{C}-j{j}-rho{rho}", "category": category,
+        "data_fingerprint": "fp", "preprocessing_id": pp, "kernel": "linear", "kernel_id": kernel,
+        "C": float(C), "j": float(j), "rho": float(rho), "n": n, "n_pos": n_pos, "n_sv": n_sv,
+        "n_bounded_sv": 0, "stable": True, **counts, "xa_d": d_pos + d_neg,
+    }
+
+
+def frame(*rows) -> pd.DataFrame:
+    return pd.DataFrame(list(rows))
+
+
+def chosen(selection) -> dict[str, float]:
+    return {c.category: float(c.chosen["C"]) for c in selection.choices}
+
+
+def test_per_category_choice_optimises_the_metric_in_its_direction():
+    results = frame(
+        result_row("a", 0.1, d_pos=30, d_neg=5), result_row("a", 1, d_pos=10, d_neg=20),
+        result_row("a", 10, d_pos=20, d_neg=8), result_row("b", 0.1, d_pos=2, d_neg=1),
+        result_row("b", 1, d_pos=1, d_neg=9),
+    )
+    by_f1 = select(results, Objective("f1"), sweep_id="s1")
+    assert chosen(by_f1) == {"a": 1.0, "b": 0.1}
+    assert by_f1.choices[0].chosen["value"] == pytest.approx(Estimate("xa", 1000, 100, 10, 20).f1)
+    assert chosen(select(results, Objective("error"), sweep_id="s1")) == {"a": 10.0, "b": 0.1}
+    assert chosen(select(results, Objective("precision"), sweep_id="s1")) == {"a": 0.1, "b": 0.1}
+    assert chosen(select(results, Objective("recall"), sweep_id="s1")) == {"a": 1.0, "b": 1.0}
+    runners = by_f1.choices[0].runners_up
+    assert list(runners["C"]) == [10.0, 0.1]  # the others, best first
+
+
+def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
+    results = frame(
+        result_row("a", 10, 10, 10, n_sv=40), result_row("a", 1, 10, 10, n_sv=90), result_row("a", 100, 20, 20),
+        result_row("b", 1, 5, 5, n_sv=70, pp="pp1"), result_row("b", 1, 5, 5, n_sv=30, pp="pp2"),
+    )
+    selection = select(results, Objective("f1"), sweep_id="s1")
+    assert chosen(selection)["a"] == 1.0
+    assert selection.choices[1].chosen["preprocessing_id"] == "pp2"
+    # shared configs tie as well: pp1/C=1 and pp2/C=1 have equal macro F1; pp2 has fewer SVs
+    shared = frame(
+        result_row("a", 1, 10, 10, pp="pp1", n_sv=50), result_row("b", 1, 5, 5, pp="pp1", n_sv=50),
+        result_row("a", 1, 10, 10, pp="pp2", n_sv=20), result_row("b", 1, 5, 5, pp="pp2", n_sv=20),
+        result_row("a", 0.5, 40, 40, pp="pp1"), result_row("b", 0.5, 40, 40, pp="pp1"),
+    )
+    selection = select(shared, Objective("f1"), sweep_id="s1", shared=True)
+    assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"pp2"}
+
+
+def micro_macro_results() -> pd.DataFrame:
+    """Config A is better on the rare category, B on the frequent one (values by hand below)."""
+    return frame(
+        result_row("big", 1, 30, 30, n_pos=100, pp="A"), result_row("rare", 1, 1, 1, n_pos=10, pp="A"),
+        result_row("big", 1, 10, 10, n_pos=100, pp="B"), result_row("rare", 1, 6, 6, n_pos=10, pp="B"),
+    )
+
+
+def test_global_macro_and_micro_averages_pick_different_configs():
+    # F1 = 2TP / (2 n_pos - d_pos + d_neg). A: big 140/200 = 0.70, rare 18/20 = 0.90 -> macro 0.80;
+    # B: big 180/200 = 0.90, rare 8/20 = 0.40 -> macro 0.65. Micro pools n_pos = 110:
+    # A: TP = 79, F1 = 158/220 = 0.718; B: TP = 94, F1 = 188/220 = 0.855.
+    macro = select(micro_macro_results(), Objective("f1", average="macro"), sweep_id="s1", shared=True)
+    micro = select(micro_macro_results(), Objective("f1", average="micro"), sweep_id="s1", shared=True)
+    assert {c.chosen["preprocessing_id"] for c in macro.choices} == {"A"}
+    assert macro.global_value == pytest.approx(0.80)
+    assert {c.chosen["preprocessing_id"] for c in micro.choices} == {"B"}
+    assert micro.global_value == pytest.approx(188 / 220)
+    assert micro.choices[0].runner_up_group_values == [pytest.approx(158 / 220)]
+    per_category = select(micro_macro_results(), Objective("f1"), sweep_id="s1")
+    assert {c.category: c.chosen["preprocessing_id"] for c in per_category.choices} == {"big": "B", "rare": "A"}
+
+
+def test_global_needs_a_config_present_in_every_category():
+    results = frame(result_row("a", 1, 10, 10, pp="A"), result_row("b", 1, 5, 5, pp="B"))
+    with pytest.raises(UserError, match="--global: no configuration .* all 2 categories"):
+        select(results, Objective("f1"), sweep_id="s1", shared=True)
+
+
+def test_cost_selection_weighs_false_negatives_and_false_positives():
+    results = frame(result_row("a", 1, d_pos=40, d_neg=5), result_row("a", 10, d_pos=10, d_neg=30))
+    fn_expensive = select(results, Objective("cost", cost_fn=5, cost_fp=1), sweep_id="s1").choices[0]
+    fp_expensive = select(results, Objective("cost", cost_fn=1, cost_fp=5), sweep_id="s1").choices[0]
+    assert fn_expensive.chosen["C"] == 10.0 and fn_expensive.chosen["value"] == pytest.approx((5 * 10 + 30) / 1000)
+    assert fp_expensive.chosen["C"] == 1.0 and fp_expensive.chosen["value"] == pytest.approx((40 + 5 * 5) / 1000)
+    plain = select(results, Objective("cost"), sweep_id="s1").choices[0]
+    assert plain.chosen["C"] == 10.0 and plain.chosen["value"] == pytest.approx(40 / 1000)
+
+
+def test_undefined_metrics_are_completed_not_dropped():
+    counts = pd.DataFrame({"n": [10, 10, 10], "n_pos": [3, 0, 0], "d_pos": [3, 0, 0], "d_neg": [0, 0, 2]})
+    assert list(metric_values(counts, "precision")) == [0.0, 1.0, 0.0]
+    assert list(metric_values(counts, "recall")) == [0.0, 1.0, 1.0]
+    assert list(metric_values(counts, "f1")) == [0.0, 1.0, 0.0]
+
+
+def test_rho_and_estimator_must_have_results():
+    results = frame(result_row("a", 1, 10, 10, rho=1.0), result_row("a", 1, 12, 12, rho=2.0))
+    assert select(results, Objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(0.024)
+    with pytest.raises(UserError, match=r"--rho: sweep 's1' has no results at rho=0\.5 \(stored: 1, 2\)"):
+        select(results, Objective("f1", rho=0.5), sweep_id="s1")
+    with pytest.raises(UserError, match="--estimator: sweep 's1' has no 'loo' estimates"):
+        select(results, Objective("f1", estimator="loo"), sweep_id="s1")
+    with pytest.raises(UserError, match="--metric: must be one of"):
+        Objective("auc")
+    with pytest.raises(UserError, match="--cost-fn: must be a number >= 0"):
+        Objective("cost", cost_fn=-1)
+
+
+def test_runners_up_get_micro_tests_from_the_stored_indicators():
+    results = frame(result_row("a", 1, 5, 5), result_row("a", 10, 10, 10), result_row("a", 100, 6, 5))
+    keys = results["config_key"]
+    rng = np.random.default_rng(0)
+    base = rng.random(1000) < 0.005
+    indicators = {keys[0]: base.copy(), keys[1]: base.copy(), keys[2]: base.copy()}
+    indicators[keys[1]][np.flatnonzero(~base)[:20]] = True  # C=10 errs on 20 more examples
+    indicators[keys[2]][np.flatnonzero(~base)[:1]] = True
+    requested = []
+
+    def load(config_keys):
+        requested.append(list(config_keys))
+        return indicators
+
+    selection = select(results, Objective("error"), sweep_id="s1", load_indicators=load)
+    choice = selection.choices[0]
+    assert sorted(requested[0]) == sorted(keys)
+    assert list(choice.runners_up["C"]) == [100.0, 10.0]
+    close, far = choice.comparisons
+    assert close.micro_sign.n == 1 and close.not_significant() is True
+    assert far.micro_sign.n == 20 and far.micro_sign.p_value == pytest.approx(0.5**20)
+    assert far.not_significant() is False
+    assert np.isnan(far.p_values()["p_macro_t"])
+    table = selection_rows(selection, "sel-x")
+    row = table.to_pylist()[0]
+    assert row["runner_up_C"] == 100.0 and row["not_significant"] is True
+    assert (row["n_runners_up"], row["n_runners_up_not_significant"]) == (2, 1)
+
+
+def test_global_comparisons_pool_micro_and_test_macro():
+    rows = []
+    categories = [f"c{i}" for i in range(6)]
+    for i, category in enumerate(categories):
+        rows.append(result_row(category, 1, 5, 5 + i, pp="A"))
+        rows.append(result_row(category, 1, 8 + i, 8, pp="B"))
+    results = frame(*rows)
+    keys = dict(zip(zip(results["category"], results["preprocessing_id"]), results["config_key"]))
+    indicators = {}
+    for (category, pp), key in keys.items():
+        row = results[results["config_key"] == key].iloc[0]
+        vector = np.zeros(1000, dtype=bool)
+        vector[: int(row["xa_d_pos"])] = True  # positives first
+        vector[100 : 100 + int(row["xa_d_neg"])] = True
+        indicators[key] = vector
+    selection = select(results, Objective("f1"), sweep_id="s1", shared=True, load_indicators=lambda k: indicators)
+    assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"A"}
+    comparison = selection.choices[0].comparisons[0]
+    assert comparison.macro_sign.n == 6 and comparison.macro_sign.statistic == 6
+    assert comparison.macro_sign.p_value == pytest.approx(0.5**6)
+    assert comparison.macro_t.n == 6
+    # pooled: A errs on 5 positives + (5+i) negatives, B on (8+i) positives + 8 negatives
+    assert comparison.micro_sign.n == sum(abs((8 + i) - 5) + abs(8 - (5 + i)) for i in range(6))
+    table = selection_rows(selection, "sel-g").to_pandas()
+    assert list(table["category"]) == categories
+    assert table["selection_value"].nunique() == 1 and table["mode"].eq("global").all()
+    assert list(table["p_macro_sign"]) == [pytest.approx(0.5**6)] * 6

@@ -1,0 +1,179 @@
+"""`XiAlphaSearchCV`: grid search for SVMs scored by xi-alpha estimates instead of resampling.
+
+Each candidate of the grid is fitted ONCE on all the data; its xi-alpha estimate of the
+leave-one-out error, recall, precision or F1 (Joachims 2000) is the candidate's score, so a
+grid of g candidates costs g trainings where k-fold cross-validation costs k * g + 1.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
+from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import Pipeline
+from sklearn.svm import SVC
+from sklearn.utils import get_tags
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted
+
+from xialpha.estimators import r_delta_squared, xi_alpha_indicator
+from xialpha.estimators.metrics import Estimate
+
+SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
+KERNELS = ("linear", "rbf", "poly", "sigmoid", "precomputed")
+
+
+class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Exhaustive search over `param_grid`, scoring each candidate by its xi-alpha estimate.
+
+    estimator: an `sklearn.svm.SVC` (kernel linear, rbf, poly, sigmoid or precomputed) or a
+        `Pipeline` whose last step is one (e.g. TfidfVectorizer + SVC); grid names follow
+        `set_params` (`C`, or `svc__C` in a pipeline).
+    param_grid: a dict or list of dicts as for `GridSearchCV`.
+    scoring: "accuracy" (1 - estimated error), "f1", "recall" or "precision" of `pos_label`.
+    rho: the xi-alpha rho (1 is Joachims' recommended estimate, 2 the proven LOO bound).
+    pos_label: the positive class for recall, precision and F1 (default: the larger label).
+
+    Binary problems only: y with more than two classes raises ValueError (wrap the search in
+    `sklearn.multiclass.OneVsRestClassifier` for one-vs-rest). There is no resampling, so
+    `cv_results_` has mean_test_score (the estimate) and std_test_score = 0 but no split
+    columns; every candidate is already fitted on all the data, so `best_estimator_` is the
+    best candidate itself (ties: the first candidate in grid order, as in GridSearchCV).
+
+    Attributes: cv_results_ (dict of arrays: params, param_<name>, mean_test_score,
+    std_test_score, rank_test_score, mean_fit_time, xa_error, xa_recall, xa_precision, xa_f1,
+    xa_d_pos, xa_d_neg, n_support, r_delta2), best_index_, best_params_, best_score_,
+    best_estimator_, classes_, pos_label_, n_features_in_ (when the estimator has it).
+    """
+
+    def __init__(self, estimator, param_grid, *, scoring="accuracy", rho=1.0, pos_label=None):
+        self.estimator = estimator
+        self.param_grid = param_grid
+        self.scoring = scoring
+        self.rho = rho
+        self.pos_label = pos_label
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.pairwise = inner.input_tags.pairwise
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y):
+        """Fit every candidate on (X, y), score it by xi-alpha and keep the best. Returns self."""
+        self._check_params()
+        check_classification_targets(y)
+        y = np.asarray(y)
+        classes = unique_labels(y)
+        if classes.shape[0] != 2:
+            found = f"{classes.shape[0]} class" + ("" if classes.shape[0] == 1 else "es")
+            raise ValueError(
+                f"y: Only binary classification is supported by XiAlphaSearchCV (xi-alpha estimates are binary), "
+                f"got {found}; wrap it in sklearn.multiclass.OneVsRestClassifier for one-vs-rest"
+            )
+        pos_label = classes[1] if self.pos_label is None else self.pos_label
+        if pos_label not in classes:
+            raise ValueError(f"pos_label: {pos_label!r} is not one of the classes {list(classes)}")
+        candidates = list(ParameterGrid(self.param_grid))
+        rows, best, best_score = [], None, -np.inf
+        for params in candidates:
+            model = clone(self.estimator).set_params(**params)
+            start = time.perf_counter()
+            model.fit(X, y)
+            fit_time = time.perf_counter() - start
+            row = _estimate(model, X, y, pos_label, self.rho) | {"fit_time": fit_time}
+            row["score"] = 1.0 - row["xa_error"] if self.scoring == "accuracy" else row[f"xa_{self.scoring}"]
+            rows.append(row)
+            score = -np.inf if np.isnan(row["score"]) else row["score"]
+            if best is None or score > best_score:
+                best, best_score = model, score
+        self.cv_results_ = _results(candidates, rows)
+        self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
+        self.best_params_ = candidates[self.best_index_]
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.best_estimator_ = best
+        self.classes_ = classes
+        self.pos_label_ = pos_label
+        if hasattr(best, "n_features_in_"):
+            self.n_features_in_ = best.n_features_in_
+        return self
+
+    def _check_params(self) -> None:
+        svc = self.estimator[-1] if isinstance(self.estimator, Pipeline) else self.estimator
+        if not isinstance(svc, SVC):
+            raise TypeError(f"estimator: must be sklearn.svm.SVC or a Pipeline ending in one, got {type(svc).__name__}")
+        if self.scoring not in SCORINGS:
+            raise ValueError(f"scoring: must be one of {', '.join(SCORINGS)}, got {self.scoring!r}")
+        if isinstance(self.rho, bool) or not isinstance(self.rho, (int, float)) or not np.isfinite(self.rho) or self.rho <= 0:
+            raise ValueError(f"rho: must be a number > 0, got {self.rho!r}")
+        if not isinstance(self.param_grid, (Mapping, list)):
+            raise TypeError(f"param_grid: must be a dict or a list of dicts, got {type(self.param_grid).__name__}")
+
+    def predict(self, X):
+        """Labels predicted by the best candidate, shape (n_samples,)."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def decision_function(self, X):
+        """Decision values of the best candidate, shape (n_samples,); > 0 means classes_[1]."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    def score(self, X, y):
+        """The `scoring` metric of the best candidate's predictions on (X, y)."""
+        check_is_fitted(self)
+        metric = SCORINGS[self.scoring]
+        extra = {} if self.scoring == "accuracy" else {"pos_label": self.pos_label_, "zero_division": 0.0}
+        return float(metric(y, self.predict(X), **extra))
+
+
+def _estimate(model, X, y: np.ndarray, pos_label, rho: float) -> dict:
+    """xi-alpha columns of one fitted candidate on its training data (X, y)."""
+    svc = model[-1] if isinstance(model, Pipeline) else model
+    features = model[:-1].transform(X) if isinstance(model, Pipeline) else X
+    if svc.kernel not in KERNELS:
+        raise ValueError(f"estimator: SVC kernel {svc.kernel!r} is not supported; use one of {', '.join(KERNELS)}")
+    y_svc = np.where(y == svc.classes_[1], 1, -1)
+    alpha = np.zeros(y.shape[0])
+    dual = svc.dual_coef_.toarray() if sp.issparse(svc.dual_coef_) else svc.dual_coef_  # sparse fits: CSR
+    alpha[svc.support_] = np.abs(dual[0])
+    xi = np.maximum(0.0, 1.0 - y_svc * model.decision_function(X))
+    if svc.kernel == "precomputed":
+        r_delta2 = r_delta_squared(gram=features)
+    else:
+        params = {"linear": {}, "rbf": {"gamma": svc._gamma}, "sigmoid": {"gamma": svc._gamma, "coef0": svc.coef0},
+                  "poly": {"gamma": svc._gamma, "degree": svc.degree, "coef0": svc.coef0}}[svc.kernel]
+        r_delta2 = r_delta_squared(X=features, kernel=svc.kernel, kernel_params=params)
+    indicator = xi_alpha_indicator(alpha, xi, max(r_delta2, np.finfo(float).tiny), rho)
+    estimate = Estimate.from_indicator("xa", np.where(y == pos_label, 1, -1), indicator)
+    return {**estimate.columns(), "n_support": int(svc.support_.shape[0]), "r_delta2": float(r_delta2)}
+
+
+def _results(candidates: list[dict], rows: list[dict]) -> dict:
+    from scipy.stats import rankdata
+
+    scores = np.array([row["score"] for row in rows], dtype=float)
+    filled = np.where(np.isnan(scores), -np.inf, scores)
+    results = {
+        "params": candidates,
+        "mean_fit_time": np.array([row["fit_time"] for row in rows]),
+        "mean_test_score": scores,
+        "std_test_score": np.zeros_like(scores),
+        "rank_test_score": rankdata(-filled, method="min").astype(np.int32),
+    }
+    for name in sorted({name for params in candidates for name in params}):
+        column = np.ma.MaskedArray(np.empty(len(candidates), dtype=object), mask=True)
+        for i, params in enumerate(candidates):
+            if name in params:
+                column[i] = params[name]
+        results[f"param_{name}"] = column
+    for column in ("xa_error", "xa_recall", "xa_precision", "xa_f1", "xa_d_pos", "xa_d_neg", "n_support", "r_delta2"):
+        results[column] = np.array([row[column] for row in rows])
+    return results

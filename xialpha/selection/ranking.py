@@ -1,0 +1,72 @@
+"""Ranking candidate configurations by an objective, best first, ties to the simpler model.
+
+Per category, candidates are result rows. Globally, a candidate is a shared configuration
+(SHARED_CONFIG: preprocessing, kernel, C, j) with one row in every category. Values equal to
+VALUE_DECIMALS decimals tie; ties go to the smaller C, then fewer support vectors (summed over
+categories for a shared configuration), then the config key (for a stable order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from xialpha.selection.objective import Objective
+
+SHARED_CONFIG = ("preprocessing_id", "kernel_id", "C", "j")
+VALUE_DECIMALS = 12
+
+
+def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
+    """The rows of one category with a `value` column, sorted best first."""
+    ranked = rows.copy()
+    ranked["value"] = objective.values(objective.counts(rows))
+    ranked["total_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce") if "n_sv" in rows else np.nan
+    return _sort(ranked.dropna(subset=["value"]), objective, "config_key")
+
+
+def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
+    """One row per shared configuration present in all `categories`, best first.
+
+    Columns: SHARED_CONFIG, value (the macro or micro average), total_sv, config_keys (a tuple
+    of the per-category config keys in `categories` order) and group (a stable config label).
+    """
+    counts = objective.counts(rows)
+    counts["category"] = rows["category"].to_numpy()
+    counts["config_key"] = rows["config_key"].to_numpy()
+    counts["n_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce").to_numpy() if "n_sv" in rows else np.nan
+    for column in SHARED_CONFIG:
+        counts[column] = rows[column].to_numpy()
+    wanted = pd.Index(categories)
+    groups = []
+    for key, group in counts.groupby(list(SHARED_CONFIG), sort=False, dropna=False):
+        by_category = group.drop_duplicates("category").set_index("category")
+        if not wanted.isin(by_category.index).all():
+            continue
+        by_category = by_category.loc[wanted]
+        groups.append(
+            {
+                **dict(zip(SHARED_CONFIG, key)),
+                "value": objective.average_value(by_category),
+                "total_sv": by_category["n_sv"].sum(min_count=len(wanted)),
+                "config_keys": tuple(by_category["config_key"]),
+                "group": "|".join(str(part) for part in key),
+            }
+        )
+    ranked = pd.DataFrame(groups, columns=[*SHARED_CONFIG, "value", "total_sv", "config_keys", "group"])
+    return _sort(ranked, objective, "group")
+
+
+def _sort(frame: pd.DataFrame, objective: Objective, last_key: str) -> pd.DataFrame:
+    rounded = frame["value"].astype(float).round(VALUE_DECIMALS)
+    order = pd.DataFrame(
+        {
+            "score": -rounded if objective.maximise else rounded,
+            "C": frame["C"].astype(float),
+            "total_sv": pd.to_numeric(frame["total_sv"], errors="coerce").fillna(np.inf),
+            "last": frame[last_key].astype(str),
+        },
+        index=frame.index,
+    )
+    index = order.sort_values(["score", "C", "total_sv", "last"], kind="mergesort").index
+    return frame.loc[index].reset_index(drop=True)

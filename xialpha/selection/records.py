@@ -1,0 +1,117 @@
+"""A Selection as rows of the store's "selections" dataset, and reading one back.
+
+One row per category, keyed by (selection_id, category). Besides the objective it holds the
+chosen config (config_key and the results columns that rebuild it: CONFIG_COLUMNS), the
+chosen config's estimates (estimate_*: completed metrics and counts of the selection
+estimator), the first runner-up (runner_up_*), the p-values of chosen vs first runner-up
+(NaN where not computed), `not_significant` (no test rejects at `alpha`; null when no test
+ran) and how many of the n_runners_up compared are not significantly different.
+"""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from xialpha import __version__
+from xialpha.errors import UserError
+from xialpha.selection.objective import METRIC_CHOICES, metric_values
+from xialpha.selection.selector import Selection
+
+DATASET = "selections"
+CONFIG_COLUMNS = (
+    "config_key", "data_fingerprint", "preprocessing_id", "pp_lowercase", "pp_token_pattern", "pp_stop_words",
+    "pp_stemming", "pp_min_df", "pp_max_df", "pp_tf", "pp_idf", "pp_norm", "kernel", "kernel_id", "gamma",
+    "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable", "r_delta2",
+)
+P_VALUES = ("p_micro_sign", "p_mcnemar", "p_macro_sign", "p_macro_t")
+_F, _S, _I, _B = pa.float64(), pa.string(), pa.int64(), pa.bool_()
+
+
+def selection_schema() -> pa.Schema:
+    """The Arrow schema of selection rows (config columns typed as in the results dataset)."""
+    from xialpha.storage.schema import results_schema
+
+    results = results_schema()
+    fields = [
+        ("selection_id", _S), ("sweep_id", _S), ("category", _S), ("mode", _S), ("metric", _S),
+        ("estimator", _S), ("rho", _F), ("average", _S), ("cost_fn", _F), ("cost_fp", _F), ("alpha", _F),
+        ("value", _F), ("selection_value", _F),
+        *[(name, results.field(name).type) for name in CONFIG_COLUMNS],
+        *[(f"estimate_{m}", _F) for m in METRIC_CHOICES if m != "cost"],
+        ("estimate_d_pos", _F), ("estimate_d_neg", _F),
+        ("runner_up_config_key", _S), ("runner_up_preprocessing_id", _S), ("runner_up_kernel_id", _S),
+        ("runner_up_C", _F), ("runner_up_j", _F), ("runner_up_value", _F), ("runner_up_selection_value", _F),
+        *[(name, _F) for name in P_VALUES],
+        ("not_significant", _B), ("n_runners_up", _I), ("n_runners_up_not_significant", _I),
+        ("n_candidates", _I), ("xialpha_version", _S), ("created_at", pa.timestamp("us", tz="UTC")),
+    ]
+    return pa.schema([pa.field(name, type_) for name, type_ in fields])
+
+
+def new_selection_id() -> str:
+    """A fresh id: sel-<UTC time>-<6 hex>, safe as a file name part."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    return f"sel-{now}-{secrets.token_hex(3)}"
+
+
+def selection_rows(selection: Selection, selection_id: str) -> pa.Table:
+    """The "selections" rows of `selection`, one per category, as a typed Arrow table."""
+    objective = selection.objective
+    now = datetime.datetime.now(datetime.timezone.utc)
+    rows = []
+    for choice in selection.choices:
+        chosen = choice.chosen
+        counts = objective.counts(chosen.to_frame().T)
+        first = choice.runners_up.iloc[0] if len(choice.runners_up) else None
+        comparison = choice.comparisons[0] if choice.comparisons else None
+        flags = [c.not_significant(selection.alpha) for c in choice.comparisons]
+        row = {
+            "selection_id": selection_id, "sweep_id": selection.sweep_id, "category": choice.category,
+            "mode": selection.mode, "metric": objective.metric, "estimator": objective.estimator,
+            "rho": objective.rho, "average": objective.average if selection.mode == "global" else None,
+            "cost_fn": objective.cost_fn, "cost_fp": objective.cost_fp, "alpha": selection.alpha,
+            "value": float(chosen["value"]),
+            "selection_value": selection.global_value if selection.mode == "global" else float(chosen["value"]),
+            **{name: _plain(chosen.get(name)) for name in CONFIG_COLUMNS},
+            **{f"estimate_{m}": float(metric_values(counts, m)[0]) for m in METRIC_CHOICES if m != "cost"},
+            "estimate_d_pos": float(counts["d_pos"].iloc[0]), "estimate_d_neg": float(counts["d_neg"].iloc[0]),
+            **_runner_up(first, choice.runner_up_group_values),
+            **(comparison.p_values() if comparison else dict.fromkeys(P_VALUES, float("nan"))),
+            "not_significant": flags[0] if flags else None,
+            "n_runners_up": len(flags), "n_runners_up_not_significant": sum(bool(f) for f in flags),
+            "n_candidates": selection.n_candidates, "xialpha_version": __version__, "created_at": now,
+        }
+        rows.append(row)
+    return pa.Table.from_pylist(rows, schema=selection_schema())
+
+
+def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
+    if first is None:
+        return {"runner_up_config_key": None, "runner_up_preprocessing_id": None, "runner_up_kernel_id": None,
+                "runner_up_C": None, "runner_up_j": None, "runner_up_value": None, "runner_up_selection_value": None}
+    value = float(first["value"])
+    return {
+        "runner_up_config_key": first["config_key"], "runner_up_preprocessing_id": first["preprocessing_id"],
+        "runner_up_kernel_id": first["kernel_id"], "runner_up_C": float(first["C"]), "runner_up_j": float(first["j"]),
+        "runner_up_value": value, "runner_up_selection_value": group_values[0] if group_values else value,
+    }
+
+
+def _plain(value):
+    """numpy/pandas scalars as Python values; missing values as None."""
+    if value is None or (not isinstance(value, (str, bytes)) and pd.isna(value)):
+        return None
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def read_selection(store, selection_id: str) -> pd.DataFrame:
+    """The rows of one stored selection, sorted by category; UserError if it does not exist."""
+    table = store.read(DATASET, filters=[("selection_id", "=", selection_id)])
+    if table.num_rows == 0:
+        raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}")
+    return table.to_pandas().sort_values("category").reset_index(drop=True)

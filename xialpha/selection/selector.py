@@ -1,0 +1,150 @@
+"""Choosing configurations from a sweep's results: per category, or one shared by all.
+
+Per category (default): each category gets the result row that optimises the objective; its
+runners-up are the next rows of the same category, compared with micro tests on that
+category's examples. Macro tests are not run here: the per-category choice beats each
+runner-up in every category by construction, so they would only measure the selection.
+
+Global: one shared configuration (preprocessing, kernel, C, j) for every category, optimising
+the macro or micro average; runners-up are the next shared configurations, compared with
+the pooled micro tests and the macro S- and T-tests over categories (seed 002).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from xialpha.errors import UserError
+from xialpha.selection.objective import Objective
+from xialpha.selection.ranking import rank_rows, rank_shared
+from xialpha.selection.significance import ALPHA, Comparison, compare
+
+RUNNERS_UP = 3
+RHO_ATOL = 1e-9
+
+IndicatorLoader = Callable[[list[str]], Mapping[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class CategoryChoice:
+    """The chosen result row of one category (with `value`), its runners-up best first, and
+    one Comparison per runner-up. `runner_up_group_values` holds the runners-up's averaged
+    objective in global mode (empty otherwise)."""
+
+    category: str
+    chosen: pd.Series
+    runners_up: pd.DataFrame
+    comparisons: list[Comparison]
+    runner_up_group_values: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A whole selection: the objective, mode ("category" or "global"), one choice per
+    category, the averaged objective of the chosen shared configuration (global mode) and the
+    number of candidates ranked (rows per category, or shared configurations)."""
+
+    sweep_id: str
+    objective: Objective
+    mode: str
+    choices: list[CategoryChoice]
+    global_value: float | None
+    n_candidates: int
+    alpha: float = ALPHA
+
+
+def select(
+    results: pd.DataFrame,
+    objective: Objective,
+    *,
+    sweep_id: str,
+    shared: bool = False,
+    runners_up: int = RUNNERS_UP,
+    load_indicators: IndicatorLoader | None = None,
+    alpha: float = ALPHA,
+) -> Selection:
+    """Select from `results` (the "ok" result rows of one sweep).
+
+    load_indicators(config_keys) returns the stored per-example indicators of the objective's
+    estimator (absent keys: micro tests are skipped); None skips all micro tests.
+    """
+    if runners_up < 0:
+        raise UserError(f"--runners-up: must be >= 0, got {runners_up}")
+    rows = candidate_rows(results, objective, sweep_id)
+    categories = sorted(rows["category"].unique())
+    loader = load_indicators or (lambda keys: {})
+    if shared:
+        return _select_shared(rows, objective, categories, sweep_id, runners_up, loader, alpha)
+    return _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha)
+
+
+def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -> pd.DataFrame:
+    """The rows at the objective's rho that have the objective's estimator; UserError if none."""
+    if results.empty:
+        raise UserError(f"--sweep: no successful results stored for sweep {sweep_id!r}")
+    at_rho = results[np.isclose(results["rho"].astype(float), objective.rho, rtol=0, atol=RHO_ATOL)]
+    if at_rho.empty:
+        found = ", ".join(f"{r:g}" for r in sorted(results["rho"].unique()))
+        raise UserError(f"--rho: sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})")
+    counts = objective.counts(at_rho)
+    has_estimate = counts[["n", "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
+    if not has_estimate.any():
+        raise UserError(
+            f"--estimator: sweep {sweep_id!r} has no {objective.estimator!r} estimates at rho={objective.rho:g}; "
+            "enable that estimator in the sweep spec"
+        )
+    return at_rho[has_estimate]
+
+
+def _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha) -> Selection:
+    ranked = {category: rank_rows(rows[rows["category"] == category], objective) for category in categories}
+    keys = [key for frame in ranked.values() for key in frame["config_key"].head(1 + runners_up)]
+    indicators = loader(keys)
+    choices = []
+    for category, frame in ranked.items():
+        chosen, others = frame.iloc[0], frame.iloc[1 : 1 + runners_up]
+        comparisons = [
+            compare([chosen["config_key"]], [other["config_key"]], [chosen["value"]], [other["value"]],
+                    indicators, maximise=objective.maximise, macro=False)
+            for _, other in others.iterrows()
+        ]
+        choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons))
+    n_candidates = max(len(frame) for frame in ranked.values())
+    return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
+
+
+def _select_shared(rows, objective, categories, sweep_id, runners_up, loader, alpha) -> Selection:
+    groups = rank_shared(rows, objective, categories)
+    if groups.empty:
+        raise UserError(
+            f"--global: no configuration of sweep {sweep_id!r} has results in all {len(categories)} categories"
+        )
+    top = groups.head(1 + runners_up)
+    by_key = rows.set_index("config_key")
+    values = pd.Series(objective.values(objective.counts(rows)), index=rows["config_key"].to_numpy())
+    values = values[~values.index.duplicated()]
+    indicators = loader([key for group_keys in top["config_keys"] for key in group_keys])
+    chosen_keys = list(top["config_keys"].iloc[0])
+    comparisons = [
+        compare(chosen_keys, list(other_keys), values[chosen_keys].to_numpy(), values[list(other_keys)].to_numpy(),
+                indicators, maximise=objective.maximise, macro=True)
+        for other_keys in top["config_keys"].iloc[1:]
+    ]
+    choices = []
+    for position, category in enumerate(categories):
+        chosen = _row(by_key, chosen_keys[position], values)
+        others = pd.DataFrame([_row(by_key, keys[position], values) for keys in top["config_keys"].iloc[1:]])
+        choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons,
+                                      list(top["value"].iloc[1:].astype(float))))
+    return Selection(sweep_id, objective, "global", choices, float(top["value"].iloc[0]), len(groups), alpha)
+
+
+def _row(by_key: pd.DataFrame, key: str, values: pd.Series) -> pd.Series:
+    row = by_key.loc[key]
+    if isinstance(row, pd.DataFrame):
+        row = row.iloc[0]
+    return pd.concat([pd.Series({"config_key": key}), row, pd.Series({"value": float(values[key])})])

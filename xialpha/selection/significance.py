@@ -1,0 +1,79 @@
+"""Is the chosen configuration significantly better than a runner-up?
+
+Micro tests pair the per-example outcomes stored in the examples dataset ("counted as an
+error" by the selection estimator; correct = not counted) over every category compared;
+macro tests pair the per-category metric values (oriented so higher is better). A runner-up
+is "not significantly different" when no available test has p < alpha.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from xialpha.selection.stats import TestResult, macro_sign_test, macro_t_test, mcnemar_test, micro_sign_test
+
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Tests of chosen vs one runner-up; a test is None where its inputs are missing."""
+
+    micro_sign: TestResult | None
+    mcnemar: TestResult | None
+    macro_sign: TestResult | None
+    macro_t: TestResult | None
+
+    def p_values(self) -> dict[str, float]:
+        """{"p_micro_sign", "p_mcnemar", "p_macro_sign", "p_macro_t"}: NaN where not computed."""
+        names = {"p_micro_sign": self.micro_sign, "p_mcnemar": self.mcnemar,
+                 "p_macro_sign": self.macro_sign, "p_macro_t": self.macro_t}
+        return {name: float("nan") if test is None else test.p_value for name, test in names.items()}
+
+    def not_significant(self, alpha: float = ALPHA) -> bool | None:
+        """True when no test rejects at `alpha`; None when no test could be computed."""
+        p = [v for v in self.p_values().values() if not np.isnan(v)]
+        return None if not p else bool(min(p) >= alpha)
+
+
+def compare(
+    chosen_keys: list[str],
+    other_keys: list[str],
+    chosen_values,
+    other_values,
+    indicators: Mapping[str, np.ndarray],
+    *,
+    maximise: bool,
+    macro: bool,
+) -> Comparison:
+    """Compare two systems given per-category config keys and metric values (same order).
+
+    indicators: config key -> (n,) bool "counted as error"; micro tests need both keys of
+    every category with equal lengths. macro: whether to run the S- and T-tests (c >= 2).
+    """
+    micro = _micro_outcomes(chosen_keys, other_keys, indicators)
+    micro_sign = mcnemar = macro_sign = macro_t = None
+    if micro is not None:
+        micro_sign, mcnemar = micro_sign_test(*micro), mcnemar_test(*micro)
+    if macro and len(chosen_keys) >= 2:
+        sign = 1.0 if maximise else -1.0
+        a = sign * np.asarray(chosen_values, dtype=float)
+        b = sign * np.asarray(other_values, dtype=float)
+        macro_sign, macro_t = macro_sign_test(a, b), macro_t_test(a, b)
+    return Comparison(micro_sign, mcnemar, macro_sign, macro_t)
+
+
+def _micro_outcomes(chosen_keys, other_keys, indicators) -> tuple[np.ndarray, np.ndarray] | None:
+    a_parts, b_parts = [], []
+    for a_key, b_key in zip(chosen_keys, other_keys):
+        a, b = indicators.get(a_key), indicators.get(b_key)
+        if a is None or b is None or len(a) != len(b):
+            return None
+        a_parts.append(~np.asarray(a, dtype=bool))
+        b_parts.append(~np.asarray(b, dtype=bool))
+    if not a_parts:
+        return None
+    return np.concatenate(a_parts), np.concatenate(b_parts)
