@@ -4,9 +4,11 @@ No Dask and no file I/O here: these functions run inside workers and in tests al
 """
 
 from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
+from xialpha.estimators.extended import xi_alpha_extended
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.metrics import METRICS, Estimate
 from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMFit, fit_svm
 from xialpha.estimators.xialpha import xi_alpha, xi_alpha_indicator
 
@@ -21,6 +23,8 @@ __all__ = [
     "kfold",
     "loo_exact",
     "r_delta_squared",
+    "span_estimate",
     "xi_alpha",
+    "xi_alpha_extended",
     "xi_alpha_indicator",
 ]

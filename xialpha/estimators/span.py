@@ -1,0 +1,149 @@
+"""The span estimate of the leave-one-out error (Vapnik & Chapelle 2000; Chapelle et al. 2002).
+
+When example p is left out and the sets of unbounded and bounded support vectors stay the same,
+the left-out margin is exactly y_p f^p(x_p) = y_p f(x_p) - alpha_p S_p^2, where S_p^2 is the
+squared distance from x_p to the affine hull {sum_j lambda_j x_j : sum_j lambda_j = 1} of the
+unbounded support vectors U (without p itself). With the bordered matrix
+M = [[K_UU, 1], [1^T, 0]]:
+
+    unbounded p:  S_p^2 = 1 / (M^{-1})_pp
+    bounded i:    S_i^2 = K_ii - v^T M^{-1} v,   v = (K_{i,U}, 1)
+
+Computation: K_UU + eps I (eps = RIDGE_RTOL * mean K_ii over the SVs) is Cholesky-factorised and one
+multi-right-hand-side triangular solve gives both formulas through the Schur complement of the
+border, without forming M^{-1}. The ridge makes duplicate or linearly dependent support vectors
+harmless: every S^2 becomes min_lambda ||x - sum lambda_j x_j||^2 + eps ||lambda||^2 (for
+unbounded p the eps of p's own diagonal entry is subtracted again). If the Cholesky factorisation
+still fails (an indefinite kernel), the pseudo-inverse of the ridged bordered matrix is used.
+
+Where the affine hull is empty (no unbounded support vector, or p is the only one) the span is
+undefined (so is a non-positive (M^{-1})_pp, which only an indefinite kernel can give); it is
+replaced by the upper bound S <= D_SV (Vapnik & Chapelle 2000), with D_SV^2 taken as the
+largest squared distance between two support vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from xialpha.errors import UserError
+from xialpha.estimators.metrics import Estimate
+from xialpha.estimators.svm import SVMFit
+
+RIDGE_RTOL = 1e-8
+DIAMETER_BLOCK_ROWS = 1024
+
+
+def span_estimate(fit: SVMFit, gram) -> Estimate:
+    """The span estimate (method "span") of the LOO error of `fit`.
+
+    gram: the (n, n) kernel matrix the fit was trained on (or computed from its X), rows in the
+    order of fit.y; only the support vectors' rows and columns are read.
+    Support vector i counts as a LOO error iff y_i f(x_i) - alpha_i S_i^2 <= 0; non-support
+    vectors never do.
+    """
+    margins = span_loo_margins(fit, gram)
+    return Estimate.from_indicator("span", fit.y, margins <= 0)
+
+
+def span_loo_margins(fit: SVMFit, gram) -> np.ndarray:
+    """(n,) estimated left-out margins y_i f(x_i) - alpha_i S_i^2 (plain y_i f(x_i) for non-SVs)."""
+    spans = span_squared(fit, gram)
+    margins = fit.y * fit.decision
+    sv = fit.alpha > 0
+    margins[sv] -= fit.alpha[sv] * spans[sv]
+    return margins
+
+
+def span_squared(fit: SVMFit, gram) -> np.ndarray:
+    """(n,) S_i^2 of every support vector (squared kernel-space distance); NaN for non-SVs."""
+    gram = check_fit_gram(fit, gram)
+    sv = np.flatnonzero(fit.alpha > 0)
+    at_bound = fit.bounded[sv]
+    unbounded, bounded = sv[~at_bound], sv[at_bound]
+    spans = np.full(fit.y.shape[0], np.nan)
+    if unbounded.size == 0:
+        spans[sv] = sv_diameter_squared(gram, sv)
+        return spans
+    k_uu = kernel_block(gram, unbounded, unbounded)
+    k_ub = kernel_block(gram, unbounded, bounded)
+    scale = float(np.mean(kernel_diagonal(gram, sv)))
+    ridge = RIDGE_RTOL * (scale if scale > 0 else 1.0)
+    try:
+        inv_diag, quad = _bordered_terms_cholesky(k_uu, k_ub, ridge)
+    except np.linalg.LinAlgError:
+        inv_diag, quad = _bordered_terms_pinv(k_uu, k_ub, ridge)
+    # (M^{-1})_pp is 0 when p is the only unbounded SV: its affine hull is empty.
+    defined = (inv_diag > 0) & (unbounded.size > 1)
+    spans[unbounded[defined]] = 1.0 / inv_diag[defined] - ridge
+    spans[bounded] = kernel_diagonal(gram, bounded) - quad
+    if not defined.all():
+        spans[unbounded[~defined]] = sv_diameter_squared(gram, sv)
+    spans[sv] = np.maximum(spans[sv], 0.0)
+    return spans
+
+
+def _bordered_terms_cholesky(k_uu: np.ndarray, k_ub: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """(M^{-1})_pp for p in U (n_u,) and v_i^T M^{-1} v_i for bounded i (n_b,) via A = K_UU + ridge I.
+
+    With L L^T = A, Z = L^{-1} [I | 1 | K_UB], z1 = L^{-1} 1 and s = ||z1||^2 (the border's Schur
+    complement is -s): (M^{-1})_pp = ||Z_p||^2 - (Z_p . z1)^2 / s and
+    v^T M^{-1} v = ||z_v||^2 - (z1 . z_v - 1)^2 / s.
+    """
+    n_u = k_uu.shape[0]
+    factor = np.linalg.cholesky(k_uu + ridge * np.eye(n_u))
+    rhs = np.hstack([np.eye(n_u), np.ones((n_u, 1)), k_ub])
+    z = scipy.linalg.solve_triangular(factor, rhs, lower=True, check_finite=False)
+    z_inv, z_one, z_b = z[:, :n_u], z[:, n_u], z[:, n_u + 1 :]
+    s = float(z_one @ z_one)
+    inv_diag = np.einsum("ij,ij->j", z_inv, z_inv) - (z_one @ z_inv) ** 2 / s
+    quad = np.einsum("ij,ij->j", z_b, z_b) - (z_one @ z_b - 1.0) ** 2 / s
+    return inv_diag, quad
+
+
+def _bordered_terms_pinv(k_uu: np.ndarray, k_ub: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """The same terms from the pseudo-inverse of the ridged bordered matrix (indefinite kernels)."""
+    n_u = k_uu.shape[0]
+    bordered = np.zeros((n_u + 1, n_u + 1))
+    bordered[:n_u, :n_u] = k_uu + ridge * np.eye(n_u)
+    bordered[:n_u, n_u] = bordered[n_u, :n_u] = 1.0
+    inverse = scipy.linalg.pinvh(bordered, check_finite=False)
+    v = np.vstack([k_ub, np.ones((1, k_ub.shape[1]))])
+    return np.diagonal(inverse)[:n_u].copy(), np.einsum("ij,ij->j", v, inverse @ v)
+
+
+def sv_diameter_squared(gram: np.ndarray, sv: np.ndarray) -> float:
+    """max_ij K_ii + K_jj - 2 K_ij over support vectors sv, in blocks of DIAMETER_BLOCK_ROWS rows."""
+    diag = kernel_diagonal(gram, sv)
+    largest = 0.0
+    for start in range(0, sv.size, DIAMETER_BLOCK_ROWS):
+        rows = slice(start, start + DIAMETER_BLOCK_ROWS)
+        block = kernel_block(gram, sv[rows], sv)
+        largest = max(largest, float(np.max(diag[rows, None] + diag[None, :] - 2.0 * block)))
+    return largest
+
+
+def check_fit_gram(fit: SVMFit, gram) -> np.ndarray:
+    """The Gram matrix as an array (not copied) after checking its shape against fit.y."""
+    gram = np.asarray(gram)
+    n = fit.y.shape[0]
+    if gram.shape != (n, n):
+        raise UserError(f"gram: must have shape ({n}, {n}) like the fit's labels, got {gram.shape}")
+    return gram
+
+
+def kernel_block(gram: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """gram[rows][:, cols] as a new float64 block; UserError if it holds NaN or inf."""
+    block = np.asarray(gram[np.ix_(rows, cols)], dtype=np.float64)
+    if not np.isfinite(block).all():
+        raise UserError("gram: contains NaN or inf among the support vectors' kernel values")
+    return block
+
+
+def kernel_diagonal(gram: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """gram[idx, idx] as float64 (len(idx),); UserError if it holds NaN or inf."""
+    diag = np.asarray(gram[idx, idx], dtype=np.float64)
+    if not np.isfinite(diag).all():
+        raise UserError("gram: contains NaN or inf on the diagonal")
+    return diag
