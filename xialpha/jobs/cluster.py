@@ -190,12 +190,15 @@ def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> 
 
 
 def _client(name: str, address: str, security: Security | None) -> Client:
+    """A client of a running scheduler; waits distributed.comm.timeouts.connect (dask config)."""
+    import dask
     from distributed import Client
 
+    timeout = dask.config.get("distributed.comm.timeouts.connect")
     try:
-        return Client(address, security=security, timeout="20s")
+        return Client(address, security=security, timeout=timeout)
     except OSError as exc:
-        raise UserError(f"{name}: cannot reach a Dask scheduler at {address} within 20 s "
+        raise UserError(f"{name}: cannot reach a Dask scheduler at {address} within {timeout} "
                         f"({type(exc).__name__}); is it running, with the same TLS settings?") from None
 
 
@@ -239,6 +242,8 @@ def _check_address(name: str, address: str, security: dict | Security | None) ->
         raise UserError(f"{name}: not a scheduler address like tcp://host:8786 or tls://host:8786, got {address!r}")
     if security and not address.startswith("tls://"):
         raise UserError(f"{name}: must be a tls:// address when cluster.security is set, got {address!r}")
+    if not security and address.startswith("tls://"):
+        raise UserError(f"{name}: a tls:// address needs [cluster.security] with ca_file, cert_file and key_file")
 
 
 def _check_options(kind: str, options: dict, checks: dict) -> None:

@@ -1,0 +1,221 @@
+"""TLS: [cluster.security] files -> distributed.Security with mutual TLS, checked at spec time;
+sweeps over tls:// on a LocalCluster and on real `dask scheduler`/`dask worker` processes.
+
+Certificates are made here with `cryptography`: a CA and one certificate for 127.0.0.1 and
+localhost (client, scheduler and workers share it), plus a second, untrusted CA.
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from xialpha.errors import UserError
+from xialpha.jobs.cluster import connect, make_security, slurm_cluster_kwargs
+from xialpha.jobs.spec import parse_spec
+from xialpha.storage import ResultStore
+
+x509 = pytest.importorskip("cryptography.x509")
+
+CORPUS = '[corpus]\nloader = "synthetic"\nn_docs = 50\n'
+PROCESS_TIMEOUT = 120  # s, any subprocess of these tests
+
+
+def write_certificates(directory: Path, prefix: str = "") -> dict[str, str]:
+    """A fresh CA and a certificate+key for 127.0.0.1/localhost; {ca_file, cert_file, key_file}."""
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key, node_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, f"xialpha test CA {prefix}")])
+    valid = {"not_valid_before": now - datetime.timedelta(hours=1), "not_valid_after": now + datetime.timedelta(days=1)}
+    ca = (
+        x509.CertificateBuilder(subject_name=ca_name, issuer_name=ca_name, public_key=ca_key.public_key(),
+                                serial_number=x509.random_serial_number(), **valid)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(digital_signature=True, content_commitment=False, key_encipherment=False,
+                                     data_encipherment=False, key_agreement=False, key_cert_sign=True, crl_sign=True,
+                                     encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    node = (
+        x509.CertificateBuilder(subject_name=x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]),
+                                issuer_name=ca_name, public_key=node_key.public_key(),
+                                serial_number=x509.random_serial_number(), **valid)
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                    x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
+                       critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    files = {"ca_file": directory / f"{prefix}ca.pem", "cert_file": directory / f"{prefix}node.pem",
+             "key_file": directory / f"{prefix}node-key.pem"}
+    files["ca_file"].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    files["cert_file"].write_bytes(node.public_bytes(serialization.Encoding.PEM))
+    files["key_file"].write_bytes(node_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    return {key: str(path) for key, path in files.items()}
+
+
+def _security_toml(files: dict[str, str]) -> str:
+    return "[cluster.security]\n" + "".join(f'{key} = "{path}"\n' for key, path in files.items())
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory) -> dict[str, str]:
+    return write_certificates(tmp_path_factory.mktemp("tls"))
+
+
+# --- Security objects and spec-time checks -----------------------------------------------------
+
+
+def test_make_security_is_mutual_tls_with_encryption_required(certificates):
+    security = make_security(certificates)
+    assert security.require_encryption
+    for role in ("client", "scheduler", "worker"):
+        config = security.get_tls_config_for_role(role)
+        assert config == {"ca_file": certificates["ca_file"], "cert": certificates["cert_file"],
+                          "key": certificates["key_file"], "ciphers": None}
+    assert make_security({}) is None
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda f, d: {**f, "ca_file": str(d / "absent.pem")}, "cluster.security.ca_file: file not found"),
+        (lambda f, d: {**f, "ca_file": f["key_file"]}, "cluster.security.ca_file: not a PEM CA certificate"),
+        (lambda f, d: {**f, "key_file": write_certificates(d, "other-")["key_file"]},
+         "cluster.security.cert_file: not a PEM certificate matching key_file"),
+    ],
+)
+def test_bad_tls_files_fail_when_the_spec_is_parsed(certificates, tmp_path, change, message):
+    files = change(certificates, tmp_path)
+    with pytest.raises(UserError) as info:
+        parse_spec(CORPUS + _security_toml(files), source="s.toml")
+    assert str(info.value).startswith("s.toml: " + message) and "\n" not in str(info.value)
+
+
+def test_clear_text_address_with_tls_is_refused(certificates):
+    with pytest.raises(UserError, match="cluster.address: must be a tls:// address when cluster.security is set"):
+        parse_spec(CORPUS + '[cluster]\naddress = "tcp://127.0.0.1:8786"\n' + _security_toml(certificates))
+    spec = parse_spec(CORPUS + _security_toml(certificates))
+    with pytest.raises(UserError, match="--scheduler: must be a tls:// address"):
+        with connect(spec.cluster, address="tcp://127.0.0.1:8786"):
+            pass
+
+
+def test_slurm_worker_jobs_get_the_tls_files(certificates, tmp_path, monkeypatch):
+    dask_jobqueue = pytest.importorskip("dask_jobqueue")
+    monkeypatch.chdir(tmp_path)
+    spec = parse_spec(CORPUS + '[cluster]\nkind = "slurm"\nmemory_limit = "1GiB"\n' + _security_toml(certificates)).cluster
+    with dask_jobqueue.SLURMCluster(security=make_security(spec.security), **slurm_cluster_kwargs(spec)) as cluster:
+        script = cluster.job_script()
+        assert cluster.scheduler_address.startswith("tls://")
+    assert f"--tls-ca-file {certificates['ca_file']}" in script and "--protocol tls://" in script
+
+
+# --- real clusters over TLS ----------------------------------------------------------------------
+
+
+@pytest.mark.cluster
+def test_local_cluster_speaks_tls_and_refuses_an_untrusted_client(certificates, tmp_path):
+    import dask
+
+    spec = parse_spec(CORPUS + "[cluster]\nworkers = 1\n" + _security_toml(certificates)).cluster
+    strangers = parse_spec(CORPUS + _security_toml(write_certificates(tmp_path, "stranger-"))).cluster
+    with connect(spec) as client:
+        address = client.scheduler.address
+        assert address.startswith("tls://127.0.0.1:")
+        assert all(w.startswith("tls://") for w in client.scheduler_info()["workers"])
+        assert client.submit(sum, [1, 2, 3]).result(timeout=60) == 6
+        with dask.config.set({"distributed.comm.timeouts.connect": "3s"}):
+            with pytest.raises(UserError, match="cannot reach a Dask scheduler"):
+                with connect(strangers, address=address):
+                    pass
+
+
+def _sweep_spec(path: Path, files: dict[str, str], cluster: str) -> Path:
+    path.write_text(f"""
+[sweep]
+id = "tls"
+[corpus]
+loader = "synthetic"
+n_docs = 120
+n_categories = 2
+seed = 3
+[svm]
+C = [0.5, 2.0]
+[cluster]
+{cluster}
+{_security_toml(files)}""")
+    return path
+
+
+def _run_sweep(spec: Path, store: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store), "--quiet"],
+                          capture_output=True, text=True, timeout=PROCESS_TIMEOUT)
+
+
+def _check_complete(store: Path, n_rows: int) -> None:
+    results = ResultStore(str(store), create=False).read_results("tls", include_failed=True)
+    assert results.num_rows == n_rows
+    assert set(results["status"].to_pylist()) == {"ok"}
+
+
+@pytest.mark.cluster
+def test_sweep_over_tls_on_a_local_cluster(certificates, tmp_path):
+    spec = _sweep_spec(tmp_path / "tls.toml", certificates, 'kind = "local"\nworkers = 1')
+    done = _run_sweep(spec, tmp_path / "store")
+    assert done.returncode == 0, done.stderr
+    assert "4 stored, 0 skipped" in done.stdout
+    _check_complete(tmp_path / "store", 4)
+
+
+@pytest.mark.cluster
+def test_sweep_over_tls_on_scheduler_and_worker_processes(certificates, tmp_path):
+    tls = ["--tls-ca-file", certificates["ca_file"], "--tls-cert", certificates["cert_file"],
+           "--tls-key", certificates["key_file"]]
+    scheduler_file = tmp_path / "scheduler.json"
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    processes = [subprocess.Popen(
+        ["dask", "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+         "--scheduler-file", str(scheduler_file), *tls],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    try:
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tls://127.0.0.1:")
+        processes.append(subprocess.Popen(
+            ["dask", "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", ":0", *tls],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+        spec = _sweep_spec(tmp_path / "tls.toml", certificates, f'kind = "address"\naddress = "{address}"')
+        done = _run_sweep(spec, tmp_path / "store")
+        assert done.returncode == 0, done.stderr
+        _check_complete(tmp_path / "store", 4)
+        # A client with certificates from another CA fails the handshake: a one-line error, exit 2.
+        stranger = _sweep_spec(tmp_path / "stranger.toml", write_certificates(tmp_path, "stranger-"),
+                               f'kind = "address"\naddress = "{address}"')
+        refused = subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(stranger), "--store",
+                                  str(tmp_path / "store2"), "--quiet"], capture_output=True, text=True,
+                                 timeout=PROCESS_TIMEOUT, env={**env, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"})
+        assert refused.returncode == 2, refused.stderr
+        assert refused.stderr.count("\n") == 1 and "cannot reach a Dask scheduler" in refused.stderr
+    finally:
+        for process in reversed(processes):
+            process.kill()
+            process.wait(timeout=30)
