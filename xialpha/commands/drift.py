@@ -1,0 +1,91 @@
+"""`xialpha drift SPEC`: check the newest batch of a stream for concept drift (xi-alpha window selection).
+
+For every category and configuration, an SVM is trained on each candidate window (the h most
+recent batches) and its xi-alpha error estimate is counted on the newest batch only; the window
+with the smallest estimate is chosen. DRIFT: the chosen window drops older batches and the
+full-memory estimate is worse by more than [drift] margin points, with an exact one-sided
+McNemar test p < [drift] alpha. Rows go to the store's drift dataset; a newest batch already
+checked with the same spec and data is not rechecked (its stored verdict is reported) unless --force.
+
+exit codes (for cron, systemd timers, Kubernetes CronJobs):
+  0  no drift
+  1  checks failed (stored with verdict "failed"; a rerun retries them)
+  2  bad input: spec, corpus, store or arguments
+  3  drift detected
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.description = __doc__
+    parser.add_argument("spec", help="drift spec, a TOML file (see config/drift.toml)")
+    parser.add_argument("--store", help="result store path or URI (default: [drift] store, $XIALPHA_STORE, ./xialpha-store)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="connect to a running Dask scheduler, e.g. tcp://host:8786")
+    parser.add_argument("--workers", type=int, help="number of workers for a local or SLURM cluster")
+    parser.add_argument("--force", action="store_true", help="recheck a newest batch already checked with this spec and data")
+    parser.add_argument("--quiet", action="store_true", help="print only the one-line summary")
+
+
+def run(args) -> int:
+    from xialpha.commands.sweep import store_uri
+    from xialpha.errors import UserError
+    from xialpha.jobs.drift import run_drift_check
+    from xialpha.jobs.drift_spec import load_drift_spec
+    from xialpha.storage import ResultStore
+
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers: must be >= 1, got {args.workers}")
+    spec = load_drift_spec(args.spec)
+    store = ResultStore(store_uri(args.store, spec.store))
+    dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
+    report = run_drift_check(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
+                             on_dashboard=dashboard)
+    if not args.quiet:
+        print(_header(report, store.uri))
+        for line in _verdict_lines(report):
+            print(line)
+    verdicts = report.verdicts()
+    n_ok = len(verdicts) - report.n_drift - report.n_failed
+    print(f"drift {report.drift_id} at batch {report.newest_batch}: {report.n_drift} drift, {n_ok} no drift, "
+          f"{report.n_failed} failed{' (stored verdict, use --force to recheck)' if report.skipped else ''}; "
+          f"exit {report.exit_code}")
+    return report.exit_code
+
+
+def _header(report, uri: str) -> str:
+    how = "already checked" if report.skipped else f"run {report.run_id}, {report.wall_seconds:.1f} s"
+    dropped = f", {report.n_dropped} without a timestamp left out" if report.n_dropped else ""
+    return (f"drift check {report.drift_id}: newest batch {report.newest_batch} of {report.n_batches} "
+            f"({report.n_documents} documents{dropped}); {how}; store {uri}")
+
+
+def _verdict_lines(report) -> list[str]:
+    """Per category and config: the verdict, chosen window and full memory, then every window's estimate."""
+    windows: dict[tuple, list[dict]] = {}
+    for row in report.rows:
+        windows.setdefault((row["category"], row["preprocessing_id"], row["kernel_id"], row["C"], row["j"]), []).append(row)
+    lines = []
+    for key, row in report.verdicts().items():
+        category, pre, _, C, j = key
+        config = f"{category} pp={pre[:8]} {row['kernel']} C={C:g} j={j:g}"
+        if row["verdict"] == "failed":
+            lines.append(f"  FAILED    {config}: {row['check_error']}")
+            continue
+        label = "DRIFT" if row["verdict"] == "drift" else "no drift"
+        lines.append(f"  {label:<9} {config}: window {row['chosen_window']} of {row['n_batches']} batches, "
+                     f"xi-alpha error {100 * row['chosen_error']:.1f}% vs full memory {100 * row['full_error']:.1f}% "
+                     f"(discordant {row['full_worse']}:{row['chosen_worse']}, p={row['p_value']:.3g})")
+        estimates = " ".join(_window_estimate(r) for r in sorted(windows[key], key=lambda r: r["window"]))
+        lines.append(f"            windows (batches: error %): {estimates}")
+    return lines
+
+
+def _window_estimate(row: dict) -> str:
+    if row["status"] != "ok":
+        return f"{row['window']}:{row['status']}"
+    return f"{row['window']}:{100 * row['xa_error']:.1f}{'*' if row['chosen'] else ''}"
