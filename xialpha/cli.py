@@ -21,6 +21,7 @@ EXIT_USER_ERROR = 2
 COMMANDS: dict[str, tuple[str, str]] = {
     "fetch": ("fetch", "download (or copy) and verify a public corpus: reuters21578"),
     "store": ("store", "inspect and compact a result store: ls, compact"),
+    "drift": ("drift", "check the newest batch of a stream for concept drift (exit 0 none, 3 drift, 1 failed, 2 bad input)"),
 }
 
 
