@@ -21,6 +21,10 @@ EXIT_USER_ERROR = 2
 COMMANDS: dict[str, tuple[str, str]] = {
     "fetch": ("fetch", "download (or copy) and verify a public corpus: reuters21578"),
     "store": ("store", "inspect and compact a result store: ls, compact"),
+    "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
+    "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),
+    "report": ("report", "a sweep's estimates as terminal tables or a self-contained HTML page"),
+    "predict": ("predict", "label documents with an artefact from `select --refit` (pickle: trusted files only)"),
     "drift": ("drift", "check the newest batch of a stream for concept drift (exit 0 none, 3 drift, 1 failed, 2 bad input)"),
 }
 

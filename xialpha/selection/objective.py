@@ -20,13 +20,14 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-
-DEFAULT_ESTIMATOR = "xa"
-DEFAULT_RHO = 1.0
-MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
-METRIC_CHOICES = tuple(MAXIMISED)
-AVERAGES = ("macro", "micro")
-ESTIMATOR_CHOICES = ("xa", "span", "xa_ext", "loo", "kfold", "bootstrap", "holdout", "apparent")
+from xialpha.selection.choices import (
+    AVERAGES,
+    DEFAULT_ESTIMATOR,
+    DEFAULT_RHO,
+    ESTIMATOR_CHOICES,
+    MAXIMISED,
+    METRIC_CHOICES,
+)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ import pyarrow as pa
 
 from xialpha import __version__
 from xialpha.errors import UserError
-from xialpha.selection.objective import METRIC_CHOICES, metric_values
+from xialpha.selection.choices import METRIC_CHOICES
+from xialpha.selection.objective import metric_values
 from xialpha.selection.selector import Selection
 
 DATASET = "selections"
@@ -109,9 +110,17 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def read_if_stored(store, dataset: str, filters=None) -> pa.Table | None:
+    """Rows of a generic dataset (selections, certifications, sweeps), None when it has none."""
+    if not store.location.data_files(store.location.path(dataset)):
+        return None
+    table = store.read(dataset, filters=filters)
+    return table if table.num_rows else None
+
+
 def read_selection(store, selection_id: str) -> pd.DataFrame:
     """The rows of one stored selection, sorted by category; UserError if it does not exist."""
-    table = store.read(DATASET, filters=[("selection_id", "=", selection_id)])
-    if table.num_rows == 0:
+    table = read_if_stored(store, DATASET, [("selection_id", "=", selection_id)])
+    if table is None:
         raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}")
     return table.to_pandas().sort_values("category").reset_index(drop=True)

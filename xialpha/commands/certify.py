@@ -1,0 +1,90 @@
+"""`xialpha certify STORE --selection ID --test-split NAME`: test a selection once on sealed data.
+
+Trains the selection's configurations on the sweep's training split, evaluates them on the
+named test split (never used to choose them), prints error, recall, precision and F1 with
+one-sided confidence bounds, and records the test set's fingerprint in the store. A second
+certification on the same test set is refused unless --force (sequential testing bias).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("store", metavar="STORE", help="result store path or URI")
+    parser.add_argument("--selection", required=True, metavar="ID", help="selection id (printed by xialpha select)")
+    parser.add_argument("--test-split", required=True, metavar="NAME", help="the sealed test split of the sweep's corpus")
+    parser.add_argument("--force", action="store_true",
+                        help="certify even if this test set was used before (the bounds are then biased)")
+    parser.add_argument("--confidence", type=float, default=0.95, help="one-sided confidence level (default 0.95)")
+    parser.add_argument("--draws", type=int, default=40_000, help="Monte-Carlo draws for the F1 bounds (default 40000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the Monte-Carlo draws (default 0)")
+    parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file (default: the stored spec text)")
+
+
+def run(args) -> int:
+    from xialpha.errors import UserError
+    from xialpha.selection.certification import (
+        DATASET,
+        certification_frame,
+        certification_table,
+        check_sealed,
+        confusions,
+        new_certification_id,
+        previous_certifications,
+    )
+    from xialpha.selection.context import load_context
+    from xialpha.selection.display import certification_table as terminal_table
+    from xialpha.selection.display import print_table
+    from xialpha.selection.records import read_selection
+    from xialpha.selection.refit import train_selected
+    from xialpha.storage import ResultStore
+
+    if not 0.5 <= args.confidence < 1:
+        raise UserError(f"--confidence: must be in [0.5, 1), got {args.confidence}")
+    if args.draws < 1000:
+        raise UserError(f"--draws: must be >= 1000, got {args.draws}")
+    store = ResultStore(args.store, create=False)
+    rows = read_selection(store, args.selection)
+    sweep_id = str(rows["sweep_id"].iloc[0])
+    context = load_context(store, sweep_id, str(rows["data_fingerprint"].iloc[0]), args.spec)
+    _check_split(context.spec, args.test_split, str(rows["estimator"].iloc[0]), args.force)
+    test = context.split(args.test_split)
+    test_fingerprint = test.fingerprint()
+    previous = previous_certifications(store, test_fingerprint)
+    warning = check_sealed(previous, args.force)
+    if warning:
+        print(warning, file=sys.stderr)
+    trained = train_selected(context, rows)
+    frame = certification_frame(confusions(trained, test), dict(zip(rows["category"], rows["config_key"])),
+                                confidence=args.confidence, draws=args.draws, seed=args.seed)
+    certification_id = new_certification_id()
+    identity = {"certification_id": certification_id, "sweep_id": sweep_id, "selection_id": args.selection,
+                "test_split": args.test_split, "test_fingerprint": test_fingerprint, "n_test": len(test),
+                "confidence": args.confidence, "draws": args.draws, "forced": bool(previous),
+                "previous_certifications": len(previous)}
+    store.append(DATASET, certification_table(frame, identity))
+    title = (f"certification {certification_id}: selection {args.selection} on split {args.test_split!r} "
+             f"({len(test)} documents), one-sided {args.confidence:.0%} bounds")
+    print_table(terminal_table(frame, title))
+    print(f"stored certification {certification_id} in {store.uri}; test set fingerprint {test_fingerprint[:16]}")
+    return 0
+
+
+def _check_split(spec, name: str, estimator: str, force: bool) -> None:
+    """Refuse splits the sweep trained or selected on; warn where held-out values were computed."""
+    from xialpha.errors import UserError
+
+    train_split = spec.corpus.train_split
+    if train_split is None:
+        raise UserError(f"--test-split: sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); "
+                        "no split of it is sealed")
+    if name == train_split:
+        raise UserError(f"--test-split: {name!r} is the sweep's training split")
+    if name == spec.corpus.test_split and spec.estimators.holdout:
+        if estimator == "holdout" and not force:
+            raise UserError(f"--test-split: the selection was made with the holdout estimator on {name!r}; it is not "
+                            "sealed (use another split, or --force)")
+        print(f"warning: the sweep computed held-out estimates on {name!r}; the bounds hold only if no choice "
+              "was based on them", file=sys.stderr)

@@ -1,0 +1,54 @@
+"""`xialpha predict ARTIFACT --input FILE`: label new documents with a refitted selection.
+
+Input: a .txt file with one document per line (ids are line numbers), or a CSV/TSV/JSON
+lines/Parquet table with a text column (and optionally an id column). Output: CSV (id,
+categories separated by ";", one decision_<category> column each) or JSON lines
+({"id", "categories", "decision"}). WARNING: the artefact's models.joblib is a pickle; loading
+it runs code from the file, so only use artefacts you trust.
+"""
+
+from __future__ import annotations
+
+import sys
+
+FORMATS = ("csv", "jsonl")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("artifact", metavar="ARTIFACT",
+                        help="directory written by `xialpha select --refit` (pickle-based: only load trusted ones)")
+    parser.add_argument("--input", required=True, metavar="FILE",
+                        help=".txt (one document per line) or .csv/.tsv/.jsonl/.parquet with a text column")
+    parser.add_argument("--text-column", default="text", help="text column of a table input (default text)")
+    parser.add_argument("--id-column", help="id column of a table input (default: row numbers)")
+    parser.add_argument("--output", metavar="FILE", help="output file (default: standard output)")
+    parser.add_argument("--format", choices=FORMATS, help="output format (default: from --output's suffix, else csv)")
+
+
+def run(args) -> int:
+    from xialpha.selection.artifact import PICKLE_WARNING, load_artifact, read_manifest
+    from xialpha.selection.prediction import read_documents, write_predictions
+
+    read_manifest(args.artifact)  # a clear error for a wrong directory, before the warning
+    print(PICKLE_WARNING.format(path=args.artifact), file=sys.stderr)
+    ids, texts = read_documents(args.input, args.text_column, args.id_column)
+    manifest, trained = load_artifact(args.artifact)
+    _warn_versions(manifest)
+    decision = trained.decision_values(texts=texts)
+    out_format = args.format or ("jsonl" if (args.output or "").lower().endswith((".jsonl", ".ndjson")) else "csv")
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as stream:
+            write_predictions(stream, ids, trained.categories, decision, out_format)
+        print(f"labelled {len(ids)} documents into {args.output}", file=sys.stderr)
+    else:
+        write_predictions(sys.stdout, ids, trained.categories, decision, out_format)
+    return 0
+
+
+def _warn_versions(manifest: dict) -> None:
+    import sklearn
+
+    saved = manifest.get("versions", {}).get("scikit-learn")
+    if saved and saved != sklearn.__version__:
+        print(f"warning: the artefact was saved with scikit-learn {saved}, this is {sklearn.__version__}; "
+              "predictions may differ", file=sys.stderr)

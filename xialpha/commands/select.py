@@ -1,0 +1,94 @@
+"""`xialpha select STORE --sweep ID`: choose configurations from a sweep's estimates.
+
+Per category (default) or one shared configuration (--global) optimising --metric of
+--estimator; the choice is stored in the "selections" dataset and printed. --refit DIR trains
+the chosen configurations on all training data and saves a deployable artefact
+(a joblib PICKLE: load only artefacts you trust).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("store", metavar="STORE", help="result store path or URI")
+    parser.add_argument("--sweep", required=True, metavar="ID", help="sweep id")
+    parser.add_argument("--metric", choices=METRIC_CHOICES,
+                        help="what to optimise (default f1; cost when --cost-fn/--cost-fp are given)")
+    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES, default=DEFAULT_ESTIMATOR,
+                        help=f"estimate to select by (default {DEFAULT_ESTIMATOR})")
+    parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})")
+    parser.add_argument("--global", dest="shared", action="store_true",
+                        help="one configuration (preprocessing, kernel, C, j) shared by all categories")
+    parser.add_argument("--average", choices=AVERAGES, default="macro", help="how --global averages categories (default macro)")
+    parser.add_argument("--cost-fn", type=float, help="cost of a false negative (metric cost; default 1)")
+    parser.add_argument("--cost-fp", type=float, help="cost of a false positive (metric cost; default 1)")
+    parser.add_argument("--runners-up", type=int, default=3, metavar="K", help="runners-up to test against (default 3)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--refit", metavar="DIR",
+                        help="train the chosen configs on all training data and save an artefact to DIR "
+                             "(pickle-based: load only artefacts you trust)")
+    parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)")
+
+
+def run(args) -> int:
+    from xialpha.errors import UserError
+    from xialpha.selection.display import print_table, selection_table
+    from xialpha.selection.objective import Objective
+    from xialpha.selection.records import new_selection_id, selection_rows
+    from xialpha.selection.selector import select
+    from xialpha.storage import ResultStore
+
+    objective = Objective(**_objective_args(args))
+    if not 0 < args.alpha < 1:
+        raise UserError(f"--alpha: must be between 0 and 1, got {args.alpha}")
+    store = ResultStore(args.store, create=False)
+    results = store.read_results_df(args.sweep)
+
+    def load_indicators(keys):
+        return store.read_examples(keys, estimator=objective.estimator, sweep_id=args.sweep)
+
+    selection = select(results, objective, sweep_id=args.sweep, shared=args.shared, runners_up=args.runners_up,
+                       load_indicators=load_indicators, alpha=args.alpha)
+    selection_id = new_selection_id()
+    table = selection_rows(selection, selection_id)
+    store.append("selections", table)
+    rows = table.to_pandas()
+    print_table(selection_table(rows))
+    print(f"stored selection {selection_id} ({len(rows)} categories, {selection.n_candidates} candidates) in {store.uri}")
+    if args.refit:
+        _refit(store, rows, args)
+    return 0
+
+
+def _objective_args(args) -> dict:
+    from xialpha.errors import UserError
+
+    costs = {"cost_fn": args.cost_fn, "cost_fp": args.cost_fp}
+    given = {name: value for name, value in costs.items() if value is not None}
+    metric = args.metric or ("cost" if given else "f1")
+    if given and metric != "cost":
+        raise UserError(f"--{next(iter(given)).replace('_', '-')}: applies to --metric cost only, not {metric}")
+    return {"metric": metric, "estimator": args.estimator, "rho": args.rho, "average": args.average, **given}
+
+
+def _refit(store, rows, args) -> None:
+    from xialpha.errors import UserError
+    from xialpha.selection.artifact import PICKLE_WARNING, save_artifact
+    from xialpha.selection.context import load_context
+    from xialpha.selection.refit import train_selected
+
+    fingerprints = rows["data_fingerprint"].unique()
+    if len(fingerprints) != 1:
+        raise UserError(f"--refit: the chosen configs come from {len(fingerprints)} different training sets")
+    context = load_context(store, args.sweep, str(fingerprints[0]), args.spec)
+    trained = train_selected(context, rows)
+    first = rows.iloc[0]
+    provenance = {"sweep_id": args.sweep, "selection_id": str(first["selection_id"]), "store": store.uri,
+                  "data_fingerprint": str(fingerprints[0]), "mode": str(first["mode"])}
+    path = save_artifact(args.refit, trained, provenance)
+    print(f"saved {len(trained.models)} models to {path}")
+    print(PICKLE_WARNING.format(path=path), file=sys.stderr)

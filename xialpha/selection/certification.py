@@ -1,0 +1,126 @@
+"""Certifying a selection once on a sealed test split, and remembering that it was used.
+
+The "certifications" dataset gets one row per category plus the micro and macro averages
+(category "(micro)" / "(macro)", scope "micro" / "macro"), all with the test split's
+fingerprint. A test set is certified on once: a second certification on the same fingerprint
+is refused unless forced, because testing repeatedly and keeping what looks best biases the
+estimates upward and voids the nominal confidence (Webber et al. 2013, seed 003).
+"""
+
+from __future__ import annotations
+
+import datetime
+import secrets
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from xialpha import __version__
+from xialpha.errors import UserError
+from xialpha.selection.bounds import (
+    CONFIDENCE,
+    DRAWS,
+    Confusion,
+    binomial_bounds,
+    f1_lower_bound,
+    macro_bounds,
+    point_metrics,
+)
+from xialpha.selection.records import read_if_stored
+
+DATASET = "certifications"
+METRICS = ("error", "recall", "precision", "f1")
+BOUNDS = ("error_upper", "recall_lower", "precision_lower", "f1_lower")
+SEQUENTIAL_WARNING = (
+    "warning: this test split was already used by {count} certification(s) ({ids}). Testing again and keeping "
+    "the better result biases effectiveness estimates upward (sequential testing, Webber et al. 2013): the bounds "
+    "below are not valid {confidence:.0%} bounds."
+)
+
+
+def new_certification_id() -> str:
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    return f"cert-{now}-{secrets.token_hex(3)}"
+
+
+def previous_certifications(store, test_fingerprint: str) -> list[str]:
+    """Ids of the certifications already made on a test set with this fingerprint."""
+    table = read_if_stored(store, DATASET, [("test_fingerprint", "=", test_fingerprint)])
+    return [] if table is None else sorted(set(table["certification_id"].to_pylist()))
+
+
+def check_sealed(previous: list[str], force: bool) -> str | None:
+    """None for a fresh test set; the sequential-testing warning when forced; else UserError."""
+    if not previous:
+        return None
+    if not force:
+        raise UserError(
+            f"--test-split: this test set was already used for certification {', '.join(previous)}; a second "
+            "certification on it biases the result (sequential testing); use a fresh test set, or --force"
+        )
+    return SEQUENTIAL_WARNING.format(count=len(previous), ids=", ".join(previous), confidence=CONFIDENCE)
+
+
+def confusions(trained, test_corpus) -> dict[str, Confusion]:
+    """Each category's counts of the trained models on the test corpus."""
+    decision = trained.decision_values(texts=test_corpus.texts, X=test_corpus.X)
+    return {
+        category: Confusion.from_predictions(test_corpus.y(category) > 0, decision[:, column] > 0)
+        for column, category in enumerate(trained.categories)
+    }
+
+
+def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str], *,
+                        confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
+    """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and BOUNDS."""
+    rows = []
+    for category, c in counts.items():
+        rows.append({"category": category, "scope": "category", "config_key": config_keys[category],
+                     **_counts(c), **point_metrics(c), **binomial_bounds(c, confidence),
+                     "f1_lower": f1_lower_bound(c, confidence, draws, seed)})
+    pooled = sum(counts.values(), Confusion(0, 0, 0, 0)) if counts else None
+    if pooled is not None:
+        rows.append({"category": "(micro)", "scope": "micro", "config_key": None, **_counts(pooled),
+                     **point_metrics(pooled), **binomial_bounds(pooled, confidence),
+                     "f1_lower": f1_lower_bound(pooled, confidence, draws, seed)})
+        per_category = pd.DataFrame([point_metrics(c) for c in counts.values()])
+        completed = per_category.fillna({"recall": 1.0, "precision": 0.0, "f1": 1.0})
+        rows.append({"category": "(macro)", "scope": "macro", "config_key": None,
+                     **dict.fromkeys(("tp", "fp", "fn", "tn"), None),
+                     **{m: float(completed[m].mean()) for m in METRICS},
+                     **macro_bounds(list(counts.values()), confidence, draws, seed)})
+    return pd.DataFrame(rows)
+
+
+def _counts(c: Confusion) -> dict:
+    return {"tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn}
+
+
+def certification_table(frame: pd.DataFrame, identity: dict) -> pa.Table:
+    """The frame with `identity` columns (certification_id, sweep_id, ...) as typed rows."""
+    now = datetime.datetime.now(datetime.timezone.utc)
+    fields = [
+        ("certification_id", pa.string()), ("sweep_id", pa.string()), ("selection_id", pa.string()),
+        ("test_split", pa.string()), ("test_fingerprint", pa.string()), ("n_test", pa.int64()),
+        ("category", pa.string()), ("scope", pa.string()), ("config_key", pa.string()),
+        *[(name, pa.int64()) for name in ("tp", "fp", "fn", "tn")],
+        *[(name, pa.float64()) for name in (*METRICS, *BOUNDS)],
+        ("confidence", pa.float64()), ("draws", pa.int64()), ("forced", pa.bool_()),
+        ("previous_certifications", pa.int64()), ("xialpha_version", pa.string()),
+        ("created_at", pa.timestamp("us", tz="UTC")),
+    ]
+    records = []
+    for row in frame.to_dict("records"):
+        record = {**identity, **row, "xialpha_version": __version__, "created_at": now}
+        records.append({name: _plain(record.get(name), type_) for name, type_ in fields})
+    return pa.Table.from_pylist(records, schema=pa.schema(fields))
+
+
+def _plain(value, type_: pa.DataType):
+    """numpy scalars as Python values; a missing count (NaN in a pandas column) as null."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and np.isnan(value) and pa.types.is_integer(type_):
+        return None
+    return value

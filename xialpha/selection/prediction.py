@@ -1,0 +1,55 @@
+"""Reading documents to label and writing predicted categories with decision values."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from xialpha.errors import UserError
+
+
+def read_documents(path: str, text_column: str = "text", id_column: str | None = None) -> tuple[list[str], list[str]]:
+    """(ids, texts) from a .txt file (one document per line; ids are 1-based line numbers) or
+    a table file read by xialpha's table reader (CSV/TSV/JSON lines/Parquet)."""
+    from xialpha.corpora.table_files import read_columns, table_format
+
+    file = Path(path)
+    if not file.is_file():
+        raise UserError(f"--input: {path} is not a file")
+    if file.suffix.lower() == ".txt":
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise UserError(f"--input: {path}: bytes at offset {exc.start} are not valid UTF-8") from None
+        rows = [(str(number), line) for number, line in enumerate(lines, start=1) if line.strip()]
+    else:
+        wanted = [text_column] + ([id_column] if id_column else [])
+        columns = read_columns(file, table_format(file, "auto"), wanted, True, (), "utf-8")
+        texts = columns[text_column]
+        ids = [str(v) for v in columns[id_column]] if id_column else [str(i) for i in range(1, len(texts) + 1)]
+        for doc_id, text in zip(ids, texts):
+            if not isinstance(text, str):
+                raise UserError(f"--input: {path}, id {doc_id}: column {text_column!r} holds "
+                                f"{type(text).__name__}, expected text")
+        rows = list(zip(ids, texts))
+    if not rows:
+        raise UserError(f"--input: {path} has no documents")
+    return [doc_id for doc_id, _ in rows], [text for _, text in rows]
+
+
+def write_predictions(stream, ids: list[str], categories: list[str], decision: np.ndarray, out_format: str) -> None:
+    """CSV (id, categories joined by ";", decision_<category>...) or JSON lines to `stream`."""
+    if out_format == "csv":
+        writer = csv.writer(stream)
+        writer.writerow(["id", "categories", *[f"decision_{c}" for c in categories]])
+        for doc_id, values in zip(ids, decision):
+            chosen = ";".join(c for c, v in zip(categories, values) if v > 0)
+            writer.writerow([doc_id, chosen, *[f"{v:.6g}" for v in values]])
+        return
+    for doc_id, values in zip(ids, decision):
+        record = {"id": doc_id, "categories": [c for c, v in zip(categories, values) if v > 0],
+                  "decision": {c: float(v) for c, v in zip(categories, values)}}
+        stream.write(json.dumps(record) + "\n")
