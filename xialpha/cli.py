@@ -19,6 +19,7 @@ EXIT_USER_ERROR = 2
 
 # name -> (module under xialpha.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "sweep": ("sweep", "run a model-selection sweep from a TOML spec and store every result"),
     "fetch": ("fetch", "download (or copy) and verify a public corpus: reuters21578"),
     "store": ("store", "inspect and compact a result store: ls, compact"),
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),

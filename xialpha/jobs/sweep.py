@@ -7,7 +7,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from distributed import as_completed
+from distributed import as_completed, get_task_stream
 
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect
@@ -30,12 +30,20 @@ class SweepSummary:
     failed: int = 0
     fits: int = 0
     wall_seconds: float = 0.0
+    task_seconds: float = 0.0
+    threads: int = 1
     dashboard: str | None = None
     failures: list[str] = field(default_factory=list)
 
     @property
     def fits_per_second(self) -> float:
         return self.fits / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+    @property
+    def overhead(self) -> float:
+        """Thread-seconds not spent computing tasks (client work, scheduling, storage, idle
+        threads), as a fraction of the task compute seconds."""
+        return (self.wall_seconds * self.threads - self.task_seconds) / self.task_seconds if self.task_seconds else 0.0
 
 
 def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads: int = 1):
@@ -72,22 +80,33 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
         summary.dashboard = client.dashboard_link
         if on_dashboard:
             on_dashboard(summary.dashboard)
+        summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
         progress = Progress(plan.n_fits, progress_mode)
         try:
-            futures = submit_plan(client, plan, corpus, base_rows, run_id)
-            for future in as_completed(list(futures)):
-                batch = plan.batches[futures[future]]
-                rows, examples = _outcome(future, batch, base_rows[futures[future]])
-                store.write_results(rows)
-                if examples:
-                    store.write_examples(examples)
-                _count(summary, rows, batch)
-                progress.advance(len(batch.jobs))
-                future.release()
+            with get_task_stream(client) as stream:
+                futures = submit_plan(client, plan, corpus, base_rows, run_id)
+                _gather_and_store(futures, plan, base_rows, store, summary, progress)
+            summary.task_seconds = sum(
+                part["stop"] - part["start"] for task in stream.data for part in task["startstops"] if part["action"] == "compute"
+            )
         finally:
             progress.close()
     summary.wall_seconds = time.monotonic() - start
     return summary
+
+
+def _gather_and_store(futures: dict, plan: SweepPlan, base_rows: list[dict], store: ResultStore,
+                      summary: SweepSummary, progress: Progress) -> None:
+    """Store each batch's rows as soon as its task finishes, then let the worker drop them."""
+    for future in as_completed(list(futures)):
+        batch = plan.batches[futures[future]]
+        rows, examples = _outcome(future, batch, base_rows[futures[future]])
+        store.write_results(rows)
+        if examples:
+            store.write_examples(examples)
+        _count(summary, rows, batch)
+        progress.advance(len(batch.jobs))
+        future.release()
 
 
 def _outcome(future, batch: Batch, base: dict) -> tuple[list[dict], list[dict]]:

@@ -175,4 +175,5 @@ DATASETS: dict[str, Dataset] = {
     "selections": Dataset("selections", ("selection_id",), None),
     "drift": Dataset("drift", ("check_id",), None),
     "certifications": Dataset("certifications", ("certification_id",), None),
+    "sweeps": Dataset("sweeps", ("run_id",), None),  # one row per sweep run: its spec text
 }

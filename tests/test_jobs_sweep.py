@@ -1,0 +1,177 @@
+"""The sweep job end to end: real Dask processes, real Parquet files, resume, failures."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from xialpha.cli import main
+from xialpha.jobs import tasks
+from xialpha.jobs.plan import Batch, FitJob
+from xialpha.jobs.spec import parse_spec
+from xialpha.jobs.sweep import prepare, run_sweep
+from xialpha.storage import ResultStore
+
+SPEC = """
+[sweep]
+id = "{id}"
+[corpus]
+loader = "synthetic"
+n_docs = 400
+n_categories = 4
+seed = 3
+train_split = "train"
+test_split = "test"
+[corpus.categories]
+top_k = 3
+[[preprocessing]]
+stemming = {stemming}
+[[kernels]]
+name = "linear"
+{rbf}
+[svm]
+C = {C}
+[estimators]
+rho = [1.0, 2.0]
+holdout = true
+exact_loo = {loo}
+[cluster]
+workers = 2
+"""
+RBF = '[[kernels]]\nname = "rbf"\ngamma = 1.0'
+
+
+def spec_text(sweep_id: str = "t", C=(0.5, 2.0), full: bool = True) -> str:
+    """full: 2 preprocessings x 2 kernels with exact LOO; else 1 preprocessing, linear, no LOO."""
+    return SPEC.format(id=sweep_id, C=list(C), stemming='["none", "porter"]' if full else '"none"',
+                       rbf=RBF if full else "", loo="true" if full else "false")
+
+
+def spec_for(sweep_id: str = "t", C=(0.5, 2.0), full: bool = True):
+    return parse_spec(spec_text(sweep_id, C, full))
+
+
+@pytest.fixture(scope="module")
+def full_sweep(tmp_path_factory):
+    """The full test spec swept once on a 2-worker LocalCluster: (spec, store, summary)."""
+    spec = spec_for()
+    store = ResultStore(str(tmp_path_factory.mktemp("sweep") / "store"))
+    return spec, store, run_sweep(spec, store)
+
+
+def test_sweep_on_local_cluster_stores_every_key_once(full_sweep):
+    spec, store, summary = full_sweep
+    expected = 2 * 2 * 3 * 2 * 2  # preprocessings x kernels x categories x C x rho
+    assert (summary.n_keys, summary.ok, summary.failed, summary.skipped) == (expected, expected, 0, 0)
+    table = store.read_results(spec.id)
+    assert table.num_rows == expected
+    assert len(set(table.column("config_key").to_pylist())) == expected
+    assert set(table.column("status").to_pylist()) == {"ok"}
+    assert set(table.column("kernel").to_pylist()) == {"linear", "rbf"}
+    df = table.to_pandas()
+    # rho=2 flags at least as many examples as rho=1 for the same training
+    merged = df[df.rho == 1.0].merge(df[df.rho == 2.0], on=["preprocessing_id", "kernel_id", "category", "C"])
+    assert (merged.xa_d_x <= merged.xa_d_y).all()
+    # the exact LOO error never exceeds the rho=2 bound on stable solutions (Lemma 1)
+    stable = df[(df.rho == 2.0) & df.stable]
+    assert (stable.loo_d_pos + stable.loo_d_neg <= stable.xa_d).all()
+    assert df.holdout_error.notna().all() and (df.holdout_n > 0).all()
+    # per-example indicators are stored for paired tests
+    key = df.config_key.iloc[0]
+    indicators = store.read_examples([key], estimator="xa", sweep_id=spec.id)
+    assert indicators[key].shape == (df.n.iloc[0],)
+    assert int(indicators[key].sum()) == int(df.xa_d.iloc[0])
+
+
+def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
+    spec, store, _ = full_sweep
+    stored = store.read_results(spec.id).to_pandas().set_index("config_key")
+    corpus, plan = prepare(spec, ResultStore(str(tmp_path / "empty")))
+    for batch in plan.batches:
+        features = tasks.vectorize(corpus, spec.preprocessings[batch.preprocessing], "train", "test", plan.categories)
+        linear = tasks.linear_gram(features, True, None)
+        gram = tasks.kernel_gram(linear, features, spec.kernels[batch.kernel])
+        rows, _ = tasks.fit_batch(gram, batch, {"sweep_id": spec.id}, spec.estimators, spec.tol)
+        for row in rows:
+            got = stored.loc[row["config_key"]]
+            for column in ("n_sv", "xa_d_pos", "xa_d_neg", "loo_d_pos", "loo_d_neg", "holdout_d_pos", "holdout_d_neg"):
+                assert got[column] == row[column], column
+            assert got["r_delta2"] == pytest.approx(row["r_delta2"], rel=1e-12)
+
+
+def test_rerun_computes_only_missing_keys(tmp_path):
+    store = ResultStore(str(tmp_path / "store"))
+    first = run_sweep(spec_for("resume", C=[0.5], full=False), store)
+    second = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store)
+    assert second.skipped == first.ok and second.ok == first.ok
+    third = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store)
+    assert (third.ok, third.skipped, third.fits) == (0, 2 * first.ok, 0)
+    keys = [k for f in sorted((tmp_path / "store").rglob("*.parquet")) if "results" in f.parts
+            for k in pq.read_table(f, columns=["config_key"]).column("config_key").to_pylist()]
+    assert len(keys) == len(set(keys)) == 2 * first.ok  # every key written exactly once
+    forced = run_sweep(spec_for("resume", C=[0.5], full=False), store, force=True)
+    assert forced.ok == first.ok and store.read_results("resume").num_rows == 2 * first.ok
+
+
+def test_a_config_without_positive_examples_is_stored_as_failed():
+    y = {"empty": -np.ones(20, dtype=np.int8)}
+    gram = tasks.TrainingGram(np.eye(20), None, 1.0, y, {})
+    batch = Batch(0, 0, (FitJob("empty", 1.0, 1.0, ((1.0, "k1"),)),))
+    rows, examples = tasks.fit_batch(gram, batch, {"sweep_id": "s"}, spec_for().estimators.__class__(), 1e-3)
+    assert rows[0]["status"] == "failed" and "single class" in rows[0]["error_message"]
+    assert rows[0]["config_key"] == "k1" and examples == []
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.cluster
+def test_sweep_against_a_real_scheduler_and_two_workers(tmp_path):
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                          "--dashboard-address", ":0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        for _ in range(2):
+            procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                                      "--memory-limit", "2GiB"], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        from distributed import Client
+
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+            assert len(client.scheduler_info()["workers"]) == 2
+        spec_file = tmp_path / "real.toml"
+        spec_file.write_text(spec_text("real"))
+        code = main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--scheduler", address, "--quiet"])
+        assert code == 0
+        table = ResultStore(str(tmp_path / "store")).read_results("real")
+        assert table.num_rows == 48
+        assert len(set(table.column("worker").to_pylist())) >= 1
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
+def test_cli_dry_run_and_bad_spec(tmp_path, capsys):
+    spec_file = tmp_path / "s.toml"
+    spec_file.write_text(spec_text("dry"))
+    assert main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "48 configs x rho (0 already stored), 24 fits" in out and "Gram memory" in out
+    assert not list((tmp_path / "store").rglob("*.parquet"))
+    spec_file.write_text(spec_text("dry", C=[0.5, -2.0]))
+    assert main(["sweep", str(spec_file), "--store", str(tmp_path / "store")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "svm.C[1]: must be > 0" in err
