@@ -22,6 +22,7 @@ import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
 from scipy.stats import binomtest
 
 from xialpha.errors import UserError
@@ -32,6 +33,20 @@ from xialpha.storage import ResultStore, config_key
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
 RETRIES = 2  # a task lost with its worker is recomputed at most this often
+
+# The drift dataset's columns, one row per config x category x window (errors are fractions 0..1,
+# NaN where undefined; verdict: "drift", "no drift" or "failed", repeated on every row of a group).
+_COLUMNS = {
+    pa.string(): "check_id check_key sweep_id run_id data_fingerprint newest_batch category preprocessing_id "
+                 "kernel kernel_id window_first_batch status error_message verdict check_error",
+    pa.int64(): "n_batches window n n_pos n_sv n_newest n_newest_pos xa_d_pos xa_d_neg chosen_window full_worse "
+                "chosen_worse",
+    pa.float64(): "C j rho r_delta2 xa_error xa_recall xa_precision xa_f1 chosen_error full_error p_value "
+                  "margin_points alpha",
+    pa.bool_(): "full_memory chosen",
+    pa.timestamp("us", tz="UTC"): "checked_at",
+}
+DRIFT_SCHEMA = pa.schema([(name, kind) for kind, names in _COLUMNS.items() for name in names.split()])
 
 
 @dataclass(frozen=True)
@@ -299,7 +314,7 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
     checked_at = datetime.datetime.now(datetime.timezone.utc)
     report.rows = check_rows(spec, stream, checks, check_key=check_key, run_id=report.run_id,
                              fingerprint=fingerprint, checked_at=checked_at)
-    store.append("drift", report.rows)
+    store.append("drift", pa.Table.from_pylist(report.rows, schema=DRIFT_SCHEMA))
     report.wall_seconds = time.monotonic() - start
     return report
 

@@ -1,0 +1,103 @@
+"""`xialpha drift` end to end on a real Dask LocalCluster: exit codes 0, 3, 1 and 2, the stored rows,
+and that an already-checked newest batch is skipped unless --force."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from xialpha.cli import main
+from xialpha.storage import ResultStore
+from test_drift_check import relevance_stream
+
+pytestmark = pytest.mark.cluster
+
+SPEC = """
+[drift]
+id = "{id}"
+[batches]
+period = "1D"
+[corpus]
+loader = "table"
+path = "{file}"
+time_column = "time"
+label_column = "labels"
+[corpus.categories]
+names = ["{category}"]
+[[preprocessing]]
+min_df = 2
+"""
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      host="127.0.0.1") as cluster:
+        yield cluster.scheduler_address
+
+
+def write_spec(tmp_path, name: str, shift_batch: int | None, category: str = "relevant", seed: int = 1) -> str:
+    corpus = relevance_stream(n_docs=640, n_batches=8, seed=seed, shift_batch=shift_batch)
+    with open(tmp_path / f"{name}.jsonl", "w", encoding="utf-8") as out:
+        for text, labels, time in zip(corpus.texts, corpus.labels, corpus.timestamps):
+            labels = sorted(labels) + (["everything"] if category == "everything" else [])
+            out.write(json.dumps({"text": text, "labels": labels, "time": str(time)}) + "\n")
+    spec = tmp_path / f"{name}.toml"
+    spec.write_text(SPEC.format(id=name, file=f"{name}.jsonl", category=category), encoding="utf-8")
+    return str(spec)
+
+
+def drift_files(store: str) -> list:
+    location = ResultStore(store).location
+    return location.data_files(location.path("drift"))
+
+
+def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys):
+    store = str(tmp_path / "store")
+    shifted = write_spec(tmp_path, "shifted", shift_batch=6)
+    assert main(["drift", shifted, "--store", store, "--scheduler", scheduler]) == 3
+    out = capsys.readouterr().out
+    assert "DRIFT     relevant" in out and "exit 3" in out
+
+    rows = ResultStore(store).read("drift", sweep_id="shifted").to_pylist()
+    assert len(rows) == 8  # one per window of the newest batch
+    assert [row["window"] for row in rows if row["chosen"]] in ([1], [2])
+    assert {row["verdict"] for row in rows} == {"drift"} and {row["newest_batch"] for row in rows} == {"2000-01-08"}
+    first_run = {row["run_id"] for row in rows}
+
+    assert main(["drift", shifted, "--store", store, "--scheduler", scheduler, "--quiet"]) == 3
+    assert "stored verdict, use --force to recheck" in capsys.readouterr().out
+    assert len(drift_files(store)) == 1
+
+    assert main(["drift", shifted, "--store", store, "--scheduler", scheduler, "--force", "--quiet"]) == 3
+    assert len(drift_files(store)) == 2
+    rerun = ResultStore(store).read("drift", sweep_id="shifted").to_pylist()
+    assert len(rerun) == 8 and {row["run_id"] for row in rerun}.isdisjoint(first_run)
+
+    steady = write_spec(tmp_path, "steady", shift_batch=None, seed=2)
+    assert main(["drift", steady, "--store", store, "--scheduler", scheduler]) == 0
+    assert "no drift  relevant" in capsys.readouterr().out
+
+
+def test_failed_checks_exit_1_and_are_retried(tmp_path, scheduler, capsys):
+    store = str(tmp_path / "store")
+    spec = write_spec(tmp_path, "everything", shift_batch=None, category="everything")
+    assert main(["drift", spec, "--store", store, "--scheduler", scheduler]) == 1
+    assert "FAILED    everything" in capsys.readouterr().out
+    assert main(["drift", spec, "--store", store, "--scheduler", scheduler, "--quiet"]) == 1
+    assert len(drift_files(store)) == 2  # a failed check is not skipped
+    rows = ResultStore(store).read("drift").to_pylist()
+    assert {row["status"] for row in rows} == {"skipped"} and {row["verdict"] for row in rows} == {"failed"}
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('[batches]\nperiod = "7 days"\n[corpus]\nloader = "synthetic"\n', encoding="utf-8")
+    assert main(["drift", str(spec), "--store", str(tmp_path / "store")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "batches.period: must be a positive count" in err
+    assert main(["drift", str(spec), "--workers", "0"]) == 2
