@@ -51,7 +51,7 @@ def run(args) -> int:
             print(f"reuters21578: downloaded {REUTERS_URL} (SHA-256 {digest})")
             _unpack(archive, unpacked)
         elif args.source.is_dir():
-            shutil.copytree(args.source, unpacked)
+            _copy_files(args.source, unpacked)
         elif args.source.is_file():
             _unpack(args.source, unpacked)
         else:
@@ -96,6 +96,15 @@ def _unpack(archive: Path, target: Path) -> None:
             tar.extractall(target, members=members, filter="data")
     except (tarfile.TarError, EOFError) as exc:
         raise UserError(f"--from: {archive} is not a readable tar archive ({exc})") from None
+
+
+def _copy_files(source: Path, target: Path) -> None:
+    """Copy the regular files under `source` (contents only: the copies are writable by the user)."""
+    for path in sorted(source.rglob("*")):
+        if path.is_file():
+            copy = target / path.relative_to(source)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, copy)
 
 
 def _sgml_folder(unpacked: Path) -> Path:

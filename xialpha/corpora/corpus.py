@@ -41,7 +41,7 @@ class Corpus:
         if self.texts is not None:
             bad = next((i for i, text in enumerate(self.texts) if not isinstance(text, str)), None)
             if bad is not None:
-                raise UserError(f"corpus {self.name!r}: document {ids[bad]!r} has no text "
+                raise UserError(f"corpus {self.name!r}: document {str(ids[bad])!r} has no text "
                                 f"(got {type(self.texts[bad]).__name__})")
             object.__setattr__(self, "texts", list(self.texts))
         if self.X is not None:

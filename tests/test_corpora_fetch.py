@@ -1,0 +1,96 @@
+"""`xialpha fetch reuters21578`: copies and archives are verified file by file, failures leave nothing
+behind, and no network is one line with exit code 2."""
+
+from __future__ import annotations
+
+import hashlib
+import tarfile
+
+import pytest
+
+from xialpha.cli import main
+from xialpha.corpora import load_reuters
+from xialpha.corpora import reuters_files
+
+FAKE = {"reut2-000.sgm": b"<REUTERS NEWID=\"1\">one</REUTERS>\n", "reut2-001.sgm": b"<REUTERS NEWID=\"2\">two</REUTERS>\n"}
+
+
+@pytest.fixture
+def fake_manifest(monkeypatch):
+    """A two-file distribution whose digests stand in for the real manifest."""
+    monkeypatch.setattr(reuters_files, "SGML_SHA256", {name: hashlib.sha256(data).hexdigest() for name, data in FAKE.items()})
+
+
+def write_copy(folder, files=FAKE):
+    folder.mkdir(parents=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    (folder / "README.txt").write_text("readme")
+    return folder
+
+
+def test_fetch_from_a_directory_and_again(tmp_path, fake_manifest, capsys):
+    source = write_copy(tmp_path / "copy")
+    dest = tmp_path / "data" / "reuters21578"
+    assert main(["fetch", "reuters21578", "--from", str(source), "--dest", str(dest)]) == 0
+    assert sorted(p.name for p in dest.iterdir()) == ["README.txt", "reut2-000.sgm", "reut2-001.sgm"]
+    assert "2 SGML files verified" in capsys.readouterr().out
+    assert main(["fetch", "reuters21578", "--from", str(source), "--dest", str(dest)]) == 0
+    assert "already present and verified" in capsys.readouterr().out
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["reuters21578"]  # no staging folder left
+
+
+def test_fetch_from_an_archive_with_a_wrapping_folder(tmp_path, fake_manifest):
+    source = write_copy(tmp_path / "copy")
+    archive = tmp_path / "reuters21578.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(source, arcname="reuters21578")
+    dest = tmp_path / "out"
+    assert main(["fetch", "reuters21578", "--from", str(archive), "--dest", str(dest)]) == 0
+    assert (dest / "reut2-001.sgm").read_bytes() == FAKE["reut2-001.sgm"]
+
+
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({**FAKE, "reut2-001.sgm": b"tampered"}, "reut2-001.sgm: SHA-256 differs"),
+        ({"reut2-000.sgm": FAKE["reut2-000.sgm"]}, "reut2-001.sgm is missing"),
+    ],
+)
+def test_a_bad_copy_is_refused_and_leaves_nothing(tmp_path, fake_manifest, capsys, files, message):
+    source = write_copy(tmp_path / "copy", files)
+    dest = tmp_path / "data" / "reuters21578"
+    assert main(["fetch", "reuters21578", "--from", str(source), "--dest", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert list(dest.parent.iterdir()) == []
+
+
+def test_an_unverified_dest_is_not_touched(tmp_path, fake_manifest, capsys):
+    dest = write_copy(tmp_path / "dest", {"notes.txt": b"mine"})
+    source = write_copy(tmp_path / "copy")
+    assert main(["fetch", "reuters21578", "--from", str(source), "--dest", str(dest)]) == 2
+    assert "is not a verified Reuters-21578 copy" in capsys.readouterr().err
+    assert sorted(p.name for p in dest.iterdir()) == ["README.txt", "notes.txt"]
+
+
+def test_no_network_is_one_line_exit_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(reuters_files, "REUTERS_URL", "http://127.0.0.1:9/reuters21578.tar.gz")
+    dest = tmp_path / "data" / "reuters21578"
+    assert main(["fetch", "reuters21578", "--dest", str(dest), "--timeout", "5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("xialpha fetch: error: cannot download http://127.0.0.1:9/") and err.count("\n") == 1
+    assert "--from PATH" in err
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_missing_source(tmp_path, capsys):
+    assert main(["fetch", "reuters21578", "--from", str(tmp_path / "nope.tar.gz"), "--dest", str(tmp_path / "d")]) == 2
+    assert "--from: " in capsys.readouterr().err
+
+
+@pytest.mark.reuters
+def test_fetch_the_real_copy_verifies_against_the_embedded_manifest(reuters_dir, tmp_path):
+    dest = tmp_path / "reuters21578"
+    assert main(["fetch", "reuters21578", "--from", str(reuters_dir), "--dest", str(dest)]) == 0
+    assert len(load_reuters(dest)) == 12_902

@@ -1,0 +1,82 @@
+"""svmlight/libsvm loader: round trips with scikit-learn's writer, multi-label lines, errors with line numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
+
+from xialpha.corpora import load_corpus, load_svmlight
+from xialpha.errors import UserError
+
+
+def test_binary_round_trip_with_sklearn(tmp_path):
+    rng = np.random.default_rng(0)
+    X = sp.random(30, 12, density=0.3, random_state=1, format="csr")
+    y = np.where(rng.random(30) < 0.4, 1, -1)
+    path = tmp_path / "data.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    corpus = load_svmlight(path, n_features=12)
+    assert corpus.X.shape == (30, 12)
+    np.testing.assert_allclose(corpus.X.toarray(), X.toarray())
+    assert corpus.y("1").tolist() == y.tolist()
+    assert set(corpus.category_counts()) == {"1", "-1"}
+    assert corpus.ids.tolist() == [str(i) for i in range(1, 31)]  # no header/comment lines here
+
+
+def test_multilabel_zero_based_round_trip(tmp_path):
+    X = sp.csr_matrix(np.array([[0, 1.5, 0], [2.0, 0, 0], [0, 0, 3.0]]))
+    labels = np.array([[0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 1, 0]])  # indicator: label sets {1, 3}, {}, {2}
+    path = tmp_path / "multi.svm"
+    dump_svmlight_file(X, labels, str(path), zero_based=True, multilabel=True)
+    corpus = load_corpus("svmlight", path=path)
+    np.testing.assert_allclose(corpus.X.toarray(), X.toarray())  # index 0 present: read 0-based
+    assert corpus.labels == [frozenset({"1", "3"}), frozenset(), frozenset({"2"})]
+
+
+def test_comments_qid_and_canonical_labels(tmp_path):
+    path = tmp_path / "misc.svm"
+    path.write_text("# a header comment\n+1 qid:3 1:0.5 4:2 # doc a\n\n-1.0 2:1\n")
+    corpus = load_svmlight(path)
+    assert corpus.ids.tolist() == ["2", "4"]  # 1-based line numbers
+    assert corpus.labels == [frozenset({"1"}), frozenset({"-1"})]
+    assert corpus.X.toarray().tolist() == [[0.5, 0, 0, 2.0], [0, 1.0, 0, 0]]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("1 1:0.5\n1 2:abc\n", r"line 2: malformed svmlight line \(not a number"),
+        ("1 1:0.5\n-1 3:1 2:1\n", "line 2: .*indices must increase"),
+        ("1 1:0.5\n1 3\n", "line 2: .*expected <index>:<value>"),
+        ("x 1:0.5\n", "line 1: .*not a number"),
+        ("1 1:nan\n", "line 1: .*bad feature"),
+    ],
+)
+def test_malformed_lines_name_their_line_number(tmp_path, content, message):
+    path = tmp_path / "bad.svm"
+    path.write_text(content)
+    with pytest.raises(UserError, match=message):
+        load_svmlight(path)
+
+
+def test_other_bad_inputs(tmp_path):
+    with pytest.raises(UserError, match="does not exist"):
+        load_svmlight(tmp_path / "missing.svm")
+    empty = tmp_path / "empty.svm"
+    empty.write_text("# only a comment\n\n")
+    with pytest.raises(UserError, match="empty corpus"):
+        load_svmlight(empty)
+    wide = tmp_path / "wide.svm"
+    wide.write_text("1 5:1\n")
+    with pytest.raises(UserError, match="n_features: .*feature index 4"):
+        load_svmlight(wide, n_features=3)
+    binary = tmp_path / "binary.svm"
+    binary.write_bytes(b"1 1:1\n\xff\xfe 2:1\n")
+    with pytest.raises(UserError, match="line 2: .*not ASCII"):
+        load_svmlight(binary)
+    zero = tmp_path / "zero.svm"
+    zero.write_text("1 0:1\n")
+    with pytest.raises(UserError, match="feature index 0 in a file read as 1-based"):
+        load_svmlight(zero, zero_based=False)

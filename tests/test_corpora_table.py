@@ -1,0 +1,132 @@
+"""Table loader: CSV, TSV, JSON lines, Parquet, headerless label<TAB>text; label forms and errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from xialpha.corpora import load_corpus, load_table
+from xialpha.errors import UserError
+
+ROWS = [
+    {"doc": "n1", "body": "wheat prices rise, \"sharply\"", "tags": "grain;wheat", "when": "1987-02-26T15:01:01", "part": "train"},
+    {"doc": "n2", "body": "oil output\nfalls", "tags": "crude", "when": "1987-02-27T00:00:00+02:00", "part": "test"},
+    {"doc": "n3", "body": "quarterly dividend", "tags": "", "when": "", "part": "train"},
+]
+ARGS = dict(text_column="body", label_column="tags", id_column="doc", time_column="when", split_column="part",
+            label_separator=";")
+
+
+def check_rows(corpus):
+    assert corpus.ids.tolist() == ["n1", "n2", "n3"]
+    assert corpus.texts == [row["body"] for row in ROWS]
+    assert corpus.labels == [frozenset({"grain", "wheat"}), frozenset({"crude"}), frozenset()]
+    assert corpus.timestamps[0] == np.datetime64("1987-02-26T15:01:01")
+    assert corpus.timestamps[1] == np.datetime64("1987-02-26T22:00:00")  # +02:00 converted to UTC
+    assert np.isnat(corpus.timestamps[2])
+    assert corpus.splits.tolist() == ["train", "test", "train"]
+
+
+def test_csv_round_trip(tmp_path):
+    import csv
+
+    path = tmp_path / "news.csv"
+    with open(path, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(ROWS[0]))
+        writer.writeheader()
+        writer.writerows(ROWS)
+    check_rows(load_table(path, **ARGS))
+
+
+def test_jsonl_round_trip_with_list_labels(tmp_path):
+    path = tmp_path / "news.jsonl"
+    rows = [{**row, "tags": [t for t in row["tags"].split(";") if t]} for row in ROWS]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    check_rows(load_corpus("table", path=path, **{**ARGS, "label_separator": None}))
+
+
+def test_parquet_round_trip_with_list_labels_and_timestamps(tmp_path):
+    path = tmp_path / "news.parquet"
+    table = pa.table({
+        "doc": [row["doc"] for row in ROWS],
+        "body": [row["body"] for row in ROWS],
+        "tags": [["grain", "wheat"], ["crude"], []],
+        "when": pa.array([np.datetime64("1987-02-26T15:01:01"), np.datetime64("1987-02-26T22:00:00"), None],
+                         type=pa.timestamp("s")),
+        "part": [row["part"] for row in ROWS],
+    })
+    pq.write_table(table, path)
+    check_rows(load_table(path, **{**ARGS, "label_separator": None}))
+
+
+def test_tsv_with_header_keeps_quotes_literally(tmp_path):
+    path = tmp_path / "news.tsv"
+    path.write_text('id\ttext\tlabel\n7\tsaid "hello\tearn\n', encoding="utf-8")
+    corpus = load_table(path, id_column="id")
+    assert corpus.texts == ['said "hello']
+    assert corpus.labels == [frozenset({"earn"})]
+
+
+def test_headerless_label_tab_text_file(tmp_path):
+    path = tmp_path / "r8-train.txt"
+    path.write_text("earn\tshr cts net\tprofit\nacq\tcompany buys stake\n\ngrain\twheat\n", encoding="utf-8")
+    corpus = load_table(path, header=False)
+    assert corpus.texts == ["shr cts net\tprofit", "company buys stake", "wheat"]  # the text keeps its tabs
+    assert [sorted(labels) for labels in corpus.labels] == [["earn"], ["acq"], ["grain"]]
+    assert corpus.ids.tolist() == ["1", "2", "3"]  # row numbers
+
+
+def test_numeric_labels_become_names(tmp_path):
+    path = tmp_path / "nums.jsonl"
+    path.write_text('{"text": "a b", "label": 3}\n{"text": "c d", "label": 2.0}\n')
+    assert load_table(path).labels == [frozenset({"3"}), frozenset({"2"})]
+
+
+def test_bad_tables(tmp_path):
+    csv_path = tmp_path / "t.csv"
+    csv_path.write_text("text,category\nhello,earn\n")
+    with pytest.raises(UserError, match=r"no column 'label' \(columns: text, category\)"):
+        load_table(csv_path)
+    with pytest.raises(UserError, match="does not exist"):
+        load_table(tmp_path / "missing.csv")
+    (tmp_path / "t.xlsx").write_text("x")
+    with pytest.raises(UserError, match="cannot tell the format of t.xlsx"):
+        load_table(tmp_path / "t.xlsx")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("text,label\n")
+    with pytest.raises(UserError, match="empty corpus"):
+        load_table(empty)
+    blank = tmp_path / "blank.csv"
+    blank.write_text("text,label\nfine,a\n  ,b\n")
+    with pytest.raises(UserError, match=r"row 2 \(id '2'\): text column 'text' is empty"):
+        load_table(blank)
+    assert load_table(blank, skip_empty=True).ids.tolist() == ["1"]
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("text,label\nfine,a,extra\n")
+    with pytest.raises(UserError, match="line 2: 3 fields, the header has 2"):
+        load_table(ragged)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("text,label\ncaf\xe9,a\n".encode("latin-1"))
+    with pytest.raises(UserError, match="not valid utf-8; pass encoding="):
+        load_table(latin)
+    assert load_table(latin, encoding="latin-1").texts == ["caf\u00e9"]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"text": "a", "label": "x"}\n{"text": "b", \n')
+    with pytest.raises(UserError, match="line 2: not valid JSON"):
+        load_table(broken)
+    times = tmp_path / "times.csv"
+    times.write_text("text,label,t\na,x,yesterday\n")
+    with pytest.raises(UserError, match="row 1: time column 't' holds 'yesterday'"):
+        load_table(times, time_column="t")
+    dupes = tmp_path / "dupes.csv"
+    dupes.write_text("id,text,label\n1,a,x\n1,b,y\n")
+    with pytest.raises(UserError, match="document id '1' occurs more than once"):
+        load_table(dupes, id_column="id")
+    not_parquet = tmp_path / "fake.parquet"
+    not_parquet.write_text("text,label\n")
+    with pytest.raises(UserError, match="not a readable Parquet file"):
+        load_table(not_parquet)
