@@ -235,7 +235,7 @@ def test_columns_selection_and_dataframe(store):
     assert table.column_names == ["config_key", "C"]
     frame = store.read_results_df("sweep-1", filters=[("category", "==", "earn")])
     assert set(frame["category"]) == {"earn"} and len(frame) == 2
-    with pytest.raises(UserError, match="unknown result column"):
+    with pytest.raises(UserError, match=r"unknown column\(s\) 'nope'"):
         store.read_results(columns=["nope"])
 
 

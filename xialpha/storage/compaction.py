@@ -18,7 +18,7 @@ import uuid
 import pyarrow.compute as pc
 
 from xialpha.storage.location import DataFile, Location
-from xialpha.storage.reading import newest_per_key, scan, stored_schema
+from xialpha.storage.reading import read_newest, stored_schema
 from xialpha.storage.schema import Dataset
 
 STALE_TEMP_SECONDS = 24 * 3600
@@ -47,7 +47,7 @@ def merged_name(inputs: list[DataFile]) -> str:
 
 def _merge(location: Location, dataset: Dataset, directory: str, inputs: list[DataFile]) -> None:
     schema = dataset.schema() or stored_schema(location, inputs)
-    table = newest_per_key(scan(location, inputs, schema), dataset.key_columns)
+    table = read_newest(location, inputs, schema, dataset.key_columns)
     table = table.take(pc.sort_indices(table, sort_keys=[("created_at", "ascending")]))
     location.write_table(directory, table, name=merged_name(inputs))
     for file in inputs:

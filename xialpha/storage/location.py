@@ -57,9 +57,12 @@ class Location:
         return self.filesystem.get_file_info(path).type == pafs.FileType.File
 
     def entries(self, path: str, *, recursive: bool = False) -> list[pafs.FileInfo]:
-        """File infos under `path` ([] when it does not exist)."""
+        """File infos under `path` ([] when it does not exist, even if a writer creates it meanwhile)."""
         selector = pafs.FileSelector(path, allow_not_found=True, recursive=recursive)
-        return self.filesystem.get_file_info(selector)
+        try:
+            return self.filesystem.get_file_info(selector)
+        except FileNotFoundError:
+            return []
 
     def data_files(self, path: str) -> list[DataFile]:
         """Visible Parquet files under `path`, recursively, sorted by name."""

@@ -35,42 +35,70 @@ def stored_schema(location: Location, files: Sequence[DataFile]) -> pa.Schema:
         raise UserError(f"store {location.uri}: stored files disagree on a column type: {exc}") from None
 
 
-def scan(
+def read_newest(
     location: Location,
     files: Sequence[DataFile],
     schema: pa.Schema,
+    key_columns: Sequence[str],
     *,
     columns: Sequence[str] | None = None,
     filter: pc.Expression | None = None,
 ) -> pa.Table:
-    """Read `files` as `schema` (columns a file lacks read as null) plus a file name column.
+    """The newest row per key of `files`, then those rows where `filter` holds, sorted by key.
 
-    `filter` is pushed into the scan; use it only on key columns, so that it cannot change
-    which row of a key is the newest.
+    Reads only the key columns, `created_at` and `columns` (default: all of `schema`). With a
+    filter, a first pass over the key columns picks each key's newest row, and a second pass
+    with the filter pushed down keeps the rows that are both newest and matching.
     """
-    names = list(columns) if columns is not None else schema.names
+    wanted = list(schema.names if columns is None else columns)
+    unknown = [name for name in wanted if name not in schema.names]
+    if unknown:
+        raise UserError(f"columns: unknown column(s) {', '.join(map(repr, unknown))}")
+    keys = list(key_columns)
+    order_columns = list(dict.fromkeys([*keys, "created_at"]))
+    if filter is None:
+        table = scan(location, files, schema, list(dict.fromkeys([*order_columns, *wanted])))
+        return newest_per_key(table, keys).drop_columns([FILE_NAME_COLUMN]).select(wanted)
+    winners = newest_per_key(scan(location, files, schema, order_columns), keys).select([*keys, FILE_NAME_COLUMN])
+    matching = scan(location, files, schema, list(dict.fromkeys([*keys, *wanted])), filter=filter)
+    table = matching.join(winners, keys=[*keys, FILE_NAME_COLUMN], join_type="inner")
+    table = table.take(pc.sort_indices(table, sort_keys=[(name, "ascending") for name in keys]))
+    return table.select(wanted)
+
+
+def scan(
+    location: Location,
+    files: Sequence[DataFile],
+    schema: pa.Schema,
+    columns: Sequence[str],
+    *,
+    filter: pc.Expression | None = None,
+) -> pa.Table:
+    """Read `columns` of `files` as typed by `schema` (columns a file lacks read as null), rows
+    where `filter` holds, plus the name of each row's file in FILE_NAME_COLUMN."""
+    fields = [schema.field(name) for name in columns]
     if not files:
-        empty = pa.table({name: pa.array([], schema.field(name).type) for name in names})
-        return empty.append_column(FILE_NAME_COLUMN, pa.array([], pa.string()))
+        return pa.schema([*fields, pa.field(FILE_NAME_COLUMN, pa.string())]).empty_table()
     dataset = ds.dataset([f.path for f in files], schema=schema, format="parquet", filesystem=location.filesystem)
+    try:
+        scanner = dataset.scanner(columns=list(columns), filter=filter)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        raise UserError(f"filters {filter}: {str(exc).splitlines()[0]}") from None
     name_of = {f.path: f.name for f in files}
     batches, file_names = [], []
-    for tagged in dataset.scanner(columns=names, filter=filter).scan_batches():
-        batch = tagged.record_batch
-        batches.append(batch)
-        file_names.append(np.full(batch.num_rows, name_of[tagged.fragment.path], dtype=object))
-    table = pa.Table.from_batches(batches, schema=pa.schema([schema.field(n) for n in names]))
+    for tagged in scanner.scan_batches():
+        batches.append(tagged.record_batch)
+        file_names.append(np.full(tagged.record_batch.num_rows, name_of[tagged.fragment.path], dtype=object))
+    table = pa.Table.from_batches(batches, schema=pa.schema(fields))
     file_name = pa.array(np.concatenate(file_names) if file_names else [], pa.string())
     return table.append_column(FILE_NAME_COLUMN, file_name)
 
 
 def newest_per_key(table: pa.Table, key_columns: Sequence[str]) -> pa.Table:
-    """Keep one row per key: latest created_at, then last file name; drops the file name column.
-
-    Rows come back sorted by key.
-    """
+    """The rows of a `scan` that are newest per key (latest created_at, then last file name),
+    sorted by key; FILE_NAME_COLUMN is kept."""
     if table.num_rows == 0:
-        return table.drop_columns([FILE_NAME_COLUMN])
+        return table
     order = [(name, "ascending") for name in key_columns]
     order += [("created_at", "descending"), (FILE_NAME_COLUMN, "descending")]
     ordered = table.take(pc.sort_indices(table, sort_keys=order))
@@ -82,7 +110,7 @@ def newest_per_key(table: pa.Table, key_columns: Sequence[str]) -> pa.Table:
             differs = pc.not_equal(column.slice(1), column.slice(0, ordered.num_rows - 1))
             changed |= pc.fill_null(differs, True).to_numpy(zero_copy_only=False)
         first[1:] = changed
-    return ordered.filter(pa.array(first)).drop_columns([FILE_NAME_COLUMN])
+    return ordered.filter(pa.array(first))
 
 
 def as_expression(filters: object) -> pc.Expression | None:
@@ -93,13 +121,3 @@ def as_expression(filters: object) -> pc.Expression | None:
         return pq.filters_to_expression(filters)
     except (TypeError, ValueError, pa.ArrowException) as exc:
         raise UserError(f"filters {filters!r}: {exc}") from None
-
-
-def apply_filter(table: pa.Table, expression: pc.Expression | None) -> pa.Table:
-    """`table` rows where `expression` holds; unknown columns raise UserError."""
-    if expression is None:
-        return table
-    try:
-        return table.filter(expression)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        raise UserError(f"filters {expression}: {str(exc).splitlines()[0]}") from None

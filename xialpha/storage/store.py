@@ -29,7 +29,7 @@ from xialpha.storage import validate
 from xialpha.storage.bits import pack_bits, unpack_bits
 from xialpha.storage.compaction import compact_partitions
 from xialpha.storage.location import Location
-from xialpha.storage.reading import apply_filter, as_expression, newest_per_key, scan, stored_schema
+from xialpha.storage.reading import as_expression, read_newest, stored_schema
 from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION
 
 MARKER = "_xialpha_store.json"
@@ -148,15 +148,11 @@ class ResultStore:
         `filters` (a pyarrow Expression or pyarrow.parquet-style DNF tuples) apply after the
         newest row per key is chosen; failed rows are dropped unless `include_failed`.
         """
-        table = self.read("results", filters=filters, sweep_id=sweep_id)
+        expression = as_expression(filters)
         if not include_failed:
-            table = table.filter(pc.equal(table["status"], "ok"))
-        if columns is not None:
-            unknown = [name for name in columns if name not in table.column_names]
-            if unknown:
-                raise UserError(f"columns: unknown result column(s) {', '.join(map(repr, unknown))}")
-            table = table.select(list(columns))
-        return table
+            ok = pc.field("status") == "ok"
+            expression = ok if expression is None else ok & expression
+        return self._read_newest(DATASETS["results"], sweep_id, columns=columns, filter=expression)
 
     def read_results_df(self, sweep_id: str | None = None, **options):
         """`read_results` as a pandas DataFrame."""
@@ -169,24 +165,22 @@ class ResultStore:
         several sweeps, the newest row wins unless `sweep_id` picks one.
         """
         keys = list(dict.fromkeys(config_keys))
-        key_filter = pc.field("config_key").isin(keys) & (pc.field("estimator") == estimator)
-        table = self._read_newest(DATASETS["examples"], sweep_id, ("config_key",), key_filter)
-        return {key: unpack_bits(bits, n) for key, bits, n in zip(
-            table["config_key"].to_pylist(), table["bits"].to_pylist(), table["n"].to_pylist())}
+        wanted = pc.field("config_key").isin(keys) & (pc.field("estimator") == estimator)
+        table = self._read_newest(DATASETS["examples"], sweep_id, key_columns=("config_key", "estimator"),
+                                  columns=["config_key", "n", "bits"], filter=wanted)
+        return {key: unpack_bits(bits, n) for key, n, bits in zip(*(table[c].to_pylist() for c in table.column_names))}
 
     def read(self, dataset: str, filters: object = None, *, sweep_id: str | None = None) -> pa.Table:
         """Rows of any dataset, newest per key, sorted by key; `filters` apply after deduplication."""
-        spec = self._dataset(dataset)
-        table = self._read_newest(spec, sweep_id, spec.key_columns, key_filter=None)
-        return apply_filter(table, as_expression(filters))
+        return self._read_newest(self._dataset(dataset), sweep_id, filter=as_expression(filters))
 
     def sweeps(self):
         """A pandas DataFrame with one row per sweep: rows_ok, rows_failed, categories, configs
         (distinct preprocessing x kernel x C x j), first_created_at, last_created_at."""
         import pandas as pd
 
-        table = self.read_results(include_failed=True)
-        frame = table.select(["sweep_id", "status", "category", "preprocessing_id", "kernel_id", "C", "j", "created_at"]).to_pandas()
+        names = ["sweep_id", "status", "category", "preprocessing_id", "kernel_id", "C", "j", "created_at"]
+        frame = self.read_results(include_failed=True, columns=names).to_pandas()
         columns = ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
         if frame.empty:
             return pd.DataFrame(columns=columns)
@@ -218,17 +212,14 @@ class ResultStore:
             raise UserError(f"dataset {name!r}: unknown; use one of {', '.join(DATASETS)}")
         return DATASETS[name]
 
-    def _read_newest(self, spec, sweep_id: str | None, key_columns, key_filter) -> pa.Table:
-        """Newest row per `key_columns` of one dataset (one sweep's partition if `sweep_id`).
-
-        `key_filter` is pushed into the scan: it must only test key columns.
-        """
+    def _read_newest(self, spec, sweep_id: str | None, *, key_columns=None, columns=None, filter=None) -> pa.Table:
+        """`reading.read_newest` over one dataset, or one sweep's partition of it."""
         directory = self.location.path(spec.name)
         if sweep_id is not None:
             directory = f"{directory}/sweep_id={validate.check_sweep_id(sweep_id)}"
         files = self.location.data_files(directory)
         schema = spec.schema() or stored_schema(self.location, files)
-        return newest_per_key(scan(self.location, files, schema, filter=key_filter), key_columns)
+        return read_newest(self.location, files, schema, key_columns or spec.key_columns, columns=columns, filter=filter)
 
     def _write(self, dataset: str, table: pa.Table, sweep_id: str | None) -> str:
         directory = self.location.path(dataset)
