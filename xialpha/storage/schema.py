@@ -42,8 +42,8 @@ Examples dataset (one row per config and estimator, partitioned like results): p
 bitorder="little")`: example i is bit (i % 8), least significant first, of byte i // 8; the
 padding bits of the last byte are 0.
 
-Selections, drift and certifications: typed by the rows appended, keyed by one id column and
-partitioned by sweep_id when they have that column.
+Selections, drift, certifications and sweeps (the spec of each run): typed by the rows appended,
+keyed by one id column and partitioned by sweep_id when they have that column.
 """
 
 from __future__ import annotations

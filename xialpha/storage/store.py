@@ -5,7 +5,7 @@ Layout under the store root (hive partitions; `sweep_id` is also a column inside
     _xialpha_store.json                        format marker with the store's schema version
     results/sweep_id=<id>/part-*.parquet       one row per trained configuration
     examples/sweep_id=<id>/part-*.parquet      per-example error indicators per config
-    selections|drift|certifications/[sweep_id=<id>/]part-*.parquet
+    selections|drift|certifications|sweeps/[sweep_id=<id>/]part-*.parquet
 
 Each write adds new files and never rewrites one. Reads keep the newest row per key (see
 `xialpha.storage.reading`), so a config recomputed with `--force` replaces the older row.
@@ -99,7 +99,7 @@ class ResultStore:
         return self._write("examples", table, sweep_id)
 
     def append(self, dataset: str, rows: Sequence[Mapping] | pa.Table) -> str:
-        """Append rows to selections, drift or certifications; return the path written.
+        """Append rows to a dataset typed by its rows (selections, drift, ...); return the path written.
 
         Rows need the dataset's id column (non-null, unique in the write); `created_at`
         defaults to now; a `sweep_id` column partitions the files. Column types must agree with
