@@ -30,6 +30,7 @@ def test_fields_are_normalised():
     assert corpus.labels[0] == frozenset({"grain", "wheat"})
     assert corpus.timestamps.dtype == np.dtype("datetime64[s]")
     assert corpus.split_names == ["test", "train"]
+    assert small_corpus(labels=["grain", {"crude"}, set(), ["earn"], "earn"]).labels[0] == {"grain"}  # one name
 
 
 def test_subset_keeps_every_field_aligned():

@@ -19,8 +19,9 @@ class Corpus:
 
     ids: np.ndarray of str, shape (n,), unique. Exactly one of `texts` (list of n str) and `X`
     (scipy CSR, shape (n, n_features), float64) is set. labels: list of n frozensets of category
-    names (a document may have none). timestamps: np.ndarray datetime64[s], shape (n,), NaT where
-    unknown, or None. splits: np.ndarray of str, shape (n,), e.g. "train"/"test", or None.
+    names (a document may have none; a single string is taken as one category). timestamps:
+    np.ndarray datetime64[s], shape (n,), NaT where unknown, or None. splits: np.ndarray of str,
+    shape (n,), e.g. "train"/"test", or None.
     """
 
     ids: np.ndarray
@@ -54,7 +55,8 @@ class Corpus:
             duplicate = next(i for i, count in Counter(ids.tolist()).items() if count > 1)
             raise UserError(f"corpus {self.name!r}: document id {duplicate!r} occurs more than once")
         object.__setattr__(self, "ids", ids)
-        object.__setattr__(self, "labels", [frozenset(map(str, labels)) for labels in self.labels])
+        object.__setattr__(self, "labels", [frozenset({labels} if isinstance(labels, str) else map(str, labels))
+                                            for labels in self.labels])
         if self.timestamps is not None:
             times = np.asarray(self.timestamps).astype("datetime64[s]")
             if times.shape != (n,):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 import re
 from datetime import datetime
-from pathlib import Path
 
 import numpy as np
 
