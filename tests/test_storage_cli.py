@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+import os
+import time
 from pathlib import Path
 
 import duckdb
@@ -119,3 +121,16 @@ def test_duckdb_reads_the_other_datasets(filled):
     assert set(examples) == {(13, 2)}
     selections = duckdb.sql(f"SELECT count(*) FROM read_parquet('{root}/selections/*/*.parquet')").fetchall()
     assert selections == [(2,)]
+
+
+def test_compact_deletes_only_stale_temporary_files(filled):
+    partition = Path(filled.location.root) / "results" / "sweep_id=sweep-1"
+    stale, fresh = partition / ".part-old.parquet.1234abcd.tmp", partition / ".part-new.parquet.5678abcd.tmp"
+    for path in (stale, fresh):
+        path.write_bytes(b"PAR1 half a file")
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(stale, (two_days_ago, two_days_ago))
+    before = _snapshot(filled)
+    filled.compact("results")
+    assert not stale.exists() and fresh.exists()
+    assert _snapshot(filled) == before
