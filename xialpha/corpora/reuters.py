@@ -48,9 +48,7 @@ def load_reuters(path, split: str = "modapte") -> Corpus:
     root = existing_path(path)
     ids, texts, labels, times, splits = [], [], [], [], []
     n_files = 0
-    for relative, data in iter_tree_files(root):
-        if not SGML_FILE.search(relative.name):
-            continue
+    for _, data in iter_tree_files(root, wanted=lambda relative: bool(SGML_FILE.search(relative.name))):
         n_files += 1
         for story in _STORY.finditer(data.decode("latin-1")):
             attrs = dict(_ATTR.findall(story["attrs"]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tarfile
 from pathlib import Path, PurePosixPath
-from typing import Iterator
+from typing import Callable, Iterator
 
 from xialpha.errors import UserError
 
@@ -28,9 +28,10 @@ def is_archive(path: Path) -> bool:
     return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def iter_tree_files(path: Path) -> Iterator[tuple[PurePosixPath, bytes]]:
-    """(relative path, bytes) of every regular, non-hidden file under directory or archive `path`,
-    in sorted path order."""
+def iter_tree_files(path: Path, wanted: Callable[[PurePosixPath], bool] = lambda relative: True
+                    ) -> Iterator[tuple[PurePosixPath, bytes]]:
+    """(relative path, bytes) of every regular, non-hidden file under directory or archive `path`
+    for which `wanted(relative path)` is true, in sorted path order."""
     if path.is_dir():
         files = sorted(
             PurePosixPath(Path(root, name).relative_to(path).as_posix())
@@ -38,7 +39,7 @@ def iter_tree_files(path: Path) -> Iterator[tuple[PurePosixPath, bytes]]:
             for name in names
         )
         for relative in files:
-            if not _hidden(relative):
+            if not _hidden(relative) and wanted(relative):
                 yield relative, (path / relative).read_bytes()
     elif is_archive(path):
         try:
@@ -46,7 +47,7 @@ def iter_tree_files(path: Path) -> Iterator[tuple[PurePosixPath, bytes]]:
                 members = sorted((m for m in archive.getmembers() if m.isfile()), key=lambda m: m.name)
                 for member in members:
                     relative = PurePosixPath(member.name)
-                    if not _hidden(relative):
+                    if not _hidden(relative) and wanted(relative):
                         yield relative, archive.extractfile(member).read()
         except (tarfile.TarError, EOFError, OSError) as exc:
             raise UserError(f"{path}: not a readable tar archive ({exc})") from None
