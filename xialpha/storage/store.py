@@ -30,7 +30,7 @@ from xialpha.storage.bits import pack_bits, unpack_bits
 from xialpha.storage.compaction import compact_partitions
 from xialpha.storage.location import Location
 from xialpha.storage.reading import as_expression, read_newest, stored_schema
-from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION
+from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
 
 MARKER = "_xialpha_store.json"
 MARKER_FORMAT = "xialpha-store"
@@ -70,9 +70,8 @@ class ResultStore:
         table = validate.conform(table, RESULT_COLUMNS, what, defaults)
         sweep_id = validate.check_sweep_ids(table, what)
         validate.require_values(table, "status", ("ok", "failed"), what)
-        failed_without_message = pc.and_(pc.equal(table["status"], "failed"), pc.is_null(table["error_message"]))
-        if pc.any(failed_without_message).as_py():
-            row = pc.index(failed_without_message, True).as_py()
+        row = validate.first_true(pc.and_(pc.equal(table["status"], "failed"), pc.is_null(table["error_message"])))
+        if row is not None:
             raise UserError(f"{what} row {row}: status is 'failed' but error_message is null")
         validate.reject_duplicate_keys(table, DATASETS["results"].key_columns, what)
         return self._write("results", table, sweep_id)
@@ -91,9 +90,8 @@ class ResultStore:
         sweep_id = validate.check_sweep_ids(table, what)
         validate.require_values(table, "estimator", ESTIMATORS, what)
         expected_bytes = pc.divide(pc.add(table["n"], 7), 8)
-        wrong = pc.not_equal(pc.binary_length(table["bits"]), expected_bytes)
-        if pc.any(wrong).as_py():
-            row = pc.index(wrong, True).as_py()
+        row = validate.first_true(pc.not_equal(pc.binary_length(table["bits"]), expected_bytes))
+        if row is not None:
             raise UserError(f"{what} row {row}: bits has {len(table['bits'][row].as_py())} bytes, n={table['n'][row]} needs {expected_bytes[row]}")
         validate.reject_duplicate_keys(table, DATASETS["examples"].key_columns, what)
         return self._write("examples", table, sweep_id)
@@ -111,7 +109,7 @@ class ResultStore:
         table = validate.flat_table(rows, dataset)
         if "created_at" not in table.column_names:
             now = datetime.datetime.now(datetime.timezone.utc)
-            table = table.append_column("created_at", pa.array([now] * table.num_rows, pa.timestamp("us", "UTC")))
+            table = table.append_column("created_at", pa.array([now] * table.num_rows, TIMESTAMP))
         for name in (*spec.key_columns, "created_at"):
             if name not in table.column_names or table[name].null_count:
                 raise UserError(f"{dataset}: column {name!r} is missing or null")

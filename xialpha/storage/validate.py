@@ -56,6 +56,12 @@ def _python_check(type_: pa.DataType) -> tuple[str, object]:
     raise TypeError(f"no Python check for {type_}")
 
 
+def first_true(mask) -> int | None:
+    """Index of the first true value of a boolean array (nulls count as false), or None."""
+    index = pc.index(pc.fill_null(mask, False), True).as_py()
+    return None if index < 0 else index
+
+
 def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
@@ -155,7 +161,7 @@ def conform(table: pa.Table, columns: Sequence[Column], what: str, defaults: Map
         if column.name in defaults and array.null_count:
             array = pc.fill_null(array, pa.scalar(defaults[column.name], column.type))
         if column.required and array.null_count:
-            row = pc.index(pc.is_null(array), True).as_py()
+            row = first_true(pc.is_null(array))
             raise UserError(f"{what} row {row}: required column {column.name!r} is missing or null")
         arrays.append(array)
     return pa.table(arrays, schema=pa.schema([pa.field(c.name, c.type) for c in columns]))
@@ -172,10 +178,9 @@ def reject_duplicate_keys(table: pa.Table, key_columns: Sequence[str], what: str
 
 def require_values(table: pa.Table, column: str, allowed: Sequence[str], what: str) -> None:
     """Raise UserError unless every non-null value of `column` is one of `allowed`."""
-    bad = pc.invert(pc.is_in(table[column], value_set=pa.array(allowed)))
-    bad = pc.and_(bad, pc.is_valid(table[column]))
-    if pc.any(bad).as_py():
-        row = pc.index(bad, True).as_py()
+    values = table[column]
+    row = first_true(pc.and_(pc.is_valid(values), pc.invert(pc.is_in(values, value_set=pa.array(allowed)))))
+    if row is not None:
         raise UserError(f"{what} row {row}: column {column!r} is {table[column][row].as_py()!r}; use one of {list(allowed)}")
 
 
