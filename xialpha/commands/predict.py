@@ -46,9 +46,12 @@ def run(args) -> int:
 
 
 def _warn_versions(manifest: dict) -> None:
-    import sklearn
+    from xialpha.selection.artifact import current_versions
 
-    saved = manifest.get("versions", {}).get("scikit-learn")
-    if saved and saved != sklearn.__version__:
-        print(f"warning: the artefact was saved with scikit-learn {saved}, this is {sklearn.__version__}; "
-              "predictions may differ", file=sys.stderr)
+    saved = manifest.get("versions", {})
+    now = current_versions()
+    differ = [f"{name} {saved[name]} (now {now[name]})" for name in ("xialpha", "numpy", "scipy")
+              if saved.get(name) and saved[name] != now[name]]
+    if differ:
+        print(f"warning: the artefact was saved with {', '.join(differ)}; it may not load or predict the same",
+              file=sys.stderr)

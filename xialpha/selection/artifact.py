@@ -1,6 +1,6 @@
 """Deployable artefacts: a directory with `manifest.json` and `models.joblib`.
 
-models.joblib is a PICKLE (joblib) of the fitted preprocessings and scikit-learn SVMs: loading
+models.joblib is a PICKLE (joblib) of the fitted preprocessings and the SVM models: loading
 it runs code from the file, so load only artefacts you made or trust. The manifest (plain JSON)
 records the format, the library versions, the sweep and selection, and per category the
 config key, parameters and selection metric; it also holds the SHA-256 of models.joblib, which
@@ -47,7 +47,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         payload = {"preprocessings": trained.preprocessings,
-                   "models": [(m.category, m.preprocessing_id, m.svc, m.config) for m in trained.models]}
+                   "models": [(m.category, m.preprocessing_id, m.model, m.config) for m in trained.models]}
         joblib.dump(payload, staging / MODELS)
         manifest = {
             "format": FORMAT,
@@ -55,7 +55,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
             "serialization": "joblib pickle: load only if you trust this file",
             "models_sha256": _sha256(staging / MODELS),
             "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-            "versions": _versions(),
+            "versions": current_versions(),
             **provenance,
             "categories": [m.config for m in trained.models],
         }
@@ -97,7 +97,7 @@ def load_artifact(directory: str | Path) -> tuple[dict, TrainedSelection]:
     if _sha256(models_path) != manifest.get("models_sha256"):
         raise UserError(f"ARTIFACT: {models_path} does not match the SHA-256 in {MANIFEST} (changed or corrupt)")
     payload = joblib.load(models_path)
-    models = [CategoryModel(category, pp_id, svc, config) for category, pp_id, svc, config in payload["models"]]
+    models = [CategoryModel(category, pp_id, model, config) for category, pp_id, model, config in payload["models"]]
     return manifest, TrainedSelection(payload["preprocessings"], models)
 
 
@@ -109,7 +109,8 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _versions() -> dict:
+def current_versions() -> dict:
+    """Versions of xialpha, Python and the libraries whose objects the pickle holds."""
     import joblib
     import numpy
     import scipy

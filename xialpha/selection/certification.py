@@ -10,6 +10,8 @@ estimates upward and voids the nominal confidence (Webber et al. 2013, seed 003)
 from __future__ import annotations
 
 import datetime
+import functools
+import operator
 import secrets
 
 import numpy as np
@@ -79,8 +81,8 @@ def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str
         rows.append({"category": category, "scope": "category", "config_key": config_keys[category],
                      **_counts(c), **point_metrics(c), **binomial_bounds(c, confidence),
                      "f1_lower": f1_lower_bound(c, confidence, draws, seed)})
-    pooled = sum(counts.values(), Confusion(0, 0, 0, 0)) if counts else None
-    if pooled is not None:
+    if counts:
+        pooled = functools.reduce(operator.add, counts.values())
         rows.append({"category": "(micro)", "scope": "micro", "config_key": None, **_counts(pooled),
                      **point_metrics(pooled), **binomial_bounds(pooled, confidence),
                      "f1_lower": f1_lower_bound(pooled, confidence, draws, seed)})
@@ -118,9 +120,9 @@ def certification_table(frame: pd.DataFrame, identity: dict) -> pa.Table:
 
 
 def _plain(value, type_: pa.DataType):
-    """numpy scalars as Python values; a missing count (NaN in a pandas column) as null."""
+    """numpy scalars as Python values; NaN (pandas' missing value) as null outside float columns."""
     if isinstance(value, np.generic):
         value = value.item()
-    if isinstance(value, float) and np.isnan(value) and pa.types.is_integer(type_):
+    if isinstance(value, float) and np.isnan(value) and not pa.types.is_floating(type_):
         return None
     return value

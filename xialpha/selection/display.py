@@ -76,6 +76,9 @@ def certification_table(frame: pd.DataFrame, title: str):
 
 
 def print_table(table) -> None:
+    """Print to standard output; when it is not a terminal, wide enough not to squeeze columns."""
+    import sys
+
     from rich.console import Console
 
-    Console(soft_wrap=False).print(table)
+    Console(width=None if sys.stdout.isatty() else 240).print(table)

@@ -86,16 +86,22 @@ def estimator_counts(rows: pd.DataFrame, prefix: str) -> pd.DataFrame:
     d_neg = _column(rows, f"{prefix}_d_neg")
     recall = _column(rows, f"{prefix}_recall")
     error = _column(rows, f"{prefix}_error")
-    derived_pos = np.where(n_pos > 0, (1.0 - recall) * n_pos, 0.0)
+    derived_pos = np.where(n_pos == 0, 0.0, (1.0 - recall) * n_pos)  # NaN when n_pos or recall is
     d_pos = np.where(np.isnan(d_pos), derived_pos, d_pos)
     d_neg = np.where(np.isnan(d_neg), error * n - d_pos, d_neg)
     return pd.DataFrame({"n": n, "n_pos": n_pos, "d_pos": d_pos, "d_neg": d_neg}, index=rows.index)
 
 
 def metric_values(counts: pd.DataFrame, metric: str, cost_fn: float = 1.0, cost_fp: float = 1.0) -> np.ndarray:
-    """Completed metric values (see module docstring) from count columns, shape (rows,)."""
+    """Completed metric values (see module docstring) from count columns, shape (rows,);
+    NaN where a count is missing (the estimator did not run)."""
     n, n_pos = counts["n"].to_numpy(float), counts["n_pos"].to_numpy(float)
     d_pos, d_neg = counts["d_pos"].to_numpy(float), counts["d_neg"].to_numpy(float)
+    missing = np.isnan(n) | np.isnan(n_pos) | np.isnan(d_pos) | np.isnan(d_neg)
+    return np.where(missing, np.nan, _completed(metric, n, n_pos, d_pos, d_neg, cost_fn, cost_fp))
+
+
+def _completed(metric, n, n_pos, d_pos, d_neg, cost_fn, cost_fp) -> np.ndarray:
     tp = n_pos - d_pos
     no_positives = n_pos == 0
     with np.errstate(divide="ignore", invalid="ignore"):

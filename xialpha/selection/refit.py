@@ -1,9 +1,10 @@
 """Training the selected configurations on all training data: one SVM per category.
 
-Each chosen row names a preprocessing, a kernel, C and j; the preprocessing is fitted once on
-the training texts and shared by the categories that chose it. The SVM is trained on the
-feature vectors with the named kernel (scikit-learn's SVC keeps its support vectors), which
-gives the same solution as the sweep's training on the precomputed Gram.
+Each chosen row names a preprocessing, a kernel, C and j. As in the sweep, the preprocessing
+is fitted once on the training texts and its Gram matrix serves every category and kernel
+that use it, so the refitted SVM is the one the sweep estimated. A `KernelModel` keeps only
+what prediction needs: the support vectors' features and coefficients (a weight vector for
+the linear kernel).
 """
 
 from __future__ import annotations
@@ -19,12 +20,49 @@ from xialpha.selection.context import SweepContext
 
 
 @dataclass(frozen=True, eq=False)
+class KernelModel:
+    """f(x) = sum_s coef_s K(x, sv_s) + b over s support vectors; f(x) > 0: in the category.
+
+    kernel: a xialpha.features.Kernel. Linear: `weights` (d,) with f(x) = x.w + b. Other
+    kernels: `support_vectors` (s, d) CSR, their squared norms (s,) and `coef` (s,) = alpha*y.
+    """
+
+    kernel: object
+    b: float
+    weights: np.ndarray | None = None
+    support_vectors: object = None
+    sv_sq_norms: np.ndarray | None = None
+    coef: np.ndarray | None = None
+
+    @classmethod
+    def from_fit(cls, fit, X, kernel) -> "KernelModel":
+        """The model of an SVMFit trained on the Gram of the rows of X (n, d) under `kernel`."""
+        coef = fit.alpha[fit.support] * fit.y[fit.support]
+        support_vectors = X[fit.support]
+        if kernel.name == "linear":
+            weights = np.asarray(support_vectors.T @ coef).ravel()
+            return cls(kernel, fit.b, weights=weights)
+        from xialpha.features import row_sq_norms
+
+        return cls(kernel, fit.b, support_vectors=support_vectors, sv_sq_norms=row_sq_norms(support_vectors), coef=coef)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Decision values (m,) of the rows of X (m, d)."""
+        if self.weights is not None:
+            return np.asarray(X @ self.weights).ravel() + self.b
+        from xialpha.features import linear_gram, row_sq_norms
+
+        cross = self.kernel.from_linear(linear_gram(X, self.support_vectors), row_sq_norms(X), self.sv_sq_norms)
+        return cross @ self.coef + self.b
+
+
+@dataclass(frozen=True, eq=False)
 class CategoryModel:
-    """A trained one-vs-rest SVM: `svc` has classes [-1, +1]; decision > 0 means the category."""
+    """The model of one category, the preprocessing it reads and its config (JSON-able dict)."""
 
     category: str
     preprocessing_id: str
-    svc: object
+    model: KernelModel
     config: dict
 
 
@@ -35,30 +73,30 @@ class TrainedSelection:
     preprocessings: dict
     models: list[CategoryModel]
 
+    @property
+    def categories(self) -> list[str]:
+        return [model.category for model in self.models]
+
     def features(self, preprocessing_id: str, texts=None, X=None):
         """(m, d) CSR features of new documents for one preprocessing: `texts`, or `X` as is."""
         fitted = self.preprocessings[preprocessing_id]
         if fitted is None:
             if X is None:
-                raise UserError("input: these models were trained on feature vectors, not texts; give vectors")
+                raise UserError("input: these models were trained on feature vectors, not texts")
             return X
         if texts is None:
-            raise UserError("input: these models need texts")
+            raise UserError("input: these models need texts, not feature vectors")
         return fitted.transform(texts)
 
     def decision_values(self, texts=None, X=None) -> np.ndarray:
         """(m, n_categories) decision values, columns in `models` order; > 0: in the category."""
-        cache = {}
+        features = {}
         columns = []
-        for model in self.models:
-            if model.preprocessing_id not in cache:
-                cache[model.preprocessing_id] = self.features(model.preprocessing_id, texts, X)
-            columns.append(model.svc.decision_function(cache[model.preprocessing_id]))
-        return np.column_stack(columns) if columns else np.empty((0, 0))
-
-    @property
-    def categories(self) -> list[str]:
-        return [model.category for model in self.models]
+        for item in self.models:
+            if item.preprocessing_id not in features:
+                features[item.preprocessing_id] = self.features(item.preprocessing_id, texts, X)
+            columns.append(item.model.decision_function(features[item.preprocessing_id]))
+        return np.column_stack(columns)
 
 
 MODEL_COLUMNS = ("category", "config_key", "preprocessing_id", "kernel_id", "kernel", "gamma", "degree", "coef0",
@@ -67,27 +105,33 @@ MODEL_COLUMNS = ("category", "config_key", "preprocessing_id", "kernel_id", "ker
 
 def train_selected(context: SweepContext, chosen: pd.DataFrame) -> TrainedSelection:
     """Fit the preprocessing and the SVM of every chosen row (one row per category)."""
-    preprocessings, features, models = {}, {}, []
-    for _, row in chosen.iterrows():
-        pp_id = row["preprocessing_id"]
-        if pp_id not in features:
-            preprocessings[pp_id], features[pp_id] = _training_features(context, pp_id)
-        kernel = context.kernel(row["kernel_id"])
-        params = {name: value for name, value in kernel.svc_kwargs().items() if name != "kernel"}
-        y = context.train.y(row["category"])
-        fit = fit_svm(y, float(row["C"]), X=features[pp_id], kernel=kernel.name, kernel_params=params,
-                      j=float(row["j"]), tol=context.spec.tol)
-        config = {name: _plain(row.get(name)) for name in MODEL_COLUMNS}
-        models.append(CategoryModel(row["category"], pp_id, fit.model, config))
-    return TrainedSelection(preprocessings, models)
+    from xialpha.features import DEFAULT_GRAM_LIMIT_BYTES, linear_gram, row_sq_norms
+
+    limit = context.spec.gram_memory_limit or DEFAULT_GRAM_LIMIT_BYTES
+    preprocessings, models = {}, []
+    for pp_id, rows in chosen.groupby("preprocessing_id", sort=False):
+        preprocessings[pp_id], X = _training_features(context, pp_id)
+        linear = linear_gram(X, limit_bytes=limit)
+        sq_norms = row_sq_norms(X)
+        grams = {}
+        for _, row in rows.iterrows():
+            kernel = context.kernel(row["kernel_id"])
+            if kernel.id not in grams:
+                grams[kernel.id] = kernel.from_linear(linear, sq_norms)
+            y = context.train.y(row["category"])
+            fit = fit_svm(y, float(row["C"]), gram=grams[kernel.id], j=float(row["j"]), tol=context.spec.tol,
+                          check_input=False)
+            config = {name: _plain(row.get(name)) for name in MODEL_COLUMNS}
+            models.append(CategoryModel(row["category"], pp_id, KernelModel.from_fit(fit, X, kernel), config))
+    order = {category: i for i, category in enumerate(chosen["category"])}
+    return TrainedSelection(preprocessings, sorted(models, key=lambda m: order[m.category]))
 
 
 def _training_features(context: SweepContext, preprocessing_id: str):
     train = context.train
     if train.texts is None:
         return None, train.X
-    fitted, X = context.preprocessing(preprocessing_id).fit_transform(train.texts)
-    return fitted, X
+    return context.preprocessing(preprocessing_id).fit_transform(train.texts)
 
 
 def _plain(value):

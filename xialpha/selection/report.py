@@ -32,9 +32,8 @@ def estimate_curves(results: pd.DataFrame, objective: Objective) -> pd.DataFrame
     curves = rows[list(GROUP) + ["C"]].copy()
     curves["kernel_label"] = [kernel_label(row) for _, row in rows.iterrows()]
     curves["estimate"] = objective.values(objective.counts(rows))
-    held_out = estimator_counts(rows, "holdout")
-    curves["held_out"] = np.where(held_out["d_pos"].notna(), metric_values(held_out, objective.metric,
-                                                                            objective.cost_fn, objective.cost_fp), np.nan)
+    curves["held_out"] = metric_values(estimator_counts(rows, "holdout"), objective.metric,
+                                       objective.cost_fn, objective.cost_fp)
     curves["n_sv"] = rows["n_sv"].to_numpy() if "n_sv" in rows else np.nan
     return curves.sort_values([*GROUP, "C"]).reset_index(drop=True)
 

@@ -30,7 +30,7 @@ def render_report(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.D
     """The whole page. summary: label -> value facts about the sweep; what: e.g. "F1 of xa (rho=1)"."""
     parts = [
         f"<h1>xialpha sweep {_e(sweep_id)}</h1>",
-        _table(["", ""], [[_e(k), _e(v)] for k, v in summary.items()], text_columns=2),
+        _table(None, [[_e(k), _e(v)] for k, v in summary.items()], text_columns=2),
         "<h2>Chosen configurations</h2>",
         _selection_section(selection),
         f"<h2>Estimate vs C ({_e(what)})</h2>",
@@ -53,13 +53,14 @@ def _e(value) -> str:
     return html.escape(str(value))
 
 
-def _table(header: list[str], rows: list[list[str]], text_columns: int = 1) -> str:
-    head = "".join(f"<th>{h}</th>" for h in header)
+def _table(header: list[str] | None, rows: list[list[str]], text_columns: int = 1) -> str:
+    """An HTML table of already escaped cells; the first `text_columns` columns align left."""
+    head = "" if header is None else "<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>"
     lines = []
     for row in rows:
         cells = "".join(f'<td class="text">{c}</td>' if i < text_columns else f"<td>{c}</td>" for i, c in enumerate(row))
         lines.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+    return f"<table>{head}<tbody>{''.join(lines)}</tbody></table>"
 
 
 def _selection_section(selection: pd.DataFrame | None) -> str:

@@ -1,0 +1,262 @@
+"""select / certify / predict / report end to end on a real store of real estimates.
+
+The store is filled in-process by the sweep's own task functions (`xialpha.jobs.tasks`) on a
+small synthetic corpus, so these tests need no Dask cluster (the sweep's tests cover that).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import uuid
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xialpha.cli import main
+from xialpha.jobs import tasks
+from xialpha.jobs.spec import load_spec
+from xialpha.jobs.sweep import prepare
+from xialpha.selection.artifact import load_artifact
+from xialpha.selection.objective import Objective
+from xialpha.storage import ResultStore
+from xialpha.storage.schema import DATASETS
+
+SPEC = """
+[sweep]
+id = "sel"
+[corpus]
+loader = "synthetic"
+n_docs = 500
+n_categories = 4
+seed = 3
+train_split = "train"
+test_split = "test"
+[corpus.categories]
+top_k = 3
+[[preprocessing]]
+min_df = [1, 2]
+[[kernels]]
+name = "linear"
+[[kernels]]
+name = "rbf"
+gamma = 1.0
+[svm]
+C = [0.1, 1.0, 10.0]
+[estimators]
+rho = [1.0, 2.0]
+"""
+
+
+def fill_store(spec, store: ResultStore) -> None:
+    """What `run_sweep` stores, computed in this process: results, examples and the sweeps row."""
+    corpus, plan = prepare(spec, store)
+    run_id = uuid.uuid4().hex[:12]
+    store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
+                             "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
+    for batch in plan.batches:
+        pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
+        features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
+        data = tasks.kernel_gram(tasks.linear_gram(features, False, None), features, kernel)
+        base = {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint,
+                "preprocessing_id": pre.id, **{f"pp_{k}": v for k, v in pre.params().items()},
+                "kernel": kernel.name, "kernel_id": kernel.id,
+                **{k: v for k, v in kernel.params().items() if k != "name"}}
+        rows, examples = tasks.fit_batch(data, batch, base, spec.estimators, spec.tol)
+        store.write_results(rows)
+        store.write_examples(examples)
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """(spec path, store uri) of a finished sweep "sel": 3 categories x 2 preprocessings x 2 kernels x 3 C x 2 rho."""
+    root = tmp_path_factory.mktemp("swept")
+    spec_path = root / "sel.toml"
+    spec_path.write_text(SPEC, encoding="utf-8")
+    uri = str(root / "store")
+    fill_store(load_spec(spec_path), ResultStore(uri))
+    return spec_path, uri
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def selection_of(uri: str, selection_id: str) -> pd.DataFrame:
+    table = ResultStore(uri).read("selections", filters=[("selection_id", "=", selection_id)])
+    return table.to_pandas().sort_values("category").reset_index(drop=True)
+
+
+def stored_id(out: str, prefix: str) -> str:
+    """The id in the command's closing "stored selection <id> ..." / "stored certification <id>" line."""
+    return re.search(rf"^stored \w+ ({prefix}\S+)", out, re.MULTILINE).group(1)
+
+
+def test_store_keys_selection_and_certification_rows_by_category():
+    # One row per category shares a selection_id (and a certification_id): the key must include it.
+    assert DATASETS["selections"].key_columns == ("selection_id", "category")
+    assert DATASETS["certifications"].key_columns == ("certification_id", "category")
+
+
+def test_select_per_category_stores_the_best_config_of_each_category(swept, capsys):
+    _, uri = swept
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    assert code == 0, out
+    rows = selection_of(uri, stored_id(out, "sel-"))
+    results = ResultStore(uri).read_results_df("sel")
+    at_rho1 = results[results["rho"] == 1.0]
+    assert list(rows["category"]) == sorted(at_rho1["category"].unique())
+    best = at_rho1.groupby("category")["xa_f1"].max()
+    assert np.allclose(rows["value"], best.loc[rows["category"]].to_numpy())
+    assert set(rows["config_key"]) <= set(at_rho1["config_key"])
+    assert (rows["mode"] == "category").all() and (rows["estimator"] == "xa").all()
+    assert rows["p_micro_sign"].between(0, 1).all() and rows["p_mcnemar"].between(0, 1).all()
+    assert rows["p_macro_t"].isna().all()
+    assert (rows["n_runners_up"] == 3).all()
+    assert "selection sel-" in out and "category" in out
+
+
+def test_select_global_micro_shares_one_config(swept, capsys):
+    _, uri = swept
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--global", "--average", "micro", "--metric", "error")
+    assert code == 0
+    rows = selection_of(uri, stored_id(out, "sel-"))
+    assert rows[["preprocessing_id", "kernel_id", "C", "j"]].drop_duplicates().shape[0] == 1
+    assert (rows["average"] == "micro").all() and rows["selection_value"].nunique() == 1
+    results = ResultStore(uri).read_results_df("sel")
+    chosen = results[results["config_key"].isin(rows["config_key"])]
+    assert rows["selection_value"].iloc[0] == pytest.approx(chosen["xa_d"].sum() / chosen["n"].sum())
+    assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
+
+
+def test_select_by_cost(swept, capsys):
+    _, uri = swept
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--cost-fn", "10", "--cost-fp", "1")
+    assert code == 0
+    rows = selection_of(uri, stored_id(out, "sel-"))
+    assert (rows["metric"] == "cost").all() and (rows["cost_fn"] == 10).all()
+    results = ResultStore(uri).read_results_df("sel")
+    at_rho1 = results[results["rho"] == 1.0]
+    cost = (10 * at_rho1["xa_d_pos"] + at_rho1["xa_d_neg"]) / at_rho1["n"]
+    assert np.allclose(rows["value"], cost.groupby(at_rho1["category"]).min().loc[rows["category"]].to_numpy())
+
+
+def test_refit_predict_and_certify(swept, tmp_path, capsys):
+    spec_path, uri = swept
+    artifact = tmp_path / "model"
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--refit", artifact)
+    assert code == 0 and "pickle" in err
+    selection_id = stored_id(out, "sel-")
+    manifest, trained = load_artifact(artifact)
+    assert manifest["selection_id"] == selection_id and manifest["sweep_id"] == "sel"
+    assert manifest["versions"]["xialpha"] and len(manifest["categories"]) == 3
+
+    # the refitted models are the sweep's fits: same training errors as the stored apparent counts
+    spec = load_spec(spec_path)
+    corpus = spec.corpus.load()
+    train, test = corpus.split("train"), corpus.split("test")
+    decision = trained.decision_values(texts=train.texts)
+    results = ResultStore(uri).read_results_df("sel").set_index("config_key")
+    for column, model in enumerate(trained.models):
+        y = train.y(model.category)
+        wrong = y * decision[:, column] <= 0
+        stored = results.loc[model.config["config_key"]]
+        assert (int((wrong & (y > 0)).sum()), int((wrong & (y < 0)).sum())) == (stored["apparent_d_pos"], stored["apparent_d_neg"])
+
+    # predict: one document per line, and a CSV table with ids
+    lines = tmp_path / "docs.txt"
+    lines.write_text("\n".join(test.texts[:5]) + "\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "predict", artifact, "--input", lines)
+    assert code == 0 and "only load artefacts you trust" in err.lower()
+    predicted = list(csv.DictReader(out.splitlines()))
+    assert [row["id"] for row in predicted] == ["1", "2", "3", "4", "5"]
+    expected = trained.decision_values(texts=test.texts[:5])
+    assert np.allclose([[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5)
+    table = tmp_path / "docs.csv"
+    pd.DataFrame({"doc": test.ids[:4], "text": test.texts[:4]}).to_csv(table, index=False)
+    out_file = tmp_path / "labels.jsonl"
+    assert run_cli(capsys, "predict", artifact, "--input", table, "--id-column", "doc", "--output", out_file)[0] == 0
+    records = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert [r["id"] for r in records] == list(test.ids[:4])
+    for record, values in zip(records, trained.decision_values(texts=test.texts[:4])):
+        assert record["categories"] == [c for c, v in zip(trained.categories, values) if v > 0]
+
+    # certify once on the sealed test split; a second time is refused; --force warns and records it
+    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test", "--draws", "4000")
+    assert code == 0, err
+    certification_id = stored_id(out, "cert-")
+    rows = ResultStore(uri).read("certifications", filters=[("certification_id", "=", certification_id)]).to_pandas()
+    per_category = rows[rows["scope"] == "category"].set_index("category")
+    decision = trained.decision_values(texts=test.texts)
+    for column, category in enumerate(trained.categories):
+        truth, guess = test.y(category) > 0, decision[:, column] > 0
+        assert per_category.loc[category, ["tp", "fp", "fn"]].tolist() == [
+            int((truth & guess).sum()), int((~truth & guess).sum()), int((truth & ~guess).sum())]
+    assert (rows["test_fingerprint"] == test.fingerprint()).all() and (rows["n_test"] == len(test)).all()
+    assert (rows["f1_lower"] <= rows["f1"]).all() and (rows["error_upper"] >= rows["error"]).all()
+    assert set(rows["scope"]) == {"category", "micro", "macro"}
+    micro = rows[rows["scope"] == "micro"].iloc[0]
+    assert micro["tp"] == per_category["tp"].sum()
+
+    code, _, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test")
+    assert code == 2 and "already used for certification" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
+                             "--force", "--draws", "4000")
+    assert code == 0 and "sequential testing" in err
+    forced = ResultStore(uri).read("certifications", filters=[("certification_id", "=", stored_id(out, "cert-"))])
+    assert set(forced["previous_certifications"].to_pylist()) == {1} and all(forced["forced"].to_pylist())
+
+
+def test_report_in_the_terminal(swept, capsys):
+    _, uri = swept
+    code, out, _ = run_cli(capsys, "report", uri, "--sweep", "sel")
+    assert code == 0
+    assert "best C by f1 of xa" in out and "LOO candidates" in out
+    results = ResultStore(uri).read_results_df("sel")
+    for category in results["category"].unique():
+        assert category in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["select", "{uri}", "--sweep", "nope"], "--sweep: no successful results stored for sweep 'nope'"),
+        (["select", "{uri}", "--sweep", "sel", "--rho", "3"], "--rho: sweep 'sel' has no results at rho=3"),
+        (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' has no 'loo' estimates"),
+        (["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"], "--cost-fn: applies to --metric cost only"),
+        (["select", "{missing}", "--sweep", "sel"], "not a xialpha store"),
+        (["certify", "{uri}", "--selection", "sel-none", "--test-split", "test"], "--selection: no selection 'sel-none'"),
+        (["report", "{uri}", "--sweep", "sel", "--rho", "0"], "--rho: must be a number > 0"),
+        (["predict", "{missing}", "--input", "x.txt"], "is not a xialpha artefact"),
+    ],
+)
+def test_bad_input_is_one_line_with_exit_code_2(swept, tmp_path, capsys, argv, message):
+    _, uri = swept
+    args = [a.format(uri=uri, missing=tmp_path / "missing") for a in argv]
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_certify_refuses_the_training_split(swept, capsys):
+    _, uri = swept
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    code, _, err = run_cli(capsys, "certify", uri, "--selection", stored_id(out, "sel-"), "--test-split", "train")
+    assert code == 2 and "--test-split: 'train' is the sweep's training split" in err
+
+
+def test_objective_rows_match_the_cli_choice(swept):
+    """The library call behind the CLI gives the same choice (a guard for the CLI wiring)."""
+    from xialpha.selection.selector import select
+
+    _, uri = swept
+    results = ResultStore(uri).read_results_df("sel")
+    selection = select(results, Objective("precision"), sweep_id="sel")
+    at_rho1 = results[results["rho"] == 1.0]
+    for choice in selection.choices:
+        rows = at_rho1[at_rho1["category"] == choice.category]
+        assert choice.chosen["value"] == pytest.approx(rows["xa_precision"].fillna(0.0).max())
