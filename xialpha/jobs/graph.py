@@ -8,7 +8,10 @@ worker to worker), and the client never ships a Gram matrix.
 
 from __future__ import annotations
 
+import warnings
+
 from distributed import Client, Future
+from toolz import identity
 
 from xialpha.jobs import tasks
 from xialpha.jobs.plan import SweepPlan
@@ -23,7 +26,11 @@ def submit_plan(client: Client, plan: SweepPlan, corpus, base_rows: list[dict], 
     several sweeps can share one scheduler.
     """
     spec = plan.spec
-    corpus_future = client.scatter(corpus, direct=False)
+    # A task holding the corpus, not client.scatter: scattered data lost with its worker cannot
+    # be recomputed, and every task that needs it would be cancelled ("already forgotten").
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sending large graph")  # the corpus is meant to be in it
+        corpus_future = client.submit(identity, corpus, key=f"corpus-{run_id}", pure=False)
     features, linear, grams = {}, {}, {}
     for p, k in plan.gram_pairs:
         if p not in features:
