@@ -29,6 +29,7 @@ from xialpha.selection.bounds import (
     macro_bounds,
     point_metrics,
 )
+from xialpha.selection.objective import metric_values
 from xialpha.selection.records import read_if_stored
 
 DATASET = "certifications"
@@ -75,7 +76,8 @@ def confusions(trained, test_corpus) -> dict[str, Confusion]:
 
 def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str], *,
                         confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
-    """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and BOUNDS."""
+    """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and BOUNDS. The macro
+    averages complete undefined per-category metrics as `xialpha.selection.objective` does."""
     rows = []
     for category, c in counts.items():
         rows.append({"category": category, "scope": "category", "config_key": config_keys[category],
@@ -86,11 +88,10 @@ def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str
         rows.append({"category": "(micro)", "scope": "micro", "config_key": None, **_counts(pooled),
                      **point_metrics(pooled), **binomial_bounds(pooled, confidence),
                      "f1_lower": f1_lower_bound(pooled, confidence, draws, seed)})
-        per_category = pd.DataFrame([point_metrics(c) for c in counts.values()])
-        completed = per_category.fillna({"recall": 1.0, "precision": 0.0, "f1": 1.0})
+        as_counts = pd.DataFrame([{"n": c.n, "n_pos": c.tp + c.fn, "d_pos": c.fn, "d_neg": c.fp} for c in counts.values()])
         rows.append({"category": "(macro)", "scope": "macro", "config_key": None,
                      **dict.fromkeys(("tp", "fp", "fn", "tn"), None),
-                     **{m: float(completed[m].mean()) for m in METRICS},
+                     **{m: float(np.mean(metric_values(as_counts, m))) for m in METRICS},
                      **macro_bounds(list(counts.values()), confidence, draws, seed)})
     return pd.DataFrame(rows)
 
