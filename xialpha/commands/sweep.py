@@ -31,7 +31,7 @@ def run(args) -> int:
     from xialpha.errors import UserError
     from xialpha.jobs.progress import Progress
     from xialpha.jobs.spec import load_spec
-    from xialpha.jobs.sweep import prepare, run_sweep
+    from xialpha.jobs.sweep import default_threads, prepare, run_sweep
     from xialpha.storage import ResultStore
 
     if args.workers is not None and args.workers < 1:
@@ -39,7 +39,7 @@ def run(args) -> int:
     spec = load_spec(args.spec)
     store = ResultStore(store_uri(args.store, spec.store))
     if args.dry_run:
-        _, plan = prepare(spec, store, force=args.force)
+        _, plan = prepare(spec, store, force=args.force, threads=default_threads(spec, args.workers))
         print(f"sweep {spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), "
               f"{plan.n_fits} fits in {plan.n_tasks} tasks ({len(plan.batches)} fit batches), "
               f"{len(plan.categories)} categories, {plan.n_train} training documents")

@@ -77,8 +77,7 @@ class SVMFit:
         cross = np.asarray(data, dtype=np.float64)
         if cross.ndim != 2 or cross.shape[1] != self.alpha.shape[0]:
             raise ValueError(f"data: must have shape (m, {self.alpha.shape[0]}), got {cross.shape}")
-        coef = self.alpha[self.support] * self.y[self.support]
-        return cross[:, self.support] @ coef + self.b
+        return cross @ (self.alpha * self.y) + self.b
 
 
 def fit_svm(
@@ -134,7 +133,8 @@ def fit_svm(
     alpha[support] = np.abs(model.dual_coef_[0])
     b = float(model.intercept_[0])
     if gram is not None:
-        decision = data[:, support] @ (alpha[support] * y[support]) + b
+        # a full matrix-vector product: far faster than gathering the support columns
+        decision = data @ (alpha * y) + b
     else:
         decision = model.decision_function(data)
     c_i = C * np.where(y > 0, j, 1.0) * weights

@@ -68,7 +68,7 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
               force: bool = False, progress_mode: str = "quiet", on_dashboard=None) -> SweepSummary:
     """Run the sweep on the spec's cluster (or `address`); every finished batch is stored at once."""
     start = time.monotonic()
-    corpus, plan = prepare(spec, store, force=force, threads=_threads(spec, workers))
+    corpus, plan = prepare(spec, store, force=force, threads=default_threads(spec, workers))
     run_id = uuid.uuid4().hex[:12]
     summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped)
     if not plan.batches:
@@ -155,7 +155,8 @@ def _split(corpus, name: str | None, field_name: str):
     return corpus.split(name)
 
 
-def _threads(spec: SweepSpec, workers: int | None) -> int:
+def default_threads(spec: SweepSpec, workers: int | None) -> int:
+    """Worker threads the sweep will have: --workers, [cluster] workers or the cores, times threads."""
     import os
 
     n = workers or spec.cluster.workers or os.cpu_count() or 1
