@@ -114,7 +114,7 @@ RESULT_COLUMNS: tuple[Column, ...] = (
     _col("n_pos", pa.int64(), "positive training examples", required=True),
     _col("n_sv", pa.int64(), "support vectors (alpha_i > 0)"),
     _col("n_bounded_sv", pa.int64(), "bounded support vectors (alpha_i at its upper bound)"),
-    _col("stable", pa.bool_(), "solver converged to the requested tolerance"),
+    _col("stable", pa.bool_(), "at least one unbounded support vector (0 < alpha_i < C_i): the seed's stability condition"),
     _col("r_delta2", pa.float64(), "R_delta^2: max K(x,x) - min K(x,x') bound used by xi-alpha"),
     _col("fit_seconds", pa.float64(), "wall seconds spent training"),
     _col("estimate_seconds", pa.float64(), "wall seconds spent computing the estimates"),
