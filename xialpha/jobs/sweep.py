@@ -73,10 +73,11 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped)
     if not plan.batches:
         return summary
-    store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
-                             "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
     base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
     with connect(spec.cluster, address=address, workers=workers) as client:
+        # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
+        store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
+                                 "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
         summary.dashboard = client.dashboard_link
         if on_dashboard:
             on_dashboard(summary.dashboard)

@@ -1,0 +1,242 @@
+"""Faults a cluster has, injected into real sweeps on localhost: a worker SIGKILLed mid-sweep, the
+driver SIGKILLed and rerun, two drivers writing one store at once, workers out of memory.
+
+Every process is started in its own session and killed (its whole group) in a `finally`;
+every wait has a deadline, so a hang fails the test instead of blocking the suite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from xialpha.storage import ResultStore
+
+pytestmark = pytest.mark.cluster
+
+DEADLINE = 240  # s, the longest any one process of these tests may run
+# A sweep long enough to be hit mid-way: 2 categories x 10 C values, one fit per batch.
+C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
+
+
+def _spec(path: Path, sweep_id: str, *, n_docs: int = 700, categories: int = 2, C: str = C_GRID,
+          cluster: str = "", sweep: str = "batch_size = 1") -> Path:
+    path.write_text(f"""
+[sweep]
+id = "{sweep_id}"
+{sweep}
+[corpus]
+loader = "synthetic"
+n_docs = {n_docs}
+n_categories = 4
+seed = 11
+train_split = "train"
+[corpus.categories]
+top_k = {categories}
+[svm]
+C = {C}
+[cluster]
+{cluster}
+""")
+    return path
+
+
+def _start(argv: list[str], log: Path, env: dict | None = None) -> subprocess.Popen:
+    """A process in its own session (so its children die with it), output to `log`."""
+    with log.open("w") as out:
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, **(env or {})})
+
+
+def _kill(process: subprocess.Popen) -> None:
+    """SIGKILL the process and everything in its session."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def _wait_for(condition, what: str, timeout: float = DEADLINE, process: subprocess.Popen | None = None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"the process ended (exit {process.returncode}) before {what}")
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@contextlib.contextmanager
+def dask_cluster(tmp_path: Path, n_workers: int = 2):
+    """A real `dask scheduler` and `n_workers` `dask worker` processes on 127.0.0.1: (address, workers)."""
+    from distributed import Client
+
+    processes = []
+    try:
+        scheduler_file = tmp_path / "scheduler.json"
+        processes.append(_start(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+                                 "--scheduler-file", str(scheduler_file)], tmp_path / "scheduler.log"))
+        _wait_for(scheduler_file.exists, "the scheduler file", 60, processes[0])
+        address = json.loads(scheduler_file.read_text())["address"]
+        workers = [_start(["dask", "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--name", f"w{i}",
+                           "--dashboard-address", ":0", "--memory-limit", "2GiB"], tmp_path / f"worker{i}.log")
+                   for i in range(n_workers)]
+        processes += workers
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(n_workers, timeout=120)
+        yield address, workers
+    finally:
+        for process in reversed(processes):
+            _kill(process)
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory):
+    """One scheduler and two workers for the tests that kill no worker: the address."""
+    with dask_cluster(tmp_path_factory.mktemp("cluster")) as (address, _):
+        yield address
+
+
+def _sweep_argv(spec: Path, store: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store), "--quiet", *extra]
+
+
+def _run(argv: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=DEADLINE, env={**os.environ, **(env or {})})
+
+
+def _result_files(store: Path, sweep_id: str) -> list[Path]:
+    return sorted((store / "results" / f"sweep_id={sweep_id}").glob("*.parquet"))
+
+
+def _raw_keys(store: Path, sweep_id: str) -> Counter:
+    """How often each config key was written, over all stored files (before newest-wins)."""
+    counts = Counter()
+    for path in _result_files(store, sweep_id):
+        counts.update(pq.read_table(path, columns=["config_key"])["config_key"].to_pylist())
+    return counts
+
+
+def _ok_keys(store: Path, sweep_id: str) -> set[str]:
+    return ResultStore(str(store), create=False).done_keys(sweep_id)
+
+
+def _expected_keys(spec: Path, store: Path) -> set[str]:
+    """All config keys of the spec, from a dry plan (no cluster involved)."""
+    from xialpha.jobs.spec import load_spec
+    from xialpha.jobs.sweep import prepare
+
+    loaded = load_spec(spec)
+    _, plan = prepare(loaded, ResultStore(str(store)), force=True)
+    return {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
+
+
+def _every_parquet_file_opens(store: Path) -> int:
+    files = sorted(store.rglob("*.parquet"))
+    for path in files:
+        pq.read_table(path)
+    return len(files)
+
+
+def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
+    spec, store = _spec(tmp_path / "kw.toml", "kill-worker"), tmp_path / "store"
+    expected = _expected_keys(spec, tmp_path / "plan-store")
+    with dask_cluster(tmp_path) as (address, workers):
+        driver = _start(_sweep_argv(spec, store, "--scheduler", address), tmp_path / "driver.log")
+        try:
+            _wait_for(lambda: _result_files(store, "kill-worker"), "the first stored batch", process=driver)
+            _kill(workers[0])
+            stored_at_kill = len(_raw_keys(store, "kill-worker"))
+            assert driver.poll() is None and stored_at_kill < len(expected), "the sweep ended before the kill"
+            driver.wait(timeout=DEADLINE)
+        finally:
+            _kill(driver)
+    log = (tmp_path / "driver.log").read_text()
+    assert driver.returncode == 0, log
+    assert f"{len(expected)} stored, 0 skipped (already stored), 0 failed" in log
+    raw = _raw_keys(store, "kill-worker")
+    assert set(raw) == expected and set(raw.values()) == {1}  # every key exactly once, none lost
+    assert _ok_keys(store, "kill-worker") == expected
+
+
+def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shared_cluster):
+    spec, store = _spec(tmp_path / "kd.toml", "kill-driver"), tmp_path / "store"
+    expected = _expected_keys(spec, tmp_path / "plan-store")
+    driver = _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / "driver.log")
+    try:
+        _wait_for(lambda: _result_files(store, "kill-driver"), "the first stored batch", process=driver)
+        _kill(driver)
+    finally:
+        _kill(driver)
+    stored = _ok_keys(store, "kill-driver")
+    assert 0 < len(stored) < len(expected), "the kill did not land mid-sweep"
+    _every_parquet_file_opens(store)
+    rerun = _run(_sweep_argv(spec, store, "--scheduler", shared_cluster))
+    assert rerun.returncode == 0, rerun.stderr
+    missing = len(expected) - len(stored)
+    assert f": {missing} stored, {len(stored)} skipped (already stored), 0 failed" in rerun.stdout
+    assert _ok_keys(store, "kill-driver") == expected
+    raw = _raw_keys(store, "kill-driver")
+    assert set(raw) == expected and set(raw.values()) == {1}  # nothing computed twice
+    assert _every_parquet_file_opens(store) >= len(_result_files(store, "kill-driver"))
+
+
+def test_two_sweeps_write_one_store_at_once(tmp_path, shared_cluster):
+    store = tmp_path / "store"
+    specs = {
+        "left": _spec(tmp_path / "left.toml", "left", C="[0.1, 0.3, 1.0, 3.0, 10.0, 30.0]"),
+        "right": _spec(tmp_path / "right.toml", "right", n_docs=700, categories=3, C="[0.5, 5.0, 50.0]"),
+    }
+    expected = {name: _expected_keys(spec, tmp_path / f"plan-{name}") for name, spec in specs.items()}
+    ResultStore(str(store))  # both drivers open an existing store, as a shared one would be
+    drivers = {name: _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / f"{name}.log")
+               for name, spec in specs.items()}
+    try:
+        for driver in drivers.values():
+            driver.wait(timeout=DEADLINE)
+    finally:
+        for driver in drivers.values():
+            _kill(driver)
+    for name, driver in drivers.items():
+        assert driver.returncode == 0, (tmp_path / f"{name}.log").read_text()
+        raw = _raw_keys(store, name)
+        assert set(raw) == expected[name] and set(raw.values()) == {1}
+        assert _ok_keys(store, name) == expected[name]
+    assert not expected["left"] & expected["right"]
+    _every_parquet_file_opens(store)
+
+
+def test_gram_over_the_spec_limit_fails_its_configs_with_a_clear_message(tmp_path, shared_cluster):
+    spec = _spec(tmp_path / "gram.toml", "gram", n_docs=300, C="[1.0, 10.0]", sweep='gram_memory_limit = "100kB"')
+    store = tmp_path / "store"
+    done = _run(_sweep_argv(spec, store, "--scheduler", shared_cluster))
+    assert done.returncode == 1, done.stderr
+    assert "GramTooLarge" in done.stderr and "more than the limit" in done.stderr
+    failed = ResultStore(str(store), create=False).read_results("gram", include_failed=True)
+    assert failed.num_rows == 4 and set(failed["status"].to_pylist()) == {"failed"}
+    assert all("Gram matrix" in message for message in failed["error_message"].to_pylist())
+
+
+def test_worker_out_of_memory_ends_the_sweep_with_killed_worker_not_a_hang(tmp_path):
+    """A 400 MB worker and a ~520 MB Gram: the nanny kills the worker, the task is retried once
+    (allowed-failures = 1), then KilledWorker fails the batch's configs and the sweep exits 1."""
+    spec = _spec(tmp_path / "oom.toml", "oom", n_docs=11500, categories=1, C="[1.0]",
+                 cluster='workers = 1\nmemory_limit = "400MB"')
+    store = tmp_path / "store"
+    done = _run(_sweep_argv(spec, store), env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "KilledWorker" in done.stderr
+    failed = ResultStore(str(store), create=False).read_results("oom", include_failed=True)
+    assert failed.num_rows == 1 and failed["status"].to_pylist() == ["failed"]
+    assert "KilledWorker" in failed["error_message"][0].as_py()
