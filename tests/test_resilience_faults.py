@@ -229,9 +229,10 @@ def test_gram_over_the_spec_limit_fails_its_configs_with_a_clear_message(tmp_pat
 
 
 def test_worker_out_of_memory_ends_the_sweep_with_killed_worker_not_a_hang(tmp_path):
-    """A 400 MB worker and a ~520 MB Gram: the nanny kills the worker, the task is retried once
-    (allowed-failures = 1), then KilledWorker fails the batch's configs and the sweep exits 1."""
-    spec = _spec(tmp_path / "oom.toml", "oom", n_docs=11500, categories=1, C="[1.0]",
+    """A 400 MB worker (~260 MB of it its own libraries) and a 5,600 x 5,600 Gram (250 MB): the
+    nanny kills the worker at 95%, the task is retried once (allowed-failures = 1), then
+    KilledWorker fails the batch's configs and the sweep exits 1."""
+    spec = _spec(tmp_path / "oom.toml", "oom", n_docs=8000, categories=1, C="[1.0]",
                  cluster='workers = 1\nmemory_limit = "400MB"')
     store = tmp_path / "store"
     done = _run(_sweep_argv(spec, store), env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})

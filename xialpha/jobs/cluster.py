@@ -54,7 +54,7 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
 def check_cluster(spec: ClusterSpec) -> None:
     """Validate `[cluster]` at spec time: kind options, sizes, the address and the TLS files.
 
-    Raises UserError naming the key, e.g. `cluster.walltime: must be [D-]HH:MM:SS, got '2h'`.
+    Raises UserError naming the key, e.g. `cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'`.
     """
     if spec.memory_limit is not None and spec.memory_limit != "auto":
         _size("cluster.memory_limit", spec.memory_limit)
