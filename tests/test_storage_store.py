@@ -345,3 +345,19 @@ def test_generic_dataset_refuses_bad_rows(store):
         store.append("results", [result_row(0)])
     with pytest.raises(UserError, match="dataset 'nope': unknown"):
         store.read("nope")
+
+
+def test_reading_a_dataset_nothing_was_appended_to_gives_an_empty_table(tmp_path):
+    store = ResultStore(str(tmp_path / "store"))
+    assert store.read("drift").num_rows == 0
+    assert store.read("selections", filters=[("x", ">", 1)]).num_rows == 0
+
+
+def test_a_column_that_was_all_null_in_one_append_still_reads_and_filters(tmp_path):
+    store = ResultStore(str(tmp_path / "store"))
+    store.append("selections", [{"selection_id": "a", "note": None, "x": 1}])
+    store.append("selections", [{"selection_id": "b", "note": None, "x": 2}])
+    assert store.read("selections", filters=[("x", ">", 1)]).column("selection_id").to_pylist() == ["b"]
+    store.append("selections", [{"selection_id": "c", "note": "typed now", "x": 3}])
+    table = store.read("selections")
+    assert table.column("note").to_pylist() == [None, None, "typed now"]

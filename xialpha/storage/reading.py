@@ -27,12 +27,17 @@ FILE_NAME_COLUMN = "__xialpha_file_name"
 
 
 def stored_schema(location: Location, files: Sequence[DataFile]) -> pa.Schema:
-    """The schema that holds every file's columns (for datasets typed by their rows)."""
+    """The schema that holds every file's columns (for datasets typed by their rows).
+
+    A column that is null in every file it appears in (its rows were
+    all None) reads as string, so reads and joins never meet Arrow's untyped null type.
+    """
     schemas = [pq.read_schema(file.path, filesystem=location.filesystem) for file in files]
     try:
-        return pa.unify_schemas(schemas, promote_options="permissive")
+        unified = pa.unify_schemas(schemas, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise UserError(f"store {location.uri}: stored files disagree on a column type: {exc}") from None
+    return pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f for f in unified])
 
 
 def read_newest(

@@ -216,6 +216,8 @@ class ResultStore:
         if sweep_id is not None:
             directory = f"{directory}/sweep_id={validate.check_sweep_id(sweep_id)}"
         files = self.location.data_files(directory)
+        if not files and spec.schema() is None:
+            return pa.table({})  # a row-typed dataset nothing was appended to yet has no columns
         schema = spec.schema() or stored_schema(self.location, files)
         return read_newest(self.location, files, schema, key_columns or spec.key_columns, columns=columns, filter=filter)
 
