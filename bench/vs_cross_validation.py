@@ -1,0 +1,200 @@
+"""xialpha's sweep vs scikit-learn's GridSearchCV (10-fold, F1) on the same grid: wall time and regret.
+
+The grid is config/reuters.toml's: ModApte train (9,603) / test (3,299), the 10 most frequent
+categories x 2 preprocessings (with and without Porter stemming) x 8 C values, linear SVM.
+  xialpha    `run_sweep` on a LocalCluster of 2 workers into a temporary store (end to end:
+             corpus, features, Grams, fits, estimates, storage, cluster start and stop);
+             per category the config with the largest xi-alpha F1 (rho = 1).
+  gscv_gram  GridSearchCV(SVC(kernel="precomputed"), cv=10, scoring="f1", n_jobs=2, refit=False)
+             on each preprocessing's training Gram, per category; the config with the largest
+             mean CV F1 over both preprocessings.
+  gscv_sparse  the same with SVC(kernel="linear") on the sparse TF-IDF features. Categories are
+             run in a fixed order (most, least, second most, ... frequent) while the predicted
+             time fits --sparse-budget; the rest is extrapolated by the sparse/gram time ratio
+             of the categories run, and the JSON says so.
+Both GridSearchCV walls include loading the corpus and computing the features (and Grams) once.
+Regret = best held-out F1 in the grid - held-out F1 of the chosen config, in F1 points (>= 0),
+from the sweep's held-out figures; per category and macro-averaged.
+
+    python bench/vs_cross_validation.py           # Reuters (about 30-60 minutes on 2 cores)
+    python bench/vs_cross_validation.py --quick   # a small synthetic grid, 3 folds
+"""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC
+
+from common import make_parser, output_path, print_table, sweep_spec, timed, vectorize, write_results
+from xialpha.features import linear_gram
+from xialpha.jobs.sweep import run_sweep
+from xialpha.storage import ResultStore
+
+N_JOBS = 2
+
+
+def main() -> None:
+    parser = make_parser(__doc__)
+    parser.add_argument("--sparse-budget", type=float, default=900.0,
+                        help="seconds the sparse GridSearchCV may take before the rest is extrapolated")
+    parser.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 10, --quick 3)")
+    args = parser.parse_args()
+    folds = args.folds or (3 if args.quick else 10)
+    spec = sweep_spec(args)
+    results, xialpha_wall = _xialpha(spec)
+    categories = sorted(results["category"].unique(), key=lambda c: -results.loc[results.category == c, "n_pos"].iloc[0])
+    data, prepare_s = _features(spec, categories)
+    grid = {"C": list(spec.C)}
+    gram_scores, gram_fit_s = {}, {}
+    for category in categories:
+        for pre_id, (X, gram, y) in data.items():
+            gram_scores[category, pre_id], gram_fit_s[category, pre_id] = _grid_search(
+                SVC(kernel="precomputed"), grid, folds, gram, y[category])
+        print(f"gscv_gram {category}: {sum(gram_fit_s[category, p] for p in data):.1f} s", flush=True)
+    sparse_scores, sparse_fit_s = _sparse_within_budget(data, grid, folds, categories, gram_fit_s, args.sparse_budget)
+    sparse_run = sorted({category for category, _ in sparse_fit_s})
+    ratio = sum(sparse_fit_s.values()) / sum(gram_fit_s[key] for key in sparse_fit_s)
+    sparse_total = ratio * sum(gram_fit_s.values()) if len(sparse_run) < len(categories) else sum(sparse_fit_s.values())
+    gram_wall = prepare_s["load"] + prepare_s["vectorize"] + prepare_s["gram"] + sum(gram_fit_s.values())
+    sparse_wall = prepare_s["load"] + prepare_s["vectorize"] + sparse_total
+    stemming = {p.id: p.stemming for p in spec.preprocessings}
+    choices = {"xialpha": _xialpha_choices(results), "cv": _cv_choices(gram_scores, categories, list(data), spec.C)}
+    regrets = {name: _regrets(results, chosen) for name, chosen in choices.items()}
+    sparse_agrees = {c: _cv_choices(sparse_scores, [c], list(data), spec.C)[c] == choices["cv"][c] for c in sparse_run}
+    result = {
+        "benchmark": "vs_cross_validation",
+        "quick": args.quick,
+        "sweep_id": spec.id,
+        "grid": {"categories": categories, "preprocessings": {p.id: p.params() for p in spec.preprocessings}, "C": list(spec.C), "folds": folds,
+                 "n_jobs": N_JOBS, "xialpha_workers": N_JOBS},
+        "xialpha_wall_s": xialpha_wall,
+        "gscv_gram_wall_s": gram_wall,
+        "gscv_sparse_wall_s": sparse_wall,
+        "gscv_sparse_extrapolated": len(sparse_run) < len(categories),
+        "gscv_sparse_categories_run": sparse_run,
+        "gscv_sparse_over_gram_fit_ratio": ratio,
+        "gscv_prepare_s": prepare_s,
+        "speedup_vs_sparse": sparse_wall / xialpha_wall,
+        "speedup_vs_gram": gram_wall / xialpha_wall,
+        "regret_units": "F1 points: best held-out F1 in the grid minus held-out F1 of the chosen config",
+        "regret_xialpha": regrets["xialpha"],
+        "regret_cv": regrets["cv"],
+        "chosen": {name: {c: {"preprocessing_id": p, "stemming": stemming[p], "C": C} for c, (p, C) in chosen.items()}
+                   for name, chosen in choices.items()},
+        "gscv_sparse_same_choice_as_gram": sparse_agrees,
+        "gscv_gram_fit_s": {f"{c}/{p}": s for (c, p), s in gram_fit_s.items()},
+        "gscv_sparse_fit_s": {f"{c}/{p}": s for (c, p), s in sparse_fit_s.items()},
+    }
+    _print(result)
+    write_results(result, output_path("vs_cross_validation", args))
+
+
+def _xialpha(spec):
+    """(the sweep's ok result rows as a DataFrame, its end-to-end wall seconds) on 2 local workers."""
+    with tempfile.TemporaryDirectory(prefix="xialpha-vs-cv-") as directory:
+        store = ResultStore(directory)
+        summary = run_sweep(spec, store, workers=N_JOBS)
+        if summary.failed:
+            raise SystemExit(f"xialpha sweep: {summary.failed} configs failed, e.g. {summary.failures[0]}")
+        results = store.read_results_df(spec.id)
+    print(f"xialpha sweep: {summary.fits} fits in {summary.wall_seconds:.1f} s", flush=True)
+    return results[np.isclose(results["rho"], 1.0)], summary.wall_seconds
+
+
+def _features(spec, categories):
+    """{preprocessing id: (X_train CSR, training Gram, {category: y})} and the seconds of each step."""
+    corpus, load_s = timed(spec.corpus.load)
+    train = corpus.split(spec.corpus.train_split)
+    y = {category: train.y(category) for category in categories}
+    data, seconds = {}, {"load": load_s, "vectorize": 0.0, "gram": 0.0}
+    for preprocessing in spec.preprocessings:
+        (X, _), vectorize_s = timed(vectorize, preprocessing, train.texts)
+        gram, gram_s = timed(linear_gram, X)
+        data[preprocessing.id] = (X, gram, y)
+        seconds["vectorize"] += vectorize_s
+        seconds["gram"] += gram_s
+    return data, seconds
+
+
+def _grid_search(estimator, grid: dict, folds: int, data, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """(mean k-fold CV F1 per C, shape (n_C,); wall seconds of GridSearchCV.fit)."""
+    search = GridSearchCV(estimator, grid, cv=folds, scoring="f1", n_jobs=N_JOBS, refit=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # F1 of folds without a positive prediction: 0, with a warning
+        _, seconds = timed(search.fit, data, y)
+    return np.asarray(search.cv_results_["mean_test_score"], dtype=float), seconds
+
+
+def _sparse_within_budget(data: dict, grid: dict, folds: int, categories: list[str], gram_fit_s: dict, budget: float):
+    """Sparse GridSearchCV per category in the order most, least, 2nd most, ... frequent, while the
+    predicted time (gram time x the sparse/gram ratio so far) fits the budget; the first runs always."""
+    order = [categories[i // 2] if i % 2 == 0 else categories[-(i // 2) - 1] for i in range(len(categories))]
+    scores, seconds = {}, {}
+    for category in order:
+        if seconds:
+            ratio = sum(seconds.values()) / sum(gram_fit_s[key] for key in seconds)
+            predicted = ratio * sum(gram_fit_s[category, p] for p in data)
+            if sum(seconds.values()) + predicted > budget:
+                break
+        for pre_id, (X, _, y) in data.items():
+            scores[category, pre_id], seconds[category, pre_id] = _grid_search(SVC(kernel="linear"), grid, folds, X, y[category])
+        print(f"gscv_sparse {category}: {sum(seconds[category, p] for p in data):.1f} s", flush=True)
+    return scores, seconds
+
+
+def _xialpha_choices(results) -> dict:
+    """{category: (preprocessing_id, C)} with the largest xi-alpha F1 (NaN last; ties: first in grid order)."""
+    ordered = results.sort_values(["category", "preprocessing_id", "C"])
+    return {category: _first_best(rows, "xa_f1") for category, rows in ordered.groupby("category")}
+
+
+def _cv_choices(scores: dict, categories: list[str], pre_ids: list[str], c_values) -> dict:
+    """{category: (preprocessing_id, C)} with the largest mean CV F1 (ties: first in grid order)."""
+    chosen = {}
+    for category in categories:
+        candidates = [(score, pre_id, C) for pre_id in pre_ids for C, score in zip(c_values, scores[category, pre_id])]
+        best = max(score for score, _, _ in candidates)
+        chosen[category] = next((pre_id, float(C)) for score, pre_id, C in candidates if score == best)
+    return chosen
+
+
+def _first_best(rows, column: str) -> tuple[str, float]:
+    values = rows[column].fillna(-np.inf).to_numpy()
+    row = rows.iloc[int(np.argmax(values))]
+    return row["preprocessing_id"], float(row["C"])
+
+
+def _regrets(results, chosen: dict) -> dict:
+    """{"per_category": {category: points}, "macro": mean points}: best held-out F1 minus the chosen one's."""
+    per_category = {}
+    for category, (pre_id, C) in chosen.items():
+        rows = results[results["category"] == category]
+        picked = rows[(rows["preprocessing_id"] == pre_id) & np.isclose(rows["C"], C)]["holdout_f1"].iloc[0]
+        per_category[category] = 100 * (rows["holdout_f1"].max() - picked)
+    return {"per_category": per_category, "macro": float(np.mean(list(per_category.values())))}
+
+
+def _print(result: dict) -> None:
+    rows = [[c, result["regret_xialpha"]["per_category"][c], result["regret_cv"]["per_category"][c],
+             _label(result["chosen"]["xialpha"][c]), _label(result["chosen"]["cv"][c])] for c in result["grid"]["categories"]]
+    rows.append(["macro", result["regret_xialpha"]["macro"], result["regret_cv"]["macro"], "", ""])
+    print_table(["category", "regret_xa_pts", "regret_cv_pts", "xa_choice", "cv_choice"], rows, title="\nselection regret")
+    extrapolated = (f" (extrapolated from {len(result['gscv_sparse_categories_run'])} of "
+                    f"{len(result['grid']['categories'])} categories)") if result["gscv_sparse_extrapolated"] else ""
+    print_table(["method", "wall_s", "xialpha_speedup"], [
+        ["xialpha sweep", result["xialpha_wall_s"], 1.0],
+        ["GridSearchCV precomputed Gram", result["gscv_gram_wall_s"], result["speedup_vs_gram"]],
+        ["GridSearchCV sparse" + extrapolated, result["gscv_sparse_wall_s"], result["speedup_vs_sparse"]],
+    ], title="\nwall time, same grid, 2 cores")
+
+
+def _label(choice: dict) -> str:
+    return f"stem={choice['stemming']} C={choice['C']:g}"
+
+
+if __name__ == "__main__":
+    main()
