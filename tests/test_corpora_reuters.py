@@ -111,9 +111,11 @@ def test_modapte_counts_on_the_real_corpus(reuters_dir):
     assert len(corpus.split("train")) == 9_603
     assert len(corpus.split("test")) == 3_299
     top = dict(list(corpus.category_counts().items())[:10])
-    # trade and corn: the TOPICS fields of this distribution give 486 (369 train + 117 test) and
-    # 237 (181 + 56); the often-quoted 487 and 238 count one more test "trade" and train "corn" story.
+    # Documents per category. The figures 487 (trade) and 238 (corn) count <D> entries, not
+    # documents: story 19918 lists "trade" twice and story 5467 lists "corn" twice in TOPICS.
     assert top == {"earn": 3964, "acq": 2369, "money-fx": 717, "grain": 582, "crude": 578,
                    "trade": 486, "interest": 478, "ship": 286, "wheat": 283, "corn": 237}
+    labels = dict(zip(corpus.ids, corpus.labels))
+    assert "trade" in labels["19918"] and "corn" in labels["5467"]
     assert not np.isnat(corpus.timestamps).any()
     assert all(text.strip() for text in corpus.texts)
