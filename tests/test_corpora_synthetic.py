@@ -101,3 +101,8 @@ def test_concept_shift_changes_the_shifted_category_only(shift):
 def test_bad_arguments(kwargs, message):
     with pytest.raises(UserError, match=message):
         make_synthetic(**kwargs)
+
+
+def test_a_strong_signal_makes_topic_heavy_documents_not_an_error():
+    corpus = make_synthetic(n_docs=300, signal=0.9, seed=1)
+    assert len(corpus) == 300 and all(text.split() for text in corpus.texts)

@@ -98,7 +98,8 @@ def make_synthetic(
             counts = topic_counts[docs, c]
             doc_parts.append(np.repeat(docs, counts))
             word_parts.append(topic_sets[topic][rng.choice(topic_words, size=counts.sum(), p=topic_weights)])
-    background_counts = lengths - topic_counts.sum(axis=1)
+    # independent binomials may draw more topic tokens than the length: such a document is all topic
+    background_counts = np.maximum(0, lengths - topic_counts.sum(axis=1))
     doc_parts.append(np.repeat(np.arange(n_docs), background_counts))
     word_parts.append(rng.choice(vocabulary_size, size=background_counts.sum(), p=background))
     docs = np.concatenate(doc_parts)
