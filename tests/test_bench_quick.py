@@ -1,0 +1,100 @@
+"""CI smoke of every bench script: `python bench/<name>.py --quick --out <tmp>.json` runs and writes
+the keys the issue promises; the full runs' figures in bench/results are never touched."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "bench"
+
+# script -> keys its JSON must have at the top level
+SCRIPTS = {
+    "reproduce_table1": ["table", "xa_beyond_holdout_counts", "paper_agreement_rho1", "machine"],
+    "vs_cross_validation": ["xialpha_wall_s", "gscv_sparse_wall_s", "gscv_sparse_extrapolated", "gscv_gram_wall_s",
+                            "speedup_vs_sparse", "speedup_vs_gram", "regret_xialpha", "regret_cv", "machine"],
+    "overhead": ["estimate_over_fit_median", "gram_s", "saving_per_fit_median_s", "break_even_fits", "fits", "machine"],
+    "scaling": ["speedup_2_vs_1", "wall_over_floor", "overhead", "runs", "machine"],
+    "loo": ["retrain_fraction", "pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
+}
+# other developers' bench scripts that take --quick and --out: run, check they write JSON
+OTHERS = ["preprocess", "selection_quality", "drift", "store"]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """quick(name) -> the JSON of `bench/<name>.py --quick`, each script run once per module."""
+    directory, cache = tmp_path_factory.mktemp("bench"), {}
+
+    def result(name: str) -> dict:
+        if name not in cache:
+            cache[name] = run_quick(name, directory / f"{name}.json")
+        return cache[name]
+
+    return result
+
+
+def run_quick(name: str, out: Path) -> dict:
+    completed = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--quick", "--out", str(out)],
+                               cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, f"{name} --quick failed:\n{completed.stderr[-3000:]}"
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_quick_run_writes_promised_keys(name, quick):
+    result = quick(name)
+    missing = [key for key in SCRIPTS[name] if key not in result]
+    assert not missing, f"{name}: JSON lacks {missing}"
+    assert result["quick"] is True
+    assert result["machine"]["nproc"] >= 1
+
+
+@pytest.mark.parametrize("name", [n for n in OTHERS if (BENCH / f"{n}.py").is_file()])
+def test_other_bench_scripts_quick_run(name, quick):
+    assert quick(name)
+
+
+def test_table1_rows_per_category_and_rho(quick):
+    result = quick("reproduce_table1")
+    assert set(result["table"]) and all(set(rows) == {"1", "2"} for rows in result["table"].values())
+    for rows in result["table"].values():
+        for row in rows.values():
+            assert {"err_xa", "err_true", "f1_xa", "f1_true", "paper_err_xa"} <= set(row)
+            assert 0 <= row["err_xa"] <= 100 and 0 <= row["err_true"] <= 100
+        # rho = 2 flags at least the examples rho = 1 flags: its error estimate is never lower
+        assert rows["2"]["err_xa"] >= rows["1"]["err_xa"]
+        assert rows["1"]["err_true"] == rows["2"]["err_true"]
+    count = result["xa_beyond_holdout_counts"]["1"]
+    assert count["of"] == result["n_splits"] * len(result["table"])
+
+
+def test_loo_pruned_agrees_with_brute_force(quick):
+    result = quick("loo")
+    assert result["pruned_equals_bruteforce"] is True
+    assert 0 < result["retrain_fraction"] < 1
+    for row in result["configs"]:
+        assert row["pruned_error"] == row["loo_error"]
+        assert row["xa2_error"] >= row["loo_error"] or not row["stable"]
+
+
+def test_vs_cross_validation_regret_and_speedups_consistent(quick):
+    result = quick("vs_cross_validation")
+    for name in ("regret_xialpha", "regret_cv"):
+        per_category = result[name]["per_category"]
+        assert set(per_category) == set(result["grid"]["categories"])
+        assert all(value >= 0 for value in per_category.values())
+        assert math.isclose(result[name]["macro"], sum(per_category.values()) / len(per_category))
+    assert math.isclose(result["speedup_vs_gram"], result["gscv_gram_wall_s"] / result["xialpha_wall_s"])
+    assert math.isclose(result["speedup_vs_sparse"], result["gscv_sparse_wall_s"] / result["xialpha_wall_s"])
+
+
+def test_quick_runs_default_to_git_ignored_files():
+    ignored = subprocess.run(["git", "check-ignore", "-q", "bench/results/scaling.quick.json"], cwd=REPO)
+    assert ignored.returncode == 0, "bench/results/*.quick.json must be git-ignored"
