@@ -97,7 +97,18 @@ def test_load_spec_resolves_corpus_paths_relative_to_the_file(tmp_path):
 def test_shipped_configs_parse():
     from pathlib import Path
 
+    from xialpha.jobs.drift_spec import load_drift_spec
+
     configs = sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml"))
-    assert configs, "config/ has no specs"
+    assert len(configs) >= 4, "config/ lacks the shipped specs"
     for path in configs:
-        load_spec(path)
+        (load_drift_spec if path.stem.startswith("drift") else load_spec)(path)
+
+
+def test_unknown_category_names_its_spec_field(tmp_path):
+    from xialpha.jobs.sweep import prepare
+    from xialpha.storage import ResultStore
+
+    spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["nope"]\n')
+    with pytest.raises(UserError, match=r"^corpus\.categories\.names: unknown category 'nope'"):
+        prepare(spec, ResultStore(str(tmp_path / "store")))

@@ -51,7 +51,8 @@ def run(args) -> int:
                         progress_mode=mode, on_dashboard=dashboard)
     print(f"sweep {summary.sweep_id} (run {summary.run_id}) in {store.uri}: {summary.ok} stored, "
           f"{summary.skipped} skipped (already stored), {summary.failed} failed; "
-          f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f} fits/s)")
+          f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f} fits/s); "
+          f"task compute {summary.task_seconds:.1f} s on {summary.threads} threads")
     for failure in summary.failures:
         print(f"  failed: {failure}", file=sys.stderr)
     return 1 if summary.failed else 0

@@ -52,9 +52,11 @@ def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads
     train = _split(corpus, spec.corpus.train_split, "corpus.train_split")
     test = _split(corpus, spec.corpus.test_split, "corpus.test_split") if spec.corpus.test_split else None
     cats = spec.corpus.categories
-    categories = train.choose_categories(top_k=cats.top_k, names=list(cats.names) or None, min_positives=cats.min_positives)
-    if not categories:
-        raise UserError("corpus.categories: no category matches")
+    try:
+        categories = train.choose_categories(top_k=cats.top_k, names=list(cats.names) or None,
+                                             min_positives=cats.min_positives)
+    except UserError as exc:
+        raise UserError(f"corpus.categories.{exc}") from None
     fingerprint = train.fingerprint()
     if test is not None and spec.estimators.holdout:
         fingerprint = hashlib.sha256(f"{fingerprint}:{test.fingerprint()}".encode()).hexdigest()
