@@ -24,6 +24,7 @@ RESULTS = REPO / "bench" / "results"
 DEFAULT_REUTERS = REPO.parent / "shared" / "corpora" / "reuters21578"
 REFERENCE_TABLES = REPO.parent / "shared" / "reference" / "joachims2000_tables.csv"
 REUTERS_SPEC = REPO / "config" / "reuters.toml"
+LOAD_AT_START = os.getloadavg()  # the 1, 5, 15-minute load averages when the script started
 
 # The --quick sweep: config/reuters.toml's grid shape on a small synthetic corpus.
 QUICK_SPEC = """\
@@ -136,7 +137,8 @@ def reference_rows(dataset: str = "reuters", path: Path = REFERENCE_TABLES) -> d
 
 
 def machine_info() -> dict:
-    """Where the figures came from: cores, CPU model, memory, load, Python and library versions, date."""
+    """Where the figures came from: cores, CPU model, memory, load (1, 5, 15 min) at start and end,
+    Python and library versions, date."""
     import numpy
     import scipy
     import sklearn
@@ -148,7 +150,8 @@ def machine_info() -> dict:
         "nproc": os.cpu_count(),
         "cpu_model": model,
         "memory_gib": round(mem_kib / 2**20, 1),
-        "load_average": [round(value, 2) for value in os.getloadavg()],
+        "load_average_at_start": [round(value, 2) for value in LOAD_AT_START],
+        "load_average_at_end": [round(value, 2) for value in os.getloadavg()],
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
