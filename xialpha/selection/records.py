@@ -111,9 +111,7 @@ def _plain(value):
 
 
 def read_if_stored(store, dataset: str, filters=None) -> pa.Table | None:
-    """Rows of a generic dataset (selections, certifications, sweeps), None when it has none."""
-    if not store.location.data_files(store.location.path(dataset)):
-        return None
+    """Rows of a generic dataset (selections, certifications, sweeps), None when none match."""
     table = store.read(dataset, filters=filters)
     return table if table.num_rows else None
 
