@@ -35,8 +35,8 @@ def filled(tmp_path):
         bits = np.arange(13) % (i + 2) == 0
         store.write_examples([{"sweep_id": "sweep-1", "config_key": f"k{i}", "category": "earn", "estimator": "xa", "bits": bits}])
     store.write_examples([{"sweep_id": "sweep-1", "config_key": "k0", "category": "earn", "estimator": "xa", "bits": np.ones(13, bool)}])
-    store.append("selections", [{"selection_id": "s1", "sweep_id": "sweep-1", "config_key": "k0"}])
-    store.append("selections", [{"selection_id": "s1", "sweep_id": "sweep-1", "config_key": "k1"}])
+    store.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k0"}])
+    store.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k1"}])
     return store
 
 

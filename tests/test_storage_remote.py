@@ -22,7 +22,7 @@ def _exercise(uri: str) -> ResultStore:
     store.write_results([result_row(0, xa_error=0.5, created_at=T0 + datetime.timedelta(seconds=1))])
     store.write_results([result_row(1, status="failed", error_message="oom", created_at=T0 + datetime.timedelta(seconds=1))])
     store.write_examples([{"sweep_id": "sweep-1", "config_key": "k", "category": "earn", "estimator": "xa", "bits": np.ones(11, bool)}])
-    store.append("certifications", [{"certification_id": "c1", "sweep_id": "sweep-1", "bound": 0.1}])
+    store.append("certifications", [{"certification_id": "c1", "category": "earn", "sweep_id": "sweep-1", "bound": 0.1}])
 
     before = store.read_results(include_failed=True)
     assert before.num_rows == 4

@@ -320,8 +320,8 @@ def test_bad_example_rows_are_refused(store):
 
 
 def test_generic_dataset_append_and_read_newest_per_id(store, store_dir):
-    store.append("selections", [{"selection_id": "s1", "sweep_id": "sweep-1", "score": 0.5, "chosen": "k1"}])
-    store.append("selections", pa.table({"selection_id": ["s1", "s2"], "sweep_id": ["sweep-1"] * 2, "score": [0.7, 0.1]}))
+    store.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "score": 0.5, "chosen": "k1"}])
+    store.append("selections", pa.table({"selection_id": ["s1", "s2"], "category": ["earn"] * 2, "sweep_id": ["sweep-1"] * 2, "score": [0.7, 0.1]}))
     store.append("drift", [{"check_id": "d1", "psi": 0.2}])
     table = store.read("selections")
     assert table["selection_id"].to_pylist() == ["s1", "s2"]
@@ -333,7 +333,7 @@ def test_generic_dataset_append_and_read_newest_per_id(store, store_dir):
 
 def test_generic_dataset_refuses_bad_rows(store):
     with pytest.raises(UserError, match="column 'tags' has type list"):
-        store.append("selections", [{"selection_id": "s1", "tags": ["a", "b"]}])
+        store.append("selections", [{"selection_id": "s1", "category": "earn", "tags": ["a", "b"]}])
     with pytest.raises(UserError, match="column 'check_id' is missing or null"):
         store.append("drift", [{"psi": 0.2}])
     with pytest.raises(UserError, match="naive timestamps"):
@@ -355,9 +355,9 @@ def test_reading_a_dataset_nothing_was_appended_to_gives_an_empty_table(tmp_path
 
 def test_a_column_that_was_all_null_in_one_append_still_reads_and_filters(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
-    store.append("selections", [{"selection_id": "a", "note": None, "x": 1}])
-    store.append("selections", [{"selection_id": "b", "note": None, "x": 2}])
+    store.append("selections", [{"selection_id": "a", "category": "earn", "note": None, "x": 1}])
+    store.append("selections", [{"selection_id": "b", "category": "earn", "note": None, "x": 2}])
     assert store.read("selections", filters=[("x", ">", 1)]).column("selection_id").to_pylist() == ["b"]
-    store.append("selections", [{"selection_id": "c", "note": "typed now", "x": 3}])
+    store.append("selections", [{"selection_id": "c", "category": "earn", "note": "typed now", "x": 3}])
     table = store.read("selections")
     assert table.column("note").to_pylist() == [None, None, "typed now"]

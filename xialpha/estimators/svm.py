@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 import sklearn
 from sklearn.svm import SVC
 
@@ -130,7 +131,8 @@ def fit_svm(
     # With zero weights scikit-learn drops those rows first: support_ indexes the active rows.
     support = np.flatnonzero(active)[model.support_]
     alpha = np.zeros(n)
-    alpha[support] = np.abs(model.dual_coef_[0])
+    dual = model.dual_coef_.toarray() if sp.issparse(model.dual_coef_) else model.dual_coef_  # sparse X gives sparse
+    alpha[support] = np.abs(dual[0])
     b = float(model.intercept_[0])
     if gram is not None:
         # a full matrix-vector product: far faster than gathering the support columns

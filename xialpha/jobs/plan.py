@@ -6,6 +6,7 @@ Pure bookkeeping, no Dask: the graph module turns a plan into tasks. One config 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
 
@@ -73,6 +74,17 @@ class SweepPlan:
         preprocessings = {p for p, _ in self.gram_pairs}
         derived = sum(1 for _, k in self.gram_pairs if self.spec.kernels[k].name != "linear")
         return 2 * len(preprocessings) + derived + len(self.batches)
+
+
+def data_fingerprint(spec: SweepSpec, corpus) -> str:
+    """What the results depend on in the data: the training split's fingerprint, combined with
+    the test split's when the holdout estimator runs on it."""
+    split = spec.corpus.train_split
+    fingerprint = (corpus if split is None else corpus.split(split)).fingerprint()
+    if spec.estimators.holdout and spec.corpus.test_split:
+        test = corpus.split(spec.corpus.test_split).fingerprint()
+        fingerprint = hashlib.sha256(f"{fingerprint}:{test}".encode()).hexdigest()
+    return fingerprint
 
 
 def estimator_settings(spec: SweepSpec) -> dict:

@@ -92,6 +92,7 @@ class SweepSpec:
     batch_size: int | None = None
     gram_memory_limit: int | None = None
     text: str = field(default="", repr=False, compare=False)
+    base_dir: str = field(default="", repr=False, compare=False)  # relative corpus paths resolve here
 
 
 def load_spec(path: str | Path) -> SweepSpec:
@@ -110,7 +111,7 @@ def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, 
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     try:
-        return _build(Table(data, ""), base_dir or Path.cwd(), default_id, text)
+        return _build(Table(data, ""), Path(base_dir or Path.cwd()).resolve(), default_id, text)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
 
@@ -134,6 +135,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec
         estimators=_estimators(root.table("estimators")),
         cluster=_cluster(root.table("cluster"), base_dir),
         text=text,
+        base_dir=str(base_dir),
     )
     sweep.done()
     root.done()

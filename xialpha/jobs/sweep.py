@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -12,7 +11,7 @@ from distributed import as_completed, get_task_stream
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.graph import submit_plan
-from xialpha.jobs.plan import Batch, SweepPlan, make_plan
+from xialpha.jobs.plan import Batch, SweepPlan, data_fingerprint, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.spec import SweepSpec
 from xialpha.storage import ResultStore
@@ -57,9 +56,7 @@ def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads
                                              min_positives=cats.min_positives)
     except UserError as exc:
         raise UserError(f"corpus.categories.{exc}") from None
-    fingerprint = train.fingerprint()
-    if test is not None and spec.estimators.holdout:
-        fingerprint = hashlib.sha256(f"{fingerprint}:{test.fingerprint()}".encode()).hexdigest()
+    fingerprint = data_fingerprint(spec, corpus)
     done = set() if force else store.done_keys(spec.id)
     plan = make_plan(spec, categories, fingerprint, len(train), 0 if test is None else len(test), done,
                      force=force, threads=threads)
@@ -78,7 +75,7 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
     with connect(spec.cluster, address=address, workers=workers) as client:
         # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
-        store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
+        store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
                                  "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
         summary.dashboard = client.dashboard_link
         if on_dashboard:

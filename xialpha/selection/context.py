@@ -8,7 +8,6 @@ fingerprint the sweep recorded, so a moved or changed corpus is refused, never u
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from xialpha.errors import UserError
@@ -46,6 +45,7 @@ class SweepContext:
 
 def load_context(store, sweep_id: str, data_fingerprint: str, spec_path: str | None = None) -> SweepContext:
     """The context of `sweep_id` whose training data has `data_fingerprint`."""
+    from xialpha.jobs import plan
     from xialpha.jobs.spec import load_spec, parse_spec
 
     if spec_path is not None:
@@ -53,10 +53,11 @@ def load_context(store, sweep_id: str, data_fingerprint: str, spec_path: str | N
         if spec.id != sweep_id:
             raise UserError(f"--spec: {spec_path} is sweep {spec.id!r}, not {sweep_id!r}")
     else:
-        spec = parse_spec(_stored_spec_text(store, sweep_id, data_fingerprint), source=f"sweep {sweep_id!r} spec")
+        text, spec_dir = _stored_spec(store, sweep_id, data_fingerprint)
+        spec = parse_spec(text, source=f"sweep {sweep_id!r} spec", base_dir=spec_dir)
     corpus = spec.corpus.load()
     train = corpus if spec.corpus.train_split is None else corpus.split(spec.corpus.train_split)
-    if _fingerprint(spec, corpus, train) != data_fingerprint:
+    if plan.data_fingerprint(spec, corpus) != data_fingerprint:
         raise UserError(
             f"corpus: the documents loaded for sweep {sweep_id!r} ({spec.corpus.loader}) differ from the ones it "
             "trained on (fingerprint mismatch); point --spec at the spec file so relative paths resolve"
@@ -64,7 +65,8 @@ def load_context(store, sweep_id: str, data_fingerprint: str, spec_path: str | N
     return SweepContext(spec, corpus, train)
 
 
-def _stored_spec_text(store, sweep_id: str, data_fingerprint: str) -> str:
+def _stored_spec(store, sweep_id: str, data_fingerprint: str) -> tuple[str, str | None]:
+    """The newest recorded spec text of the sweep on this data, and the directory it was read from."""
     from xialpha.selection.records import read_if_stored
 
     table = read_if_stored(store, "sweeps", [("sweep_id", "=", sweep_id)])
@@ -73,15 +75,6 @@ def _stored_spec_text(store, sweep_id: str, data_fingerprint: str) -> str:
         runs = runs[runs["data_fingerprint"] == data_fingerprint]
     if runs is None or runs.empty:
         raise UserError(f"--sweep: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass --spec FILE")
-    return str(runs.sort_values("created_at")["spec_toml"].iloc[-1])
-
-
-def _fingerprint(spec, corpus, train) -> str:
-    """The sweep's data fingerprint: the training split's, combined with the test split's
-    when the holdout estimator ran (as `xialpha.jobs.sweep.prepare` computes it)."""
-    fingerprint = train.fingerprint()
-    if spec.estimators.holdout and spec.corpus.test_split:
-        test = corpus.split(spec.corpus.test_split).fingerprint()
-        fingerprint = hashlib.sha256(f"{fingerprint}:{test}".encode()).hexdigest()
-    return fingerprint
-
+    newest = runs.sort_values("created_at").iloc[-1]
+    spec_dir = newest.get("spec_dir")
+    return str(newest["spec_toml"]), spec_dir if isinstance(spec_dir, str) and spec_dir else None

@@ -172,8 +172,8 @@ class Dataset:
 DATASETS: dict[str, Dataset] = {
     "results": Dataset("results", ("sweep_id", "config_key"), RESULT_COLUMNS),
     "examples": Dataset("examples", ("sweep_id", "config_key", "estimator"), EXAMPLE_COLUMNS),
-    "selections": Dataset("selections", ("selection_id",), None),
+    "selections": Dataset("selections", ("selection_id", "category"), None),  # a row per category
     "drift": Dataset("drift", ("check_id",), None),
-    "certifications": Dataset("certifications", ("certification_id",), None),
+    "certifications": Dataset("certifications", ("certification_id", "category"), None),
     "sweeps": Dataset("sweeps", ("run_id",), None),  # one row per sweep run: its spec text
 }

@@ -1,0 +1,22 @@
+"""fit_svm on sparse feature matrices (scikit-learn returns sparse dual coefficients there)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from xialpha.estimators import fit_svm, loo_exact
+
+
+def test_sparse_features_give_the_same_solution_as_dense_and_as_the_gram():
+    rng = np.random.default_rng(5)
+    X = sp.random(60, 30, density=0.2, random_state=5, format="csr")
+    mass = np.asarray(X.sum(axis=1)).ravel()
+    y = np.where(mass + 0.3 * rng.normal(size=60) > np.median(mass), 1, -1)
+    sparse = fit_svm(y, 1.0, X=X, tol=1e-8)
+    dense = fit_svm(y, 1.0, X=X.toarray(), tol=1e-8)
+    gram = fit_svm(y, 1.0, gram=(X @ X.T).toarray(), tol=1e-8)
+    for other in (dense, gram):
+        np.testing.assert_allclose(sparse.alpha, other.alpha, atol=1e-6)
+        np.testing.assert_allclose(sparse.decision, other.decision, atol=1e-6)
+    assert loo_exact(y, 1.0, X=X, tol=1e-8).d == loo_exact(y, 1.0, gram=(X @ X.T).toarray(), tol=1e-8).d
