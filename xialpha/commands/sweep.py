@@ -49,10 +49,29 @@ def run(args) -> int:
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     summary = run_sweep(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
                         progress_mode=mode, on_dashboard=dashboard)
+    work = (f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f} fits/s); "
+            f"task compute {summary.task_seconds:.1f} s on {summary.threads} threads") if summary.fits else "nothing to compute"
     print(f"sweep {summary.sweep_id} (run {summary.run_id}) in {store.uri}: {summary.ok} stored, "
-          f"{summary.skipped} skipped (already stored), {summary.failed} failed; "
-          f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f} fits/s); "
-          f"task compute {summary.task_seconds:.1f} s on {summary.threads} threads")
+          f"{summary.skipped} skipped (already stored), {summary.failed} failed; {work}")
     for failure in summary.failures:
         print(f"  failed: {failure}", file=sys.stderr)
+    if not args.quiet:
+        _print_best(spec, store)
     return 1 if summary.failed else 0
+
+
+def _print_best(spec, store) -> None:
+    """The best stored config per category by the spec's selection metric and estimator."""
+    from xialpha.selection.display import config_label, number
+    from xialpha.selection.objective import Objective
+    from xialpha.selection.selector import select
+
+    results = store.read_results_df(spec.id)
+    if results.empty:
+        return
+    objective = Objective(metric=spec.metric, estimator=spec.selection_estimator, rho=spec.estimators.rhos[0])
+    selection = select(results, objective, sweep_id=spec.id, runners_up=0)
+    print(f"best per category by {spec.selection_estimator} {spec.metric} (rho={spec.estimators.rhos[0]:g}); "
+          f"`xialpha select {store.uri} --sweep {spec.id}` adds significance tests:")
+    for choice in selection.choices:
+        print(f"  {choice.category:<16} {config_label(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}")
