@@ -63,7 +63,8 @@ def _one_example_at_a_time(fit, gram, r_delta2, rho, depth):
     return errors
 
 
-@pytest.mark.parametrize("seed, C, rho, depth", [(0, 1.0, 1.0, 1), (1, 5.0, 1.0, 3), (2, 20.0, 2.0, 10), (3, 2.0, 1.0, 100)])
+@pytest.mark.parametrize("seed, C, rho, depth",
+                         [(0, 1.0, 1.0, 1), (1, 5.0, 1.0, 3), (2, 20.0, 2.0, 10), (3, 2.0, 1.0, 100)])
 def test_matches_the_rule_applied_one_example_at_a_time(seed, C, rho, depth):
     X, y = _problem(seed)
     gram = X @ X.T

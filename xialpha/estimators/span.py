@@ -11,8 +11,8 @@ M = [[K_UU, 1], [1^T, 0]]:
 
 Computation: K_UU + eps I (eps = RIDGE_RTOL * mean K_ii over the SVs) is Cholesky-factorised; one
 multi-right-hand-side triangular solve and the inverse of the triangular factor (for the diagonal)
-give both formulas through the Schur complement of the border, without forming M or M^{-1}. The ridge makes duplicate or linearly dependent support vectors
-harmless: every S^2 becomes min_lambda ||x - sum lambda_j x_j||^2 + eps ||lambda||^2 (for
+give both formulas through the Schur complement of the border, without forming M or M^{-1}.
+The ridge makes duplicate or linearly dependent support vectors harmless: every S^2 becomes min_lambda ||x - sum lambda_j x_j||^2 + eps ||lambda||^2 (for
 unbounded p the eps of p's own diagonal entry is subtracted again). If the Cholesky factorisation
 still fails (an indefinite kernel), the pseudo-inverse of the ridged bordered matrix is used.
 
