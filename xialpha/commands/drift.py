@@ -19,27 +19,23 @@ from __future__ import annotations
 import argparse
 import sys
 
+from xialpha.commands.running import add_run_arguments, check_workers, store_uri
+
 
 def add_arguments(parser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__
-    parser.add_argument("spec", help="drift spec, a TOML file (see config/drift.toml)")
-    parser.add_argument("--store", help="result store path or URI (default: [drift] store, $XIALPHA_STORE, ./xialpha-store)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="connect to a running Dask scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--workers", type=int, help="number of workers for a local or SLURM cluster")
-    parser.add_argument("--force", action="store_true", help="recheck a newest batch already checked with this spec and data")
-    parser.add_argument("--quiet", action="store_true", help="print only the one-line summary")
+    add_run_arguments(parser, "drift", "config/drift.toml",
+                      force_help="recheck a newest batch already checked with this spec and data",
+                      quiet_help="print only the one-line summary")
 
 
 def run(args) -> int:
-    from xialpha.commands.sweep import store_uri
-    from xialpha.errors import UserError
     from xialpha.jobs.drift import run_drift_check
     from xialpha.jobs.drift_spec import load_drift_spec
     from xialpha.storage import ResultStore
 
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers: must be >= 1, got {args.workers}")
+    check_workers(args.workers)
     spec = load_drift_spec(args.spec)
     store = ResultStore(store_uri(args.store, spec.store))
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))

@@ -6,36 +6,24 @@ Exit codes: 0 all configs stored ok; 1 some configs failed (stored with status "
 
 from __future__ import annotations
 
-import os
 import sys
 
-DEFAULT_STORE = "xialpha-store"
+from xialpha.commands.running import add_run_arguments, check_workers, store_uri
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("spec", help="sweep spec, a TOML file (see config/demo.toml)")
-    parser.add_argument("--store", help="result store path or URI (default: [sweep] store, $XIALPHA_STORE, ./xialpha-store)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="connect to a running Dask scheduler, e.g. tcp://host:8786")
-    parser.add_argument("--workers", type=int, help="number of workers for a local or SLURM cluster")
+    add_run_arguments(parser, "sweep", "config/demo.toml", force_help="recompute configs already stored",
+                      quiet_help="print only the summary")
     parser.add_argument("--dry-run", action="store_true", help="print the numbers of configs and tasks and the Gram memory, run nothing")
-    parser.add_argument("--force", action="store_true", help="recompute configs already stored")
-    parser.add_argument("--quiet", action="store_true", help="print only the summary")
-
-
-def store_uri(cli_value: str | None, spec_value: str | None) -> str:
-    """--store, else $XIALPHA_STORE, else the spec's [sweep] store, else ./xialpha-store."""
-    return cli_value or os.environ.get("XIALPHA_STORE") or spec_value or DEFAULT_STORE
 
 
 def run(args) -> int:
-    from xialpha.errors import UserError
     from xialpha.jobs.progress import Progress
     from xialpha.jobs.spec import load_spec
     from xialpha.jobs.sweep import default_threads, prepare, run_sweep
     from xialpha.storage import ResultStore
 
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers: must be >= 1, got {args.workers}")
+    check_workers(args.workers)
     spec = load_spec(args.spec)
     store = ResultStore(store_uri(args.store, spec.store))
     if args.dry_run:

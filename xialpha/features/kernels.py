@@ -6,8 +6,6 @@ linear <x,y>; rbf exp(-gamma*||x-y||^2); poly (gamma*<x,y> + coef0)^degree; sigm
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import numbers
 from dataclasses import asdict, dataclass
@@ -15,6 +13,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.features.ids import stable_id
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid")
 _PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
@@ -47,8 +46,7 @@ class Kernel:
     @property
     def id(self) -> str:
         """16 hex digits of the sha256 of params(): equal across processes and machines."""
-        canonical = json.dumps(self.params(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+        return stable_id(self.params())
 
     def params(self) -> dict:
         """{"name", "gamma", "degree", "coef0"}: flat and unprefixed; unused parameters are None."""

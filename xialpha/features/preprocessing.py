@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -14,6 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from xialpha.errors import UserError
+from xialpha.features.ids import stable_id
 from xialpha.features.analysis import STEMMERS, STOP_WORD_LISTS, make_analyzer
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
@@ -63,8 +62,7 @@ class Preprocessing:
     @property
     def id(self) -> str:
         """16 hex digits of the sha256 of params(): equal across processes and machines."""
-        canonical = json.dumps(self.params(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+        return stable_id(self.params())
 
     def params(self) -> dict:
         """The fields as a flat dict {name: bool | int | float | str}, unprefixed."""
