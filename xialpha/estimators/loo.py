@@ -1,11 +1,18 @@
-"""Exact leave-one-out error, retraining only where the xi-alpha bound cannot decide.
+"""Exact leave-one-out error, retraining only the examples a stable solution cannot decide.
 
-By Lemma 1 of the seed, for a stable solution example t can be a leave-one-out error only if
-2 alpha_t R_delta^2 + xi_t >= 1; every other example is classified correctly when left out.
-Training errors with xi_t > 1 (y_t f(x_t) < 0) stay errors when left out: dropping an example
-from training can only increase its hinge loss. Only the remaining candidates are retrained,
-each with sample weight 0 on the left-out example, so the shared Gram matrix is never copied.
-A leave-one-out error is y_t f^{\\t}(x_t) <= 0.
+A stable solution (one unbounded support vector at least) decides two kinds of examples alone:
+non-support vectors (alpha_t = 0) are classified correctly when left out, since the solution
+without t is the same and b stays pinned by an unbounded support vector; training errors with
+xi_t > 1 (y_t f(x_t) < 0) stay errors when left out, since dropping an example from training can
+only increase its hinge loss. Every other example is retrained with sample weight 0 on it, so
+the shared Gram matrix is never copied. A leave-one-out error is y_t f^{\\t}(x_t) <= 0.
+
+prune="xi_alpha" also skips support vectors with 2 alpha_t R_delta^2 + xi_t < 1 (seed Lemma 1).
+That is far fewer retrains, but not exact: the lemma's proof moves alpha_t onto unbounded support
+vectors of the full AND of the leave-one-out solution, and stability does not promise room for it.
+It misses leave-one-out errors on small problems with cost factor j != 1, and where the solution
+without t has no unbounded support vector (its b is then any point of an interval); see
+tests/test_estimators_loo.py for a five-example case.
 """
 
 from __future__ import annotations
@@ -15,30 +22,41 @@ import numpy as np
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import SVMFit, fit_svm
+from xialpha.estimators.validation import check_positive
 from xialpha.estimators.xialpha import xi_alpha_indicator
 
 # xi_t > 1 + this margin is a certain LOO error; closer calls are retrained.
 CERTAIN_ERROR_MARGIN = 1e-6
+PRUNE_RULES = ("support", "xi_alpha")
 
 
-def loo_exact(y, C: float, *, fit: SVMFit | None = None, r_delta2: float | None = None, **svm_args) -> Estimate:
+def loo_exact(
+    y, C: float, *, fit: SVMFit | None = None, prune: str = "support", r_delta2: float | None = None, **svm_args
+) -> Estimate:
     """The exact leave-one-out estimate (method "loo") of the SVM trained by fit_svm(y, C, **svm_args).
 
     fit: the SVM already trained on all n examples with these arguments (trained here if None);
-    r_delta2: R_delta^2 or an upper bound (computed from the data if None).
+    prune: "support" (exact) or "xi_alpha" (fewer retrains, can miss errors: see the module doc);
+    r_delta2: R_delta^2 or an upper bound, used by prune="xi_alpha" (computed from the data if None).
     svm_args: gram= or X= (with kernel, kernel_params) plus j, tol, ... as for `fit_svm`.
     Returns counts over the n examples, the per-example LOO-error indicator, and `retrains`.
     """
+    if prune not in PRUNE_RULES:
+        raise ValueError(f"prune: must be one of {PRUNE_RULES}, got {prune!r}")
+    if r_delta2 is not None:
+        r_delta2 = check_positive(r_delta2, "r_delta2")
     if fit is None:
         fit = fit_svm(y, C, **svm_args)
     y = fit.y
     certain = fit.xi > 1.0 + CERTAIN_ERROR_MARGIN
-    if fit.stable:
+    if not fit.stable:
+        candidates = ~certain  # b is not unique: even non-support vectors may flip, retrain all
+    elif prune == "support":
+        candidates = (fit.alpha > 0) & ~certain
+    else:
         if r_delta2 is None:
             r_delta2 = _r_delta2(svm_args)
         candidates = xi_alpha_indicator(fit.alpha, fit.xi, r_delta2, rho=2.0) & ~certain
-    else:
-        candidates = ~certain  # Lemma 1 needs a stable solution: retrain every other example
     errors = certain.copy()
     for t in np.flatnonzero(candidates):
         errors[t] = _left_out_margin(y, C, t, svm_args) <= 0
