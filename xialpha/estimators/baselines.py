@@ -12,7 +12,7 @@ from sklearn.model_selection import StratifiedKFold
 from xialpha.estimators.loo import rows
 from xialpha.estimators.metrics import Estimate, weighted_average
 from xialpha.estimators.svm import SVMFit, fit_svm
-from xialpha.estimators.validation import check_labels
+from xialpha.estimators.validation import check_labels, check_training_data
 
 BOOTSTRAP_METHODS = (".632", "e0")
 
@@ -27,7 +27,10 @@ def holdout(fit: SVMFit, y_test, test_data) -> Estimate:
     y_test = np.asarray(y_test)
     if not np.isin(y_test, (-1, 1)).all():
         raise ValueError("y_test: labels must be -1 or +1")
-    return Estimate.from_indicator("holdout", y_test, y_test * fit.decision_function(test_data) <= 0)
+    decision = fit.decision_function(test_data)
+    if y_test.shape != decision.shape:
+        raise ValueError(f"y_test: must have shape {decision.shape}, one label per row of test_data, got {y_test.shape}")
+    return Estimate.from_indicator("holdout", y_test, y_test * decision <= 0)
 
 
 def kfold(y, C: float, *, k: int = 10, seed: int = 0, **svm_args) -> Estimate:
@@ -35,6 +38,7 @@ def kfold(y, C: float, *, k: int = 10, seed: int = 0, **svm_args) -> Estimate:
     y = check_labels(y)
     if not 2 <= k <= min(np.bincount(y > 0)):
         raise ValueError(f"k: must be between 2 and the size of the smaller class, got {k}")
+    svm_args = check_training_data(svm_args, y.shape[0])
     errors = np.zeros(y.shape[0], dtype=bool)
     folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
     for train_idx, test_idx in folds.split(np.zeros(y.shape[0]), y):
@@ -53,6 +57,9 @@ def bootstrap(y, C: float, *, n_boot: int = 50, method: str = ".632", seed: int 
         raise ValueError(f"method: must be one of {BOOTSTRAP_METHODS}, got {method!r}")
     if n_boot < 1:
         raise ValueError(f"n_boot: must be >= 1, got {n_boot}")
+    if fit is not None and not np.array_equal(fit.y, y):
+        raise ValueError("fit: was trained on other labels than y")
+    svm_args = check_training_data(svm_args, y.shape[0])
     rng = np.random.default_rng(seed)
     n = y.shape[0]
     error_sum, oob_count = np.zeros(n), np.zeros(n)

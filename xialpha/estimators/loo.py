@@ -22,7 +22,7 @@ import numpy as np
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import SVMFit, fit_svm
-from xialpha.estimators.validation import check_positive
+from xialpha.estimators.validation import check_labels, check_positive, check_training_data
 from xialpha.estimators.xialpha import xi_alpha_indicator
 
 # xi_t > 1 + this margin is a certain LOO error; closer calls are retrained.
@@ -45,9 +45,12 @@ def loo_exact(
         raise ValueError(f"prune: must be one of {PRUNE_RULES}, got {prune!r}")
     if r_delta2 is not None:
         r_delta2 = check_positive(r_delta2, "r_delta2")
+    y = check_labels(y)
+    svm_args = check_training_data(svm_args, y.shape[0])
     if fit is None:
         fit = fit_svm(y, C, **svm_args)
-    y = fit.y
+    elif not np.array_equal(fit.y, y):
+        raise ValueError("fit: was trained on other labels than y")
     certain = fit.xi > 1.0 + CERTAIN_ERROR_MARGIN
     if not fit.stable:
         candidates = ~certain  # b is not unique: even non-support vectors may flip, retrain all

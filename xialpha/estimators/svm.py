@@ -78,6 +78,8 @@ class SVMFit:
         cross = np.asarray(data, dtype=np.float64)
         if cross.ndim != 2 or cross.shape[1] != self.alpha.shape[0]:
             raise ValueError(f"data: must have shape (m, {self.alpha.shape[0]}), got {cross.shape}")
+        if not np.all(np.isfinite(cross)):
+            raise ValueError("data: contains NaN or inf")
         return cross @ (self.alpha * self.y) + self.b
 
 
@@ -113,8 +115,8 @@ def fit_svm(
     if (weights < 0).any():
         raise ValueError("sample_weight: must be >= 0")
     active = weights > 0
-    if np.all(y[active] == y[active][0]):
-        raise ValueError("sample_weight: the examples with weight > 0 have a single class")
+    if np.unique(y[active]).size < 2:
+        raise ValueError("sample_weight: the examples with weight > 0 have a single class or none")
     if gram is not None:
         data = check_gram(gram, n) if check_input else gram
         svc_kernel = {"kernel": "precomputed"}

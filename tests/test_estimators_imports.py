@@ -1,0 +1,94 @@
+"""The estimators package stands alone: it imports in a fresh interpreter without Dask or the
+storage/jobs layers, and running every estimator opens no file."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+
+from conftest import REPO
+
+# scikit-learn itself imports pandas (and pandas pyarrow), so those are checked in the source only.
+FORBIDDEN = {"dask", "distributed", "pyarrow", "pandas", "fsspec"}
+
+
+def _run(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_public_names_import_in_a_fresh_interpreter():
+    out = _run("from xialpha.estimators import fit_svm, xi_alpha, loo_exact, r_delta_squared; print('ok')")
+    assert out.strip() == "ok"
+
+
+def test_no_dask_or_other_xialpha_layers_after_import_and_use():
+    out = _run(
+        """
+        import json, sys
+        import numpy as np
+        from xialpha.estimators import bootstrap, fit_svm, kfold, loo_exact, r_delta_squared, xi_alpha
+        X = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.2], [0.1, 1.1], [1.2, 0.1], [0.2, 0.8]])
+        y = np.array([1, -1, 1, -1, 1, -1])
+        fit = fit_svm(y, 1.0, X=X)
+        xi_alpha(fit.alpha, fit.xi, y, r_delta_squared(X=X))
+        loo_exact(y, 1.0, X=X); kfold(y, 1.0, k=3, X=X); bootstrap(y, 1.0, n_boot=2, X=X)
+        print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("dask", "distributed", "fsspec", "xialpha"))))
+        """
+    )
+    loaded = set(json.loads(out))
+    assert not loaded & {"dask", "distributed", "fsspec"}
+    assert not {name for name in loaded if name.startswith("xialpha.") and not name.startswith("xialpha.estimators")} - {"xialpha.errors"}
+
+
+def test_estimators_source_imports_no_dask_storage_or_jobs():
+    for path in sorted((REPO / "xialpha" / "estimators").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                assert name.split(".")[0] not in FORBIDDEN, (path.name, name)
+                assert not name.startswith(("xialpha.storage", "xialpha.jobs", "xialpha.selection")), (path.name, name)
+
+
+def test_estimators_open_no_files():
+    # Audit every open() while the estimators run (after a warm-up run, so lazy imports inside
+    # scikit-learn are done): none may happen, for reading or writing.
+    out = _run(
+        """
+        import json, sys
+        import numpy as np
+        from xialpha.estimators import apparent, bootstrap, fit_svm, holdout, kfold, loo_exact, r_delta_squared, xi_alpha
+
+        def work():
+            rng = np.random.default_rng(0)
+            X = rng.normal(size=(20, 3))
+            y = np.where(X[:, 0] > 0, 1, -1)
+            gram = X @ X.T
+            for args in ({"gram": gram}, {"X": X, "kernel": "rbf", "kernel_params": {"gamma": 0.5}}):
+                fit = fit_svm(y, 1.0, **args)
+                r2 = r_delta_squared(**args)
+                xi_alpha(fit.alpha, fit.xi, y, r2, rho=2.0)
+                loo_exact(y, 1.0, fit=fit, **args)
+                loo_exact(y, 1.0, fit=fit, prune="xi_alpha", **args)
+                kfold(y, 1.0, k=3, **args)
+                bootstrap(y, 1.0, n_boot=3, fit=fit, **args)
+                apparent(fit)
+                holdout(fit, y[:5], gram[:5] if "gram" in args else X[:5])
+
+        work()
+        opened = []
+        sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+        work()
+        print(json.dumps(opened))
+        """
+    )
+    assert json.loads(out) == []
