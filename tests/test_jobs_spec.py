@@ -56,6 +56,7 @@ rho = [1, 2]
         ("[svm]\ncost = 1", "svm.cost: unknown key"),
         ("[estimators]\nrho = [0]", "estimators.rho[0]: must be > 0"),
         ("[estimators]\nkfold = 1", "estimators.kfold: must be 0 (off) or >= 2"),
+        ('[estimators]\nloo_prune = "lemma"', "estimators.loo_prune: must be one of support, xi_alpha"),
         ("[estimators]\nholdout = true", "estimators.holdout: needs corpus.test_split"),
         ('[sweep]\nid = "a/b"', "sweep.id: must be 1-64 letters"),
         ('[sweep]\nmetric = "auc"', "sweep.metric: must be one of"),

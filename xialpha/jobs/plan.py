@@ -91,7 +91,7 @@ def estimator_settings(spec: SweepSpec) -> dict:
     """The estimator settings that change stored numbers, part of every config key."""
     est = spec.estimators
     return {"tol": spec.tol, "span": est.span, "xa_ext_depth": est.xa_ext_depth, "exact_loo": est.exact_loo,
-            "holdout": est.holdout, "kfold": est.kfold, "bootstrap": est.bootstrap}
+            "loo_prune": est.loo_prune, "holdout": est.holdout, "kfold": est.kfold, "bootstrap": est.bootstrap}
 
 
 def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train: int, n_test: int,

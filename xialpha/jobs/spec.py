@@ -19,6 +19,7 @@ SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 ESTIMATOR_NAMES = ("xa", "span", "xa_ext", "loo", "holdout", "kfold", "bootstrap")
 METRIC_NAMES = ("f1", "error", "recall", "precision")
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
+LOO_PRUNE_RULES = ("support", "xi_alpha")  # see xialpha.estimators.loo: exact, or seed Lemma 1
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class EstimatorSpec:
     span: bool = False
     xa_ext_depth: int = 0
     exact_loo: bool = False
+    loo_prune: str = "support"
     holdout: bool = False
     kfold: int = 0
     bootstrap: int = 0
@@ -233,6 +235,7 @@ def _estimators(t: Table) -> EstimatorSpec:
         span=t.bool("span", False),
         xa_ext_depth=t.int("xa_ext_depth", 0, minimum=0),
         exact_loo=t.bool("exact_loo", False),
+        loo_prune=t.choice("loo_prune", LOO_PRUNE_RULES, "support"),
         holdout=t.bool("holdout", False),
         kfold=t.int("kfold", 0, minimum=0),
         bootstrap=t.int("bootstrap", 0, minimum=0),

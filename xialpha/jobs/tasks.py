@@ -131,7 +131,7 @@ def _fit_one(data: TrainingGram, job: FitJob, common: dict, est: EstimatorSpec, 
 
         shared.append(span_estimate(fit, data.gram))
     if est.exact_loo:
-        shared.append(loo_exact(y, job.C, fit=fit, r_delta2=data.r_delta2, **svm_args))
+        shared.append(loo_exact(y, job.C, fit=fit, prune=est.loo_prune, r_delta2=data.r_delta2, **svm_args))
     if est.kfold:
         shared.append(kfold(y, job.C, k=est.kfold, **svm_args))
     if est.bootstrap:
