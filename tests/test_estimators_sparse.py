@@ -20,3 +20,14 @@ def test_sparse_features_give_the_same_solution_as_dense_and_as_the_gram():
         np.testing.assert_allclose(sparse.alpha, other.alpha, atol=1e-6)
         np.testing.assert_allclose(sparse.decision, other.decision, atol=1e-6)
     assert loo_exact(y, 1.0, X=X, tol=1e-8).d == loo_exact(y, 1.0, gram=(X @ X.T).toarray(), tol=1e-8).d
+
+
+def test_primal_decision_values_on_a_linear_gram_equal_the_gram_pass():
+    X = sp.random(80, 40, density=0.15, random_state=9, format="csr")
+    mass = np.asarray(X.sum(axis=1)).ravel()
+    y = np.where(mass > np.median(mass), 1, -1)
+    gram = (X @ X.T).toarray()
+    via_gram = fit_svm(y, 2.0, gram=gram)
+    via_primal = fit_svm(y, 2.0, gram=gram, primal_X=X)
+    np.testing.assert_allclose(via_primal.decision, via_gram.decision, atol=1e-10)
+    np.testing.assert_allclose(via_primal.xi, via_gram.xi, atol=1e-10)

@@ -43,13 +43,18 @@ class Features:
 
 @dataclass(frozen=True, eq=False)
 class TrainingGram:
-    """A kernel's Gram on the training set (n, n), test-vs-train (m, n) or None, and R_delta^2."""
+    """A kernel's Gram on the training set (n, n), test-vs-train (m, n) or None, and R_delta^2.
+
+    X: the (n, d) training features when the kernel is linear (gram = X X^T), for the cheap
+    primal computation of training decision values; None for other kernels.
+    """
 
     gram: np.ndarray
     cross: np.ndarray | None
     r_delta2: float
     y_train: dict
     y_test: dict
+    X: object | None = None
 
 
 def vectorize(corpus, preprocessing, train_split: str | None, test_split: str | None, categories: list[str]) -> Features:
@@ -80,7 +85,7 @@ def linear_gram(features: Features, with_test: bool, limit_bytes: int | None) ->
         check_gram_fits(n, n + m, limit_bytes)
     gram = gram_of(features.X_train)
     cross = gram_of(features.X_test, features.X_train) if m else None
-    return TrainingGram(gram, cross, r_delta_squared(gram=gram), features.y_train, features.y_test)
+    return TrainingGram(gram, cross, r_delta_squared(gram=gram), features.y_train, features.y_test, features.X_train)
 
 
 def kernel_gram(linear: TrainingGram, features: Features, kernel) -> TrainingGram:
@@ -123,8 +128,10 @@ def fit_batch(data: TrainingGram, batch: Batch, base: dict, estimators: Estimato
 def _fit_one(data: TrainingGram, job: FitJob, common: dict, est: EstimatorSpec, tol: float):
     y = data.y_train[job.category]
     svm_args = {"gram": data.gram, "j": job.j, "tol": tol}
-    fit = fit_svm(y, job.C, check_input=False, **svm_args)
     start = time.perf_counter()
+    fit = fit_svm(y, job.C, check_input=False, primal_X=data.X, **svm_args)
+    # estimate time: everything but libsvm's training, including the decision values xi needs
+    start += fit.fit_seconds
     shared = [apparent(fit)]
     if est.span:
         from xialpha.estimators import span_estimate
