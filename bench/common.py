@@ -12,7 +12,6 @@ import csv
 import json
 import os
 import platform
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -190,16 +189,11 @@ def _plain(value):
 
 def print_table(headers: list[str], rows: list[list], title: str | None = None) -> None:
     """A plain fixed-width table on stdout: first column left-aligned, the rest right-aligned."""
-    cells = [[_cell(value) for value in row] for row in rows]
-    widths = [max(len(str(h)), *(len(row[i]) for row in cells)) if cells else len(str(h)) for i, h in enumerate(headers)]
-    if title:
-        print(title)
-    line = lambda row: "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths)))
-    print(line([str(h) for h in headers]))
-    print("  ".join("-" * w for w in widths))
-    for row in cells:
-        print(line(row))
-    sys.stdout.flush()
+    cells = [[str(h) for h in headers]] + [[_cell(value) for value in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths))) for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    print("\n".join(([title] if title else []) + lines), flush=True)
 
 
 def _cell(value) -> str:

@@ -2,10 +2,12 @@
 
 A seeded random 1,000 of Reuters-21578 ModApte's 12,902 documents, unit-norm TF-IDF (min_df = 3),
 linear SVM on the precomputed Gram. Per category and C: brute-force LOO retrains once per example
-(weight 0 on the left-out one) and counts y_t f(x_t) <= 0 as an error; `loo_exact` retrains only
-the examples the rho = 2 bound cannot clear. Reports whether both give the same per-example errors,
-the fraction of examples retrained (the rest is saved), seconds, and the xi-alpha estimates (rho 1
-and 2) beside the exact LOO error, with whether rho = 2 flags every LOO error (seed Lemma 1).
+(weight 0 on the left-out one) and counts y_t f(x_t) <= 0 as an error. `loo_exact` prunes in two
+ways: prune="support" (exact; the default) retrains the support vectors that are not certain
+training errors; prune="xi_alpha" also skips those the rho = 2 bound clears (seed Lemma 1; not
+guaranteed exact). Reports per rule whether it gives brute force's per-example errors and the
+fraction of examples retrained (the rest is saved), seconds, and the xi-alpha estimates (rho 1 and
+2) beside the exact LOO error, with whether rho = 2 flags every LOO error.
 
     python bench/loo.py           # 1,000 Reuters documents, 3 categories x 2 C (several minutes)
     python bench/loo.py --quick   # 200 synthetic documents, 2 categories x 1 C
@@ -40,7 +42,8 @@ def main() -> None:
         y = sample.y(category)
         for C in c_values:
             fit = fit_svm(y, C, gram=gram, check_input=False)
-            pruned, pruned_s = timed(loo_exact, y, C, fit=fit, r_delta2=r_delta2, gram=gram)
+            pruned, pruned_s = timed(loo_exact, y, C, fit=fit, gram=gram)
+            lemma, lemma_s = timed(loo_exact, y, C, fit=fit, prune="xi_alpha", r_delta2=r_delta2, gram=gram)
             brute, brute_s = timed(_brute_force_loo, y, C, gram)
             xa1 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)
             xa2 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 2.0)
@@ -51,11 +54,14 @@ def main() -> None:
                 "pruned_equals_bruteforce": bool(np.array_equal(pruned.indicator, brute.indicator)),
                 "xa2_flags_every_loo_error": bool(np.all(flagged[brute.indicator])),
                 "retrains": pruned.retrains, "retrain_fraction": pruned.retrains / n_docs,
-                "pruned_s": pruned_s, "bruteforce_s": brute_s,
+                "xi_alpha_pruned_equals_bruteforce": bool(np.array_equal(lemma.indicator, brute.indicator)),
+                "xi_alpha_retrains": lemma.retrains, "pruned_s": pruned_s, "xi_alpha_pruned_s": lemma_s,
+                "bruteforce_s": brute_s,
             })
-            print(f"{category} C={C:g}: {pruned.retrains} of {n_docs} retrained, pruned {pruned_s:.1f} s, "
-                  f"brute force {brute_s:.1f} s", flush=True)
+            print(f"{category} C={C:g}: retrained {pruned.retrains} (support) / {lemma.retrains} (xi_alpha) of "
+                  f"{n_docs}, {pruned_s:.1f} / {lemma_s:.1f} s, brute force {brute_s:.1f} s", flush=True)
     retrains = sum(row["retrains"] for row in rows)
+    lemma_retrains = sum(row["xi_alpha_retrains"] for row in rows)
     result = {
         "benchmark": "loo",
         "quick": args.quick,
@@ -68,7 +74,10 @@ def main() -> None:
         "xa2_flags_every_loo_error": all(row["xa2_flags_every_loo_error"] for row in rows),
         "retrain_fraction": retrains / (n_docs * len(rows)),
         "retrainings_saved": n_docs * len(rows) - retrains,
+        "xi_alpha_pruned_equals_bruteforce": all(row["xi_alpha_pruned_equals_bruteforce"] for row in rows),
+        "retrain_fraction_xi_alpha": lemma_retrains / (n_docs * len(rows)),
         "pruned_s": sum(row["pruned_s"] for row in rows),
+        "xi_alpha_pruned_s": sum(row["xi_alpha_pruned_s"] for row in rows),
         "bruteforce_s": sum(row["bruteforce_s"] for row in rows),
     }
     _print(result)
@@ -91,14 +100,17 @@ def _brute_force_loo(y: np.ndarray, C: float, gram: np.ndarray) -> Estimate:
 
 def _print(result: dict) -> None:
     rows = [[r["category"], r["C"], r["n_pos"], r["stable"], 100 * r["loo_error"], 100 * r["pruned_error"],
-             100 * r["xa1_error"], 100 * r["xa2_error"], r["pruned_equals_bruteforce"], r["retrains"], r["pruned_s"],
+             100 * r["xa1_error"], 100 * r["xa2_error"], r["pruned_equals_bruteforce"], r["retrains"],
+             r["xi_alpha_pruned_equals_bruteforce"], r["xi_alpha_retrains"], r["pruned_s"], r["xi_alpha_pruned_s"],
              r["bruteforce_s"]] for r in result["configs"]]
     print_table(["category", "C", "n_pos", "stable", "loo_%", "pruned_%", "xa1_%", "xa2_%", "equal", "retrains",
-                 "pruned_s", "brute_s"], rows,
+                 "xa_equal", "xa_retrains", "pruned_s", "xa_pruned_s", "brute_s"], rows,
                 title=f"\n{result['n_documents']} documents of {result['corpus']}, R_delta^2 = {result['r_delta2']:.3f}")
-    print(f"pruned == brute force: {result['pruned_equals_bruteforce']}; retrained {100 * result['retrain_fraction']:.1f} % "
-          f"of the examples ({result['retrainings_saved']} retrainings saved); "
+    print(f"prune=support == brute force: {result['pruned_equals_bruteforce']}; retrained "
+          f"{100 * result['retrain_fraction']:.1f} % of the examples ({result['retrainings_saved']} retrainings saved); "
           f"{result['pruned_s']:.1f} s vs {result['bruteforce_s']:.1f} s")
+    print(f"prune=xi_alpha == brute force: {result['xi_alpha_pruned_equals_bruteforce']}; retrained "
+          f"{100 * result['retrain_fraction_xi_alpha']:.1f} %; {result['xi_alpha_pruned_s']:.1f} s")
 
 
 if __name__ == "__main__":

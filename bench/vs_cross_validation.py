@@ -15,7 +15,8 @@ categories x 2 preprocessings (with and without Porter stemming) x 8 C values, l
 Both GridSearchCV walls include loading the corpus, computing the features (and Grams) once and
 starting joblib's worker pool (timed apart, before the searches).
 Regret = best held-out F1 in the grid - held-out F1 of the chosen config, in F1 points (>= 0),
-from the sweep's held-out figures; per category and macro-averaged.
+from the sweep's held-out figures; per category and macro-averaged. The JSON also gives the sweep's
+own median of estimate_seconds / fit_seconds (all but libsvm's training, held-out scoring included).
 
     python bench/vs_cross_validation.py           # Reuters (about 30-60 minutes on 2 cores)
     python bench/vs_cross_validation.py --quick   # a small synthetic grid, 3 folds
@@ -53,7 +54,7 @@ def main() -> None:
     grid = {"C": list(spec.C)}
     gram_scores, gram_fit_s = {}, {}
     for category in categories:
-        for pre_id, (X, gram, y) in data.items():
+        for pre_id, (_, gram, y) in data.items():
             gram_scores[category, pre_id], gram_fit_s[category, pre_id] = _grid_search(
                 SVC(kernel="precomputed"), grid, folds, gram, y[category])
         print(f"gscv_gram {category}: {sum(gram_fit_s[category, p] for p in data):.1f} s", flush=True)
@@ -72,9 +73,10 @@ def main() -> None:
         "benchmark": "vs_cross_validation",
         "quick": args.quick,
         "sweep_id": spec.id,
-        "grid": {"categories": categories, "preprocessings": {p.id: p.params() for p in spec.preprocessings}, "C": list(spec.C), "folds": folds,
-                 "n_jobs": N_JOBS, "xialpha_workers": N_JOBS},
+        "grid": {"categories": categories, "preprocessings": {p.id: p.params() for p in spec.preprocessings},
+                 "C": list(spec.C), "folds": folds, "n_jobs": N_JOBS, "xialpha_workers": N_JOBS},
         "xialpha_wall_s": xialpha_wall,
+        "xialpha_estimate_over_fit_median": float((results["estimate_seconds"] / results["fit_seconds"]).median()),
         "gscv_gram_wall_s": gram_wall,
         "gscv_sparse_wall_s": sparse_wall,
         "gscv_sparse_extrapolated": len(sparse_run) < len(categories),
