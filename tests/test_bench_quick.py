@@ -19,9 +19,10 @@ SCRIPTS = {
     "reproduce_table1": ["table", "xa_beyond_holdout_counts", "paper_agreement_rho1", "machine"],
     "vs_cross_validation": ["xialpha_wall_s", "gscv_sparse_wall_s", "gscv_sparse_extrapolated", "gscv_gram_wall_s",
                             "speedup_vs_sparse", "speedup_vs_gram", "regret_xialpha", "regret_cv", "machine"],
-    "overhead": ["estimate_over_fit_median", "gram_s", "saving_per_fit_median_s", "break_even_fits", "fits", "machine"],
+    "overhead": ["estimate_over_fit_median", "estimate_gram_over_fit_median", "gram_s", "saving_per_fit_median_s", "break_even_fits", "fits", "machine"],
     "scaling": ["speedup_2_vs_1", "wall_over_floor", "overhead", "runs", "machine"],
-    "loo": ["retrain_fraction", "pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
+    "loo": ["retrain_fraction", "pruned_equals_bruteforce", "retrain_fraction_xi_alpha",
+            "xi_alpha_pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
 }
 # other developers' bench scripts that take --quick and --out: run, check they write JSON
 OTHERS = ["preprocess", "selection_quality", "drift", "store"]
@@ -79,6 +80,7 @@ def test_loo_pruned_agrees_with_brute_force(quick):
     result = quick("loo")
     assert result["pruned_equals_bruteforce"] is True
     assert 0 < result["retrain_fraction"] < 1
+    assert result["retrain_fraction_xi_alpha"] <= result["retrain_fraction"]
     for row in result["configs"]:
         assert row["pruned_error"] == row["loo_error"]
         assert row["xa2_error"] >= row["loo_error"] or not row["stable"]
