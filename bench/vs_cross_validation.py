@@ -8,10 +8,10 @@ categories x 2 preprocessings (with and without Porter stemming) x 8 C values, l
   gscv_gram  GridSearchCV(SVC(kernel="precomputed"), cv=10, scoring="f1", n_jobs=2, refit=False)
              on each preprocessing's training Gram, per category; the config with the largest
              mean CV F1 over both preprocessings.
-  gscv_sparse  the same with SVC(kernel="linear") on the sparse TF-IDF features. Categories are
-             run in a fixed order (most, least, second most, ... frequent) while the predicted
-             time fits --sparse-budget; the rest is extrapolated by the sparse/gram time ratio
-             of the categories run, and the JSON says so.
+  gscv_sparse  the same with SVC(kernel="linear") on the sparse TF-IDF features. It first runs
+             the first of the same 10 folds for every category, preprocessing and C; when 10 x
+             that time fits --sparse-budget it runs the full search, else the wall is that time
+             x 10 (extrapolated; the JSON says so).
 Both GridSearchCV walls include loading the corpus, computing the features (and Grams) once and
 starting joblib's worker pool (timed apart, before the searches).
 Regret = best held-out F1 in the grid - held-out F1 of the chosen config, in F1 points (>= 0),
@@ -28,7 +28,7 @@ import tempfile
 import warnings
 
 import numpy as np
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
 from common import make_parser, output_path, print_table, sweep_spec, timed, vectorize, write_results
@@ -42,7 +42,7 @@ N_JOBS = 2
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--sparse-budget", type=float, default=900.0,
-                        help="seconds the sparse GridSearchCV may take before the rest is extrapolated")
+                        help="seconds the full sparse GridSearchCV may take; beyond, one fold x folds is reported")
     parser.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 10, --quick 3)")
     args = parser.parse_args()
     folds = args.folds or (3 if args.quick else 10)
@@ -58,17 +58,17 @@ def main() -> None:
             gram_scores[category, pre_id], gram_fit_s[category, pre_id] = _grid_search(
                 SVC(kernel="precomputed"), grid, folds, gram, y[category])
         print(f"gscv_gram {category}: {sum(gram_fit_s[category, p] for p in data):.1f} s", flush=True)
-    sparse_scores, sparse_fit_s = _sparse_within_budget(data, grid, folds, categories, gram_fit_s, args.sparse_budget)
-    sparse_run = sorted({category for category, _ in sparse_fit_s})
-    ratio = sum(sparse_fit_s.values()) / sum(gram_fit_s[key] for key in sparse_fit_s)
-    sparse_total = ratio * sum(gram_fit_s.values()) if len(sparse_run) < len(categories) else sum(sparse_fit_s.values())
+    sparse_scores, sparse_fit_s, one_fold_s = _sparse(data, grid, folds, categories, args.sparse_budget)
+    extrapolated = sparse_scores is None
+    sparse_total = folds * sum(one_fold_s.values()) if extrapolated else sum(sparse_fit_s.values())
     shared_s = prepare_s["load"] + prepare_s["vectorize"] + prepare_s["worker_pool"]
     gram_wall = shared_s + prepare_s["gram"] + sum(gram_fit_s.values())
     sparse_wall = shared_s + sparse_total
     stemming = {p.id: p.stemming for p in spec.preprocessings}
     choices = {"xialpha": _xialpha_choices(results), "cv": _cv_choices(gram_scores, categories, list(data), spec.C)}
     regrets = {name: _regrets(results, chosen) for name, chosen in choices.items()}
-    sparse_agrees = {c: _cv_choices(sparse_scores, [c], list(data), spec.C)[c] == choices["cv"][c] for c in sparse_run}
+    sparse_choices = {} if extrapolated else _cv_choices(sparse_scores, categories, list(data), spec.C)
+    sparse_agrees = {c: sparse_choices[c] == choices["cv"][c] for c in sparse_choices}
     result = {
         "benchmark": "vs_cross_validation",
         "quick": args.quick,
@@ -79,9 +79,8 @@ def main() -> None:
         "xialpha_estimate_over_fit_median": float((results["estimate_seconds"] / results["fit_seconds"]).median()),
         "gscv_gram_wall_s": gram_wall,
         "gscv_sparse_wall_s": sparse_wall,
-        "gscv_sparse_extrapolated": len(sparse_run) < len(categories),
-        "gscv_sparse_categories_run": sparse_run,
-        "gscv_sparse_over_gram_fit_ratio": ratio,
+        "gscv_sparse_extrapolated": extrapolated,
+        "gscv_sparse_one_fold_s": sum(one_fold_s.values()),
         "gscv_prepare_s": prepare_s,
         "speedup_vs_sparse": sparse_wall / xialpha_wall,
         "speedup_vs_gram": gram_wall / xialpha_wall,
@@ -93,6 +92,7 @@ def main() -> None:
         "gscv_sparse_same_choice_as_gram": sparse_agrees,
         "gscv_gram_fit_s": {f"{c}/{p}": s for (c, p), s in gram_fit_s.items()},
         "gscv_sparse_fit_s": {f"{c}/{p}": s for (c, p), s in sparse_fit_s.items()},
+        "gscv_sparse_one_fold_fit_s": {f"{c}/{p}": s for (c, p), s in one_fold_s.items()},
     }
     _print(result)
     write_results(result, output_path("vs_cross_validation", args))
@@ -127,7 +127,7 @@ def _features(spec, categories):
 
 def _start_worker_pool() -> None:
     """Start joblib's reusable worker processes (and their scikit-learn imports) once, so that
-    the first timed search does not carry them and the sparse/gram ratio stays fair."""
+    the first timed search does not carry them."""
     from joblib import Parallel, delayed
 
     Parallel(n_jobs=N_JOBS)(delayed(_import_svm)() for _ in range(2 * N_JOBS))
@@ -137,8 +137,8 @@ def _import_svm() -> None:
     import sklearn.svm  # noqa: F401
 
 
-def _grid_search(estimator, grid: dict, folds: int, data, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """(mean k-fold CV F1 per C, shape (n_C,); wall seconds of GridSearchCV.fit)."""
+def _grid_search(estimator, grid: dict, folds, data, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """(mean CV F1 per C, shape (n_C,); wall seconds of GridSearchCV.fit); folds: k or a list of splits."""
     search = GridSearchCV(estimator, grid, cv=folds, scoring="f1", n_jobs=N_JOBS, refit=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # F1 of folds without a positive prediction: 0, with a warning
@@ -146,21 +146,24 @@ def _grid_search(estimator, grid: dict, folds: int, data, y: np.ndarray) -> tupl
     return np.asarray(search.cv_results_["mean_test_score"], dtype=float), seconds
 
 
-def _sparse_within_budget(data: dict, grid: dict, folds: int, categories: list[str], gram_fit_s: dict, budget: float):
-    """Sparse GridSearchCV per category in the order most, least, 2nd most, ... frequent, while the
-    predicted time (gram time x the sparse/gram ratio so far) fits the budget; the first runs always."""
-    order = [categories[i // 2] if i % 2 == 0 else categories[-(i // 2) - 1] for i in range(len(categories))]
+def _sparse(data: dict, grid: dict, folds: int, categories: list[str], budget: float):
+    """(scores or None, full-search seconds or {}, one-fold seconds) of the sparse GridSearchCV, per
+    (category, preprocessing id): the first of the `folds` stratified folds for all, then the full
+    search when folds x the one-fold time fits the budget (None and {} when it does not)."""
+    one_fold = {}
+    for category in categories:
+        for pre_id, (X, _, y) in data.items():
+            first = list(StratifiedKFold(n_splits=folds).split(X, y[category]))[:1]
+            _, one_fold[category, pre_id] = _grid_search(SVC(kernel="linear"), grid, first, X, y[category])
+        print(f"gscv_sparse {category}, one fold: {sum(one_fold[category, p] for p in data):.1f} s", flush=True)
+    if folds * sum(one_fold.values()) > budget:
+        return None, {}, one_fold
     scores, seconds = {}, {}
-    for category in order:
-        if seconds:
-            ratio = sum(seconds.values()) / sum(gram_fit_s[key] for key in seconds)
-            predicted = ratio * sum(gram_fit_s[category, p] for p in data)
-            if sum(seconds.values()) + predicted > budget:
-                break
+    for category in categories:
         for pre_id, (X, _, y) in data.items():
             scores[category, pre_id], seconds[category, pre_id] = _grid_search(SVC(kernel="linear"), grid, folds, X, y[category])
         print(f"gscv_sparse {category}: {sum(seconds[category, p] for p in data):.1f} s", flush=True)
-    return scores, seconds
+    return scores, seconds, one_fold
 
 
 def _xialpha_choices(results) -> dict:
@@ -200,8 +203,8 @@ def _print(result: dict) -> None:
              _label(result["chosen"]["xialpha"][c]), _label(result["chosen"]["cv"][c])] for c in result["grid"]["categories"]]
     rows.append(["macro", result["regret_xialpha"]["macro"], result["regret_cv"]["macro"], "", ""])
     print_table(["category", "regret_xa_pts", "regret_cv_pts", "xa_choice", "cv_choice"], rows, title="\nselection regret")
-    extrapolated = (f" (extrapolated from {len(result['gscv_sparse_categories_run'])} of "
-                    f"{len(result['grid']['categories'])} categories)") if result["gscv_sparse_extrapolated"] else ""
+    folds = result["grid"]["folds"]
+    extrapolated = f" (1 of {folds} folds run, x {folds})" if result["gscv_sparse_extrapolated"] else ""
     print_table(["method", "wall_s", "xialpha_speedup"], [
         ["xialpha sweep", result["xialpha_wall_s"], 1.0],
         ["GridSearchCV precomputed Gram", result["gscv_gram_wall_s"], result["speedup_vs_gram"]],
