@@ -14,6 +14,8 @@ one-fit estimators, the fold fits for k-fold CV. Selectors:
     cv10, cv5   stratified 10- and 5-fold CV
 
     python bench/selection_quality.py                      # 5 random 50/50 splits of ModApte (12,902)
+    python bench/selection_quality.py --first-seed 5 --loo none --out a.json   # 5 fresh splits
+    python bench/selection_quality.py --pool a.json b.json --out all.json      # summary over both runs
     python bench/selection_quality.py --modapte --loo none  # ModApte train/test, no exact LOO
     python bench/selection_quality.py --quick               # synthetic smoke: 1 split x 3 categories x 3 C
 """
@@ -27,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import scipy.stats
 from threadpoolctl import threadpool_limits
 
 from xialpha.corpora import load_reuters, make_synthetic
@@ -52,6 +55,9 @@ SELECTORS = (*ONE_FIT, "loo", "hybrid", "cv10", "cv5")
 
 def main() -> None:
     args = _parse_args()
+    if args.pool:
+        _pool(args.pool, args.out)
+        return
     corpus, splits, setup = _corpus_and_splits(args)
     c_values = np.geomspace(args.c_min, args.c_max, args.n_c)
     categories = corpus.choose_categories(top_k=args.categories)
@@ -69,11 +75,11 @@ def main() -> None:
                     for prep in PREPROCESSINGS for C in c_values
                 ]
                 for row in category_rows:
-                    row.update(split=split_no, category=category)
+                    row.update(split=args.first_seed + split_no, category=category)
                 if "hybrid" in selectors:
                     _hybrid(category_rows, y[train], data, args.shortlist)
                 rows.extend(category_rows)
-                _progress(split_no, category, category_rows, wall)
+                _progress(args.first_seed + split_no, category, category_rows, wall)
     summary = _summarise(rows, selectors)
     _print_table(summary, setup, c_values, time.perf_counter() - wall)
     result = {"benchmark": "selection_quality", "quick": args.quick, "setup": setup | {
@@ -95,6 +101,7 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--reuters", type=Path, default=DEFAULT_REUTERS, help="Reuters-21578 directory or archive")
     parser.add_argument("--modapte", action="store_true", help="one split: ModApte train (9,603) / test (3,299)")
     parser.add_argument("--splits", type=int, default=5, help="random 50/50 splits (ignored with --modapte)")
+    parser.add_argument("--first-seed", type=int, default=0, help="seed of the first split (splits use consecutive seeds)")
     parser.add_argument("--docs", type=int, default=None, help="use a random subset of this many documents")
     parser.add_argument("--categories", type=int, default=10, help="the most frequent categories")
     parser.add_argument("--n-c", type=int, default=9, help="number of C values")
@@ -105,6 +112,8 @@ def _parse_args() -> argparse.Namespace:
                         help="exact LOO everywhere, only for the hybrid's shortlist, or not at all")
     parser.add_argument("--shortlist", type=int, default=3, help="hybrid: configurations kept by xa for exact LOO")
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/...)")
+    parser.add_argument("--pool", type=Path, nargs="+", default=None, metavar="JSON",
+                        help="only summarise the rows of earlier runs (same grid, distinct seeds) together")
     args = parser.parse_args()
     if args.quick:
         args.splits, args.categories, args.n_c, args.modapte, args.docs = 1, 3, 3, False, None
@@ -125,11 +134,11 @@ def _corpus_and_splits(args):
         splits, kind = [(train, test)], "ModApte train / test"
     else:
         splits = []
-        for seed in range(args.splits):
+        for seed in range(args.first_seed, args.first_seed + args.splits):
             order = np.random.default_rng(seed).permutation(pool)
             half = order.size // 2
             splits.append((np.sort(order[:half]), np.sort(order[half:])))
-        kind = f"{args.splits} random 50/50 splits"
+        kind = f"{args.splits} random 50/50 splits (seeds {args.first_seed}-{args.first_seed + args.splits - 1})"
     setup = {"corpus": corpus.name, "documents": int(pool.size), "splits": kind,
              "train_docs": int(splits[0][0].size), "test_docs": int(splits[0][1].size)}
     return corpus, splits, setup
@@ -214,7 +223,42 @@ def _summarise(rows: list[dict], selectors) -> dict:
                "regret_by_split": {s: [round(float(np.mean(v)), 3) for v in regrets[s].values()] for s in selectors}}
     if "cv10" in cost:
         summary["cost_relative_to_cv10"] = {s: round(c / cost["cv10"], 4) for s, c in cost.items()}
+        summary["vs_cv10"] = {s: _paired(regrets[s], regrets["cv10"]) for s in selectors if s != "cv10"}
     return summary
+
+
+def _paired(regrets: dict, reference: dict) -> dict:
+    """Regret minus cv10's regret, paired by split: mean, 95% t-interval over splits, and
+    wins / ties / losses over (split, category) pairs (a win = smaller regret than cv10)."""
+    by_split = np.array([np.mean(regrets[s]) - np.mean(reference[s]) for s in reference])
+    pairs = np.concatenate([np.subtract(regrets[s], reference[s]) for s in reference])
+    result = {"mean": round(float(by_split.mean()), 3), "splits": int(by_split.size),
+              "wins": int(np.sum(pairs < -1e-9)), "ties": int(np.sum(np.abs(pairs) <= 1e-9)),
+              "losses": int(np.sum(pairs > 1e-9))}
+    if by_split.size > 1:
+        half = scipy.stats.t.ppf(0.975, by_split.size - 1) * by_split.std(ddof=1) / np.sqrt(by_split.size)
+        result["ci95"] = [round(float(by_split.mean() - half), 3), round(float(by_split.mean() + half), 3)]
+    return result
+
+
+def _pool(paths: list[Path], out: Path | None) -> None:
+    """Summarise the rows of several runs (same grid and selectors, distinct splits) together."""
+    runs = [json.loads(Path(path).read_text()) for path in paths]
+    rows = [row for run in runs for row in run["rows"]]
+    seen = [(row["split"], row["category"], row["prep"], row["C"]) for row in rows]
+    if len(set(seen)) != len(seen):
+        raise SystemExit(f"--pool: the runs share splits ({sorted(set(r['split'] for r in rows))}); pool distinct seeds")
+    selectors = [name for name in SELECTORS if all(f"f1_{name}" in row for row in rows)]
+    summary = _summarise(rows, selectors)
+    setup = runs[0]["setup"] | {"splits": f"{len(set(r['split'] for r in rows))} random 50/50 splits, pooled "
+                                          f"from {', '.join(str(p) for p in paths)}"}
+    _print_table(summary, setup, runs[0]["setup"]["c_values"], sum(run["wall_seconds"] for run in runs))
+    result = {"benchmark": "selection_quality", "quick": any(run["quick"] for run in runs), "setup": setup,
+              **summary, "wall_seconds": round(sum(run["wall_seconds"] for run in runs), 1),
+              "machine": runs[0]["machine"], "pooled_from": [str(p) for p in paths], "rows": rows}
+    out = out or RESULTS / "selection_quality.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out}")
 
 
 def _round(values: dict) -> dict:
@@ -235,10 +279,17 @@ def _print_table(summary: dict, setup: dict, c_values, wall: float) -> None:
     print(f"\n{setup['corpus']}: {setup['splits']} (train {setup['train_docs']}, test {setup['test_docs']}); "
           f"C = {', '.join(f'{c:.3g}' for c in c_values)}; wall {wall:.0f} s")
     relative = summary.get("cost_relative_to_cv10", {})
-    print(f"{'selector':<10} {'regret (F1 pts)':>16} {'cost (CPU s)':>13} {'cost / cv10':>12}")
+    paired = summary.get("vs_cv10", {})
+    print(f"{'selector':<10} {'regret (F1 pts)':>16} {'cost (CPU s)':>13} {'cost / cv10':>12} "
+          f"{'minus cv10 [95% CI]':>22} {'win/tie/loss':>13}")
     for name, regret in summary["regret"].items():
         ratio = f"{relative[name]:.3f}" if name in relative else "-"
-        print(f"{name:<10} {regret:>16.2f} {summary['cost_s'][name]:>13.1f} {ratio:>12}")
+        versus, record = "-", "-"
+        if name in paired:
+            interval = paired[name].get("ci95")
+            versus = f"{paired[name]['mean']:+.2f}" + (f" [{interval[0]:+.2f}, {interval[1]:+.2f}]" if interval else "")
+            record = f"{paired[name]['wins']}/{paired[name]['ties']}/{paired[name]['losses']}"
+        print(f"{name:<10} {regret:>16.2f} {summary['cost_s'][name]:>13.1f} {ratio:>12} {versus:>22} {record:>13}")
 
 
 if __name__ == "__main__":

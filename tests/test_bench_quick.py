@@ -100,3 +100,26 @@ def test_vs_cross_validation_regret_and_speedups_consistent(quick):
 def test_quick_runs_default_to_git_ignored_files():
     ignored = subprocess.run(["git", "check-ignore", "-q", "bench/results/scaling.quick.json"], cwd=REPO)
     assert ignored.returncode == 0, "bench/results/*.quick.json must be git-ignored"
+
+
+def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
+    first = quick("selection_quality")
+    script = str(BENCH / "selection_quality.py")
+    second_path, first_path, pooled_path = tmp_path / "seed1.json", tmp_path / "seed0.json", tmp_path / "pooled.json"
+    first_path.write_text(json.dumps(first))
+    run = subprocess.run([sys.executable, script, "--quick", "--first-seed", "1", "--loo", "none", "--out", str(second_path)],
+                         cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    pool = subprocess.run([sys.executable, script, "--pool", str(first_path), str(second_path), "--out", str(pooled_path)],
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert pool.returncode == 0, pool.stderr[-3000:]
+    pooled = json.loads(pooled_path.read_text())
+    assert sorted({row["split"] for row in pooled["rows"]}) == [0, 1]
+    # the second run had no exact LOO, so the pooled summary only has the selectors both runs share
+    assert "loo" not in pooled["regret"] and "span" in pooled["regret"]
+    paired = pooled["vs_cv10"]["span"]
+    assert paired["splits"] == 2 and paired["ci95"][0] <= paired["mean"] <= paired["ci95"][1]
+    assert paired["wins"] + paired["ties"] + paired["losses"] == len(first["setup"]["categories"]) * 2
+    twice = subprocess.run([sys.executable, script, "--pool", str(first_path), str(first_path), "--out", str(pooled_path)],
+                           cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert twice.returncode != 0 and "share splits" in twice.stderr
