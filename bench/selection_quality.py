@@ -224,7 +224,16 @@ def _summarise(rows: list[dict], selectors) -> dict:
     if "cv10" in cost:
         summary["cost_relative_to_cv10"] = {s: round(c / cost["cv10"], 4) for s, c in cost.items()}
         summary["vs_cv10"] = {s: _paired(regrets[s], regrets["cv10"]) for s in selectors if s != "cv10"}
+    if "loo" in selectors:
+        summary["f1_minus_loo"] = {s: _gap(rows, s) for s in selectors if s != "loo"}
     return summary
+
+
+def _gap(rows: list[dict], selector: str) -> dict:
+    """Estimated F1 minus exact-LOO F1 over all configurations, in points: mean, mean |.|, max |.|."""
+    gaps = 100.0 * np.array([row[f"f1_{selector}"] - row["f1_loo"] for row in rows if np.isfinite(row[f"f1_{selector}"])])
+    return {"mean": round(float(gaps.mean()), 3), "mean_abs": round(float(np.abs(gaps).mean()), 3),
+            "max_abs": round(float(np.abs(gaps).max()), 3), "configs": int(gaps.size)}
 
 
 def _paired(regrets: dict, reference: dict) -> dict:
@@ -250,8 +259,10 @@ def _pool(paths: list[Path], out: Path | None) -> None:
         raise SystemExit(f"--pool: the runs share splits ({sorted(set(r['split'] for r in rows))}); pool distinct seeds")
     selectors = [name for name in SELECTORS if all(f"f1_{name}" in row for row in rows)]
     summary = _summarise(rows, selectors)
-    setup = runs[0]["setup"] | {"splits": f"{len(set(r['split'] for r in rows))} random 50/50 splits, pooled "
-                                          f"from {', '.join(str(p) for p in paths)}"}
+    setup = runs[0]["setup"]
+    if len(runs) > 1:
+        setup = setup | {"splits": f"{len(set(r['split'] for r in rows))} random 50/50 splits, pooled "
+                                   f"from {', '.join(str(p) for p in paths)}"}
     _print_table(summary, setup, runs[0]["setup"]["c_values"], sum(run["wall_seconds"] for run in runs))
     result = {"benchmark": "selection_quality", "quick": any(run["quick"] for run in runs), "setup": setup,
               **summary, "wall_seconds": round(sum(run["wall_seconds"] for run in runs), 1),
