@@ -14,6 +14,7 @@ one-fit estimators, the fold fits for k-fold CV. Selectors:
     cv10, cv5   stratified 10- and 5-fold CV
 
     python bench/selection_quality.py                      # 5 random 50/50 splits of ModApte (12,902)
+    # the committed figures: seeds 0-4 (as above), 5-9 and 10-14 (each about 40 min), then --pool
     python bench/selection_quality.py --first-seed 5 --loo none --out a.json   # 5 fresh splits
     python bench/selection_quality.py --pool a.json b.json --out all.json      # summary over both runs
     python bench/selection_quality.py --modapte --loo none  # ModApte train/test, no exact LOO
