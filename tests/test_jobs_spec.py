@@ -21,7 +21,13 @@ def test_minimal_spec_defaults():
     assert [k.name for k in spec.kernels] == ["linear"]
     assert len(spec.preprocessings) == 1
     assert spec.C == (1.0,) and spec.j == (1.0,) and spec.estimators.rhos == (1.0,)
-    assert spec.cluster.kind == "local" and spec.selection_estimator == "xa"
+    assert spec.cluster.kind == "local"
+    assert spec.estimators.span and spec.selection_estimator == "span"
+
+
+def test_selection_estimator_falls_back_to_xi_alpha_when_span_is_off():
+    spec = parse_spec(MINIMAL + "[estimators]\nspan = false\n")
+    assert not spec.estimators.span and spec.selection_estimator == "xa"
 
 
 def test_lists_expand_to_grids():
@@ -60,7 +66,8 @@ rho = [1, 2]
         ("[estimators]\nholdout = true", "estimators.holdout: needs corpus.test_split"),
         ('[sweep]\nid = "a/b"', "sweep.id: must be 1-64 letters"),
         ('[sweep]\nmetric = "auc"', "sweep.metric: must be one of"),
-        ('[sweep]\nestimator = "span"', "sweep.estimator: 'span' is not computed"),
+        ('[sweep]\nestimator = "span"\n[estimators]\nspan = false', "sweep.estimator: 'span' is not computed"),
+        ('[sweep]\nestimator = "loo"', "sweep.estimator: 'loo' is not computed"),
         ('[cluster]\nkind = "cloud"', "cluster.kind: must be one of"),
         ('[cluster]\nkind = "address"', "cluster.address: is required"),
         ('[cluster.security]\nca_file = "ca.pem"', "cluster.security: needs ca_file, cert_file and key_file"),

@@ -23,6 +23,11 @@ def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel
     }
 
 
+def objective(metric, **kwargs) -> Objective:
+    """An objective over the hand-built rows, whose counts are xi-alpha's (estimator "xa")."""
+    return Objective(metric, **{"estimator": "xa"} | kwargs)
+
+
 def frame(*rows) -> pd.DataFrame:
     return pd.DataFrame(list(rows))
 
@@ -37,12 +42,12 @@ def test_per_category_choice_optimises_the_metric_in_its_direction():
         result_row("a", 10, d_pos=20, d_neg=8), result_row("b", 0.1, d_pos=2, d_neg=1),
         result_row("b", 1, d_pos=1, d_neg=9),
     )
-    by_f1 = select(results, Objective("f1"), sweep_id="s1")
+    by_f1 = select(results, objective("f1"), sweep_id="s1")
     assert chosen(by_f1) == {"a": 1.0, "b": 0.1}
     assert by_f1.choices[0].chosen["value"] == pytest.approx(Estimate("xa", 1000, 100, 10, 20).f1)
-    assert chosen(select(results, Objective("error"), sweep_id="s1")) == {"a": 10.0, "b": 0.1}
-    assert chosen(select(results, Objective("precision"), sweep_id="s1")) == {"a": 0.1, "b": 0.1}
-    assert chosen(select(results, Objective("recall"), sweep_id="s1")) == {"a": 1.0, "b": 1.0}
+    assert chosen(select(results, objective("error"), sweep_id="s1")) == {"a": 10.0, "b": 0.1}
+    assert chosen(select(results, objective("precision"), sweep_id="s1")) == {"a": 0.1, "b": 0.1}
+    assert chosen(select(results, objective("recall"), sweep_id="s1")) == {"a": 1.0, "b": 1.0}
     runners = by_f1.choices[0].runners_up
     assert list(runners["C"]) == [10.0, 0.1]  # the others, best first
 
@@ -52,7 +57,7 @@ def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
         result_row("a", 10, 10, 10, n_sv=40), result_row("a", 1, 10, 10, n_sv=90), result_row("a", 100, 20, 20),
         result_row("b", 1, 5, 5, n_sv=70, pp="pp1"), result_row("b", 1, 5, 5, n_sv=30, pp="pp2"),
     )
-    selection = select(results, Objective("f1"), sweep_id="s1")
+    selection = select(results, objective("f1"), sweep_id="s1")
     assert chosen(selection)["a"] == 1.0
     assert selection.choices[1].chosen["preprocessing_id"] == "pp2"
     # shared configs tie as well: pp1/C=1 and pp2/C=1 have equal macro F1; pp2 has fewer SVs
@@ -61,7 +66,7 @@ def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
         result_row("a", 1, 10, 10, pp="pp2", n_sv=20), result_row("b", 1, 5, 5, pp="pp2", n_sv=20),
         result_row("a", 0.5, 40, 40, pp="pp1"), result_row("b", 0.5, 40, 40, pp="pp1"),
     )
-    selection = select(shared, Objective("f1"), sweep_id="s1", shared=True)
+    selection = select(shared, objective("f1"), sweep_id="s1", shared=True)
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"pp2"}
 
 
@@ -77,30 +82,30 @@ def test_global_macro_and_micro_averages_pick_different_configs():
     # F1 = 2TP / (2 n_pos - d_pos + d_neg). A: big 140/200 = 0.70, rare 18/20 = 0.90 -> macro 0.80;
     # B: big 180/200 = 0.90, rare 8/20 = 0.40 -> macro 0.65. Micro pools n_pos = 110:
     # A: TP = 79, F1 = 158/220 = 0.718; B: TP = 94, F1 = 188/220 = 0.855.
-    macro = select(micro_macro_results(), Objective("f1", average="macro"), sweep_id="s1", shared=True)
-    micro = select(micro_macro_results(), Objective("f1", average="micro"), sweep_id="s1", shared=True)
+    macro = select(micro_macro_results(), objective("f1", average="macro"), sweep_id="s1", shared=True)
+    micro = select(micro_macro_results(), objective("f1", average="micro"), sweep_id="s1", shared=True)
     assert {c.chosen["preprocessing_id"] for c in macro.choices} == {"A"}
     assert macro.global_value == pytest.approx(0.80)
     assert {c.chosen["preprocessing_id"] for c in micro.choices} == {"B"}
     assert micro.global_value == pytest.approx(188 / 220)
     assert micro.choices[0].runner_up_group_values == [pytest.approx(158 / 220)]
-    per_category = select(micro_macro_results(), Objective("f1"), sweep_id="s1")
+    per_category = select(micro_macro_results(), objective("f1"), sweep_id="s1")
     assert {c.category: c.chosen["preprocessing_id"] for c in per_category.choices} == {"big": "B", "rare": "A"}
 
 
 def test_global_needs_a_config_present_in_every_category():
     results = frame(result_row("a", 1, 10, 10, pp="A"), result_row("b", 1, 5, 5, pp="B"))
     with pytest.raises(UserError, match="--global: no configuration .* all 2 categories"):
-        select(results, Objective("f1"), sweep_id="s1", shared=True)
+        select(results, objective("f1"), sweep_id="s1", shared=True)
 
 
 def test_cost_selection_weighs_false_negatives_and_false_positives():
     results = frame(result_row("a", 1, d_pos=40, d_neg=5), result_row("a", 10, d_pos=10, d_neg=30))
-    fn_expensive = select(results, Objective("cost", cost_fn=5, cost_fp=1), sweep_id="s1").choices[0]
-    fp_expensive = select(results, Objective("cost", cost_fn=1, cost_fp=5), sweep_id="s1").choices[0]
+    fn_expensive = select(results, objective("cost", cost_fn=5, cost_fp=1), sweep_id="s1").choices[0]
+    fp_expensive = select(results, objective("cost", cost_fn=1, cost_fp=5), sweep_id="s1").choices[0]
     assert fn_expensive.chosen["C"] == 10.0 and fn_expensive.chosen["value"] == pytest.approx((5 * 10 + 30) / 1000)
     assert fp_expensive.chosen["C"] == 1.0 and fp_expensive.chosen["value"] == pytest.approx((40 + 5 * 5) / 1000)
-    plain = select(results, Objective("cost"), sweep_id="s1").choices[0]
+    plain = select(results, objective("cost"), sweep_id="s1").choices[0]
     assert plain.chosen["C"] == 10.0 and plain.chosen["value"] == pytest.approx(40 / 1000)
 
 
@@ -113,15 +118,15 @@ def test_undefined_metrics_are_completed_not_dropped():
 
 def test_rho_and_estimator_must_have_results():
     results = frame(result_row("a", 1, 10, 10, rho=1.0), result_row("a", 1, 12, 12, rho=2.0))
-    assert select(results, Objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(0.024)
+    assert select(results, objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(0.024)
     with pytest.raises(UserError, match=r"--rho: sweep 's1' has no results at rho=0\.5 \(stored: 1, 2\)"):
-        select(results, Objective("f1", rho=0.5), sweep_id="s1")
+        select(results, objective("f1", rho=0.5), sweep_id="s1")
     with pytest.raises(UserError, match="--estimator: sweep 's1' has no 'loo' estimates"):
-        select(results, Objective("f1", estimator="loo"), sweep_id="s1")
+        select(results, objective("f1", estimator="loo"), sweep_id="s1")
     with pytest.raises(UserError, match="--metric: must be one of"):
-        Objective("auc")
+        objective("auc")
     with pytest.raises(UserError, match="--cost-fn: must be a number >= 0"):
-        Objective("cost", cost_fn=-1)
+        objective("cost", cost_fn=-1)
 
 
 def test_runners_up_get_micro_tests_from_the_stored_indicators():
@@ -138,7 +143,7 @@ def test_runners_up_get_micro_tests_from_the_stored_indicators():
         requested.append(list(config_keys))
         return indicators
 
-    selection = select(results, Objective("error"), sweep_id="s1", load_indicators=load)
+    selection = select(results, objective("error"), sweep_id="s1", load_indicators=load)
     choice = selection.choices[0]
     assert sorted(requested[0]) == sorted(keys)
     assert list(choice.runners_up["C"]) == [100.0, 10.0]
@@ -168,7 +173,7 @@ def test_global_comparisons_pool_micro_and_test_macro():
         vector[: int(row["xa_d_pos"])] = True  # positives first
         vector[100 : 100 + int(row["xa_d_neg"])] = True
         indicators[key] = vector
-    selection = select(results, Objective("f1"), sweep_id="s1", shared=True, load_indicators=lambda k: indicators)
+    selection = select(results, objective("f1"), sweep_id="s1", shared=True, load_indicators=lambda k: indicators)
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"A"}
     comparison = selection.choices[0].comparisons[0]
     assert comparison.macro_sign.n == 6 and comparison.macro_sign.statistic == 6

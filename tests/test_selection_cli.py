@@ -80,6 +80,18 @@ def swept(tmp_path_factory):
     return spec_path, uri
 
 
+@pytest.fixture(scope="module")
+def swept_without_span(tmp_path_factory):
+    """Store uri of a finished sweep "plain" run with `span = false` (as sweeps were before span was on)."""
+    root = tmp_path_factory.mktemp("plain")
+    spec_path = root / "plain.toml"
+    spec_path.write_text(SPEC.replace('id = "sel"', 'id = "plain"').replace("top_k = 3", "top_k = 2")
+                         + "span = false\n", encoding="utf-8")
+    uri = str(root / "store")
+    fill_store(load_spec(spec_path), ResultStore(uri))
+    return uri
+
+
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -110,14 +122,30 @@ def test_select_per_category_stores_the_best_config_of_each_category(swept, caps
     results = ResultStore(uri).read_results_df("sel")
     at_rho1 = results[results["rho"] == 1.0]
     assert list(rows["category"]) == sorted(at_rho1["category"].unique())
-    best = at_rho1.groupby("category")["xa_f1"].max()
+    best = at_rho1.groupby("category")["span_f1"].max()  # span: the default estimator
     assert np.allclose(rows["value"], best.loc[rows["category"]].to_numpy())
     assert set(rows["config_key"]) <= set(at_rho1["config_key"])
-    assert (rows["mode"] == "category").all() and (rows["estimator"] == "xa").all()
+    assert (rows["mode"] == "category").all() and (rows["estimator"] == "span").all()
     assert rows["p_micro_sign"].between(0, 1).all() and rows["p_mcnemar"].between(0, 1).all()
     assert rows["p_macro_t"].isna().all()
     assert (rows["n_runners_up"] == 3).all()
     assert "selection sel-" in out and "category" in out
+
+
+def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span, capsys):
+    uri = swept_without_span
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "plain")
+    assert code == 0, out
+    assert "has no span estimates; selecting by xa" in err
+    rows = selection_of(uri, stored_id(out, "sel-"))
+    assert (rows["estimator"] == "xa").all()
+    results = ResultStore(uri).read_results_df("plain")
+    best = results[results["rho"] == 1.0].groupby("category")["xa_f1"].max()
+    assert np.allclose(rows["value"], best.loc[rows["category"]].to_numpy())
+    code, out, _ = run_cli(capsys, "report", uri, "--sweep", "plain")
+    assert code == 0 and "best C by f1 of xa" in out
+    code, _, err = run_cli(capsys, "select", uri, "--sweep", "plain", "--estimator", "span")
+    assert code == 2 and "--estimator: sweep 'plain' has no 'span' estimates" in err
 
 
 def test_select_global_micro_shares_one_config(swept, capsys):
@@ -129,7 +157,8 @@ def test_select_global_micro_shares_one_config(swept, capsys):
     assert (rows["average"] == "micro").all() and rows["selection_value"].nunique() == 1
     results = ResultStore(uri).read_results_df("sel")
     chosen = results[results["config_key"].isin(rows["config_key"])]
-    assert rows["selection_value"].iloc[0] == pytest.approx(chosen["xa_d"].sum() / chosen["n"].sum())
+    errors = chosen["span_d_pos"] + chosen["span_d_neg"]
+    assert rows["selection_value"].iloc[0] == pytest.approx(errors.sum() / chosen["n"].sum())
     assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
 
 
@@ -141,7 +170,7 @@ def test_select_by_cost(swept, capsys):
     assert (rows["metric"] == "cost").all() and (rows["cost_fn"] == 10).all()
     results = ResultStore(uri).read_results_df("sel")
     at_rho1 = results[results["rho"] == 1.0]
-    cost = (10 * at_rho1["xa_d_pos"] + at_rho1["xa_d_neg"]) / at_rho1["n"]
+    cost = (10 * at_rho1["span_d_pos"] + at_rho1["span_d_neg"]) / at_rho1["n"]
     assert np.allclose(rows["value"], cost.groupby(at_rho1["category"]).min().loc[rows["category"]].to_numpy())
 
 
@@ -215,7 +244,7 @@ def test_report_in_the_terminal(swept, capsys):
     _, uri = swept
     code, out, _ = run_cli(capsys, "report", uri, "--sweep", "sel")
     assert code == 0
-    assert "best C by f1 of xa" in out and "LOO candidates" in out
+    assert "best C by f1 of span" in out and "LOO candidates" in out
     results = ResultStore(uri).read_results_df("sel")
     for category in results["category"].unique():
         assert category in out
@@ -259,4 +288,4 @@ def test_objective_rows_match_the_cli_choice(swept):
     at_rho1 = results[results["rho"] == 1.0]
     for choice in selection.choices:
         rows = at_rho1[at_rho1["category"] == choice.category]
-        assert choice.chosen["value"] == pytest.approx(rows["xa_precision"].fillna(0.0).max())
+        assert choice.chosen["value"] == pytest.approx(rows["span_precision"].fillna(0.0).max())

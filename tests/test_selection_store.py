@@ -76,7 +76,7 @@ def test_ties_go_to_the_smaller_C_and_identical_outcomes_are_not_significant(sto
     store = ResultStore(store_uri)
     results = store.read_results_df("hand")
     tied = results[results["preprocessing_id"] == "T"]
-    selection = select_rows(tied, Objective("f1"), sweep_id="hand", load_indicators=store.read_examples)
+    selection = select_rows(tied, Objective("f1", estimator="xa"), sweep_id="hand", load_indicators=store.read_examples)
     for choice in selection.choices:
         assert choice.chosen["C"] == 1.0 and choice.runners_up["C"].tolist() == [10.0]
         comparison = choice.comparisons[0]

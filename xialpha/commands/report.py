@@ -15,8 +15,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE")
     parser.add_argument("--metric", choices=[m for m in METRIC_CHOICES if m != "cost"], default="f1",
                         help="metric to show (default f1)")
-    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES, default=DEFAULT_ESTIMATOR,
-                        help=f"estimate to show (default {DEFAULT_ESTIMATOR})")
+    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
+                        help=f"estimate to show (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)")
     parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"xi-alpha rho of the rows shown (default {DEFAULT_RHO:g})")
 
 
@@ -27,12 +27,13 @@ def run(args) -> int:
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import read_if_stored
     from xialpha.selection.report import best_per_group, estimate_curves, loo_candidates
-    from xialpha.selection.selector import candidate_rows
+    from xialpha.selection.selector import candidate_rows, default_estimator
     from xialpha.storage import ResultStore
 
-    objective = Objective(metric=args.metric, estimator=args.estimator, rho=args.rho)
     store = ResultStore(args.store, create=False)
     results = store.read_results_df(args.sweep)
+    args.estimator = args.estimator or default_estimator(results)
+    objective = Objective(metric=args.metric, estimator=args.estimator, rho=args.rho)
     candidate_rows(results, objective, args.sweep)  # a clear error when there is nothing to show
     curves = estimate_curves(results, objective)
     best = best_per_group(curves, objective.maximise)

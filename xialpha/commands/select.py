@@ -18,8 +18,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--sweep", required=True, metavar="ID", help="sweep id")
     parser.add_argument("--metric", choices=METRIC_CHOICES,
                         help="what to optimise (default f1; cost when --cost-fn/--cost-fp are given)")
-    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES, default=DEFAULT_ESTIMATOR,
-                        help=f"estimate to select by (default {DEFAULT_ESTIMATOR})")
+    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
+                        help=f"estimate to select by (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)")
     parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})")
     parser.add_argument("--global", dest="shared", action="store_true",
                         help="one configuration (preprocessing, kernel, C, j) shared by all categories")
@@ -42,11 +42,11 @@ def run(args) -> int:
     from xialpha.selection.selector import select
     from xialpha.storage import ResultStore
 
-    objective = Objective(**_objective_args(args))
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha: must be between 0 and 1, got {args.alpha}")
     store = ResultStore(args.store, create=False)
     results = store.read_results_df(args.sweep)
+    objective = Objective(**_objective_args(args, results))
 
     def load_indicators(keys):
         return store.read_examples(keys, estimator=objective.estimator, sweep_id=args.sweep)
@@ -64,15 +64,19 @@ def run(args) -> int:
     return 0
 
 
-def _objective_args(args) -> dict:
+def _objective_args(args, results) -> dict:
     from xialpha.errors import UserError
+    from xialpha.selection.selector import default_estimator
 
     costs = {"cost_fn": args.cost_fn, "cost_fp": args.cost_fp}
     given = {name: value for name, value in costs.items() if value is not None}
     metric = args.metric or ("cost" if given else "f1")
     if given and metric != "cost":
         raise UserError(f"--{next(iter(given)).replace('_', '-')}: applies to --metric cost only, not {metric}")
-    return {"metric": metric, "estimator": args.estimator, "rho": args.rho, "average": args.average, **given}
+    estimator = args.estimator or default_estimator(results)
+    if estimator != (args.estimator or DEFAULT_ESTIMATOR):
+        print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by {estimator}", file=sys.stderr)
+    return {"metric": metric, "estimator": estimator, "rho": args.rho, "average": args.average, **given}
 
 
 def _refit(store, rows, args) -> None:

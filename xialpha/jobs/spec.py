@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from xialpha.errors import UserError
@@ -50,10 +50,11 @@ class CorpusSpec:
 
 @dataclass(frozen=True)
 class EstimatorSpec:
-    """Estimates computed next to every fit. xi-alpha is always on, for every rho."""
+    """Estimates computed next to every fit. xi-alpha is always on (for every rho), span unless
+    switched off: it is the default selection estimator (bench/selection_quality.py)."""
 
     rhos: tuple[float, ...] = (1.0,)
-    span: bool = False
+    span: bool = True
     xa_ext_depth: int = 0
     exact_loo: bool = False
     loo_prune: str = "support"
@@ -127,7 +128,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec
         id=sweep_id,
         store=sweep.str("store", None),
         metric=sweep.choice("metric", METRIC_NAMES, "f1"),
-        selection_estimator=sweep.choice("estimator", ESTIMATOR_NAMES, "xa"),
+        selection_estimator=sweep.choice("estimator", ESTIMATOR_NAMES, None),
         batch_size=sweep.int("batch_size", None, minimum=1),
         gram_memory_limit=sweep.bytes("gram_memory_limit", None),
         corpus=_corpus(root.table("corpus", required=True), base_dir),
@@ -143,6 +144,8 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec
     root.done()
     if spec.estimators.holdout and spec.corpus.test_split is None:
         raise UserError("estimators.holdout: needs corpus.test_split")
+    if spec.selection_estimator is None:  # the default: span when computed, else xi-alpha
+        spec = replace(spec, selection_estimator="span" if spec.estimators.span else "xa")
     if spec.selection_estimator not in _enabled(spec.estimators):
         raise UserError(f"sweep.estimator: {spec.selection_estimator!r} is not computed; enable it in [estimators]")
     return spec
@@ -232,7 +235,7 @@ def _svm(t: Table) -> dict:
 def _estimators(t: Table) -> EstimatorSpec:
     est = EstimatorSpec(
         rhos=tuple(t.float_list("rho", [1.0], positive=True)),
-        span=t.bool("span", False),
+        span=t.bool("span", True),
         xa_ext_depth=t.int("xa_ext_depth", 0, minimum=0),
         exact_loo=t.bool("exact_loo", False),
         loo_prune=t.choice("loo_prune", LOO_PRUNE_RULES, "support"),

@@ -58,9 +58,9 @@ class Table:
             raise UserError(f"{self._key(key)}: must be a list of strings")
         return value
 
-    def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
+    def choice(self, key: str, options: tuple[str, ...], default: str | None) -> str | None:
         value = self.str(key, default)
-        if value not in options:
+        if value not in options and not (value is None and default is None):
             raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}")
         return value
 

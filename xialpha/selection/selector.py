@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.selection.objective import Objective
+from xialpha.selection.choices import DEFAULT_ESTIMATOR
+from xialpha.selection.objective import Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
 
@@ -80,6 +81,14 @@ def select(
     if shared:
         return _select_shared(rows, objective, categories, sweep_id, runners_up, loader, alpha)
     return _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha)
+
+
+def default_estimator(results: pd.DataFrame) -> str:
+    """DEFAULT_ESTIMATOR when `results` hold its estimates, else "xa" (sweeps run with span off)."""
+    if results.empty:
+        return DEFAULT_ESTIMATOR
+    counts = estimator_counts(results, DEFAULT_ESTIMATOR)
+    return DEFAULT_ESTIMATOR if counts["d_pos"].notna().any() else "xa"
 
 
 def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -> pd.DataFrame:
