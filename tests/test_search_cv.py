@@ -1,4 +1,4 @@
-"""XiAlphaSearchCV: scikit-learn's search contract, xi-alpha scores, and a sensible choice."""
+"""XiAlphaSearchCV: scikit-learn's search contract, span and xi-alpha scores, and a sensible choice."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -13,7 +14,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import xialpha
-from xialpha.estimators import fit_svm, r_delta_squared, xi_alpha
+from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha
 from xialpha.search import XiAlphaSearchCV
 
 C_GRID = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0]
@@ -38,19 +39,21 @@ def toy_problem(seed=0):
     return X[:300], y[:300], X[300:], y[300:]
 
 
-def test_chosen_C_is_as_good_on_held_out_data_as_grid_search_cv():
+@pytest.mark.parametrize("estimate", ["span", "xa"])
+def test_chosen_C_is_as_good_on_held_out_data_as_grid_search_cv(estimate):
     X, y, X_test, y_test = toy_problem()
     grid, svc = {"C": C_GRID}, SVC(kernel="rbf", gamma=0.3)
-    ours = XiAlphaSearchCV(svc, grid).fit(X, y)
+    ours = XiAlphaSearchCV(svc, grid, estimate=estimate).fit(X, y)
     reference = GridSearchCV(svc, grid, cv=5).fit(X, y)
     held_out = [SVC(kernel="rbf", gamma=0.3, C=C).fit(X, y).score(X_test, y_test) for C in C_GRID]
     assert max(held_out) - min(held_out) > 0.05  # the choice matters on this problem
     assert ours.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.03
     assert ours.score(X_test, y_test) >= max(held_out) - 0.03
-    assert set(ours.cv_results_) >= {"params", "param_C", "mean_test_score", "rank_test_score", "xa_f1", "xa_error"}
+    assert set(ours.cv_results_) >= {"params", "param_C", "mean_test_score", "rank_test_score", "xa_f1", "xa_error",
+                                     f"{estimate}_f1", f"{estimate}_error"}
     assert list(ours.cv_results_["params"]) == list(reference.cv_results_["params"])
     assert ours.best_params_ == ours.cv_results_["params"][ours.best_index_]
-    assert ours.best_score_ == pytest.approx(1 - ours.cv_results_["xa_error"][ours.best_index_])
+    assert ours.best_score_ == pytest.approx(1 - ours.cv_results_[f"{estimate}_error"][ours.best_index_])
     assert ours.cv_results_["rank_test_score"][ours.best_index_] == 1
     assert ours.best_score_ == pytest.approx(np.max(ours.cv_results_["mean_test_score"]))
     np.testing.assert_array_equal(ours.predict(X_test), ours.best_estimator_.predict(X_test))
@@ -60,7 +63,9 @@ def test_chosen_C_is_as_good_on_held_out_data_as_grid_search_cv():
 
 def test_scores_are_the_xialpha_estimates_of_each_candidate():
     X, y, _, _ = toy_problem(seed=1)
-    search = XiAlphaSearchCV(SVC(kernel="rbf", gamma=0.05), {"C": [0.1, 1.0, 10.0]}, scoring="f1", rho=2.0).fit(X, y)
+    search = XiAlphaSearchCV(SVC(kernel="rbf", gamma=0.05), {"C": [0.1, 1.0, 10.0]}, scoring="f1", estimate="xa",
+                             rho=2.0).fit(X, y)
+    assert "span_f1" not in search.cv_results_  # span is computed only when it scores
     y_pm = np.where(y == 1, 1, -1)
     for index, C in enumerate([0.1, 1.0, 10.0]):
         fit = fit_svm(y_pm, C, X=X, kernel="rbf", kernel_params={"gamma": 0.05})
@@ -69,6 +74,22 @@ def test_scores_are_the_xialpha_estimates_of_each_candidate():
         assert search.cv_results_["xa_f1"][index] == pytest.approx(expected.f1, abs=1e-9)
         assert search.cv_results_["mean_test_score"][index] == pytest.approx(expected.f1, abs=1e-9)
         assert search.cv_results_["n_support"][index] == fit.n_sv
+
+
+@pytest.mark.parametrize("j", [1.0, 3.0])
+def test_span_scores_are_the_span_estimates_of_each_candidate(j):
+    X, y, _, _ = toy_problem(seed=2)
+    svc = SVC(kernel="rbf", gamma=0.05, class_weight={1: j})
+    search = XiAlphaSearchCV(svc, {"C": [0.1, 1.0, 10.0]}, scoring="f1").fit(X, y)
+    y_pm = np.where(y == 1, 1, -1)
+    gram = rbf_kernel(X, gamma=0.05)
+    for index, C in enumerate([0.1, 1.0, 10.0]):
+        fit = fit_svm(y_pm, C, gram=gram, j=j)
+        assert fit.n_bounded_sv > 0 or C == 10.0  # bounded SVs (alpha = C * j for positives) are handled
+        expected = span_estimate(fit, gram)
+        assert search.cv_results_["span_d_pos"][index] == expected.d_pos
+        assert search.cv_results_["span_d_neg"][index] == expected.d_neg
+        assert search.cv_results_["mean_test_score"][index] == pytest.approx(expected.f1, abs=1e-9)
 
 
 def test_text_pipeline_and_pos_label():
