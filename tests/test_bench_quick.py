@@ -88,7 +88,8 @@ def test_loo_pruned_agrees_with_brute_force(quick):
 
 def test_vs_cross_validation_regret_and_speedups_consistent(quick):
     result = quick("vs_cross_validation")
-    for name in ("regret_xialpha", "regret_cv"):
+    assert result["xialpha_estimator"] == "span"
+    for name in ("regret_xialpha", "regret_xialpha_xa", "regret_cv"):
         per_category = result[name]["per_category"]
         assert set(per_category) == set(result["grid"]["categories"])
         assert all(value >= 0 for value in per_category.values())
