@@ -30,7 +30,7 @@ QUICK_SPEC = """\
 [sweep]
 id = "bench-quick"
 metric = "f1"
-estimator = "xa"
+estimator = "span"
 
 [corpus]
 loader = "synthetic"
