@@ -135,3 +135,17 @@ def test_bad_input_gets_clear_errors():
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, rho=0).fit(X, y)
     with pytest.raises(ValueError, match="pos_label: 7 is not one of the classes"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, pos_label=7).fit(X, y)
+
+
+@pytest.mark.parametrize("estimate", ["span", "xa"])
+def test_column_vector_y_gives_the_same_estimates_as_1d_y(estimate):
+    # y of shape (n, 1) once broadcast xi to (n, n): xa_error came out as 42 instead of 0.4
+    from sklearn.exceptions import DataConversionWarning
+
+    X, y, _, _ = toy_problem(seed=4)
+    flat = XiAlphaSearchCV(SVC(), {"C": [0.3, 3.0]}, estimate=estimate).fit(X, y)
+    with pytest.warns(DataConversionWarning):
+        column = XiAlphaSearchCV(SVC(), {"C": [0.3, 3.0]}, estimate=estimate).fit(X, y[:, None])
+    for name in ("xa_error", "xa_d_pos", "xa_d_neg", f"{estimate}_error", "mean_test_score"):
+        np.testing.assert_array_equal(column.cv_results_[name], flat.cv_results_[name])
+    assert 0 <= column.cv_results_["xa_error"].max() <= 1
