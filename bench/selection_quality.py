@@ -264,9 +264,10 @@ def _pool(paths: list[Path], out: Path | None) -> None:
     if len(runs) > 1:
         setup = setup | {"splits": f"{len(set(r['split'] for r in rows))} random 50/50 splits, pooled "
                                    f"from {', '.join(str(p) for p in paths)}"}
-    _print_table(summary, setup, runs[0]["setup"]["c_values"], sum(run["wall_seconds"] for run in runs))
+    wall = sum(run["wall_seconds"] for run in runs)
+    _print_table(summary, setup, setup["c_values"], wall)
     result = {"benchmark": "selection_quality", "quick": any(run["quick"] for run in runs), "setup": setup,
-              **summary, "wall_seconds": round(sum(run["wall_seconds"] for run in runs), 1),
+              **summary, "wall_seconds": round(wall, 1),
               "machine": runs[0]["machine"], "pooled_from": [str(p) for p in paths], "rows": rows}
     out = out or RESULTS / "selection_quality.json"
     out.write_text(json.dumps(result, indent=1) + "\n")

@@ -32,8 +32,8 @@ def run(args) -> int:
 
     store = ResultStore(args.store, create=False)
     results = store.read_results_df(args.sweep)
-    args.estimator = args.estimator or default_estimator(results)
-    objective = Objective(metric=args.metric, estimator=args.estimator, rho=args.rho)
+    estimator = args.estimator or default_estimator(results)
+    objective = Objective(metric=args.metric, estimator=estimator, rho=args.rho)
     candidate_rows(results, objective, args.sweep)  # a clear error when there is nothing to show
     curves = estimate_curves(results, objective)
     best = best_per_group(curves, objective.maximise)
@@ -48,7 +48,7 @@ def run(args) -> int:
         "rho values": ", ".join(f"{r:g}" for r in sorted(results["rho"].unique())),
         "created": f"{results['created_at'].min()} .. {results['created_at'].max()}",
     }
-    what = f"{args.metric} of {args.estimator} (rho={args.rho:g})"
+    what = f"{args.metric} of {estimator} (rho={args.rho:g})"
     if args.html:
         from xialpha.selection.report_html import render_report
 

@@ -74,7 +74,7 @@ def _objective_args(args, results) -> dict:
     if given and metric != "cost":
         raise UserError(f"--{next(iter(given)).replace('_', '-')}: applies to --metric cost only, not {metric}")
     estimator = args.estimator or default_estimator(results)
-    if estimator != (args.estimator or DEFAULT_ESTIMATOR):
+    if args.estimator is None and estimator != DEFAULT_ESTIMATOR:
         print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by {estimator}", file=sys.stderr)
     return {"metric": metric, "estimator": estimator, "rho": args.rho, "average": args.average, **given}
 
