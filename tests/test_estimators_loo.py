@@ -86,6 +86,7 @@ def _study(seed: int, tiny: bool) -> dict:
     brute = _brute_force(p)
     record = {"seed": seed, "tiny": tiny, "n": y.size, "j": j, "kernel": p["kernel"], "stable": fit.stable,
               "converged": brute["converged"] and fit.model.n_iter_[0] < MAX_ITER, "brute": brute["errors"],
+              "brute_loo_stable": brute["loo_stable"],
               "bounded_fraction": fit.n_bounded_sv / y.size}
     args = {"j": j, "tol": TOL, "max_iter": MAX_ITER}
     by_gram = loo_exact(y, C, gram=p["gram"], **args)
@@ -130,8 +131,19 @@ def test_loo_exact_equals_brute_force_gram_path(records):
 
 
 def test_loo_exact_equals_brute_force_features_path(records):
-    bad = [r["seed"] for r in records if not np.array_equal(r["features"], r["brute"])]
+    # RBF on features is libsvm itself. The linear kernel takes xialpha's own solver: where the
+    # left-out solution has no unbounded SV its threshold is any point of an interval (libsvm
+    # takes the midpoint over the variables its shrinking left active), so only there may the
+    # two solvers disagree; everywhere else they must give the same errors.
+    bad, ambiguous = [], 0
+    for r in records:
+        differ = r["features"] != r["brute"]
+        allowed = differ & ~r["brute_loo_stable"] & (r["kernel"] == "linear")
+        ambiguous += int(allowed.sum())
+        if (differ & ~allowed).any():
+            bad.append(r["seed"])
     assert bad == []
+    assert ambiguous <= 5  # a handful of left-out examples in 440 problems
 
 
 def test_loo_exact_retrains_fewer_than_all(records):

@@ -67,8 +67,10 @@ def test_decision_values_equal_scikit_learn(kernel):
     np.testing.assert_allclose(by_gram.decision_function(cross), reference.decision_function(X_test), atol=1e-5)
 
     by_features = fit_svm(y, 2.0, X=X, kernel=kernel, kernel_params=params, j=3.0, tol=TOL)
-    np.testing.assert_allclose(by_features.decision, reference.decision_function(X), atol=1e-12)
-    np.testing.assert_allclose(by_features.decision_function(X_test), reference.decision_function(X_test), atol=1e-12)
+    # rbf on features is libsvm itself; linear takes xialpha's own solver: the same optimum within tol
+    same_solver = 1e-12 if kernel == "rbf" else 1e-5
+    np.testing.assert_allclose(by_features.decision, reference.decision_function(X), atol=same_solver)
+    np.testing.assert_allclose(by_features.decision_function(X_test), reference.decision_function(X_test), atol=same_solver)
     np.testing.assert_allclose(by_features.alpha, by_gram.alpha, atol=1e-5)
     assert by_features.b == pytest.approx(by_gram.b, abs=1e-5)
 
@@ -89,14 +91,17 @@ def test_zero_weights_equal_fit_on_sub_gram(kernel):
 
     by_gram = fit_svm(y, 1.5, gram=gram, j=2.0, sample_weight=weights, tol=TOL)
     by_features = fit_svm(y, 1.5, X=X, kernel=kernel, kernel_params=params, j=2.0, sample_weight=weights, tol=TOL)
+    # linear on features is xialpha's own solver: the same optimum, to its tolerance
+    atol = {by_gram: 1e-6, by_features: 1e-6 if kernel == "rbf" else 1e-5}
     for fit in (by_gram, by_features):
         assert not np.isin(fit.support, dropped).any()
         assert fit.c_i[dropped].tolist() == [0.0] * dropped.size
-        np.testing.assert_allclose(fit.alpha, sub_alpha, atol=1e-6)
-        assert fit.b == pytest.approx(float(sub.intercept_[0]), abs=1e-6)
-        np.testing.assert_allclose(fit.decision, sub_decision, atol=1e-6)
+        np.testing.assert_allclose(fit.alpha, sub_alpha, atol=atol[fit])
+        assert fit.b == pytest.approx(float(sub.intercept_[0]), abs=atol[fit])
+        np.testing.assert_allclose(fit.decision, sub_decision, atol=atol[fit])
     assert np.array_equal(by_gram.alpha, sub_alpha)  # the same libsvm problem: bit for bit
-    np.testing.assert_array_equal(by_features.model.support_vectors_, X[by_features.support])
+    if kernel == "rbf":
+        np.testing.assert_array_equal(by_features.model.support_vectors_, X[by_features.support])
 
 
 def test_integer_weight_acts_as_copies():

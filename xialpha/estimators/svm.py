@@ -1,7 +1,9 @@
 """Training a biased soft-margin SVM and extracting (alpha, xi, b) for the estimators.
 
-Two inputs are supported: a precomputed Gram matrix (the fast path: one Gram serves every
-category, C and dot-product kernel) or a feature matrix with a named scikit-learn kernel.
+Two paths solve the same problem. Linear kernels on a feature matrix take the linear path
+(`xialpha.estimators.linear`: dual coordinate descent through the weight vector w on sparse
+features, no Gram matrix, warm-startable); a precomputed Gram matrix (non-linear kernels derived
+from one linear Gram) or features with a named non-linear kernel go to libsvm (scikit-learn's SVC).
 Per-example upper bounds are C_i = C * j**[y_i = +1] * w_i, with j the SVMlight cost factor
 and w_i optional sample weights (w_i = 0 removes example i from training without copying
 the Gram matrix; integer w_i act as w_i copies of the example).
@@ -17,6 +19,7 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.svm import SVC
 
+from xialpha.estimators.linear import solve_linear
 from xialpha.estimators.validation import (
     check_features,
     check_gram,
@@ -36,6 +39,9 @@ class SVMFit:
 
     alpha: (n,) dual variables, 0 for non-support vectors; xi: (n,) slacks max(0, 1 - y f(x));
     decision: (n,) training decision values f(x_i); c_i: (n,) per-example bounds; y: (n,) labels.
+    w: (d,) the weight vector on the linear path (then model is None and f(x) = x . w + b);
+    model: the scikit-learn SVC on the libsvm path; precomputed: that SVC was trained on a Gram.
+    X: the (n, d) CSR training features of the linear path (for estimators that need kernel rows).
     """
 
     y: np.ndarray
@@ -46,8 +52,11 @@ class SVMFit:
     decision: np.ndarray
     support: np.ndarray
     fit_seconds: float
-    model: SVC
-    precomputed: bool
+    model: SVC | None = None
+    precomputed: bool = False
+    w: np.ndarray | None = None
+    X: object | None = None
+    converged: bool = True
 
     @property
     def n_sv(self) -> int:
@@ -73,6 +82,11 @@ class SVMFit:
         data: the (m, n) kernel values between the new examples and the n training examples
         when the fit used a Gram matrix, else the (m, d) feature matrix of the new examples.
         """
+        if self.w is not None:
+            features = check_features(data, name="data")
+            if features.shape[1] != self.w.shape[0]:
+                raise ValueError(f"data: must have {self.w.shape[0]} features (columns), got {features.shape[1]}")
+            return np.asarray(features @ self.w, dtype=np.float64).ravel() + self.b
         if not self.precomputed:
             return self.model.decision_function(check_features(data, name="data"))
         cross = np.asarray(data, dtype=np.float64)
@@ -98,11 +112,16 @@ def fit_svm(
     cache_mb: float = 200.0,
     check_input: bool = True,
     primal_X=None,
+    warm_start: SVMFit | None = None,
 ) -> SVMFit:
     """Train a soft-margin SVM with bias on labels y (n,) in {-1, +1}.
 
     Give exactly one of `gram` (n, n) precomputed kernel matrix, or `X` (n, d) features with
     `kernel` ("linear", "rbf", "poly", "sigmoid") and `kernel_params` (gamma, degree, coef0).
+    X with the linear kernel takes the linear path (no Gram; max_iter caps its passes over the
+    data, cache_mb is unused); warm_start: a fit on the same n examples to start from (the
+    linear path only, e.g. the previous C of an ascending path, or the full fit for a
+    leave-one-out retraining; alphas above the new bounds are clipped).
     primal_X: with gram= of the linear kernel, the (n, d) features with gram = X X^T; the
     training decision values are then X (X^T alpha y) + b, much cheaper than a pass over the Gram.
     check_input=False skips the O(n^2) finiteness scans of the data (here and in scikit-learn)
@@ -120,6 +139,12 @@ def fit_svm(
     active = weights > 0
     if np.unique(y[active]).size < 2:
         raise ValueError("sample_weight: the examples with weight > 0 have a single class or none")
+    c_i = C * np.where(y > 0, j, 1.0) * weights
+    if X is not None and kernel == "linear":
+        check_kernel(kernel, kernel_params)
+        return _fit_linear(y, X, c_i, tol, max_iter, check_input, warm_start)
+    if warm_start is not None:
+        raise ValueError("warm_start: only the linear kernel on features (X=) can be warm-started")
     if gram is not None:
         data = check_gram(gram, n) if check_input else gram
         svc_kernel = {"kernel": "precomputed"}
@@ -147,7 +172,6 @@ def fit_svm(
         decision = data @ (alpha * y) + b
     else:
         decision = model.decision_function(data)
-    c_i = C * np.where(y > 0, j, 1.0) * weights
     return SVMFit(
         y=y,
         alpha=alpha,
@@ -160,3 +184,19 @@ def fit_svm(
         model=model,
         precomputed=gram is not None,
     )
+
+
+def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, tol: float, max_iter: int, check_input: bool,
+                warm_start: SVMFit | None) -> SVMFit:
+    """The linear path of `fit_svm` (see `xialpha.estimators.linear`)."""
+    start = None
+    if warm_start is not None:
+        if warm_start.alpha.shape != y.shape:
+            raise ValueError(f"warm_start: was fitted on {warm_start.alpha.shape[0]} examples, y has {y.shape[0]}")
+        start = (warm_start.alpha, warm_start.b)
+    kwargs = {} if max_iter is None or max_iter < 0 else {"max_epochs": int(max_iter)}
+    alpha, w, b, seconds, converged, X = solve_linear(X, y, c_i, tol=check_positive(tol, "tol"), warm_start=start,
+                                                      check_input=check_input, **kwargs)
+    decision = np.asarray(X @ w, dtype=np.float64).ravel() + b
+    return SVMFit(y=y, alpha=alpha, xi=np.maximum(0.0, 1.0 - y * decision), b=b, c_i=c_i, decision=decision,
+                  support=np.flatnonzero(alpha > 0), fit_seconds=seconds, w=w, X=X, converged=converged)
