@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from xialpha.estimators.loo import rows
+from xialpha.estimators.loo import can_warm_start, rows
 from xialpha.estimators.metrics import Estimate, weighted_average
 from xialpha.estimators.svm import SVMFit, fit_svm
 from xialpha.estimators.validation import check_labels, check_training_data
@@ -33,17 +33,21 @@ def holdout(fit: SVMFit, y_test, test_data) -> Estimate:
     return Estimate.from_indicator("holdout", y_test, y_test * decision <= 0)
 
 
-def kfold(y, C: float, *, k: int = 10, seed: int = 0, **svm_args) -> Estimate:
-    """Stratified k-fold cross-validation: each example is tested once, by the fold model without it."""
+def kfold(y, C: float, *, k: int = 10, seed: int = 0, fit: SVMFit | None = None, **svm_args) -> Estimate:
+    """Stratified k-fold cross-validation: each example is tested once, by the fold model without it.
+
+    fit: the SVM trained on all examples; on the linear path each fold's training starts from it.
+    """
     y = check_labels(y)
     if not 2 <= k <= min(np.bincount(y > 0)):
         raise ValueError(f"k: must be between 2 and the size of the smaller class, got {k}")
     svm_args = check_training_data(svm_args, y.shape[0])
+    warm = _warm(fit, y, svm_args)
     errors = np.zeros(y.shape[0], dtype=bool)
     folds = StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)
     for train_idx, test_idx in folds.split(np.zeros(y.shape[0]), y):
-        fit = _fit_on(y, C, train_idx, svm_args)
-        errors[test_idx] = y[test_idx] * fit.decision_function(rows(svm_args, test_idx)) <= 0
+        fold = _fit_on(y, C, train_idx, svm_args, warm)
+        errors[test_idx] = y[test_idx] * fold.decision_function(rows(svm_args, test_idx)) <= 0
     return Estimate.from_indicator("kfold", y, errors, retrains=k)
 
 
@@ -57,9 +61,8 @@ def bootstrap(y, C: float, *, n_boot: int = 50, method: str = ".632", seed: int 
         raise ValueError(f"method: must be one of {BOOTSTRAP_METHODS}, got {method!r}")
     if n_boot < 1:
         raise ValueError(f"n_boot: must be >= 1, got {n_boot}")
-    if fit is not None and not np.array_equal(fit.y, y):
-        raise ValueError("fit: was trained on other labels than y")
     svm_args = check_training_data(svm_args, y.shape[0])
+    warm = _warm(fit, y, svm_args)
     rng = np.random.default_rng(seed)
     n = y.shape[0]
     error_sum, oob_count = np.zeros(n), np.zeros(n)
@@ -71,7 +74,7 @@ def bootstrap(y, C: float, *, n_boot: int = 50, method: str = ".632", seed: int 
         oob = np.flatnonzero(weights == 0)
         if oob.size == 0:
             continue
-        boot = fit_svm(y, C, sample_weight=weights, check_input=False, **svm_args)
+        boot = fit_svm(y, C, sample_weight=weights, check_input=False, warm_start=warm, **svm_args)
         error_sum[oob] += y[oob] * boot.decision_function(rows(svm_args, oob)) <= 0
         oob_count[oob] += 1
     covered = oob_count > 0
@@ -86,7 +89,14 @@ def bootstrap(y, C: float, *, n_boot: int = 50, method: str = ".632", seed: int 
     return Estimate("bootstrap", blend.n, blend.n_pos, blend.d_pos, blend.d_neg, retrains=n_boot)
 
 
-def _fit_on(y: np.ndarray, C: float, idx: np.ndarray, svm_args: dict) -> SVMFit:
+def _fit_on(y: np.ndarray, C: float, idx: np.ndarray, svm_args: dict, warm: SVMFit | None) -> SVMFit:
     weights = np.zeros(y.shape[0])
     weights[idx] = 1.0
-    return fit_svm(y, C, sample_weight=weights, check_input=False, **svm_args)
+    return fit_svm(y, C, sample_weight=weights, check_input=False, warm_start=warm, **svm_args)
+
+
+def _warm(fit: SVMFit | None, y: np.ndarray, svm_args: dict) -> SVMFit | None:
+    """The start of every retraining: `fit` on the linear path, else none (libsvm starts cold)."""
+    if fit is not None and not np.array_equal(fit.y, y):
+        raise ValueError("fit: was trained on other labels than y")
+    return fit if fit is not None and can_warm_start(svm_args) else None

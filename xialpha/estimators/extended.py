@@ -23,25 +23,27 @@ import numbers
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.estimators.kernel_rows import kernel_rows
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.span import check_fit_gram, kernel_block, kernel_diagonal
 from xialpha.estimators.svm import SVMFit
 from xialpha.estimators.validation import check_positive
 from xialpha.estimators.xialpha import xi_alpha_indicator
 
 DEFAULT_DEPTH = 10
 MAX_DEPTH = 100  # SVMlight's limit for -k
+TARGET_BLOCK = 1024  # flagged examples searched at once
 
 
 def xi_alpha_extended(fit: SVMFit, gram, r_delta2: float, rho: float = 1.0, depth: int = DEFAULT_DEPTH) -> Estimate:
     """The extended xi-alpha estimate (method "xa_ext") of the LOO error of `fit`.
 
     gram: the (n, n) kernel matrix of the fit, rows in the order of fit.y (read only at the
-    flagged examples and the unbounded SVs); r_delta2: R_delta^2 or an upper bound; rho: as for
-    `xi_alpha`; depth: 0..100, the number of unbounded SVs a mean may combine (0 = plain xi-alpha).
-    Memory: O(n_flagged x n_unbounded_SV) kernel values.
+    flagged examples and the unbounded SVs), or None for a fit of the linear path (its sparse
+    features give those blocks); r_delta2: R_delta^2 or an upper bound; rho: as for `xi_alpha`;
+    depth: 0..100, the number of unbounded SVs a mean may combine (0 = plain xi-alpha).
+    Memory: O(n_unbounded_SV x (n_unbounded_SV + TARGET_BLOCK)) kernel values.
     """
-    gram = check_fit_gram(fit, gram)
+    kernel = kernel_rows(fit, gram)
     r_delta2 = check_positive(r_delta2, "r_delta2")
     rho = check_positive(rho, "rho")
     if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or not 0 <= depth <= MAX_DEPTH:
@@ -54,21 +56,26 @@ def xi_alpha_extended(fit: SVMFit, gram, r_delta2: float, rho: float = 1.0, dept
     alpha, xi = fit.alpha[targets], fit.xi[targets]
     with np.errstate(divide="ignore", invalid="ignore"):
         early_stop = np.where(alpha > 0, (1.0 - xi - alpha * r_delta2) / (2.0 * alpha), -np.inf)
-    sim = _greedy_similarity(gram, targets, candidates, int(depth), early_stop)
+    sim = np.zeros(targets.size)
+    if candidates.size:
+        k_cc = kernel.block(candidates, candidates)
+        for start in range(0, targets.size, TARGET_BLOCK):
+            part = slice(start, start + TARGET_BLOCK)
+            sim[part] = _greedy_similarity(kernel.block(targets[part], candidates), k_cc, targets[part], candidates,
+                                           int(depth), early_stop[part])
     errors = flagged.copy()
-    errors[targets] = alpha * kernel_diagonal(gram, targets) + 2.0 * alpha * sim + xi >= 1.0
+    errors[targets] = alpha * kernel.diagonal(targets) + 2.0 * alpha * sim + xi >= 1.0
     return Estimate.from_indicator("xa_ext", fit.y, errors)
 
 
-def _greedy_similarity(gram: np.ndarray, targets: np.ndarray, candidates: np.ndarray, depth: int,
-                       early_stop: np.ndarray) -> np.ndarray:
-    """(n_targets,) the smallest ||m||^2 / 2 - <x_t, m> along each target's greedy path of means m."""
+def _greedy_similarity(k_tc: np.ndarray, k_cc: np.ndarray, targets: np.ndarray, candidates: np.ndarray,
+                       depth: int, early_stop: np.ndarray) -> np.ndarray:
+    """(n_targets,) the smallest ||m||^2 / 2 - <x_t, m> along each target's greedy path of means m.
+
+    k_tc: (n_targets, n_candidates) and k_cc: (n_candidates, n_candidates) kernel blocks.
+    """
     n_t = targets.size
     sim = np.zeros(n_t)
-    if candidates.size == 0:
-        return sim
-    k_tc = kernel_block(gram, targets, candidates)
-    k_cc = kernel_block(gram, candidates, candidates)
     k_cc_diag = np.diagonal(k_cc)
     taken = targets[:, None] == candidates[None, :]  # t itself, then the chosen SVs
     chosen_cross = np.zeros((n_t, candidates.size))  # sum over chosen j of K(c, x_j)

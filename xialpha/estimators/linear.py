@@ -44,7 +44,7 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
         alpha, b = np.zeros(n), 0.0
     else:
         alpha0, b = warm_start
-        alpha = np.clip(check_vector(alpha0, n, "warm_start"), 0.0, c_i)
+        alpha = balance(np.clip(check_vector(alpha0, n, "warm_start"), 0.0, c_i), y)
         b = float(b)
         if not np.isfinite(b):
             raise ValueError("warm_start: its threshold b is not finite")
@@ -67,6 +67,22 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
         warnings.warn(f"linear SVM solver stopped after {max_epochs} passes without reaching tol={tol:g}; "
                       "the solution is approximate", ConvergenceWarning, stacklevel=3)
     return alpha, w, float(b), seconds, bool(converged), X
+
+
+def balance(alpha: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """alpha (n,) with y^T alpha = 0 restored by scaling down the heavier class; in place.
+
+    Clipping a warm start to new bounds (an example left out, a smaller C) breaks the equality
+    constraint; scaling keeps 0 <= alpha_i <= C_i, and the solver starts near a feasible point
+    instead of spending its first subproblem on moving that mass back.
+    """
+    positive = y > 0
+    pos, neg = float(alpha[positive].sum()), float(alpha[~positive].sum())
+    if pos > neg > 0 or (pos > 0 and neg == 0):
+        alpha[positive] *= neg / pos
+    elif neg > pos:
+        alpha[~positive] *= pos / neg
+    return alpha
 
 
 def snap_to_bounds(alpha: np.ndarray, c_i: np.ndarray, residual: float) -> bool:

@@ -12,6 +12,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from xialpha.estimators.validation import check_features, check_gram, check_kernel
 
 UNIT_NORM_ATOL = 1e-9
+SCAN_MAX_ROWS = 20_000  # larger feature matrices with negative values get the Cauchy-Schwarz bound
 
 
 def r_delta_squared(
@@ -25,10 +26,13 @@ def r_delta_squared(
 ) -> float:
     """R_delta^2 of a Gram matrix (n, n), or of features X (n, d) under a named kernel.
 
-    For X without `exact`, closed forms give an upper bound without a scan: unit-norm,
-    non-negative rows (TF-IDF with l2 normalisation) have K(x, x) = 1 and K(x, x') >= 0, so
-    R_delta^2 <= 1 for the linear kernel and <= 1 - exp(-2 gamma) for RBF. Otherwise rows are
-    scanned in blocks of `block_rows`, holding at most block_rows x n kernel values at once.
+    For X without `exact`, closed forms give an upper bound in O(nnz(X)), without a scan:
+    non-negative rows (TF, TF-IDF) have K(x, x') >= 0, so R_delta^2 <= max_i ||x_i||^2 for the
+    linear kernel (= 1 for l2-normalised rows; exact as soon as two rows share no term) and, for
+    unit-norm rows, <= 1 - exp(-2 gamma) for RBF. Rows with negative values under the linear kernel
+    give max K_ii - min K_ij <= 2 max_i ||x_i||^2 (Cauchy-Schwarz) when n > SCAN_MAX_ROWS, where
+    the exact scan (O(n^2 d)) would not finish. Otherwise rows are scanned in blocks of
+    `block_rows`, holding at most block_rows x n kernel values at once.
     """
     if (gram is None) == (X is None):
         raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
@@ -37,17 +41,18 @@ def r_delta_squared(
         return float(np.max(np.diagonal(gram)) - np.min(gram))
     X = check_features(X)
     params = check_kernel(kernel, kernel_params)
-    if not exact and kernel in ("linear", "rbf") and _unit_norm_nonnegative(X):
-        return 1.0 if kernel == "linear" else float(1.0 - np.exp(-2.0 * params["gamma"]))
+    if not exact:
+        values = X.data if sp.issparse(X) else X
+        nonnegative = not values.size or values.min() >= 0
+        sq_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+        largest = float(sq_norms.max()) if sq_norms.size else 0.0
+        if kernel == "linear" and nonnegative:
+            return 1.0 if np.allclose(sq_norms, 1.0, rtol=0, atol=UNIT_NORM_ATOL) else largest
+        if kernel == "rbf" and nonnegative and np.allclose(sq_norms, 1.0, rtol=0, atol=UNIT_NORM_ATOL):
+            return float(1.0 - np.exp(-2.0 * params["gamma"]))
+        if kernel == "linear" and X.shape[0] > SCAN_MAX_ROWS:
+            return 2.0 * largest
     return _scan(X, kernel, params, block_rows)
-
-
-def _unit_norm_nonnegative(X) -> bool:
-    values = X.data if sp.issparse(X) else X
-    if values.size and values.min() < 0:
-        return False
-    sq_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
-    return bool(np.allclose(sq_norms, 1.0, rtol=0, atol=UNIT_NORM_ATOL))
 
 
 def _scan(X, kernel: str, params: dict, block_rows: int) -> float:

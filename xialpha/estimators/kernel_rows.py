@@ -1,0 +1,62 @@
+"""Blocks of a training kernel matrix, read from a Gram matrix or computed from sparse features.
+
+The span and extended xi-alpha estimators read only some rows and columns of the kernel matrix
+(support vectors, flagged examples). On the Gram path those are slices of the stored (n, n)
+matrix; on the linear path they are products X[rows] X[cols]^T of the CSR training features, so
+no n x n matrix ever exists.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from xialpha.errors import UserError
+
+
+class GramRows:
+    """Kernel blocks read from a precomputed (n, n) Gram matrix."""
+
+    def __init__(self, gram, n: int):
+        gram = np.asarray(gram)
+        if gram.shape != (n, n):
+            raise UserError(f"gram: must have shape ({n}, {n}) like the fit's labels, got {gram.shape}")
+        self.gram = gram
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """K[rows][:, cols] as a new float64 (len(rows), len(cols)) array."""
+        return _finite(np.asarray(self.gram[np.ix_(rows, cols)], dtype=np.float64), "among the support vectors' kernel values")
+
+    def diagonal(self, idx: np.ndarray) -> np.ndarray:
+        """K[idx, idx] as float64 (len(idx),)."""
+        return _finite(np.asarray(self.gram[idx, idx], dtype=np.float64), "on the diagonal")
+
+
+class FeatureRows:
+    """Linear-kernel blocks X[rows] X[cols]^T of (n, d) CSR features (values already checked finite)."""
+
+    def __init__(self, X):
+        self.X = sp.csr_matrix(X)
+        self._sq_norms = np.asarray(self.X.multiply(self.X).sum(axis=1), dtype=np.float64).ravel()
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        product = self.X[rows] @ self.X[cols].T
+        return np.asarray(product.toarray() if sp.issparse(product) else product, dtype=np.float64)
+
+    def diagonal(self, idx: np.ndarray) -> np.ndarray:
+        return self._sq_norms[idx]
+
+
+def kernel_rows(fit, gram=None):
+    """The kernel of `fit`: its (n, n) `gram` if given, else the linear path's features fit.X."""
+    if gram is not None:
+        return GramRows(gram, fit.y.shape[0])
+    if getattr(fit, "X", None) is None:
+        raise UserError("gram: is required for a fit that was not trained on the linear path")
+    return FeatureRows(fit.X)
+
+
+def _finite(values: np.ndarray, where: str) -> np.ndarray:
+    if not np.isfinite(values).all():
+        raise UserError(f"gram: contains NaN or inf {where}")
+    return values
