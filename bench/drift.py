@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from xialpha.corpora import Corpus, load_reuters, make_synthetic
-from xialpha.jobs.drift import WindowJob, decide, fit_window, stream_gram
+from xialpha.jobs.drift import WindowJob, decide, fit_window, stream_data
 from xialpha.jobs.drift_spec import parse_drift_spec, split_batches
 
 REPO = Path(__file__).resolve().parents[1]
@@ -124,7 +124,7 @@ def main() -> None:
     spec = parse_drift_spec(SPEC)
     stream = split_batches(corpus, spec.batches)
     assert stream.corpus.ids.tolist() == corpus.ids.tolist()  # batches are consecutive: order kept
-    data = stream_gram(spec, stream, ["relevant"], 0, 0)
+    data = stream_data(spec, stream, ["relevant"], 0, 0)
     prepared = time.perf_counter() - start
     print(f"{setting.corpus.name}: {len(corpus)} documents in {setting.n_batches} batches, relevance "
           f"{setting.before} -> {setting.after} at batch {setting.shift}; vectorised + Gram in {prepared:.1f} s")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from xialpha.corpora import Corpus, make_synthetic
-from xialpha.estimators import Estimate, fit_svm, xi_alpha_indicator
+from xialpha.estimators import Estimate, fit_svm, r_delta_squared, xi_alpha_indicator
 from xialpha.jobs.drift import (
     EXIT_DRIFT,
     EXIT_FAILED,
@@ -22,7 +22,7 @@ from xialpha.jobs.drift import (
     check_stream,
     decide,
     fit_window,
-    stream_gram,
+    stream_data,
     window_jobs,
 )
 from xialpha.jobs.drift_spec import parse_drift_spec, split_batches
@@ -82,7 +82,7 @@ def test_streams_without_shift_rarely_raise_false_alarms():
 def small_stream():
     spec = parse_drift_spec(SPEC + "[svm]\nC = [0.5, 2.0]\n")
     stream = split_batches(relevance_stream(n_docs=300, n_batches=5, seed=4, shift_batch=None), spec.batches)
-    return spec, stream, stream_gram(spec, stream, ["relevant"], 0, 0)
+    return spec, stream, stream_data(spec, stream, ["relevant"], 0, 0)
 
 
 def test_window_fit_equals_a_fit_on_the_window_alone(small_stream):
@@ -90,10 +90,10 @@ def test_window_fit_equals_a_fit_on_the_window_alone(small_stream):
     job = WindowJob(0, 0, "relevant", 0.5, 1.0, newest=3, window=2)
     result = fit_window(data, stream.starts, job, rho=1.0, tol=1e-6)
     begin, first_new, end = stream.starts[2], stream.starts[3], stream.starts[4]
-    window_gram = np.ascontiguousarray(data.gram[begin:end, begin:end])
+    window = data.X[begin:end]  # the linear path: the window's own rows, no Gram
     y = data.y_train["relevant"][begin:end]
-    alone = fit_svm(y, 0.5, gram=window_gram, tol=1e-6)
-    r_delta2 = float(window_gram.diagonal().max() - window_gram.min())
+    alone = fit_svm(y, 0.5, X=window, tol=1e-6)
+    r_delta2 = r_delta_squared(X=window)
     expected = xi_alpha_indicator(alone.alpha, alone.xi, r_delta2)[first_new - begin:]
     assert result.status == "ok" and result.n == end - begin and result.r_delta2 == pytest.approx(r_delta2)
     assert result.estimate.n == end - first_new
@@ -112,7 +112,7 @@ def test_a_single_class_window_is_skipped_not_fitted(small_stream):
     spec, stream, data = small_stream
     y = data.y_train["relevant"].copy()
     y[stream.starts[3]:stream.starts[4]] = -1
-    no_positives = type(data)(data.gram, None, data.r_delta2, {"relevant": y}, {})
+    no_positives = type(data)(data.r_delta2, {"relevant": y}, {}, X=data.X)
     result = fit_window(no_positives, stream.starts, WindowJob(0, 0, "relevant", 1.0, 1.0, 3, 1), 1.0, 1e-3)
     assert result.status == "skipped" and result.estimate is None
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import scipy.sparse as sp
 import pyarrow.parquet as pq
 import pytest
 
@@ -95,9 +96,8 @@ def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
     corpus, plan = prepare(spec, ResultStore(str(tmp_path / "empty")))
     for batch in plan.batches:
         features = tasks.vectorize(corpus, spec.preprocessings[batch.preprocessing], "train", "test", plan.categories)
-        linear = tasks.linear_gram(features, True, None)
-        gram = tasks.kernel_gram(linear, features, spec.kernels[batch.kernel])
-        rows, _ = tasks.fit_batch(gram, batch, {"sweep_id": spec.id}, spec.estimators, spec.tol)
+        data = tasks.training_data(features, spec.kernels[batch.kernel], True, None)
+        rows, _ = tasks.fit_batch(data, batch, {"sweep_id": spec.id}, spec.estimators, spec.tol)
         for row in rows:
             got = stored.loc[row["config_key"]]
             for column in ("n_sv", "xa_d_pos", "xa_d_neg", "loo_d_pos", "loo_d_neg", "holdout_d_pos", "holdout_d_neg"):
@@ -119,11 +119,13 @@ def test_rerun_computes_only_missing_keys(tmp_path):
     assert forced.ok == first.ok and store.read_results("resume").num_rows == 2 * first.ok
 
 
-def test_a_config_without_positive_examples_is_stored_as_failed():
+@pytest.mark.parametrize("path", ["gram", "linear"])
+def test_a_config_without_positive_examples_is_stored_as_failed(path):
     y = {"empty": -np.ones(20, dtype=np.int8)}
-    gram = tasks.TrainingGram(np.eye(20), None, 1.0, y, {})
+    data = (tasks.TrainingData(1.0, y, {}, gram=np.eye(20)) if path == "gram"
+            else tasks.TrainingData(1.0, y, {}, X=sp.identity(20, format="csr")))
     batch = Batch(0, 0, (FitJob("empty", 1.0, 1.0, ((1.0, "k1"),)),))
-    rows, examples = tasks.fit_batch(gram, batch, {"sweep_id": "s"}, spec_for().estimators.__class__(), 1e-3)
+    rows, examples = tasks.fit_batch(data, batch, {"sweep_id": "s"}, spec_for().estimators.__class__(), 1e-3)
     assert rows[0]["status"] == "failed" and "single class" in rows[0]["error_message"]
     assert rows[0]["config_key"] == "k1" and examples == []
 

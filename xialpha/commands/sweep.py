@@ -14,7 +14,7 @@ from xialpha.commands.running import add_run_arguments, check_workers, store_uri
 def add_arguments(parser) -> None:
     add_run_arguments(parser, "sweep", "config/demo.toml", force_help="recompute configs already stored",
                       quiet_help="print only the summary")
-    parser.add_argument("--dry-run", action="store_true", help="print the numbers of configs and tasks and the Gram memory, run nothing")
+    parser.add_argument("--dry-run", action="store_true", help="print the numbers of configs and tasks and the Gram memory per worker, run nothing")
 
 
 def run(args) -> int:
@@ -31,7 +31,7 @@ def run(args) -> int:
         print(f"sweep {spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), "
               f"{plan.n_fits} fits in {plan.n_tasks} tasks ({len(plan.batches)} fit batches), "
               f"{len(plan.categories)} categories, {plan.n_train} training documents")
-        print(f"Gram memory: {plan.gram_bytes() / 2**20:.1f} MiB across the cluster")
+        _print_memory(plan, default_threads(spec, args.workers) // spec.cluster.threads_per_worker)
         return 0
     mode = Progress.mode_for(args.quiet)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
@@ -46,6 +46,16 @@ def run(args) -> int:
     if not args.quiet:
         _print_best(spec, store)
     return 1 if summary.failed else 0
+
+
+def _print_memory(plan, workers: int) -> None:
+    """The dry run's memory lines: Gram matrices held per worker (kernel path); the linear path has none."""
+    linear = sum(len(b.jobs) for b in plan.batches if plan.is_linear(b.kernel))
+    if linear:
+        print(f"linear path: {linear} fits on sparse features (no Gram matrix), warm-started along C")
+    if linear < plan.n_fits:
+        print(f"kernel path: Gram memory {plan.peak_gram_bytes_per_worker(workers) / 2**20:.1f} MiB per worker at most "
+              f"({workers} workers; {plan.gram_bytes() / 2**20:.1f} MiB per Gram)")
 
 
 def _print_best(spec, store) -> None:

@@ -7,9 +7,10 @@ with the smallest estimated error wins (ties: the larger window). DRIFT means th
 drops older batches, the full-memory estimate is worse by more than `margin` percentage points,
 and the exact one-sided McNemar (sign) test on the paired indicators of batch t gives p < alpha.
 
-One preprocessing is fitted on the full memory and one linear Gram over all its documents is
-computed once on a worker (the sweep's `xialpha.jobs.tasks`); every window's fit reuses that Gram
-with sample weights 0 outside the window. A check's rows go to the store's "drift" dataset in one
+One preprocessing is fitted on the full memory and its training data over all documents (sparse
+features for linear kernels, a Gram for the others) is prepared once on a worker by the sweep's
+own graph code (`xialpha.jobs.graph`); every window's fit reuses it with sample weights 0 outside
+the window. A check's rows go to the store's "drift" dataset in one
 write, so a stored check is always complete.
 """
 
@@ -29,10 +30,10 @@ from xialpha.errors import UserError
 from xialpha.estimators import Estimate, fit_svm, xi_alpha_indicator
 from xialpha.jobs import tasks
 from xialpha.jobs.drift_spec import DriftSpec, Stream, split_batches
+from xialpha.jobs.graph import RETRIES, submit_corpus, submit_training_data
 from xialpha.storage import ResultStore, config_key
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
-RETRIES = 2  # a task lost with its worker is recomputed at most this often
 
 # The drift dataset's columns, one row per config x category x window (errors are fractions 0..1,
 # NaN where undefined; verdict: "drift", "no drift" or "failed", repeated on every row of a group).
@@ -120,10 +121,10 @@ def window_jobs(spec: DriftSpec, categories: list[str], newest: int) -> list[Win
             for category in categories for C in spec.C for j in spec.j for h in sizes]
 
 
-def fit_window(data: tasks.TrainingGram, starts: np.ndarray, job: WindowJob, rho: float, tol: float,
+def fit_window(data: tasks.TrainingData, starts: np.ndarray, job: WindowJob, rho: float, tol: float,
                evaluate_on: int | None = None) -> WindowResult:
-    """Train on the window's batches of `data` (Gram over all documents in batch order) and count
-    the xi-alpha indicator over batch `job.newest`; R_delta^2 is the window's.
+    """Train on the window's batches of `data` (all documents in batch order) and count the
+    xi-alpha indicator over batch `job.newest`; R_delta^2 is the window's.
 
     starts: (T + 1,) document offsets of the batches. A data problem (ValueError) gives status
     "failed" with its message instead of raising.
@@ -136,17 +137,16 @@ def fit_window(data: tasks.TrainingGram, starts: np.ndarray, job: WindowJob, rho
         return WindowResult(job, "skipped", "the window holds a single class", **counts)
     weights = np.zeros(y.shape[0])
     weights[begin:end] = 1.0
-    block = data.gram[begin:end, begin:end]  # a view: the window's R_delta^2 without a copy
-    r_delta2 = float(np.max(np.diagonal(block)) - np.min(block))
     try:
-        fit = fit_svm(y, job.C, gram=data.gram, j=job.j, sample_weight=weights, tol=tol, check_input=False)
+        r_delta2 = data.window_r_delta2(begin, end)
+        fit = fit_svm(y, job.C, j=job.j, sample_weight=weights, tol=tol, check_input=False, **data.svm_args())
     except ValueError as exc:
         return WindowResult(job, "failed", " ".join(str(exc).split()), **counts)
     indicator = xi_alpha_indicator(fit.alpha[first_new:end], fit.xi[first_new:end], r_delta2, rho)
     next_estimate = None
     if evaluate_on is not None:
         lo, hi = int(starts[evaluate_on]), int(starts[evaluate_on + 1])
-        wrong = (fit.decision_function(data.gram[lo:hi]) > 0) != (y[lo:hi] > 0)
+        wrong = (fit.decision_function(data.train_rows(lo, hi)) > 0) != (y[lo:hi] > 0)
         next_estimate = Estimate.from_indicator("holdout", y[lo:hi], wrong)
     return WindowResult(job, "ok", None, **counts, r_delta2=r_delta2, n_sv=fit.n_sv,
                         estimate=Estimate.from_indicator("xa", y[first_new:end], indicator),
@@ -193,42 +193,32 @@ def check_stream(spec: DriftSpec, stream: Stream, categories: list[str], client=
     """
     jobs = window_jobs(spec, categories, stream.n_batches - 1)
     if client is None:
-        grams = {}
+        data = {}
         results = []
         for job in jobs:
-            if (job.preprocessing, job.kernel) not in grams:
-                grams[job.preprocessing, job.kernel] = stream_gram(spec, stream, categories, job.preprocessing, job.kernel)
-            results.append(fit_window(grams[job.preprocessing, job.kernel], stream.starts, job, spec.rho, spec.tol))
+            if (job.preprocessing, job.kernel) not in data:
+                data[job.preprocessing, job.kernel] = stream_data(spec, stream, categories, job.preprocessing, job.kernel)
+            results.append(fit_window(data[job.preprocessing, job.kernel], stream.starts, job, spec.rho, spec.tol))
     else:
         results = _fit_on_cluster(client, spec, stream, categories, jobs, run_id)
     return group_checks(results, spec.margin_points, spec.alpha)
 
 
-def stream_gram(spec: DriftSpec, stream: Stream, categories: list[str], preprocessing: int, kernel: int) -> tasks.TrainingGram:
-    """In this process: the preprocessing fitted on the whole stream and the kernel's Gram over it."""
+def stream_data(spec: DriftSpec, stream: Stream, categories: list[str], preprocessing: int, kernel: int) -> tasks.TrainingData:
+    """In this process: the preprocessing fitted on the whole stream and the kernel's training data over it."""
     features = tasks.vectorize(stream.corpus, spec.preprocessings[preprocessing], None, None, categories)
-    linear = tasks.linear_gram(features, False, spec.gram_memory_limit)
-    return tasks.kernel_gram(linear, features, spec.kernels[kernel])
+    return tasks.training_data(features, spec.kernels[kernel], False, spec.gram_memory_limit)
 
 
 def _fit_on_cluster(client, spec: DriftSpec, stream: Stream, categories: list[str], jobs: list[WindowJob],
                     run_id: str) -> list[WindowResult]:
-    """Vectorise and compute each Gram once on a worker, fan the window fits out, collect results."""
+    """Prepare each training data once on a worker (the sweep's graph code), fan the window fits out, collect results."""
     from distributed import as_completed
 
-    corpus_future = client.scatter(stream.corpus, direct=False)
-    features, linear, grams = {}, {}, {}
-    for p, k in dict.fromkeys((job.preprocessing, job.kernel) for job in jobs):
-        pre, kernel = spec.preprocessings[p], spec.kernels[k]
-        if p not in features:
-            features[p] = client.submit(tasks.vectorize, corpus_future, pre, None, None, categories,
-                                        key=f"drift-vectorize-{pre.id}-{run_id}", retries=RETRIES, pure=False)
-            linear[p] = client.submit(tasks.linear_gram, features[p], False, spec.gram_memory_limit,
-                                      key=f"drift-gram-linear-{pre.id}-{run_id}", retries=RETRIES, pure=False)
-        grams[p, k] = linear[p] if kernel.name == "linear" else client.submit(
-            tasks.kernel_gram, linear[p], features[p], kernel, key=f"drift-gram-{kernel.id}-{pre.id}-{run_id}",
-            retries=RETRIES, pure=False)
-    futures = {client.submit(fit_window, grams[job.preprocessing, job.kernel], stream.starts, job, spec.rho, spec.tol,
+    pairs = list(dict.fromkeys((job.preprocessing, job.kernel) for job in jobs))
+    corpus_future = submit_corpus(client, stream.corpus, f"drift-{run_id}")
+    data = submit_training_data(client, pairs, spec, categories, corpus_future, None, None, False, f"drift-{run_id}")
+    futures = {client.submit(fit_window, data[job.preprocessing, job.kernel], stream.starts, job, spec.rho, spec.tol,
                              key=f"drift-fit-{i}-{run_id}", retries=RETRIES, pure=False): i
                for i, job in enumerate(jobs)}
     results: list[WindowResult | None] = [None] * len(jobs)

@@ -1,9 +1,10 @@
-"""A sweep plan as Dask futures: shared prefixes (vectorise, Grams) are computed once, on workers.
+"""A sweep plan as Dask futures: shared prefixes (vectorise, training data) are computed once, on workers.
 
 Like dask-ml's search graph, every (preprocessing) vectorisation and every (preprocessing,
-kernel) Gram is one task whose result stays on the worker that made it; the fit batches that
-need it depend on its future, so the scheduler runs them where the Gram lives (or copies it
-worker to worker), and the client never ships a Gram matrix.
+kernel) training data (sparse features for linear kernels, a Gram matrix for the others) is one
+task whose result stays on the worker that made it; the fit batches that need it depend on its
+future, so the scheduler runs them where the data lives (or copies it worker to worker), and the
+client never ships a Gram matrix.
 """
 
 from __future__ import annotations
@@ -26,33 +27,54 @@ def submit_plan(client: Client, plan: SweepPlan, corpus, base_rows: list[dict], 
     several sweeps can share one scheduler.
     """
     spec = plan.spec
-    # A task holding the corpus, not client.scatter: scattered data lost with its worker cannot
-    # be recomputed, and every task that needs it would be cancelled ("already forgotten").
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Sending large graph")  # the corpus is meant to be in it
-        corpus_future = client.submit(identity, corpus, key=f"corpus-{run_id}", pure=False)
-    features, linear, grams = {}, {}, {}
-    for p, k in plan.gram_pairs:
-        if p not in features:
-            features[p] = client.submit(
-                tasks.vectorize, corpus_future, spec.preprocessings[p], spec.corpus.train_split,
-                spec.corpus.test_split, plan.categories, key=f"vectorize-{spec.preprocessings[p].id}-{run_id}",
-                retries=RETRIES, pure=False,
-            )
-            linear[p] = client.submit(
-                tasks.linear_gram, features[p], spec.estimators.holdout, spec.gram_memory_limit,
-                key=f"gram-linear-{spec.preprocessings[p].id}-{run_id}", retries=RETRIES, pure=False,
-            )
-        kernel = spec.kernels[k]
-        grams[p, k] = linear[p] if kernel.name == "linear" else client.submit(
-            tasks.kernel_gram, linear[p], features[p], kernel,
-            key=f"gram-{kernel.id}-{spec.preprocessings[p].id}-{run_id}", retries=RETRIES, pure=False,
-        )
+    corpus_future = submit_corpus(client, corpus, run_id)
+    data = submit_training_data(client, plan.data_pairs, spec, plan.categories, corpus_future,
+                                spec.corpus.train_split, spec.corpus.test_split, spec.estimators.holdout, run_id)
     futures = {}
     for i, batch in enumerate(plan.batches):
         future = client.submit(
-            tasks.fit_batch, grams[batch.preprocessing, batch.kernel], batch, base_rows[i], spec.estimators, spec.tol,
+            tasks.fit_batch, data[batch.preprocessing, batch.kernel], batch, base_rows[i], spec.estimators, spec.tol,
             key=f"fit-batch-{i}-{run_id}", retries=RETRIES, pure=False,
         )
         futures[future] = i
     return futures
+
+
+def submit_corpus(client: Client, corpus, run_id: str) -> Future:
+    """The corpus as a task's result on a worker.
+
+    Not client.scatter: scattered data lost with its worker cannot be recomputed, and every task
+    that needs it would be cancelled ("already forgotten"); a task's result can be.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sending large graph")  # the corpus is meant to be in it
+        return client.submit(identity, corpus, key=f"corpus-{run_id}", pure=False)
+
+
+def submit_training_data(client: Client, pairs, spec, categories: list[str], corpus_future: Future,
+                         train_split: str | None, test_split: str | None, with_test: bool,
+                         run_id: str) -> dict[tuple[int, int], Future]:
+    """{(preprocessing, kernel): future of its `tasks.TrainingData`} for the pairs fits need.
+
+    One vectorisation per preprocessing; linear kernels train on its features (`linear_data`, no
+    Gram), other kernels on Grams derived from one linear Gram per preprocessing. Sweeps and drift
+    checks share this; spec: anything with preprocessings, kernels and gram_memory_limit.
+    """
+    features, linear_data, linear_gram, data = {}, {}, {}, {}
+    for p, k in pairs:
+        pre, kernel = spec.preprocessings[p], spec.kernels[k]
+        if p not in features:
+            features[p] = client.submit(tasks.vectorize, corpus_future, pre, train_split, test_split, categories,
+                                        key=f"vectorize-{pre.id}-{run_id}", retries=RETRIES, pure=False)
+        if kernel.name == "linear":
+            if p not in linear_data:
+                linear_data[p] = client.submit(tasks.linear_data, features[p], key=f"features-{pre.id}-{run_id}",
+                                               retries=RETRIES, pure=False)
+            data[p, k] = linear_data[p]
+            continue
+        if p not in linear_gram:
+            linear_gram[p] = client.submit(tasks.linear_gram, features[p], with_test, spec.gram_memory_limit,
+                                           key=f"gram-linear-{pre.id}-{run_id}", retries=RETRIES, pure=False)
+        data[p, k] = client.submit(tasks.kernel_gram, linear_gram[p], features[p], kernel,
+                                   key=f"gram-{kernel.id}-{pre.id}-{run_id}", retries=RETRIES, pure=False)
+    return data

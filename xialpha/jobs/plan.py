@@ -2,6 +2,7 @@
 
 Pure bookkeeping, no Dask: the graph module turns a plan into tasks. One config is
 (preprocessing, kernel, category, C, j); it yields one stored row per rho, each with its own key.
+Linear kernels are batched as C paths (warm starts); kernel-path fits in batches of MAX_BATCH at most.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ class FitJob:
 
 @dataclass(frozen=True)
 class Batch:
-    """Fits that share one Gram matrix: preprocessing index, kernel index, the jobs."""
+    """Fits that share one training data (features or Gram): preprocessing index, kernel index, the
+    jobs; on the linear path one C path of one (category, j), in ascending C."""
 
     preprocessing: int
     kernel: int
@@ -57,23 +59,43 @@ class SweepPlan:
         return sum(len(job.keys) for b in self.batches for job in b.jobs)
 
     @property
-    def gram_pairs(self) -> list[tuple[int, int]]:
-        """The (preprocessing, kernel) Gram matrices that pending fits need."""
+    def data_pairs(self) -> list[tuple[int, int]]:
+        """The (preprocessing, kernel) training data that pending fits need."""
         return sorted({(b.preprocessing, b.kernel) for b in self.batches})
 
+    def is_linear(self, kernel: int) -> bool:
+        """True when kernel index `kernel` trains on features (the linear path), not on a Gram."""
+        return self.spec.kernels[kernel].name == "linear"
+
     def gram_bytes(self) -> int:
-        """Peak Gram memory summed over the cluster: train (and test-vs-train) float64 matrices."""
-        per_gram = 8 * self.n_train * (self.n_train + (self.n_test if self.spec.estimators.holdout else 0))
-        preprocessings = {p for p, _ in self.gram_pairs}
-        derived = sum(1 for _, k in self.gram_pairs if self.spec.kernels[k].name != "linear")
-        return per_gram * (len(preprocessings) + derived)
+        """Bytes of one float64 Gram of the kernel path: train (n, n) plus test-vs-train (m, n) with holdout."""
+        return 8 * self.n_train * (self.n_train + (self.n_test if self.spec.estimators.holdout else 0))
+
+    def grams_per_preprocessing(self) -> dict[int, int]:
+        """{preprocessing: Gram matrices its pending kernel-path fits need} (the linear one they derive from, plus one per kernel)."""
+        derived: dict[int, int] = {}
+        for p, k in self.data_pairs:
+            if not self.is_linear(k):
+                derived[p] = derived.get(p, 1) + 1
+        return derived
+
+    def peak_gram_bytes_per_worker(self, workers: int) -> int:
+        """The most Gram memory one worker holds: a worker keeps the Grams of its preprocessings'
+        kernel-path fits (`xialpha.jobs.graph` runs them where their Gram lives), and preprocessings
+        are spread over the workers, ceil(P / workers) of them per worker at most."""
+        per_preprocessing = sorted(self.grams_per_preprocessing().values(), reverse=True)
+        if not per_preprocessing:
+            return 0
+        share = math.ceil(len(per_preprocessing) / max(workers, 1))
+        return self.gram_bytes() * sum(per_preprocessing[:share])
 
     @property
     def n_tasks(self) -> int:
-        """Vectorise + linear Gram per preprocessing, one per derived kernel, one per batch."""
-        preprocessings = {p for p, _ in self.gram_pairs}
-        derived = sum(1 for _, k in self.gram_pairs if self.spec.kernels[k].name != "linear")
-        return 2 * len(preprocessings) + derived + len(self.batches)
+        """Vectorise per preprocessing, linear data or linear Gram per path used, one per derived kernel, one per batch."""
+        preprocessings = {p for p, _ in self.data_pairs}
+        kinds = {(p, self.is_linear(k)) for p, k in self.data_pairs}
+        derived = sum(1 for _, k in self.data_pairs if not self.is_linear(k))
+        return len(preprocessings) + len(kinds) + derived + len(self.batches)
 
 
 def data_fingerprint(spec: SweepSpec, corpus) -> str:
@@ -118,6 +140,18 @@ def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train:
     n_fits = sum(len(jobs) for jobs in pending.values())
     size = spec.batch_size or min(MAX_BATCH, max(1, math.ceil(n_fits / (8 * max(threads, 1)))))
     for (p, k), jobs in pending.items():
+        if plan.is_linear(k):
+            plan.batches.extend(Batch(p, k, path) for path in c_paths(jobs))
+            continue
         for start in range(0, len(jobs), size):
             plan.batches.append(Batch(p, k, tuple(jobs[start : start + size])))
     return plan
+
+
+def c_paths(jobs: list[FitJob]) -> list[tuple[FitJob, ...]]:
+    """The jobs of one (preprocessing, linear kernel) as C paths: one per (category, j), ascending
+    in C, so each fit warm-starts from the one before (`xialpha.jobs.tasks.fit_batch`)."""
+    paths: dict[tuple[str, float], list[FitJob]] = {}
+    for job in jobs:
+        paths.setdefault((job.category, job.j), []).append(job)
+    return [tuple(sorted(path, key=lambda job: job.C)) for path in paths.values()]

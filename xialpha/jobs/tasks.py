@@ -1,4 +1,7 @@
-"""The functions Dask runs on workers: vectorise, compute Grams, fit and estimate a batch.
+"""The functions Dask runs on workers: vectorise, prepare training data, fit and estimate a batch.
+
+Linear kernels train on the sparse features themselves (`linear_data`: no Gram); other kernels
+train on a Gram matrix derived from the linear one (`linear_gram`, `kernel_gram`).
 
 They are plain functions of plain objects (no Dask inside), so a test can call them directly
 and compare with what the cluster stored.
@@ -21,7 +24,9 @@ from xialpha.estimators import (
     kfold,
     loo_exact,
     r_delta_squared,
+    span_estimate,
     xi_alpha,
+    xi_alpha_extended,
 )
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.jobs.spec import EstimatorSpec
@@ -42,19 +47,44 @@ class Features:
 
 
 @dataclass(frozen=True, eq=False)
-class TrainingGram:
-    """A kernel's Gram on the training set (n, n), test-vs-train (m, n) or None, and R_delta^2.
+class TrainingData:
+    """What the fits of one (preprocessing, kernel) train on, and R_delta^2 of its training set.
 
-    X: the (n, d) training features when the kernel is linear (gram = X X^T), for the cheap
-    primal computation of training decision values; None for other kernels.
+    The linear path (gram is None): X (n, d) and X_test (m, d) CSR features, f(x) = x . w + b.
+    The kernel path: gram (n, n) and cross (m, n) test-vs-train kernel values (None without
+    holdout). y_train / y_test map each category to an int8 vector of -1/+1.
     """
 
-    gram: np.ndarray
-    cross: np.ndarray | None
     r_delta2: float
     y_train: dict
     y_test: dict
     X: object | None = None
+    X_test: object | None = None
+    gram: np.ndarray | None = None
+    cross: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0] if self.gram is None else self.gram.shape[0])
+
+    def svm_args(self) -> dict:
+        """The data arguments of `fit_svm` and the estimators: X= on the linear path, else gram=."""
+        return {"X": self.X} if self.gram is None else {"gram": self.gram}
+
+    def test_data(self):
+        """What `SVMFit.decision_function` takes for the test split: X_test or the cross-Gram."""
+        return self.X_test if self.gram is None else self.cross
+
+    def train_rows(self, begin: int, end: int):
+        """What `SVMFit.decision_function` takes for training examples begin..end-1."""
+        return self.X[begin:end] if self.gram is None else self.gram[begin:end]
+
+    def window_r_delta2(self, begin: int, end: int) -> float:
+        """R_delta^2 of training examples begin..end-1 alone (a drift window)."""
+        if self.gram is None:
+            return r_delta_squared(X=self.X[begin:end])
+        block = self.gram[begin:end, begin:end]  # a view: no copy
+        return float(np.max(np.diagonal(block)) - np.min(block))
 
 
 def vectorize(corpus, preprocessing, train_split: str | None, test_split: str | None, categories: list[str]) -> Features:
@@ -75,82 +105,104 @@ def vectorize(corpus, preprocessing, train_split: str | None, test_split: str | 
     )
 
 
-def linear_gram(features: Features, with_test: bool, limit_bytes: int | None) -> TrainingGram:
-    """The linear Gram X X^T of the training set (and test-vs-train when with_test)."""
+def linear_data(features: Features) -> TrainingData:
+    """The linear path's training data: the features themselves, R_delta^2 in O(nnz)."""
+    _check_vocabulary(features.X_train)
+    return TrainingData(r_delta_squared(X=features.X_train), features.y_train, features.y_test,
+                        X=features.X_train, X_test=features.X_test)
+
+
+def linear_gram(features: Features, with_test: bool, limit_bytes: int | None) -> TrainingData:
+    """The linear Gram X X^T of the training set (and test-vs-train when with_test), from which
+    non-linear kernels' Grams are derived."""
     from xialpha.features import check_gram_fits, linear_gram as gram_of
 
+    _check_vocabulary(features.X_train)
     n = features.X_train.shape[0]
     m = features.X_test.shape[0] if with_test and features.X_test is not None else 0
     if limit_bytes is not None:
         check_gram_fits(n, n + m, limit_bytes)
-    gram = gram_of(features.X_train)
-    cross = gram_of(features.X_test, features.X_train) if m else None
-    return TrainingGram(gram, cross, r_delta_squared(gram=gram), features.y_train, features.y_test, features.X_train)
+    gram = gram_of(features.X_train, limit_bytes=limit_bytes)
+    cross = gram_of(features.X_test, features.X_train, limit_bytes=limit_bytes) if m else None
+    return TrainingData(r_delta_squared(gram=gram), features.y_train, features.y_test, gram=gram, cross=cross)
 
 
-def kernel_gram(linear: TrainingGram, features: Features, kernel) -> TrainingGram:
+def kernel_gram(linear: TrainingData, features: Features, kernel) -> TrainingData:
     """Derive a kernel's Grams from the linear ones and the row norms, without new dot products."""
     from xialpha.features import row_sq_norms
 
-    if kernel.name == "linear":
-        return linear
     sq_train = row_sq_norms(features.X_train)
     gram = kernel.from_linear(linear.gram, sq_train)
     cross = None
     if linear.cross is not None:
         cross = kernel.from_linear(linear.cross, row_sq_norms(features.X_test), sq_train)
-    return TrainingGram(gram, cross, r_delta_squared(gram=gram), linear.y_train, linear.y_test)
+    return TrainingData(r_delta_squared(gram=gram), linear.y_train, linear.y_test, gram=gram, cross=cross)
 
 
-def fit_batch(data: TrainingGram, batch: Batch, base: dict, estimators: EstimatorSpec, tol: float) -> tuple[list[dict], list[dict]]:
-    """Train every job of the batch on the shared Gram; return (result rows, example rows).
+def training_data(features: Features, kernel, with_test: bool, limit_bytes: int | None) -> TrainingData:
+    """In one process, what the graph computes in shared steps: the training data of `kernel` on `features`."""
+    if kernel.name == "linear":
+        return linear_data(features)
+    return kernel_gram(linear_gram(features, with_test, limit_bytes), features, kernel)
+
+
+def _check_vocabulary(X) -> None:
+    """ValueError when preprocessing left no term, or no term in any training document."""
+    if X.shape[1] == 0 or X.nnz == 0:
+        raise ValueError("features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
+                         "and the stop-word list); lower min_df or check the corpus")
+
+
+def fit_batch(data: TrainingData, batch: Batch, base: dict, estimators: EstimatorSpec, tol: float) -> tuple[list[dict], list[dict]]:
+    """Train every job of the batch on the shared data; return (result rows, example rows).
 
     base: the columns shared by all rows of the batch (sweep, run, preprocessing, kernel, ...).
-    A job that fails for a data reason (ValueError, e.g. no positive example) gives rows with
-    status "failed" and the message, and the batch goes on.
+    On the linear path a job starts from the previous job's solution when both have the same
+    category and j (the plan orders such a C path by ascending C). A job that fails for a data
+    reason (ValueError, e.g. no positive example) gives rows with status "failed" and the
+    message, and the batch goes on.
     """
     rows, examples = [], []
     host = socket.gethostname()
+    previous = None
     for job in batch.jobs:
         common = {**base, "category": job.category, "C": job.C, "j": job.j, "worker": host, "xialpha_version": __version__}
+        warm = previous[1] if previous and data.gram is None and previous[0] == (job.category, job.j) else None
         try:
-            job_rows, job_examples = _fit_one(data, job, common, estimators, tol)
+            fit, job_rows, job_examples = _fit_one(data, job, common, estimators, tol, warm)
+            previous = ((job.category, job.j), fit)
         except ValueError as exc:
             job_rows = [{**common, "rho": rho, "config_key": key, "status": "failed", "error_message": str(exc),
-                         "n": int(data.gram.shape[0]), "n_pos": int((data.y_train[job.category] > 0).sum())}
+                         "n": data.n, "n_pos": int((data.y_train[job.category] > 0).sum())}
                         for rho, key in job.keys]
-            job_examples = []
+            job_examples, previous = [], None
         rows.extend(job_rows)
         examples.extend(job_examples)
     return rows, examples
 
 
-def _fit_one(data: TrainingGram, job: FitJob, common: dict, est: EstimatorSpec, tol: float):
+def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, tol: float, warm):
     y = data.y_train[job.category]
-    svm_args = {"gram": data.gram, "j": job.j, "tol": tol}
+    svm_args = {**data.svm_args(), "j": job.j, "tol": tol}
     start = time.perf_counter()
-    fit = fit_svm(y, job.C, check_input=False, primal_X=data.X, **svm_args)
-    # estimate time: everything but libsvm's training, including the decision values xi needs
+    fit = fit_svm(y, job.C, check_input=False, warm_start=warm, **svm_args)
+    # estimate time: everything but the solver's training, including the decision values xi needs
     start += fit.fit_seconds
     shared = [apparent(fit)]
     if est.span:
-        from xialpha.estimators import span_estimate
-
         shared.append(span_estimate(fit, data.gram))
     if est.exact_loo:
         shared.append(loo_exact(y, job.C, fit=fit, prune=est.loo_prune, r_delta2=data.r_delta2, **svm_args))
     if est.kfold:
-        shared.append(kfold(y, job.C, k=est.kfold, **svm_args))
+        shared.append(kfold(y, job.C, k=est.kfold, fit=fit, **svm_args))
     if est.bootstrap:
         shared.append(bootstrap(y, job.C, n_boot=est.bootstrap, fit=fit, **svm_args))
     if est.holdout:
-        shared.append(holdout(fit, data.y_test[job.category], data.cross))
+        shared.append(holdout(fit, data.y_test[job.category], data.test_data()))
     per_rho = {}
     for rho, _ in job.keys:
         per_rho[rho] = [xi_alpha(fit.alpha, fit.xi, y, data.r_delta2, rho)]
         if est.xa_ext_depth:
-            from xialpha.estimators import xi_alpha_extended
-
             per_rho[rho].append(xi_alpha_extended(fit, data.gram, data.r_delta2, rho=rho, depth=est.xa_ext_depth))
     estimate_seconds = (time.perf_counter() - start) / len(job.keys)
     training = {"status": "ok", "n": int(y.shape[0]), "n_pos": int((y > 0).sum()), "n_sv": fit.n_sv,
@@ -176,4 +228,4 @@ def _fit_one(data: TrainingGram, job: FitJob, common: dict, est: EstimatorSpec, 
         if est.xa_ext_depth:
             row["xa_ext_depth"] = est.xa_ext_depth
         rows.append(row)
-    return rows, examples
+    return fit, rows, examples
