@@ -10,6 +10,7 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -27,6 +28,7 @@ C_GRID = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0]
         XiAlphaSearchCV(SVC(), {"C": [0.1, 1.0]}),
         XiAlphaSearchCV(make_pipeline(StandardScaler(), SVC(kernel="rbf")), {"svc__C": [0.1, 1.0]}, scoring="f1"),
         XiAlphaSearchCV(SVC(kernel="precomputed"), {"C": [1.0]}),
+        XiAlphaSearchCV(LinearSVC(loss="hinge", random_state=0), {"C": [0.1, 1.0]}),  # liblinear shuffles
     ]
 )
 def test_scikit_learn_estimator_checks(estimator, check):
@@ -115,8 +117,11 @@ def test_text_pipeline_and_pos_label():
     # recall of "money" and of "sport" are different numbers: pos_label is honoured
     other = XiAlphaSearchCV(pipeline, {"svc__C": [1.0]}, scoring="recall", pos_label="sport").fit(docs, labels)
     money = XiAlphaSearchCV(pipeline, {"svc__C": [1.0]}, scoring="recall", pos_label="money").fit(docs, labels)
-    d_pos_sport, d_pos_money = other.cv_results_["xa_d_pos"][0], money.cv_results_["xa_d_pos"][0]
-    assert d_pos_sport + money.cv_results_["xa_d_neg"][0] == d_pos_money + other.cv_results_["xa_d_neg"][0]
+    # the same examples are flagged; what counts as positive swaps with pos_label
+    assert other.cv_results_["xa_d_pos"][0] == money.cv_results_["xa_d_neg"][0]
+    assert other.cv_results_["xa_d_neg"][0] == money.cv_results_["xa_d_pos"][0]
+    assert other.cv_results_["xa_d_pos"][0] != money.cv_results_["xa_d_pos"][0]
+    assert other.cv_results_["xa_recall"][0] != money.cv_results_["xa_recall"][0]
 
 
 def test_lazy_export_from_the_package():
@@ -127,7 +132,9 @@ def test_bad_input_gets_clear_errors():
     X, y, _, _ = toy_problem()
     with pytest.raises(ValueError, match="Only binary classification is supported .* got 3 classes"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}).fit(X[:30], np.arange(30) % 3)
-    with pytest.raises(TypeError, match="estimator: must be sklearn.svm.SVC or a Pipeline ending in one, got LinearSVC"):
+    with pytest.raises(TypeError, match="estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, got LogisticRegression"):
+        XiAlphaSearchCV(LogisticRegression(), {"C": [1.0]}).fit(X, y)
+    with pytest.raises(ValueError, match="estimator: LinearSVC must have loss='hinge'.*'loss': 'squared_hinge'"):
         XiAlphaSearchCV(LinearSVC(), {"C": [1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="scoring: must be one of"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, scoring="roc_auc").fit(X, y)
@@ -149,3 +156,26 @@ def test_column_vector_y_gives_the_same_estimates_as_1d_y(estimate):
     for name in ("xa_error", "xa_d_pos", "xa_d_neg", f"{estimate}_error", "mean_test_score"):
         np.testing.assert_array_equal(column.cv_results_[name], flat.cv_results_[name])
     assert 0 <= column.cv_results_["xa_error"].max() <= 1
+
+
+@pytest.mark.parametrize("make", [lambda: SVC(kernel="linear", class_weight={1: 2.0}),
+                                  lambda: LinearSVC(loss="hinge", class_weight={1: 2.0})])
+def test_linear_candidates_are_scored_on_the_linear_path(make, monkeypatch):
+    # SVC(kernel="linear") and LinearSVC(loss="hinge") are scored by xialpha's solver on the
+    # features (warm-started along C), with the estimates of fit_svm(X=...) at each C and j = 2,
+    # and never through a Gram matrix; only the chosen candidate is fitted by scikit-learn.
+    import xialpha.features.gram as gram_module
+
+    X, y, X_test, _ = toy_problem(seed=5)
+    monkeypatch.setattr(gram_module, "linear_gram", lambda *a, **k: pytest.fail("a Gram matrix was built"))
+    grid = [0.01, 0.1, 1.0, 10.0]
+    search = XiAlphaSearchCV(make(), {"C": grid}, scoring="f1").fit(X, y)
+    y_pm = np.where(y == 1, 1, -1)
+    for index, C in enumerate(grid):
+        fit = fit_svm(y_pm, C, X=X, j=2.0, tol=1e-3)
+        assert search.cv_results_["span_f1"][index] == pytest.approx(span_estimate(fit).f1, abs=0.02)
+        assert search.cv_results_["xa_f1"][index] == pytest.approx(
+            xi_alpha(fit.alpha, fit.xi, y_pm, r_delta_squared(X=X)).f1, abs=0.02)
+    best = search.best_estimator_
+    assert type(best) is type(make()) and best.C == search.best_params_["C"]
+    np.testing.assert_array_equal(search.predict(X_test), best.predict(X_test))

@@ -18,15 +18,17 @@ from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_sc
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
-from sklearn.svm import SVC
+from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from xialpha.estimators import r_delta_squared, xi_alpha_indicator
+from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha, xi_alpha_indicator
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span import span_loo_margins
 from xialpha.estimators.svm import SVMFit
+
+LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
 
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "precomputed")
@@ -37,9 +39,12 @@ COLUMNS = ("error", "recall", "precision", "f1", "d_pos", "d_neg")
 class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Exhaustive search over `param_grid`, scoring each candidate by a one-fit LOO estimate.
 
-    estimator: an `sklearn.svm.SVC` (kernel linear, rbf, poly, sigmoid or precomputed) or a
-        `Pipeline` whose last step is one (e.g. TfidfVectorizer + SVC); grid names follow
-        `set_params` (`C`, or `svc__C` in a pipeline).
+    estimator: an `sklearn.svm.SVC` (kernel linear, rbf, poly, sigmoid or precomputed), a
+        `LinearSVC(loss="hinge")`, or a `Pipeline` whose last step is one (e.g. TfidfVectorizer +
+        LinearSVC); grid names follow `set_params` (`C`, or `svc__C` in a pipeline). Linear
+        candidates (SVC(kernel="linear"), LinearSVC) are scored by xialpha's linear solver on the
+        sparse features with warm starts along the grid, no Gram matrix (`LinearCandidates`); only
+        the best one is then fitted with scikit-learn as best_estimator_.
     param_grid: a dict or list of dicts as for `GridSearchCV`.
     scoring: "accuracy" (1 - estimated error), "f1", "recall" or "precision" of `pos_label`.
     estimate: "span" (default: the span estimate, which selects C about as well as 10-fold CV
@@ -95,19 +100,26 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if pos_label not in classes:
             raise ValueError(f"pos_label: {pos_label!r} is not one of the classes {list(classes)}")
         candidates = list(ParameterGrid(self.param_grid))
-        rows, best, best_score = [], None, -np.inf
+        rows, best, best_score, best_fitted = [], None, -np.inf, False
+        linear = LinearCandidates(X, y, pos_label, self.rho, self.estimate == "span")
         for params in candidates:
             model = clone(self.estimator).set_params(**params)
             start = time.perf_counter()
-            model.fit(X, y)
-            fit_time = time.perf_counter() - start
-            row = _estimate(model, X, y, pos_label, self.rho, span=self.estimate == "span") | {"fit_time": fit_time}
+            fitted = not linear.applies(model)
+            if not fitted:
+                row = linear.score(model)
+            else:
+                model.fit(X, y)
+                row = _estimate(model, X, y, pos_label, self.rho, span=self.estimate == "span")
+            row["fit_time"] = time.perf_counter() - start
             prefix = self.estimate
             row["score"] = 1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
             rows.append(row)
             score = -np.inf if np.isnan(row["score"]) else row["score"]
             if best is None or score > best_score:
-                best, best_score = model, score
+                best, best_score, best_fitted = model, score, fitted
+        if not best_fitted:
+            best.fit(X, y)  # linear candidates were scored by xialpha's solver: fit the chosen one
         self.cv_results_ = _results(candidates, rows)
         self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
         self.best_params_ = candidates[self.best_index_]
@@ -121,8 +133,9 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _check_params(self) -> None:
         svc = self.estimator[-1] if isinstance(self.estimator, Pipeline) else self.estimator
-        if not isinstance(svc, SVC):
-            raise TypeError(f"estimator: must be sklearn.svm.SVC or a Pipeline ending in one, got {type(svc).__name__}")
+        if not isinstance(svc, (SVC, LinearSVC)):
+            raise TypeError("estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, "
+                            f"got {type(svc).__name__}")
         if self.estimate not in ESTIMATES:
             raise ValueError(f"estimate: must be one of {', '.join(ESTIMATES)}, got {self.estimate!r}")
         if self.scoring not in SCORINGS:
@@ -148,6 +161,65 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         metric = SCORINGS[self.scoring]
         extra = {} if self.scoring == "accuracy" else {"pos_label": self.pos_label_, "zero_division": 0.0}
         return float(metric(y, self.predict(X), **extra))
+
+
+class LinearCandidates:
+    """Scores linear-kernel candidates with xialpha's linear solver on sparse features, no Gram.
+
+    Applies to SVC(kernel="linear") and LinearSVC(loss="hinge", penalty="l2", fit_intercept=True),
+    alone or last in a Pipeline. The features of a pipeline are computed once per distinct set of
+    its other steps' parameters; every fit warm-starts from the last one on the same features and
+    class weights (a C grid costs little more than its largest C). The scores are those of the
+    exact hinge-loss SVM with threshold at that C and class weights (SVC's model; LinearSVC also
+    penalises its intercept, so the LinearSVC refitted as best_estimator_ differs slightly).
+    """
+
+    def __init__(self, X, y: np.ndarray, pos_label, rho: float, span: bool):
+        self.X, self.y, self.pos_label, self.rho, self.span = X, y, pos_label, rho, span
+        self.features: dict = {}
+        self.last: dict = {}
+
+    def applies(self, model) -> bool:
+        svm = model[-1] if isinstance(model, Pipeline) else model
+        if isinstance(svm, LinearSVC):
+            params = svm.get_params()
+            bad = {k: params[k] for k, v in (("loss", "hinge"), ("penalty", "l2"), ("fit_intercept", True))
+                   if params[k] != v}
+            if bad:
+                raise ValueError("estimator: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
+                                 f"estimates are derived for the hinge-loss SVM with threshold), got {bad}")
+            return True
+        return isinstance(svm, SVC) and svm.kernel == "linear"
+
+    def score(self, model) -> dict:
+        """The estimate columns of one candidate (not fitted: only the chosen one is, afterwards)."""
+        svm = model[-1] if isinstance(model, Pipeline) else model
+        steps = repr(model[:-1].get_params(deep=True)) if isinstance(model, Pipeline) else ""
+        if steps not in self.features:
+            features = model[:-1].fit_transform(self.X, self.y) if isinstance(model, Pipeline) else self.X
+            self.features[steps] = (sp.csr_matrix(features, dtype=np.float64), r_delta_squared(X=features))
+        features, r_delta2 = self.features[steps]
+        classes = unique_labels(self.y)
+        y_svm = np.where(self.y == classes[1], 1, -1)
+        weights = _class_weights(svm, classes, self.y)
+        state = (steps, repr(svm.class_weight))
+        tol = svm.tol if isinstance(svm, SVC) else LINEAR_TOL  # LinearSVC's tol is LIBLINEAR's criterion
+        fit = fit_svm(y_svm, svm.C, X=features, sample_weight=weights, tol=tol, warm_start=self.last.get(state))
+        self.last[state] = fit
+        y_pos = np.where(self.y == self.pos_label, 1, -1)
+        r_delta2 = max(r_delta2, np.finfo(float).tiny)
+        columns = Estimate.from_indicator("xa", y_pos, xi_alpha(fit.alpha, fit.xi, y_svm, r_delta2, self.rho).indicator).columns()
+        if self.span:
+            columns |= Estimate.from_indicator("span", y_pos, span_estimate(fit).indicator).columns()
+        return {**columns, "n_support": fit.n_sv, "r_delta2": float(r_delta2)}
+
+
+def _class_weights(svm, classes: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(n,) per-example weights from the estimator's class_weight (C_i = C x weight), as scikit-learn computes them."""
+    from sklearn.utils.class_weight import compute_class_weight
+
+    weight = compute_class_weight(svm.class_weight, classes=classes, y=y)
+    return weight[np.searchsorted(classes, y)]
 
 
 def _estimate(model, X, y: np.ndarray, pos_label, rho: float, span: bool) -> dict:
