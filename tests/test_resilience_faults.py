@@ -30,7 +30,7 @@ C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
 
 
 def _spec(path: Path, sweep_id: str, *, n_docs: int = 700, categories: int = 2, C: str = C_GRID,
-          cluster: str = "", sweep: str = "batch_size = 1") -> Path:
+          cluster: str = "", sweep: str = "batch_size = 1", kernel: str = "linear") -> Path:
     path.write_text(f"""
 [sweep]
 id = "{sweep_id}"
@@ -43,6 +43,9 @@ seed = 11
 train_split = "train"
 [corpus.categories]
 top_k = {categories}
+[[kernels]]
+name = "{kernel}"
+{'gamma = 0.5' if kernel == 'rbf' else ''}
 [svm]
 C = {C}
 [cluster]
@@ -218,7 +221,9 @@ def test_two_sweeps_write_one_store_at_once(tmp_path, shared_cluster):
 
 
 def test_gram_over_the_spec_limit_fails_its_configs_with_a_clear_message(tmp_path, shared_cluster):
-    spec = _spec(tmp_path / "gram.toml", "gram", n_docs=300, C="[1.0, 10.0]", sweep='gram_memory_limit = "100kB"')
+    # the kernel path (a Gram matrix); linear kernels train on features and need no Gram
+    spec = _spec(tmp_path / "gram.toml", "gram", n_docs=300, C="[1.0, 10.0]", sweep='gram_memory_limit = "100kB"',
+                 kernel="rbf")
     store = tmp_path / "store"
     done = _run(_sweep_argv(spec, store, "--scheduler", shared_cluster))
     assert done.returncode == 1, done.stderr
@@ -233,7 +238,7 @@ def test_worker_out_of_memory_ends_the_sweep_with_killed_worker_not_a_hang(tmp_p
     nanny kills the worker at 95%, the task is retried once (allowed-failures = 1), then
     KilledWorker fails the batch's configs and the sweep exits 1."""
     spec = _spec(tmp_path / "oom.toml", "oom", n_docs=8000, categories=1, C="[1.0]",
-                 cluster='workers = 1\nmemory_limit = "400MB"')
+                 cluster='workers = 1\nmemory_limit = "400MB"', kernel="rbf")
     store = tmp_path / "store"
     done = _run(_sweep_argv(spec, store), env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
     assert done.returncode == 1, done.stdout + done.stderr
