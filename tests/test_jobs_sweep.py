@@ -177,3 +177,32 @@ def test_cli_dry_run_and_bad_spec(tmp_path, capsys):
     assert main(["sweep", str(spec_file), "--store", str(tmp_path / "store")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "svm.C[1]: must be > 0" in err
+
+
+def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
+    # Each preprocessing's Grams and the fits reading them go to one worker, so a worker holds
+    # the Grams of its own preprocessings, not every Gram of the sweep.
+    from distributed import Client, LocalCluster, get_task_stream, wait
+
+    from xialpha.jobs.graph import submit_plan
+    from xialpha.jobs.sweep import _base_row
+
+    text = spec_text("homes", C=(0.25, 0.5, 1.0, 2.0)).replace('[[kernels]]\nname = "linear"\n', "", 1)
+    spec = parse_spec(text.replace("[sweep]\n", "[sweep]\nbatch_size = 1\n", 1))
+    assert {k.name for k in spec.kernels} == {"rbf"}
+    corpus, plan = prepare(spec, ResultStore(str(tmp_path / "store")))
+    base_rows = [_base_row(spec, plan, batch, "r") for batch in plan.batches]
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, Client(cluster) as client:
+        with get_task_stream(client) as stream:
+            wait(list(submit_plan(client, plan, corpus, base_rows, "r")))
+    where = {task["key"]: task["worker"] for task in stream.data}
+    by_preprocessing = {}
+    for key, worker in where.items():
+        if key.startswith(("gram-", "fit-batch-")):
+            index = int(key.split("-")[2]) if key.startswith("fit-batch-") else None
+            pre = plan.batches[index].preprocessing if index is not None else next(
+                p for p, pre in enumerate(spec.preprocessings) if pre.id in key)
+            by_preprocessing.setdefault(pre, set()).add(worker)
+    assert len(plan.batches) >= 8
+    assert all(len(workers) == 1 for workers in by_preprocessing.values()), by_preprocessing
+    assert by_preprocessing[0] != by_preprocessing[1]

@@ -111,7 +111,6 @@ def fit_svm(
     max_iter: int = -1,
     cache_mb: float = 200.0,
     check_input: bool = True,
-    primal_X=None,
     warm_start: SVMFit | None = None,
 ) -> SVMFit:
     """Train a soft-margin SVM with bias on labels y (n,) in {-1, +1}.
@@ -122,8 +121,6 @@ def fit_svm(
     data, cache_mb is unused); warm_start: a fit on the same n examples to start from (the
     linear path only, e.g. the previous C of an ascending path, or the full fit for a
     leave-one-out retraining; alphas above the new bounds are clipped).
-    primal_X: with gram= of the linear kernel, the (n, d) features with gram = X X^T; the
-    training decision values are then X (X^T alpha y) + b, much cheaper than a pass over the Gram.
     check_input=False skips the O(n^2) finiteness scans of the data (here and in scikit-learn)
     for callers that already validated it, e.g. many fits on one shared Gram matrix.
     """
@@ -164,10 +161,7 @@ def fit_svm(
     dual = model.dual_coef_.toarray() if sp.issparse(model.dual_coef_) else model.dual_coef_  # sparse X gives sparse
     alpha[support] = np.abs(dual[0])
     b = float(model.intercept_[0])
-    if gram is not None and primal_X is not None:
-        features = check_features(primal_X, n, "primal_X") if check_input else primal_X
-        decision = features @ (features.T @ (alpha * y)) + b
-    elif gram is not None:
+    if gram is not None:
         # a full matrix-vector product: far faster than gathering the support columns
         decision = data @ (alpha * y) + b
     else:
