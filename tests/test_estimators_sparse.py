@@ -22,12 +22,13 @@ def test_sparse_features_give_the_same_solution_as_dense_and_as_the_gram():
     assert loo_exact(y, 1.0, X=X, tol=1e-8).d == loo_exact(y, 1.0, gram=(X @ X.T).toarray(), tol=1e-8).d
 
 
-def test_primal_decision_values_on_a_linear_gram_equal_the_gram_pass():
+def test_linear_path_on_csr_features_equals_the_gram_path():
+    # the linear path never forms X X^T; libsvm on the Gram solves the same problem
     X = sp.random(80, 40, density=0.15, random_state=9, format="csr")
     mass = np.asarray(X.sum(axis=1)).ravel()
     y = np.where(mass > np.median(mass), 1, -1)
-    gram = (X @ X.T).toarray()
-    via_gram = fit_svm(y, 2.0, gram=gram)
-    via_primal = fit_svm(y, 2.0, gram=gram, primal_X=X)
-    np.testing.assert_allclose(via_primal.decision, via_gram.decision, atol=1e-10)
-    np.testing.assert_allclose(via_primal.xi, via_gram.xi, atol=1e-10)
+    via_gram = fit_svm(y, 2.0, gram=(X @ X.T).toarray(), tol=1e-8)
+    via_features = fit_svm(y, 2.0, X=X, tol=1e-8)
+    assert via_features.model is None and via_features.w.shape == (40,)
+    np.testing.assert_allclose(via_features.decision, via_gram.decision, atol=1e-5)
+    np.testing.assert_allclose(via_features.xi, via_gram.xi, atol=1e-5)

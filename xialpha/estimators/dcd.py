@@ -14,8 +14,16 @@ which is DCD on the features with one extra constant feature sqrt(mu) (its weigh
 the term mu y y^T) and the margins shifted by b_k; then b_{k+1} = b_k + v. The decision function
 of the subproblem is w . x + b_k + v, and at the fixed point v = 0: y^T a = 0 and a is the exact
 biased SVM's dual solution with threshold b = b_k. Once two shifts bracket the root of v, the
-Illinois variant of regula falsi replaces the multiplier steps (see `solve_biased`). The first subproblem (b_0 = 0) is LIBLINEAR's
-SVM with a bias feature, so each further step only corrects how its bias was regularised.
+Illinois variant of regula falsi replaces the multiplier steps (see `solve_biased`). The first
+subproblem (b_0 = 0) is LIBLINEAR's SVM with a bias feature, so each further step only corrects
+how its bias was regularised.
+
+Centering. The biased SVM does not change when every x_i moves by the same vector m (w stays, b
+absorbs w . m): on y^T a = 0 the objective is the same. Coordinate descent, however, crawls when
+all rows share a large common component (all TF-IDF rows are non-negative; data far from the
+origin), because that component acts like a huge bias feature. So the solver works on x_i - m,
+with m the mean of the rows, without ever forming them: it keeps u = sum a_i y_i x_i (sparse
+updates), s = y^T a and u . m, and w . (x_j - m) = u . x_j - s (x_j . m) - u . m + s ||m||^2.
 
 Stopping (per subproblem, as LIBLINEAR): the spread of the projected gradients
 max PG - min PG <= tol over all examples, after shrinking (examples at a bound whose gradient
@@ -41,42 +49,46 @@ def _row_dot(indptr, indices, data, i, w):
 
 
 @njit(cache=True, nogil=True)
-def _subproblem(indptr, indices, data, y, c, sq_norm, alpha, w, v, mu, shift, order, n_active, tol,
+def _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, mu, shift, order, n_active, tol,
                 max_epochs, epochs_done):
-    """DCD with shrinking on the subproblem with threshold shift + v; updates alpha, w in place.
+    """DCD with shrinking on the centered subproblem with threshold shift + v; alpha, u, state in place.
 
+    state: [s = y^T a, u . m, v = mu s]; q_diag (n,) ||x_i - m||^2 + mu; x_m (n,) x_i . m; mm ||m||^2.
     order[:n_active]: the examples that may move (C_i > 0), permuted in place each epoch.
-    Returns (v, epochs used, converged).
+    Returns (epochs used, converged).
     """
+    s, um, v = state[0], state[1], state[2]
     active = n_active
     pg_max_old = np.inf
     pg_min_old = -np.inf
     epochs = 0
+    converged = False
     while epochs_done + epochs < max_epochs:
         epochs += 1
         pg_max = -np.inf
         pg_min = np.inf
-        for s in range(active - 1, 0, -1):  # Fisher-Yates over the active part
-            r = np.random.randint(0, s + 1)
-            order[s], order[r] = order[r], order[s]
-        s = 0
-        while s < active:
-            i = order[s]
+        for k in range(active - 1, 0, -1):  # Fisher-Yates over the active part
+            r = np.random.randint(0, k + 1)
+            order[k], order[r] = order[r], order[k]
+        k = 0
+        while k < active:
+            i = order[k]
             yi = y[i]
-            g = yi * (_row_dot(indptr, indices, data, i, w) + shift + v) - 1.0
+            wx = _row_dot(indptr, indices, data, i, u) - s * x_m[i] - um + s * mm
+            g = yi * (wx + shift + v) - 1.0
             pg = 0.0
             a = alpha[i]
             if a == 0.0:
                 if g > pg_max_old:
                     active -= 1
-                    order[s], order[active] = order[active], order[s]
+                    order[k], order[active] = order[active], order[k]
                     continue
                 if g < 0.0:
                     pg = g
             elif a == c[i]:
                 if g < pg_min_old:
                     active -= 1
-                    order[s], order[active] = order[active], order[s]
+                    order[k], order[active] = order[active], order[k]
                     continue
                 if g > 0.0:
                     pg = g
@@ -87,7 +99,7 @@ def _subproblem(indptr, indices, data, y, c, sq_norm, alpha, w, v, mu, shift, or
             if pg < pg_min:
                 pg_min = pg
             if pg > 1e-12 or pg < -1e-12:
-                new = a - g / (sq_norm[i] + mu)
+                new = a - g / q_diag[i]
                 if new < 0.0:
                     new = 0.0
                 elif new > c[i]:
@@ -96,29 +108,34 @@ def _subproblem(indptr, indices, data, y, c, sq_norm, alpha, w, v, mu, shift, or
                 if delta != 0.0:
                     alpha[i] = new
                     for p in range(indptr[i], indptr[i + 1]):
-                        w[indices[p]] += delta * data[p]
+                        u[indices[p]] += delta * data[p]
+                    s += delta
+                    um += delta * x_m[i]
                     v += mu * delta
-            s += 1
+            k += 1
         if pg_max - pg_min <= tol:
             if active == n_active:
-                return v, epochs, True
+                converged = True
+                break
             active = n_active  # converged on the shrunk set: check every example once more
             pg_max_old = np.inf
             pg_min_old = -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-    return v, epochs, False
+    state[0], state[1], state[2] = s, um, v
+    return epochs, converged
 
 
 @njit(cache=True, nogil=True)
-def solve_biased(indptr, indices, data, y, c, sq_norm, alpha, w, b, mu, tol, max_epochs, seed):
-    """The biased SVM from a feasible start (alpha, w = X^T (alpha y), threshold b); alpha, w in place.
+def solve_biased(indptr, indices, data, y, c, sq_norm, mean, alpha, b, mu, tol, max_epochs, seed):
+    """The biased SVM from a feasible start alpha with threshold b; alpha in place.
 
     indptr, indices, data: the CSR arrays of X (n, d); y (n,) float64 -1/+1; c (n,) upper bounds
-    C_i (0 removes an example); sq_norm (n,) ||x_i||^2; mu > 0 the multiplier weight; tol the
-    stopping tolerance; max_epochs a cap on passes over the data, summed over subproblems.
-    Returns (b, epochs, subproblems solved, converged).
+    C_i (0 removes an example); sq_norm (n,) ||x_i||^2; mean (d,) the centre m; mu > 0 the
+    multiplier weight; tol the stopping tolerance; max_epochs a cap on passes over the data,
+    summed over subproblems. Returns (b, epochs, subproblems solved, converged): b for the
+    original (uncentered) rows, w is X^T (alpha y).
 
     v(shift) = mu y^T a(shift), the constraint's residual at the subproblem's solution, is
     continuous and non-increasing in the shift (the mu term makes y^T a unique), so its root is
@@ -127,29 +144,50 @@ def solve_biased(indptr, indices, data, y, c, sq_norm, alpha, w, b, mu, tol, max
     """
     np.random.seed(seed)
     n = y.shape[0]
+    d = mean.shape[0]
+    mm = 0.0
+    for f in range(d):
+        mm += mean[f] * mean[f]
+    x_m = np.empty(n)
+    q_diag = np.empty(n)
+    u = np.zeros(d)
+    s = 0.0
     order = np.empty(n, dtype=np.int64)
     n_active = 0
     for i in range(n):
+        x_m[i] = _row_dot(indptr, indices, data, i, mean)
+        q_diag[i] = max(sq_norm[i] - 2.0 * x_m[i] + mm, 0.0) + mu
+        if alpha[i] != 0.0:
+            delta = alpha[i] * y[i]
+            for p in range(indptr[i], indptr[i + 1]):
+                u[indices[p]] += delta * data[p]
+            s += delta
         if c[i] > 0.0:
             order[n_active] = i
             n_active += 1
-    v = 0.0
-    for i in range(n):
-        v += alpha[i] * y[i]
-    v *= mu
-    shift = b - v  # the start's decision function is w . x + b
+    um = 0.0
+    for f in range(d):
+        um += u[f] * mean[f]
+    w_m = um - s * mm  # w . m with w = u - s m
+    state = np.array([s, um, mu * s])
+    shift = b + w_m - state[2]  # the start's centered threshold b + w . m, as shift + v
     epochs = 0
     lo_s, lo_v = -np.inf, 0.0  # a shift with v > 0 (the root lies above it)
     hi_s, hi_v = np.inf, 0.0  # a shift with v < 0 (the root lies below it)
     side = 0  # which end moved last, for Illinois' halving
-    for outer in range(1, MAX_OUTER + 1):
-        v, used, converged = _subproblem(indptr, indices, data, y, c, sq_norm, alpha, w, v, mu, shift, order,
-                                         n_active, tol, max_epochs, epochs)
+    outer = 0
+    converged = False
+    while outer < MAX_OUTER:
+        outer += 1
+        used, inner_converged = _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, mu, shift,
+                                            order, n_active, tol, max_epochs, epochs)
         epochs += used
-        if not converged:
-            return shift + v, epochs, outer, False
+        v = state[2]
+        if not inner_converged:
+            break
         if abs(v) <= 0.5 * tol:
-            return shift + v, epochs, outer, True
+            converged = True
+            break
         if v > 0.0:
             lo_s, lo_v = shift, v
             if side == 1:
@@ -161,15 +199,16 @@ def solve_biased(indptr, indices, data, y, c, sq_norm, alpha, w, b, mu, tol, max
                 lo_v *= 0.5
             side = -1
         if np.isfinite(lo_s) and np.isfinite(hi_s):
+            if hi_s - lo_s <= 1e-14 * (1.0 + abs(shift)):
+                break
             new = lo_s + (hi_s - lo_s) * lo_v / (lo_v - hi_v)
             if not lo_s < new < hi_s:
                 new = 0.5 * (lo_s + hi_s)
-            if hi_s - lo_s <= 1e-14 * (1.0 + abs(shift)):
-                return shift + v, epochs, outer, False
         else:
             new = shift + v  # the method of multipliers' step: b_{k+1} = b_k + mu y^T a
         shift = new
-    return shift + v, epochs, MAX_OUTER, False
+    s, um, v = state[0], state[1], state[2]
+    return shift + v - (um - s * mm), epochs, outer, converged
 
 
 def ensure_compiled() -> None:
@@ -178,6 +217,4 @@ def ensure_compiled() -> None:
     indices = np.array([0, 0], dtype=np.int32)
     data = np.array([1.0, -1.0])
     y = np.array([1.0, -1.0])
-    alpha = np.zeros(2)
-    w = np.zeros(1)
-    solve_biased(indptr, indices, data, y, np.ones(2), np.ones(2), alpha, w, 0.0, 1.0, 1e-3, 100, 0)
+    solve_biased(indptr, indices, data, y, np.ones(2), np.ones(2), np.zeros(1), np.zeros(2), 0.0, 1.0, 1e-3, 100, 0)

@@ -48,20 +48,21 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
         b = float(b)
         if not np.isfinite(b):
             raise ValueError("warm_start: its threshold b is not finite")
+    start = time.perf_counter()
     sq_norm = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
     yf = y.astype(np.float64)
-    w = np.asarray(X.T @ (alpha * yf), dtype=np.float64).ravel()
-    active = c_i > 0
-    mu = float(sq_norm[active].mean()) if active.any() else 1.0
-    mu = mu if mu > 0 else 1.0
-    start = time.perf_counter()
+    active = (c_i > 0).astype(np.float64)
+    n_active = max(float(active.sum()), 1.0)
+    mean = np.asarray(X.T @ active, dtype=np.float64).ravel() / n_active  # the centre of the training rows
+    spread = float(active @ sq_norm) / n_active - float(mean @ mean)  # mean ||x_i - m||^2
+    mu = spread if spread > 0 else 1.0
     b, _epochs, _outer, converged = dcd.solve_biased(
-        X.indptr, X.indices, X.data, yf, np.asarray(c_i, dtype=np.float64), sq_norm, alpha, w, b, mu,
+        X.indptr, X.indices, X.data, yf, np.asarray(c_i, dtype=np.float64), sq_norm, mean, alpha, b, mu,
         float(tol), int(max_epochs), SEED,
     )
+    snap_to_bounds(alpha, c_i, float(alpha @ yf))
+    w = np.asarray(X.T @ (alpha * yf), dtype=np.float64).ravel()
     seconds = time.perf_counter() - start
-    if snap_to_bounds(alpha, c_i, float(alpha @ yf)):
-        w = np.asarray(X.T @ (alpha * yf), dtype=np.float64).ravel()
     b = threshold(yf, alpha, c_i, np.asarray(X @ w, dtype=np.float64).ravel(), b)
     if not converged:
         warnings.warn(f"linear SVM solver stopped after {max_epochs} passes without reaching tol={tol:g}; "
