@@ -10,7 +10,6 @@ one example is left out) usually needs a few passes only.
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,9 +63,6 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
     w = np.asarray(X.T @ (alpha * yf), dtype=np.float64).ravel()
     seconds = time.perf_counter() - start
     b = threshold(yf, alpha, c_i, np.asarray(X @ w, dtype=np.float64).ravel(), b)
-    if not converged:
-        warnings.warn(f"linear SVM solver stopped after {max_epochs} passes without reaching tol={tol:g}; "
-                      "the solution is approximate", ConvergenceWarning, stacklevel=3)
     return alpha, w, float(b), seconds, bool(converged), X
 
 

@@ -12,6 +12,7 @@ the Gram matrix; integer w_i act as w_i copies of the example).
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.svm import SVC
 
-from xialpha.estimators.linear import solve_linear
+from xialpha.estimators.linear import MAX_EPOCHS, ConvergenceWarning, solve_linear
 from xialpha.estimators.validation import (
     check_features,
     check_gram,
@@ -31,6 +32,7 @@ from xialpha.estimators.validation import (
 
 # alpha_i counts as "at the bound C_i" within this relative tolerance (libsvm clips exactly).
 BOUND_RTOL = 1e-8
+LIBSVM_FALLBACK_ROWS = 20_000  # an unconverged linear-path fit on at most this many examples is redone by libsvm
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,7 +141,8 @@ def fit_svm(
     c_i = C * np.where(y > 0, j, 1.0) * weights
     if X is not None and kernel == "linear":
         check_kernel(kernel, kernel_params)
-        return _fit_linear(y, X, c_i, tol, max_iter, check_input, warm_start)
+        return _fit_linear(y, X, c_i, (C, j, sample_weight if sample_weight is None else weights), tol, max_iter,
+                           check_input, warm_start)
     if warm_start is not None:
         raise ValueError("warm_start: only the linear kernel on features (X=) can be warm-started")
     if gram is not None:
@@ -148,19 +151,8 @@ def fit_svm(
     else:
         data = check_features(X, n) if check_input else X
         svc_kernel = {"kernel": kernel, **check_kernel(kernel, kernel_params)}
-    model = SVC(
-        C=C, class_weight={1: j, -1: 1.0}, tol=tol, max_iter=max_iter, cache_size=cache_mb, **svc_kernel
-    )
-    start = time.perf_counter()
-    with sklearn.config_context(assume_finite=not check_input):
-        model.fit(data, y, sample_weight=None if sample_weight is None else weights)
-    fit_seconds = time.perf_counter() - start
-    # With zero weights scikit-learn drops those rows first: support_ indexes the active rows.
-    support = np.flatnonzero(active)[model.support_]
-    alpha = np.zeros(n)
-    dual = model.dual_coef_.toarray() if sp.issparse(model.dual_coef_) else model.dual_coef_  # sparse X gives sparse
-    alpha[support] = np.abs(dual[0])
-    b = float(model.intercept_[0])
+    model, alpha, b, support, fit_seconds = _libsvm(y, data, (C, j, None if sample_weight is None else weights), tol,
+                                                    max_iter, check_input, cache_size=cache_mb, **svc_kernel)
     if gram is not None:
         # a full matrix-vector product: far faster than gathering the support columns
         decision = data @ (alpha * y) + b
@@ -180,17 +172,51 @@ def fit_svm(
     )
 
 
-def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, tol: float, max_iter: int, check_input: bool,
+def _libsvm(y: np.ndarray, data, bounds: tuple, tol: float, max_iter: int, check_input: bool,
+            **svc_args) -> tuple[SVC, np.ndarray, float, np.ndarray, float]:
+    """libsvm (scikit-learn's SVC) on data: (model, alpha (n,), b, support, seconds).
+
+    bounds: (C, j, sample weights or None), i.e. C_i = C * j**[y_i = +1] * w_i.
+    """
+    C, j, weights = bounds
+    active = np.ones(y.shape[0], dtype=bool) if weights is None else weights > 0
+    model = SVC(C=C, class_weight={1: j, -1: 1.0}, tol=tol, max_iter=max_iter, **svc_args)
+    start = time.perf_counter()
+    with sklearn.config_context(assume_finite=not check_input):
+        model.fit(data, y, sample_weight=weights)
+    seconds = time.perf_counter() - start
+    # With zero weights scikit-learn drops those rows first: support_ indexes the active rows.
+    support = np.flatnonzero(active)[model.support_]
+    alpha = np.zeros(y.shape[0])
+    dual = model.dual_coef_.toarray() if sp.issparse(model.dual_coef_) else model.dual_coef_  # sparse X gives sparse
+    alpha[support] = np.abs(dual[0])
+    return model, alpha, float(model.intercept_[0]), support, seconds
+
+
+def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, max_iter: int, check_input: bool,
                 warm_start: SVMFit | None) -> SVMFit:
-    """The linear path of `fit_svm` (see `xialpha.estimators.linear`)."""
+    """The linear path of `fit_svm` (see `xialpha.estimators.linear`).
+
+    Coordinate descent can stall where a few dense dimensions carry many examples at a large C;
+    if it stops unconverged on at most LIBSVM_FALLBACK_ROWS examples, libsvm solves the same
+    problem on X instead (kernel rows computed on demand, no Gram kept), so small dense problems
+    are exact too. Larger ones keep the approximate solution with a ConvergenceWarning.
+    """
     start = None
     if warm_start is not None:
         if warm_start.alpha.shape != y.shape:
             raise ValueError(f"warm_start: was fitted on {warm_start.alpha.shape[0]} examples, y has {y.shape[0]}")
         start = (warm_start.alpha, warm_start.b)
     kwargs = {} if max_iter is None or max_iter < 0 else {"max_epochs": int(max_iter)}
-    alpha, w, b, seconds, converged, X = solve_linear(X, y, c_i, tol=check_positive(tol, "tol"), warm_start=start,
-                                                      check_input=check_input, **kwargs)
+    tol = check_positive(tol, "tol")
+    alpha, w, b, seconds, converged, X = solve_linear(X, y, c_i, tol=tol, warm_start=start, check_input=check_input,
+                                                      **kwargs)
+    if not converged and int((c_i > 0).sum()) <= LIBSVM_FALLBACK_ROWS:
+        _, alpha, b, _, more = _libsvm(y, X, bounds, tol, -1 if max_iter is None else max_iter, False, kernel="linear")
+        w, seconds, converged = np.asarray(X.T @ (alpha * y), dtype=np.float64).ravel(), seconds + more, True
+    elif not converged:
+        warnings.warn(f"linear SVM solver stopped after {kwargs.get('max_epochs', MAX_EPOCHS)} passes without "
+                      f"reaching tol={tol:g}; the solution is approximate", ConvergenceWarning, stacklevel=3)
     decision = np.asarray(X @ w, dtype=np.float64).ravel() + b
     return SVMFit(y=y, alpha=alpha, xi=np.maximum(0.0, 1.0 - y * decision), b=b, c_i=c_i, decision=decision,
                   support=np.flatnonzero(alpha > 0), fit_seconds=seconds, w=w, X=X, converged=converged)
