@@ -206,3 +206,11 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
     assert len(plan.batches) >= 8
     assert all(len(workers) == 1 for workers in by_preprocessing.values()), by_preprocessing
     assert by_preprocessing[0] != by_preprocessing[1]
+
+
+def test_an_empty_vocabulary_is_named_on_both_paths():
+    empty = tasks.Features(sp.csr_matrix((20, 0)), None, {"c": np.where(np.arange(20) < 5, 1, -1)}, {})
+    with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
+        tasks.linear_data(empty)
+    with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
+        tasks.linear_gram(empty, False, None)
