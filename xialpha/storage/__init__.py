@@ -16,6 +16,7 @@ from xialpha.storage.schema import (
     examples_schema,
     results_schema,
 )
+from xialpha.errors import StoreWarning
 from xialpha.storage.store import ResultStore
 from xialpha.storage.validate import check_sweep_id
 
@@ -26,6 +27,7 @@ __all__ = [
     "RESULT_COLUMNS",
     "SCHEMA_VERSION",
     "ResultStore",
+    "StoreWarning",
     "check_sweep_id",
     "config_key",
     "examples_schema",
