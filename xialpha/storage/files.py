@@ -48,8 +48,12 @@ class FileSet:
         self.problems.append(Problem(fragment.path, "unreadable", reason))
 
 
-def inspect(location: Location, dataset: Dataset, files: list[DataFile]) -> FileSet:
-    """Open each file's footer, keep the usable ones and name the others as problems."""
+def inspect(location: Location, dataset: Dataset, files: list[DataFile], *, read_data: bool = False) -> FileSet:
+    """Open each file's footer, keep the usable ones and name the others as problems.
+
+    With `read_data` every file is also decoded whole, which finds corrupt data pages too
+    (reads find those when they scan the file, and then skip it).
+    """
     file_format = ds.ParquetFileFormat()
     fixed = dataset.schema()
     schema = fixed
@@ -60,6 +64,8 @@ def inspect(location: Location, dataset: Dataset, files: list[DataFile]) -> File
             reason = _foreign_reason(dataset, fragment.physical_schema, file) or _partition_reason(fragment, file.path)
             if reason is None and fixed is None:
                 schema, reason = _unified(schema, fragment.physical_schema)
+            if read_data:
+                fragment.to_table()
         except (pa.ArrowException, OSError) as exc:
             problems.append(Problem(file.path, "unreadable", _without_path(first_line(exc), file.path)))
             continue

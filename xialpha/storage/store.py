@@ -25,6 +25,7 @@ import datetime
 import json
 import os
 import posixpath
+import re
 import socket
 import uuid
 import warnings
@@ -47,6 +48,7 @@ from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT
 
 QUARANTINE = "_quarantine"
 CLAIMS = "_claims"
+_CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 class ResultStore:
@@ -225,11 +227,17 @@ class ResultStore:
         return before, after
 
     def check(self) -> list[Problem]:
-        """The data files of every dataset that reads skip: unreadable or foreign (see `files`)."""
+        """The data files of every dataset that reads skip: unreadable or foreign (see `files`).
+
+        Every file is read whole, so this finds corrupt data pages too.
+        """
+        return self._problems(read_data=True)
+
+    def _problems(self, *, read_data: bool) -> list[Problem]:
         problems = []
         for spec in DATASETS.values():
-            directory = self.location.path(spec.name)
-            problems += inspect(self.location, spec, self.location.data_files(directory)).problems
+            files = self.location.data_files(self.location.path(spec.name))
+            problems += inspect(self.location, spec, files, read_data=read_data).problems
         return problems
 
     def quarantine(self, problems: Iterable[Problem]) -> list[str]:
@@ -301,8 +309,14 @@ class ResultStore:
         return files
 
     def _warn(self, problems: list[Problem]) -> None:
-        """One StoreWarning naming the skipped files not named before by this store object."""
-        new = [p for p in problems if p.path not in self._warned]
+        """One StoreWarning naming the skipped files not named before by this store object.
+
+        The first time a read meets such a file, the footers of the whole store are checked,
+        so that one warning names every bad file (stores without one never pay for that).
+        """
+        if any(p.path not in self._warned for p in problems) and not self._warned:
+            problems = [*problems, *self._problems(read_data=False)]
+        new = list({p.path: p for p in problems if p.path not in self._warned}.values())
         if not new:
             return
         self._warned.update(p.path for p in new)
@@ -329,8 +343,8 @@ class ResultStore:
 
     def _claim_directory(self, dataset: str, name: str) -> str:
         self._dataset(dataset)
-        if not validate.SWEEP_ID_PATTERN.fullmatch(name) or name in (".", ".."):
-            raise UserError(f"claim name {name!r}: use letters, digits, '-', '_' or '.'")
+        if not _CLAIM_NAME.fullmatch(name):
+            raise UserError(f"claim name {name!r}: use 1-128 letters, digits, '-' or '_'")
         return self.location.path(dataset, CLAIMS, name)
 
 
