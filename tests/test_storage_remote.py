@@ -75,3 +75,9 @@ def test_s3_store_on_a_local_s3_server(s3_endpoint):
     assert not [name for name in names if name.endswith(".tmp")]  # object stores get no temporary names
     with pytest.raises(UserError, match="not a xialpha store"):
         ResultStore(uri.replace("/stores/", "/absent/"), create=False)
+    # claims: write-then-list, no exclusive create on S3 (see xialpha.storage.location.Location.claim)
+    first = store.claim("certifications", "test-set-x", {"certification_id": "c1"})
+    assert first is not None and store.claim("certifications", "test-set-x", {"certification_id": "c2"}) is None
+    assert ResultStore(uri, create=False).claimed("certifications", "test-set-x") == {"certification_id": "c1"}
+    store.withdraw(first)
+    assert store.claimed("certifications", "test-set-x") is None

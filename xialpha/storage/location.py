@@ -160,6 +160,19 @@ class Location:
             return None
         return mine
 
+    def withdraw(self, claim_path: str) -> None:
+        """Delete a claim of `claim`, and (locally) the directories it left empty up to the root."""
+        self.delete(claim_path)
+        if not self.is_local:
+            return  # object stores have no empty directories; other filesystems keep theirs
+        directory = posixpath.dirname(claim_path)
+        while directory.startswith(self.root + "/"):
+            try:
+                os.rmdir(directory)  # only ever removes an empty directory
+            except OSError:
+                return
+            directory = posixpath.dirname(directory)
+
     def first_claim(self, directory: str) -> bytes | None:
         """The content of a claim in `directory` (the first by name), or None when there is none."""
         claims = sorted(info.path for info in self.entries(directory) if info.type == pafs.FileType.File)

@@ -280,7 +280,7 @@ class ResultStore:
 
     def withdraw(self, claim_path: str) -> None:
         """Remove a claim made by `claim` (when what it guarded could not be stored)."""
-        self.location.delete(claim_path)
+        self.location.withdraw(claim_path)
 
     # --- internals ---------------------------------------------------------------------------
 
