@@ -61,26 +61,6 @@ def test_a_test_set_is_certified_once_unless_forced():
 
 # --- one certification per test set, also when two run at once (issue 16, defect 7) -------------
 
-SMALL_SPEC = """
-[sweep]
-id = "sel"
-[corpus]
-loader = "synthetic"
-n_docs = 300
-n_categories = 3
-seed = 3
-train_split = "train"
-test_split = "test"
-[corpus.categories]
-top_k = 2
-[[kernels]]
-name = "linear"
-[svm]
-C = [0.1, 1.0]
-[estimators]
-rho = [1.0]
-"""
-
 # A child process: imports everything, waits for the start signal (a file), then runs the CLI with
 # the training slowed by 2 s, so that both certifications have checked the test set before either stores.
 CERTIFY_WHEN_SIGNALLED = """
@@ -100,12 +80,13 @@ sys.exit(main(sys.argv[2:]))
 def selected(tmp_path, capsys):
     """(store dir, selection id) of a selection of the sweep "sel" of test_selection_cli."""
     from test_selection_cli import fill_store
+    from test_store_unchanged import small_spec
     from xialpha.cli import main
     from xialpha.jobs.spec import load_spec
     from xialpha.storage import ResultStore
 
     spec = tmp_path / "sel.toml"
-    spec.write_text(SMALL_SPEC)
+    spec.write_text(small_spec("sel", splits=True))
     store = tmp_path / "store"
     fill_store(load_spec(spec), ResultStore(str(store)))
     assert main(["select", str(store), "--sweep", "sel"]) == 0

@@ -15,28 +15,10 @@ import pytest
 
 from test_selection_cli import fill_store
 from test_storage_store import result_row
+from test_store_unchanged import small_spec
 from xialpha.cli import main
 from xialpha.jobs.spec import load_spec
 from xialpha.storage import ResultStore, StoreWarning, config_key, pack_bits
-
-SPEC = """
-[sweep]
-id = "files"
-[corpus]
-loader = "synthetic"
-n_docs = 200
-n_categories = 3
-seed = 4
-[corpus.categories]
-top_k = 2
-[[kernels]]
-name = "linear"
-[svm]
-C = [0.5, 5.0]
-[estimators]
-rho = [1.0]
-"""
-
 
 def _first_file(partition: Path) -> Path:
     return sorted(partition.glob("*.parquet"))[0]
@@ -151,7 +133,7 @@ def test_appending_to_a_row_typed_dataset_ignores_foreign_files(tmp_path):
 def planted(tmp_path):
     """(spec path, store dir) of a finished sweep "files" with a truncated and a foreign file planted."""
     spec = tmp_path / "files.toml"
-    spec.write_text(SPEC)
+    spec.write_text(small_spec("files"))
     store_dir = tmp_path / "store"
     fill_store(load_spec(spec), ResultStore(str(store_dir)))
     partition = store_dir / "results" / "sweep_id=files"

@@ -29,9 +29,10 @@ SWEEP_SPEC = """
 id = "{id}"
 [corpus]
 loader = "synthetic"
-n_docs = 200
+n_docs = 300
 n_categories = 3
 seed = 3
+{splits}
 [corpus.categories]
 {categories}
 [[kernels]]
@@ -43,6 +44,12 @@ rho = [1.0]
 [cluster]
 workers = 1
 """
+
+
+def small_spec(sweep_id: str, *, categories: str = "top_k = 2", splits: bool = False) -> str:
+    """A spec of 2 categories x 2 C x 1 rho on a synthetic corpus (with train/test splits if `splits`)."""
+    return SWEEP_SPEC.format(id=sweep_id, categories=categories,
+                             splits='train_split = "train"\ntest_split = "test"' if splits else "")
 
 
 def tree_digest(root: Path) -> str | None:
@@ -62,7 +69,7 @@ def tree_digest(root: Path) -> str | None:
 
 def _spec(tmp_path: Path, sweep_id: str = "keep", categories: str = "top_k = 2") -> Path:
     path = tmp_path / f"spec-{uuid.uuid4().hex[:6]}.toml"
-    path.write_text(SWEEP_SPEC.format(id=sweep_id, categories=categories))
+    path.write_text(small_spec(sweep_id, categories=categories))
     return path
 
 

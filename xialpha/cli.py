@@ -24,7 +24,7 @@ EXIT_STORE_WRITE = 4
 COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("sweep", "run a model-selection sweep from a TOML spec and store every result"),
     "fetch": ("fetch", "download (or copy) and verify a public corpus: reuters21578"),
-    "store": ("store", "inspect and compact a result store: ls, compact"),
+    "store": ("store", "inspect, check and compact a result store: ls, check [--quarantine], compact"),
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
     "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),
     "report": ("report", "a sweep's estimates as terminal tables or a self-contained HTML page"),
