@@ -62,6 +62,11 @@ def _other_sweep(partition: Path, name: str = "part-elsewhere.parquet") -> None:
         shutil.copy(path, partition / name)
 
 
+def _future_sequence(partition: Path) -> None:
+    """A copy of a good file whose name claims a write sequence no store reaches (it would win every tie)."""
+    shutil.copy(_first_file(partition), partition / "part-s9999999999999999-host-1-forged.parquet")
+
+
 PLANTS = {
     "truncated": (_truncated, "unreadable"),
     "not-parquet": (_not_parquet, "unreadable"),
@@ -70,6 +75,7 @@ PLANTS = {
     "wrong-type": (_wrong_type, "foreign"),
     "examples-in-results": (_examples_in_results, "foreign"),
     "other-sweep": (_other_sweep, "foreign"),
+    "future-sequence": (_future_sequence, "foreign"),
 }
 
 

@@ -103,7 +103,7 @@ class Location:
 
     def next_sequence(self, scope: str) -> int:
         """The write sequence for a new data file: 1 + the highest among the data files under `scope`."""
-        sequences = (file_sequence(f.name) for f in self.data_files(scope))
+        sequences = (file_sequence(info.base_name) for info in self.entries(scope, recursive=True))
         return 1 + max((s for s in sequences if s <= MAX_SEQUENCE), default=0)
 
     def write_table(self, directory: str, table: pa.Table, name: str) -> str:
@@ -244,7 +244,10 @@ def _write_error(uri: str, path: str, exc: OSError) -> StoreWriteError:
 
 def _visible(path: str, base: str) -> bool:
     """True unless some part of `path` below `base` is hidden ('.' or '_' prefix), as pyarrow reads."""
-    relative = posixpath.relpath(path, base) if base else path
+    if base and path.startswith(base.rstrip("/") + "/"):
+        relative = path[len(base.rstrip("/")) + 1:]
+    else:
+        relative = posixpath.relpath(path, base) if base else path
     return not any(part.startswith((".", "_")) for part in relative.split("/"))
 
 
