@@ -233,13 +233,6 @@ class ResultStore:
         """
         return self._problems(read_data=True)
 
-    def _problems(self, *, read_data: bool) -> list[Problem]:
-        problems = []
-        for spec in DATASETS.values():
-            files = self.location.data_files(self.location.path(spec.name))
-            problems += inspect(self.location, spec, files, read_data=read_data).problems
-        return problems
-
     def quarantine(self, problems: Iterable[Problem]) -> list[str]:
         """Move the files of `problems` under `_quarantine/` (same relative path); return the new paths.
 
@@ -307,6 +300,13 @@ class ResultStore:
         files = inspect(self.location, spec, self.location.data_files(directory))
         self._warn(files.problems)
         return files
+
+    def _problems(self, *, read_data: bool) -> list[Problem]:
+        problems = []
+        for spec in DATASETS.values():
+            files = self.location.data_files(self.location.path(spec.name))
+            problems += inspect(self.location, spec, files, read_data=read_data).problems
+        return problems
 
     def _warn(self, problems: list[Problem]) -> None:
         """One StoreWarning naming the skipped files not named before by this store object.
