@@ -2,7 +2,8 @@
 
 `ResultStore(uri)` opens a store on a local path or a pyarrow/fsspec URI; `config_key(...)`
 names a configuration; `RESULT_COLUMNS` / `results_schema()` define the results dataset.
-Only this package reads or writes Parquet.
+Only this package reads or writes Parquet. Which row of a key wins (write order from the store,
+"ok" before failed) is `xialpha.storage.reading`; which files reads skip, `xialpha.storage.files`.
 """
 
 from xialpha.storage.bits import pack_bits, unpack_bits
