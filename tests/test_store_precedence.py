@@ -32,7 +32,8 @@ top_k = 2
 [[preprocessing]]
 min_df = 1
 [[kernels]]
-name = "linear"
+name = "rbf"
+gamma = 1.0
 [svm]
 C = [0.1, 1.0, 10.0]
 [estimators]
@@ -50,7 +51,8 @@ def _xialpha(*argv) -> subprocess.CompletedProcess:
 
 @pytest.mark.cluster
 def test_a_forced_rerun_whose_configs_all_fail_loses_no_result(tmp_path):
-    """The reproduction: 12 ok rows, then `--force` with a Gram limit every config exceeds."""
+    """The reproduction: 12 ok rows, then `--force` with a Gram limit every config exceeds
+    (an rbf kernel: the Gram path, where `gram_memory_limit` applies)."""
     good, failing, store = tmp_path / "good.toml", tmp_path / "failing.toml", tmp_path / "store"
     good.write_text(SPEC.format(limit=""))
     failing.write_text(SPEC.format(limit='gram_memory_limit = "1kB"'))
