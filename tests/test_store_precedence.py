@@ -12,35 +12,17 @@ import pyarrow.parquet as pq
 import pytest
 
 from test_storage_store import T0, result_row
+from test_store_unchanged import small_spec
 from xialpha.cli import main
 from xialpha.storage import ResultStore, config_key
 
 REPO = Path(__file__).resolve().parents[1]
 DAY = datetime.timedelta(days=1)
 
-SPEC = """
-[sweep]
-id = "lost"
-{limit}
-[corpus]
-loader = "synthetic"
-n_docs = 300
-n_categories = 3
-seed = 3
-[corpus.categories]
-top_k = 2
-[[preprocessing]]
-min_df = 1
-[[kernels]]
-name = "rbf"
-gamma = 1.0
-[svm]
-C = [0.1, 1.0, 10.0]
-[estimators]
-rho = [1.0, 2.0]
-[cluster]
-workers = 1
-"""
+
+def _spec(limit: str = "") -> str:
+    """2 categories x 3 C x 2 rho = 12 keys, on an rbf kernel (the Gram path, where `gram_memory_limit` applies)."""
+    return small_spec("lost", kernel='name = "rbf"\ngamma = 1.0', C="[0.1, 1.0, 10.0]", rho="[1.0, 2.0]", sweep_extra=limit)
 
 
 def _xialpha(*argv) -> subprocess.CompletedProcess:
@@ -51,11 +33,10 @@ def _xialpha(*argv) -> subprocess.CompletedProcess:
 
 @pytest.mark.cluster
 def test_a_forced_rerun_whose_configs_all_fail_loses_no_result(tmp_path):
-    """The reproduction: 12 ok rows, then `--force` with a Gram limit every config exceeds
-    (an rbf kernel: the Gram path, where `gram_memory_limit` applies)."""
+    """The reproduction: 12 ok rows, then `--force` with a Gram limit every config exceeds."""
     good, failing, store = tmp_path / "good.toml", tmp_path / "failing.toml", tmp_path / "store"
-    good.write_text(SPEC.format(limit=""))
-    failing.write_text(SPEC.format(limit='gram_memory_limit = "1kB"'))
+    good.write_text(_spec())
+    failing.write_text(_spec('gram_memory_limit = "1kB"'))
     assert _xialpha("sweep", good, "--store", store, "--quiet").returncode == 0
     ok_rows = ResultStore(str(store)).read_results_df("lost")
     assert len(ok_rows) == 12

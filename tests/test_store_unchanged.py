@@ -28,6 +28,7 @@ from xialpha.storage import location as location_module
 SWEEP_SPEC = """
 [sweep]
 id = "{id}"
+{sweep_extra}
 [corpus]
 loader = "synthetic"
 n_docs = 300
@@ -37,19 +38,20 @@ seed = 3
 [corpus.categories]
 {categories}
 [[kernels]]
-name = "linear"
+{kernel}
 [svm]
-C = [0.5, 5.0]
+C = {C}
 [estimators]
-rho = [1.0]
+rho = {rho}
 [cluster]
 workers = 1
 """
 
 
-def small_spec(sweep_id: str, *, categories: str = "top_k = 2", splits: bool = False) -> str:
-    """A spec of 2 categories x 2 C x 1 rho on a synthetic corpus (with train/test splits if `splits`)."""
-    return SWEEP_SPEC.format(id=sweep_id, categories=categories,
+def small_spec(sweep_id: str, *, categories: str = "top_k = 2", splits: bool = False, kernel: str = 'name = "linear"',
+               C: str = "[0.5, 5.0]", rho: str = "[1.0]", sweep_extra: str = "") -> str:
+    """A spec of 2 categories x 2 C x 1 rho (by default) on a synthetic corpus, with train/test splits if `splits`."""
+    return SWEEP_SPEC.format(id=sweep_id, categories=categories, kernel=kernel, C=C, rho=rho, sweep_extra=sweep_extra,
                              splits='train_split = "train"\ntest_split = "test"' if splits else "")
 
 
