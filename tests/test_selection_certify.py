@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from xialpha.errors import UserError
 from xialpha.selection.bounds import Confusion, clopper_pearson_lower, clopper_pearson_upper, f1_lower_bound
 from xialpha.selection.certification import certification_frame, certification_table, check_sealed
 
+REPO = Path(__file__).resolve().parents[1]
 COUNTS = {"a": Confusion(tp=40, fp=10, fn=20, tn=930), "b": Confusion(tp=0, fp=3, fn=0, tn=997),
           "c": Confusion(tp=90, fp=5, fn=5, tn=900)}
 
@@ -49,3 +57,80 @@ def test_a_test_set_is_certified_once_unless_forced():
         check_sealed(["cert-1"], force=False)
     warning = check_sealed(["cert-1", "cert-2"], force=True)
     assert "2 certification(s)" in warning and "sequential testing" in warning
+
+
+# --- one certification per test set, also when two run at once (issue 16, defect 7) -------------
+
+# A child process: imports everything, waits for the start signal (a file), then runs the CLI with
+# the training slowed by 2 s, so that both certifications have checked the test set before either stores.
+CERTIFY_WHEN_SIGNALLED = """
+import os, sys, time
+import xialpha.commands.certify, xialpha.selection.refit, xialpha.storage
+from xialpha.cli import main
+
+train = xialpha.selection.refit.train_selected
+xialpha.selection.refit.train_selected = lambda *a, **k: (time.sleep(2), train(*a, **k))[1]
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.005)
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.fixture
+def selected(tmp_path, capsys):
+    """(store dir, selection id) of a selection of the sweep "sel" of test_selection_cli."""
+    from test_selection_cli import fill_store
+    from test_store_unchanged import small_spec
+    from xialpha.cli import main
+    from xialpha.jobs.spec import load_spec
+    from xialpha.storage import ResultStore
+
+    spec = tmp_path / "sel.toml"
+    spec.write_text(small_spec("sel", splits=True))
+    store = tmp_path / "store"
+    fill_store(load_spec(spec), ResultStore(str(store)))
+    assert main(["select", str(store), "--sweep", "sel"]) == 0
+    out = capsys.readouterr().out
+    return store, re.search(r"^stored selection (sel-\S+)", out, re.MULTILINE).group(1)
+
+
+def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_path):
+    from xialpha.storage import ResultStore
+
+    store, selection_id = selected
+    go = tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = ["certify", str(store), "--selection", selection_id, "--test-split", "test", "--draws", "1000"]
+    children = [subprocess.Popen([sys.executable, "-c", CERTIFY_WHEN_SIGNALLED, str(go), *argv], env=env, cwd=REPO,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    time.sleep(1.0)  # let both finish importing
+    go.touch()
+    outcomes = [(child.wait(timeout=300), *child.communicate()) for child in children]
+    assert sorted(code for code, _, _ in outcomes) == [0, 2], outcomes
+    (winner,) = [out for code, out, _ in outcomes if code == 0]
+    (loser,) = [err for code, _, err in outcomes if code == 2]
+    assert "used this test set" in loser and loser.count("\n") == 1, loser
+    assert "f1" not in loser.lower().replace("--force", "")  # the loser shows no test-set figures
+    stored = ResultStore(str(store), create=False).read("certifications")
+    assert set(stored["certification_id"].to_pylist()) == {re.search(r"stored certification (cert-\S+)", winner).group(1)}
+
+
+def test_a_certification_that_cannot_store_its_rows_withdraws_its_claim(selected, capsys, monkeypatch):
+    from test_store_unchanged import tree_digest
+    from xialpha.cli import main
+    from xialpha.errors import StoreWriteError
+    from xialpha.storage import ResultStore
+
+    store, selection_id = selected
+    before = tree_digest(store)
+
+    def disk_full(self, dataset, rows):
+        raise StoreWriteError(f"store {self.uri}: disk full (no space left on device) writing {dataset}")
+
+    monkeypatch.setattr(ResultStore, "append", disk_full)
+    argv = ["certify", str(store), "--selection", selection_id, "--test-split", "test", "--draws", "1000"]
+    assert main(argv) == 4
+    assert "disk full" in capsys.readouterr().err
+    assert tree_digest(store) == before
+    monkeypatch.undo()
+    assert main(argv) == 0  # the test set is still fresh

@@ -21,12 +21,14 @@ SECOND = datetime.timedelta(seconds=1)
 
 @pytest.fixture
 def filled(tmp_path):
-    """A store with two sweeps, many small files, superseded rows, failures, examples, selections."""
+    """A store with two sweeps, many small files, superseded rows, failures (one after an ok row,
+    one never ok), examples, selections."""
     store = ResultStore(str(tmp_path / "store"))
     for i in range(8):
         store.write_results([result_row(i, created_at=T0)])
     store.write_results([result_row(0, xa_error=0.5, created_at=T0 + SECOND)])
     store.write_results([result_row(3, status="failed", error_message="solver diverged", created_at=T0 + SECOND)])
+    store.write_results([result_row(8, status="failed", error_message="out of memory", created_at=T0 + SECOND)])
     store.write_results([result_row(4, created_at=T0 + SECOND)])  # same content, newer
     store.write_results([result_row(4, xa_error=0.2, created_at=T0 + SECOND)])  # tie: later file name wins
     for i in range(3):
@@ -56,7 +58,7 @@ def test_ls_lists_sweeps_with_counts(filled, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
     assert lines[1].split()[:5] == ["other", "3", "0", "3", "3"]
-    assert lines[2].split()[:5] == ["sweep-1", "7", "1", "3", "4"]
+    assert lines[2].split()[:5] == ["sweep-1", "8", "1", "3", "4"]
     assert "2026-01-02 03:04:05Z" in lines[2]
 
 
@@ -66,7 +68,7 @@ def test_compact_keeps_every_query_result(filled, capsys):
     files_before = len(data_files(Path(store_dir)))
     assert main(["store", "compact", filled.uri]) == 0
     output = capsys.readouterr().out
-    assert "results: 15 files -> 2 files" in output and "examples: 4 files -> 1 files" in output
+    assert "results: 16 files -> 2 files" in output and "examples: 4 files -> 1 files" in output
     assert _snapshot(ResultStore(filled.uri)) == before
     assert len(data_files(Path(store_dir))) == 4 < files_before
     assert before["examples"]["k0"] == [True] * 13 and before["selections"][0]["config_key"] == "k1"
@@ -80,7 +82,7 @@ def test_crash_between_merge_and_delete_leaves_invisible_duplicates(filled, monk
     filled.compact("results")
     monkeypatch.undo()
     assert _snapshot(filled) == before
-    assert filled.compact("results") == (2 + 15, 2)
+    assert filled.compact("results") == (2 + 16, 2)
     assert _snapshot(filled) == before
 
 
@@ -88,14 +90,14 @@ def test_cli_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
     (tmp_path / "x.txt").write_text("x")
     assert main(["store", "ls", str(tmp_path)]) == 2
     assert main(["store", "compact", str(tmp_path / "absent")]) == 2
-    ResultStore(str(tmp_path / "s"))
+    ResultStore(str(tmp_path / "s")).write_results([result_row(0)])
     assert main(["store", "compact", str(tmp_path / "s"), "--dataset", "nope"]) == 2
     errors = capsys.readouterr().err.splitlines()
     assert len(errors) == 3 and "not a xialpha store" in errors[0] and "dataset 'nope': unknown" in errors[2]
 
 
-def test_ls_on_an_empty_store(tmp_path, capsys):
-    ResultStore(str(tmp_path / "s"))
+def test_ls_on_a_store_without_results(tmp_path, capsys):
+    ResultStore(str(tmp_path / "s")).append("drift", [{"check_id": "c1"}])
     assert main(["store", "ls", str(tmp_path / "s")]) == 0
     assert "no results" in capsys.readouterr().out
 
@@ -107,7 +109,7 @@ def test_duckdb_reads_the_results_with_standard_types_and_the_documented_rule(fi
     assert types["C"] == "DOUBLE" and types["n"] == "BIGINT" and types["degree"] == "INTEGER"
     assert types["stable"] == "BOOLEAN" and types["config_key"] == "VARCHAR" and types["sweep_id"] == "VARCHAR"
     raw = duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}')").fetchall()[0][0]
-    assert raw == 15
+    assert raw == 16
 
     query = READ_RULE_DOC.split("\n\n")[-1].replace("STORE", filled.location.root)
     ours = filled.read_results(include_failed=True)

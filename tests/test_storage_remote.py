@@ -20,13 +20,14 @@ def _exercise(uri: str) -> ResultStore:
     store = ResultStore(uri)
     store.write_results([result_row(i, created_at=T0) for i in range(4)])
     store.write_results([result_row(0, xa_error=0.5, created_at=T0 + datetime.timedelta(seconds=1))])
-    store.write_results([result_row(1, status="failed", error_message="oom", created_at=T0 + datetime.timedelta(seconds=1))])
+    store.write_results([result_row(1, status="failed", error_message="oom", created_at=T0 + datetime.timedelta(seconds=1)),
+                         result_row(4, status="failed", error_message="oom")])
     store.write_examples([{"sweep_id": "sweep-1", "config_key": "k", "category": "earn", "estimator": "xa", "bits": np.ones(11, bool)}])
     store.append("certifications", [{"certification_id": "c1", "category": "earn", "sweep_id": "sweep-1", "bound": 0.1}])
 
     before = store.read_results(include_failed=True)
-    assert before.num_rows == 4
-    assert store.done_keys("sweep-1") == {config_key(i=i) for i in (0, 2, 3)}
+    assert before.num_rows == 5
+    assert store.done_keys("sweep-1") == {config_key(i=i) for i in range(4)}  # a failed retry hides no result
     assert before.filter(pc.field("config_key") == config_key(i=0))["xa_error"].to_pylist() == [0.5]
     assert store.compact() == (3, 1)
     assert store.read_results(include_failed=True).equals(before)
@@ -34,7 +35,7 @@ def _exercise(uri: str) -> ResultStore:
     reopened = ResultStore(uri, create=False)
     assert reopened.read_examples(["k"])["k"].tolist() == [True] * 11
     assert reopened.read("certifications")["bound"].to_pylist() == [0.1]
-    assert reopened.sweeps()["rows_ok"].tolist() == [3]
+    assert reopened.sweeps()[["rows_ok", "rows_failed"]].values.tolist() == [[4, 1]]
     return store
 
 
@@ -74,3 +75,9 @@ def test_s3_store_on_a_local_s3_server(s3_endpoint):
     assert not [name for name in names if name.endswith(".tmp")]  # object stores get no temporary names
     with pytest.raises(UserError, match="not a xialpha store"):
         ResultStore(uri.replace("/stores/", "/absent/"), create=False)
+    # claims: write-then-list, no exclusive create on S3 (see xialpha.storage.location.Location.claim)
+    first = store.claim("certifications", "test-set-x", {"certification_id": "c1"})
+    assert first is not None and store.claim("certifications", "test-set-x", {"certification_id": "c2"}) is None
+    assert ResultStore(uri, create=False).claimed("certifications", "test-set-x") == {"certification_id": "c1"}
+    store.withdraw(first)
+    assert store.claimed("certifications", "test-set-x") is None

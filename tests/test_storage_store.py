@@ -71,7 +71,11 @@ def store(store_dir):
 # --- opening -------------------------------------------------------------------------------------
 
 
-def test_new_store_gets_a_marker_with_the_schema_version(store, store_dir):
+def test_opening_creates_nothing_and_the_first_write_creates_the_store(store, store_dir):
+    assert not store_dir.exists()
+    assert store.read_results().num_rows == 0 and store.done_keys("sweep-1") == set() and store.sweeps().empty
+    assert not store_dir.exists()
+    store.write_results([result_row(0)])
     marker = json.loads((store_dir / "_xialpha_store.json").read_text())
     assert marker["schema_version"] == SCHEMA_VERSION == store.schema_version
     assert ResultStore(str(store_dir), create=False).schema_version == SCHEMA_VERSION
@@ -200,21 +204,22 @@ def test_done_keys_counts_only_ok_rows(store):
     assert store.done_keys("never") == set()
 
 
-def test_newest_row_wins_on_duplicate_keys(store):
+def test_the_row_written_last_wins_whatever_its_created_at(store):
     store.write_results([result_row(0, xa_error=0.3, created_at=T0), result_row(1, created_at=T0)])
     later = T0 + datetime.timedelta(seconds=1)
     store.write_results([result_row(0, xa_error=0.1, created_at=later)])
-    store.write_results([result_row(1, status="failed", error_message="retrain failed", created_at=later)])
-    # an older row written afterwards does not win: created_at decides first
+    store.write_results([result_row(2, status="failed", error_message="first try", created_at=later)])
+    store.write_results([result_row(2, status="failed", error_message="second try", created_at=T0)])
+    # a row written afterwards wins even with an older created_at (a driver whose clock is behind)
     store.write_results([result_row(0, xa_error=0.9, created_at=T0 - datetime.timedelta(days=1))])
     all_rows = {r["config_key"]: r for r in store.read_results(include_failed=True).to_pylist()}
-    assert len(all_rows) == 2
-    assert all_rows[config_key(i=0)]["xa_error"] == 0.1
-    assert all_rows[config_key(i=1)]["status"] == "failed"
-    assert store.done_keys("sweep-1") == {config_key(i=0)}
+    assert len(all_rows) == 3
+    assert all_rows[config_key(i=0)]["xa_error"] == 0.9
+    assert all_rows[config_key(i=2)]["error_message"] == "second try"
+    assert store.done_keys("sweep-1") == {config_key(i=0), config_key(i=1)}
 
 
-def test_equal_created_at_is_broken_by_the_later_file_name(store):
+def test_equal_created_at_is_broken_by_the_write_order(store):
     store.write_results([result_row(0, xa_error=0.3, created_at=T0)])
     store.write_results([result_row(0, xa_error=0.2, created_at=T0)])
     assert store.read_results()["xa_error"].to_pylist() == [0.2]
@@ -222,7 +227,7 @@ def test_equal_created_at_is_broken_by_the_later_file_name(store):
 
 def test_filters_apply_after_the_newest_row_is_chosen(store):
     store.write_results([result_row(0, C=1.0, created_at=T0)])
-    store.write_results([result_row(0, C=2.0, created_at=T0 + datetime.timedelta(seconds=1))])
+    store.write_results([result_row(0, C=2.0, created_at=T0 - datetime.timedelta(seconds=1))])
     assert store.read_results(filters=[("C", "==", 1.0)]).num_rows == 0
     assert store.read_results(filters=pc.field("C") == 2.0).num_rows == 1
     with pytest.raises(UserError, match="filters"):

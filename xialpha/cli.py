@@ -1,8 +1,9 @@
 """The `xialpha` command: a thin dispatcher to the modules in `xialpha.commands`.
 
 Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
-A `UserError` (or a missing/unreadable file) is printed as one line on stderr with exit code 2;
-set XIALPHA_DEBUG=1 to see the traceback instead.
+A `UserError` (or a missing/unreadable file) is printed as one line on stderr with exit code 2,
+a `StoreWriteError` (disk full part-way) with exit code 4; set XIALPHA_DEBUG=1 to see the
+traceback instead. Warnings of the result store (skipped files) are one line each.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from xialpha import __version__
-from xialpha.errors import UserError
+from xialpha.errors import StoreWarning, StoreWriteError, UserError
 
 EXIT_USER_ERROR = 2
+EXIT_STORE_WRITE = 4
 
 # name -> (module under xialpha.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("sweep", "run a model-selection sweep from a TOML spec and store every result"),
     "fetch": ("fetch", "download (or copy) and verify a public corpus: reuters21578"),
-    "store": ("store", "inspect and compact a result store: ls, compact"),
+    "store": ("store", "inspect, check and compact a result store: ls, check [--quarantine], compact"),
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
     "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),
     "report": ("report", "a sweep's estimates as terminal tables or a self-contained HTML page"),
@@ -49,15 +52,32 @@ def _load(module: str):
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(_load(args._module).run(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning(args.command, warnings.showwarning)
+            return int(_load(args._module).run(args) or 0)
     except (UserError, FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
         if os.environ.get("XIALPHA_DEBUG"):
             raise
         print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except StoreWriteError as exc:
+        if os.environ.get("XIALPHA_DEBUG"):
+            raise
+        print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_STORE_WRITE
     except KeyboardInterrupt:
         print(f"xialpha {args.command}: interrupted; results stored so far are kept", file=sys.stderr)
         return 130
+
+
+def _one_line_warning(command: str, default):
+    """A `warnings.showwarning` printing the store's warnings as "xialpha CMD: warning: ..."."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, StoreWarning):
+            return default(message, category, filename, lineno, file, line)
+        print(f"xialpha {command}: warning: {message}", file=sys.stderr)
+    return show
 
 
 def _one_line(exc: BaseException) -> str:

@@ -1,4 +1,10 @@
-"""The one exception type for mistakes a user can fix (bad spec, missing file, bad input)."""
+"""The exception types the CLI turns into one-line messages and exit codes.
+
+`UserError`: a mistake a user can fix (bad spec, missing file, bad input): exit code 2.
+`StoreWriteError`: the store could not be written part-way through a command (disk full,
+I/O error): exit code 4; what was stored before stays stored.
+`StoreWarning`: reads skipped unreadable or foreign files of the store (printed as one line).
+"""
 
 
 class UserError(ValueError):
@@ -6,3 +12,15 @@ class UserError(ValueError):
 
     The message names the field, argument or file and says what is wrong with it.
     """
+
+
+class StoreWriteError(Exception):
+    """Writing a file into the result store failed (no space left, I/O error, permission lost).
+
+    The CLI prints it as one line and exits with code 4. The failed file left nothing behind
+    (its temporary file is removed); files stored before it are complete and kept.
+    """
+
+
+class StoreWarning(UserWarning):
+    """Reads skipped unreadable or foreign files of a store; `xialpha store check` lists them."""

@@ -26,13 +26,13 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from xialpha.errors import UserError
     from xialpha.selection.certification import (
-        DATASET,
         certification_frame,
         certification_table,
         check_sealed,
         confusions,
         new_certification_id,
         previous_certifications,
+        store_certification,
     )
     from xialpha.selection.context import load_context
     from xialpha.selection.display import certification_table as terminal_table
@@ -64,7 +64,7 @@ def run(args) -> int:
                 "test_split": args.test_split, "test_fingerprint": test_fingerprint, "n_test": len(test),
                 "confidence": args.confidence, "draws": args.draws, "forced": bool(previous),
                 "previous_certifications": len(previous)}
-    store.append(DATASET, certification_table(frame, identity))
+    store_certification(store, certification_table(frame, identity), test_fingerprint, certification_id, first=not previous)
     title = (f"certification {certification_id}: selection {args.selection} on split {args.test_split!r} "
              f"({len(test)} documents), one-sided {args.confidence:.0%} bounds")
     print_table(terminal_table(frame, title))

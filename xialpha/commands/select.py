@@ -8,6 +8,7 @@ the chosen configurations on all training data and saves a deployable artefact
 
 from __future__ import annotations
 
+import shutil
 import sys
 
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
@@ -36,6 +37,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from xialpha.errors import UserError
+    from xialpha.selection.artifact import PICKLE_WARNING
     from xialpha.selection.display import print_table, selection_table
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import new_selection_id, selection_rows
@@ -55,12 +57,19 @@ def run(args) -> int:
                        load_indicators=load_indicators, alpha=args.alpha)
     selection_id = new_selection_id()
     table = selection_rows(selection, selection_id)
-    store.append("selections", table)
     rows = table.to_pandas()
     print_table(selection_table(rows))
+    saved, n_models = _refit(store, rows, args) if args.refit else (None, 0)
+    try:  # stored last: a command that fails (a bad --refit DIR, a refit error) leaves the store as it was
+        store.append("selections", table)
+    except BaseException:
+        if saved is not None:
+            shutil.rmtree(saved, ignore_errors=True)
+        raise
     print(f"stored selection {selection_id} ({len(rows)} categories, {selection.n_candidates} candidates) in {store.uri}")
-    if args.refit:
-        _refit(store, rows, args)
+    if saved is not None:
+        print(f"saved {n_models} models to {saved}")
+        print(PICKLE_WARNING.format(path=saved), file=sys.stderr)
     return 0
 
 
@@ -79,12 +88,17 @@ def _objective_args(args, results) -> dict:
     return {"metric": metric, "estimator": estimator, "rho": args.rho, "average": args.average, **given}
 
 
-def _refit(store, rows, args) -> None:
+def _refit(store, rows, args):
+    """Train the chosen configs on all training data and save the artefact to --refit: (its path, models).
+
+    --refit is checked before the training starts.
+    """
     from xialpha.errors import UserError
-    from xialpha.selection.artifact import PICKLE_WARNING, save_artifact
+    from xialpha.selection.artifact import check_target, save_artifact
     from xialpha.selection.context import load_context
     from xialpha.selection.refit import train_selected
 
+    check_target(args.refit)
     fingerprints = rows["data_fingerprint"].unique()
     if len(fingerprints) != 1:
         raise UserError(f"--refit: the chosen configs come from {len(fingerprints)} different training sets")
@@ -93,6 +107,4 @@ def _refit(store, rows, args) -> None:
     first = rows.iloc[0]
     provenance = {"sweep_id": args.sweep, "selection_id": str(first["selection_id"]), "store": store.uri,
                   "data_fingerprint": str(fingerprints[0]), "mode": str(first["mode"])}
-    path = save_artifact(args.refit, trained, provenance)
-    print(f"saved {len(trained.models)} models to {path}")
-    print(PICKLE_WARNING.format(path=path), file=sys.stderr)
+    return save_artifact(args.refit, trained, provenance), len(trained.models)

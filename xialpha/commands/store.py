@@ -1,4 +1,4 @@
-"""`xialpha store ls STORE` and `xialpha store compact STORE [--dataset NAME]`."""
+"""`xialpha store ls|check|compact STORE`: list sweeps, find files reads skip, merge small files."""
 
 from __future__ import annotations
 
@@ -10,6 +10,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions.required = True
     ls = actions.add_parser("ls", help="list the sweeps in a store with row counts and times")
     ls.add_argument("store", metavar="STORE", help="store directory or URI (s3://..., memory://...)")
+    check = actions.add_parser(
+        "check", help="list the data files reads skip (unreadable or foreign); exit 1 if there are any",
+    )
+    check.add_argument("store", metavar="STORE", help="store directory or URI")
+    check.add_argument("--quarantine", action="store_true",
+                       help="move those files to STORE/_quarantine/ (same relative path), where nothing reads them")
     compact = actions.add_parser("compact", help="merge each partition's files into one; reads are unchanged")
     compact.add_argument("store", metavar="STORE", help="store directory or URI")
     compact.add_argument(
@@ -25,10 +31,30 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "ls":
         _print_sweeps(store)
         return 0
+    if args.action == "check":
+        return _check(store, args.quarantine)
     for dataset in [args.dataset] if args.dataset else DATASETS:
         before, after = store.compact(dataset)
         print(f"{dataset}: {before} files -> {after} files")
     return 0
+
+
+def _check(store, quarantine: bool) -> int:
+    """Print one line per skipped file; 0 when there is none or they were moved, else 1."""
+    from xialpha.storage.store import QUARANTINE
+
+    problems = store.check()
+    if not problems:
+        print(f"{store.uri}: every data file is readable and of its dataset")
+        return 0
+    for problem in problems:
+        print(f"{store.relative(problem.path)}: {problem.kind}: {problem.reason}")
+    if quarantine:
+        moved = store.quarantine(problems)
+        print(f"moved {len(moved)} file(s) under {QUARANTINE}/ in the store, where nothing reads them")
+        return 0
+    print(f"{len(problems)} file(s) skipped by reads; `xialpha store check {store.uri} --quarantine` moves them aside")
+    return 1
 
 
 def _print_sweeps(store) -> None:

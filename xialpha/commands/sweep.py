@@ -1,7 +1,9 @@
 """`xialpha sweep SPEC`: train every configuration of a spec on Dask and store the estimates.
 
 Exit codes: 0 all configs stored ok; 1 some configs failed (stored with status "failed");
-2 bad input (spec, corpus, store); 130 interrupted (what was stored is kept).
+2 bad input (spec, corpus, store; nothing stored, and no store created); 4 the store could not
+be written part-way, e.g. disk full (the batches stored before are kept; rerun to resume);
+130 interrupted (what was stored is kept). `--dry-run` reads the store and writes nothing.
 """
 
 from __future__ import annotations

@@ -40,9 +40,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     """
     import joblib
 
-    target = Path(directory)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise UserError(f"--refit: {target} already exists and is not an empty directory")
+    target = check_target(directory)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
@@ -66,6 +64,20 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    return target
+
+
+def check_target(directory: str | Path) -> Path:
+    """`directory` as a Path if an artefact can be saved there: absent or an empty directory,
+    below a writable directory. UserError (naming --refit) otherwise; nothing is created."""
+    target = Path(directory)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UserError(f"--refit: {target} already exists and is not an empty directory")
+    ancestor = target.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UserError(f"--refit: cannot create {target}: {ancestor} is not a writable directory")
     return target
 
 

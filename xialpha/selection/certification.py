@@ -5,6 +5,12 @@ The "certifications" dataset gets one row per category plus the micro and macro 
 fingerprint. A test set is certified on once: a second certification on the same fingerprint
 is refused unless forced, because testing repeatedly and keeping what looks best biases the
 estimates upward and voids the nominal confidence (Webber et al. 2013, seed 003).
+
+The first certification of a test set claims its fingerprint in the store (`ResultStore.claim`)
+before storing its rows, so of two certifications running at once only one is stored and
+shown; the other fails and stores nothing. On a local store exactly one succeeds. Object stores
+(S3, GCS) offer pyarrow no exclusive create, so there the claim is write-then-list: still never
+two, but two started within the same instant can both fail (run the certification again).
 """
 
 from __future__ import annotations
@@ -48,9 +54,41 @@ def new_certification_id() -> str:
 
 
 def previous_certifications(store, test_fingerprint: str) -> list[str]:
-    """Ids of the certifications already made on a test set with this fingerprint."""
+    """Ids of the certifications already made on a test set with this fingerprint (stored, or
+    claimed by one that has not stored its rows: running, or ended before it could)."""
     table = read_if_stored(store, DATASET, [("test_fingerprint", "=", test_fingerprint)])
-    return [] if table is None else sorted(set(table["certification_id"].to_pylist()))
+    ids = set() if table is None else set(table["certification_id"].to_pylist())
+    claim = store.claimed(DATASET, _claim_name(test_fingerprint))
+    if claim is not None:
+        ids.add(str(claim.get("certification_id", "(unnamed claim)")))
+    return sorted(ids)
+
+
+def store_certification(store, table: pa.Table, test_fingerprint: str, certification_id: str, *, first: bool) -> None:
+    """Store a certification's rows; the `first` on a test set claims it before.
+
+    UserError, with nothing stored, when another certification claimed the test set meanwhile.
+    If the rows cannot be stored the claim is withdrawn.
+    """
+    claim = None
+    if first:
+        claim = store.claim(DATASET, _claim_name(test_fingerprint), {"certification_id": certification_id})
+        if claim is None:
+            holder = (store.claimed(DATASET, _claim_name(test_fingerprint)) or {}).get("certification_id", "another one")
+            raise UserError(
+                f"--test-split: certification {holder} used this test set while this one ran; nothing was stored. A "
+                "second certification on it biases the result (sequential testing); use a fresh test set, or --force"
+            )
+    try:
+        store.append(DATASET, table)
+    except BaseException:
+        if claim is not None:
+            store.withdraw(claim)
+        raise
+
+
+def _claim_name(test_fingerprint: str) -> str:
+    return f"test-set-{test_fingerprint}"
 
 
 def check_sealed(previous: list[str], force: bool) -> str | None:

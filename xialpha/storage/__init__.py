@@ -2,7 +2,8 @@
 
 `ResultStore(uri)` opens a store on a local path or a pyarrow/fsspec URI; `config_key(...)`
 names a configuration; `RESULT_COLUMNS` / `results_schema()` define the results dataset.
-Only this package reads or writes Parquet.
+Only this package reads or writes Parquet. Which row of a key wins (write order from the store,
+"ok" before failed) is `xialpha.storage.reading`; which files reads skip, `xialpha.storage.files`.
 """
 
 from xialpha.storage.bits import pack_bits, unpack_bits
@@ -16,6 +17,7 @@ from xialpha.storage.schema import (
     examples_schema,
     results_schema,
 )
+from xialpha.errors import StoreWarning
 from xialpha.storage.store import ResultStore
 from xialpha.storage.validate import check_sweep_id
 
@@ -26,6 +28,7 @@ __all__ = [
     "RESULT_COLUMNS",
     "SCHEMA_VERSION",
     "ResultStore",
+    "StoreWarning",
     "check_sweep_id",
     "config_key",
     "examples_schema",

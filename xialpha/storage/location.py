@@ -4,12 +4,20 @@ A data file is written whole under a hidden temporary name (".<name>.tmp") and r
 final name, so readers (pyarrow skips names starting with "." or "_", and DuckDB's `*.parquet`
 globs never match ".tmp") see either nothing or the complete file. On object stores, where a
 rename is a copy, the file is uploaded straight to its final, never reused name: an object only
-becomes visible once its upload completes. Local files are fsynced before the rename.
+becomes visible once its upload completes. Local files are fsynced before the rename. A write
+that fails (disk full, I/O error) removes its temporary file and raises `StoreWriteError`.
+
+Write order comes from the store, not from clocks: a data file is named
+"part-s<16-digit sequence>-<host>-<pid>-<uuid>.parquet", its sequence one more than the highest
+sequence of the files already in its scope (`next_sequence`). A write that starts after another
+write finished therefore sorts after it, whatever the writers' clocks say; writes that overlap
+in time may get the same sequence and are ordered by the rest of the name. Names sort by write
+order as plain strings, and after the names of older versions ("part-<UTC time>-...", sequence 0).
 """
 
 from __future__ import annotations
 
-import datetime
+import errno
 import os
 import posixpath
 import re
@@ -21,10 +29,14 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from xialpha.errors import UserError
+from xialpha.errors import StoreWriteError, UserError
 
 ROW_GROUP_ROWS = 64 * 1024
 TEMP_SUFFIX = ".tmp"
+SEQUENCE_DIGITS = 16
+MAX_SEQUENCE = 10**15  # beyond what writes reach; a name claiming more is not trusted
+_SEQUENCED_NAME = re.compile(rf"part-s(\d{{{SEQUENCE_DIGITS}}})-")
+_DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 _OBJECT_STORE_PROTOCOLS = {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"}
 _HOST = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:40] or "host"
 
@@ -89,17 +101,88 @@ class Location:
         """Write a small file atomically (temporary name + rename, or one upload)."""
         self._write_atomically(path, lambda sink: sink.write(data))
 
-    def write_table(self, directory: str, table: pa.Table, name: str | None = None) -> str:
-        """Write `table` as a new Parquet file in `directory`; return its path.
+    def next_sequence(self, scope: str) -> int:
+        """The write sequence for a new data file: 1 + the highest among the data files under `scope`."""
+        sequences = (file_sequence(info.base_name) for info in self.entries(scope, recursive=True))
+        return 1 + max((s for s in sequences if s <= MAX_SEQUENCE), default=0)
 
-        The name defaults to `new_file_name()`; it must not exist (names are never reused).
+    def write_table(self, directory: str, table: pa.Table, name: str) -> str:
+        """Write `table` as a new Parquet file `name` in `directory`; return its path.
+
+        The name must not exist (names are never reused): see `new_file_name`.
         """
-        path = posixpath.join(directory, name or new_file_name())
+        path = posixpath.join(directory, name)
         self._write_atomically(
             path,
             lambda sink: pq.write_table(table, sink, row_group_size=ROW_GROUP_ROWS, compression="zstd"),
         )
         return path
+
+    def move(self, source: str, target: str) -> None:
+        """Move a file to `target` (its directory is created); UserError naming both if it fails."""
+        try:
+            self.filesystem.create_dir(posixpath.dirname(target), recursive=True)
+            self.filesystem.move(source, target)
+        except OSError as exc:
+            raise UserError(f"store {self.uri}: cannot move {source} to {target}: {exc.strerror or exc}") from None
+
+    def claim(self, directory: str, data: bytes) -> str | None:
+        """Put a claim holding `data` into the empty or absent `directory`; its path if it stands, else None.
+
+        Of concurrent claims on one directory at most one stands. Locally the claim is one
+        exclusively created file (a hard link, atomic on POSIX), so exactly one of them stands.
+        Other filesystems have no exclusive create in pyarrow: each claimant writes its own file,
+        lists the directory, and withdraws if it is not alone; claimants that write before either
+        lists all withdraw (none stands, nothing is left behind).
+        """
+        if self.entries(directory):
+            return None
+        name = f"claim-{uuid.uuid4().hex}.json"
+        if self.is_local:
+            path = posixpath.join(directory, "claim.json")
+            temp = posixpath.join(posixpath.dirname(directory), f".{name}{TEMP_SUFFIX}")
+            self._write_atomically(temp, lambda sink: sink.write(data))
+            try:
+                os.makedirs(directory, exist_ok=True)
+                os.link(temp, path)
+                _fsync(directory)
+            except FileExistsError:
+                return None
+            except OSError as exc:
+                raise _write_error(self.uri, path, exc) from None
+            finally:
+                self.delete(temp)
+            return path
+        mine = posixpath.join(directory, name)
+        self.write_bytes(mine, data)
+        if any(info.path != mine for info in self.entries(directory)):
+            self.delete(mine)
+            return None
+        return mine
+
+    def withdraw(self, claim_path: str) -> None:
+        """Delete a claim of `claim`, and (locally) the directories it left empty up to the root."""
+        self.delete(claim_path)
+        if not self.is_local:
+            return  # object stores have no empty directories; other filesystems keep theirs
+        directory = posixpath.dirname(claim_path)
+        while directory.startswith(self.root + "/"):
+            try:
+                os.rmdir(directory)  # only ever removes an empty directory
+            except OSError:
+                return
+            directory = posixpath.dirname(directory)
+
+    def first_claim(self, directory: str) -> bytes | None:
+        """The content of a claim in `directory` (the first by name), or None when there is none."""
+        claims = sorted(info.path for info in self.entries(directory) if info.type == pafs.FileType.File)
+        for path in claims:
+            try:
+                with self.filesystem.open_input_stream(path) as stream:
+                    return stream.read()
+            except FileNotFoundError:  # a claimant withdrew meanwhile
+                continue
+        return None
 
     def delete(self, path: str) -> None:
         """Delete a file; a file already gone (deleted by a concurrent compaction) is fine."""
@@ -109,7 +192,9 @@ class Location:
             pass
 
     def _write_atomically(self, path: str, write) -> None:
+        """Write `path` whole or not at all; on any failure the temporary file is removed."""
         directory, name = posixpath.split(path)
+        temp = None
         try:
             if self.is_object_store:
                 with self.filesystem.open_output_stream(path) as sink:
@@ -122,21 +207,47 @@ class Location:
             if self.is_local:
                 _fsync(temp)
             self.filesystem.move(temp, path)
+            temp = None
             if self.is_local:
                 _fsync(directory)
-        except OSError as exc:
-            raise UserError(f"store {self.uri}: cannot write {path}: {exc.strerror or exc}") from None
+        except BaseException as exc:
+            if temp is not None:
+                self._remove_quietly(temp)
+            if isinstance(exc, OSError):
+                raise _write_error(self.uri, path, exc) from None
+            raise
+
+    def _remove_quietly(self, path: str) -> None:
+        try:
+            self.filesystem.delete_file(path)
+        except OSError:
+            pass  # the disk may be gone too; a compaction removes it after STALE_TEMP_SECONDS
 
 
-def new_file_name(now: datetime.datetime | None = None) -> str:
-    """A unique data file name; names sort by write time: part-<UTC time>-<host>-<pid>-<uuid4>.parquet."""
-    now = now or datetime.datetime.now(datetime.timezone.utc)
-    return f"part-{now:%Y%m%dT%H%M%S%fZ}-{_HOST}-{os.getpid()}-{uuid.uuid4().hex}.parquet"
+def new_file_name(sequence: int) -> str:
+    """A unique data file name with write sequence `sequence`: part-s<sequence>-<host>-<pid>-<uuid4>.parquet."""
+    return f"part-s{sequence:0{SEQUENCE_DIGITS}d}-{_HOST}-{os.getpid()}-{uuid.uuid4().hex}.parquet"
+
+
+def file_sequence(name: str) -> int:
+    """The write sequence in a data file name; 0 for names without one (older versions, other tools)."""
+    match = _SEQUENCED_NAME.match(name)
+    return int(match.group(1)) if match else 0
+
+
+def _write_error(uri: str, path: str, exc: OSError) -> StoreWriteError:
+    if exc.errno in _DISK_FULL or "No space left" in str(exc):
+        return StoreWriteError(f"store {uri}: disk full (no space left on device) writing {path}; "
+                               "files stored before it are kept: free space, then rerun")
+    return StoreWriteError(f"store {uri}: cannot write {path}: {exc.strerror or exc}")
 
 
 def _visible(path: str, base: str) -> bool:
     """True unless some part of `path` below `base` is hidden ('.' or '_' prefix), as pyarrow reads."""
-    relative = posixpath.relpath(path, base) if base else path
+    if base and path.startswith(base.rstrip("/") + "/"):
+        relative = path[len(base.rstrip("/")) + 1:]
+    else:
+        relative = posixpath.relpath(path, base) if base else path
     return not any(part.startswith((".", "_")) for part in relative.split("/"))
 
 

@@ -1,13 +1,17 @@
-"""Read a dataset's files into one table and keep the newest row per key.
+"""Read a dataset's usable files into one table and keep one row per key.
 
-The read rule: among rows with the same key, the one with the latest `created_at` wins; on equal
-`created_at` the row from the file whose name sorts last wins (file names start with their UTC
-write time). Superseded rows stay in the files until `compact` drops them, so DuckDB users who
-read the raw files deduplicate with the same rule:
+The read rule (precedence): among the rows of one key, the row written last wins, where the
+order of writes is the order of file names (they carry the store's write sequence: see
+`xialpha.storage.location`), never the `created_at` clocks. In the results dataset a row with
+status "ok" wins over every failed row of its key, however new the failed one: a failed
+attempt is kept as history but never hides a result, and only a newer "ok" row replaces an "ok"
+row. Superseded rows stay in the files until `compact` drops them, so DuckDB users who read the
+raw files deduplicate with the same rule (after `xialpha store check --quarantine` has moved
+unreadable or foreign files aside):
 
     SELECT * FROM read_parquet('STORE/results/*/*.parquet', filename = true)
     QUALIFY row_number() OVER (PARTITION BY sweep_id, config_key
-                               ORDER BY created_at DESC, parse_filename(filename) DESC) = 1
+                               ORDER BY status = 'ok' DESC, parse_filename(filename) DESC) = 1
 """
 
 from __future__ import annotations
@@ -21,92 +25,101 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from xialpha.errors import UserError
-from xialpha.storage.location import DataFile, Location
+from xialpha.storage.files import FileSet
+from xialpha.storage.schema import OK
+from xialpha.storage.validate import first_line
 
 FILE_NAME_COLUMN = "__xialpha_file_name"
-
-
-def stored_schema(location: Location, files: Sequence[DataFile]) -> pa.Schema:
-    """The schema that holds every file's columns (for datasets typed by their rows).
-
-    A column that is null in every file it appears in (its rows were
-    all None) reads as string, so reads and joins never meet Arrow's untyped null type.
-    """
-    schemas = [pq.read_schema(file.path, filesystem=location.filesystem) for file in files]
-    try:
-        unified = pa.unify_schemas(schemas, promote_options="permissive")
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise UserError(f"store {location.uri}: stored files disagree on a column type: {exc}") from None
-    return pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f for f in unified])
+_OK_COLUMN = "__xialpha_ok"
 
 
 def read_newest(
-    location: Location,
-    files: Sequence[DataFile],
-    schema: pa.Schema,
+    files: FileSet,
     key_columns: Sequence[str],
     *,
+    status_column: str | None = None,
     columns: Sequence[str] | None = None,
     filter: pc.Expression | None = None,
 ) -> pa.Table:
-    """The newest row per key of `files`, then those rows where `filter` holds, sorted by key.
+    """The winning row per key of `files`, then those rows where `filter` holds, sorted by key.
 
-    Reads only the key columns, `created_at` and `columns` (default: all of `schema`). With a
-    filter, a first pass over the key columns picks each key's newest row, and a second pass
-    with the filter pushed down keeps the rows that are both newest and matching.
+    With `status_column`, rows whose status is "ok" win over the others. Reads only the key
+    and status columns and `columns` (default: all of the schema). With a filter, a first
+    pass over the key columns picks each key's winner, and a second pass with the filter pushed
+    down keeps the rows that both win and match.
     """
+    schema = files.schema
     wanted = list(schema.names if columns is None else columns)
     unknown = [name for name in wanted if name not in schema.names]
     if unknown:
         raise UserError(f"columns: unknown column(s) {', '.join(map(repr, unknown))}")
     keys = list(key_columns)
-    order_columns = list(dict.fromkeys([*keys, "created_at"]))
+    identity = [*keys, status_column] if status_column else keys
     if filter is None:
-        table = scan(location, files, schema, list(dict.fromkeys([*order_columns, *wanted])))
-        return newest_per_key(table, keys).drop_columns([FILE_NAME_COLUMN]).select(wanted)
-    winners = newest_per_key(scan(location, files, schema, order_columns), keys).select([*keys, FILE_NAME_COLUMN])
-    matching = scan(location, files, schema, list(dict.fromkeys([*keys, *wanted])), filter=filter)
-    table = matching.join(winners, keys=[*keys, FILE_NAME_COLUMN], join_type="inner")
+        table = scan(files, list(dict.fromkeys([*identity, *wanted])))
+        return newest_per_key(table, keys, status_column).select(wanted)
+    winners = newest_per_key(scan(files, identity), keys, status_column).select([*identity, FILE_NAME_COLUMN])
+    matching = scan(files, list(dict.fromkeys([*identity, *wanted])), filter=filter)
+    table = matching.join(winners, keys=[*identity, FILE_NAME_COLUMN], join_type="inner")
     table = table.take(pc.sort_indices(table, sort_keys=[(name, "ascending") for name in keys]))
     return table.select(wanted)
 
 
-def scan(
-    location: Location,
-    files: Sequence[DataFile],
-    schema: pa.Schema,
-    columns: Sequence[str],
-    *,
-    filter: pc.Expression | None = None,
-) -> pa.Table:
-    """Read `columns` of `files` as typed by `schema` (columns a file lacks read as null), rows
-    where `filter` holds, plus the name of each row's file in FILE_NAME_COLUMN."""
-    fields = [schema.field(name) for name in columns]
-    if not files:
-        return pa.schema([*fields, pa.field(FILE_NAME_COLUMN, pa.string())]).empty_table()
-    dataset = ds.dataset([f.path for f in files], schema=schema, format="parquet", filesystem=location.filesystem)
+def scan(files: FileSet, columns: Sequence[str], *, filter: pc.Expression | None = None) -> pa.Table:
+    """Read `columns` of the usable files as typed by their schema (columns a file lacks read as
+    null), rows where `filter` holds, plus the name of each row's file in FILE_NAME_COLUMN.
+
+    A file whose data cannot be decoded is dropped from `files` (named in its problems) and the
+    others are read.
+    """
+    fields = [files.schema.field(name) for name in columns]
+    try:
+        return _scan(files, files.fragments, columns, fields, filter)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError):
+        pass  # a corrupt page: read file by file and leave out the ones that fail
+    tables = []
+    for fragment in list(files.fragments):
+        try:
+            tables.append(_scan(files, [fragment], columns, fields, filter))
+        except (pa.ArrowException, OSError) as exc:
+            files.drop(fragment, first_line(exc))
+    return pa.concat_tables(tables) if tables else _empty(fields)
+
+
+def _scan(files: FileSet, fragments, columns, fields, filter) -> pa.Table:
+    if not fragments:
+        return _empty(fields)
+    dataset = ds.FileSystemDataset(fragments, files.schema, ds.ParquetFileFormat(), files.location.filesystem)
     try:
         scanner = dataset.scanner(columns=list(columns), filter=filter)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        raise UserError(f"filters {filter}: {str(exc).splitlines()[0]}") from None
-    name_of = {f.path: f.name for f in files}
+        raise UserError(f"filters {filter}: {first_line(exc)}") from None
     batches, file_names = [], []
     for tagged in scanner.scan_batches():
         batches.append(tagged.record_batch)
-        file_names.append(np.full(tagged.record_batch.num_rows, name_of[tagged.fragment.path], dtype=object))
+        file_names.append(np.full(tagged.record_batch.num_rows, files.names[tagged.fragment.path], dtype=object))
     table = pa.Table.from_batches(batches, schema=pa.schema(fields))
     file_name = pa.array(np.concatenate(file_names) if file_names else [], pa.string())
     return table.append_column(FILE_NAME_COLUMN, file_name)
 
 
-def newest_per_key(table: pa.Table, key_columns: Sequence[str]) -> pa.Table:
-    """The rows of a `scan` that are newest per key (latest created_at, then last file name),
-    sorted by key; FILE_NAME_COLUMN is kept."""
+def _empty(fields) -> pa.Table:
+    return pa.schema([*fields, pa.field(FILE_NAME_COLUMN, pa.string())]).empty_table()
+
+
+def newest_per_key(table: pa.Table, key_columns: Sequence[str], status_column: str | None = None) -> pa.Table:
+    """The winning row per key of a `scan` ("ok" first if `status_column`, then the last file
+    name), sorted by key; FILE_NAME_COLUMN is kept."""
     if table.num_rows == 0:
         return table
     order = [(name, "ascending") for name in key_columns]
-    order += [("created_at", "descending"), (FILE_NAME_COLUMN, "descending")]
+    if status_column:
+        table = table.append_column(_OK_COLUMN, pc.fill_null(pc.equal(table[status_column], OK), False))
+        order.append((_OK_COLUMN, "descending"))
+    order.append((FILE_NAME_COLUMN, "descending"))
     ordered = table.take(pc.sort_indices(table, sort_keys=order))
+    if status_column:
+        ordered = ordered.drop_columns([_OK_COLUMN])
     first = np.ones(ordered.num_rows, dtype=bool)
     if ordered.num_rows > 1:
         changed = np.zeros(ordered.num_rows - 1, dtype=bool)

@@ -157,20 +157,29 @@ def examples_schema() -> pa.Schema:
     return _schema(EXAMPLE_COLUMNS, "examples")
 
 
+OK = "ok"
+
+
 @dataclass(frozen=True)
 class Dataset:
-    """A dataset of the store: its key (newest row per key wins) and fixed columns, if any."""
+    """A dataset of the store: its key, fixed columns (if any) and status column (if any).
+
+    Reads return one row per key: the newest, where newest means written last (see
+    `xialpha.storage.reading`). With a `status_column`, a row whose status is OK ("ok") wins
+    over every row of its key that is not OK, however new: a failed attempt never hides a result.
+    """
 
     name: str
     key_columns: tuple[str, ...]
     columns: tuple[Column, ...] | None  # None: typed by the rows appended
+    status_column: str | None = None
 
     def schema(self) -> pa.Schema | None:
         return None if self.columns is None else _schema(self.columns, self.name)
 
 
 DATASETS: dict[str, Dataset] = {
-    "results": Dataset("results", ("sweep_id", "config_key"), RESULT_COLUMNS),
+    "results": Dataset("results", ("sweep_id", "config_key"), RESULT_COLUMNS, status_column="status"),
     "examples": Dataset("examples", ("sweep_id", "config_key", "estimator"), EXAMPLE_COLUMNS),
     "selections": Dataset("selections", ("selection_id", "category"), None),  # a row per category
     "drift": Dataset("drift", ("check_id",), None),

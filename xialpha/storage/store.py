@@ -6,17 +6,29 @@ Layout under the store root (hive partitions; `sweep_id` is also a column inside
     results/sweep_id=<id>/part-*.parquet       one row per trained configuration
     examples/sweep_id=<id>/part-*.parquet      per-example error indicators per config
     selections|drift|certifications|sweeps/[sweep_id=<id>/]part-*.parquet
+    <dataset>/_claims/<name>/                  exclusive claims (a test set certified once)
+    _quarantine/<path>                         files moved aside by `quarantine`
 
-Each write adds new files and never rewrites one. Reads keep the newest row per key (see
-`xialpha.storage.reading`), so a config recomputed with `--force` replaces the older row.
+Each write adds a new file named with the store's next write sequence and never rewrites one.
+Reads keep one row per key (see `xialpha.storage.reading`): the one written last, except that
+in results an "ok" row always wins over failed ones, so a config recomputed with `--force`
+replaces its older result only if the recomputation succeeded. Reads skip unreadable and
+foreign files (see `xialpha.storage.files`) with one `StoreWarning` naming them.
+
+Opening a store changes nothing: an absent store is created (directory and marker) by its
+first write, so a command that fails before writing leaves no store behind.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
+import posixpath
+import re
 import socket
 import uuid
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -24,29 +36,36 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from xialpha import __version__
-from xialpha.errors import UserError
+from xialpha.errors import StoreWarning, UserError
 from xialpha.storage import validate
 from xialpha.storage.bits import pack_bits, unpack_bits
 from xialpha.storage.compaction import compact_partitions
-from xialpha.storage.location import Location
-from xialpha.storage.reading import as_expression, read_newest, stored_schema
+from xialpha.storage.files import FileSet, Problem, inspect
+from xialpha.storage.location import Location, new_file_name
+from xialpha.storage.marker import create_marker, open_store
+from xialpha.storage.reading import as_expression, read_newest
 from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
 
-MARKER = "_xialpha_store.json"
-MARKER_FORMAT = "xialpha-store"
+QUARANTINE = "_quarantine"
+CLAIMS = "_claims"
+_CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 class ResultStore:
     """A store at a local directory or pyarrow/fsspec URI (s3://bucket/prefix, memory://name, ...).
 
-    With `create=True` (the default) an absent or empty directory becomes a new store and the
-    store must be writable; with `create=False` the store must exist and may be read-only.
+    With `create=True` (the default) the store must be writable, and an absent or empty
+    directory becomes a new store at the first write (until then it reads as empty); with
+    `create=False` the store must exist and may be read-only.
     """
 
     def __init__(self, uri: str, *, create: bool = True):
         self.location = Location(uri)
         self.uri = uri
-        self.schema_version = self._open(create)
+        self._warned: set[str] = set()
+        version = open_store(self.location, create)
+        self._absent = version is None  # until the first write creates the store
+        self.schema_version = SCHEMA_VERSION if version is None else version
 
     def __repr__(self) -> str:
         return f"ResultStore({self.uri!r})"
@@ -115,10 +134,10 @@ class ResultStore:
                 raise UserError(f"{dataset}: column {name!r} is missing or null")
         validate.reject_duplicate_keys(table, spec.key_columns, dataset)
         sweep_id = validate.check_sweep_ids(table, dataset) if "sweep_id" in table.column_names else None
-        files = self.location.data_files(self.location.path(dataset))
-        if files:
+        stored = self._files(spec, self.location.path(dataset)).schema
+        if stored is not None:
             try:
-                pa.unify_schemas([stored_schema(self.location, files), table.schema], promote_options="permissive")
+                pa.unify_schemas([stored, table.schema], promote_options="permissive")
             except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
                 raise UserError(f"{dataset}: rows do not match the stored column types: {exc}") from None
         return self._write(dataset, table, sweep_id)
@@ -141,10 +160,11 @@ class ResultStore:
         columns: Sequence[str] | None = None,
         include_failed: bool = False,
     ) -> pa.Table:
-        """Result rows, newest per (sweep_id, config_key), sorted by key.
+        """Result rows, one per (sweep_id, config_key), sorted by key.
 
-        `filters` (a pyarrow Expression or pyarrow.parquet-style DNF tuples) apply after the
-        newest row per key is chosen; failed rows are dropped unless `include_failed`.
+        Per key the newest "ok" row, or the newest failed row if the key has no "ok" row.
+        `filters` (a pyarrow Expression or pyarrow.parquet-style DNF tuples) apply after that
+        row is chosen; failed rows are dropped unless `include_failed`.
         """
         expression = as_expression(filters)
         if not include_failed:
@@ -160,7 +180,8 @@ class ResultStore:
         """{config_key: boolean vector "counted as error" of length n} for the stored keys.
 
         Keys without a stored vector are absent from the result. Where a key was stored in
-        several sweeps, the newest row wins unless `sweep_id` picks one.
+        several sweeps, pass `sweep_id`: without it, which sweep's vector is returned is not
+        defined (write order is kept per sweep).
         """
         keys = list(dict.fromkeys(config_keys))
         wanted = pc.field("config_key").isin(keys) & (pc.field("estimator") == estimator)
@@ -198,10 +219,61 @@ class ResultStore:
     def compact(self, dataset: str = "results") -> tuple[int, int]:
         """Merge each partition's files into one, dropping superseded rows; (files before, after).
 
-        Query results do not change; see `xialpha.storage.compaction`.
+        Query results do not change, no "ok" row is dropped for a failed one, and unreadable or
+        foreign files are left alone (with a warning); see `xialpha.storage.compaction`.
         """
-        spec = self._dataset(dataset)
-        return compact_partitions(self.location, spec)
+        before, after, problems = compact_partitions(self.location, self._dataset(dataset))
+        self._warn(problems)
+        return before, after
+
+    def check(self) -> list[Problem]:
+        """The data files of every dataset that reads skip: unreadable or foreign (see `files`).
+
+        Every file is read whole, so this finds corrupt data pages too.
+        """
+        return self._problems(read_data=True)
+
+    def quarantine(self, problems: Iterable[Problem]) -> list[str]:
+        """Move the files of `problems` under `_quarantine/` (same relative path); return the new paths.
+
+        Nothing under `_quarantine/` is read, compacted or deleted by xialpha.
+        """
+        moved = []
+        for problem in problems:
+            relative = posixpath.relpath(problem.path, self.location.root)
+            target = self.location.path(QUARANTINE, relative)
+            if self.location.exists(target):
+                stem, extension = os.path.splitext(target)
+                target = f"{stem}-{uuid.uuid4().hex[:8]}{extension}"
+            self.location.move(problem.path, target)
+            moved.append(target)
+        return moved
+
+    def relative(self, path: str) -> str:
+        """`path` relative to the store root, as messages name files."""
+        return posixpath.relpath(path, self.location.root)
+
+    # --- exclusive claims --------------------------------------------------------------------
+
+    def claim(self, dataset: str, name: str, content: Mapping) -> str | None:
+        """Claim `name` in `dataset` for `content` (JSON); the claim's path if it stands, None if
+        `name` was claimed before. Of concurrent claims of one name at most one stands, and on
+        a local store exactly one (see `Location.claim`)."""
+        directory = self._claim_directory(dataset, name)
+        self._create_if_absent()
+        return self.location.claim(directory, json.dumps(dict(content), sort_keys=True).encode("utf-8"))
+
+    def claimed(self, dataset: str, name: str) -> dict | None:
+        """The content of the claim of `name` in `dataset`, or None if it is not claimed."""
+        data = self.location.first_claim(self._claim_directory(dataset, name))
+        try:
+            return None if data is None else dict(json.loads(data.decode("utf-8")))
+        except (ValueError, TypeError):
+            return {}  # a damaged claim still counts as a claim
+
+    def withdraw(self, claim_path: str) -> None:
+        """Remove a claim made by `claim` (when what it guarded could not be stored)."""
+        self.location.withdraw(claim_path)
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -215,60 +287,65 @@ class ResultStore:
         directory = self.location.path(spec.name)
         if sweep_id is not None:
             directory = f"{directory}/sweep_id={validate.check_sweep_id(sweep_id)}"
-        files = self.location.data_files(directory)
-        if not files and spec.schema() is None:
+        files = self._files(spec, directory)
+        if files.schema is None:
             return pa.table({})  # a row-typed dataset nothing was appended to yet has no columns
-        schema = spec.schema() or stored_schema(self.location, files)
-        return read_newest(self.location, files, schema, key_columns or spec.key_columns, columns=columns, filter=filter)
+        try:
+            return read_newest(files, key_columns or spec.key_columns, status_column=spec.status_column,
+                               columns=columns, filter=filter)
+        finally:
+            self._warn(files.problems)  # including files whose data failed to decode
+
+    def _files(self, spec, directory: str) -> FileSet:
+        files = inspect(self.location, spec, self.location.data_files(directory))
+        self._warn(files.problems)
+        return files
+
+    def _problems(self, *, read_data: bool) -> list[Problem]:
+        problems = []
+        for spec in DATASETS.values():
+            files = self.location.data_files(self.location.path(spec.name))
+            problems += inspect(self.location, spec, files, read_data=read_data).problems
+        return problems
+
+    def _warn(self, problems: list[Problem]) -> None:
+        """One StoreWarning naming the skipped files not named before by this store object.
+
+        The first time a read meets such a file, the footers of the whole store are checked,
+        so that one warning names every bad file (stores without one never pay for that).
+        """
+        if any(p.path not in self._warned for p in problems) and not self._warned:
+            problems = [*problems, *self._problems(read_data=False)]
+        new = list({p.path: p for p in problems if p.path not in self._warned}.values())
+        if not new:
+            return
+        self._warned.update(p.path for p in new)
+        listed = "; ".join(f"{self.relative(p.path)} ({p.kind}: {p.reason})" for p in new)
+        warnings.warn(f"store {self.uri}: skipped {len(new)} unreadable or foreign file(s): {listed}; "
+                      f"`xialpha store check {self.uri} --quarantine` moves them aside", StoreWarning, stacklevel=3)
 
     def _write(self, dataset: str, table: pa.Table, sweep_id: str | None) -> str:
-        directory = self.location.path(dataset)
-        if sweep_id is not None:
-            directory = f"{directory}/sweep_id={sweep_id}"
-        return self.location.write_table(directory, table)
+        """Write `table` as the next file of `dataset` (in its sweep's partition); return its path.
 
-    def _open(self, create: bool) -> int:
-        location = self.location
-        marker = location.path(MARKER)
-        if location.is_file(location.root):
-            raise UserError(f"store {self.uri}: is a file, not a store directory")
-        if location.exists(marker):
-            version = self._read_marker(marker)
-            if create:
-                self._probe_writable()
-            return version
-        if location.entries(location.root):
-            raise UserError(f"store {self.uri}: not a xialpha store (a non-empty directory without {MARKER})")
-        if not create:
-            raise UserError(f"store {self.uri}: not a xialpha store (no {MARKER}); create it by writing results to it")
-        text = json.dumps({
-            "format": MARKER_FORMAT,
-            "schema_version": SCHEMA_VERSION,
-            "xialpha_version": __version__,
-            "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-        }, indent=2)
-        location.write_bytes(marker, text.encode("utf-8"))
-        return SCHEMA_VERSION
+        The write sequence counts per partition for datasets keyed by sweep (results, examples:
+        their keys never span partitions), else over the whole dataset.
+        """
+        root = self.location.path(dataset)
+        directory = root if sweep_id is None else f"{root}/sweep_id={sweep_id}"
+        scope = directory if "sweep_id" in self._dataset(dataset).key_columns else root
+        self._create_if_absent()
+        return self.location.write_table(directory, table, new_file_name(self.location.next_sequence(scope)))
 
-    def _read_marker(self, marker: str) -> int:
-        try:
-            content = json.loads(self.location.read_text(marker))
-            version = content["schema_version"] if content.get("format") == MARKER_FORMAT else None
-        except (ValueError, KeyError, AttributeError, OSError):
-            version = None
-        if not isinstance(version, int) or isinstance(version, bool):
-            raise UserError(f"store {self.uri}: {MARKER} is not a valid xialpha store marker")
-        if version > SCHEMA_VERSION:
-            raise UserError(
-                f"store {self.uri}: written with schema version {version}, newer than this xialpha's "
-                f"{SCHEMA_VERSION}; upgrade xialpha"
-            )
-        return version
+    def _create_if_absent(self) -> None:
+        if self._absent:
+            create_marker(self.location)
+            self._absent = False
 
-    def _probe_writable(self) -> None:
-        probe = self.location.path(f".writable-probe-{uuid.uuid4().hex}")
-        self.location.write_bytes(probe, b"")
-        self.location.delete(probe)
+    def _claim_directory(self, dataset: str, name: str) -> str:
+        self._dataset(dataset)
+        if not _CLAIM_NAME.fullmatch(name):
+            raise UserError(f"claim name {name!r}: use 1-128 letters, digits, '-' or '_'")
+        return self.location.path(dataset, CLAIMS, name)
 
 
 def _packed(row: Mapping, index: int) -> dict:

@@ -23,7 +23,7 @@ SWEEP_ID_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 def check_sweep_id(sweep_id: object) -> str:
     """Return `sweep_id` if it is safe as a path part: 1-64 letters, digits, '-', '_' or '.'."""
     if not isinstance(sweep_id, str) or not SWEEP_ID_PATTERN.fullmatch(sweep_id) or sweep_id in (".", ".."):
-        raise UserError(f"sweep_id {sweep_id!r}: use 1-64 letters, digits, '-', '_' or '.'")
+        raise UserError(f"sweep_id {sweep_id!r}: use 1-64 letters, digits, '-', '_' or '.' (not '.' or '..' alone)")
     return sweep_id
 
 
@@ -62,7 +62,7 @@ def first_true(mask) -> int | None:
     return None if index < 0 else index
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
@@ -95,7 +95,7 @@ def table_from_rows(rows: Sequence[Mapping], columns: Sequence[Column], what: st
         try:
             arrays[column.name] = pa.array(values, type=column.type)
         except (pa.ArrowException, OverflowError, ValueError) as exc:
-            raise UserError(f"{what}: column {column.name!r}: {_first_line(exc)}") from None
+            raise UserError(f"{what}: column {column.name!r}: {first_line(exc)}") from None
     return pa.table(arrays)
 
 
@@ -141,7 +141,7 @@ def _cast_column(array: pa.ChunkedArray, column: Column, what: str) -> pa.Chunke
     try:
         return array.cast(column.type)
     except (pa.ArrowException, OverflowError) as exc:
-        raise UserError(f"{what}: column {column.name!r}: {_first_line(exc)}") from None
+        raise UserError(f"{what}: column {column.name!r}: {first_line(exc)}") from None
 
 
 def conform(table: pa.Table, columns: Sequence[Column], what: str, defaults: Mapping[str, object]) -> pa.Table:
@@ -212,7 +212,7 @@ def flat_table(rows_or_table: object, what: str) -> pa.Table:
             try:
                 arrays[name] = pa.array([row.get(name) for row in rows_or_table])
             except (pa.ArrowException, OverflowError, ValueError) as exc:
-                raise UserError(f"{what}: column {name!r}: {_first_line(exc)}") from None
+                raise UserError(f"{what}: column {name!r}: {first_line(exc)}") from None
         table = pa.table(arrays)
     if table.num_rows == 0:
         raise UserError(f"{what}: no rows to write")

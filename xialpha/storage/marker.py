@@ -1,0 +1,92 @@
+"""The store marker `_xialpha_store.json`: opening a store without changing it, creating it later.
+
+Opening checks what is there (a marker of a schema version this xialpha reads, or nothing) and,
+for writing, that the store can be written; it never creates anything. A new store's directory
+and marker are written by `create_marker` just before its first data file.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import uuid
+
+from xialpha import __version__
+from xialpha.errors import StoreWriteError, UserError
+from xialpha.storage.location import Location
+from xialpha.storage.schema import SCHEMA_VERSION
+
+MARKER = "_xialpha_store.json"
+MARKER_FORMAT = "xialpha-store"
+
+
+def open_store(location: Location, create: bool) -> int | None:
+    """The schema version of the store at `location`, or None for an absent store `create` allows.
+
+    UserError if the location is a file, a directory of other things, a damaged or newer marker,
+    absent without `create`, or (with `create`) not writable.
+    """
+    uri, marker = location.uri, location.path(MARKER)
+    if location.is_file(location.root):
+        raise UserError(f"store {uri}: is a file, not a store directory")
+    if location.exists(marker):
+        version = _read_marker(location, marker)
+        if create:
+            _probe_writable(location)
+        return version
+    if location.entries(location.root):
+        raise UserError(f"store {uri}: not a xialpha store (a non-empty directory without {MARKER})")
+    if not create:
+        raise UserError(f"store {uri}: not a xialpha store (no {MARKER}); create it by writing results to it")
+    if location.is_local:
+        _check_creatable(uri, location.root)
+    return None
+
+
+def create_marker(location: Location) -> None:
+    """Write the marker of a new store (creating its directory)."""
+    text = json.dumps({
+        "format": MARKER_FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "xialpha_version": __version__,
+        "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+    }, indent=2)
+    location.write_bytes(location.path(MARKER), text.encode("utf-8"))
+
+
+def _read_marker(location: Location, marker: str) -> int:
+    try:
+        content = json.loads(location.read_text(marker))
+        version = content["schema_version"] if content.get("format") == MARKER_FORMAT else None
+    except (ValueError, KeyError, AttributeError, OSError):
+        version = None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise UserError(f"store {location.uri}: {MARKER} is not a valid xialpha store marker")
+    if version > SCHEMA_VERSION:
+        raise UserError(
+            f"store {location.uri}: written with schema version {version}, newer than this xialpha's "
+            f"{SCHEMA_VERSION}; upgrade xialpha"
+        )
+    return version
+
+
+def _probe_writable(location: Location) -> None:
+    """Write and delete a hidden empty file; UserError (nothing was stored) if that fails."""
+    probe = location.path(f".writable-probe-{uuid.uuid4().hex}")
+    try:
+        location.write_bytes(probe, b"")
+    except StoreWriteError as exc:
+        raise UserError(str(exc)) from None
+    location.delete(probe)
+
+
+def _check_creatable(uri: str, root: str) -> None:
+    """UserError unless a local directory `root` could be created (without creating it)."""
+    ancestor = root
+    while not os.path.exists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise UserError(f"store {uri}: cannot write {root}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UserError(f"store {uri}: cannot write {root}: {ancestor} is not writable")
