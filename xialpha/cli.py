@@ -2,7 +2,9 @@
 
 Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
 A `UserError` (or a missing/unreadable file) is printed as one line on stderr with exit code 2;
-set XIALPHA_DEBUG=1 to see the traceback instead.
+set XIALPHA_DEBUG=1 to see the traceback instead. SIGINT and SIGTERM unwind the command (a cluster
+it started is closed, its batch jobs cancelled, stored results kept), print one line and exit with
+130 or 143.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 from xialpha import __version__
+from xialpha.commands.running import Interrupted, signals_interrupt
 from xialpha.errors import UserError
 
 EXIT_USER_ERROR = 2
@@ -48,16 +52,21 @@ def _load(module: str):
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    def interrupted(signum: int) -> str:
+        return f"xialpha {args.command}: interrupted by {signal.Signals(signum).name}; results stored so far are kept"
+
     try:
-        return int(_load(args._module).run(args) or 0)
+        with signals_interrupt(interrupted):
+            return int(_load(args._module).run(args) or 0)
     except (UserError, FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
         if os.environ.get("XIALPHA_DEBUG"):
             raise
         print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
-        print(f"xialpha {args.command}: interrupted; results stored so far are kept", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the cluster is closed by now, its jobs cancelled
+        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        print(interrupted(signum), file=sys.stderr)
+        return 128 + signum
 
 
 def _one_line(exc: BaseException) -> str:
