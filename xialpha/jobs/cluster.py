@@ -201,6 +201,20 @@ def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> 
     }
 
 
+def slurm_cluster_class() -> type:
+    """dask_jobqueue.SLURMCluster, imported without letting dask_jobqueue take SIGINT: its runner
+    module installs a handler calling sys.exit(), which made Ctrl-C a silent exit 0."""
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise UserError('cluster.kind = "slurm" needs dask-jobqueue: pip install "xialpha[slurm]"') from None
+    finally:
+        if threading.current_thread() is threading.main_thread() and handler is not None:
+            signal.signal(signal.SIGINT, handler)
+    return SLURMCluster
+
+
 # --- starting clusters ---------------------------------------------------------------------
 
 
@@ -234,15 +248,7 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
             host="127.0.0.1",
         )
     if kind == "slurm":
-        handler = signal.getsignal(signal.SIGINT)
-        try:
-            from dask_jobqueue import SLURMCluster
-        except ImportError:
-            raise UserError('cluster.kind = "slurm" needs dask-jobqueue: pip install "xialpha[slurm]"') from None
-        finally:
-            if threading.current_thread() is threading.main_thread():
-                signal.signal(signal.SIGINT, handler)  # importing dask_jobqueue makes Ctrl-C a silent sys.exit()
-        cluster = SLURMCluster(security=security, **slurm_cluster_kwargs(spec))
+        cluster = slurm_cluster_class()(security=security, **slurm_cluster_kwargs(spec))
         # Not scale(n): it never replaces jobs that end (walltime, scancel, node failure), and the
         # sweep would wait forever; adapt keeps n workers, submitting new jobs for lost ones.
         n = n_workers or 1
