@@ -258,8 +258,11 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
         from dask_kubernetes.operator import KubeCluster
     except ImportError:
         raise UserError('cluster.kind = "kubernetes" needs dask-kubernetes: pip install "xialpha[kubernetes]"') from None
-    return KubeCluster(custom_cluster_spec=kubernetes_cluster_spec(spec, n_workers),
-                       namespace=spec.options.get("namespace"))
+    try:
+        return KubeCluster(custom_cluster_spec=kubernetes_cluster_spec(spec, n_workers),
+                           namespace=spec.options.get("namespace"))
+    except TimeoutError as exc:  # the DaskCluster was created (and deleted again) but nothing acted on it
+        raise UserError(f'cluster.kind = "kubernetes": {" ".join(str(exc).split())}') from None
 
 
 @contextlib.contextmanager
