@@ -194,7 +194,8 @@ def test_scancel_of_every_worker_job_brings_replacements_and_the_sweep_finishes(
         cancelled = set(_mid_sweep(store, job_name, driver))
         _scancel(f"--name={job_name}")
         assert driver.poll() is None and len(raw_keys(store, SWEEP)) < 20, "the sweep ended before the scancel"
-        replacements = wait_for(lambda: set(_running(job_name)) - cancelled, "a replacement worker job", process=driver)
+        replacements = wait_for(lambda: set(_running(job_name)) - cancelled, "a replacement worker job", timeout=120,
+                                process=driver)
         driver.wait(timeout=DEADLINE)
     finally:
         kill(driver)
