@@ -20,6 +20,8 @@ import pyarrow.parquet as pq
 from xialpha.storage import ResultStore
 
 DEADLINE = 240  # s, the longest any one process of these tests may run
+# A sweep long enough to be hit mid-way: 2 categories x 10 C values, one fit per batch.
+C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
 
 
 def start(argv: list[str], log: Path, env: dict | None = None, stderr: Path | None = None) -> subprocess.Popen:
@@ -95,3 +97,27 @@ def expected_keys(spec: Path, store: Path) -> set[str]:
     loaded = load_spec(spec)
     _, plan = prepare(loaded, ResultStore(str(store)), force=True)
     return {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
+
+
+def sweep_spec(path: Path, sweep_id: str, *, n_docs: int = 700, categories: int = 2, C: str = C_GRID,
+               cluster: str = "", sweep: str = "batch_size = 1") -> Path:
+    """A synthetic sweep spec at `path`: `categories` categories x the C values, `sweep` and `cluster`
+    lines added to [sweep] and [cluster]."""
+    path.write_text(f"""
+[sweep]
+id = "{sweep_id}"
+{sweep}
+[corpus]
+loader = "synthetic"
+n_docs = {n_docs}
+n_categories = 4
+seed = 11
+train_split = "train"
+[corpus.categories]
+top_k = {categories}
+[svm]
+C = {C}
+[cluster]
+{cluster}
+""")
+    return path

@@ -43,7 +43,7 @@ def _documents() -> list[tuple[str, dict]]:
 
 
 def _versions() -> list[str]:
-    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    pytest.importorskip("kubernetes_validate")
     from kubernetes_validate.utils import latest_version, major_minor
 
     return [OLDEST_KUBERNETES, major_minor(latest_version())]

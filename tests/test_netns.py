@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from sweep_processes import DEADLINE, expected_keys, kill, raw_keys, result_files, start, sweep_argv, wait_for
+from sweep_processes import DEADLINE, expected_keys, kill, raw_keys, result_files, start, sweep_argv, sweep_spec
+from sweep_processes import wait_for
 
 pytestmark = [pytest.mark.netns, pytest.mark.cluster]
 pytest.importorskip("cryptography")
@@ -88,26 +89,8 @@ def _network(tag: str):
 
 def _spec(path: Path, files: dict[str, str]) -> Path:
     security = "".join(f'{key} = "{value}"\n' for key, value in files.items())
-    path.write_text(f"""
-[sweep]
-id = "{SWEEP}"
-batch_size = 1
-[corpus]
-loader = "synthetic"
-n_docs = 1500
-n_categories = 4
-seed = 11
-train_split = "train"
-[corpus.categories]
-top_k = 2
-[svm]
-C = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]
-[cluster]
-kind = "address"
-address = "tls://{SCHEDULER}:8786"
-[cluster.security]
-{security}""")
-    return path
+    cluster = f'kind = "address"\naddress = "tls://{SCHEDULER}:8786"\n[cluster.security]\n{security}'
+    return sweep_spec(path, SWEEP, n_docs=1500, cluster=cluster)
 
 
 def test_a_worker_cut_off_mid_sweep_over_tls_loses_nothing(tmp_path):

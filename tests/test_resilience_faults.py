@@ -17,37 +17,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from sweep_processes import DEADLINE, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
+from sweep_processes import sweep_spec as _spec
 from sweep_processes import raw_keys as _raw_keys, result_files as _result_files, start as _start
 from sweep_processes import sweep_argv as _sweep_argv, wait_for as _wait_for
 from xialpha.storage import ResultStore
 
 pytestmark = pytest.mark.cluster
-
-# A sweep long enough to be hit mid-way: 2 categories x 10 C values, one fit per batch.
-C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
-
-
-def _spec(path: Path, sweep_id: str, *, n_docs: int = 700, categories: int = 2, C: str = C_GRID,
-          cluster: str = "", sweep: str = "batch_size = 1") -> Path:
-    path.write_text(f"""
-[sweep]
-id = "{sweep_id}"
-{sweep}
-[corpus]
-loader = "synthetic"
-n_docs = {n_docs}
-n_categories = 4
-seed = 11
-train_split = "train"
-[corpus.categories]
-top_k = {categories}
-[svm]
-C = {C}
-[cluster]
-{cluster}
-""")
-    return path
-
 
 @contextlib.contextmanager
 def dask_cluster(tmp_path: Path, n_workers: int = 2):

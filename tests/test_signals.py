@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from sweep_processes import expected_keys, kill, live_in_session, ok_keys, raw_keys, result_files
-from sweep_processes import start, sweep_argv, wait_for
+from sweep_processes import start, sweep_argv, sweep_spec, wait_for
 
 pytestmark = pytest.mark.cluster
 
@@ -29,26 +29,8 @@ SWEEP = "signals"
 
 
 def _spec(path: Path) -> Path:
-    """2 categories x 10 C values, one fit per batch: long enough to be signalled mid-way."""
-    path.write_text(f"""
-[sweep]
-id = "{SWEEP}"
-batch_size = 1
-[corpus]
-loader = "synthetic"
-n_docs = 1500
-n_categories = 4
-seed = 11
-train_split = "train"
-[corpus.categories]
-top_k = 2
-[svm]
-C = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]
-[cluster]
-kind = "local"
-workers = 2
-""")
-    return path
+    """2 categories x 10 C values, one fit per batch, on 2 local workers: long enough to be signalled mid-way."""
+    return sweep_spec(path, SWEEP, n_docs=1500, cluster='kind = "local"\nworkers = 2')
 
 
 def _check_interrupted(tmp_path: Path, process: subprocess.Popen, signum: int, spec: Path, store: Path,

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 from sweep_processes import DEADLINE, expected_keys, kill, live_in_session, ok_keys, raw_keys, result_files
-from sweep_processes import start, sweep_argv, wait_for
+from sweep_processes import start, sweep_argv, sweep_spec, wait_for
 from xialpha.jobs.spec import load_spec
 from xialpha.jobs.sweep import run_sweep
 from xialpha.storage import ResultStore
@@ -33,8 +33,6 @@ REPO = Path(__file__).resolve().parents[1]
 SWEEP = "slurm-ci"
 # Per-run columns: which run, where and when it ran, how long it took.
 RUN_COLUMNS = ["run_id", "worker", "created_at", "fit_seconds", "estimate_seconds"]
-# Long enough to be hit mid-way with two 1-thread workers: 2 categories x 10 C values, one fit per batch.
-C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +52,8 @@ def slurm() -> str:
     return idle[0]
 
 
-def _spec(path: Path, job_name: str, *, kind: str = "slurm", n_docs: int = 1500, C: str = C_GRID) -> Path:
+def _spec(path: Path, job_name: str, *, kind: str = "slurm") -> Path:
+    """2 categories x 10 C values, one fit per batch, on 2 workers: SLURM jobs of 1 CPU or a local cluster."""
     cluster = {
         "slurm": f'''kind = "slurm"
 workers = 2
@@ -67,24 +66,7 @@ log_directory = "{path.parent / 'worker-logs'}"
 death_timeout = 60''',
         "local": 'kind = "local"\nworkers = 2',
     }[kind]
-    path.write_text(f"""
-[sweep]
-id = "{SWEEP}"
-batch_size = 1
-[corpus]
-loader = "synthetic"
-n_docs = {n_docs}
-n_categories = 4
-seed = 11
-train_split = "train"
-[corpus.categories]
-top_k = 2
-[svm]
-C = {C}
-[cluster]
-{cluster}
-""")
-    return path
+    return sweep_spec(path, SWEEP, n_docs=1500, cluster=cluster)
 
 
 def _jobs(name: str) -> dict[str, str]:
