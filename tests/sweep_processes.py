@@ -100,9 +100,9 @@ def expected_keys(spec: Path, store: Path) -> set[str]:
 
 
 def sweep_spec(path: Path, sweep_id: str, *, n_docs: int = 700, categories: int = 2, C: str = C_GRID,
-               cluster: str = "", sweep: str = "batch_size = 1") -> Path:
-    """A synthetic sweep spec at `path`: `categories` categories x the C values, `sweep` and `cluster`
-    lines added to [sweep] and [cluster]."""
+               cluster: str = "", sweep: str = "batch_size = 1", kernel: str = "linear") -> Path:
+    """A synthetic sweep spec at `path`: `categories` categories x the C values with one kernel,
+    `sweep` and `cluster` lines added to [sweep] and [cluster]."""
     path.write_text(f"""
 [sweep]
 id = "{sweep_id}"
@@ -115,6 +115,9 @@ seed = 11
 train_split = "train"
 [corpus.categories]
 top_k = {categories}
+[[kernels]]
+name = "{kernel}"
+{'gamma = 0.5' if kernel == 'rbf' else ''}
 [svm]
 C = {C}
 [cluster]
