@@ -36,7 +36,12 @@ IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
 
 @contextlib.contextmanager
 def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | None = None) -> Iterator[Client]:
-    """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it."""
+    """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it.
+
+    A cluster it starts is closed on the way out, also on KeyboardInterrupt (Ctrl-C, or SIGTERM as
+    the CLI raises it): SLURM worker jobs are cancelled, local worker processes stopped, and Dask's
+    warnings about the tasks cut short are silenced meanwhile.
+    """
     from distributed import Client
 
     security = make_security(spec.security)
@@ -45,6 +50,7 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
     name = "--scheduler" if address else "cluster.address"
     kind = "address" if address else spec.kind
     address = address or spec.address
+    silenced = False
     try:
         with contextlib.ExitStack() as stack:
             if kind == "address":
@@ -56,14 +62,16 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
             stack.enter_context(client)
             try:
                 yield client
-            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the cluster closes with tasks in flight,
-                logging.disable(logging.CRITICAL)  # and Dask's warnings about that are expected: one line is printed
+            except KeyboardInterrupt:  # the cluster closes with tasks in flight: one line is printed, not Dask's warnings
+                silenced = True
+                logging.disable(logging.CRITICAL)
                 if kind == "local":  # its workers write to our stderr too
                     with contextlib.suppress(Exception):
                         client.run(logging.disable, logging.CRITICAL, callback_timeout=5)
                 raise
     finally:
-        logging.disable(logging.NOTSET)
+        if silenced:
+            logging.disable(logging.NOTSET)
 
 
 def check_cluster(spec: ClusterSpec) -> None:
