@@ -27,12 +27,13 @@ def test_slurm_job_script_carries_config_slurm_toml(tmp_path, monkeypatch):
     spec = load_spec(REPO / "config" / "slurm.toml")
     with dask_jobqueue.SLURMCluster(**slurm_cluster_kwargs(spec.cluster)) as cluster:
         script = cluster.job_script()
-    for line in ("#SBATCH -A xialpha-project", "#SBATCH -p compute", "#SBATCH -t 02:00:00",
-                 "#SBATCH --mem=12G", "#SBATCH --cpus-per-task=2", "#SBATCH --qos=normal",
-                 "export OMP_NUM_THREADS=1"):
-        assert line in script.splitlines(), line
-    assert "--nthreads 2" in script and "--memory-limit 12.00GiB" in script
-    assert "--local-directory $TMPDIR" in script
+    lines = script.splitlines()
+    for line in ("#SBATCH -t 04:00:00", "#SBATCH --mem=4G", "#SBATCH --cpus-per-task=1", "export OMP_NUM_THREADS=1"):
+        assert line in lines, line
+    # No account or partition: the site's defaults until [cluster] account/queue set them.
+    assert not [line for line in lines if line.startswith(("#SBATCH -A", "#SBATCH -p"))]
+    assert "--nthreads 1" in script and "--memory-limit 4.00GiB" in script
+    assert "--local-directory ${TMPDIR:-/tmp}" in script  # the job's shell expands it, also where TMPDIR is unset
 
 
 def test_slurm_processes_multiply_cores_and_memory_per_job():

@@ -7,6 +7,7 @@ sweep spec inside the ConfigMap, and the DaskCluster manifest against `kubernete
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -225,12 +226,32 @@ def test_dockerfile_is_slim_python_non_root_with_the_xialpha_entrypoint():
 
 
 def test_dockerignore_keeps_only_what_the_build_copies():
-    lines = [l for l in (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines() if l and not l.startswith("#")]
+    """At the root of the build context: the legacy builder, buildah and podman read only that one
+    (BuildKit would prefer deploy/Dockerfile.dockerignore, so there must be none)."""
+    assert not (DEPLOY / "Dockerfile.dockerignore").exists()
+    lines = [l for l in (REPO / ".dockerignore").read_text().splitlines() if l and not l.startswith("#")]
     assert lines[0] == "*"
     kept = {l[1:].rstrip("/") for l in lines if l.startswith("!")}
     copied = {part.rstrip("/").removeprefix("./") for word, args in _dockerfile() if word == "COPY" and "--from" not in args
               for part in args.split()[:-1]}
     assert copied <= kept
+
+
+# Flags each instruction may carry in the legacy builder (docker build without BuildKit, buildah, podman);
+# anything else (RUN --mount/--network/--security, COPY --link/--chmod/--parents, ADD --checksum) needs BuildKit.
+LEGACY_FLAGS = {"FROM": {"--platform"}, "COPY": {"--from", "--chown"}, "ADD": {"--chown"}}
+
+
+def test_dockerfile_uses_only_syntax_every_builder_reads():
+    text = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    # Parser directives (`# syntax=` pulls a BuildKit frontend image) are comments at the very top.
+    header = [line for line in text.splitlines() if line.strip()][:5]
+    assert not any(re.match(r"#\s*syntax\s*=", line, re.I) for line in header)
+    assert "<<" not in text  # heredocs are BuildKit-only
+    for word, args in _dockerfile():
+        flags = {token.split("=")[0] for token in itertools.takewhile(lambda t: t.startswith("--"), args.split())}
+        assert flags <= LEGACY_FLAGS.get(word, set()), f"{word} {args}: {flags - LEGACY_FLAGS.get(word, set())} needs BuildKit"
+    assert dict(_final_stage()).get("STOPSIGNAL", "SIGTERM") == "SIGTERM"  # what xialpha handles as PID 1
 
 
 # --- SLURM ------------------------------------------------------------------------------------
@@ -254,4 +275,5 @@ def test_readme_explains_every_deploy_file():
     for path in DEPLOY.rglob("*"):
         if path.is_file() and path.name != "README.md" and "cron" not in path.parts and path.name != "drift-cronjob.yaml":
             assert path.name in readme, f"deploy/README.md does not mention {path.relative_to(DEPLOY)}"
-    assert "Docker engine" in readme  # says the image was not built here
+    assert "## What was run for real, and what was only validated" in readme
+    assert "The image was not built" in readme  # says so: no base image can be pulled here

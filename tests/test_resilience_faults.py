@@ -2,7 +2,7 @@
 driver SIGKILLed and rerun, two drivers writing one store at once, workers out of memory.
 
 Every process is started in its own session and killed (its whole group) in a `finally`;
-every wait has a deadline, so a hang fails the test instead of blocking the suite.
+every wait has a deadline, so a hang fails the test instead of blocking the suite (tests/sweep_processes.py).
 """
 
 from __future__ import annotations
@@ -10,76 +10,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
-import sys
-import time
-from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from sweep_processes import DEADLINE, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
+from sweep_processes import sweep_spec as _spec
+from sweep_processes import raw_keys as _raw_keys, result_files as _result_files, start as _start
+from sweep_processes import sweep_argv as _sweep_argv, wait_for as _wait_for
 from xialpha.storage import ResultStore
 
 pytestmark = pytest.mark.cluster
-
-DEADLINE = 240  # s, the longest any one process of these tests may run
-# A sweep long enough to be hit mid-way: 2 categories x 10 C values, one fit per batch.
-C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
-
-
-def _spec(path: Path, sweep_id: str, *, n_docs: int = 700, categories: int = 2, C: str = C_GRID,
-          cluster: str = "", sweep: str = "batch_size = 1", kernel: str = "linear") -> Path:
-    path.write_text(f"""
-[sweep]
-id = "{sweep_id}"
-{sweep}
-[corpus]
-loader = "synthetic"
-n_docs = {n_docs}
-n_categories = 4
-seed = 11
-train_split = "train"
-[corpus.categories]
-top_k = {categories}
-[[kernels]]
-name = "{kernel}"
-{'gamma = 0.5' if kernel == 'rbf' else ''}
-[svm]
-C = {C}
-[cluster]
-{cluster}
-""")
-    return path
-
-
-def _start(argv: list[str], log: Path, env: dict | None = None) -> subprocess.Popen:
-    """A process in its own session (so its children die with it), output to `log`."""
-    with log.open("w") as out:
-        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, **(env or {})})
-
-
-def _kill(process: subprocess.Popen) -> None:
-    """SIGKILL the process and everything in its session, unless it already ended and was reaped
-    (its id may then belong to someone else)."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait(timeout=30)
-
-
-def _wait_for(condition, what: str, timeout: float = DEADLINE, process: subprocess.Popen | None = None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        if process is not None and process.poll() is not None:
-            raise AssertionError(f"the process ended (exit {process.returncode}) before {what}")
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
 
 @contextlib.contextmanager
 def dask_cluster(tmp_path: Path, n_workers: int = 2):
@@ -112,38 +55,8 @@ def shared_cluster(tmp_path_factory):
         yield address
 
 
-def _sweep_argv(spec: Path, store: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store), "--quiet", *extra]
-
-
 def _run(argv: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(argv, capture_output=True, text=True, timeout=DEADLINE, env={**os.environ, **(env or {})})
-
-
-def _result_files(store: Path, sweep_id: str) -> list[Path]:
-    return sorted((store / "results" / f"sweep_id={sweep_id}").glob("*.parquet"))
-
-
-def _raw_keys(store: Path, sweep_id: str) -> Counter:
-    """How often each config key was written, over all stored files (before newest-wins)."""
-    counts = Counter()
-    for path in _result_files(store, sweep_id):
-        counts.update(pq.read_table(path, columns=["config_key"])["config_key"].to_pylist())
-    return counts
-
-
-def _ok_keys(store: Path, sweep_id: str) -> set[str]:
-    return ResultStore(str(store), create=False).done_keys(sweep_id)
-
-
-def _expected_keys(spec: Path, store: Path) -> set[str]:
-    """All config keys of the spec, from a dry plan (no cluster involved)."""
-    from xialpha.jobs.spec import load_spec
-    from xialpha.jobs.sweep import prepare
-
-    loaded = load_spec(spec)
-    _, plan = prepare(loaded, ResultStore(str(store)), force=True)
-    return {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
 
 
 def _every_parquet_file_opens(store: Path) -> int:

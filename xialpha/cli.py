@@ -3,7 +3,9 @@
 Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
 A `UserError` (or a missing/unreadable file) is printed as one line on stderr with exit code 2,
 a `StoreWriteError` (disk full part-way) with exit code 4; set XIALPHA_DEBUG=1 to see the
-traceback instead. Warnings of the result store (skipped files) are one line each.
+traceback instead. Warnings of the result store (skipped files) are one line each. SIGINT and
+SIGTERM unwind the command (a cluster it started is closed, its batch jobs cancelled, stored
+results kept), print one line and exit with 130 or 143.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 import warnings
 
 from xialpha import __version__
+from xialpha.commands.running import Interrupted, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 
 EXIT_USER_ERROR = 2
@@ -51,8 +55,11 @@ def _load(module: str):
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    def interrupted(signum: int) -> str:
+        return f"xialpha {args.command}: interrupted by {signal.Signals(signum).name}; results stored so far are kept"
+
     try:
-        with warnings.catch_warnings():
+        with signals_interrupt(interrupted), warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command, warnings.showwarning)
             return int(_load(args._module).run(args) or 0)
     except (UserError, FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
@@ -65,9 +72,10 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_STORE_WRITE
-    except KeyboardInterrupt:
-        print(f"xialpha {args.command}: interrupted; results stored so far are kept", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the cluster is closed by now, its jobs cancelled
+        signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+        print(interrupted(signum), file=sys.stderr)
+        return 128 + signum
 
 
 def _one_line_warning(command: str, default):

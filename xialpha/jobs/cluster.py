@@ -9,9 +9,13 @@ inside the functions that need it, so validating a spec stays light.
 from __future__ import annotations
 
 import contextlib
+import logging
+import multiprocessing.resource_tracker
 import os
 import re
+import signal
 import ssl
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -32,7 +36,12 @@ IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
 
 @contextlib.contextmanager
 def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | None = None) -> Iterator[Client]:
-    """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it."""
+    """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it.
+
+    A cluster it starts is closed on the way out, also on KeyboardInterrupt (Ctrl-C, or SIGTERM as
+    the CLI raises it): SLURM worker jobs are cancelled, local worker processes stopped, and Dask's
+    warnings about the tasks cut short are silenced meanwhile.
+    """
     from distributed import Client
 
     security = make_security(spec.security)
@@ -41,14 +50,28 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
     name = "--scheduler" if address else "cluster.address"
     kind = "address" if address else spec.kind
     address = address or spec.address
-    with contextlib.ExitStack() as stack:
-        if kind == "address":
-            client = _client(name, address, security)
-        else:
-            cluster = stack.enter_context(_start_cluster(kind, spec, workers, security))
-            client = Client(cluster, security=security)
-        stack.enter_context(client)
-        yield client
+    silenced = False
+    try:
+        with contextlib.ExitStack() as stack:
+            if kind == "address":
+                client = _client(name, address, security)
+            else:
+                with _terminal_interrupts_blocked():
+                    cluster = stack.enter_context(_start_cluster(kind, spec, workers, security))
+                client = Client(cluster, security=security)
+            stack.enter_context(client)
+            try:
+                yield client
+            except KeyboardInterrupt:  # the cluster closes with tasks in flight: one line is printed, not Dask's warnings
+                silenced = True
+                logging.disable(logging.CRITICAL)
+                if kind == "local":  # its workers write to our stderr too
+                    with contextlib.suppress(Exception):
+                        client.run(logging.disable, logging.CRITICAL, callback_timeout=5)
+                raise
+    finally:
+        if silenced:
+            logging.disable(logging.NOTSET)
 
 
 def check_cluster(spec: ClusterSpec) -> None:
@@ -186,6 +209,20 @@ def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> 
     }
 
 
+def slurm_cluster_class() -> type:
+    """dask_jobqueue.SLURMCluster, imported without letting dask_jobqueue take SIGINT: its runner
+    module installs a handler calling sys.exit(), which made Ctrl-C a silent exit 0."""
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise UserError('cluster.kind = "slurm" needs dask-jobqueue: pip install "xialpha[slurm]"') from None
+    finally:
+        if threading.current_thread() is threading.main_thread() and handler is not None:
+            signal.signal(signal.SIGINT, handler)
+    return SLURMCluster
+
+
 # --- starting clusters ---------------------------------------------------------------------
 
 
@@ -219,19 +256,39 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
             host="127.0.0.1",
         )
     if kind == "slurm":
-        try:
-            from dask_jobqueue import SLURMCluster
-        except ImportError:
-            raise UserError('cluster.kind = "slurm" needs dask-jobqueue: pip install "xialpha[slurm]"') from None
-        cluster = SLURMCluster(security=security, **slurm_cluster_kwargs(spec))
-        cluster.scale(n_workers or 1)
+        cluster = slurm_cluster_class()(security=security, **slurm_cluster_kwargs(spec))
+        # Not scale(n): it never replaces jobs that end (walltime, scancel, node failure), and the
+        # sweep would wait forever; adapt keeps n workers, submitting new jobs for lost ones.
+        n = n_workers or 1
+        cluster.adapt(minimum=n, maximum=n)
         return cluster
     try:
         from dask_kubernetes.operator import KubeCluster
     except ImportError:
         raise UserError('cluster.kind = "kubernetes" needs dask-kubernetes: pip install "xialpha[kubernetes]"') from None
-    return KubeCluster(custom_cluster_spec=kubernetes_cluster_spec(spec, n_workers),
-                       namespace=spec.options.get("namespace"))
+    try:
+        return KubeCluster(custom_cluster_spec=kubernetes_cluster_spec(spec, n_workers),
+                           namespace=spec.options.get("namespace"))
+    except TimeoutError as exc:  # the DaskCluster was created (and deleted again) but nothing acted on it
+        raise UserError(f'cluster.kind = "kubernetes": {" ".join(str(exc).split())}') from None
+
+
+@contextlib.contextmanager
+def _terminal_interrupts_blocked() -> Iterator[None]:
+    """Start a cluster with SIGINT blocked in this thread, so the threads it starts, and the worker
+    processes they spawn, keep it blocked: a terminal's Ctrl-C goes to the whole process group, and
+    the workers would die with tracebacks before the driver closes them. The driver gets it (a
+    pending one too) once the cluster is started and will be closed on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    # Started now, or multiprocessing starts it from the cluster's thread and unblocks SIGINT there.
+    multiprocessing.resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 # --- option validation ---------------------------------------------------------------------

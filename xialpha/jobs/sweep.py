@@ -80,7 +80,6 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
         summary.dashboard = client.dashboard_link
         if on_dashboard:
             on_dashboard(summary.dashboard)
-        summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
         progress = Progress(plan.n_fits, progress_mode)
         try:
             with get_task_stream(client) as stream:
@@ -89,6 +88,8 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
             summary.task_seconds = sum(
                 part["stop"] - part["start"] for task in stream.data for part in task["startstops"] if part["action"] == "compute"
             )
+            # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
+            summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
         finally:
             progress.close()
     summary.wall_seconds = time.monotonic() - start

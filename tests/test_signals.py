@@ -1,0 +1,130 @@
+"""SIGINT and SIGTERM end a command cleanly: the cluster is closed (no worker process outlives the
+driver), what was stored is kept, ONE line goes to stderr, and the exit code is 130 or 143.
+
+Real `xialpha sweep` processes on a LocalCluster, signalled once rows are stored: SIGINT as a
+terminal's Ctrl-C sends it (to the whole process group, worker processes included), SIGTERM as
+`kill` and `docker stop` do (to the driver only), and SIGTERM to xialpha running as PID 1 of its own
+PID namespace, as in a container (PID 1 gets no default signal action: without a handler it would
+ignore SIGTERM until `docker stop` kills it after 10 s). The SLURM side is in tests/test_slurm.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from sweep_processes import expected_keys, kill, live_in_session, ok_keys, raw_keys, result_files
+from sweep_processes import start, sweep_argv, sweep_spec, wait_for
+
+pytestmark = pytest.mark.cluster
+
+SWEEP = "signals"
+
+
+def _spec(path: Path) -> Path:
+    """2 categories x 10 C values, one fit per batch, on 2 local workers: long enough to be signalled mid-way."""
+    return sweep_spec(path, SWEEP, n_docs=1500, cluster='kind = "local"\nworkers = 2')
+
+
+def _check_interrupted(tmp_path: Path, process: subprocess.Popen, signum: int, spec: Path, store: Path,
+                       stored: set[str]) -> None:
+    """Exit 128 + signum, one line on stderr, rows stored before the signal kept, each key once."""
+    err = (tmp_path / "driver.err").read_text()
+    assert process.returncode == 128 + signum, err
+    assert err.splitlines() == [f"xialpha sweep: interrupted by {signal.Signals(signum).name}; "
+                                "results stored so far are kept"]
+    assert stored <= ok_keys(store, SWEEP) < expected_keys(spec, tmp_path / "plan-store")
+    assert set(raw_keys(store, SWEEP).values()) == {1}
+    for path in store.rglob("*.parquet"):
+        pq.read_table(path)
+
+
+@pytest.mark.parametrize("signum, group", [(signal.SIGINT, True), (signal.SIGTERM, False)], ids=["SIGINT", "SIGTERM"])
+def test_a_signalled_local_sweep_closes_its_workers_keeps_its_rows_and_prints_one_line(tmp_path, signum, group):
+    spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
+    driver = start(sweep_argv(spec, store), tmp_path / "driver.out", stderr=tmp_path / "driver.err")
+    try:
+        wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
+        stored = ok_keys(store, SWEEP)
+        (os.killpg if group else os.kill)(driver.pid, signum)
+        driver.wait(timeout=60)
+        # The session is the driver's; its worker processes (and multiprocessing's helper) end with it.
+        wait_for(lambda: not live_in_session(driver.pid), "no process left of the driver's session", timeout=30)
+    finally:
+        kill(driver)
+    _check_interrupted(tmp_path, driver, signum, spec, store, stored)
+
+
+def _pid1_possible() -> str | None:
+    """Why xialpha cannot be run as PID 1 of a new PID namespace here, or None."""
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) not found"
+    if os.geteuid() != 0:
+        return "a new PID namespace needs root"
+    done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True, text=True, timeout=30)
+    return None if done.returncode == 0 else f"unshare --pid failed: {done.stderr.strip()}"
+
+
+def test_sigterm_to_xialpha_as_pid_1_as_in_a_container(tmp_path):
+    """`docker stop` sends SIGTERM to the container's PID 1, which the image's ENTRYPOINT makes xialpha."""
+    reason = _pid1_possible()
+    if reason:
+        pytest.skip(reason)
+    spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
+    outer = start(["unshare", "--pid", "--fork", "--mount-proc", *sweep_argv(spec, store)], tmp_path / "driver.out",
+                  stderr=tmp_path / "driver.err")
+    try:
+        wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=outer)
+        pid1 = int(Path(f"/proc/{outer.pid}/task/{outer.pid}/children").read_text().split()[0])
+        nspid = next(line for line in Path(f"/proc/{pid1}/status").read_text().splitlines() if line.startswith("NSpid:"))
+        assert nspid.split()[-1] == "1"  # its id inside its PID namespace
+        stored = ok_keys(store, SWEEP)
+        os.kill(pid1, signal.SIGTERM)
+        outer.wait(timeout=60)  # unshare exits with its child's code
+    finally:
+        kill(outer)
+    _check_interrupted(tmp_path, outer, signal.SIGTERM, spec, store, stored)
+
+
+def test_a_second_signal_during_the_clean_up_exits_at_once(tmp_path):
+    """The first signal unwinds (cleaning up); a second one, e.g. Ctrl-C pressed again because the
+    clean-up hangs, exits at once with its own code and the same one line."""
+    program = """
+import os, signal, sys, time
+from xialpha.commands.running import Interrupted, signals_interrupt
+with signals_interrupt(lambda signum: f"interrupted by {signal.Signals(signum).name}"):
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)
+    except Interrupted as exc:
+        print("cleaning up after", exc.signum, flush=True)
+        os.kill(os.getpid(), signal.SIGINT)  # a clean-up that hangs, and a second signal
+        time.sleep(30)
+print("not reached")
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stdout.splitlines() == [f"cleaning up after {signal.SIGTERM.value}"]
+    assert done.stderr.splitlines() == ["interrupted by SIGINT"]
+
+
+def test_importing_dask_jobqueue_for_kind_slurm_leaves_the_sigint_handler_alone():
+    """dask_jobqueue's runner module sets SIGINT to sys.exit() on import: Ctrl-C would exit 0, silently."""
+    pytest.importorskip("dask_jobqueue")
+    program = """
+import signal, sys
+assert "dask_jobqueue" not in sys.modules
+handler = signal.getsignal(signal.SIGINT)
+from xialpha.jobs.cluster import slurm_cluster_class
+slurm_cluster_class()
+print("dask_jobqueue" in sys.modules, signal.getsignal(signal.SIGINT) is handler)
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "True"], done.stderr
