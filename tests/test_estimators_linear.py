@@ -1,0 +1,185 @@
+"""The linear path's solver (dual coordinate descent for the biased SVM) against the KKT conditions
+and libsvm on hundreds of random problems; warm starts, sample weights, bad input, determinism."""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from xialpha.estimators import fit_svm
+from xialpha.estimators.linear import ConvergenceWarning
+
+TOL = 1e-6
+N_PROBLEMS = 220
+LIBSVM_MAX_ITER = 1_000_000
+
+
+def _problem(seed: int) -> dict:
+    """Sparse or dense, imbalanced, sometimes unnormalised, with duplicate and all-zero rows."""
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(10, 81)), int(rng.integers(2, 51))
+    y = np.where(rng.random(n) < rng.uniform(0.1, 0.5), 1, -1)
+    y[:4] = [1, 1, -1, -1]
+    X = rng.random((n, d)) * (rng.random((n, d)) < rng.uniform(0.1, 0.6))
+    X[:, 0] += rng.uniform(0.0, 1.0) * (y > 0)
+    if seed % 3:
+        X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    X[5] = X[4]  # a duplicate row
+    if seed % 5 == 0:
+        X[6] = 0.0  # a row of zeros
+    weights = None
+    if seed % 4 == 0:
+        weights = rng.integers(0, 3, size=n).astype(float)
+        weights[:4] = 1.0
+    return {"X": sp.csr_matrix(X) if seed % 2 else X, "dense": X, "y": y, "weights": weights,
+            "C": float(10 ** rng.uniform(-2, 2.5)), "j": float(rng.choice([1.0, 0.5, 2.0, 5.0]))}
+
+
+def _dual(alpha: np.ndarray, y: np.ndarray, X: np.ndarray) -> float:
+    v = X.T @ (alpha * y)
+    return float(v @ v / 2 - alpha.sum())
+
+
+@pytest.fixture(scope="module")
+def studies() -> list[dict]:
+    out = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(N_PROBLEMS):
+            p = _problem(seed)
+            args = {"j": p["j"], "sample_weight": p["weights"], "tol": TOL}
+            ref = fit_svm(p["y"], p["C"], gram=p["dense"] @ p["dense"].T, max_iter=LIBSVM_MAX_ITER, **args)
+            if ref.model.n_iter_[0] < LIBSVM_MAX_ITER:  # libsvm itself stalls on a few large-C problems
+                out.append({**p, "seed": seed, "fit": fit_svm(p["y"], p["C"], X=p["X"], **args), "ref": ref})
+    assert len(out) >= 200
+    return out
+
+
+def test_kkt_conditions_hold_on_every_problem(studies):
+    bad = []
+    for s in studies:
+        fit, X = s["fit"], s["dense"]
+        scale = max(1.0, float(np.abs(fit.decision).max()))
+        atol = 1e-3 * scale
+        margin = fit.y * fit.decision
+        free = (fit.alpha > 0) & (fit.alpha < fit.c_i)
+        ok = (
+            np.all(fit.alpha >= 0) and np.all(fit.alpha <= fit.c_i)
+            and abs(float(fit.alpha @ fit.y)) <= 1e-3 * max(1.0, fit.c_i.max())
+            and np.allclose(fit.w, X.T @ (fit.alpha * fit.y), atol=1e-9)
+            and np.allclose(fit.decision, X @ fit.w + fit.b, atol=1e-9)
+            and np.allclose(fit.xi, np.maximum(0.0, 1.0 - margin))
+            and np.all(np.abs(margin[free] - 1.0) <= atol)
+            and np.all(margin[(fit.alpha == 0) & (fit.c_i > 0)] >= 1.0 - atol)
+            and np.all(margin[(fit.alpha == fit.c_i) & (fit.c_i > 0)] <= 1.0 + atol)
+            and np.all(fit.alpha[fit.c_i == 0] == 0)
+        )
+        if not ok:
+            bad.append(s["seed"])
+    assert bad == []
+
+
+def test_dual_objective_equals_libsvms(studies):
+    gaps = []
+    for s in studies:
+        ours, ref = _dual(s["fit"].alpha, s["y"], s["dense"]), _dual(s["ref"].alpha, s["y"], s["dense"])
+        gaps.append((ours - ref) / max(1.0, abs(ref)))
+    assert max(gaps) <= 1e-3, f"worst relative gap {max(gaps):.2e}"  # never worse than libsvm's optimum
+
+
+def test_decisions_equal_libsvms_where_the_solution_is_unique(studies):
+    unique = [s for s in studies if s["ref"].stable]
+    assert len(unique) >= 0.5 * len(studies)
+    worst = max(float(np.max(np.abs(s["fit"].decision - s["ref"].decision))
+                      / max(1.0, np.abs(s["ref"].decision).max())) for s in unique)
+    assert worst <= 1e-2
+
+
+def test_a_warm_started_C_path_equals_cold_fits():
+    for seed in range(30):
+        p = _problem(1000 + seed)
+        previous = None
+        for C in (0.1, 1.0, 10.0, 1.0):  # up, then down: alphas above the new bound are clipped
+            warm = fit_svm(p["y"], C, X=p["X"], j=p["j"], tol=TOL, warm_start=previous)
+            cold = fit_svm(p["y"], C, X=p["X"], j=p["j"], tol=TOL)
+            assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(_dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6)
+            previous = warm
+
+
+def test_leave_one_out_warm_start_drops_the_left_out_example():
+    p = _problem(7)
+    full = fit_svm(p["y"], 1.0, X=p["X"], tol=TOL)
+    t = int(np.flatnonzero(full.alpha > 0)[0])
+    weights = np.ones(p["y"].size)
+    weights[t] = 0.0
+    left_out = fit_svm(p["y"], 1.0, X=p["X"], tol=TOL, sample_weight=weights, warm_start=full)
+    assert left_out.alpha[t] == 0.0
+    rows = np.delete(np.arange(p["y"].size), t)
+    alone = fit_svm(p["y"][rows], 1.0, X=p["dense"][rows], tol=TOL)
+    np.testing.assert_allclose(left_out.w, alone.w, atol=1e-4)
+
+
+def test_zero_weight_removes_and_integer_weight_copies_an_example():
+    p = _problem(11)
+    y, X = p["y"], p["dense"]
+    weights = np.ones(y.size)
+    weights[[6, 9]] = [0.0, 2.0]
+    weighted = fit_svm(y, 0.7, X=X, sample_weight=weights, tol=TOL)
+    rows = np.r_[np.delete(np.arange(y.size), 6), 9]  # without 6, with a second copy of 9
+    copied = fit_svm(y[rows], 0.7, X=X[rows], tol=TOL)
+    np.testing.assert_allclose(weighted.w, copied.w, atol=1e-4)
+    assert weighted.b == pytest.approx(copied.b, abs=1e-4)
+
+
+def test_bad_input_names_the_argument():
+    p = _problem(3)
+    y, X = p["y"], sp.csr_matrix(p["dense"])
+    broken = X.copy()
+    broken.data[0] = np.nan
+    with pytest.raises(ValueError, match="X: contains NaN or inf"):
+        fit_svm(y, 1.0, X=broken)
+    with pytest.raises(ValueError, match="X: has"):
+        fit_svm(y[:-1], 1.0, X=X)
+    with pytest.raises(ValueError, match="sample_weight: must be >= 0"):
+        fit_svm(y, 1.0, X=X, sample_weight=-np.ones(y.size))
+    with pytest.raises(ValueError, match="single class"):
+        fit_svm(y, 1.0, X=X, sample_weight=(y > 0).astype(float))
+    for C in (0.0, np.inf):
+        with pytest.raises(ValueError, match="C: must be a finite number > 0"):
+            fit_svm(y, C, X=X)
+    with pytest.raises(ValueError, match="tol: must be a finite number > 0"):
+        fit_svm(y, 1.0, X=X, tol=0.0)
+    other = fit_svm(y[:-2], 1.0, X=X[:-2])
+    with pytest.raises(ValueError, match="warm_start: was fitted on"):
+        fit_svm(y, 1.0, X=X, warm_start=other)
+
+
+def test_the_same_call_gives_the_same_bits():
+    p = _problem(21)
+    a, b = (fit_svm(p["y"], 3.0, X=p["X"], tol=1e-4) for _ in range(2))
+    assert np.array_equal(a.alpha, b.alpha) and a.b == b.b
+
+
+def test_an_unconverged_large_fit_warns(monkeypatch):
+    import xialpha.estimators.svm as svm
+
+    monkeypatch.setattr(svm, "LIBSVM_FALLBACK_ROWS", 0)  # no libsvm rescue: report it
+    p = _problem(5)
+    with pytest.warns(ConvergenceWarning, match="stopped after 1 passes"):
+        fit = fit_svm(p["y"], 100.0, X=p["X"], tol=1e-9, max_iter=1)
+    assert not fit.converged
+
+
+def test_a_large_sparse_problem_never_allocates_n_by_n():
+    rng = np.random.default_rng(0)
+    X = sp.random(20_000, 5_000, density=0.002, random_state=1, format="csr")
+    y = np.where(X @ rng.normal(size=5_000) > 0, 1, -1)
+    tracemalloc.start()
+    fit = fit_svm(y, 1.0, X=X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert fit.converged and peak < 50 * 2**20  # an n x n float64 Gram would be 3.2 GB
