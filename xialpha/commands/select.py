@@ -2,8 +2,8 @@
 
 Per category (default) or one shared configuration (--global) optimising --metric of
 --estimator; the choice is stored in the "selections" dataset and printed. --refit DIR trains
-the chosen configurations on all training data and saves a deployable artefact
-(a joblib PICKLE: load only artefacts you trust).
+the chosen configurations on all training data and saves a deployable artefact (JSON and
+NumPy arrays, no pickle).
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--runners-up", type=int, default=3, metavar="K", help="runners-up to test against (default 3)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--refit", metavar="DIR",
-                        help="train the chosen configs on all training data and save an artefact to DIR "
-                             "(pickle-based: load only artefacts you trust)")
+                        help="train the chosen configs on all training data and save an artefact to DIR")
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)")
 
 
@@ -81,7 +80,7 @@ def _objective_args(args, results) -> dict:
 
 def _refit(store, rows, args) -> None:
     from xialpha.errors import UserError
-    from xialpha.selection.artifact import PICKLE_WARNING, save_artifact
+    from xialpha.selection.artifact import save_artifact
     from xialpha.selection.context import load_context
     from xialpha.selection.refit import train_selected
 
@@ -95,4 +94,3 @@ def _refit(store, rows, args) -> None:
                   "data_fingerprint": str(fingerprints[0]), "mode": str(first["mode"])}
     path = save_artifact(args.refit, trained, provenance)
     print(f"saved {len(trained.models)} models to {path}")
-    print(PICKLE_WARNING.format(path=path), file=sys.stderr)

@@ -9,6 +9,7 @@ Document ids are the 1-based line numbers; qid fields are ignored.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,7 +19,7 @@ from xialpha.corpora.sources import existing_path
 from xialpha.errors import UserError
 
 
-def load_svmlight(path, n_features: int | None = None, zero_based: bool | str = "auto") -> Corpus:
+def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_based: bool | str = "auto") -> Corpus:
     """A corpus with a CSR feature matrix X (float64, shape (n_lines, n_features)) from an svmlight file.
 
     zero_based: whether feature indices start at 0; "auto" takes 0-based when some index is 0.

@@ -9,14 +9,13 @@ path, e.g. `batches.period: ...`; see config/drift.toml.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import SWEEP_ID, ClusterSpec, CorpusSpec, _cluster, _corpus, _kernels, _preprocessings, _svm
+from xialpha.jobs.spec import SWEEP_ID, ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
 from xialpha.jobs.spec_tables import Table
 
 BATCH_SOURCES = ("time", "split")
@@ -116,21 +115,15 @@ class DriftSpec:
 def load_drift_spec(path: str | Path) -> DriftSpec:
     """Read and validate a drift spec file (relative corpus paths are relative to the file)."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: spec file not found")
-    text = path.read_text(encoding="utf-8")
-    return parse_drift_spec(text, source=str(path), base_dir=path.parent, default_id=path.stem)
+    return parse_drift_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)
 
 
 def parse_drift_spec(text: str, source: str = "<spec>", base_dir: Path | None = None,
                      default_id: str = "drift") -> DriftSpec:
     """Validate drift spec text; errors name `source` and the key path."""
+    root = parse_toml(text, source)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{source}: not valid TOML: {exc}") from None
-    try:
-        return _build(Table(data, ""), base_dir or Path.cwd(), default_id, text)
+        return _build(root, base_dir or Path.cwd(), default_id, text)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
 
@@ -163,9 +156,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
         store=drift.str("store", None),
         corpus=corpus,
         batches=batches,
-        preprocessings=_preprocessings(root),
-        kernels=_kernels(root),
-        **_svm(root.table("svm")),
+        **configurations(root, drift),
         rho=drift.float("rho", 1.0, positive=True),
         windows=_windows(drift),
         margin_points=_bounded(drift, "margin", 2.0, 0.0, 100.0),
