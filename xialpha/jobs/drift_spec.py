@@ -21,6 +21,7 @@ from xialpha.jobs.spec_tables import Table
 BATCH_SOURCES = ("time", "split")
 PERIOD_UNITS = ("h", "D", "W", "M", "Y")
 _PERIOD = re.compile(r"^\s*(\d*)\s*([hDWMY])\s*$")
+MAX_PERIOD_COUNT = 100_000  # bins of at most 100,000 hours, days, weeks, months or years
 _MONDAY_OFFSET_DAYS = 3  # 1970-01-01 was a Thursday; weeks start on Mondays
 
 
@@ -134,9 +135,10 @@ def parse_period(text: object, field_name: str = "period") -> Period:
     if match is None:
         raise UserError(f"{field_name}: must be a positive count and a unit h, D, W, M or Y, e.g. \"7D\" "
                         f"or \"1M\", got {text!r}")
-    count = int(match.group(1) or 1)
-    if count < 1:
-        raise UserError(f"{field_name}: the count must be >= 1, got {text!r}")
+    digits = match.group(1).lstrip("0") if match.group(1) else "1"
+    count = int(digits or 0) if len(digits) <= 12 else MAX_PERIOD_COUNT + 1  # int() refuses 4,300+ digits
+    if not 1 <= count <= MAX_PERIOD_COUNT:
+        raise UserError(f"{field_name}: the count must be between 1 and {MAX_PERIOD_COUNT:,}, got {text!r}")
     return Period(count, match.group(2))
 
 

@@ -46,10 +46,13 @@ class CorpusSpec:
     categories: CategorySpec = CategorySpec()
 
     def load(self):
-        """Load the whole corpus (all splits)."""
+        """Load the whole corpus (all splits); a loader's error about an argument names its key."""
         from xialpha.corpora import load_corpus
 
-        return load_corpus(self.loader, **self.args)
+        try:
+            return load_corpus(self.loader, **self.args)
+        except UserError as exc:
+            raise UserError(f"corpus.{exc}" if re.match(r"^\w+: ", str(exc)) else str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,9 @@ def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
     for key in ("path", "dir", "file"):
         if isinstance(args.get(key), str) and not re.match(r"^[a-z][a-z0-9+.-]*://", args[key]):
             args[key] = str((base_dir / args[key]).resolve())
+    from xialpha.corpora.loading import check_loader_arguments  # names, required ones and types, before any file is read
+
+    check_loader_arguments(loader, args)
     return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
 
 
@@ -256,7 +262,8 @@ def _construct(cls, kwargs: dict, path: str):
     try:
         return cls(**kwargs)
     except TypeError as exc:
-        raise UserError(f"{path}: {exc}") from None
+        unknown = re.search(r"unexpected keyword argument '(.+)'", str(exc))
+        raise UserError(f"{path}.{unknown[1]}: unknown key" if unknown else f"{path}: {exc}") from None
     except (UserError, ValueError) as exc:
         raise UserError(f"{path}.{exc}" if re.match(r"^\w+: ", str(exc)) else f"{path}: {exc}") from None
 
