@@ -5,6 +5,7 @@ from __future__ import annotations
 import tarfile
 
 import pytest
+from test_fuzz_harness import time_bound
 
 from xialpha.corpora import load_corpus, load_directory
 from xialpha.errors import UserError
@@ -91,16 +92,8 @@ def test_empty_documents_are_refused_or_skipped(tmp_path):
 @pytest.fixture
 def answers_within_a_minute():
     """Fail instead of hanging (reading a FIFO blocks until a writer comes)."""
-    import signal
-
-    def hang(signum, frame):
-        raise TimeoutError("no answer within 60 s")
-
-    previous = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(60)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, previous)
+    with time_bound(60, "this test"):
+        yield
 
 
 TREE = {"space/1": b"orbit launch", "space/2": b"moon landing", "autos/1": b"engine wheels"}

@@ -10,14 +10,12 @@ link loops or FIFOs, and ids that do not exist. `fetch` always gets --from (no n
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from test_fuzz_harness import FUZZ_SETTINGS, check_outcome, no_debug, run_cli, tree_digest  # noqa: F401
+from test_fuzz_harness import FUZZ_SETTINGS, check_outcome, no_debug, run_cli, swept_store, tree_digest  # noqa: F401
 
 SPEC = """
 [sweep]
@@ -40,11 +38,7 @@ def world(tmp_path_factory) -> dict:
     """A store with sweep "args" (run by a real `xialpha sweep` process), a selection, an artefact,
     and the odd paths the generators pick from."""
     root = tmp_path_factory.mktemp("fuzz-args")
-    spec = root / "spec.toml"
-    spec.write_text(SPEC)
-    done = subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(root / "store"), "--quiet"],
-                          capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr
+    swept_store(root, SPEC)
     selected = run_cli(["select", str(root / "store"), "--sweep", "args", "--refit", str(root / "model")], seconds=120)
     assert selected.code == 0, selected.err
     (root / "docs.txt").write_text("some words\nother words\n")
@@ -53,7 +47,7 @@ def world(tmp_path_factory) -> dict:
     (root / "loop").symlink_to(root / "loop")
     os.mkfifo(root / "fifo")
     (root / "empty").mkdir()
-    return {"root": root, "store": root / "store", "spec": spec, "model": root / "model",
+    return {"root": root, "store": root / "store", "spec": root / "spec.toml", "model": root / "model",
             "selection": next(w for w in selected.out.split() if w.startswith("sel-"))}
 
 

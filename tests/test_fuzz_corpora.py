@@ -15,7 +15,6 @@ import json
 import os
 from pathlib import Path
 
-import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from test_fuzz_harness import FUZZ_SETTINGS, check_outcome, corrupt, hostile, no_debug, run_cli, toml_dumps, tree_digest  # noqa: F401

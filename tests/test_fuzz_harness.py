@@ -45,24 +45,43 @@ class Outcome:
     err: str
 
 
-def run_cli(argv: list[str], seconds: int = CASE_SECONDS) -> Outcome:
-    """main(argv) with stdout/stderr captured; argparse's SystemExit becomes its code; Hang after `seconds`."""
+@contextlib.contextmanager
+def time_bound(seconds: int, what: object):
+    """Raise Hang in the main thread when the block runs longer than `seconds` (SIGALRM)."""
     def hang(signum, frame):
-        raise Hang(f"no answer within {seconds} s: {argv}")
+        raise Hang(f"no answer within {seconds} s: {what}")
 
-    out, err = io.StringIO(), io.StringIO()
     previous = signal.signal(signal.SIGALRM, hang)
     signal.alarm(seconds)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = main(argv)
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 2
+        yield
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def run_cli(argv: list[str], seconds: int = CASE_SECONDS) -> Outcome:
+    """main(argv) with stdout/stderr captured; argparse's SystemExit becomes its code; Hang after `seconds`."""
+    out, err = io.StringIO(), io.StringIO()
+    with time_bound(seconds, argv), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 2
     return Outcome(argv, code, out.getvalue(), err.getvalue())
+
+
+def swept_store(root: Path, spec_text: str) -> Path:
+    """root/store holding the sweep of `spec_text` (root/spec.toml), run by a real `xialpha sweep` process."""
+    import subprocess
+    import sys
+
+    spec = root / "spec.toml"
+    spec.write_text(spec_text)
+    done = subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(root / "store"), "--quiet"],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    return root / "store"
 
 
 def tree_digest(root: Path) -> str:

@@ -47,6 +47,8 @@ def run(args) -> int:
         raise UserError(f"--confidence: must be in [0.5, 1), got {args.confidence}")
     if not 1000 <= args.draws <= MAX_DRAWS:
         raise UserError(f"--draws: must be between 1,000 and {MAX_DRAWS:,}, got {args.draws:,}")
+    if args.seed < 0:
+        raise UserError(f"--seed: must be >= 0, got {args.seed}")
     store = ResultStore(args.store, create=False)
     rows = read_selection(store, args.selection)
     sweep_id = str(rows["sweep_id"].iloc[0])
