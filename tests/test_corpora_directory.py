@@ -5,6 +5,7 @@ from __future__ import annotations
 import tarfile
 
 import pytest
+from test_fuzz_harness import time_bound
 
 from xialpha.corpora import load_corpus, load_directory
 from xialpha.errors import UserError
@@ -86,3 +87,87 @@ def test_empty_documents_are_refused_or_skipped(tmp_path):
     with pytest.raises(UserError, match=r"document a/2 has no text .*skip_empty"):
         load_directory(tmp_path / "tree")
     assert load_directory(tmp_path / "tree", skip_empty=True).ids.tolist() == ["a/1", "b/3"]
+
+
+@pytest.fixture
+def answers_within_a_minute():
+    """Fail instead of hanging (reading a FIFO blocks until a writer comes)."""
+    with time_bound(60, "this test"):
+        yield
+
+
+TREE = {"space/1": b"orbit launch", "space/2": b"moon landing", "autos/1": b"engine wheels"}
+
+
+def test_a_fifo_in_the_corpus_is_refused_not_read(tmp_path, answers_within_a_minute):
+    import os
+
+    write_tree(tmp_path / "news", TREE)
+    os.mkfifo(tmp_path / "news" / "autos" / "2")
+    with pytest.raises(UserError, match=r"autos/2: is a FIFO \(named pipe\), not a regular file"):
+        load_directory(tmp_path / "news")
+
+
+def test_a_socket_in_the_corpus_is_refused(tmp_path, answers_within_a_minute):
+    import socket
+
+    write_tree(tmp_path / "news", TREE)
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "news" / "autos" / "sock"))
+        with pytest.raises(UserError, match=r"autos/sock: is a socket, not a regular file"):
+            load_directory(tmp_path / "news")
+    finally:
+        server.close()
+
+
+def test_symlinks_leaving_the_corpus_are_refused_unless_allowed(tmp_path):
+    write_tree(tmp_path / "news", TREE)
+    (tmp_path / "secret.txt").write_text("the password is swordfish")
+    (tmp_path / "news" / "autos" / "2").symlink_to(tmp_path / "secret.txt")
+    with pytest.raises(UserError, match=r"autos/2 is a symbolic link to .*secret.txt, outside the corpus .*news; "
+                                        r"set follow_symlinks = true"):
+        load_directory(tmp_path / "news")
+    corpus = load_directory(tmp_path / "news", follow_symlinks=True)
+    assert "the password is swordfish" in corpus.texts
+
+
+def test_symlinks_to_devices_are_refused_even_when_allowed(tmp_path, answers_within_a_minute):
+    write_tree(tmp_path / "news", TREE)
+    (tmp_path / "news" / "autos" / "zero").symlink_to("/dev/zero")
+    with pytest.raises(UserError, match="outside the corpus"):
+        load_directory(tmp_path / "news")
+    with pytest.raises(UserError, match=r"autos/zero: is a character device, not a regular file"):
+        load_directory(tmp_path / "news", follow_symlinks=True)
+
+
+def test_symlinks_inside_the_corpus_are_read_and_loops_refused(tmp_path):
+    write_tree(tmp_path / "news", TREE)
+    (tmp_path / "news" / "space" / "3").symlink_to(tmp_path / "news" / "autos" / "1")  # a file seen twice
+    assert len(load_directory(tmp_path / "news")) == 4
+    (tmp_path / "news" / "space" / "3").unlink()
+    (tmp_path / "news" / "space" / "deeper").symlink_to(tmp_path / "news")  # a directory containing itself
+    with pytest.raises(UserError, match=r"space/deeper is a symbolic link to .*news, which contains it \(a loop\)"):
+        load_directory(tmp_path / "news", follow_symlinks=True)
+    (tmp_path / "news" / "space" / "deeper").unlink()
+    (tmp_path / "news" / "space" / "a").symlink_to("b")
+    (tmp_path / "news" / "space" / "b").symlink_to("a")
+    with pytest.raises(UserError, match=r"space/[ab]: Too many levels of symbolic links"):
+        load_directory(tmp_path / "news")
+
+
+def test_archive_members_must_be_regular_files(tmp_path):
+    write_tree(tmp_path / "news", TREE)
+    (tmp_path / "news" / "autos" / "2").symlink_to("/etc/hostname")
+    with tarfile.open(tmp_path / "news.tar.gz", "w:gz") as archive:
+        archive.add(tmp_path / "news", arcname="news")
+    with pytest.raises(UserError, match=r"holds news/autos/2, which is not a regular file"):
+        load_directory(tmp_path / "news.tar.gz")
+
+
+def test_loader_arguments_of_the_wrong_type_are_refused(tmp_path):
+    write_tree(tmp_path / "news", TREE)
+    with pytest.raises(UserError, match=r"argument path must be a string or a path, got \["):
+        load_corpus("directory", path=[str(tmp_path / "news")])
+    with pytest.raises(UserError, match="argument skip_empty must be true or false, got 'false'"):
+        load_corpus("directory", path=str(tmp_path / "news"), skip_empty="false")

@@ -94,3 +94,10 @@ def test_fetch_the_real_copy_verifies_against_the_embedded_manifest(reuters_dir,
     dest = tmp_path / "reuters21578"
     assert main(["fetch", "reuters21578", "--from", str(reuters_dir), "--dest", str(dest)]) == 0
     assert len(load_reuters(dest)) == 12_902
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "0", "-1"])
+def test_a_timeout_that_is_no_duration_is_refused_before_any_download(tmp_path, capsys, timeout):
+    assert main(["fetch", "reuters21578", "--dest", str(tmp_path / "dest"), "--timeout", timeout]) == 2
+    assert capsys.readouterr().err.startswith("xialpha fetch: error: --timeout: must be a number of seconds > 0")
+    assert list(tmp_path.iterdir()) == []

@@ -119,3 +119,44 @@ def test_modapte_counts_on_the_real_corpus(reuters_dir):
     assert "trade" in labels["19918"] and "corn" in labels["5467"]
     assert not np.isnat(corpus.timestamps).any()
     assert all(text.strip() for text in corpus.texts)
+
+
+@pytest.mark.parametrize("cut, message", [
+    (SGML.index(b"Net free reserves"), r"story 3 \(NEWID=3, line 21\) has no </REUTERS>: the file is truncated or corrupt"),
+    (SGML.index(b'<REUTERS TOPICS="NO"') + 12, r"story 4 \(NEWID=\?, line 29\) has no </REUTERS>"),
+    (SGML.index(b"</REUTERS>", SGML.index(b'NEWID="5"')) + 5, r"story 5 \(NEWID=5, line 34\) has no </REUTERS>"),
+])
+def test_a_truncated_file_is_refused_naming_file_and_story(sgml_dir, cut, message):
+    # before: the stories before the cut were loaded and the cut one (and the rest) silently dropped
+    (sgml_dir / "reut2-001.sgm").write_bytes(SGML.replace(b'NEWID="', b'NEWID="1'))
+    (sgml_dir / "reut2-000.sgm").write_bytes(SGML[:cut])
+    with pytest.raises(UserError, match=r"reut2-000.sgm: " + message):
+        load_reuters(sgml_dir, split="all")
+
+
+def test_a_story_cut_out_of_the_middle_is_refused(sgml_dir):
+    # the cut story's <REUTERS> is followed by the next story: the pattern would swallow both as one
+    start, end = SGML.index(b"FEDERAL RESERVE"), SGML.index(b'<REUTERS TOPICS="NO"')
+    (sgml_dir / "reut2-000.sgm").write_bytes(SGML[:start] + SGML[end:])
+    with pytest.raises(UserError, match=r"story 3 \(NEWID=3, line 21\) has no </REUTERS>"):
+        load_reuters(sgml_dir, split="all")
+
+
+def test_text_after_the_last_story_is_refused(sgml_dir):
+    (sgml_dir / "reut2-000.sgm").write_bytes(SGML + b"<REUT")
+    with pytest.raises(UserError, match=r"text after the last complete story \(NEWID=5\) is not a story: '<REUT'"):
+        load_reuters(sgml_dir)
+    (sgml_dir / "reut2-000.sgm").write_bytes(b"garbage without stories")
+    with pytest.raises(UserError, match="reut2-000.sgm holds no <REUTERS> story"):
+        load_reuters(sgml_dir)
+
+
+@pytest.mark.reuters
+def test_a_truncated_copy_of_the_real_corpus_is_refused(reuters_dir, tmp_path):
+    # the issue's reproduction: two files, the second cut at 700,000 bytes, loaded 1,587 of 2,000 stories
+    for name in ("reut2-000.sgm", "reut2-001.sgm"):
+        (tmp_path / name).write_bytes((reuters_dir / name).read_bytes())
+    assert len(load_reuters(tmp_path, split="all")) == 2000
+    (tmp_path / "reut2-001.sgm").write_bytes((reuters_dir / "reut2-001.sgm").read_bytes()[:700_000])
+    with pytest.raises(UserError, match=r"reut2-001.sgm: story 588 \(NEWID=1588, line \d+\) has no </REUTERS>"):
+        load_reuters(tmp_path, split="all")

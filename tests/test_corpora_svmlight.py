@@ -80,3 +80,14 @@ def test_other_bad_inputs(tmp_path):
     zero.write_text("1 0:1\n")
     with pytest.raises(UserError, match="feature index 0 in a file read as 1-based"):
         load_svmlight(zero, zero_based=False)
+
+
+def test_feature_indices_beyond_int32_are_refused(tmp_path):
+    # before: an index beyond int64 raised OverflowError, and 2**62 made a matrix 2**62 columns wide
+    for index in (10**25, 2**62, 2**31):
+        path = tmp_path / "wide.svm"
+        path.write_text(f"1 {index}:1\n")
+        with pytest.raises(UserError, match=f"wide.svm, line 1: malformed svmlight line \\(bad feature '{index}:1'\\)"):
+            load_svmlight(path)
+    with pytest.raises(UserError, match="n_features: must be an integer between 1 and 2,147,483,647"):
+        load_svmlight(path, n_features=2**63 - 1)

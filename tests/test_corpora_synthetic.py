@@ -106,3 +106,15 @@ def test_bad_arguments(kwargs, message):
 def test_a_strong_signal_makes_topic_heavy_documents_not_an_error():
     corpus = make_synthetic(n_docs=300, signal=0.9, seed=1)
     assert len(corpus) == 300 and all(text.split() for text in corpus.texts)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"n_docs": 10**15}, r"n_docs: 1,000,000,000,000,000 documents of mean_length 80 are about"),  # before: ValueError
+    ({"n_docs": 100, "mean_length": 1e300}, r"n_docs: 100 documents of mean_length 1e\+300"),  # before: lam value too large
+    ({"n_docs": 10**6, "n_categories": 10**4}, r"n_categories: 1,000,000 documents x 10,000 categories"),
+    ({"vocabulary_size": 10**12}, r"vocabulary_size: must be at most 10,000,000"),
+    ({"n_docs": 20, "n_batches": 2, "start": "the year 2000"}, r"start: must be a date like \"2000-01-01\", got 'the year 2000'"),
+])
+def test_corpora_too_large_to_generate_are_refused(kwargs, message):
+    with pytest.raises(UserError, match=message):
+        make_synthetic(**kwargs)

@@ -130,3 +130,36 @@ def test_bad_tables(tmp_path):
     not_parquet.write_text("text,label\n")
     with pytest.raises(UserError, match="not a readable Parquet file"):
         load_table(not_parquet)
+
+
+@pytest.mark.parametrize("name, data, message", [
+    # before: the open quote swallowed lines 3-4 into row 1's label, and 1 row of 3 was loaded
+    ("quote.csv", 'text,label\nfirst,"a\nsecond,b\nthird,c\n', r"quote.csv, line 2: a quoted field is never closed \(unterminated quote\)"),
+    ("quote_headerless.csv", 'a,fine\nb,"open\nc,rest\n', r"line 2: a quoted field is never closed"),
+    ("stray.csv", 'text,label\n"hel"lo,a\n', r"stray.csv, line 2: malformed CSV \(',' expected after '\"'\)"),
+    ("nul.csv", "text,label\nfine,a\nhel\0lo,b\n", r"nul.csv, line 3: holds a NUL byte"),
+    ("nul_header.csv", "te\0xt,label\nfine,a\n", r"nul_header.csv, line 1: holds a NUL byte"),
+    ("nul.tsv", "text\tlabel\nhel\0lo\tb\n", r"nul.tsv, line 2: holds a NUL byte"),
+    ("deep.jsonl", '{"text": "a", "label": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+     r"deep.jsonl, line 1: unreadable JSON \(values nested too deeply\)"),
+    ("huge.jsonl", '{"text": "a", "label": ' + "9" * 5000 + "}\n", r"huge.jsonl, line 1: unreadable JSON \(Exceeds the limit"),
+    ("object.jsonl", '{"text": "a", "label": {"name": "x"}}\n', r"object.jsonl, row 1: label column 'label' holds a dict"),
+    ("nested.jsonl", '{"text": "a", "label": [["x", "y"]]}\n', r"nested.jsonl, row 1: label column 'label' holds a list \['x', 'y'\]"),
+    ("deep_label.jsonl", '{"text": "a", "label": ' + "[" * 500 + "]" * 500 + "}\n", r"deep_label.jsonl, row 1: label column 'label' holds a list"),
+    ("id.jsonl", '{"text": "a", "label": "x", "id": [1]}\n', r"id.jsonl, row 1: id column 'id' holds a list \[1\], expected a single value"),
+])
+def test_half_readable_tables_are_refused_naming_file_and_line(tmp_path, name, data, message):
+    path = tmp_path / name
+    path.write_text(data)
+    kwargs = {"header": False, "column_names": ["text", "label"]} if "headerless" in name else {}
+    with pytest.raises(UserError, match=message):
+        load_table(path, id_column="id" if name == "id.jsonl" else None, **kwargs)
+
+
+def test_quoted_newlines_and_list_labels_still_load(tmp_path):
+    path = tmp_path / "ok.csv"
+    path.write_text('text,label\n"two\nlines",a\n"say ""hi""",b\n')
+    assert load_table(path).texts == ["two\nlines", 'say "hi"']
+    jsonl = tmp_path / "ok.jsonl"
+    jsonl.write_text('{"text": "a", "label": ["x", 1, null]}\n')
+    assert load_table(jsonl).labels == [frozenset({"x", "1"})]

@@ -69,7 +69,7 @@ def test_bad_keys_name_their_path(extra, message):
         ("[corpus]\nloader = \"synthetic\"\n", "batches.period: is required"),
         ("[batches]\nby = \"split\"\nperiod = \"1D\"\n[corpus]\nloader = \"synthetic\"\n", "batches.period: only applies"),
         ("[batches]\nperiod = \"7 days\"\n[corpus]\nloader = \"synthetic\"\n", "batches.period: must be a positive count"),
-        ("[batches]\nperiod = \"0D\"\n[corpus]\nloader = \"synthetic\"\n", "batches.period: the count must be >= 1"),
+        ("[batches]\nperiod = \"0D\"\n[corpus]\nloader = \"synthetic\"\n", "batches.period: the count must be between 1 and 100,000"),
         (MINIMAL + "test_split = \"test\"\n", "corpus.test_split: a drift check has no test split"),
         ("[batches]\nby = \"split\"\n[corpus]\nloader = \"synthetic\"\ntrain_split = \"train\"\n", "corpus.train_split: cannot"),
     ],
@@ -147,3 +147,28 @@ def test_split_batches_keeps_only_the_train_split_when_asked():
 def test_split_batches_errors(corpus, batches, message):
     with pytest.raises(UserError, match=message):
         split_batches(corpus, batches)
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("[drift]\nwindows = [1, %s]\n" % ("9" * 400), "drift.windows[1]: integer out of range"),
+    ("[drift]\nwindows = [inf]\n", "drift.windows[0]: must be a finite number"),
+    ("[drift]\nmargin = nan\n", "drift.margin: must be a finite number"),
+    ("[drift]\nalpha = -inf\n", "drift.alpha: must be a finite number"),
+    ("[drift]\nrho = %s\n" % ("1" + "0" * 400), "drift.rho: integer out of range"),
+    ("[[preprocessing]]\nmin_df = inf\n", "preprocessing[0].min_df: must be a finite number"),
+    ("[drift]\nmax_configs = 10\n[svm]\nC = [1, 2, 3, 4]\nj = [1, 2, 3]\n", "drift.max_configs: the grid has 12 configurations"),
+    ('[drift]\ngram_memory_limit = "1..5kB"\n', "drift.gram_memory_limit: must be a size like 8GiB"),
+    ("[cluster]\nworkers = 5000\n", "cluster.workers: 5,000 workers is more than cluster.max_workers = 1,024"),
+])
+def test_numbers_no_field_takes_are_refused(extra, message):
+    with pytest.raises(UserError) as info:
+        parse_drift_spec(MINIMAL + extra, source="d.toml")
+    assert str(info.value).startswith(f"d.toml: {message}") and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["99999999999999999999999D", "100001h", "9" * 5000 + "W"])
+def test_periods_beyond_100000_units_are_refused(text):
+    # before: a count beyond int64 overflowed (a traceback) when the documents were binned
+    with pytest.raises(UserError, match="batches.period: the count must be between 1 and 100,000"):
+        parse_period(text, "batches.period")
+    assert parse_period("0007D") == Period(7, "D")

@@ -120,3 +120,101 @@ def test_unknown_category_names_its_spec_field(tmp_path):
     spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["nope"]\n')
     with pytest.raises(UserError, match=r"^corpus\.categories\.names: unknown category 'nope'"):
         prepare(spec, ResultStore(str(tmp_path / "store")))
+
+
+# Every numeric field, each with values no field takes: integers beyond TOML's 64 bits (too large
+# for a float at 10**400), infinities and NaN. Before: OverflowError tracebacks or silent acceptance.
+HUGE = "1" + "0" * 400
+NUMERIC_FIELDS = [
+    ("[svm]\nC = [{v}]", "svm.C[0]"), ("[svm]\nj = [1, {v}]", "svm.j[1]"), ("[svm]\ntol = {v}", "svm.tol"),
+    ("[estimators]\nrho = [{v}]", "estimators.rho[0]"), ("[estimators]\nkfold = {v}", "estimators.kfold"),
+    ("[estimators]\nbootstrap = {v}", "estimators.bootstrap"), ("[estimators]\nxa_ext_depth = {v}", "estimators.xa_ext_depth"),
+    ("[sweep]\nbatch_size = {v}", "sweep.batch_size"), ("[sweep]\nmax_configs = {v}", "sweep.max_configs"),
+    ("[sweep]\ngram_memory_limit = {v}", "sweep.gram_memory_limit"),
+    ('[[kernels]]\nname = "rbf"\ngamma = {v}', "kernels[0].gamma"), ('[[kernels]]\nname = "poly"\ndegree = {v}', "kernels[0].degree"),
+    ('[[kernels]]\nname = "sigmoid"\ncoef0 = [0.5, {v}]', "kernels[0].coef0[1]"),
+    ("[[preprocessing]]\nmin_df = {v}", "preprocessing[0].min_df"), ("[[preprocessing]]\nmax_df = {v}", "preprocessing[0].max_df"),
+    ("[cluster]\nworkers = {v}", "cluster.workers"), ("[cluster]\nthreads_per_worker = {v}", "cluster.threads_per_worker"),
+    ("[cluster]\nmax_workers = {v}", "cluster.max_workers"), ("[cluster]\nmemory_limit = {v}", "cluster.memory_limit"),
+    ("[corpus.categories]\ntop_k = {v}", "corpus.categories.top_k"),
+]
+
+
+@pytest.mark.parametrize("value, problem", [(HUGE, "integer out of range"), (str(2**63), "integer out of range"),
+                                            (str(-(2**63) - 1), "integer out of range"), ("inf", "must be a finite number"),
+                                            ("-inf", "must be a finite number"), ("nan", "must be a finite number")],
+                         ids=["10^400", "2^63", "-2^63-1", "inf", "-inf", "nan"])
+@pytest.mark.parametrize("template, path", NUMERIC_FIELDS, ids=[path for _, path in NUMERIC_FIELDS])
+def test_numbers_no_field_takes_are_refused_naming_the_field(template, path, value, problem):
+    with pytest.raises(UserError) as info:
+        parse_spec(MINIMAL + template.format(v=value), source="bad.toml")
+    assert str(info.value).startswith(f"bad.toml: {path}: {problem}") and "\n" not in str(info.value)
+
+
+def test_loader_arguments_are_checked_too():
+    with pytest.raises(UserError, match=f"corpus.n_docs: integer out of range.*\\(TOML integers are 64-bit\\)"):
+        parse_spec(MINIMAL.replace("n_docs = 100", f"n_docs = {HUGE}"))
+    with pytest.raises(UserError, match="corpus.mean_length: must be a finite number, got inf"):
+        parse_spec(MINIMAL + "mean_length = inf\n")
+    # the largest 64-bit integer and large finite floats are numbers TOML allows: refused later by what reads them
+    assert parse_spec(MINIMAL + f"seed = {2**63 - 1}\n[svm]\nC = [1e300]").C == (1e300,)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a = " + "1" * 5000, "not valid TOML: Exceeds the limit"),  # a ValueError that is not a TOMLDecodeError
+    ("a = " + "[" * 100_000 + "]" * 100_000, "not valid TOML"),
+])
+def test_toml_the_parser_chokes_on_is_one_line(text, message):
+    with pytest.raises(UserError, match=message):
+        parse_spec(text, source="bad.toml")
+
+
+@pytest.mark.parametrize("size", ['"1..5kB"', '"1e999GB"', '"-5MB"', '""', '"5 foos"', "true", "0", '"nan kB"'])
+def test_byte_sizes_are_read_by_dask_and_malformed_ones_refused(size):
+    for key in ("[sweep]\ngram_memory_limit", "[cluster]\nmemory_limit"):
+        with pytest.raises(UserError, match=r"must be a (size like 8GiB or 500MB|string), got"):
+            parse_spec(MINIMAL + f"{key} = {size}")
+    spec = parse_spec(MINIMAL + '[sweep]\ngram_memory_limit = "1.5 GiB"\n[cluster]\nmemory_limit = "500MB"')
+    assert spec.gram_memory_limit == 1.5 * 2**30 and spec.cluster.memory_limit == "500MB"
+
+
+def test_a_spec_that_is_not_utf8_is_named(tmp_path):
+    spec = tmp_path / "latin1.toml"
+    spec.write_bytes(MINIMAL.encode() + b'[sweep]\nid = "caf\xe9"\n')
+    with pytest.raises(UserError, match=r"latin1.toml: not UTF-8 text \(byte 0xe9 on line 6\)"):
+        load_spec(spec)
+
+
+@pytest.mark.parametrize("args, message", [
+    ('loader = "directory"\npath = ["docs"]', "argument path must be a string or a path, got ['docs']"),
+    ('loader = "table"\npath = "x.csv"\nheader = "no"', "argument header must be true or false, got 'no'"),
+    ('loader = "table"\npath = "x.csv"\ncolumn_names = "label"', "argument column_names must be a list of strings"),
+    ('loader = "synthetic"\nn_docs = 10.5', "argument n_docs must be an integer, got 10.5"),
+    ('loader = "synthetic"\nstart = 2000-01-01', "argument start must be a string, got datetime.date(2000, 1, 1)"),
+    ('loader = "svmlight"\npath = "x.svm"\nzero_based = 1', "argument zero_based must be true or false or a string, got 1"),
+])
+def test_loader_arguments_of_the_wrong_type_are_refused_at_spec_time(args, message):
+    with pytest.raises(UserError) as info:
+        parse_spec(f"[corpus]\n{args}\n", source="bad.toml")
+    assert message in str(info.value)
+
+
+def test_a_grid_beyond_max_configs_is_refused_with_its_count_before_expanding():
+    grid = "[svm]\nC = [%s]\nj = [%s]\n" % (", ".join(str(i + 1) for i in range(1000)), ", ".join(str(i + 1) for i in range(1000)))
+    with pytest.raises(UserError, match=r"sweep.max_configs: the grid has 1,000,000 configurations per category "
+                                        r"\(1 preprocessings x 1 kernels x 1,000 C values x 1,000 j values\), more than the limit 100,000"):
+        parse_spec(MINIMAL + grid)
+    # a preprocessing grid of a million variants is counted, not built (building it takes minutes)
+    pp = "[[preprocessing]]\nmin_df = [%s]\nmax_df = [%s]\n" % (", ".join(str(i + 1) for i in range(1000)),
+                                                                 ", ".join(str((i + 1) / 1000) for i in range(1000)))
+    with pytest.raises(UserError, match=r"1,000,000 preprocessings x 1 kernels"):
+        parse_spec(MINIMAL + pp)
+    assert len(parse_spec(MINIMAL + "[sweep]\nmax_configs = 1000000\n" + grid).C) == 1000
+
+
+def test_workers_beyond_max_workers_are_refused_with_the_number():
+    with pytest.raises(UserError, match=r"cluster.workers: 1,000,000 workers is more than cluster.max_workers = 1,024"):
+        parse_spec(MINIMAL + "[cluster]\nworkers = 1000000")
+    assert parse_spec(MINIMAL + "[cluster]\nworkers = 2000\nmax_workers = 4096").cluster.workers == 2000
+    with pytest.raises(UserError, match=r"cluster.threads_per_worker: must be <= 1,024"):
+        parse_spec(MINIMAL + "[cluster]\nthreads_per_worker = 1000000")

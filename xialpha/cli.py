@@ -1,16 +1,19 @@
 """The `xialpha` command: a thin dispatcher to the modules in `xialpha.commands`.
 
 Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
-A `UserError` (or a missing/unreadable file) is printed as one line on stderr with exit code 2,
-a `StoreWriteError` (disk full part-way) with exit code 4; set XIALPHA_DEBUG=1 to see the
-traceback instead. Warnings of the result store (skipped files) are one line each. SIGINT and
-SIGTERM unwind the command (a cluster it started is closed, its batch jobs cancelled, stored
-results kept), print one line and exit with 130 or 143.
+A `UserError` (or a path that is missing, unreadable, a loop of links, ...) is printed as one line
+on stderr with exit code 2, a `StoreWriteError` (disk full part-way) with exit code 4, any other
+error as one line with exit code 1. Standard output closed early (`xialpha ... | head -1`) ends the
+command quietly with exit code 1. Warnings of the result store (skipped files) are one line each.
+SIGINT and SIGTERM unwind the command (a cluster it started is closed, its batch jobs cancelled,
+stored results kept), print one line and exit with 130 or 143.
+Set XIALPHA_DEBUG=1 to see the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import signal
@@ -21,8 +24,13 @@ from xialpha import __version__
 from xialpha.commands.running import Interrupted, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 
+EXIT_FAILED = 1
 EXIT_USER_ERROR = 2
 EXIT_STORE_WRITE = 4
+EXIT_STDOUT_CLOSED = 1
+# errors about a path the user gave: missing, not permitted, wrong kind, a loop of links, too long
+USER_ERRNOS = {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP,
+               errno.ENAMETOOLONG, errno.EROFS, errno.ENXIO}
 
 # name -> (module under xialpha.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -32,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
     "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),
     "report": ("report", "a sweep's estimates as terminal tables or a self-contained HTML page"),
-    "predict": ("predict", "label documents with an artefact from `select --refit` (pickle: trusted files only)"),
+    "predict": ("predict", "label documents with an artefact from `select --refit` (data only; no pickle unless --allow-pickle)"),
     "drift": ("drift", "check the newest batch of a stream for concept drift (exit 0 none, 3 drift, 1 failed, 2 bad input)"),
 }
 
@@ -62,16 +70,19 @@ def main(argv: list[str] | None = None) -> int:
         with signals_interrupt(interrupted), warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command, warnings.showwarning)
             return int(_load(args._module).run(args) or 0)
-    except (UserError, FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
-        if os.environ.get("XIALPHA_DEBUG"):
-            raise
-        print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_USER_ERROR
+    except BrokenPipeError:
+        return _stdout_closed()
     except StoreWriteError as exc:
         if os.environ.get("XIALPHA_DEBUG"):
             raise
         print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_STORE_WRITE
+    except Exception as exc:
+        if os.environ.get("XIALPHA_DEBUG"):
+            raise
+        code, message = _classify(exc)
+        print(f"xialpha {args.command}: {message}", file=sys.stderr)
+        return code
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the cluster is closed by now, its jobs cancelled
         signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
         print(interrupted(signum), file=sys.stderr)
@@ -88,10 +99,32 @@ def _one_line_warning(command: str, default):
     return show
 
 
-def _one_line(exc: BaseException) -> str:
+def _classify(exc: Exception) -> tuple[int, str]:
+    """(exit code, one-line message): 2 for the user's input, 1 for everything else."""
+    if isinstance(exc, UserError) or (isinstance(exc, OSError) and exc.errno in USER_ERRNOS):
+        return EXIT_USER_ERROR, f"error: {_one_line(exc)}"
+    if isinstance(exc, MemoryError):
+        return EXIT_FAILED, "error: out of memory"
+    return EXIT_FAILED, (f"internal error: {type(exc).__name__}: {_one_line(exc)} "
+                         "(set XIALPHA_DEBUG=1 for the traceback, and please report it)")
+
+
+def _stdout_closed() -> int:
+    """The reader of standard output went away: stop quietly, and send what Python still flushes
+    at exit to /dev/null instead of printing another BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (captured in tests)
+        pass
+    return EXIT_STDOUT_CLOSED
+
+
+def _one_line(exc: BaseException, limit: int = 2000) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
         return f"{exc.filename}: {exc.strerror or exc}"
-    return " ".join(str(exc).split())
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else f"{text[:limit]}..."
 
 
 if __name__ == "__main__":

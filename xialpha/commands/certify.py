@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("store", metavar="STORE", help="result store path or URI")
@@ -43,8 +45,10 @@ def run(args) -> int:
 
     if not 0.5 <= args.confidence < 1:
         raise UserError(f"--confidence: must be in [0.5, 1), got {args.confidence}")
-    if args.draws < 1000:
-        raise UserError(f"--draws: must be >= 1000, got {args.draws}")
+    if not 1000 <= args.draws <= MAX_DRAWS:
+        raise UserError(f"--draws: must be between 1,000 and {MAX_DRAWS:,}, got {args.draws:,}")
+    if args.seed < 0:
+        raise UserError(f"--seed: must be >= 0, got {args.seed}")
     store = ResultStore(args.store, create=False)
     rows = read_selection(store, args.selection)
     sweep_id = str(rows["sweep_id"].iloc[0])

@@ -35,8 +35,8 @@ def run(args) -> int:
     from xialpha.jobs.drift_spec import load_drift_spec
     from xialpha.storage import ResultStore
 
-    check_workers(args.workers)
     spec = load_drift_spec(args.spec)
+    check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args.store, spec.store))
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     report = run_drift_check(spec, store, address=args.scheduler, workers=args.workers, force=args.force,

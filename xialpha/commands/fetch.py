@@ -28,6 +28,8 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from xialpha.corpora.reuters_files import REUTERS_URL, verify_reuters_files
 
+    if not 0 < args.timeout < float("inf"):
+        raise UserError(f"--timeout: must be a number of seconds > 0, got {args.timeout}")
     dest = args.dest.expanduser()
     if dest.exists() and not dest.is_dir():
         raise UserError(f"--dest: {dest} exists and is not a directory")

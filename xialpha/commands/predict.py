@@ -3,8 +3,11 @@
 Input: a .txt file with one document per line (ids are line numbers), or a CSV/TSV/JSON
 lines/Parquet table with a text column (and optionally an id column). Output: CSV (id,
 categories separated by ";", one decision_<category> column each) or JSON lines
-({"id", "categories", "decision"}). WARNING: the artefact's models.joblib is a pickle; loading
-it runs code from the file, so only use artefacts you trust.
+({"id", "categories", "decision"}).
+
+Artefacts are data (JSON and NumPy arrays): loading one runs no code from it. Artefacts of
+format version 1 (models.joblib) are pickles and load only with --allow-pickle: loading them
+runs code from the file, so only pass it for artefacts you trust.
 """
 
 from __future__ import annotations
@@ -15,24 +18,26 @@ FORMATS = ("csv", "jsonl")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("artifact", metavar="ARTIFACT",
-                        help="directory written by `xialpha select --refit` (pickle-based: only load trusted ones)")
+    parser.add_argument("artifact", metavar="ARTIFACT", help="directory written by `xialpha select --refit`")
     parser.add_argument("--input", required=True, metavar="FILE",
                         help=".txt (one document per line) or .csv/.tsv/.jsonl/.parquet with a text column")
     parser.add_argument("--text-column", default="text", help="text column of a table input (default text)")
     parser.add_argument("--id-column", help="id column of a table input (default: row numbers)")
     parser.add_argument("--output", metavar="FILE", help="output file (default: standard output)")
     parser.add_argument("--format", choices=FORMATS, help="output format (default: from --output's suffix, else csv)")
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help="load an old artefact (format version 1) whose models are a pickle: this runs code "
+                             "from the file, so only for artefacts you trust")
 
 
 def run(args) -> int:
-    from xialpha.selection.artifact import PICKLE_WARNING, load_artifact, read_manifest
+    from xialpha.selection.artifact import PICKLE_WARNING, is_pickled, load_artifact, read_manifest
     from xialpha.selection.prediction import read_documents, write_predictions
 
-    read_manifest(args.artifact)  # a clear error for a wrong directory, before the warning
-    print(PICKLE_WARNING.format(path=args.artifact), file=sys.stderr)
+    if is_pickled(read_manifest(args.artifact)) and args.allow_pickle:  # a wrong directory fails first
+        print(f"warning: {PICKLE_WARNING.format(path=args.artifact)}", file=sys.stderr)
     ids, texts = read_documents(args.input, args.text_column, args.id_column)
-    manifest, trained = load_artifact(args.artifact)
+    manifest, trained = load_artifact(args.artifact, allow_pickle=args.allow_pickle)
     _warn_versions(manifest)
     decision = trained.decision_values(texts=texts)
     out_format = args.format or ("jsonl" if (args.output or "").lower().endswith((".jsonl", ".ndjson")) else "csv")

@@ -2,8 +2,8 @@
 
 Per category (default) or one shared configuration (--global) optimising --metric of
 --estimator; the choice is stored in the "selections" dataset and printed. --refit DIR trains
-the chosen configurations on all training data and saves a deployable artefact
-(a joblib PICKLE: load only artefacts you trust).
+the chosen configurations on all training data and saves a deployable artefact (JSON and
+NumPy arrays, no pickle).
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--runners-up", type=int, default=3, metavar="K", help="runners-up to test against (default 3)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--refit", metavar="DIR",
-                        help="train the chosen configs on all training data and save an artefact to DIR "
-                             "(pickle-based: load only artefacts you trust)")
+                        help="train the chosen configs on all training data and save an artefact to DIR")
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)")
 
 

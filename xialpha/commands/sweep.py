@@ -25,8 +25,8 @@ def run(args) -> int:
     from xialpha.jobs.sweep import default_threads, prepare, run_sweep
     from xialpha.storage import ResultStore
 
-    check_workers(args.workers)
     spec = load_spec(args.spec)
+    check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args.store, spec.store))
     if args.dry_run:
         _, plan = prepare(spec, store, force=args.force, threads=default_threads(spec, args.workers))

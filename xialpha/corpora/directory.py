@@ -10,6 +10,7 @@ id = its path inside the tree.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import PurePosixPath
 
@@ -23,17 +24,19 @@ LAYOUTS = ("auto", "split/category", "category")
 _SPLIT_SUFFIX = re.compile(r"(?:^|[-_.])(train|test|validation|dev)$", re.I)
 
 
-def load_directory(path, layout: str = "auto", skip_empty: bool = False) -> Corpus:
+def load_directory(path: str | os.PathLike, layout: str = "auto", skip_empty: bool = False,
+                   follow_symlinks: bool = False) -> Corpus:
     """A corpus from a directory-per-category tree at `path` (directory or tar archive).
 
     layout: "split/category" (`<split>/<category>/<file>`), "category" (`<category>/<file>`), or
     "auto" (split/category when files lie two folders deep). skip_empty: drop documents whose text
-    is empty or white space instead of refusing them.
+    is empty or white space instead of refusing them. follow_symlinks: read symbolic links that
+    lead outside `path` (refused otherwise; FIFOs, sockets and devices are always refused).
     """
     if layout not in LAYOUTS:
         raise UserError(f"layout: must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     root = existing_path(path)
-    files = list(iter_tree_files(root))
+    files = list(iter_tree_files(root, follow_symlinks=follow_symlinks))
     if not files:
         raise UserError(f"path: no files in {root}")
     files, layout = _resolve_layout(files, layout, root)

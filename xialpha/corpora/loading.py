@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import os
+import types
+import typing
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.corpora.directory import load_directory
@@ -19,11 +22,20 @@ LOADERS = {
     "table": load_table,
     "synthetic": make_synthetic,
 }
+_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", type(None): "none",
+          os.PathLike: "a path"}
 
 
 def load_corpus(kind: str, **kwargs) -> Corpus:
     """The corpus loaded by loader `kind` (one of LOADERS) with `kwargs`; UserError for an unknown
-    loader, unknown keyword arguments or missing required ones."""
+    loader, unknown keyword arguments, missing required ones or values of the wrong type."""
+    check_loader_arguments(kind, kwargs)
+    return LOADERS[kind](**kwargs)
+
+
+def check_loader_arguments(kind: str, kwargs: dict) -> None:
+    """UserError unless loader `kind` exists and takes `kwargs`: every required argument given,
+    none unknown, each of the type its annotation names (a list where a path belongs is refused)."""
     if kind not in LOADERS:
         raise UserError(f"loader: unknown corpus loader {kind!r} (known: {', '.join(LOADERS)})")
     loader = LOADERS[kind]
@@ -36,4 +48,30 @@ def load_corpus(kind: str, **kwargs) -> Corpus:
                if parameter.default is inspect.Parameter.empty and name not in kwargs]
     if missing:
         raise UserError(f"corpus loader {kind!r}: missing argument {', '.join(missing)}")
-    return loader(**kwargs)
+    hints = typing.get_type_hints(loader)
+    for name, value in kwargs.items():
+        if name in hints and not _matches(value, hints[name]):
+            raise UserError(f"corpus loader {kind!r}: argument {name} must be {_describe(hints[name])}, got {value!r}")
+
+
+def _matches(value, hint) -> bool:
+    """Whether `value` (as read from TOML or given in Python) fits the annotation `hint`."""
+    origin, arms = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        return any(_matches(value, arm) for arm in arms)
+    if origin in (list, tuple):
+        return isinstance(value, origin) and all(_matches(item, arms[0]) for item in value)
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _describe(hint) -> str:
+    origin, arms = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(dict.fromkeys(_describe(arm) for arm in arms))
+    if origin in (list, tuple):
+        return f"a list of {_describe(arms[0]).split(' ', 1)[-1]}s"
+    return _NAMES.get(hint, hint.__name__)

@@ -5,11 +5,15 @@ TITLE and the rest of their TEXT; the "Blah blah blah." placeholder of TYPE="BRI
 dropped), labels = TOPICS categories, timestamp = DATE (NaT where it does not parse), split = "train"
 or "test" from LEWISSPLIT. The files are latin-1; SGML character entities are resolved and
 control characters removed.
+
+A file cut short or corrupted inside a story (a <REUTERS> without its </REUTERS>, or text after
+the last story) is refused, naming the file and the story, never half-loaded.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import re
 from datetime import datetime
 
@@ -23,6 +27,7 @@ SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
 SPLITS = ("modapte", "all")
 
 _STORY = re.compile(r"<REUTERS(?P<attrs>[^>]*)>(?P<body>.*?)</REUTERS>", re.S)
+_STORY_START = re.compile(r"<REUTERS(?P<attrs>[^>]*)")
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _TOPICS = re.compile(r"<TOPICS>(.*?)</TOPICS>", re.S)
 _D = re.compile(r"<D>(.*?)</D>", re.S)
@@ -37,20 +42,22 @@ _BRIEF_PLACEHOLDER = "Blah blah blah."
 _LEWIS_TO_SPLIT = {"TRAIN": "train", "TEST": "test", "NOT-USED": "not-used"}
 
 
-def load_reuters(path, split: str = "modapte") -> Corpus:
+def load_reuters(path: str | os.PathLike, split: str = "modapte", follow_symlinks: bool = False) -> Corpus:
     """Reuters-21578 from directory or archive `path`.
 
     split="modapte": the 12,902 stories with TOPICS="YES" and LEWISSPLIT TRAIN (9,603) or TEST
     (3,299). split="all": all 21,578 stories, splits "train"/"test"/"not-used" from LEWISSPLIT.
+    follow_symlinks: read symbolic links that lead outside `path` (refused otherwise).
     """
     if split not in SPLITS:
         raise UserError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
     root = existing_path(path)
     ids, texts, labels, times, splits = [], [], [], [], []
     n_files = 0
-    for _, data in iter_tree_files(root, wanted=lambda relative: bool(SGML_FILE.search(relative.name))):
+    wanted = lambda relative: bool(SGML_FILE.search(relative.name))  # noqa: E731
+    for relative, data in iter_tree_files(root, wanted=wanted, follow_symlinks=follow_symlinks):
         n_files += 1
-        for story in _STORY.finditer(data.decode("latin-1")):
+        for story in _complete_stories(data.decode("latin-1"), root / relative):
             attrs = dict(_ATTR.findall(story["attrs"]))
             if split == "modapte" and not (attrs.get("TOPICS") == "YES"
                                            and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")):
@@ -68,6 +75,29 @@ def load_reuters(path, split: str = "modapte") -> Corpus:
         raise UserError(f"path: no Reuters stories in the reut2-NNN.sgm files of {root}")
     return Corpus(ids=np.array(ids), texts=texts, labels=labels, name=f"reuters21578-{split}",
                   timestamps=np.array(times, dtype="datetime64[s]"), splits=np.array(splits))
+
+
+def _complete_stories(sgml: str, file) -> list[re.Match]:
+    """The <REUTERS> stories of one file; UserError naming the file and the story where one is
+    not closed (the file was cut short or corrupted) or text other than white space follows the
+    last story."""
+    stories = list(_STORY.finditer(sgml))
+    starts = list(_STORY_START.finditer(sgml))
+    if not starts:
+        raise UserError(f"path: {file} holds no <REUTERS> story (not a Reuters-21578 SGML file)")
+    for index, start in enumerate(starts):  # story i must start at start i and end before start i + 1
+        if (index >= len(stories) or stories[index].start() != start.start()
+                or (index + 1 < len(starts) and stories[index].end() > starts[index + 1].start())):
+            newid = dict(_ATTR.findall(start["attrs"])).get("NEWID", "?")
+            line = sgml.count("\n", 0, start.start()) + 1
+            raise UserError(f"path: {file}: story {index + 1} (NEWID={newid}, line {line}) has no </REUTERS>: "
+                            "the file is truncated or corrupt")
+    tail = sgml[stories[-1].end():]
+    if tail.strip():
+        newid = dict(_ATTR.findall(stories[-1]["attrs"])).get("NEWID", "?")
+        raise UserError(f"path: {file}: text after the last complete story (NEWID={newid}) is not a story: "
+                        f"{tail.strip()[:40]!r}; the file is truncated or corrupt")
+    return stories
 
 
 def _story_text(body: str) -> str:

@@ -1,9 +1,15 @@
 """Reading corpus files: a path that must exist, the files of a directory tree or a tar archive, and
-bytes decoded as UTF-8 with a latin-1 fallback."""
+bytes decoded as UTF-8 with a latin-1 fallback.
+
+Only regular files are read. A FIFO, socket or device in a corpus is refused (reading one would
+block or never end), and so is a symbolic link whose target lies outside the corpus root unless
+the caller allows it (`follow_symlinks`); links inside the root are read as their targets.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tarfile
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterator
@@ -11,6 +17,8 @@ from typing import Callable, Iterator
 from xialpha.errors import UserError
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
 
 
 def existing_path(path: str | os.PathLike, field: str = "path") -> Path:
@@ -18,8 +26,12 @@ def existing_path(path: str | os.PathLike, field: str = "path") -> Path:
     if path is None or str(path) == "":
         raise UserError(f"{field}: no path given")
     resolved = Path(path).expanduser()
-    if not resolved.exists():
-        raise UserError(f"{field}: {resolved} does not exist")
+    try:
+        os.stat(resolved)
+    except FileNotFoundError:
+        raise UserError(f"{field}: {resolved} does not exist") from None
+    except OSError as exc:
+        raise UserError(f"{field}: {resolved}: {exc.strerror}") from None
     return resolved
 
 
@@ -28,31 +40,41 @@ def is_archive(path: Path) -> bool:
     return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def iter_tree_files(path: Path, wanted: Callable[[PurePosixPath], bool] = lambda relative: True
-                    ) -> Iterator[tuple[PurePosixPath, bytes]]:
+def iter_tree_files(path: Path, wanted: Callable[[PurePosixPath], bool] = lambda relative: True,
+                    follow_symlinks: bool = False) -> Iterator[tuple[PurePosixPath, bytes]]:
     """(relative path, bytes) of every regular, non-hidden file under directory or archive `path`
-    for which `wanted(relative path)` is true, in sorted path order."""
+    for which `wanted(relative path)` is true, in sorted path order.
+
+    UserError for a wanted entry that is not a regular file (FIFO, socket, device), a symbolic link
+    loop, or (unless follow_symlinks) a symbolic link leaving the directory; archive members must
+    be regular files.
+    """
     if path.is_dir():
-        files = sorted(
-            PurePosixPath(Path(root, name).relative_to(path).as_posix())
-            for root, _, names in os.walk(path)
-            for name in names
-        )
-        for relative in files:
-            if not _hidden(relative) and wanted(relative):
-                yield relative, (path / relative).read_bytes()
+        root = Path(os.path.realpath(path))
+        for relative, target in _tree_files(path, root, follow_symlinks):
+            if wanted(relative):
+                yield relative, read_regular_file(target, f"path: {path / relative}")
     elif is_archive(path):
-        try:
-            with tarfile.open(path) as archive:
-                members = sorted((m for m in archive.getmembers() if m.isfile()), key=lambda m: m.name)
-                for member in members:
-                    relative = PurePosixPath(member.name)
-                    if not _hidden(relative) and wanted(relative):
-                        yield relative, archive.extractfile(member).read()
-        except (tarfile.TarError, EOFError, OSError) as exc:
-            raise UserError(f"{path}: not a readable tar archive ({exc})") from None
+        yield from _archive_files(path, wanted)
     else:
         raise UserError(f"{path}: expected a directory or a tar archive ({', '.join(ARCHIVE_SUFFIXES)})")
+
+
+def read_regular_file(file: Path | str, name: str) -> bytes:
+    """The bytes of `file`, which must be a regular file (checked before and after opening it
+    without blocking, so a FIFO or device is refused, never read); UserError naming `name` otherwise."""
+    try:
+        _check_regular(name, os.stat(file).st_mode)  # before opening: opening a device can act on it
+        descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UserError(f"{name}: {exc.strerror}") from None
+    try:
+        _check_regular(name, os.fstat(descriptor).st_mode)  # what was opened, if it changed meanwhile
+        os.set_blocking(descriptor, True)
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return stream.read()
+    finally:
+        os.close(descriptor)
 
 
 def decode_text(data: bytes) -> str:
@@ -61,6 +83,72 @@ def decode_text(data: bytes) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def _tree_files(path: Path, root: Path, follow_symlinks: bool) -> list[tuple[PurePosixPath, Path]]:
+    """(relative path, path to open) of the non-hidden non-directories under directory `path`, sorted;
+    symbolic links are checked (no loop; inside `root` unless follow_symlinks) and their
+    directories descended."""
+    found = []
+    stack = [(PurePosixPath(), path, (root,))]  # (relative dir, dir, real paths of it and its ancestors)
+    while stack:
+        relative_dir, directory, ancestors = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            raise UserError(f"path: {directory}: {exc.strerror}") from None
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            relative, entry_path = relative_dir / entry.name, Path(entry.path)
+            if entry.is_symlink():
+                target = _link_target(entry_path, root, follow_symlinks)
+                if target.is_dir():
+                    if any(target == a or a.is_relative_to(target) for a in ancestors):
+                        raise UserError(f"path: {entry_path} is a symbolic link to {target}, which contains it (a loop)")
+                    stack.append((relative, entry_path, (*ancestors, target)))
+                else:
+                    found.append((relative, target))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append((relative, entry_path, (*ancestors, Path(os.path.realpath(entry_path)))))
+            else:
+                found.append((relative, entry_path))
+    return sorted(found)
+
+
+def _link_target(link: Path, root: Path, follow_symlinks: bool) -> Path:
+    try:
+        target = Path(os.path.realpath(link, strict=True))
+    except FileNotFoundError:
+        raise UserError(f"path: {link} is a symbolic link to {os.readlink(link)}, which does not exist") from None
+    except OSError as exc:
+        raise UserError(f"path: {link}: {exc.strerror} (a symbolic link loop)") from None
+    if not follow_symlinks and not target.is_relative_to(root):
+        raise UserError(f"path: {link} is a symbolic link to {target}, outside the corpus {root}; "
+                        "set follow_symlinks = true to read it")
+    return target
+
+
+def _archive_files(path: Path, wanted) -> Iterator[tuple[PurePosixPath, bytes]]:
+    try:
+        with tarfile.open(path) as archive:
+            members = sorted((m for m in archive.getmembers() if not m.isdir()), key=lambda m: m.name)
+            for member in members:
+                relative = PurePosixPath(member.name)
+                if _hidden(relative) or not wanted(relative):
+                    continue
+                if not (member.isfile() or member.islnk()):
+                    raise UserError(f"path: {path} holds {member.name}, which is not a regular file "
+                                    "(a symbolic link or special file); archives must hold regular files")
+                yield relative, archive.extractfile(member).read()
+    except (tarfile.TarError, EOFError, OSError, KeyError) as exc:
+        raise UserError(f"{path}: not a readable tar archive ({exc})") from None
+
+
+def _check_regular(name: str, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = next((kind for test, kind in _KINDS if test(mode)), "not a file")
+        raise UserError(f"{name}: is {kind}, not a regular file")
 
 
 def _hidden(relative: PurePosixPath) -> bool:

@@ -9,6 +9,7 @@ Document ids are the 1-based line numbers; qid fields are ignored.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,8 +18,10 @@ from xialpha.corpora.corpus import Corpus
 from xialpha.corpora.sources import existing_path
 from xialpha.errors import UserError
 
+MAX_FEATURES = 2**31 - 1  # as libsvm and scikit-learn's int32 indices; dense weight vectors stay possible
 
-def load_svmlight(path, n_features: int | None = None, zero_based: bool | str = "auto") -> Corpus:
+
+def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_based: bool | str = "auto") -> Corpus:
     """A corpus with a CSR feature matrix X (float64, shape (n_lines, n_features)) from an svmlight file.
 
     zero_based: whether feature indices start at 0; "auto" takes 0-based when some index is 0.
@@ -26,8 +29,9 @@ def load_svmlight(path, n_features: int | None = None, zero_based: bool | str = 
     """
     if zero_based not in (True, False, "auto"):
         raise UserError(f"zero_based: must be true, false or 'auto', got {zero_based!r}")
-    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1):
-        raise UserError(f"n_features: must be a positive integer, got {n_features!r}")
+    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, int)
+                                   or not 1 <= n_features <= MAX_FEATURES):
+        raise UserError(f"n_features: must be an integer between 1 and {MAX_FEATURES:,}, got {n_features!r}")
     file = existing_path(path)
     if not file.is_file():
         raise UserError(f"path: {file} is not a file")
@@ -78,7 +82,7 @@ def _parse_line(line: str) -> tuple[frozenset[str], list[int], list[float]]:
         if key == "qid":
             continue
         index, number = int(key), float(value)
-        if index < 0 or not math.isfinite(number):
+        if not 0 <= index < MAX_FEATURES or not math.isfinite(number):
             raise ValueError(f"bad feature {token!r}")
         if index <= previous:
             raise ValueError(f"feature indices must increase, {index} follows {previous}")

@@ -26,6 +26,9 @@ from xialpha.corpora.corpus import Corpus
 from xialpha.errors import UserError
 
 SHIFTS = ("abrupt", "gradual", "abrupt-return")
+MAX_TOKENS = 10**8  # n_docs x mean_length: about 1 GB of word indices while generating
+MAX_CELLS = 10**8  # n_docs x n_categories label draws
+MAX_VOCABULARY = 10**7
 _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
 _TOPIC_RANKS_FROM = 50
 
@@ -63,6 +66,8 @@ def make_synthetic(
     _check_real("max_prevalence", max_prevalence, 0.0, 1.0)
     _check_real("category_skew", category_skew, 0.0, None)
     _check_real("test_fraction", test_fraction, 0.0, 1.0)
+    _check_size(n_docs, n_categories, vocabulary_size, mean_length)
+    start_day = _start_day(start)
     categories = [f"cat{c:02d}" for c in range(n_categories)]
     batch_of_doc, new_share = _batches(n_docs, n_batches, shift, shift_batch, shift_width)
     shifted = _shifted(shifted_categories, categories) if shift else []
@@ -114,7 +119,7 @@ def make_synthetic(
     timestamps = None
     if n_batches is not None:
         seconds = (np.arange(n_docs) - np.searchsorted(batch_of_doc, batch_of_doc)) * 60
-        timestamps = (np.datetime64(start, "D") + batch_of_doc.astype("timedelta64[D]")).astype("datetime64[s]") \
+        timestamps = (start_day + batch_of_doc.astype("timedelta64[D]")).astype("datetime64[s]") \
             + seconds.astype("timedelta64[s]")
     width = len(str(n_docs - 1))
     name = f"synthetic-{n_docs}x{n_categories}-seed{seed}" + (f"-{shift}" if shift else "")
@@ -166,6 +171,27 @@ def _shifted(shifted_categories, categories: list[str]) -> list[str]:
     if unknown or not shifted_categories:
         raise UserError(f"shifted_categories: unknown categories {unknown} (known: {categories[0]}..{categories[-1]})")
     return list(dict.fromkeys(shifted_categories))
+
+
+def _check_size(n_docs: int, n_categories: int, vocabulary_size: int, mean_length: float) -> None:
+    """UserError for corpora too large to generate in memory, naming the product that is."""
+    if n_docs * mean_length > MAX_TOKENS:
+        raise UserError(f"n_docs: {n_docs:,} documents of mean_length {mean_length:g} are about "
+                        f"{n_docs * mean_length:,.0f} words, more than {MAX_TOKENS:,}")
+    if n_docs * n_categories > MAX_CELLS:
+        raise UserError(f"n_categories: {n_docs:,} documents x {n_categories:,} categories is more than {MAX_CELLS:,}")
+    if vocabulary_size > MAX_VOCABULARY:
+        raise UserError(f"vocabulary_size: must be at most {MAX_VOCABULARY:,}, got {vocabulary_size:,}")
+
+
+def _start_day(start) -> np.datetime64:
+    try:
+        day = np.datetime64(start, "D") if isinstance(start, str) else None
+    except ValueError:
+        day = None
+    if day is None or np.isnat(day):
+        raise UserError(f"start: must be a date like \"2000-01-01\", got {start!r}")
+    return day
 
 
 def _pseudo_word(k: int) -> str:

@@ -10,6 +10,7 @@ strings (a time zone is converted to UTC), date/datetime values, or numbers of s
 from __future__ import annotations
 
 import math
+import os
 from datetime import date, datetime, timezone
 
 import numpy as np
@@ -21,7 +22,7 @@ from xialpha.errors import UserError
 
 
 def load_table(
-    path,
+    path: str | os.PathLike,
     text_column: str = "text",
     label_column: str = "label",
     id_column: str | None = None,
@@ -51,6 +52,7 @@ def load_table(
             raise UserError(f"{role}: must be a column name, got {column!r}")
     wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
     columns = read_columns(file, format, wanted, header, tuple(column_names), encoding)
+    _check_cells(file, columns, roles)
 
     n_rows = len(columns[text_column])
     row_ids = ([_cell_text(value) for value in columns[id_column]] if id_column
@@ -79,6 +81,23 @@ def load_table(
         splits = np.array([_split(columns[split_column][row], file, row, split_column) for row in keep])
     return Corpus(ids=np.array([row_ids[row] for row in keep]), texts=texts, labels=labels,
                   name=file.name.split(".")[0], timestamps=timestamps, splits=splits)
+
+
+def _check_cells(file, columns: dict[str, list], roles: dict[str, str | None]) -> None:
+    """UserError naming the row for a label, id, time or split cell that is not one value (a
+    JSON object or a nested list, say); a label cell may also be a flat list of labels."""
+    for role, column in roles.items():
+        if column is None or role == "text_column":
+            continue
+        for row, value in enumerate(columns[column]):
+            items = value if role == "label_column" and isinstance(value, (list, tuple)) else [value]
+            bad = next((item for item in items if item is not None and not isinstance(item, (str, int, float, date))),
+                       None)
+            if bad is not None:
+                expected = "a label or a list of labels" if role == "label_column" else "a single value"
+                shown = repr(bad) if len(repr(bad)) <= 40 else f"{repr(bad)[:40]}..."
+                raise UserError(f"{file}, row {row + 1}: {role.removesuffix('_column')} column {column!r} holds "
+                                f"a {type(bad).__name__} {shown}, expected {expected}")
 
 
 def _labels(value, separator: str | None) -> frozenset[str]:

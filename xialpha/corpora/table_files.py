@@ -1,5 +1,9 @@
 """Reading the columns of a table file (CSV, TSV, JSON lines, Parquet) as Python lists, with one-line
-errors that name the file and the line."""
+errors that name the file and the line.
+
+CSV is read strictly: a quote that is never closed (which would swallow the rest of the file
+into one field) and NUL bytes are refused, naming the line, instead of read as fewer rows.
+"""
 
 from __future__ import annotations
 
@@ -73,26 +77,46 @@ def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file: Path,
 
 
 def _delimited_rows(stream, file: Path, format: str) -> Iterator[tuple[int, dict]]:
+    records = _records(stream, file, format)
+    first = next(records, None)
+    if first is None:
+        return
+    names = first[1]
+    for number, fields in records:
+        if len(fields) != len(names):
+            raise UserError(f"{file}, line {number}: {len(fields)} fields, the header has {len(names)}")
+        yield number, dict(zip(names, fields))
+
+
+def _records(stream, file: Path, format: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line number, fields) of each non-empty CSV/TSV record; UserError naming the line for a
+    NUL byte, a quote never closed or other malformed quoting."""
     with _large_fields():
-        reader = csv.reader(stream, **_dialect(format))
-        names = next(reader, None)
-        if names is None:
-            return
-        try:
-            for fields in reader:
-                if not fields:
-                    continue
-                if len(fields) != len(names):
-                    raise UserError(f"{file}, line {reader.line_num}: {len(fields)} fields, "
-                                    f"the header has {len(names)}")
-                yield reader.line_num, dict(zip(names, fields))
-        except csv.Error as exc:
-            raise UserError(f"{file}, line {reader.line_num}: {exc}") from None
+        reader = csv.reader(_without_nul(stream, file), strict=True, **_dialect(format))
+        while True:
+            start = reader.line_num + 1
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                reason = ("a quoted field is never closed (unterminated quote)" if "end of data" in str(exc)
+                          else f"malformed CSV ({exc})")
+                raise UserError(f"{file}, line {start}: {reason}") from None
+            if fields:
+                yield start, fields
+
+
+def _without_nul(stream, file: Path) -> Iterator[str]:
+    for number, line in enumerate(stream, start=1):
+        if "\0" in line:
+            raise UserError(f"{file}, line {number}: holds a NUL byte (a binary file, or not {file.suffix or 'text'}?)")
+        yield line
 
 
 def _headerless_rows(stream, file: Path, format: str, names: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
     if format == "tsv":
-        for number, line in enumerate(stream, start=1):
+        for number, line in enumerate(_without_nul(stream, file), start=1):
             line = line.rstrip("\r\n")
             if not line.strip():
                 continue
@@ -102,15 +126,10 @@ def _headerless_rows(stream, file: Path, format: str, names: tuple[str, ...]) ->
                                 f"expected {len(names)} ({', '.join(names)})")
             yield number, dict(zip(names, fields))
         return
-    with _large_fields():
-        reader = csv.reader(stream, **_dialect(format))
-        for fields in reader:
-            if not fields:
-                continue
-            if len(fields) != len(names):
-                raise UserError(f"{file}, line {reader.line_num}: {len(fields)} fields, "
-                                f"expected {len(names)} ({', '.join(names)})")
-            yield reader.line_num, dict(zip(names, fields))
+    for number, fields in _records(stream, file, format):
+        if len(fields) != len(names):
+            raise UserError(f"{file}, line {number}: {len(fields)} fields, expected {len(names)} ({', '.join(names)})")
+        yield number, dict(zip(names, fields))
 
 
 def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
@@ -121,6 +140,9 @@ def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UserError(f"{file}, line {number}: not valid JSON ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # a number of more than 4300 digits; deep nesting
+            reason = "values nested too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+            raise UserError(f"{file}, line {number}: unreadable JSON ({reason})") from None
         if not isinstance(row, dict):
             raise UserError(f"{file}, line {number}: expected a JSON object, got {type(row).__name__}")
         yield number, row

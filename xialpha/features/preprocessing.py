@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Iterable
 
 import numpy as np
@@ -51,7 +52,8 @@ class Preprocessing:
             if getattr(self, name) not in allowed:
                 raise UserError(f"{name}: must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         min_df = self.min_df
-        if isinstance(min_df, bool) or not isinstance(min_df, (int, float)) or min_df != int(min_df) or min_df < 1:
+        whole = isinstance(min_df, int) or (isinstance(min_df, float) and min_df.is_integer())
+        if isinstance(min_df, bool) or not whole or min_df < 1:
             raise UserError(f"min_df: must be a whole number of documents >= 1, got {min_df!r}")
         object.__setattr__(self, "min_df", int(min_df))
         max_df = self.max_df
@@ -59,9 +61,10 @@ class Preprocessing:
             raise UserError(f"max_df: must be a fraction of documents in (0, 1], got {max_df!r}")
         object.__setattr__(self, "max_df", float(max_df))
 
-    @property
+    @cached_property
     def id(self) -> str:
-        """16 hex digits of the sha256 of params(): equal across processes and machines."""
+        """16 hex digits of the sha256 of params(): equal across processes and machines (computed
+        once: a sweep plan asks for it for every configuration)."""
         return stable_id(self.params())
 
     def params(self) -> dict:
@@ -73,7 +76,11 @@ class Preprocessing:
         return self.fit_transform(texts)[0]
 
     def fit_transform(self, texts: Iterable[str]) -> tuple[FittedPreprocessing, sp.csr_matrix]:
-        """The fitted preprocessing and the training matrix (CSR float64, shape (n_texts, vocabulary_size))."""
+        """The fitted preprocessing and the training matrix (CSR float64, shape (n_texts, vocabulary_size)).
+
+        UserError when no term is kept (the vocabulary is empty: min_df above the number of
+        documents, a token pattern that matches nothing, ...).
+        """
         analyze = _analyzer(self)
         provisional: defaultdict[str, int] = defaultdict()
         provisional.default_factory = provisional.__len__
@@ -86,6 +93,10 @@ class Preprocessing:
         terms = np.array(list(provisional), dtype=object)
         order = sorted(np.flatnonzero(keep), key=terms.__getitem__)
         vocabulary = {terms[old]: new for new, old in enumerate(order)}
+        if not vocabulary:
+            found = (f"min_df={self.min_df} and max_df={self.max_df:g} keep none of the {len(provisional)} terms"
+                     if len(provisional) else f"token_pattern {self.token_pattern!r} finds no term")
+            raise UserError(f"vocabulary is empty after preprocessing: {found} of {n_docs} training documents")
         idf = _idf(self.idf, df[order], n_docs)
         fitted = FittedPreprocessing(spec=self, vocabulary=vocabulary, idf=idf, n_documents=n_docs)
         kept_counts = counts[:, np.asarray(order, dtype=np.int64)]

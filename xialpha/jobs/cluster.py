@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
 from xialpha.jobs.spec import ClusterSpec
+from xialpha.jobs.spec_tables import parse_size
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -80,7 +81,7 @@ def check_cluster(spec: ClusterSpec) -> None:
     Raises UserError naming the key, e.g. `cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'`.
     """
     if spec.memory_limit is not None and spec.memory_limit != "auto":
-        _size("cluster.memory_limit", spec.memory_limit)
+        parse_size("cluster.memory_limit", spec.memory_limit)
     if spec.security:
         check_security_files(spec.security)
     if spec.address is not None:
@@ -152,7 +153,7 @@ def slurm_cluster_kwargs(spec: ClusterSpec) -> dict:
     return {
         "cores": processes * spec.threads_per_worker,
         "processes": processes,
-        "memory": processes * _size("cluster.memory_limit", spec.memory_limit),
+        "memory": processes * parse_size("cluster.memory_limit", spec.memory_limit),
         **options,
     }
 
@@ -333,18 +334,6 @@ def _positive_number(path: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise UserError(f"{path}: must be a number > 0, got {value!r}")
     return value
-
-
-def _size(path: str, value) -> int:
-    from dask.utils import parse_bytes
-
-    try:
-        size = parse_bytes(value)
-    except (ValueError, TypeError):
-        size = 0
-    if size <= 0:
-        raise UserError(f"{path}: must be a size like 8GiB or 500MB, got {value!r}")
-    return size
 
 
 def _walltime(path: str, value) -> str:

@@ -9,19 +9,19 @@ path, e.g. `batches.period: ...`; see config/drift.toml.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import SWEEP_ID, ClusterSpec, CorpusSpec, _cluster, _corpus, _kernels, _preprocessings, _svm
+from xialpha.jobs.spec import SWEEP_ID, ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
 from xialpha.jobs.spec_tables import Table
 
 BATCH_SOURCES = ("time", "split")
 PERIOD_UNITS = ("h", "D", "W", "M", "Y")
 _PERIOD = re.compile(r"^\s*(\d*)\s*([hDWMY])\s*$")
+MAX_PERIOD_COUNT = 100_000  # bins of at most 100,000 hours, days, weeks, months or years
 _MONDAY_OFFSET_DAYS = 3  # 1970-01-01 was a Thursday; weeks start on Mondays
 
 
@@ -116,21 +116,15 @@ class DriftSpec:
 def load_drift_spec(path: str | Path) -> DriftSpec:
     """Read and validate a drift spec file (relative corpus paths are relative to the file)."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"{path}: spec file not found")
-    text = path.read_text(encoding="utf-8")
-    return parse_drift_spec(text, source=str(path), base_dir=path.parent, default_id=path.stem)
+    return parse_drift_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)
 
 
 def parse_drift_spec(text: str, source: str = "<spec>", base_dir: Path | None = None,
                      default_id: str = "drift") -> DriftSpec:
     """Validate drift spec text; errors name `source` and the key path."""
+    root = parse_toml(text, source)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{source}: not valid TOML: {exc}") from None
-    try:
-        return _build(Table(data, ""), base_dir or Path.cwd(), default_id, text)
+        return _build(root, base_dir or Path.cwd(), default_id, text)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
 
@@ -141,9 +135,10 @@ def parse_period(text: object, field_name: str = "period") -> Period:
     if match is None:
         raise UserError(f"{field_name}: must be a positive count and a unit h, D, W, M or Y, e.g. \"7D\" "
                         f"or \"1M\", got {text!r}")
-    count = int(match.group(1) or 1)
-    if count < 1:
-        raise UserError(f"{field_name}: the count must be >= 1, got {text!r}")
+    digits = match.group(1).lstrip("0") if match.group(1) else "1"
+    count = int(digits or 0) if len(digits) <= 12 else MAX_PERIOD_COUNT + 1  # int() refuses 4,300+ digits
+    if not 1 <= count <= MAX_PERIOD_COUNT:
+        raise UserError(f"{field_name}: the count must be between 1 and {MAX_PERIOD_COUNT:,}, got {text!r}")
     return Period(count, match.group(2))
 
 
@@ -163,9 +158,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
         store=drift.str("store", None),
         corpus=corpus,
         batches=batches,
-        preprocessings=_preprocessings(root),
-        kernels=_kernels(root),
-        **_svm(root.table("svm")),
+        **configurations(root, drift),
         rho=drift.float("rho", 1.0, positive=True),
         windows=_windows(drift),
         margin_points=_bounded(drift, "margin", 2.0, 0.0, 100.0),

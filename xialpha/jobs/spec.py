@@ -7,19 +7,23 @@ unknown keys are errors (a typo never silently falls back to a default). See con
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec_tables import Table
+from xialpha.jobs.spec_tables import Table, check_values
 
 SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 ESTIMATOR_NAMES = ("xa", "span", "xa_ext", "loo", "holdout", "kfold", "bootstrap")
 METRIC_NAMES = ("f1", "error", "recall", "precision")
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
 LOO_PRUNE_RULES = ("support", "xi_alpha")  # see xialpha.estimators.loo: exact, or seed Lemma 1
+DEFAULT_MAX_CONFIGS = 100_000  # [sweep] max_configs: preprocessings x kernels x C x j per category
+DEFAULT_MAX_WORKERS = 1024  # [cluster] max_workers: caps cluster.workers and --workers
+MAX_THREADS_PER_WORKER = 1024
 
 
 @dataclass(frozen=True)
@@ -42,10 +46,13 @@ class CorpusSpec:
     categories: CategorySpec = CategorySpec()
 
     def load(self):
-        """Load the whole corpus (all splits)."""
+        """Load the whole corpus (all splits); a loader's error about an argument names its key."""
         from xialpha.corpora import load_corpus
 
-        return load_corpus(self.loader, **self.args)
+        try:
+            return load_corpus(self.loader, **self.args)
+        except UserError as exc:
+            raise UserError(f"corpus.{exc}" if re.match(r"^\w+: ", str(exc)) else str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class ClusterSpec:
     kind: str = "local"
     address: str | None = None
     workers: int | None = None
+    max_workers: int = DEFAULT_MAX_WORKERS
     threads_per_worker: int = 1
     memory_limit: str | None = None
     options: dict = field(default_factory=dict, hash=False)
@@ -101,20 +109,42 @@ class SweepSpec:
 def load_spec(path: str | Path) -> SweepSpec:
     """Read and validate a spec file (relative corpus paths are relative to the file)."""
     path = Path(path)
+    return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)
+
+
+def read_spec_text(path: Path) -> str:
+    """The text of the spec file at `path`: UserError when it is not a regular file or not UTF-8."""
     if not path.is_file():
         raise UserError(f"{path}: spec file not found")
-    text = path.read_text(encoding="utf-8")
-    return parse_spec(text, source=str(path), base_dir=path.parent, default_id=path.stem)
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise UserError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
+                        "save the spec as UTF-8") from None
+
+
+def parse_toml(text: str, source: str) -> Table:
+    """The root table of TOML `text`, every value checked by `check_values`; errors name `source`."""
+    try:
+        data = tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, and integers of more than 4300 digits
+        raise UserError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{source}: not valid TOML: arrays or tables nested too deeply") from None
+    try:
+        check_values(data)
+    except UserError as exc:
+        raise UserError(f"{source}: {exc}") from None
+    return Table(data, "")
 
 
 def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep") -> SweepSpec:
     """Validate spec text; errors name `source` and the key path."""
+    root = parse_toml(text, source)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{source}: not valid TOML: {exc}") from None
-    try:
-        return _build(Table(data, ""), Path(base_dir or Path.cwd()).resolve(), default_id, text)
+        return _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
 
@@ -132,9 +162,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec
         batch_size=sweep.int("batch_size", None, minimum=1),
         gram_memory_limit=sweep.bytes("gram_memory_limit", None),
         corpus=_corpus(root.table("corpus", required=True), base_dir),
-        preprocessings=_preprocessings(root),
-        kernels=_kernels(root),
-        **_svm(root.table("svm")),
+        **configurations(root, sweep),
         estimators=_estimators(root.table("estimators")),
         cluster=_cluster(root.table("cluster"), base_dir),
         text=text,
@@ -172,15 +200,40 @@ def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
     for key in ("path", "dir", "file"):
         if isinstance(args.get(key), str) and not re.match(r"^[a-z][a-z0-9+.-]*://", args[key]):
             args[key] = str((base_dir / args[key]).resolve())
+    from xialpha.corpora.loading import check_loader_arguments  # names, required ones and types, before any file is read
+
+    check_loader_arguments(loader, args)
     return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
 
 
-def _preprocessings(root: Table) -> tuple:
+def configurations(root: Table, section: Table) -> dict:
+    """preprocessings, kernels, C, j and tol of the grid; UserError with the count, before the
+    grid is expanded, when it has more than `section`'s max_configs configurations."""
+    limit = section.int("max_configs", DEFAULT_MAX_CONFIGS, minimum=1)
+    preprocessings = root.table_list("preprocessing", default=[{}])
+    kernels = root.table_list("kernels", default=[{"name": "linear"}])
+    svm = _svm(root.table("svm"))
+    sizes = {"preprocessings": _grid_size(preprocessings), "kernels": _grid_size(kernels),
+             "C values": len(svm["C"]), "j values": len(svm["j"])}
+    total = math.prod(sizes.values())
+    if total > limit:
+        raise UserError(f"{section.path}.max_configs: the grid has {total:,} configurations per category "
+                        f"({' x '.join(f'{n:,} {name}' for name, n in sizes.items())}), more than the limit "
+                        f"{limit:,}; shrink the grid or raise [{section.path}] max_configs")
+    return {"preprocessings": _preprocessings(preprocessings), "kernels": _kernels(kernels), **svm}
+
+
+def _grid_size(entries: list) -> int:
+    """How many variants `[[preprocessing]]` or `[[kernels]]` entries expand to (lists multiply)."""
+    return sum(math.prod(len(v) if isinstance(v, list) else 1 for v in entry.raw.values()) for _, entry in entries)
+
+
+def _preprocessings(entries: list) -> tuple:
     """`[[preprocessing]]` entries, each expanded as a grid where a value is a list."""
     from xialpha.features import Preprocessing
 
     variants = []
-    for path, entry in root.table_list("preprocessing", default=[{}]):
+    for path, entry in entries:
         keys = sorted(entry.raw)
         grid = [entry.raw[k] if isinstance(entry.raw[k], list) else [entry.raw[k]] for k in keys]
         for values in itertools.product(*grid):
@@ -188,12 +241,12 @@ def _preprocessings(root: Table) -> tuple:
     return _unique(variants, "preprocessing")
 
 
-def _kernels(root: Table) -> tuple:
+def _kernels(entries: list) -> tuple:
     """`[[kernels]]` entries; list-valued gamma/degree/coef0 expand to one kernel per value."""
     from xialpha.features import Kernel
 
     kernels = []
-    for path, entry in root.table_list("kernels", default=[{"name": "linear"}]):
+    for path, entry in entries:
         raw = dict(entry.raw)
         name = raw.pop("name", None)
         if name is None:
@@ -209,7 +262,8 @@ def _construct(cls, kwargs: dict, path: str):
     try:
         return cls(**kwargs)
     except TypeError as exc:
-        raise UserError(f"{path}: {exc}") from None
+        unknown = re.search(r"unexpected keyword argument '(.+)'", str(exc))
+        raise UserError(f"{path}.{unknown[1]}: unknown key" if unknown else f"{path}: {exc}") from None
     except (UserError, ValueError) as exc:
         raise UserError(f"{path}.{exc}" if re.match(r"^\w+: ", str(exc)) else f"{path}: {exc}") from None
 
@@ -262,11 +316,13 @@ def _cluster(t: Table, base_dir: Path) -> ClusterSpec:
     files = {k: str((base_dir / v).resolve()) for k, v in files.items() if v is not None}
     if files and set(files) != {"ca_file", "cert_file", "key_file"}:
         raise UserError("cluster.security: needs ca_file, cert_file and key_file together")
+    max_workers = t.int("max_workers", DEFAULT_MAX_WORKERS, minimum=1)
     spec = ClusterSpec(
         kind=kind,
         address=address,
-        workers=t.int("workers", None, minimum=1),
-        threads_per_worker=t.int("threads_per_worker", 1, minimum=1),
+        workers=check_workers("cluster.workers", t.int("workers", None, minimum=1), max_workers),
+        max_workers=max_workers,
+        threads_per_worker=t.int("threads_per_worker", 1, minimum=1, maximum=MAX_THREADS_PER_WORKER),
         memory_limit=t.str("memory_limit", None),
         options=t.rest(),
         security=files,
@@ -277,3 +333,11 @@ def _cluster(t: Table, base_dir: Path) -> ClusterSpec:
 
     check_cluster(spec)
     return spec
+
+
+def check_workers(name: str, workers: int | None, max_workers: int) -> int | None:
+    """`workers` unless it exceeds max_workers ([cluster] max_workers): UserError with the number."""
+    if workers is not None and workers > max_workers:
+        raise UserError(f"{name}: {workers:,} workers is more than cluster.max_workers = {max_workers:,}; "
+                        "raise [cluster] max_workers if you mean it")
+    return workers

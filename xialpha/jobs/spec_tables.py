@@ -1,14 +1,12 @@
-"""Typed access to a TOML table that remembers which keys were read, for path-naming errors."""
+"""Typed access to a TOML table that remembers which keys were read, for path-naming errors;
+the checks every spec value passes (64-bit integers, finite floats) and byte sizes."""
 
 from __future__ import annotations
-
-import re
 
 from xialpha.errors import UserError
 
 _MISSING = object()
-_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+INT64_MAX = 2**63 - 1
 
 
 class Table:
@@ -70,7 +68,7 @@ class Table:
             raise UserError(f"{self._key(key)}: must be true or false, got {value!r}")
         return value
 
-    def int(self, key: str, default, minimum: int | None = None):
+    def int(self, key: str, default, minimum: int | None = None, maximum: int | None = None):
         value = self._get(key, default, False)
         if value is None:
             return None
@@ -78,6 +76,8 @@ class Table:
             raise UserError(f"{self._key(key)}: must be an integer, got {value!r}")
         if minimum is not None and value < minimum:
             raise UserError(f"{self._key(key)}: must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise UserError(f"{self._key(key)}: must be <= {maximum:,}, got {value:,}")
         return value
 
     def float(self, key: str, default: float, positive: bool = False) -> float:
@@ -94,14 +94,9 @@ class Table:
         return out
 
     def bytes(self, key: str, default):
-        """A size: an integer number of bytes or a string like "8GiB"."""
+        """A size: an integer number of bytes or a string like "8GiB" (see `parse_size`)."""
         value = self._get(key, default, False)
-        if value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0):
-            return value
-        match = re.fullmatch(r"\s*([0-9.]+)\s*([a-zA-Z]*)\s*", str(value))
-        if not match or match.group(2).lower() not in _UNITS:
-            raise UserError(f"{self._key(key)}: must be a size like 8GiB or 500MB, got {value!r}")
-        return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+        return None if value is None else parse_size(self._key(key), value)
 
     def rest(self) -> dict:
         """All keys not read yet (and marks them read), e.g. a loader's keyword arguments."""
@@ -123,3 +118,42 @@ class Table:
         if positive and value <= 0:
             raise UserError(f"{path}: must be > 0, got {value!r}")
         return float(value)
+
+
+def parse_size(path: str, value) -> int:
+    """Bytes (> 0, < 2**63) of a size like "8GiB", "500 MB" or a number, read by dask's parse_bytes
+    (as Dask reads memory limits); UserError naming `path` otherwise."""
+    from dask.utils import parse_bytes
+
+    size = 0
+    if not isinstance(value, bool) and isinstance(value, (int, float, str)) and str(value).strip():
+        try:
+            size = parse_bytes(value)
+        except (ValueError, TypeError, OverflowError):
+            size = 0
+    if not 0 < size <= INT64_MAX:
+        raise UserError(f"{path}: must be a size like 8GiB or 500MB, got {_short(value)}")
+    return int(size)
+
+
+def check_values(value, path: str = "") -> None:
+    """Refuse integers beyond 64 bits (TOML's range) and infinite or NaN floats anywhere in a
+    parsed spec, naming the key path: no field takes them, and they break arithmetic later."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            check_values(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            check_values(item, f"{path}[{index}]")
+    elif isinstance(value, int) and not isinstance(value, bool) and not -INT64_MAX - 1 <= value <= INT64_MAX:
+        raise UserError(f"{path}: integer out of range (TOML integers are 64-bit), got {_short(value)}")
+    elif isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise UserError(f"{path}: must be a finite number, got {value!r}")
+
+
+def _short(value) -> str:
+    """repr(value) for messages; a huge integer as its size, other long reprs cut to 40 characters."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"

@@ -1,6 +1,8 @@
 """A self-contained HTML page for a sweep: tables and matplotlib plots as inline base64 PNGs.
 
-Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs.
+Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs. Category names and
+other labels are drawn as plain text: matplotlib's mathtext and TeX are off, so "$", "_", "%",
+"&" or "#" in a name is shown as typed.
 """
 
 from __future__ import annotations
@@ -28,6 +30,16 @@ th { background: #f0f0f0; } td.text { text-align: left; }
 def render_report(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.DataFrame,
                   candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str) -> str:
     """The whole page. summary: label -> value facts about the sweep; what: e.g. "F1 of xa (rho=1)"."""
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+        body = _body(sweep_id, summary, curves, best, candidates, selection, what)
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>xialpha sweep {_e(sweep_id)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def _body(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.DataFrame,
+          candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str) -> str:
     parts = [
         f"<h1>xialpha sweep {_e(sweep_id)}</h1>",
         _table(None, [[_e(k), _e(v)] for k, v in summary.items()], text_columns=2),
@@ -44,9 +56,7 @@ def render_report(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.D
         "leave-one-out needs at most that many retrainings instead of n.</p>",
         _candidates_section(candidates),
     ]
-    body = "\n".join(parts)
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>xialpha sweep {_e(sweep_id)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return "\n".join(parts)
 
 
 def _e(value) -> str:

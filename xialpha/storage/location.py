@@ -22,6 +22,7 @@ import os
 import posixpath
 import re
 import socket
+import threading
 import uuid
 from dataclasses import dataclass
 
@@ -39,6 +40,8 @@ _SEQUENCED_NAME = re.compile(rf"part-s(\d{{{SEQUENCE_DIGITS}}})-")
 _DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 _OBJECT_STORE_PROTOCOLS = {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"}
 _HOST = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:40] or "host"
+REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds a remote store has to answer the first request
+REMOTE_TIMEOUT_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ class Location:
         self.uri = uri
         self.filesystem, self.root, self.is_local = _resolve(uri)
         self.is_object_store = _is_object_store(self.filesystem)
+        if not self.is_local:
+            _probe(self.filesystem, self.root, uri)
 
     def path(self, *parts: str) -> str:
         return posixpath.join(self.root, *parts) if parts else self.root
@@ -279,6 +284,33 @@ def _resolve(uri: str) -> tuple[pafs.FileSystem, str, bool]:
     except OSError as exc:
         raise UserError(f"store {uri}: {exc}") from None
     return filesystem, root.rstrip("/") or root, False
+
+
+def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
+    """UserError unless a remote store answers one request within $XIALPHA_STORE_TIMEOUT seconds
+    (default 10): an unreachable host, or a client retrying without credentials for minutes,
+    fails fast. The request runs in a daemon thread, which is left behind if it hangs."""
+    try:
+        timeout = float(os.environ.get(REMOTE_TIMEOUT_ENV, REMOTE_TIMEOUT_SECONDS))
+    except ValueError:
+        raise UserError(f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds, got {os.environ[REMOTE_TIMEOUT_ENV]!r}") from None
+    outcome: dict = {}
+
+    def ask() -> None:
+        try:
+            filesystem.get_file_info(root)
+        except Exception as exc:  # any client error means the store cannot be used
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=ask, name="xialpha-store-probe", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise UserError(f"store {uri}: no answer within {timeout:g} s (unreachable, or no credentials?); check "
+                        f"the URI, the network and the credentials (${REMOTE_TIMEOUT_ENV} sets the wait)")
+    if "error" in outcome:
+        reason = " ".join(str(outcome["error"]).split())
+        raise UserError(f"store {uri}: cannot reach it: {reason[:300]}")
 
 
 def _is_object_store(filesystem: pafs.FileSystem) -> bool:

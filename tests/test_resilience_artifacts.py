@@ -1,0 +1,147 @@
+"""`predict` and artefacts: artefacts are data (JSON and NumPy arrays) and load without unpickling;
+old pickled artefacts load only with --allow-pickle; damaged model files are one line, exit 2."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from xialpha.cli import main
+
+
+class _Plant:
+    """Unpickling this runs os.mkdir(marker): proof that a file was unpickled."""
+
+    def __init__(self, marker: Path):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return os.mkdir, (self.marker,)
+
+
+def _trained():
+    import numpy as np
+
+    from xialpha.features import Kernel, Preprocessing, row_sq_norms
+    from xialpha.selection.refit import CategoryModel, KernelModel, TrainedSelection
+
+    texts = ["wheat grain harvest", "oil crude barrel", "wheat price rises", "crude oil price falls"]
+    preprocessing = Preprocessing(stemming="porter", tf="log")
+    fitted, X = preprocessing.fit_transform(texts)
+    weights = np.zeros(X.shape[1])
+    weights[fitted.vocabulary["wheat"]] = 2.0
+    vectors = X[[1, 3]]
+    models = [CategoryModel("grain", preprocessing.id, KernelModel(Kernel(), -0.25, weights=weights), {"category": "grain"}),
+              CategoryModel("crude", preprocessing.id, KernelModel(Kernel("rbf", gamma=0.5), -0.5, support_vectors=vectors,
+                                                                   sv_sq_norms=row_sq_norms(vectors), coef=np.array([1.0, 0.5])),
+                            {"category": "crude"})]
+    return TrainedSelection({preprocessing.id: fitted}, models)
+
+
+def _predict(argv: list[str], capsys) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["predict", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _rehash(artifact: Path, name: str) -> None:
+    """Rewrite the manifest's SHA-256 of `name`: what an attacker who can write both files does."""
+    import hashlib
+    import json
+
+    manifest = json.loads((artifact / "manifest.json").read_text())
+    digest = hashlib.sha256((artifact / name).read_bytes()).hexdigest()
+    if name == "models.joblib":
+        manifest["models_sha256"] = digest
+    else:
+        manifest["sha256"][name] = digest
+    (artifact / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_artefacts_are_data_and_predict_the_same(tmp_path, capsys):
+    import numpy as np
+
+    from xialpha.selection.artifact import load_artifact, save_artifact
+
+    trained = _trained()
+    artifact = save_artifact(tmp_path / "model", trained, {"sweep_id": "s"})
+    assert sorted(p.name for p in artifact.iterdir()) == ["arrays.npz", "manifest.json", "model.json"]
+    docs = ["wheat harvest", "oil prices", "nothing known"]
+    _, loaded = load_artifact(artifact)
+    assert np.array_equal(loaded.decision_values(texts=docs), trained.decision_values(texts=docs))
+    (tmp_path / "docs.txt").write_text("\n".join(docs) + "\n")
+    code, out, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt")], capsys)
+    assert code == 0 and err == "" and out.splitlines()[0] == "id,categories,decision_grain,decision_crude"
+    written = [[float(v) for v in line.split(",")[2:]] for line in out.splitlines()[1:]]
+    assert np.allclose(written, trained.decision_values(texts=docs), atol=1e-5)
+
+
+def test_predict_never_unpickles_a_data_artefact(tmp_path, capsys):
+    import numpy as np
+
+    from xialpha.selection.artifact import save_artifact
+
+    artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    marker = tmp_path / "code-ran"
+    np.savez(artifact / "arrays.npz", m0_weights=np.array([_Plant(marker)], dtype=object))
+    _rehash(artifact, "arrays.npz")
+    (tmp_path / "docs.txt").write_text("wheat\n")
+    code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt")], capsys)
+    assert code == 2 and err.count("\n") == 1 and "is malformed (ValueError: Object arrays cannot be loaded" in err, err
+    assert not marker.exists()
+
+
+def test_pickled_artefacts_load_only_with_allow_pickle(tmp_path, capsys):
+    import joblib
+
+    # an artefact of format version 1 whose pickle runs code; its manifest hash matches
+    artifact = tmp_path / "old"
+    artifact.mkdir()
+    (artifact / "manifest.json").write_text('{"format": "xialpha-artifact", "format_version": 1}')
+    marker = tmp_path / "code-ran"
+    joblib.dump(_Plant(marker), artifact / "models.joblib")
+    _rehash(artifact, "models.joblib")
+    (tmp_path / "docs.txt").write_text("wheat\n")
+    argv = [str(artifact), "--input", str(tmp_path / "docs.txt")]
+    code, _, err = _predict(argv, capsys)  # before: unpickled it (and ran the code) after a warning
+    assert code == 2 and err.count("\n") == 1 and "holds a pickle (format version 1)" in err and "--allow-pickle" in err
+    assert not marker.exists()
+    code, _, err = _predict([*argv, "--allow-pickle"], capsys)
+    assert marker.exists()  # the flag is the one way to unpickle; the payload then is no artefact
+    assert code == 2 and err.startswith("warning: ") and "runs code from the file" in err and "cannot be loaded" in err
+
+
+@pytest.mark.parametrize("name, rehash, message", [
+    ("arrays.npz", False, "arrays.npz does not match the SHA-256 in manifest.json (changed or corrupt)"),
+    ("arrays.npz", True, "model.json or arrays.npz is malformed"),
+    ("model.json", True, "model.json or arrays.npz is malformed (JSONDecodeError"),
+])
+def test_truncated_model_files_are_one_line(tmp_path, capsys, name, rehash, message):
+    from xialpha.selection.artifact import save_artifact
+
+    artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    data = (artifact / name).read_bytes()
+    (artifact / name).write_bytes(data[: len(data) // 2])
+    if rehash:
+        _rehash(artifact, name)
+    (tmp_path / "docs.txt").write_text("wheat\n")
+    code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt")], capsys)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_a_truncated_pickle_is_one_line_even_when_allowed(tmp_path, capsys):
+    import joblib
+
+    artifact = tmp_path / "old"
+    artifact.mkdir()
+    (artifact / "manifest.json").write_text('{"format": "xialpha-artifact", "format_version": 1}')
+    joblib.dump({"preprocessings": {}, "models": [("a", "pp", [1.0] * 1000, {})]}, artifact / "models.joblib")
+    data = (artifact / "models.joblib").read_bytes()
+    (artifact / "models.joblib").write_bytes(data[: len(data) // 2])
+    _rehash(artifact, "models.joblib")  # before: the digest matched, and joblib's EOFError was a traceback
+    (tmp_path / "docs.txt").write_text("wheat\n")
+    code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt"), "--allow-pickle"], capsys)
+    assert code == 2 and "models.joblib cannot be loaded" in err and err.count("\n") == 2  # the warning, the error
