@@ -1,18 +1,19 @@
-"""Cost of the xi-alpha estimate next to the SVM training, and of the Gram matrix next to its savings.
+"""Cost of the xi-alpha and span estimates next to the SVM training, on the linear path.
 
-On the ModApte training set (9,603 documents, unit-norm TF-IDF, min_df = 3) for a few categories
-and C values:
-  1. estimate / fit: everything the estimate costs beyond libsvm's training over libsvm's training
-     seconds (`SVMFit.fit_seconds`), per fit; target: median <= 2 %. "Beyond" is the rest of the
-     `fit_svm` call (chiefly the training decision values f(x_i) that give the slacks) plus
-     `xi_alpha`; R_delta^2 is one scan per Gram, shown apart. `fit_svm` has two paths to f:
-     "primal" (`primal_X=X`, linear kernel, what linear sweeps use: f = X (X^T alpha y) + b on the
-     sparse features; the headline) and "gram" (f = G (alpha y) + b, one pass over the n x n Gram,
-     as for the other kernels). Best of --repeat fits per path.
-  2. Gram seconds vs per-fit savings: SVC(kernel="linear") on the sparse features vs `fit_svm` on
-     the precomputed Gram, per fit; break-even = Gram seconds / median saving (fits).
+On the ModApte training set (9,603 documents, unit-norm TF-IDF, min_df = 3), per category: the C
+path of config/reuters.toml's grid solved as sweeps solve it (`fit_svm(y, C, X=X, warm_start=the
+previous C's fit)`, ascending C), and a cold fit at C = 0.5. Per fit:
+  fit_s       the solver's seconds (`SVMFit.fit_seconds`: the compiled dual coordinate descent);
+  estimate_s  what xi-alpha costs beyond them: the rest of the `fit_svm` call (input checks, the
+              training decision values X w + b that give the slacks, the threshold), R_delta^2 by
+              its O(nnz) closed form (once per training set in a sweep, counted in every fit here),
+              the xi-alpha indicator and metrics; target: median estimate_s / fit_s <= 5 %;
+  span_s      `span_estimate(fit)` (kernel blocks of the support vectors from the sparse features;
+              above MAX_UNBOUNDED unbounded SVs a sample spans the hull: `span_sampled`).
+Best of --repeat runs of each path. One warm-up fit first compiles (or loads from numba's cache) the
+solver; its seconds are reported apart (`first_fit_s`).
 
-    python bench/overhead.py           # Reuters ModApte train, 4 categories x 3 C
+    python bench/overhead.py           # Reuters ModApte train, 10 categories x 8 C (+ C = 0.5 cold)
     python bench/overhead.py --quick   # a 600-document synthetic corpus
 """
 
@@ -21,94 +22,123 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from sklearn.svm import SVC
 
-from common import load_corpus, make_parser, output_path, print_table, timed, vectorize, write_results
-from xialpha.estimators import fit_svm, r_delta_squared, xi_alpha
-from xialpha.features import Preprocessing, linear_gram
+from common import REUTERS_SPEC, load_corpus, make_parser, output_path, print_table, timed, vectorize, write_results
+from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha
+from xialpha.estimators.span import MAX_UNBOUNDED
+from xialpha.features import Preprocessing
+from xialpha.jobs.spec import load_spec
 
-TARGET_ESTIMATE_OVER_FIT = 0.02
+TARGET_ESTIMATE_OVER_FIT = 0.05
+COLD_C = 0.5
 
 
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--categories", nargs="+", default=None,
-                        help="category names (default: earn acq money-fx corn, or with --quick 3 categories)")
-    parser.add_argument("--C", nargs="+", type=float, default=[0.1, 0.5, 2.5], help="C values")
-    parser.add_argument("--repeat", type=int, default=3, help="fits per path and config (the best counts)")
+                        help="category names (default: the 10 most frequent, or with --quick 3)")
+    parser.add_argument("--C", nargs="+", type=float, default=None, help="the C path (default: config/reuters.toml's grid)")
+    parser.add_argument("--repeat", type=int, default=2, help="runs of each path (the best counts)")
     args = parser.parse_args()
+    grid = sorted(args.C or load_spec(REUTERS_SPEC).C)
     corpus = load_corpus(args)
     train = corpus.split("train")
-    categories = args.categories or (train.choose_categories(top_k=3) if args.quick else ["earn", "acq", "money-fx", "corn"])
+    categories = args.categories or train.choose_categories(top_k=3 if args.quick else 10)
     (X, _), vec_s = timed(vectorize, Preprocessing(min_df=3), train.texts)
-    gram, gram_s = timed(linear_gram, X)
-    r_delta2, radius_s = timed(r_delta_squared, gram=gram)
+    first = timed(fit_svm, train.y(categories[0]), COLD_C, X=X)[1]
     rows = []
     for category in categories:
         y = train.y(category)
-        for C in args.C:
-            primal = _best_of(args.repeat, y, C, gram, r_delta2, X)
-            whole = _best_of(args.repeat, y, C, gram, r_delta2, None)
-            fit_s = min(primal["fit_s"], whole["fit_s"])
-            sparse_fit_s = timed(SVC(kernel="linear", C=C).fit, X, y)[1]
-            rows.append({"category": category, "C": C, "n_sv": primal["n_sv"], "fit_s": fit_s,
-                         "estimate_s": primal["estimate_s"], "estimate_over_fit": primal["estimate_s"] / fit_s,
-                         "estimate_gram_s": whole["estimate_s"], "estimate_gram_over_fit": whole["estimate_s"] / fit_s,
-                         "sparse_fit_s": sparse_fit_s, "saving_s": sparse_fit_s - fit_s})
-            print(f"{category} C={C:g}: fit {fit_s:.3f} s, estimate {1000 * primal['estimate_s']:.1f} ms "
-                  f"(gram path {1000 * whole['estimate_s']:.1f} ms), sparse fit {sparse_fit_s:.3f} s", flush=True)
-    ratio = np.array([row["estimate_over_fit"] for row in rows])
-    gram_ratio = np.array([row["estimate_gram_over_fit"] for row in rows])
-    saving = float(np.median([row["saving_s"] for row in rows]))
+        path = _best_of(args.repeat, lambda: _path(X, y, grid))
+        cold = _best_of(args.repeat, lambda: _path(X, y, [COLD_C]))
+        for start, fits in (("warm", path), ("cold", cold)):
+            for row in fits:
+                rows.append({"category": category, "start": start, **row})
+        row = next(r for r in path if r["C"] == COLD_C) if COLD_C in grid else path[0]
+        print(f"{category}: path {sum(r['fit_s'] for r in path):.2f} s solver, C={row['C']:g} in the path: "
+              f"estimate {100 * row['estimate_over_fit']:.1f} %, span {100 * row['span_over_fit']:.0f} % of the fit; "
+              f"cold C={COLD_C:g}: fit {cold[0]['fit_s']:.3f} s", flush=True)
+    warm = [r for r in rows if r["start"] == "warm"]
+    cold = [r for r in rows if r["start"] == "cold"]
+    ratio = np.array([r["estimate_over_fit"] for r in warm])
     result = {
         "benchmark": "overhead",
         "quick": args.quick,
         "corpus": corpus.name,
         "n_train": int(X.shape[0]),
         "n_features": int(X.shape[1]),
+        "C": grid,
+        "categories": categories,
+        "repeat": args.repeat,
         "fits": rows,
         "estimate_over_fit_median": float(np.median(ratio)),
         "estimate_over_fit_max": float(ratio.max()),
-        "estimate_gram_over_fit_median": float(np.median(gram_ratio)),
-        "estimate_gram_over_fit_max": float(gram_ratio.max()),
+        "xa_only_over_fit_median": float(np.median([r["xa_s"] / r["fit_s"] for r in warm])),
+        "span_over_fit_median": float(np.median([r["span_over_fit"] for r in warm])),
+        "span_over_fit_max": float(max(r["span_over_fit"] for r in warm)),
+        "cold_c05": {"estimate_over_fit_median": float(np.median([r["estimate_over_fit"] for r in cold])),
+                     "span_over_fit_median": float(np.median([r["span_over_fit"] for r in cold])),
+                     "fit_median_s": float(np.median([r["fit_s"] for r in cold]))},
+        "fit_median_s": float(np.median([r["fit_s"] for r in warm])),
+        "span_median_s": float(np.median([r["span_s"] for r in warm])),
+        "span_sampled_fits": int(sum(r["span_sampled"] for r in rows)),
+        "max_unbounded": MAX_UNBOUNDED,
         "target_estimate_over_fit": TARGET_ESTIMATE_OVER_FIT,
         "vectorize_s": vec_s,
-        "gram_s": gram_s,
-        "r_delta2_s": radius_s,
-        "gram_fit_median_s": float(np.median([row["fit_s"] for row in rows])),
-        "sparse_fit_median_s": float(np.median([row["sparse_fit_s"] for row in rows])),
-        "saving_per_fit_median_s": saving,
-        "break_even_fits": gram_s / saving if saving > 0 else float("inf"),
+        "first_fit_s": first,
     }
     _print(result)
     write_results(result, output_path("overhead", args))
 
 
-def _best_of(repeat: int, y: np.ndarray, C: float, gram: np.ndarray, r_delta2: float, primal_X) -> dict:
-    """Fit `repeat` times on the Gram (primal decision values when primal_X is given): the least
-    libsvm seconds and the least seconds beyond them (rest of fit_svm + xi_alpha)."""
-    fit_s, estimate_s = np.inf, np.inf
-    for _ in range(max(1, repeat)):
+def _path(X, y: np.ndarray, grid: list[float]) -> list[dict]:
+    """Fit the C values in order, each warm-started from the previous one, and time the estimates."""
+    rows, previous = [], None
+    for C in grid:
         start = time.perf_counter()
-        fit = fit_svm(y, C, gram=gram, primal_X=primal_X, check_input=False)
-        xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)
-        total = time.perf_counter() - start
-        fit_s, estimate_s = min(fit_s, fit.fit_seconds), min(estimate_s, total - fit.fit_seconds)
-    return {"fit_s": fit_s, "estimate_s": estimate_s, "n_sv": fit.n_sv}
+        fit = fit_svm(y, C, X=X, warm_start=previous)
+        rest_s = time.perf_counter() - start - fit.fit_seconds
+        start = time.perf_counter()
+        xi_alpha(fit.alpha, fit.xi, y, r_delta_squared(X=X), 1.0)
+        xa_s = time.perf_counter() - start
+        _, span_s = timed(span_estimate, fit)
+        n_unbounded = fit.n_sv - fit.n_bounded_sv
+        rows.append({"C": C, "n_sv": fit.n_sv, "n_unbounded": n_unbounded, "fit_s": fit.fit_seconds,
+                     "rest_s": rest_s, "xa_s": xa_s, "estimate_s": rest_s + xa_s,
+                     "estimate_over_fit": (rest_s + xa_s) / fit.fit_seconds, "span_s": span_s,
+                     "span_over_fit": span_s / fit.fit_seconds, "span_sampled": n_unbounded > MAX_UNBOUNDED})
+        previous = fit
+    return rows
+
+
+def _best_of(repeat: int, run) -> list[dict]:
+    """Run a path `repeat` times; per position the least seconds of each kind (ratios recomputed)."""
+    runs = [run() for _ in range(max(1, repeat))]
+    best = []
+    for fits in zip(*runs):
+        row = dict(fits[0])
+        for key in ("fit_s", "rest_s", "xa_s", "span_s"):
+            row[key] = min(fit[key] for fit in fits)
+        row["estimate_s"] = row["rest_s"] + row["xa_s"]
+        row["estimate_over_fit"] = row["estimate_s"] / row["fit_s"]
+        row["span_over_fit"] = row["span_s"] / row["fit_s"]
+        best.append(row)
+    return best
 
 
 def _print(result: dict) -> None:
-    rows = [[r["category"], r["C"], r["n_sv"], r["fit_s"], 1000 * r["estimate_s"], 100 * r["estimate_over_fit"],
-             1000 * r["estimate_gram_s"], 100 * r["estimate_gram_over_fit"], r["sparse_fit_s"], r["saving_s"]]
+    rows = [[r["category"], r["start"], r["C"], r["n_sv"], r["n_unbounded"], 1000 * r["fit_s"], 1000 * r["rest_s"],
+             1000 * r["xa_s"], 100 * r["estimate_over_fit"], 1000 * r["span_s"], 100 * r["span_over_fit"]]
             for r in result["fits"]]
-    print_table(["category", "C", "n_sv", "fit_s", "estimate_ms", "estimate/fit_%", "gram_path_ms", "gram_path/fit_%",
-                 "sparse_fit_s", "saving_s"], rows,
+    print_table(["category", "start", "C", "n_sv", "n_unbounded", "fit_ms", "rest_of_fit_svm_ms", "xa_ms",
+                 "estimate/fit_%", "span_ms", "span/fit_%"], rows,
                 title=f"\n{result['corpus']}: {result['n_train']} training documents, {result['n_features']} features")
-    print(f"estimate / fit (primal path): median {100 * result['estimate_over_fit_median']:.2f} % "
+    print(f"xi-alpha estimate / fit (warm-started C paths): median {100 * result['estimate_over_fit_median']:.2f} % "
           f"(max {100 * result['estimate_over_fit_max']:.2f} %, target <= {100 * TARGET_ESTIMATE_OVER_FIT:.0f} %); "
-          f"whole-Gram path: median {100 * result['estimate_gram_over_fit_median']:.2f} %")
-    print(f"Gram {result['gram_s']:.2f} s (+ R_delta^2 {result['r_delta2_s']:.2f} s) vs median saving "
-          f"{result['saving_per_fit_median_s']:.3f} s per fit: break-even after {result['break_even_fits']:.1f} fits")
+          f"R_delta^2 + indicator alone {100 * result['xa_only_over_fit_median']:.2f} %")
+    print(f"span / fit: median {100 * result['span_over_fit_median']:.0f} % (max {100 * result['span_over_fit_max']:.0f} %); "
+          f"cold C={COLD_C:g}: estimate {100 * result['cold_c05']['estimate_over_fit_median']:.2f} %, span "
+          f"{100 * result['cold_c05']['span_over_fit_median']:.0f} %; first fit (JIT or cache load) {result['first_fit_s']:.2f} s")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,10 @@ SCRIPTS = {
     "reproduce_table1": ["table", "xa_beyond_holdout_counts", "paper_agreement_rho1", "machine"],
     "vs_cross_validation": ["xialpha_wall_s", "gscv_sparse_wall_s", "gscv_sparse_extrapolated", "gscv_gram_wall_s",
                             "speedup_vs_sparse", "speedup_vs_gram", "regret_xialpha", "regret_cv", "machine"],
-    "overhead": ["estimate_over_fit_median", "estimate_gram_over_fit_median", "gram_s", "saving_per_fit_median_s", "break_even_fits", "fits", "machine"],
+    "overhead": ["estimate_over_fit_median", "span_over_fit_median", "xa_only_over_fit_median", "fits", "machine"],
     "scaling": ["speedup_2_vs_1", "wall_over_floor", "overhead", "runs", "machine"],
+    "vs_linear_cv": ["speedup", "regret_xialpha", "regret_cv", "xialpha_wall_s", "peer_wall_s", "small", "machine"],
+    "scale": ["runs", "loglog_slope", "gscv_wall_s_1e5", "speedup_1e5", "speedup_2_vs_1_workers_1e5", "machine"],
     "loo": ["retrain_fraction", "pruned_equals_bruteforce", "retrain_fraction_xi_alpha",
             "xi_alpha_pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
 }
@@ -124,3 +126,46 @@ def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
     twice = subprocess.run([sys.executable, script, "--pool", str(first_path), str(first_path), "--out", str(pooled_path)],
                            cwd=REPO, capture_output=True, text=True, timeout=300)
     assert twice.returncode != 0 and "share splits" in twice.stderr
+
+
+def test_vs_linear_cv_regrets_speedups_and_small_subset(quick):
+    result = quick("vs_linear_cv")
+    assert result["xialpha_estimator"] == "span"
+    for part in (result, result["small"]):
+        missing = [key for key in SCRIPTS["vs_linear_cv"] if key not in part and key not in ("small", "machine")]
+        assert not missing, f"lacks {missing}"
+        assert math.isclose(part["speedup"], part["peer_wall_s"] / part["xialpha_wall_s"])
+        per_category = part["regret_per_category"]
+        assert set(per_category) == set(part["categories"])
+        for method in ("xialpha", "cv"):
+            assert all(row[method] >= 0 for row in per_category.values())
+            assert math.isclose(part[f"regret_{method}"], sum(row[method] for row in per_category.values()) / len(per_category))
+        assert part["xialpha_fits"] == len(part["categories"]) * len(part["preprocessings"]) * len(part["C"])
+        if "liblinear_c_search_wall_s" in part:  # liblinear-official installed
+            assert math.isclose(part["liblinear_over_xialpha_core_s"],
+                                part["liblinear_end_to_end_s"] / (2 * part["xialpha_wall_s"]))
+            assert set(part["liblinear_chosen"]) == {f"{c}/{p}" for c in part["categories"] for p in part["preprocessings"]}
+        else:
+            assert result["liblinear_note"].startswith("skipped")
+    small = result["small"]
+    assert small["subset"]["n_docs"] == small["n_train"] + small["n_test"] < result["n_train"] + result["n_test"]
+
+
+def test_scale_runs_measure_every_process(quick):
+    result = quick("scale")
+    runs = result["runs"]
+    assert sorted({run["n_docs"] for run in runs}) == result["sizes"]
+    assert sorted(run["workers"] for run in runs if run["n_docs"] == result["compare_n_docs"]) == [1, 2]
+    for run in runs:
+        assert "error" not in run, run.get("error")
+        assert run["failed"] == 0 and run["fits"] == 4 * 8
+        # the driver (with the nannies) and every worker process were sampled: the tree's peak exceeds the driver's
+        assert run["processes"] >= 1 + run["workers"]
+        assert run["peak_rss_gb"] > run["peak_rss_driver_gb"] > 0
+        assert run["cpu_s"] > 0 and run["wall_s"] >= run["stages"]["last_task_end_s"] > run["stages"]["first_task_start_s"] > 0
+        assert {"vectorize", "fit"} <= set(run["stages"]["by_task"])
+    two = [run for run in runs if run["n_docs"] == result["compare_n_docs"] and run["workers"] == 2][0]
+    one = [run for run in runs if run["n_docs"] == result["compare_n_docs"] and run["workers"] == 1][0]
+    assert math.isclose(result["speedup_2_vs_1_workers_1e5"], one["wall_s"] / two["wall_s"])
+    assert math.isclose(result["speedup_1e5"], result["gscv_wall_s_1e5"] / two["wall_s"])
+    assert result["gscv"]["processes"] >= 2  # the driver and joblib's workers

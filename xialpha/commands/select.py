@@ -36,7 +36,6 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from xialpha.errors import UserError
-    from xialpha.selection.artifact import PICKLE_WARNING
     from xialpha.selection.display import print_table, selection_table
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import new_selection_id, selection_rows
@@ -68,7 +67,6 @@ def run(args) -> int:
     print(f"stored selection {selection_id} ({len(rows)} categories, {selection.n_candidates} candidates) in {store.uri}")
     if saved is not None:
         print(f"saved {n_models} models to {saved}")
-        print(PICKLE_WARNING.format(path=saved), file=sys.stderr)
     return 0
 
 
