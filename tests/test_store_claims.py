@@ -15,20 +15,32 @@ from xialpha.storage import ResultStore
 
 
 def _race(uri: str, name: str, claimants: int) -> list[str | None]:
-    """`claimants` threads, each with its own store object, claim `name` at the same moment."""
-    barrier = threading.Barrier(claimants)
+    """`claimants` threads, each with its own store object, claim `name` at the same moment.
+
+    The store objects are opened before the race: fsspec's memory filesystem hands every reader
+    of a file the same file object (one shared position), so concurrent opens of the store
+    marker would read garbage there. The claims themselves only list, write and delete.
+    """
+    stores = [ResultStore(uri) for _ in range(claimants)]
+    barrier = threading.Barrier(claimants, timeout=60)
     results: list[str | None] = [None] * claimants
+    errors: list[BaseException] = []
 
     def claim(index: int) -> None:
-        store = ResultStore(uri)
-        barrier.wait()
-        results[index] = store.claim("certifications", name, {"certification_id": f"c{index}"})
+        try:
+            barrier.wait()
+            results[index] = stores[index].claim("certifications", name, {"certification_id": f"c{index}"})
+        except BaseException as exc:  # re-raised in the test's thread below
+            errors.append(exc)
+            barrier.abort()
 
     threads = [threading.Thread(target=claim, args=(i,)) for i in range(claimants)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if errors:
+        raise errors[0]
     return results
 
 
