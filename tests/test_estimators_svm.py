@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC
 
@@ -135,3 +136,31 @@ def test_separable_solution_is_stable_with_margin_one_support_vectors():
     np.testing.assert_allclose(fit.decision, [-2.0, -1.0, 1.0, 2.0], atol=1e-7)
     np.testing.assert_allclose(fit.xi, 0.0, atol=1e-7)
     assert fit.stable and fit.n_bounded_sv == 0
+
+
+@pytest.mark.parametrize("tol", [1e-300, 0.0, 2.0, float("nan")])
+@pytest.mark.parametrize("path", ["gram", "features"])
+def test_a_tolerance_no_solver_can_reach_is_refused(tol, path):
+    # before: tol=1e-300 sent libsvm into a loop that never ended
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    data = {"gram": X @ X.T} if path == "gram" else {"X": sp.csr_matrix(X)}
+    with pytest.raises(ValueError, match="tol: must be"):
+        fit_svm(y, 1.0, tol=tol, **data)
+
+
+def test_libsvm_iterations_are_capped_and_reported(monkeypatch):
+    import xialpha.estimators.svm as svm
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 5))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=200) > 0, 1, -1)
+    with pytest.warns(Warning, match="terminated early"):
+        stopped = fit_svm(y, 10.0, gram=X @ X.T, max_iter=3)
+    assert not stopped.converged
+    # without max_iter libsvm gets its own cap, not scikit-learn's -1 (never stop)
+    seen = []
+    monkeypatch.setattr(svm, "SVC", lambda **kwargs: seen.append(kwargs["max_iter"]) or SVC(**kwargs))
+    assert fit_svm(y, 10.0, gram=X @ X.T).converged
+    assert seen == [max(svm.LIBSVM_MAX_ITER, 100 * 200)]

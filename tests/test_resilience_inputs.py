@@ -77,6 +77,8 @@ CASES = [
     ("unknown-loader", _replace('"synthetic"', '"synthetik"'), None, [], "unknown corpus loader 'synthetik'"),
     ("loader-argument", _replace("seed = 5", "seeds = 5"), None, [], "unknown argument seeds"),
     ("negative-C", _replace("C = [1.0]", "C = [-1.0]"), None, [], "svm.C[0]: must be > 0"),
+    # before: libsvm never stopped (a sweep of 30 documents hung for good)
+    ("tol-below-float64", _replace("C = [1.0]", "C = [1.0]\ntol = 1e-300"), None, [], "svm.tol: must be between 1e-12 and 1"),
     ("bad-sweep-id", _replace('id = "inputs"', 'id = "../x"'), None, [], "sweep.id: must be"),
     ("bad-kernel", lambda tmp: GOOD + '[[kernels]]\nname = "rbf"\ngamma = 0\n', None, [], "kernels[0].gamma"),
     ("bad-stemming", lambda tmp: GOOD + '[[preprocessing]]\nstemming = "snowball-x"\n', None, [], "preprocessing[0]"),
@@ -226,7 +228,9 @@ def test_a_store_path_that_is_a_symlink_loop_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("uri", ["gs://xialpha-no-such-bucket-16/store",
-                                 "s3://bucket/store?endpoint_override=127.0.0.1:9&scheme=http&region=us-east-1"])
+                                 "s3://bucket/store?endpoint_override=127.0.0.1:9&scheme=http&region=us-east-1",
+                                 # before: "internal error: ClientConnectorError" (the probe of the root passed)
+                                 "http://127.0.0.1:9/store"])
 def test_an_unreachable_remote_store_fails_fast_with_one_line(uri, monkeypatch, capsys):
     # before: gs:// retried for 15 minutes; s3:// with a closed port printed an OSError traceback
     monkeypatch.setenv("XIALPHA_STORE_TIMEOUT", "3")
@@ -296,3 +300,5 @@ def test_min_df_beyond_the_corpus_says_the_vocabulary_is_empty(tmp_path):
     failures = [line for line in done.stderr.splitlines() if line.startswith("  failed:")]
     assert len(failures) == 2 and "r_delta2" not in done.stderr  # before: "r_delta2: must be a finite number > 0, got 0.0"
     assert all("vocabulary is empty after preprocessing: min_df=100000 and max_df=1 keep none of the" in line for line in failures)
+    # before: each local worker also logged "Compute Failed" with the task's traceback
+    assert "Traceback" not in done.stderr and "Compute Failed" not in done.stderr, done.stderr

@@ -27,11 +27,13 @@ from xialpha.estimators.validation import (
     check_kernel,
     check_labels,
     check_positive,
+    check_tolerance,
     check_vector,
 )
 
 # alpha_i counts as "at the bound C_i" within this relative tolerance (libsvm clips exactly).
 BOUND_RTOL = 1e-8
+LIBSVM_MAX_ITER = 10_000_000  # libsvm's own cap on iterations (at least 100 per example)
 LIBSVM_FALLBACK_ROWS = 20_000  # an unconverged linear-path fit on at most this many examples is redone by libsvm
 
 
@@ -130,6 +132,7 @@ def fit_svm(
     n = y.shape[0]
     C = check_positive(C, "C")
     j = check_positive(j, "j")
+    tol = check_tolerance(tol)
     if (gram is None) == (X is None):
         raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
     weights = np.ones(n) if sample_weight is None else check_vector(sample_weight, n, "sample_weight")
@@ -151,7 +154,7 @@ def fit_svm(
     else:
         data = check_features(X, n) if check_input else X
         svc_kernel = {"kernel": kernel, **check_kernel(kernel, kernel_params)}
-    model, alpha, b, support, fit_seconds = _libsvm(y, data, (C, j, None if sample_weight is None else weights), tol,
+    model, alpha, b, support, fit_seconds, converged = _libsvm(y, data, (C, j, None if sample_weight is None else weights), tol,
                                                     max_iter, check_input, cache_size=cache_mb, **svc_kernel)
     if gram is not None:
         # a full matrix-vector product: far faster than gathering the support columns
@@ -169,17 +172,21 @@ def fit_svm(
         fit_seconds=fit_seconds,
         model=model,
         precomputed=gram is not None,
+        converged=converged,
     )
 
 
 def _libsvm(y: np.ndarray, data, bounds: tuple, tol: float, max_iter: int, check_input: bool,
-            **svc_args) -> tuple[SVC, np.ndarray, float, np.ndarray, float]:
-    """libsvm (scikit-learn's SVC) on data: (model, alpha (n,), b, support, seconds).
+            **svc_args) -> tuple[SVC, np.ndarray, float, np.ndarray, float, bool]:
+    """libsvm (scikit-learn's SVC) on data: (model, alpha (n,), b, support, seconds, converged).
 
-    bounds: (C, j, sample weights or None), i.e. C_i = C * j**[y_i = +1] * w_i.
+    bounds: (C, j, sample weights or None), i.e. C_i = C * j**[y_i = +1] * w_i. max_iter < 0
+    caps the iterations at max(10^7, 100 n) as libsvm itself does (scikit-learn's -1 never stops).
     """
     C, j, weights = bounds
     active = np.ones(y.shape[0], dtype=bool) if weights is None else weights > 0
+    if max_iter is None or max_iter < 0:
+        max_iter = max(LIBSVM_MAX_ITER, 100 * y.shape[0])
     model = SVC(C=C, class_weight={1: j, -1: 1.0}, tol=tol, max_iter=max_iter, **svc_args)
     start = time.perf_counter()
     with sklearn.config_context(assume_finite=not check_input):
@@ -190,7 +197,7 @@ def _libsvm(y: np.ndarray, data, bounds: tuple, tol: float, max_iter: int, check
     alpha = np.zeros(y.shape[0])
     dual = model.dual_coef_.toarray() if sp.issparse(model.dual_coef_) else model.dual_coef_  # sparse X gives sparse
     alpha[support] = np.abs(dual[0])
-    return model, alpha, float(model.intercept_[0]), support, seconds
+    return model, alpha, float(model.intercept_[0]), support, seconds, model.fit_status_ == 0
 
 
 def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, max_iter: int, check_input: bool,
@@ -208,12 +215,11 @@ def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, ma
             raise ValueError(f"warm_start: was fitted on {warm_start.alpha.shape[0]} examples, y has {y.shape[0]}")
         start = (warm_start.alpha, warm_start.b)
     kwargs = {} if max_iter is None or max_iter < 0 else {"max_epochs": int(max_iter)}
-    tol = check_positive(tol, "tol")
     alpha, w, b, seconds, converged, X = solve_linear(X, y, c_i, tol=tol, warm_start=start, check_input=check_input,
                                                       **kwargs)
     if not converged and int((c_i > 0).sum()) <= LIBSVM_FALLBACK_ROWS:
-        _, alpha, b, _, more = _libsvm(y, X, bounds, tol, -1 if max_iter is None else max_iter, False, kernel="linear")
-        w, seconds, converged = np.asarray(X.T @ (alpha * y), dtype=np.float64).ravel(), seconds + more, True
+        _, alpha, b, _, more, converged = _libsvm(y, X, bounds, tol, max_iter, False, kernel="linear")
+        w, seconds = np.asarray(X.T @ (alpha * y), dtype=np.float64).ravel(), seconds + more
     elif not converged:
         warnings.warn(f"linear SVM solver stopped after {kwargs.get('max_epochs', MAX_EPOCHS)} passes without "
                       f"reaching tol={tol:g}; the solution is approximate", ConvergenceWarning, stacklevel=3)

@@ -35,6 +35,19 @@ def check_positive(value, name: str) -> float:
     return v
 
 
+TOL_RANGE = (1e-12, 1.0)  # stopping tolerances a solver in float64 can reach, in margin units
+
+
+def check_tolerance(value, name: str = "tol") -> float:
+    """Return value as a float in TOL_RANGE: a KKT tolerance below 1e-12 is under the rounding of
+    float64 decision values (a solver would never stop), one above 1 accepts any solution."""
+    tol = check_positive(value, name)
+    low, high = TOL_RANGE
+    if not low <= tol <= high:
+        raise ValueError(f"{name}: must be between {low:g} and {high:g}, got {value!r}")
+    return tol
+
+
 def check_vector(v, n: int, name: str, *, dtype=np.float64) -> np.ndarray:
     """Return v as a finite 1-d array of length n."""
     arr = np.asarray(v, dtype=dtype)

@@ -61,6 +61,10 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
                     cluster = stack.enter_context(_start_cluster(kind, spec, workers, security))
                 client = Client(cluster, security=security)
             stack.enter_context(client)
+            if kind == "local":
+                from xialpha.jobs.worker_logging import QuietTaskFailures
+
+                client.register_plugin(QuietTaskFailures())
             try:
                 yield client
             except KeyboardInterrupt:  # the cluster closes with tasks in flight: one line is printed, not Dask's warnings

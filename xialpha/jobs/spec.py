@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from xialpha.errors import UserError
+from xialpha.estimators.validation import TOL_RANGE
 from xialpha.jobs.spec_tables import Table, check_values
 
 SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -280,7 +281,7 @@ def _svm(t: Table) -> dict:
     out = {
         "C": tuple(t.float_list("C", [1.0], positive=True)),
         "j": tuple(t.float_list("j", [1.0], positive=True)),
-        "tol": t.float("tol", 1e-3, positive=True),
+        "tol": t.float("tol", 1e-3, positive=True, within=TOL_RANGE),
     }
     t.done()
     return out

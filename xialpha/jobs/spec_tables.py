@@ -80,8 +80,12 @@ class Table:
             raise UserError(f"{self._key(key)}: must be <= {maximum:,}, got {value:,}")
         return value
 
-    def float(self, key: str, default: float, positive: bool = False) -> float:
-        return self._number(self._key(key), self._get(key, default, False), positive)
+    def float(self, key: str, default: float, positive: bool = False, within: tuple[float, float] | None = None) -> float:
+        """A finite number (> 0 if `positive`, inside the closed interval `within` if given)."""
+        value = self._number(self._key(key), self._get(key, default, False), positive)
+        if within is not None and not within[0] <= value <= within[1]:
+            raise UserError(f"{self._key(key)}: must be between {within[0]:g} and {within[1]:g}, got {value:g}")
+        return value
 
     def float_list(self, key: str, default: list, positive: bool = False) -> list[float]:
         value = self._get(key, default, False)

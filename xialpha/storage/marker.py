@@ -25,8 +25,20 @@ def open_store(location: Location, create: bool) -> int | None:
     """The schema version of the store at `location`, or None for an absent store `create` allows.
 
     UserError if the location is a file, a directory of other things, a damaged or newer marker,
-    absent without `create`, or (with `create`) not writable.
+    absent without `create`, (with `create`) not writable, or a remote store that fails to answer.
     """
+    if location.is_local:
+        return _open(location, create)
+    try:
+        return _open(location, create)
+    except UserError:
+        raise
+    except Exception as exc:  # any client error (network, credentials, a URI naming no bucket) means unusable
+        reason = " ".join(str(exc).split())[:300]
+        raise UserError(f"store {location.uri}: cannot reach it: {type(exc).__name__}: {reason}") from None
+
+
+def _open(location: Location, create: bool) -> int | None:
     uri, marker = location.uri, location.path(MARKER)
     if location.is_file(location.root):
         raise UserError(f"store {uri}: is a file, not a store directory")
