@@ -11,7 +11,7 @@ and nannies, and every worker process): a background thread samples the process 
 every SAMPLE_S seconds; peak_rss_gb is the largest sum of resident
 set sizes (pages shared between processes count once per process: pessimistic), cpu_s the sum of
 every process's last-seen user + system seconds. `stages` breaks the wall down from the Dask task
-stream (compute and transfer seconds per task kind: corpus, vectorize, features, fit) and from the
+stream (compute and transfer seconds, result size per task kind: corpus, vectorize, features, fit) and from the
 driver (cluster start; start of the first task = corpus generation + planning + submission).
 
 At --compare-size (default 10^5) the same sweep also runs on 1 worker (speedup_2_vs_1_workers_1e5,
@@ -32,6 +32,7 @@ import os
 import tempfile
 import threading
 import time
+import warnings
 
 import numpy as np
 import psutil
@@ -151,14 +152,16 @@ def _sweep(spec, n: int, workers: int) -> dict:
 
 
 def _stages(tasks: list[dict], start_clock: float) -> dict:
-    """Compute and transfer seconds per task kind (the key's first word: corpus, vectorize, features,
-    fit), and when the first task started and the last one ended, seconds after the sweep began."""
+    """Compute and transfer seconds and the largest result (GB) per task kind (the key's first word:
+    corpus, vectorize, features, fit), and when the first task started and the last one ended,
+    seconds after the sweep began."""
     kinds: dict[str, dict] = {}
     starts, stops = [], []
     for task in tasks:
         kind = str(task["key"]).split("-")[0].strip("('\"")
-        entry = kinds.setdefault(kind, {"tasks": 0, "compute_s": 0.0, "transfer_s": 0.0})
+        entry = kinds.setdefault(kind, {"tasks": 0, "compute_s": 0.0, "transfer_s": 0.0, "result_gb": 0.0})
         entry["tasks"] += 1
+        entry["result_gb"] = max(entry["result_gb"], (task.get("nbytes") or 0) / 1e9)  # Dask's sizeof of the result
         for part in task["startstops"]:
             seconds = part["stop"] - part["start"]
             if part["action"] == "compute":
@@ -188,7 +191,9 @@ def _gscv(spec, folds: int) -> dict:
         for category in categories:
             search = GridSearchCV(LinearSVC(loss="hinge", random_state=0), {"C": list(spec.C)}, cv=folds, scoring="f1",
                                   n_jobs=WORKERS, refit=False)
-            _, search_s[category] = timed(search.fit, data.X_train, data.y_train[category])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # LinearSVC's non-convergence at large C, F1 of folds without a positive
+                _, search_s[category] = timed(search.fit, data.X_train, data.y_train[category])
         wall = time.perf_counter() - start
     row = {"wall_s": wall, "load_s": load_s, "vectorize_s": vectorize_s, "search_s": search_s, "folds": folds,
            **tree.figures()}
