@@ -290,3 +290,22 @@ def test_objective_rows_match_the_cli_choice(swept):
     for choice in selection.choices:
         rows = at_rho1[at_rho1["category"] == choice.category]
         assert choice.chosen["value"] == pytest.approx(rows["span_precision"].fillna(0.0).max())
+
+
+def test_refit_of_linear_choices_builds_no_gram(swept, tmp_path, capsys, monkeypatch):
+    # before: every refit went through an n x n linear Gram, so a corpus the linear path swept
+    # (tens of thousands of documents) could not be refitted
+    import xialpha.features
+
+    spec_path, uri = swept
+    made = []
+    real = xialpha.features.linear_gram
+    monkeypatch.setattr(xialpha.features, "linear_gram", lambda X, **kw: made.append(X.shape) or real(X, **kw))
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--refit", tmp_path / "model")
+    assert code == 0, err
+    _, trained = load_artifact(tmp_path / "model")
+    kernels = {model.config["kernel"] for model in trained.models}
+    nonlinear_pps = {model.preprocessing_id for model in trained.models if model.config["kernel"] != "linear"}
+    assert len(made) == len(nonlinear_pps), (kernels, made)
+    for model in trained.models:
+        assert (model.model.weights is not None) == (model.config["kernel"] == "linear")

@@ -40,8 +40,8 @@ class KernelModel:
         coef = fit.alpha[fit.support] * fit.y[fit.support]
         support_vectors = X[fit.support]
         if kernel.name == "linear":
-            weights = np.asarray(support_vectors.T @ coef).ravel()
-            return cls(kernel, fit.b, weights=weights)
+            weights = fit.w if fit.w is not None else np.asarray(support_vectors.T @ coef).ravel()
+            return cls(kernel, fit.b, weights=np.asarray(weights, dtype=np.float64))
         from xialpha.features import row_sq_norms
 
         return cls(kernel, fit.b, support_vectors=support_vectors, sv_sq_norms=row_sq_norms(support_vectors), coef=coef)
@@ -104,27 +104,42 @@ MODEL_COLUMNS = ("category", "config_key", "preprocessing_id", "kernel_id", "ker
 
 
 def train_selected(context: SweepContext, chosen: pd.DataFrame) -> TrainedSelection:
-    """Fit the preprocessing and the SVM of every chosen row (one row per category)."""
-    from xialpha.features import DEFAULT_GRAM_LIMIT_BYTES, linear_gram, row_sq_norms
+    """Fit the preprocessing and the SVM of every chosen row (one row per category).
 
-    limit = context.spec.gram_memory_limit or DEFAULT_GRAM_LIMIT_BYTES
+    Linear kernels train on the features (the sweep's linear path: no n x n matrix, so a corpus
+    the sweep could handle can be refitted); other kernels share one Gram per preprocessing and kernel.
+    """
     preprocessings, models = {}, []
     for pp_id, rows in chosen.groupby("preprocessing_id", sort=False):
         preprocessings[pp_id], X = _training_features(context, pp_id)
-        linear = linear_gram(X, limit_bytes=limit)
-        sq_norms = row_sq_norms(X)
-        grams = {}
+        grams = _KernelGrams(X, context.spec.gram_memory_limit)
         for _, row in rows.iterrows():
             kernel = context.kernel(row["kernel_id"])
-            if kernel.id not in grams:
-                grams[kernel.id] = kernel.from_linear(linear, sq_norms)
             y = context.train.y(row["category"])
-            fit = fit_svm(y, float(row["C"]), gram=grams[kernel.id], j=float(row["j"]), tol=context.spec.tol,
-                          check_input=False)
+            data = {"X": X} if kernel.name == "linear" else {"gram": grams.of(kernel), "check_input": False}
+            fit = fit_svm(y, float(row["C"]), j=float(row["j"]), tol=context.spec.tol, **data)
             config = {name: _plain(row.get(name)) for name in MODEL_COLUMNS}
             models.append(CategoryModel(row["category"], pp_id, KernelModel.from_fit(fit, X, kernel), config))
     order = {category: i for i, category in enumerate(chosen["category"])}
     return TrainedSelection(preprocessings, sorted(models, key=lambda m: order[m.category]))
+
+
+class _KernelGrams:
+    """Gram matrices (n, n) of the rows of X, one per non-linear kernel, from one linear Gram made
+    on first use (within `limit_bytes`, default DEFAULT_GRAM_LIMIT_BYTES)."""
+
+    def __init__(self, X, limit_bytes: int | None):
+        self.X, self.limit_bytes, self.linear, self.grams = X, limit_bytes, None, {}
+
+    def of(self, kernel):
+        from xialpha.features import DEFAULT_GRAM_LIMIT_BYTES, linear_gram, row_sq_norms
+
+        if kernel.id not in self.grams:
+            if self.linear is None:
+                self.linear = linear_gram(self.X, limit_bytes=self.limit_bytes or DEFAULT_GRAM_LIMIT_BYTES)
+                self.sq_norms = row_sq_norms(self.X)
+            self.grams[kernel.id] = kernel.from_linear(self.linear, self.sq_norms)
+        return self.grams[kernel.id]
 
 
 def _training_features(context: SweepContext, preprocessing_id: str):
