@@ -8,8 +8,16 @@ the estimates in Parquet and selects configurations from them.
 __version__ = "0.1.0"
 
 
+API = ("sweep", "select", "refit", "results")
+
+
 def __getattr__(name: str):
-    """Lazy exports, so `import xialpha` stays light: XiAlphaSearchCV (imports scikit-learn)."""
+    """Lazy exports, so `import xialpha` stays light: the workflow (`xialpha.sweep`, `select`,
+    `refit`, `results`: see xialpha.api) and XiAlphaSearchCV (imports scikit-learn)."""
+    if name in API:
+        from xialpha import api
+
+        return getattr(api, name)
     if name == "XiAlphaSearchCV":
         from xialpha.search import XiAlphaSearchCV
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -64,8 +65,9 @@ def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads
 
 
 def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-              force: bool = False, progress_mode: str = "quiet", on_dashboard=None) -> SweepSummary:
-    """Run the sweep on the spec's cluster (or `address`); every finished batch is stored at once."""
+              force: bool = False, progress_mode: str = "quiet", on_dashboard=None, client=None) -> SweepSummary:
+    """Run the sweep on the spec's cluster (or `address`, or a running `client`, which is left
+    open); every finished batch is stored at once."""
     start = time.monotonic()
     corpus, plan = prepare(spec, store, force=force, threads=default_threads(spec, workers))
     run_id = uuid.uuid4().hex[:12]
@@ -73,7 +75,8 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     if not plan.batches:
         return summary
     base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
-    with connect(spec.cluster, address=address, workers=workers) as client:
+    with contextlib.nullcontext(client) if client is not None else connect(spec.cluster, address=address,
+                                                                           workers=workers) as client:
         # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
         store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
                                  "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
