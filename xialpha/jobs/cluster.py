@@ -52,6 +52,8 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
     kind = "address" if address else spec.kind
     address = address or spec.address
     silenced = False
+    dask_logger = logging.getLogger("distributed")
+    dask_level = dask_logger.level
     try:
         with contextlib.ExitStack() as stack:
             if kind == "address":
@@ -65,6 +67,9 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
                 from xialpha.jobs.worker_logging import QuietTaskFailures
 
                 client.register_plugin(QuietTaskFailures())
+                # runs first on the way out: closing a busy machine's workers logs "still alive
+                # after 4.0 seconds, killing" warnings about processes that are being stopped anyway
+                stack.callback(dask_logger.setLevel, logging.ERROR)
             try:
                 yield client
             except KeyboardInterrupt:  # the cluster closes with tasks in flight: one line is printed, not Dask's warnings
@@ -77,6 +82,7 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
     finally:
         if silenced:
             logging.disable(logging.NOTSET)
+        dask_logger.setLevel(dask_level)
 
 
 def check_cluster(spec: ClusterSpec) -> None:
