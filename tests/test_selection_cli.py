@@ -127,9 +127,10 @@ def test_select_per_category_stores_the_best_config_of_each_category(swept, caps
     assert set(rows["config_key"]) <= set(at_rho1["config_key"])
     assert (rows["mode"] == "category").all() and (rows["estimator"] == "span").all()
     assert rows["p_micro_sign"].between(0, 1).all() and rows["p_mcnemar"].between(0, 1).all()
-    assert rows["p_macro_t"].isna().all()
+    assert rows["p_proportion"].between(0, 1).all()
+    assert rows["p_macro_t"].isna().all() and rows["p_macro_rank_t"].isna().all()
     assert (rows["n_runners_up"] == 3).all()
-    assert "selection sel-" in out and "category" in out
+    assert "selection sel-" in out and "category" in out and "p prop." in out
 
 
 def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span, capsys):
@@ -160,6 +161,8 @@ def test_select_global_micro_shares_one_config(swept, capsys):
     errors = chosen["span_d_pos"] + chosen["span_d_neg"]
     assert rows["selection_value"].iloc[0] == pytest.approx(errors.sum() / chosen["n"].sum())
     assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
+    assert rows["p_macro_rank_t"].between(0, 1).all() and rows["p_proportion"].between(0, 1).all()
+    assert "p macro T'" in out
 
 
 def test_select_by_cost(swept, capsys):

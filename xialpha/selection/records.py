@@ -29,7 +29,7 @@ CONFIG_COLUMNS = (
     "pp_stemming", "pp_min_df", "pp_max_df", "pp_tf", "pp_idf", "pp_norm", "kernel", "kernel_id", "gamma",
     "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable", "r_delta2",
 )
-P_VALUES = ("p_micro_sign", "p_mcnemar", "p_macro_sign", "p_macro_t")
+P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t", "p_macro_rank_t")
 _F, _S, _I, _B = pa.float64(), pa.string(), pa.int64(), pa.bool_()
 
 
