@@ -244,9 +244,10 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     assert set(forced["previous_certifications"].to_pylist()) == {1} and all(forced["forced"].to_pylist())
 
 
-def test_report_in_the_terminal(swept, capsys):
+def test_report_in_the_terminal(swept, capsys, monkeypatch):
     _, uri = swept
-    code, out, _ = run_cli(capsys, "report", uri, "--sweep", "sel")
+    monkeypatch.setenv("XIALPHA_STORE", uri)
+    code, out, _ = run_cli(capsys, "report")  # the store from the environment, its only sweep
     assert code == 0
     assert "best C by f1 of span" in out and "LOO candidates" in out
     results = ResultStore(uri).read_results_df("sel")
@@ -257,7 +258,7 @@ def test_report_in_the_terminal(swept, capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["select", "{uri}", "--sweep", "nope"], "--sweep: no successful results stored for sweep 'nope'"),
+        (["select", "{uri}", "--sweep", "nope"], "--sweep: no sweep 'nope' in store"),
         (["select", "{uri}", "--sweep", "sel", "--rho", "3"], "--rho: sweep 'sel' has no results at rho=3"),
         (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' has no 'loo' estimates"),
         (["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"], "--cost-fn: applies to --metric cost only"),

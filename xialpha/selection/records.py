@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from xialpha import __version__
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.choices import METRIC_CHOICES
 from xialpha.selection.objective import metric_values
 from xialpha.selection.selector import Selection
@@ -120,5 +120,8 @@ def read_selection(store, selection_id: str) -> pd.DataFrame:
     """The rows of one stored selection, sorted by category; UserError if it does not exist."""
     table = read_if_stored(store, DATASET, [("selection_id", "=", selection_id)])
     if table is None:
-        raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}")
+        stored = read_if_stored(store, DATASET)
+        known = [] if stored is None else sorted(set(stored["selection_id"].to_pylist()), reverse=True)
+        raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}"
+                        f"{did_you_mean(selection_id, known, listing='newest stored')}")
     return table.to_pandas().sort_values("category").reset_index(drop=True)
