@@ -141,6 +141,8 @@ def test_sweep_may_be_left_out_only_when_the_store_holds_one(filled, tmp_path, c
     empty = ResultStore(str(tmp_path / "empty"))
     empty.append("drift", [{"check_id": "c1"}])
     assert main(["select", empty.uri]) == 2 and "holds no sweep yet" in capsys.readouterr().err
+    assert main(["certify", filled.uri, "--selection", "s11", "--test-split", "test"]) == 2
+    assert "no selection 's11' in store" in (err := capsys.readouterr().err) and "did you mean s1? (newest stored: s1)" in err
 
 
 def test_ls_on_a_store_without_results(tmp_path, capsys):

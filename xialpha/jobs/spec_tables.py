@@ -3,7 +3,7 @@ the checks every spec value passes (64-bit integers, finite floats) and byte siz
 
 from __future__ import annotations
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 
 _MISSING = object()
 INT64_MAX = 2**63 - 1
@@ -111,7 +111,7 @@ class Table:
     def done(self) -> None:
         unknown = [k for k in self.raw if k not in self._read]
         if unknown:
-            raise UserError(f"{self._key(unknown[0])}: unknown key")
+            raise UserError(f"{self._key(unknown[0])}: unknown key{did_you_mean(unknown[0], sorted(self._read), listing='keys', list_when_close=False)}")
 
     @staticmethod
     def _number(path: str, value, positive: bool) -> float:
