@@ -59,7 +59,8 @@ class Table:
     def choice(self, key: str, options: tuple[str, ...], default: str | None) -> str | None:
         value = self.str(key, default)
         if value not in options and not (value is None and default is None):
-            raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}")
+            close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
+            raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}{close}")
         return value
 
     def bool(self, key: str, default: bool) -> bool:
