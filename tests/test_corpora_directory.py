@@ -84,7 +84,7 @@ def test_bad_trees(tmp_path):
 
 def test_empty_documents_are_refused_or_skipped(tmp_path):
     write_tree(tmp_path / "tree", {"a/1": b"text", "a/2": b"  \n", "b/3": b"more"})
-    with pytest.raises(UserError, match=r"document a/2 has no text .*skip_empty"):
+    with pytest.raises(UserError, match=r"document a/2 has no text \(set skip_empty = true in \[corpus\]"):
         load_directory(tmp_path / "tree")
     assert load_directory(tmp_path / "tree", skip_empty=True).ids.tolist() == ["a/1", "b/3"]
 

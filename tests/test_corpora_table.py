@@ -102,7 +102,7 @@ def test_bad_tables(tmp_path):
         load_table(empty)
     blank = tmp_path / "blank.csv"
     blank.write_text("text,label\nfine,a\n  ,b\n")
-    with pytest.raises(UserError, match=r"row 2 \(id '2'\): text column 'text' is empty"):
+    with pytest.raises(UserError, match=r"row 2 \(id '2'\): text column 'text' is empty \(set skip_empty = true in \[corpus\]"):
         load_table(blank)
     assert load_table(blank, skip_empty=True).ids.tolist() == ["1"]
     ragged = tmp_path / "ragged.csv"

@@ -120,6 +120,54 @@ def test_unknown_category_names_its_spec_field(tmp_path):
     spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["nope"]\n')
     with pytest.raises(UserError, match=r"^corpus\.categories\.names: unknown category 'nope'"):
         prepare(spec, ResultStore(str(tmp_path / "store")))
+    spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["cat_01"]\n')
+    with pytest.raises(UserError, match=r"unknown category 'cat_01' .*; did you mean cat01\? \(most frequent: cat0"):
+        prepare(spec, ResultStore(str(tmp_path / "store")))
+    spec = parse_spec(MINIMAL + 'train_split = "training"\ntest_fraction = 0.3\n')
+    with pytest.raises(UserError, match=r"^corpus.train_split: .*'training'; did you mean train\? \(it has: test, train\)"):
+        prepare(spec, ResultStore(str(tmp_path / "store")))
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("[[preprocessing]]\nmin_dif = 2", "preprocessing[0].min_dif: unknown key; did you mean min_df?"),
+        ('[[kernels]]\nname = "rbf"\ngama = 0.5', "kernels[0].gama: unknown key; did you mean gamma?"),
+        ("[estimators]\nholdot = true", "estimators.holdot: unknown key; did you mean holdout?"),
+        ("[svm]\nCc = [1.0]", "svm.Cc: unknown key; did you mean C?"),
+        ("[[preprocessing]]\nzzz = 2", "preprocessing[0].zzz: unknown key (keys: lowercase, token_pattern, "),
+        ("[corpus.categories]\ntop = 2", "corpus.categories.top: unknown key; did you mean top_k?"),
+        ('[sweep]\nestimator = "spna"', "sweep.estimator: must be one of xa, span, xa_ext, loo, holdout, kfold, "
+                                        "bootstrap, got 'spna'; did you mean span?"),
+    ],
+)
+def test_unknown_keys_suggest_the_closest_key(extra, message):
+    with pytest.raises(UserError) as error:
+        parse_spec(MINIMAL + extra, source="my.toml")
+    assert str(error.value).startswith(f"my.toml: {message}")
+
+
+def test_unknown_loader_arguments_and_loaders_suggest_the_closest(tmp_path):
+    with pytest.raises(UserError, match=r"^s.toml: corpus.n_doc: unknown key for corpus loader 'synthetic'; did you mean n_docs\?$"):
+        parse_spec(MINIMAL.replace("n_docs", "n_doc"), source="s.toml")
+    with pytest.raises(UserError, match=r"^s.toml: corpus.loader: unknown corpus loader 'reuters'; did you mean reuters21578\? \(known: "):
+        parse_spec(MINIMAL.replace('"synthetic"', '"reuters"').replace("n_docs = 100", ""), source="s.toml")
+
+
+def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reuters(tmp_path):
+    path = tmp_path / "specs" / "reuters.toml"
+    path.parent.mkdir()
+    path.write_text('[corpus]\nloader = "reuters21578"\npath = "../data/reuters21578"\n', encoding="utf-8")
+    spec = load_spec(path)
+    missing = tmp_path / "data" / "reuters21578"
+    with pytest.raises(UserError) as error:
+        spec.corpus.load()
+    assert str(error.value) == (f"{path}: corpus.path: {missing} does not exist; "
+                                f"`xialpha fetch reuters21578 --dest {missing}` downloads it there")
+    path.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\n', encoding="utf-8")
+    with pytest.raises(UserError) as error:
+        load_spec(path).corpus.load()
+    assert str(error.value) == f"{path}: corpus.path: {path.parent / 'docs.csv'} does not exist"
 
 
 # Every numeric field, each with values no field takes: integers beyond TOML's 64 bits (too large

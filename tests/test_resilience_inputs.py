@@ -75,7 +75,7 @@ CASES = [
     ("unknown-table", lambda tmp: GOOD + "[sweeps]\nid = 'x'\n", None, [], "sweeps: unknown key"),
     ("no-corpus", lambda tmp: "[svm]\nC = [1.0]\n", None, [], "corpus: is required"),
     ("unknown-loader", _replace('"synthetic"', '"synthetik"'), None, [], "unknown corpus loader 'synthetik'"),
-    ("loader-argument", _replace("seed = 5", "seeds = 5"), None, [], "unknown argument seeds"),
+    ("loader-argument", _replace("seed = 5", "seeds = 5"), None, [], "corpus.seeds: unknown key for corpus loader 'synthetic'; did you mean seed?"),
     ("negative-C", _replace("C = [1.0]", "C = [-1.0]"), None, [], "svm.C[0]: must be > 0"),
     # before: libsvm never stopped (a sweep of 30 documents hung for good)
     ("tol-below-float64", _replace("C = [1.0]", "C = [1.0]\ntol = 1e-300"), None, [], "svm.tol: must be between 1e-12 and 1"),

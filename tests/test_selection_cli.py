@@ -127,9 +127,10 @@ def test_select_per_category_stores_the_best_config_of_each_category(swept, caps
     assert set(rows["config_key"]) <= set(at_rho1["config_key"])
     assert (rows["mode"] == "category").all() and (rows["estimator"] == "span").all()
     assert rows["p_micro_sign"].between(0, 1).all() and rows["p_mcnemar"].between(0, 1).all()
-    assert rows["p_macro_t"].isna().all()
+    assert rows["p_proportion"].between(0, 1).all()
+    assert rows["p_macro_t"].isna().all() and rows["p_macro_rank_t"].isna().all()
     assert (rows["n_runners_up"] == 3).all()
-    assert "selection sel-" in out and "category" in out
+    assert "selection sel-" in out and "category" in out and "p prop." in out
 
 
 def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span, capsys):
@@ -160,6 +161,8 @@ def test_select_global_micro_shares_one_config(swept, capsys):
     errors = chosen["span_d_pos"] + chosen["span_d_neg"]
     assert rows["selection_value"].iloc[0] == pytest.approx(errors.sum() / chosen["n"].sum())
     assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
+    assert rows["p_macro_rank_t"].between(0, 1).all() and rows["p_proportion"].between(0, 1).all()
+    assert "p macro T'" in out
 
 
 def test_select_by_cost(swept, capsys):
@@ -241,9 +244,10 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     assert set(forced["previous_certifications"].to_pylist()) == {1} and all(forced["forced"].to_pylist())
 
 
-def test_report_in_the_terminal(swept, capsys):
+def test_report_in_the_terminal(swept, capsys, monkeypatch):
     _, uri = swept
-    code, out, _ = run_cli(capsys, "report", uri, "--sweep", "sel")
+    monkeypatch.setenv("XIALPHA_STORE", uri)
+    code, out, _ = run_cli(capsys, "report")  # the store from the environment, its only sweep
     assert code == 0
     assert "best C by f1 of span" in out and "LOO candidates" in out
     results = ResultStore(uri).read_results_df("sel")
@@ -254,7 +258,7 @@ def test_report_in_the_terminal(swept, capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["select", "{uri}", "--sweep", "nope"], "--sweep: no successful results stored for sweep 'nope'"),
+        (["select", "{uri}", "--sweep", "nope"], "--sweep: no sweep 'nope' in store"),
         (["select", "{uri}", "--sweep", "sel", "--rho", "3"], "--rho: sweep 'sel' has no results at rho=3"),
         (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' has no 'loo' estimates"),
         (["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"], "--cost-fn: applies to --metric cost only"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -15,7 +17,15 @@ from xialpha.selection.bounds import (
     macro_bounds,
     point_metrics,
 )
-from xialpha.selection.stats import macro_sign_test, macro_t_test, mcnemar_test, micro_sign_test
+from xialpha.selection.significance import compare
+from xialpha.selection.stats import (
+    macro_rank_t_test,
+    macro_sign_test,
+    macro_t_test,
+    mcnemar_test,
+    micro_sign_test,
+    proportion_test,
+)
 
 
 def _outcomes(both_right: int, only_a: int, only_b: int, both_wrong: int):
@@ -78,6 +88,91 @@ def test_macro_t_test_degenerate_cases():
         macro_t_test([0.5, np.nan], [0.5, 0.6])
     with pytest.raises(ValueError, match="equal length"):
         macro_sign_test([0.5], [0.5, 0.6])
+
+
+def test_macro_rank_t_test_on_a_hand_ranked_example():
+    # pooled 0.5 0.55 0.6 0.7 0.8 0.9 -> ranks 1..6: a = (6, 4, 1), b = (5, 3, 2), d' = (1, 1, -1)
+    # mean 1/3, sample sd sqrt(((2/3)^2 * 2 + (4/3)^2) / 2) = 2/sqrt(3), t = (1/3) / ((2/sqrt(3)) / sqrt(3)) = 1/2
+    result = macro_rank_t_test([0.9, 0.7, 0.5], [0.8, 0.6, 0.55])
+    assert result.name == "T'-test" and result.n == 3
+    assert result.statistic == pytest.approx(0.5)
+    assert result.p_value == pytest.approx(stats.t.sf(0.5, 2))
+    # the plain T-test on the same scores differs: d = (0.1, 0.1, -0.05), mean 0.05,
+    # sd sqrt((0.05^2 * 2 + 0.1^2) / 2) = sqrt(0.0075), t = 0.05 / (sqrt(0.0075) / sqrt(3)) = 1
+    assert macro_t_test([0.9, 0.7, 0.5], [0.8, 0.6, 0.55]).statistic == pytest.approx(1.0)
+
+
+def test_macro_rank_t_test_gives_tied_scores_their_mean_rank():
+    # pooled 0.5 0.7 0.5 0.6 -> ranks 1.5 4 1.5 3: d' = (0, 1), t = 0.5 / (sqrt(0.5) / sqrt(2)) = 1,
+    # one degree of freedom (Cauchy): P(T >= 1) = 1/4
+    result = macro_rank_t_test([0.5, 0.7], [0.5 + 1e-15, 0.6])
+    assert result.statistic == pytest.approx(1.0)
+    assert result.p_value == pytest.approx(0.25)
+
+
+def test_macro_rank_t_test_matches_scipy_ranks_and_paired_t_and_resists_an_outlier():
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0.3, 0.9, 12)
+    b = a - rng.normal(0.03, 0.05, 12)
+    ranks = stats.rankdata(np.concatenate([a, b]))
+    reference = stats.ttest_rel(ranks[:12], ranks[12:], alternative="greater")
+    result = macro_rank_t_test(a, b)
+    assert (result.statistic, result.p_value) == (pytest.approx(reference.statistic), pytest.approx(reference.pvalue))
+
+
+def test_macro_rank_t_test_is_less_swayed_by_one_outlying_category():
+    # A beats B by 0.02 on five categories and loses one by 0.45: the T-test sees mean(d) < 0.
+    a = [0.82, 0.72, 0.62, 0.52, 0.42, 0.0]
+    b = [0.80, 0.70, 0.60, 0.50, 0.40, 0.45]
+    # ranks: a = (12, 10, 8, 6, 3, 1), b = (11, 9, 7, 5, 2, 4), d' = (1, 1, 1, 1, 1, -3): mean 1/3,
+    # sd sqrt((5 * (2/3)^2 + (10/3)^2) / 5) = sqrt(8/3), t = (1/3) / (sqrt(8/3) / sqrt(6)) = 1/2
+    assert macro_t_test(a, b).statistic < 0
+    rank = macro_rank_t_test(a, b)
+    assert rank.statistic == pytest.approx(0.5) and rank.p_value == pytest.approx(stats.t.sf(0.5, 5))
+
+
+def test_macro_rank_t_test_degenerate_cases():
+    assert np.isnan(macro_rank_t_test([0.5], [0.4]).p_value)
+    assert macro_rank_t_test([0.5, 0.6], [0.5, 0.6]).p_value == 1.0
+    with pytest.raises(ValueError, match="a_scores, b_scores"):
+        macro_rank_t_test([0.5, np.inf], [0.5, 0.6])
+
+
+def test_proportion_test_on_hand_computed_examples():
+    # equal n (the paper's simplified form): p = 0.85, Z = 0.1 / sqrt(2 * 0.85 * 0.15 / 100)
+    z = 0.1 / math.sqrt(2 * 0.85 * 0.15 / 100)
+    result = proportion_test(90, 100, 80, 100)
+    assert result.name == "p-test" and result.n == 200
+    assert result.statistic == pytest.approx(z) and z == pytest.approx(1.98029, abs=1e-5)
+    assert result.p_value == pytest.approx(0.5 * math.erfc(z / math.sqrt(2)))
+    assert result.p_value == pytest.approx(0.023835, abs=1e-6)
+    # unequal n: p_a = 0.75, p_b = 0.4, pooled 50/90
+    pooled = 50 / 90
+    z = 0.35 / math.sqrt(pooled * (1 - pooled) * (1 / 40 + 1 / 50))
+    assert proportion_test(30, 40, 20, 50).statistic == pytest.approx(z)
+    assert proportion_test(20, 50, 30, 40).p_value == pytest.approx(0.5 * math.erfc(-z / math.sqrt(2)))
+
+
+def test_proportion_test_degenerate_and_bad_counts():
+    assert proportion_test(10, 10, 20, 20).p_value == 1.0
+    assert proportion_test(0, 10, 0, 20).p_value == 1.0
+    with pytest.raises(ValueError, match="k_b, n_b"):
+        proportion_test(1, 10, 5, 4)
+    with pytest.raises(ValueError, match="k_a, n_a"):
+        proportion_test(0, 0, 1, 4)
+
+
+def test_compare_runs_the_p_test_on_correct_decisions_and_the_rank_t_test_on_categories():
+    a_right, b_right = _outcomes(both_right=70, only_a=20, only_b=10, both_wrong=0)
+    split = {"a1": ~a_right[:50], "a2": ~a_right[50:], "b1": ~b_right[:50], "b2": ~b_right[50:]}
+    comparison = compare(["a1", "a2"], ["b1", "b2"], [0.2, 0.1], [0.3, 0.05], split, maximise=False, macro=True)
+    assert comparison.proportion.p_value == pytest.approx(proportion_test(90, 100, 80, 100).p_value)
+    # minimised: oriented scores a = (-0.2, -0.1), b = (-0.3, -0.05): ranks a = (2, 3), b = (1, 4), d' = (1, -1)
+    assert comparison.macro_rank_t.statistic == pytest.approx(0.0)
+    p = comparison.p_values()
+    assert p["p_proportion"] == comparison.proportion.p_value and p["p_macro_rank_t"] == comparison.macro_rank_t.p_value
+    per_category = compare(["a1"], ["b1"], [0.2], [0.3], split, maximise=False, macro=False)
+    assert per_category.macro_rank_t is None and not np.isnan(per_category.p_values()["p_proportion"])
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 20), (3, 20), (17, 20), (20, 20), (1, 1), (45, 1000)])

@@ -96,6 +96,55 @@ def test_cli_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
     assert len(errors) == 3 and "not a xialpha store" in errors[0] and "dataset 'nope': unknown" in errors[2]
 
 
+def test_every_command_names_the_store_the_same_way(filled, tmp_path, monkeypatch, capsys):
+    """Positional STORE or --store, else $XIALPHA_STORE, else ./xialpha-store."""
+    monkeypatch.delenv("XIALPHA_STORE", raising=False)
+    assert main(["store", "ls", filled.uri]) == 0
+    listing = capsys.readouterr().out
+    assert main(["store", "ls", "--store", filled.uri]) == 0
+    assert capsys.readouterr().out == listing
+    monkeypatch.setenv("XIALPHA_STORE", filled.uri)
+    assert main(["store", "ls"]) == 0 and capsys.readouterr().out == listing
+    assert main(["store", "check"]) == 0 and filled.uri in capsys.readouterr().out
+    ResultStore(str(tmp_path / "xialpha-store")).write_results([result_row(0, sweep_id="local")])
+    monkeypatch.chdir(tmp_path)
+    assert main(["store", "ls", "xialpha-store"]) == 0 and "local" in capsys.readouterr().out  # STORE beats the env
+    monkeypatch.delenv("XIALPHA_STORE")
+    assert main(["store", "ls"]) == 0 and "local" in capsys.readouterr().out  # the default ./xialpha-store
+    for command in (["select"], ["report"], ["certify", "--selection", "sel-x", "--test-split", "test"]):
+        monkeypatch.setenv("XIALPHA_STORE", filled.uri)
+        assert main([*command, "--sweep", "nope"] if command[0] != "certify" else command) == 2
+        assert filled.uri in capsys.readouterr().err, command
+    assert main(["store", "ls", "a", "--store", "b"]) == 2
+    assert "--store: given twice, as 'a' and --store 'b'" in capsys.readouterr().err
+
+
+def test_a_missing_default_store_says_how_to_name_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("XIALPHA_STORE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["select"]) == 2
+    err = capsys.readouterr().err
+    assert "store xialpha-store: not a xialpha store" in err and "give STORE, --store or $XIALPHA_STORE" in err
+
+
+def test_sweep_may_be_left_out_only_when_the_store_holds_one(filled, tmp_path, capsys):
+    assert main(["select", filled.uri]) == 2
+    err = capsys.readouterr().err
+    assert "--sweep: store" in err and "holds 2 sweeps; choose one with --sweep: other, sweep-1" in err
+    assert main(["report", "--store", filled.uri, "--sweep", "sweep1"]) == 2
+    assert "--sweep: no sweep 'sweep1' in store" in (err := capsys.readouterr().err)
+    assert "did you mean sweep-1? (stored: other, sweep-1)" in err
+    single = ResultStore(str(tmp_path / "one"))
+    single.write_results([result_row(0, sweep_id="only")])
+    assert main(["report", single.uri]) == 2  # resolved to "only"; these rows have no estimates to show
+    assert "sweep 'only'" in capsys.readouterr().err
+    empty = ResultStore(str(tmp_path / "empty"))
+    empty.append("drift", [{"check_id": "c1"}])
+    assert main(["select", empty.uri]) == 2 and "holds no sweep yet" in capsys.readouterr().err
+    assert main(["certify", filled.uri, "--selection", "s11", "--test-split", "test"]) == 2
+    assert "no selection 's11' in store" in (err := capsys.readouterr().err) and "did you mean s1? (newest stored: s1)" in err
+
+
 def test_ls_on_a_store_without_results(tmp_path, capsys):
     ResultStore(str(tmp_path / "s")).append("drift", [{"check_id": "c1"}])
     assert main(["store", "ls", str(tmp_path / "s")]) == 0

@@ -1,4 +1,4 @@
-"""`xialpha certify STORE --selection ID --test-split NAME`: test a selection once on sealed data.
+"""`xialpha certify [STORE] --selection ID --test-split NAME`: test a selection once on sealed data.
 
 Trains the selection's configurations on the sweep's training split, evaluates them on the
 named test split (never used to choose them), prints error, recall, precision and F1 with
@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import sys
 
+from xialpha.commands.stores import add_store_arguments
+
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("store", metavar="STORE", help="result store path or URI")
+    add_store_arguments(parser)
     parser.add_argument("--selection", required=True, metavar="ID", help="selection id (printed by xialpha select)")
     parser.add_argument("--test-split", required=True, metavar="NAME", help="the sealed test split of the sweep's corpus")
     parser.add_argument("--force", action="store_true",
@@ -26,6 +28,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from xialpha.commands.stores import open_store
     from xialpha.errors import UserError
     from xialpha.selection.certification import (
         certification_frame,
@@ -41,7 +44,6 @@ def run(args) -> int:
     from xialpha.selection.display import print_table
     from xialpha.selection.records import read_selection
     from xialpha.selection.refit import train_selected
-    from xialpha.storage import ResultStore
 
     if not 0.5 <= args.confidence < 1:
         raise UserError(f"--confidence: must be in [0.5, 1), got {args.confidence}")
@@ -49,7 +51,7 @@ def run(args) -> int:
         raise UserError(f"--draws: must be between 1,000 and {MAX_DRAWS:,}, got {args.draws:,}")
     if args.seed < 0:
         raise UserError(f"--seed: must be >= 0, got {args.seed}")
-    store = ResultStore(args.store, create=False)
+    store = open_store(args)
     rows = read_selection(store, args.selection)
     sweep_id = str(rows["sweep_id"].iloc[0])
     context = load_context(store, sweep_id, str(rows["data_fingerprint"].iloc[0]), args.spec)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from xialpha.commands.running import add_run_arguments, check_workers, store_uri
+from xialpha.commands.running import add_run_arguments, check_workers
+from xialpha.commands.stores import store_uri
 
 
 def add_arguments(parser) -> None:
@@ -37,7 +38,7 @@ def run(args) -> int:
 
     spec = load_drift_spec(args.spec)
     check_workers(args.workers, spec.cluster)
-    store = ResultStore(store_uri(args.store, spec.store))
+    store = ResultStore(store_uri(args, spec.store))
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     report = run_drift_check(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
                              on_dashboard=dashboard)

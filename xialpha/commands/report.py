@@ -1,4 +1,4 @@
-"""`xialpha report STORE --sweep ID`: a sweep's estimates as terminal tables or an HTML page.
+"""`xialpha report [STORE] [--sweep ID]`: a sweep's estimates as terminal tables or an HTML page.
 
 The page (--html FILE) is self-contained: tables and plots (estimate vs C per category and
 preprocessing, the chosen configurations, estimates beside held-out values, LOO candidates).
@@ -6,12 +6,13 @@ preprocessing, the chosen configurations, estimates beside held-out values, LOO 
 
 from __future__ import annotations
 
+from xialpha.commands.stores import add_store_arguments, add_sweep_argument
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("store", metavar="STORE", help="result store path or URI")
-    parser.add_argument("--sweep", required=True, metavar="ID", help="sweep id")
+    add_store_arguments(parser)
+    add_sweep_argument(parser)
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE")
     parser.add_argument("--metric", choices=[m for m in METRIC_CHOICES if m != "cost"], default="f1",
                         help="metric to show (default f1)")
@@ -27,10 +28,11 @@ def run(args) -> int:
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import read_if_stored
     from xialpha.selection.report import best_per_group, estimate_curves, loo_candidates
+    from xialpha.commands.stores import open_store, sweep_id
     from xialpha.selection.selector import candidate_rows, default_estimator
-    from xialpha.storage import ResultStore
 
-    store = ResultStore(args.store, create=False)
+    store = open_store(args)
+    args.sweep = sweep_id(store, args.sweep)
     results = store.read_results_df(args.sweep)
     estimator = args.estimator or default_estimator(results)
     objective = Objective(metric=args.metric, estimator=estimator, rho=args.rho)

@@ -10,14 +10,16 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-DEFAULT_STORE = "xialpha-store"
+from xialpha.commands.stores import DEFAULT_STORE, add_store_arguments
+
 SIGNALS = (signal.SIGINT, signal.SIGTERM)  # both end a command cleanly: cluster closed, stored results kept
 
 
 def add_run_arguments(parser, what: str, example: str, force_help: str, quiet_help: str) -> None:
     """SPEC, --store, --scheduler, --workers, --force and --quiet for a command running `what` specs."""
     parser.add_argument("spec", help=f"{what} spec, a TOML file (see {example})")
-    parser.add_argument("--store", help=f"result store path or URI (default: [{what}] store, $XIALPHA_STORE, ./{DEFAULT_STORE})")
+    add_store_arguments(parser, positional=False,
+                        help_text=f"result store path or URI (default: $XIALPHA_STORE, [{what}] store, ./{DEFAULT_STORE})")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="connect to a running Dask scheduler, e.g. tcp://host:8786")
     parser.add_argument("--workers", type=int, help="number of workers for a local or SLURM cluster")
     parser.add_argument("--force", action="store_true", help=force_help)
@@ -32,11 +34,6 @@ def check_workers(workers: int | None, cluster) -> None:
     if workers is not None and workers < 1:
         raise UserError(f"--workers: must be >= 1, got {workers}")
     check_cap("--workers", workers, cluster.max_workers)
-
-
-def store_uri(cli_value: str | None, spec_value: str | None) -> str:
-    """--store, else $XIALPHA_STORE, else the spec's store, else ./xialpha-store."""
-    return cli_value or os.environ.get("XIALPHA_STORE") or spec_value or DEFAULT_STORE
 
 
 # --- signals ---------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""`xialpha select STORE --sweep ID`: choose configurations from a sweep's estimates.
+"""`xialpha select [STORE] [--sweep ID]`: choose configurations from a sweep's estimates.
 
 Per category (default) or one shared configuration (--global) optimising --metric of
 --estimator; the choice is stored in the "selections" dataset and printed. --refit DIR trains
@@ -11,12 +11,13 @@ from __future__ import annotations
 import shutil
 import sys
 
+from xialpha.commands.stores import add_store_arguments, add_sweep_argument
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("store", metavar="STORE", help="result store path or URI")
-    parser.add_argument("--sweep", required=True, metavar="ID", help="sweep id")
+    add_store_arguments(parser)
+    add_sweep_argument(parser)
     parser.add_argument("--metric", choices=METRIC_CHOICES,
                         help="what to optimise (default f1; cost when --cost-fn/--cost-fp are given)")
     parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
@@ -39,12 +40,13 @@ def run(args) -> int:
     from xialpha.selection.display import print_table, selection_table
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import new_selection_id, selection_rows
+    from xialpha.commands.stores import open_store, sweep_id
     from xialpha.selection.selector import select
-    from xialpha.storage import ResultStore
 
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha: must be between 0 and 1, got {args.alpha}")
-    store = ResultStore(args.store, create=False)
+    store = open_store(args)
+    args.sweep = sweep_id(store, args.sweep)
     results = store.read_results_df(args.sweep)
     objective = Objective(**_objective_args(args, results))
 

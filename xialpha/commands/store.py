@@ -1,23 +1,25 @@
-"""`xialpha store ls|check|compact STORE`: list sweeps, find files reads skip, merge small files."""
+"""`xialpha store ls|check|compact [STORE]`: list sweeps, find files reads skip, merge small files."""
 
 from __future__ import annotations
 
 import argparse
+
+from xialpha.commands.stores import add_store_arguments, open_store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     ls = actions.add_parser("ls", help="list the sweeps in a store with row counts and times")
-    ls.add_argument("store", metavar="STORE", help="store directory or URI (s3://..., memory://...)")
+    add_store_arguments(ls)
     check = actions.add_parser(
         "check", help="list the data files reads skip (unreadable or foreign); exit 1 if there are any",
     )
-    check.add_argument("store", metavar="STORE", help="store directory or URI")
+    add_store_arguments(check)
     check.add_argument("--quarantine", action="store_true",
                        help="move those files to STORE/_quarantine/ (same relative path), where nothing reads them")
     compact = actions.add_parser("compact", help="merge each partition's files into one; reads are unchanged")
-    compact.add_argument("store", metavar="STORE", help="store directory or URI")
+    add_store_arguments(compact)
     compact.add_argument(
         "--dataset", metavar="NAME",
         help="compact only this dataset (results, examples, selections, ...); default: every dataset",
@@ -25,9 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xialpha.storage import DATASETS, ResultStore
+    from xialpha.storage import DATASETS
 
-    store = ResultStore(args.store, create=False)
+    store = open_store(args)
     if args.action == "ls":
         _print_sweeps(store)
         return 0

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from xialpha.commands.running import add_run_arguments, check_workers, store_uri
+from xialpha.commands.running import add_run_arguments, check_workers
+from xialpha.commands.stores import store_uri
 
 
 def add_arguments(parser) -> None:
@@ -27,7 +28,7 @@ def run(args) -> int:
 
     spec = load_spec(args.spec)
     check_workers(args.workers, spec.cluster)
-    store = ResultStore(store_uri(args.store, spec.store))
+    store = ResultStore(store_uri(args, spec.store))
     if args.dry_run:
         _, plan = prepare(spec, store, force=args.force, threads=default_threads(spec, args.workers))
         print(f"sweep {spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), "

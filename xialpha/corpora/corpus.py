@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
@@ -10,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 
 
 @dataclass(frozen=True, eq=False)
@@ -130,7 +131,8 @@ class Corpus:
             unknown = [name for name in names if name not in counts]
             if unknown:
                 raise UserError(f"names: unknown categor{'y' if len(unknown) == 1 else 'ies'} "
-                                f"{', '.join(map(repr, unknown))} in corpus {self.name!r}")
+                                f"{', '.join(map(repr, unknown))} in corpus {self.name!r}"
+                                f"{did_you_mean(unknown[0], counts, listing='most frequent')}")
             chosen = list(dict.fromkeys(names))
         else:
             chosen = list(counts)
@@ -141,8 +143,9 @@ class Corpus:
             _check_count("top_k", top_k, minimum=1)
             chosen = chosen[:top_k]
         if not chosen:
-            raise UserError(f"categories: no category of corpus {self.name!r} is left "
-                            f"(top_k={top_k}, names={names}, min_positives={min_positives})")
+            given = {"top_k": top_k, "names": None if names is None else list(names), "min_positives": min_positives}
+            settings = ", ".join(f"{key} = {json.dumps(value)}" for key, value in given.items() if value is not None)
+            raise UserError(f"categories: no category of corpus {self.name!r} is left ({settings or 'no filter'})")
         return chosen
 
     def y(self, category: str) -> np.ndarray:

@@ -49,7 +49,7 @@ def load_directory(path: str | os.PathLike, layout: str = "auto", skip_empty: bo
         if not text.strip():
             if skip_empty:
                 continue
-            raise UserError(f"{root}: document {relative} has no text (pass skip_empty=True to drop such files)")
+            raise UserError(f"{root}: document {relative} has no text (set skip_empty = true in [corpus] to drop such files)")
         key = (split, file_name, text)
         if key in documents:
             labels[documents[key]] |= {category}

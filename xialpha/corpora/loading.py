@@ -13,7 +13,7 @@ from xialpha.corpora.reuters import load_reuters
 from xialpha.corpora.svmlight import load_svmlight
 from xialpha.corpora.synthetic import make_synthetic
 from xialpha.corpora.table import load_table
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 
 LOADERS = {
     "reuters21578": load_reuters,
@@ -37,13 +37,13 @@ def check_loader_arguments(kind: str, kwargs: dict) -> None:
     """UserError unless loader `kind` exists and takes `kwargs`: every required argument given,
     none unknown, each of the type its annotation names (a list where a path belongs is refused)."""
     if kind not in LOADERS:
-        raise UserError(f"loader: unknown corpus loader {kind!r} (known: {', '.join(LOADERS)})")
+        raise UserError(f"loader: unknown corpus loader {kind!r}{did_you_mean(kind, LOADERS, listing='known')}")
     loader = LOADERS[kind]
     parameters = inspect.signature(loader).parameters
     unknown = sorted(set(kwargs) - set(parameters))
     if unknown:
-        raise UserError(f"corpus loader {kind!r}: unknown argument{'s' if len(unknown) > 1 else ''} "
-                        f"{', '.join(unknown)} (known: {', '.join(parameters)})")
+        raise UserError(f"{unknown[0]}: unknown key for corpus loader {kind!r}"
+                        f"{did_you_mean(unknown[0], parameters, listing='keys', list_when_close=False)}")
     missing = [name for name, parameter in parameters.items()
                if parameter.default is inspect.Parameter.empty and name not in kwargs]
     if missing:

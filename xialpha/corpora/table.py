@@ -66,7 +66,7 @@ def load_table(
             if skip_empty:
                 continue
             raise UserError(f"{file}, row {row + 1} (id {row_ids[row]!r}): text column {text_column!r} "
-                            f"is empty (pass skip_empty=True to drop such rows)")
+                            f"is empty (set skip_empty = true in [corpus] to drop such rows)")
         keep.append(row)
         texts.append(value)
     if not keep:

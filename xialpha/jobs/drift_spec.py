@@ -9,7 +9,7 @@ path, e.g. `batches.period: ...`; see config/drift.toml.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -124,9 +124,10 @@ def parse_drift_spec(text: str, source: str = "<spec>", base_dir: Path | None = 
     """Validate drift spec text; errors name `source` and the key path."""
     root = parse_toml(text, source)
     try:
-        return _build(root, base_dir or Path.cwd(), default_id, text)
+        spec = _build(root, base_dir or Path.cwd(), default_id, text)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
+    return replace(spec, corpus=replace(spec.corpus, source=source))
 
 
 def parse_period(text: object, field_name: str = "period") -> Period:

@@ -6,18 +6,21 @@ unknown keys are errors (a typo never silently falls back to a default). See con
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
 from xialpha.jobs.spec_tables import Table, check_values
 
 SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
 ESTIMATOR_NAMES = ("xa", "span", "xa_ext", "loo", "holdout", "kfold", "bootstrap")
 METRIC_NAMES = ("f1", "error", "recall", "precision")
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
@@ -46,14 +49,31 @@ class CorpusSpec:
     test_split: str | None = None
     categories: CategorySpec = CategorySpec()
 
+    source: str = field(default="", compare=False)  # the spec file, for messages
+
     def load(self):
-        """Load the whole corpus (all splits); a loader's error about an argument names its key."""
+        """Load the whole corpus (all splits); errors name the spec file and the key. A local path
+        that does not exist says so before the loader runs (and how to fetch Reuters-21578)."""
         from xialpha.corpora import load_corpus
 
-        try:
+        for key in ("path", "dir", "file"):
+            value = self.args.get(key)
+            if isinstance(value, str) and not URI.match(value) and not os.path.lexists(value):
+                fetch = (f"; `xialpha fetch reuters21578 --dest {value}` downloads it there"
+                         if self.loader == "reuters21578" else "")
+                raise UserError(f"{self.source or '<spec>'}: corpus.{key}: {value} does not exist{fetch}")
+        with _corpus_errors(self.source):
             return load_corpus(self.loader, **self.args)
-        except UserError as exc:
-            raise UserError(f"corpus.{exc}" if re.match(r"^\w+: ", str(exc)) else str(exc)) from None
+
+
+@contextlib.contextmanager
+def _corpus_errors(source: str | None = None):
+    """A loader's UserError about an argument ("key: ...") as "[source: ]corpus.key: ..."."""
+    try:
+        yield
+    except UserError as exc:
+        text = f"corpus.{exc}" if re.match(r"^\w+: ", str(exc)) else str(exc)
+        raise UserError(f"{source}: {text}" if source else text) from None
 
 
 @dataclass(frozen=True)
@@ -145,9 +165,10 @@ def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, 
     """Validate spec text; errors name `source` and the key path."""
     root = parse_toml(text, source)
     try:
-        return _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text)
+        spec = _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
+    return replace(spec, corpus=replace(spec.corpus, source=source))
 
 
 def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec:
@@ -199,11 +220,12 @@ def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
     cats.done()
     args = t.rest()
     for key in ("path", "dir", "file"):
-        if isinstance(args.get(key), str) and not re.match(r"^[a-z][a-z0-9+.-]*://", args[key]):
+        if isinstance(args.get(key), str) and not URI.match(args[key]):
             args[key] = str((base_dir / args[key]).resolve())
     from xialpha.corpora.loading import check_loader_arguments  # names, required ones and types, before any file is read
 
-    check_loader_arguments(loader, args)
+    with _corpus_errors():
+        check_loader_arguments(loader, args)
     return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
 
 
@@ -260,11 +282,15 @@ def _kernels(entries: list) -> tuple:
 
 
 def _construct(cls, kwargs: dict, path: str):
+    """cls(**kwargs) for a dataclass; an unknown key names the closest field."""
+    known = [f.name for f in fields(cls) if f.init]
+    unknown = [key for key in kwargs if key not in known]
+    if unknown:
+        raise UserError(f"{path}.{unknown[0]}: unknown key{did_you_mean(unknown[0], known, listing='keys', list_when_close=False)}")
     try:
         return cls(**kwargs)
     except TypeError as exc:
-        unknown = re.search(r"unexpected keyword argument '(.+)'", str(exc))
-        raise UserError(f"{path}.{unknown[1]}: unknown key" if unknown else f"{path}: {exc}") from None
+        raise UserError(f"{path}: {exc}") from None
     except (UserError, ValueError) as exc:
         raise UserError(f"{path}.{exc}" if re.match(r"^\w+: ", str(exc)) else f"{path}: {exc}") from None
 

@@ -3,7 +3,7 @@ the checks every spec value passes (64-bit integers, finite floats) and byte siz
 
 from __future__ import annotations
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 
 _MISSING = object()
 INT64_MAX = 2**63 - 1
@@ -59,7 +59,8 @@ class Table:
     def choice(self, key: str, options: tuple[str, ...], default: str | None) -> str | None:
         value = self.str(key, default)
         if value not in options and not (value is None and default is None):
-            raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}")
+            close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
+            raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}{close}")
         return value
 
     def bool(self, key: str, default: bool) -> bool:
@@ -111,7 +112,7 @@ class Table:
     def done(self) -> None:
         unknown = [k for k in self.raw if k not in self._read]
         if unknown:
-            raise UserError(f"{self._key(unknown[0])}: unknown key")
+            raise UserError(f"{self._key(unknown[0])}: unknown key{did_you_mean(unknown[0], sorted(self._read), listing='keys', list_when_close=False)}")
 
     @staticmethod
     def _number(path: str, value, positive: bool) -> float:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from distributed import as_completed, get_task_stream
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.graph import submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, data_fingerprint, make_plan
@@ -155,7 +155,8 @@ def _split(corpus, name: str | None, field_name: str):
     if name is None:
         return corpus
     if name not in corpus.split_names:
-        raise UserError(f"{field_name}: the corpus has no split {name!r} (it has: {', '.join(corpus.split_names) or 'none'})")
+        raise UserError(f"{field_name}: the corpus has no split {name!r}"
+                        f"{did_you_mean(name, corpus.split_names, listing='it has') if corpus.split_names else ' (it has none)'}")
     return corpus.split(name)
 
 

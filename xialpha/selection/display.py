@@ -6,6 +6,8 @@ import math
 
 import pandas as pd
 
+from xialpha.selection.records import P_VALUES
+
 
 def percent(value) -> str:
     """A fraction as a percentage with 2 decimals; "-" when missing."""
@@ -44,15 +46,15 @@ def selection_table(rows: pd.DataFrame):
         what += f", {first['average']} average {number(first['selection_value'])}"
     table = Table(title=f"selection {first['selection_id']}: {what}")
     for column in ("category", "chosen config", "value", "F1 %", "error %", "runner-up", "value",
-                   "p micro sign", "p McNemar", "p macro S", "p macro T", "n.s."):
+                   "p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'", "n.s."):
         table.add_column(column, justify="left" if column in ("category", "chosen config", "runner-up") else "right")
     for _, row in rows.iterrows():
         runner = "-" if _missing(row["runner_up_config_key"]) else f"C={number(row['runner_up_C'])} pp={str(row['runner_up_preprocessing_id'])[:8]}"
         flag = "-" if _missing(row["not_significant"]) else ("yes" if row["not_significant"] else "no")
         table.add_row(
             str(row["category"]), config_label(row), number(row["value"]), percent(row["estimate_f1"]),
-            percent(row["estimate_error"]), runner, number(row["runner_up_value"]), p_value(row["p_micro_sign"]),
-            p_value(row["p_mcnemar"]), p_value(row["p_macro_sign"]), p_value(row["p_macro_t"]), flag,
+            percent(row["estimate_error"]), runner, number(row["runner_up_value"]),
+            *(p_value(row.get(name)) for name in P_VALUES), flag,
         )
     return table
 

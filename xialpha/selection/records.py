@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from xialpha import __version__
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.choices import METRIC_CHOICES
 from xialpha.selection.objective import metric_values
 from xialpha.selection.selector import Selection
@@ -29,7 +29,7 @@ CONFIG_COLUMNS = (
     "pp_stemming", "pp_min_df", "pp_max_df", "pp_tf", "pp_idf", "pp_norm", "kernel", "kernel_id", "gamma",
     "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable", "r_delta2",
 )
-P_VALUES = ("p_micro_sign", "p_mcnemar", "p_macro_sign", "p_macro_t")
+P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t", "p_macro_rank_t")
 _F, _S, _I, _B = pa.float64(), pa.string(), pa.int64(), pa.bool_()
 
 
@@ -120,5 +120,8 @@ def read_selection(store, selection_id: str) -> pd.DataFrame:
     """The rows of one stored selection, sorted by category; UserError if it does not exist."""
     table = read_if_stored(store, DATASET, [("selection_id", "=", selection_id)])
     if table is None:
-        raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}")
+        stored = read_if_stored(store, DATASET)
+        known = [] if stored is None else sorted(set(stored["selection_id"].to_pylist()), reverse=True)
+        raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}"
+                        f"{did_you_mean(selection_id, known, listing='newest stored')}")
     return table.to_pandas().sort_values("category").reset_index(drop=True)

@@ -1,8 +1,9 @@
 """Is the chosen configuration significantly better than a runner-up?
 
 Micro tests pair the per-example outcomes stored in the examples dataset ("counted as an
-error" by the selection estimator; correct = not counted) over every category compared;
-macro tests pair the per-category metric values (oriented so higher is better). A runner-up
+error" by the selection estimator; correct = not counted) over every category compared (the
+s-test and McNemar), and the p-test compares the two shares of correct decisions; macro tests
+pair the per-category metric values (oriented so higher is better): S-, T- and T'-tests. A runner-up
 is "not significantly different" when no available test has p < alpha.
 """
 
@@ -13,7 +14,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xialpha.selection.stats import TestResult, macro_sign_test, macro_t_test, mcnemar_test, micro_sign_test
+from xialpha.selection.stats import (
+    TestResult,
+    macro_rank_t_test,
+    macro_sign_test,
+    macro_t_test,
+    mcnemar_test,
+    micro_sign_test,
+    proportion_test,
+)
 
 ALPHA = 0.05
 
@@ -26,11 +35,14 @@ class Comparison:
     mcnemar: TestResult | None
     macro_sign: TestResult | None
     macro_t: TestResult | None
+    proportion: TestResult | None = None
+    macro_rank_t: TestResult | None = None
 
     def p_values(self) -> dict[str, float]:
-        """{"p_micro_sign", "p_mcnemar", "p_macro_sign", "p_macro_t"}: NaN where not computed."""
-        names = {"p_micro_sign": self.micro_sign, "p_mcnemar": self.mcnemar,
-                 "p_macro_sign": self.macro_sign, "p_macro_t": self.macro_t}
+        """{"p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t",
+        "p_macro_rank_t"}: NaN where not computed."""
+        names = {"p_micro_sign": self.micro_sign, "p_mcnemar": self.mcnemar, "p_proportion": self.proportion,
+                 "p_macro_sign": self.macro_sign, "p_macro_t": self.macro_t, "p_macro_rank_t": self.macro_rank_t}
         return {name: float("nan") if test is None else test.p_value for name, test in names.items()}
 
     def not_significant(self, alpha: float = ALPHA) -> bool | None:
@@ -52,18 +64,21 @@ def compare(
     """Compare two systems given per-category config keys and metric values (same order).
 
     indicators: config key -> (n,) bool "counted as error"; micro tests need both keys of
-    every category with equal lengths. macro: whether to run the S- and T-tests (c >= 2).
+    every category with equal lengths. macro: whether to run the S-, T- and T'-tests (c >= 2).
     """
     micro = _micro_outcomes(chosen_keys, other_keys, indicators)
-    micro_sign = mcnemar = macro_sign = macro_t = None
+    tests: dict[str, TestResult | None] = dict.fromkeys(
+        ("micro_sign", "mcnemar", "proportion", "macro_sign", "macro_t", "macro_rank_t"))
     if micro is not None:
-        micro_sign, mcnemar = micro_sign_test(*micro), mcnemar_test(*micro)
+        a_right, b_right = micro
+        tests.update(micro_sign=micro_sign_test(a_right, b_right), mcnemar=mcnemar_test(a_right, b_right),
+                     proportion=proportion_test(int(a_right.sum()), len(a_right), int(b_right.sum()), len(b_right)))
     if macro and len(chosen_keys) >= 2:
         sign = 1.0 if maximise else -1.0
         a = sign * np.asarray(chosen_values, dtype=float)
         b = sign * np.asarray(other_values, dtype=float)
-        macro_sign, macro_t = macro_sign_test(a, b), macro_t_test(a, b)
-    return Comparison(micro_sign, mcnemar, macro_sign, macro_t)
+        tests.update(macro_sign=macro_sign_test(a, b), macro_t=macro_t_test(a, b), macro_rank_t=macro_rank_t_test(a, b))
+    return Comparison(**tests)
 
 
 def _micro_outcomes(chosen_keys, other_keys, indicators) -> tuple[np.ndarray, np.ndarray] | None:

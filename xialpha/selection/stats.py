@@ -1,17 +1,25 @@
-"""Paired significance tests between two classifiers (Yang & Liu 1999, section 5; McNemar).
+"""Significance tests between two classifiers (Yang & Liu 1999, section 5; McNemar).
 
 Micro level, on per-decision outcomes (one decision per document and category):
     s-test    micro sign test: n decisions on which A and B differ, k of them where A is right;
               under H0 k ~ Bin(n, 1/2); one-sided P(K >= k) for "A better than B".
     McNemar   the same discordant counts, two-sided: exact binomial when n < MCNEMAR_EXACT_BELOW,
               else chi-square with continuity correction (|b - c| - 1)^2 / (b + c), 1 dof.
+    p-test    proportions test on p_a = k_a / n_a, p_b = k_b / n_b (e.g. the shares
+              of correct decisions): pooled p = (k_a + k_b) / (n_a + n_b),
+              Z = (p_a - p_b) / sqrt(p (1 - p) (1/n_a + 1/n_b)), one-sided P(N(0,1) >= Z).
 Macro level, on paired per-category scores (e.g. F1):
     S-test    macro sign test: n categories where the scores differ, k where A's is higher.
     T-test    paired t-test on d_i = a_i - b_i, H1: mean(d) > 0, t with n - 1 dof.
+    T'-test   the T-test after rank transformation: the 2n scores of both systems are pooled and
+              replaced by their ranks (1 = lowest; tied scores share their mean rank), then the
+              T-test on the paired ranks. Less sensitive to outliers than the T-test, more to
+              differences than the S-test.
 
 The paper approximates the binomial by a normal for n > 12 and t by a normal for n >= 40; we
 use the exact binomial and t distributions throughout (the approximations were for tables).
-A p-value of 1.0 means no evidence (no discordant decisions, no differing categories).
+The p-test is the paper's normal approximation as written. A p-value of 1.0 means no evidence
+(no discordant decisions, no differing categories, no differing proportions).
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ class TestResult:
     """A test's p-value, its statistic and the number of informative pairs n.
 
     For sign tests `statistic` is k (pairs favouring A); for McNemar the chi-square value
-    (or k when exact); for the t-test the t statistic. p_value is NaN when undefined.
+    (or k when exact); for the t-tests the t statistic; for the p-test Z. p_value is NaN when
+    undefined.
     """
 
     name: str
@@ -90,15 +99,48 @@ def macro_t_test(a_scores, b_scores) -> TestResult:
     """
     a, b = _paired(a_scores, b_scores, "a_scores", "b_scores", np.float64)
     _check_finite(a, b)
+    return _t_test("T-test", a, b)
+
+
+def macro_rank_t_test(a_scores, b_scores) -> TestResult:
+    """T'-test: the T-test on ranks of the 2c pooled scores (ties: mean rank). Scores (c,), NaN-free.
+
+    Scores closer than SCORE_ATOL count as tied. `statistic` is t on the ranks; c >= 2 as for the T-test.
+    """
+    a, b = _paired(a_scores, b_scores, "a_scores", "b_scores", np.float64)
+    _check_finite(a, b)
+    pooled = np.concatenate([a, b])
+    ranks = stats.rankdata(np.round(pooled / SCORE_ATOL) * SCORE_ATOL)
+    return _t_test("T'-test", ranks[: a.shape[0]], ranks[a.shape[0]:])
+
+
+def _t_test(name: str, a: np.ndarray, b: np.ndarray) -> TestResult:
     n = a.shape[0]
     d = a - b
     if n < 2:
-        return TestResult("T-test", float("nan"), float("nan"), n)
+        return TestResult(name, float("nan"), float("nan"), n)
     if np.allclose(d, d[0], rtol=0.0, atol=SCORE_ATOL):
         t = float(np.sign(d[0]) * np.inf) if abs(d[0]) > SCORE_ATOL else 0.0
-        return TestResult("T-test", t, 0.0 if t > 0 else 1.0, n)
+        return TestResult(name, t, 0.0 if t > 0 else 1.0, n)
     result = stats.ttest_rel(a, b, alternative="greater")
-    return TestResult("T-test", float(result.statistic), float(result.pvalue), n)
+    return TestResult(name, float(result.statistic), float(result.pvalue), n)
+
+
+def proportion_test(k_a: int, n_a: int, k_b: int, n_b: int) -> TestResult:
+    """p-test: is A's proportion k_a / n_a higher than B's k_b / n_b? One-sided normal Z test.
+
+    k_*: successes (e.g. correct decisions), n_*: trials (> 0). `statistic` is Z and `n` is
+    n_a + n_b. Equal proportions of 0 or 1 (pooled variance 0) give Z = 0 and p = 1.
+    """
+    for name, k, n in (("a", k_a, n_a), ("b", k_b, n_b)):
+        if not (0 < n and 0 <= k <= n):
+            raise ValueError(f"k_{name}, n_{name}: need 0 <= k <= n and n > 0, got k={k}, n={n}")
+    pooled = (k_a + k_b) / (n_a + n_b)
+    variance = pooled * (1.0 - pooled) * (1.0 / n_a + 1.0 / n_b)
+    if variance <= 0.0:
+        return TestResult("p-test", 0.0, 1.0, n_a + n_b)
+    z = (k_a / n_a - k_b / n_b) / np.sqrt(variance)
+    return TestResult("p-test", float(z), float(stats.norm.sf(z)), n_a + n_b)
 
 
 def _check_finite(a: np.ndarray, b: np.ndarray) -> None:

@@ -1,0 +1,67 @@
+"""How every command names the result store and the sweep in it.
+
+The store: the positional STORE or `--store` (commands whose positional argument is a spec file
+take `--store` only), else $XIALPHA_STORE, else the spec's `store` (sweep and drift), else
+./xialpha-store. The sweep: `--sweep ID`, which may be left out when the store holds one sweep.
+"""
+
+from __future__ import annotations
+
+import os
+
+from xialpha.errors import UserError
+
+DEFAULT_STORE = "xialpha-store"
+ENV_STORE = "XIALPHA_STORE"
+STORE_HELP = f"result store path or URI (default: $XIALPHA_STORE, else ./{DEFAULT_STORE})"
+
+
+def add_store_arguments(parser, *, positional: bool = True, help_text: str = STORE_HELP) -> None:
+    """STORE (optional positional, when `positional`) and --store, both read by `store_uri(args)`."""
+    if positional:
+        parser.add_argument("store", nargs="?", metavar="STORE", help=f"{help_text}; or give it as --store")
+    parser.add_argument("--store", dest="store_option" if positional else "store", metavar="STORE", help=help_text)
+
+
+def add_sweep_argument(parser) -> None:
+    """--sweep ID, optional (see `sweep_id`)."""
+    parser.add_argument("--sweep", metavar="ID", help="sweep id (may be left out when the store holds one sweep)")
+
+
+def store_uri(args, spec_value: str | None = None) -> str:
+    """STORE or --store (UserError when both are given and differ), else $XIALPHA_STORE, else
+    `spec_value`, else ./xialpha-store."""
+    positional, option = getattr(args, "store", None), getattr(args, "store_option", None)
+    if positional and option and positional != option:
+        raise UserError(f"--store: given twice, as {positional!r} and --store {option!r}; give one")
+    return positional or option or os.environ.get(ENV_STORE) or spec_value or DEFAULT_STORE
+
+
+def open_store(args):
+    """The existing store the arguments name (a ResultStore); a missing default store says how to name one."""
+    from xialpha.storage import ResultStore
+
+    uri = store_uri(args)
+    try:
+        return ResultStore(uri, create=False)
+    except UserError as exc:
+        if uri != DEFAULT_STORE or getattr(args, "store", None) or getattr(args, "store_option", None):
+            raise
+        raise UserError(f"{exc} (no store was named: give STORE, --store or ${ENV_STORE})") from None
+
+
+def sweep_id(store, given: str | None) -> str:
+    """`given` when the store holds that sweep, else the store's only sweep when `given` is None;
+    UserError naming the sweeps stored (and the closest id) otherwise."""
+    from xialpha.errors import did_you_mean
+
+    stored = sorted(str(s) for s in store.sweeps()["sweep_id"])
+    if given is not None and given in stored:
+        return given
+    if not stored:
+        raise UserError(f"--sweep: store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)")
+    if given is None:
+        if len(stored) == 1:
+            return stored[0]
+        raise UserError(f"--sweep: store {store.uri} holds {len(stored)} sweeps; choose one with --sweep: {', '.join(stored)}")
+    raise UserError(f"--sweep: no sweep {given!r} in store {store.uri}{did_you_mean(given, stored)}")
