@@ -27,9 +27,8 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
+from xialpha.storage.naming import choose_sweep, store_location
 
-DEFAULT_STORE = "xialpha-store"
-STORE_ENV = "XIALPHA_STORE"
 MAIN_GUARD = ('xialpha.sweep starts worker processes, which import your script again: put the code that '
               'calls it under `if __name__ == "__main__":` (or pass client= a running distributed.Client)')
 
@@ -48,16 +47,11 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def store_location(store: str | os.PathLike | None) -> str:
-    """The store to use: `store`, else $XIALPHA_STORE, else ./xialpha-store."""
-    return str(store) if store is not None else os.environ.get(STORE_ENV) or DEFAULT_STORE
-
-
 def sweep(spec, *, store=None, client=None, force: bool = False, quiet: bool = True) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
-    `store_location`. client: a running `distributed.Client` to use (default: the spec's cluster,
+    `xialpha.storage.naming.store_location`. client: a running `distributed.Client` to use (default: the spec's cluster,
     a local one unless it says otherwise). force: recompute stored keys. quiet: no progress bar.
     """
     from xialpha.jobs.progress import Progress
@@ -68,7 +62,7 @@ def sweep(spec, *, store=None, client=None, force: bool = False, quiet: bool = T
     spec = _spec(spec, load_spec, parse_spec)
     if client is None and spec.cluster.kind == "local":
         _check_main_guard()
-    result_store = ResultStore(store_location(store if store is not None else spec.store))
+    result_store = ResultStore(store_location(store, spec.store))
     try:
         summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client)
     except RuntimeError as exc:
@@ -132,7 +126,7 @@ def results(store=None, *, sweep: str | None = None, include_failed: bool = Fals
     from xialpha.storage import ResultStore
 
     result_store = ResultStore(store_location(store), create=False)
-    return result_store.read_results_df(_one_sweep(result_store, sweep), include_failed=include_failed)
+    return result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed)
 
 
 def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
@@ -153,7 +147,7 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     if not 0 < alpha < 1:
         raise UserError(f"alpha=: must be between 0 and 1, got {alpha}")
     result_store = ResultStore(store_location(store), create=False)
-    sweep_id = _one_sweep(result_store, sweep)
+    sweep_id = choose_sweep(result_store, sweep)
     rows = result_store.read_results_df(sweep_id)
     objective = Objective(metric=metric, estimator=estimator or default_estimator(rows), rho=rho, average=average)
     selection = choose(rows, objective, sweep_id=sweep_id, shared=not per_category, runners_up=runners_up, alpha=alpha,
@@ -163,17 +157,6 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     if save:
         result_store.append("selections", table)
     return table.to_pandas()
-
-
-def _one_sweep(store, sweep: str | None) -> str:
-    known = sorted(store.sweeps()["sweep_id"])
-    if sweep is not None:
-        if sweep not in known:
-            raise UserError(f"sweep=: {sweep!r} is not in store {store.uri}; it holds {', '.join(known) or 'no sweep'}")
-        return sweep
-    if len(known) != 1:
-        raise UserError(f"sweep=: store {store.uri} holds {len(known)} sweeps ({', '.join(known) or 'none'}); name one")
-    return known[0]
 
 
 class TextClassifier:

@@ -7,12 +7,8 @@ take `--store` only), else $XIALPHA_STORE, else the spec's `store` (sweep and dr
 
 from __future__ import annotations
 
-import os
-
 from xialpha.errors import UserError
-
-DEFAULT_STORE = "xialpha-store"
-ENV_STORE = "XIALPHA_STORE"
+from xialpha.storage.naming import DEFAULT_STORE, ENV_STORE, choose_sweep, store_location
 STORE_HELP = f"result store path or URI (default: $XIALPHA_STORE, else ./{DEFAULT_STORE})"
 
 
@@ -34,7 +30,7 @@ def store_uri(args, spec_value: str | None = None) -> str:
     positional, option = getattr(args, "store", None), getattr(args, "store_option", None)
     if positional and option and positional != option:
         raise UserError(f"--store: given twice, as {positional!r} and --store {option!r}; give one")
-    return positional or option or os.environ.get(ENV_STORE) or spec_value or DEFAULT_STORE
+    return store_location(positional or option, spec_value)
 
 
 def open_store(args):
@@ -51,17 +47,5 @@ def open_store(args):
 
 
 def sweep_id(store, given: str | None) -> str:
-    """`given` when the store holds that sweep, else the store's only sweep when `given` is None;
-    UserError naming the sweeps stored (and the closest id) otherwise."""
-    from xialpha.errors import did_you_mean
-
-    stored = sorted(str(s) for s in store.sweeps()["sweep_id"])
-    if given is not None and given in stored:
-        return given
-    if not stored:
-        raise UserError(f"--sweep: store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)")
-    if given is None:
-        if len(stored) == 1:
-            return stored[0]
-        raise UserError(f"--sweep: store {store.uri} holds {len(stored)} sweeps; choose one with --sweep: {', '.join(stored)}")
-    raise UserError(f"--sweep: no sweep {given!r} in store {store.uri}{did_you_mean(given, stored)}")
+    """--sweep, or the store's only sweep (see `choose_sweep`)."""
+    return choose_sweep(store, given, "--sweep")

@@ -1,0 +1,35 @@
+"""Which store and which sweep a user means, for the command line and the Python API alike.
+
+The store: the one given, else $XIALPHA_STORE, else the spec's `store` (sweep and drift), else
+./xialpha-store. The sweep: the one given, which may be left out when the store holds one sweep.
+"""
+
+from __future__ import annotations
+
+import os
+
+from xialpha.errors import UserError, did_you_mean
+
+DEFAULT_STORE = "xialpha-store"
+ENV_STORE = "XIALPHA_STORE"
+
+
+def store_location(given=None, spec_value: str | None = None) -> str:
+    """`given` (a path or URI), else $XIALPHA_STORE, else `spec_value`, else ./xialpha-store."""
+    return str(given) if given else os.environ.get(ENV_STORE) or spec_value or DEFAULT_STORE
+
+
+def choose_sweep(store, given: str | None, parameter: str = "sweep=") -> str:
+    """`given` when the store holds that sweep, else the store's only sweep when `given` is None;
+    UserError naming `parameter` (`--sweep` on the command line), the sweeps stored and the
+    closest id otherwise."""
+    stored = sorted(str(s) for s in store.sweeps()["sweep_id"])
+    if given is not None and given in stored:
+        return given
+    if not stored:
+        raise UserError(f"{parameter}: store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)")
+    if given is None:
+        if len(stored) == 1:
+            return stored[0]
+        raise UserError(f"{parameter}: store {store.uri} holds {len(stored)} sweeps; choose one with {parameter}: {', '.join(stored)}")
+    raise UserError(f"{parameter}: no sweep {given!r} in store {store.uri}{did_you_mean(given, stored)}")
