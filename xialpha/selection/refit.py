@@ -99,12 +99,13 @@ class TrainedSelection:
         return np.column_stack(columns)
 
 
-MODEL_COLUMNS = ("category", "config_key", "preprocessing_id", "kernel_id", "kernel", "gamma", "degree", "coef0",
-                 "C", "j", "metric", "estimator", "rho", "value")
+MODEL_COLUMNS = ("category", "label", "config_key", "preprocessing_id", "kernel_id", "kernel", "gamma", "degree",
+                 "coef0", "C", "j", "metric", "estimator", "rho", "value")
 
 
 def train_selected(context: SweepContext, chosen: pd.DataFrame) -> TrainedSelection:
-    """Fit the preprocessing and the SVM of every chosen row (one row per category)."""
+    """Fit the preprocessing and the SVM of every chosen row (one row per category). Each model's
+    config holds the row's MODEL_COLUMNS (None where absent, e.g. "label", the readable name)."""
     from xialpha.features import DEFAULT_GRAM_LIMIT_BYTES, linear_gram, row_sq_norms
 
     limit = context.spec.gram_memory_limit or DEFAULT_GRAM_LIMIT_BYTES
