@@ -7,6 +7,7 @@ small synthetic corpus, so these tests need no Dask cluster (the sweep's tests c
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import uuid
@@ -23,6 +24,8 @@ from xialpha.selection.artifact import load_artifact
 from xialpha.selection.objective import Objective
 from xialpha.storage import ResultStore
 from xialpha.storage.schema import DATASETS
+
+HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's time stamp is no match)
 
 SPEC = """
 [sweep]
@@ -116,7 +119,7 @@ def test_store_keys_selection_and_certification_rows_by_category():
 
 def test_select_per_category_stores_the_best_config_of_each_category(swept, capsys):
     _, uri = swept
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--wide")  # every p-value column
     assert code == 0, out
     rows = selection_of(uri, stored_id(out, "sel-"))
     results = ResultStore(uri).read_results_df("sel")
@@ -149,9 +152,10 @@ def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span,
     assert code == 2 and "--estimator: sweep 'plain' has no 'span' estimates" in err
 
 
-def test_select_global_micro_shares_one_config(swept, capsys):
+def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # --wide: every column, headers unwrapped
     _, uri = swept
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--global", "--average", "micro", "--metric", "error")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--global", "--average", "micro", "--metric", "error", "--wide")
     assert code == 0
     rows = selection_of(uri, stored_id(out, "sel-"))
     assert rows[["preprocessing_id", "kernel_id", "C", "j"]].drop_duplicates().shape[0] == 1
@@ -162,7 +166,7 @@ def test_select_global_micro_shares_one_config(swept, capsys):
     assert rows["selection_value"].iloc[0] == pytest.approx(errors.sum() / chosen["n"].sum())
     assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
     assert rows["p_macro_rank_t"].between(0, 1).all() and rows["p_proportion"].between(0, 1).all()
-    assert "p macro T'" in out
+    assert "T'" in out  # the header "p macro T'", wrapped to the width of its numbers
 
 
 def test_select_by_cost(swept, capsys):
@@ -313,3 +317,68 @@ def test_refit_of_linear_choices_builds_no_gram(swept, tmp_path, capsys, monkeyp
     assert len(made) == len(nonlinear_pps), (kernels, made)
     for model in trained.models:
         assert (model.model.weights is not None) == (model.config["kernel"] == "linear")
+
+
+# --- labels and output formats: 80 columns, no hashes, csv and json for scripts ------------------
+
+def test_select_and_certify_fit_80_columns_without_hashes(swept, capsys, monkeypatch):
+    _, uri = swept
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    assert code == 0
+    assert max(len(line) for line in out.splitlines() if not line.startswith("stored ")) <= 80
+    assert not HASH.search(out) and "min_df=" in out and "what the labels stand for" in out
+    code, cert, err = run_cli(capsys, "certify", uri, "--selection", stored_id(out, "sel-"), "--test-split", "test",
+                              "--draws", "2000", "--force")
+    assert code == 0, err
+    assert max(len(line) for line in cert.splitlines() if not line.startswith("stored ")) <= 80
+    assert not HASH.search(cert) and "min_df=" in cert and ">= lower" in cert
+    code, report, _ = run_cli(capsys, "report", uri, "--sweep", "sel")
+    assert code == 0 and not HASH.search(report)
+    assert max(len(line) for line in report.splitlines()) <= 80
+
+
+def test_select_wide_shows_every_p_value(swept, capsys, monkeypatch):
+    _, uri = swept
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--wide")
+    assert code == 0 and "McNemar" in out and "runner-up config" in out
+    code, narrow, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    assert "McNemar" not in narrow
+
+
+def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
+    _, uri = swept
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--format", "json")
+    assert code == 0
+    records = json.loads(out)  # standard output holds only the rows; the "stored" line is on stderr
+    selection_id = stored_id(err, "sel-")
+    stored = selection_of(uri, selection_id)
+    assert len(records) == len(stored)
+    assert set(stored.columns) | {"config", "runner_up_config"} == set(records[0])
+    assert [r["value"] for r in records] == stored["value"].tolist()  # every digit
+    assert all(r["config"] and not HASH.search(r["config"]) for r in records)
+
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--format", "csv")
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out))
+    assert set(stored.columns) | {"config", "runner_up_config"} == set(table.columns) and len(table) == len(stored)
+
+    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
+                             "--draws", "2000", "--force", "--format", "csv")
+    assert code == 0, err
+    rows = pd.read_csv(io.StringIO(out))
+    assert {"certification_id", "f1", "f1_lower", "tp", "config"} <= set(rows.columns)
+    assert list(rows["category"])[-2:] == ["(micro)", "(macro)"] and rows["config"].iloc[0].startswith("min_df=")
+    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
+                             "--draws", "2000", "--force", "--format", "json")
+    assert code == 0 and len(json.loads(out)) == len(rows)
+
+
+def test_the_refit_manifest_names_configs_by_label(swept, tmp_path, capsys):
+    _, uri = swept
+    code, _, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--refit", tmp_path / "model")
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "model" / "manifest.json").read_text())
+    assert all(c["label"].startswith("min_df=") for c in manifest["categories"])
+    assert {entry["label"] for entry in manifest["labels"]} >= {c["label"].split()[0] for c in manifest["categories"]}

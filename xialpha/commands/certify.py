@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
@@ -25,6 +26,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--draws", type=int, default=40_000, help="Monte-Carlo draws for the F1 bounds (default 40000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the Monte-Carlo draws (default 0)")
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file (default: the stored spec text)")
+    add_output_arguments(parser)
 
 
 def run(args) -> int:
@@ -41,7 +43,8 @@ def run(args) -> int:
     )
     from xialpha.selection.context import load_context
     from xialpha.selection.display import certification_table as terminal_table
-    from xialpha.selection.display import print_table
+    from xialpha.selection.display import key_table, print_table, write_records
+    from xialpha.selection.labels import sweep_labels
     from xialpha.selection.records import read_selection
     from xialpha.selection.refit import train_selected
 
@@ -70,11 +73,20 @@ def run(args) -> int:
                 "test_split": args.test_split, "test_fingerprint": test_fingerprint, "n_test": len(test),
                 "confidence": args.confidence, "draws": args.draws, "forced": bool(previous),
                 "previous_certifications": len(previous)}
-    store_certification(store, certification_table(frame, identity), test_fingerprint, certification_id, first=not previous)
-    title = (f"certification {certification_id}: selection {args.selection} on split {args.test_split!r} "
-             f"({len(test)} documents), one-sided {args.confidence:.0%} bounds")
-    print_table(terminal_table(frame, title))
-    print(f"stored certification {certification_id} in {store.uri}; test set fingerprint {test_fingerprint[:16]}")
+    stored = certification_table(frame, identity)
+    store_certification(store, stored, test_fingerprint, certification_id, first=not previous)
+    labels = sweep_labels(store.read_results_df(sweep_id))
+    configs = dict(zip(rows["category"], labels.column(rows)))
+    if args.format == "table":
+        title = f"certification {certification_id} of {args.selection}"
+        caption = f"split {args.test_split!r}: {len(test)} documents; one-sided {args.confidence:.0%} bounds"
+        print_table(terminal_table(frame, title, configs, args.wide, caption=caption), args.wide)
+        print_table(key_table(labels.key(rows)))
+    else:
+        records = stored.to_pandas()
+        write_records(records.assign(config=records["category"].map(configs)), args.format)
+    print(f"stored certification {certification_id} in {store.uri}; split {args.test_split!r} is now marked as used",
+          file=sys.stdout if args.format == "table" else sys.stderr)
     return 0
 
 

@@ -6,6 +6,7 @@ preprocessing, the chosen configurations, estimates beside held-out values, LOO 
 
 from __future__ import annotations
 
+from xialpha.commands.output import add_wide_argument
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 
@@ -19,12 +20,14 @@ def add_arguments(parser) -> None:
     parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
                         help=f"estimate to show (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)")
     parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"xi-alpha rho of the rows shown (default {DEFAULT_RHO:g})")
+    add_wide_argument(parser)
 
 
 def run(args) -> int:
     from pathlib import Path
 
     from xialpha.errors import UserError
+    from xialpha.selection.labels import sweep_labels
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import read_if_stored
     from xialpha.selection.report import best_per_group, estimate_curves, loo_candidates
@@ -37,7 +40,8 @@ def run(args) -> int:
     estimator = args.estimator or default_estimator(results)
     objective = Objective(metric=args.metric, estimator=estimator, rho=args.rho)
     candidate_rows(results, objective, args.sweep)  # a clear error when there is nothing to show
-    curves = estimate_curves(results, objective)
+    labels = sweep_labels(results)
+    curves = estimate_curves(results, objective, labels)
     best = best_per_group(curves, objective.maximise)
     candidates = loo_candidates(results)
     stored = read_if_stored(store, "selections", [("sweep_id", "=", args.sweep)])
@@ -54,14 +58,14 @@ def run(args) -> int:
     if args.html:
         from xialpha.selection.report_html import render_report
 
-        page = render_report(args.sweep, summary, curves, best, candidates, selection, what)
+        page = render_report(args.sweep, summary, curves, best, candidates, selection, what, labels)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"--html: cannot write {args.html}: {exc.strerror or exc}") from None
         print(f"wrote {args.html} ({len(page) // 1024} KiB)")
         return 0
-    _print_terminal(args.sweep, summary, best, candidates, selection, what)
+    _print_terminal(args.sweep, summary, curves, best, candidates, selection, what, labels, args.wide)
     return 0
 
 
@@ -70,28 +74,26 @@ def _latest(selections):
     return selections[selections["selection_id"] == newest].sort_values("category").reset_index(drop=True)
 
 
-def _print_terminal(sweep_id, summary, best, candidates, selection, what) -> None:
+def _print_terminal(sweep_id, summary, curves, best, candidates, selection, what, labels, wide) -> None:
     from rich.table import Table
 
-    from xialpha.selection.display import number, percent, print_table, selection_table
+    from xialpha.selection.display import Column, key_table, number, percent, print_table, rich_table, selection_table
 
     facts = Table(title=f"sweep {sweep_id}", show_header=False)
     for key, value in summary.items():
         facts.add_row(key, str(value))
     print_table(facts)
-    table = Table(title=f"best C by {what}, beside held-out values (%)")
-    for column in ("category", "preprocessing", "kernel", "j", "best C", "estimate", "held-out there", "best held-out"):
-        table.add_column(column, justify="left" if column in ("category", "preprocessing", "kernel") else "right")
-    for _, r in best.iterrows():
-        table.add_row(str(r["category"]), str(r["preprocessing_id"])[:8], str(r["kernel_label"]), number(r["j"]),
-                      number(r["best_C"]), percent(r["estimate"]), percent(r["held_out"]), percent(r["best_held_out"]))
-    print_table(table)
-    loo = Table(title="LOO candidates: examples xi-alpha (rho=2) flags, per config")
-    for column in ("category", "n", "configs", "mean", "max", "exact LOO retrains (mean)"):
-        loo.add_column(column, justify="left" if column == "category" else "right")
-    for _, r in candidates.iterrows():
-        loo.add_row(str(r["category"]), str(r["n"]), str(r["configs"]), number(r["candidates_mean"]),
-                    number(r["candidates_max"]), number(r["loo_retrains_mean"]))
-    print_table(loo)
+    columns = [Column("category", lambda r: str(r["category"]), text=True),
+               Column("config", lambda r: str(r["label"]), text=True),
+               Column("best C", lambda r: number(r["best_C"])), Column("estimate", lambda r: percent(r["estimate"])),
+               Column("held-out there", lambda r: percent(r["held_out"])),
+               Column("best held-out", lambda r: percent(r["best_held_out"]))]
+    print_table(rich_table(f"best C by {what}, beside held-out values (%)", columns, best))
+    columns = [Column("category", lambda r: str(r["category"]), text=True), Column("n", lambda r: str(r["n"])),
+               Column("configs", lambda r: str(r["configs"])), Column("mean", lambda r: number(r["candidates_mean"])),
+               Column("max", lambda r: number(r["candidates_max"])),
+               Column("exact LOO retrains (mean)", lambda r: number(r["loo_retrains_mean"]))]
+    print_table(rich_table("LOO candidates: examples xi-alpha (rho=2) flags, per config", columns, candidates))
     if selection is not None:
-        print_table(selection_table(selection))
+        print_table(selection_table(selection, labels, wide), wide)
+    print_table(key_table(labels.key(curves)))

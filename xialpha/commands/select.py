@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import sys
 
+from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 
@@ -33,11 +34,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--refit", metavar="DIR",
                         help="train the chosen configs on all training data and save an artefact to DIR")
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)")
+    add_output_arguments(parser)
 
 
 def run(args) -> int:
     from xialpha.errors import UserError
-    from xialpha.selection.display import print_table, selection_table
+    from xialpha.selection.display import key_table, print_table, selection_table, write_records
+    from xialpha.selection.labels import sweep_labels
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import new_selection_id, selection_rows
     from xialpha.commands.stores import open_store, sweep_id
@@ -58,17 +61,25 @@ def run(args) -> int:
     selection_id = new_selection_id()
     table = selection_rows(selection, selection_id)
     rows = table.to_pandas()
-    print_table(selection_table(rows))
-    saved, n_models = _refit(store, rows, args) if args.refit else (None, 0)
+    labels = sweep_labels(results)
+    if args.format == "table":
+        print_table(selection_table(rows, labels, args.wide), args.wide)
+        print_table(key_table(labels.key(rows, ("", "runner_up_") if args.wide else ("",))))
+    else:
+        write_records(rows.assign(config=labels.column(rows), runner_up_config=labels.column(rows, "runner_up_")),
+                      args.format)
+    saved, n_models = _refit(store, rows, labels, args) if args.refit else (None, 0)
     try:  # stored last: a command that fails (a bad --refit DIR, a refit error) leaves the store as it was
         store.append("selections", table)
     except BaseException:
         if saved is not None:
             shutil.rmtree(saved, ignore_errors=True)
         raise
-    print(f"stored selection {selection_id} ({len(rows)} categories, {selection.n_candidates} candidates) in {store.uri}")
+    status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
+    print(f"stored selection {selection_id} ({len(rows)} categories, {selection.n_candidates} candidates) in {store.uri}",
+          file=status)
     if saved is not None:
-        print(f"saved {n_models} models to {saved}")
+        print(f"saved {n_models} models to {saved}", file=status)
     return 0
 
 
@@ -87,8 +98,10 @@ def _objective_args(args, results) -> dict:
     return {"metric": metric, "estimator": estimator, "rho": args.rho, "average": args.average, **given}
 
 
-def _refit(store, rows, args):
+def _refit(store, rows, labels, args):
     """Train the chosen configs on all training data and save the artefact to --refit: (its path, models).
+
+    The manifest names each category's config by its label (a ConfigLabels) and explains the labels.
 
     --refit is checked before the training starts.
     """
@@ -102,8 +115,9 @@ def _refit(store, rows, args):
     if len(fingerprints) != 1:
         raise UserError(f"--refit: the chosen configs come from {len(fingerprints)} different training sets")
     context = load_context(store, args.sweep, str(fingerprints[0]), args.spec)
-    trained = train_selected(context, rows)
+    trained = train_selected(context, rows.assign(label=labels.column(rows)))
     first = rows.iloc[0]
     provenance = {"sweep_id": args.sweep, "selection_id": str(first["selection_id"]), "store": store.uri,
-                  "data_fingerprint": str(fingerprints[0]), "mode": str(first["mode"])}
+                  "data_fingerprint": str(fingerprints[0]), "mode": str(first["mode"]),
+                  "labels": labels.key(rows).to_dict("records")}
     return save_artifact(args.refit, trained, provenance), len(trained.models)

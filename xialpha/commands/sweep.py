@@ -63,7 +63,10 @@ def _print_memory(plan, workers: int) -> None:
 
 def _print_best(spec, store) -> None:
     """The best stored config per category by the spec's selection metric and estimator."""
-    from xialpha.selection.display import config_label, number
+    import pandas as pd
+
+    from xialpha.selection.display import key_table, number, print_table
+    from xialpha.selection.labels import sweep_labels
     from xialpha.selection.objective import Objective
     from xialpha.selection.selector import select
 
@@ -74,5 +77,7 @@ def _print_best(spec, store) -> None:
     selection = select(results, objective, sweep_id=spec.id, runners_up=0)
     print(f"best per category by {spec.selection_estimator} {spec.metric} (rho={spec.estimators.rhos[0]:g}); "
           f"`xialpha select {store.uri} --sweep {spec.id}` adds significance tests:")
+    labels = sweep_labels(results)
     for choice in selection.choices:
-        print(f"  {choice.category:<16} {config_label(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}")
+        print(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}")
+    print_table(key_table(labels.key(pd.DataFrame([choice.chosen for choice in selection.choices]))))

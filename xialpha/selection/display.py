@@ -1,12 +1,26 @@
-"""Terminal tables (rich) for selections, certifications and sweep reports."""
+"""Terminal tables (rich) for selections, certifications and sweep reports, and the same rows
+as CSV or JSON for scripts.
+
+A table shows by default the columns that fit an 80-column terminal (configurations by their
+labels, `xialpha.selection.labels`); `wide=True` shows all of them.
+"""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import pandas as pd
 
-from xialpha.selection.records import P_VALUES
+FORMATS = ("table", "csv", "json")
+P_VALUE_HEADERS = {"p_micro_sign": "p micro sign", "p_mcnemar": "p McNemar", "p_proportion": "p prop.",
+                   "p_macro_sign": "p macro S", "p_macro_t": "p macro T", "p_macro_rank_t": "p macro T'"}
+WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
 
 
 def percent(value) -> str:
@@ -27,60 +41,106 @@ def _missing(value) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
-def config_label(row) -> str:
-    """pp=<id8> <kernel>[ gamma=..] C=.. j=.. for a selection/results row."""
-    kernel = str(row["kernel"])
-    for name in ("gamma", "degree", "coef0"):
-        if name in row and not _missing(row[name]):
-            kernel += f" {name}={number(row[name])}"
-    return f"pp={str(row['preprocessing_id'])[:8]} {kernel} C={number(row['C'])} j={number(row['j'])}"
+@dataclass(frozen=True)
+class Column:
+    """A table column: its header, its cell text from a row, left-aligned text or right-aligned
+    numbers, and whether only --wide shows it."""
+
+    header: str
+    cell: Callable[[pd.Series], str]
+    text: bool = False
+    wide: bool = False
 
 
-def selection_table(rows: pd.DataFrame):
-    """One line per category: chosen config, its value, the first runner-up and the p-values."""
+def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wide: bool = False, **options):
+    """A rich Table of `frame`'s rows with `columns` (all of them when `wide`, else the default ones)."""
+    from rich import box
     from rich.table import Table
+
+    shown = [c for c in columns if wide or not c.wide]
+    cells = [[column.cell(row) for column in shown] for _, row in frame.iterrows()]
+    table = Table(title=title, box=box.SIMPLE_HEAD, **options)
+    for i, column in enumerate(shown):
+        header = column.header
+        if not column.text:  # a number's header wraps at spaces to the width of its numbers
+            longest = max((len(row[i]) for row in cells), default=0)
+            header = textwrap.fill(header, width=max(longest, 8, *(len(word) for word in header.split())))
+        table.add_column(header, justify="left" if column.text else "right", overflow="fold")
+    for row in cells:
+        table.add_row(*row)
+    return table
+
+
+def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
+    """One line per category: the chosen config (its label from `labels`, a ConfigLabels), its
+    value, the first runner-up and the p-values (all p-values and estimates with `wide`)."""
+    from xialpha.selection.records import P_VALUES
 
     first = rows.iloc[0]
     what = f"{first['metric']} of {first['estimator']} (rho={number(first['rho'])})"
     if first["mode"] == "global":
         what += f", {first['average']} average {number(first['selection_value'])}"
-    table = Table(title=f"selection {first['selection_id']}: {what}")
-    for column in ("category", "chosen config", "value", "F1 %", "error %", "runner-up", "value",
-                   "p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'", "n.s."):
-        table.add_column(column, justify="left" if column in ("category", "chosen config", "runner-up") else "right")
-    for _, row in rows.iterrows():
-        runner = "-" if _missing(row["runner_up_config_key"]) else f"C={number(row['runner_up_C'])} pp={str(row['runner_up_preprocessing_id'])[:8]}"
-        flag = "-" if _missing(row["not_significant"]) else ("yes" if row["not_significant"] else "no")
-        table.add_row(
-            str(row["category"]), config_label(row), number(row["value"]), percent(row["estimate_f1"]),
-            percent(row["estimate_error"]), runner, number(row["runner_up_value"]),
-            *(p_value(row.get(name)) for name in P_VALUES), flag,
-        )
-    return table
+    columns = [
+        Column("category", lambda r: str(r["category"]), text=True),
+        Column("config", labels.of_row, text=True),
+        Column("value", lambda r: number(r["value"])),
+        Column("F1 %", lambda r: percent(r["estimate_f1"]), wide=True),
+        Column("error %", lambda r: percent(r["estimate_error"]), wide=True),
+        Column("runner-up config", lambda r: labels.of_row(r, "runner_up_"), text=True, wide=True),
+        Column("runner-up", lambda r: number(r["runner_up_value"])),
+        *[Column(P_VALUE_HEADERS.get(name, name.replace("_", " ")), lambda r, name=name: p_value(r.get(name)),
+                 wide=name != "p_micro_sign") for name in P_VALUES],
+        Column("n.s.", lambda r: "-" if _missing(r["not_significant"]) else ("yes" if r["not_significant"] else "no")),
+    ]
+    return rich_table(f"selection {first['selection_id']}: {what}", columns, rows, wide)
 
 
-def certification_table(frame: pd.DataFrame, title: str):
-    """Test-set metrics with their one-sided bounds, per category then micro and macro."""
-    from rich.table import Table
+def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bool = False, **options):
+    """Test-set metrics with their one-sided bounds, per category then micro and macro; configs:
+    category -> label. Counts, recall and precision with `wide`."""
+    def counts(name):
+        return lambda r: "-" if _missing(r[name]) else str(int(r[name]))
 
-    table = Table(title=title)
-    for column in ("category", "TP", "FP", "FN", "error %", "<= upper", "recall %", ">= lower",
-                   "precision %", ">= lower", "F1 %", ">= lower"):
-        table.add_column(column, justify="left" if column == "category" else "right")
-    for _, row in frame.iterrows():
-        counts = ["-" if _missing(row[c]) else str(int(row[c])) for c in ("tp", "fp", "fn")]
-        table.add_row(
-            str(row["category"]), *counts, percent(row["error"]), percent(row["error_upper"]),
-            percent(row["recall"]), percent(row["recall_lower"]), percent(row["precision"]),
-            percent(row["precision_lower"]), percent(row["f1"]), percent(row["f1_lower"]),
-        )
-    return table
+    columns = [
+        Column("category", lambda r: str(r["category"]), text=True),
+        Column("config", lambda r: configs.get(r["category"], ""), text=True),
+        *[Column(name.upper(), counts(name), wide=True) for name in ("tp", "fp", "fn")],
+        Column("F1 %", lambda r: percent(r["f1"])), Column(">= lower", lambda r: percent(r["f1_lower"])),
+        Column("error %", lambda r: percent(r["error"])), Column("<= upper", lambda r: percent(r["error_upper"])),
+        Column("recall %", lambda r: percent(r["recall"]), wide=True),
+        Column(">= lower", lambda r: percent(r["recall_lower"]), wide=True),
+        Column("precision %", lambda r: percent(r["precision"]), wide=True),
+        Column(">= lower", lambda r: percent(r["precision_lower"]), wide=True),
+    ]
+    return rich_table(title, columns, frame, wide, **options)
 
 
-def print_table(table) -> None:
-    """Print to standard output; when it is not a terminal, wide enough not to squeeze columns."""
-    import sys
+def key_table(key: pd.DataFrame):
+    """What each label of a table stands for: every parameter of its preprocessing or kernel."""
+    columns = [Column("label", lambda r: str(r["label"]), text=True),
+               Column("parameters", lambda r: str(r["parameters"]), text=True)]
+    return rich_table("what the labels stand for", columns, key)
 
+
+def print_table(table, wide: bool = False) -> None:
+    """Print to standard output at the terminal's width ($COLUMNS, else 80 when it is not a
+    terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters."""
     from rich.console import Console
 
-    Console(width=None if sys.stdout.isatty() else 240).print(table)
+    piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
+    Console(width=WIDE_WIDTH if wide and piped else None).print(table)
+
+
+def write_records(frame: pd.DataFrame, fmt: str) -> None:
+    """`frame` on standard output as CSV (a header line) or JSON (a list of objects; NaN as null,
+    times in ISO 8601), every column and every digit."""
+    if fmt == "csv":
+        frame.to_csv(sys.stdout, index=False)
+        return
+    records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    sys.stdout.write(json.dumps(records, ensure_ascii=False, default=_json_value) + "\n")
+
+
+def _json_value(value):
+    """Times as ISO 8601, NumPy scalars as Python values."""
+    return value.isoformat() if hasattr(value, "isoformat") else value.item() if hasattr(value, "item") else str(value)

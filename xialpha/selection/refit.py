@@ -99,12 +99,13 @@ class TrainedSelection:
         return np.column_stack(columns)
 
 
-MODEL_COLUMNS = ("category", "config_key", "preprocessing_id", "kernel_id", "kernel", "gamma", "degree", "coef0",
-                 "C", "j", "metric", "estimator", "rho", "value")
+MODEL_COLUMNS = ("category", "label", "config_key", "preprocessing_id", "kernel_id", "kernel", "gamma", "degree",
+                 "coef0", "C", "j", "metric", "estimator", "rho", "value")
 
 
 def train_selected(context: SweepContext, chosen: pd.DataFrame) -> TrainedSelection:
-    """Fit the preprocessing and the SVM of every chosen row (one row per category).
+    """Fit the preprocessing and the SVM of every chosen row (one row per category). Each model's
+    config holds the row's MODEL_COLUMNS (None where absent, e.g. "label", the readable name).
 
     Linear kernels train on the features (the sweep's linear path: no n x n matrix, so a corpus
     the sweep could handle can be refitted); other kernels share one Gram per preprocessing and kernel.

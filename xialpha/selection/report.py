@@ -9,28 +9,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from xialpha.selection.labels import ConfigLabels, sweep_labels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 
 GROUP = ("category", "preprocessing_id", "kernel_id", "j")
 BOUND_RHO = 2.0  # xi-alpha with rho = 2 bounds the LOO error: its flagged examples are the LOO candidates
 
 
-def kernel_label(row) -> str:
-    """e.g. "rbf gamma=0.5" for a results row."""
-    label = str(row["kernel"])
-    for name in ("gamma", "degree", "coef0"):
-        value = row.get(name)
-        if value is not None and not pd.isna(value):
-            label += f" {name}={float(value):g}"
-    return label
-
-
-def estimate_curves(results: pd.DataFrame, objective: Objective) -> pd.DataFrame:
-    """One row per result at the objective's rho: GROUP, kernel_label, C, estimate, held_out
-    (the holdout metric, NaN where not computed), n_sv; sorted by group and C."""
+def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigLabels | None = None) -> pd.DataFrame:
+    """One row per result at the objective's rho: GROUP, label (the group's, from `labels`;
+    default: the labels of `results`), C, estimate, held_out (the holdout metric, NaN where not
+    computed), n_sv; sorted by group and C."""
+    labels = labels or sweep_labels(results)
     rows = results[np.isclose(results["rho"].astype(float), objective.rho, rtol=0, atol=1e-9)]
     curves = rows[list(GROUP) + ["C"]].copy()
-    curves["kernel_label"] = [kernel_label(row) for _, row in rows.iterrows()]
+    curves["label"] = [labels.group(p, k, j) for p, k, j in zip(rows["preprocessing_id"], rows["kernel_id"], rows["j"])]
     curves["estimate"] = objective.values(objective.counts(rows))
     curves["held_out"] = metric_values(estimator_counts(rows, "holdout"), objective.metric,
                                        objective.cost_fn, objective.cost_fp)
@@ -39,7 +32,7 @@ def estimate_curves(results: pd.DataFrame, objective: Objective) -> pd.DataFrame
 
 
 def best_per_group(curves: pd.DataFrame, maximise: bool) -> pd.DataFrame:
-    """Per group: the C with the best estimate (ties: smaller C), its estimate and held-out
+    """Per group: its label, the C with the best estimate (ties: smaller C), its estimate and held-out
     value, and the best held-out value over the group's C values (NaN without holdout)."""
     out = []
     for key, group in curves.groupby(list(GROUP), sort=True):
@@ -49,10 +42,10 @@ def best_per_group(curves: pd.DataFrame, maximise: bool) -> pd.DataFrame:
         scores = ranked["estimate"] if maximise else -ranked["estimate"]
         best = ranked.loc[scores.round(12).sort_values(ascending=False, kind="mergesort").index[0]]
         held = group["held_out"].dropna()
-        out.append({**dict(zip(GROUP, key)), "kernel_label": best["kernel_label"], "best_C": best["C"],
+        out.append({**dict(zip(GROUP, key)), "label": best["label"], "best_C": best["C"],
                     "estimate": best["estimate"], "held_out": best["held_out"],
                     "best_held_out": (held.max() if maximise else held.min()) if len(held) else np.nan})
-    return pd.DataFrame(out, columns=[*GROUP, "kernel_label", "best_C", "estimate", "held_out", "best_held_out"])
+    return pd.DataFrame(out, columns=[*GROUP, "label", "best_C", "estimate", "held_out", "best_held_out"])
 
 
 def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:

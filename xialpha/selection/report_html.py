@@ -14,7 +14,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from xialpha.selection.display import config_label, number, percent
+from xialpha.selection.display import number, percent
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -28,23 +28,24 @@ th { background: #f0f0f0; } td.text { text-align: left; }
 
 
 def render_report(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.DataFrame,
-                  candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str) -> str:
-    """The whole page. summary: label -> value facts about the sweep; what: e.g. "F1 of xa (rho=1)"."""
+                  candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str, labels) -> str:
+    """The whole page. summary: label -> value facts about the sweep; what: e.g. "F1 of xa (rho=1)";
+    labels: the sweep's ConfigLabels, explained in a table at the end."""
     import matplotlib
 
     with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
-        body = _body(sweep_id, summary, curves, best, candidates, selection, what)
+        body = _body(sweep_id, summary, curves, best, candidates, selection, what, labels)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f"<title>xialpha sweep {_e(sweep_id)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
 def _body(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.DataFrame,
-          candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str) -> str:
+          candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str, labels) -> str:
     parts = [
         f"<h1>xialpha sweep {_e(sweep_id)}</h1>",
         _table(None, [[_e(k), _e(v)] for k, v in summary.items()], text_columns=2),
         "<h2>Chosen configurations</h2>",
-        _selection_section(selection),
+        _selection_section(selection, labels),
         f"<h2>Estimate vs C ({_e(what)})</h2>",
         '<p class="note">Solid: the estimate; dashed: the held-out value where the sweep computed one; '
         "a star marks the stored selection's choice.</p>",
@@ -55,6 +56,10 @@ def _body(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.DataFrame
         '<p class="note">Examples that xi-alpha with rho = 2 flags as possible leave-one-out errors: an exact '
         "leave-one-out needs at most that many retrainings instead of n.</p>",
         _candidates_section(candidates),
+        "<h2>What the labels stand for</h2>",
+        '<p class="note">A configuration is named by the parameters that differ within the sweep; here is every '
+        "parameter of each preprocessing and kernel.</p>",
+        _table(["label", "parameters"], [[_e(r["label"]), _e(r["parameters"])] for _, r in labels.key(curves).iterrows()], text_columns=2),
     ]
     return "\n".join(parts)
 
@@ -73,13 +78,13 @@ def _table(header: list[str] | None, rows: list[list[str]], text_columns: int = 
     return f"<table>{head}<tbody>{''.join(lines)}</tbody></table>"
 
 
-def _selection_section(selection: pd.DataFrame | None) -> str:
+def _selection_section(selection: pd.DataFrame | None, labels) -> str:
     if selection is None or selection.empty:
         return '<p class="note">No selection stored for this sweep yet (run <code>xialpha select</code>).</p>'
     first = selection.iloc[0]
     intro = (f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
              f'{_e(first["metric"])} of {_e(first["estimator"])} (rho={number(first["rho"])}).</p>')
-    rows = [[_e(r["category"]), _e(config_label(r)), number(r["value"]), percent(r["estimate_f1"]),
+    rows = [[_e(r["category"]), _e(labels.of_row(r)), number(r["value"]), percent(r["estimate_f1"]),
              percent(r["estimate_error"]), number(r["runner_up_value"]), number(r["p_micro_sign"]),
              "-" if pd.isna(r["not_significant"]) else ("yes" if r["not_significant"] else "no")]
             for _, r in selection.iterrows()]
@@ -88,11 +93,10 @@ def _selection_section(selection: pd.DataFrame | None) -> str:
 
 
 def _best_section(best: pd.DataFrame) -> str:
-    rows = [[_e(r["category"]), _e(str(r["preprocessing_id"])[:8]), _e(r["kernel_label"]), number(r["j"]),
-             number(r["best_C"]), percent(r["estimate"]), percent(r["held_out"]), percent(r["best_held_out"])]
-            for _, r in best.iterrows()]
-    header = ["category", "preprocessing", "kernel", "j", "best C", "estimate", "held-out at that C", "best held-out"]
-    return _table(header, rows, text_columns=3)
+    rows = [[_e(r["category"]), _e(r["label"]), number(r["best_C"]), percent(r["estimate"]), percent(r["held_out"]),
+             percent(r["best_held_out"])] for _, r in best.iterrows()]
+    header = ["category", "config", "best C", "estimate", "held-out at that C", "best held-out"]
+    return _table(header, rows, text_columns=2)
 
 
 def _candidates_section(candidates: pd.DataFrame) -> str:
@@ -114,10 +118,9 @@ def _curve_figures(curves: pd.DataFrame, selection: pd.DataFrame | None, what: s
     chosen = {} if selection is None else {r["category"]: r for _, r in selection.iterrows()}
     for category, rows in curves.groupby("category", sort=True):
         fig, ax = plt.subplots(figsize=(5.2, 3.4), dpi=90)
-        for index, (key, line) in enumerate(rows.groupby(["preprocessing_id", "kernel_id", "j"], sort=True)):
+        for index, (_, line) in enumerate(rows.groupby(["preprocessing_id", "kernel_id", "j"], sort=True)):
             color = f"C{index % 10}"
-            label = f"pp={str(key[0])[:6]} {line['kernel_label'].iloc[0]} j={key[2]:g}"
-            ax.plot(line["C"], line["estimate"], marker="o", color=color, label=label)
+            ax.plot(line["C"], line["estimate"], marker="o", color=color, label=line["label"].iloc[0])
             if line["held_out"].notna().any():
                 ax.plot(line["C"], line["held_out"], linestyle="--", marker=".", color=color)
         if category in chosen:
