@@ -140,8 +140,7 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     """
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import new_selection_id, selection_rows
-    from xialpha.selection.selector import default_estimator
-    from xialpha.selection.selector import select as choose
+    from xialpha.selection.selector import default_estimator, select_stored
     from xialpha.storage import ResultStore
 
     if not 0 < alpha < 1:
@@ -150,9 +149,8 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     sweep_id = choose_sweep(result_store, sweep)
     rows = result_store.read_results_df(sweep_id)
     objective = Objective(metric=metric, estimator=estimator or default_estimator(rows), rho=rho, average=average)
-    selection = choose(rows, objective, sweep_id=sweep_id, shared=not per_category, runners_up=runners_up, alpha=alpha,
-                       load_indicators=lambda keys: result_store.read_examples(keys, estimator=objective.estimator,
-                                                                               sweep_id=sweep_id))
+    selection = select_stored(result_store, rows, objective, sweep_id=sweep_id, shared=not per_category,
+                              runners_up=runners_up, alpha=alpha)
     table = selection_rows(selection, new_selection_id())
     if save:
         result_store.append("selections", table)
@@ -189,9 +187,8 @@ def refit(store=None, *, selection, spec=None) -> dict[str, TextClassifier]:
     selection: the DataFrame `select` returned, or the id of a stored selection. spec: the
     sweep's spec file when the stored spec's corpus path no longer resolves.
     """
-    from xialpha.selection.context import load_context
     from xialpha.selection.records import read_selection
-    from xialpha.selection.refit import train_selected
+    from xialpha.selection.refit import refit_selection
     from xialpha.storage import ResultStore
 
     result_store = ResultStore(store_location(store), create=False)
@@ -203,10 +200,5 @@ def refit(store=None, *, selection, spec=None) -> dict[str, TextClassifier]:
         raise UserError(f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}")
     if rows.empty:
         raise UserError("selection=: is empty")
-    fingerprints = rows["data_fingerprint"].unique()
-    if len(fingerprints) != 1:
-        raise UserError(f"selection=: the chosen configs come from {len(fingerprints)} different training sets")
-    context = load_context(result_store, str(rows["sweep_id"].iloc[0]), str(fingerprints[0]),
-                           None if spec is None else str(spec))
-    trained = train_selected(context, rows)
+    trained = refit_selection(result_store, rows, None if spec is None else str(spec))
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}

@@ -44,7 +44,7 @@ def run(args) -> int:
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import new_selection_id, selection_rows
     from xialpha.commands.stores import open_store, sweep_id
-    from xialpha.selection.selector import select
+    from xialpha.selection.selector import select_stored
 
     if not 0 < args.alpha < 1:
         raise UserError(f"--alpha: must be between 0 and 1, got {args.alpha}")
@@ -52,12 +52,8 @@ def run(args) -> int:
     args.sweep = sweep_id(store, args.sweep)
     results = store.read_results_df(args.sweep)
     objective = Objective(**_objective_args(args, results))
-
-    def load_indicators(keys):
-        return store.read_examples(keys, estimator=objective.estimator, sweep_id=args.sweep)
-
-    selection = select(results, objective, sweep_id=args.sweep, shared=args.shared, runners_up=args.runners_up,
-                       load_indicators=load_indicators, alpha=args.alpha)
+    selection = select_stored(store, results, objective, sweep_id=args.sweep, shared=args.shared,
+                              runners_up=args.runners_up, alpha=args.alpha)
     selection_id = new_selection_id()
     table = selection_rows(selection, selection_id)
     rows = table.to_pandas()
@@ -105,19 +101,13 @@ def _refit(store, rows, labels, args):
 
     --refit is checked before the training starts.
     """
-    from xialpha.errors import UserError
     from xialpha.selection.artifact import check_target, save_artifact
-    from xialpha.selection.context import load_context
-    from xialpha.selection.refit import train_selected
+    from xialpha.selection.refit import refit_selection
 
     check_target(args.refit)
-    fingerprints = rows["data_fingerprint"].unique()
-    if len(fingerprints) != 1:
-        raise UserError(f"--refit: the chosen configs come from {len(fingerprints)} different training sets")
-    context = load_context(store, args.sweep, str(fingerprints[0]), args.spec)
-    trained = train_selected(context, rows.assign(label=labels.column(rows)))
+    trained = refit_selection(store, rows.assign(label=labels.column(rows)), args.spec, "--refit")
     first = rows.iloc[0]
     provenance = {"sweep_id": args.sweep, "selection_id": str(first["selection_id"]), "store": store.uri,
-                  "data_fingerprint": str(fingerprints[0]), "mode": str(first["mode"]),
+                  "data_fingerprint": str(first["data_fingerprint"]), "mode": str(first["mode"]),
                   "labels": labels.key(rows).to_dict("records")}
     return save_artifact(args.refit, trained, provenance), len(trained.models)

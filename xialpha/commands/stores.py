@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from xialpha.errors import UserError
 from xialpha.storage.naming import DEFAULT_STORE, ENV_STORE, choose_sweep, store_location
+
 STORE_HELP = f"result store path or URI (default: $XIALPHA_STORE, else ./{DEFAULT_STORE})"
 
 

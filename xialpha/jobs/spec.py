@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace

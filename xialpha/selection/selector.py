@@ -83,6 +83,15 @@ def select(
     return _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha)
 
 
+def select_stored(store, results: pd.DataFrame, objective: Objective, *, sweep_id: str, **options) -> Selection:
+    """`select` on `results` read from `store`, with the store's per-example indicators of the
+    objective's estimator for the micro tests; options: shared, runners_up, alpha."""
+    def load_indicators(keys):
+        return store.read_examples(keys, estimator=objective.estimator, sweep_id=sweep_id)
+
+    return select(results, objective, sweep_id=sweep_id, load_indicators=load_indicators, **options)
+
+
 def default_estimator(results: pd.DataFrame) -> str:
     """DEFAULT_ESTIMATOR when `results` hold its estimates, else "xa" (sweeps run with span off)."""
     if results.empty:
