@@ -4,8 +4,10 @@ Training errors with xi_t > 1 (y_t f(x_t) < 0) stay errors when left out: droppi
 from training can only increase its hinge loss. On a stable solution (one unbounded support
 vector at least) non-support vectors (alpha_t = 0) stay correct: the solution without t is the
 same, and b stays pinned by an unbounded support vector. Every other example is retrained with
-sample weight 0 on it, so the shared Gram matrix is never copied. A leave-one-out error is
-y_t f^{\\t}(x_t) <= 0.
+sample weight 0 on it, so the shared Gram matrix is never copied; on the linear path the
+retraining starts from the full solution and solves on a working set of the examples near the
+margin, certified to equal a retraining on all (`xialpha.estimators.loo_linear`). A
+leave-one-out error is y_t f^{\\t}(x_t) <= 0.
 
 prune="xi_alpha" also skips support vectors with 2 alpha_t R_delta^2 + xi_t < 1 (seed Lemma 1):
 far fewer retrains, but not exact. The lemma's proof moves alpha_t onto unbounded support vectors
@@ -19,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from xialpha.estimators.loo_linear import WorkingSet
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
-from xialpha.estimators.svm import SVMFit, fit_svm
+from xialpha.estimators.svm import DEFAULT_TOL, SVMFit, fit_svm
 from xialpha.estimators.validation import check_labels, check_positive, check_training_data
 from xialpha.estimators.xialpha import xi_alpha_indicator
 
@@ -61,20 +64,25 @@ def loo_exact(
             r_delta2 = _r_delta2(svm_args)
         candidates = xi_alpha_indicator(fit.alpha, fit.xi, r_delta2, rho=2.0) & ~certain
     errors = certain.copy()
-    warm = fit if can_warm_start(svm_args) else None
-    for t in np.flatnonzero(candidates):
-        errors[t] = _left_out_margin(y, C, t, svm_args, warm) <= 0
+    retrain = np.flatnonzero(candidates)
+    if can_warm_start(svm_args) and fit.w is not None:
+        working, tol = WorkingSet(fit, retrain), svm_args.get("tol", DEFAULT_TOL)
+        for t in retrain:
+            errors[t] = working.left_out_margin(int(t), tol) <= 0
+    else:
+        for t in retrain:
+            errors[t] = _left_out_margin(y, C, t, svm_args) <= 0
     return Estimate.from_indicator("loo", y, errors, retrains=int(candidates.sum()))
 
 
-def _left_out_margin(y: np.ndarray, C: float, t: int, svm_args: dict, warm: SVMFit | None) -> float:
-    """y_t f(x_t) for the SVM trained without example t (started from `warm`, whose alpha_t is dropped)."""
+def _left_out_margin(y: np.ndarray, C: float, t: int, svm_args: dict) -> float:
+    """y_t f(x_t) for the SVM trained without example t, from scratch (the kernel path)."""
     weights = np.ones(y.shape[0])
     weights[t] = 0.0
     rest = np.delete(y, t)
     if np.all(rest == rest[0]):
         return -1.0  # without t only one class is left: t is always misclassified
-    fit = fit_svm(y, C, sample_weight=weights, check_input=False, warm_start=warm, **svm_args)
+    fit = fit_svm(y, C, sample_weight=weights, check_input=False, **svm_args)
     return float(y[t] * fit.decision_function(rows(svm_args, [t]))[0])
 
 

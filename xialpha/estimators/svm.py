@@ -34,6 +34,7 @@ from xialpha.estimators.validation import (
 # alpha_i counts as "at the bound C_i" within this relative tolerance (libsvm clips exactly).
 BOUND_RTOL = 1e-8
 LIBSVM_MAX_ITER = 10_000_000  # libsvm's own cap on iterations (at least 100 per example)
+DEFAULT_TOL = 1e-3  # libsvm's default stopping tolerance
 LIBSVM_FALLBACK_ROWS = 20_000  # an unconverged linear-path fit on at most this many examples is redone by libsvm
 
 
@@ -111,7 +112,7 @@ def fit_svm(
     kernel_params: dict | None = None,
     j: float = 1.0,
     sample_weight=None,
-    tol: float = 1e-3,
+    tol: float = DEFAULT_TOL,
     max_iter: int = -1,
     cache_mb: float = 200.0,
     check_input: bool = True,
