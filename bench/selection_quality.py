@@ -24,7 +24,7 @@ Settings (`--setting`, several allowed):
     top10     random 50/50 splits of ModApte's 12,902 documents, the 10 most frequent categories
     next30    the same splits, the categories ranked 11-40 by frequency (rare positives)
     chrono    one chronological split of the 12,902 (older half trains, newer half tests), top 10
-    synthetic make_synthetic(n_docs=6000, n_categories=8, seed=split seed), its own train/test
+    synthetic make_synthetic(n_docs=3000, n_categories=8, seed=split seed), its own train/test
 
 What stands in the way of a small regret is also measured: the test set's own noise. For
 HALVINGS random halvings of each test set, "floor" picks the configuration with the best F1 on
@@ -128,7 +128,7 @@ def _setting(name: str, args):
     """([(seed, corpus, train, test)], categories, description) of one setting."""
     seeds = range(args.first_seed, args.first_seed + args.splits)
     if name == "synthetic":
-        n_docs, k = (900, 3) if args.quick else (6000, 8)
+        n_docs, k = (900, 3) if args.quick else (3000, 8)
         splits = []
         for seed in seeds:
             corpus = make_synthetic(n_docs=n_docs, n_categories=k, seed=seed)
