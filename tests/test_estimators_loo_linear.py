@@ -29,7 +29,7 @@ def _problem(seed: int):
 @pytest.mark.parametrize("slack", [0.0, 0.5])
 def test_working_set_margins_equal_full_retrains(slack):
     admitted, compared = 0, 0
-    for seed in range(60):
+    for seed in range(30):
         y, X, C, j, weights = _problem(seed)
         fit = fit_svm(y, C, X=X, j=j, sample_weight=weights, tol=TOL)
         candidates = np.flatnonzero(fit.alpha > 0)
@@ -42,17 +42,22 @@ def test_working_set_margins_equal_full_retrains(slack):
             assert got == pytest.approx(want, abs=5e-3), (seed, int(t))
             assert (got <= 0) == (want <= 0) or abs(want) < 5e-3, (seed, int(t))
         admitted += working.members.size - start
-    assert compared > 500
+    assert compared > 300
     if slack == 0.0:
         assert admitted > 0  # with no slack the certificate must have sent examples back into the set
 
 
 def test_working_set_leaves_out_examples_far_from_the_margin():
-    y, X, C, j, weights = _problem(3)
-    fit = fit_svm(y, C, X=X, tol=TOL)
-    working = WorkingSet(fit, np.flatnonzero(fit.alpha > 0), slack=0.5)
-    far = fit.y * fit.decision >= 1.5
-    assert far.any() and not np.isin(np.flatnonzero(far), working.members).any()
+    found = 0
+    for seed in range(30):
+        y, X, C, j, weights = _problem(seed)
+        fit = fit_svm(y, C, X=X, tol=TOL)
+        working = WorkingSet(fit, np.flatnonzero(fit.alpha > 0), slack=0.5)
+        far = np.flatnonzero(fit.y * fit.decision >= 1.5)
+        assert not np.isin(far, working.members).any()
+        assert np.isin(np.flatnonzero(fit.alpha > 0), working.members).all()
+        found += far.size
+    assert found > 0
 
 
 def test_single_remaining_class_is_an_error():

@@ -10,6 +10,7 @@ one example is left out) usually needs a few passes only.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,12 +26,25 @@ class ConvergenceWarning(UserWarning):
     """The linear solver stopped at max_epochs before reaching its tolerance."""
 
 
+class LinearSolution(NamedTuple):
+    """What `solve_linear` returns: alpha (n,), w (d,), threshold b, wx = X w (n,) without b, the
+    solver's seconds, whether it met its tolerance, and X as the CSR matrix it solved on."""
+
+    alpha: np.ndarray
+    w: np.ndarray
+    b: float
+    wx: np.ndarray
+    seconds: float
+    converged: bool
+    X: object
+
+
 def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=None,
-                 max_epochs: int = MAX_EPOCHS, check_input: bool = True):
+                 max_epochs: int = MAX_EPOCHS, check_input: bool = True) -> LinearSolution:
     """Dual solution of the biased SVM on CSR features X (n, d), labels y (n,) -1/+1, bounds c_i (n,).
 
     warm_start: None, or (alpha0 (n,), b0) from a related problem; alpha0 is clipped to [0, c_i].
-    Returns (alpha (n,), w (d,), b, seconds, converged).
+    seconds covers the compiled solver and the O(nnz) products around it, not the threshold.
     """
     n = y.shape[0]
     X = check_features(X, n) if check_input else X
@@ -62,8 +76,8 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
     snap_to_bounds(alpha, c_i, float(alpha @ yf))
     w = np.asarray(X.T @ (alpha * yf), dtype=np.float64).ravel()
     seconds = time.perf_counter() - start
-    b = threshold(yf, alpha, c_i, np.asarray(X @ w, dtype=np.float64).ravel(), b)
-    return alpha, w, float(b), seconds, bool(converged), X
+    wx = np.asarray(X @ w, dtype=np.float64).ravel()
+    return LinearSolution(alpha, w, float(threshold(yf, alpha, c_i, wx, b)), wx, seconds, bool(converged), X)
 
 
 def balance(alpha: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -67,13 +67,13 @@ class WorkingSet:
             c = fit.c_i[self.members].copy()
             c[self.position[t]] = 0.0
             y = fit.y[self.members]
-            alpha, w, b, _, converged, _ = solve_linear(self.X, y, c, tol=tol, warm_start=(fit.alpha[self.members], fit.b),
-                                                        check_input=False)
-            if not converged:
+            solution = solve_linear(self.X, y, c, tol=tol, warm_start=(fit.alpha[self.members], fit.b), check_input=False)
+            w, b = solution.w, solution.b
+            if not solution.converged:
                 return _full_retrain_margin(fit, t, tol)
             violators = self._violators(w, b, tol)
             if violators.size == 0:
-                return float(fit.y[t] * (fit.X[t] @ w + b)[0])
+                return float(fit.y[t] * (solution.wx[self.position[t]] + b))
             self._admit(violators)
 
     def _violators(self, w: np.ndarray, b: float, tol: float) -> np.ndarray:
@@ -99,5 +99,5 @@ def _full_retrain_margin(fit: SVMFit, t: int, tol: float) -> float:
     """The margin of t from a warm-started retraining on all examples (when the working set's solve stalls)."""
     c = fit.c_i.copy()
     c[t] = 0.0
-    _, w, b, _, _, _ = solve_linear(fit.X, fit.y, c, tol=tol, warm_start=(fit.alpha, fit.b), check_input=False)
-    return float(fit.y[t] * (fit.X[t] @ w + b)[0])
+    solution = solve_linear(fit.X, fit.y, c, tol=tol, warm_start=(fit.alpha, fit.b), check_input=False)
+    return float(fit.y[t] * (solution.wx[t] + solution.b))

@@ -216,14 +216,15 @@ def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, ma
             raise ValueError(f"warm_start: was fitted on {warm_start.alpha.shape[0]} examples, y has {y.shape[0]}")
         start = (warm_start.alpha, warm_start.b)
     kwargs = {} if max_iter is None or max_iter < 0 else {"max_epochs": int(max_iter)}
-    alpha, w, b, seconds, converged, X = solve_linear(X, y, c_i, tol=tol, warm_start=start, check_input=check_input,
-                                                      **kwargs)
+    alpha, w, b, wx, seconds, converged, X = solve_linear(X, y, c_i, tol=tol, warm_start=start,
+                                                          check_input=check_input, **kwargs)
     if not converged and int((c_i > 0).sum()) <= LIBSVM_FALLBACK_ROWS:
         _, alpha, b, _, more, converged = _libsvm(y, X, bounds, tol, max_iter, False, kernel="linear")
         w, seconds = np.asarray(X.T @ (alpha * y), dtype=np.float64).ravel(), seconds + more
+        wx = np.asarray(X @ w, dtype=np.float64).ravel()
     elif not converged:
         warnings.warn(f"linear SVM solver stopped after {kwargs.get('max_epochs', MAX_EPOCHS)} passes without "
                       f"reaching tol={tol:g}; the solution is approximate", ConvergenceWarning, stacklevel=3)
-    decision = np.asarray(X @ w, dtype=np.float64).ravel() + b
+    decision = wx + b
     return SVMFit(y=y, alpha=alpha, xi=np.maximum(0.0, 1.0 - y * decision), b=b, c_i=c_i, decision=decision,
                   support=np.flatnonzero(alpha > 0), fit_seconds=seconds, w=w, X=X, converged=converged)
