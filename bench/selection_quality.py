@@ -73,6 +73,11 @@ def main() -> None:
     if args.pool:
         _write(_pooled(args.pool), args.out or RESULTS / "selection_quality.json")
         return
+    if args.large_only:
+        result = {"benchmark": "selection_quality", "large": _large(args.large), "wall_seconds": 0.0}
+        (args.out or RESULTS / "selection_quality_large.json").write_text(json.dumps(result, indent=1) + "\n")
+        print(json.dumps(result["large"], indent=1))
+        return
     wall = time.perf_counter()
     c_values = [float(c) for c in np.geomspace(args.c_min, args.c_max, args.n_c)]
     selectors = [s for s in SELECTORS if args.loo or s != "loo"]
@@ -114,7 +119,9 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--c-min", type=float, default=0.05)
     parser.add_argument("--c-max", type=float, default=50.0)
     parser.add_argument("--no-loo", dest="loo", action="store_false", help="skip exact LOO on every configuration")
-    parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS")
+    parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS",
+                        help="also measure the default selector's estimate / fit on a synthetic corpus this large")
+    parser.add_argument("--large-only", action="store_true", help="with --large: measure only that (no settings)")
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/...)")
     parser.add_argument("--pool", type=Path, nargs="+", default=None, metavar="JSON",
                         help="only summarise the rows of earlier runs (distinct settings or seeds) together")
@@ -376,15 +383,15 @@ def _large(n_docs: int) -> dict:
 
 def _pooled(paths: list[Path]) -> dict:
     runs = [json.loads(Path(path).read_text()) for path in paths]
-    rows = [row for run in runs for row in run["rows"]]
-    floors = [f for run in runs for f in run["floors"]]
+    rows = [row for run in runs for row in run.get("rows", [])]
+    floors = [f for run in runs for f in run.get("floors", [])]
     seen = [(r["setting"], r["split"], r["category"], r["prep"], r["C"]) for r in rows]
     if len(set(seen)) != len(seen):
         raise SystemExit("--pool: the runs share (setting, split) pairs; pool distinct ones")
     selectors = [name for name in SELECTORS if name not in ("loo", "cv10", "cv5") or all(f"f1_{name}" in row for row in rows)]
     result = {"benchmark": "selection_quality", "quick": any(run["quick"] for run in runs),
               "default_selector": DEFAULT_ESTIMATOR, "pooled_from": [str(p) for p in paths],
-              "settings": {k: v for run in runs for k, v in run["settings"].items()},
+              "settings": {k: v for run in runs for k, v in run.get("settings", {}).items()},
               **_summary(rows, floors, selectors), "floors": floors}
     large = [run["large"] for run in runs if "large" in run]
     if large:
