@@ -80,7 +80,7 @@ def main() -> None:
         return
     wall = time.perf_counter()
     c_values = [float(c) for c in np.geomspace(args.c_min, args.c_max, args.n_c)]
-    selectors = [s for s in SELECTORS if args.loo or s != "loo"]
+    selectors = [s for s in SELECTORS if (args.loo or s != "loo") and (args.shortlist or not s.startswith("short_"))]
     rows, floors, settings = [], [], {}
     with threadpool_limits(limits=1):
         for setting in args.setting:
@@ -119,6 +119,8 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--c-min", type=float, default=0.05)
     parser.add_argument("--c-max", type=float, default=50.0)
     parser.add_argument("--no-loo", dest="loo", action="store_false", help="skip exact LOO on every configuration")
+    parser.add_argument("--no-shortlist", dest="shortlist", action="store_false",
+                        help="skip the LOO shortlists too (no exact LOO at all: short_* are left out of this run)")
     parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS",
                         help="also measure the default selector's estimate / fit on a synthetic corpus this large")
     parser.add_argument("--large-only", action="store_true", help="with --large: measure only that (no settings)")
@@ -201,8 +203,9 @@ def _grid(y: np.ndarray, y_test: np.ndarray, data: dict, c_values: list[float], 
         if "loo" in selectors:
             _loo(row, y)
     for name, key in (("short_xa3", "f1_xa"), ("short_span3", "f1_span")):
-        for row in sorted(rows, key=lambda r: -r[key])[:SHORTLIST]:
-            _loo(row, y)
+        if name in selectors:
+            for row in sorted(rows, key=lambda r: -r[key])[:SHORTLIST]:
+                _loo(row, y)
     return rows
 
 
@@ -259,9 +262,23 @@ def _choices(group: list[dict], selectors) -> dict:
         if name.startswith("cv") or name == "loo":
             chosen[name] = first(f"f1_{name}")
     for name, key in (("short_xa3", "f1_xa"), ("short_span3", "f1_span")):
-        shortlist = sorted(order, key=lambda i: (-group[i][key], i))[:SHORTLIST]
-        chosen[name] = max(shortlist, key=lambda i: (group[i]["f1_loo"], -i))
+        if name in selectors:
+            shortlist = sorted(order, key=lambda i: (-group[i][key], i))[:SHORTLIST]
+            chosen[name] = max(shortlist, key=lambda i: (group[i]["f1_loo"], -i))
     return {name: chosen[name] for name in selectors}
+
+
+def available(group: list[dict], selectors) -> list[str]:
+    """The selectors whose estimates this group has (a run with --no-loo / --no-shortlist lacks some)."""
+    with_loo = sum("f1_loo" in row for row in group)
+    keep = []
+    for name in selectors:
+        if name == "loo" and with_loo < len(group) or name.startswith("short_") and with_loo < SHORTLIST:
+            continue
+        if name.startswith("cv") and f"f1_{name}" not in group[0]:
+            continue
+        keep.append(name)
+    return keep
 
 
 def _smoothed(group: list[dict], key: str) -> list[float]:
@@ -285,16 +302,17 @@ def _costs(group: list[dict], selectors) -> dict:
     if "loo" in selectors:
         costs["loo"] = fits + sum(r["cost_loo_only"] for r in group)
     for name, key, base in (("short_xa3", "f1_xa", xa), ("short_span3", "f1_span", span)):
-        shortlist = sorted(range(len(group)), key=lambda i: (-group[i][key], i))[:SHORTLIST]
-        costs[name] = base + sum(group[i]["cost_loo_only"] for i in shortlist)
+        if name in selectors:
+            shortlist = sorted(range(len(group)), key=lambda i: (-group[i][key], i))[:SHORTLIST]
+            costs[name] = base + sum(group[i]["cost_loo_only"] for i in shortlist)
     return {name: costs[name] for name in selectors}
 
 
 def _half_test(group: list[dict], y_test: np.ndarray, selectors, seed: int) -> dict:
     """Regret on one half of the test set when the other half picks ("floor"), and each selector's, in points."""
-    chosen = _choices(group, selectors)
+    chosen = _choices(group, available(group, selectors))
     rng = np.random.default_rng(seed)
-    regrets = {name: [] for name in ("floor", *selectors)}
+    regrets = {name: [] for name in ("floor", *chosen)}
     for _ in range(HALVINGS):
         half = rng.permutation(y_test.size) < y_test.size // 2
         pick = [_f1_predicted(y_test[half], r["_predicted"][half]) for r in group]
@@ -320,26 +338,37 @@ def _summary(rows: list[dict], floors: list[dict], selectors) -> dict:
     cost = {}
     for (setting, split, _), group in groups.items():
         best = max(r["heldout_f1"] for r in group)
-        for name, index in _choices(group, selectors).items():
+        here = available(group, selectors)
+        for name, index in _choices(group, here).items():
             per.setdefault(setting, {}).setdefault(name, {}).setdefault(split, []).append(100.0 * (best - group[index]["heldout_f1"]))
-        for name, seconds in _costs(group, selectors).items():
-            cost.setdefault(setting, {}).setdefault(name, 0.0)
-            cost[setting][name] += seconds
-    by_setting = {}
-    for setting, regrets in per.items():
-        by_setting[setting] = _block(regrets, cost[setting], [f for f in floors if f["setting"] == setting], selectors)
-    pooled_regrets = {name: {(s, split): v for s in per for split, v in per[s][name].items()} for name in selectors}
-    pooled_cost = {name: sum(cost[s][name] for s in cost) for name in selectors}
+        for name, seconds in _costs(group, here).items():
+            cost.setdefault(setting, {}).setdefault((name, split), 0.0)
+            cost[setting][(name, split)] += seconds
+    by_setting = {setting: _block(per[setting], {k: v for k, v in cost[setting].items()},
+                                  [f for f in floors if f["setting"] == setting], selectors) for setting in per}
+    pooled_regrets = {name: {(s, split): v for s in per for split, v in per[s].get(name, {}).items()} for name in selectors}
+    pooled_cost = {(name, (s, split)): v for s in cost for (name, split), v in cost[s].items()}
     return {**_block(pooled_regrets, pooled_cost, floors, selectors), "by_setting": by_setting}
 
 
 def _block(regrets: dict, cost: dict, floors: list[dict], selectors) -> dict:
-    regret = {name: round(float(np.mean([np.mean(v) for v in regrets[name].values()])), 3) for name in selectors}
-    block = {"regret": regret, "cost_s": {k: round(v, 2) for k, v in cost.items()},
-             "regret_half_test": {name: round(float(np.mean([f[name] for f in floors])), 3) for name in ("floor", *selectors)}}
-    if "cv10" in selectors:
-        block["cost_relative_to_cv10"] = {k: round(v / cost["cv10"], 4) for k, v in cost.items()}
-        block["vs_cv10"] = {name: _paired(regrets[name], regrets["cv10"]) for name in selectors if name != "cv10"}
+    """Summary of one setting (or the pool): regrets {selector: {split: [per category]}}, cost {(selector, split): s}.
+
+    A selector missing on some splits (runs without LOO) is summarised over the splits it has;
+    its cost ratio and paired difference to cv10 use cv10 on those same splits.
+    """
+    names = [name for name in selectors if regrets.get(name)]
+    regret = {name: round(float(np.mean([np.mean(v) for v in regrets[name].values()])), 3) for name in names}
+    block = {"regret": regret, "splits": {name: len(regrets[name]) for name in names},
+             "cost_s": {name: round(sum(v for (n, _), v in cost.items() if n == name), 2) for name in names},
+             "regret_half_test": {name: round(float(np.mean([f[name] for f in floors if name in f])), 3)
+                                  for name in ("floor", *names)}}
+    if "cv10" in names:
+        block["cost_relative_to_cv10"] = {
+            name: round(sum(cost[(name, split)] for split in regrets[name]) /
+                        sum(cost[("cv10", split)] for split in regrets[name]), 4) for name in names}
+        block["vs_cv10"] = {name: _paired(regrets[name], {k: regrets["cv10"][k] for k in regrets[name]})
+                            for name in names if name != "cv10"}
     return block
 
 
@@ -388,7 +417,7 @@ def _pooled(paths: list[Path]) -> dict:
     seen = [(r["setting"], r["split"], r["category"], r["prep"], r["C"]) for r in rows]
     if len(set(seen)) != len(seen):
         raise SystemExit("--pool: the runs share (setting, split) pairs; pool distinct ones")
-    selectors = [name for name in SELECTORS if name not in ("loo", "cv10", "cv5") or all(f"f1_{name}" in row for row in rows)]
+    selectors = list(SELECTORS)
     result = {"benchmark": "selection_quality", "quick": any(run["quick"] for run in runs),
               "default_selector": DEFAULT_ESTIMATOR, "pooled_from": [str(p) for p in paths],
               "settings": {k: v for run in runs for k, v in run.get("settings", {}).items()},
