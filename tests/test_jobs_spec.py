@@ -137,8 +137,8 @@ def test_unknown_category_names_its_spec_field(tmp_path):
         ("[svm]\nCc = [1.0]", "svm.Cc: unknown key; did you mean C?"),
         ("[[preprocessing]]\nzzz = 2", "preprocessing[0].zzz: unknown key (keys: lowercase, token_pattern, "),
         ("[corpus.categories]\ntop = 2", "corpus.categories.top: unknown key; did you mean top_k?"),
-        ('[sweep]\nestimator = "spna"', "sweep.estimator: must be one of xa, span, xa_ext, loo, holdout, kfold, "
-                                        "bootstrap, got 'spna'; did you mean span?"),
+        ('[sweep]\nestimator = "spna"', "sweep.estimator: must be one of xa, loo, holdout, kfold, bootstrap, span, "
+                                        "xa_ext, got 'spna'; did you mean span?"),
     ],
 )
 def test_unknown_keys_suggest_the_closest_key(extra, message):

@@ -11,10 +11,11 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
 from xialpha.selection.records import selection_rows
 from xialpha.selection.selector import select
+from xialpha.storage import estimate_values
 
 
 def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel="lin", j=1.0, rho=1.0, n_sv=50):
-    counts = Estimate("xa", n, n_pos, d_pos, d_neg).columns()
+    counts = estimate_values(Estimate("xa", n, n_pos, d_pos, d_neg))
     return {
         "sweep_id": "s1", "config_key": f"{category}-{pp}-{kernel}-C{C}-j{j}-rho{rho}", "category": category,
         "data_fingerprint": "fp", "preprocessing_id": pp, "kernel": "linear", "kernel_id": kernel,

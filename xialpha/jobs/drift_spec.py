@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import SWEEP_ID, ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
+from xialpha.jobs.spec import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
 from xialpha.jobs.spec_tables import Table
+from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
 
 BATCH_SOURCES = ("time", "split")
 PERIOD_UNITS = ("h", "D", "W", "M", "Y")
@@ -146,8 +147,8 @@ def parse_period(text: object, field_name: str = "period") -> Period:
 def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec:
     drift = root.table("drift")
     drift_id = drift.str("id", default_id)
-    if not SWEEP_ID.match(drift_id):
-        raise UserError(f"drift.id: must be 1-64 letters, digits, '.', '_' or '-', got {drift_id!r}")
+    if not valid_sweep_id(drift_id):
+        raise UserError(f"drift.id: must be {SWEEP_ID_RULE}, got {drift_id!r}")
     corpus = _corpus(root.table("corpus", required=True), base_dir)
     if corpus.test_split is not None:
         raise UserError("corpus.test_split: a drift check has no test split; the newest batch is the test")

@@ -18,11 +18,11 @@ from pathlib import Path
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
 from xialpha.jobs.spec_tables import Table, check_values
+from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 
-SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
-ESTIMATOR_NAMES = ("xa", "span", "xa_ext", "loo", "holdout", "kfold", "bootstrap")
-METRIC_NAMES = ("f1", "error", "recall", "precision")
+ESTIMATOR_NAMES = SELECTABLE  # [sweep] estimator: what `xialpha select` chooses by by default
+METRIC_NAMES = METRICS
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
 LOO_PRUNE_RULES = ("support", "xi_alpha")  # see xialpha.estimators.loo: exact, or seed Lemma 1
 DEFAULT_MAX_CONFIGS = 100_000  # [sweep] max_configs: preprocessings x kernels x C x j per category
@@ -174,8 +174,8 @@ def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, 
 def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec:
     sweep = root.table("sweep")
     sweep_id = sweep.str("id", default_id)
-    if not SWEEP_ID.match(sweep_id):
-        raise UserError(f"sweep.id: must be 1-64 letters, digits, '.', '_' or '-', got {sweep_id!r}")
+    if not valid_sweep_id(sweep_id):
+        raise UserError(f"sweep.id: must be {SWEEP_ID_RULE}, got {sweep_id!r}")
     spec = SweepSpec(
         id=sweep_id,
         store=sweep.str("store", None),

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from xialpha.estimators.metrics import metrics_from_counts
+
 CONFIDENCE = 0.95
 DRAWS = 40_000
 PRIOR = 0.5  # Jeffreys' Beta(0.5, 0.5)
@@ -72,15 +74,9 @@ def clopper_pearson_upper(k: int, n: int, confidence: float = CONFIDENCE) -> flo
 
 
 def point_metrics(c: Confusion) -> dict[str, float]:
-    """error, recall, precision, F1 on the test set (NaN where a denominator is 0)."""
-    predicted, positives = c.tp + c.fp, c.tp + c.fn
-    denominator = 2 * c.tp + c.fp + c.fn
-    return {
-        "error": (c.fp + c.fn) / c.n,
-        "recall": c.tp / positives if positives else float("nan"),
-        "precision": c.tp / predicted if predicted else float("nan"),
-        "f1": 2 * c.tp / denominator if denominator else float("nan"),
-    }
+    """error, recall, precision, F1 on the test set (NaN where undefined: `metrics_from_counts`)."""
+    values = metrics_from_counts(c.n, c.tp + c.fn, c.fn, c.fp)
+    return {name: float(value) for name, value in values.items()}
 
 
 def binomial_bounds(c: Confusion, confidence: float = CONFIDENCE) -> dict[str, float]:

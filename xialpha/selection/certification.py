@@ -22,7 +22,6 @@ import secrets
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from xialpha import __version__
 from xialpha.errors import UserError
@@ -37,10 +36,10 @@ from xialpha.selection.bounds import (
 )
 from xialpha.selection.objective import metric_values
 from xialpha.selection.records import read_if_stored
+from xialpha.storage import typed_table
+from xialpha.storage.schema import METRICS
 
 DATASET = "certifications"
-METRICS = ("error", "recall", "precision", "f1")
-BOUNDS = ("error_upper", "recall_lower", "precision_lower", "f1_lower")
 SEQUENTIAL_WARNING = (
     "warning: this test split was already used by {count} certification(s) ({ids}). Testing again and keeping "
     "the better result biases effectiveness estimates upward (sequential testing, Webber et al. 2013): the bounds "
@@ -114,7 +113,7 @@ def confusions(trained, test_corpus) -> dict[str, Confusion]:
 
 def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str], *,
                         confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
-    """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and BOUNDS. The macro
+    """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and bounds. The macro
     averages complete undefined per-category metrics as `xialpha.selection.objective` does."""
     rows = []
     for category, c in counts.items():
@@ -138,30 +137,9 @@ def _counts(c: Confusion) -> dict:
     return {"tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn}
 
 
-def certification_table(frame: pd.DataFrame, identity: dict) -> pa.Table:
-    """The frame with `identity` columns (certification_id, sweep_id, ...) as typed rows."""
+def certification_table(frame: pd.DataFrame, identity: dict):
+    """The frame with `identity` columns (certification_id, sweep_id, ...) as rows typed by the
+    store (`xialpha.storage.schema.CERTIFICATION_COLUMNS`)."""
     now = datetime.datetime.now(datetime.timezone.utc)
-    fields = [
-        ("certification_id", pa.string()), ("sweep_id", pa.string()), ("selection_id", pa.string()),
-        ("test_split", pa.string()), ("test_fingerprint", pa.string()), ("n_test", pa.int64()),
-        ("category", pa.string()), ("scope", pa.string()), ("config_key", pa.string()),
-        *[(name, pa.int64()) for name in ("tp", "fp", "fn", "tn")],
-        *[(name, pa.float64()) for name in (*METRICS, *BOUNDS)],
-        ("confidence", pa.float64()), ("draws", pa.int64()), ("forced", pa.bool_()),
-        ("previous_certifications", pa.int64()), ("xialpha_version", pa.string()),
-        ("created_at", pa.timestamp("us", tz="UTC")),
-    ]
-    records = []
-    for row in frame.to_dict("records"):
-        record = {**identity, **row, "xialpha_version": __version__, "created_at": now}
-        records.append({name: _plain(record.get(name), type_) for name, type_ in fields})
-    return pa.Table.from_pylist(records, schema=pa.schema(fields))
-
-
-def _plain(value, type_: pa.DataType):
-    """numpy scalars as Python values; NaN (pandas' missing value) as null outside float columns."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and np.isnan(value) and not pa.types.is_floating(type_):
-        return None
-    return value
+    return typed_table(DATASET, [{**identity, **row, "xialpha_version": __version__, "created_at": now}
+                                 for row in frame.to_dict("records")])

@@ -143,7 +143,7 @@ def _select_shared(rows, objective, categories, sweep_id, runners_up, loader, al
         )
     top = groups.head(1 + runners_up)
     by_key = rows.set_index("config_key")
-    values = pd.Series(objective.values(objective.counts(rows)), index=rows["config_key"].to_numpy())
+    values = pd.Series(objective.row_values(rows), index=rows["config_key"].to_numpy())
     values = values[~values.index.duplicated()]
     indicators = loader([key for group_keys in top["config_keys"] for key in group_keys])
     chosen_keys = list(top["config_keys"].iloc[0])
