@@ -24,7 +24,7 @@ from xialpha.jobs.drift import (
     stream_data,
     window_jobs,
 )
-from xialpha.jobs.drift_spec import parse_drift_spec, split_batches
+from xialpha.spec.drift import parse_drift_spec, split_batches
 from xialpha.storage.schema import DRIFT_COLUMNS
 
 SPEC = """

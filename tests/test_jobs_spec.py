@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import load_spec, parse_spec
+from xialpha.spec.sweep import load_spec, parse_spec
 
 MINIMAL = """
 [corpus]
@@ -105,7 +105,7 @@ def test_load_spec_resolves_corpus_paths_relative_to_the_file(tmp_path):
 def test_shipped_configs_parse():
     from pathlib import Path
 
-    from xialpha.jobs.drift_spec import load_drift_spec
+    from xialpha.spec.drift import load_drift_spec
 
     configs = sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml"))
     assert len(configs) >= 4, "config/ lacks the shipped specs"

@@ -82,7 +82,7 @@ def selected(tmp_path, capsys):
     from test_selection_cli import fill_store
     from test_store_unchanged import small_spec
     from xialpha.cli import main
-    from xialpha.jobs.spec import load_spec
+    from xialpha.spec.sweep import load_spec
     from xialpha.storage import ResultStore
 
     spec = tmp_path / "sel.toml"

@@ -55,7 +55,7 @@ def sweep(spec, *, store=None, client=None, force: bool = False, quiet: bool = T
     a local one unless it says otherwise). force: recompute stored keys. quiet: no progress bar.
     """
     from xialpha.jobs.progress import Progress
-    from xialpha.jobs.spec import load_spec, parse_spec
+    from xialpha.spec.sweep import load_spec, parse_spec
     from xialpha.jobs.sweep import run_sweep
     from xialpha.storage import ResultStore
 

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import ClusterSpec
-from xialpha.jobs.spec_tables import parse_size
+from xialpha.spec.sweep import ClusterSpec
+from xialpha.spec.tables import parse_size
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -28,7 +28,7 @@ from scipy.stats import binomtest
 from xialpha.errors import UserError
 from xialpha.estimators import Estimate, fit_svm, xi_alpha_indicator
 from xialpha.jobs import tasks
-from xialpha.jobs.drift_spec import DriftSpec, Stream, split_batches
+from xialpha.spec.drift import DriftSpec, Stream, split_batches
 from xialpha.jobs.graph import RETRIES, submit_corpus, submit_training_data
 from xialpha.storage import ResultStore, config_key, estimate_values, typed_table
 

@@ -12,9 +12,9 @@ from distributed import as_completed, get_task_stream
 from xialpha.errors import UserError, did_you_mean
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.graph import submit_plan
-from xialpha.jobs.plan import Batch, SweepPlan, data_fingerprint, make_plan
+from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
-from xialpha.jobs.spec import SweepSpec
+from xialpha.spec.sweep import SweepSpec
 from xialpha.storage import ResultStore
 
 
@@ -57,7 +57,7 @@ def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads
                                              min_positives=cats.min_positives)
     except UserError as exc:
         raise UserError(f"corpus.categories.{exc}") from None
-    fingerprint = data_fingerprint(spec, corpus)
+    fingerprint = spec.data_fingerprint(corpus)
     done = set() if force else store.done_keys(spec.id)
     plan = make_plan(spec, categories, fingerprint, len(train), 0 if test is None else len(test), done,
                      force=force, threads=threads)

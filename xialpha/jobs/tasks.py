@@ -29,7 +29,7 @@ from xialpha.estimators import (
     xi_alpha_extended,
 )
 from xialpha.jobs.plan import Batch, FitJob
-from xialpha.jobs.spec import EstimatorSpec
+from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage import estimate_values, pack_bits
 
 

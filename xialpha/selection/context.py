@@ -45,8 +45,7 @@ class SweepContext:
 
 def load_context(store, sweep_id: str, data_fingerprint: str, spec_path: str | None = None) -> SweepContext:
     """The context of `sweep_id` whose training data has `data_fingerprint`."""
-    from xialpha.jobs import plan
-    from xialpha.jobs.spec import load_spec, parse_spec
+    from xialpha.spec.sweep import load_spec, parse_spec
 
     if spec_path is not None:
         spec = load_spec(spec_path)
@@ -57,7 +56,7 @@ def load_context(store, sweep_id: str, data_fingerprint: str, spec_path: str | N
         spec = parse_spec(text, source=f"sweep {sweep_id!r} spec", base_dir=spec_dir)
     corpus = spec.corpus.load()
     train = corpus if spec.corpus.train_split is None else corpus.split(spec.corpus.train_split)
-    if plan.data_fingerprint(spec, corpus) != data_fingerprint:
+    if spec.data_fingerprint(corpus) != data_fingerprint:
         raise UserError(
             f"corpus: the documents loaded for sweep {sweep_id!r} ({spec.corpus.loader}) differ from the ones it "
             "trained on (fingerprint mismatch); point --spec at the spec file so relative paths resolve"

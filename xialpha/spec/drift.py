@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
-from xialpha.jobs.spec_tables import Table
+from xialpha.spec.sweep import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
+from xialpha.spec.tables import Table
 from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
 
 BATCH_SOURCES = ("time", "split")

@@ -7,6 +7,7 @@ unknown keys are errors (a typo never silently falls back to a default). See con
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import math
 import os
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
-from xialpha.jobs.spec_tables import Table, check_values
+from xialpha.spec.tables import Table, check_values
 from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
@@ -125,6 +126,16 @@ class SweepSpec:
     gram_memory_limit: int | None = None
     text: str = field(default="", repr=False, compare=False)
     base_dir: str = field(default="", repr=False, compare=False)  # relative corpus paths resolve here
+
+    def data_fingerprint(self, corpus) -> str:
+        """What the results depend on in `corpus` (the corpus loaded from this spec): the training
+        split's fingerprint, combined with the test split's when the holdout estimator runs on it."""
+        split = self.corpus.train_split
+        fingerprint = (corpus if split is None else corpus.split(split)).fingerprint()
+        if self.estimators.holdout and self.corpus.test_split:
+            test = corpus.split(self.corpus.test_split).fingerprint()
+            fingerprint = hashlib.sha256(f"{fingerprint}:{test}".encode()).hexdigest()
+        return fingerprint
 
 
 def load_spec(path: str | Path) -> SweepSpec:
