@@ -83,10 +83,11 @@ def write_violations(modules) -> list[str]:
             if name in WRITERS or (name == "save" and owner in ("np", "numpy")):
                 bad.append(f"{path}:{node.lineno} {name}()")
             elif name in ("open", "fdopen", "ZipFile", "NamedTemporaryFile", "TemporaryDirectory", "mkstemp"):
+                # the mode: open(path, mode), Path.open(mode), gzip.open(path, mode) or mode=
                 mode = [_literal(k.value) for k in node.keywords if k.arg == "mode"]
-                mode += [_literal(a) for a in node.args[1:2]] if owner != "os" else []
-                if name in ("NamedTemporaryFile", "TemporaryDirectory", "mkstemp") or any(
-                        isinstance(m, str) and WRITE_MODES & set(m) for m in mode):
+                mode += [_literal(a) for a in node.args[:2]] if owner != "os" else []
+                mode = [m for m in mode if isinstance(m, str) and 0 < len(m) <= 4 and set(m) <= set("rwxabt+U")]
+                if name in ("NamedTemporaryFile", "TemporaryDirectory", "mkstemp") or any(WRITE_MODES & set(m) for m in mode):
                     bad.append(f"{path}:{node.lineno} {name}({mode[0] if mode else ''})")
                 elif owner == "os" and name == "open":
                     flags = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)} & WRITE_FLAGS

@@ -53,7 +53,7 @@ def test_micro_pools_counts_and_macro_averages_completed_values():
 
 def test_a_test_set_is_certified_once_unless_forced():
     assert check_sealed([], force=False) is None
-    with pytest.raises(UserError, match="already used for certification cert-1; .* or --force"):
+    with pytest.raises(UserError, match="already used for certification cert-1; .* or force=True"):
         check_sealed(["cert-1"], force=False)
     warning = check_sealed(["cert-1", "cert-2"], force=True)
     assert "2 certification(s)" in warning and "sequential testing" in warning

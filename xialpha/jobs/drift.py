@@ -261,8 +261,9 @@ class DriftReport:
 
 
 def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-                    force: bool = False, on_dashboard=None) -> DriftReport:
-    """Check the newest batch on the spec's cluster (or `address`) and append the rows to the store.
+                    force: bool = False, on_dashboard=None, client=None) -> DriftReport:
+    """Check the newest batch on the spec's cluster (or `address`, or a running `client`, left
+    open) and append the rows to the store.
 
     A newest batch already checked with the same spec and data is not recomputed unless `force`.
     """
@@ -281,7 +282,7 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
         report.rows, report.skipped = stored, True
         return report
     report.run_id = uuid.uuid4().hex[:12]
-    with connect(spec.cluster, address=address, workers=workers) as client:
+    with connect(spec.cluster, address=address, workers=workers, client=client) as client:
         if on_dashboard:
             on_dashboard(client.dashboard_link)
         checks = check_stream(spec, stream, categories, client=client, run_id=report.run_id)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -75,8 +74,7 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     if not plan.batches:
         return summary
     base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
-    with contextlib.nullcontext(client) if client is not None else connect(spec.cluster, address=address,
-                                                                           workers=workers) as client:
+    with connect(spec.cluster, address=address, workers=workers, client=client) as client:
         # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
         store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
                                  "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])

@@ -48,19 +48,19 @@ class Objective:
 
     def __post_init__(self):
         if self.metric not in MAXIMISED:
-            raise UserError(f"--metric: must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}")
+            raise UserError(f"metric=: must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}")
         if self.estimator not in ESTIMATOR_CHOICES:
-            raise UserError(f"--estimator: must be one of {', '.join(ESTIMATOR_CHOICES)}, got {self.estimator!r}")
+            raise UserError(f"estimator=: must be one of {', '.join(ESTIMATOR_CHOICES)}, got {self.estimator!r}")
         if self.average not in AVERAGES:
-            raise UserError(f"--average: must be macro or micro, got {self.average!r}")
+            raise UserError(f"average=: must be macro or micro, got {self.average!r}")
         if not (np.isfinite(self.rho) and self.rho > 0):
-            raise UserError(f"--rho: must be a number > 0, got {self.rho!r}")
+            raise UserError(f"rho=: must be a number > 0, got {self.rho!r}")
         for name in ("cost_fn", "cost_fp"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value >= 0):
-                raise UserError(f"--{name.replace('_', '-')}: must be a number >= 0, got {value!r}")
+                raise UserError(f"{name}=: must be a number >= 0, got {value!r}")
         if self.cost_fn == 0 and self.cost_fp == 0:
-            raise UserError("--cost-fn, --cost-fp: at least one cost must be > 0")
+            raise UserError("cost_fn=, cost_fp=: at least one cost must be > 0")
 
     @property
     def maximise(self) -> bool:

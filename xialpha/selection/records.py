@@ -88,6 +88,6 @@ def read_selection(store, selection_id: str) -> pd.DataFrame:
     if table is None:
         stored = read_if_stored(store, DATASET)
         known = [] if stored is None else sorted(set(stored["selection_id"].to_pylist()), reverse=True)
-        raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}"
+        raise UserError(f"selection=: no selection {selection_id!r} in store {store.uri}"
                         f"{did_you_mean(selection_id, known, listing='newest stored')}")
     return table.to_pandas().sort_values("category").reset_index(drop=True)

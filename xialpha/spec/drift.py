@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.sweep import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
 from xialpha.spec.tables import Table
 from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
@@ -90,7 +91,7 @@ class DriftSpec:
     margin_points: float
     alpha: float
     cluster: ClusterSpec
-    gram_memory_limit: int | None = None
+    gram_memory_limit: int = DEFAULT_GRAM_LIMIT_BYTES  # bytes of one Gram matrix, at most
     text: str = field(default="", repr=False, compare=False)
 
     def identity(self) -> dict:
@@ -165,7 +166,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
         windows=_windows(drift),
         margin_points=_bounded(drift, "margin", 2.0, 0.0, 100.0),
         alpha=_bounded(drift, "alpha", 0.05, 0.0, 1.0, open_low=True),
-        gram_memory_limit=drift.bytes("gram_memory_limit", None),
+        gram_memory_limit=drift.bytes("gram_memory_limit", DEFAULT_GRAM_LIMIT_BYTES),
         cluster=_cluster(root.table("cluster"), base_dir),
         text=text,
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
+from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.tables import Table, check_values
 from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 
@@ -26,6 +27,7 @@ ESTIMATOR_NAMES = SELECTABLE  # [sweep] estimator: what `xialpha select` chooses
 METRIC_NAMES = METRICS
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
 LOO_PRUNE_RULES = ("support", "xi_alpha")  # see xialpha.estimators.loo: exact, or seed Lemma 1
+IN_MEMORY = "(in memory)"  # CorpusSpec.loader of a corpus given to parse_spec(corpus=)
 DEFAULT_MAX_CONFIGS = 100_000  # [sweep] max_configs: preprocessings x kernels x C x j per category
 DEFAULT_MAX_WORKERS = 1024  # [cluster] max_workers: caps cluster.workers and --workers
 MAX_THREADS_PER_WORKER = 1024
@@ -42,7 +44,8 @@ class CategorySpec:
 
 @dataclass(frozen=True)
 class CorpusSpec:
-    """A corpus loader and its keyword arguments, the splits to train and hold out on."""
+    """A corpus loader and its keyword arguments, the splits to train and hold out on; or, with
+    `data`, a corpus given in memory (loader IN_MEMORY, no arguments: see `parse_spec`)."""
 
     loader: str
     args: dict = field(default_factory=dict, hash=False)
@@ -51,12 +54,15 @@ class CorpusSpec:
     categories: CategorySpec = CategorySpec()
 
     source: str = field(default="", compare=False)  # the spec file, for messages
+    data: object = field(default=None, compare=False, repr=False)  # the in-memory `xialpha.corpora.Corpus`
 
     def load(self):
         """Load the whole corpus (all splits); errors name the spec file and the key. A local path
         that does not exist says so before the loader runs (and how to fetch Reuters-21578)."""
         from xialpha.corpora import load_corpus
 
+        if self.data is not None:
+            return self.data
         for key in ("path", "dir", "file"):
             value = self.args.get(key)
             if isinstance(value, str) and not URI.match(value) and not os.path.lexists(value):
@@ -123,7 +129,7 @@ class SweepSpec:
     selection_estimator: str
     cluster: ClusterSpec
     batch_size: int | None = None
-    gram_memory_limit: int | None = None
+    gram_memory_limit: int = DEFAULT_GRAM_LIMIT_BYTES  # bytes of one Gram matrix, at most
     text: str = field(default="", repr=False, compare=False)
     base_dir: str = field(default="", repr=False, compare=False)  # relative corpus paths resolve here
 
@@ -138,10 +144,10 @@ class SweepSpec:
         return fingerprint
 
 
-def load_spec(path: str | Path) -> SweepSpec:
-    """Read and validate a spec file (relative corpus paths are relative to the file)."""
+def load_spec(path: str | Path, corpus=None) -> SweepSpec:
+    """Read and validate a spec file (relative corpus paths are relative to the file); corpus: see `parse_spec`."""
     path = Path(path)
-    return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)
+    return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem, corpus=corpus)
 
 
 def read_spec_text(path: Path) -> str:
@@ -172,17 +178,22 @@ def parse_toml(text: str, source: str) -> Table:
     return Table(data, "")
 
 
-def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep") -> SweepSpec:
-    """Validate spec text; errors name `source` and the key path."""
+def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep",
+               corpus=None) -> SweepSpec:
+    """Validate spec text; errors name `source` and the key path.
+
+    corpus: an `xialpha.corpora.Corpus` to sweep instead of loading one; the spec's [corpus] table
+    then holds only train_split, test_split and [corpus.categories] (it may be left out).
+    """
     root = parse_toml(text, source)
     try:
-        spec = _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text)
+        spec = _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text, corpus is not None)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
-    return replace(spec, corpus=replace(spec.corpus, source=source))
+    return replace(spec, corpus=replace(spec.corpus, source=source, data=corpus))
 
 
-def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec:
+def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: bool = False) -> SweepSpec:
     sweep = root.table("sweep")
     sweep_id = sweep.str("id", default_id)
     if not valid_sweep_id(sweep_id):
@@ -193,8 +204,8 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec
         metric=sweep.choice("metric", METRIC_NAMES, "f1"),
         selection_estimator=sweep.choice("estimator", ESTIMATOR_NAMES, None),
         batch_size=sweep.int("batch_size", None, minimum=1),
-        gram_memory_limit=sweep.bytes("gram_memory_limit", None),
-        corpus=_corpus(root.table("corpus", required=True), base_dir),
+        gram_memory_limit=sweep.bytes("gram_memory_limit", DEFAULT_GRAM_LIMIT_BYTES),
+        corpus=_corpus(root.table("corpus", required=not in_memory), base_dir, in_memory),
         **configurations(root, sweep),
         estimators=_estimators(root.table("estimators")),
         cluster=_cluster(root.table("cluster"), base_dir),
@@ -218,8 +229,12 @@ def _enabled(est: EstimatorSpec) -> set[str]:
     return {"xa"} | {name for name, on in flags.items() if on}
 
 
-def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
-    loader = t.str("loader", required=True)
+def _corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
+    if in_memory and "loader" in t.raw:
+        raise UserError("corpus.loader: the corpus is given in memory (corpus=); leave the loader out")
+    if not in_memory and "loader" not in t.raw:
+        raise UserError("corpus.loader: is required (in Python, or the documents themselves as corpus=)")
+    loader = IN_MEMORY if in_memory else t.str("loader", required=True)
     train_split = t.str("train_split", None)
     test_split = t.str("test_split", None)
     cats = t.table("categories")
@@ -233,10 +248,14 @@ def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
     for key in ("path", "dir", "file"):
         if isinstance(args.get(key), str) and not URI.match(args[key]):
             args[key] = str((base_dir / args[key]).resolve())
+    if in_memory and args:
+        raise UserError(f"corpus.{next(iter(args))}: unknown key for a corpus given in memory (corpus=); "
+                        "use train_split, test_split, [corpus.categories]")
     from xialpha.corpora.loading import check_loader_arguments  # names, required ones and types, before any file is read
 
-    with _corpus_errors():
-        check_loader_arguments(loader, args)
+    if not in_memory:
+        with _corpus_errors():
+            check_loader_arguments(loader, args)
     return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
 
 
