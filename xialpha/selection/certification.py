@@ -176,7 +176,7 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
     previous = previous_certifications(store, test_fingerprint)
     warning = check_sealed(previous, force)
     if warning:
-        warnings.warn(warning, UserWarning, stacklevel=3)
+        warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=3)
     trained = train_selected(context, rows)
     frame = certification_frame(confusions(trained, test), dict(zip(rows["category"], rows["config_key"])),
                                 confidence=confidence, draws=draws, seed=seed)
