@@ -14,7 +14,7 @@ from xialpha.jobs.graph import submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.spec.sweep import SweepSpec
-from xialpha.storage import ResultStore
+from xialpha.storage import ResultStore, typed_table
 
 
 @dataclass
@@ -76,8 +76,9 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
     with connect(spec.cluster, address=address, workers=workers, client=client) as client:
         # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
-        store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
-                                 "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
+        store.append("sweeps", typed_table("sweeps", [{
+            "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
+            "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}]))
         summary.dashboard = client.dashboard_link
         if on_dashboard:
             on_dashboard(summary.dashboard)
