@@ -16,8 +16,8 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
-from xialpha.spec.sweep import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
-from xialpha.spec.tables import Table
+from xialpha.spec.sweep import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations
+from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
 
 BATCH_SOURCES = ("time", "split")

@@ -12,14 +12,13 @@ import itertools
 import math
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
-from xialpha.spec.tables import Table, check_values
+from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
@@ -148,34 +147,6 @@ def load_spec(path: str | Path, corpus=None) -> SweepSpec:
     """Read and validate a spec file (relative corpus paths are relative to the file); corpus: see `parse_spec`."""
     path = Path(path)
     return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem, corpus=corpus)
-
-
-def read_spec_text(path: Path) -> str:
-    """The text of the spec file at `path`: UserError when it is not a regular file or not UTF-8."""
-    if not path.is_file():
-        raise UserError(f"{path}: spec file not found")
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise UserError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
-                        "save the spec as UTF-8") from None
-
-
-def parse_toml(text: str, source: str) -> Table:
-    """The root table of TOML `text`, every value checked by `check_values`; errors name `source`."""
-    try:
-        data = tomllib.loads(text)
-    except ValueError as exc:  # TOMLDecodeError, and integers of more than 4300 digits
-        raise UserError(f"{source}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise UserError(f"{source}: not valid TOML: arrays or tables nested too deeply") from None
-    try:
-        check_values(data)
-    except UserError as exc:
-        raise UserError(f"{source}: {exc}") from None
-    return Table(data, "")
 
 
 def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep",
