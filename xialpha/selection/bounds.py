@@ -60,7 +60,12 @@ class Confusion:
 
 
 def clopper_pearson_lower(k: int, n: int, confidence: float = CONFIDENCE) -> float:
-    """Exact one-sided lower bound on a proportion from k successes in n trials (NaN if n = 0)."""
+    """Exact one-sided lower bound on a proportion from k successes in n trials (NaN if n = 0).
+
+    The closed form (a Beta quantile), not `scipy.stats.binomtest(k, n).proportion_ci(2c - 1,
+    "exact")`: that solves for the same bounds numerically and differs from them by up to ~5e-13,
+    so stored bounds would change in their last digits (tests/test_selection_certify.py checks
+    that the two agree within 1e-9)."""
     if n == 0:
         return float("nan")
     return 0.0 if k == 0 else float(stats.beta.ppf(1.0 - confidence, k, n - k + 1))
