@@ -27,12 +27,13 @@ from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span import span_loo_margins
 from xialpha.estimators.svm import SVMFit
+from xialpha.features.kernels import KERNEL_PARAMETERS
 from xialpha.storage.schema import estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
 
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
-KERNELS = ("linear", "rbf", "poly", "sigmoid", "precomputed")
+KERNELS = (*KERNEL_PARAMETERS, "precomputed")
 ESTIMATES = ("span", "xa")
 
 
@@ -238,8 +239,8 @@ def _estimate(model, X, y: np.ndarray, pos_label, rho: float, span: bool) -> dic
     if svc.kernel == "precomputed":
         r_delta2 = r_delta_squared(gram=features)
     else:
-        params = {"linear": {}, "rbf": {"gamma": svc._gamma}, "sigmoid": {"gamma": svc._gamma, "coef0": svc.coef0},
-                  "poly": {"gamma": svc._gamma, "degree": svc.degree, "coef0": svc.coef0}}[svc.kernel]
+        # gamma as the fitted SVC resolved it ("scale" and "auto" depend on the data)
+        params = {name: svc._gamma if name == "gamma" else getattr(svc, name) for name in KERNEL_PARAMETERS[svc.kernel]}
         r_delta2 = r_delta_squared(X=features, kernel=svc.kernel, kernel_params=params)
     y_pos = np.where(y == pos_label, 1, -1)
     indicator = xi_alpha_indicator(alpha, xi, max(r_delta2, np.finfo(float).tiny), rho)
