@@ -91,7 +91,7 @@ def load_corpus(args: argparse.Namespace, quick_docs: int = 600, quick_categorie
 
 def sweep_spec(args: argparse.Namespace):
     """The sweep of config/reuters.toml (corpus path from --reuters), or the --quick synthetic sweep."""
-    from xialpha.jobs.spec import load_spec, parse_spec
+    from xialpha.spec.sweep import load_spec, parse_spec
 
     if args.quick:
         return parse_spec(QUICK_SPEC, source="bench quick spec")

@@ -34,7 +34,7 @@ import numpy as np
 
 from xialpha.corpora import Corpus, load_reuters, make_synthetic
 from xialpha.jobs.drift import WindowJob, decide, fit_window, stream_data
-from xialpha.jobs.drift_spec import parse_drift_spec, split_batches
+from xialpha.spec.drift import parse_drift_spec, split_batches
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_REUTERS = REPO.parent / "shared" / "corpora" / "reuters21578"

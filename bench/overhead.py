@@ -28,7 +28,7 @@ from common import REUTERS_SPEC, load_corpus, make_parser, output_path, print_ta
 from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha
 from xialpha.estimators.span import MAX_UNBOUNDED
 from xialpha.features import Preprocessing
-from xialpha.jobs.spec import load_spec
+from xialpha.spec.sweep import load_spec
 
 TARGET_ESTIMATE_OVER_FIT = 0.05
 COLD_C = 0.5

@@ -43,7 +43,7 @@ from sklearn.svm import LinearSVC
 
 from common import make_parser, output_path, print_table, timed, write_results
 from xialpha.jobs.cluster import connect
-from xialpha.jobs.spec import parse_spec
+from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
 from xialpha.storage import ResultStore

@@ -91,7 +91,7 @@ def ok_keys(store: Path, sweep_id: str) -> set[str]:
 
 def expected_keys(spec: Path, store: Path) -> set[str]:
     """All config keys of the spec, from a dry plan (no cluster involved)."""
-    from xialpha.jobs.spec import load_spec
+    from xialpha.spec.sweep import load_spec
     from xialpha.jobs.sweep import prepare
 
     loaded = load_spec(spec)

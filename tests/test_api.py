@@ -122,3 +122,107 @@ def test_a_running_client_is_used_and_left_open(tmp_path):
         result = xialpha.sweep(SPEC, store=tmp_path / "store", client=client)
         assert result.summary.ok == 6
         assert client.status == "running" and client.submit(sum, [1, 2]).result() == 3
+
+
+def _in_memory_corpus():
+    """(texts, label_sets, splits): 160 documents, "sport" and "money" by their words, 4/5 train."""
+    rng = np.random.default_rng(5)
+    words = {"sport": ["goal", "match", "team", "coach"], "money": ["bank", "rate", "stock", "loan"]}
+    texts, labels = [], []
+    for i in range(160):
+        topic = "sport" if i % 2 else "money"
+        texts.append(" ".join([*rng.choice(words[topic], 4), *rng.choice(["the", "a", "said", "today"], 4)]))
+        labels.append({topic})
+    return texts, labels, ["test" if i % 5 == 0 else "train" for i in range(160)]
+
+
+def test_a_corpus_in_memory_is_swept_selected_and_refitted(tmp_path):
+    from distributed import Client, LocalCluster
+
+    corpus = _in_memory_corpus()
+    spec = {"sweep": {"id": "memory"}, "corpus": {"train_split": "train", "test_split": "test"},
+            "svm": {"C": [0.1, 1.0]}}
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        result = xialpha.sweep(spec, store=tmp_path / "store", corpus=corpus, client=client)
+    assert result.summary.ok == 4 and set(result.results["category"]) == {"money", "sport"}
+    assert (result.results["n"] == 128).all()  # trained on the train split of the documents given
+    chosen = xialpha.select(tmp_path / "store")
+    models = xialpha.refit(tmp_path / "store", selection=chosen, corpus=corpus)
+    assert list(models["sport"].predict(["goal team coach match", "bank loan rate stock"])) == [1, -1]
+    with pytest.raises(UserError, match=r"corpus\.loader: is required"):  # the documents are not in the store
+        xialpha.refit(tmp_path / "store", selection=chosen)
+    other = (corpus[0], corpus[1][::-1], corpus[2])
+    with pytest.raises(UserError, match="differ from the ones it trained on"):
+        xialpha.refit(tmp_path / "store", selection=chosen, corpus=other)
+
+
+def test_corpus_mistakes_are_named_by_parameter(tmp_path):
+    texts, labels, _ = _in_memory_corpus()
+    with pytest.raises(UserError, match=r"corpus=: give a Corpus, \(texts, label_sets\)"):
+        xialpha.sweep({"sweep": {"id": "m"}}, store=tmp_path / "s", corpus="documents")
+    with pytest.raises(UserError, match="corpus=: corpus 'corpus=': 159 label sets for 160 ids"):
+        xialpha.sweep({"sweep": {"id": "m"}}, store=tmp_path / "s", corpus=(texts, labels[1:]))
+    with pytest.raises(UserError, match=r"corpus\.loader: the corpus is given in memory \(corpus=\)"):
+        xialpha.sweep(SPEC, store=tmp_path / "s", corpus=(texts, labels))
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_drift_check_from_python(tmp_path):
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        report = xialpha.drift(REPO / "config" / "drift.toml", store=tmp_path / "store", client=client)
+        again = xialpha.drift(REPO / "config" / "drift.toml", store=tmp_path / "store", client=client)
+    assert report.exit_code == 3 and report.n_drift >= 1 and not report.skipped  # the demo stream drifts
+    assert again.skipped  # stored: the same verdicts, nothing recomputed
+    assert {k: r["verdict"] for k, r in again.verdicts().items()} == {k: r["verdict"] for k, r in report.verdicts().items()}
+    with pytest.raises(UserError, match="spec: give a path to a TOML file or TOML text"):
+        xialpha.drift({"drift": {}}, store=tmp_path / "store")
+
+
+def test_the_command_line_names_its_flags_where_the_library_names_parameters():
+    from xialpha.cli import _flags, as_flags, build_parser
+
+    parser = build_parser()
+    certify, select = _flags(parser, "certify"), _flags(parser, "select")
+    assert as_flags("test_split=: used before; use a fresh test set, or force=True", certify) == \
+        "--test-split: used before; use a fresh test set, or --force"
+    assert as_flags("rho=: sweep 's' has no results at rho=0.5", select) == "--rho: sweep 's' has no results at rho=0.5"
+    assert as_flags("cost_fn=, cost_fp=: at least one cost must be > 0", select) == "--cost-fn, --cost-fp: at least one cost must be > 0"
+    assert as_flags("per_category=: no configuration", select) == "--global: no configuration"
+    assert as_flags("alpha=: must be between 0 and 1", certify) == "alpha=: must be between 0 and 1"  # no such flag
+
+
+def test_a_library_error_reaches_the_command_line_as_its_flag(swept, capsys):
+    from xialpha.cli import main
+
+    store, _ = swept
+    assert main(["select", str(store), "--rho", "0.5"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        "xialpha select: error: --rho: sweep 'api' has no results at rho=0.5 (stored: 1)"
+
+
+def test_certify_from_python_once_per_test_set(swept):
+    store, _ = swept
+    saved = xialpha.select(store, save=True)
+    first = xialpha.certify(store, selection=saved, test_split="test", draws=2000)
+    assert list(first["category"]) == ["cat00", "cat01", "(micro)", "(macro)"]
+    assert ((first["f1_lower"] <= first["f1"]) & (first["f1"] <= 1)).all()
+    with pytest.raises(UserError, match="^test_split=: this test set was already used for certification"):
+        xialpha.certify(store, selection=str(saved["selection_id"].iloc[0]), test_split="test", draws=2000)
+    with pytest.warns(UserWarning, match="biases effectiveness estimates upward"):
+        forced = xialpha.certify(store, selection=saved, test_split="test", draws=2000, force=True)
+    assert forced["forced"].all() and (forced["previous_certifications"] == 1).all()
+    with pytest.raises(UserError, match="^test_split=: 'train' is the sweep's training split"):
+        xialpha.certify(store, selection=saved, test_split="train")
+
+
+def test_report_from_python(swept, tmp_path):
+    store, _ = swept
+    curves = xialpha.report(store, html=tmp_path / "report.html")
+    assert len(curves) == 6 and set(curves["category"]) == {"cat00", "cat01"} and curves["estimate"].between(0, 1).all()
+    assert "<html" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    with pytest.raises(UserError, match="^estimator=: sweep 'api' has no 'loo' estimates"):
+        xialpha.report(store, estimator="loo")

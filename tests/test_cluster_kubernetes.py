@@ -19,7 +19,7 @@ import pytest
 
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect, kubernetes_cluster_spec
-from xialpha.jobs.spec import load_spec
+from xialpha.spec.sweep import load_spec
 
 pytest.importorskip("dask_kubernetes")
 

@@ -9,7 +9,7 @@ import pytest
 
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect, kubernetes_cluster_spec, slurm_cluster_kwargs
-from xialpha.jobs.spec import load_spec, parse_spec
+from xialpha.spec.sweep import load_spec, parse_spec
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = '[corpus]\nloader = "synthetic"\nn_docs = 50\n'

@@ -21,7 +21,7 @@ import pytest
 
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect, make_security, slurm_cluster_kwargs
-from xialpha.jobs.spec import parse_spec
+from xialpha.spec.sweep import parse_spec
 from xialpha.storage import ResultStore
 
 pytest.importorskip("cryptography")

@@ -19,7 +19,7 @@ yaml = pytest.importorskip("yaml")
 
 from xialpha.cli import COMMANDS, build_parser  # noqa: E402
 from xialpha.jobs.cluster import IMAGE_UID, kubernetes_cluster_spec  # noqa: E402
-from xialpha.jobs.spec import load_spec, parse_spec  # noqa: E402
+from xialpha.spec.sweep import load_spec, parse_spec  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"

@@ -25,7 +25,7 @@ yaml = pytest.importorskip("yaml")
 jsonschema = pytest.importorskip("jsonschema")
 
 from xialpha.jobs.cluster import kubernetes_cluster_spec  # noqa: E402
-from xialpha.jobs.spec import load_spec  # noqa: E402
+from xialpha.spec.sweep import load_spec  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"

@@ -14,7 +14,6 @@ from xialpha.jobs.drift import (
     EXIT_DRIFT,
     EXIT_FAILED,
     EXIT_NO_DRIFT,
-    DRIFT_SCHEMA,
     DriftReport,
     WindowJob,
     WindowResult,
@@ -25,7 +24,8 @@ from xialpha.jobs.drift import (
     stream_data,
     window_jobs,
 )
-from xialpha.jobs.drift_spec import parse_drift_spec, split_batches
+from xialpha.spec.drift import parse_drift_spec, split_batches
+from xialpha.storage.schema import DRIFT_COLUMNS
 
 SPEC = """
 [drift]
@@ -161,7 +161,7 @@ def test_rows_and_exit_codes_follow_the_verdicts(small_stream):
     rows = check_rows(spec, stream, checks, check_key="k", run_id="r", fingerprint="f",
                       checked_at=datetime.datetime.now(datetime.timezone.utc))
     assert len(rows) == 2 * 5 and len({row["check_id"] for row in rows}) == 10
-    assert all(sorted(row) == sorted(DRIFT_SCHEMA.names) for row in rows)
+    assert all(sorted(row) == sorted(c.name for c in DRIFT_COLUMNS) for row in rows)
     assert sum(row["chosen"] for row in rows) == 2
     assert {row["newest_batch"] for row in rows} == {stream.batch_ids[-1]}
     assert sorted(row["window_first_batch"] for row in rows if row["C"] == 0.5) == sorted(stream.batch_ids)

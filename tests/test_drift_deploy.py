@@ -11,7 +11,7 @@ import pytest
 
 from xialpha.cli import build_parser
 from xialpha.jobs.drift import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT
-from xialpha.jobs.drift_spec import parse_drift_spec
+from xialpha.spec.drift import parse_drift_spec
 
 yaml = pytest.importorskip("yaml")
 

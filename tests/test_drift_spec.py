@@ -7,7 +7,7 @@ import pytest
 
 from xialpha.corpora import Corpus
 from xialpha.errors import UserError
-from xialpha.jobs.drift_spec import BatchSpec, Period, load_drift_spec, parse_drift_spec, parse_period, split_batches
+from xialpha.spec.drift import BatchSpec, Period, load_drift_spec, parse_drift_spec, parse_period, split_batches
 
 MINIMAL = """
 [batches]

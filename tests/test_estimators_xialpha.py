@@ -96,15 +96,21 @@ def test_empty_estimate_error_is_nan():
     assert tuple(est.metrics()) == METRICS
 
 
-def test_columns_integer_and_fractional_counts():
-    cols = xi_alpha(ALPHA, XI, Y, 1.0, rho=2.0).columns()
+def test_stored_columns_integer_and_fractional_counts():
+    from xialpha.storage import estimate_values
+    from xialpha.storage.schema import METRICS as STORED_METRICS
+
+    assert STORED_METRICS == METRICS  # the store's column registry and the metrics estimators compute
+    cols = estimate_values(xi_alpha(ALPHA, XI, Y, 1.0, rho=2.0))
     assert cols["xa_d_pos"] == 2 and cols["xa_d_neg"] == 1
     assert cols["xa_precision"] == pytest.approx(0.5)
     assert set(cols) == {f"xa_{k}" for k in ("d_pos", "d_neg", *METRICS)}
-    frac = Estimate("bootstrap", n=4, n_pos=2, d_pos=0.5, d_neg=1.0).columns("bs")
+    frac = estimate_values(Estimate("bootstrap", n=4, n_pos=2, d_pos=0.5, d_neg=1.0), "bs")
     assert frac["bs_d_pos"] is None  # a fractional count is not an integer count
     assert frac["bs_d_neg"] == 1
     assert frac["bs_recall"] == pytest.approx(0.75)
+    assert estimate_values(None, "span") == dict.fromkeys(("span_d_pos", "span_d_neg", "span_error", "span_recall",
+                                                          "span_precision", "span_f1"))
 
 
 def test_weighted_average_by_hand():

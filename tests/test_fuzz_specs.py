@@ -84,12 +84,12 @@ def specs(draw) -> bytes:
 def store(tmp_path_factory):
     """A store holding two hand-made result rows (no cluster needed)."""
     from xialpha.estimators.metrics import Estimate
-    from xialpha.storage import ResultStore
+    from xialpha.storage import ResultStore, estimate_values
 
     root = tmp_path_factory.mktemp("fuzz-specs") / "store"
     rows = [{"sweep_id": "other", "run_id": "r", "status": "ok", "data_fingerprint": "fp", "config_key": f"k{C}",
              "category": "a", "preprocessing_id": "pp", "kernel": "linear", "kernel_id": "lin", "C": C, "j": 1.0,
-             "rho": 1.0, "n": 10, "n_pos": 2, "n_sv": 3, **Estimate("xa", 10, 2, 1, 0).columns()} for C in (1.0, 2.0)]
+             "rho": 1.0, "n": 10, "n_pos": 2, "n_sv": 3, **estimate_values(Estimate("xa", 10, 2, 1, 0))} for C in (1.0, 2.0)]
     ResultStore(str(root)).write_results(rows)
     return root
 

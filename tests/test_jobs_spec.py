@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import load_spec, parse_spec
+from xialpha.spec.sweep import load_spec, parse_spec
 
 MINIMAL = """
 [corpus]
@@ -105,7 +105,7 @@ def test_load_spec_resolves_corpus_paths_relative_to_the_file(tmp_path):
 def test_shipped_configs_parse():
     from pathlib import Path
 
-    from xialpha.jobs.drift_spec import load_drift_spec
+    from xialpha.spec.drift import load_drift_spec
 
     configs = sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml"))
     assert len(configs) >= 4, "config/ lacks the shipped specs"
@@ -137,8 +137,8 @@ def test_unknown_category_names_its_spec_field(tmp_path):
         ("[svm]\nCc = [1.0]", "svm.Cc: unknown key; did you mean C?"),
         ("[[preprocessing]]\nzzz = 2", "preprocessing[0].zzz: unknown key (keys: lowercase, token_pattern, "),
         ("[corpus.categories]\ntop = 2", "corpus.categories.top: unknown key; did you mean top_k?"),
-        ('[sweep]\nestimator = "spna"', "sweep.estimator: must be one of xa, span, xa_ext, loo, holdout, kfold, "
-                                        "bootstrap, got 'spna'; did you mean span?"),
+        ('[sweep]\nestimator = "spna"', "sweep.estimator: must be one of xa, loo, holdout, kfold, bootstrap, span, "
+                                        "xa_ext, got 'spna'; did you mean span?"),
     ],
 )
 def test_unknown_keys_suggest_the_closest_key(extra, message):

@@ -15,7 +15,7 @@ import pytest
 from xialpha.cli import main
 from xialpha.jobs import tasks
 from xialpha.jobs.plan import Batch, FitJob
-from xialpha.jobs.spec import parse_spec
+from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import prepare, run_sweep
 from xialpha.storage import ResultStore
 

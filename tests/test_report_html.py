@@ -10,7 +10,7 @@ import pytest
 
 from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
-from xialpha.storage import ResultStore
+from xialpha.storage import ResultStore, estimate_values
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CATEGORIES = ("earn", "acq", "<grain&co>")
@@ -32,8 +32,8 @@ def result_rows(sweep_id: str = "r1") -> list[dict]:
                         "sweep_id": sweep_id, "run_id": "run1", "status": "ok", "data_fingerprint": "fp",
                         "config_key": f"{category}-{pp}-{C}-{rho}", "category": category, "preprocessing_id": pp,
                         "kernel": "linear", "kernel_id": "lin", "C": C, "j": 1.0, "rho": rho, "n": 1000, "n_pos": 100,
-                        "n_sv": int(100 + 10 * C), **estimate.columns(), "xa_d": int(estimate.d),
-                        **held.columns(), "holdout_n": 500, "holdout_n_pos": 50, "loo_retrains": int(estimate.d) - 3,
+                        "n_sv": int(100 + 10 * C), **estimate_values(estimate), "xa_d": int(estimate.d),
+                        **estimate_values(held), "holdout_n": 500, "holdout_n_pos": 50, "loo_retrains": int(estimate.d) - 3,
                     })
     return rows
 

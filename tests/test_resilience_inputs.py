@@ -262,7 +262,7 @@ def test_huge_draws_and_negative_seeds_are_refused_before_any_work(store, capsys
 
 def test_tex_characters_in_category_names_are_drawn_as_typed(tmp_path, capsys):
     from xialpha.estimators.metrics import Estimate
-    from xialpha.storage import ResultStore
+    from xialpha.storage import ResultStore, estimate_values
 
     names = ["$^$", "$x_1$ & 100% #1"]  # before: matplotlib's mathtext failed on "$^$" (a ValueError traceback)
     rows = []
@@ -272,7 +272,7 @@ def test_tex_characters_in_category_names_are_drawn_as_typed(tmp_path, capsys):
             rows.append({"sweep_id": "tex", "run_id": "r", "status": "ok", "data_fingerprint": "fp",
                          "config_key": f"{category}-{C}", "category": category, "preprocessing_id": "pp", "kernel": "linear",
                          "kernel_id": "lin", "C": C, "j": 1.0, "rho": 1.0, "n": 100, "n_pos": 10, "n_sv": 20,
-                         **estimate.columns()})
+                         **estimate_values(estimate)})
     ResultStore(str(tmp_path / "store")).write_results(rows)
     page = tmp_path / "report.html"
     assert main(["report", str(tmp_path / "store"), "--sweep", "tex", "--estimator", "xa", "--html", str(page)]) == 0

@@ -53,7 +53,7 @@ def test_micro_pools_counts_and_macro_averages_completed_values():
 
 def test_a_test_set_is_certified_once_unless_forced():
     assert check_sealed([], force=False) is None
-    with pytest.raises(UserError, match="already used for certification cert-1; .* or --force"):
+    with pytest.raises(UserError, match="already used for certification cert-1; .* or force=True"):
         check_sealed(["cert-1"], force=False)
     warning = check_sealed(["cert-1", "cert-2"], force=True)
     assert "2 certification(s)" in warning and "sequential testing" in warning
@@ -82,7 +82,7 @@ def selected(tmp_path, capsys):
     from test_selection_cli import fill_store
     from test_store_unchanged import small_spec
     from xialpha.cli import main
-    from xialpha.jobs.spec import load_spec
+    from xialpha.spec.sweep import load_spec
     from xialpha.storage import ResultStore
 
     spec = tmp_path / "sel.toml"
@@ -134,3 +134,15 @@ def test_a_certification_that_cannot_store_its_rows_withdraws_its_claim(selected
     assert tree_digest(store) == before
     monkeypatch.undo()
     assert main(argv) == 0  # the test set is still fresh
+
+
+def test_the_closed_form_bounds_are_scipys_exact_binomial_interval():
+    # why bounds.py keeps its Beta quantiles: scipy's binomtest solves numerically (not identical)
+    from scipy.stats import binomtest
+
+    for n in (1, 7, 60, 1000):
+        for k in sorted({0, 1, n // 3, n - 1, n}):
+            for confidence in (0.9, 0.95, 0.99):
+                interval = binomtest(k, n).proportion_ci(confidence_level=2 * confidence - 1, method="exact")
+                assert clopper_pearson_lower(k, n, confidence) == pytest.approx(interval.low, abs=1e-9)
+                assert clopper_pearson_upper(k, n, confidence) == pytest.approx(interval.high, abs=1e-9)

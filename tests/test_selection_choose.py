@@ -11,10 +11,11 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
 from xialpha.selection.records import selection_rows
 from xialpha.selection.selector import select
+from xialpha.storage import estimate_values
 
 
 def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel="lin", j=1.0, rho=1.0, n_sv=50):
-    counts = Estimate("xa", n, n_pos, d_pos, d_neg).columns()
+    counts = estimate_values(Estimate("xa", n, n_pos, d_pos, d_neg))
     return {
         "sweep_id": "s1", "config_key": f"{category}-{pp}-{kernel}-C{C}-j{j}-rho{rho}", "category": category,
         "data_fingerprint": "fp", "preprocessing_id": pp, "kernel": "linear", "kernel_id": kernel,
@@ -95,7 +96,7 @@ def test_global_macro_and_micro_averages_pick_different_configs():
 
 def test_global_needs_a_config_present_in_every_category():
     results = frame(result_row("a", 1, 10, 10, pp="A"), result_row("b", 1, 5, 5, pp="B"))
-    with pytest.raises(UserError, match="--global: no configuration .* all 2 categories"):
+    with pytest.raises(UserError, match="per_category=: no configuration .* all 2 categories"):
         select(results, objective("f1"), sweep_id="s1", shared=True)
 
 
@@ -119,13 +120,13 @@ def test_undefined_metrics_are_completed_not_dropped():
 def test_rho_and_estimator_must_have_results():
     results = frame(result_row("a", 1, 10, 10, rho=1.0), result_row("a", 1, 12, 12, rho=2.0))
     assert select(results, objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(0.024)
-    with pytest.raises(UserError, match=r"--rho: sweep 's1' has no results at rho=0\.5 \(stored: 1, 2\)"):
+    with pytest.raises(UserError, match=r"rho=: sweep 's1' has no results at rho=0\.5 \(stored: 1, 2\)"):
         select(results, objective("f1", rho=0.5), sweep_id="s1")
-    with pytest.raises(UserError, match="--estimator: sweep 's1' has no 'loo' estimates"):
+    with pytest.raises(UserError, match="estimator=: sweep 's1' has no 'loo' estimates"):
         select(results, objective("f1", estimator="loo"), sweep_id="s1")
-    with pytest.raises(UserError, match="--metric: must be one of"):
+    with pytest.raises(UserError, match="metric=: must be one of"):
         objective("auc")
-    with pytest.raises(UserError, match="--cost-fn: must be a number >= 0"):
+    with pytest.raises(UserError, match="cost_fn=: must be a number >= 0"):
         objective("cost", cost_fn=-1)
 
 

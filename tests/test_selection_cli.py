@@ -18,7 +18,7 @@ import pytest
 
 from xialpha.cli import main
 from xialpha.jobs import tasks
-from xialpha.jobs.spec import load_spec
+from xialpha.spec.sweep import load_spec
 from xialpha.jobs.sweep import prepare
 from xialpha.selection.artifact import load_artifact
 from xialpha.selection.objective import Objective

@@ -12,7 +12,7 @@ from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective
 from xialpha.selection.selector import select as select_rows
-from xialpha.storage import ResultStore
+from xialpha.storage import ResultStore, estimate_values
 
 
 def row(category, pp, C, d_pos, d_neg, n_pos, *, n=1000, n_sv=50):
@@ -20,7 +20,7 @@ def row(category, pp, C, d_pos, d_neg, n_pos, *, n=1000, n_sv=50):
         "sweep_id": "hand", "run_id": "r", "status": "ok", "data_fingerprint": "fp",
         "config_key": f"{category}-{pp}-{C}", "category": category, "preprocessing_id": pp, "kernel": "linear",
         "kernel_id": "lin", "C": float(C), "j": 1.0, "rho": 1.0, "n": n, "n_pos": n_pos, "n_sv": n_sv,
-        **Estimate("xa", n, n_pos, d_pos, d_neg).columns(), "xa_d": d_pos + d_neg,
+        **estimate_values(Estimate("xa", n, n_pos, d_pos, d_neg)), "xa_d": d_pos + d_neg,
     }
 
 

@@ -23,7 +23,7 @@ import pytest
 
 from sweep_processes import DEADLINE, expected_keys, kill, live_in_session, ok_keys, raw_keys, result_files
 from sweep_processes import start, sweep_argv, sweep_spec, wait_for
-from xialpha.jobs.spec import load_spec
+from xialpha.spec.sweep import load_spec
 from xialpha.jobs.sweep import run_sweep
 from xialpha.storage import ResultStore
 

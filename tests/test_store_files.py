@@ -17,7 +17,7 @@ from test_selection_cli import fill_store
 from test_storage_store import result_row
 from test_store_unchanged import small_spec
 from xialpha.cli import main
-from xialpha.jobs.spec import load_spec
+from xialpha.spec.sweep import load_spec
 from xialpha.storage import ResultStore, StoreWarning, config_key, pack_bits
 
 def _first_file(partition: Path) -> Path:

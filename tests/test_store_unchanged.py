@@ -21,7 +21,7 @@ from test_selection_cli import fill_store
 from test_storage_store import result_row
 from xialpha.cli import main
 from xialpha.errors import StoreWriteError
-from xialpha.jobs.spec import load_spec
+from xialpha.spec.sweep import load_spec
 from xialpha.storage import ResultStore
 from xialpha.storage import location as location_module
 

@@ -8,12 +8,12 @@ the estimates in Parquet and selects configurations from them.
 __version__ = "0.1.0"
 
 
-API = ("sweep", "select", "refit", "results")
+API = ("sweep", "select", "refit", "results", "certify", "report", "drift", "as_corpus")
 
 
 def __getattr__(name: str):
     """Lazy exports, so `import xialpha` stays light: the workflow (`xialpha.sweep`, `select`,
-    `refit`, `results`: see xialpha.api) and XiAlphaSearchCV (imports scikit-learn)."""
+    `refit`, `results`, `certify`, `report`, `drift`: see xialpha.api) and XiAlphaSearchCV (imports scikit-learn)."""
     if name in API:
         from xialpha import api
 

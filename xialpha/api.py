@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
+from xialpha.storage import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 
 MAIN_GUARD = ('xialpha.sweep starts worker processes, which import your script again: put the code that '
@@ -47,19 +48,19 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def sweep(spec, *, store=None, client=None, force: bool = False, quiet: bool = True) -> SweepResult:
+def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = True) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
     `xialpha.storage.naming.store_location`. client: a running `distributed.Client` to use (default: the spec's cluster,
-    a local one unless it says otherwise). force: recompute stored keys. quiet: no progress bar.
+    a local one unless it says otherwise). corpus: the documents in memory instead of the spec's loader
+    (see `as_corpus`; the spec's [corpus] then names only splits and categories; pass the same
+    corpus to `refit`). force: recompute stored keys. quiet: no progress bar.
     """
     from xialpha.jobs.progress import Progress
-    from xialpha.jobs.spec import load_spec, parse_spec
     from xialpha.jobs.sweep import run_sweep
-    from xialpha.storage import ResultStore
 
-    spec = _spec(spec, load_spec, parse_spec)
+    spec = _spec(spec, corpus)
     if client is None and spec.cluster.kind == "local":
         _check_main_guard()
     result_store = ResultStore(store_location(store, spec.store))
@@ -105,7 +106,11 @@ def _is_main_test(node: ast.stmt) -> bool:
             and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
 
 
-def _spec(spec, load_spec, parse_spec):
+def _spec(spec, corpus=None):
+    """The SweepSpec of a path, TOML text or dict (`sweep`'s spec=), over `as_corpus(corpus)` if given."""
+    from xialpha.spec.sweep import load_spec, parse_spec
+
+    corpus = None if corpus is None else as_corpus(corpus)
     if isinstance(spec, dict):
         import tomli_w
 
@@ -113,17 +118,40 @@ def _spec(spec, load_spec, parse_spec):
             text = tomli_w.dumps(spec)
         except (TypeError, ValueError) as exc:
             raise UserError(f"spec: cannot be written as TOML: {exc}") from None
-        return parse_spec(text, source="spec")
-    if isinstance(spec, (str, os.PathLike)) and "\n" not in str(spec) and Path(spec).suffix == ".toml":
-        return load_spec(spec)
+        return parse_spec(text, source="spec", corpus=corpus)
+    if _is_path(spec):
+        return load_spec(spec, corpus=corpus)
     if isinstance(spec, str):
-        return parse_spec(spec, source="spec")
+        return parse_spec(spec, source="spec", corpus=corpus)
     raise UserError(f"spec: give a path to a TOML file, TOML text or a dict, got {type(spec).__name__}")
+
+
+def _is_path(spec) -> bool:
+    """spec= names a TOML file (a path, or a one-line string ending in .toml) rather than holding TOML text."""
+    return isinstance(spec, os.PathLike) or (isinstance(spec, str) and "\n" not in spec and Path(spec).suffix == ".toml")
+
+
+def as_corpus(corpus):
+    """corpus= as an `xialpha.corpora.Corpus`: one already, or (texts, label_sets) or (texts,
+    label_sets, splits) with one label set (an iterable of category names, or one name) and one
+    split name ("train", "test", ...) per text; documents are numbered 0..n-1."""
+    from xialpha.corpora import Corpus
+
+    if isinstance(corpus, Corpus):
+        return corpus
+    if not isinstance(corpus, (tuple, list)) or len(corpus) not in (2, 3):
+        raise UserError(f"corpus=: give a Corpus, (texts, label_sets) or (texts, label_sets, splits), "
+                        f"got {type(corpus).__name__}")
+    texts, labels, *splits = corpus
+    try:
+        return Corpus(ids=np.arange(len(texts)).astype(str), labels=list(labels), name="corpus=", texts=list(texts),
+                      splits=None if not splits else np.asarray(list(splits[0]), dtype=str))
+    except UserError as exc:
+        raise UserError(f"corpus=: {exc}") from None
 
 
 def results(store=None, *, sweep: str | None = None, include_failed: bool = False) -> pd.DataFrame:
     """The stored result rows of one sweep (the only one in the store when `sweep` is None)."""
-    from xialpha.storage import ResultStore
 
     result_store = ResultStore(store_location(store), create=False)
     return result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed)
@@ -141,7 +169,6 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     from xialpha.selection.objective import Objective
     from xialpha.selection.records import new_selection_id, selection_rows
     from xialpha.selection.selector import default_estimator, select_stored
-    from xialpha.storage import ResultStore
 
     if not 0 < alpha < 1:
         raise UserError(f"alpha=: must be between 0 and 1, got {alpha}")
@@ -181,17 +208,10 @@ class TextClassifier:
         return f"TextClassifier({self.category!r}, kernel={self.config.get('kernel')}, C={self.config.get('C')})"
 
 
-def refit(store=None, *, selection, spec=None) -> dict[str, TextClassifier]:
-    """Train the selected configurations on all training data: {category: TextClassifier}.
-
-    selection: the DataFrame `select` returned, or the id of a stored selection. spec: the
-    sweep's spec file when the stored spec's corpus path no longer resolves.
-    """
+def _selection_rows(result_store, selection) -> pd.DataFrame:
+    """selection=: a stored selection's id, or the DataFrame `select` returned."""
     from xialpha.selection.records import read_selection
-    from xialpha.selection.refit import refit_selection
-    from xialpha.storage import ResultStore
 
-    result_store = ResultStore(store_location(store), create=False)
     if isinstance(selection, str):
         rows = read_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
@@ -200,5 +220,87 @@ def refit(store=None, *, selection, spec=None) -> dict[str, TextClassifier]:
         raise UserError(f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}")
     if rows.empty:
         raise UserError("selection=: is empty")
-    trained = refit_selection(result_store, rows, None if spec is None else str(spec))
+    return rows
+
+
+def refit(store=None, *, selection, spec=None, corpus=None) -> dict[str, TextClassifier]:
+    """Train the selected configurations on all training data: {category: TextClassifier}.
+
+    selection: the DataFrame `select` returned, or the id of a stored selection. spec: the
+    sweep's spec file when the stored spec's corpus path no longer resolves. corpus: the corpus
+    given to `sweep(corpus=)`, for a sweep of documents in memory.
+    """
+    from xialpha.selection.refit import refit_selection
+
+    result_store = ResultStore(store_location(store), create=False)
+    rows = _selection_rows(result_store, selection)
+    trained = refit_selection(result_store, rows, None if spec is None else str(spec),
+                              corpus=None if corpus is None else as_corpus(corpus))
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
+
+
+def drift(spec, *, store=None, client=None, force: bool = False):
+    """Check the newest batch of a drift spec (a path to a TOML file, or TOML text) for concept
+    drift and store the verdicts, as `xialpha drift` does; returns the `DriftReport`
+    (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
+    and window; `verdicts()`). client: a running `distributed.Client` to use.
+    """
+    from xialpha.jobs.drift import run_drift_check
+    from xialpha.spec.drift import load_drift_spec, parse_drift_spec
+
+    if _is_path(spec):
+        spec = load_drift_spec(spec)
+    elif isinstance(spec, str):
+        spec = parse_drift_spec(spec, source="spec")
+    else:
+        raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
+    if client is None and spec.cluster.kind == "local":
+        _check_main_guard()
+    return run_drift_check(spec, ResultStore(store_location(store, spec.store)), force=force, client=client)
+
+
+def certify(store=None, *, selection, test_split: str, force: bool = False, confidence: float = 0.95,
+            draws: int = 40_000, seed: int = 0, spec=None, corpus=None) -> pd.DataFrame:
+    """Test a stored selection once on the sealed split `test_split`, as `xialpha certify` does,
+    and store the result: one row per category, then "(micro)" and "(macro)", with the test
+    counts, error, recall, precision, F1 and one-sided `confidence` bounds. A second
+    certification on the same test set is refused unless force=True (sequential testing bias).
+
+    selection: a stored selection's id, or the DataFrame `select(save=True)` returned.
+    spec, corpus: as for `refit`.
+    """
+    from xialpha.selection.certification import certify_selection
+
+    result_store = ResultStore(store_location(store), create=False)
+    rows = _selection_rows(result_store, selection)
+    table = certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
+                              seed=seed, spec_path=None if spec is None else str(spec),
+                              corpus=None if corpus is None else as_corpus(corpus))
+    return table.to_pandas()
+
+
+def report(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
+           rho: float = 1.0, html=None) -> pd.DataFrame:
+    """A sweep's estimates as `xialpha report` shows them: returns the estimate curves (one row
+    per category, config and C: `estimate` of `metric` by `estimator` at `rho`, `held_out` where
+    the sweep computed it); html: a path to write the self-contained HTML page to as well.
+    """
+    from xialpha.selection.objective import Objective
+    from xialpha.selection.overview import sweep_overview
+    from xialpha.selection.selector import default_estimator
+
+    result_store = ResultStore(store_location(store), create=False)
+    sweep_id = choose_sweep(result_store, sweep)
+    if estimator is None:
+        estimator = default_estimator(result_store.read_results_df(sweep_id))
+    overview = sweep_overview(result_store, sweep_id, Objective(metric=metric, estimator=estimator, rho=rho))
+    if html is not None:
+        from xialpha.selection.report_html import render_report
+
+        page = render_report(sweep_id, overview.summary, overview.curves, overview.best, overview.candidates,
+                             overview.selection, overview.what, overview.labels)
+        try:
+            Path(html).write_text(page, encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"html=: cannot write {html}: {exc.strerror or exc}") from None
+    return overview.curves

@@ -16,6 +16,7 @@ import argparse
 import errno
 import importlib
 import os
+import re
 import signal
 import sys
 import warnings
@@ -62,7 +63,8 @@ def _load(module: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     def interrupted(signum: int) -> str:
         return f"xialpha {args.command}: interrupted by {signal.Signals(signum).name}; results stored so far are kept"
 
@@ -81,12 +83,29 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("XIALPHA_DEBUG"):
             raise
         code, message = _classify(exc)
-        print(f"xialpha {args.command}: {message}", file=sys.stderr)
+        print(f"xialpha {args.command}: {as_flags(message, _flags(parser, args.command))}", file=sys.stderr)
         return code
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the cluster is closed by now, its jobs cancelled
         signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
         print(interrupted(signum), file=sys.stderr)
         return 128 + signum
+
+
+# library parameters whose command-line flag has another name
+PARAMETER_FLAGS = {"per_category": "--global"}
+_PARAMETER = re.compile(r"\b([a-z][a-z_]*)=(?:True\b)?(?=[:,;)\s]|$)")
+
+
+def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
+    """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"}."""
+    actions = parser._subparsers._group_actions[0].choices[command]._actions
+    return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings} | PARAMETER_FLAGS
+
+
+def as_flags(message: str, flags: dict[str, str]) -> str:
+    """A library message with each parameter it names (`metric=`, `force=True`) as the command's
+    flag (`--metric`, `--force`); parameters the command has no flag for are left as they are."""
+    return _PARAMETER.sub(lambda m: flags.get(m.group(1), m.group(0)), message)
 
 
 def _one_line_warning(command: str, default):

@@ -27,13 +27,14 @@ from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span import span_loo_margins
 from xialpha.estimators.svm import SVMFit
+from xialpha.features.kernels import KERNEL_PARAMETERS
+from xialpha.storage.schema import estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
 
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
-KERNELS = ("linear", "rbf", "poly", "sigmoid", "precomputed")
+KERNELS = (*KERNEL_PARAMETERS, "precomputed")
 ESTIMATES = ("span", "xa")
-COLUMNS = ("error", "recall", "precision", "f1", "d_pos", "d_neg")
 
 
 class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -208,9 +209,9 @@ class LinearCandidates:
         self.last[state] = fit
         y_pos = np.where(self.y == self.pos_label, 1, -1)
         r_delta2 = max(r_delta2, np.finfo(float).tiny)
-        columns = Estimate.from_indicator("xa", y_pos, xi_alpha(fit.alpha, fit.xi, y_svm, r_delta2, self.rho).indicator).columns()
+        columns = estimate_values(Estimate.from_indicator("xa", y_pos, xi_alpha(fit.alpha, fit.xi, y_svm, r_delta2, self.rho).indicator))
         if self.span:
-            columns |= Estimate.from_indicator("span", y_pos, span_estimate(fit).indicator).columns()
+            columns |= estimate_values(Estimate.from_indicator("span", y_pos, span_estimate(fit).indicator))
         return {**columns, "n_support": fit.n_sv, "r_delta2": float(r_delta2)}
 
 
@@ -238,14 +239,14 @@ def _estimate(model, X, y: np.ndarray, pos_label, rho: float, span: bool) -> dic
     if svc.kernel == "precomputed":
         r_delta2 = r_delta_squared(gram=features)
     else:
-        params = {"linear": {}, "rbf": {"gamma": svc._gamma}, "sigmoid": {"gamma": svc._gamma, "coef0": svc.coef0},
-                  "poly": {"gamma": svc._gamma, "degree": svc.degree, "coef0": svc.coef0}}[svc.kernel]
+        # gamma as the fitted SVC resolved it ("scale" and "auto" depend on the data)
+        params = {name: svc._gamma if name == "gamma" else getattr(svc, name) for name in KERNEL_PARAMETERS[svc.kernel]}
         r_delta2 = r_delta_squared(X=features, kernel=svc.kernel, kernel_params=params)
     y_pos = np.where(y == pos_label, 1, -1)
     indicator = xi_alpha_indicator(alpha, xi, max(r_delta2, np.finfo(float).tiny), rho)
-    columns = Estimate.from_indicator("xa", y_pos, indicator).columns()
+    columns = estimate_values(Estimate.from_indicator("xa", y_pos, indicator))
     if span:
-        columns |= Estimate.from_indicator("span", y_pos, _span_errors(svc, features, params, y_svc, alpha, xi, decision)).columns()
+        columns |= estimate_values(Estimate.from_indicator("span", y_pos, _span_errors(svc, features, params, y_svc, alpha, xi, decision)))
     return {**columns, "n_support": int(svc.support_.shape[0]), "r_delta2": float(r_delta2)}
 
 
@@ -284,6 +285,6 @@ def _results(candidates: list[dict], rows: list[dict]) -> dict:
                 column[i] = params[name]
         results[f"param_{name}"] = column
     estimates = [prefix for prefix in ESTIMATES if f"{prefix}_error" in rows[0]] if rows else ["xa"]
-    for column in [f"{prefix}_{name}" for prefix in estimates for name in COLUMNS] + ["n_support", "r_delta2"]:
+    for column in [name for prefix in estimates for name in estimate_columns(prefix)] + ["n_support", "r_delta2"]:
         results[column] = np.array([row[column] for row in rows])
     return results

@@ -33,7 +33,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from xialpha.jobs.drift import run_drift_check
-    from xialpha.jobs.drift_spec import load_drift_spec
+    from xialpha.spec.drift import load_drift_spec
     from xialpha.storage import ResultStore
 
     spec = load_drift_spec(args.spec)

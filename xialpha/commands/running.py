@@ -29,7 +29,7 @@ def add_run_arguments(parser, what: str, example: str, force_help: str, quiet_he
 def check_workers(workers: int | None, cluster) -> None:
     """--workers: at least 1 and at most the spec's cluster.max_workers (a ClusterSpec)."""
     from xialpha.errors import UserError
-    from xialpha.jobs.spec import check_workers as check_cap
+    from xialpha.spec.sweep import check_workers as check_cap
 
     if workers is not None and workers < 1:
         raise UserError(f"--workers: must be >= 1, got {workers}")

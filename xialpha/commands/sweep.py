@@ -22,7 +22,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from xialpha.jobs.progress import Progress
-    from xialpha.jobs.spec import load_spec
+    from xialpha.spec.sweep import load_spec
     from xialpha.jobs.sweep import default_threads, prepare, run_sweep
     from xialpha.storage import ResultStore
 

@@ -1,14 +1,16 @@
 """The metric set every estimator reports, computed from error counts (seed Definitions 1-5).
 
 An estimator counts d_pos positive examples and d_neg negative examples as (possible) errors
-among n examples with n_pos positives. Then, with TP = n_pos - d_pos:
+among n examples with n_pos positives. Then, with TP = n_pos - d_pos (`metrics_from_counts`,
+the one place xialpha computes metrics from counts):
 
-    error     = (d_pos + d_neg) / n
+    error     = (d_pos + d_neg) / n                (NaN when n = 0)
     recall    = 1 - d_pos / n_pos                 (NaN when n_pos = 0: nothing to recall)
     precision = TP / (TP + d_neg)                 (NaN when TP + d_neg = 0: nothing predicted positive)
     F1        = 2 TP / (2 n_pos - d_pos + d_neg)  (NaN when n_pos = 0 and d_neg = 0)
 
-NaN means "undefined", never 0; averaging code decides how to treat it (see xialpha.selection).
+NaN means "undefined", never 0, in every computed and stored metric; rankings and averages
+complete it by one documented rule (`xialpha.selection.objective.complete_undefined`).
 Counts may be fractional for resampling estimators (bootstrap averages over replicates).
 """
 
@@ -56,36 +58,40 @@ class Estimate:
     def d(self) -> float:
         return self.d_pos + self.d_neg
 
+    def metrics(self) -> dict[str, float]:
+        """{"error", "recall", "precision", "f1"} as fractions in [0, 1] or NaN (undefined)."""
+        return {name: float(value) for name, value in metrics_from_counts(self.n, self.n_pos, self.d_pos, self.d_neg).items()}
+
     @property
     def error(self) -> float:
-        return self.d / self.n if self.n else float("nan")
+        return self.metrics()["error"]
 
     @property
     def recall(self) -> float:
-        return 1.0 - self.d_pos / self.n_pos if self.n_pos else float("nan")
+        return self.metrics()["recall"]
 
     @property
     def precision(self) -> float:
-        tp = self.n_pos - self.d_pos
-        return tp / (tp + self.d_neg) if tp + self.d_neg > 0 else float("nan")
+        return self.metrics()["precision"]
 
     @property
     def f1(self) -> float:
-        denominator = 2 * self.n_pos - self.d_pos + self.d_neg
-        return 2 * (self.n_pos - self.d_pos) / denominator if denominator > 0 else float("nan")
+        return self.metrics()["f1"]
 
-    def metrics(self) -> dict[str, float]:
-        """{"error", "recall", "precision", "f1"} as fractions in [0, 1] or NaN."""
-        return {name: float(getattr(self, name)) for name in METRICS}
 
-    def columns(self, prefix: str | None = None) -> dict:
-        """Flat result-store columns: <prefix>_d_pos, _d_neg, _error, _recall, _precision, _f1."""
-        p = prefix or self.method
-        counts = {}
-        for name in ("d_pos", "d_neg"):
-            value = getattr(self, name)
-            counts[f"{p}_{name}"] = int(value) if float(value).is_integer() else None
-        return counts | {f"{p}_{name}": value for name, value in self.metrics().items()}
+def metrics_from_counts(n, n_pos, d_pos, d_neg) -> dict[str, np.ndarray]:
+    """{"error", "recall", "precision", "f1"} from counts (scalars or arrays of one shape,
+    float64 results of that shape); NaN where a metric is undefined (see the module docstring)
+    or a count is NaN."""
+    n, n_pos, d_pos, d_neg = (np.asarray(value, dtype=np.float64) for value in (n, n_pos, d_pos, d_neg))
+    tp = n_pos - d_pos
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return {
+            "error": np.where(n > 0, (d_pos + d_neg) / n, np.nan),
+            "recall": np.where(n_pos > 0, 1.0 - d_pos / n_pos, np.nan),
+            "precision": np.where(tp + d_neg > 0, tp / (tp + d_neg), np.nan),
+            "f1": np.where(2 * n_pos - d_pos + d_neg > 0, 2 * tp / (2 * n_pos - d_pos + d_neg), np.nan),
+        }
 
 
 def weighted_average(estimates: list[Estimate], weights: list[float], method: str) -> Estimate:

@@ -15,8 +15,9 @@ import numpy as np
 from xialpha.errors import UserError
 from xialpha.features.ids import stable_id
 
-KERNELS = ("linear", "rbf", "poly", "sigmoid")
-_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
+# each kernel and the parameters it takes (as scikit-learn names them)
+KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
+KERNELS = tuple(KERNEL_PARAMETERS)
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 
 
@@ -34,7 +35,7 @@ class Kernel:
     def __post_init__(self) -> None:
         if self.name not in KERNELS:
             raise UserError(f"name: kernel must be one of {', '.join(KERNELS)}, got {self.name!r}")
-        used = _PARAMETERS[self.name]
+        used = KERNEL_PARAMETERS[self.name]
         for parameter in ("gamma", "degree", "coef0"):
             value = getattr(self, parameter)
             if parameter not in used:
@@ -54,7 +55,7 @@ class Kernel:
 
     def svc_kwargs(self) -> dict:
         """Keyword arguments for sklearn.svm.SVC giving this kernel on a feature matrix."""
-        return {"kernel": self.name, **{parameter: getattr(self, parameter) for parameter in _PARAMETERS[self.name]}}
+        return {"kernel": self.name, **{parameter: getattr(self, parameter) for parameter in KERNEL_PARAMETERS[self.name]}}
 
     def from_linear(self, G_lin: np.ndarray, sq_norms_rows: np.ndarray, sq_norms_cols: np.ndarray | None = None) -> np.ndarray:
         """This kernel's Gram (float64, shape of G_lin) from the linear Gram G_lin = X·Yᵀ and the

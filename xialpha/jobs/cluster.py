@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import ClusterSpec
-from xialpha.jobs.spec_tables import parse_size
+from xialpha.spec.sweep import ClusterSpec
+from xialpha.spec.tables import parse_size
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -36,8 +36,10 @@ IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
 
 
 @contextlib.contextmanager
-def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | None = None) -> Iterator[Client]:
-    """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it.
+def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | None = None,
+            client: Client | None = None) -> Iterator[Client]:
+    """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it;
+    a running `client` is used as it is (and left open).
 
     A cluster it starts is closed on the way out, also on KeyboardInterrupt (Ctrl-C, or SIGTERM as
     the CLI raises it): SLURM worker jobs are cancelled, local worker processes stopped, and Dask's
@@ -45,6 +47,9 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
     """
     from distributed import Client
 
+    if client is not None:
+        yield client
+        return
     security = make_security(spec.security)
     if address is not None:
         _check_address("--scheduler", address, security)

@@ -10,8 +10,8 @@ and the exact one-sided McNemar (sign) test on the paired indicators of batch t 
 One preprocessing is fitted on the full memory and its training data over all documents (sparse
 features for linear kernels, a Gram for the others) is prepared once on a worker by the sweep's
 own graph code (`xialpha.jobs.graph`); every window's fit reuses it with sample weights 0 outside
-the window. A check's rows go to the store's "drift" dataset in one
-write, so a stored check is always complete.
+the window. A check's rows (columns: `xialpha.storage.schema.DRIFT_COLUMNS`) go to the store's
+"drift" dataset in one write, so a stored check is always complete.
 """
 
 from __future__ import annotations
@@ -23,32 +23,16 @@ import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
 from scipy.stats import binomtest
 
 from xialpha.errors import UserError
 from xialpha.estimators import Estimate, fit_svm, xi_alpha_indicator
 from xialpha.jobs import tasks
-from xialpha.jobs.drift_spec import DriftSpec, Stream, split_batches
+from xialpha.spec.drift import DriftSpec, Stream, split_batches
 from xialpha.jobs.graph import RETRIES, submit_corpus, submit_training_data
-from xialpha.storage import ResultStore, config_key
+from xialpha.storage import ResultStore, config_key, estimate_values, typed_table
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
-
-# The drift dataset's columns, one row per config x category x window (errors are fractions 0..1,
-# NaN where undefined; verdict: "drift", "no drift" or "failed", repeated on every row of a group).
-_COLUMNS = {
-    pa.string(): "check_id check_key sweep_id run_id data_fingerprint newest_batch category preprocessing_id "
-                 "kernel kernel_id window_first_batch status error_message verdict check_error",
-    pa.int64(): "n_batches window n n_pos n_sv n_newest n_newest_pos xa_d_pos xa_d_neg chosen_window full_worse "
-                "chosen_worse",
-    pa.float64(): "C j rho r_delta2 xa_error xa_recall xa_precision xa_f1 chosen_error full_error p_value "
-                  "margin_points alpha",
-    pa.bool_(): "full_memory chosen",
-    pa.timestamp("us", tz="UTC"): "checked_at",
-}
-DRIFT_SCHEMA = pa.schema([(name, kind) for kind, names in _COLUMNS.items() for name in names.split()])
-
 
 @dataclass(frozen=True)
 class WindowJob:
@@ -277,8 +261,9 @@ class DriftReport:
 
 
 def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-                    force: bool = False, on_dashboard=None) -> DriftReport:
-    """Check the newest batch on the spec's cluster (or `address`) and append the rows to the store.
+                    force: bool = False, on_dashboard=None, client=None) -> DriftReport:
+    """Check the newest batch on the spec's cluster (or `address`, or a running `client`, left
+    open) and append the rows to the store.
 
     A newest batch already checked with the same spec and data is not recomputed unless `force`.
     """
@@ -297,14 +282,14 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
         report.rows, report.skipped = stored, True
         return report
     report.run_id = uuid.uuid4().hex[:12]
-    with connect(spec.cluster, address=address, workers=workers) as client:
+    with connect(spec.cluster, address=address, workers=workers, client=client) as client:
         if on_dashboard:
             on_dashboard(client.dashboard_link)
         checks = check_stream(spec, stream, categories, client=client, run_id=report.run_id)
     checked_at = datetime.datetime.now(datetime.timezone.utc)
     report.rows = check_rows(spec, stream, checks, check_key=check_key, run_id=report.run_id,
                              fingerprint=fingerprint, checked_at=checked_at)
-    store.append("drift", pa.Table.from_pylist(report.rows, schema=DRIFT_SCHEMA))
+    store.append("drift", typed_table("drift", report.rows))
     report.wall_seconds = time.monotonic() - start
     return report
 
@@ -318,8 +303,6 @@ def stream_fingerprint(stream: Stream) -> str:
 
 def stored_check(store: ResultStore, drift_id: str, check_key: str) -> list[dict]:
     """The stored rows of check `check_key` ([] if none)."""
-    if not store.location.data_files(store.location.path("drift", f"sweep_id={drift_id}")):
-        return []  # nothing stored for this drift id yet (reading an absent dataset is refused)
     return store.read("drift", filters=[("check_key", "=", check_key)], sweep_id=drift_id).to_pylist()
 
 
@@ -356,15 +339,9 @@ def check_rows(spec: DriftSpec, stream: Stream, checks: list[GroupCheck], *, che
                 "full_memory": job.window == job.newest + 1, "status": result.status, "error_message": result.message,
                 "n": result.n, "n_pos": result.n_pos, "n_sv": result.n_sv, "r_delta2": result.r_delta2,
                 "n_newest": newest.stop - newest.start, "n_newest_pos": positives[job.category],
-                **_estimate_columns(result.estimate),
+                **estimate_values(result.estimate, "xa"),
                 "chosen": decision is not None and result is decision.chosen,
                 **summary, "margin_points": spec.margin_points, "alpha": spec.alpha,
             })
     return rows
 
-
-def _estimate_columns(estimate: Estimate | None) -> dict:
-    """xa_d_pos, xa_d_neg, xa_error, xa_recall, xa_precision, xa_f1 on the newest batch (None without a fit)."""
-    if estimate is None:
-        return {f"xa_{name}": None for name in ("d_pos", "d_neg", "error", "recall", "precision", "f1")}
-    return estimate.columns()

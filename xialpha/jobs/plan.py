@@ -7,11 +7,10 @@ Linear kernels are batched as C paths (warm starts); kernel-path fits in batches
 
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass, field
 
-from xialpha.jobs.spec import SweepSpec
+from xialpha.spec.sweep import SweepSpec
 from xialpha.storage import config_key
 
 MAX_BATCH = 16  # fits per task at most, so results still arrive (and are stored) steadily
@@ -96,17 +95,6 @@ class SweepPlan:
         kinds = {(p, self.is_linear(k)) for p, k in self.data_pairs}
         derived = sum(1 for _, k in self.data_pairs if not self.is_linear(k))
         return len(preprocessings) + len(kinds) + derived + len(self.batches)
-
-
-def data_fingerprint(spec: SweepSpec, corpus) -> str:
-    """What the results depend on in the data: the training split's fingerprint, combined with
-    the test split's when the holdout estimator runs on it."""
-    split = spec.corpus.train_split
-    fingerprint = (corpus if split is None else corpus.split(split)).fingerprint()
-    if spec.estimators.holdout and spec.corpus.test_split:
-        test = corpus.split(spec.corpus.test_split).fingerprint()
-        fingerprint = hashlib.sha256(f"{fingerprint}:{test}".encode()).hexdigest()
-    return fingerprint
 
 
 def estimator_settings(spec: SweepSpec) -> dict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -12,10 +11,10 @@ from distributed import as_completed, get_task_stream
 from xialpha.errors import UserError, did_you_mean
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.graph import submit_plan
-from xialpha.jobs.plan import Batch, SweepPlan, data_fingerprint, make_plan
+from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
-from xialpha.jobs.spec import SweepSpec
-from xialpha.storage import ResultStore
+from xialpha.spec.sweep import SweepSpec
+from xialpha.storage import ResultStore, typed_table
 
 
 @dataclass
@@ -57,7 +56,7 @@ def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads
                                              min_positives=cats.min_positives)
     except UserError as exc:
         raise UserError(f"corpus.categories.{exc}") from None
-    fingerprint = data_fingerprint(spec, corpus)
+    fingerprint = spec.data_fingerprint(corpus)
     done = set() if force else store.done_keys(spec.id)
     plan = make_plan(spec, categories, fingerprint, len(train), 0 if test is None else len(test), done,
                      force=force, threads=threads)
@@ -75,11 +74,11 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     if not plan.batches:
         return summary
     base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
-    with contextlib.nullcontext(client) if client is not None else connect(spec.cluster, address=address,
-                                                                           workers=workers) as client:
+    with connect(spec.cluster, address=address, workers=workers, client=client) as client:
         # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
-        store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
-                                 "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
+        store.append("sweeps", typed_table("sweeps", [{
+            "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
+            "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}]))
         summary.dashboard = client.dashboard_link
         if on_dashboard:
             on_dashboard(summary.dashboard)

@@ -29,8 +29,8 @@ from xialpha.estimators import (
     xi_alpha_extended,
 )
 from xialpha.jobs.plan import Batch, FitJob
-from xialpha.jobs.spec import EstimatorSpec
-from xialpha.storage import pack_bits
+from xialpha.spec.sweep import EstimatorSpec
+from xialpha.storage import estimate_values, pack_bits
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,7 +212,7 @@ def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, 
     for rho, key in job.keys:
         row = {**common, **training, "rho": rho, "config_key": key, "estimate_seconds": estimate_seconds}
         for estimate in shared + per_rho[rho]:
-            row.update(estimate.columns())
+            row.update(estimate_values(estimate))
             if estimate.retrains and estimate.method == "loo":
                 row["loo_retrains"] = estimate.retrains
             if estimate.indicator is not None and estimate.method != "apparent":

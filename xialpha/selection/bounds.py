@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from xialpha.estimators.metrics import metrics_from_counts
+
 CONFIDENCE = 0.95
 DRAWS = 40_000
 PRIOR = 0.5  # Jeffreys' Beta(0.5, 0.5)
@@ -58,7 +60,12 @@ class Confusion:
 
 
 def clopper_pearson_lower(k: int, n: int, confidence: float = CONFIDENCE) -> float:
-    """Exact one-sided lower bound on a proportion from k successes in n trials (NaN if n = 0)."""
+    """Exact one-sided lower bound on a proportion from k successes in n trials (NaN if n = 0).
+
+    The closed form (a Beta quantile), not `scipy.stats.binomtest(k, n).proportion_ci(2c - 1,
+    "exact")`: that solves for the same bounds numerically and differs from them by up to ~5e-13,
+    so stored bounds would change in their last digits (tests/test_selection_certify.py checks
+    that the two agree within 1e-9)."""
     if n == 0:
         return float("nan")
     return 0.0 if k == 0 else float(stats.beta.ppf(1.0 - confidence, k, n - k + 1))
@@ -72,15 +79,9 @@ def clopper_pearson_upper(k: int, n: int, confidence: float = CONFIDENCE) -> flo
 
 
 def point_metrics(c: Confusion) -> dict[str, float]:
-    """error, recall, precision, F1 on the test set (NaN where a denominator is 0)."""
-    predicted, positives = c.tp + c.fp, c.tp + c.fn
-    denominator = 2 * c.tp + c.fp + c.fn
-    return {
-        "error": (c.fp + c.fn) / c.n,
-        "recall": c.tp / positives if positives else float("nan"),
-        "precision": c.tp / predicted if predicted else float("nan"),
-        "f1": 2 * c.tp / denominator if denominator else float("nan"),
-    }
+    """error, recall, precision, F1 on the test set (NaN where undefined: `metrics_from_counts`)."""
+    values = metrics_from_counts(c.n, c.tp + c.fn, c.fn, c.fp)
+    return {name: float(value) for name, value in values.items()}
 
 
 def binomial_bounds(c: Confusion, confidence: float = CONFIDENCE) -> dict[str, float]:

@@ -19,10 +19,10 @@ import datetime
 import functools
 import operator
 import secrets
+import warnings
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from xialpha import __version__
 from xialpha.errors import UserError
@@ -37,10 +37,10 @@ from xialpha.selection.bounds import (
 )
 from xialpha.selection.objective import metric_values
 from xialpha.selection.records import read_if_stored
+from xialpha.storage import typed_table
+from xialpha.storage.schema import METRICS
 
 DATASET = "certifications"
-METRICS = ("error", "recall", "precision", "f1")
-BOUNDS = ("error_upper", "recall_lower", "precision_lower", "f1_lower")
 SEQUENTIAL_WARNING = (
     "warning: this test split was already used by {count} certification(s) ({ids}). Testing again and keeping "
     "the better result biases effectiveness estimates upward (sequential testing, Webber et al. 2013): the bounds "
@@ -76,8 +76,8 @@ def store_certification(store, table: pa.Table, test_fingerprint: str, certifica
         if claim is None:
             holder = (store.claimed(DATASET, _claim_name(test_fingerprint)) or {}).get("certification_id", "another one")
             raise UserError(
-                f"--test-split: certification {holder} used this test set while this one ran; nothing was stored. A "
-                "second certification on it biases the result (sequential testing); use a fresh test set, or --force"
+                f"test_split=: certification {holder} used this test set while this one ran; nothing was stored. A "
+                "second certification on it biases the result (sequential testing); use a fresh test set, or force=True"
             )
     try:
         store.append(DATASET, table)
@@ -97,8 +97,8 @@ def check_sealed(previous: list[str], force: bool) -> str | None:
         return None
     if not force:
         raise UserError(
-            f"--test-split: this test set was already used for certification {', '.join(previous)}; a second "
-            "certification on it biases the result (sequential testing); use a fresh test set, or --force"
+            f"test_split=: this test set was already used for certification {', '.join(previous)}; a second "
+            "certification on it biases the result (sequential testing); use a fresh test set, or force=True"
         )
     return SEQUENTIAL_WARNING.format(count=len(previous), ids=", ".join(previous), confidence=CONFIDENCE)
 
@@ -114,7 +114,7 @@ def confusions(trained, test_corpus) -> dict[str, Confusion]:
 
 def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str], *,
                         confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
-    """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and BOUNDS. The macro
+    """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and bounds. The macro
     averages complete undefined per-category metrics as `xialpha.selection.objective` does."""
     rows = []
     for category, c in counts.items():
@@ -138,30 +138,69 @@ def _counts(c: Confusion) -> dict:
     return {"tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn}
 
 
-def certification_table(frame: pd.DataFrame, identity: dict) -> pa.Table:
-    """The frame with `identity` columns (certification_id, sweep_id, ...) as typed rows."""
+def certification_table(frame: pd.DataFrame, identity: dict):
+    """The frame with `identity` columns (certification_id, sweep_id, ...) as rows typed by the
+    store (`xialpha.storage.schema.CERTIFICATION_COLUMNS`)."""
     now = datetime.datetime.now(datetime.timezone.utc)
-    fields = [
-        ("certification_id", pa.string()), ("sweep_id", pa.string()), ("selection_id", pa.string()),
-        ("test_split", pa.string()), ("test_fingerprint", pa.string()), ("n_test", pa.int64()),
-        ("category", pa.string()), ("scope", pa.string()), ("config_key", pa.string()),
-        *[(name, pa.int64()) for name in ("tp", "fp", "fn", "tn")],
-        *[(name, pa.float64()) for name in (*METRICS, *BOUNDS)],
-        ("confidence", pa.float64()), ("draws", pa.int64()), ("forced", pa.bool_()),
-        ("previous_certifications", pa.int64()), ("xialpha_version", pa.string()),
-        ("created_at", pa.timestamp("us", tz="UTC")),
-    ]
-    records = []
-    for row in frame.to_dict("records"):
-        record = {**identity, **row, "xialpha_version": __version__, "created_at": now}
-        records.append({name: _plain(record.get(name), type_) for name, type_ in fields})
-    return pa.Table.from_pylist(records, schema=pa.schema(fields))
+    return typed_table(DATASET, [{**identity, **row, "xialpha_version": __version__, "created_at": now}
+                                 for row in frame.to_dict("records")])
 
 
-def _plain(value, type_: pa.DataType):
-    """numpy scalars as Python values; NaN (pandas' missing value) as null outside float columns."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and np.isnan(value) and not pa.types.is_floating(type_):
-        return None
-    return value
+MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
+
+
+def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool = False,
+                      confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0, spec_path: str | None = None,
+                      corpus=None):
+    """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
+    them once on `test_split`, store the rows and return them as a table typed by the store.
+
+    Warns (UserWarning) where the bounds are weakened: a forced second use of a test set, or a
+    test split the sweep computed held-out estimates on. UserError, nothing stored, for a split
+    that is not sealed (the training split; the holdout estimator's split unless forced).
+    """
+    from xialpha.selection.context import load_context
+    from xialpha.selection.refit import train_selected
+
+    if not 0.5 <= confidence < 1:
+        raise UserError(f"confidence=: must be in [0.5, 1), got {confidence}")
+    if not 1000 <= draws <= MAX_DRAWS:
+        raise UserError(f"draws=: must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}")
+    if seed < 0:
+        raise UserError(f"seed=: must be >= 0, got {seed}")
+    sweep_id, selection_id = str(rows["sweep_id"].iloc[0]), str(rows["selection_id"].iloc[0])
+    context = load_context(store, sweep_id, str(rows["data_fingerprint"].iloc[0]), spec_path, corpus)
+    _check_split(context.spec, test_split, str(rows["estimator"].iloc[0]), force)
+    test = context.split(test_split)
+    test_fingerprint = test.fingerprint()
+    previous = previous_certifications(store, test_fingerprint)
+    warning = check_sealed(previous, force)
+    if warning:
+        warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=3)
+    trained = train_selected(context, rows)
+    frame = certification_frame(confusions(trained, test), dict(zip(rows["category"], rows["config_key"])),
+                                confidence=confidence, draws=draws, seed=seed)
+    certification_id = new_certification_id()
+    identity = {"certification_id": certification_id, "sweep_id": sweep_id, "selection_id": selection_id,
+                "test_split": test_split, "test_fingerprint": test_fingerprint, "n_test": len(test),
+                "confidence": confidence, "draws": draws, "forced": bool(previous),
+                "previous_certifications": len(previous)}
+    table = certification_table(frame, identity)
+    store_certification(store, table, test_fingerprint, certification_id, first=not previous)
+    return table
+
+
+def _check_split(spec, name: str, estimator: str, force: bool) -> None:
+    """Refuse splits the sweep trained or selected on; warn where held-out values were computed."""
+    train_split = spec.corpus.train_split
+    if train_split is None:
+        raise UserError(f"test_split=: sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); "
+                        "no split of it is sealed")
+    if name == train_split:
+        raise UserError(f"test_split=: {name!r} is the sweep's training split")
+    if name == spec.corpus.test_split and spec.estimators.holdout:
+        if estimator == "holdout" and not force:
+            raise UserError(f"test_split=: the selection was made with the holdout estimator on {name!r}; it is not "
+                            "sealed (use another split, or force=True)")
+        warnings.warn(f"the sweep computed held-out estimates on {name!r}; the bounds hold only if no choice was "
+                      "based on them", UserWarning, stacklevel=4)

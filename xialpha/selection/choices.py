@@ -1,4 +1,6 @@
-"""The selection options, importable without numpy or pandas (the CLI parser reads them)."""
+"""The selection options (the CLI parser reads them; the estimators are storage's registry)."""
+
+from xialpha.storage.schema import ESTIMATORS
 
 # The estimator a selection uses unless told otherwise: the span estimate of the LOO error.
 # bench/selection_quality.py, 10 fresh Reuters splits (9 C x 2 preprocessings, 10 categories):
@@ -10,4 +12,4 @@ DEFAULT_RHO = 1.0
 MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
 METRIC_CHOICES = tuple(MAXIMISED)
 AVERAGES = ("macro", "micro")
-ESTIMATOR_CHOICES = ("xa", "span", "xa_ext", "loo", "kfold", "bootstrap", "holdout", "apparent")
+ESTIMATOR_CHOICES = ESTIMATORS

@@ -39,28 +39,29 @@ class SweepContext:
         """A named split of the corpus (UserError naming the splits there are)."""
         if name not in self.corpus.split_names:
             splits = ", ".join(self.corpus.split_names) or "none"
-            raise UserError(f"--test-split: the corpus has no split {name!r} (it has: {splits})")
+            raise UserError(f"test_split=: the corpus has no split {name!r} (it has: {splits})")
         return self.corpus.split(name)
 
 
-def load_context(store, sweep_id: str, data_fingerprint: str, spec_path: str | None = None) -> SweepContext:
-    """The context of `sweep_id` whose training data has `data_fingerprint`."""
-    from xialpha.jobs import plan
-    from xialpha.jobs.spec import load_spec, parse_spec
+def load_context(store, sweep_id: str, data_fingerprint: str, spec_path: str | None = None,
+                 corpus=None) -> SweepContext:
+    """The context of `sweep_id` whose training data has `data_fingerprint`; `corpus`: the
+    in-memory corpus the sweep was given (`parse_spec(corpus=)`), None to load the spec's."""
+    from xialpha.spec.sweep import load_spec, parse_spec
 
     if spec_path is not None:
-        spec = load_spec(spec_path)
+        spec = load_spec(spec_path, corpus=corpus)
         if spec.id != sweep_id:
-            raise UserError(f"--spec: {spec_path} is sweep {spec.id!r}, not {sweep_id!r}")
+            raise UserError(f"spec=: {spec_path} is sweep {spec.id!r}, not {sweep_id!r}")
     else:
         text, spec_dir = _stored_spec(store, sweep_id, data_fingerprint)
-        spec = parse_spec(text, source=f"sweep {sweep_id!r} spec", base_dir=spec_dir)
+        spec = parse_spec(text, source=f"sweep {sweep_id!r} spec", base_dir=spec_dir, corpus=corpus)
     corpus = spec.corpus.load()
     train = corpus if spec.corpus.train_split is None else corpus.split(spec.corpus.train_split)
-    if plan.data_fingerprint(spec, corpus) != data_fingerprint:
+    if spec.data_fingerprint(corpus) != data_fingerprint:
         raise UserError(
             f"corpus: the documents loaded for sweep {sweep_id!r} ({spec.corpus.loader}) differ from the ones it "
-            "trained on (fingerprint mismatch); point --spec at the spec file so relative paths resolve"
+            "trained on (fingerprint mismatch); pass the spec file as spec= so relative paths resolve"
         )
     return SweepContext(spec, corpus, train)
 
@@ -74,7 +75,7 @@ def _stored_spec(store, sweep_id: str, data_fingerprint: str) -> tuple[str, str 
     if runs is not None:
         runs = runs[runs["data_fingerprint"] == data_fingerprint]
     if runs is None or runs.empty:
-        raise UserError(f"--sweep: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass --spec FILE")
+        raise UserError(f"sweep=: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass its spec file as spec=")
     newest = runs.sort_values("created_at").iloc[-1]
     spec_dir = newest.get("spec_dir")
     return str(newest["spec_toml"]), spec_dir if isinstance(spec_dir, str) and spec_dir else None

@@ -1,15 +1,19 @@
-"""What a selection optimises: a metric of one estimator's counts, per category or averaged.
+"""What a selection optimises: a metric of one estimator's estimates, per category or averaged.
 
-Counts per result row and estimator prefix p: n and n_pos examples (holdout_n / holdout_n_pos
-for "holdout"), d_pos false negatives and d_neg false positives (p_d_pos, p_d_neg; derived
-from p_recall and p_error when a resampling estimator stored fractional counts as null).
+A config's value is the stored metric column <estimator>_<metric> of its results row
+(`stored_values`), the metric the worker computed next to the training. Counts per row and
+estimator prefix p (`estimator_counts`): n and n_pos examples (holdout_n / holdout_n_pos for
+"holdout"), d_pos false negatives and d_neg false positives (p_d_pos, p_d_neg; derived from
+p_recall and p_error when a resampling estimator stored fractional counts as null); metrics of
+counts (micro averages, cost) come from `xialpha.estimators.metrics.metrics_from_counts`.
 
-Undefined metrics are completed before ranking or averaging, so NaN never wins nor vanishes:
-with no positive examples, recall, precision and F1 are 1 (nothing to find, nothing wrongly
-claimed: Lewis 1995, seed 003); with positives but no positive prediction, precision is 0.
-Micro averages pool n, n_pos, d_pos, d_neg over categories, then compute the metric; macro
-averages take the mean of the per-category values (seed 002). cost is the average cost per
-decision (c_fn * d_pos + c_fp * d_neg) / n (seed 004).
+Undefined metrics (NaN, see xialpha.estimators.metrics) are completed before ranking or
+averaging by one rule, `complete_undefined`, so NaN never wins nor vanishes: with no positive
+examples, recall, precision and F1 are 1 (nothing to find, nothing wrongly claimed: Lewis 1995,
+seed 003); with positives but no positive prediction, precision is 0. Micro averages pool n,
+n_pos, d_pos, d_neg over categories, then compute the metric; macro averages take the mean of
+the per-category values (seed 002). cost is the average cost per decision
+(c_fn * d_pos + c_fp * d_neg) / n (seed 004).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
+from xialpha.estimators.metrics import metrics_from_counts
 from xialpha.selection.choices import (
     AVERAGES,
     DEFAULT_ESTIMATOR,
@@ -43,19 +48,19 @@ class Objective:
 
     def __post_init__(self):
         if self.metric not in MAXIMISED:
-            raise UserError(f"--metric: must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}")
+            raise UserError(f"metric=: must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}")
         if self.estimator not in ESTIMATOR_CHOICES:
-            raise UserError(f"--estimator: must be one of {', '.join(ESTIMATOR_CHOICES)}, got {self.estimator!r}")
+            raise UserError(f"estimator=: must be one of {', '.join(ESTIMATOR_CHOICES)}, got {self.estimator!r}")
         if self.average not in AVERAGES:
-            raise UserError(f"--average: must be macro or micro, got {self.average!r}")
+            raise UserError(f"average=: must be macro or micro, got {self.average!r}")
         if not (np.isfinite(self.rho) and self.rho > 0):
-            raise UserError(f"--rho: must be a number > 0, got {self.rho!r}")
+            raise UserError(f"rho=: must be a number > 0, got {self.rho!r}")
         for name in ("cost_fn", "cost_fp"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value >= 0):
-                raise UserError(f"--{name.replace('_', '-')}: must be a number >= 0, got {value!r}")
+                raise UserError(f"{name}=: must be a number >= 0, got {value!r}")
         if self.cost_fn == 0 and self.cost_fp == 0:
-            raise UserError("--cost-fn, --cost-fp: at least one cost must be > 0")
+            raise UserError("cost_fn=, cost_fp=: at least one cost must be > 0")
 
     @property
     def maximise(self) -> bool:
@@ -69,10 +74,17 @@ class Objective:
         """The completed metric of each row of `counts` (n, n_pos, d_pos, d_neg)."""
         return metric_values(counts, self.metric, self.cost_fn, self.cost_fp)
 
+    def row_values(self, rows: pd.DataFrame) -> np.ndarray:
+        """The completed metric of each results row: the stored one (cost: from the counts)."""
+        if self.metric == "cost":
+            return self.values(self.counts(rows))
+        return stored_values(rows, self.estimator, self.metric)
+
     def average_value(self, counts: pd.DataFrame) -> float:
-        """The macro or micro average over the rows of `counts` (one row per category)."""
+        """The macro average of the `value` column or the micro average of the counts (n, n_pos,
+        d_pos, d_neg) over the rows of `counts` (one row per category)."""
         if self.average == "macro":
-            return float(np.mean(self.values(counts)))
+            return float(np.mean(counts["value"].to_numpy(dtype=float)))
         pooled = counts[["n", "n_pos", "d_pos", "d_neg"]].sum().to_frame().T
         return float(self.values(pooled)[0])
 
@@ -92,32 +104,36 @@ def estimator_counts(rows: pd.DataFrame, prefix: str) -> pd.DataFrame:
     return pd.DataFrame({"n": n, "n_pos": n_pos, "d_pos": d_pos, "d_neg": d_neg}, index=rows.index)
 
 
+def stored_values(rows: pd.DataFrame, prefix: str, metric: str) -> np.ndarray:
+    """The completed stored metric <prefix>_<metric> of each results row, shape (rows,); NaN
+    where the estimator did not run (no <prefix>_error)."""
+    n_pos = _column(rows, "holdout_n_pos" if prefix == "holdout" else "n_pos")
+    ran = ~np.isnan(_column(rows, f"{prefix}_error"))
+    return np.where(ran, complete_undefined(metric, _column(rows, f"{prefix}_{metric}"), n_pos), np.nan)
+
+
 def metric_values(counts: pd.DataFrame, metric: str, cost_fn: float = 1.0, cost_fp: float = 1.0) -> np.ndarray:
-    """Completed metric values (see module docstring) from count columns, shape (rows,);
-    NaN where a count is missing (the estimator did not run)."""
+    """Completed metric values from count columns n, n_pos, d_pos, d_neg, shape (rows,); NaN
+    where a count is missing (the estimator did not run)."""
     n, n_pos = counts["n"].to_numpy(float), counts["n_pos"].to_numpy(float)
     d_pos, d_neg = counts["d_pos"].to_numpy(float), counts["d_neg"].to_numpy(float)
     missing = np.isnan(n) | np.isnan(n_pos) | np.isnan(d_pos) | np.isnan(d_neg)
-    return np.where(missing, np.nan, _completed(metric, n, n_pos, d_pos, d_neg, cost_fn, cost_fp))
+    if metric == "cost":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = (cost_fn * d_pos + cost_fp * d_neg) / n
+    else:
+        values = complete_undefined(metric, metrics_from_counts(n, n_pos, d_pos, d_neg)[metric], n_pos)
+    return np.where(missing, np.nan, values)
 
 
-def _completed(metric, n, n_pos, d_pos, d_neg, cost_fn, cost_fp) -> np.ndarray:
-    tp = n_pos - d_pos
-    no_positives = n_pos == 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if metric == "error":
-            return (d_pos + d_neg) / n
-        if metric == "cost":
-            return (cost_fn * d_pos + cost_fp * d_neg) / n
-        if metric == "recall":
-            return np.where(no_positives, 1.0, tp / n_pos)
-        if metric == "precision":
-            predicted = tp + d_neg
-            return np.where(predicted > 0, tp / predicted, np.where(no_positives, 1.0, 0.0))
-        if metric == "f1":
-            denominator = 2 * n_pos - d_pos + d_neg
-            return np.where(denominator > 0, 2 * tp / denominator, 1.0)
-    raise ValueError(f"metric: unknown {metric!r}")
+def complete_undefined(metric: str, values: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
+    """`values` of `metric` with each undefined (NaN) recall, precision or F1 completed: 1 where
+    there are no positives (n_pos = 0), else 0 (positives, none predicted: precision). Error
+    and cost are never completed."""
+    values = np.asarray(values, dtype=float)
+    if metric not in ("recall", "precision", "f1"):
+        return values
+    return np.where(np.isnan(values), np.where(np.asarray(n_pos) == 0, 1.0, 0.0), values)
 
 
 def _column(rows: pd.DataFrame, name: str) -> np.ndarray:

@@ -20,7 +20,7 @@ VALUE_DECIMALS = 12
 def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """The rows of one category with a `value` column, sorted best first."""
     ranked = rows.copy()
-    ranked["value"] = objective.values(objective.counts(rows))
+    ranked["value"] = objective.row_values(rows)
     ranked["total_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce") if "n_sv" in rows else np.nan
     return _sort(ranked.dropna(subset=["value"]), objective, "config_key")
 
@@ -32,6 +32,7 @@ def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str])
     of the per-category config keys in `categories` order) and group (a stable config label).
     """
     counts = objective.counts(rows)
+    counts["value"] = objective.row_values(rows)
     counts["category"] = rows["category"].to_numpy()
     counts["config_key"] = rows["config_key"].to_numpy()
     counts["n_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce").to_numpy() if "n_sv" in rows else np.nan

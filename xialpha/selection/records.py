@@ -13,45 +13,16 @@ from __future__ import annotations
 import datetime
 import secrets
 
-import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from xialpha import __version__
 from xialpha.errors import UserError, did_you_mean
-from xialpha.selection.choices import METRIC_CHOICES
-from xialpha.selection.objective import metric_values
+from xialpha.selection.objective import stored_values
 from xialpha.selection.selector import Selection
+from xialpha.storage import typed_table
+from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES
 
 DATASET = "selections"
-CONFIG_COLUMNS = (
-    "config_key", "data_fingerprint", "preprocessing_id", "pp_lowercase", "pp_token_pattern", "pp_stop_words",
-    "pp_stemming", "pp_min_df", "pp_max_df", "pp_tf", "pp_idf", "pp_norm", "kernel", "kernel_id", "gamma",
-    "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable", "r_delta2",
-)
-P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t", "p_macro_rank_t")
-_F, _S, _I, _B = pa.float64(), pa.string(), pa.int64(), pa.bool_()
-
-
-def selection_schema() -> pa.Schema:
-    """The Arrow schema of selection rows (config columns typed as in the results dataset)."""
-    from xialpha.storage.schema import results_schema
-
-    results = results_schema()
-    fields = [
-        ("selection_id", _S), ("sweep_id", _S), ("category", _S), ("mode", _S), ("metric", _S),
-        ("estimator", _S), ("rho", _F), ("average", _S), ("cost_fn", _F), ("cost_fp", _F), ("alpha", _F),
-        ("value", _F), ("selection_value", _F),
-        *[(name, results.field(name).type) for name in CONFIG_COLUMNS],
-        *[(f"estimate_{m}", _F) for m in METRIC_CHOICES if m != "cost"],
-        ("estimate_d_pos", _F), ("estimate_d_neg", _F),
-        ("runner_up_config_key", _S), ("runner_up_preprocessing_id", _S), ("runner_up_kernel_id", _S),
-        ("runner_up_C", _F), ("runner_up_j", _F), ("runner_up_value", _F), ("runner_up_selection_value", _F),
-        *[(name, _F) for name in P_VALUES],
-        ("not_significant", _B), ("n_runners_up", _I), ("n_runners_up_not_significant", _I),
-        ("n_candidates", _I), ("xialpha_version", _S), ("created_at", pa.timestamp("us", tz="UTC")),
-    ]
-    return pa.schema([pa.field(name, type_) for name, type_ in fields])
 
 
 def new_selection_id() -> str:
@@ -60,14 +31,16 @@ def new_selection_id() -> str:
     return f"sel-{now}-{secrets.token_hex(3)}"
 
 
-def selection_rows(selection: Selection, selection_id: str) -> pa.Table:
-    """The "selections" rows of `selection`, one per category, as a typed Arrow table."""
+def selection_rows(selection: Selection, selection_id: str):
+    """The "selections" rows of `selection`, one per category, as a table typed by the store
+    (`xialpha.storage.schema.SELECTION_COLUMNS`; `.to_pandas()` for a DataFrame)."""
     objective = selection.objective
     now = datetime.datetime.now(datetime.timezone.utc)
     rows = []
     for choice in selection.choices:
         chosen = choice.chosen
-        counts = objective.counts(chosen.to_frame().T)
+        frame = chosen.to_frame().T
+        counts = objective.counts(frame)
         first = choice.runners_up.iloc[0] if len(choice.runners_up) else None
         comparison = choice.comparisons[0] if choice.comparisons else None
         flags = [c.not_significant(selection.alpha) for c in choice.comparisons]
@@ -78,9 +51,9 @@ def selection_rows(selection: Selection, selection_id: str) -> pa.Table:
             "cost_fn": objective.cost_fn, "cost_fp": objective.cost_fp, "alpha": selection.alpha,
             "value": float(chosen["value"]),
             "selection_value": selection.global_value if selection.mode == "global" else float(chosen["value"]),
-            **{name: _plain(chosen.get(name)) for name in CONFIG_COLUMNS},
-            **{f"estimate_{m}": float(metric_values(counts, m)[0]) for m in METRIC_CHOICES if m != "cost"},
-            "estimate_d_pos": float(counts["d_pos"].iloc[0]), "estimate_d_neg": float(counts["d_neg"].iloc[0]),
+            **{name: chosen.get(name) for name in CONFIG_COLUMNS},
+            **{f"estimate_{m}": float(stored_values(frame, objective.estimator, m)[0]) for m in METRICS},
+            **{f"estimate_{name}": float(counts[name].iloc[0]) for name in COUNTS},
             **_runner_up(first, choice.runner_up_group_values),
             **(comparison.p_values() if comparison else dict.fromkeys(P_VALUES, float("nan"))),
             "not_significant": flags[0] if flags else None,
@@ -88,7 +61,7 @@ def selection_rows(selection: Selection, selection_id: str) -> pa.Table:
             "n_candidates": selection.n_candidates, "xialpha_version": __version__, "created_at": now,
         }
         rows.append(row)
-    return pa.Table.from_pylist(rows, schema=selection_schema())
+    return typed_table(DATASET, rows)
 
 
 def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
@@ -103,15 +76,8 @@ def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     }
 
 
-def _plain(value):
-    """numpy/pandas scalars as Python values; missing values as None."""
-    if value is None or (not isinstance(value, (str, bytes)) and pd.isna(value)):
-        return None
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def read_if_stored(store, dataset: str, filters=None) -> pa.Table | None:
-    """Rows of a generic dataset (selections, certifications, sweeps), None when none match."""
+def read_if_stored(store, dataset: str, filters=None):
+    """Rows of a dataset typed by rows (selections, certifications, sweeps) as an Arrow table, None when none match."""
     table = store.read(dataset, filters=filters)
     return table if table.num_rows else None
 
@@ -122,6 +88,6 @@ def read_selection(store, selection_id: str) -> pd.DataFrame:
     if table is None:
         stored = read_if_stored(store, DATASET)
         known = [] if stored is None else sorted(set(stored["selection_id"].to_pylist()), reverse=True)
-        raise UserError(f"--selection: no selection {selection_id!r} in store {store.uri}"
+        raise UserError(f"selection=: no selection {selection_id!r} in store {store.uri}"
                         f"{did_you_mean(selection_id, known, listing='newest stored')}")
     return table.to_pandas().sort_values("category").reset_index(drop=True)

@@ -125,32 +125,34 @@ def train_selected(context: SweepContext, chosen: pd.DataFrame) -> TrainedSelect
     return TrainedSelection(preprocessings, sorted(models, key=lambda m: order[m.category]))
 
 
-def refit_selection(store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection=") -> TrainedSelection:
+def refit_selection(store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection=",
+                    corpus=None) -> TrainedSelection:
     """`train_selected` for selection rows of one sweep in `store` (its stored spec, or the spec
-    file at `spec_path`); UserError naming `parameter` when the rows come from several training sets."""
+    file at `spec_path`; `corpus`: the in-memory corpus the sweep was given); UserError naming
+    `parameter` when the rows come from several training sets."""
     from xialpha.selection.context import load_context
 
     fingerprints = chosen["data_fingerprint"].unique()
     if len(fingerprints) != 1:
         raise UserError(f"{parameter}: the chosen configs come from {len(fingerprints)} different training sets")
-    context = load_context(store, str(chosen["sweep_id"].iloc[0]), str(fingerprints[0]), spec_path)
+    context = load_context(store, str(chosen["sweep_id"].iloc[0]), str(fingerprints[0]), spec_path, corpus)
     return train_selected(context, chosen)
 
 
 class _KernelGrams:
     """Gram matrices (n, n) of the rows of X, one per non-linear kernel, from one linear Gram made
-    on first use (within `limit_bytes`, default DEFAULT_GRAM_LIMIT_BYTES)."""
+    on first use (within `limit_bytes`: the spec's gram_memory_limit, as in the sweep)."""
 
-    def __init__(self, X, limit_bytes: int | None):
+    def __init__(self, X, limit_bytes: int):
         self.X, self.limit_bytes, self.grams = X, limit_bytes, {}
         self.linear = self.sq_norms = None  # made together on first use
 
     def of(self, kernel):
-        from xialpha.features import DEFAULT_GRAM_LIMIT_BYTES, linear_gram, row_sq_norms
+        from xialpha.features import linear_gram, row_sq_norms
 
         if kernel.id not in self.grams:
             if self.linear is None:
-                self.linear = linear_gram(self.X, limit_bytes=self.limit_bytes or DEFAULT_GRAM_LIMIT_BYTES)
+                self.linear = linear_gram(self.X, limit_bytes=self.limit_bytes)
                 self.sq_norms = row_sq_norms(self.X)
             self.grams[kernel.id] = kernel.from_linear(self.linear, self.sq_norms)
         return self.grams[kernel.id]

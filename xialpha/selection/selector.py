@@ -74,7 +74,7 @@ def select(
     estimator (absent keys: micro tests are skipped); None skips all micro tests.
     """
     if runners_up < 0:
-        raise UserError(f"--runners-up: must be >= 0, got {runners_up}")
+        raise UserError(f"runners_up=: must be >= 0, got {runners_up}")
     rows = candidate_rows(results, objective, sweep_id)
     categories = sorted(rows["category"].unique())
     loader = load_indicators or (lambda keys: {})
@@ -103,16 +103,16 @@ def default_estimator(results: pd.DataFrame) -> str:
 def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -> pd.DataFrame:
     """The rows at the objective's rho that have the objective's estimator; UserError if none."""
     if results.empty:
-        raise UserError(f"--sweep: no successful results stored for sweep {sweep_id!r}")
+        raise UserError(f"sweep=: no successful results stored for sweep {sweep_id!r}")
     at_rho = results[np.isclose(results["rho"].astype(float), objective.rho, rtol=0, atol=RHO_ATOL)]
     if at_rho.empty:
         found = ", ".join(f"{r:g}" for r in sorted(results["rho"].unique()))
-        raise UserError(f"--rho: sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})")
+        raise UserError(f"rho=: sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})")
     counts = objective.counts(at_rho)
     has_estimate = counts[["n", "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
     if not has_estimate.any():
         raise UserError(
-            f"--estimator: sweep {sweep_id!r} has no {objective.estimator!r} estimates at rho={objective.rho:g}; "
+            f"estimator=: sweep {sweep_id!r} has no {objective.estimator!r} estimates at rho={objective.rho:g}; "
             "enable that estimator in the sweep spec"
         )
     return at_rho[has_estimate]
@@ -139,11 +139,11 @@ def _select_shared(rows, objective, categories, sweep_id, runners_up, loader, al
     groups = rank_shared(rows, objective, categories)
     if groups.empty:
         raise UserError(
-            f"--global: no configuration of sweep {sweep_id!r} has results in all {len(categories)} categories"
+            f"per_category=: no configuration of sweep {sweep_id!r} has results in all {len(categories)} categories"
         )
     top = groups.head(1 + runners_up)
     by_key = rows.set_index("config_key")
-    values = pd.Series(objective.values(objective.counts(rows)), index=rows["config_key"].to_numpy())
+    values = pd.Series(objective.row_values(rows), index=rows["config_key"].to_numpy())
     values = values[~values.index.duplicated()]
     indicators = loader([key for group_keys in top["config_keys"] for key in group_keys])
     chosen_keys = list(top["config_keys"].iloc[0])

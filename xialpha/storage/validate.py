@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime
 import numbers
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -15,15 +14,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from xialpha.errors import UserError
-from xialpha.storage.schema import TIMESTAMP, Column
-
-SWEEP_ID_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+from xialpha.storage.schema import DATASETS, SWEEP_ID_RULE, TIMESTAMP, Column, valid_sweep_id
 
 
 def check_sweep_id(sweep_id: object) -> str:
-    """Return `sweep_id` if it is safe as a path part: 1-64 letters, digits, '-', '_' or '.'."""
-    if not isinstance(sweep_id, str) or not SWEEP_ID_PATTERN.fullmatch(sweep_id) or sweep_id in (".", ".."):
-        raise UserError(f"sweep_id {sweep_id!r}: use 1-64 letters, digits, '-', '_' or '.' (not '.' or '..' alone)")
+    """Return `sweep_id` if it is safe as a path part (`valid_sweep_id`), else UserError."""
+    if not valid_sweep_id(sweep_id):
+        raise UserError(f"sweep_id {sweep_id!r}: use {SWEEP_ID_RULE}")
     return sweep_id
 
 
@@ -226,3 +223,32 @@ def flat_table(rows_or_table: object, what: str) -> pa.Table:
             )
         columns.append(Column(field.name, TIMESTAMP if _kind(value_type) == "timestamp" else value_type, False, ""))
     return conform(table, columns, what, defaults={})
+
+
+def typed_table(dataset: str, rows: Sequence[Mapping]) -> pa.Table:
+    """xialpha's own rows (dicts) of `dataset` (selections, certifications, drift, sweeps) as a
+    table of its declared columns (`Dataset.row_columns`), ready for `ResultStore.append`.
+
+    Missing columns are null, numpy and pandas scalars become Python values, NaN (pandas' missing
+    value) becomes null outside float columns; `created_at` defaults to now. A key that is not
+    a column raises UserError.
+    """
+    columns = DATASETS[dataset].row_columns
+    check_row_list(rows, dataset)
+    for index, row in enumerate(rows):
+        _reject_unknown(row.keys(), columns, f"{dataset} row {index}")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    plain = [{c.name: _plain(row.get(c.name, now if c.name == "created_at" else None), c.type) for c in columns}
+             for row in rows]
+    return pa.Table.from_pylist(plain, schema=pa.schema([pa.field(c.name, c.type) for c in columns]))
+
+
+def _plain(value: object, type_: pa.DataType) -> object:
+    """numpy scalars as Python values; pandas' NA and NaT, and NaN outside float columns, as None."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    if isinstance(value, float) and np.isnan(value) and not pa.types.is_floating(type_):
+        return None
+    return value

@@ -1,7 +1,11 @@
-"""Typed access to a TOML table that remembers which keys were read, for path-naming errors;
-the checks every spec value passes (64-bit integers, finite floats) and byte sizes."""
+"""Spec files as TOML tables: reading the text (`read_spec_text`), parsing it (`parse_toml`),
+typed access to a table that remembers which keys were read, for path-naming errors; the
+checks every spec value passes (64-bit integers, finite floats) and byte sizes."""
 
 from __future__ import annotations
+
+import tomllib
+from pathlib import Path
 
 from xialpha.errors import UserError, did_you_mean
 
@@ -162,3 +166,31 @@ def _short(value) -> str:
         return f"an integer of {value.bit_length()} bits"
     text = repr(value)
     return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+
+
+def read_spec_text(path: Path) -> str:
+    """The text of the spec file at `path`: UserError when it is not a regular file or not UTF-8."""
+    if not path.is_file():
+        raise UserError(f"{path}: spec file not found")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise UserError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
+                        "save the spec as UTF-8") from None
+
+
+def parse_toml(text: str, source: str) -> Table:
+    """The root table of TOML `text`, every value checked by `check_values`; errors name `source`."""
+    try:
+        data = tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, and integers of more than 4300 digits
+        raise UserError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{source}: not valid TOML: arrays or tables nested too deeply") from None
+    try:
+        check_values(data)
+    except UserError as exc:
+        raise UserError(f"{source}: {exc}") from None
+    return Table(data, "")

@@ -15,8 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.jobs.spec import SWEEP_ID, ClusterSpec, CorpusSpec, _cluster, _corpus, configurations, parse_toml, read_spec_text
-from xialpha.jobs.spec_tables import Table
+from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
+from xialpha.spec.sweep import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations
+from xialpha.spec.tables import Table, parse_toml, read_spec_text
+from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
 
 BATCH_SOURCES = ("time", "split")
 PERIOD_UNITS = ("h", "D", "W", "M", "Y")
@@ -89,7 +91,7 @@ class DriftSpec:
     margin_points: float
     alpha: float
     cluster: ClusterSpec
-    gram_memory_limit: int | None = None
+    gram_memory_limit: int = DEFAULT_GRAM_LIMIT_BYTES  # bytes of one Gram matrix, at most
     text: str = field(default="", repr=False, compare=False)
 
     def identity(self) -> dict:
@@ -146,8 +148,8 @@ def parse_period(text: object, field_name: str = "period") -> Period:
 def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec:
     drift = root.table("drift")
     drift_id = drift.str("id", default_id)
-    if not SWEEP_ID.match(drift_id):
-        raise UserError(f"drift.id: must be 1-64 letters, digits, '.', '_' or '-', got {drift_id!r}")
+    if not valid_sweep_id(drift_id):
+        raise UserError(f"drift.id: must be {SWEEP_ID_RULE}, got {drift_id!r}")
     corpus = _corpus(root.table("corpus", required=True), base_dir)
     if corpus.test_split is not None:
         raise UserError("corpus.test_split: a drift check has no test split; the newest batch is the test")
@@ -164,7 +166,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
         windows=_windows(drift),
         margin_points=_bounded(drift, "margin", 2.0, 0.0, 100.0),
         alpha=_bounded(drift, "alpha", 0.05, 0.0, 1.0, open_low=True),
-        gram_memory_limit=drift.bytes("gram_memory_limit", None),
+        gram_memory_limit=drift.bytes("gram_memory_limit", DEFAULT_GRAM_LIMIT_BYTES),
         cluster=_cluster(root.table("cluster"), base_dir),
         text=text,
     )

@@ -7,24 +7,26 @@ unknown keys are errors (a typo never silently falls back to a default). See con
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import math
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
-from xialpha.jobs.spec_tables import Table, check_values
+from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
+from xialpha.spec.tables import Table, parse_toml, read_spec_text
+from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 
-SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
-ESTIMATOR_NAMES = ("xa", "span", "xa_ext", "loo", "holdout", "kfold", "bootstrap")
-METRIC_NAMES = ("f1", "error", "recall", "precision")
+ESTIMATOR_NAMES = SELECTABLE  # [sweep] estimator: what `xialpha select` chooses by by default
+METRIC_NAMES = METRICS
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
 LOO_PRUNE_RULES = ("support", "xi_alpha")  # see xialpha.estimators.loo: exact, or seed Lemma 1
+IN_MEMORY = "(in memory)"  # CorpusSpec.loader of a corpus given to parse_spec(corpus=)
 DEFAULT_MAX_CONFIGS = 100_000  # [sweep] max_configs: preprocessings x kernels x C x j per category
 DEFAULT_MAX_WORKERS = 1024  # [cluster] max_workers: caps cluster.workers and --workers
 MAX_THREADS_PER_WORKER = 1024
@@ -41,7 +43,8 @@ class CategorySpec:
 
 @dataclass(frozen=True)
 class CorpusSpec:
-    """A corpus loader and its keyword arguments, the splits to train and hold out on."""
+    """A corpus loader and its keyword arguments, the splits to train and hold out on; or, with
+    `data`, a corpus given in memory (loader IN_MEMORY, no arguments: see `parse_spec`)."""
 
     loader: str
     args: dict = field(default_factory=dict, hash=False)
@@ -50,12 +53,15 @@ class CorpusSpec:
     categories: CategorySpec = CategorySpec()
 
     source: str = field(default="", compare=False)  # the spec file, for messages
+    data: object = field(default=None, compare=False, repr=False)  # the in-memory `xialpha.corpora.Corpus`
 
     def load(self):
         """Load the whole corpus (all splits); errors name the spec file and the key. A local path
         that does not exist says so before the loader runs (and how to fetch Reuters-21578)."""
         from xialpha.corpora import load_corpus
 
+        if self.data is not None:
+            return self.data
         for key in ("path", "dir", "file"):
             value = self.args.get(key)
             if isinstance(value, str) and not URI.match(value) and not os.path.lexists(value):
@@ -122,68 +128,55 @@ class SweepSpec:
     selection_estimator: str
     cluster: ClusterSpec
     batch_size: int | None = None
-    gram_memory_limit: int | None = None
+    gram_memory_limit: int = DEFAULT_GRAM_LIMIT_BYTES  # bytes of one Gram matrix, at most
     text: str = field(default="", repr=False, compare=False)
     base_dir: str = field(default="", repr=False, compare=False)  # relative corpus paths resolve here
 
+    def data_fingerprint(self, corpus) -> str:
+        """What the results depend on in `corpus` (the corpus loaded from this spec): the training
+        split's fingerprint, combined with the test split's when the holdout estimator runs on it."""
+        split = self.corpus.train_split
+        fingerprint = (corpus if split is None else corpus.split(split)).fingerprint()
+        if self.estimators.holdout and self.corpus.test_split:
+            test = corpus.split(self.corpus.test_split).fingerprint()
+            fingerprint = hashlib.sha256(f"{fingerprint}:{test}".encode()).hexdigest()
+        return fingerprint
 
-def load_spec(path: str | Path) -> SweepSpec:
-    """Read and validate a spec file (relative corpus paths are relative to the file)."""
+
+def load_spec(path: str | Path, corpus=None) -> SweepSpec:
+    """Read and validate a spec file (relative corpus paths are relative to the file); corpus: see `parse_spec`."""
     path = Path(path)
-    return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)
+    return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem, corpus=corpus)
 
 
-def read_spec_text(path: Path) -> str:
-    """The text of the spec file at `path`: UserError when it is not a regular file or not UTF-8."""
-    if not path.is_file():
-        raise UserError(f"{path}: spec file not found")
-    data = path.read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise UserError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
-                        "save the spec as UTF-8") from None
+def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep",
+               corpus=None) -> SweepSpec:
+    """Validate spec text; errors name `source` and the key path.
 
-
-def parse_toml(text: str, source: str) -> Table:
-    """The root table of TOML `text`, every value checked by `check_values`; errors name `source`."""
-    try:
-        data = tomllib.loads(text)
-    except ValueError as exc:  # TOMLDecodeError, and integers of more than 4300 digits
-        raise UserError(f"{source}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise UserError(f"{source}: not valid TOML: arrays or tables nested too deeply") from None
-    try:
-        check_values(data)
-    except UserError as exc:
-        raise UserError(f"{source}: {exc}") from None
-    return Table(data, "")
-
-
-def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep") -> SweepSpec:
-    """Validate spec text; errors name `source` and the key path."""
+    corpus: an `xialpha.corpora.Corpus` to sweep instead of loading one; the spec's [corpus] table
+    then holds only train_split, test_split and [corpus.categories] (it may be left out).
+    """
     root = parse_toml(text, source)
     try:
-        spec = _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text)
+        spec = _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text, corpus is not None)
     except UserError as exc:
         raise UserError(f"{source}: {exc}") from None
-    return replace(spec, corpus=replace(spec.corpus, source=source))
+    return replace(spec, corpus=replace(spec.corpus, source=source, data=corpus))
 
 
-def _build(root: Table, base_dir: Path, default_id: str, text: str) -> SweepSpec:
+def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: bool = False) -> SweepSpec:
     sweep = root.table("sweep")
     sweep_id = sweep.str("id", default_id)
-    if not SWEEP_ID.match(sweep_id):
-        raise UserError(f"sweep.id: must be 1-64 letters, digits, '.', '_' or '-', got {sweep_id!r}")
+    if not valid_sweep_id(sweep_id):
+        raise UserError(f"sweep.id: must be {SWEEP_ID_RULE}, got {sweep_id!r}")
     spec = SweepSpec(
         id=sweep_id,
         store=sweep.str("store", None),
         metric=sweep.choice("metric", METRIC_NAMES, "f1"),
         selection_estimator=sweep.choice("estimator", ESTIMATOR_NAMES, None),
         batch_size=sweep.int("batch_size", None, minimum=1),
-        gram_memory_limit=sweep.bytes("gram_memory_limit", None),
-        corpus=_corpus(root.table("corpus", required=True), base_dir),
+        gram_memory_limit=sweep.bytes("gram_memory_limit", DEFAULT_GRAM_LIMIT_BYTES),
+        corpus=_corpus(root.table("corpus", required=not in_memory), base_dir, in_memory),
         **configurations(root, sweep),
         estimators=_estimators(root.table("estimators")),
         cluster=_cluster(root.table("cluster"), base_dir),
@@ -207,8 +200,12 @@ def _enabled(est: EstimatorSpec) -> set[str]:
     return {"xa"} | {name for name, on in flags.items() if on}
 
 
-def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
-    loader = t.str("loader", required=True)
+def _corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
+    if in_memory and "loader" in t.raw:
+        raise UserError("corpus.loader: the corpus is given in memory (corpus=); leave the loader out")
+    if not in_memory and "loader" not in t.raw:
+        raise UserError("corpus.loader: is required (in Python, or the documents themselves as corpus=)")
+    loader = IN_MEMORY if in_memory else t.str("loader", required=True)
     train_split = t.str("train_split", None)
     test_split = t.str("test_split", None)
     cats = t.table("categories")
@@ -222,10 +219,14 @@ def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
     for key in ("path", "dir", "file"):
         if isinstance(args.get(key), str) and not URI.match(args[key]):
             args[key] = str((base_dir / args[key]).resolve())
+    if in_memory and args:
+        raise UserError(f"corpus.{next(iter(args))}: unknown key for a corpus given in memory (corpus=); "
+                        "use train_split, test_split, [corpus.categories]")
     from xialpha.corpora.loading import check_loader_arguments  # names, required ones and types, before any file is read
 
-    with _corpus_errors():
-        check_loader_arguments(loader, args)
+    if not in_memory:
+        with _corpus_errors():
+            check_loader_arguments(loader, args)
     return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
 
 

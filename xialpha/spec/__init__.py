@@ -1,0 +1,6 @@
+"""Specs: TOML files validated into frozen dataclasses, the input of sweeps and drift checks.
+
+`xialpha.spec.sweep` (`load_spec`, `parse_spec`, `SweepSpec`) and `xialpha.spec.drift`
+(`load_drift_spec`, `DriftSpec`) build on the checked TOML tables of `xialpha.spec.tables`.
+Specs know nothing of Dask: jobs run them, selection reads them to rebuild a sweep's data.
+"""
