@@ -28,7 +28,7 @@ from pathlib import Path
 from common import REPO, make_parser, output_path, print_table, write_results
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.sweep import run_sweep
-from xialpha.spec import parse_spec
+from xialpha.spec.sweep import parse_spec
 from xialpha.storage import ResultStore
 
 REPEAT = 5
