@@ -110,22 +110,24 @@ def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
     script = str(BENCH / "selection_quality.py")
     second_path, first_path, pooled_path = tmp_path / "seed1.json", tmp_path / "seed0.json", tmp_path / "pooled.json"
     first_path.write_text(json.dumps(first))
-    run = subprocess.run([sys.executable, script, "--quick", "--first-seed", "1", "--loo", "none", "--out", str(second_path)],
-                         cwd=REPO, capture_output=True, text=True, timeout=300)
+    run = subprocess.run([sys.executable, script, "--quick", "--first-seed", "16", "--no-loo", "--no-shortlist",
+                          "--out", str(second_path)], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     pool = subprocess.run([sys.executable, script, "--pool", str(first_path), str(second_path), "--out", str(pooled_path)],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     assert pool.returncode == 0, pool.stderr[-3000:]
     pooled = json.loads(pooled_path.read_text())
-    assert sorted({row["split"] for row in pooled["rows"]}) == [0, 1]
-    # the second run had no exact LOO, so the pooled summary only has the selectors both runs share
-    assert "loo" not in pooled["regret"] and "span" in pooled["regret"]
+    assert sorted({row["split"] for row in pooled["rows"]}) == [15, 16]
+    # the second run had no exact LOO: LOO selectors are summarised over the one split that has them
+    assert pooled["splits"]["loo"] == 1 and pooled["splits"]["short_span3"] == 1 and pooled["splits"]["span"] == 2
+    assert pooled["default_selector"] == "span" and pooled["regret_half_test"]["floor"] >= 0
     paired = pooled["vs_cv10"]["span"]
     assert paired["splits"] == 2 and paired["ci95"][0] <= paired["mean"] <= paired["ci95"][1]
-    assert paired["wins"] + paired["ties"] + paired["losses"] == len(first["setup"]["categories"]) * 2
+    assert paired["wins"] + paired["ties"] + paired["losses"] == len(first["settings"]["synthetic"]["categories"]) * 2
+    assert pooled["vs_cv10"]["loo"]["splits"] == 1
     twice = subprocess.run([sys.executable, script, "--pool", str(first_path), str(first_path), "--out", str(pooled_path)],
                            cwd=REPO, capture_output=True, text=True, timeout=300)
-    assert twice.returncode != 0 and "share splits" in twice.stderr
+    assert twice.returncode != 0 and "share (setting, split) pairs" in twice.stderr
 
 
 def test_vs_linear_cv_regrets_speedups_and_small_subset(quick):
