@@ -27,7 +27,7 @@ def table_format(file: Path, format: str) -> str:
         suffix = file.suffix.lower()
         if suffix not in _SUFFIX_FORMATS:
             raise UserError(f"format: cannot tell the format of {file.name} from its suffix; "
-                            f"pass format= one of {', '.join(FORMATS)}")
+                            f"set format = \"csv\" or another of {', '.join(FORMATS[1:])}")
         return _SUFFIX_FORMATS[suffix]
     if format not in FORMATS:
         raise UserError(f"format: must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}")
@@ -35,16 +35,17 @@ def table_format(file: Path, format: str) -> str:
 
 
 def read_columns(file: Path, format: str, wanted: list[str], header: bool,
-                 column_names: tuple[str, ...], encoding: str) -> dict[str, list]:
-    """{column name: values} for the `wanted` columns of `file` (UserError naming a missing one).
+                 column_names: tuple[str, ...], encoding: str, field: str = "path") -> dict[str, list]:
+    """{column name: values} for the `wanted` columns of `file` (UserError naming a missing one;
+    an empty file's error names the argument `field` that gave the file).
 
     Without a header (CSV/TSV only) the columns are named by `column_names`; in a headerless TSV
     the last column takes the rest of the line, tabs included (the `label<TAB>text` corpora).
     """
     if format == "parquet":
-        return _read_parquet(file, wanted)
+        return _read_parquet(file, wanted, field)
     if not header and format == "jsonl":
-        raise UserError("header: JSON lines files name their fields; header=False applies to CSV/TSV only")
+        raise UserError("header: JSON lines files name their fields; header = false applies to CSV/TSV only")
     try:
         with open(file, encoding=encoding, newline="") as stream:
             if format == "jsonl":
@@ -53,16 +54,16 @@ def read_columns(file: Path, format: str, wanted: list[str], header: bool,
                 rows, names = _delimited_rows(stream, file, format), None
             else:
                 rows, names = _headerless_rows(stream, file, format, column_names), list(column_names)
-            return _collect(rows, wanted, file, names)
+            return _collect(rows, wanted, file, names, field)
     except UnicodeDecodeError as exc:
         raise UserError(f"{file}: bytes at offset {exc.start} are not valid {encoding}; "
-                        f"pass encoding= (e.g. 'latin-1')") from None
+                        f"set encoding = \"latin-1\" (or the file's encoding)") from None
     except LookupError:
         raise UserError(f"encoding: unknown text encoding {encoding!r}") from None
 
 
 def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file: Path,
-             names: list[str] | None) -> dict[str, list]:
+             names: list[str] | None, field: str) -> dict[str, list]:
     columns: dict[str, list] = {name: [] for name in wanted}
     for number, row in rows:
         names = names or list(row)
@@ -72,7 +73,7 @@ def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file: Path,
                 raise UserError(f"{file}{where}: no column {name!r} (columns: {', '.join(names)})")
             columns[name].append(row[name])
     if not columns[wanted[0]]:
-        raise UserError(f"path: {file} has no rows (empty corpus)")
+        raise UserError(f"{field}: {file} has no rows (empty corpus)")
     return columns
 
 
@@ -148,7 +149,7 @@ def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
         yield number, row
 
 
-def _read_parquet(file: Path, wanted: list[str]) -> dict[str, list]:
+def _read_parquet(file: Path, wanted: list[str], field: str) -> dict[str, list]:
     import pyarrow.parquet as pq
 
     try:
@@ -162,7 +163,7 @@ def _read_parquet(file: Path, wanted: list[str]) -> dict[str, list]:
     except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
         raise UserError(f"{file}: not a readable Parquet file ({' '.join(str(exc).split())})") from None
     if table.num_rows == 0:
-        raise UserError(f"path: {file} has no rows (empty corpus)")
+        raise UserError(f"{field}: {file} has no rows (empty corpus)")
     return {name: table.column(name).to_pylist() for name in wanted}
 
 
