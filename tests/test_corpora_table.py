@@ -200,3 +200,27 @@ def test_split_files_errors_name_the_key_and_the_file(tmp_path):
         load_corpus("table", path=[train, train])
     with pytest.raises(UserError, match=r"argument path must be .*, got \{'train': 3\}"):
         load_corpus("table", path={"train": 3})
+
+
+def test_parquet_through_pandas_gives_what_pyarrow_gave(tmp_path):
+    """pandas.read_parquet replaced pyarrow's to_pylist: the same Python values, column by column."""
+    import datetime as dt
+
+    from corpora_before import parquet_columns_before
+
+    from xialpha.corpora.table_files import read_columns
+
+    path = tmp_path / "types.parquet"
+    pq.write_table(pa.table({
+        "text": ["a", None, "c"], "int": pa.array([1, None, 2**62], pa.int64()), "float": [1.5, float("nan"), None],
+        "list": [["x", None], [], None], "nested": [[["a"]], None, [[]]], "struct": [{"n": "x"}, None, {"n": None}],
+        "time": pa.array([1, None, 2], pa.timestamp("s")), "zoned": pa.array([1, None, 3], pa.timestamp("us", tz="+02:00")),
+        "date": pa.array([dt.date(2000, 1, 2), None, dt.date(1970, 1, 1)], pa.date32()), "bool": [True, False, None],
+    }), path)
+    names = ["text", "int", "float", "list", "nested", "struct", "time", "zoned", "date", "bool"]
+    new, old = read_columns(path, "parquet", names, True, (), "utf-8"), parquet_columns_before(path, names)
+    for name in names:
+        assert repr(new[name]) == repr(old[name]), name  # equal values of equal types (nan too)
+        assert [type(value) for value in new[name]] == [type(value) for value in old[name]], name
+    with pytest.raises(UserError, match=r"types.parquet: no column 'label' \(columns: text, int, float, list, "):
+        load_table(path)

@@ -3,6 +3,13 @@ errors that name the file and the line.
 
 CSV is read strictly: a quote that is never closed (which would swallow the rest of the file
 into one field) and NUL bytes are refused, naming the line, instead of read as fewer rows.
+
+Parquet is read by pandas. CSV/TSV and JSON lines stay with the standard library's csv and json
+modules, because pandas (2.x/3.x) reads tables these tests refuse as different data: read_csv takes
+`"hel"lo` as `hello`, pads a row with too few fields, reads a row with one field too many as
+shifted columns (the first becomes the index), keeps NUL bytes, and names no line; read_json(lines=
+True) fills a missing key with NaN instead of naming it, wraps an integer beyond 2**64 to another
+number, and reports a byte position, not a line.
 """
 
 from __future__ import annotations
@@ -150,21 +157,34 @@ def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
 
 
 def _read_parquet(file: Path, wanted: list[str], field: str) -> dict[str, list]:
-    import pyarrow.parquet as pq
+    """The `wanted` columns of Parquet `file` through pandas (Arrow types kept), as Python values:
+    None for a null, datetime for a timestamp (what pyarrow's to_pylist gives). The whole file is
+    read only to name the columns it has when one is missing."""
+    import pandas as pd
 
     try:
-        schema = pq.read_schema(file)
-        missing = [name for name in wanted if name not in schema.names]
+        frame = pd.read_parquet(file, columns=wanted, dtype_backend="pyarrow")
+    except Exception as exc:  # a missing column, or a file that is not Parquet (several exception types)
+        try:
+            names = pd.read_parquet(file, dtype_backend="pyarrow").columns.tolist()
+        except Exception:
+            names = None
+        missing = [name for name in wanted if names is not None and name not in names]
         if missing:
-            raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(schema.names)})")
-        table = pq.read_table(file, columns=wanted)
-    except UserError:
-        raise
-    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+            raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(map(str, names))})") from None
         raise UserError(f"{file}: not a readable Parquet file ({' '.join(str(exc).split())})") from None
-    if table.num_rows == 0:
+    if len(frame) == 0:
         raise UserError(f"{field}: {file} has no rows (empty corpus)")
-    return {name: table.column(name).to_pylist() for name in wanted}
+    return {name: [_python_value(value) for value in frame[name].tolist()] for name in wanted}
+
+
+def _python_value(value):
+    """pandas' missing value as None, its Timestamp as a datetime; other values as they are."""
+    import pandas as pd
+
+    if value is pd.NA:
+        return None
+    return value.to_pydatetime(warn=False) if isinstance(value, pd.Timestamp) else value
 
 
 def _dialect(format: str) -> dict:
