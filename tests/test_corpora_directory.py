@@ -171,3 +171,84 @@ def test_loader_arguments_of_the_wrong_type_are_refused(tmp_path):
         load_corpus("directory", path=[str(tmp_path / "news")])
     with pytest.raises(UserError, match="argument skip_empty must be true or false, got 'false'"):
         load_corpus("directory", path=str(tmp_path / "news"), skip_empty="false")
+
+
+def _old_archive_files(path, wanted=lambda relative: True):
+    """The archive reader before issue 18 (members extracted in sorted name order), kept to compare."""
+    from pathlib import PurePosixPath
+
+    with tarfile.open(path) as archive:
+        members = sorted((m for m in archive.getmembers() if not m.isdir()), key=lambda m: m.name)
+        return [(PurePosixPath(m.name), archive.extractfile(m).read()) for m in members
+                if not any(part.startswith(".") for part in PurePosixPath(m.name).parts)
+                and wanted(PurePosixPath(m.name))]
+
+
+def _add(archive, name: str, data: bytes = b"", **fields) -> None:
+    import io
+
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    for key, value in fields.items():
+        setattr(info, key, value)
+    archive.addfile(info, io.BytesIO(data))
+
+
+def test_archives_are_read_in_one_pass_in_archive_order_with_the_old_result(tmp_path, monkeypatch):
+    from pathlib import Path, PurePosixPath
+
+    from xialpha.corpora.sources import iter_tree_files
+
+    path = tmp_path / "news.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:  # archive order is not name order: 10 before 9 before 2
+        for number in (10, 9, 2, 11, 1):
+            _add(archive, f"news/space/{number}", f"text {number} \u00fc".encode())
+        _add(archive, "news/autos/.hidden", b"hidden text")
+        _add(archive, "news/autos/7", b"same bytes twice")
+        _add(archive, "news/autos/3", type=tarfile.LNKTYPE, linkname="news/autos/7")  # hard link, kept bytes
+        _add(archive, "news/autos/4", type=tarfile.LNKTYPE, linkname="news/autos/.hidden")  # to an unread member
+        _add(archive, "./news/autos/5", b"dot-slash name")
+    expected = _old_archive_files(path)
+    old_corpus = _corpus_with(monkeypatch, _old_archive_files, path)
+    reads = []
+    extract = tarfile.TarFile.extractfile
+    monkeypatch.setattr(tarfile.TarFile, "extractfile",
+                        lambda self, member: reads.append((member.name, member.offset_data)) or extract(self, member))
+    files = list(iter_tree_files(Path(path)))
+    assert files == expected  # same members, same bytes, same (name) order
+    assert files[:3] == [(PurePosixPath("news/autos/5"), b"dot-slash name"),  # "./news" sorts first
+                         (PurePosixPath("news/autos/3"), b"same bytes twice"), (PurePosixPath("news/autos/4"), b"hidden text")]
+    # one pass: every member read once, forwards; only the link to the unread hidden member goes back
+    assert reads[-3:-1] == [("news/autos/4", reads[-3][1]), ("news/autos/.hidden", reads[-2][1])]
+    forwards = [offset for name, offset in reads if name not in ("news/autos/4", "news/autos/.hidden")]
+    assert forwards == sorted(forwards) and len(forwards) == 7
+    new_corpus = load_directory(path)
+    assert new_corpus.ids.tolist() == old_corpus.ids.tolist() and new_corpus.fingerprint() == old_corpus.fingerprint()
+
+
+def _corpus_with(monkeypatch, archive_files, path):
+    """load_directory(path) with the archive reader replaced by `archive_files`."""
+    from xialpha.corpora import sources
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sources, "_archive_files", lambda path, wanted: iter(archive_files(path, wanted)))
+        return load_directory(path)
+
+
+def test_archive_members_that_are_devices_or_fifos_are_refused(tmp_path):
+    for kind in (tarfile.CHRTYPE, tarfile.BLKTYPE, tarfile.FIFOTYPE, tarfile.SYMTYPE):
+        path = tmp_path / f"odd{kind!r}.tar"
+        with tarfile.open(path, "w") as archive:
+            _add(archive, "news/space/1", b"orbit")
+            _add(archive, "news/space/2", type=kind, linkname="/dev/zero")
+        with pytest.raises(UserError, match=r"holds news/space/2, which is not a regular file"):
+            load_directory(path)
+
+
+def test_archive_hard_link_to_a_missing_member_is_refused(tmp_path):
+    path = tmp_path / "broken.tar"
+    with tarfile.open(path, "w") as archive:
+        _add(archive, "news/space/1", b"orbit")
+        _add(archive, "news/space/2", type=tarfile.LNKTYPE, linkname="news/space/9")
+    with pytest.raises(UserError, match=r"broken.tar: not a readable tar archive"):
+        load_directory(path)

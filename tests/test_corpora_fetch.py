@@ -4,6 +4,7 @@ behind, and no network is one line with exit code 2."""
 from __future__ import annotations
 
 import hashlib
+import random
 import tarfile
 
 import pytest
@@ -101,3 +102,14 @@ def test_a_timeout_that_is_no_duration_is_refused_before_any_download(tmp_path, 
     assert main(["fetch", "reuters21578", "--dest", str(tmp_path / "dest"), "--timeout", timeout]) == 2
     assert capsys.readouterr().err.startswith("xialpha fetch: error: --timeout: must be a number of seconds > 0")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_file_digest_gives_the_chunked_digest(tmp_path):
+    """hashlib.file_digest replaced a 1 MiB chunk loop: the same hex digest, chunk boundaries included."""
+    from corpora_before import file_sha256_before
+
+    rng = random.Random(0)
+    for size in (0, 1, 2**20 - 1, 2**20, 2**20 + 1, 3 * 2**20 + 17):
+        path = tmp_path / f"{size}.bin"
+        path.write_bytes(rng.randbytes(size))
+        assert reuters_files.file_sha256(path) == file_sha256_before(path) == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -94,7 +94,7 @@ def test_bad_tables(tmp_path):
     with pytest.raises(UserError, match="does not exist"):
         load_table(tmp_path / "missing.csv")
     (tmp_path / "t.xlsx").write_text("x")
-    with pytest.raises(UserError, match="cannot tell the format of t.xlsx"):
+    with pytest.raises(UserError, match=r"cannot tell the format of t.xlsx from its suffix; set format = \"csv\" or another of tsv, jsonl, parquet$"):
         load_table(tmp_path / "t.xlsx")
     empty = tmp_path / "empty.csv"
     empty.write_text("text,label\n")
@@ -111,7 +111,7 @@ def test_bad_tables(tmp_path):
         load_table(ragged)
     latin = tmp_path / "latin.csv"
     latin.write_bytes("text,label\ncaf\xe9,a\n".encode("latin-1"))
-    with pytest.raises(UserError, match="not valid utf-8; pass encoding="):
+    with pytest.raises(UserError, match=r"not valid utf-8; set encoding = \"latin-1\" \(or the file.s encoding\)$"):
         load_table(latin)
     assert load_table(latin, encoding="latin-1").texts == ["caf\u00e9"]
     broken = tmp_path / "broken.jsonl"
@@ -163,3 +163,64 @@ def test_quoted_newlines_and_list_labels_still_load(tmp_path):
     jsonl = tmp_path / "ok.jsonl"
     jsonl.write_text('{"text": "a", "label": ["x", 1, null]}\n')
     assert load_table(jsonl).labels == [frozenset({"x", "1"})]
+
+
+def test_train_and_test_files_under_their_split_names(tmp_path):
+    (tmp_path / "train.csv").write_text("text,label\nwheat rises,grain\noil falls,crude\n")
+    (tmp_path / "test.jsonl").write_text('{"text": "corn harvest", "label": "grain"}\n')
+    corpus = load_corpus("table", path={"train": str(tmp_path / "train.csv"), "test": tmp_path / "test.jsonl"})
+    assert corpus.ids.tolist() == ["train/1", "train/2", "test/1"]
+    assert corpus.splits.tolist() == ["train", "train", "test"]
+    assert corpus.texts == ["wheat rises", "oil falls", "corn harvest"]
+    assert corpus.split("test").labels == [frozenset({"grain"})]
+    assert corpus.name == "train"
+    one = load_table(tmp_path / "train.csv")
+    assert one.splits is None and one.ids.tolist() == ["1", "2"]  # the single-file form is unchanged
+
+
+def test_split_files_errors_name_the_key_and_the_file(tmp_path):
+    (tmp_path / "train.csv").write_text("text,label\nwheat,grain\n")
+    (tmp_path / "empty.csv").write_text("text,label\n")
+    train = str(tmp_path / "train.csv")
+    with pytest.raises(UserError, match=r"^path\.test: .*missing\.csv does not exist$"):
+        load_table({"train": train, "test": str(tmp_path / "missing.csv")})
+    with pytest.raises(UserError, match=r"^path\.test: .*empty\.csv has no rows \(empty corpus\)$"):
+        load_table({"train": train, "test": str(tmp_path / "empty.csv")})
+    with pytest.raises(UserError, match=r"^path\.test: .* is not a file$"):
+        load_table({"train": train, "test": str(tmp_path)})
+    with pytest.raises(UserError, match=r"^split_column: the splits come from the keys of path"):
+        load_table({"train": train}, split_column="part")
+    with pytest.raises(UserError, match=r"^path: the table of split = file is empty"):
+        load_table({})
+    with pytest.raises(UserError, match=r'^path: a list of files does not say which split each holds; '
+                                        r'write path = \{train = "a.csv", test = "b.csv"\}$'):
+        load_table([train, train])
+    with pytest.raises(UserError, match=r"^corpus loader 'table': argument path must be a string or a path or "
+                                        r'a table of split = file, e.g. \{train = "a.csv", test = "b.csv"\}, got \['):
+        load_corpus("table", path=[train, train])
+    with pytest.raises(UserError, match=r"argument path must be .*, got \{'train': 3\}"):
+        load_corpus("table", path={"train": 3})
+
+
+def test_parquet_through_pandas_gives_what_pyarrow_gave(tmp_path):
+    """pandas.read_parquet replaced pyarrow's to_pylist: the same Python values, column by column."""
+    import datetime as dt
+
+    from corpora_before import parquet_columns_before
+
+    from xialpha.corpora.table_files import read_columns
+
+    path = tmp_path / "types.parquet"
+    pq.write_table(pa.table({
+        "text": ["a", None, "c"], "int": pa.array([1, None, 2**62], pa.int64()), "float": [1.5, float("nan"), None],
+        "list": [["x", None], [], None], "nested": [[["a"]], None, [[]]], "struct": [{"n": "x"}, None, {"n": None}],
+        "time": pa.array([1, None, 2], pa.timestamp("s")), "zoned": pa.array([1, None, 3], pa.timestamp("us", tz="+02:00")),
+        "date": pa.array([dt.date(2000, 1, 2), None, dt.date(1970, 1, 1)], pa.date32()), "bool": [True, False, None],
+    }), path)
+    names = ["text", "int", "float", "list", "nested", "struct", "time", "zoned", "date", "bool"]
+    new, old = read_columns(path, "parquet", names, True, (), "utf-8"), parquet_columns_before(path, names)
+    for name in names:
+        assert repr(new[name]) == repr(old[name]), name  # equal values of equal types (nan too)
+        assert [type(value) for value in new[name]] == [type(value) for value in old[name]], name
+    with pytest.raises(UserError, match=r"types.parquet: no column 'label' \(columns: text, int, float, list, "):
+        load_table(path)

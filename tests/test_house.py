@@ -22,10 +22,6 @@ DASK = ("dask", "distributed", "dask_jobqueue", "dask_kubernetes")
 # dask.utils.parse_bytes reads sizes like "8GiB" in specs: a string function, no scheduler and no
 # cluster, so the spec (outside jobs) may use it.
 DASK_ALLOWED = ("dask.utils",)
-# Known exceptions still on main, each removed by a branch under way (delete the entry once merged).
-PYARROW_EXCEPTIONS = {
-    "xialpha/corpora/table_files.py",  # CSV/JSONL/Parquet tables via pyarrow: branch corpora15 removes it
-}
 WRITERS = {"write_text", "write_bytes", "to_parquet", "to_csv", "to_json", "to_pickle", "to_feather", "mkdir",
            "makedirs", "unlink", "rmdir", "rmtree", "touch", "symlink_to", "hardlink_to", "savez",
            "savez_compressed", "tofile", "write_table", "write_dataset", "copyfile", "copytree", "move",
@@ -50,12 +46,11 @@ def imported(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def import_violations(modules, top: tuple[str, ...], home: str, allowed: tuple[str, ...] = (),
-                      exceptions=frozenset()) -> list[str]:
+def import_violations(modules, top: tuple[str, ...], home: str, allowed: tuple[str, ...] = ()) -> list[str]:
     """"path:line module" for each import of a `top` package outside xialpha/`home`."""
     bad = []
     for path, tree in modules:
-        if path.startswith(f"xialpha/{home}/") or path in exceptions:
+        if path.startswith(f"xialpha/{home}/"):
             continue
         for line, name in imported(tree):
             if name.split(".")[0] in top and not name.startswith(allowed):
@@ -97,14 +92,7 @@ def write_violations(modules) -> list[str]:
 
 
 def test_pyarrow_is_imported_only_in_storage():
-    assert import_violations(_modules(), ("pyarrow",), "storage", exceptions=PYARROW_EXCEPTIONS) == []
-
-
-def test_the_known_pyarrow_exceptions_are_still_there():
-    # an exception that no longer exists must leave the list, or it would hide a new import there
-    for path in PYARROW_EXCEPTIONS:
-        file = REPO / path
-        assert file.is_file() and import_violations([(path, ast.parse(file.read_text()))], ("pyarrow",), "storage"), path
+    assert import_violations(_modules(), ("pyarrow",), "storage") == []
 
 
 def test_dask_is_imported_only_in_jobs():

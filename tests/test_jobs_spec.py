@@ -266,3 +266,21 @@ def test_workers_beyond_max_workers_are_refused_with_the_number():
     assert parse_spec(MINIMAL + "[cluster]\nworkers = 2000\nmax_workers = 4096").cluster.workers == 2000
     with pytest.raises(UserError, match=r"cluster.threads_per_worker: must be <= 1,024"):
         parse_spec(MINIMAL + "[cluster]\nthreads_per_worker = 1000000")
+
+
+def test_table_files_per_split_resolve_next_to_the_spec_and_errors_name_the_key(tmp_path):
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "a.csv").write_text("text,label\nwheat,grain\n")
+    (folder / "b.csv").write_text("text,label\n")
+    path = folder / "s.toml"
+    path.write_text('[corpus]\nloader = "table"\npath = {train = "a.csv", test = "c.csv"}\n', encoding="utf-8")
+    with pytest.raises(UserError) as error:
+        load_spec(path).corpus.load()
+    assert str(error.value) == f"{path}: corpus.path.test: {folder / 'c.csv'} does not exist"
+    path.write_text('[corpus]\nloader = "table"\npath = {train = "a.csv", test = "b.csv"}\n', encoding="utf-8")
+    with pytest.raises(UserError) as error:
+        load_spec(path).corpus.load()
+    assert str(error.value) == f"{path}: corpus.path.test: {folder / 'b.csv'} has no rows (empty corpus)"
+    path.write_text('[corpus]\nloader = "table"\npath = {train = "a.csv", test = "a.csv"}\n', encoding="utf-8")
+    assert load_spec(path).corpus.load().splits.tolist() == ["train", "test"]

@@ -48,7 +48,7 @@ def check_loader_arguments(kind: str, kwargs: dict) -> None:
                if parameter.default is inspect.Parameter.empty and name not in kwargs]
     if missing:
         raise UserError(f"corpus loader {kind!r}: missing argument {', '.join(missing)}")
-    hints = typing.get_type_hints(loader)
+    hints = typing.get_type_hints(loader, include_extras=True)
     for name, value in kwargs.items():
         if name in hints and not _matches(value, hints[name]):
             raise UserError(f"corpus loader {kind!r}: argument {name} must be {_describe(hints[name])}, got {value!r}")
@@ -57,8 +57,13 @@ def check_loader_arguments(kind: str, kwargs: dict) -> None:
 def _matches(value, hint) -> bool:
     """Whether `value` (as read from TOML or given in Python) fits the annotation `hint`."""
     origin, arms = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Annotated:
+        return _matches(value, arms[0])
     if origin in (types.UnionType, typing.Union):
         return any(_matches(value, arm) for arm in arms)
+    if origin is dict:
+        return isinstance(value, dict) and all(_matches(key, arms[0]) and _matches(item, arms[1])
+                                               for key, item in value.items())
     if origin in (list, tuple):
         return isinstance(value, origin) and all(_matches(item, arms[0]) for item in value)
     if hint is float:
@@ -69,7 +74,10 @@ def _matches(value, hint) -> bool:
 
 
 def _describe(hint) -> str:
+    """What `hint` asks for, in words; an `Annotated[type, "words"]` hint says it in its words."""
     origin, arms = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Annotated:
+        return arms[1]
     if origin in (types.UnionType, typing.Union):
         return " or ".join(dict.fromkeys(_describe(arm) for arm in arms))
     if origin in (list, tuple):

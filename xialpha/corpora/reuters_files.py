@@ -42,12 +42,9 @@ SGML_SHA256 = {
 
 
 def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of the file at `path`, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
+    """Hex SHA-256 of the file at `path` (read in chunks by hashlib.file_digest)."""
     with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(2**20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def verify_reuters_files(directory: Path) -> None:

@@ -130,19 +130,31 @@ def _link_target(link: Path, root: Path, follow_symlinks: bool) -> Path:
 
 
 def _archive_files(path: Path, wanted) -> Iterator[tuple[PurePosixPath, bytes]]:
+    """The wanted regular members of tar archive `path`, read in ONE pass in archive order (going
+    back in a compressed stream means decompressing it again from the start), then yielded in
+    member-name order like a directory's files. A hard link takes the bytes of the member it names,
+    kept from earlier in the pass (read again from the archive only when that member was not wanted)."""
+    found: list[tuple[str, PurePosixPath, bytes]] = []
+    read: dict[str, bytes] = {}  # normalised member name -> bytes, for hard links to earlier members
     try:
         with tarfile.open(path) as archive:
-            members = sorted((m for m in archive.getmembers() if not m.isdir()), key=lambda m: m.name)
-            for member in members:
+            for member in archive:
                 relative = PurePosixPath(member.name)
-                if _hidden(relative) or not wanted(relative):
+                if member.isdir() or _hidden(relative) or not wanted(relative):
                     continue
                 if not (member.isfile() or member.islnk()):
                     raise UserError(f"path: {path} holds {member.name}, which is not a regular file "
                                     "(a symbolic link or special file); archives must hold regular files")
-                yield relative, archive.extractfile(member).read()
+                data = read.get(os.path.normpath(member.linkname)) if member.islnk() else None
+                if data is None:
+                    data = archive.extractfile(member).read()
+                read[os.path.normpath(member.name)] = data
+                found.append((member.name, relative, data))
     except (tarfile.TarError, EOFError, OSError, KeyError) as exc:
         raise UserError(f"{path}: not a readable tar archive ({exc})") from None
+    found.sort(key=lambda item: item[0])
+    for _, relative, data in found:
+        yield relative, data
 
 
 def _check_regular(name: str, mode: int) -> None:

@@ -1,24 +1,45 @@
-"""svmlight / libsvm sparse files: `<label>[,<label>...] [qid:<n>] <index>:<value> ... [# comment]`.
+"""svmlight / libsvm sparse files: `<label>[,<label>...] [qid:<n>] <index>:<value> ... [# comment]`,
+parsed by scikit-learn's compiled `load_svmlight_file` (multi-label mode).
 
 Each label value becomes a category named by its number in canonical form ("+1" and "1.0" -> "1",
 "-1" -> "-1"), so a binary +1/-1 file has categories "1" and "-1" and a multi-label line
 "2,7 3:0.5" belongs to categories "2" and "7"; a line starting with a feature has no label.
-Document ids are the 1-based line numbers; qid fields are ignored.
+Document ids are the 1-based line numbers; a qid field (right after the labels) is ignored.
+
+Beyond scikit-learn, values and labels must be finite numbers, and an error names its line:
+scikit-learn's messages carry none, so after one the file is parsed again in blocks of lines to
+find the first line that fails by itself (a cost paid only for a malformed file). Well-formed files
+give the corpus the hand-written parser before it gave (tests/test_corpora_svmlight.py compares
+them); scikit-learn is stricter in three odd cases that parser read: a qid anywhere but right
+after the labels, an empty label ("2,,7"), and control characters \x1c-\x1f between fields.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import os
+import re
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.corpora.sources import existing_path
 from xialpha.errors import UserError
 
 MAX_FEATURES = 2**31 - 1  # as libsvm and scikit-learn's int32 indices; dense weight vectors stay possible
+_BLOCK = 4096  # lines parsed at once while looking for the line of an error
+_REASONS = (  # scikit-learn's message (a pattern) -> ours
+    (r"sorted and unique", "feature indices must increase along the line"),
+    (r"values? to unpack", "expected <index>:<value>"),
+    (r"Invalid index 0 ", "feature index 0 in a file read as 1-based (zero_based = false)"),
+    (r"Invalid index (-\d+)", r"feature index \1 is negative"),
+    (r"too large to convert|int too large", f"a feature index beyond {MAX_FEATURES:,}"),
+    (r"(?:could not convert string to float|invalid literal for int\(\) with base 10): b?(.*)", r"not a number: \1"),
+)
 
 
 def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_based: bool | str = "auto") -> Corpus:
@@ -35,74 +56,74 @@ def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_b
     file = existing_path(path)
     if not file.is_file():
         raise UserError(f"path: {file} is not a file")
-    ids, labels, indptr, indices, values = [], [], [0], [], []
-    with open(file, "rb") as lines:
-        for number, raw in enumerate(lines, start=1):
-            line = raw.split(b"#", 1)[0].strip()
-            if not line:
-                continue
-            try:
-                row_labels, row_indices, row_values = _parse_line(line.decode("ascii"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise UserError(f"{file}, line {number}: malformed svmlight line ({_reason(exc)})") from None
-            ids.append(str(number))
-            labels.append(row_labels)
-            indices.extend(row_indices)
-            values.extend(row_values)
-            indptr.append(len(indices))
+    with open(file, "rb") as lines:  # the lines scikit-learn reads: something left once the comment is cut
+        ids = [str(number) for number, line in enumerate(lines, start=1) if line.split(b"#", 1)[0].split()]
     if not ids:
         raise UserError(f"path: {file} holds no svmlight lines (empty corpus)")
-    columns = np.asarray(indices, dtype=np.int64)
-    if zero_based is False or (zero_based == "auto" and (columns.size == 0 or columns.min() > 0)):
-        if columns.size and columns.min() < 1:
-            raise UserError(f"{file}: feature index 0 in a file read as 1-based (zero_based=False)")
-        columns -= 1
-    width = int(columns.max()) + 1 if columns.size else 0
-    if n_features is not None:
-        if width > n_features:
-            raise UserError(f"n_features: {file} has feature index {width - 1} (0-based), not < {n_features}")
-        width = n_features
-    X = sp.csr_matrix((np.asarray(values, dtype=np.float64), columns, np.asarray(indptr, dtype=np.int64)),
-                      shape=(len(ids), width))
+    try:
+        with open(file, "rb") as stream:
+            X, labels = _parse(stream, zero_based, n_features)
+    except (ValueError, OverflowError) as exc:
+        wide = re.match(r"n_features was set to \d+, but input file contains (\d+) features", str(exc))
+        if wide:
+            raise UserError(f"n_features: {file} has feature index {int(wide[1]) - 1} (0-based), "
+                            f"not < {n_features}") from None
+        number, reason = _first_bad_line(file, zero_based)
+        if number is None:
+            raise UserError(f"{file}: malformed svmlight file ({_reason(exc)})") from None
+        raise UserError(f"{file}, line {number}: malformed svmlight line ({reason})") from None
+    if n_features is None and X.indices.size == 0:
+        X = X[:, :0]  # no feature at all: no columns (scikit-learn gives one)
+    if X.shape[1] > MAX_FEATURES:
+        raise UserError(f"{file}: feature index {X.shape[1] - 1} (0-based) is beyond {MAX_FEATURES - 1:,}")
     return Corpus(ids=np.array(ids), X=X, labels=labels, name=file.name.split(".")[0])
 
 
-def _parse_line(line: str) -> tuple[frozenset[str], list[int], list[float]]:
-    tokens = line.split()
-    labels: frozenset[str] = frozenset()
-    if ":" not in tokens[0]:
-        labels = frozenset(_canonical_label(label) for label in tokens[0].split(",") if label)
-        tokens = tokens[1:]
-    indices, values = [], []
-    previous = -1
-    for token in tokens:
-        key, colon, value = token.partition(":")
-        if not colon:
-            raise ValueError(f"expected <index>:<value>, got {token!r}")
-        if key == "qid":
-            continue
-        index, number = int(key), float(value)
-        if not 0 <= index < MAX_FEATURES or not math.isfinite(number):
-            raise ValueError(f"bad feature {token!r}")
-        if index <= previous:
-            raise ValueError(f"feature indices must increase, {index} follows {previous}")
-        previous = index
-        indices.append(index)
-        values.append(number)
-    return labels, indices, values
+def _parse(stream, zero_based: bool | str, n_features: int | None) -> tuple[sp.csr_array, list[frozenset[str]]]:
+    """X and the label sets of the svmlight lines in binary `stream`; ValueError for a value or
+    label that is not a finite number, or whatever scikit-learn refuses."""
+    X, targets = load_svmlight_file(stream, n_features=n_features, dtype=np.float64, multilabel=True,
+                                    zero_based=zero_based)
+    if not np.isfinite(X.data).all():
+        raise ValueError("a feature value that is not a finite number")
+    return X, [frozenset(_canonical_label(number) for number in target) for target in targets]
 
 
-def _canonical_label(token: str) -> str:
-    number = float(token)
+def _canonical_label(number: float) -> str:
     if not math.isfinite(number):
-        raise ValueError(f"label {token!r} is not a finite number")
+        raise ValueError(f"label {number} is not a finite number")
     return str(int(number)) if number.is_integer() else repr(number)
 
 
+def _first_bad_line(file: Path, zero_based: bool | str) -> tuple[int | None, str]:
+    """(1-based number, reason) of the first line of `file` that fails to parse by itself, found
+    block by block; (None, "") should none fail alone."""
+    with open(file, "rb") as stream:
+        lines = stream.readlines()
+    for start in range(0, len(lines), _BLOCK):
+        if _failure(lines[start:start + _BLOCK], zero_based) is None:
+            continue
+        for number, line in enumerate(lines[start:start + _BLOCK], start=start + 1):
+            failure = _failure([line], zero_based)
+            if failure is not None:
+                return number, ("bytes that are not ASCII" if not line.split(b"#", 1)[0].isascii()
+                                else _reason(failure))
+    return None, ""
+
+
+def _failure(lines: list[bytes], zero_based: bool | str) -> Exception | None:
+    """The error parsing `lines` alone raises, or None."""
+    try:
+        _parse(io.BytesIO(b"".join(lines)), zero_based, None)
+    except (ValueError, OverflowError) as exc:
+        return exc
+    return None
+
+
 def _reason(exc: Exception) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return "bytes that are not ASCII"
     message = str(exc)
-    if message.startswith(("invalid literal", "could not convert")):
-        return f"not a number: {message.split(': ', 1)[-1]}"
+    for pattern, reason in _REASONS:
+        match = re.search(pattern, message)
+        if match:
+            return match.expand(reason)
     return message

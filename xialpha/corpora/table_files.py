@@ -3,6 +3,13 @@ errors that name the file and the line.
 
 CSV is read strictly: a quote that is never closed (which would swallow the rest of the file
 into one field) and NUL bytes are refused, naming the line, instead of read as fewer rows.
+
+Parquet is read by pandas. CSV/TSV and JSON lines stay with the standard library's csv and json
+modules, because pandas (2.x/3.x) reads tables these tests refuse as different data: read_csv takes
+`"hel"lo` as `hello`, pads a row with too few fields, reads a row with one field too many as
+shifted columns (the first becomes the index), keeps NUL bytes, and names no line; read_json(lines=
+True) fills a missing key with NaN instead of naming it, wraps an integer beyond 2**64 to another
+number, and reports a byte position, not a line.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ def table_format(file: Path, format: str) -> str:
         suffix = file.suffix.lower()
         if suffix not in _SUFFIX_FORMATS:
             raise UserError(f"format: cannot tell the format of {file.name} from its suffix; "
-                            f"pass format= one of {', '.join(FORMATS)}")
+                            f"set format = \"csv\" or another of {', '.join(FORMATS[1:])}")
         return _SUFFIX_FORMATS[suffix]
     if format not in FORMATS:
         raise UserError(f"format: must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}")
@@ -35,16 +42,17 @@ def table_format(file: Path, format: str) -> str:
 
 
 def read_columns(file: Path, format: str, wanted: list[str], header: bool,
-                 column_names: tuple[str, ...], encoding: str) -> dict[str, list]:
-    """{column name: values} for the `wanted` columns of `file` (UserError naming a missing one).
+                 column_names: tuple[str, ...], encoding: str, field: str = "path") -> dict[str, list]:
+    """{column name: values} for the `wanted` columns of `file` (UserError naming a missing one;
+    an empty file's error names the argument `field` that gave the file).
 
     Without a header (CSV/TSV only) the columns are named by `column_names`; in a headerless TSV
     the last column takes the rest of the line, tabs included (the `label<TAB>text` corpora).
     """
     if format == "parquet":
-        return _read_parquet(file, wanted)
+        return _read_parquet(file, wanted, field)
     if not header and format == "jsonl":
-        raise UserError("header: JSON lines files name their fields; header=False applies to CSV/TSV only")
+        raise UserError("header: JSON lines files name their fields; header = false applies to CSV/TSV only")
     try:
         with open(file, encoding=encoding, newline="") as stream:
             if format == "jsonl":
@@ -53,16 +61,16 @@ def read_columns(file: Path, format: str, wanted: list[str], header: bool,
                 rows, names = _delimited_rows(stream, file, format), None
             else:
                 rows, names = _headerless_rows(stream, file, format, column_names), list(column_names)
-            return _collect(rows, wanted, file, names)
+            return _collect(rows, wanted, file, names, field)
     except UnicodeDecodeError as exc:
         raise UserError(f"{file}: bytes at offset {exc.start} are not valid {encoding}; "
-                        f"pass encoding= (e.g. 'latin-1')") from None
+                        f"set encoding = \"latin-1\" (or the file's encoding)") from None
     except LookupError:
         raise UserError(f"encoding: unknown text encoding {encoding!r}") from None
 
 
 def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file: Path,
-             names: list[str] | None) -> dict[str, list]:
+             names: list[str] | None, field: str) -> dict[str, list]:
     columns: dict[str, list] = {name: [] for name in wanted}
     for number, row in rows:
         names = names or list(row)
@@ -72,7 +80,7 @@ def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file: Path,
                 raise UserError(f"{file}{where}: no column {name!r} (columns: {', '.join(names)})")
             columns[name].append(row[name])
     if not columns[wanted[0]]:
-        raise UserError(f"path: {file} has no rows (empty corpus)")
+        raise UserError(f"{field}: {file} has no rows (empty corpus)")
     return columns
 
 
@@ -148,22 +156,35 @@ def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
         yield number, row
 
 
-def _read_parquet(file: Path, wanted: list[str]) -> dict[str, list]:
-    import pyarrow.parquet as pq
+def _read_parquet(file: Path, wanted: list[str], field: str) -> dict[str, list]:
+    """The `wanted` columns of Parquet `file` through pandas (Arrow types kept), as Python values:
+    None for a null, datetime for a timestamp (what pyarrow's to_pylist gives). The whole file is
+    read only to name the columns it has when one is missing."""
+    import pandas as pd
 
     try:
-        schema = pq.read_schema(file)
-        missing = [name for name in wanted if name not in schema.names]
+        frame = pd.read_parquet(file, columns=wanted, dtype_backend="pyarrow")
+    except Exception as exc:  # a missing column, or a file that is not Parquet (several exception types)
+        try:
+            names = pd.read_parquet(file, dtype_backend="pyarrow").columns.tolist()
+        except Exception:
+            names = None
+        missing = [name for name in wanted if names is not None and name not in names]
         if missing:
-            raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(schema.names)})")
-        table = pq.read_table(file, columns=wanted)
-    except UserError:
-        raise
-    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+            raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(map(str, names))})") from None
         raise UserError(f"{file}: not a readable Parquet file ({' '.join(str(exc).split())})") from None
-    if table.num_rows == 0:
-        raise UserError(f"path: {file} has no rows (empty corpus)")
-    return {name: table.column(name).to_pylist() for name in wanted}
+    if len(frame) == 0:
+        raise UserError(f"{field}: {file} has no rows (empty corpus)")
+    return {name: [_python_value(value) for value in frame[name].tolist()] for name in wanted}
+
+
+def _python_value(value):
+    """pandas' missing value as None, its Timestamp as a datetime; other values as they are."""
+    import pandas as pd
+
+    if value is pd.NA:
+        return None
+    return value.to_pydatetime(warn=False) if isinstance(value, pd.Timestamp) else value
 
 
 def _dialect(format: str) -> dict:

@@ -64,21 +64,23 @@ class CorpusSpec:
             return self.data
         for key in ("path", "dir", "file"):
             value = self.args.get(key)
-            if isinstance(value, str) and not URI.match(value) and not os.path.lexists(value):
-                fetch = (f"; `xialpha fetch reuters21578 --dest {value}` downloads it there"
-                         if self.loader == "reuters21578" else "")
-                raise UserError(f"{self.source or '<spec>'}: corpus.{key}: {value} does not exist{fetch}")
+            for split, item in value.items() if isinstance(value, dict) else [("", value)]:  # path = {train = ...}
+                if isinstance(item, str) and not URI.match(item) and not os.path.lexists(item):
+                    fetch = (f"; `xialpha fetch reuters21578 --dest {item}` downloads it there"
+                             if self.loader == "reuters21578" else "")
+                    name = f"{key}.{split}" if split else key
+                    raise UserError(f"{self.source or '<spec>'}: corpus.{name}: {item} does not exist{fetch}")
         with _corpus_errors(self.source):
             return load_corpus(self.loader, **self.args)
 
 
 @contextlib.contextmanager
 def _corpus_errors(source: str | None = None):
-    """A loader's UserError about an argument ("key: ...") as "[source: ]corpus.key: ..."."""
+    """A loader's UserError about an argument ("key: ..." or "key.split: ...") as "[source: ]corpus.key: ..."."""
     try:
         yield
     except UserError as exc:
-        text = f"corpus.{exc}" if re.match(r"^\w+: ", str(exc)) else str(exc)
+        text = f"corpus.{exc}" if re.match(r"^\w+(\.[\w-]+)?: ", str(exc)) else str(exc)
         raise UserError(f"{source}: {text}" if source else text) from None
 
 
@@ -217,8 +219,12 @@ def _corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
     cats.done()
     args = t.rest()
     for key in ("path", "dir", "file"):
-        if isinstance(args.get(key), str) and not URI.match(args[key]):
-            args[key] = str((base_dir / args[key]).resolve())
+        value = args.get(key)
+        if isinstance(value, str) and not URI.match(value):
+            args[key] = str((base_dir / value).resolve())
+        elif isinstance(value, dict):  # one file per split: path = {train = "a.csv", test = "b.csv"}
+            args[key] = {split: str((base_dir / item).resolve()) if isinstance(item, str) and not URI.match(item)
+                         else item for split, item in value.items()}
     if in_memory and args:
         raise UserError(f"corpus.{next(iter(args))}: unknown key for a corpus given in memory (corpus=); "
                         "use train_split, test_split, [corpus.categories]")
