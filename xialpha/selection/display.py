@@ -115,6 +115,47 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
     return rich_table(title, columns, frame, wide, **options)
 
 
+def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
+    """A listing of `xialpha.selection.inventory` (sweeps, selections, certifications or drift
+    checks) with their ids; times to the minute, in UTC."""
+    def text(name):
+        return lambda r: "-" if _missing(r[name]) else str(r[name])
+
+    def when(name):
+        return lambda r: "-" if _missing(r[name]) or pd.isna(r[name]) else pd.Timestamp(r[name]).strftime("%Y-%m-%d %H:%M")
+
+    columns = {
+        "sweeps": [Column("sweep", text("sweep_id"), text=True), Column("runs", text("runs")),
+                   Column("categories", text("categories")), Column("configs", text("configs")),
+                   Column("rows ok", text("rows_ok")), Column("failed", text("rows_failed")),
+                   Column("last run (UTC)", when("last_created_at"))],
+        "selections": [Column("selection", text("selection_id"), text=True), Column("sweep", text("sweep_id"), text=True),
+                       Column("mode", text("mode"), text=True), Column("by", text("objective"), text=True),
+                       Column("categories", text("categories"), wide=True),
+                       Column("created (UTC)", when("created_at"), wide=True)],
+        "certifications": [Column("certification", text("certification_id"), text=True),
+                           Column("selection", text("selection_id"), text=True),
+                           Column("split", text("test_split"), text=True), Column("n", text("n_test"), wide=True),
+                           Column("micro F1 %", lambda r: percent(r["micro_f1"])),
+                           Column("created (UTC)", when("created_at"), wide=True)],
+        "drift": [Column("drift run", text("run_id"), text=True), Column("drift id", text("sweep_id"), text=True),
+                  Column("newest batch", text("newest_batch"), text=True), Column("verdicts", text("verdicts"), text=True),
+                  Column("checked (UTC)", when("created_at"), wide=True)],
+    }[kind]
+    return rich_table(kind, columns, frame, wide)
+
+
+def calibration_table(points: pd.DataFrame, metric: str):
+    """Per estimator, how its estimates compare with held-out values (`calibration_summary`)."""
+    from xialpha.selection.calibration import calibration_summary
+
+    columns = [Column("estimator", lambda r: str(r["estimator"]), text=True), Column("points", lambda r: str(r["points"])),
+               Column("mean estimate - held-out", lambda r: f"{100 * r['mean_difference']:+.2f}"),
+               Column("mean |difference|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
+               Column("% above held-out", lambda r: percent(r["above"]))]
+    return rich_table(f"{metric} estimates against held-out values (points of %)", columns, calibration_summary(points))
+
+
 def key_table(key: pd.DataFrame):
     """What each label of a table stands for: every parameter of its preprocessing or kernel."""
     columns = [Column("label", lambda r: str(r["label"]), text=True),
