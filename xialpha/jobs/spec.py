@@ -39,15 +39,25 @@ class CategorySpec:
     min_positives: int | None = None
 
 
+VALIDATION_SPLIT = "validation"  # the split `validation_fraction` carves out of the training split
+
+
 @dataclass(frozen=True)
 class CorpusSpec:
-    """A corpus loader and its keyword arguments, the splits to train and hold out on."""
+    """A corpus loader and its keyword arguments, the splits to train and hold out on.
+
+    validation_fraction: a seeded random fraction (validation_seed) of the training split becomes
+    split "validation", the held-out split of the sweep (test_split), so the corpus's own test
+    split stays sealed for `xialpha certify`.
+    """
 
     loader: str
     args: dict = field(default_factory=dict, hash=False)
     train_split: str | None = None
     test_split: str | None = None
     categories: CategorySpec = CategorySpec()
+    validation_fraction: float | None = None
+    validation_seed: int = 0
 
     source: str = field(default="", compare=False)  # the spec file, for messages
 
@@ -63,7 +73,29 @@ class CorpusSpec:
                          if self.loader == "reuters21578" else "")
                 raise UserError(f"{self.source or '<spec>'}: corpus.{key}: {value} does not exist{fetch}")
         with _corpus_errors(self.source):
-            return load_corpus(self.loader, **self.args)
+            corpus = load_corpus(self.loader, **self.args)
+        return corpus if self.validation_fraction is None else self._carve_validation(corpus)
+
+    def _carve_validation(self, corpus):
+        """`corpus` with a seeded random validation_fraction of the training split renamed "validation"."""
+        import numpy as np
+
+        where = f"{self.source or '<spec>'}: corpus.validation_fraction"
+        if VALIDATION_SPLIT in corpus.split_names:
+            raise UserError(f"{where}: the corpus already has a split {VALIDATION_SPLIT!r}; use it as test_split instead")
+        if self.train_split not in corpus.split_names:
+            known = ", ".join(corpus.split_names) or "none"
+            raise UserError(f"{self.source or '<spec>'}: corpus.train_split: the corpus has no split "
+                            f"{self.train_split!r} (it has: {known})")
+        train = np.flatnonzero(corpus.splits == self.train_split)
+        size = int(round(self.validation_fraction * len(train)))
+        if not 0 < size < len(train):
+            raise UserError(f"{where}: {self.validation_fraction:g} of {len(train)} training documents leaves "
+                            "no validation or no training document")
+        chosen = np.random.default_rng(self.validation_seed).choice(train, size=size, replace=False)
+        splits = corpus.splits.astype(object)
+        splits[chosen] = VALIDATION_SPLIT
+        return replace(corpus, splits=splits.astype(str))
 
 
 @contextlib.contextmanager
@@ -218,6 +250,17 @@ def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
         min_positives=cats.int("min_positives", None, minimum=1),
     )
     cats.done()
+    validation_fraction = t.float("validation_fraction", 0.0) if "validation_fraction" in t.raw else None
+    if validation_fraction is not None and not 0 < validation_fraction < 1:
+        raise UserError(f"corpus.validation_fraction: must be > 0 and < 1, got {validation_fraction:g}")
+    validation_seed = t.int("validation_seed", 0, minimum=0)
+    if validation_fraction is not None:
+        if train_split is None:
+            raise UserError("corpus.validation_fraction: needs corpus.train_split (the split it is carved from)")
+        if test_split not in (None, VALIDATION_SPLIT):
+            raise UserError(f"corpus.test_split: with validation_fraction the held-out split is {VALIDATION_SPLIT!r}; "
+                            f"leave test_split out ({test_split!r} stays sealed for `xialpha certify`)")
+        test_split = VALIDATION_SPLIT
     args = t.rest()
     for key in ("path", "dir", "file"):
         if isinstance(args.get(key), str) and not URI.match(args[key]):
@@ -226,7 +269,8 @@ def _corpus(t: Table, base_dir: Path) -> CorpusSpec:
 
     with _corpus_errors():
         check_loader_arguments(loader, args)
-    return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
+    return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories,
+                      validation_fraction=validation_fraction, validation_seed=validation_seed)
 
 
 def configurations(root: Table, section: Table) -> dict:
