@@ -85,8 +85,9 @@ def run(args) -> int:
     else:
         records = stored.to_pandas()
         write_records(records.assign(config=records["category"].map(configs)), args.format)
-    print(f"stored certification {certification_id} in {store.uri}; split {args.test_split!r} is now marked as used",
-          file=sys.stdout if args.format == "table" else sys.stderr)
+    status = sys.stdout if args.format == "table" else sys.stderr
+    print(f"stored certification {certification_id} in {store.uri}", file=status)
+    print(f"split {args.test_split!r} is now marked as used (a second certification on it needs --force)", file=status)
     return 0
 
 

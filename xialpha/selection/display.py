@@ -59,6 +59,7 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
 
     shown = [c for c in columns if wide or not c.wide]
     cells = [[column.cell(row) for column in shown] for _, row in frame.iterrows()]
+    options.setdefault("min_width", min(len(title or ""), 80))  # a title wider than the columns stays one line
     table = Table(title=title, box=box.SIMPLE_HEAD, **options)
     for i, column in enumerate(shown):
         header = column.header
@@ -150,10 +151,11 @@ def calibration_table(points: pd.DataFrame, metric: str):
     from xialpha.selection.calibration import calibration_summary
 
     columns = [Column("estimator", lambda r: str(r["estimator"]), text=True), Column("points", lambda r: str(r["points"])),
-               Column("mean estimate - held-out", lambda r: f"{100 * r['mean_difference']:+.2f}"),
-               Column("mean |difference|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
-               Column("% above held-out", lambda r: percent(r["above"]))]
-    return rich_table(f"{metric} estimates against held-out values (points of %)", columns, calibration_summary(points))
+               Column("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
+               Column("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
+               Column("% above", lambda r: percent(r["above"]))]
+    return rich_table(f"{metric} estimate minus held-out value, in points of % (per config)", columns,
+                      calibration_summary(points))
 
 
 def key_table(key: pd.DataFrame):

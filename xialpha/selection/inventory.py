@@ -132,9 +132,12 @@ def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd
 
 
 def certifications_of(store, selection_id: str) -> pd.DataFrame:
-    """Every stored certification row of a selection (all categories, micro and macro), oldest
-    certification first; empty when it was never certified."""
+    """Every stored certification row of a selection, oldest certification first, each with its
+    categories, then "(micro)" and "(macro)"; empty when it was never certified."""
     table = read_if_stored(store, "certifications", [("selection_id", "=", selection_id)])
     if table is None:
         return pd.DataFrame()
-    return table.to_pandas().sort_values(["created_at", "certification_id"], kind="mergesort").reset_index(drop=True)
+    frame = table.to_pandas()
+    frame["_scope"] = frame["scope"].map({"category": 0, "micro": 1, "macro": 2}) if "scope" in frame else 0
+    frame = frame.sort_values(["created_at", "certification_id", "_scope", "category"], kind="mergesort")
+    return frame.drop(columns="_scope").reset_index(drop=True)

@@ -128,7 +128,7 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
         "categories": results["category"].nunique(), "preprocessings": results["preprocessing_id"].nunique(),
         "kernels": results["kernel_id"].nunique(), "C values": results["C"].nunique(),
         "rho values": ", ".join(f"{r:g}" for r in sorted(results["rho"].unique())),
-        "created": f"{results['created_at'].min()} .. {results['created_at'].max()}",
+        "created": f"{_when(results['created_at'].min())} .. {_when(results['created_at'].max())}",
     }
     runs = _runs(store, sweep_id)
     return Report(

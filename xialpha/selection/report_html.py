@@ -248,6 +248,7 @@ def _curve_figures(curves: pd.DataFrame, selection: pd.DataFrame | None, what: s
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     chosen = {} if selection is None else {r["category"]: r for _, r in selection.iterrows()}
     for category, rows in curves.groupby("category", sort=True):
@@ -262,6 +263,9 @@ def _curve_figures(curves: pd.DataFrame, selection: pd.DataFrame | None, what: s
             ax.plot([pick["C"]], [pick["value"]], marker="*", markersize=14, color="black", linestyle="none",
                     label="chosen")
         ax.set_xscale("log")
+        # plain tick labels: log axes label with mathtext ("$10^{-1}$"), which is off on this page
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("C")
         ax.set_ylabel(what)
         ax.set_title(str(category))
