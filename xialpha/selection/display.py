@@ -33,6 +33,11 @@ def number(value, digits: int = 4) -> str:
     return "-" if _missing(value) else f"{float(value):.{digits}g}"
 
 
+def minute(value, zone: str = " UTC") -> str:
+    """A time to the minute ("2026-11-23 11:15 UTC"); "-" when missing."""
+    return "-" if _missing(value) or pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M") + zone
+
+
 def p_value(value) -> str:
     return "-" if _missing(value) else ("<1e-4" if float(value) < 1e-4 else f"{float(value):.4f}")
 
@@ -123,7 +128,7 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
         return lambda r: "-" if _missing(r[name]) else str(r[name])
 
     def when(name):
-        return lambda r: "-" if _missing(r[name]) or pd.isna(r[name]) else pd.Timestamp(r[name]).strftime("%Y-%m-%d %H:%M")
+        return lambda r: minute(r[name], zone="")
 
     columns = {
         "sweeps": [Column("sweep", text("sweep_id"), text=True), Column("runs", text("runs")),

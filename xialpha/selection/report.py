@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from xialpha.selection.display import minute
 from xialpha.selection.labels import ConfigLabels, sweep_labels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 
@@ -128,7 +129,7 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
         "categories": results["category"].nunique(), "preprocessings": results["preprocessing_id"].nunique(),
         "kernels": results["kernel_id"].nunique(), "C values": results["C"].nunique(),
         "rho values": ", ".join(f"{r:g}" for r in sorted(results["rho"].unique())),
-        "created": f"{_when(results['created_at'].min())} .. {_when(results['created_at'].max())}",
+        "created": f"{minute(results['created_at'].min())} .. {minute(results['created_at'].max())}",
     }
     runs = _runs(store, sweep_id)
     return Report(
@@ -147,12 +148,8 @@ def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: st
                 "stores one; `--selection ID` shows a --global one)")
     first = selection.iloc[0]
     which = "chosen with --selection" if explicit else "the newest per-category selection of the sweep"
-    return (f"selection {first['selection_id']} ({which}, made {_when(first['created_at'])}); "
+    return (f"selection {first['selection_id']} ({which}, made {minute(first['created_at'])}); "
             "`--selection ID` shows another, `xialpha store ls` lists them")
-
-
-def _when(value) -> str:
-    return "-" if value is None or pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _runs(store, sweep_id: str) -> pd.DataFrame:
@@ -174,7 +171,7 @@ def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certificat
 
     from xialpha import __version__
 
-    facts = {"report made": f"{_when(datetime.datetime.now(datetime.timezone.utc))} with xialpha {__version__}, "
+    facts = {"report made": f"{minute(datetime.datetime.now(datetime.timezone.utc))} with xialpha {__version__}, "
                             f"Python {platform.python_version()}, {_library_versions()}"}
     if command:
         facts["report command"] = command
@@ -186,11 +183,11 @@ def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certificat
         facts["sweep command"] = "; ".join(commands)
     if selection is not None:
         first = selection.iloc[0]
-        facts["selection"] = (f"{first['selection_id']}, made {_when(first['created_at'])} with xialpha "
+        facts["selection"] = (f"{first['selection_id']}, made {minute(first['created_at'])} with xialpha "
                               f"{first.get('xialpha_version', '-')}")
     groups = certifications.groupby("certification_id", sort=False) if len(certifications) else []
     for certification_id, rows in groups:
-        facts[f"certification {certification_id}"] = (f"made {_when(rows['created_at'].iloc[0])} with xialpha "
+        facts[f"certification {certification_id}"] = (f"made {minute(rows['created_at'].iloc[0])} with xialpha "
                                                       f"{rows['xialpha_version'].iloc[0]}")
     return facts
 

@@ -14,7 +14,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from xialpha.selection.display import number, percent
+from xialpha.selection.display import minute, number, percent
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -114,7 +114,7 @@ def _certifications_section(report) -> str:
         forced = (" <strong>Forced on a test set used before: the bounds are biased (sequential testing).</strong>"
                   if bool(first.get("forced")) else "")
         parts.append(f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
-                     f'({int(first["n_test"])} documents), {_e(_when(first["created_at"]))}: one-sided '
+                     f'({int(first["n_test"])} documents), {_e(minute(first["created_at"]))}: one-sided '
                      f'{float(first["confidence"]):.0%} bounds.{forced}</p>')
         table = [[_e(r["category"]), _e(configs.get(r["category"], "")), percent(r["f1"]), percent(r["f1_lower"]),
                   percent(r["error"]), percent(r["error_upper"]), percent(r["recall"]), percent(r["precision"])]
@@ -122,10 +122,6 @@ def _certifications_section(report) -> str:
         header = ["category", "config", "F1 %", "F1 &ge; lower", "error %", "error &le; upper", "recall %", "precision %"]
         parts.append(_table(header, table, text_columns=2))
     return "".join(parts)
-
-
-def _when(value) -> str:
-    return "-" if value is None or pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _calibration_section(report) -> str:
@@ -176,7 +172,7 @@ def _provenance_section(report) -> str:
     parts = [_table(None, [[_e(k), _e(v)] for k, v in report.provenance.items()], text_columns=2)]
     runs = report.runs
     if not runs.empty:
-        rows = [[_e(r["run_id"]), _e(_when(r["created_at"])), _e(r["xialpha_version"] or "-"), _e(r["command"] or "-"),
+        rows = [[_e(r["run_id"]), _e(minute(r["created_at"])), _e(r["xialpha_version"] or "-"), _e(r["command"] or "-"),
                  _e(str(r["data_fingerprint"] or "-")[:16])] for _, r in runs.iterrows()]
         parts.append(_table(["sweep run", "started", "xialpha", "command", "data fingerprint"], rows, text_columns=5))
         newest = runs.iloc[-1]
