@@ -18,7 +18,8 @@ MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of
 
 def add_arguments(parser) -> None:
     add_store_arguments(parser)
-    parser.add_argument("--selection", required=True, metavar="ID", help="a saved selection's id (`xialpha select --save` prints it, `xialpha store ls` lists them)")
+    parser.add_argument("--selection", required=True, metavar="ID",
+                        help="a saved selection's id (`xialpha select --save` prints it, `xialpha store ls` lists them)")
     parser.add_argument("--test-split", required=True, metavar="NAME", help="the sealed test split of the sweep's corpus")
     parser.add_argument("--force", action="store_true",
                         help="certify even if this test set was used before (the bounds are then biased)")

@@ -18,6 +18,7 @@ from pathlib import Path
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
 from xialpha.jobs.spec_tables import Table, check_values
+from xialpha.jobs.validation_split import VALIDATION_SPLIT, carve_validation
 
 SWEEP_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
@@ -37,9 +38,6 @@ class CategorySpec:
     top_k: int | None = None
     names: tuple[str, ...] = ()
     min_positives: int | None = None
-
-
-VALIDATION_SPLIT = "validation"  # the split `validation_fraction` carves out of the training split
 
 
 @dataclass(frozen=True)
@@ -74,28 +72,10 @@ class CorpusSpec:
                 raise UserError(f"{self.source or '<spec>'}: corpus.{key}: {value} does not exist{fetch}")
         with _corpus_errors(self.source):
             corpus = load_corpus(self.loader, **self.args)
-        return corpus if self.validation_fraction is None else self._carve_validation(corpus)
-
-    def _carve_validation(self, corpus):
-        """`corpus` with a seeded random validation_fraction of the training split renamed "validation"."""
-        import numpy as np
-
-        where = f"{self.source or '<spec>'}: corpus.validation_fraction"
-        if VALIDATION_SPLIT in corpus.split_names:
-            raise UserError(f"{where}: the corpus already has a split {VALIDATION_SPLIT!r}; use it as test_split instead")
-        if self.train_split not in corpus.split_names:
-            known = ", ".join(corpus.split_names) or "none"
-            raise UserError(f"{self.source or '<spec>'}: corpus.train_split: the corpus has no split "
-                            f"{self.train_split!r} (it has: {known})")
-        train = np.flatnonzero(corpus.splits == self.train_split)
-        size = int(round(self.validation_fraction * len(train)))
-        if not 0 < size < len(train):
-            raise UserError(f"{where}: {self.validation_fraction:g} of {len(train)} training documents leaves "
-                            "no validation or no training document")
-        chosen = np.random.default_rng(self.validation_seed).choice(train, size=size, replace=False)
-        splits = corpus.splits.astype(object)
-        splits[chosen] = VALIDATION_SPLIT
-        return replace(corpus, splits=splits.astype(str))
+        if self.validation_fraction is None:
+            return corpus
+        return carve_validation(corpus, self.train_split, self.validation_fraction, self.validation_seed,
+                                self.source or "<spec>")
 
 
 @contextlib.contextmanager
