@@ -78,8 +78,7 @@ def run(args) -> int:
         if saved is not None:
             shutil.rmtree(saved, ignore_errors=True)
         raise
-    print(f"stored selection {selection_id} ({len(rows)} categories, {selection.n_candidates} candidates) in {store.uri}",
-          file=status)
+    print(f"stored selection {selection_id} in {store.uri} ({len(rows)} categories)", file=status)
     if saved is not None:
         print(f"saved {n_models} models to {saved}", file=status)
     return 0
