@@ -61,6 +61,7 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
     assert main(["drift", shifted, "--store", store, "--scheduler", scheduler]) == 3
     out = capsys.readouterr().out
     assert "DRIFT     relevant" in out and "exit 3" in out
+    assert "pp=" not in out and max(len(line) for line in out.splitlines()) <= 80  # labels, not hashes; 80 columns
 
     rows = ResultStore(store).read("drift", sweep_id="shifted").to_pylist()
     assert len(rows) == 8  # one per window of the newest batch

@@ -284,3 +284,57 @@ def test_table_files_per_split_resolve_next_to_the_spec_and_errors_name_the_key(
     assert str(error.value) == f"{path}: corpus.path.test: {folder / 'b.csv'} has no rows (empty corpus)"
     path.write_text('[corpus]\nloader = "table"\npath = {train = "a.csv", test = "a.csv"}\n', encoding="utf-8")
     assert load_spec(path).corpus.load().splits.tolist() == ["train", "test"]
+
+
+# --- a validation split carved from training keeps the test split sealed (issue 18) ---------------
+
+def _carving(corpus_keys: str) -> str:
+    return f'[corpus]\nloader = "synthetic"\nn_docs = 400\nseed = 3\n{corpus_keys}\n[estimators]\nholdout = true\n'
+
+
+def test_validation_fraction_carves_a_seeded_validation_split_from_training_only():
+    import numpy as np
+
+    from xialpha.corpora import load_corpus
+
+    spec = parse_spec(_carving('train_split = "train"\nvalidation_fraction = 0.25\nvalidation_seed = 5'))
+    assert spec.corpus.test_split == "validation"  # the held-out figures; "test" is never read by the sweep
+    original = load_corpus("synthetic", n_docs=400, seed=3)
+    carved = spec.corpus.load()
+    assert carved.split_names == ["test", "train", "validation"]
+    was_train = original.splits == "train"
+    assert (carved.splits[~was_train] == original.splits[~was_train]).all()  # test documents untouched
+    assert (carved.splits == "validation").sum() == round(0.25 * was_train.sum())
+    assert np.array_equal(carved.splits, spec.corpus.load().splits)  # the same every time (stored specs re-load it)
+    other = parse_spec(_carving('train_split = "train"\nvalidation_fraction = 0.25\nvalidation_seed = 6')).corpus.load()
+    assert not np.array_equal(carved.splits, other.splits)
+
+
+@pytest.mark.parametrize("keys, message", [
+    ("validation_fraction = 0.2", "corpus.validation_fraction: needs corpus.train_split"),
+    ('train_split = "train"\nvalidation_fraction = 1.0', "corpus.validation_fraction: must be > 0 and < 1, got 1"),
+    ('train_split = "train"\nvalidation_fraction = 0', "corpus.validation_fraction: must be > 0 and < 1, got 0"),
+    ('train_split = "train"\nvalidation_fraction = "a"', "corpus.validation_fraction: must be a number"),
+    ('train_split = "train"\ntest_split = "test"\nvalidation_fraction = 0.2',
+     "corpus.test_split: with validation_fraction the held-out split is 'validation'; leave test_split out"),
+    ('train_split = "train"\nvalidation_fraction = 0.2\nvalidation_seed = -1', "corpus.validation_seed: must be >= 0"),
+])
+def test_bad_validation_settings_name_their_key(keys, message):
+    with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_spec(_carving(keys))
+
+
+def test_a_validation_fraction_leaving_no_document_is_refused_when_loading():
+    spec = parse_spec(_carving('train_split = "train"\nvalidation_fraction = 0.0001'), source="s.toml")
+    with pytest.raises(UserError, match="s.toml: corpus.validation_fraction: 0.0001 of .* training documents leaves"):
+        spec.corpus.load()
+
+
+def test_shipped_specs_keep_their_test_split_sealed():
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml")):
+        if path.name.startswith("drift"):
+            continue
+        spec = load_spec(path)
+        assert spec.corpus.test_split in (None, "validation"), path.name

@@ -38,23 +38,101 @@ def result_rows(sweep_id: str = "r1") -> list[dict]:
     return rows
 
 
+def certify_by_hand(store: ResultStore, selection: "pd.DataFrame", certification_id: str = "cert-hand") -> None:
+    """Store a certification of `selection` as `xialpha certify` would, from made-up test-set counts."""
+    from xialpha.selection.bounds import Confusion
+    from xialpha.selection.certification import certification_frame, certification_table
+
+    counts = {c: Confusion(tp=40 + i, fp=5, fn=10, tn=445 - i) for i, c in enumerate(selection["category"])}
+    frame = certification_frame(counts, dict(zip(selection["category"], selection["config_key"])), draws=1000)
+    identity = {"certification_id": certification_id, "sweep_id": "r1", "selection_id": selection["selection_id"].iloc[0],
+                "test_split": "test", "test_fingerprint": "tfp", "n_test": 500, "confidence": 0.95, "draws": 1000,
+                "forced": False, "previous_certifications": 0}
+    store.append("certifications", certification_table(frame, identity))
+
+
+def saved_selections(store: ResultStore) -> "pd.DataFrame":
+    return store.read("selections").to_pandas()
+
+
 @pytest.fixture(scope="module")
-def report_html(tmp_path_factory) -> Path:
+def report_store(tmp_path_factory) -> Path:
+    """A store with hand-built results, two saved selections (per category, then --global) and a
+    certification of the per-category one."""
     root = tmp_path_factory.mktemp("report")
     store = ResultStore(str(root / "store"))
     store.write_results(result_rows())
-    path = root / "report.html"
-    assert main(["report", str(root / "store"), "--sweep", "r1", "--html", str(path)]) == 0
+    store.append("sweeps", [{"sweep_id": "r1", "run_id": "run1", "spec_toml": "[sweep]\nid = 'r1'\n",
+                             "data_fingerprint": "fp", "xialpha_version": "0.1.0", "command": "xialpha sweep r1.toml"}])
+    assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
+    certify_by_hand(store, saved_selections(store))
+    assert main(["select", store.uri, "--estimator", "xa", "--global", "--save"]) == 0
+    return root / "store"
+
+
+@pytest.fixture(scope="module")
+def report_html(report_store) -> Path:
+    path = report_store.parent / "report.html"
+    assert main(["report", str(report_store), "--sweep", "r1", "--html", str(path)]) == 0
     return path
 
 
 def test_page_is_self_contained_and_shows_every_category(report_html):
     page = report_html.read_text(encoding="utf-8")
     assert "http://" not in page and "https://" not in page and "<script" not in page
-    assert page.count('src="data:image/png;base64,') == len(CATEGORIES) + 1  # one plot per category + LOO bars
+    # one plot per category, the LOO bars and the calibration plot
+    assert page.count('src="data:image/png;base64,') == len(CATEGORIES) + 2
     assert "&lt;grain&amp;co&gt;" in page and "<grain&co>" not in page  # escaped
-    for heading in ("Estimate vs C", "beside held-out values", "Leave-one-out candidates", "Chosen configurations"):
+    for heading in ("Estimate vs C", "beside held-out values", "Leave-one-out candidates", "Selection shown",
+                    "Certifications", "Estimates against held-out values", "What each estimator would choose",
+                    "Provenance"):
         assert heading in page
+
+
+def test_the_page_shows_the_newest_per_category_selection_and_its_certification(report_html, report_store):
+    page = report_html.read_text(encoding="utf-8")
+    selections = saved_selections(ResultStore(str(report_store)))
+    per_category = selections.loc[selections["mode"] == "category", "selection_id"].iloc[0]
+    shared = selections.loc[selections["mode"] == "global", "selection_id"].iloc[0]
+    assert f"selection {per_category} (the newest per-category selection of the sweep" in page
+    assert shared not in page  # the newer --global selection is not what the page shows by default
+    assert "Certification cert-hand on split test (500 documents)" in page
+    assert "xialpha sweep r1.toml" in page and "run1" in page  # provenance: the sweep's command and run
+
+
+def test_selection_chooses_another_selection_and_an_unknown_one_lists_the_saved(report_store, tmp_path, capsys):
+    store = ResultStore(str(report_store))
+    shared = saved_selections(store).query("mode == 'global'")["selection_id"].iloc[0]
+    path = tmp_path / "global.html"
+    assert main(["report", str(report_store), "--selection", shared, "--html", str(path)]) == 0
+    page = path.read_text(encoding="utf-8")
+    assert f"selection {shared} (chosen with --selection" in page
+    assert "was not certified yet" in page and "cert-hand" not in page
+    capsys.readouterr()
+    assert main(["report", str(report_store), "--selection", "sel-nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no selection 'sel-nope'" in err and shared in err and "select --save" in err
+
+
+def test_calibration_points_and_estimator_choices_are_the_stored_values():
+    import pandas as pd
+
+    from xialpha.selection.calibration import calibration_points, calibration_summary, estimator_choices
+    from xialpha.selection.labels import sweep_labels
+
+    results = pd.DataFrame(result_rows())
+    points = calibration_points(results, "f1", 1.0)
+    at_rho1 = results[results["rho"] == 1.0]
+    assert list(points["estimator"].unique()) == ["xa"]  # the only estimator the hand-built rows have
+    assert points["estimate"].to_numpy() == pytest.approx(at_rho1["xa_f1"].to_numpy())
+    assert points["held_out"].to_numpy() == pytest.approx(at_rho1["holdout_f1"].to_numpy())
+    summary = calibration_summary(points).iloc[0]
+    assert summary["mean_difference"] == pytest.approx((at_rho1["xa_f1"] - at_rho1["holdout_f1"]).mean())
+    choices = estimator_choices(results, "f1", 1.0, sweep_labels(results)).set_index("category")
+    for category, rows in at_rho1.groupby("category"):
+        best = rows.sort_values(["xa_f1", "C"], ascending=[False, True]).iloc[0]
+        assert choices.loc[category, "held_out"] == pytest.approx(best["holdout_f1"])
+        assert choices.loc[category, "best_held_out"] == pytest.approx(rows["holdout_f1"].max())
 
 
 def test_held_out_and_candidate_figures_are_the_stored_ones(report_html):
@@ -80,8 +158,9 @@ def _chromium() -> str | None:
     return next((path for name in CHROMIUM_NAMES if (path := shutil.which(name))), None)
 
 
-def render(url: str, screenshot: Path) -> tuple[list[str], list[str]]:
-    """Load `url` in headless Chromium; (console errors and page errors, URLs requested)."""
+def render(url: str, screenshot: Path, inspect=None) -> tuple[list[str], list[str]]:
+    """Load `url` in headless Chromium; (console errors and page errors, URLs requested).
+    `inspect(page)`, when given, is called on the loaded page (a playwright Page)."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
     binary = _chromium()
     if binary is None:
@@ -98,6 +177,8 @@ def render(url: str, screenshot: Path) -> tuple[list[str], list[str]]:
             page.on("request", lambda request: requests.append(request.url))
             page.goto(url, wait_until="load")
             page.screenshot(path=str(screenshot), full_page=True)
+            if inspect is not None:
+                inspect(page)
         finally:
             browser.close()
     return errors, requests
@@ -110,13 +191,44 @@ def not_blank(png: Path) -> bool:
     return pixels.std() > 10 and (pixels < 128).mean() > 0.005
 
 
+def rendered_sections(page) -> dict:
+    """What the browser shows of the report's sections: heading texts, and for the selection,
+    certification, calibration and estimator sections the text (and images) up to the next heading."""
+    return page.evaluate("""() => {
+        const out = {headings: [...document.querySelectorAll('h2')].map(h => h.innerText)};
+        for (const id of ['selection', 'certifications', 'calibration', 'estimators', 'provenance']) {
+            const h = document.getElementById(id);
+            let text = '', images = [], node = h ? h.nextElementSibling : null;
+            while (node && node.tagName !== 'H2') {
+                text += node.innerText + '\\n';
+                if (node.tagName === 'IMG') images.push(node);
+                images.push(...node.querySelectorAll('img'));
+                node = node.nextElementSibling;
+            }
+            const box = h ? h.getBoundingClientRect() : null;
+            out[id] = {text, visible: !!box && box.height > 0,
+                       images: images.map(i => [i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width])};
+        }
+        return out;
+    }""")
+
+
 @pytest.mark.browser
-def test_page_renders_in_headless_chromium_without_console_errors(report_html, tmp_path):
+def test_page_renders_in_headless_chromium_without_console_errors(report_html, report_store, tmp_path):
     shot = tmp_path / "report.png"
-    errors, requests = render(report_html.as_uri(), shot)
+    seen = {}
+    errors, requests = render(report_html.as_uri(), shot, lambda page: seen.update(rendered_sections(page)))
     assert errors == []
     assert requests == [report_html.as_uri()]  # nothing fetched besides the page itself
     assert not_blank(shot)
+    selection_id = saved_selections(ResultStore(str(report_store))).query("mode == 'category'")["selection_id"].iloc[0]
+    for section in ("selection", "certifications", "calibration", "estimators", "provenance"):
+        assert seen[section]["visible"], section
+    assert selection_id in seen["selection"]["text"] and "earn" in seen["selection"]["text"]
+    assert "cert-hand" in seen["certifications"]["text"] and "(micro)" in seen["certifications"]["text"]
+    (plot,) = seen["calibration"]["images"]
+    assert plot[0] > 300 and plot[1] > 200 and plot[2] > 300  # decoded and laid out
+    assert "xa" in seen["calibration"]["text"] and "best held-out" in seen["estimators"]["text"]
 
 
 @pytest.mark.browser

@@ -89,7 +89,7 @@ def selected(tmp_path, capsys):
     spec.write_text(small_spec("sel", splits=True))
     store = tmp_path / "store"
     fill_store(load_spec(spec), ResultStore(str(store)))
-    assert main(["select", str(store), "--sweep", "sel"]) == 0
+    assert main(["select", str(store), "--sweep", "sel", "--save"]) == 0
     out = capsys.readouterr().out
     return store, re.search(r"^stored selection (sel-\S+)", out, re.MULTILINE).group(1)
 

@@ -119,7 +119,7 @@ def test_store_keys_selection_and_certification_rows_by_category():
 
 def test_select_per_category_stores_the_best_config_of_each_category(swept, capsys):
     _, uri = swept
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--wide")  # every p-value column
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--wide")  # every p-value column
     assert code == 0, out
     rows = selection_of(uri, stored_id(out, "sel-"))
     results = ResultStore(uri).read_results_df("sel")
@@ -138,7 +138,7 @@ def test_select_per_category_stores_the_best_config_of_each_category(swept, caps
 
 def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span, capsys):
     uri = swept_without_span
-    code, out, err = run_cli(capsys, "select", uri, "--sweep", "plain")
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "plain", "--save")
     assert code == 0, out
     assert "has no span estimates; selecting by xa" in err
     rows = selection_of(uri, stored_id(out, "sel-"))
@@ -155,7 +155,7 @@ def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span,
 def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "300")  # --wide: every column, headers unwrapped
     _, uri = swept
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--global", "--average", "micro", "--metric", "error", "--wide")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--global", "--average", "micro", "--metric", "error", "--wide")
     assert code == 0
     rows = selection_of(uri, stored_id(out, "sel-"))
     assert rows[["preprocessing_id", "kernel_id", "C", "j"]].drop_duplicates().shape[0] == 1
@@ -171,7 +171,7 @@ def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
 
 def test_select_by_cost(swept, capsys):
     _, uri = swept
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--cost-fn", "10", "--cost-fp", "1")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--cost-fn", "10", "--cost-fp", "1")
     assert code == 0
     rows = selection_of(uri, stored_id(out, "sel-"))
     assert (rows["metric"] == "cost").all() and (rows["cost_fn"] == 10).all()
@@ -282,7 +282,7 @@ def test_bad_input_is_one_line_with_exit_code_2(swept, tmp_path, capsys, argv, m
 
 def test_certify_refuses_the_training_split(swept, capsys):
     _, uri = swept
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save")
     code, _, err = run_cli(capsys, "certify", uri, "--selection", stored_id(out, "sel-"), "--test-split", "train")
     assert code == 2 and "--test-split: 'train' is the sweep's training split" in err
 
@@ -324,7 +324,7 @@ def test_refit_of_linear_choices_builds_no_gram(swept, tmp_path, capsys, monkeyp
 def test_select_and_certify_fit_80_columns_without_hashes(swept, capsys, monkeypatch):
     _, uri = swept
     monkeypatch.setenv("COLUMNS", "80")
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save")
     assert code == 0
     assert max(len(line) for line in out.splitlines() if not line.startswith("stored ")) <= 80
     assert not HASH.search(out) and "min_df=" in out and "what the labels stand for" in out
@@ -341,15 +341,15 @@ def test_select_and_certify_fit_80_columns_without_hashes(swept, capsys, monkeyp
 def test_select_wide_shows_every_p_value(swept, capsys, monkeypatch):
     _, uri = swept
     monkeypatch.setenv("COLUMNS", "200")
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--wide")
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--wide")
     assert code == 0 and "McNemar" in out and "runner-up config" in out
-    code, narrow, _ = run_cli(capsys, "select", uri, "--sweep", "sel")
+    code, narrow, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save")
     assert "McNemar" not in narrow
 
 
 def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     _, uri = swept
-    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--format", "json")
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--format", "json")
     assert code == 0
     records = json.loads(out)  # standard output holds only the rows; the "stored" line is on stderr
     selection_id = stored_id(err, "sel-")
@@ -359,7 +359,7 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     assert [r["value"] for r in records] == stored["value"].tolist()  # every digit
     assert all(r["config"] and not HASH.search(r["config"]) for r in records)
 
-    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--format", "csv")
+    code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--format", "csv")
     assert code == 0
     table = pd.read_csv(io.StringIO(out))
     assert set(stored.columns) | {"config", "runner_up_config"} == set(table.columns) and len(table) == len(stored)

@@ -49,7 +49,7 @@ def store_uri(tmp_path):
 
 
 def select(capsys, uri, *extra):
-    assert main(["select", uri, "--sweep", "hand", *extra]) == 0
+    assert main(["select", uri, "--sweep", "hand", "--save", *extra]) == 0
     out = capsys.readouterr().out
     selection_id = re.search(r"^stored selection (\S+)", out, re.MULTILINE).group(1)
     table = ResultStore(uri).read("selections", filters=[("selection_id", "=", selection_id)])

@@ -11,6 +11,7 @@ ignore SIGTERM until `docker stop` kills it after 10 s). The SLURM side is in te
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -60,6 +61,37 @@ def test_a_signalled_local_sweep_closes_its_workers_keeps_its_rows_and_prints_on
     finally:
         kill(driver)
     _check_interrupted(tmp_path, driver, signum, spec, store, stored)
+
+
+STAGE_LINE = re.compile(r"^(loading corpus|planning|starting cluster|sending corpus|vectorising|building features"
+                        r"|fitting|storing|closing cluster) \(\d+ s\)$")
+
+
+@pytest.mark.parametrize("when", ["cluster up", "batches stored"])
+def test_ctrl_c_while_the_sweep_shows_its_progress_adds_one_line(tmp_path, when):
+    """Without --quiet and outside a terminal the sweep prints its stages and fits; Ctrl-C once
+    the cluster is up (corpus sent, vectorising) or while fits are stored adds exactly one line:
+    no Dask warning, no traceback."""
+    spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
+    argv = [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)]
+    err = tmp_path / "driver.err"
+    driver = start(argv, tmp_path / "driver.out", stderr=err)
+    try:
+        if when == "cluster up":
+            wait_for(lambda: "dashboard: " in err.read_text(), "the dashboard line", process=driver)
+        else:
+            wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
+        os.killpg(driver.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        driver.wait(timeout=60)
+    finally:
+        kill(driver)
+    lines = err.read_text().splitlines()
+    assert driver.returncode == 130, lines
+    assert lines[-1] == "xialpha sweep: interrupted by SIGINT; results stored so far are kept"
+    others = [line for line in lines[:-1] if not (STAGE_LINE.match(line) or line.startswith(("dashboard: ", "fits ")))]
+    assert others == []
+    if when == "batches stored":  # starting two worker processes takes more than a second
+        assert "starting cluster" in [line.rsplit(" (", 1)[0] for line in lines]
 
 
 def _pid1_possible() -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ import duckdb
 import numpy as np
 import pytest
 
+from test_report_html import CATEGORIES
 from test_storage_store import T0, data_files, result_row
 from xialpha.cli import main
 from xialpha.storage import ResultStore
@@ -55,11 +57,47 @@ def _snapshot(store: ResultStore) -> dict:
 
 def test_ls_lists_sweeps_with_counts(filled, capsys):
     assert main(["store", "ls", filled.uri]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
-    assert lines[1].split()[:5] == ["other", "3", "0", "3", "3"]
-    assert lines[2].split()[:5] == ["sweep-1", "8", "1", "3", "4"]
-    assert "2026-01-02 03:04:05Z" in lines[2]
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80  # not a terminal: 80 columns
+    lines = [line.split() for line in out.splitlines()]
+    assert ["sweep", "runs", "categories", "configs", "rows", "ok", "failed", "last", "run", "(UTC)"] in lines
+    sweeps = [line for line in lines if line and line[0] in ("other", "sweep-1")]
+    assert [line[:6] for line in sweeps] == [["other", "0", "3", "3", "3", "0"], ["sweep-1", "0", "3", "4", "8", "1"]]
+    assert sweeps[1][6:] == ["2026-01-02", "03:04"]
+    assert ["s1", "sweep-1", "-", "-"] in lines  # the hand-made selection: no mode, no objective stored
+
+
+def test_ls_lists_selections_certifications_and_drift_checks_with_their_ids(tmp_path, capsys):
+    from test_report_html import certify_by_hand, result_rows, saved_selections
+
+    store = ResultStore(str(tmp_path / "store"))
+    store.write_results(result_rows())
+    assert main(["select", store.uri, "--estimator", "xa"]) == 0
+    assert store.read("selections").num_rows == 0  # without --save nothing is stored
+    assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
+    certify_by_hand(store, saved_selections(store))
+    store.append("drift", [{"check_id": f"c{i}", "run_id": "drift-run-1", "sweep_id": "d1", "newest_batch": "2026-W01",
+                            "category": category, "window": window, "verdict": verdict}
+                           for i, (category, window, verdict) in enumerate(
+                               [("acq", 1, "drift"), ("acq", 2, "drift"), ("earn", 1, "no drift"), ("earn", 2, "no drift"),
+                                ("wheat", 1, "no drift")])])
+    selection_id = saved_selections(store)["selection_id"].iloc[0]
+    capsys.readouterr()
+    assert main(["store", "ls", store.uri]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    lines = [line.split() for line in out.splitlines()]
+    assert [selection_id, "r1", "category", "f1", "of", "xa"] in lines
+    assert any(line[:3] == ["cert-hand", selection_id, "test"] for line in lines)
+    assert ["drift-run-1", "d1", "2026-W01", "1", "drift,", "2", "no", "drift"] in lines  # per category, not window
+    assert main(["store", "ls", store.uri, "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    ids = {"sweeps": "sweep_id", "selections": "selection_id", "certifications": "certification_id", "drift": "run_id"}
+    assert [(r["kind"], r[ids[r["kind"]]]) for r in records] == [
+        ("sweeps", "r1"), ("selections", selection_id), ("certifications", "cert-hand"), ("drift", "drift-run-1")]
+    assert records[1]["categories"] == len(CATEGORIES) and records[3]["verdicts"] == "1 drift, 2 no drift"
+    assert main(["store", "ls", store.uri, "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("kind,sweep_id,runs,")
 
 
 def test_compact_keeps_every_query_result(filled, capsys):
@@ -148,7 +186,11 @@ def test_sweep_may_be_left_out_only_when_the_store_holds_one(filled, tmp_path, c
 def test_ls_on_a_store_without_results(tmp_path, capsys):
     ResultStore(str(tmp_path / "s")).append("drift", [{"check_id": "c1"}])
     assert main(["store", "ls", str(tmp_path / "s")]) == 0
-    assert "no results" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "sweeps" not in out and "c1" in out  # a kind with nothing stored is left out
+    ResultStore(str(tmp_path / "empty")).append("sweeps", [{"run_id": "r"}])
+    assert main(["store", "ls", str(tmp_path / "empty")]) == 0
+    assert "empty (no sweep, selection, certification or drift check stored)" in capsys.readouterr().out
 
 
 def test_duckdb_reads_the_results_with_standard_types_and_the_documented_rule(filled):

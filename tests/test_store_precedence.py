@@ -44,13 +44,14 @@ def test_a_forced_rerun_whose_configs_all_fail_loses_no_result(tmp_path):
     rerun = _xialpha("sweep", failing, "--store", store, "--quiet", "--force")
     assert rerun.returncode == 1 and "12 failed" in rerun.stdout, rerun.stdout + rerun.stderr
 
-    selected = _xialpha("select", store, "--sweep", "lost")
+    selected = _xialpha("select", store, "--sweep", "lost", "--save")
     assert selected.returncode == 0, selected.stderr
     assert _xialpha("store", "compact", store).returncode == 0
     after = ResultStore(str(store), create=False)
     assert after.read_results_df("lost").equals(ok_rows)
     listing = _xialpha("store", "ls", store).stdout.splitlines()
-    assert listing[1].split()[:3] == ["lost", "12", "0"]
+    row = next(line.split() for line in listing if line.split()[:1] == ["lost"])
+    assert row[4:6] == ["12", "0"]  # rows ok, failed
     # the failed attempts are kept beside the results, as history
     raw = [pq.read_table(p) for p in (store / "results").rglob("*.parquet")]
     statuses = sorted(s for table in raw for s in table["status"].to_pylist())
@@ -129,5 +130,5 @@ def test_select_after_the_failed_rerun_in_process(tmp_path, capsys):
     store = ResultStore(str(tmp_path / "store"))
     store.write_results([result_row(i, xa_f1=0.5 + 0.01 * i, xa_d_pos=2, xa_d_neg=1) for i in range(6)])
     store.write_results([result_row(i, status="failed", error_message="GramTooLarge") for i in range(6)])
-    assert main(["select", store.uri, "--sweep", "sweep-1", "--estimator", "xa", "--rho", "2"]) == 0
+    assert main(["select", store.uri, "--sweep", "sweep-1", "--estimator", "xa", "--rho", "2", "--save"]) == 0
     assert "stored selection" in capsys.readouterr().out

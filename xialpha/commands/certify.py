@@ -18,7 +18,8 @@ MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of
 
 def add_arguments(parser) -> None:
     add_store_arguments(parser)
-    parser.add_argument("--selection", required=True, metavar="ID", help="selection id (printed by xialpha select)")
+    parser.add_argument("--selection", required=True, metavar="ID",
+                        help="a saved selection's id (`xialpha select --save` prints it, `xialpha store ls` lists them)")
     parser.add_argument("--test-split", required=True, metavar="NAME", help="the sealed test split of the sweep's corpus")
     parser.add_argument("--force", action="store_true",
                         help="certify even if this test set was used before (the bounds are then biased)")
@@ -45,7 +46,7 @@ def run(args) -> int:
     from xialpha.selection.display import certification_table as terminal_table
     from xialpha.selection.display import key_table, print_table, write_records
     from xialpha.selection.labels import sweep_labels
-    from xialpha.selection.records import read_selection
+    from xialpha.selection.inventory import saved_selection
     from xialpha.selection.refit import train_selected
 
     if not 0.5 <= args.confidence < 1:
@@ -55,7 +56,7 @@ def run(args) -> int:
     if args.seed < 0:
         raise UserError(f"--seed: must be >= 0, got {args.seed}")
     store = open_store(args)
-    rows = read_selection(store, args.selection)
+    rows = saved_selection(store, args.selection)
     sweep_id = str(rows["sweep_id"].iloc[0])
     context = load_context(store, sweep_id, str(rows["data_fingerprint"].iloc[0]), args.spec)
     _check_split(context.spec, args.test_split, str(rows["estimator"].iloc[0]), args.force)
@@ -85,8 +86,9 @@ def run(args) -> int:
     else:
         records = stored.to_pandas()
         write_records(records.assign(config=records["category"].map(configs)), args.format)
-    print(f"stored certification {certification_id} in {store.uri}; split {args.test_split!r} is now marked as used",
-          file=sys.stdout if args.format == "table" else sys.stderr)
+    status = sys.stdout if args.format == "table" else sys.stderr
+    print(f"stored certification {certification_id} in {store.uri}", file=status)
+    print(f"split {args.test_split!r} is now marked as used (a second certification on it needs --force)", file=status)
     return 0
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 
 from xialpha.commands.running import add_run_arguments, check_workers
 from xialpha.commands.stores import store_uri
@@ -43,8 +44,8 @@ def run(args) -> int:
     report = run_drift_check(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
                              on_dashboard=dashboard)
     if not args.quiet:
-        print(_header(report, store.uri))
-        for line in _verdict_lines(report):
+        print(textwrap.fill(_header(report, store.uri), 80, subsequent_indent="  "))
+        for line in _verdict_lines(report, spec):
             print(line)
     verdicts = report.verdicts()
     n_ok = len(verdicts) - report.n_drift - report.n_failed
@@ -61,25 +62,42 @@ def _header(report, uri: str) -> str:
             f"({report.n_documents} documents{dropped}); {how}; store {uri}")
 
 
-def _verdict_lines(report) -> list[str]:
-    """Per category and config: the verdict, chosen window and full memory, then every window's estimate."""
+def _verdict_lines(report, spec) -> list[str]:
+    """Per category and config (by its label, `xialpha.selection.labels`): the verdict, chosen
+    window and full memory, then every window's estimate; lines of at most 80 characters."""
     windows: dict[tuple, list[dict]] = {}
     for row in report.rows:
         windows.setdefault((row["category"], row["preprocessing_id"], row["kernel_id"], row["C"], row["j"]), []).append(row)
+    labels = _labels(spec, report.rows)
     lines = []
     for key, row in report.verdicts().items():
-        category, pre, _, C, j = key
-        config = f"{category} pp={pre[:8]} {row['kernel']} C={C:g} j={j:g}"
+        category, pre, kernel_id, C, j = key
+        config = f"{category} {labels.config(pre, kernel_id, C, j)}"
         if row["verdict"] == "failed":
             lines.append(f"  FAILED    {config}: {row['check_error']}")
             continue
         label = "DRIFT" if row["verdict"] == "drift" else "no drift"
-        lines.append(f"  {label:<9} {config}: window {row['chosen_window']} of {row['n_batches']} batches, "
-                     f"xi-alpha error {100 * row['chosen_error']:.1f}% vs full memory {100 * row['full_error']:.1f}% "
-                     f"(discordant {row['full_worse']}:{row['chosen_worse']}, p={row['p_value']:.3g})")
-        estimates = " ".join(_window_estimate(r) for r in sorted(windows[key], key=lambda r: r["window"]))
-        lines.append(f"            windows (batches: error %): {estimates}")
+        text = (f"{label:<9} {config}: window {row['chosen_window']} of {row['n_batches']} batches, xi-alpha error "
+                f"{100 * row['chosen_error']:.1f}% vs full memory {100 * row['full_error']:.1f}% (discordant "
+                f"{row['full_worse']}:{row['chosen_worse']}, p={row['p_value']:.3g}); windows (batches: error %): "
+                + " ".join(_window_estimate(r) for r in sorted(windows[key], key=lambda r: r["window"])))
+        lines.extend(textwrap.wrap(text, 80, initial_indent="  ", subsequent_indent=" " * 12))
     return lines
+
+
+def _labels(spec, rows: list[dict]):
+    """The ConfigLabels of the configurations in `rows`, from the spec's preprocessing and kernel parameters."""
+    import pandas as pd
+
+    from xialpha.selection.labels import sweep_labels
+
+    pres = {p.id: p.params() for p in spec.preprocessings}
+    kernels = {k.id: k.params() for k in spec.kernels}
+    frame = pd.DataFrame([{"preprocessing_id": r["preprocessing_id"], "kernel_id": r["kernel_id"], "C": r["C"], "j": r["j"],
+                           **{f"pp_{name}": value for name, value in pres[r["preprocessing_id"]].items()},
+                           **{("kernel" if name == "name" else name): value
+                              for name, value in kernels[r["kernel_id"]].items()}} for r in rows])
+    return sweep_labels(frame)
 
 
 def _window_estimate(row: dict) -> str:

@@ -1,9 +1,10 @@
 """`xialpha select [STORE] [--sweep ID]`: choose configurations from a sweep's estimates.
 
 Per category (default) or one shared configuration (--global) optimising --metric of
---estimator; the choice is stored in the "selections" dataset and printed. --refit DIR trains
-the chosen configurations on all training data and saves a deployable artefact (JSON and
-NumPy arrays, no pickle).
+--estimator; the choice is printed, and stored in the "selections" dataset with --save (what
+`certify` and `report` read: exploring with `select` changes nothing they show). --refit DIR
+trains the chosen configurations on all training data and saves a deployable artefact (JSON and
+NumPy arrays, no pickle); it saves the selection too, as the artefact names it.
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--cost-fp", type=float, help="cost of a false positive (metric cost; default 1)")
     parser.add_argument("--runners-up", type=int, default=3, metavar="K", help="runners-up to test against (default 3)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--save", action="store_true",
+                        help="store the selection (its id is what certify and report --selection take)")
     parser.add_argument("--refit", metavar="DIR",
-                        help="train the chosen configs on all training data and save an artefact to DIR")
+                        help="train the chosen configs on all training data and save an artefact to DIR (implies --save)")
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)")
     add_output_arguments(parser)
 
@@ -65,15 +68,17 @@ def run(args) -> int:
         write_records(rows.assign(config=labels.column(rows), runner_up_config=labels.column(rows, "runner_up_")),
                       args.format)
     saved, n_models = _refit(store, rows, labels, args) if args.refit else (None, 0)
+    status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
+    if not (args.save or args.refit):
+        print(f"selection {selection_id} not stored (--save stores it)", file=status)
+        return 0
     try:  # stored last: a command that fails (a bad --refit DIR, a refit error) leaves the store as it was
         store.append("selections", table)
     except BaseException:
         if saved is not None:
             shutil.rmtree(saved, ignore_errors=True)
         raise
-    status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
-    print(f"stored selection {selection_id} ({len(rows)} categories, {selection.n_candidates} candidates) in {store.uri}",
-          file=status)
+    print(f"stored selection {selection_id} in {store.uri} ({len(rows)} categories)", file=status)
     if saved is not None:
         print(f"saved {n_models} models to {saved}", file=status)
     return 0

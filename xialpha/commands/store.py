@@ -1,17 +1,20 @@
-"""`xialpha store ls|check|compact [STORE]`: list sweeps, find files reads skip, merge small files."""
+"""`xialpha store ls|check|compact [STORE]`: list what a store holds (sweeps, saved selections,
+certifications, drift checks) with their ids, find files reads skip, merge small files."""
 
 from __future__ import annotations
 
 import argparse
 
+from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, open_store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    ls = actions.add_parser("ls", help="list the sweeps in a store with row counts and times")
+    ls = actions.add_parser("ls", help="list sweeps, saved selections, certifications and drift checks with their ids")
     add_store_arguments(ls)
+    add_output_arguments(ls)
     check = actions.add_parser(
         "check", help="list the data files reads skip (unreadable or foreign); exit 1 if there are any",
     )
@@ -31,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     if args.action == "ls":
-        _print_sweeps(store)
+        _list(store, args.format, args.wide)
         return 0
     if args.action == "check":
         return _check(store, args.quarantine)
@@ -59,11 +62,21 @@ def _check(store, quarantine: bool) -> int:
     return 1
 
 
-def _print_sweeps(store) -> None:
-    sweeps = store.sweeps()
-    if sweeps.empty:
-        print(f"{store.uri}: no results")
+def _list(store, fmt: str, wide: bool) -> None:
+    """One table per kind of thing stored (kinds with nothing stored are left out); csv and json:
+    one row per thing with its `kind` and every column."""
+    import pandas as pd
+
+    from xialpha.selection.display import inventory_table, print_table, write_records
+    from xialpha.selection.inventory import inventory
+
+    listings = {kind: frame for kind, frame in inventory(store).items() if not frame.empty}
+    if fmt != "table":
+        frames = [frame.assign(kind=kind)[["kind", *frame.columns]] for kind, frame in listings.items()]
+        write_records(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["kind"]), fmt)
         return
-    for column in ("first_created_at", "last_created_at"):
-        sweeps[column] = sweeps[column].dt.strftime("%Y-%m-%d %H:%M:%SZ")
-    print(sweeps.to_string(index=False))
+    if not listings:
+        print(f"{store.uri}: empty (no sweep, selection, certification or drift check stored)")
+        return
+    for kind, frame in listings.items():
+        print_table(inventory_table(kind, frame, wide), wide)

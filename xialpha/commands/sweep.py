@@ -8,7 +8,9 @@ be written part-way, e.g. disk full (the batches stored before are kept; rerun t
 
 from __future__ import annotations
 
+import shlex
 import sys
+import textwrap
 
 from xialpha.commands.running import add_run_arguments, check_workers
 from xialpha.commands.stores import store_uri
@@ -31,19 +33,20 @@ def run(args) -> int:
     store = ResultStore(store_uri(args, spec.store))
     if args.dry_run:
         _, plan = prepare(spec, store, force=args.force, threads=default_threads(spec, args.workers))
-        print(f"sweep {spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), "
-              f"{plan.n_fits} fits in {plan.n_tasks} tasks ({len(plan.batches)} fit batches), "
-              f"{len(plan.categories)} categories, {plan.n_train} training documents")
+        print(f"sweep {spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits")
+        print(f"{plan.n_tasks} tasks ({len(plan.batches)} fit batches), {len(plan.categories)} categories, "
+              f"{plan.n_train} training documents")
         _print_memory(plan, default_threads(spec, args.workers) // spec.cluster.threads_per_worker)
         return 0
     mode = Progress.mode_for(args.quiet)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     summary = run_sweep(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
-                        progress_mode=mode, on_dashboard=dashboard)
-    work = (f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f} fits/s); "
-            f"task compute {summary.task_seconds:.1f} s on {summary.threads} threads") if summary.fits else "nothing to compute"
-    print(f"sweep {summary.sweep_id} (run {summary.run_id}) in {store.uri}: {summary.ok} stored, "
-          f"{summary.skipped} skipped (already stored), {summary.failed} failed; {work}")
+                        progress_mode=mode, on_dashboard=dashboard, command=shlex.join(["xialpha", *sys.argv[1:]]))
+    work = (f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f}/s), "
+            f"compute {summary.task_seconds:.1f} s on {summary.threads} threads") if summary.fits else "nothing to compute"
+    print(f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} stored, {summary.skipped} skipped (already stored), "
+          f"{summary.failed} failed")
+    print(f"run {summary.run_id}: {work}")
     for failure in summary.failures:
         print(f"  failed: {failure}", file=sys.stderr)
     if not args.quiet:
@@ -75,8 +78,9 @@ def _print_best(spec, store) -> None:
         return
     objective = Objective(metric=spec.metric, estimator=spec.selection_estimator, rho=spec.estimators.rhos[0])
     selection = select(results, objective, sweep_id=spec.id, runners_up=0)
-    print(f"best per category by {spec.selection_estimator} {spec.metric} (rho={spec.estimators.rhos[0]:g}); "
-          f"`xialpha select {store.uri} --sweep {spec.id}` adds significance tests:")
+    print(textwrap.fill(f"best per category by {spec.selection_estimator} {spec.metric} "
+                        f"(rho={spec.estimators.rhos[0]:g}); `xialpha select {store.uri} --sweep {spec.id}` adds "
+                        "significance tests:", 80))
     labels = sweep_labels(results)
     for choice in selection.choices:
         print(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}")

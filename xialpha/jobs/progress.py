@@ -1,47 +1,115 @@
-"""Progress of a running sweep: a live bar on a terminal, periodic plain lines otherwise."""
+"""Progress of a running sweep: its stage from the start (loading corpus, planning, starting
+cluster, sending corpus, vectorising, building features, fitting, storing), then fits done out
+of the total.
+
+On a terminal a live bar shows the stage as its label; it vanishes at the end (the summary line
+says what it did), so an error stays one line. Elsewhere (a log file, a pipe) a stage gets a
+line once it has lasted PLAIN_STAGE_AFTER_S, so stages that end at once (and bad input, which
+fails at once) print nothing; fits get a line every PLAIN_EVERY_S.
+
+While the cluster works, the stage is what its workers run (`watch`): the task keys of
+`xialpha.jobs.graph` name it (vectorize-, features- or gram-, fit-batch-).
+"""
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 PLAIN_EVERY_S = 10.0
+PLAIN_STAGE_AFTER_S = 1.0  # a stage lasting this long gets a plain line
+TICK_S = 0.1  # how often the background thread looks at the stage
+WATCH_EVERY_S = 0.5  # how often `watch` asks the scheduler what is running
+STAGES_BY_TASK = (("fit-batch-", "fitting"), ("gram-", "building features"), ("features-", "building features"),
+                  ("vectorize-", "vectorising"))  # the first prefix a running task has names the stage
 
 
 class Progress:
-    """Counts finished fits out of `total`; mode "bar", "plain" or "quiet"."""
+    """A stage, and finished fits out of `total` (None until planned); mode "bar", "plain" or "quiet"."""
 
-    def __init__(self, total: int, mode: str, stream=None):
+    def __init__(self, total: int | None, mode: str, stream=None):
         self.total = total
         self.done = 0
         self.mode = mode
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
+        self.stage = ""
+        self._since = self.start
+        self._shown: set[str] = set()
         self._last_line = self.start
+        self._lock = threading.Lock()
+        self._running = None
+        self._stop = threading.Event()
         self._bar = None
         if mode == "bar":
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress
-            from rich.progress import TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
             self._bar = RichProgress(
-                TextColumn("fits"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+                SpinnerColumn(), TextColumn("{task.description:<17}"), BarColumn(bar_width=20), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                transient=False,
+                transient=True,
             )
-            self._task = self._bar.add_task("fits", total=total, rate="")
+            self._task = self._bar.add_task("starting", total=total, rate="")
             self._bar.start()
+        if mode != "quiet":
+            threading.Thread(target=self._loop, name="xialpha-progress", daemon=True).start()
 
     @staticmethod
     def mode_for(quiet: bool, stream=None) -> str:
         stream = stream or sys.stderr
         return "quiet" if quiet else ("bar" if stream.isatty() else "plain")
 
+    def set_stage(self, stage: str) -> None:
+        """The stage from now on (shown on the bar at once; see the module docstring for plain lines)."""
+        with self._lock:
+            if stage == self.stage:
+                return
+            self.stage, self._since = stage, time.monotonic()
+            if self._bar is not None:
+                self._bar.update(self._task, description=stage)
+
+    def set_total(self, total: int) -> None:
+        """The number of fits, once planned."""
+        self.total = total
+        if self._bar is not None:
+            self._bar.update(self._task, total=total)
+
+    def watch(self, running) -> None:
+        """Until `close`, every WATCH_EVERY_S set the stage from `running()`, the keys of the tasks
+        running now (not while storing; an error, e.g. from a closing cluster, ends the watching)."""
+        self._running = running
+
+    def _loop(self) -> None:
+        next_poll = 0.0
+        while not self._stop.wait(TICK_S):
+            now = time.monotonic()
+            if self._running is not None and now >= next_poll:
+                next_poll = now + WATCH_EVERY_S
+                try:
+                    keys = [str(key) for key in self._running()]
+                except Exception:  # the cluster is closing: nothing more to watch
+                    self._running = None
+                    continue
+                stage = next((s for prefix, s in STAGES_BY_TASK if any(k.startswith(prefix) for k in keys)), None)
+                if stage is not None and self.stage != "storing":
+                    self.set_stage(stage)
+            if self.mode == "plain":
+                self._print_stage_if_due(now)
+
+    def _print_stage_if_due(self, now: float) -> None:
+        with self._lock:
+            if self.stage and self.stage not in self._shown and now - self._since >= PLAIN_STAGE_AFTER_S:
+                self._shown.add(self.stage)
+                print(f"{self.stage} ({now - self.start:.0f} s)", file=self.stream, flush=True)
+
     def advance(self, n: int) -> None:
         self.done += n
         now = time.monotonic()
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done, rate=f"{self.rate():.1f} fits/s")
-        elif self.mode == "plain" and (now - self._last_line >= PLAIN_EVERY_S or self.done >= self.total):
+        elif self.mode == "plain" and (now - self._last_line >= PLAIN_EVERY_S or self.done >= (self.total or 0)):
             self._last_line = now
             print(self.line(), file=self.stream, flush=True)
 
@@ -51,9 +119,11 @@ class Progress:
 
     def line(self) -> str:
         rate = self.rate()
-        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
-        return f"fits {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f}%), {rate:.1f} fits/s, ETA {eta:.0f} s"
+        total = self.total or 0
+        eta = (total - self.done) / rate if rate > 0 else float("nan")
+        return f"fits {self.done}/{total} ({100 * self.done / max(total, 1):.0f}%), {rate:.1f} fits/s, ETA {eta:.0f} s"
 
     def close(self) -> None:
+        self._stop.set()
         if self._bar is not None:
             self._bar.stop()

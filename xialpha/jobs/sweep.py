@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from distributed import as_completed, get_task_stream
 
+from xialpha import __version__
 from xialpha.errors import UserError, did_you_mean
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.graph import submit_plan
@@ -45,9 +46,13 @@ class SweepSummary:
         return (self.wall_seconds * self.threads - self.task_seconds) / self.task_seconds if self.task_seconds else 0.0
 
 
-def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads: int = 1):
-    """Load the corpus, choose categories, fingerprint the data and plan what is missing."""
+def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads: int = 1, progress: Progress | None = None):
+    """Load the corpus, choose categories, fingerprint the data and plan what is missing
+    (the stages shown on `progress`, when given)."""
+    stage = progress.set_stage if progress is not None else (lambda name: None)
+    stage("loading corpus")
     corpus = spec.corpus.load()
+    stage("planning")
     train = _split(corpus, spec.corpus.train_split, "corpus.train_split")
     test = _split(corpus, spec.corpus.test_split, "corpus.test_split") if spec.corpus.test_split else None
     cats = spec.corpus.categories
@@ -64,36 +69,44 @@ def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads
 
 
 def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-              force: bool = False, progress_mode: str = "quiet", on_dashboard=None, client=None) -> SweepSummary:
+              force: bool = False, progress_mode: str = "quiet", on_dashboard=None, client=None,
+              command: str | None = None) -> SweepSummary:
     """Run the sweep on the spec's cluster (or `address`, or a running `client`, which is left
-    open); every finished batch is stored at once."""
+    open); every finished batch is stored at once. `command`: the command line, recorded with
+    the run (None from Python)."""
     start = time.monotonic()
-    corpus, plan = prepare(spec, store, force=force, threads=default_threads(spec, workers))
-    run_id = uuid.uuid4().hex[:12]
-    summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped)
-    if not plan.batches:
-        return summary
-    base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
-    with connect(spec.cluster, address=address, workers=workers, client=client) as client:
-        # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
-        store.append("sweeps", typed_table("sweeps", [{
-            "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
-            "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}]))
-        summary.dashboard = client.dashboard_link
-        if on_dashboard:
-            on_dashboard(summary.dashboard)
-        progress = Progress(plan.n_fits, progress_mode)
-        try:
+    progress = Progress(None, progress_mode)
+    try:
+        corpus, plan = prepare(spec, store, force=force, threads=default_threads(spec, workers), progress=progress)
+        progress.set_total(plan.n_fits)
+        run_id = uuid.uuid4().hex[:12]
+        summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped)
+        if not plan.batches:
+            return summary
+        base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
+        progress.set_stage("starting cluster")
+        with connect(spec.cluster, address=address, workers=workers, client=client) as client:
+            # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
+            store.append("sweeps", typed_table("sweeps", [{
+                "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
+                "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
+                "xialpha_version": __version__, "command": command or ""}]))
+            summary.dashboard = client.dashboard_link
+            if on_dashboard:
+                on_dashboard(summary.dashboard)
+            progress.set_stage("sending corpus")
             with get_task_stream(client) as stream:
                 futures = submit_plan(client, plan, corpus, base_rows, run_id)
+                progress.watch(lambda: [key for keys in client.processing().values() for key in keys])
                 _gather_and_store(futures, plan, base_rows, store, summary, progress)
+            progress.set_stage("closing cluster")
             summary.task_seconds = sum(
                 part["stop"] - part["start"] for task in stream.data for part in task["startstops"] if part["action"] == "compute"
             )
             # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
             summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
-        finally:
-            progress.close()
+    finally:
+        progress.close()
     summary.wall_seconds = time.monotonic() - start
     return summary
 
@@ -104,11 +117,14 @@ def _gather_and_store(futures: dict, plan: SweepPlan, base_rows: list[dict], sto
     for future in as_completed(list(futures)):
         batch = plan.batches[futures[future]]
         rows, examples = _outcome(future, batch, base_rows[futures[future]])
+        progress.set_stage("storing")
         store.write_results(rows)
         if examples:
             store.write_examples(examples)
         _count(summary, rows, batch)
         progress.advance(len(batch.jobs))
+        if progress.done < progress.total:
+            progress.set_stage("fitting")
         future.release()
 
 

@@ -33,6 +33,11 @@ def number(value, digits: int = 4) -> str:
     return "-" if _missing(value) else f"{float(value):.{digits}g}"
 
 
+def minute(value, zone: str = " UTC") -> str:
+    """A time to the minute ("2026-11-23 11:15 UTC"); "-" when missing."""
+    return "-" if _missing(value) or pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M") + zone
+
+
 def p_value(value) -> str:
     return "-" if _missing(value) else ("<1e-4" if float(value) < 1e-4 else f"{float(value):.4f}")
 
@@ -59,6 +64,7 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
 
     shown = [c for c in columns if wide or not c.wide]
     cells = [[column.cell(row) for column in shown] for _, row in frame.iterrows()]
+    options.setdefault("min_width", min(len(title or ""), 80))  # a title wider than the columns stays one line
     table = Table(title=title, box=box.SIMPLE_HEAD, **options)
     for i, column in enumerate(shown):
         header = column.header
@@ -113,6 +119,48 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
         Column(">= lower", lambda r: percent(r["precision_lower"]), wide=True),
     ]
     return rich_table(title, columns, frame, wide, **options)
+
+
+def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
+    """A listing of `xialpha.selection.inventory` (sweeps, selections, certifications or drift
+    checks) with their ids; times to the minute, in UTC."""
+    def text(name):
+        return lambda r: "-" if _missing(r[name]) else str(r[name])
+
+    def when(name):
+        return lambda r: minute(r[name], zone="")
+
+    columns = {
+        "sweeps": [Column("sweep", text("sweep_id"), text=True), Column("runs", text("runs")),
+                   Column("categories", text("categories")), Column("configs", text("configs")),
+                   Column("rows ok", text("rows_ok")), Column("failed", text("rows_failed")),
+                   Column("last run (UTC)", when("last_created_at"))],
+        "selections": [Column("selection", text("selection_id"), text=True), Column("sweep", text("sweep_id"), text=True),
+                       Column("mode", text("mode"), text=True), Column("by", text("objective"), text=True),
+                       Column("categories", text("categories"), wide=True),
+                       Column("created (UTC)", when("created_at"), wide=True)],
+        "certifications": [Column("certification", text("certification_id"), text=True),
+                           Column("selection", text("selection_id"), text=True),
+                           Column("split", text("test_split"), text=True), Column("n", text("n_test"), wide=True),
+                           Column("micro F1 %", lambda r: percent(r["micro_f1"])),
+                           Column("created (UTC)", when("created_at"), wide=True)],
+        "drift": [Column("drift run", text("run_id"), text=True), Column("drift id", text("sweep_id"), text=True),
+                  Column("newest batch", text("newest_batch"), text=True), Column("verdicts", text("verdicts"), text=True),
+                  Column("checked (UTC)", when("created_at"), wide=True)],
+    }[kind]
+    return rich_table(kind, columns, frame, wide)
+
+
+def calibration_table(points: pd.DataFrame, metric: str):
+    """Per estimator, how its estimates compare with held-out values (`calibration_summary`)."""
+    from xialpha.selection.calibration import calibration_summary
+
+    columns = [Column("estimator", lambda r: str(r["estimator"]), text=True), Column("points", lambda r: str(r["points"])),
+               Column("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
+               Column("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
+               Column("% above", lambda r: percent(r["above"]))]
+    return rich_table(f"{metric} estimate minus held-out value, in points of % (per config)", columns,
+                      calibration_summary(points))
 
 
 def key_table(key: pd.DataFrame):

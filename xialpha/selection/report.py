@@ -1,14 +1,20 @@
 """What a sweep report shows, as DataFrames: estimate-vs-C curves, the best C per group with
-the held-out value beside it, and how many examples xi-alpha flags as LOO candidates.
+the held-out value beside it, how many examples xi-alpha flags as LOO candidates, and
+(`gather_report`) everything a report page shows: the selection, its certifications,
+calibration against held-out values, each estimator's choices and provenance.
 
 A "group" is one (category, preprocessing, kernel, j): its rows differ only in C.
 """
 
 from __future__ import annotations
 
+import datetime
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
+from xialpha.selection.display import minute
 from xialpha.selection.labels import ConfigLabels, sweep_labels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 
@@ -16,12 +22,17 @@ GROUP = ("category", "preprocessing_id", "kernel_id", "j")
 BOUND_RHO = 2.0  # xi-alpha with rho = 2 bounds the LOO error: its flagged examples are the LOO candidates
 
 
+def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
+    """The result rows at xi-alpha's `rho` (other estimators repeat their values on every rho's row)."""
+    return results[np.isclose(results["rho"].astype(float), rho, rtol=0, atol=1e-9)]
+
+
 def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigLabels | None = None) -> pd.DataFrame:
     """One row per result at the objective's rho: GROUP, label (the group's, from `labels`;
     default: the labels of `results`), C, estimate, held_out (the holdout metric, NaN where not
     computed), n_sv; sorted by group and C."""
     labels = labels or sweep_labels(results)
-    rows = results[np.isclose(results["rho"].astype(float), objective.rho, rtol=0, atol=1e-9)]
+    rows = at_rho(results, objective.rho)
     curves = rows[list(GROUP) + ["C"]].copy()
     curves["label"] = [labels.group(p, k, j) for p, k, j in zip(rows["preprocessing_id"], rows["kernel_id"], rows["j"])]
     curves["estimate"] = objective.values(objective.counts(rows))
@@ -61,3 +72,133 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
                     "candidates_max": float(bound.max()) if len(bound) else np.nan,
                     "loo_retrains_mean": float(retrains.mean()) if len(retrains) else np.nan})
     return pd.DataFrame(out, columns=["category", "n", "configs", "candidates_mean", "candidates_max", "loo_retrains_mean"])
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a report shows. metric/estimator/rho: what the curves and best-C tables show
+    (`what` in words); selection: the rows of the selection shown (None when the sweep has no
+    saved selection) and selection_note, which says which one it is and how to choose another;
+    certifications: the stored certification rows of that selection; calibration: the
+    calibration points (`xialpha.selection.calibration`); provenance: label -> text facts;
+    runs: the sweep's runs (run_id, created_at, xialpha_version, command, data_fingerprint,
+    spec_toml), oldest first."""
+
+    sweep_id: str
+    metric: str
+    what: str
+    summary: dict
+    curves: pd.DataFrame
+    best: pd.DataFrame
+    candidates: pd.DataFrame
+    labels: ConfigLabels
+    selection: pd.DataFrame | None
+    selection_note: str
+    certifications: pd.DataFrame
+    calibration: pd.DataFrame
+    choices: pd.DataFrame
+    provenance: dict
+    runs: pd.DataFrame
+
+
+def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, explicit: bool = False,
+                  metric: str | None = None, estimator: str | None = None, rho: float | None = None,
+                  command: str | None = None) -> Report:
+    """The Report of `sweep_id` showing `selection` (rows of a saved selection, or None);
+    `explicit`: the user named it (else it is the newest per-category one). metric, estimator
+    and rho default to the selection's (its metric unless cost), else f1, the sweep's default
+    estimator and rho 1. `command`: the command line that asked for the report."""
+    from xialpha.selection.calibration import calibration_points, estimator_choices
+    from xialpha.selection.choices import DEFAULT_RHO
+    from xialpha.selection.inventory import certifications_of
+    from xialpha.selection.selector import candidate_rows, default_estimator
+
+    results = store.read_results_df(sweep_id)
+    first = None if selection is None else selection.iloc[0]
+    metric = metric or (first["metric"] if first is not None and first["metric"] != "cost" else "f1")
+    estimator = estimator or (first["estimator"] if first is not None else default_estimator(results))
+    rho = rho if rho is not None else (float(first["rho"]) if first is not None else DEFAULT_RHO)
+    objective = Objective(metric=metric, estimator=estimator, rho=rho)
+    candidate_rows(results, objective, sweep_id)  # a clear error when there is nothing to show
+    labels = sweep_labels(results)
+    curves = estimate_curves(results, objective, labels)
+    certifications = pd.DataFrame() if first is None else certifications_of(store, str(first["selection_id"]))
+    failed = len(store.read_results_df(sweep_id, include_failed=True)) - len(results)
+    summary = {
+        "store": store.uri, "result rows (ok / failed)": f"{len(results)} / {failed}",
+        "categories": results["category"].nunique(), "preprocessings": results["preprocessing_id"].nunique(),
+        "kernels": results["kernel_id"].nunique(), "C values": results["C"].nunique(),
+        "rho values": ", ".join(f"{r:g}" for r in sorted(results["rho"].unique())),
+        "created": f"{minute(results['created_at'].min())} .. {minute(results['created_at'].max())}",
+    }
+    runs = _runs(store, sweep_id)
+    return Report(
+        sweep_id=sweep_id, metric=metric, what=f"{metric} of {estimator} (rho={rho:g})", summary=summary,
+        curves=curves, best=best_per_group(curves, objective.maximise), candidates=loo_candidates(results),
+        labels=labels, selection=selection, selection_note=_selection_note(selection, explicit, sweep_id),
+        certifications=certifications, calibration=calibration_points(results, metric, rho),
+        choices=estimator_choices(results, metric, rho, labels),
+        provenance=_provenance(results, runs, selection, certifications, command), runs=runs,
+    )
+
+
+def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: str) -> str:
+    if selection is None:
+        return (f"no selection: sweep {sweep_id!r} has no saved per-category one (`xialpha select --save` "
+                "stores one; `--selection ID` shows a --global one)")
+    first = selection.iloc[0]
+    which = "chosen with --selection" if explicit else "the newest per-category selection of the sweep"
+    return (f"selection {first['selection_id']} ({which}, made {minute(first['created_at'])}); "
+            "`--selection ID` shows another, `xialpha store ls` lists them")
+
+
+def _runs(store, sweep_id: str) -> pd.DataFrame:
+    """The sweep's runs from the "sweeps" dataset, oldest first (missing columns as None)."""
+    from xialpha.selection.records import read_if_stored
+
+    columns = ["run_id", "created_at", "xialpha_version", "command", "data_fingerprint", "spec_toml"]
+    table = read_if_stored(store, "sweeps", [("sweep_id", "=", sweep_id)])
+    if table is None:
+        return pd.DataFrame(columns=columns)
+    frame = table.to_pandas().sort_values("created_at", kind="mergesort")
+    return pd.DataFrame({c: frame[c].to_numpy() if c in frame else [None] * len(frame) for c in columns})
+
+
+def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certifications: pd.DataFrame,
+                command: str | None) -> dict:
+    """label -> text: how the report, the sweep's results, the selection and its certifications came about."""
+    import platform
+
+    from xialpha import __version__
+
+    facts = {"report made": f"{minute(datetime.datetime.now(datetime.timezone.utc))} with xialpha {__version__}, "
+                            f"Python {platform.python_version()}, {_library_versions()}"}
+    if command:
+        facts["report command"] = command
+    facts["sweep runs"] = ", ".join(str(r) for r in sorted(results["run_id"].unique())) or "-"
+    if "xialpha_version" in results:
+        facts["results written by"] = ", ".join(f"xialpha {v}" for v in sorted(results["xialpha_version"].dropna().unique()))
+    commands = [c for c in runs["command"].dropna().unique() if c]
+    if commands:
+        facts["sweep command"] = "; ".join(commands)
+    if selection is not None:
+        first = selection.iloc[0]
+        facts["selection"] = (f"{first['selection_id']}, made {minute(first['created_at'])} with xialpha "
+                              f"{first.get('xialpha_version', '-')}")
+    groups = certifications.groupby("certification_id", sort=False) if len(certifications) else []
+    for certification_id, rows in groups:
+        facts[f"certification {certification_id}"] = (f"made {minute(rows['created_at'].iloc[0])} with xialpha "
+                                                      f"{rows['xialpha_version'].iloc[0]}")
+    return facts
+
+
+def _library_versions() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    parts = []
+    for name in ("numpy", "scipy", "scikit-learn", "dask", "distributed", "pyarrow"):
+        try:
+            parts.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            continue
+    return ", ".join(parts)

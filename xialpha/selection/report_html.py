@@ -14,7 +14,7 @@ import io
 import numpy as np
 import pandas as pd
 
-from xialpha.selection.display import number, percent
+from xialpha.selection.display import minute, number, percent
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -27,39 +27,46 @@ th { background: #f0f0f0; } td.text { text-align: left; }
 """
 
 
-def render_report(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.DataFrame,
-                  candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str, labels) -> str:
-    """The whole page. summary: label -> value facts about the sweep; what: e.g. "F1 of xa (rho=1)";
-    labels: the sweep's ConfigLabels, explained in a table at the end."""
+def render_report(report) -> str:
+    """The whole page of a `xialpha.selection.report.Report`."""
     import matplotlib
 
     with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
-        body = _body(sweep_id, summary, curves, best, candidates, selection, what, labels)
+        body = _body(report)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>xialpha sweep {_e(sweep_id)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+            f"<title>xialpha sweep {_e(report.sweep_id)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
-def _body(sweep_id: str, summary: dict, curves: pd.DataFrame, best: pd.DataFrame,
-          candidates: pd.DataFrame, selection: pd.DataFrame | None, what: str, labels) -> str:
+def _body(report) -> str:
+    labels, what = report.labels, report.what
     parts = [
-        f"<h1>xialpha sweep {_e(sweep_id)}</h1>",
-        _table(None, [[_e(k), _e(v)] for k, v in summary.items()], text_columns=2),
-        "<h2>Chosen configurations</h2>",
-        _selection_section(selection, labels),
+        f"<h1>xialpha sweep {_e(report.sweep_id)}</h1>",
+        _table(None, [[_e(k), _e(v)] for k, v in report.summary.items()], text_columns=2),
+        '<h2 id="selection">Selection shown</h2>',
+        f'<p class="note">This page shows {_e(report.selection_note)}.</p>',
+        _selection_section(report.selection, labels),
+        '<h2 id="certifications">Certifications</h2>',
+        _certifications_section(report),
+        f'<h2 id="calibration">Estimates against held-out values ({_e(report.metric)})</h2>',
+        _calibration_section(report),
+        f'<h2 id="estimators">What each estimator would choose ({_e(report.metric)}, %)</h2>',
+        _choices_section(report),
         f"<h2>Estimate vs C ({_e(what)})</h2>",
         '<p class="note">Solid: the estimate; dashed: the held-out value where the sweep computed one; '
-        "a star marks the stored selection's choice.</p>",
-        '<div class="plots">' + "".join(_img(fig) for fig in _curve_figures(curves, selection, what)) + "</div>",
+        "a star marks the selection's choice.</p>",
+        '<div class="plots">' + "".join(_img(fig) for fig in _curve_figures(report.curves, report.selection, what)) + "</div>",
         f"<h2>Best C by the estimate, beside held-out values ({_e(what)}, %)</h2>",
-        _best_section(best),
+        _best_section(report.best),
         "<h2>Leave-one-out candidates</h2>",
         '<p class="note">Examples that xi-alpha with rho = 2 flags as possible leave-one-out errors: an exact '
         "leave-one-out needs at most that many retrainings instead of n.</p>",
-        _candidates_section(candidates),
+        _candidates_section(report.candidates),
         "<h2>What the labels stand for</h2>",
         '<p class="note">A configuration is named by the parameters that differ within the sweep; here is every '
         "parameter of each preprocessing and kernel.</p>",
-        _table(["label", "parameters"], [[_e(r["label"]), _e(r["parameters"])] for _, r in labels.key(curves).iterrows()], text_columns=2),
+        _table(["label", "parameters"], [[_e(r["label"]), _e(r["parameters"])] for _, r in labels.key(report.curves).iterrows()], text_columns=2),
+        '<h2 id="provenance">Provenance</h2>',
+        _provenance_section(report),
     ]
     return "\n".join(parts)
 
@@ -80,7 +87,7 @@ def _table(header: list[str] | None, rows: list[list[str]], text_columns: int = 
 
 def _selection_section(selection: pd.DataFrame | None, labels) -> str:
     if selection is None or selection.empty:
-        return '<p class="note">No selection stored for this sweep yet (run <code>xialpha select</code>).</p>'
+        return ""
     first = selection.iloc[0]
     intro = (f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
              f'{_e(first["metric"])} of {_e(first["estimator"])} (rho={number(first["rho"])}).</p>')
@@ -90,6 +97,129 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
             for _, r in selection.iterrows()]
     header = ["category", "config", "value", "F1 %", "error %", "runner-up value", "p (sign test)", "not significant"]
     return intro + _table(header, rows, text_columns=2)
+
+
+def _certifications_section(report) -> str:
+    """Each certification of the selection shown: test-set metrics with their one-sided bounds."""
+    if report.selection is None:
+        return '<p class="note">No selection, so no certification.</p>'
+    selection_id = report.selection["selection_id"].iloc[0]
+    if report.certifications.empty:
+        return (f'<p class="note">Selection {_e(selection_id)} was not certified yet: <code>xialpha certify '
+                f"--selection {_e(selection_id)} --test-split NAME</code> tests it once on a sealed test split.</p>")
+    configs = dict(zip(report.selection["category"], report.labels.column(report.selection)))
+    parts = []
+    for certification_id, rows in report.certifications.groupby("certification_id", sort=False):
+        first = rows.iloc[0]
+        forced = (" <strong>Forced on a test set used before: the bounds are biased (sequential testing).</strong>"
+                  if bool(first.get("forced")) else "")
+        parts.append(f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
+                     f'({int(first["n_test"])} documents), {_e(minute(first["created_at"]))}: one-sided '
+                     f'{float(first["confidence"]):.0%} bounds.{forced}</p>')
+        table = [[_e(r["category"]), _e(configs.get(r["category"], "")), percent(r["f1"]), percent(r["f1_lower"]),
+                  percent(r["error"]), percent(r["error_upper"]), percent(r["recall"]), percent(r["precision"])]
+                 for _, r in rows.iterrows()]
+        header = ["category", "config", "F1 %", "F1 &ge; lower", "error %", "error &le; upper", "recall %", "precision %"]
+        parts.append(_table(header, table, text_columns=2))
+    return "".join(parts)
+
+
+def _calibration_section(report) -> str:
+    """The calibration plot (one panel per estimator) and its summary table."""
+    from xialpha.selection.calibration import calibration_summary
+
+    points = report.calibration
+    if points.empty:
+        return ('<p class="note">The sweep scored no held-out split (<code>[estimators] holdout = true</code> with '
+                "<code>corpus.validation_fraction</code> scores one carved from training).</p>")
+    summary = calibration_summary(points)
+    note = (f'<p class="note">One point per category and configuration: x the estimate from the training set, y '
+            f"the {_e(report.metric)} on the held-out split. Points on the diagonal are honest; "
+            f"{'below' if report.metric != 'error' else 'above'} it the estimate was optimistic. Ringed: the "
+            "selection's choices.</p>")
+    rows = [[_e(r["estimator"]), str(int(r["points"])), f"{100 * r['mean_difference']:+.2f}",
+             f"{100 * r['mean_abs_difference']:.2f}", percent(r["above"])] for _, r in summary.iterrows()]
+    header = ["estimator", "points", "mean estimate &minus; held-out (points)", "mean |difference|",
+              "% of points above held-out"]
+    return note + _img(_calibration_figure(points, report.selection, report.metric)) + _table(header, rows)
+
+
+def _choices_section(report) -> str:
+    """Per category, each estimator's chosen configuration and its held-out value, side by side."""
+    choices = report.choices
+    if choices.empty:
+        return '<p class="note">No estimates to compare.</p>'
+    estimators = list(dict.fromkeys(choices["estimator"]))
+    header = ["category", *[f"{_e(name)}: config" for name in estimators],
+              *[f"{_e(name)}: held-out" for name in estimators], "best held-out"]
+    rows = []
+    for category, group in choices.groupby("category", sort=True):
+        by = group.set_index("estimator")
+        rows.append([_e(category), *[_e(by["label"].get(name, "-")) for name in estimators],
+                     *[percent(by["held_out"].get(name)) for name in estimators], percent(group["best_held_out"].iloc[0])])
+    means = choices.groupby("estimator", sort=False)[["held_out", "best_held_out"]].mean()
+    rows.append(["<strong>mean</strong>", *[""] * len(estimators), *[percent(means["held_out"].get(n)) for n in estimators],
+                 percent(means["best_held_out"].iloc[0])])
+    note = ('<p class="note">The configuration each estimator\'s best estimate picks (ties as in '
+            "<code>xialpha select</code>), and its value on the held-out split; the last column is the best "
+            "held-out value any configuration reached. The closer an estimator&rsquo;s column is to it, the "
+            "better it selects.</p>")
+    return note + _table(header, rows, text_columns=1 + len(estimators))
+
+
+def _provenance_section(report) -> str:
+    """Facts, the sweep's runs and their spec texts."""
+    parts = [_table(None, [[_e(k), _e(v)] for k, v in report.provenance.items()], text_columns=2)]
+    runs = report.runs
+    if not runs.empty:
+        rows = [[_e(r["run_id"]), _e(minute(r["created_at"])), _e(r["xialpha_version"] or "-"), _e(r["command"] or "-"),
+                 _e(str(r["data_fingerprint"] or "-")[:16])] for _, r in runs.iterrows()]
+        parts.append(_table(["sweep run", "started", "xialpha", "command", "data fingerprint"], rows, text_columns=5))
+        newest = runs.iloc[-1]
+        parts.append(f"<details><summary>spec of run {_e(newest['run_id'])}</summary>"
+                     f"<pre>{_e(newest['spec_toml'] or '')}</pre></details>")
+    return "".join(parts)
+
+
+def _calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, metric: str):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    estimators = list(dict.fromkeys(points["estimator"]))
+    categories = sorted(points["category"].unique())
+    colors = {category: f"C{i % 10}" for i, category in enumerate(categories)}
+    chosen = set() if selection is None else set(selection["config_key"])
+    chosen_by = None if selection is None else selection["estimator"].iloc[0]
+    fig, axes = plt.subplots(1, len(estimators), figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90,
+                             sharex=True, sharey=True, squeeze=False)
+    low = 100 * min(points["estimate"].min(), points["held_out"].min())
+    low = max(0.0, 10 * np.floor(low / 10) - 5)
+    for ax, name in zip(axes[0], estimators):
+        rows = points[points["estimator"] == name]
+        ax.plot([low, 100], [low, 100], color="0.4", linestyle="--", linewidth=1, label="diagonal (honest)")
+        for category, group in rows.groupby("category", sort=True):
+            ax.scatter(100 * group["estimate"], 100 * group["held_out"], s=14, color=colors[category], alpha=0.8,
+                       label=str(category))
+        if name == chosen_by:
+            picked = rows[rows["config_key"].isin(chosen)]
+            ax.scatter(100 * picked["estimate"], 100 * picked["held_out"], s=90, facecolors="none", edgecolors="black",
+                       linewidths=1.4, label="selection's choice")
+        ax.set_title(name)
+        ax.set_xlim(low, 100.5)
+        ax.set_ylim(low, 100.5)
+        ax.set_aspect("equal")
+        ax.set_xlabel(f"estimated {metric} (%)")
+        ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel(f"held-out {metric} (%)")
+    handles = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(list(handles.values()), list(handles), loc="center right", fontsize=7)
+    fig.tight_layout(rect=(0, 0, 1 - 1.5 / fig.get_figwidth(), 1))
+    return fig
 
 
 def _best_section(best: pd.DataFrame) -> str:
@@ -114,6 +244,7 @@ def _curve_figures(curves: pd.DataFrame, selection: pd.DataFrame | None, what: s
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     chosen = {} if selection is None else {r["category"]: r for _, r in selection.iterrows()}
     for category, rows in curves.groupby("category", sort=True):
@@ -128,6 +259,9 @@ def _curve_figures(curves: pd.DataFrame, selection: pd.DataFrame | None, what: s
             ax.plot([pick["C"]], [pick["value"]], marker="*", markersize=14, color="black", linestyle="none",
                     label="chosen")
         ax.set_xscale("log")
+        # plain tick labels: log axes label with mathtext ("$10^{-1}$"), which is off on this page
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("C")
         ax.set_ylabel(what)
         ax.set_title(str(category))

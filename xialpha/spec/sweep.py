@@ -20,6 +20,7 @@ from xialpha.estimators.validation import TOL_RANGE
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
+from xialpha.spec.validation import VALIDATION_SPLIT, carve_validation
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
 ESTIMATOR_NAMES = SELECTABLE  # [sweep] estimator: what `xialpha select` chooses by by default
@@ -44,13 +45,20 @@ class CategorySpec:
 @dataclass(frozen=True)
 class CorpusSpec:
     """A corpus loader and its keyword arguments, the splits to train and hold out on; or, with
-    `data`, a corpus given in memory (loader IN_MEMORY, no arguments: see `parse_spec`)."""
+    `data`, a corpus given in memory (loader IN_MEMORY, no arguments: see `parse_spec`).
+
+    validation_fraction: a seeded random fraction (validation_seed) of the training split becomes
+    split "validation", the held-out split of the sweep (test_split), so the corpus's own test
+    split stays sealed for `xialpha certify`.
+    """
 
     loader: str
     args: dict = field(default_factory=dict, hash=False)
     train_split: str | None = None
     test_split: str | None = None
     categories: CategorySpec = CategorySpec()
+    validation_fraction: float | None = None
+    validation_seed: int = 0
 
     source: str = field(default="", compare=False)  # the spec file, for messages
     data: object = field(default=None, compare=False, repr=False)  # the in-memory `xialpha.corpora.Corpus`
@@ -71,7 +79,11 @@ class CorpusSpec:
                     name = f"{key}.{split}" if split else key
                     raise UserError(f"{self.source or '<spec>'}: corpus.{name}: {item} does not exist{fetch}")
         with _corpus_errors(self.source):
-            return load_corpus(self.loader, **self.args)
+            corpus = load_corpus(self.loader, **self.args)
+        if self.validation_fraction is None:
+            return corpus
+        return carve_validation(corpus, self.train_split, self.validation_fraction, self.validation_seed,
+                                self.source or "<spec>")
 
 
 @contextlib.contextmanager
@@ -217,6 +229,17 @@ def _corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
         min_positives=cats.int("min_positives", None, minimum=1),
     )
     cats.done()
+    validation_fraction = t.float("validation_fraction", 0.0) if "validation_fraction" in t.raw else None
+    if validation_fraction is not None and not 0 < validation_fraction < 1:
+        raise UserError(f"corpus.validation_fraction: must be > 0 and < 1, got {validation_fraction:g}")
+    validation_seed = t.int("validation_seed", 0, minimum=0)
+    if validation_fraction is not None:
+        if train_split is None:
+            raise UserError("corpus.validation_fraction: needs corpus.train_split (the split it is carved from)")
+        if test_split not in (None, VALIDATION_SPLIT):
+            raise UserError(f"corpus.test_split: with validation_fraction the held-out split is {VALIDATION_SPLIT!r}; "
+                            f"leave test_split out ({test_split!r} stays sealed for `xialpha certify`)")
+        test_split = VALIDATION_SPLIT
     args = t.rest()
     for key in ("path", "dir", "file"):
         value = args.get(key)
@@ -233,7 +256,8 @@ def _corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
     if not in_memory:
         with _corpus_errors():
             check_loader_arguments(loader, args)
-    return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories)
+    return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories,
+                      validation_fraction=validation_fraction, validation_seed=validation_seed)
 
 
 def configurations(root: Table, section: Table) -> dict:

@@ -245,7 +245,8 @@ DRIFT_COLUMNS: tuple[Column, ...] = (
 
 # Sweeps: one row per run of a sweep, with the spec it ran (xialpha.jobs.sweep).
 SWEEP_COLUMNS: tuple[Column, ...] = _typed(
-    "sweep run", "str: sweep_id run_id spec_toml spec_dir data_fingerprint categories", "time: created_at")
+    "sweep run", "str: sweep_id run_id spec_toml spec_dir data_fingerprint categories xialpha_version command",
+    "time: created_at")
 
 
 def _schema(columns: tuple[Column, ...], dataset: str) -> pa.Schema:

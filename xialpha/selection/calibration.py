@@ -1,0 +1,81 @@
+"""Estimates beside held-out values: how honest each estimator is, and what each would choose.
+
+A point is one result row (category x configuration) at one rho: the estimator's metric from the
+training set (x) and the metric on the held-out split the sweep scored (y). Points on the
+diagonal are honest; below it the estimate was optimistic (for F1; for error, above it). Only
+estimators other than "holdout" itself are compared, and only where both values exist.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from xialpha.selection.labels import ConfigLabels
+from xialpha.selection.objective import Objective, estimator_counts, metric_values
+from xialpha.selection.ranking import rank_rows
+from xialpha.selection.report import at_rho
+
+ESTIMATORS = ("span", "xa", "xa_ext", "loo", "kfold", "bootstrap", "apparent")  # in the order shown
+
+
+def estimators_with_estimates(results: pd.DataFrame, rho: float) -> list[str]:
+    """The ESTIMATORS with at least one estimate among the rows at `rho`."""
+    rows = at_rho(results, rho)
+    return [name for name in ESTIMATORS if estimator_counts(rows, name)["d_pos"].notna().any()]
+
+
+def calibration_points(results: pd.DataFrame, metric: str, rho: float) -> pd.DataFrame:
+    """Columns estimator, category, config_key, estimate, held_out (fractions): one row per
+    estimator x result row at `rho` having both; empty when the sweep scored no held-out split."""
+    rows = at_rho(results, rho)
+    held_out = metric_values(estimator_counts(rows, "holdout"), metric)
+    frames = []
+    for name in estimators_with_estimates(results, rho):
+        estimate = metric_values(estimator_counts(rows, name), metric)
+        frame = pd.DataFrame({"estimator": name, "category": rows["category"].to_numpy(),
+                              "config_key": rows["config_key"].to_numpy(), "estimate": estimate, "held_out": held_out})
+        frames.append(frame.dropna(subset=["estimate", "held_out"]))
+    columns = ["estimator", "category", "config_key", "estimate", "held_out"]
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+
+
+def calibration_summary(points: pd.DataFrame) -> pd.DataFrame:
+    """Per estimator (ESTIMATORS order): points, mean_difference (estimate - held-out, mean over
+    points), mean_abs_difference and above (fraction of points whose estimate exceeds held-out)."""
+    out = []
+    for name, group in points.groupby("estimator", sort=False):
+        difference = group["estimate"] - group["held_out"]
+        out.append({"estimator": name, "points": len(group), "mean_difference": float(difference.mean()),
+                    "mean_abs_difference": float(difference.abs().mean()), "above": float((difference > 0).mean())})
+    return pd.DataFrame(out, columns=["estimator", "points", "mean_difference", "mean_abs_difference", "above"])
+
+
+def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: ConfigLabels) -> pd.DataFrame:
+    """What each estimator would choose per category, and how it fared on held-out data.
+
+    Columns category, estimator, label (the chosen configuration's), estimate, held_out (NaN
+    without a held-out split), best_held_out (the category's best held-out value over all its
+    configurations at `rho`); per category, estimators in ESTIMATORS order. Ties go as in
+    `xialpha select` (`rank_rows`).
+    """
+    rows = at_rho(results, rho)
+    maximise = Objective(metric=metric).maximise
+    out = []
+    for name in estimators_with_estimates(results, rho):
+        objective = Objective(metric=metric, estimator=name, rho=rho)
+        for category, group in rows.groupby("category", sort=True):
+            ranked = rank_rows(group, objective)
+            held = metric_values(estimator_counts(group, "holdout"), metric)
+            if ranked.empty:
+                continue
+            chosen = ranked.iloc[[0]]
+            best = (np.nanmax(held) if maximise else np.nanmin(held)) if np.isfinite(held).any() else np.nan
+            out.append({"category": category, "estimator": name, "label": labels.of_row(chosen.iloc[0]),
+                        "estimate": float(chosen["value"].iloc[0]),
+                        "held_out": float(metric_values(estimator_counts(chosen, "holdout"), metric)[0]),
+                        "best_held_out": float(best)})
+    frame = pd.DataFrame(out, columns=["category", "estimator", "label", "estimate", "held_out", "best_held_out"])
+    order = {name: i for i, name in enumerate(ESTIMATORS)}
+    return frame.sort_values(["category", "estimator"], key=lambda s: s.map(order) if s.name == "estimator" else s,
+                             kind="mergesort").reset_index(drop=True)

@@ -1,0 +1,143 @@
+"""What a store holds, one row per thing a person can name: sweeps, saved selections,
+certifications and drift checks, with their ids (for `xialpha store ls`), and the selection a
+report shows by default.
+
+Rows of the generic datasets are typed by what was appended, so every column but the id may be
+missing in an old or hand-written store; a missing one is shown as missing, never an error.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from xialpha.errors import UserError
+from xialpha.selection.records import read_if_stored, read_selection
+
+KINDS = ("sweeps", "selections", "certifications", "drift")
+COLUMNS = {  # per kind: the columns of its listing, id first
+    "sweeps": ["sweep_id", "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
+    "selections": ["selection_id", "sweep_id", "mode", "objective", "categories", "created_at"],
+    "certifications": ["certification_id", "selection_id", "test_split", "n_test", "micro_f1", "created_at"],
+    "drift": ["run_id", "sweep_id", "newest_batch", "verdicts", "created_at"],
+}
+
+
+def inventory(store) -> dict[str, pd.DataFrame]:
+    """{kind: its listing (COLUMNS[kind]), oldest first} for every kind in KINDS."""
+    return {"sweeps": _sweeps(store), "selections": _selections(store),
+            "certifications": _certifications(store), "drift": _drift(store)}
+
+
+def _frame(store, dataset: str) -> pd.DataFrame:
+    table = read_if_stored(store, dataset)
+    return pd.DataFrame() if table is None else table.to_pandas()
+
+
+def _column(frame: pd.DataFrame, name: str) -> pd.Series:
+    return frame[name] if name in frame else pd.Series([None] * len(frame), index=frame.index, dtype=object)
+
+
+def _sweeps(store) -> pd.DataFrame:
+    sweeps = store.sweeps()
+    runs = _frame(store, "sweeps")
+    counts = runs.groupby("sweep_id")["run_id"].nunique() if {"sweep_id", "run_id"} <= set(runs) else pd.Series(dtype=int)
+    sweeps["runs"] = [int(counts.get(s, 0)) for s in sweeps["sweep_id"]]
+    return sweeps[COLUMNS["sweeps"]].reset_index(drop=True)
+
+
+def _first_per(frame: pd.DataFrame, key: str) -> pd.DataFrame:
+    """One row per `key` (its first row), with the number of rows as `rows`, oldest first."""
+    sizes = frame.groupby(key, sort=False).size()
+    first = frame.drop_duplicates(key).set_index(key)
+    first["rows"] = sizes
+    first = first.reset_index()
+    return first.sort_values(["created_at", key] if "created_at" in first else [key], kind="mergesort")
+
+
+def _selections(store) -> pd.DataFrame:
+    frame = _frame(store, "selections")
+    if frame.empty:
+        return pd.DataFrame(columns=COLUMNS["selections"])
+    first = _first_per(frame, "selection_id")
+    first["objective"] = [_objective(row) for _, row in first.iterrows()]
+    first["categories"] = first["rows"]
+    return _with_columns(first, "selections")
+
+
+def _objective(row: pd.Series) -> str | None:
+    """e.g. "f1 of span" (at rho 2: "f1 of xa rho=2")."""
+    metric, estimator, rho = row.get("metric"), row.get("estimator"), row.get("rho")
+    if not isinstance(metric, str) or not isinstance(estimator, str):
+        return None
+    rho_text = "" if rho is None or pd.isna(rho) or float(rho) == 1.0 else f" rho={float(rho):g}"
+    return f"{metric} of {estimator}{rho_text}"
+
+
+def _certifications(store) -> pd.DataFrame:
+    frame = _frame(store, "certifications")
+    if frame.empty:
+        return pd.DataFrame(columns=COLUMNS["certifications"])
+    first = _first_per(frame, "certification_id")
+    micro = frame[_column(frame, "scope") == "micro"].set_index("certification_id")
+    first["micro_f1"] = [micro["f1"].get(c) if "f1" in micro else None for c in first["certification_id"]]
+    return _with_columns(first, "certifications")
+
+
+def _drift(store) -> pd.DataFrame:
+    """One row per drift check run (its run_id, as `xialpha drift` prints it): the drift id, the
+    newest batch and how many config x category groups got each verdict."""
+    frame = _frame(store, "drift")
+    if frame.empty:
+        return pd.DataFrame(columns=COLUMNS["drift"])
+    frame["run_id"] = _column(frame, "run_id").fillna(frame["check_id"])
+    groups = [c for c in ("category", "preprocessing_id", "kernel_id", "C", "j") if c in frame]
+    first = _first_per(frame, "run_id")
+    verdicts = {}
+    for run_id, rows in frame.groupby("run_id", sort=False):
+        counts = (rows.drop_duplicates(groups) if groups else rows)["verdict"].value_counts() if "verdict" in rows else {}
+        verdicts[run_id] = ", ".join(f"{n} {verdict}" for verdict, n in sorted(dict(counts).items())) or None
+    first["verdicts"] = first["run_id"].map(verdicts)
+    return _with_columns(first, "drift")
+
+
+def _with_columns(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    return pd.DataFrame({name: _column(frame, name).to_numpy() for name in COLUMNS[kind]})
+
+
+def latest_selection(store, sweep_id: str, mode: str = "category") -> pd.DataFrame | None:
+    """The rows of the newest saved selection of `sweep_id` made in `mode` ("category": one
+    configuration per category, "global"), sorted by category; None when there is none."""
+    stored = read_if_stored(store, "selections", [("sweep_id", "=", sweep_id)])
+    if stored is None:
+        return None
+    frame = stored.to_pandas()
+    frame = frame[_column(frame, "mode") == mode]
+    if frame.empty:
+        return None
+    newest = frame.sort_values(["created_at", "selection_id"], kind="mergesort")["selection_id"].iloc[-1]
+    return frame[frame["selection_id"] == newest].sort_values("category").reset_index(drop=True)
+
+
+def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd.DataFrame:
+    """The rows of saved selection `selection_id` (of `sweep_id`, when given); UserError naming
+    the saved ones, and saying how to save one, when it is not stored."""
+    try:
+        rows = read_selection(store, selection_id)
+    except UserError as exc:
+        raise UserError(f"{exc} (`xialpha select --save` stores a selection; `xialpha store ls` lists them)") from None
+    if sweep_id is not None and str(rows["sweep_id"].iloc[0]) != sweep_id:
+        raise UserError(f"--selection: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, "
+                        f"not of {sweep_id!r}")
+    return rows
+
+
+def certifications_of(store, selection_id: str) -> pd.DataFrame:
+    """Every stored certification row of a selection, oldest certification first, each with its
+    categories, then "(micro)" and "(macro)"; empty when it was never certified."""
+    table = read_if_stored(store, "certifications", [("selection_id", "=", selection_id)])
+    if table is None:
+        return pd.DataFrame()
+    frame = table.to_pandas()
+    frame["_scope"] = frame["scope"].map({"category": 0, "micro": 1, "macro": 2}) if "scope" in frame else 0
+    frame = frame.sort_values(["created_at", "certification_id", "_scope", "category"], kind="mergesort")
+    return frame.drop(columns="_scope").reset_index(drop=True)
