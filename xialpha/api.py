@@ -279,28 +279,32 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     return table.to_pandas()
 
 
-def report(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
-           rho: float = 1.0, html=None) -> pd.DataFrame:
-    """A sweep's estimates as `xialpha report` shows them: returns the estimate curves (one row
-    per category, config and C: `estimate` of `metric` by `estimator` at `rho`, `held_out` where
-    the sweep computed it); html: a path to write the self-contained HTML page to as well.
+def report(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
+           estimator: str | None = None, rho: float | None = None, html=None) -> pd.DataFrame:
+    """A sweep's report as `xialpha report` shows it: returns the estimate curves (one row per
+    category, config and C: `estimate` of `metric` by `estimator` at `rho`, `held_out` where the
+    sweep computed it). selection: a saved selection's id (default: the newest per-category one);
+    metric, estimator and rho default to that selection's. html: a path to write the
+    self-contained HTML page to as well (selection, certifications, calibration, provenance).
     """
-    from xialpha.selection.objective import Objective
-    from xialpha.selection.overview import sweep_overview
-    from xialpha.selection.selector import default_estimator
+    from xialpha.selection.inventory import latest_selection, saved_selection
+    from xialpha.selection.report import gather_report
 
     result_store = ResultStore(store_location(store), create=False)
-    sweep_id = choose_sweep(result_store, sweep)
-    if estimator is None:
-        estimator = default_estimator(result_store.read_results_df(sweep_id))
-    overview = sweep_overview(result_store, sweep_id, Objective(metric=metric, estimator=estimator, rho=rho))
+    if selection is not None:
+        rows = saved_selection(result_store, selection, sweep)
+        sweep_id = str(rows["sweep_id"].iloc[0])
+    else:
+        sweep_id = choose_sweep(result_store, sweep)
+        rows = latest_selection(result_store, sweep_id)
+    view = gather_report(result_store, sweep_id, rows, explicit=selection is not None, metric=metric,
+                         estimator=estimator, rho=rho)
     if html is not None:
         from xialpha.selection.report_html import render_report
 
-        page = render_report(sweep_id, overview.summary, overview.curves, overview.best, overview.candidates,
-                             overview.selection, overview.what, overview.labels)
+        page = render_report(view)
         try:
             Path(html).write_text(page, encoding="utf-8")
         except OSError as exc:
             raise UserError(f"html=: cannot write {html}: {exc.strerror or exc}") from None
-    return overview.curves
+    return view.curves

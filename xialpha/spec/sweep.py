@@ -46,11 +46,8 @@ class CategorySpec:
 class CorpusSpec:
     """A corpus loader and its keyword arguments, the splits to train and hold out on; or, with
     `data`, a corpus given in memory (loader IN_MEMORY, no arguments: see `parse_spec`).
-
-    validation_fraction: a seeded random fraction (validation_seed) of the training split becomes
-    split "validation", the held-out split of the sweep (test_split), so the corpus's own test
-    split stays sealed for `xialpha certify`.
-    """
+    validation_fraction: a seeded share (validation_seed) of the training split becomes split
+    "validation", the sweep's held-out split, so the corpus's test split stays sealed for certify."""
 
     loader: str
     args: dict = field(default_factory=dict, hash=False)
