@@ -120,7 +120,7 @@ def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
     assert sorted({row["split"] for row in pooled["rows"]}) == [15, 16]
     # the second run had no exact LOO: LOO selectors are summarised over the one split that has them
     assert pooled["splits"]["loo"] == 1 and pooled["splits"]["short_span3"] == 1 and pooled["splits"]["span"] == 2
-    assert pooled["default_selector"] == "span" and pooled["regret_half_test"]["floor"] >= 0
+    assert pooled["default_selector"] == "span" and pooled["regret_half_test"]["fresh_half"] >= 0
     paired = pooled["vs_cv10"]["span"]
     assert paired["splits"] == 2 and paired["ci95"][0] <= paired["mean"] <= paired["ci95"][1]
     assert paired["wins"] + paired["ties"] + paired["losses"] == len(first["settings"]["synthetic"]["categories"]) * 2
