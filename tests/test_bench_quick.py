@@ -27,7 +27,7 @@ SCRIPTS = {
             "xi_alpha_pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
 }
 # other developers' bench scripts that take --quick and --out: run, check they write JSON
-OTHERS = ["preprocess", "selection_quality", "drift", "store"]
+OTHERS = ["preprocess", "selection_quality", "drift", "store", "fixed_overhead"]
 
 
 @pytest.fixture(scope="module")
