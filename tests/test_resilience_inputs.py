@@ -246,8 +246,9 @@ def test_an_unreachable_remote_store_fails_fast_with_one_line(uri, monkeypatch, 
 
 def test_huge_draws_and_negative_seeds_are_refused_before_any_work(store, capsys):
     capsys.readouterr()
-    assert main(["select", str(store), "--sweep", "inputs"]) == 0
-    selection_id = next(word for word in capsys.readouterr().out.split() if word.startswith("sel-"))
+    assert main(["select", str(store), "--sweep", "inputs", "--save"]) == 0
+    out = capsys.readouterr().out
+    selection_id = out.split("stored selection ", 1)[1].split()[0]
     before = _snapshot(store)
     # before: trained the selection, then numpy failed to draw 10^20 samples (a traceback)
     code = main(["certify", str(store), "--selection", selection_id, "--test-split", "test", "--draws", str(10**20)])

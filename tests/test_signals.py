@@ -90,8 +90,8 @@ def test_ctrl_c_while_the_sweep_shows_its_progress_adds_one_line(tmp_path, when)
     assert lines[-1] == "xialpha sweep: interrupted by SIGINT; results stored so far are kept"
     others = [line for line in lines[:-1] if not (STAGE_LINE.match(line) or line.startswith(("dashboard: ", "fits ")))]
     assert others == []
-    if when == "batches stored":  # starting two worker processes takes more than a second
-        assert "starting cluster" in [line.rsplit(" (", 1)[0] for line in lines]
+    if when == "batches stored":  # fitting until the first batch is stored lasts more than a second
+        assert any(STAGE_LINE.match(line) for line in lines), lines
 
 
 def _pid1_possible() -> str | None:
