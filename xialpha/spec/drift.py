@@ -16,7 +16,8 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
-from xialpha.spec.sweep import ClusterSpec, CorpusSpec, _cluster, _corpus, configurations
+from xialpha.spec.grid import GridSpec
+from xialpha.spec.sweep import ClusterSpec, _cluster, _corpus, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
 
@@ -69,7 +70,7 @@ class BatchSpec:
 
 
 @dataclass(frozen=True)
-class DriftSpec:
+class DriftSpec(GridSpec):
     """A drift check: corpus and batches, configurations (preprocessing x kernel x C x j), windows, rule.
 
     windows: candidate window sizes in batches (None: every size); the full memory is always a
@@ -77,15 +78,7 @@ class DriftSpec:
     chosen window's for DRIFT; alpha: significance level of the paired test on the newest batch.
     """
 
-    id: str
-    store: str | None
-    corpus: CorpusSpec
     batches: BatchSpec
-    preprocessings: tuple
-    kernels: tuple
-    C: tuple[float, ...]
-    j: tuple[float, ...]
-    tol: float
     rho: float
     windows: tuple[int, ...] | None
     margin_points: float

@@ -18,9 +18,10 @@ from pathlib import Path
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
+from xialpha.spec.grid import GridSpec
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
-from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 from xialpha.spec.validation import VALIDATION_SPLIT, carve_validation
+from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
 ESTIMATOR_NAMES = SELECTABLE  # [sweep] estimator: what `xialpha select` chooses by by default
@@ -123,17 +124,9 @@ class ClusterSpec:
 
 
 @dataclass(frozen=True)
-class SweepSpec:
+class SweepSpec(GridSpec):
     """A whole sweep: corpus x preprocessing x kernel x C x j, estimates and where to run."""
 
-    id: str
-    store: str | None
-    corpus: CorpusSpec
-    preprocessings: tuple
-    kernels: tuple
-    C: tuple[float, ...]
-    j: tuple[float, ...]
-    tol: float
     estimators: EstimatorSpec
     metric: str
     selection_estimator: str
