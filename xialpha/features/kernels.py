@@ -14,10 +14,8 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.ids import stable_id
+from xialpha.kernel_table import KERNEL_PARAMETERS, KERNELS  # the one table (search.py reads it from here)
 
-# each kernel and the parameters it takes (as scikit-learn names them)
-KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
-KERNELS = tuple(KERNEL_PARAMETERS)
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 
 
