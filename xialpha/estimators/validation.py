@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
-from xialpha.kernel_table import KERNEL_PARAMETERS, KERNELS
+from xialpha.kernel_table import KERNEL_PARAMETERS
 
 
 @contextmanager
@@ -138,8 +138,8 @@ def check_kernel(kernel: str, kernel_params: dict | None) -> dict:
     """Validate a named kernel (xialpha.kernel_table) and its parameters; non-linear kernels need
     an explicit gamma. Returns the parameters as scikit-learn's SVC and pairwise_kernels take them.
     """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel: must be one of {', '.join(KERNELS)}, got {kernel!r}")
+    if kernel not in KERNEL_PARAMETERS:
+        raise ValueError(f"kernel: must be one of {', '.join(KERNEL_PARAMETERS)}, got {kernel!r}")
     params = dict(kernel_params or {})
     unknown = set(params) - set(KERNEL_PARAMETERS[kernel])
     if unknown:

@@ -14,7 +14,7 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.ids import stable_id
-from xialpha.kernel_table import KERNEL_PARAMETERS, KERNELS  # the one table (search.py reads it from here)
+from xialpha.kernel_table import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
 
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 
@@ -31,8 +31,8 @@ class Kernel:
     coef0: float | None = None
 
     def __post_init__(self) -> None:
-        if self.name not in KERNELS:
-            raise UserError(f"name: kernel must be one of {', '.join(KERNELS)}, got {self.name!r}")
+        if self.name not in KERNEL_PARAMETERS:
+            raise UserError(f"name: kernel must be one of {', '.join(KERNEL_PARAMETERS)}, got {self.name!r}")
         used = KERNEL_PARAMETERS[self.name]
         for parameter in ("gamma", "degree", "coef0"):
             value = getattr(self, parameter)
