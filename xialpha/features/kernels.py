@@ -93,6 +93,9 @@ class Kernel:
 
 
 def _checked(parameter: str, value) -> float | int:
+    """A kernel parameter as a finite float (degree: int). Hand-written, not sklearn's check_scalar:
+    that accepts True as a number and lets NaN/inf through its bounds, and a spec's degree = 3.0
+    must pass as 3 where check_scalar(numbers.Integral) would refuse it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise UserError(f"{parameter}: must be a finite number, got {value!r}")
     if parameter == "degree":
