@@ -1,13 +1,42 @@
-"""Input checks shared by the estimators: each failure is a ValueError naming the argument."""
+"""Input checks shared by the estimators: each failure is a one-line ValueError naming the argument.
+
+Numbers go through scikit-learn's `check_scalar` and arrays through its `check_array` (conversion
+to float64, the NaN/inf scan); `_named` rewrites their messages into xialpha's "name: what is
+wrong" form. Shapes and the -1/+1 labels are checked here, where the message can say which
+argument disagrees with which (scikit-learn's check_consistent_length only lists the lengths).
+"""
 
 from __future__ import annotations
 
+import numbers
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_array, check_scalar
+
+from xialpha.kernel_table import KERNEL_PARAMETERS
+
+
+@contextmanager
+def _named(name: str):
+    """Turn a ValueError/TypeError of a scikit-learn check into one line starting with `name:`."""
+    try:
+        yield
+    except (TypeError, ValueError) as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if "NaN" in message or "infinity" in message:
+            message = "contains NaN or inf"
+        raise ValueError(f"{name}: {message}") from None
 
 
 def check_labels(y, name: str = "y") -> np.ndarray:
-    """Return y as an int8 vector of -1/+1; both classes must be present."""
+    """Return y as an int8 vector of -1/+1; both classes must be present.
+
+    Hand-written on purpose: scikit-learn's column_or_1d would accept an (n, 1) column with a
+    warning, and neither it nor type_of_target checks for exactly -1/+1 or says which label at
+    which index is wrong; the int8 result is what the estimators index with.
+    """
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(f"{name}: must be 1-dimensional, got shape {arr.shape}")
@@ -25,14 +54,19 @@ def check_labels(y, name: str = "y") -> np.ndarray:
 
 
 def check_positive(value, name: str) -> float:
-    """Return value as a finite float > 0."""
+    """Return value (a real number: Python or NumPy int/float) as a finite float > 0.
+
+    check_scalar lets NaN and inf through a lower bound, so finiteness is checked here.
+    """
     try:
-        v = float(value)
-    except (TypeError, ValueError):
+        check_scalar(value, name, numbers.Real, min_val=0, include_boundaries="neither")
+    except TypeError:
         raise ValueError(f"{name}: must be a number, got {value!r}") from None
-    if not np.isfinite(v) or v <= 0:
+    except ValueError:
+        raise ValueError(f"{name}: must be a finite number > 0, got {value!r}") from None
+    if not np.isfinite(value):
         raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
-    return v
+    return float(value)
 
 
 TOL_RANGE = (1e-12, 1.0)  # stopping tolerances a solver in float64 can reach, in margin units
@@ -43,32 +77,31 @@ def check_tolerance(value, name: str = "tol") -> float:
     float64 decision values (a solver would never stop), one above 1 accepts any solution."""
     tol = check_positive(value, name)
     low, high = TOL_RANGE
-    if not low <= tol <= high:
-        raise ValueError(f"{name}: must be between {low:g} and {high:g}, got {value!r}")
+    try:
+        check_scalar(tol, name, numbers.Real, min_val=low, max_val=high, include_boundaries="both")
+    except ValueError:
+        raise ValueError(f"{name}: must be between {low:g} and {high:g}, got {value!r}") from None
     return tol
 
 
 def check_vector(v, n: int, name: str, *, dtype=np.float64) -> np.ndarray:
-    """Return v as a finite 1-d array of length n."""
+    """Return v as a finite 1-d array of length n (dtype as given)."""
     arr = np.asarray(v, dtype=dtype)
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ValueError(f"{name}: must have shape ({n},), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or inf")
-    return arr
+    with _named(name):
+        return check_array(arr, ensure_2d=False, dtype=None, ensure_min_samples=0, input_name=name)
 
 
 def check_gram(gram, n: int | None = None, name: str = "gram") -> np.ndarray:
-    """Return a square, finite float64 Gram matrix (n x n when n is given)."""
+    """Return a square, finite float64 Gram matrix (n x n when n is given); no copy when it is one."""
     arr = np.asarray(gram)
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1]:
         raise ValueError(f"{name}: must be a square matrix, got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name}: has {arr.shape[0]} rows but y has {n} labels")
-    arr = np.asarray(arr, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or inf")
-    return arr
+    with _named(name):
+        return check_array(arr, dtype=np.float64, ensure_min_samples=0, ensure_min_features=0, input_name=name)
 
 
 def check_training_data(svm_args: dict, n: int) -> dict:
@@ -84,35 +117,31 @@ def check_training_data(svm_args: dict, n: int) -> dict:
 
 
 def check_features(X, n: int | None = None, name: str = "X"):
-    """Return X (dense float64 or CSR float64) with n rows and only finite values."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        values = X.data
-    else:
-        X = np.asarray(X, dtype=np.float64)
+    """Return X (n, d) as dense float64 or a float64 scipy.sparse csr_matrix, only finite values.
+
+    Sparse input comes back as csr_matrix even when given as a csr_array (check_array keeps the
+    array type, whose `*` multiplies elementwise); explicit zeros are kept, as before.
+    """
+    if not sp.issparse(X):
+        X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"{name}: must be 2-dimensional, got shape {X.shape}")
-        values = X
     if n is not None and X.shape[0] != n:
         raise ValueError(f"{name}: has {X.shape[0]} rows but y has {n} labels")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name}: contains NaN or inf")
-    return X
-
-
-KERNELS = ("linear", "rbf", "poly", "sigmoid")
+    with _named(name):
+        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0, ensure_min_features=0,
+                        input_name=name)
+    return sp.csr_matrix(X) if sp.issparse(X) and not isinstance(X, sp.csr_matrix) else X
 
 
 def check_kernel(kernel: str, kernel_params: dict | None) -> dict:
-    """Validate a named kernel and its parameters; non-linear kernels need an explicit gamma.
-
-    Returns the parameters as scikit-learn's SVC and pairwise_kernels take them.
+    """Validate a named kernel (xialpha.kernel_table) and its parameters; non-linear kernels need
+    an explicit gamma. Returns the parameters as scikit-learn's SVC and pairwise_kernels take them.
     """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel: must be one of {', '.join(KERNELS)}, got {kernel!r}")
+    if kernel not in KERNEL_PARAMETERS:
+        raise ValueError(f"kernel: must be one of {', '.join(KERNEL_PARAMETERS)}, got {kernel!r}")
     params = dict(kernel_params or {})
-    allowed = {"linear": set(), "rbf": {"gamma"}, "poly": {"gamma", "degree", "coef0"}, "sigmoid": {"gamma", "coef0"}}
-    unknown = set(params) - allowed[kernel]
+    unknown = set(params) - set(KERNEL_PARAMETERS[kernel])
     if unknown:
         raise ValueError(f"kernel_params: {kernel} kernel takes no {', '.join(sorted(unknown))}")
     if kernel != "linear":

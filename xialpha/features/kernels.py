@@ -14,10 +14,8 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.ids import stable_id
+from xialpha.kernel_table import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
 
-# each kernel and the parameters it takes (as scikit-learn names them)
-KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
-KERNELS = tuple(KERNEL_PARAMETERS)
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 
 
@@ -33,8 +31,8 @@ class Kernel:
     coef0: float | None = None
 
     def __post_init__(self) -> None:
-        if self.name not in KERNELS:
-            raise UserError(f"name: kernel must be one of {', '.join(KERNELS)}, got {self.name!r}")
+        if self.name not in KERNEL_PARAMETERS:
+            raise UserError(f"name: kernel must be one of {', '.join(KERNEL_PARAMETERS)}, got {self.name!r}")
         used = KERNEL_PARAMETERS[self.name]
         for parameter in ("gamma", "degree", "coef0"):
             value = getattr(self, parameter)
@@ -95,6 +93,9 @@ class Kernel:
 
 
 def _checked(parameter: str, value) -> float | int:
+    """A kernel parameter as a finite float (degree: int). Hand-written, not sklearn's check_scalar:
+    that accepts True as a number and lets NaN/inf through its bounds, and a spec's degree = 3.0
+    must pass as 3 where check_scalar(numbers.Integral) would refuse it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise UserError(f"{parameter}: must be a finite number, got {value!r}")
     if parameter == "degree":
