@@ -4,3 +4,4 @@ read. It lives outside both packages because estimators import nothing from the 
 
 KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
 KERNELS = tuple(KERNEL_PARAMETERS)
+PARAMETER_NAMES = tuple(dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names))  # gamma, degree, coef0

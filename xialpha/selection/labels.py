@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-KERNEL_PARAMETERS = ("gamma", "degree", "coef0")
+from xialpha.kernel_table import PARAMETER_NAMES
+
 PP_PREFIX = "pp_"  # results columns of preprocessing parameters: pp_<spec key>
 
 
@@ -78,7 +79,7 @@ def sweep_labels(results: pd.DataFrame) -> ConfigLabels:
     pp_columns = [c for c in results.columns if c.startswith(PP_PREFIX)]
     pps = results.drop_duplicates("preprocessing_id").set_index("preprocessing_id")
     kernels = results.drop_duplicates("kernel_id").set_index("kernel_id")
-    kernel_columns = [c for c in KERNEL_PARAMETERS if c in results.columns]
+    kernel_columns = [c for c in PARAMETER_NAMES if c in results.columns]
     pp_text = _texts(pps, pp_columns)
     kernel_text = _texts(kernels, kernel_columns)
     pp_labels = _labels(pps, pp_columns, pp_text, name=None)
