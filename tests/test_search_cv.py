@@ -178,3 +178,71 @@ def test_linear_candidates_are_scored_on_the_linear_path(make, monkeypatch):
     best = search.best_estimator_
     assert type(best) is type(make()) and best.C == search.best_params_["C"]
     np.testing.assert_array_equal(search.predict(X_test), best.predict(X_test))
+
+
+@pytest.mark.parametrize("make", [lambda: SVC(kernel="rbf", gamma="scale", class_weight={1: 2.0}),
+                                  lambda: SVC(kernel="poly", gamma="auto", degree=2, coef0=1.0, class_weight="balanced"),
+                                  lambda: SVC(kernel="linear")])
+def test_scores_are_what_the_shared_scoring_function_gives_for_the_same_fit(make):
+    # the search and a sweep's tasks score by one function: the same fit_svm training scored by
+    # one_fit_estimates gives every column of cv_results_ to the last digit
+    from sklearn.utils.class_weight import compute_class_weight
+
+    from xialpha.estimators.scoring import one_fit_estimates
+    from xialpha.search import resolved_gamma
+
+    X, y, _, _ = toy_problem(seed=6)
+    svc, grid = make(), [0.1, 1.0, 10.0]
+    search = XiAlphaSearchCV(svc, {"C": grid}, scoring="f1", rho=2.0).fit(X, y)
+    y_pm = np.where(y == 1, 1, -1)
+    w_neg, w_pos = compute_class_weight(svc.class_weight, classes=np.array([0, 1]), y=y)
+    data = {"X": X, "kernel": svc.kernel}
+    if svc.kernel != "linear":
+        data["kernel_params"] = {"gamma": resolved_gamma(svc.gamma, X)} | (
+            {"degree": svc.degree, "coef0": svc.coef0} if svc.kernel == "poly" else {})
+        assert data["kernel_params"]["gamma"] == pytest.approx(SVC(gamma=svc.gamma).fit(X, y)._gamma, rel=1e-12)
+    r2 = r_delta_squared(**data)
+    previous = None
+    for index, C in enumerate(grid):
+        args = {**data, "j": w_pos / w_neg, "tol": svc.tol}
+        fit = fit_svm(y_pm, C * w_neg, warm_start=previous, **args)
+        previous = fit if svc.kernel == "linear" else None  # the linear path warm-starts along C
+        estimates = one_fit_estimates(fit, C * w_neg, args, r2, rhos=(2.0,))
+        for method in ("span", "xa"):
+            expected = estimates.get(method)
+            assert search.cv_results_[f"{method}_d_pos"][index] == expected.d_pos
+            assert search.cv_results_[f"{method}_d_neg"][index] == expected.d_neg
+        assert search.cv_results_["mean_test_score"][index] == estimates.get("span").f1
+        assert search.cv_results_["n_support"][index] == fit.n_sv
+        assert search.cv_results_["r_delta2"][index] == r2
+
+
+class NoPrivateReadsSVC(SVC):
+    """An SVC that records every private attribute xialpha's code reads from it."""
+
+    reads: list = []
+
+    def __getattribute__(self, name):
+        import sys
+
+        if name.startswith("_") and not name.startswith("__"):
+            caller = sys._getframe(1).f_globals.get("__name__", "")
+            if caller.startswith("xialpha"):
+                NoPrivateReadsSVC.reads.append(f"{caller} read {name}")
+        return super().__getattribute__(name)
+
+
+@pytest.mark.parametrize("params", [{"kernel": "rbf"}, {"kernel": "poly", "gamma": "auto", "degree": 2},
+                                    {"kernel": "linear", "class_weight": "balanced"}])
+def test_the_search_reads_no_private_svc_attribute(params, monkeypatch):
+    # scikit-learn's private fitted state (_gamma, _sparse, ...) may change between releases: the
+    # search uses only the estimator's public parameters, and still chooses as before
+    monkeypatch.setattr(NoPrivateReadsSVC, "reads", [])
+    X, y, X_test, _ = toy_problem(seed=7)
+    guarded = XiAlphaSearchCV(NoPrivateReadsSVC(**params), {"C": [0.1, 1.0, 10.0]}).fit(X, y)
+    assert NoPrivateReadsSVC.reads == []
+    plain = XiAlphaSearchCV(SVC(**params), {"C": [0.1, 1.0, 10.0]}).fit(X, y)
+    assert guarded.best_params_ == plain.best_params_
+    np.testing.assert_array_equal(guarded.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+    assert type(guarded.best_estimator_) is NoPrivateReadsSVC
+    np.testing.assert_array_equal(guarded.predict(X_test), plain.predict(X_test))

@@ -3,7 +3,9 @@
 Each candidate of the grid is fitted ONCE on all the data; its estimate of the leave-one-out
 error, recall, precision or F1 is the candidate's score: the span estimate (Vapnik & Chapelle
 2000) by default, or the xi-alpha estimate (Joachims 2000). A grid of g candidates costs g
-trainings where k-fold cross-validation costs k * g + 1.
+trainings (plus one scikit-learn fit of the best) where k-fold cross-validation costs k * g + 1.
+Candidates are trained by `xialpha.estimators.fit_svm` and scored by
+`xialpha.estimators.scoring.one_fit_estimates`, the function a sweep's tasks call too.
 """
 
 from __future__ import annotations
@@ -15,18 +17,15 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
-from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
-from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha, xi_alpha_indicator
-from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.span import span_loo_margins
-from xialpha.estimators.svm import SVMFit
+from xialpha.estimators import Estimate, fit_svm, r_delta_squared
+from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.features.kernels import KERNEL_PARAMETERS
 from xialpha.storage.schema import estimate_columns, estimate_values
 
@@ -42,10 +41,11 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     estimator: an `sklearn.svm.SVC` (kernel linear, rbf, poly, sigmoid or precomputed), a
         `LinearSVC(loss="hinge")`, or a `Pipeline` whose last step is one (e.g. TfidfVectorizer +
-        LinearSVC); grid names follow `set_params` (`C`, or `svc__C` in a pipeline). Linear
-        candidates (SVC(kernel="linear"), LinearSVC) are scored by xialpha's linear solver on the
-        sparse features with warm starts along the grid, no Gram matrix (`LinearCandidates`); only
-        the best one is then fitted with scikit-learn as best_estimator_.
+        LinearSVC); grid names follow `set_params` (`C`, or `svc__C` in a pipeline). Every
+        candidate is trained by xialpha from the estimator's public parameters (`Candidates`):
+        linear ones (SVC(kernel="linear"), LinearSVC) by the linear solver on the sparse features
+        with warm starts along the grid, no Gram matrix; the others by libsvm. Only the best one
+        is then fitted with scikit-learn as best_estimator_.
     param_grid: a dict or list of dicts as for `GridSearchCV`.
     scoring: "accuracy" (1 - estimated error), "f1", "recall" or "precision" of `pos_label`.
     estimate: "span" (default: the span estimate, which selects C about as well as 10-fold CV
@@ -59,8 +59,8 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     Binary problems only: y with more than two classes raises ValueError (wrap the search in
     `sklearn.multiclass.OneVsRestClassifier` for one-vs-rest). There is no resampling, so
     `cv_results_` has mean_test_score (the estimate) and std_test_score = 0 but no split
-    columns; every candidate is already fitted on all the data, so `best_estimator_` is the
-    best candidate itself (ties: the first candidate in grid order, as in GridSearchCV).
+    columns; `best_estimator_` is the best candidate fitted on all the data (ties: the first
+    candidate in grid order, as in GridSearchCV).
 
     Attributes: cv_results_ (dict of arrays: params, param_<name>, mean_test_score,
     std_test_score, rank_test_score, mean_fit_time, xa_error, xa_recall, xa_precision, xa_f1,
@@ -100,27 +100,25 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         pos_label = classes[1] if self.pos_label is None else self.pos_label
         if pos_label not in classes:
             raise ValueError(f"pos_label: {pos_label!r} is not one of the classes {list(classes)}")
+        if not isinstance(self.estimator, Pipeline):  # a pipeline's first step validates its own input
+            X = check_array(X, accept_sparse="csr" if get_tags(self.estimator).input_tags.sparse else False,
+                            dtype=np.float64)
+            check_consistent_length(X, y)
         candidates = list(ParameterGrid(self.param_grid))
-        rows, best, best_score, best_fitted = [], None, -np.inf, False
-        linear = LinearCandidates(X, y, pos_label, self.rho, self.estimate == "span")
+        rows, best, best_score = [], None, -np.inf
+        scorer = Candidates(X, y, pos_label, self.rho, self.estimate == "span")
         for params in candidates:
             model = clone(self.estimator).set_params(**params)
             start = time.perf_counter()
-            fitted = not linear.applies(model)
-            if not fitted:
-                row = linear.score(model)
-            else:
-                model.fit(X, y)
-                row = _estimate(model, X, y, pos_label, self.rho, span=self.estimate == "span")
+            row = scorer.score(model)
             row["fit_time"] = time.perf_counter() - start
             prefix = self.estimate
             row["score"] = 1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
             rows.append(row)
             score = -np.inf if np.isnan(row["score"]) else row["score"]
             if best is None or score > best_score:
-                best, best_score, best_fitted = model, score, fitted
-        if not best_fitted:
-            best.fit(X, y)  # linear candidates were scored by xialpha's solver: fit the chosen one
+                best, best_score = model, score
+        best.fit(X, y)  # candidates were scored by xialpha's solver: scikit-learn fits the chosen one
         self.cv_results_ = _results(candidates, rows)
         self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
         self.best_params_ = candidates[self.best_index_]
@@ -164,106 +162,97 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return float(metric(y, self.predict(X), **extra))
 
 
-class LinearCandidates:
-    """Scores linear-kernel candidates with xialpha's linear solver on sparse features, no Gram.
+class Candidates:
+    """Scores candidates by training them with `fit_svm` and estimating with `one_fit_estimates`.
 
-    Applies to SVC(kernel="linear") and LinearSVC(loss="hinge", penalty="l2", fit_intercept=True),
-    alone or last in a Pipeline. The features of a pipeline are computed once per distinct set of
-    its other steps' parameters; every fit warm-starts from the last one on the same features and
-    class weights (a C grid costs little more than its largest C). The scores are those of the
-    exact hinge-loss SVM with threshold at that C and class weights (SVC's model; LinearSVC also
-    penalises its intercept, so the LinearSVC refitted as best_estimator_ differs slightly).
+    Applies to SVC (kernel linear, rbf, poly, sigmoid or precomputed) and LinearSVC(loss="hinge",
+    penalty="l2", fit_intercept=True), alone or last in a Pipeline, from their public parameters
+    only (gamma="scale"/"auto" resolved by `resolved_gamma`; class_weight as C and j). The features
+    of a pipeline are computed once per distinct set of its other steps' parameters, R_delta^2 once
+    per features and kernel. Linear candidates train on the sparse features without a Gram, each
+    fit warm-starting from the last one on the same features and class weights (a C grid costs
+    little more than its largest C). The scores are those of the exact hinge-loss SVM with
+    threshold (SVC's model; LinearSVC also penalises its intercept, so the LinearSVC refitted as
+    best_estimator_ differs slightly).
     """
 
     def __init__(self, X, y: np.ndarray, pos_label, rho: float, span: bool):
-        self.X, self.y, self.pos_label, self.rho, self.span = X, y, pos_label, rho, span
+        self.X, self.y, self.rho, self.span = X, y, rho, span
+        self.classes = unique_labels(y)
+        self.y_svm = np.where(y == self.classes[1], 1, -1)  # +1 = classes_[1], as scikit-learn's decision
+        self.y_pos = np.where(y == pos_label, 1, -1)
         self.features: dict = {}
+        self.r_delta2: dict = {}
         self.last: dict = {}
-
-    def applies(self, model) -> bool:
-        svm = model[-1] if isinstance(model, Pipeline) else model
-        if isinstance(svm, LinearSVC):
-            params = svm.get_params()
-            bad = {k: params[k] for k, v in (("loss", "hinge"), ("penalty", "l2"), ("fit_intercept", True))
-                   if params[k] != v}
-            if bad:
-                raise ValueError("estimator: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
-                                 f"estimates are derived for the hinge-loss SVM with threshold), got {bad}")
-            return True
-        return isinstance(svm, SVC) and svm.kernel == "linear"
 
     def score(self, model) -> dict:
         """The estimate columns of one candidate (not fitted: only the chosen one is, afterwards)."""
         svm = model[-1] if isinstance(model, Pipeline) else model
         steps = repr(model[:-1].get_params(deep=True)) if isinstance(model, Pipeline) else ""
         if steps not in self.features:
-            features = model[:-1].fit_transform(self.X, self.y) if isinstance(model, Pipeline) else self.X
-            self.features[steps] = (sp.csr_matrix(features, dtype=np.float64), r_delta_squared(X=features))
-        features, r_delta2 = self.features[steps]
-        classes = unique_labels(self.y)
-        y_svm = np.where(self.y == classes[1], 1, -1)
-        weights = _class_weights(svm, classes, self.y)
+            self.features[steps] = model[:-1].fit_transform(self.X, self.y) if isinstance(model, Pipeline) else self.X
+        data, settings = _training_args(svm, self.features[steps])
+        key = (steps, data.get("kernel"), repr(data.get("kernel_params")))
+        if key not in self.r_delta2:
+            self.r_delta2[key] = max(r_delta_squared(**data), np.finfo(float).tiny)
+        C, j = _cost(svm, self.classes, self.y)
         state = (steps, repr(svm.class_weight))
-        tol = svm.tol if isinstance(svm, SVC) else LINEAR_TOL  # LinearSVC's tol is LIBLINEAR's criterion
-        fit = fit_svm(y_svm, svm.C, X=features, sample_weight=weights, tol=tol, warm_start=self.last.get(state))
-        self.last[state] = fit
-        y_pos = np.where(self.y == self.pos_label, 1, -1)
-        r_delta2 = max(r_delta2, np.finfo(float).tiny)
-        columns = estimate_values(Estimate.from_indicator("xa", y_pos, xi_alpha(fit.alpha, fit.xi, y_svm, r_delta2, self.rho).indicator))
-        if self.span:
-            columns |= estimate_values(Estimate.from_indicator("span", y_pos, span_estimate(fit).indicator))
-        return {**columns, "n_support": fit.n_sv, "r_delta2": float(r_delta2)}
+        linear = data.get("kernel") == "linear"
+        fit = fit_svm(self.y_svm, C, j=j, warm_start=self.last.get(state) if linear else None, **data, **settings)
+        if linear:
+            self.last[state] = fit
+        estimates = one_fit_estimates(fit, C, {**data, "j": j, "tol": settings["tol"]}, self.r_delta2[key],
+                                      rhos=(self.rho,), span=self.span)
+        columns = {}
+        for method in ESTIMATES if self.span else ("xa",):
+            columns |= estimate_values(Estimate.from_indicator(method, self.y_pos, estimates.get(method).indicator))
+        return {**columns, "n_support": fit.n_sv, "r_delta2": float(self.r_delta2[key])}
 
 
-def _class_weights(svm, classes: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(n,) per-example weights from the estimator's class_weight (C_i = C x weight), as scikit-learn computes them."""
+def _training_args(svm, features) -> tuple[dict, dict]:
+    """(data, settings) of `fit_svm` for an SVC or LinearSVC on its features, from public parameters:
+    data is gram= (precomputed) or X= with kernel= and kernel_params=; settings tol, max_iter, cache_mb."""
+    if isinstance(svm, LinearSVC):
+        params = svm.get_params()
+        bad = {k: params[k] for k, v in (("loss", "hinge"), ("penalty", "l2"), ("fit_intercept", True)) if params[k] != v}
+        if bad:
+            raise ValueError("estimator: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
+                             f"estimates are derived for the hinge-loss SVM with threshold), got {bad}")
+        # LinearSVC's tol and max_iter are LIBLINEAR's criteria: the linear path keeps its own
+        return {"X": sp.csr_matrix(features, dtype=np.float64), "kernel": "linear"}, {"tol": LINEAR_TOL}
+    if svm.kernel not in KERNELS:
+        raise ValueError(f"estimator: SVC kernel {svm.kernel!r} is not supported; use one of {', '.join(KERNELS)}")
+    settings = {"tol": svm.tol, "max_iter": svm.max_iter, "cache_mb": svm.cache_size}
+    if svm.kernel == "precomputed":
+        return {"gram": features}, settings
+    if svm.kernel == "linear":
+        return {"X": sp.csr_matrix(features, dtype=np.float64), "kernel": "linear"}, settings
+    params = {name: getattr(svm, name) for name in KERNEL_PARAMETERS[svm.kernel]}
+    params["gamma"] = resolved_gamma(svm.gamma, features)
+    return {"X": features, "kernel": svm.kernel, "kernel_params": params}, settings
+
+
+def resolved_gamma(gamma, X) -> float:
+    """SVC's gamma on training features X (n, d) by scikit-learn's documented rule: "scale" is
+    1 / (d * X.var()) (1 when X.var() = 0, the variance over all entries, sparse zeros included),
+    "auto" 1 / d, a number itself."""
+    if isinstance(gamma, str) and gamma == "scale":
+        variance = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else np.asarray(X, dtype=np.float64).var()
+        return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+    if isinstance(gamma, str) and gamma == "auto":
+        return 1.0 / X.shape[1]
+    return gamma
+
+
+def _cost(svm, classes: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(C, j) of `fit_svm` that give the estimator's C x class_weight bounds: C_neg = C x w(classes[0]),
+    j = w(classes[1]) / w(classes[0]), with the weights scikit-learn computes from class_weight."""
     from sklearn.utils.class_weight import compute_class_weight
 
     weight = compute_class_weight(svm.class_weight, classes=classes, y=y)
-    return weight[np.searchsorted(classes, y)]
-
-
-def _estimate(model, X, y: np.ndarray, pos_label, rho: float, span: bool) -> dict:
-    """xi-alpha (and with span=True span) columns of one fitted candidate on its training data (X, y)."""
-    svc = model[-1] if isinstance(model, Pipeline) else model
-    features = model[:-1].transform(X) if isinstance(model, Pipeline) else X
-    if svc.kernel not in KERNELS:
-        raise ValueError(f"estimator: SVC kernel {svc.kernel!r} is not supported; use one of {', '.join(KERNELS)}")
-    y_svc = np.where(y == svc.classes_[1], 1, -1)
-    alpha = np.zeros(y.shape[0])
-    dual = svc.dual_coef_.toarray() if sp.issparse(svc.dual_coef_) else svc.dual_coef_  # sparse fits: CSR
-    alpha[svc.support_] = np.abs(dual[0])
-    decision = model.decision_function(X)
-    xi = np.maximum(0.0, 1.0 - y_svc * decision)
-    params = {}
-    if svc.kernel == "precomputed":
-        r_delta2 = r_delta_squared(gram=features)
-    else:
-        # gamma as the fitted SVC resolved it ("scale" and "auto" depend on the data)
-        params = {name: svc._gamma if name == "gamma" else getattr(svc, name) for name in KERNEL_PARAMETERS[svc.kernel]}
-        r_delta2 = r_delta_squared(X=features, kernel=svc.kernel, kernel_params=params)
-    y_pos = np.where(y == pos_label, 1, -1)
-    indicator = xi_alpha_indicator(alpha, xi, max(r_delta2, np.finfo(float).tiny), rho)
-    columns = estimate_values(Estimate.from_indicator("xa", y_pos, indicator))
-    if span:
-        columns |= estimate_values(Estimate.from_indicator("span", y_pos, _span_errors(svc, features, params, y_svc, alpha, xi, decision)))
-    return {**columns, "n_support": int(svc.support_.shape[0]), "r_delta2": float(r_delta2)}
-
-
-def _span_errors(svc, features, params: dict, y_svc, alpha, xi, decision) -> np.ndarray:
-    """(n,) bool: the span estimate's LOO errors of a fitted SVC (only the SVs' kernel matrix is computed)."""
-    sv = svc.support_
-    if svc.kernel == "precomputed":
-        gram = np.asarray(features, dtype=float)[np.ix_(sv, sv)]
-    else:
-        rows = sp.csr_matrix(features)[sv] if sp.issparse(features) else np.asarray(features)[sv]
-        gram = pairwise_kernels(rows, metric=svc.kernel, **params)
-    weight = getattr(svc, "class_weight_", np.ones(2))[(y_svc[sv] > 0).astype(int)]  # C_i = C * class weight
-    fit = SVMFit(y=y_svc[sv], alpha=alpha[sv], xi=xi[sv], b=float(svc.intercept_[0]), c_i=svc.C * weight,
-                 decision=decision[sv], support=np.arange(sv.size), fit_seconds=0.0, model=svc, precomputed=True)
-    errors = np.zeros(y_svc.shape[0], dtype=bool)
-    errors[sv] = span_loo_margins(fit, gram) <= 0  # a non-SV keeps its margin >= 1 when left out
-    return errors
+    if not np.all(weight > 0):
+        raise ValueError(f"estimator: class_weight must give both classes a weight > 0, got {svm.class_weight!r}")
+    return svm.C * float(weight[0]), float(weight[1] / weight[0])
 
 
 def _results(candidates: list[dict], rows: list[dict]) -> dict:

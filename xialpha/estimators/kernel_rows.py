@@ -2,14 +2,16 @@
 
 The span and extended xi-alpha estimators read only some rows and columns of the kernel matrix
 (support vectors, flagged examples). On the Gram path those are slices of the stored (n, n)
-matrix; on the linear path they are products X[rows] X[cols]^T of the CSR training features, so
-no n x n matrix ever exists.
+matrix; on the linear path they are products X[rows] X[cols]^T of the CSR training features; for
+features under a named non-linear kernel (`NamedKernelRows`) they are computed by scikit-learn's
+`pairwise_kernels`. Apart from a Gram matrix, no n x n matrix ever exists.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.metrics.pairwise import pairwise_kernels
 
 from xialpha.errors import UserError
 
@@ -47,8 +49,31 @@ class FeatureRows:
         return self._sq_norms[idx]
 
 
+class NamedKernelRows:
+    """Blocks K(X[rows], X[cols]) of (n, d) features under a named kernel ("rbf", "poly", "sigmoid")
+    with its parameters as `pairwise_kernels` takes them (values already checked finite)."""
+
+    DIAGONAL_BLOCK = 256  # rows whose kernel values with each other give the diagonal at once
+
+    def __init__(self, X, kernel: str, kernel_params: dict):
+        self.X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        self.kernel, self.params = kernel, dict(kernel_params)
+
+    def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return np.asarray(pairwise_kernels(self.X[rows], self.X[cols], metric=self.kernel, **self.params), dtype=np.float64)
+
+    def diagonal(self, idx: np.ndarray) -> np.ndarray:
+        idx = np.asarray(idx)
+        parts = [np.diagonal(self.block(idx[start:start + self.DIAGONAL_BLOCK], idx[start:start + self.DIAGONAL_BLOCK]))
+                 for start in range(0, idx.size, self.DIAGONAL_BLOCK)]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+
 def kernel_rows(fit, gram=None):
-    """The kernel of `fit`: its (n, n) `gram` if given, else the linear path's features fit.X."""
+    """The kernel of `fit`: its (n, n) `gram` if given (or a GramRows, FeatureRows or
+    NamedKernelRows, passed through), else the linear path's features fit.X."""
+    if isinstance(gram, (GramRows, FeatureRows, NamedKernelRows)):
+        return gram
     if gram is not None:
         return GramRows(gram, fit.y.shape[0])
     if getattr(fit, "X", None) is None:

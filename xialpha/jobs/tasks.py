@@ -16,18 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from xialpha import __version__
-from xialpha.estimators import (
-    apparent,
-    bootstrap,
-    fit_svm,
-    holdout,
-    kfold,
-    loo_exact,
-    r_delta_squared,
-    span_estimate,
-    xi_alpha,
-    xi_alpha_extended,
-)
+from xialpha.estimators import fit_svm, r_delta_squared
+from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage import estimate_values, pack_bits
@@ -188,22 +178,10 @@ def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, 
     fit = fit_svm(y, job.C, check_input=False, warm_start=warm, **svm_args)
     # estimate time: everything but the solver's training, including the decision values xi needs
     start += fit.fit_seconds
-    shared = [apparent(fit)]
-    if est.span:
-        shared.append(span_estimate(fit, data.gram))
-    if est.exact_loo:
-        shared.append(loo_exact(y, job.C, fit=fit, prune=est.loo_prune, r_delta2=data.r_delta2, **svm_args))
-    if est.kfold:
-        shared.append(kfold(y, job.C, k=est.kfold, fit=fit, **svm_args))
-    if est.bootstrap:
-        shared.append(bootstrap(y, job.C, n_boot=est.bootstrap, fit=fit, **svm_args))
-    if est.holdout:
-        shared.append(holdout(fit, data.y_test[job.category], data.test_data()))
-    per_rho = {}
-    for rho, _ in job.keys:
-        per_rho[rho] = [xi_alpha(fit.alpha, fit.xi, y, data.r_delta2, rho)]
-        if est.xa_ext_depth:
-            per_rho[rho].append(xi_alpha_extended(fit, data.gram, data.r_delta2, rho=rho, depth=est.xa_ext_depth))
+    estimates = one_fit_estimates(
+        fit, job.C, svm_args, data.r_delta2, rhos=[rho for rho, _ in job.keys], span=est.span,
+        xa_ext_depth=est.xa_ext_depth, exact_loo=est.exact_loo, loo_prune=est.loo_prune, kfold_k=est.kfold,
+        bootstrap_n=est.bootstrap, holdout_data=(data.y_test[job.category], data.test_data()) if est.holdout else None)
     estimate_seconds = (time.perf_counter() - start) / len(job.keys)
     training = {"status": "ok", "n": int(y.shape[0]), "n_pos": int((y > 0).sum()), "n_sv": fit.n_sv,
                 "n_bounded_sv": fit.n_bounded_sv, "stable": fit.stable, "r_delta2": data.r_delta2,
@@ -211,7 +189,7 @@ def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, 
     rows, examples = [], []
     for rho, key in job.keys:
         row = {**common, **training, "rho": rho, "config_key": key, "estimate_seconds": estimate_seconds}
-        for estimate in shared + per_rho[rho]:
+        for estimate in estimates.at(rho):
             row.update(estimate_values(estimate))
             if estimate.retrains and estimate.method == "loo":
                 row["loo_retrains"] = estimate.retrains
@@ -219,7 +197,7 @@ def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, 
                 examples.append({"sweep_id": common["sweep_id"], "config_key": key, "category": job.category,
                                  "estimator": estimate.method, "n": int(estimate.indicator.shape[0]),
                                  "bits": pack_bits(estimate.indicator)})
-        row["xa_d"] = int(per_rho[rho][0].d)
+        row["xa_d"] = int(estimates.get("xa", rho).d)
         if est.kfold:
             row["kfold_k"] = est.kfold
         if est.holdout:
