@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_array, check_consistent_length, check
 
 from xialpha.estimators import Estimate, fit_svm, r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
-from xialpha.features.kernels import KERNEL_PARAMETERS
+from xialpha.kernel_table import KERNEL_PARAMETERS
 from xialpha.storage.schema import estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
