@@ -287,18 +287,10 @@ def report(store=None, *, sweep: str | None = None, selection: str | None = None
     metric, estimator and rho default to that selection's. html: a path to write the
     self-contained HTML page to as well (selection, certifications, calibration, provenance).
     """
-    from xialpha.selection.inventory import latest_selection, saved_selection
-    from xialpha.selection.report import gather_report
+    from xialpha.selection.report import report_of
 
-    result_store = ResultStore(store_location(store), create=False)
-    if selection is not None:
-        rows = saved_selection(result_store, selection, sweep)
-        sweep_id = str(rows["sweep_id"].iloc[0])
-    else:
-        sweep_id = choose_sweep(result_store, sweep)
-        rows = latest_selection(result_store, sweep_id)
-    view = gather_report(result_store, sweep_id, rows, explicit=selection is not None, metric=metric,
-                         estimator=estimator, rho=rho)
+    view = report_of(ResultStore(store_location(store), create=False), sweep, selection, metric=metric,
+                     estimator=estimator, rho=rho)
     if html is not None:
         from xialpha.selection.report_html import render_report
 

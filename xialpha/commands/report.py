@@ -39,21 +39,13 @@ def run(args) -> int:
     import sys
     from pathlib import Path
 
-    from xialpha.commands.stores import open_store, sweep_id
+    from xialpha.commands.stores import open_store
     from xialpha.errors import UserError
-    from xialpha.selection.inventory import latest_selection, saved_selection
-    from xialpha.selection.report import gather_report
+    from xialpha.selection.report import report_of
 
-    store = open_store(args)
-    if args.selection:
-        selection = saved_selection(store, args.selection, args.sweep)
-        args.sweep = str(selection["sweep_id"].iloc[0])
-    else:
-        args.sweep = sweep_id(store, args.sweep)
-        selection = latest_selection(store, args.sweep)
     command = shlex.join(["xialpha", *sys.argv[1:]]) if Path(sys.argv[0]).name in ("xialpha", "cli.py") else None
-    report = gather_report(store, args.sweep, selection, explicit=bool(args.selection), metric=args.metric,
-                           estimator=args.estimator, rho=args.rho, command=command)
+    report = report_of(open_store(args), args.sweep, args.selection or None, metric=args.metric,
+                       estimator=args.estimator, rho=args.rho, command=command)
     if args.html:
         from xialpha.selection.report_html import render_report
 

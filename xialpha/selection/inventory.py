@@ -126,7 +126,7 @@ def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd
     except UserError as exc:
         raise UserError(f"{exc} (`xialpha select --save` stores a selection; `xialpha store ls` lists them)") from None
     if sweep_id is not None and str(rows["sweep_id"].iloc[0]) != sweep_id:
-        raise UserError(f"--selection: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, "
+        raise UserError(f"selection=: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, "
                         f"not of {sweep_id!r}")
     return rows
 

@@ -101,6 +101,22 @@ class Report:
     runs: pd.DataFrame
 
 
+def report_of(store, sweep: str | None = None, selection: str | None = None, **view) -> Report:
+    """The Report of saved selection `selection` (an id), else of the newest per-category
+    selection of `sweep` (the store's only sweep when None); `view`: gather_report's metric,
+    estimator, rho and command. The `xialpha report` command and `xialpha.report` both use it."""
+    from xialpha.selection.inventory import latest_selection, saved_selection
+    from xialpha.storage.naming import choose_sweep
+
+    if selection is not None:
+        rows = saved_selection(store, selection, sweep)
+        sweep_id = str(rows["sweep_id"].iloc[0])
+    else:
+        sweep_id = choose_sweep(store, sweep)
+        rows = latest_selection(store, sweep_id)
+    return gather_report(store, sweep_id, rows, explicit=selection is not None, **view)
+
+
 def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, explicit: bool = False,
                   metric: str | None = None, estimator: str | None = None, rho: float | None = None,
                   command: str | None = None) -> Report:
