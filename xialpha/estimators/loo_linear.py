@@ -44,6 +44,8 @@ class WorkingSet:
         self.fit = fit
         margin = fit.y * fit.decision
         active = fit.c_i > 0
+        self._active = active
+        self._class_sizes = {1: int(np.sum(active & (fit.y > 0))), -1: int(np.sum(active & (fit.y < 0)))}
         near = active & (margin < 1.0 + slack)
         near[extra] = True
         self.members = np.flatnonzero(near)
@@ -54,20 +56,22 @@ class WorkingSet:
         self._refresh()
 
     def _refresh(self) -> None:
+        """The working set's rows, labels, bounds and starting alphas, and where each member sits."""
         self.X = self.fit.X[self.members]
+        self._y, self._c, self._alpha = (self.fit.y[self.members], self.fit.c_i[self.members],
+                                         self.fit.alpha[self.members])
         self.position = {int(i): k for k, i in enumerate(self.members)}
 
     def left_out_margin(self, t: int, tol: float) -> float:
         """y_t f^{-t}(x_t): the margin of example t under the SVM trained without it (t in the working set)."""
         fit = self.fit
-        others = fit.y[(fit.c_i > 0) & (np.arange(fit.y.shape[0]) != t)]
-        if others.size == 0 or np.all(others == others[0]):
+        own_class = self._class_sizes[int(fit.y[t])] - int(self._active[t])
+        if own_class == 0 or self._class_sizes[-int(fit.y[t])] == 0:
             return -1.0  # without t only one class is left: t is always misclassified
         while True:
-            c = fit.c_i[self.members].copy()
+            c = self._c.copy()
             c[self.position[t]] = 0.0
-            y = fit.y[self.members]
-            solution = solve_linear(self.X, y, c, tol=tol, warm_start=(fit.alpha[self.members], fit.b), check_input=False)
+            solution = solve_linear(self.X, self._y, c, tol=tol, warm_start=(self._alpha, fit.b), check_input=False)
             w, b = solution.w, solution.b
             if not solution.converged:
                 return _full_retrain_margin(fit, t, tol)
