@@ -65,6 +65,7 @@ RESULTS = REPO / "bench" / "results"
 PREPROCESSINGS = {"plain": Preprocessing(), "porter": Preprocessing(stemming="porter")}
 SELECTORS = ("xa", "span", "span_bigC", "span_smooth", "loo", "short_xa3", "short_span3", "cv10", "cv5")
 SHORTLIST = 3
+SHORTLISTS = {"short_xa3": "f1_xa", "short_span3": "f1_span"}  # selector -> the estimate that shortlists for LOO
 HALVINGS = 20
 TOL = 1e-3
 
@@ -203,10 +204,10 @@ def _grid(y: np.ndarray, y_test: np.ndarray, data: dict, c_values: list[float], 
     for row in rows:
         if "loo" in selectors:
             _loo(row, y)
-    for name, key in (("short_xa3", "f1_xa"), ("short_span3", "f1_span")):
+    for name, key in SHORTLISTS.items():
         if name in selectors:
-            for row in sorted(rows, key=lambda r: -r[key])[:SHORTLIST]:
-                _loo(row, y)
+            for i in _shortlist(rows, key):
+                _loo(rows[i], y)
     return rows
 
 
@@ -262,14 +263,18 @@ def _choices(group: list[dict], selectors) -> dict:
     for name in selectors:
         if name.startswith("cv") or name == "loo":
             chosen[name] = first(f"f1_{name}")
-    for name, key in (("short_xa3", "f1_xa"), ("short_span3", "f1_span")):
+    for name, key in SHORTLISTS.items():
         if name in selectors:
-            shortlist = sorted(order, key=lambda i: (-group[i][key], i))[:SHORTLIST]
-            chosen[name] = max(shortlist, key=lambda i: (group[i]["f1_loo"], -i))
+            chosen[name] = max(_shortlist(group, key), key=lambda i: (group[i]["f1_loo"], -i))
     return {name: chosen[name] for name in selectors}
 
 
-def available(group: list[dict], selectors) -> list[str]:
+def _shortlist(group: list[dict], key: str) -> list[int]:
+    """Indices of the SHORTLIST configurations with the largest `key` (ties: first in grid order)."""
+    return sorted(range(len(group)), key=lambda i: (-group[i][key], i))[:SHORTLIST]
+
+
+def _available(group: list[dict], selectors) -> list[str]:
     """The selectors whose estimates this group has (a run with --no-loo / --no-shortlist lacks some)."""
     with_loo = sum("f1_loo" in row for row in group)
     keep = []
@@ -302,16 +307,16 @@ def _costs(group: list[dict], selectors) -> dict:
             costs[name] = sum(r[f"cost_{name}"] for r in group)
     if "loo" in selectors:
         costs["loo"] = fits + sum(r["cost_loo_only"] for r in group)
-    for name, key, base in (("short_xa3", "f1_xa", xa), ("short_span3", "f1_span", span)):
+    for name, key in SHORTLISTS.items():
         if name in selectors:
-            shortlist = sorted(range(len(group)), key=lambda i: (-group[i][key], i))[:SHORTLIST]
-            costs[name] = base + sum(group[i]["cost_loo_only"] for i in shortlist)
+            base = xa if key == "f1_xa" else span
+            costs[name] = base + sum(group[i]["cost_loo_only"] for i in _shortlist(group, key))
     return {name: costs[name] for name in selectors}
 
 
 def _half_test(group: list[dict], y_test: np.ndarray, selectors, seed: int) -> dict:
     """Regret on one half of the test set when the other half picks ("fresh_half"), and each selector's, in points."""
-    chosen = _choices(group, available(group, selectors))
+    chosen = _choices(group, _available(group, selectors))
     rng = np.random.default_rng(seed)
     regrets = {name: [] for name in ("fresh_half", *chosen)}
     for _ in range(HALVINGS):
@@ -339,7 +344,7 @@ def _summary(rows: list[dict], halves: list[dict], selectors) -> dict:
     cost = {}
     for (setting, split, _), group in groups.items():
         best = max(r["heldout_f1"] for r in group)
-        here = available(group, selectors)
+        here = _available(group, selectors)
         for name, index in _choices(group, here).items():
             per.setdefault(setting, {}).setdefault(name, {}).setdefault(split, []).append(100.0 * (best - group[index]["heldout_f1"]))
         for name, seconds in _costs(group, here).items():
