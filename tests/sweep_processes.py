@@ -54,7 +54,7 @@ def wait_for(condition, what: str, timeout: float = DEADLINE, process: subproces
 
 
 def live_in_session(session: int) -> list[str]:
-    """'pid command' of every process of session `session` that is not a zombie."""
+    """'pid command line' of every process of session `session` that is not a zombie."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -65,8 +65,26 @@ def live_in_session(session: int) -> list[str]:
             continue
         fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp session ...
         if int(fields[3]) == session and fields[0] != "Z":
-            found.append(f"{entry} {stat[stat.index('(') + 1:stat.rindex(')')]}")
+            found.append(f"{entry} {_command_line(entry) or stat[stat.index('(') + 1:stat.rindex(')')]}")
     return found
+
+
+def session_ends(session: int, timeout: float = 30) -> None:
+    """Wait until no process of `session` is left (a driver's workers and multiprocessing's resource
+    tracker end with it, the tracker once it reads EOF from the driver's pipe, which under load takes a
+    moment); AssertionError naming what is still running after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while (left := live_in_session(session)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"still running {timeout} s after the driver of session {session} ended: {left}"
+
+
+def _command_line(pid: str) -> str:
+    """The process's argv joined by spaces ("" once it has ended or for a kernel thread)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def sweep_argv(spec: Path, store: Path, *extra: str) -> list[str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sweep_processes import expected_keys, kill, live_in_session, ok_keys, raw_keys, result_files
+from sweep_processes import expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
 from sweep_processes import start, sweep_argv, sweep_spec, wait_for
 
 pytestmark = pytest.mark.cluster
@@ -56,8 +56,7 @@ def test_a_signalled_local_sweep_closes_its_workers_keeps_its_rows_and_prints_on
         stored = ok_keys(store, SWEEP)
         (os.killpg if group else os.kill)(driver.pid, signum)
         driver.wait(timeout=60)
-        # The session is the driver's; its worker processes (and multiprocessing's helper) end with it.
-        wait_for(lambda: not live_in_session(driver.pid), "no process left of the driver's session", timeout=30)
+        session_ends(driver.pid)  # the session is the driver's: its worker processes end with it
     finally:
         kill(driver)
     _check_interrupted(tmp_path, driver, signum, spec, store, stored)

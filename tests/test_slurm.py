@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sweep_processes import DEADLINE, expected_keys, kill, live_in_session, ok_keys, raw_keys, result_files
+from sweep_processes import DEADLINE, expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
 from sweep_processes import start, sweep_argv, sweep_spec, wait_for
 from xialpha.spec.sweep import load_spec
 from xialpha.jobs.sweep import run_sweep
@@ -201,7 +201,7 @@ def test_a_signalled_driver_cancels_its_worker_jobs_keeps_its_rows_and_says_so_i
             driver.send_signal(signum)
         driver.wait(timeout=60)
         wait_for(lambda: not _jobs(job_name), "the worker jobs to leave squeue", timeout=30)
-        assert not live_in_session(driver.pid)
+        session_ends(driver.pid)
     finally:
         kill(driver)
     name = signal.Signals(signum).name
