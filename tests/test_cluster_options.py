@@ -3,6 +3,9 @@ scripts (dask-jobqueue) and DaskCluster resources."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import warnings
 from pathlib import Path
 
 import pytest
@@ -38,7 +41,23 @@ def test_slurm_job_script_carries_config_slurm_toml(tmp_path, monkeypatch):
 
 def test_slurm_processes_multiply_cores_and_memory_per_job():
     kwargs = slurm_cluster_kwargs(_cluster(SLURM + 'threads_per_worker = 3\nprocesses = 2\naccount = "a"\n'))
-    assert kwargs == {"cores": 6, "processes": 2, "memory": 2 * 4 * 2**30, "account": "a"}
+    assert kwargs == {"cores": 6, "processes": 2, "memory": 2 * 4 * 2**30, "account": "a",
+                      "scheduler_options": {"dashboard_address": ":0"}}
+
+
+def test_a_slurm_schedulers_dashboard_takes_a_free_port_when_8787_is_taken(tmp_path, monkeypatch):
+    """As on a login node shared with other Dask users: no five-line warning on the driver's stderr."""
+    dask_jobqueue = pytest.importorskip("dask_jobqueue")
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as taken, warnings.catch_warnings():
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        with contextlib.suppress(OSError):  # already taken by someone else: as good
+            taken.bind(("", 8787))
+            taken.listen()
+        warnings.simplefilter("error")
+        with dask_jobqueue.SLURMCluster(**slurm_cluster_kwargs(_cluster(SLURM))) as cluster:
+            link = cluster.dashboard_link
+    assert link and ":8787/" not in link
 
 
 @pytest.mark.parametrize(

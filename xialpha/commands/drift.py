@@ -20,7 +20,7 @@ import argparse
 import sys
 import textwrap
 
-from xialpha.commands.running import add_run_arguments, check_workers
+from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
 from xialpha.commands.stores import store_uri
 
 
@@ -33,6 +33,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    start_workers_early(args)
     from xialpha.jobs.drift import run_drift_check
     from xialpha.spec.drift import load_drift_spec
     from xialpha.storage import ResultStore

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from xialpha.selection.display import FORMATS
+FORMATS = ("table", "csv", "json")  # table: rich, for people; csv and json: selection.display.write_records
 
 
 def add_output_arguments(parser) -> None:

@@ -29,11 +29,23 @@ def add_run_arguments(parser, what: str, example: str, force_help: str, quiet_he
 def check_workers(workers: int | None, cluster) -> None:
     """--workers: at least 1 and at most the spec's cluster.max_workers (a ClusterSpec)."""
     from xialpha.errors import UserError
-    from xialpha.spec.sweep import check_workers as check_cap
+    from xialpha.spec.cluster import check_workers as check_cap
 
     if workers is not None and workers < 1:
         raise UserError(f"--workers: must be >= 1, got {workers}")
     check_cap("--workers", workers, cluster.max_workers)
+
+
+def start_workers_early(args) -> None:
+    """Before the spec is read in full (imports of a second or more): start the fork server a
+    local cluster's workers come from, when the spec file's [cluster] and --scheduler say one will
+    be started, so that its imports run meanwhile (xialpha.jobs.cluster.start_local_workers_early)."""
+    from xialpha.jobs.cluster import start_local_workers_early
+    from xialpha.spec.cluster import cluster_of_file
+
+    cluster = cluster_of_file(args.spec)
+    if cluster is not None:
+        start_local_workers_early(cluster, address=args.scheduler)
 
 
 # --- signals ---------------------------------------------------------------------------------

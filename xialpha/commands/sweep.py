@@ -12,7 +12,7 @@ import shlex
 import sys
 import textwrap
 
-from xialpha.commands.running import add_run_arguments, check_workers
+from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
 from xialpha.commands.stores import store_uri
 
 
@@ -23,6 +23,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    if not args.dry_run:
+        start_workers_early(args)
     from xialpha.jobs.progress import Progress
     from xialpha.spec.sweep import load_spec
     from xialpha.jobs.sweep import default_threads, prepare, run_sweep

@@ -267,9 +267,10 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
 
     A newest batch already checked with the same spec and data is not recomputed unless `force`.
     """
-    from xialpha.jobs.cluster import connect
+    from xialpha.jobs.cluster import connect, start_local_workers_early
 
     start = time.monotonic()
+    start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     stream = split_batches(spec.corpus.load(), spec.batches, spec.corpus.train_split)
     cats = spec.corpus.categories
     categories = stream.corpus.choose_categories(top_k=cats.top_k, names=list(cats.names) or None,

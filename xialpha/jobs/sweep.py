@@ -10,7 +10,7 @@ from distributed import as_completed, get_task_stream
 
 from xialpha import __version__
 from xialpha.errors import UserError, did_you_mean
-from xialpha.jobs.cluster import connect
+from xialpha.jobs.cluster import connect, start_local_workers_early
 from xialpha.jobs.graph import submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
@@ -75,6 +75,7 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     open); every finished batch is stored at once. `command`: the command line, recorded with
     the run (None from Python)."""
     start = time.monotonic()
+    start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
     try:
         corpus, plan = prepare(spec, store, force=force, threads=default_threads(spec, workers), progress=progress)

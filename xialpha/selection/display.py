@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-FORMATS = ("table", "csv", "json")
 P_VALUE_HEADERS = {"p_micro_sign": "p micro sign", "p_mcnemar": "p McNemar", "p_proportion": "p prop.",
                    "p_macro_sign": "p macro S", "p_macro_t": "p macro T", "p_macro_rank_t": "p macro T'"}
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe

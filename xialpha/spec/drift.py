@@ -17,7 +17,8 @@ import numpy as np
 from xialpha.errors import UserError
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.grid import GridSpec
-from xialpha.spec.sweep import ClusterSpec, _cluster, _corpus, configurations
+from xialpha.spec.cluster import ClusterSpec, parse_cluster
+from xialpha.spec.sweep import _corpus, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
 
@@ -160,7 +161,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
         margin_points=_bounded(drift, "margin", 2.0, 0.0, 100.0),
         alpha=_bounded(drift, "alpha", 0.05, 0.0, 1.0, open_low=True),
         gram_memory_limit=drift.bytes("gram_memory_limit", DEFAULT_GRAM_LIMIT_BYTES),
-        cluster=_cluster(root.table("cluster"), base_dir),
+        cluster=parse_cluster(root.table("cluster"), base_dir),
         text=text,
     )
     drift.done()

@@ -18,6 +18,7 @@ from pathlib import Path
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
+from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.grid import GridSpec
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.spec.validation import VALIDATION_SPLIT, carve_validation
@@ -26,12 +27,9 @@ from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_swe
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
 ESTIMATOR_NAMES = SELECTABLE  # [sweep] estimator: what `xialpha select` chooses by by default
 METRIC_NAMES = METRICS
-CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
 LOO_PRUNE_RULES = ("support", "xi_alpha")  # see xialpha.estimators.loo: exact, or seed Lemma 1
 IN_MEMORY = "(in memory)"  # CorpusSpec.loader of a corpus given to parse_spec(corpus=)
 DEFAULT_MAX_CONFIGS = 100_000  # [sweep] max_configs: preprocessings x kernels x C x j per category
-DEFAULT_MAX_WORKERS = 1024  # [cluster] max_workers: caps cluster.workers and --workers
-MAX_THREADS_PER_WORKER = 1024
 
 
 @dataclass(frozen=True)
@@ -110,20 +108,6 @@ class EstimatorSpec:
 
 
 @dataclass(frozen=True)
-class ClusterSpec:
-    """Where the Dask graph runs. kind: local | address | slurm | kubernetes."""
-
-    kind: str = "local"
-    address: str | None = None
-    workers: int | None = None
-    max_workers: int = DEFAULT_MAX_WORKERS
-    threads_per_worker: int = 1
-    memory_limit: str | None = None
-    options: dict = field(default_factory=dict, hash=False)
-    security: dict = field(default_factory=dict, hash=False)
-
-
-@dataclass(frozen=True)
 class SweepSpec(GridSpec):
     """A whole sweep: corpus x preprocessing x kernel x C x j, estimates and where to run."""
 
@@ -183,7 +167,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
         corpus=_corpus(root.table("corpus", required=not in_memory), base_dir, in_memory),
         **configurations(root, sweep),
         estimators=_estimators(root.table("estimators")),
-        cluster=_cluster(root.table("cluster"), base_dir),
+        cluster=parse_cluster(root.table("cluster"), base_dir),
         text=text,
         base_dir=str(base_dir),
     )
@@ -351,41 +335,3 @@ def _estimators(t: Table) -> EstimatorSpec:
     return est
 
 
-def _cluster(t: Table, base_dir: Path) -> ClusterSpec:
-    kind = t.choice("kind", CLUSTER_KINDS, "local")
-    address = t.str("address", None)
-    if kind == "address" and address is None:
-        raise UserError("cluster.address: is required when cluster.kind = \"address\"")
-    if address is not None and kind == "local":
-        kind = "address"
-    security = t.table("security")
-    files = {k: security.str(k, None) for k in ("ca_file", "cert_file", "key_file")}
-    security.done()
-    files = {k: str((base_dir / v).resolve()) for k, v in files.items() if v is not None}
-    if files and set(files) != {"ca_file", "cert_file", "key_file"}:
-        raise UserError("cluster.security: needs ca_file, cert_file and key_file together")
-    max_workers = t.int("max_workers", DEFAULT_MAX_WORKERS, minimum=1)
-    spec = ClusterSpec(
-        kind=kind,
-        address=address,
-        workers=check_workers("cluster.workers", t.int("workers", None, minimum=1), max_workers),
-        max_workers=max_workers,
-        threads_per_worker=t.int("threads_per_worker", 1, minimum=1, maximum=MAX_THREADS_PER_WORKER),
-        memory_limit=t.str("memory_limit", None),
-        options=t.rest(),
-        security=files,
-    )
-    if spec.options and kind in ("local", "address"):
-        raise UserError(f"cluster: unknown key {sorted(spec.options)[0]!r} for kind {kind!r}")
-    from xialpha.jobs.cluster import check_cluster  # SLURM/Kubernetes options, sizes, TLS files, at parse time
-
-    check_cluster(spec)
-    return spec
-
-
-def check_workers(name: str, workers: int | None, max_workers: int) -> int | None:
-    """`workers` unless it exceeds max_workers ([cluster] max_workers): UserError with the number."""
-    if workers is not None and workers > max_workers:
-        raise UserError(f"{name}: {workers:,} workers is more than cluster.max_workers = {max_workers:,}; "
-                        "raise [cluster] max_workers if you mean it")
-    return workers

@@ -1,0 +1,105 @@
+"""A local cluster's worker processes are forked from a fork server that has imported what a worker
+runs (xialpha.jobs.cluster.start_local_workers_early), and they keep what worker processes
+guarantee: one killed mid-sweep is restarted by its nanny and no row is lost, also when the fork
+server itself was killed first; nothing is left running once the driver ends.
+
+Real `xialpha sweep` processes on a LocalCluster; the fork server is the driver's child whose
+command line runs multiprocessing.forkserver, and the workers are the fork server's children.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sweep_processes import expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
+from sweep_processes import start, sweep_argv, sweep_spec, wait_for
+from xialpha.jobs.cluster import LOCAL_WORKER_MODULES, connect
+from xialpha.spec.sweep import load_spec
+
+pytestmark = pytest.mark.cluster
+
+SWEEP = "local-workers"
+
+
+def _spec(path: Path) -> Path:
+    """2 categories x 10 C values, one fit per batch, on 2 local workers."""
+    return sweep_spec(path, SWEEP, n_docs=1500, cluster='kind = "local"\nworkers = 2')
+
+
+def _children(pid: int) -> list[int]:
+    """The ids of the live (not zombie) processes whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
+            if int(ppid) == pid and state != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _fork_server(driver: int) -> int | None:
+    """The driver's child running multiprocessing's fork server (None before it started)."""
+    for pid in _children(driver):
+        try:
+            if b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return pid
+        except OSError:
+            continue
+    return None
+
+
+def _worker_modules_imported() -> bool:
+    return all(name in sys.modules for name in LOCAL_WORKER_MODULES)
+
+
+def test_local_workers_start_forked_with_their_modules_already_imported(tmp_path):
+    spec = load_spec(_spec(tmp_path / "s.toml"))
+    with connect(spec.cluster) as client:
+        imported = client.run(_worker_modules_imported)  # before any task ran on them
+        parents = set(client.run(os.getppid).values())
+    assert len(imported) == 2 and all(imported.values())
+    assert len(parents) == 1 and parents != {os.getpid()}  # one fork server, not this process
+
+
+def test_a_killed_fork_server_then_a_killed_worker_mid_sweep_lose_no_row(tmp_path):
+    spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
+    driver = start(sweep_argv(spec, store), tmp_path / "driver.out", stderr=tmp_path / "driver.err")
+    try:
+        wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
+        server = wait_for(lambda: _fork_server(driver.pid), "the fork server", process=driver)
+        workers = wait_for(lambda: _children(server), "the fork server's worker processes", process=driver)
+        os.kill(server, signal.SIGKILL)
+        os.kill(workers[0], signal.SIGKILL)
+        stored_at_kill = len(raw_keys(store, SWEEP))
+        expected = expected_keys(spec, tmp_path / "plan-store")
+        assert driver.poll() is None and stored_at_kill < len(expected), "the sweep ended before the kills"
+        driver.wait(timeout=120)
+        session_ends(driver.pid)
+    finally:
+        kill(driver)
+    assert driver.returncode == 0, (tmp_path / "driver.err").read_text()
+    assert ok_keys(store, SWEEP) == expected
+    assert set(raw_keys(store, SWEEP).values()) == {1}
+
+
+def test_the_cluster_table_is_read_ahead_without_heavy_imports(tmp_path):
+    """What lets the CLI start the fork server first: [cluster] alone, read without numpy or Dask;
+    None for a file the full spec reading will report."""
+    spec = sweep_spec(tmp_path / "s.toml", SWEEP, cluster='kind = "local"\nworkers = 3')
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[cluster\n")
+    code = ("import sys; from xialpha.spec.cluster import cluster_of_file as of; "
+            f"c = of({str(spec)!r}); print(c.kind, c.workers, of({str(broken)!r}), "
+            "[m for m in ('numpy', 'dask', 'distributed') if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.split("\n")[0] == "local 3 None []", done.stderr

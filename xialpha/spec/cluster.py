@@ -1,0 +1,82 @@
+"""The `[cluster]` table of a sweep or drift spec: where the Dask graph runs.
+
+A module of its own, light to import (no numpy, no Dask), so that a command can learn from the
+spec file whether it will start a local cluster before it imports anything heavy: `cluster_of_file`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xialpha.errors import UserError
+from xialpha.spec.tables import Table, parse_toml, read_spec_text
+
+CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
+DEFAULT_MAX_WORKERS = 1024  # [cluster] max_workers: caps cluster.workers and --workers
+MAX_THREADS_PER_WORKER = 1024
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """Where the Dask graph runs. kind: local | address | slurm | kubernetes."""
+
+    kind: str = "local"
+    address: str | None = None
+    workers: int | None = None
+    max_workers: int = DEFAULT_MAX_WORKERS
+    threads_per_worker: int = 1
+    memory_limit: str | None = None
+    options: dict = field(default_factory=dict, hash=False)
+    security: dict = field(default_factory=dict, hash=False)
+
+
+def parse_cluster(t: Table, base_dir: Path) -> ClusterSpec:
+    """The `[cluster]` table `t` (TLS file paths relative to `base_dir`); UserError naming the key."""
+    kind = t.choice("kind", CLUSTER_KINDS, "local")
+    address = t.str("address", None)
+    if kind == "address" and address is None:
+        raise UserError("cluster.address: is required when cluster.kind = \"address\"")
+    if address is not None and kind == "local":
+        kind = "address"
+    security = t.table("security")
+    files = {k: security.str(k, None) for k in ("ca_file", "cert_file", "key_file")}
+    security.done()
+    files = {k: str((base_dir / v).resolve()) for k, v in files.items() if v is not None}
+    if files and set(files) != {"ca_file", "cert_file", "key_file"}:
+        raise UserError("cluster.security: needs ca_file, cert_file and key_file together")
+    max_workers = t.int("max_workers", DEFAULT_MAX_WORKERS, minimum=1)
+    spec = ClusterSpec(
+        kind=kind,
+        address=address,
+        workers=check_workers("cluster.workers", t.int("workers", None, minimum=1), max_workers),
+        max_workers=max_workers,
+        threads_per_worker=t.int("threads_per_worker", 1, minimum=1, maximum=MAX_THREADS_PER_WORKER),
+        memory_limit=t.str("memory_limit", None),
+        options=t.rest(),
+        security=files,
+    )
+    if spec.options and kind in ("local", "address"):
+        raise UserError(f"cluster: unknown key {sorted(spec.options)[0]!r} for kind {kind!r}")
+    from xialpha.jobs.cluster import check_cluster  # SLURM/Kubernetes options, sizes, TLS files, at parse time
+
+    check_cluster(spec)
+    return spec
+
+
+def cluster_of_file(path: str | Path) -> ClusterSpec | None:
+    """The `[cluster]` of the spec file at `path`, read ahead of the whole spec; None when the file
+    or its `[cluster]` table has a mistake (reading the whole spec then reports it properly)."""
+    path = Path(path)
+    try:
+        return parse_cluster(parse_toml(read_spec_text(path), str(path)).table("cluster"), path.parent.resolve())
+    except UserError:
+        return None
+
+
+def check_workers(name: str, workers: int | None, max_workers: int) -> int | None:
+    """`workers` unless it exceeds max_workers ([cluster] max_workers): UserError with the number."""
+    if workers is not None and workers > max_workers:
+        raise UserError(f"{name}: {workers:,} workers is more than cluster.max_workers = {max_workers:,}; "
+                        "raise [cluster] max_workers if you mean it")
+    return workers
