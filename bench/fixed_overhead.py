@@ -6,7 +6,9 @@ store) is at most 3 s. Measured, each REPEAT times (the median counts):
   cli_s          `xialpha sweep SPEC --store DIR` as a user runs it: a new Python process,
                  imports, spec, a LocalCluster of 2 worker processes, the graph, the store, exit;
   import_s       `python -c "import xialpha.cli"` alone (the interpreter and the CLI's imports);
-  cluster_s      `xialpha.jobs.cluster.connect` starting and stopping that LocalCluster in process;
+  cluster_s      `xialpha.jobs.cluster.connect` starting and stopping that LocalCluster in process
+                 (the first run also starts the fork server the workers are forked from, which
+                 the later runs of this process reuse, as a notebook's later sweeps do);
   run_sweep_s    `run_sweep` of the same spec against an already running cluster (graph, corpus
                  shipping, one fit, the store), i.e. the part a long-lived client pays per sweep.
 
