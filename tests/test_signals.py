@@ -30,8 +30,10 @@ SWEEP = "signals"
 
 
 def _spec(path: Path) -> Path:
-    """2 categories x 10 C values, one fit per batch, on 2 local workers: long enough to be signalled mid-way."""
-    return sweep_spec(path, SWEEP, n_docs=1500, cluster='kind = "local"\nworkers = 2')
+    """2 categories x 10 C values, one fit per batch, on 2 local workers: long enough to be signalled
+    mid-way, and with fits slow enough (4,000 documents) that the fitting stage lasts the second
+    after which a plain stage line is printed."""
+    return sweep_spec(path, SWEEP, n_docs=4000, cluster='kind = "local"\nworkers = 2')
 
 
 def _check_interrupted(tmp_path: Path, process: subprocess.Popen, signum: int, spec: Path, store: Path,
@@ -78,7 +80,7 @@ def test_ctrl_c_while_the_sweep_shows_its_progress_adds_one_line(tmp_path, when)
     try:
         if when == "cluster up":
             wait_for(lambda: "dashboard: " in err.read_text(), "the dashboard line", process=driver)
-        else:  # stages are printed once a second: wait for one (the sweep lasts several seconds)
+        else:  # a stage gets a plain line once it has lasted a second: wait for one
             wait_for(lambda: result_files(store, SWEEP) and any(STAGE_LINE.match(line) for line in err.read_text().splitlines()),
                      "the first stored batch and a stage line", process=driver)
         os.killpg(driver.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
