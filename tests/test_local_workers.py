@@ -62,6 +62,12 @@ def _worker_modules_imported() -> bool:
     return all(name in sys.modules for name in LOCAL_WORKER_MODULES)
 
 
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+
+
 def test_local_workers_start_forked_with_their_modules_already_imported(tmp_path):
     spec = load_spec(_spec(tmp_path / "s.toml"))
     with connect(spec.cluster) as client:
@@ -69,6 +75,18 @@ def test_local_workers_start_forked_with_their_modules_already_imported(tmp_path
         parents = set(client.run(os.getppid).values())
     assert len(imported) == 2 and all(imported.values())
     assert len(parents) == 1 and parents != {os.getpid()}  # one fork server, not this process
+
+
+def test_forked_workers_run_one_blas_thread_each_as_spawned_ones_do(tmp_path):
+    """Dask's nanny sets OMP/MKL/OPENBLAS_NUM_THREADS=1 (and malloc trimming, PYTHONHASHSEED) before
+    it starts a worker process; the fork server has loaded numpy before any nanny ran, so it must
+    have started with them: 2 workers x 2 BLAS threads on 2 cores slowed a Reuters sweep 2.5x."""
+    spec = load_spec(_spec(tmp_path / "s.toml"))
+    with connect(spec.cluster) as client:
+        threads = client.run(_blas_threads)
+        environ = client.run(lambda: {key: os.environ.get(key) for key in ("MALLOC_TRIM_THRESHOLD_", "PYTHONHASHSEED")})
+    assert list(threads.values()) == [[1], [1]]
+    assert list(environ.values()) == [{"MALLOC_TRIM_THRESHOLD_": "65536", "PYTHONHASHSEED": "6640"}] * 2
 
 
 def test_a_killed_fork_server_then_a_killed_worker_mid_sweep_lose_no_row(tmp_path):
