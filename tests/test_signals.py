@@ -30,9 +30,8 @@ SWEEP = "signals"
 
 
 def _spec(path: Path) -> Path:
-    """2 categories x 10 C values, one fit per batch, on 2 local workers: long enough to be signalled
-    mid-way, and with fits slow enough (4,000 documents) that the fitting stage lasts the second
-    after which a plain stage line is printed."""
+    """2 categories x 10 C values, one fit per batch, on 2 local workers, 4,000 documents: several
+    seconds of fits, long enough to be signalled mid-way."""
     return sweep_spec(path, SWEEP, n_docs=4000, cluster='kind = "local"\nworkers = 2')
 
 
@@ -70,9 +69,9 @@ STAGE_LINE = re.compile(r"^(loading corpus|planning|starting cluster|sending cor
 
 @pytest.mark.parametrize("when", ["cluster up", "batches stored"])
 def test_ctrl_c_while_the_sweep_shows_its_progress_adds_one_line(tmp_path, when):
-    """Without --quiet and outside a terminal the sweep prints its stages and fits; Ctrl-C once
-    the cluster is up (corpus sent, vectorising) or while fits are stored adds exactly one line:
-    no Dask warning, no traceback."""
+    """Without --quiet and outside a terminal the sweep prints its stages (those lasting a second;
+    tests/test_progress.py) and fits; Ctrl-C once the cluster is up (corpus sent, vectorising) or
+    while fits are stored adds exactly one line: no Dask warning, no traceback."""
     spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
     argv = [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)]
     err = tmp_path / "driver.err"
@@ -80,9 +79,8 @@ def test_ctrl_c_while_the_sweep_shows_its_progress_adds_one_line(tmp_path, when)
     try:
         if when == "cluster up":
             wait_for(lambda: "dashboard: " in err.read_text(), "the dashboard line", process=driver)
-        else:  # a stage gets a plain line once it has lasted a second: wait for one
-            wait_for(lambda: result_files(store, SWEEP) and any(STAGE_LINE.match(line) for line in err.read_text().splitlines()),
-                     "the first stored batch and a stage line", process=driver)
+        else:
+            wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
         os.killpg(driver.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
         driver.wait(timeout=60)
     finally:
