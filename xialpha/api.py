@@ -210,10 +210,10 @@ class TextClassifier:
 
 def _selection_rows(result_store, selection) -> pd.DataFrame:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
-    from xialpha.selection.records import read_selection
+    from xialpha.selection.inventory import saved_selection
 
     if isinstance(selection, str):
-        rows = read_selection(result_store, selection)
+        rows = saved_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
         rows = selection
     else:
