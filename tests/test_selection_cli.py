@@ -107,8 +107,19 @@ def selection_of(uri: str, selection_id: str) -> pd.DataFrame:
 
 
 def stored_id(out: str, prefix: str) -> str:
-    """The id in the command's closing "stored selection <id> ..." / "stored certification <id>" line."""
-    return re.search(rf"^stored \w+ ({prefix}\S+)", out, re.MULTILINE).group(1)
+    """The id in the command's closing "stored selection <id> ..." / "stored certification <id>"
+    line, or "selection <id> is stored already" (the same selection saved before)."""
+    found = re.search(rf"^(?:stored \w+ ({prefix}\S+)|selection ({prefix}\S+) is stored already)", out, re.MULTILINE)
+    return found.group(1) or found.group(2)
+
+
+def test_the_same_selection_saved_twice_keeps_one_id_and_another_gets_its_own(swept, capsys):
+    _, uri = swept
+    saved = [stored_id(run_cli(capsys, "select", uri, "--sweep", "sel", "--save")[1], "sel-") for _ in range(2)]
+    other = stored_id(run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--estimator", "xa")[1], "sel-")
+    assert saved[0] == saved[1] != other
+    ids = ResultStore(uri).read("selections", filters=[("sweep_id", "=", "sel")]).to_pandas()["selection_id"]
+    assert list(ids).count(saved[0]) == 3 and list(ids).count(other) == 3  # one row per category, once
 
 
 def test_store_keys_selection_and_certification_rows_by_category():

@@ -164,10 +164,11 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
 
     Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), the
     estimate it was chosen by (`value`), runners-up and the p-values of the significance tests.
-    save=True stores the selection in the store (its id is in the `selection_id` column).
+    save=True stores the selection in the store (its id is in the `selection_id` column; the same
+    selection saved before keeps its id and is not stored twice).
     """
     from xialpha.selection.objective import Objective
-    from xialpha.selection.records import new_selection_id, selection_rows
+    from xialpha.selection.records import rows_to_save
     from xialpha.selection.selector import default_estimator, select_stored
 
     if not 0 < alpha < 1:
@@ -178,8 +179,8 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     objective = Objective(metric=metric, estimator=estimator or default_estimator(rows), rho=rho, average=average)
     selection = select_stored(result_store, rows, objective, sweep_id=sweep_id, shared=not per_category,
                               runners_up=runners_up, alpha=alpha)
-    table = selection_rows(selection, new_selection_id())
-    if save:
+    table, to_store = rows_to_save(result_store, selection, save)
+    if to_store:
         result_store.append("selections", table)
     return table.to_pandas()
 

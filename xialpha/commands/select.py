@@ -4,7 +4,9 @@ Per category (default) or one shared configuration (--global) optimising --metri
 --estimator; the choice is printed, and stored in the "selections" dataset with --save (what
 `certify` and `report` read: exploring with `select` changes nothing they show). --refit DIR
 trains the chosen configurations on all training data and saves a deployable artefact (JSON and
-NumPy arrays, no pickle); it saves the selection too, as the artefact names it.
+NumPy arrays, no pickle); it saves the selection too, as the artefact names it. A selection
+saved before with the same objective and choices keeps its id and is not stored again, so a
+`--refit` after `--save` names the selection already certified and reported.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def run(args) -> int:
     from xialpha.selection.display import key_table, print_table, selection_table, write_records
     from xialpha.selection.labels import sweep_labels
     from xialpha.selection.objective import Objective
-    from xialpha.selection.records import new_selection_id, selection_rows
+    from xialpha.selection.records import rows_to_save
     from xialpha.commands.stores import open_store, sweep_id
     from xialpha.selection.selector import select_stored
 
@@ -57,9 +59,9 @@ def run(args) -> int:
     objective = Objective(**_objective_args(args, results))
     selection = select_stored(store, results, objective, sweep_id=args.sweep, shared=args.shared,
                               runners_up=args.runners_up, alpha=args.alpha)
-    selection_id = new_selection_id()
-    table = selection_rows(selection, selection_id)
+    table, to_store = rows_to_save(store, selection, save=args.save or bool(args.refit))
     rows = table.to_pandas()
+    selection_id = str(rows["selection_id"].iloc[0])
     labels = sweep_labels(results)
     if args.format == "table":
         print_table(selection_table(rows, labels, args.wide), args.wide)
@@ -72,13 +74,16 @@ def run(args) -> int:
     if not (args.save or args.refit):
         print(f"selection {selection_id} not stored (--save stores it)", file=status)
         return 0
-    try:  # stored last: a command that fails (a bad --refit DIR, a refit error) leaves the store as it was
-        store.append("selections", table)
-    except BaseException:
-        if saved is not None:
-            shutil.rmtree(saved, ignore_errors=True)
-        raise
-    print(f"stored selection {selection_id} in {store.uri} ({len(rows)} categories)", file=status)
+    if to_store:
+        try:  # stored last: a command that fails (a bad --refit DIR, a refit error) leaves the store as it was
+            store.append("selections", table)
+        except BaseException:
+            if saved is not None:
+                shutil.rmtree(saved, ignore_errors=True)
+            raise
+        print(f"stored selection {selection_id} in {store.uri} ({len(rows)} categories)", file=status)
+    else:
+        print(f"selection {selection_id} is stored already (the same choices)", file=status)
     if saved is not None:
         print(f"saved {n_models} models to {saved}", file=status)
     return 0

@@ -64,6 +64,33 @@ def selection_rows(selection: Selection, selection_id: str):
     return typed_table(DATASET, rows)
 
 
+# What makes two stored selections the same: objective, choices and the values they were chosen by.
+SAME_SELECTION = ("category", "mode", "metric", "estimator", "rho", "average", "cost_fn", "cost_fp", "alpha",
+                  "config_key", "value", "runner_up_config_key", "n_runners_up")
+
+
+def rows_to_save(store, selection: Selection, save: bool):
+    """The "selections" rows of `selection` and whether they still need storing: under a new id;
+    with `save`, under the id of a stored selection that is the same (SAME_SELECTION) if there is
+    one, so that saving a selection twice (`select --save`, then `select --refit`) keeps one id,
+    the one its certifications and reports name."""
+    table = selection_rows(selection, new_selection_id())
+    if not save:
+        return table, False
+    stored = read_if_stored(store, DATASET, [("sweep_id", "=", selection.sweep_id)])
+    if stored is None:
+        return table, True
+    mine = _comparable(table.to_pandas())
+    for selection_id, theirs in stored.to_pandas().groupby("selection_id", sort=False):
+        if _comparable(theirs).equals(mine):
+            return selection_rows(selection, str(selection_id)), False
+    return table, True
+
+
+def _comparable(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows.sort_values("category")[list(SAME_SELECTION)].reset_index(drop=True)
+
+
 def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     if first is None:
         return {"runner_up_config_key": None, "runner_up_preprocessing_id": None, "runner_up_kernel_id": None,
