@@ -39,8 +39,8 @@ def check_workers(workers: int | None, cluster) -> None:
 def start_workers_early(args) -> None:
     """Before the spec is read in full (imports of a second or more): start the fork server a
     local cluster's workers come from, when the spec file's [cluster] and --scheduler say one will
-    be started, so that its imports run meanwhile (xialpha.jobs.cluster.start_local_workers_early)."""
-    from xialpha.jobs.cluster import start_local_workers_early
+    be started, so that its imports run meanwhile (xialpha.jobs.worker_processes.start_local_workers_early)."""
+    from xialpha.jobs.worker_processes import start_local_workers_early
     from xialpha.spec.cluster import cluster_of_file
 
     cluster = cluster_of_file(args.spec)

@@ -5,22 +5,14 @@ The same task graph runs on all of them; only this module knows how each is star
 corpus is loaded or store touched); `connect` starts or reaches the cluster. Dask is imported
 inside the functions that need it, so validating a spec stays light.
 
-A local cluster's worker processes are forked from a fork server that has imported what a worker
-runs once (`LOCAL_WORKER_MODULES`, see xialpha.jobs.worker_preload): `start_local_workers_early`
-starts it while the driver is still importing and loading the corpus, so neither a worker's start
-nor its first task waits for those imports. A tiny `xialpha sweep` took 5.0 s with spawned workers
-and takes 2.5 s so (bench/fixed_overhead.py). Unlike forking the driver itself, which runs threads,
-the fork server is single-threaded, and each worker is still a process of its own that its nanny
-restarts when it dies (tests/test_local_workers.py kills the fork server and a worker mid-sweep).
+How its worker processes start (SIGINT blocked; a local cluster's forked from a fork server that
+imported their modules) is xialpha.jobs.worker_processes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import multiprocessing
-import multiprocessing.forkserver
-import multiprocessing.resource_tracker
 import os
 import re
 import signal
@@ -31,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
 from xialpha.spec.cluster import ClusterSpec
+from xialpha.jobs.worker_processes import forked_local_workers, terminal_interrupts_blocked
 from xialpha.spec.tables import parse_size
 
 if TYPE_CHECKING:
@@ -43,9 +36,6 @@ WALLTIME = re.compile(r"^(\d+-)?(\d{1,2}:)?\d{1,2}:\d{2}$")  # SLURM: [D-][HH:]M
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 WORKER_PORT = 8788  # each Kubernetes worker's dashboard/health port, as the Dask operator expects
 IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
-# What a local worker needs to run its tasks, imported once by the fork server it is forked from.
-LOCAL_WORKER_MODULES = ("distributed", "xialpha.jobs.worker_preload")
-START_METHOD = "distributed.worker.multiprocessing-method"
 
 
 @contextlib.contextmanager
@@ -77,12 +67,9 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
             if kind == "address":
                 client = _client(name, address, security)
             else:
-                if kind == "local" and forks_workers():  # also for the workers its nannies restart
-                    import dask.config
-
-                    start_local_workers_early(spec)
-                    stack.enter_context(dask.config.set({START_METHOD: "forkserver"}))
-                with _terminal_interrupts_blocked():
+                if kind == "local":
+                    stack.enter_context(forked_local_workers(spec))
+                with terminal_interrupts_blocked():
                     cluster = stack.enter_context(_start_cluster(kind, spec, workers, security))
                 client = Client(cluster, security=security)
             stack.enter_context(client)
@@ -106,50 +93,6 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
         if silenced:
             logging.disable(logging.NOTSET)
         dask_logger.setLevel(dask_level)
-
-
-def start_local_workers_early(spec: ClusterSpec, *, address: str | None = None, client: Client | None = None) -> None:
-    """Start the fork server that `connect` will fork local worker processes from, importing
-    LOCAL_WORKER_MODULES in the background; nothing unless `connect` with the same arguments
-    would start a local cluster. Call it as early as possible: the imports (about 1.5 s) then run
-    on another core while this process goes on. It is started once per process (later calls
-    return at once), with SIGINT blocked as for the workers (see `_terminal_interrupts_blocked`),
-    and it ends when this process does."""
-    if client is not None or address is not None or spec.kind != "local" or not forks_workers():
-        return
-    os.environ.update(_worker_environ())  # as each nanny does before it starts a worker process
-    multiprocessing.get_context("forkserver").set_forkserver_preload(list(LOCAL_WORKER_MODULES))
-    with _terminal_interrupts_blocked():
-        multiprocessing.forkserver.ensure_running()
-
-
-def _worker_environ() -> dict[str, str]:
-    """The variables a Dask nanny sets before it starts a worker process, as distributed's Nanny
-    computes them: `distributed.nanny.pre-spawn-environ` (one BLAS/OpenMP thread per worker, malloc
-    trimming; a variable already set wins) and a fixed PYTHONHASHSEED. They are read when an
-    interpreter, its malloc or BLAS starts, so the fork server must start with them: its workers
-    inherit its loaded numpy (2 BLAS threads per worker on 2 cores made a Reuters sweep 2.5x slower).
-    Read without importing distributed (with numpy, 1 s) by loading its defaults file as importing
-    it does."""
-    import importlib.util
-
-    import dask.config
-    import yaml
-
-    defaults = os.path.join(os.path.dirname(importlib.util.find_spec("distributed").origin), "distributed.yaml")
-    with open(defaults, encoding="utf-8") as file:
-        dask.config.update_defaults(yaml.safe_load(file))
-    config = dask.config.get("distributed.nanny.pre-spawn-environ")
-    environ = {key: os.environ.get(key, str(value)) for key, value in config.items() if value is not None}
-    if environ.get("PYTHONHASHSEED") in (None, "0"):
-        environ["PYTHONHASHSEED"] = "6640"  # distributed's choice, for string hashes equal on every worker
-    return environ
-
-
-def forks_workers() -> bool:
-    """Whether local workers are forked from the fork server: where the platform has one (not on
-    Windows, where they are spawned and import everything themselves)."""
-    return "forkserver" in multiprocessing.get_all_start_methods()
 
 
 def check_cluster(spec: ClusterSpec) -> None:
@@ -352,24 +295,6 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
                            namespace=spec.options.get("namespace"))
     except TimeoutError as exc:  # the DaskCluster was created (and deleted again) but nothing acted on it
         raise UserError(f'cluster.kind = "kubernetes": {" ".join(str(exc).split())}') from None
-
-
-@contextlib.contextmanager
-def _terminal_interrupts_blocked() -> Iterator[None]:
-    """Start a cluster with SIGINT blocked in this thread, so the threads it starts, and the worker
-    processes they spawn, keep it blocked: a terminal's Ctrl-C goes to the whole process group, and
-    the workers would die with tracebacks before the driver closes them. The driver gets it (a
-    pending one too) once the cluster is started and will be closed on the way out."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    # Started now, or multiprocessing starts it from the cluster's thread and unblocks SIGINT there.
-    multiprocessing.resource_tracker.ensure_running()
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 # --- option validation ---------------------------------------------------------------------

@@ -267,7 +267,8 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
 
     A newest batch already checked with the same spec and data is not recomputed unless `force`.
     """
-    from xialpha.jobs.cluster import connect, start_local_workers_early
+    from xialpha.jobs.cluster import connect
+    from xialpha.jobs.worker_processes import start_local_workers_early
 
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile

@@ -10,10 +10,11 @@ from distributed import as_completed, get_task_stream
 
 from xialpha import __version__
 from xialpha.errors import UserError, did_you_mean
-from xialpha.jobs.cluster import connect, start_local_workers_early
+from xialpha.jobs.cluster import connect
 from xialpha.jobs.graph import submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
+from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage import ResultStore, typed_table
 

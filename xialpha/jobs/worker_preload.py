@@ -1,5 +1,5 @@
 """Imported once by the fork server a local cluster's workers are forked from (see
-xialpha.jobs.cluster.LOCAL_WORKER_MODULES): the modules tasks run, and the linear solver's compiled
+xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules tasks run, and the linear solver's compiled
 kernels loaded from numba's on-disk cache by one fit of a 4-document problem (about 0.25 s), so
 that no forked worker pays either at its first task. Importing it anywhere else only costs time.
 

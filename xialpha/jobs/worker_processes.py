@@ -1,0 +1,112 @@
+"""How the worker processes a cluster starts on this machine come to life.
+
+Every cluster is started with SIGINT blocked (`terminal_interrupts_blocked`), so that a terminal's
+Ctrl-C reaches the driver, not the workers. A local cluster's worker processes are forked from a
+fork server that has imported what a worker runs once (`LOCAL_WORKER_MODULES`, see
+xialpha.jobs.worker_preload): `start_local_workers_early` starts it while the driver is still
+importing and loading the corpus, so neither a worker's start nor its first task waits for those
+imports. A tiny `xialpha sweep` took 5.0 s with spawned workers and takes 2.5 s so
+(bench/fixed_overhead.py). Unlike forking the driver itself, which runs threads, the fork server is
+single-threaded, and each worker is still a process of its own that its nanny restarts when it
+dies (tests/test_local_workers.py kills the fork server and a worker mid-sweep).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import multiprocessing
+import multiprocessing.forkserver
+import multiprocessing.resource_tracker
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from xialpha.spec.cluster import ClusterSpec
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+# What a local worker needs to run its tasks, imported once by the fork server it is forked from.
+LOCAL_WORKER_MODULES = ("distributed", "xialpha.jobs.worker_preload")
+START_METHOD = "distributed.worker.multiprocessing-method"
+
+
+@contextlib.contextmanager
+def terminal_interrupts_blocked() -> Iterator[None]:
+    """Start a cluster with SIGINT blocked in this thread, so the threads it starts, and the worker
+    processes they spawn, keep it blocked: a terminal's Ctrl-C goes to the whole process group, and
+    the workers would die with tracebacks before the driver closes them. The driver gets it (a
+    pending one too) once the cluster is started and will be closed on the way out."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    # Started now, or multiprocessing starts it from the cluster's thread and unblocks SIGINT there.
+    multiprocessing.resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+@contextlib.contextmanager
+def forked_local_workers(spec: ClusterSpec) -> Iterator[None]:
+    """Inside: the local cluster of `spec` that Dask starts forks its workers, and those its
+    nannies restart, from the fork server (started now unless it runs already); nothing where the
+    platform has no fork server."""
+    if not forks_workers():
+        yield
+        return
+    import dask.config
+
+    start_local_workers_early(spec)
+    with dask.config.set({START_METHOD: "forkserver"}):
+        yield
+
+
+def start_local_workers_early(spec: ClusterSpec, *, address: str | None = None, client: Client | None = None) -> None:
+    """Start the fork server that `xialpha.jobs.cluster.connect` will fork local worker processes
+    from, importing LOCAL_WORKER_MODULES in the background; nothing unless `connect` with the same
+    arguments would start a local cluster. Call it as early as possible: the imports (about 1.5 s)
+    then run on another core while this process goes on. It is started once per process (later
+    calls return at once), with SIGINT blocked as for the workers, and it ends when this process does."""
+    if client is not None or address is not None or spec.kind != "local" or not forks_workers():
+        return
+    os.environ.update(_worker_environ())  # as each nanny does before it starts a worker process
+    multiprocessing.get_context("forkserver").set_forkserver_preload(list(LOCAL_WORKER_MODULES))
+    with terminal_interrupts_blocked():
+        multiprocessing.forkserver.ensure_running()
+
+
+@functools.cache
+def _worker_environ() -> dict[str, str]:
+    """The variables a Dask nanny sets before it starts a worker process, as distributed's Nanny
+    computes them: `distributed.nanny.pre-spawn-environ` (one BLAS/OpenMP thread per worker, malloc
+    trimming; a variable already set wins) and a fixed PYTHONHASHSEED. They are read when an
+    interpreter, its malloc or BLAS starts, so the fork server must start with them: its workers
+    inherit its loaded numpy (2 BLAS threads per worker on 2 cores made a Reuters sweep 2.5x slower).
+    Read without importing distributed (with numpy, 1 s) by loading its defaults file as importing
+    it does; once per process, as the fork server is started once (a sweep asks up to three times:
+    the CLI, run_sweep, connect)."""
+    import importlib.util
+
+    import dask.config
+    import yaml
+
+    defaults = os.path.join(os.path.dirname(importlib.util.find_spec("distributed").origin), "distributed.yaml")
+    with open(defaults, encoding="utf-8") as file:
+        dask.config.update_defaults(yaml.safe_load(file))
+    config = dask.config.get("distributed.nanny.pre-spawn-environ")
+    environ = {key: os.environ.get(key, str(value)) for key, value in config.items() if value is not None}
+    if environ.get("PYTHONHASHSEED") in (None, "0"):
+        environ["PYTHONHASHSEED"] = "6640"  # distributed's choice, for string hashes equal on every worker
+    return environ
+
+
+def forks_workers() -> bool:
+    """Whether local workers are forked from the fork server: where the platform has one (not on
+    Windows, where they are spawned and import everything themselves)."""
+    return "forkserver" in multiprocessing.get_all_start_methods()
