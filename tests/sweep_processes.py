@@ -22,6 +22,9 @@ from xialpha.storage import ResultStore
 DEADLINE = 240  # s, the longest any one process of these tests may run
 # A sweep long enough to be hit mid-way: 2 categories x 10 C values, one fit per batch.
 C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
+# 30 C values, 0.01 to 681 log-spaced: with 4,000 documents, many seconds of fits after the first
+# stored batch, for tests that signal or kill a sweep once a batch is stored
+LONG_C_GRID = "[" + ", ".join(f"{0.01 * 10 ** (k / 6):.4g}" for k in range(30)) + "]"
 
 
 def start(argv: list[str], log: Path, env: dict | None = None, stderr: Path | None = None) -> subprocess.Popen:
@@ -53,8 +56,8 @@ def wait_for(condition, what: str, timeout: float = DEADLINE, process: subproces
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
-def live_in_session(session: int) -> list[str]:
-    """'pid command line' of every process of session `session` that is not a zombie."""
+def live_processes() -> list[tuple[int, int, int, str]]:
+    """(pid, parent pid, session, name) of every process that is not a zombie."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -64,9 +67,14 @@ def live_in_session(session: int) -> list[str]:
         except OSError:  # ended meanwhile
             continue
         fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp session ...
-        if int(fields[3]) == session and fields[0] != "Z":
-            found.append(f"{entry} {_command_line(entry) or stat[stat.index('(') + 1:stat.rindex(')')]}")
+        if fields[0] != "Z":
+            found.append((int(entry), int(fields[1]), int(fields[3]), stat[stat.index("(") + 1:stat.rindex(")")]))
     return found
+
+
+def live_in_session(session: int) -> list[str]:
+    """'pid command line' of every process of session `session` that is not a zombie."""
+    return [f"{pid} {command_line(pid) or name}" for pid, _, sid, name in live_processes() if sid == session]
 
 
 def session_ends(session: int, timeout: float = 30) -> None:
@@ -79,7 +87,7 @@ def session_ends(session: int, timeout: float = 30) -> None:
     assert not left, f"still running {timeout} s after the driver of session {session} ended: {left}"
 
 
-def _command_line(pid: str) -> str:
+def command_line(pid: int) -> str:
     """The process's argv joined by spaces ("" once it has ended or for a kernel thread)."""
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").replace(b"\0", b" ").decode(errors="replace")

@@ -1,5 +1,5 @@
 """A local cluster's worker processes are forked from a fork server that has imported what a worker
-runs (xialpha.jobs.cluster.start_local_workers_early), and they keep what worker processes
+runs (xialpha.jobs.worker_processes.start_local_workers_early), and they keep what worker processes
 guarantee: one killed mid-sweep is restarted by its nanny and no row is lost, also when the fork
 server itself was killed first; nothing is left running once the driver ends.
 
@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from sweep_processes import expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
-from sweep_processes import start, sweep_argv, sweep_spec, wait_for
-from xialpha.jobs.cluster import LOCAL_WORKER_MODULES, connect
+from sweep_processes import LONG_C_GRID, command_line, expected_keys, kill, live_processes, ok_keys, raw_keys
+from sweep_processes import result_files, session_ends, start, sweep_argv, sweep_spec, wait_for
+from xialpha.jobs.cluster import connect
+from xialpha.jobs.worker_processes import LOCAL_WORKER_MODULES
 from xialpha.spec.sweep import load_spec
 
 pytestmark = pytest.mark.cluster
@@ -28,34 +29,18 @@ SWEEP = "local-workers"
 
 
 def _spec(path: Path) -> Path:
-    """2 categories x 10 C values, one fit per batch, on 2 local workers: several seconds of fits."""
-    return sweep_spec(path, SWEEP, n_docs=4000, cluster='kind = "local"\nworkers = 2')
+    """2 categories x 30 C values, one fit per batch, on 2 local workers: many seconds of fits."""
+    return sweep_spec(path, SWEEP, n_docs=4000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
 
 
 def _children(pid: int) -> list[int]:
     """The ids of the live (not zombie) processes whose parent is `pid`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
-            if int(ppid) == pid and state != "Z":
-                found.append(int(entry))
-    return found
+    return [child for child, parent, _, _ in live_processes() if parent == pid]
 
 
 def _fork_server(driver: int) -> int | None:
     """The driver's child running multiprocessing's fork server (None before it started)."""
-    for pid in _children(driver):
-        try:
-            if b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                return pid
-        except OSError:
-            continue
-    return None
+    return next((pid for pid in _children(driver) if "multiprocessing.forkserver" in command_line(pid)), None)
 
 
 def _worker_modules_imported() -> bool:

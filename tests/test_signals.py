@@ -21,7 +21,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sweep_processes import expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
+from sweep_processes import LONG_C_GRID, expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
 from sweep_processes import start, sweep_argv, sweep_spec, wait_for
 
 pytestmark = pytest.mark.cluster
@@ -30,9 +30,10 @@ SWEEP = "signals"
 
 
 def _spec(path: Path) -> Path:
-    """2 categories x 10 C values, one fit per batch, on 2 local workers, 4,000 documents: several
-    seconds of fits, long enough to be signalled mid-way."""
-    return sweep_spec(path, SWEEP, n_docs=4000, cluster='kind = "local"\nworkers = 2')
+    """2 categories x 30 C values, one fit per batch, on 2 local workers, 4,000 documents: many
+    seconds of fits after the first stored batch, long enough to be signalled mid-way also where
+    a signal lands a second after that batch (as in the PID 1 test)."""
+    return sweep_spec(path, SWEEP, n_docs=4000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
 
 
 def _check_interrupted(tmp_path: Path, process: subprocess.Popen, signum: int, spec: Path, store: Path,
