@@ -109,9 +109,9 @@ def test_a_strong_signal_makes_topic_heavy_documents_not_an_error():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"n_docs": 10**15}, r"n_docs: 1,000,000,000,000,000 documents of mean_length 80 are about"),  # before: ValueError
-    ({"n_docs": 100, "mean_length": 1e300}, r"n_docs: 100 documents of mean_length 1e\+300"),  # before: lam value too large
-    ({"n_docs": 10**6, "n_categories": 10**4}, r"n_categories: 1,000,000 documents x 10,000 categories"),
+    ({"n_docs": 10**15}, r"n_docs: must be at most 1,000,000,000, got 1,000,000,000,000,000"),  # before: ValueError
+    ({"n_docs": 100, "mean_length": 1e300}, r"mean_length: blocks of 100 documents of mean_length 1e\+300"),  # before: lam value too large
+    ({"n_docs": 10**6, "n_categories": 2 * 10**4}, r"n_categories: blocks of 10,000 documents x 20,000 categories"),
     ({"vocabulary_size": 10**12}, r"vocabulary_size: must be at most 10,000,000"),
     ({"n_docs": 20, "n_batches": 2, "start": "the year 2000"}, r"start: must be a date like \"2000-01-01\", got 'the year 2000'"),
 ])

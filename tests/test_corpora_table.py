@@ -102,7 +102,7 @@ def test_bad_tables(tmp_path):
         load_table(empty)
     blank = tmp_path / "blank.csv"
     blank.write_text("text,label\nfine,a\n  ,b\n")
-    with pytest.raises(UserError, match=r"row 2 \(id '2'\): text column 'text' is empty \(set skip_empty = true in \[corpus\]"):
+    with pytest.raises(UserError, match=r"blank.csv, line 3: text column 'text' is empty \(set skip_empty = true in \[corpus\]"):
         load_table(blank)
     assert load_table(blank, skip_empty=True).ids.tolist() == ["1"]
     ragged = tmp_path / "ragged.csv"
@@ -120,7 +120,7 @@ def test_bad_tables(tmp_path):
         load_table(broken)
     times = tmp_path / "times.csv"
     times.write_text("text,label,t\na,x,yesterday\n")
-    with pytest.raises(UserError, match="row 1: time column 't' holds 'yesterday'"):
+    with pytest.raises(UserError, match="times.csv, line 2: time column 't' holds 'yesterday'"):
         load_table(times, time_column="t")
     dupes = tmp_path / "dupes.csv"
     dupes.write_text("id,text,label\n1,a,x\n1,b,y\n")
@@ -143,10 +143,10 @@ def test_bad_tables(tmp_path):
     ("deep.jsonl", '{"text": "a", "label": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
      r"deep.jsonl, line 1: unreadable JSON \(values nested too deeply\)"),
     ("huge.jsonl", '{"text": "a", "label": ' + "9" * 5000 + "}\n", r"huge.jsonl, line 1: unreadable JSON \(Exceeds the limit"),
-    ("object.jsonl", '{"text": "a", "label": {"name": "x"}}\n', r"object.jsonl, row 1: label column 'label' holds a dict"),
-    ("nested.jsonl", '{"text": "a", "label": [["x", "y"]]}\n', r"nested.jsonl, row 1: label column 'label' holds a list \['x', 'y'\]"),
-    ("deep_label.jsonl", '{"text": "a", "label": ' + "[" * 500 + "]" * 500 + "}\n", r"deep_label.jsonl, row 1: label column 'label' holds a list"),
-    ("id.jsonl", '{"text": "a", "label": "x", "id": [1]}\n', r"id.jsonl, row 1: id column 'id' holds a list \[1\], expected a single value"),
+    ("object.jsonl", '{"text": "a", "label": {"name": "x"}}\n', r"object.jsonl, line 1: label column 'label' holds a dict"),
+    ("nested.jsonl", '{"text": "a", "label": [["x", "y"]]}\n', r"nested.jsonl, line 1: label column 'label' holds a list \['x', 'y'\]"),
+    ("deep_label.jsonl", '{"text": "a", "label": ' + "[" * 500 + "]" * 500 + "}\n", r"deep_label.jsonl, line 1: label column 'label' holds a list"),
+    ("id.jsonl", '{"text": "a", "label": "x", "id": [1]}\n', r"id.jsonl, line 1: id column 'id' holds a list \[1\], expected a single value"),
 ])
 def test_half_readable_tables_are_refused_naming_file_and_line(tmp_path, name, data, message):
     path = tmp_path / name

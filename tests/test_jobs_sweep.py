@@ -11,8 +11,10 @@ import numpy as np
 import scipy.sparse as sp
 import pyarrow.parquet as pq
 import pytest
+from distributed import Client
 
 from xialpha.cli import main
+from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import tasks
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import parse_spec
@@ -93,10 +95,12 @@ def test_sweep_on_local_cluster_stores_every_key_once(full_sweep):
 def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
     spec, store, _ = full_sweep
     stored = store.read_results(spec.id).to_pandas().set_index("config_key")
-    corpus, plan = prepare(spec, ResultStore(str(tmp_path / "empty")))
+    with Client(processes=False) as client:  # the plan as the sweep made it, its corpus read by threads
+        _, plan = prepare(spec, ResultStore(str(tmp_path / "empty")), client, "again")
+    corpus = spec.corpus.load()  # and the corpus read here in one piece
     for batch in plan.batches:
         features = tasks.vectorize(corpus, spec.preprocessings[batch.preprocessing], "train", "test", plan.categories)
-        data = tasks.training_data(features, spec.kernels[batch.kernel], True, None)
+        data = tasks.training_data(features, spec.kernels[batch.kernel], plan.categories, True, None)
         rows, _ = tasks.fit_batch(data, batch, {"sweep_id": spec.id}, spec.estimators, spec.tol)
         for row in rows:
             got = stored.loc[row["config_key"]]
@@ -175,6 +179,7 @@ def test_cli_dry_run_and_bad_spec(tmp_path, capsys):
     assert main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "48 configs x rho (0 already stored), 24 fits" in out and "Gram memory" in out
+    assert "400 documents in 1 part, read and vectorised by the workers" in out and "features: about" in out
     assert not list((tmp_path / "store").rglob("*.parquet"))
     spec_file.write_text(spec_text("dry", C=[0.5, -2.0]))
     assert main(["sweep", str(spec_file), "--store", str(tmp_path / "store")]) == 2
@@ -193,9 +198,9 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
     text = spec_text("homes", C=(0.25, 0.5, 1.0, 2.0)).replace('[[kernels]]\nname = "linear"\n', "", 1)
     spec = parse_spec(text.replace("[sweep]\n", "[sweep]\nbatch_size = 1\n", 1))
     assert {k.name for k in spec.kernels} == {"rbf"}
-    corpus, plan = prepare(spec, ResultStore(str(tmp_path / "store")))
-    base_rows = [_base_row(spec, plan, batch, "r") for batch in plan.batches]
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, Client(cluster) as client:
+        corpus, plan = prepare(spec, ResultStore(str(tmp_path / "store")), client, "r")
+        base_rows = [_base_row(spec, plan, batch, "r") for batch in plan.batches]
         with get_task_stream(client) as stream:
             wait(list(submit_plan(client, plan, corpus, base_rows, "r")))
     where = {task["key"]: task["worker"] for task in stream.data}
@@ -216,8 +221,9 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
 
 
 def test_an_empty_vocabulary_is_named_on_both_paths():
-    empty = tasks.Features(sp.csr_matrix((20, 0)), None, {"c": np.where(np.arange(20) < 5, 1, -1)}, {})
+    y = np.where(np.arange(20) < 5, 1, -1).astype(np.int8)[:, None]
+    empty = FeatureBlock(sp.csr_matrix((20, 0)), None, y, y[:0])
     with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
-        tasks.linear_data(empty)
+        tasks.linear_data(empty, ["c"])
     with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
-        tasks.linear_gram(empty, False, None)
+        tasks.linear_gram(empty, ["c"], False, None)

@@ -27,18 +27,14 @@ def run(args) -> int:
         start_workers_early(args)
     from xialpha.jobs.progress import Progress
     from xialpha.spec.sweep import load_spec
-    from xialpha.jobs.sweep import default_threads, prepare, run_sweep
+    from xialpha.jobs.sweep import dry_run, run_sweep
     from xialpha.storage import ResultStore
 
     spec = load_spec(args.spec)
     check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args, spec.store))
     if args.dry_run:
-        _, plan = prepare(spec, store, force=args.force, threads=default_threads(spec, args.workers))
-        print(f"sweep {spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits")
-        print(f"{plan.n_tasks} tasks ({len(plan.batches)} fit batches), {len(plan.categories)} categories, "
-              f"{plan.n_train} training documents")
-        _print_memory(plan, default_threads(spec, args.workers) // spec.cluster.threads_per_worker)
+        _print_dry_run(dry_run(spec, store, address=args.scheduler, workers=args.workers, force=args.force))
         return 0
     mode = Progress.mode_for(args.quiet)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
@@ -56,14 +52,24 @@ def run(args) -> int:
     return 1 if summary.failed else 0
 
 
-def _print_memory(plan, workers: int) -> None:
-    """The dry run's memory lines: Gram matrices held per worker (kernel path); the linear path has none."""
+def _print_dry_run(dry) -> None:
+    """The dry run's counts and memory: documents and parts (read by the workers, none by this
+    process), features stacked per worker (linear path) and Gram matrices (kernel path)."""
+    plan = dry.plan
+    print(f"sweep {plan.spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits")
+    print(f"{len(plan.batches)} fit batches, {len(plan.categories)} categories, {plan.n_train} training documents")
+    print(f"corpus: {dry.n_documents} documents in {dry.n_parts} part{'s' if dry.n_parts != 1 else ''}, "
+          "read and vectorised by the workers")
     linear = sum(len(b.jobs) for b in plan.batches if plan.is_linear(b.kernel))
     if linear:
         print(f"linear path: {linear} fits on sparse features (no Gram matrix), warm-started along C")
+    if dry.feature_bytes:
+        sizes = ", ".join(f"{size / 2**20:.1f}" for size in dry.feature_bytes.values())
+        print(f"features: about {sizes} MiB per preprocessing; a worker stacks {dry.stacked_bytes_per_worker / 2**20:.1f} MiB "
+              f"at most ({dry.workers} workers)")
     if linear < plan.n_fits:
-        print(f"kernel path: Gram memory {plan.peak_gram_bytes_per_worker(workers) / 2**20:.1f} MiB per worker at most "
-              f"({workers} workers; {plan.gram_bytes() / 2**20:.1f} MiB per Gram)")
+        print(f"kernel path: Gram memory {plan.peak_gram_bytes_per_worker(dry.workers) / 2**20:.1f} MiB per worker at most "
+              f"({dry.workers} workers; {plan.gram_bytes() / 2**20:.1f} MiB per Gram)")
 
 
 def _print_best(spec, store) -> None:

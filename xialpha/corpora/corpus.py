@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -113,8 +113,7 @@ class Corpus:
 
     def category_counts(self) -> dict[str, int]:
         """Number of documents per category, most frequent first (ties by name)."""
-        counts = Counter(category for labels in self.labels for category in labels)
-        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+        return ranked_counts(Counter(category for labels in self.labels for category in labels))
 
     def choose_categories(
         self,
@@ -122,58 +121,131 @@ class Corpus:
         names: Sequence[str] | None = None,
         min_positives: int | None = None,
     ) -> list[str]:
-        """Categories to train for: `names` (in that order) or all by frequency, keeping those with
-        at least `min_positives` documents here, then the first `top_k` of them."""
-        counts = self.category_counts()
-        if names is not None:
-            if isinstance(names, str):
-                raise UserError(f"names: expected a list of category names, got the string {names!r}")
-            unknown = [name for name in names if name not in counts]
-            if unknown:
-                raise UserError(f"names: unknown categor{'y' if len(unknown) == 1 else 'ies'} "
-                                f"{', '.join(map(repr, unknown))} in corpus {self.name!r}"
-                                f"{did_you_mean(unknown[0], counts, listing='most frequent')}")
-            chosen = list(dict.fromkeys(names))
-        else:
-            chosen = list(counts)
-        if min_positives is not None:
-            _check_count("min_positives", min_positives, minimum=1)
-            chosen = [name for name in chosen if counts[name] >= min_positives]
-        if top_k is not None:
-            _check_count("top_k", top_k, minimum=1)
-            chosen = chosen[:top_k]
-        if not chosen:
-            given = {"top_k": top_k, "names": None if names is None else list(names), "min_positives": min_positives}
-            settings = ", ".join(f"{key} = {json.dumps(value)}" for key, value in given.items() if value is not None)
-            raise UserError(f"categories: no category of corpus {self.name!r} is left ({settings or 'no filter'})")
-        return chosen
+        """Categories to train for: see `choose_categories` (on this corpus's category counts)."""
+        return choose_categories(self.category_counts(), self.name, top_k=top_k, names=names,
+                                 min_positives=min_positives)
 
     def y(self, category: str) -> np.ndarray:
         """Targets for one category: int8 array of shape (n,), +1 where the document has it, else -1."""
         if category not in self.category_counts():
             raise UserError(f"category: {category!r} is not a category of corpus {self.name!r}")
-        return np.fromiter((1 if category in labels else -1 for labels in self.labels),
-                           dtype=np.int8, count=len(self))
+        return targets(self.labels, [category])[:, 0]
 
     def fingerprint(self) -> str:
-        """sha256 hex digest over the ids, the texts (or X) and the label sets, in order."""
-        digest = hashlib.sha256()
-        for value in self.ids.tolist():
-            _feed(digest, value.encode("utf-8"))
-        if self.texts is not None:
-            digest.update(b"texts")
-            for text in self.texts:
-                _feed(digest, text.encode("utf-8"))
+        """The data fingerprint of these documents in this order (see `fingerprint_of`)."""
+        return fingerprint_of([document_digests(self)], kind_of(self))
+
+
+def concat(chunks: Sequence[Corpus], name: str | None = None) -> Corpus:
+    """The documents of `chunks` one after the other (all texts or all feature matrices of one
+    width); timestamps and splits are kept when every chunk has them."""
+    if not chunks:
+        raise UserError("corpus: no documents")
+    first = chunks[0]
+    texts = None if first.texts is None else [text for chunk in chunks for text in chunk.texts]
+    return Corpus(
+        ids=np.concatenate([chunk.ids for chunk in chunks]),
+        labels=[labels for chunk in chunks for labels in chunk.labels],
+        name=name or first.name,
+        texts=texts,
+        X=None if texts is not None else sp.vstack([chunk.X for chunk in chunks], format="csr"),
+        timestamps=_joined([chunk.timestamps for chunk in chunks]),
+        splits=_joined([chunk.splits for chunk in chunks]),
+    )
+
+
+def _joined(arrays: list) -> np.ndarray | None:
+    return None if any(array is None for array in arrays) else np.concatenate(arrays)
+
+
+def ranked_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    """`counts` most frequent first, ties by name."""
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def choose_categories(counts: Mapping[str, int], corpus_name: str, top_k: int | None = None,
+                      names: Sequence[str] | None = None, min_positives: int | None = None) -> list[str]:
+    """Categories to train for, from `counts` {category: documents} of the training documents:
+    `names` (in that order) or all by frequency, keeping those with at least `min_positives`
+    documents, then the first `top_k` of them. UserError naming the argument otherwise."""
+    counts = ranked_counts(counts)
+    if names is not None:
+        if isinstance(names, str):
+            raise UserError(f"names: expected a list of category names, got the string {names!r}")
+        unknown = [name for name in names if name not in counts]
+        if unknown:
+            raise UserError(f"names: unknown categor{'y' if len(unknown) == 1 else 'ies'} "
+                            f"{', '.join(map(repr, unknown))} in corpus {corpus_name!r}"
+                            f"{did_you_mean(unknown[0], counts, listing='most frequent')}")
+        chosen = list(dict.fromkeys(names))
+    else:
+        chosen = list(counts)
+    if min_positives is not None:
+        _check_count("min_positives", min_positives, minimum=1)
+        chosen = [name for name in chosen if counts[name] >= min_positives]
+    if top_k is not None:
+        _check_count("top_k", top_k, minimum=1)
+        chosen = chosen[:top_k]
+    if not chosen:
+        given = {"top_k": top_k, "names": None if names is None else list(names), "min_positives": min_positives}
+        settings = ", ".join(f"{key} = {json.dumps(value)}" for key, value in given.items() if value is not None)
+        raise UserError(f"categories: no category of corpus {corpus_name!r} is left ({settings or 'no filter'})")
+    return chosen
+
+
+def targets(labels: Sequence[frozenset[str]], categories: Sequence[str]) -> np.ndarray:
+    """int8 array (n_documents, n_categories): +1 where a document has the category, else -1 (also
+    for a category none of these documents has)."""
+    y = np.full((len(labels), len(categories)), -1, dtype=np.int8)
+    column = {category: c for c, category in enumerate(categories)}
+    for i, document in enumerate(labels):
+        for category in document:
+            c = column.get(category)
+            if c is not None:
+                y[i, c] = 1
+    return y
+
+
+DIGEST_BYTES = 16
+
+
+def document_digests(corpus: Corpus) -> np.ndarray:
+    """uint8 array (n, DIGEST_BYTES): one BLAKE2b digest per document over its id, its text (or its
+    feature row: sorted column indices and values) and its sorted label set, each length-prefixed."""
+    out = np.empty((len(corpus), DIGEST_BYTES), dtype=np.uint8)
+    ids = corpus.ids.tolist()
+    X = None
+    if corpus.X is not None:
+        X = corpus.X.copy()
+        X.sort_indices()
+    for i, labels in enumerate(corpus.labels):
+        digest = hashlib.blake2b(digest_size=DIGEST_BYTES)
+        _feed(digest, ids[i].encode("utf-8"))
+        if X is None:
+            _feed(digest, corpus.texts[i].encode("utf-8"))
         else:
-            X = self.X.copy()
-            X.sort_indices()
-            digest.update(b"X" + np.asarray(X.shape, dtype="<i8").tobytes())
-            for part, dtype in ((X.indptr, "<i8"), (X.indices, "<i8"), (X.data, "<f8")):
-                _feed(digest, np.ascontiguousarray(part, dtype=dtype).tobytes())
-        digest.update(b"labels")
-        for labels in self.labels:
-            _feed(digest, "\x1f".join(sorted(labels)).encode("utf-8"))
-        return digest.hexdigest()
+            row = slice(X.indptr[i], X.indptr[i + 1])
+            _feed(digest, np.ascontiguousarray(X.indices[row], dtype="<i8").tobytes())
+            _feed(digest, np.ascontiguousarray(X.data[row], dtype="<f8").tobytes())
+        _feed(digest, "\x1f".join(sorted(labels)).encode("utf-8"))
+        out[i] = np.frombuffer(digest.digest(), dtype=np.uint8)
+    return out
+
+
+def kind_of(corpus: Corpus) -> str:
+    """"texts", or "X<n_features>" for a corpus of feature vectors (part of its fingerprint)."""
+    return "texts" if corpus.texts is not None else f"X{corpus.X.shape[1]}"
+
+
+def fingerprint_of(digests: Sequence[np.ndarray], kind: str) -> str:
+    """sha256 hex digest of documents given as blocks of `document_digests`, in order: the same for
+    the same documents however they are split into blocks (one task per partition computes its
+    block; one reduction joins them). `kind`: see `kind_of`."""
+    total = sum(block.shape[0] for block in digests)
+    digest = hashlib.sha256(f"xialpha-documents-v2:{kind}:{total}:".encode())
+    for block in digests:
+        digest.update(np.ascontiguousarray(block, dtype=np.uint8).tobytes())
+    return digest.hexdigest()
 
 
 def _feed(digest, data: bytes) -> None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.sources import decode_text, existing_path, iter_tree_files
+from xialpha.corpora.parts import Census, Part, RawPart
+from xialpha.corpora.sources import decode_text, existing_path, iter_tree_files, tree_files
 from xialpha.errors import UserError
 
 LAYOUTS = ("auto", "split/category", "category")
@@ -26,20 +27,69 @@ _SPLIT_SUFFIX = re.compile(r"(?:^|[-_.])(train|test|validation|dev)$", re.I)
 
 def load_directory(path: str | os.PathLike, layout: str = "auto", skip_empty: bool = False,
                    follow_symlinks: bool = False) -> Corpus:
-    """A corpus from a directory-per-category tree at `path` (directory or tar archive).
+    """A corpus from a directory-per-category tree at `path` (directory or tar archive), read split
+    folder by split folder (`directory_parts`) as a sweep's tasks read it.
 
     layout: "split/category" (`<split>/<category>/<file>`), "category" (`<category>/<file>`), or
     "auto" (split/category when files lie two folders deep). skip_empty: drop documents whose text
     is empty or white space instead of refusing them. follow_symlinks: read symbolic links that
     lead outside `path` (refused otherwise; FIFOs, sockets and devices are always refused).
     """
+    from xialpha.corpora.loading import load_in_parts
+
+    return load_in_parts("directory", {"path": path, "layout": layout, "skip_empty": skip_empty,
+                                       "follow_symlinks": follow_symlinks})
+
+
+def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow_symlinks: bool = False) -> list[Part]:
+    """One part per split folder (layout split/category), else one for the whole tree: a document
+    filed under several categories of a split is merged within its split's part. An archive is
+    one part (a compressed stream is read in one pass). The tree is listed, not read, here."""
     if layout not in LAYOUTS:
         raise UserError(f"layout: must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     root = existing_path(path)
-    files = list(iter_tree_files(root, follow_symlinks=follow_symlinks))
+    settings = {"path": str(root), "layout": layout, "skip_empty": skip_empty, "follow_symlinks": follow_symlinks}
+    if not root.is_dir():
+        return [Part("directory", str(root), settings, where=())]
+    files = tree_files(root, follow_symlinks)
     if not files:
         raise UserError(f"path: no files in {root}")
-    files, layout = _resolve_layout(files, layout, root)
+    relatives, layout, wrapper = _resolve_layout([relative for relative, _ in files], layout, root)
+    settings["layout"] = layout
+    if layout == "category":
+        return [Part("directory", str(root), settings, where=(wrapper, ""))]
+    folders = dict.fromkeys(relative.parts[0] for relative in relatives)
+    return [Part("directory", str(root / wrapper / folder), settings, where=(wrapper, folder)) for folder in folders]
+
+
+def read_directory_part(part: Part) -> RawPart:
+    """The documents of one split folder (or of the whole tree, or archive)."""
+    root = Path(part.args["path"])
+    follow, layout = part.args["follow_symlinks"], part.args["layout"]
+    if part.where:
+        wrapper, folder = part.where
+        base = root / wrapper
+        files = [(PurePosixPath(folder) / relative if folder else relative, data)
+                 for relative, data in iter_tree_files(base / folder, follow_symlinks=follow, root=root)]
+    else:
+        files = list(iter_tree_files(root, follow_symlinks=follow))
+        if not files:
+            raise UserError(f"path: no files in {root}")
+        relatives, layout, wrapper = _resolve_layout([relative for relative, _ in files], layout, root)
+        files = [(relative, data) for relative, (_, data) in zip(relatives, files)]
+    corpus = _documents(files, layout, root, part.args["skip_empty"])
+    return RawPart(corpus, len(corpus))
+
+
+def check_directory_parts(parts: list[Part], censuses: list[Census]) -> None:
+    """UserError when every document of the tree was empty and skipped."""
+    if not sum(sum(c.split_sizes.values()) for c in censuses):
+        raise UserError(f"path: every document in {parts[0].args['path']} is empty")
+
+
+def _documents(files: list[tuple[PurePosixPath, bytes]], layout: str, root: Path, skip_empty: bool) -> Corpus:
+    """The documents of `files` (paths relative to the split or category folders' parent), one per
+    file, merging a file name with the same text under several categories of one split."""
     documents: dict[tuple[str, str, str], int] = {}
     ids, texts, labels, splits = [], [], [], []
     for relative, data in files:
@@ -59,21 +109,19 @@ def load_directory(path: str | os.PathLike, layout: str = "auto", skip_empty: bo
         texts.append(text)
         labels.append({category})
         splits.append(split)
-    if not ids:
-        raise UserError(f"path: every document in {root} is empty")
-    return Corpus(ids=np.array(ids), texts=texts, labels=[frozenset(s) for s in labels],
-                  name=root.name.split(".")[0], splits=np.array(splits) if layout == "split/category" else None)
+    return Corpus(ids=np.array(ids, dtype=str), texts=texts, labels=[frozenset(s) for s in labels],
+                  name=root.name.split(".")[0], splits=np.array(splits, dtype=str) if layout == "split/category" else None)
 
 
-def _resolve_layout(files: list[tuple[PurePosixPath, bytes]], layout: str, root) -> tuple[list, str]:
-    """The files relative to the category (or split) folders, and the layout they follow; one
-    top-level folder wrapping the whole tree (usual in archives) is looked through."""
-    depths = {len(relative.parts) for relative, _ in files}
+def _resolve_layout(relatives: list[PurePosixPath], layout: str, root) -> tuple[list[PurePosixPath], str, str]:
+    """The paths relative to the category (or split) folders, the layout they follow, and the one
+    top-level folder wrapping the whole tree (usual in archives) that was looked through ("" if none)."""
+    depths = {len(relative.parts) for relative in relatives}
     if len(depths) != 1:
         raise UserError(f"path: files in {root} lie at different depths {sorted(d - 1 for d in depths)} "
                         "(expected <split>/<category>/<file> or <category>/<file>)")
     depth = depths.pop()
-    tops = {relative.parts[0] for relative, _ in files}
+    tops = {relative.parts[0] for relative in relatives}
     wrapped = len(tops) == 1 and depth >= 3
     if layout == "auto":
         if depth == 3 and wrapped and _SPLIT_SUFFIX.search(next(iter(tops))):
@@ -83,9 +131,9 @@ def _resolve_layout(files: list[tuple[PurePosixPath, bytes]], layout: str, root)
     wrapped = wrapped and depth == expected + 1
     if depth - wrapped != expected:
         raise UserError(f"path: {root} has files {depth - 1} folder(s) deep; layout {layout!r} needs {expected - 1}")
-    if wrapped:
-        files = [(PurePosixPath(*relative.parts[1:]), data) for relative, data in files]
-    return files, layout
+    if not wrapped:
+        return relatives, layout, ""
+    return [PurePosixPath(*relative.parts[1:]) for relative in relatives], layout, relatives[0].parts[0]
 
 
 def _split_name(folder: str) -> str:

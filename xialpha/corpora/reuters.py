@@ -16,11 +16,13 @@ import html
 import os
 import re
 from datetime import datetime
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.sources import existing_path, iter_tree_files
+from xialpha.corpora.parts import Census, Part, RawPart
+from xialpha.corpora.sources import existing_path, iter_tree_files, read_regular_file, tree_files
 from xialpha.errors import UserError
 
 SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
@@ -43,21 +45,46 @@ _LEWIS_TO_SPLIT = {"TRAIN": "train", "TEST": "test", "NOT-USED": "not-used"}
 
 
 def load_reuters(path: str | os.PathLike, split: str = "modapte", follow_symlinks: bool = False) -> Corpus:
-    """Reuters-21578 from directory or archive `path`.
+    """Reuters-21578 from directory or archive `path`, read file by file (`reuters_parts`) as a
+    sweep's tasks read it.
 
     split="modapte": the 12,902 stories with TOPICS="YES" and LEWISSPLIT TRAIN (9,603) or TEST
     (3,299). split="all": all 21,578 stories, splits "train"/"test"/"not-used" from LEWISSPLIT.
     follow_symlinks: read symbolic links that lead outside `path` (refused otherwise).
     """
+    from xialpha.corpora.loading import load_in_parts
+
+    return load_in_parts("reuters21578", {"path": path, "split": split, "follow_symlinks": follow_symlinks})
+
+
+def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -> list[Part]:
+    """One part per reut2-NNN.sgm file of a directory, in name order; an archive is one part (a
+    compressed stream is read in one pass)."""
     if split not in SPLITS:
         raise UserError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
     root = existing_path(path)
+    settings = {"path": str(root), "split": split, "follow_symlinks": follow_symlinks}
+    if not root.is_dir():
+        return [Part("reuters21578", str(root), settings, where=("",))]
+    files = [(str(relative), str(target)) for relative, target in tree_files(root, follow_symlinks) if _wanted(relative)]
+    if not files:
+        raise UserError(f"path: no reut2-NNN.sgm files in {root}")
+    return [Part("reuters21578", str(root / relative), settings, where=(relative, target)) for relative, target in files]
+
+
+def read_reuters_part(part: Part) -> RawPart:
+    """The stories of one SGML file (or of every file in an archive)."""
+    root, split = Path(part.args["path"]), part.args["split"]
+    relative = part.where[0]
+    if relative:  # the file to open (a symbolic link's target, checked when the parts were planned)
+        files = [(relative, read_regular_file(part.where[1], f"path: {root / relative}"))]
+    else:
+        files = list(iter_tree_files(root, wanted=_wanted, follow_symlinks=part.args["follow_symlinks"]))
+        if not files:
+            raise UserError(f"path: no reut2-NNN.sgm files in {root}")
     ids, texts, labels, times, splits = [], [], [], [], []
-    n_files = 0
-    wanted = lambda relative: bool(SGML_FILE.search(relative.name))  # noqa: E731
-    for relative, data in iter_tree_files(root, wanted=wanted, follow_symlinks=follow_symlinks):
-        n_files += 1
-        for story in _complete_stories(data.decode("latin-1"), root / relative):
+    for name, data in files:
+        for story in _complete_stories(data.decode("latin-1"), root / name):
             attrs = dict(_ATTR.findall(story["attrs"]))
             if split == "modapte" and not (attrs.get("TOPICS") == "YES"
                                            and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")):
@@ -69,12 +96,19 @@ def load_reuters(path: str | os.PathLike, split: str = "modapte", follow_symlink
             labels.append(frozenset(_clean(d) for d in _D.findall(topics[1])) if topics else frozenset())
             times.append(_story_time(body))
             splits.append(_LEWIS_TO_SPLIT.get(attrs.get("LEWISSPLIT", ""), "not-used"))
-    if n_files == 0:
-        raise UserError(f"path: no reut2-NNN.sgm files in {root}")
-    if not ids:
-        raise UserError(f"path: no Reuters stories in the reut2-NNN.sgm files of {root}")
-    return Corpus(ids=np.array(ids), texts=texts, labels=labels, name=f"reuters21578-{split}",
-                  timestamps=np.array(times, dtype="datetime64[s]"), splits=np.array(splits))
+    corpus = Corpus(ids=np.array(ids, dtype=str), texts=texts, labels=labels, name=f"reuters21578-{split}",
+                    timestamps=np.array(times, dtype="datetime64[s]"), splits=np.array(splits, dtype=str))
+    return RawPart(corpus, len(ids))
+
+
+def check_reuters_parts(parts: list[Part], censuses: list[Census]) -> None:
+    """UserError when no file holds a story of the chosen split."""
+    if not sum(sum(c.split_sizes.values()) for c in censuses):
+        raise UserError(f"path: no Reuters stories in the reut2-NNN.sgm files of {parts[0].args['path']}")
+
+
+def _wanted(relative) -> bool:
+    return bool(SGML_FILE.search(PurePosixPath(relative).name))
 
 
 def _complete_stories(sgml: str, file) -> list[re.Match]:

@@ -1,5 +1,6 @@
-"""Reading corpus files: a path that must exist, the files of a directory tree or a tar archive, and
-bytes decoded as UTF-8 with a latin-1 fallback.
+"""Reading corpus files: a path that must exist, byte ranges of a file (a local path or an fsspec
+URI such as s3://bucket/key), the files of a directory tree or a tar archive, and bytes decoded as
+UTF-8 with a latin-1 fallback.
 
 Only regular files are read. A FIFO, socket or device in a corpus is refused (reading one would
 block or never end), and so is a symbolic link whose target lies outside the corpus root unless
@@ -9,6 +10,7 @@ the caller allows it (`follow_symlinks`); links inside the root are read as thei
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tarfile
 from pathlib import Path, PurePosixPath
@@ -16,6 +18,7 @@ from typing import Callable, Iterator
 
 from xialpha.errors import UserError
 
+URI = re.compile(r"^[a-z][a-z0-9+.-]*://")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
@@ -35,29 +38,94 @@ def existing_path(path: str | os.PathLike, field: str = "path") -> Path:
     return resolved
 
 
+def is_uri(path) -> bool:
+    """Whether `path` is a URL such as s3://bucket/key or memory://x (read through fsspec), not a local path."""
+    return isinstance(path, str) and URI.match(path) is not None
+
+
+def existing_file(path, field: str = "path") -> Path | str:
+    """`path` (a local path or an fsspec URI) when it is a file; UserError naming `field` otherwise."""
+    if not is_uri(path):
+        found = existing_path(path, field)
+        if not found.is_file():
+            raise UserError(f"{field}: {found} is not a file")
+        return found
+    filesystem, inner = _filesystem(path, field)
+    try:
+        found = filesystem.isfile(inner)
+    except Exception as exc:  # each filesystem raises its own errors (permissions, network)
+        raise UserError(f"{field}: cannot reach {path} ({type(exc).__name__}: {exc})") from None
+    if not found:
+        raise UserError(f"{field}: {path} does not exist or is not a file")
+    return path
+
+
+def file_size(path) -> int:
+    """Bytes in the file at `path` (local or URI)."""
+    if not is_uri(path):
+        return os.stat(path).st_size
+    filesystem, inner = _filesystem(path, "path")
+    return int(filesystem.size(inner))
+
+
+def read_range(path, start: int = 0, stop: int | None = None) -> bytes:
+    """Bytes start..stop (None: to the end) of the regular file at `path` (local or URI)."""
+    if is_uri(path):
+        filesystem, inner = _filesystem(path, "path")
+        return filesystem.cat_file(inner, start=start, end=stop)
+    if start == 0 and stop is None:
+        return read_regular_file(path, f"path: {path}")
+    with open_binary(path) as stream:
+        stream.seek(start)
+        return stream.read(-1 if stop is None else stop - start)
+
+
+def open_binary(path):
+    """A binary file object of the regular file at `path` (local or URI), for readers that seek."""
+    if is_uri(path):
+        filesystem, inner = _filesystem(path, "path")
+        return filesystem.open(inner, "rb")
+    _check_regular(f"path: {path}", os.stat(path).st_mode)
+    return open(path, "rb")
+
+
+def _filesystem(uri: str, field: str):
+    import fsspec
+
+    try:
+        return fsspec.core.url_to_fs(uri)
+    except (ImportError, ValueError) as exc:
+        raise UserError(f"{field}: cannot read {uri}: {exc}") from None
+
+
 def is_archive(path: Path) -> bool:
     """True for a regular file named like a tar archive (.tar.gz, .tgz, .tar.bz2, .tar.xz, .tar)."""
     return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
 def iter_tree_files(path: Path, wanted: Callable[[PurePosixPath], bool] = lambda relative: True,
-                    follow_symlinks: bool = False) -> Iterator[tuple[PurePosixPath, bytes]]:
+                    follow_symlinks: bool = False, root: Path | None = None) -> Iterator[tuple[PurePosixPath, bytes]]:
     """(relative path, bytes) of every regular, non-hidden file under directory or archive `path`
     for which `wanted(relative path)` is true, in sorted path order.
 
     UserError for a wanted entry that is not a regular file (FIFO, socket, device), a symbolic link
-    loop, or (unless follow_symlinks) a symbolic link leaving the directory; archive members must
-    be regular files.
+    loop, or (unless follow_symlinks) a symbolic link leaving `root` (default: `path`, a directory
+    of the corpus whose root it is); archive members must be regular files.
     """
     if path.is_dir():
-        root = Path(os.path.realpath(path))
-        for relative, target in _tree_files(path, root, follow_symlinks):
+        for relative, target in tree_files(path, follow_symlinks, root):
             if wanted(relative):
                 yield relative, read_regular_file(target, f"path: {path / relative}")
     elif is_archive(path):
         yield from _archive_files(path, wanted)
     else:
         raise UserError(f"{path}: expected a directory or a tar archive ({', '.join(ARCHIVE_SUFFIXES)})")
+
+
+def tree_files(path: Path, follow_symlinks: bool = False, root: Path | None = None) -> list[tuple[PurePosixPath, Path]]:
+    """(relative path, path to open) of the non-hidden non-directories under directory `path`,
+    sorted, without reading them; symbolic links checked as `iter_tree_files` says."""
+    return _tree_files(path, Path(os.path.realpath(root or path)), follow_symlinks)
 
 
 def read_regular_file(file: Path | str, name: str) -> bytes:

@@ -20,6 +20,7 @@ import io
 import math
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,9 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.sources import existing_path
+from xialpha.corpora.parts import PART_BYTES, Census, Part, RawPart
+from xialpha.corpora.sources import existing_file, file_size, read_range
+from xialpha.corpora.text_scan import cut_points
 from xialpha.errors import UserError
 
 MAX_FEATURES = 2**31 - 1  # as libsvm and scikit-learn's int32 indices; dense weight vectors stay possible
@@ -43,40 +46,75 @@ _REASONS = (  # scikit-learn's message (a pattern) -> ours
 
 
 def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_based: bool | str = "auto") -> Corpus:
-    """A corpus with a CSR feature matrix X (float64, shape (n_lines, n_features)) from an svmlight file.
+    """A corpus with a CSR feature matrix X (float64, shape (n_lines, n_features)) from an svmlight
+    file (a local path or an fsspec URI), read block by block (`svmlight_parts`) as a sweep's tasks read it.
 
     zero_based: whether feature indices start at 0; "auto" takes 0-based when some index is 0.
     n_features: the number of columns (default: the largest index seen); a larger index is an error.
     """
+    from xialpha.corpora.loading import load_in_parts
+
+    return load_in_parts("svmlight", {"path": path, "n_features": n_features, "zero_based": zero_based})
+
+
+def svmlight_parts(path, n_features: int | None = None, zero_based: bool | str = "auto") -> list[Part]:
+    """The file as one part (`refine_svmlight_part` cuts it into blocks of lines)."""
     if zero_based not in (True, False, "auto"):
         raise UserError(f"zero_based: must be true, false or 'auto', got {zero_based!r}")
     if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, int)
                                    or not 1 <= n_features <= MAX_FEATURES):
         raise UserError(f"n_features: must be an integer between 1 and {MAX_FEATURES:,}, got {n_features!r}")
-    file = existing_path(path)
-    if not file.is_file():
-        raise UserError(f"path: {file} is not a file")
-    with open(file, "rb") as lines:  # the lines scikit-learn reads: something left once the comment is cut
-        ids = [str(number) for number, line in enumerate(lines, start=1) if line.split(b"#", 1)[0].split()]
+    file = existing_file(path)
+    settings = {"path": path, "n_features": n_features, "zero_based": zero_based}
+    return [Part("svmlight", str(file), settings, where=(file, 0, None, 1))]
+
+
+def refine_svmlight_part(part: Part) -> list[Part]:
+    """The file cut into blocks of whole lines of about PART_BYTES, each knowing its first line."""
+    file = part.where[0]
+    size = file_size(file)
+    if size <= PART_BYTES:
+        return [part]
+    cuts = cut_points(file, size, PART_BYTES, lone_cr_ends_lines=False)
+    return [replace(part, source=f"{file} (lines from {line:,})", where=(file, start, stop, line))
+            for start, stop, line in cuts]
+
+
+def read_svmlight_part(part: Part) -> RawPart:
+    """The lines of one block: ids are their line numbers; with zero_based "auto" the indices are
+    read as 0-based (`xialpha.corpora.parts.finishes` shifts them once all blocks are read)."""
+    file, start, stop, first_line = part.where
+    zero_based, n_features = part.args["zero_based"], part.args["n_features"]
+    data = read_range(file, start, stop)
+    lines = data.split(b"\n")
+    ids = [str(number) for number, line in enumerate(lines, start=first_line) if line.split(b"#", 1)[0].split()]
+    name = Path(str(file)).name.split(".")[0]
     if not ids:
-        raise UserError(f"path: {file} holds no svmlight lines (empty corpus)")
+        return RawPart(Corpus(ids=np.array([], dtype=str), X=sp.csr_matrix((0, n_features or 0)), labels=[],
+                              name=name), 0)
+    as_read = True if zero_based == "auto" else zero_based
     try:
-        with open(file, "rb") as stream:
-            X, labels = _parse(stream, zero_based, n_features)
+        X, labels = _parse(io.BytesIO(data), as_read, None if zero_based == "auto" else n_features)
     except (ValueError, OverflowError) as exc:
         wide = re.match(r"n_features was set to \d+, but input file contains (\d+) features", str(exc))
         if wide:
             raise UserError(f"n_features: {file} has feature index {int(wide[1]) - 1} (0-based), "
                             f"not < {n_features}") from None
-        number, reason = _first_bad_line(file, zero_based)
+        number, reason = _first_bad_line(lines, first_line, as_read)
         if number is None:
             raise UserError(f"{file}: malformed svmlight file ({_reason(exc)})") from None
         raise UserError(f"{file}, line {number}: malformed svmlight line ({reason})") from None
-    if n_features is None and X.indices.size == 0:
-        X = X[:, :0]  # no feature at all: no columns (scikit-learn gives one)
-    if X.shape[1] > MAX_FEATURES:
-        raise UserError(f"{file}: feature index {X.shape[1] - 1} (0-based) is beyond {MAX_FEATURES - 1:,}")
-    return Corpus(ids=np.array(ids), X=X, labels=labels, name=file.name.split(".")[0])
+    if X.indices.size and int(X.indices.max()) >= MAX_FEATURES:
+        raise UserError(f"{file}: feature index {int(X.indices.max())} (0-based) is beyond {MAX_FEATURES - 1:,}")
+    if n_features is None or zero_based == "auto":
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], int(X.indices.max()) + 1 if X.nnz else 0))
+    return RawPart(Corpus(ids=np.array(ids), X=X, labels=labels, name=name), len(ids))
+
+
+def check_svmlight_parts(parts: list[Part], censuses: list[Census]) -> None:
+    """UserError for a file without svmlight lines."""
+    if not sum(c.n_rows for c in censuses):
+        raise UserError(f"path: {parts[0].where[0]} holds no svmlight lines (empty corpus)")
 
 
 def _parse(stream, zero_based: bool | str, n_features: int | None) -> tuple[sp.csr_array, list[frozenset[str]]]:
@@ -95,15 +133,14 @@ def _canonical_label(number: float) -> str:
     return str(int(number)) if number.is_integer() else repr(number)
 
 
-def _first_bad_line(file: Path, zero_based: bool | str) -> tuple[int | None, str]:
-    """(1-based number, reason) of the first line of `file` that fails to parse by itself, found
-    block by block; (None, "") should none fail alone."""
-    with open(file, "rb") as stream:
-        lines = stream.readlines()
+def _first_bad_line(lines: list[bytes], first_line: int, zero_based: bool) -> tuple[int | None, str]:
+    """(number, reason) of the first of `lines` (numbered from `first_line`) that fails to parse by
+    itself, found block by block; (None, "") should none fail alone."""
+    lines = [line + b"\n" for line in lines]
     for start in range(0, len(lines), _BLOCK):
         if _failure(lines[start:start + _BLOCK], zero_based) is None:
             continue
-        for number, line in enumerate(lines[start:start + _BLOCK], start=start + 1):
+        for number, line in enumerate(lines[start:start + _BLOCK], start=first_line + start):
             failure = _failure([line], zero_based)
             if failure is not None:
                 return number, ("bytes that are not ASCII" if not line.split(b"#", 1)[0].isascii()
@@ -111,7 +148,7 @@ def _first_bad_line(file: Path, zero_based: bool | str) -> tuple[int | None, str
     return None, ""
 
 
-def _failure(lines: list[bytes], zero_based: bool | str) -> Exception | None:
+def _failure(lines: list[bytes], zero_based: bool) -> Exception | None:
     """The error parsing `lines` alone raises, or None."""
     try:
         _parse(io.BytesIO(b"".join(lines)), zero_based, None)

@@ -14,20 +14,28 @@ Concept shift (needs n_batches; documents are split into equal consecutive batch
 a fresh set of topic words — "abrupt": from batch `shift_batch` on; "gradual": the share of documents
 using the new words grows linearly from 0 to 1 over `shift_width` batches starting at `shift_batch`;
 "abrupt-return": for batches shift_batch .. shift_batch + shift_width - 1 only.
+
+Documents are generated in blocks of PART_DOCUMENTS (`synthetic_parts`), one task each on a
+cluster; a corpus of at most PART_DOCUMENTS documents is the same for a seed as before blocks
+existed, a larger one differs from what earlier versions generated (each later block draws from
+its own seed sequence).
 """
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
-from xialpha.corpora.corpus import Corpus
+from xialpha.corpora.corpus import Corpus, concat
+from xialpha.corpora.parts import PART_DOCUMENTS, Part, RawPart
 from xialpha.errors import UserError
 
 SHIFTS = ("abrupt", "gradual", "abrupt-return")
-MAX_TOKENS = 10**8  # n_docs x mean_length: about 1 GB of word indices while generating
-MAX_CELLS = 10**8  # n_docs x n_categories label draws
+MAX_TOKENS = 10**8  # documents of one block x mean_length: about 1 GB of word indices while generating it
+MAX_CELLS = 10**8  # documents of one block x n_categories label draws
+MAX_DOCUMENTS = 10**9
 MAX_VOCABULARY = 10**7
 _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
 _TOPIC_RANKS_FROM = 50
@@ -54,8 +62,96 @@ def make_synthetic(
     """A corpus of `n_docs` texts over `n_categories` categories, reproducible from `seed`.
 
     splits: a random `test_fraction` of the documents is "test", the rest "train". timestamps: only
-    with n_batches (None otherwise).
+    with n_batches (None otherwise). The documents are generated in blocks of PART_DOCUMENTS (see
+    `synthetic_parts`), here one after the other.
     """
+    args = dict(locals())
+    return concat([read_synthetic_part(part).corpus for part in synthetic_parts(**args)])
+
+
+def synthetic_parts(**args) -> list[Part]:
+    """The blocks of PART_DOCUMENTS documents a synthetic corpus is generated in, each one task's
+    work. What all blocks share (topic words, prevalences, concept-shift schedule) comes from
+    `seed`; block 0 continues that random stream and block b > 0 draws from the seed sequence
+    (seed, b), so a corpus of at most PART_DOCUMENTS documents is what one draw always gave.
+    UserError naming the argument for values out of range."""
+    settings = _settings(**args)
+    n_docs = settings["n_docs"]
+    starts = list(range(0, n_docs, PART_DOCUMENTS))
+    return [Part("synthetic", f"synthetic documents {lo:,}-{min(lo + PART_DOCUMENTS, n_docs) - 1:,}", settings,
+                 where=(block, lo, min(lo + PART_DOCUMENTS, n_docs))) for block, lo in enumerate(starts)]
+
+
+def read_synthetic_part(part: Part) -> RawPart:
+    """Generate the documents of one block (see the module docstring for the model)."""
+    a = part.args
+    block, lo, hi = part.where
+    n_docs, n_categories, topic_words, vocabulary_size = a["n_docs"], a["n_categories"], a["topic_words"], a["vocabulary_size"]
+    categories = [f"cat{c:02d}" for c in range(n_categories)]
+    batch_of_doc, new_share = _batches(n_docs, a["n_batches"], a["shift"], a["shift_batch"], a["shift_width"], lo, hi)
+    shifted = _shifted(a["shifted_categories"], categories) if a["shift"] else []
+    n_topic_sets = n_categories + len(shifted)
+
+    rng = np.random.default_rng(a["seed"])
+    background = _background(vocabulary_size)
+    pool = rng.permutation(np.arange(_TOPIC_RANKS_FROM, vocabulary_size))[: int(n_topic_sets * topic_words * 1.2)]
+    topic_sets = [rng.choice(pool, size=topic_words, replace=False) for _ in range(n_topic_sets)]
+    topic_weights = 1.0 / np.arange(1, topic_words + 1) ** 0.5
+    topic_weights /= topic_weights.sum()
+    if block > 0:
+        rng = np.random.default_rng([a["seed"], block])
+
+    n = hi - lo
+    prevalence = a["max_prevalence"] / np.arange(1, n_categories + 1) ** a["category_skew"]
+    member = rng.random((n, n_categories)) < prevalence
+    lengths = np.maximum(3, rng.poisson(a["mean_length"] * rng.lognormal(-0.125, 0.5, n)))
+    shares = np.where(member, a["signal"] * rng.uniform(0.25, 1.75, (n, n_categories)), 0.0)
+    scale = np.maximum(1.0, shares.sum(axis=1, keepdims=True) / 0.9)
+    topic_counts = rng.binomial(lengths[:, None], shares / scale)
+
+    doc_parts, word_parts = [], []
+    for c in range(n_categories):
+        version = np.zeros(n, dtype=np.int64) + c
+        if categories[c] in shifted:
+            uses_new = rng.random(n) < new_share[batch_of_doc]
+            version[uses_new] = n_categories + shifted.index(categories[c])
+        for topic in np.unique(version[topic_counts[:, c] > 0]):
+            docs = np.flatnonzero((version == topic) & (topic_counts[:, c] > 0))
+            counts = topic_counts[docs, c]
+            doc_parts.append(np.repeat(docs, counts))
+            word_parts.append(topic_sets[topic][rng.choice(topic_words, size=counts.sum(), p=topic_weights)])
+    # independent binomials may draw more topic tokens than the length: such a document is all topic
+    background_counts = np.maximum(0, lengths - topic_counts.sum(axis=1))
+    doc_parts.append(np.repeat(np.arange(n), background_counts))
+    word_parts.append(rng.choice(vocabulary_size, size=background_counts.sum(), p=background))
+    docs = np.concatenate(doc_parts)
+    words = np.concatenate(word_parts)
+    order = np.lexsort((rng.random(len(docs)), docs))
+    words, bounds = words[order], np.searchsorted(docs[order], np.arange(n + 1))
+
+    vocabulary = _vocabulary(vocabulary_size)
+    texts = [" ".join(map(vocabulary.__getitem__, words[bounds[i]:bounds[i + 1]].tolist())) for i in range(n)]
+    labels = [frozenset(categories[c] for c in np.flatnonzero(row)) for row in member]
+    splits = np.where(rng.random(n) < a["test_fraction"], "test", "train")
+    timestamps = None
+    if a["n_batches"] is not None:
+        first_of_batch = -(-batch_of_doc * n_docs // a["n_batches"])  # the first document of each one's batch
+        seconds = (np.arange(lo, hi) - first_of_batch) * 60
+        timestamps = (_start_day(a["start"]) + batch_of_doc.astype("timedelta64[D]")).astype("datetime64[s]") \
+            + seconds.astype("timedelta64[s]")
+    width = len(str(n_docs - 1))
+    name = f"synthetic-{n_docs}x{n_categories}-seed{a['seed']}" + (f"-{a['shift']}" if a["shift"] else "")
+    ids = np.array([f"doc{i:0{width}d}" for i in range(lo, hi)])
+    return RawPart(Corpus(ids=ids, texts=texts, labels=labels, name=name, timestamps=timestamps, splits=splits), n)
+
+
+def _settings(n_docs: int = 2000, n_categories: int = 10, seed: int = 0, n_batches: int | None = None,
+              shift: str | None = None, shift_batch: int | None = None, shift_width: int | None = None,
+              shifted_categories: int | list[str] = 1, vocabulary_size: int = 5000, mean_length: float = 80.0,
+              topic_words: int = 40, signal: float = 0.14, max_prevalence: float = 0.3, category_skew: float = 1.4,
+              test_fraction: float = 0.3, start: str = "2000-01-01") -> dict:
+    """All of `make_synthetic`'s arguments, checked (UserError naming the first bad one)."""
+    settings = dict(locals())
     _check_int("n_docs", n_docs, 1)
     _check_int("n_categories", n_categories, 1)
     _check_int("seed", seed, 0)
@@ -67,77 +163,42 @@ def make_synthetic(
     _check_real("category_skew", category_skew, 0.0, None)
     _check_real("test_fraction", test_fraction, 0.0, 1.0)
     _check_size(n_docs, n_categories, vocabulary_size, mean_length)
-    start_day = _start_day(start)
+    _start_day(start)
     categories = [f"cat{c:02d}" for c in range(n_categories)]
-    batch_of_doc, new_share = _batches(n_docs, n_batches, shift, shift_batch, shift_width)
+    _batches(n_docs, n_batches, shift, shift_batch, shift_width, 0, 0)
     shifted = _shifted(shifted_categories, categories) if shift else []
     n_topic_sets = n_categories + len(shifted)
     if n_topic_sets * topic_words > vocabulary_size - _TOPIC_RANKS_FROM:
         raise UserError(f"vocabulary_size: {vocabulary_size} words are too few for {n_topic_sets} sets of "
                         f"{topic_words} topic words")
+    return settings
 
-    rng = np.random.default_rng(seed)
+
+@functools.lru_cache(maxsize=4)
+def _background(vocabulary_size: int) -> np.ndarray:
+    """Background word probabilities (vocabulary_size,): Zipf-Mandelbrot over the ranks."""
     ranks = np.arange(vocabulary_size, dtype=np.float64)
     background = (ranks + 2.7) ** -1.1
-    background /= background.sum()
-    pool = rng.permutation(np.arange(_TOPIC_RANKS_FROM, vocabulary_size))[: int(n_topic_sets * topic_words * 1.2)]
-    topic_sets = [rng.choice(pool, size=topic_words, replace=False) for _ in range(n_topic_sets)]
-    topic_weights = 1.0 / np.arange(1, topic_words + 1) ** 0.5
-    topic_weights /= topic_weights.sum()
-
-    prevalence = max_prevalence / np.arange(1, n_categories + 1) ** category_skew
-    member = rng.random((n_docs, n_categories)) < prevalence
-    lengths = np.maximum(3, rng.poisson(mean_length * rng.lognormal(-0.125, 0.5, n_docs)))
-    shares = np.where(member, signal * rng.uniform(0.25, 1.75, (n_docs, n_categories)), 0.0)
-    scale = np.maximum(1.0, shares.sum(axis=1, keepdims=True) / 0.9)
-    topic_counts = rng.binomial(lengths[:, None], shares / scale)
-
-    doc_parts, word_parts = [], []
-    for c in range(n_categories):
-        version = np.zeros(n_docs, dtype=np.int64) + c
-        if categories[c] in shifted:
-            uses_new = rng.random(n_docs) < new_share[batch_of_doc]
-            version[uses_new] = n_categories + shifted.index(categories[c])
-        for topic in np.unique(version[topic_counts[:, c] > 0]):
-            docs = np.flatnonzero((version == topic) & (topic_counts[:, c] > 0))
-            counts = topic_counts[docs, c]
-            doc_parts.append(np.repeat(docs, counts))
-            word_parts.append(topic_sets[topic][rng.choice(topic_words, size=counts.sum(), p=topic_weights)])
-    # independent binomials may draw more topic tokens than the length: such a document is all topic
-    background_counts = np.maximum(0, lengths - topic_counts.sum(axis=1))
-    doc_parts.append(np.repeat(np.arange(n_docs), background_counts))
-    word_parts.append(rng.choice(vocabulary_size, size=background_counts.sum(), p=background))
-    docs = np.concatenate(doc_parts)
-    words = np.concatenate(word_parts)
-    order = np.lexsort((rng.random(len(docs)), docs))
-    words, bounds = words[order], np.searchsorted(docs[order], np.arange(n_docs + 1))
-
-    vocabulary = [_pseudo_word(k) for k in range(vocabulary_size)]
-    texts = [" ".join(map(vocabulary.__getitem__, words[bounds[i]:bounds[i + 1]].tolist())) for i in range(n_docs)]
-    labels = [frozenset(categories[c] for c in np.flatnonzero(row)) for row in member]
-    splits = np.where(rng.random(n_docs) < test_fraction, "test", "train")
-    timestamps = None
-    if n_batches is not None:
-        seconds = (np.arange(n_docs) - np.searchsorted(batch_of_doc, batch_of_doc)) * 60
-        timestamps = (start_day + batch_of_doc.astype("timedelta64[D]")).astype("datetime64[s]") \
-            + seconds.astype("timedelta64[s]")
-    width = len(str(n_docs - 1))
-    name = f"synthetic-{n_docs}x{n_categories}-seed{seed}" + (f"-{shift}" if shift else "")
-    return Corpus(ids=np.array([f"doc{i:0{width}d}" for i in range(n_docs)]), texts=texts, labels=labels,
-                  name=name, timestamps=timestamps, splits=splits)
+    return background / background.sum()
 
 
-def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width) -> tuple[np.ndarray, np.ndarray]:
-    """Batch index of every document (n_docs,) and the share of documents using the new topic words
-    per batch (n_batches,)."""
+@functools.lru_cache(maxsize=4)
+def _vocabulary(vocabulary_size: int) -> list[str]:
+    """The pseudo-words of ranks 0..vocabulary_size-1 (made once per process and size)."""
+    return [_pseudo_word(k) for k in range(vocabulary_size)]
+
+
+def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Batch index of documents lo..hi-1 of n_docs (hi - lo,) and the share of documents using the
+    new topic words per batch (n_batches,); UserError for an impossible schedule."""
     if n_batches is None:
         if shift is not None:
             raise UserError("shift: a concept shift needs n_batches")
-        return np.zeros(n_docs, dtype=np.int64), np.zeros(1)
+        return np.zeros(hi - lo, dtype=np.int64), np.zeros(1)
     _check_int("n_batches", n_batches, 1)
     if n_batches > n_docs:
         raise UserError(f"n_batches: {n_batches} batches for {n_docs} documents")
-    batch_of_doc = np.arange(n_docs) * n_batches // n_docs
+    batch_of_doc = np.arange(lo, hi) * n_batches // n_docs
     batches = np.arange(n_batches)
     if shift is None:
         return batch_of_doc, np.zeros(n_batches)
@@ -174,12 +235,16 @@ def _shifted(shifted_categories, categories: list[str]) -> list[str]:
 
 
 def _check_size(n_docs: int, n_categories: int, vocabulary_size: int, mean_length: float) -> None:
-    """UserError for corpora too large to generate in memory, naming the product that is."""
-    if n_docs * mean_length > MAX_TOKENS:
-        raise UserError(f"n_docs: {n_docs:,} documents of mean_length {mean_length:g} are about "
-                        f"{n_docs * mean_length:,.0f} words, more than {MAX_TOKENS:,}")
-    if n_docs * n_categories > MAX_CELLS:
-        raise UserError(f"n_categories: {n_docs:,} documents x {n_categories:,} categories is more than {MAX_CELLS:,}")
+    """UserError for corpora too large to generate (a block at a time), naming the product that is."""
+    block = min(n_docs, PART_DOCUMENTS)
+    if n_docs > MAX_DOCUMENTS:
+        raise UserError(f"n_docs: must be at most {MAX_DOCUMENTS:,}, got {n_docs:,}")
+    if block * mean_length > MAX_TOKENS:
+        raise UserError(f"mean_length: blocks of {block:,} documents of mean_length {mean_length:g} are about "
+                        f"{block * mean_length:,.0f} words, more than {MAX_TOKENS:,}")
+    if block * n_categories > MAX_CELLS:
+        raise UserError(f"n_categories: blocks of {block:,} documents x {n_categories:,} categories are more "
+                        f"than {MAX_CELLS:,} label draws")
     if vocabulary_size > MAX_VOCABULARY:
         raise UserError(f"vocabulary_size: must be at most {MAX_VOCABULARY:,}, got {vocabulary_size:,}")
 

@@ -13,8 +13,10 @@ table of split name = file); each file's rows get the split its key names, and d
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
+from dataclasses import replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Annotated
@@ -22,8 +24,10 @@ from typing import Annotated
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.sources import existing_path
-from xialpha.corpora.table_files import read_columns, table_format
+from xialpha.corpora.parts import PART_BYTES, Census, Part, RawPart
+from xialpha.corpora.sources import existing_file
+from xialpha.corpora.table_files import Block, parquet_blocks, read_block, table_format, text_blocks
+from xialpha.corpora.text_scan import byte_scannable
 from xialpha.errors import UserError
 
 SplitFiles = Annotated[dict[str, str | os.PathLike], 'a table of split = file, e.g. {train = "a.csv", test = "b.csv"}']
@@ -44,34 +48,107 @@ def load_table(
     skip_empty: bool = False,
 ) -> Corpus:
     """A corpus from the table file at `path`, or from several: `path` = {split name: file}, whose
-    rows take that split (then without `split_column`), in the order the splits are given.
+    rows take that split (then without `split_column`), in the order the splits are given. Files
+    are local paths or fsspec URIs (s3://..., memory://...).
 
     format: "auto" (from each file's suffix: .csv, .tsv/.tab/.txt, .jsonl/.ndjson, .parquet/.pq) or
     one of csv/tsv/jsonl/parquet. header=False (CSV/TSV): the columns are `column_names` in order.
     skip_empty: drop rows whose text is empty instead of refusing them.
+
+    Read here part by part (`table_parts`), as the tasks of a sweep read it.
     """
-    roles = {"text_column": text_column, "label_column": label_column, "id_column": id_column,
-             "time_column": time_column, "split_column": split_column}
-    for role, column in roles.items():
+    arguments = dict(locals())
+    from xialpha.corpora.loading import load_in_parts
+
+    return load_in_parts("table", arguments)
+
+
+def table_parts(**args) -> list[Part]:
+    """One part per file (`refine_table_part` cuts it into blocks); UserError naming the argument
+    for a bad column role, a missing file or an unknown format."""
+    settings = _settings(**args)
+    files = _split_files(settings["path"], settings["split_column"])
+    return [Part("table", str(file), settings, where=(split, field, file, table_format(Path(str(file)), settings["format"])),
+                 group=f"{field}={file}")
+            for split, field, file in files]
+
+
+def refine_table_part(part: Part) -> list[Part]:
+    """A file's part cut into blocks of about PART_BYTES (text files, at record starts) or into its
+    row groups (Parquet), each one part; the blocks of one file are numbered together."""
+    split, field, file, format = part.where
+    a = part.args
+    if format == "parquet":
+        blocks = parquet_blocks(file)
+    elif not a["header"] and format == "jsonl":
+        raise UserError("header: JSON lines files name their fields; header = false applies to CSV/TSV only")
+    else:
+        blocks = text_blocks(file, format, a["header"], a["encoding"], PART_BYTES)
+    return [replace(part, source=f"{file}" if len(blocks) == 1 else f"{file} (block {i + 1} of {len(blocks)})",
+                    where=(split, field, file, format, block)) for i, block in enumerate(blocks)]
+
+
+def read_table_part(part: Part) -> RawPart:
+    """The rows of one block; default ids are the block's row numbers (`RawPart.id_prefix`)."""
+    a = part.args
+    split, field, file, format, *rest = part.where
+    block = rest[0] if rest else Block()
+    roles = {role: a[role] for role in ROLES}
+    wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
+    columns, places = read_block(file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block)
+    _check_cells(file, columns, places, roles)
+    rows = _rows(file, columns, places, roles, a["label_separator"], a["skip_empty"], split)
+    split_given = a["split_column"] is not None or split is not None
+    corpus = Corpus(ids=np.array(rows["ids"], dtype=str), texts=rows["texts"], labels=rows["labels"],
+                    name=Path(str(file)).name.split(".")[0],
+                    timestamps=np.array(rows["times"], dtype="datetime64[s]") if a["time_column"] else None,
+                    splits=np.array(rows["splits"], dtype=str) if split_given else None)
+    prefix = None if a["id_column"] else ("" if split is None else f"{split}/")
+    return RawPart(corpus, len(places), prefix)
+
+
+def check_table_parts(parts: list[Part], censuses: list[Census]) -> None:
+    """UserError naming the argument of a file without rows, or whose every row has an empty text."""
+    rows: dict[tuple, list[int]] = {}
+    for part, counted in zip(parts, censuses):
+        totals = rows.setdefault(part.where[1:3], [0, 0])
+        totals[0] += counted.n_rows
+        totals[1] += sum(counted.split_sizes.values())
+    for (field, file), (n_rows, n_documents) in rows.items():
+        if not n_rows:
+            raise UserError(f"{field}: {file} has no rows (empty corpus)")
+        if not n_documents:
+            raise UserError(f"{field}: every row of {file} has an empty text (empty corpus)")
+
+
+ROLES = ("text_column", "label_column", "id_column", "time_column", "split_column")
+
+
+def _settings(path, text_column: str = "text", label_column: str = "label", id_column: str | None = None,
+              time_column: str | None = None, split_column: str | None = None, label_separator: str | None = None,
+              format: str = "auto", header: bool = True, column_names=("label", "text"), encoding: str = "utf-8",
+              skip_empty: bool = False) -> dict:
+    """`load_table`'s arguments, the column roles checked."""
+    settings = dict(locals())
+    for role in ROLES:
+        column = settings[role]
         if column is not None and (not isinstance(column, str) or not column):
             raise UserError(f"{role}: must be a column name, got {column!r}")
-    files = _split_files(path, split_column)
-    wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
-    parts = {"ids": [], "texts": [], "labels": [], "times": [], "splits": []}
-    for split, field, file in files:
-        columns = read_columns(file, table_format(file, format), wanted, header, tuple(column_names), encoding,
-                               field)
-        _check_cells(file, columns, roles)
-        for key, values in _rows(file, field, columns, roles, label_separator, skip_empty, split).items():
-            parts[key] += values
-    split_given = split_column is not None or files[0][0] is not None
-    return Corpus(ids=np.array(parts["ids"]), texts=parts["texts"], labels=parts["labels"],
-                  name=files[0][2].name.split(".")[0],
-                  timestamps=np.array(parts["times"], dtype="datetime64[s]") if time_column else None,
-                  splits=np.array(parts["splits"]) if split_given else None)
+    if not byte_scannable(encoding) and not _known_encoding(encoding):
+        raise UserError(f"encoding: unknown text encoding {encoding!r}")
+    settings["column_names"] = tuple(column_names)
+    return settings
 
 
-def _split_files(path, split_column: str | None) -> list[tuple[str | None, str, Path]]:
+def _known_encoding(encoding: str) -> bool:
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return False
+    return True
+
+
+def _split_files(path, split_column: str | None) -> list[tuple[str | None, str, Path | str]]:
     """(split name or None, key, file) for each table file `path` names; UserError naming the key
     (`path` or `path.<split>`) of a file that is missing or not a file."""
     if isinstance(path, (list, tuple)):
@@ -90,49 +167,43 @@ def _split_files(path, split_column: str | None) -> list[tuple[str | None, str, 
     for split, field, file in named:
         if split is not None and not split.strip():
             raise UserError(f"{field}: a split name must not be empty")
-        found = existing_path(file, field)
-        if not found.is_file():
-            raise UserError(f"{field}: {found} is not a file")
-        files.append((split, field, found))
+        files.append((split, field, existing_file(file, field)))
     return files
 
 
-def _rows(file: Path, field: str, columns: dict[str, list], roles: dict[str, str | None],
+def _rows(file, columns: dict[str, list], places: list[str], roles: dict[str, str | None],
           label_separator: str | None, skip_empty: bool, split: str | None) -> dict[str, list]:
-    """The kept rows of one file (given as key `field`) as lists: ids, texts, labels, times (if a
-    time column), splits (the split column's values, or `split` for each row of a file named under
-    a split)."""
+    """The kept rows of one block as lists: ids (the id column's, else row numbers from 1 within
+    the block), texts, labels, times (if a time column), splits (the split column's values, or
+    `split` for each row of a file named under a split). `places`: where each row is, for messages."""
     text_column, id_column = roles["text_column"], roles["id_column"]
-    n_rows = len(columns[text_column])
-    prefix = "" if split is None else f"{split}/"
     row_ids = ([_cell_text(value) for value in columns[id_column]] if id_column
-               else [f"{prefix}{row}" for row in range(1, n_rows + 1)])
+               else [str(row) for row in range(1, len(places) + 1)])
     keep, texts = [], []
     for row, value in enumerate(columns[text_column]):
         if value is not None and not isinstance(value, str):
-            raise UserError(f"{file}, row {row + 1}: text column {text_column!r} holds a "
+            raise UserError(f"{file}, {places[row]}: text column {text_column!r} holds a "
                             f"{type(value).__name__}, expected text")
         if value is None or not value.strip():
             if skip_empty:
                 continue
-            raise UserError(f"{file}, row {row + 1} (id {row_ids[row]!r}): text column {text_column!r} "
+            named = f" (id {row_ids[row]!r})" if id_column else ""
+            raise UserError(f"{file}, {places[row]}{named}: text column {text_column!r} "
                             f"is empty (set skip_empty = true in [corpus] to drop such rows)")
         keep.append(row)
         texts.append(value)
-    if not keep:
-        raise UserError(f"{field}: every row of {file} has an empty text (empty corpus)")
     time_column, split_column = roles["time_column"], roles["split_column"]
     return {
         "ids": [row_ids[row] for row in keep],
         "texts": texts,
         "labels": [_labels(columns[roles["label_column"]][row], label_separator) for row in keep],
-        "times": [_timestamp(columns[time_column][row], file, row, time_column) for row in keep] if time_column else [],
-        "splits": ([_split(columns[split_column][row], file, row, split_column) for row in keep] if split_column
+        "times": [_timestamp(columns[time_column][row], file, places[row], time_column) for row in keep] if time_column else [],
+        "splits": ([_split(columns[split_column][row], file, places[row], split_column) for row in keep] if split_column
                    else [split] * len(keep) if split is not None else []),
     }
 
 
-def _check_cells(file, columns: dict[str, list], roles: dict[str, str | None]) -> None:
+def _check_cells(file, columns: dict[str, list], places: list[str], roles: dict[str, str | None]) -> None:
     """UserError naming the row for a label, id, time or split cell that is not one value (a
     JSON object or a nested list, say); a label cell may also be a flat list of labels."""
     for role, column in roles.items():
@@ -145,7 +216,7 @@ def _check_cells(file, columns: dict[str, list], roles: dict[str, str | None]) -
             if bad is not None:
                 expected = "a label or a list of labels" if role == "label_column" else "a single value"
                 shown = repr(bad) if len(repr(bad)) <= 40 else f"{repr(bad)[:40]}..."
-                raise UserError(f"{file}, row {row + 1}: {role.removesuffix('_column')} column {column!r} holds "
+                raise UserError(f"{file}, {places[row]}: {role.removesuffix('_column')} column {column!r} holds "
                                 f"a {type(bad).__name__} {shown}, expected {expected}")
 
 
@@ -170,7 +241,7 @@ def _is_missing(value) -> bool:
             or (isinstance(value, str) and not value.strip()))
 
 
-def _timestamp(value, file, row: int, column: str) -> np.datetime64:
+def _timestamp(value, file, place: str, column: str) -> np.datetime64:
     if _is_missing(value):
         return np.datetime64("NaT")
     try:
@@ -185,14 +256,14 @@ def _timestamp(value, file, row: int, column: str) -> np.datetime64:
         else:
             moment = datetime.fromisoformat(str(value).strip())
     except (ValueError, OverflowError, OSError, TypeError):
-        raise UserError(f"{file}, row {row + 1}: time column {column!r} holds {value!r}, "
+        raise UserError(f"{file}, {place}: time column {column!r} holds {value!r}, "
                         "expected an ISO 8601 time or seconds since 1970") from None
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return np.datetime64(moment, "s")
 
 
-def _split(value, file, row: int, column: str) -> str:
+def _split(value, file, place: str, column: str) -> str:
     if _is_missing(value):
-        raise UserError(f"{file}, row {row + 1}: split column {column!r} is empty")
+        raise UserError(f"{file}, {place}: split column {column!r} is empty")
     return _cell_text(value)

@@ -1,10 +1,13 @@
 """Reading the columns of a table file (CSV, TSV, JSON lines, Parquet) as Python lists, with one-line
-errors that name the file and the line.
+errors that name the file and the line, whole or in blocks: byte ranges of text files that begin at
+a record (`text_blocks`, found by `xialpha.corpora.text_scan`) and Parquet row groups
+(`parquet_blocks`), each readable by itself (`read_block`). Files are local paths or fsspec URIs.
 
 CSV is read strictly: a quote that is never closed (which would swallow the rest of the file
 into one field) and NUL bytes are refused, naming the line, instead of read as fewer rows.
 
-Parquet is read by pandas. CSV/TSV and JSON lines stay with the standard library's csv and json
+Parquet is read by pyarrow's ParquetFile (a row group at a time) into pandas' Arrow-typed columns,
+the values pandas.read_parquet gives. CSV/TSV and JSON lines stay with the standard library's csv and json
 modules, because pandas (2.x/3.x) reads tables these tests refuse as different data: read_csv takes
 `"hel"lo` as `hello`, pads a row with too few fields, reads a row with one field too many as
 shifted columns (the first becomes the index), keeps NUL bytes, and names no line; read_json(lines=
@@ -14,12 +17,19 @@ number, and reports a byte position, not a line.
 
 from __future__ import annotations
 
+import codecs
 import csv
+import io
 import json
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
+
+from xialpha.corpora.sources import file_size, open_binary, read_range
+from xialpha.corpora.text_scan import byte_scannable, cut_points
 from xialpha.errors import UserError
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
@@ -41,68 +51,131 @@ def table_format(file: Path, format: str) -> str:
     return format
 
 
-def read_columns(file: Path, format: str, wanted: list[str], header: bool,
+@dataclass(frozen=True)
+class Block:
+    """Where one part of a table file lies. Text files: bytes start..stop (stop None: to the end),
+    whose first line is line `first_line`, and `names`, the header's column names for a block
+    after the header (None: the block holds the header, or the file has none). Parquet: row group
+    `row_group`, whose first row is row `first_line` of the file."""
+
+    start: int = 0
+    stop: int | None = None
+    first_line: int = 1
+    names: tuple[str, ...] | None = None
+    row_group: int | None = None
+
+
+def read_columns(file: Path | str, format: str, wanted: list[str], header: bool,
                  column_names: tuple[str, ...], encoding: str, field: str = "path") -> dict[str, list]:
-    """{column name: values} for the `wanted` columns of `file` (UserError naming a missing one;
-    an empty file's error names the argument `field` that gave the file).
-
-    Without a header (CSV/TSV only) the columns are named by `column_names`; in a headerless TSV
-    the last column takes the rest of the line, tabs included (the `label<TAB>text` corpora).
-    """
-    if format == "parquet":
-        return _read_parquet(file, wanted, field)
-    if not header and format == "jsonl":
-        raise UserError("header: JSON lines files name their fields; header = false applies to CSV/TSV only")
-    try:
-        with open(file, encoding=encoding, newline="") as stream:
-            if format == "jsonl":
-                rows, names = _jsonl_rows(stream, file), None
-            elif header:
-                rows, names = _delimited_rows(stream, file, format), None
-            else:
-                rows, names = _headerless_rows(stream, file, format, column_names), list(column_names)
-            return _collect(rows, wanted, file, names, field)
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{file}: bytes at offset {exc.start} are not valid {encoding}; "
-                        f"set encoding = \"latin-1\" (or the file's encoding)") from None
-    except LookupError:
-        raise UserError(f"encoding: unknown text encoding {encoding!r}") from None
-
-
-def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file: Path,
-             names: list[str] | None, field: str) -> dict[str, list]:
-    columns: dict[str, list] = {name: [] for name in wanted}
-    for number, row in rows:
-        names = names or list(row)
-        for name in wanted:
-            if name not in row:
-                where = "" if number is None else f", line {number}"
-                raise UserError(f"{file}{where}: no column {name!r} (columns: {', '.join(names)})")
-            columns[name].append(row[name])
+    """{column name: values} for the `wanted` columns of the whole of `file` (UserError naming a
+    missing one; an empty file's error names the argument `field` that gave the file)."""
+    columns, _ = read_block(file, format, wanted, header, column_names, encoding, Block())
     if not columns[wanted[0]]:
         raise UserError(f"{field}: {file} has no rows (empty corpus)")
     return columns
 
 
-def _delimited_rows(stream, file: Path, format: str) -> Iterator[tuple[int, dict]]:
-    records = _records(stream, file, format)
-    first = next(records, None)
-    if first is None:
-        return
-    names = first[1]
+def read_block(file: Path | str, format: str, wanted: list[str], header: bool, column_names: tuple[str, ...],
+               encoding: str, block: Block) -> tuple[dict[str, list], list[str]]:
+    """The `wanted` columns of one block of `file` and, per row, where it is ("line 12"; Parquet
+    "row 12") for messages. Without a header (CSV/TSV only) the columns are named by
+    `column_names`; in a headerless TSV the last column takes the rest of the line, tabs included
+    (the `label<TAB>text` corpora)."""
+    if format == "parquet":
+        return _read_parquet(file, wanted, block)
+    if not header and format == "jsonl":
+        raise UserError("header: JSON lines files name their fields; header = false applies to CSV/TSV only")
+    try:
+        text = decode_block(read_range(file, block.start, block.stop), encoding, file, block.start)
+    except LookupError:
+        raise UserError(f"encoding: unknown text encoding {encoding!r}") from None
+    stream = io.StringIO(text, newline="")
+    first = block.first_line
+    if format == "jsonl":
+        rows, names = _jsonl_rows(stream, file, first), None
+    elif header:
+        rows, names = _delimited_rows(stream, file, format, first, block.names), block.names
+    else:
+        rows, names = _headerless_rows(stream, file, format, column_names, first), list(column_names)
+    return _collect(rows, wanted, file, None if names is None else list(names))
+
+
+def decode_block(data: bytes, encoding: str, file, offset: int) -> str:
+    """`data` (bytes of `file` from `offset` on) as text; UserError naming the file offset of bytes
+    that are not valid in `encoding`."""
+    try:
+        return codecs.decode(data, encoding)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{file}: bytes at offset {offset + exc.start} are not valid {encoding}; "
+                        f"set encoding = \"latin-1\" (or the file's encoding)") from None
+
+
+def text_blocks(file: Path | str, format: str, header: bool, encoding: str, step: int) -> list[Block]:
+    """`file` (CSV, TSV or JSON lines) cut into blocks of about `step` bytes at record starts,
+    each with the number of its first line and the header's names; one block for a file of at
+    most `step` bytes or in an encoding whose bytes cannot be scanned (`byte_scannable`)."""
+    size = file_size(file)
+    if size <= step or not byte_scannable(encoding):
+        return [Block()]
+    cuts = cut_points(file, size, step, quotes=format == "csv", delimiter="\t" if format == "tsv" else ",")
+    names = _header_names(file, format, encoding, cuts[0][1]) if header else None
+    return [Block(start, stop, line, None if start == 0 else names) for start, stop, line in cuts]
+
+
+def _header_names(file, format: str, encoding: str, stop: int | None) -> tuple[str, ...] | None:
+    """The column names of a CSV/TSV file's header: its first record (within bytes 0..stop)."""
+    if format == "jsonl":
+        return None
+    text = decode_block(read_range(file, 0, stop), encoding, file, 0)
+    first = next(_records(io.StringIO(text, newline=""), file, format, 1), None)
+    return None if first is None else tuple(first[1])
+
+
+def parquet_blocks(file: Path | str) -> list[Block]:
+    """One block per row group of Parquet `file`, each with the file row it starts at (from the
+    metadata alone); UserError for a file that is not Parquet."""
+    metadata = _parquet_file(file).metadata
+    starts = np.concatenate([[0], np.cumsum([metadata.row_group(g).num_rows for g in range(metadata.num_row_groups)])])
+    return [Block(first_line=int(starts[g]) + 1, row_group=g) for g in range(metadata.num_row_groups)] or [Block()]
+
+
+def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file,
+             names: list[str] | None) -> tuple[dict[str, list], list[str]]:
+    columns: dict[str, list] = {name: [] for name in wanted}
+    places = []
+    for number, row in rows:
+        names = names or list(row)
+        for name in wanted:
+            if name not in row:
+                raise UserError(f"{file}, line {number}: no column {name!r} (columns: {', '.join(names)})")
+            columns[name].append(row[name])
+        places.append(f"line {number}")
+    return columns, places
+
+
+def _delimited_rows(stream, file, format: str, first_line: int,
+                    names: tuple[str, ...] | None) -> Iterator[tuple[int, dict]]:
+    """Rows of a CSV/TSV block with a header: its first record, or `names` for a block after it."""
+    records = _records(stream, file, format, first_line)
+    if names is None:
+        first = next(records, None)
+        if first is None:
+            return
+        names = first[1]
     for number, fields in records:
         if len(fields) != len(names):
             raise UserError(f"{file}, line {number}: {len(fields)} fields, the header has {len(names)}")
         yield number, dict(zip(names, fields))
 
 
-def _records(stream, file: Path, format: str) -> Iterator[tuple[int, list[str]]]:
-    """(first line number, fields) of each non-empty CSV/TSV record; UserError naming the line for a
-    NUL byte, a quote never closed or other malformed quoting."""
+def _records(stream, file, format: str, first_line: int) -> Iterator[tuple[int, list[str]]]:
+    """(first line number, fields) of each non-empty CSV/TSV record, the stream's first line being
+    line `first_line` of the file; UserError naming the line for a NUL byte, a quote never closed
+    or other malformed quoting."""
     with _large_fields():
-        reader = csv.reader(_without_nul(stream, file), strict=True, **_dialect(format))
+        reader = csv.reader(_without_nul(stream, file, first_line), strict=True, **_dialect(format))
         while True:
-            start = reader.line_num + 1
+            start = reader.line_num + first_line
             try:
                 fields = next(reader)
             except StopIteration:
@@ -115,16 +188,16 @@ def _records(stream, file: Path, format: str) -> Iterator[tuple[int, list[str]]]
                 yield start, fields
 
 
-def _without_nul(stream, file: Path) -> Iterator[str]:
-    for number, line in enumerate(stream, start=1):
+def _without_nul(stream, file, first_line: int) -> Iterator[str]:
+    for number, line in enumerate(stream, start=first_line):
         if "\0" in line:
             raise UserError(f"{file}, line {number}: holds a NUL byte (a binary file, or not {file.suffix or 'text'}?)")
         yield line
 
 
-def _headerless_rows(stream, file: Path, format: str, names: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+def _headerless_rows(stream, file, format: str, names: tuple[str, ...], first_line: int) -> Iterator[tuple[int, dict]]:
     if format == "tsv":
-        for number, line in enumerate(_without_nul(stream, file), start=1):
+        for number, line in enumerate(_without_nul(stream, file, first_line), start=first_line):
             line = line.rstrip("\r\n")
             if not line.strip():
                 continue
@@ -134,14 +207,14 @@ def _headerless_rows(stream, file: Path, format: str, names: tuple[str, ...]) ->
                                 f"expected {len(names)} ({', '.join(names)})")
             yield number, dict(zip(names, fields))
         return
-    for number, fields in _records(stream, file, format):
+    for number, fields in _records(stream, file, format, first_line):
         if len(fields) != len(names):
             raise UserError(f"{file}, line {number}: {len(fields)} fields, expected {len(names)} ({', '.join(names)})")
         yield number, dict(zip(names, fields))
 
 
-def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
-    for number, line in enumerate(stream, start=1):
+def _jsonl_rows(stream, file, first_line: int) -> Iterator[tuple[int, dict]]:
+    for number, line in enumerate(stream, start=first_line):
         if not line.strip():
             continue
         try:
@@ -156,26 +229,35 @@ def _jsonl_rows(stream, file: Path) -> Iterator[tuple[int, dict]]:
         yield number, row
 
 
-def _read_parquet(file: Path, wanted: list[str], field: str) -> dict[str, list]:
-    """The `wanted` columns of Parquet `file` through pandas (Arrow types kept), as Python values:
-    None for a null, datetime for a timestamp (what pyarrow's to_pylist gives). The whole file is
-    read only to name the columns it has when one is missing."""
+def _read_parquet(file, wanted: list[str], block: Block) -> tuple[dict[str, list], list[str]]:
+    """The `wanted` columns of Parquet `file` (of one row group when the block names one) as Python
+    values, as pandas.read_parquet with Arrow types gives them: None for a null, datetime for a
+    timestamp (what pyarrow's to_pylist gives); per row "row N" of the file."""
     import pandas as pd
 
+    parquet = _parquet_file(file)
+    names = parquet.schema_arrow.names
+    missing = [name for name in wanted if name not in names]
+    if missing:
+        raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(map(str, names))})")
     try:
-        frame = pd.read_parquet(file, columns=wanted, dtype_backend="pyarrow")
-    except Exception as exc:  # a missing column, or a file that is not Parquet (several exception types)
-        try:
-            names = pd.read_parquet(file, dtype_backend="pyarrow").columns.tolist()
-        except Exception:
-            names = None
-        missing = [name for name in wanted if names is not None and name not in names]
-        if missing:
-            raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(map(str, names))})") from None
+        table = (parquet.read(columns=wanted) if block.row_group is None
+                 else parquet.read_row_group(block.row_group, columns=wanted))
+        frame = table.to_pandas(types_mapper=pd.ArrowDtype)
+    except Exception as exc:  # a corrupt page or an unsupported type (several exception types)
         raise UserError(f"{file}: not a readable Parquet file ({' '.join(str(exc).split())})") from None
-    if len(frame) == 0:
-        raise UserError(f"{field}: {file} has no rows (empty corpus)")
-    return {name: [_python_value(value) for value in frame[name].tolist()] for name in wanted}
+    columns = {name: [_python_value(value) for value in frame[name].tolist()] for name in wanted}
+    return columns, [f"row {block.first_line + i}" for i in range(len(frame))]
+
+
+def _parquet_file(file):
+    """pyarrow's reader of Parquet `file` (local or fsspec URI); UserError when it is not Parquet."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(open_binary(file))
+    except Exception as exc:  # not Parquet, truncated: several exception types
+        raise UserError(f"{file}: not a readable Parquet file ({' '.join(str(exc).split())})") from None
 
 
 def _python_value(value):

@@ -79,29 +79,75 @@ class Preprocessing:
         """The fitted preprocessing and the training matrix (CSR float64, shape (n_texts, vocabulary_size)).
 
         UserError when no term is kept (the vocabulary is empty: min_df above the number of
-        documents, a token pattern that matches nothing, ...).
+        documents, a token pattern that matches nothing, ...). The same steps as a corpus in
+        partitions: `count`, `DocumentFrequencies.of`, `fit_frequencies`, `transform_counts`.
         """
-        analyze = _analyzer(self)
+        counts = self.count(texts)
+        fitted = self.fit_frequencies(DocumentFrequencies.of(counts))
+        return fitted, fitted.transform_counts(counts)
+
+    def count(self, texts: Iterable[str]) -> TermCounts:
+        """The term counts of `texts` in a vocabulary of their own (terms in order of appearance)."""
         provisional: defaultdict[str, int] = defaultdict()
         provisional.default_factory = provisional.__len__
-        counts = _count(texts, analyze, provisional.__getitem__, n_columns=None)
-        n_docs = counts.shape[0]
+        counts = _count(texts, _analyzer(self), provisional.__getitem__, n_columns=None)
+        terms = np.empty(len(provisional), dtype=object)
+        terms[:] = list(provisional)
+        return TermCounts(terms, counts)
+
+    def fit_frequencies(self, frequencies: DocumentFrequencies) -> FittedPreprocessing:
+        """Vocabulary (the terms min_df and max_df keep, sorted) and idf from the document
+        frequencies of the training documents; UserError when no term is kept."""
+        n_docs = frequencies.n_documents
         if n_docs == 0:
             raise UserError("texts: no training documents to fit the preprocessing on")
-        df = np.bincount(counts.indices, minlength=len(provisional))
-        keep = (df >= self.min_df) & (df <= self.max_df * n_docs)
-        terms = np.array(list(provisional), dtype=object)
-        order = sorted(np.flatnonzero(keep), key=terms.__getitem__)
-        vocabulary = {terms[old]: new for new, old in enumerate(order)}
-        if not vocabulary:
-            found = (f"min_df={self.min_df} and max_df={self.max_df:g} keep none of the {len(provisional)} terms"
-                     if len(provisional) else f"token_pattern {self.token_pattern!r} finds no term")
+        df = frequencies.df
+        kept = sorted(term for term, count in df.items() if self.min_df <= count <= self.max_df * n_docs)
+        if not kept:
+            found = (f"min_df={self.min_df} and max_df={self.max_df:g} keep none of the {len(df)} terms"
+                     if df else f"token_pattern {self.token_pattern!r} finds no term")
             raise UserError(f"vocabulary is empty after preprocessing: {found} of {n_docs} training documents")
-        idf = _idf(self.idf, df[order], n_docs)
-        fitted = FittedPreprocessing(spec=self, vocabulary=vocabulary, idf=idf, n_documents=n_docs)
-        kept_counts = counts[:, np.asarray(order, dtype=np.int64)]
-        kept_counts.sort_indices()
-        return fitted, fitted._weight(kept_counts)
+        idf = _idf(self.idf, np.fromiter((df[term] for term in kept), dtype=np.int64, count=len(kept)), n_docs)
+        return FittedPreprocessing(spec=self, vocabulary={term: column for column, term in enumerate(kept)}, idf=idf,
+                                   n_documents=n_docs)
+
+
+@dataclass(frozen=True, eq=False)
+class TermCounts:
+    """Term counts of some documents in a vocabulary of their own: `terms` (v,) object array of
+    str and `counts` CSR int64 (n_documents, v) with sorted indices; column c counts terms[c]."""
+
+    terms: np.ndarray
+    counts: sp.csr_matrix
+
+    def rows(self, mask: np.ndarray) -> TermCounts:
+        """The counts of the documents where boolean `mask` (n_documents,) is True."""
+        return TermCounts(self.terms, self.counts[mask])
+
+
+@dataclass(frozen=True, eq=False)
+class DocumentFrequencies:
+    """df: {term: number of documents containing it} over n_documents training documents (terms
+    with df 0 are left out), as one or several `TermCounts` give it; `merge` joins such counts."""
+
+    n_documents: int
+    df: dict[str, int]
+
+    @classmethod
+    def of(cls, counts: TermCounts) -> DocumentFrequencies:
+        df = np.bincount(counts.counts.indices, minlength=len(counts.terms))
+        present = np.flatnonzero(df)
+        return cls(counts.counts.shape[0], dict(zip(counts.terms[present].tolist(), df[present].tolist())))
+
+    @classmethod
+    def merge(cls, parts: Iterable[DocumentFrequencies]) -> DocumentFrequencies:
+        """The frequencies over the documents of all `parts` together."""
+        parts = sorted(parts, key=lambda part: len(part.df), reverse=True)
+        df = dict(parts[0].df) if parts else {}  # the largest copied, the others added to it
+        for part in parts[1:]:
+            for term, count in part.df.items():
+                df[term] = df.get(term, 0) + count
+        return cls(sum(part.n_documents for part in parts), df)
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,6 +173,21 @@ class FittedPreprocessing:
         lookup = self.vocabulary.get
         counts = _count(texts, _analyzer(self.spec), lookup, n_columns=self.vocabulary_size)
         return self._weight(counts)
+
+    def transform_counts(self, counts: TermCounts) -> sp.csr_matrix:
+        """What `transform` gives for the texts `counts` counted (in their own vocabulary):
+        their columns mapped to this vocabulary (terms outside it dropped), then weighted."""
+        lookup = self.vocabulary.get
+        column = np.fromiter((lookup(term, -1) for term in counts.terms.tolist()), dtype=np.int64,
+                             count=len(counts.terms))
+        X = counts.counts
+        mapped = column[X.indices]
+        keep = mapped >= 0
+        row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(row_of[keep], minlength=X.shape[0]))])
+        kept = sp.csr_matrix((X.data[keep], mapped[keep], indptr), shape=(X.shape[0], self.vocabulary_size))
+        kept.sort_indices()
+        return self._weight(kept)
 
     def _weight(self, counts: sp.csr_matrix) -> sp.csr_matrix:
         X = counts.astype(np.float64)

@@ -40,9 +40,10 @@ IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
 
 @contextlib.contextmanager
 def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | None = None,
-            client: Client | None = None) -> Iterator[Client]:
+            client: Client | None = None, threads_only: bool = False) -> Iterator[Client]:
     """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it;
-    a running `client` is used as it is (and left open).
+    a running `client` is used as it is (and left open). threads_only: a local cluster's workers
+    are threads of this process (quick to start; for work that only reads and plans, a dry run).
 
     A cluster it starts is closed on the way out, also on KeyboardInterrupt (Ctrl-C, or SIGTERM as
     the CLI raises it): SLURM worker jobs are cancelled, local worker processes stopped, and Dask's
@@ -67,10 +68,10 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
             if kind == "address":
                 client = _client(name, address, security)
             else:
-                if kind == "local":
+                if kind == "local" and not threads_only:
                     stack.enter_context(forked_local_workers(spec))
                 with terminal_interrupts_blocked():
-                    cluster = stack.enter_context(_start_cluster(kind, spec, workers, security))
+                    cluster = stack.enter_context(_start_cluster(kind, spec, workers, security, threads_only))
                 client = Client(cluster, security=security)
             stack.enter_context(client)
             if kind == "local":
@@ -263,7 +264,8 @@ def _client(name: str, address: str, security: Security | None) -> Client:
                         f"({type(exc).__name__}); is it running, with the same TLS settings?") from None
 
 
-def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: Security | None):
+def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: Security | None,
+                   threads_only: bool = False):
     n_workers = workers or spec.workers
     if kind == "local":
         from distributed import LocalCluster
@@ -272,12 +274,12 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
         return LocalCluster(
             n_workers=n_workers or max(1, cores // spec.threads_per_worker),
             threads_per_worker=spec.threads_per_worker,
-            processes=True,
+            processes=not threads_only,
             memory_limit=spec.memory_limit or "auto",
-            dashboard_address=":0",
+            dashboard_address=None if threads_only else ":0",
             protocol="tls://" if security else None,
             security=security,
-            host="127.0.0.1",
+            host=None if threads_only else "127.0.0.1",  # threads talk in-process (inproc://)
         )
     if kind == "slurm":
         cluster = slurm_cluster_class()(security=security, **slurm_cluster_kwargs(spec))

@@ -54,10 +54,6 @@ class SweepPlan:
         return sum(len(b.jobs) for b in self.batches)
 
     @property
-    def n_todo_keys(self) -> int:
-        return sum(len(job.keys) for b in self.batches for job in b.jobs)
-
-    @property
     def data_pairs(self) -> list[tuple[int, int]]:
         """The (preprocessing, kernel) training data that pending fits need."""
         return sorted({(b.preprocessing, b.kernel) for b in self.batches})
@@ -87,14 +83,6 @@ class SweepPlan:
             return 0
         share = math.ceil(len(per_preprocessing) / max(workers, 1))
         return self.gram_bytes() * sum(per_preprocessing[:share])
-
-    @property
-    def n_tasks(self) -> int:
-        """Vectorise per preprocessing, linear data or linear Gram per path used, one per derived kernel, one per batch."""
-        preprocessings = {p for p, _ in self.data_pairs}
-        kinds = {(p, self.is_linear(k)) for p, k in self.data_pairs}
-        derived = sum(1 for _, k in self.data_pairs if not self.is_linear(k))
-        return len(preprocessings) + len(kinds) + derived + len(self.batches)
 
 
 def estimator_settings(spec: SweepSpec) -> dict:

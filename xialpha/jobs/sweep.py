@@ -1,4 +1,4 @@
-"""`run_sweep`: spec -> corpus -> plan -> Dask graph -> rows in the store as batches finish."""
+"""`run_sweep`: spec -> cluster -> corpus read on it -> plan -> Dask graph -> rows in the store as batches finish."""
 
 from __future__ import annotations
 
@@ -9,13 +9,16 @@ from dataclasses import dataclass, field
 from distributed import as_completed, get_task_stream
 
 from xialpha import __version__
+from xialpha.corpora.corpus import choose_categories
+from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.errors import UserError, did_you_mean
 from xialpha.jobs.cluster import connect
-from xialpha.jobs.graph import submit_plan
+from xialpha.jobs.data import ClusterCorpus, load_on_cluster
+from xialpha.jobs.graph import place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.worker_processes import start_local_workers_early
-from xialpha.spec.sweep import SweepSpec
+from xialpha.spec.sweep import SweepSpec, corpus_errors
 from xialpha.storage import ResultStore, typed_table
 
 
@@ -47,25 +50,30 @@ class SweepSummary:
         return (self.wall_seconds * self.threads - self.task_seconds) / self.task_seconds if self.task_seconds else 0.0
 
 
-def prepare(spec: SweepSpec, store: ResultStore, *, force: bool = False, threads: int = 1, progress: Progress | None = None):
-    """Load the corpus, choose categories, fingerprint the data and plan what is missing
-    (the stages shown on `progress`, when given)."""
+def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: bool = False, threads: int = 1,
+            progress: Progress | None = None) -> tuple[ClusterCorpus, SweepPlan]:
+    """Load the corpus on the cluster, choose categories, fingerprint the data and plan what is
+    missing (the stages shown on `progress`, when given). The driver gets the corpus's summary
+    and fingerprints, never its documents."""
     stage = progress.set_stage if progress is not None else (lambda name: None)
     stage("loading corpus")
-    corpus = spec.corpus.load()
+    with corpus_errors(spec.corpus.source):
+        corpus = load_on_cluster(client, spec.corpus, run_id)
     stage("planning")
-    train = _split(corpus, spec.corpus.train_split, "corpus.train_split")
-    test = _split(corpus, spec.corpus.test_split, "corpus.test_split") if spec.corpus.test_split else None
+    summary = corpus.summary
+    train_split, test_split = spec.corpus.train_split, spec.corpus.test_split
+    _check_split(summary, train_split, "corpus.train_split")
+    _check_split(summary, test_split, "corpus.test_split")
     cats = spec.corpus.categories
     try:
-        categories = train.choose_categories(top_k=cats.top_k, names=list(cats.names) or None,
-                                             min_positives=cats.min_positives)
+        categories = choose_categories(summary.counts(train_split), summary.name, top_k=cats.top_k,
+                                       names=list(cats.names) or None, min_positives=cats.min_positives)
     except UserError as exc:
         raise UserError(f"corpus.categories.{exc}") from None
-    fingerprint = spec.data_fingerprint(corpus)
+    fingerprint = spec.data_fingerprint(corpus.fingerprint)
     done = set() if force else store.done_keys(spec.id)
-    plan = make_plan(spec, categories, fingerprint, len(train), 0 if test is None else len(test), done,
-                     force=force, threads=threads)
+    plan = make_plan(spec, categories, fingerprint, summary.size(train_split),
+                     0 if test_split is None else summary.size(test_split), done, force=force, threads=threads)
     return corpus, plan
 
 
@@ -73,32 +81,33 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
               force: bool = False, progress_mode: str = "quiet", on_dashboard=None, client=None,
               command: str | None = None) -> SweepSummary:
     """Run the sweep on the spec's cluster (or `address`, or a running `client`, which is left
-    open); every finished batch is stored at once. `command`: the command line, recorded with
-    the run (None from Python)."""
+    open); the corpus is read by its tasks, and every finished batch is stored at once.
+    `command`: the command line, recorded with the run (None from Python)."""
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
+    run_id = uuid.uuid4().hex[:12]
     try:
-        corpus, plan = prepare(spec, store, force=force, threads=default_threads(spec, workers), progress=progress)
-        progress.set_total(plan.n_fits)
-        run_id = uuid.uuid4().hex[:12]
-        summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped)
-        if not plan.batches:
-            return summary
-        base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
         progress.set_stage("starting cluster")
         with connect(spec.cluster, address=address, workers=workers, client=client) as client:
-            # Recorded once the cluster is reached: a bad or unreachable address leaves the store as it was.
-            store.append("sweeps", typed_table("sweeps", [{
-                "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
-                "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
-                "xialpha_version": __version__, "command": command or ""}]))
-            summary.dashboard = client.dashboard_link
             if on_dashboard:
-                on_dashboard(summary.dashboard)
-            progress.set_stage("sending corpus")
+                on_dashboard(client.dashboard_link)
             with get_task_stream(client) as stream:
+                corpus, plan = prepare(spec, store, client, run_id, force=force,
+                                       threads=default_threads(spec, workers), progress=progress)
+                progress.set_total(plan.n_fits)
+                summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped, dashboard=client.dashboard_link)
+                if not plan.batches:
+                    return summary
+                base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
+                # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
+                store.append("sweeps", typed_table("sweeps", [{
+                    "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
+                    "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
+                    "xialpha_version": __version__, "command": command or ""}]))
+                progress.set_stage("vectorising")
                 futures = submit_plan(client, plan, corpus, base_rows, run_id)
+                del corpus  # the driver keeps no handle on the parts: the fits' futures hold what they need
                 progress.watch(lambda: [key for keys in client.processing().values() for key in keys])
                 _gather_and_store(futures, plan, base_rows, store, summary, progress)
             progress.set_stage("closing cluster")
@@ -111,6 +120,42 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
         progress.close()
     summary.wall_seconds = time.monotonic() - start
     return summary
+
+
+@dataclass
+class DryRun:
+    """What a sweep would do: its plan, the corpus's parts and documents, the workers it would have,
+    and per preprocessing the estimated bytes of its stacked features (CSR: 12 bytes a stored
+    value, from the first part's term counts) and how many a worker would stack at most."""
+
+    plan: SweepPlan
+    n_parts: int
+    n_documents: int
+    workers: int
+    feature_bytes: dict[int, int]
+    stacked_bytes_per_worker: int
+
+
+def dry_run(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
+            force: bool = False) -> DryRun:
+    """Read and plan the sweep as `run_sweep` does (the corpus read by the cluster's workers; a
+    local cluster's workers are threads here, as nothing is fitted), run no fit, store nothing."""
+    n_workers = default_threads(spec, workers) // spec.cluster.threads_per_worker
+    with connect(spec.cluster, address=address, workers=workers, threads_only=True) as client:
+        run_id = "dry-" + uuid.uuid4().hex[:8]
+        corpus, plan = prepare(spec, store, client, run_id, force=force, threads=default_threads(spec, workers))
+        connected = sorted(client.scheduler_info().get("workers", {})) or [f"worker {i}" for i in range(n_workers)]
+        preprocessings = sorted({batch.preprocessing for batch in plan.batches})
+        sample = {p: client.submit(estimated_feature_bytes, corpus.chunks[0], spec.preprocessings[p],
+                                   corpus.summary.n_documents, key=f"estimate-{p}-{run_id}", pure=False)
+                  for p in preprocessings}
+        feature_bytes = {p: future.result() for p, future in sample.items()}
+    homes = place_batches(plan, connected)
+    held: dict[str, set[int]] = {}
+    for home, batch in zip(homes, plan.batches):
+        held.setdefault(home, set()).add(batch.preprocessing)
+    per_worker = max((sum(feature_bytes[p] for p in ps) for ps in held.values()), default=0)
+    return DryRun(plan, len(corpus.parts), corpus.summary.n_documents, len(connected), feature_bytes, per_worker)
 
 
 def _gather_and_store(futures: dict, plan: SweepPlan, base_rows: list[dict], store: ResultStore,
@@ -168,13 +213,13 @@ def _base_row(spec: SweepSpec, plan: SweepPlan, batch: Batch, run_id: str) -> di
     }
 
 
-def _split(corpus, name: str | None, field_name: str):
-    if name is None:
-        return corpus
-    if name not in corpus.split_names:
-        raise UserError(f"{field_name}: the corpus has no split {name!r}"
-                        f"{did_you_mean(name, corpus.split_names, listing='it has') if corpus.split_names else ' (it has none)'}")
-    return corpus.split(name)
+def _check_split(summary, name: str | None, field_name: str) -> None:
+    """UserError naming `field_name` when the corpus has no split `name` (None: no split asked for)."""
+    if name is None or name in summary.split_names:
+        return
+    names = summary.split_names
+    raise UserError(f"{field_name}: the corpus has no split {name!r}"
+                    f"{did_you_mean(name, names, listing='it has') if names else ' (it has none)'}")
 
 
 def default_threads(spec: SweepSpec, workers: int | None) -> int:

@@ -1,4 +1,5 @@
-"""The functions Dask runs on workers: vectorise, prepare training data, fit and estimate a batch.
+"""The functions Dask runs on workers: stack a preprocessing's feature blocks, prepare training
+data, fit and estimate a batch (reading and vectorising the corpus's parts: `xialpha.jobs.data`).
 
 Linear kernels train on the sparse features themselves (`linear_data`: no Gram); other kernels
 train on a Gram matrix derived from the linear one (`linear_gram`, `kernel_gram`).
@@ -18,22 +19,10 @@ import numpy as np
 from xialpha import __version__
 from xialpha.estimators import fit_svm, r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
+from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage import estimate_values, pack_bits
-
-
-@dataclass(frozen=True, eq=False)
-class Features:
-    """One preprocessing variant applied: train (n, d) and test (m, d) CSR matrices and labels.
-
-    y_train / y_test map each category to an int8 vector of -1/+1.
-    """
-
-    X_train: object
-    X_test: object | None
-    y_train: dict
-    y_test: dict
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,32 +66,26 @@ class TrainingData:
         return float(np.max(np.diagonal(block)) - np.min(block))
 
 
-def vectorize(corpus, preprocessing, train_split: str | None, test_split: str | None, categories: list[str]) -> Features:
-    """Fit the preprocessing on the training documents and transform train and test."""
-    train = corpus if train_split is None else corpus.split(train_split)
-    test = None if test_split is None else corpus.split(test_split)
-    if train.texts is None:
-        X_train, X_test = train.X, None if test is None else test.X
-    else:
-        fitted = preprocessing.fit(train.texts)
-        X_train = fitted.transform(train.texts)
-        X_test = None if test is None else fitted.transform(test.texts)
-    return Features(
-        X_train=X_train,
-        X_test=X_test,
-        y_train={c: train.y(c) for c in categories},
-        y_test={} if test is None else {c: test.y(c) for c in categories},
-    )
+def vectorize(corpus, preprocessing, train_split: str | None, test_split: str | None, categories: list[str]) -> FeatureBlock:
+    """In one process: the features the graph computes part by part (the preprocessing fitted on
+    the training documents; the training and held-out rows and targets of `categories`)."""
+    return features_in_one_piece(corpus, preprocessing, train_split, test_split, categories)[1]
 
 
-def linear_data(features: Features) -> TrainingData:
+def stack_blocks(blocks: list[FeatureBlock]) -> FeatureBlock:
+    """A preprocessing's feature blocks of every part, stacked in corpus order (on the worker that
+    fits on them: `xialpha.jobs.graph` places this task there)."""
+    return stack(blocks)
+
+
+def linear_data(features: FeatureBlock, categories: list[str]) -> TrainingData:
     """The linear path's training data: the features themselves, R_delta^2 in O(nnz)."""
     _check_vocabulary(features.X_train)
-    return TrainingData(r_delta_squared(X=features.X_train), features.y_train, features.y_test,
-                        X=features.X_train, X_test=features.X_test)
+    y_train, y_test = _targets(features, categories)
+    return TrainingData(r_delta_squared(X=features.X_train), y_train, y_test, X=features.X_train, X_test=features.X_test)
 
 
-def linear_gram(features: Features, with_test: bool, limit_bytes: int | None) -> TrainingData:
+def linear_gram(features: FeatureBlock, categories: list[str], with_test: bool, limit_bytes: int | None) -> TrainingData:
     """The linear Gram X X^T of the training set (and test-vs-train when with_test), from which
     non-linear kernels' Grams are derived."""
     from xialpha.features import check_gram_fits, linear_gram as gram_of
@@ -114,10 +97,11 @@ def linear_gram(features: Features, with_test: bool, limit_bytes: int | None) ->
         check_gram_fits(n, n + m, limit_bytes)
     gram = gram_of(features.X_train, limit_bytes=limit_bytes)
     cross = gram_of(features.X_test, features.X_train, limit_bytes=limit_bytes) if m else None
-    return TrainingData(r_delta_squared(gram=gram), features.y_train, features.y_test, gram=gram, cross=cross)
+    y_train, y_test = _targets(features, categories)
+    return TrainingData(r_delta_squared(gram=gram), y_train, y_test, gram=gram, cross=cross)
 
 
-def kernel_gram(linear: TrainingData, features: Features, kernel) -> TrainingData:
+def kernel_gram(linear: TrainingData, features: FeatureBlock, kernel) -> TrainingData:
     """Derive a kernel's Grams from the linear ones and the row norms, without new dot products."""
     from xialpha.features import row_sq_norms
 
@@ -129,11 +113,19 @@ def kernel_gram(linear: TrainingData, features: Features, kernel) -> TrainingDat
     return TrainingData(r_delta_squared(gram=gram), linear.y_train, linear.y_test, gram=gram, cross=cross)
 
 
-def training_data(features: Features, kernel, with_test: bool, limit_bytes: int | None) -> TrainingData:
+def training_data(features: FeatureBlock, kernel, categories: list[str], with_test: bool,
+                  limit_bytes: int | None) -> TrainingData:
     """In one process, what the graph computes in shared steps: the training data of `kernel` on `features`."""
     if kernel.name == "linear":
-        return linear_data(features)
-    return kernel_gram(linear_gram(features, with_test, limit_bytes), features, kernel)
+        return linear_data(features, categories)
+    return kernel_gram(linear_gram(features, categories, with_test, limit_bytes), features, kernel)
+
+
+def _targets(features: FeatureBlock, categories: list[str]) -> tuple[dict, dict]:
+    """{category: (n,) int8 of -1/+1} for the training and the held-out rows."""
+    return ({c: np.ascontiguousarray(features.y_train[:, i]) for i, c in enumerate(categories)},
+            {c: np.ascontiguousarray(features.y_test[:, i]) for i, c in enumerate(categories)}
+            if features.X_test is not None else {})
 
 
 def _check_vocabulary(X) -> None:

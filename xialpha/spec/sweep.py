@@ -21,7 +21,7 @@ from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.grid import GridSpec
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
-from xialpha.spec.validation import VALIDATION_SPLIT, carve_validation
+from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
 from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
@@ -60,12 +60,25 @@ class CorpusSpec:
     data: object = field(default=None, compare=False, repr=False)  # the in-memory `xialpha.corpora.Corpus`
 
     def load(self):
-        """Load the whole corpus (all splits); errors name the spec file and the key. A local path
-        that does not exist says so before the loader runs (and how to fetch Reuters-21578)."""
+        """Load the whole corpus (all splits) in this process; errors name the spec file and the
+        key. A sweep reads it on the cluster instead (`xialpha.jobs.data.load_on_cluster`), part by
+        part with the same functions, so both give the same documents."""
         from xialpha.corpora import load_corpus
 
         if self.data is not None:
-            return self.data
+            corpus = self.data
+        else:
+            self.check_paths()
+            with corpus_errors(self.source):
+                corpus = load_corpus(self.loader, **self.args)
+        if self.validation_fraction is None:
+            return corpus
+        return carve_validation(corpus, self.train_split, self.validation_fraction, self.validation_seed,
+                                self.source or "<spec>")
+
+    def check_paths(self) -> None:
+        """UserError naming the spec file and the key for a local corpus path that does not exist
+        (and how to fetch Reuters-21578), before any loader runs."""
         for key in ("path", "dir", "file"):
             value = self.args.get(key)
             for split, item in value.items() if isinstance(value, dict) else [("", value)]:  # path = {train = ...}
@@ -74,16 +87,10 @@ class CorpusSpec:
                              if self.loader == "reuters21578" else "")
                     name = f"{key}.{split}" if split else key
                     raise UserError(f"{self.source or '<spec>'}: corpus.{name}: {item} does not exist{fetch}")
-        with _corpus_errors(self.source):
-            corpus = load_corpus(self.loader, **self.args)
-        if self.validation_fraction is None:
-            return corpus
-        return carve_validation(corpus, self.train_split, self.validation_fraction, self.validation_seed,
-                                self.source or "<spec>")
 
 
 @contextlib.contextmanager
-def _corpus_errors(source: str | None = None):
+def corpus_errors(source: str | None = None):
     """A loader's UserError about an argument ("key: ..." or "key.split: ...") as "[source: ]corpus.key: ..."."""
     try:
         yield
@@ -120,15 +127,19 @@ class SweepSpec(GridSpec):
     text: str = field(default="", repr=False, compare=False)
     base_dir: str = field(default="", repr=False, compare=False)  # relative corpus paths resolve here
 
-    def data_fingerprint(self, corpus) -> str:
-        """What the results depend on in `corpus` (the corpus loaded from this spec): the training
-        split's fingerprint, combined with the test split's when the holdout estimator runs on it."""
-        split = self.corpus.train_split
-        fingerprint = (corpus if split is None else corpus.split(split)).fingerprint()
+    def data_fingerprint(self, fingerprint) -> str:
+        """What the results depend on in the corpus loaded from this spec: the training split's
+        fingerprint, combined with the test split's when the holdout estimator runs on it.
+        fingerprint(split): the fingerprint of a split of that corpus (None: all of it)."""
+        value = fingerprint(self.corpus.train_split)
         if self.estimators.holdout and self.corpus.test_split:
-            test = corpus.split(self.corpus.test_split).fingerprint()
-            fingerprint = hashlib.sha256(f"{fingerprint}:{test}".encode()).hexdigest()
-        return fingerprint
+            value = hashlib.sha256(f"{value}:{fingerprint(self.corpus.test_split)}".encode()).hexdigest()
+        return value
+
+
+def split_fingerprints(corpus):
+    """fingerprint(split) of an in-memory corpus, as `SweepSpec.data_fingerprint` takes it."""
+    return lambda split: (corpus if split is None else corpus.split(split)).fingerprint()
 
 
 def load_spec(path: str | Path, corpus=None) -> SweepSpec:
@@ -228,7 +239,7 @@ def _corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
     from xialpha.corpora.loading import check_loader_arguments  # names, required ones and types, before any file is read
 
     if not in_memory:
-        with _corpus_errors():
+        with corpus_errors():
             check_loader_arguments(loader, args)
     return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories,
                       validation_fraction=validation_fraction, validation_seed=validation_seed)

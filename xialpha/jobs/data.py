@@ -1,0 +1,161 @@
+"""The corpus and its features on the cluster: read in parts by tasks, vectorised in parallel, kept
+on the workers. The driver gets only what planning needs (part descriptors, split sizes, category
+counts, fingerprints), never the documents, in either direction.
+
+Loading (`load_on_cluster`): one task plans the parts (file names, sizes), one per file cuts it
+into parts (record starts of text files, Parquet row groups), one per part reads it; the parts'
+censuses (rows, split sizes) come back to the driver, which numbers rows and has a worker draw a
+carved validation split; one task per part then finishes it (the final chunk stays on its
+worker), and reductions on the workers give the summary, the fingerprints and the duplicate-id
+check. Futures, not dask.bag or dask.dataframe: the loaders' own strict parsers (a bad line is
+named by file and line) read the parts, and each part's result must stay a future that the
+features, fits and retries of the same graph depend on.
+
+Features (`submit_features`): per part the term counts in its own vocabulary; the document
+frequencies of the training rows reduced in a tree to one vocabulary (`Preprocessing.fit_frequencies`);
+per part its rows weighted in that vocabulary (`xialpha.features.blocks`). `submit_assembled`
+stacks a preprocessing's blocks once per worker that fits on it, on that worker.
+
+Every result is a task's result, never scattered data, so a part lost with its worker is
+recomputed from the files (Dask's lineage), and nothing stored depends on which worker read what.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+
+from distributed import Client, Future, wait
+
+from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
+from xialpha.corpora.parts import (
+    WHOLE, Census, Part, PartSummary, carve_positions, census, duplicate_id_position, finish, finishes,
+    fingerprints_and_duplicates, memory_parts, merge_summaries, number_parts, part_digests, summarize,
+)
+from xialpha.corpora.validation import check_carving
+from xialpha.errors import UserError
+from xialpha.features.blocks import count_part, feature_block, frequencies_of
+from xialpha.features.preprocessing import DocumentFrequencies
+
+FAN_IN = 16  # document frequencies merged per reduction task
+
+
+@dataclass
+class ClusterCorpus:
+    """A corpus whose final chunks are futures on the workers, in corpus order, and what the driver
+    knows of it: the parts read, the summary (split sizes, category counts) and the fingerprint
+    of each split (WHOLE: every document)."""
+
+    chunks: list[Future]
+    parts: list[Part]
+    summary: PartSummary
+    fingerprints: dict[str, str]
+
+    def fingerprint(self, split: str | None) -> str:
+        """The fingerprint of split `split` (None: the whole corpus); KeyError for an unknown split."""
+        return self.fingerprints[WHOLE if split is None else split]
+
+
+def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
+    """`corpus_spec` (an `xialpha.spec.sweep.CorpusSpec`) read by tasks into chunks on the workers.
+
+    UserError for a bad corpus: the first part (in corpus order) that fails names its file and
+    line; then what only all parts show (an empty file, duplicate ids, a validation split that
+    cannot be carved). Nothing is stored and no fit started before this returns.
+    """
+    if corpus_spec.data is not None:  # given in memory by the caller: its parts are sent once
+        raws = [client.submit(operator.itemgetter(0), (raw,), key=f"given-{i}-{run_id}", pure=False)
+                for i, raw in enumerate(memory_parts(corpus_spec.data))]
+        parts = [Part("(in memory)", f"part {i + 1} of the corpus given in memory", {}, index=i) for i in range(len(raws))]
+    else:
+        corpus_spec.check_paths()
+        parts = _planned_parts(client, corpus_spec, run_id)
+        raws = [client.submit(read_part, part, key=f"read-{part.index}-{run_id}", pure=False) for part in parts]
+    censuses: list[Census] = _results(client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))],
+                                                 pure=False))
+    if parts[0].loader in PARTED:
+        check_parts(parts, censuses)
+    train_split = corpus_spec.train_split
+    validation = _carved(client, corpus_spec, censuses, run_id)
+    hows = finishes(parts, censuses, train_split)
+    chunks = [client.submit(finish, raw, how, None if validation is None else validation[i],
+                            key=f"part-{i}-{run_id}", pure=False)
+              for i, (raw, how) in enumerate(zip(raws, hows))]
+    del raws  # released once their chunks exist: a lost chunk is recomputed through them
+    summary = merge_summaries(_results(client.map(summarize, chunks, key=[f"summary-{i}-{run_id}"
+                                                                           for i in range(len(chunks))], pure=False)))
+    digests = client.map(part_digests, chunks, key=[f"digests-{i}-{run_id}" for i in range(len(chunks))], pure=False)
+    wanted = [WHOLE, *summary.split_names]
+    found = client.submit(fingerprints_and_duplicates, digests, summary.kind, wanted, key=f"fingerprint-{run_id}",
+                          pure=False).result()
+    fingerprints, duplicate = found
+    if duplicate is not None:
+        part, position = duplicate
+        value = client.submit(duplicate_id_position, chunks[part], position, pure=False).result()
+        raise UserError(f"corpus {summary.name!r}: document id {value!r} occurs more than once")
+    return ClusterCorpus(chunks, parts, summary, fingerprints)
+
+
+def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
+    """The parts to read, planned and (per file) refined on workers: the driver reads no corpus file."""
+    coarse = client.submit(plan_parts, corpus_spec.loader, corpus_spec.args, key=f"plan-{run_id}", pure=False).result()
+    if PARTED[corpus_spec.loader].refine is not None:
+        refined = _results([client.submit(refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
+                            for i, part in enumerate(coarse)])
+        coarse = [piece for pieces in refined for piece in pieces]
+    return number_parts(coarse)
+
+
+def _carved(client: Client, corpus_spec, censuses: list[Census], run_id: str) -> list[Future] | None:
+    """Futures of each part's positions that the validation carving moves (drawn on a worker), or None."""
+    if corpus_spec.validation_fraction is None:
+        return None
+    split = corpus_spec.train_split
+    names = sorted({name for c in censuses for name in c.split_sizes if name != WHOLE})
+    train_sizes = [c.split_sizes.get(split, 0) for c in censuses]
+    check_carving(names, sum(train_sizes), split, corpus_spec.validation_fraction, corpus_spec.source or "<spec>")
+    drawn = client.submit(carve_positions, train_sizes, corpus_spec.validation_fraction, corpus_spec.validation_seed,
+                          key=f"carve-{run_id}", pure=False)
+    return [client.submit(operator.getitem, drawn, i, key=f"carved-{i}-{run_id}", pure=False)
+            for i in range(len(censuses))]
+
+
+def _results(futures: list[Future]) -> list:
+    """The futures' results in order; the first failed one (in this order) raises its error."""
+    wait(futures)
+    return [future.result() for future in futures]
+
+
+@dataclass
+class ClusterFeatures:
+    """One preprocessing's features on the workers: a `FeatureBlock` future per part (corpus order)
+    and the fitted preprocessing's future (None for feature vectors)."""
+
+    blocks: list[Future]
+    fitted: Future | None
+
+
+def submit_features(client: Client, corpus: ClusterCorpus, preprocessing, train_split: str | None,
+                    test_split: str | None, categories: list[str], run_id: str) -> ClusterFeatures:
+    """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts)."""
+    name = f"{preprocessing.id}-{run_id}"
+    chunks = corpus.chunks
+    if corpus.summary.kind != "texts":
+        blocks = [client.submit(feature_block, chunk, train_split, test_split, categories,
+                                key=f"block-{i}-{name}", pure=False) for i, chunk in enumerate(chunks)]
+        return ClusterFeatures(blocks, None)
+    counts = [client.submit(count_part, chunk, preprocessing, train_split, key=f"count-{i}-{name}", pure=False)
+              for i, chunk in enumerate(chunks)]
+    frequencies = [client.submit(frequencies_of, count, key=f"frequencies-{i}-{name}", pure=False)
+                   for i, count in enumerate(counts)]
+    level = 0
+    while len(frequencies) > 1:  # a tree of merges on the workers
+        frequencies = [client.submit(DocumentFrequencies.merge, frequencies[i:i + FAN_IN],
+                                     key=f"merge-{level}-{i}-{name}", pure=False)
+                       for i in range(0, len(frequencies), FAN_IN)]
+        level += 1
+    fitted = client.submit(preprocessing.fit_frequencies, frequencies[0], key=f"vocabulary-{name}", pure=False)
+    blocks = [client.submit(feature_block, chunk, train_split, test_split, categories, count, fitted,
+                            key=f"block-{i}-{name}", pure=False)
+              for i, (chunk, count) in enumerate(zip(chunks, counts))]
+    return ClusterFeatures(blocks, fitted)
