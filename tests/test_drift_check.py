@@ -158,7 +158,9 @@ def test_decide_without_a_full_memory_fit_raises():
 def test_rows_and_exit_codes_follow_the_verdicts(small_stream):
     spec, stream, _ = small_stream
     checks = check_stream(spec, stream, ["relevant"])
-    rows = check_rows(spec, stream, checks, check_key="k", run_id="r", fingerprint="f",
+    newest = slice(int(stream.starts[-2]), int(stream.starts[-1]))
+    positives = {"relevant": int((stream.corpus.y("relevant")[newest] > 0).sum())}
+    rows = check_rows(spec, stream, checks, positives, check_key="k", run_id="r", fingerprint="f",
                       checked_at=datetime.datetime.now(datetime.timezone.utc))
     assert len(rows) == 2 * 5 and len({row["check_id"] for row in rows}) == 10
     assert all(sorted(row) == sorted(c.name for c in DRIFT_COLUMNS) for row in rows)

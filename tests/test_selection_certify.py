@@ -65,11 +65,11 @@ def test_a_test_set_is_certified_once_unless_forced():
 # the training slowed by 2 s, so that both certifications have checked the test set before either stores.
 CERTIFY_WHEN_SIGNALLED = """
 import os, sys, time
-import xialpha.commands.certify, xialpha.selection.refit, xialpha.storage
+import xialpha.commands.certify, xialpha.jobs.refit, xialpha.storage
 from xialpha.cli import main
 
-train = xialpha.selection.refit.train_selected
-xialpha.selection.refit.train_selected = lambda *a, **k: (time.sleep(2), train(*a, **k))[1]
+train = xialpha.jobs.refit.RefitSession.train
+xialpha.jobs.refit.RefitSession.train = lambda *a, **k: (time.sleep(2), train(*a, **k))[1]
 while not os.path.exists(sys.argv[1]):
     time.sleep(0.005)
 sys.exit(main(sys.argv[2:]))

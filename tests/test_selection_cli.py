@@ -15,6 +15,7 @@ import uuid
 import numpy as np
 import pandas as pd
 import pytest
+from distributed import Client
 
 from xialpha.cli import main
 from xialpha.jobs import tasks
@@ -55,14 +56,16 @@ rho = [1.0, 2.0]
 
 def fill_store(spec, store: ResultStore) -> None:
     """What `run_sweep` stores, computed in this process: results, examples and the sweeps row."""
-    corpus, plan = prepare(spec, store)
+    with Client(processes=False) as client:  # planned as the sweep plans, its corpus read by threads
+        _, plan = prepare(spec, store, client, "fill")
+    corpus = spec.corpus.load()
     run_id = uuid.uuid4().hex[:12]
     store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
                              "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
     for batch in plan.batches:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
         features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
-        data = tasks.kernel_gram(tasks.linear_gram(features, False, None), features, kernel)
+        data = tasks.kernel_gram(tasks.linear_gram(features, plan.categories, False, None), features, kernel)
         base = {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint,
                 "preprocessing_id": pre.id, **{f"pp_{k}": v for k, v in pre.params().items()},
                 "kernel": kernel.name, "kernel_id": kernel.id,

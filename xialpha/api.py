@@ -30,8 +30,9 @@ from xialpha.errors import UserError
 from xialpha.storage import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 
-MAIN_GUARD = ('xialpha.sweep starts worker processes, which import your script again: put the code that '
-              'calls it under `if __name__ == "__main__":` (or pass client= a running distributed.Client)')
+MAIN_GUARD = ('xialpha.sweep, drift, refit and certify start worker processes, which import your script again: '
+              'put the code that calls them under `if __name__ == "__main__":` (or pass client= a running '
+              'distributed.Client)')
 
 
 @dataclass(frozen=True)
@@ -224,19 +225,22 @@ def _selection_rows(result_store, selection) -> pd.DataFrame:
     return rows
 
 
-def refit(store=None, *, selection, spec=None, corpus=None) -> dict[str, TextClassifier]:
+def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict[str, TextClassifier]:
     """Train the selected configurations on all training data: {category: TextClassifier}.
 
     selection: the DataFrame `select` returned, or the id of a stored selection. spec: the
     sweep's spec file when the stored spec's corpus path no longer resolves. corpus: the corpus
-    given to `sweep(corpus=)`, for a sweep of documents in memory.
+    given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
+    sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
     from xialpha.selection.refit import refit_selection
 
+    if client is None:
+        _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
     trained = refit_selection(result_store, rows, None if spec is None else str(spec),
-                              corpus=None if corpus is None else as_corpus(corpus))
+                              corpus=None if corpus is None else as_corpus(corpus), client=client)
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
@@ -261,22 +265,24 @@ def drift(spec, *, store=None, client=None, force: bool = False):
 
 
 def certify(store=None, *, selection, test_split: str, force: bool = False, confidence: float = 0.95,
-            draws: int = 40_000, seed: int = 0, spec=None, corpus=None) -> pd.DataFrame:
+            draws: int = 40_000, seed: int = 0, spec=None, corpus=None, client=None) -> pd.DataFrame:
     """Test a stored selection once on the sealed split `test_split`, as `xialpha certify` does,
     and store the result: one row per category, then "(micro)" and "(macro)", with the test
     counts, error, recall, precision, F1 and one-sided `confidence` bounds. A second
     certification on the same test set is refused unless force=True (sequential testing bias).
 
     selection: a stored selection's id, or the DataFrame `select(save=True)` returned.
-    spec, corpus: as for `refit`.
+    spec, corpus, client: as for `refit`.
     """
     from xialpha.selection.certification import certify_selection
 
+    if client is None:
+        _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
     table = certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
                               seed=seed, spec_path=None if spec is None else str(spec),
-                              corpus=None if corpus is None else as_corpus(corpus))
+                              corpus=None if corpus is None else as_corpus(corpus), client=client)
     return table.to_pandas()
 
 

@@ -53,24 +53,33 @@ def frequencies_of(counts: PartCounts) -> DocumentFrequencies:
     return counts.frequencies()
 
 
-def rows_of(corpus: Corpus, split: str | None) -> np.ndarray:
-    """(n,) bool: the documents of split `split` (None: all of them)."""
+def rows_of(corpus: Corpus, split: str | None, within: np.ndarray | None = None) -> np.ndarray:
+    """(n,) bool: the documents of split `split` (None: all of them); with `within`, a bool mask
+    over those documents, only the ones it keeps (a drift check's dated documents)."""
     if split is None:
-        return np.ones(len(corpus), dtype=bool)
-    if corpus.splits is None:
-        return np.zeros(len(corpus), dtype=bool)
-    return corpus.splits == split
+        rows = np.ones(len(corpus), dtype=bool)
+    elif corpus.splits is None:
+        rows = np.zeros(len(corpus), dtype=bool)
+    else:
+        rows = corpus.splits == split
+    if within is not None:
+        rows[np.flatnonzero(rows)[~within]] = False
+    return rows
 
 
-def count_part(corpus: Corpus, preprocessing: Preprocessing, train_split: str | None) -> PartCounts:
-    """The term counts of a part of texts."""
-    return PartCounts(preprocessing.count(corpus.texts), rows_of(corpus, train_split))
+def count_part(corpus: Corpus, preprocessing: Preprocessing, train_split: str | None,
+               within: np.ndarray | None = None) -> PartCounts:
+    """The term counts of a part of texts; training rows: see `rows_of`."""
+    return PartCounts(preprocessing.count(corpus.texts), rows_of(corpus, train_split, within))
 
 
 def feature_block(corpus: Corpus, train_split: str | None, test_split: str | None, categories: list[str],
-                  counts: PartCounts | None = None, fitted: FittedPreprocessing | None = None) -> FeatureBlock:
-    """A part's `FeatureBlock`: its texts' `counts` weighted by `fitted`, or its feature vectors as they are."""
-    train, test = rows_of(corpus, train_split), rows_of(corpus, test_split) if test_split is not None else None
+                  counts: PartCounts | None = None, fitted: FittedPreprocessing | None = None,
+                  within: np.ndarray | None = None) -> FeatureBlock:
+    """A part's `FeatureBlock`: its texts' `counts` weighted by `fitted`, or its feature vectors as
+    they are; training rows: see `rows_of`."""
+    train = rows_of(corpus, train_split, within)
+    test = rows_of(corpus, test_split) if test_split is not None else None
     if corpus.texts is None:
         X_train, X_test = corpus.X[train], None if test is None else corpus.X[test]
     else:

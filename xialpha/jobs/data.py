@@ -136,16 +136,19 @@ class ClusterFeatures:
 
 
 def submit_features(client: Client, corpus: ClusterCorpus, preprocessing, train_split: str | None,
-                    test_split: str | None, categories: list[str], run_id: str) -> ClusterFeatures:
-    """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts)."""
+                    test_split: str | None, categories: list[str], run_id: str,
+                    within: list[Future] | None = None) -> ClusterFeatures:
+    """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts).
+    within: per part, a future of a bool mask over its training rows keeping only some of them."""
     name = f"{preprocessing.id}-{run_id}"
     chunks = corpus.chunks
+    within = within or [None] * len(chunks)
     if corpus.summary.kind != "texts":
-        blocks = [client.submit(feature_block, chunk, train_split, test_split, categories,
-                                key=f"block-{i}-{name}", pure=False) for i, chunk in enumerate(chunks)]
+        blocks = [client.submit(feature_block, chunk, train_split, test_split, categories, None, None, mask,
+                                key=f"block-{i}-{name}", pure=False) for i, (chunk, mask) in enumerate(zip(chunks, within))]
         return ClusterFeatures(blocks, None)
-    counts = [client.submit(count_part, chunk, preprocessing, train_split, key=f"count-{i}-{name}", pure=False)
-              for i, chunk in enumerate(chunks)]
+    counts = [client.submit(count_part, chunk, preprocessing, train_split, mask, key=f"count-{i}-{name}", pure=False)
+              for i, (chunk, mask) in enumerate(zip(chunks, within))]
     frequencies = [client.submit(frequencies_of, count, key=f"frequencies-{i}-{name}", pure=False)
                    for i, count in enumerate(counts)]
     level = 0
@@ -155,7 +158,7 @@ def submit_features(client: Client, corpus: ClusterCorpus, preprocessing, train_
                        for i in range(0, len(frequencies), FAN_IN)]
         level += 1
     fitted = client.submit(preprocessing.fit_frequencies, frequencies[0], key=f"vocabulary-{name}", pure=False)
-    blocks = [client.submit(feature_block, chunk, train_split, test_split, categories, count, fitted,
+    blocks = [client.submit(feature_block, chunk, train_split, test_split, categories, count, fitted, mask,
                             key=f"block-{i}-{name}", pure=False)
-              for i, (chunk, count) in enumerate(zip(chunks, counts))]
+              for i, (chunk, count, mask) in enumerate(zip(chunks, counts, within))]
     return ClusterFeatures(blocks, fitted)

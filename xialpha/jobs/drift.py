@@ -7,10 +7,12 @@ with the smallest estimated error wins (ties: the larger window). DRIFT means th
 drops older batches, the full-memory estimate is worse by more than `margin` percentage points,
 and the exact one-sided McNemar (sign) test on the paired indicators of batch t gives p < alpha.
 
-One preprocessing is fitted on the full memory and its training data over all documents (sparse
-features for linear kernels, a Gram for the others) is prepared once on a worker by the sweep's
-own graph code (`xialpha.jobs.graph`); every window's fit reuses it with sample weights 0 outside
-the window. A check's rows (columns: `xialpha.storage.schema.DRIFT_COLUMNS`) go to the store's
+The corpus is read and vectorised part by part on the workers as a sweep's is
+(`xialpha.jobs.data`); the driver gets the batches' sizes, not the documents. One preprocessing
+is fitted on the full memory (the dated documents of the training split), its features are
+stacked once on a worker in stream order and each kernel's training data (sparse features for
+linear kernels, a Gram for the others) prepared there; every window's fit reuses it with sample
+weights 0 outside the window. A check's rows (columns: `xialpha.storage.schema.DRIFT_COLUMNS`) go to the store's
 "drift" dataset in one write, so a stored check is always complete.
 """
 
@@ -20,16 +22,17 @@ import datetime
 import hashlib
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.stats import binomtest
 
+from xialpha.corpora.corpus import choose_categories
 from xialpha.errors import UserError
 from xialpha.estimators import Estimate, fit_svm, xi_alpha_indicator
 from xialpha.jobs import tasks
-from xialpha.spec.drift import DriftSpec, Stream, split_batches
-from xialpha.jobs.graph import RETRIES, submit_corpus, submit_training_data
+from xialpha.jobs.graph import RETRIES
+from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
 from xialpha.storage import ResultStore, config_key, estimate_values, typed_table
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
@@ -169,40 +172,143 @@ def group_checks(results: list[WindowResult], margin_points: float, alpha: float
     return checks
 
 
-def check_stream(spec: DriftSpec, stream: Stream, categories: list[str], client=None,
-                 run_id: str = "local") -> list[GroupCheck]:
-    """Check the newest batch of `stream` for every config and category.
-
-    client: a Dask client to fan the fits out on; None runs the same functions in this process.
-    """
+def check_stream(spec: DriftSpec, stream: Stream, categories: list[str]) -> list[GroupCheck]:
+    """Check the newest batch of `stream` (a corpus in memory) for every config and category, in
+    this process; a drift check on a cluster (`run_drift_check`) fans the same fits out."""
     jobs = window_jobs(spec, categories, stream.n_batches - 1)
-    if client is None:
-        data = {}
-        results = []
-        for job in jobs:
-            if (job.preprocessing, job.kernel) not in data:
-                data[job.preprocessing, job.kernel] = stream_data(spec, stream, categories, job.preprocessing, job.kernel)
-            results.append(fit_window(data[job.preprocessing, job.kernel], stream.starts, job, spec.rho, spec.tol))
-    else:
-        results = _fit_on_cluster(client, spec, stream, categories, jobs, run_id)
+    data = {}
+    results = []
+    for job in jobs:
+        if (job.preprocessing, job.kernel) not in data:
+            data[job.preprocessing, job.kernel] = stream_data(spec, stream, categories, job.preprocessing, job.kernel)
+        results.append(fit_window(data[job.preprocessing, job.kernel], stream.starts, job, spec.rho, spec.tol))
     return group_checks(results, spec.margin_points, spec.alpha)
 
 
 def stream_data(spec: DriftSpec, stream: Stream, categories: list[str], preprocessing: int, kernel: int) -> tasks.TrainingData:
     """In this process: the preprocessing fitted on the whole stream and the kernel's training data over it."""
     features = tasks.vectorize(stream.corpus, spec.preprocessings[preprocessing], None, None, categories)
-    return tasks.training_data(features, spec.kernels[kernel], False, spec.gram_memory_limit)
+    return tasks.training_data(features, spec.kernels[kernel], categories, False, spec.gram_memory_limit)
 
 
-def _fit_on_cluster(client, spec: DriftSpec, stream: Stream, categories: list[str], jobs: list[WindowJob],
-                    run_id: str) -> list[WindowResult]:
-    """Prepare each training data once on a worker (the sweep's graph code), fan the window fits out, collect results."""
+@dataclass(frozen=True, eq=False)
+class PartKeys:
+    """A part's batch keys (n,) int64 over its documents of the training split (UNKNOWN_BATCH without
+    a time), {key: documents} and {category: documents} over those with a batch."""
+
+    keys: np.ndarray
+    key_counts: dict
+    category_counts: dict
+
+
+def part_batch_keys(corpus, batches, train_split: str | None, ranks: dict | None) -> PartKeys:
+    """The `PartKeys` of one final chunk (a task's work)."""
+    from collections import Counter
+
+    if train_split is not None:
+        corpus = corpus.subset(corpus.splits == train_split)
+    keys = batch_keys(corpus, batches, ranks)
+    known = keys != UNKNOWN_BATCH
+    distinct, counts = np.unique(keys[known], return_counts=True)
+    categories = Counter(category for labels, dated in zip(corpus.labels, known) if dated for category in labels)
+    return PartKeys(keys, dict(zip(distinct.tolist(), counts.tolist())), dict(categories))
+
+
+def keys_digest(parts: list[PartKeys]) -> str:
+    """sha256 hex of every document's batch key in corpus order (a drift check's data depends on them)."""
+    digest = hashlib.sha256(b"xialpha-batch-keys-v1:")
+    for part in parts:
+        digest.update(np.ascontiguousarray(part.keys, dtype="<i8").tobytes())
+    return digest.hexdigest()
+
+
+def dated(part: PartKeys) -> np.ndarray:
+    """(n,) bool over a part's training documents: those with a batch."""
+    return part.keys != UNKNOWN_BATCH
+
+
+def stack_stream(blocks: list, parts: list[PartKeys]):
+    """A preprocessing's feature blocks of the dated training documents stacked in stream order:
+    by batch, stably (corpus order within a batch)."""
+    stacked = tasks.stack_blocks(blocks)
+    keys = np.concatenate([part.keys[dated(part)] for part in parts])
+    order = np.argsort(keys, kind="stable")
+    return replace(stacked, X_train=stacked.X_train[order], y_train=stacked.y_train[order])
+
+
+def newest_positives(data: tasks.TrainingData, starts: np.ndarray, categories: list[str]) -> dict[str, int]:
+    """{category: positive documents of the newest batch}."""
+    newest = slice(int(starts[-2]), int(starts[-1]))
+    return {category: int((data.y_train[category][newest] > 0).sum()) for category in categories}
+
+
+@dataclass
+class ClusterStream:
+    """A stream whose documents stay on the workers: its layout, the parts' batch keys (futures),
+    the category counts of its documents and its fingerprint (documents and batch keys)."""
+
+    corpus: object
+    layout: StreamLayout
+    keys: list
+    category_counts: dict
+    fingerprint: str
+
+
+def load_stream(client, spec: DriftSpec, run_id: str) -> ClusterStream:
+    """Read the spec's corpus on the cluster and order its training split into batches there."""
+    from collections import Counter
+
+    from xialpha.jobs.data import load_on_cluster
+    from xialpha.spec.sweep import corpus_errors
+
+    with corpus_errors(spec.corpus.source):
+        corpus = load_on_cluster(client, spec.corpus, run_id)
+    summary, train_split = corpus.summary, spec.corpus.train_split
+    if train_split is not None and train_split not in summary.split_names:
+        raise UserError(f"corpus.train_split: the corpus has no split {train_split!r} "
+                        f"(it has: {', '.join(summary.split_names) or 'none'})")
+    if spec.batches.by == "split" and not summary.split_names:
+        raise UserError(f'batches.by: "split" needs split labels, and corpus {summary.name!r} has none')
+    ranks = split_ranks([train_split] if train_split else summary.split_names) if spec.batches.by == "split" else None
+    keys = [client.submit(part_batch_keys, chunk, spec.batches, train_split, ranks, key=f"batch-keys-{i}-{run_id}",
+                          pure=False) for i, chunk in enumerate(corpus.chunks)]
+    found = [future.result() for future in keys]  # small: counts only (the keys stay on the workers)
+    key_counts, categories = Counter(), Counter()
+    for part in found:
+        key_counts.update(part.key_counts)
+        categories.update(part.category_counts)
+    n_dropped = summary.size(train_split) - sum(key_counts.values())
+    layout = stream_layout(dict(key_counts), n_dropped, spec.batches, ranks, summary.name)
+    digest = client.submit(keys_digest, keys, key=f"batch-keys-digest-{run_id}", pure=False).result()
+    fingerprint = hashlib.sha256(f"{corpus.fingerprint(train_split)}:{digest}".encode()).hexdigest()
+    return ClusterStream(corpus, layout, keys, dict(categories), fingerprint)
+
+
+def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories: list[str],
+                     run_id: str) -> tuple[list[GroupCheck], dict[str, int]]:
+    """The window fits of the newest batch fanned out on the cluster: each preprocessing's stream
+    features stacked once on a worker, each kernel's training data prepared there; returns the
+    checks and the positives of the newest batch per category."""
     from distributed import as_completed
 
-    pairs = list(dict.fromkeys((job.preprocessing, job.kernel) for job in jobs))
-    corpus_future = submit_corpus(client, stream.corpus, f"drift-{run_id}")
-    data = submit_training_data(client, pairs, spec, categories, corpus_future, None, None, False, f"drift-{run_id}")
-    futures = {client.submit(fit_window, data[job.preprocessing, job.kernel], stream.starts, job, spec.rho, spec.tol,
+    from xialpha.jobs.data import submit_features
+
+    jobs = window_jobs(spec, categories, stream.layout.n_batches - 1)
+    starts = stream.layout.starts
+    within = [client.submit(dated, keys, key=f"dated-{i}-{run_id}", pure=False) for i, keys in enumerate(stream.keys)]
+    data, stacked = {}, {}
+    for p, k in dict.fromkeys((job.preprocessing, job.kernel) for job in jobs):
+        pre, kernel = spec.preprocessings[p], spec.kernels[k]
+        if p not in stacked:
+            features = submit_features(client, stream.corpus, pre, spec.corpus.train_split, None, categories, run_id,
+                                       within)
+            stacked[p] = client.submit(stack_stream, features.blocks, stream.keys, key=f"stream-features-{pre.id}-{run_id}",
+                                       retries=RETRIES, pure=False)
+        data[p, k] = client.submit(tasks.training_data, stacked[p], kernel, categories, False, spec.gram_memory_limit,
+                                   key=f"stream-data-{pre.id}-{kernel.id}-{run_id}", retries=RETRIES, pure=False)
+    positives = client.submit(newest_positives, next(iter(data.values())), starts, categories,
+                              key=f"newest-positives-{run_id}", pure=False)
+    futures = {client.submit(fit_window, data[job.preprocessing, job.kernel], starts, job, spec.rho, spec.tol,
                              key=f"drift-fit-{i}-{run_id}", retries=RETRIES, pure=False): i
                for i, job in enumerate(jobs)}
     results: list[WindowResult | None] = [None] * len(jobs)
@@ -216,7 +322,7 @@ def _fit_on_cluster(client, spec: DriftSpec, stream: Stream, categories: list[st
             message = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
             results[i] = WindowResult(jobs[i], "failed", message)
         future.release()
-    return results
+    return group_checks(results, spec.margin_points, spec.alpha), positives.result()
 
 
 @dataclass
@@ -263,44 +369,38 @@ class DriftReport:
 def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
                     force: bool = False, on_dashboard=None, client=None) -> DriftReport:
     """Check the newest batch on the spec's cluster (or `address`, or a running `client`, left
-    open) and append the rows to the store.
+    open), the corpus read by its tasks, and append the rows to the store.
 
-    A newest batch already checked with the same spec and data is not recomputed unless `force`.
+    A newest batch already checked with the same spec and data is not refitted unless `force`.
     """
     from xialpha.jobs.cluster import connect
     from xialpha.jobs.worker_processes import start_local_workers_early
 
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
-    stream = split_batches(spec.corpus.load(), spec.batches, spec.corpus.train_split)
-    cats = spec.corpus.categories
-    categories = stream.corpus.choose_categories(top_k=cats.top_k, names=list(cats.names) or None,
-                                                 min_positives=cats.min_positives)
-    fingerprint = stream_fingerprint(stream)
-    check_key = config_key(spec=spec.identity(), data=fingerprint, newest_batch=stream.batch_ids[-1])
-    report = DriftReport(spec.id, check_key, stream.batch_ids[-1], stream.n_batches, len(stream.corpus), stream.n_dropped)
-    stored = [] if force else stored_check(store, spec.id, check_key)
-    if stored and all(row["verdict"] != "failed" for row in stored):
-        report.rows, report.skipped = stored, True
-        return report
-    report.run_id = uuid.uuid4().hex[:12]
+    run_id = uuid.uuid4().hex[:12]
     with connect(spec.cluster, address=address, workers=workers, client=client) as client:
         if on_dashboard:
             on_dashboard(client.dashboard_link)
-        checks = check_stream(spec, stream, categories, client=client, run_id=report.run_id)
+        stream = load_stream(client, spec, f"drift-{run_id}")
+        layout, cats = stream.layout, spec.corpus.categories
+        categories = choose_categories(stream.category_counts, stream.corpus.summary.name, top_k=cats.top_k,
+                                       names=list(cats.names) or None, min_positives=cats.min_positives)
+        check_key = config_key(spec=spec.identity(), data=stream.fingerprint, newest_batch=layout.batch_ids[-1])
+        report = DriftReport(spec.id, check_key, layout.batch_ids[-1], layout.n_batches,
+                             int(layout.starts[-1]), layout.n_dropped)
+        stored = [] if force else stored_check(store, spec.id, check_key)
+        if stored and all(row["verdict"] != "failed" for row in stored):
+            report.rows, report.skipped = stored, True
+            return report
+        report.run_id = run_id
+        checks, positives = check_on_cluster(client, spec, stream, categories, f"drift-{run_id}")
     checked_at = datetime.datetime.now(datetime.timezone.utc)
-    report.rows = check_rows(spec, stream, checks, check_key=check_key, run_id=report.run_id,
-                             fingerprint=fingerprint, checked_at=checked_at)
+    report.rows = check_rows(spec, layout, checks, positives, check_key=check_key, run_id=report.run_id,
+                             fingerprint=stream.fingerprint, checked_at=checked_at)
     store.append("drift", typed_table("drift", report.rows))
     report.wall_seconds = time.monotonic() - start
     return report
-
-
-def stream_fingerprint(stream: Stream) -> str:
-    """sha256 over the documents, labels and batch ids of the stream."""
-    digest = hashlib.sha256(stream.corpus.fingerprint().encode())
-    digest.update("\x1f".join(stream.batch_labels().tolist()).encode("utf-8"))
-    return digest.hexdigest()
 
 
 def stored_check(store: ResultStore, drift_id: str, check_key: str) -> list[dict]:
@@ -308,13 +408,12 @@ def stored_check(store: ResultStore, drift_id: str, check_key: str) -> list[dict
     return store.read("drift", filters=[("check_key", "=", check_key)], sweep_id=drift_id).to_pylist()
 
 
-def check_rows(spec: DriftSpec, stream: Stream, checks: list[GroupCheck], *, check_key: str, run_id: str,
-               fingerprint: str, checked_at: datetime.datetime) -> list[dict]:
-    """Rows of the drift dataset: one per config x category x window, the verdict repeated on each."""
+def check_rows(spec: DriftSpec, layout: StreamLayout, checks: list[GroupCheck], positives: dict[str, int], *,
+               check_key: str, run_id: str, fingerprint: str, checked_at: datetime.datetime) -> list[dict]:
+    """Rows of the drift dataset: one per config x category x window, the verdict repeated on each.
+    positives: {category: positive documents of the newest batch}."""
     rows = []
-    newest = slice(int(stream.starts[-2]), int(stream.starts[-1]))
-    positives = {category: int((stream.corpus.y(category)[newest] > 0).sum())
-                 for category in dict.fromkeys(check.windows[0].job.category for check in checks)}
+    n_newest = int(layout.starts[-1] - layout.starts[-2])
     for check in checks:
         decision = check.decision
         summary = {
@@ -334,13 +433,13 @@ def check_rows(spec: DriftSpec, stream: Stream, checks: list[GroupCheck], *, che
                 "check_id": config_key(check_key=check_key, preprocessing=pre.id, kernel=kernel.id,
                                        category=job.category, C=job.C, j=job.j, window=job.window),
                 "check_key": check_key, "sweep_id": spec.id, "run_id": run_id, "checked_at": checked_at,
-                "data_fingerprint": fingerprint, "newest_batch": stream.batch_ids[job.newest],
+                "data_fingerprint": fingerprint, "newest_batch": layout.batch_ids[job.newest],
                 "n_batches": job.newest + 1, "category": job.category, "preprocessing_id": pre.id,
                 "kernel": kernel.name, "kernel_id": kernel.id, "C": job.C, "j": job.j, "rho": spec.rho,
-                "window": job.window, "window_first_batch": stream.batch_ids[job.newest + 1 - job.window],
+                "window": job.window, "window_first_batch": layout.batch_ids[job.newest + 1 - job.window],
                 "full_memory": job.window == job.newest + 1, "status": result.status, "error_message": result.message,
                 "n": result.n, "n_pos": result.n_pos, "n_sv": result.n_sv, "r_delta2": result.r_delta2,
-                "n_newest": newest.stop - newest.start, "n_newest_pos": positives[job.category],
+                "n_newest": n_newest, "n_newest_pos": positives[job.category],
                 **estimate_values(result.estimate, "xa"),
                 "chosen": decision is not None and result is decision.chosen,
                 **summary, "margin_points": spec.margin_points, "alpha": spec.alpha,

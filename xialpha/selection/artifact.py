@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from xialpha import __version__
 from xialpha.errors import UserError
-from xialpha.selection.refit import CategoryModel, KernelModel, TrainedSelection
+from xialpha.selection.models import CategoryModel, KernelModel, TrainedSelection
 
 FORMAT = "xialpha-artifact"
 FORMAT_VERSION = 2

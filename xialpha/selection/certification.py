@@ -103,15 +103,6 @@ def check_sealed(previous: list[str], force: bool) -> str | None:
     return SEQUENTIAL_WARNING.format(count=len(previous), ids=", ".join(previous), confidence=CONFIDENCE)
 
 
-def confusions(trained, test_corpus) -> dict[str, Confusion]:
-    """Each category's counts of the trained models on the test corpus."""
-    decision = trained.decision_values(texts=test_corpus.texts, X=test_corpus.X)
-    return {
-        category: Confusion.from_predictions(test_corpus.y(category) > 0, decision[:, column] > 0)
-        for column, category in enumerate(trained.categories)
-    }
-
-
 def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str], *,
                         confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
     """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and bounds. The macro
@@ -151,16 +142,18 @@ MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of
 
 def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool = False,
                       confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0, spec_path: str | None = None,
-                      corpus=None):
+                      corpus=None, client=None):
     """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
-    them once on `test_split`, store the rows and return them as a table typed by the store.
+    them once on `test_split`, store the rows and return them as a table typed by the store. The
+    training and the counting run on the sweep's cluster (`client`: a running distributed.Client
+    to use instead), where the corpus is read.
 
     Warns (UserWarning) where the bounds are weakened: a forced second use of a test set, or a
     test split the sweep computed held-out estimates on. UserError, nothing stored, for a split
     that is not sealed (the training split; the holdout estimator's split unless forced).
     """
-    from xialpha.selection.context import load_context
-    from xialpha.selection.refit import train_selected
+    from xialpha.jobs.refit import refit_session
+    from xialpha.selection.context import sweep_spec
 
     if not 0.5 <= confidence < 1:
         raise UserError(f"confidence=: must be in [0.5, 1), got {confidence}")
@@ -169,20 +162,22 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
     if seed < 0:
         raise UserError(f"seed=: must be >= 0, got {seed}")
     sweep_id, selection_id = str(rows["sweep_id"].iloc[0]), str(rows["selection_id"].iloc[0])
-    context = load_context(store, sweep_id, str(rows["data_fingerprint"].iloc[0]), spec_path, corpus)
-    _check_split(context.spec, test_split, str(rows["estimator"].iloc[0]), force)
-    test = context.split(test_split)
-    test_fingerprint = test.fingerprint()
-    previous = previous_certifications(store, test_fingerprint)
-    warning = check_sealed(previous, force)
-    if warning:
-        warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=3)
-    trained = train_selected(context, rows)
-    frame = certification_frame(confusions(trained, test), dict(zip(rows["category"], rows["config_key"])),
+    data_fingerprint = str(rows["data_fingerprint"].iloc[0])
+    spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
+    _check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
+    with refit_session(spec, data_fingerprint, client=client) as session:
+        session.split_size(test_split)
+        test_fingerprint = session.corpus.fingerprint(test_split)
+        previous = previous_certifications(store, test_fingerprint)
+        warning = check_sealed(previous, force)
+        if warning:
+            warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=3)
+        _, held = session.train(rows, test_split)
+    frame = certification_frame(held.confusions, dict(zip(rows["category"], rows["config_key"])),
                                 confidence=confidence, draws=draws, seed=seed)
     certification_id = new_certification_id()
     identity = {"certification_id": certification_id, "sweep_id": sweep_id, "selection_id": selection_id,
-                "test_split": test_split, "test_fingerprint": test_fingerprint, "n_test": len(test),
+                "test_split": test_split, "test_fingerprint": test_fingerprint, "n_test": held.n_documents,
                 "confidence": confidence, "draws": draws, "forced": bool(previous),
                 "previous_certifications": len(previous)}
     table = certification_table(frame, identity)

@@ -220,38 +220,75 @@ class Stream:
         return np.repeat(np.array(self.batch_ids, dtype=str), np.diff(self.starts))
 
 
+UNKNOWN_BATCH = np.iinfo(np.int64).max  # the batch key of a document without a time
+
+
 def split_batches(corpus, batches: BatchSpec, train_split: str | None = None) -> Stream:
-    """Order `corpus` into batches as `batches` says (after keeping only split `train_split`)."""
+    """Order `corpus` into batches as `batches` says (after keeping only split `train_split`), in
+    this process (a drift check on a cluster computes the same keys part by part)."""
     if train_split is not None:
         if train_split not in corpus.split_names:
             raise UserError(f"corpus.train_split: the corpus has no split {train_split!r} "
                             f"(it has: {', '.join(corpus.split_names) or 'none'})")
         corpus = corpus.split(train_split)
+    ranks = split_ranks(corpus.split_names) if batches.by == "split" else None
+    keys = batch_keys(corpus, batches, ranks)
+    known = keys != UNKNOWN_BATCH
+    distinct, counts = np.unique(keys[known], return_counts=True)
+    layout = stream_layout(dict(zip(distinct.tolist(), counts.tolist())), int((~known).sum()), batches, ranks,
+                           corpus.name)
+    order = np.flatnonzero(known)[np.argsort(keys[known], kind="stable")]
+    return Stream(corpus.subset(order), layout.batch_ids, layout.starts, layout.n_dropped)
+
+
+def batch_keys(corpus, batches: BatchSpec, ranks: dict[str, int] | None) -> np.ndarray:
+    """(n,) int64: each document's batch key, ordered as the batches are (a time bin of
+    `batches.period`, or the rank of its split name in `ranks`); UNKNOWN_BATCH without a time."""
     if batches.by == "time":
         if corpus.timestamps is None:
             raise UserError(f'batches.by: "time" needs timestamps, and corpus {corpus.name!r} has none; '
                             'use by = "split" or a loader with a time column')
         known = ~np.isnat(corpus.timestamps)
-        keys = np.full(len(corpus), np.iinfo(np.int64).max)
+        keys = np.full(len(corpus), UNKNOWN_BATCH)
         keys[known] = batches.period.bins(corpus.timestamps[known])
-        labels = {int(k): batches.period.label(int(k)) for k in np.unique(keys[known])}
-    else:
-        if corpus.splits is None:
-            raise UserError(f'batches.by: "split" needs split labels, and corpus {corpus.name!r} has none')
-        known = np.ones(len(corpus), dtype=bool)
-        names = sorted(set(corpus.splits.tolist()), key=_natural_key)
-        rank = {name: i for i, name in enumerate(names)}
-        keys = np.array([rank[s] for s in corpus.splits.tolist()], dtype=np.int64)
-        labels = dict(enumerate(names))
-    if not known.any():
-        raise UserError(f"batches.by: no document of corpus {corpus.name!r} has a timestamp")
-    order = np.flatnonzero(known)[np.argsort(keys[known], kind="stable")]
-    ordered_keys = keys[order]
-    distinct, counts = np.unique(ordered_keys, return_counts=True)
-    if len(distinct) < 2:
-        raise UserError(f"batches: the corpus falls into {len(distinct)} batch; a drift check needs at least 2")
-    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    return Stream(corpus.subset(order), tuple(labels[int(k)] for k in distinct), starts, int((~known).sum()))
+        return keys
+    if corpus.splits is None:
+        raise UserError(f'batches.by: "split" needs split labels, and corpus {corpus.name!r} has none')
+    return np.array([ranks[s] for s in corpus.splits.tolist()], dtype=np.int64)
+
+
+def split_ranks(names) -> dict[str, int]:
+    """{split name: batch rank}, digit runs ordered by value (batch2 before batch10)."""
+    return {name: i for i, name in enumerate(sorted(names, key=_natural_key))}
+
+
+@dataclass(frozen=True)
+class StreamLayout:
+    """The batches of a stream without its documents: batch_ids (T,), oldest first; starts (T + 1,)
+    document offsets; n_dropped documents without a time."""
+
+    batch_ids: tuple[str, ...]
+    starts: np.ndarray
+    n_dropped: int
+
+    @property
+    def n_batches(self) -> int:
+        return len(self.batch_ids)
+
+
+def stream_layout(key_counts: dict[int, int], n_dropped: int, batches: BatchSpec, ranks: dict[str, int] | None,
+                  name: str) -> StreamLayout:
+    """The layout from {batch key: documents} (UNKNOWN_BATCH left out); UserError when no document
+    has a batch or fewer than two batches remain."""
+    if not key_counts:
+        raise UserError(f"batches.by: no document of corpus {name!r} has a timestamp")
+    if len(key_counts) < 2:
+        raise UserError(f"batches: the corpus falls into {len(key_counts)} batch; a drift check needs at least 2")
+    keys = sorted(key_counts)
+    names = {rank: split for split, rank in (ranks or {}).items()}
+    labels = tuple(batches.period.label(k) if batches.by == "time" else names[k] for k in keys)
+    starts = np.concatenate([[0], np.cumsum([key_counts[k] for k in keys])]).astype(np.int64)
+    return StreamLayout(labels, starts, n_dropped)
 
 
 def _natural_key(name: str) -> list:

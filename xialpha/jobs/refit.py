@@ -1,0 +1,144 @@
+"""Training chosen configurations on all training data, on the cluster, as a sweep trains: the
+corpus read and vectorised part by part on the workers (`xialpha.jobs.data`), each chosen
+preprocessing's features stacked once on a worker, one fit task per category there; optionally
+each category's confusion counts on a held-out split, counted part by part where the parts live.
+
+The driver gets the models (a weight vector per linear category; support vectors otherwise), the
+fitted preprocessings (vocabulary and idf, for the artefact) and the counts: never the documents.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from xialpha.errors import UserError
+from xialpha.estimators import fit_svm
+from xialpha.jobs import tasks
+from xialpha.jobs.cluster import connect
+from xialpha.jobs.data import ClusterCorpus, load_on_cluster, submit_features
+from xialpha.jobs.worker_processes import start_local_workers_early
+from xialpha.selection.bounds import Confusion
+from xialpha.selection.models import MODEL_COLUMNS, CategoryModel, KernelModel, TrainedSelection
+from xialpha.spec.sweep import corpus_errors
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """A held-out split's fingerprint, its number of documents, and each category's counts there."""
+
+    fingerprint: str
+    n_documents: int
+    confusions: dict[str, Confusion]
+
+
+@contextlib.contextmanager
+def refit_session(spec, data_fingerprint: str, *, client=None, address: str | None = None,
+                  workers: int | None = None) -> Iterator[RefitSession]:
+    """The sweep spec's corpus read on its cluster (or `address`, or a running `client`, left open),
+    checked to be the one the sweep trained on (`data_fingerprint`), for `RefitSession.train`."""
+    start_local_workers_early(spec.cluster, address=address, client=client)
+    run_id = f"refit-{uuid.uuid4().hex[:12]}"
+    with connect(spec.cluster, address=address, workers=workers, client=client) as client:
+        with corpus_errors(spec.corpus.source):
+            corpus = load_on_cluster(client, spec.corpus, run_id)
+        if spec.data_fingerprint(corpus.fingerprint) != data_fingerprint:
+            raise UserError(
+                f"corpus: the documents loaded for sweep {spec.id!r} ({spec.corpus.loader}) differ from the ones it "
+                "trained on (fingerprint mismatch); pass the spec file as spec= so relative paths resolve"
+            )
+        yield RefitSession(client, spec, corpus, run_id)
+
+
+@dataclass
+class RefitSession:
+    """A sweep's corpus on a cluster, ready to train chosen configurations on it."""
+
+    client: object
+    spec: object
+    corpus: ClusterCorpus
+    run_id: str
+
+    def split_size(self, split: str) -> int:
+        """Documents of split `split`; UserError naming test_split= when the corpus has none."""
+        if split not in self.corpus.summary.split_names:
+            splits = ", ".join(self.corpus.summary.split_names) or "none"
+            raise UserError(f"test_split=: the corpus has no split {split!r} (it has: {splits})")
+        return self.corpus.summary.size(split)
+
+    def train(self, chosen: pd.DataFrame, held_out: str | None = None) -> tuple[TrainedSelection, HeldOut | None]:
+        """Fit the preprocessing and the SVM of every chosen row (one row per category) on the training
+        split, and with `held_out` count each model's decisions on that split. Each model's config
+        holds the row's MODEL_COLUMNS (None where absent, e.g. "label", the readable name)."""
+        client, spec, train_split = self.client, self.spec, self.spec.corpus.train_split
+        if held_out is not None:
+            self.split_size(held_out)
+        fitted, models, counted = {}, [], []
+        for pp_id, rows in chosen.groupby("preprocessing_id", sort=False):
+            preprocessing = _by_id(spec.preprocessings, pp_id, "preprocessing_id", spec.id)
+            categories = [str(category) for category in rows["category"]]
+            name = f"{pp_id}-{self.run_id}"
+            features = submit_features(client, self.corpus, preprocessing, train_split, held_out, categories, self.run_id)
+            stacked = client.submit(tasks.stack_blocks, features.blocks, key=f"features-{name}", pure=False)
+            data, futures = {}, []
+            for column, (_, row) in enumerate(rows.iterrows()):
+                kernel = _by_id(spec.kernels, row["kernel_id"], "kernel_id", spec.id)
+                if kernel.id not in data:
+                    data[kernel.id] = client.submit(tasks.training_data, stacked, kernel, categories, False,
+                                                    spec.gram_memory_limit, key=f"data-{kernel.id}-{name}", pure=False)
+                futures.append(client.submit(fit_model, data[kernel.id], stacked, categories[column], kernel,
+                                             float(row["C"]), float(row["j"]), spec.tol,
+                                             key=f"refit-{column}-{name}", pure=False))
+            if held_out is not None:
+                counted += [(categories, [client.submit(part_confusions, block, futures, key=f"held-out-{i}-{name}",
+                                                        pure=False) for i, block in enumerate(features.blocks)])]
+            fitted[pp_id] = None if features.fitted is None else features.fitted.result()
+            for (_, row), model in zip(rows.iterrows(), client.gather(futures)):
+                config = {column: _plain(row.get(column)) for column in MODEL_COLUMNS}
+                models.append(CategoryModel(str(row["category"]), pp_id, model, config))
+        order = {category: i for i, category in enumerate(chosen["category"])}
+        trained = TrainedSelection(fitted, sorted(models, key=lambda m: order[m.category]))
+        if held_out is None:
+            return trained, None
+        confusions = {}
+        for categories, parts in counted:
+            totals = np.sum(client.gather(parts), axis=0)  # (categories, 4) over the parts
+            confusions.update((category, Confusion(*map(int, row))) for category, row in zip(categories, totals))
+        held = HeldOut(self.corpus.fingerprint(held_out), self.corpus.summary.size(held_out),
+                       {category: confusions[category] for category in trained.categories})
+        return trained, held
+
+
+def fit_model(data: tasks.TrainingData, features, category: str, kernel, C: float, j: float, tol: float) -> KernelModel:
+    """One category's SVM on all training rows (a task's work), kept as prediction needs it."""
+    fit = fit_svm(data.y_train[category], C, j=j, tol=tol, **data.svm_args(),
+                  **({} if data.gram is None else {"check_input": False}))
+    return KernelModel.from_fit(fit, features.X_train, kernel)
+
+
+def part_confusions(block, models: list[KernelModel]) -> np.ndarray:
+    """(models, 4) int64: each model's tp, fp, fn, tn on a part's held-out rows (column c of y_test
+    is model c's category)."""
+    counts = np.zeros((len(models), 4), dtype=np.int64)
+    for c, model in enumerate(models):
+        truth, said = block.y_test[:, c] > 0, model.decision_function(block.X_test) > 0
+        counts[c] = [(truth & said).sum(), (~truth & said).sum(), (truth & ~said).sum(), (~truth & ~said).sum()]
+    return counts
+
+
+def _by_id(items, wanted: str, field: str, sweep_id: str):
+    for item in items:
+        if item.id == wanted:
+            return item
+    raise UserError(f"{field}: {wanted!r} is not in sweep {sweep_id!r}'s spec")
+
+
+def _plain(value):
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    return value.item() if isinstance(value, np.generic) else value
