@@ -11,8 +11,8 @@ and nannies, and every worker process): a background thread samples the process 
 every SAMPLE_S seconds; peak_rss_gb is the largest sum of resident
 set sizes (pages shared between processes count once per process: pessimistic), cpu_s the sum of
 every process's last-seen user + system seconds. `stages` breaks the wall down from the Dask task
-stream (compute and transfer seconds, result size per task kind: corpus, vectorize, features, fit) and from the
-driver (cluster start; start of the first task = corpus generation + planning + submission).
+stream (compute and transfer seconds, result size per task kind: the key's first word, e.g. read, count,
+block, features, fit) and from the driver (cluster start; start of the first task).
 
 At --compare-size (default 10^5) the same sweep also runs on 1 worker (speedup_2_vs_1_workers_1e5,
 target >= 1.8) and GridSearchCV(LinearSVC(loss="hinge"), C grid, cv=10, scoring="f1", n_jobs=2,
@@ -52,6 +52,8 @@ SIZES = (10_000, 100_000, 1_000_000)
 QUICK_SIZES = (300, 1_500)
 WORKERS = 2
 SAMPLE_S = 0.25
+LOAD_TASKS = ("plan", "refine", "read", "census", "part", "summary", "digests", "fingerprint")  # key prefixes
+VECTORISE_TASKS = ("count", "frequencies", "merge", "vocabulary", "block", "features")
 TARGET_WALL_1E6_S, TARGET_RSS_1E6_GB, TARGET_SPEEDUP_WORKERS = 900.0, 8.0, 1.8
 SPEC = """\
 [sweep]
@@ -153,8 +155,8 @@ def _sweep(spec, n: int, workers: int) -> dict:
 
 def _stages(tasks: list[dict], start_clock: float) -> dict:
     """Compute and transfer seconds and the largest result (GB) per task kind (the key's first word:
-    corpus, vectorize, features, fit), and when the first task started and the last one ended,
-    seconds after the sweep began."""
+    read, count, block, features, fit, ...), and when the first task started and the last one
+    ended, seconds after the sweep began."""
     kinds: dict[str, dict] = {}
     starts, stops = [], []
     for task in tasks:
@@ -193,7 +195,7 @@ def _gscv(spec, folds: int) -> dict:
                                   n_jobs=WORKERS, refit=False)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # LinearSVC's non-convergence at large C, F1 of folds without a positive
-                _, search_s[category] = timed(search.fit, data.X_train, data.y_train[category])
+                _, search_s[category] = timed(search.fit, data.X_train, data.targets()[0][category])
         wall = time.perf_counter() - start
     row = {"wall_s": wall, "load_s": load_s, "vectorize_s": vectorize_s, "search_s": search_s, "folds": folds,
            **tree.figures()}
@@ -265,11 +267,12 @@ def _print(result: dict) -> None:
         rows.append([f"{r['n_docs']:,}", r["workers"], r["wall_s"], r["cpu_s"], r["peak_rss_gb"], r["peak_rss_driver_gb"],
                      r.get("fits", "-"), r.get("failed", r.get("error", "-")), stages.get("cluster_start_s", float("nan")),
                      stages.get("first_task_start_s", float("nan")),
-                     by_task.get("vectorize", {}).get("compute_s", float("nan")),
+                     sum(by_task.get(kind, {}).get("compute_s", 0.0) for kind in LOAD_TASKS),
+                     sum(by_task.get(kind, {}).get("compute_s", 0.0) for kind in VECTORISE_TASKS),
                      by_task.get("fit", {}).get("compute_s", float("nan")),
                      sum(kind["transfer_s"] for kind in by_task.values())])
     print_table(["n_docs", "workers", "wall_s", "cpu_s", "peak_rss_gb", "driver_gb", "fits", "failed", "cluster_s",
-                 "first_task_s", "vectorize_s", "fit_tasks_s", "transfer_s"], rows,
+                 "first_task_s", "load_s", "vectorize_s", "fit_tasks_s", "transfer_s"], rows,
                 title="\nlinear sweeps, 4 categories x 8 C, xi-alpha + span + holdout")
     if result["loglog_slope"] is not None:
         print(f"log-log slope of wall vs n (2 workers): {result['loglog_slope']:.2f}")

@@ -167,7 +167,7 @@ def _peer(spec, categories: list[str], folds: int):
                                   scoring="f1", n_jobs=N_JOBS, refit=False)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # non-convergence, F1 of folds without a positive prediction
-                _, seconds = timed(search.fit, data.X_train, data.y_train[category])
+                _, seconds = timed(search.fit, data.X_train, data.targets()[0][category])
             scores[category, pre_id] = np.asarray(search.cv_results_["mean_test_score"], dtype=float)
             search_s += seconds
     wall = time.perf_counter() - start
@@ -186,9 +186,9 @@ def _linearsvc_heldout(features: dict, categories: list[str], grid: list[float])
             for C in grid:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", ConvergenceWarning)
-                    model = LinearSVC(loss="hinge", C=C, random_state=0).fit(data.X_train, data.y_train[category])
+                    model = LinearSVC(loss="hinge", C=C, random_state=0).fit(data.X_train, data.targets()[0][category])
                 not_converged += any(issubclass(w.category, ConvergenceWarning) for w in caught)
-                f1.append(f1_score(data.y_test[category], model.predict(data.X_test), zero_division=0.0))
+                f1.append(f1_score(data.targets()[1][category], model.predict(data.X_test), zero_division=0.0))
             heldout[category, pre_id] = np.asarray(f1)
     return heldout, not_converged
 
@@ -227,7 +227,7 @@ def _liblinear_search(train, features: dict, categories: list[str], folds: int, 
     seconds, chosen = {}, {}
     for category in categories:
         for pre_id, data in features.items():
-            y = data.y_train[category].astype(np.float64)
+            y = data.targets()[0][category].astype(np.float64)
             with contextlib.redirect_stdout(io.StringIO()):  # its "Best C = ..." line, printed despite -q
                 (best_C, _, accuracy), seconds[f"{category}/{pre_id}"] = timed(train, y, data.X_train,
                                                                                f"-s 2 -C -v {folds} -q")

@@ -116,12 +116,15 @@ def ok_keys(store: Path, sweep_id: str) -> set[str]:
 
 
 def expected_keys(spec: Path, store: Path) -> set[str]:
-    """All config keys of the spec, from a dry plan (no cluster involved)."""
+    """All config keys of the spec, from a plan made with the corpus read by threads of this process."""
+    from distributed import Client
+
     from xialpha.spec.sweep import load_spec
     from xialpha.jobs.sweep import prepare
 
     loaded = load_spec(spec)
-    _, plan = prepare(loaded, ResultStore(str(store)), force=True)
+    with Client(processes=False, n_workers=1, dashboard_address=None) as client:
+        _, plan = prepare(loaded, ResultStore(str(store)), client, "expected", force=True)
     return {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
 
 

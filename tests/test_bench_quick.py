@@ -165,7 +165,7 @@ def test_scale_runs_measure_every_process(quick):
         assert run["processes"] >= 1 + run["workers"]
         assert run["peak_rss_gb"] > run["peak_rss_driver_gb"] > 0
         assert run["cpu_s"] > 0 and run["wall_s"] >= run["stages"]["last_task_end_s"] > run["stages"]["first_task_start_s"] > 0
-        assert {"vectorize", "fit"} <= set(run["stages"]["by_task"])
+        assert {"read", "count", "block", "fit"} <= set(run["stages"]["by_task"])
     two = [run for run in runs if run["n_docs"] == result["compare_n_docs"] and run["workers"] == 2][0]
     one = [run for run in runs if run["n_docs"] == result["compare_n_docs"] and run["workers"] == 1][0]
     assert math.isclose(result["speedup_2_vs_1_workers_1e5"], one["wall_s"] / two["wall_s"])

@@ -13,7 +13,9 @@ import scipy.sparse as sp
 
 import xialpha.features
 from xialpha.features import DEFAULT_GRAM_LIMIT_BYTES, GramTooLarge, check_gram_fits
+from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import graph, tasks
+from xialpha.jobs.data import ClusterFeatures
 from xialpha.spec.sweep import parse_spec
 
 N_DOCS = 30_000  # 30,000^2 float64 = 6.7 GiB
@@ -47,10 +49,10 @@ def recorded(monkeypatch):
     return calls
 
 
-def _features() -> tasks.Features:
+def _features() -> FeatureBlock:
     X = sp.csr_matrix((np.ones(N_DOCS), (np.arange(N_DOCS), np.arange(N_DOCS) % 5)), shape=(N_DOCS, 5))
-    y = np.where(np.arange(N_DOCS) % 2, 1, -1).astype(np.int8)
-    return tasks.Features(X_train=X, X_test=None, y_train={"c": y}, y_test={})
+    y = np.where(np.arange(N_DOCS) % 2, 1, -1).astype(np.int8)[:, None]
+    return FeatureBlock(X_train=X, X_test=None, y_train=y, y_test=y[:0], categories=("c",))
 
 
 def test_the_spec_reads_a_limit_above_4_gib():
@@ -81,6 +83,7 @@ class _Client:
 def test_the_sweep_graph_passes_the_spec_limit_to_the_gram_task():
     spec = parse_spec(SPEC)
     client = _Client()
-    graph.submit_training_data(client, [(0, 0)], spec, ["c"], object(), None, None, False, "run")
+    features = {0: ClusterFeatures(blocks=[object()], fitted=None)}
+    graph.submit_training_data(client, [(0, 0, None)], spec, features, False, "run")
     gram_tasks = [args for function, args in client.submitted if function is tasks.linear_gram]
     assert len(gram_tasks) == 1 and gram_tasks[0][-1] == LIMIT

@@ -100,7 +100,7 @@ def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
     corpus = spec.corpus.load()  # and the corpus read here in one piece
     for batch in plan.batches:
         features = tasks.vectorize(corpus, spec.preprocessings[batch.preprocessing], "train", "test", plan.categories)
-        data = tasks.training_data(features, spec.kernels[batch.kernel], plan.categories, True, None)
+        data = tasks.training_data(features, spec.kernels[batch.kernel], True, None)
         rows, _ = tasks.fit_batch(data, batch, {"sweep_id": spec.id}, spec.estimators, spec.tol)
         for row in rows:
             got = stored.loc[row["config_key"]]
@@ -222,8 +222,8 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
 
 def test_an_empty_vocabulary_is_named_on_both_paths():
     y = np.where(np.arange(20) < 5, 1, -1).astype(np.int8)[:, None]
-    empty = FeatureBlock(sp.csr_matrix((20, 0)), None, y, y[:0])
+    empty = FeatureBlock(sp.csr_matrix((20, 0)), None, y, y[:0], ("c",))
     with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
-        tasks.linear_data(empty, ["c"])
+        tasks.linear_data(empty)
     with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
-        tasks.linear_gram(empty, ["c"], False, None)
+        tasks.linear_gram(empty, False, None)

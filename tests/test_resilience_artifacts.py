@@ -25,7 +25,7 @@ def _trained():
     import numpy as np
 
     from xialpha.features import Kernel, Preprocessing, row_sq_norms
-    from xialpha.selection.refit import CategoryModel, KernelModel, TrainedSelection
+    from xialpha.selection.models import CategoryModel, KernelModel, TrainedSelection
 
     texts = ["wheat grain harvest", "oil crude barrel", "wheat price rises", "crude oil price falls"]
     preprocessing = Preprocessing(stemming="porter", tf="log")

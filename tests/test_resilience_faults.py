@@ -88,7 +88,8 @@ def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
 
 
 def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shared_cluster):
-    spec, store = _spec(tmp_path / "kd.toml", "kill-driver"), tmp_path / "store"
+    # 4 C paths on 2 workers: the first pair is stored before the second starts
+    spec, store = _spec(tmp_path / "kd.toml", "kill-driver", categories=4), tmp_path / "store"
     expected = _expected_keys(spec, tmp_path / "plan-store")
     driver = _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / "driver.log")
     try:

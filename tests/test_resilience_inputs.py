@@ -117,7 +117,7 @@ CASES = [
     ("gamma-int-too-large", lambda tmp: GOOD + f'[[kernels]]\nname = "rbf"\ngamma = {HUGE}\n', None, [], "kernels[0].gamma: integer out of range"),
     ("min-df-inf", lambda tmp: GOOD + "[[preprocessing]]\nmin_df = inf\n", None, [], "preprocessing[0].min_df: must be a finite number"),
     ("n-docs-int-too-large", _replace("n_docs = 150", f"n_docs = {HUGE}"), None, [], "corpus.n_docs: integer out of range"),
-    ("n-docs-too-many", _replace("n_docs = 150", "n_docs = 1000000000000000"), None, [], "n_docs: 1,000,000,000,000,000 documents"),
+    ("n-docs-too-many", _replace("n_docs = 150", "n_docs = 1000000000000000"), None, [], "n_docs: must be at most 1,000,000,000, got 1,000,000,000,000,000"),
     ("size-malformed", _replace('id = "inputs"', 'id = "inputs"\ngram_memory_limit = "1..5kB"'), None, [],
      "sweep.gram_memory_limit: must be a size like 8GiB or 500MB, got '1..5kB'"),
     ("size-overflow", _replace("workers = 1", 'memory_limit = "1e999GB"'), None, [], "cluster.memory_limit: must be a size"),

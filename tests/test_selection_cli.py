@@ -65,7 +65,7 @@ def fill_store(spec, store: ResultStore) -> None:
     for batch in plan.batches:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
         features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
-        data = tasks.kernel_gram(tasks.linear_gram(features, plan.categories, False, None), features, kernel)
+        data = tasks.kernel_gram(tasks.linear_gram(features, False, None), features, kernel)
         base = {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint,
                 "preprocessing_id": pre.id, **{f"pp_{k}": v for k, v in pre.params().items()},
                 "kernel": kernel.name, "kernel_id": kernel.id,

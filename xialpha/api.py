@@ -30,8 +30,8 @@ from xialpha.errors import UserError
 from xialpha.storage import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 
-MAIN_GUARD = ('xialpha.sweep, drift, refit and certify start worker processes, which import your script again: '
-              'put the code that calls them under `if __name__ == "__main__":` (or pass client= a running '
+MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script '
+              'again: put the code that calls it under `if __name__ == "__main__":` (or pass client= a running '
               'distributed.Client)')
 
 

@@ -38,14 +38,22 @@ class PartCounts:
 
 @dataclass(frozen=True, eq=False)
 class FeatureBlock:
-    """One part's rows for the fits: X_train (n, d) and X_test (m, d) CSR float64 (X_test None
-    without a held-out split), y_train (n, C) and y_test (m, C) int8 of -1/+1, one column per
-    category of `categories`."""
+    """Rows for the fits (a part's, or all parts' stacked): X_train (n, d) and X_test (m, d) CSR
+    float64 (X_test None without a held-out split), y_train (n, C) and y_test (m, C) int8 of
+    -1/+1, column c for category categories[c]."""
 
     X_train: sp.csr_matrix
     X_test: sp.csr_matrix | None
     y_train: np.ndarray
     y_test: np.ndarray
+    categories: tuple[str, ...] = ()
+
+    def targets(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """({category: (n,) int8} of the training rows, the same of the held-out rows; {} without any)."""
+        train = {c: np.ascontiguousarray(self.y_train[:, i]) for i, c in enumerate(self.categories)}
+        test = ({} if self.X_test is None else
+                {c: np.ascontiguousarray(self.y_test[:, i]) for i, c in enumerate(self.categories)})
+        return train, test
 
 
 def frequencies_of(counts: PartCounts) -> DocumentFrequencies:
@@ -86,7 +94,7 @@ def feature_block(corpus: Corpus, train_split: str | None, test_split: str | Non
         X_train = fitted.transform_counts(counts.counts.rows(train))
         X_test = None if test is None else fitted.transform_counts(counts.counts.rows(test))
     y = targets(corpus.labels, categories)
-    return FeatureBlock(X_train, X_test, y[train], y[test] if test is not None else y[:0])
+    return FeatureBlock(X_train, X_test, y[train], y[test] if test is not None else y[:0], tuple(categories))
 
 
 def stack(blocks: list[FeatureBlock]) -> FeatureBlock:
@@ -97,6 +105,7 @@ def stack(blocks: list[FeatureBlock]) -> FeatureBlock:
         X_test=None if tests[0] is None else sp.vstack(tests, format="csr"),
         y_train=np.concatenate([block.y_train for block in blocks]),
         y_test=np.concatenate([block.y_test for block in blocks]),
+        categories=blocks[0].categories,
     )
 
 

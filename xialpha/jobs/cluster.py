@@ -16,6 +16,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import ssl
 import threading
 from collections.abc import Iterator
@@ -252,16 +253,34 @@ def slurm_cluster_class() -> type:
 
 
 def _client(name: str, address: str, security: Security | None) -> Client:
-    """A client of a running scheduler; waits distributed.comm.timeouts.connect (dask config)."""
+    """A client of a running scheduler; waits distributed.comm.timeouts.connect (dask config), except
+    where nothing listens at the address at all (refused at once: said at once)."""
     import dask
     from distributed import Client
 
     timeout = dask.config.get("distributed.comm.timeouts.connect")
+    _refuse_if_nothing_listens(name, address)
     try:
         return Client(address, security=security, timeout=timeout)
     except OSError as exc:
         raise UserError(f"{name}: cannot reach a Dask scheduler at {address} within {timeout} "
                         f"({type(exc).__name__}); is it running, with the same TLS settings?") from None
+
+
+def _refuse_if_nothing_listens(name: str, address: str) -> None:
+    """UserError when a tcp:// or tls:// address refuses a connection: no scheduler runs there, and
+    waiting for Dask's connect timeout would not start one. Anything else (no answer yet, a name
+    that does not resolve yet) is left to Dask's retries."""
+    match = ADDRESS.match(address)
+    if not match or (match[2] or "tcp") not in ("tcp", "tls") or not match[4]:
+        return
+    host, port = match[3].strip("[]"), int(match[4][1:])
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except ConnectionRefusedError:
+        raise UserError(f"{name}: no Dask scheduler listens at {address} (connection refused); is it running?") from None
+    except OSError:
+        return
 
 
 def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: Security | None,

@@ -188,7 +188,7 @@ def check_stream(spec: DriftSpec, stream: Stream, categories: list[str]) -> list
 def stream_data(spec: DriftSpec, stream: Stream, categories: list[str], preprocessing: int, kernel: int) -> tasks.TrainingData:
     """In this process: the preprocessing fitted on the whole stream and the kernel's training data over it."""
     features = tasks.vectorize(stream.corpus, spec.preprocessings[preprocessing], None, None, categories)
-    return tasks.training_data(features, spec.kernels[kernel], categories, False, spec.gram_memory_limit)
+    return tasks.training_data(features, spec.kernels[kernel], False, spec.gram_memory_limit)
 
 
 @dataclass(frozen=True, eq=False)
@@ -304,7 +304,7 @@ def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories:
                                        within)
             stacked[p] = client.submit(stack_stream, features.blocks, stream.keys, key=f"stream-features-{pre.id}-{run_id}",
                                        retries=RETRIES, pure=False)
-        data[p, k] = client.submit(tasks.training_data, stacked[p], kernel, categories, False, spec.gram_memory_limit,
+        data[p, k] = client.submit(tasks.training_data, stacked[p], kernel, False, spec.gram_memory_limit,
                                    key=f"stream-data-{pre.id}-{kernel.id}-{run_id}", retries=RETRIES, pure=False)
     positives = client.submit(newest_positives, next(iter(data.values())), starts, categories,
                               key=f"newest-positives-{run_id}", pure=False)

@@ -32,8 +32,7 @@ def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, base_row
     features = {p: submit_features(client, corpus, spec.preprocessings[p], spec.corpus.train_split,
                                    spec.corpus.test_split, plan.categories, run_id)
                 for p in sorted({p for p, _, _ in needed})}
-    data = submit_training_data(client, sorted(needed, key=str), spec, plan.categories, features,
-                                spec.estimators.holdout, run_id)
+    data = submit_training_data(client, sorted(needed, key=str), spec, features, spec.estimators.holdout, run_id)
     futures = {}
     for i, batch in enumerate(plan.batches):
         home = homes[i]
@@ -73,8 +72,8 @@ def placed(home: str | None) -> dict:
     return {"workers": [home], "allow_other_workers": True} if home else {}
 
 
-def submit_training_data(client: Client, needs, spec, categories: list[str], features: dict[int, ClusterFeatures],
-                         with_test: bool, run_id: str) -> dict[tuple, Future]:
+def submit_training_data(client: Client, needs, spec, features: dict[int, ClusterFeatures], with_test: bool,
+                         run_id: str) -> dict[tuple, Future]:
     """{(preprocessing, kernel, worker): future of its `tasks.TrainingData`} for what the fits need.
 
     A preprocessing's feature blocks are stacked once per worker that fits on them, on that
@@ -90,11 +89,11 @@ def submit_training_data(client: Client, needs, spec, categories: list[str], fea
             stacked[p, home] = client.submit(tasks.stack_blocks, features[p].blocks, key=f"features-{where}",
                                              retries=RETRIES, pure=False, **placed(home))
         if kernel.name == "linear":
-            data[p, k, home] = client.submit(tasks.linear_data, stacked[p, home], categories,
+            data[p, k, home] = client.submit(tasks.linear_data, stacked[p, home],
                                              key=f"linear-data-{where}", retries=RETRIES, pure=False, **placed(home))
             continue
         if (p, home) not in linear_gram:
-            linear_gram[p, home] = client.submit(tasks.linear_gram, stacked[p, home], categories, with_test,
+            linear_gram[p, home] = client.submit(tasks.linear_gram, stacked[p, home], with_test,
                                                  spec.gram_memory_limit, key=f"gram-linear-{where}",
                                                  retries=RETRIES, pure=False, **placed(home))
         data[p, k, home] = client.submit(tasks.kernel_gram, linear_gram[p, home], stacked[p, home], kernel,

@@ -89,7 +89,7 @@ class RefitSession:
             for column, (_, row) in enumerate(rows.iterrows()):
                 kernel = _by_id(spec.kernels, row["kernel_id"], "kernel_id", spec.id)
                 if kernel.id not in data:
-                    data[kernel.id] = client.submit(tasks.training_data, stacked, kernel, categories, False,
+                    data[kernel.id] = client.submit(tasks.training_data, stacked, kernel, False,
                                                     spec.gram_memory_limit, key=f"data-{kernel.id}-{name}", pure=False)
                 futures.append(client.submit(fit_model, data[kernel.id], stacked, categories[column], kernel,
                                              float(row["C"]), float(row["j"]), spec.tol,

@@ -78,14 +78,14 @@ def stack_blocks(blocks: list[FeatureBlock]) -> FeatureBlock:
     return stack(blocks)
 
 
-def linear_data(features: FeatureBlock, categories: list[str]) -> TrainingData:
+def linear_data(features: FeatureBlock) -> TrainingData:
     """The linear path's training data: the features themselves, R_delta^2 in O(nnz)."""
     _check_vocabulary(features.X_train)
-    y_train, y_test = _targets(features, categories)
+    y_train, y_test = features.targets()
     return TrainingData(r_delta_squared(X=features.X_train), y_train, y_test, X=features.X_train, X_test=features.X_test)
 
 
-def linear_gram(features: FeatureBlock, categories: list[str], with_test: bool, limit_bytes: int | None) -> TrainingData:
+def linear_gram(features: FeatureBlock, with_test: bool, limit_bytes: int | None) -> TrainingData:
     """The linear Gram X X^T of the training set (and test-vs-train when with_test), from which
     non-linear kernels' Grams are derived."""
     from xialpha.features import check_gram_fits, linear_gram as gram_of
@@ -97,7 +97,7 @@ def linear_gram(features: FeatureBlock, categories: list[str], with_test: bool, 
         check_gram_fits(n, n + m, limit_bytes)
     gram = gram_of(features.X_train, limit_bytes=limit_bytes)
     cross = gram_of(features.X_test, features.X_train, limit_bytes=limit_bytes) if m else None
-    y_train, y_test = _targets(features, categories)
+    y_train, y_test = features.targets()
     return TrainingData(r_delta_squared(gram=gram), y_train, y_test, gram=gram, cross=cross)
 
 
@@ -113,19 +113,11 @@ def kernel_gram(linear: TrainingData, features: FeatureBlock, kernel) -> Trainin
     return TrainingData(r_delta_squared(gram=gram), linear.y_train, linear.y_test, gram=gram, cross=cross)
 
 
-def training_data(features: FeatureBlock, kernel, categories: list[str], with_test: bool,
-                  limit_bytes: int | None) -> TrainingData:
+def training_data(features: FeatureBlock, kernel, with_test: bool, limit_bytes: int | None) -> TrainingData:
     """In one process, what the graph computes in shared steps: the training data of `kernel` on `features`."""
     if kernel.name == "linear":
-        return linear_data(features, categories)
-    return kernel_gram(linear_gram(features, categories, with_test, limit_bytes), features, kernel)
-
-
-def _targets(features: FeatureBlock, categories: list[str]) -> tuple[dict, dict]:
-    """{category: (n,) int8 of -1/+1} for the training and the held-out rows."""
-    return ({c: np.ascontiguousarray(features.y_train[:, i]) for i, c in enumerate(categories)},
-            {c: np.ascontiguousarray(features.y_test[:, i]) for i, c in enumerate(categories)}
-            if features.X_test is not None else {})
+        return linear_data(features)
+    return kernel_gram(linear_gram(features, with_test, limit_bytes), features, kernel)
 
 
 def _check_vocabulary(X) -> None:
