@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sweep_processes import DEADLINE, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
+from sweep_processes import DEADLINE, LONG_C_GRID, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
 from sweep_processes import sweep_spec as _spec
 from sweep_processes import raw_keys as _raw_keys, result_files as _result_files, start as _start
 from sweep_processes import sweep_argv as _sweep_argv, wait_for as _wait_for
@@ -85,6 +85,35 @@ def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
     raw = _raw_keys(store, "kill-worker")
     assert set(raw) == expected and set(raw.values()) == {1}  # every key exactly once, none lost
     assert _ok_keys(store, "kill-worker") == expected
+
+
+@pytest.mark.parametrize("held", ["part", "linear-data"], ids=["while-loading", "while-holding-stacked-features"])
+def test_sigkill_a_worker_holding_corpus_parts_or_features_loses_no_row(tmp_path, held):
+    """The worker dies while it holds parts of the corpus it read ("part-*" keys), or the features
+    it stacked for its fits (their training data, "linear-data-*"): both are recomputed from the
+    files, every key is stored exactly once."""
+    from distributed import Client
+
+    spec = _spec(tmp_path / "kp.toml", f"kill-{held}", n_docs=25_000, C=LONG_C_GRID)
+    store, expected = tmp_path / "store", _expected_keys(spec, tmp_path / "plan-store")
+    with dask_cluster(tmp_path) as (address, workers):
+        with Client(address, timeout="60s") as watcher:
+            victim = next(a for a, w in watcher.scheduler_info()["workers"].items() if w["name"] == "w0")
+            driver = _start(_sweep_argv(spec, store, "--scheduler", address), tmp_path / "driver.log")
+            try:
+                _wait_for(lambda: any(str(key).startswith(f"{held}-") for key in watcher.has_what().get(victim, ())),
+                          f"worker w0 holding {held}-* data", process=driver)
+                _kill(workers[0])
+                stored_at_kill = len(_raw_keys(store, f"kill-{held}"))
+                assert driver.poll() is None and stored_at_kill < len(expected), "the sweep ended before the kill"
+                driver.wait(timeout=DEADLINE)
+            finally:
+                _kill(driver)
+    log = (tmp_path / "driver.log").read_text()
+    assert driver.returncode == 0, log
+    assert f"{len(expected)} stored, 0 skipped (already stored), 0 failed" in log
+    raw = _raw_keys(store, f"kill-{held}")
+    assert set(raw) == expected and set(raw.values()) == {1}  # every key exactly once, none lost
 
 
 def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shared_cluster):
