@@ -28,20 +28,18 @@ log n over the 2-worker runs. Targets (issue 14): 10^6 in <= 900 s with peak RSS
 
 from __future__ import annotations
 
-import os
 import tempfile
-import threading
 import time
 import warnings
 
 import numpy as np
-import psutil
 from distributed import get_task_stream
 from joblib.externals.loky import get_reusable_executor
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
 
 from common import make_parser, output_path, print_table, timed, write_results
+from processes import SAMPLE_S, ProcessTreeSampler
 from xialpha.jobs.cluster import connect
 from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import run_sweep
@@ -51,7 +49,6 @@ from xialpha.storage import ResultStore
 SIZES = (10_000, 100_000, 1_000_000)
 QUICK_SIZES = (300, 1_500)
 WORKERS = 2
-SAMPLE_S = 0.25
 LOAD_TASKS = ("plan", "refine", "read", "census", "part", "summary", "digests", "fingerprint")  # key prefixes
 VECTORISE_TASKS = ("count", "frequencies", "merge", "vocabulary", "block", "features")
 TARGET_WALL_1E6_S, TARGET_RSS_1E6_GB, TARGET_SPEEDUP_WORKERS = 900.0, 8.0, 1.8
@@ -202,61 +199,6 @@ def _gscv(spec, folds: int) -> dict:
     print(f"  wall {wall:.1f} s (corpus {load_s:.1f}, features {vectorize_s:.1f}, searches "
           f"{sum(search_s.values()):.1f}), peak RSS {row['peak_rss_gb']:.2f} GB", flush=True)
     return row
-
-
-class ProcessTreeSampler:
-    """Samples this process and all its descendants every SAMPLE_S seconds in a background thread.
-
-    figures(): peak_rss_gb (largest sum of RSS over the tree), peak_rss_driver_gb (this process
-    alone), peak_rss_process_gb (the largest single process), cpu_s (user + system seconds of every
-    process seen, this one counted from the start), processes (how many were seen).
-    """
-
-    def __init__(self, interval: float = SAMPLE_S) -> None:
-        self.interval = interval
-        self.root = psutil.Process(os.getpid())
-        self.cpu: dict[int, float] = {}
-        self.peak = self.peak_root = self.peak_single = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        times = self.root.cpu_times()
-        self._root_cpu0 = times.user + times.system
-
-    def __enter__(self) -> ProcessTreeSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-        self._sample()
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            self._sample()
-
-    def _sample(self) -> None:
-        total = 0
-        for process in [self.root, *self.root.children(recursive=True)]:
-            try:
-                with process.oneshot():
-                    rss = process.memory_info().rss
-                    times = process.cpu_times()
-            except psutil.Error:  # ended between listing and reading
-                continue
-            total += rss
-            self.peak_single = max(self.peak_single, rss)
-            if process.pid == self.root.pid:
-                self.peak_root = max(self.peak_root, rss)
-                self.cpu[process.pid] = times.user + times.system - self._root_cpu0
-            else:
-                self.cpu[process.pid] = times.user + times.system
-        self.peak = max(self.peak, total)
-
-    def figures(self) -> dict:
-        return {"cpu_s": float(sum(self.cpu.values())), "peak_rss_gb": self.peak / 1e9,
-                "peak_rss_driver_gb": self.peak_root / 1e9, "peak_rss_process_gb": self.peak_single / 1e9,
-                "processes": len(self.cpu)}
 
 
 def _print(result: dict) -> None:
