@@ -118,3 +118,26 @@ def test_a_validation_split_that_cannot_be_carved_is_refused(client):
     spec = _spec(SYNTHETIC.format(n=30, extra="validation_fraction = 0.01"))
     with pytest.raises(UserError, match="corpus.validation_fraction: 0.01 of .* training documents leaves no validation"):
         load_on_cluster(client, spec.corpus, "nocarve")
+
+
+@pytest.mark.cluster
+def test_a_bad_row_in_a_later_part_is_one_line_exit_2_before_any_fit(tmp_path, capsys):
+    """A corpus file of two parts (more than PART_BYTES) whose second part holds a broken line: the
+    sweep ends before any fit with one line naming the file and line, and no store is created."""
+    import json
+
+    from xialpha.cli import main
+    from xialpha.corpora.parts import PART_BYTES
+
+    path = tmp_path / "big.jsonl"
+    row = json.dumps({"text": "a document about wheat and corn prices " + "x" * 60, "label": "a"}) + "\n"
+    n = PART_BYTES // len(row) + 2000
+    with path.open("w") as out:
+        for i in range(n):
+            out.write('{"text": "broken", \n' if i == n - 100 else row)
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'[sweep]\nid = "bad"\n[corpus]\nloader = "table"\npath = "{path}"\n[svm]\nC = [1.0]\n')
+    assert main(["sweep", str(spec), "--store", str(tmp_path / "store"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"big.jsonl, line {n - 99}: not valid JSON" in err, err
+    assert not (tmp_path / "store").exists()
