@@ -67,24 +67,31 @@ def _every_parquet_file_opens(store: Path) -> int:
 
 
 def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
-    spec, store = _spec(tmp_path / "kw.toml", "kill-worker"), tmp_path / "store"
-    expected = _expected_keys(spec, tmp_path / "plan-store")
+    spec = _spec(tmp_path / "kw.toml", "kill-worker")
     with dask_cluster(tmp_path) as (address, workers):
-        driver = _start(_sweep_argv(spec, store, "--scheduler", address), tmp_path / "driver.log")
-        try:
-            _wait_for(lambda: _result_files(store, "kill-worker"), "the first stored batch", process=driver)
-            _kill(workers[0])
-            stored_at_kill = len(_raw_keys(store, "kill-worker"))
-            assert driver.poll() is None and stored_at_kill < len(expected), "the sweep ended before the kill"
-            driver.wait(timeout=DEADLINE)
-        finally:
-            _kill(driver)
+        _kill_mid_sweep(tmp_path, spec, "kill-worker", address, workers[0],
+                        lambda store: _result_files(store, "kill-worker"), "the first stored batch")
+
+
+def _kill_mid_sweep(tmp_path: Path, spec: Path, sweep_id: str, address: str, worker, when, what: str) -> None:
+    """Sweep `spec` on the cluster at `address`, SIGKILL `worker` once `when(store)` is true (before
+    the sweep ends), and check that the sweep still stores every key exactly once."""
+    store, expected = tmp_path / "store", _expected_keys(spec, tmp_path / "plan-store")
+    driver = _start(_sweep_argv(spec, store, "--scheduler", address), tmp_path / "driver.log")
+    try:
+        _wait_for(lambda: when(store), what, process=driver)
+        _kill(worker)
+        stored_at_kill = len(_raw_keys(store, sweep_id))
+        assert driver.poll() is None and stored_at_kill < len(expected), "the sweep ended before the kill"
+        driver.wait(timeout=DEADLINE)
+    finally:
+        _kill(driver)
     log = (tmp_path / "driver.log").read_text()
     assert driver.returncode == 0, log
     assert f"{len(expected)} stored, 0 skipped (already stored), 0 failed" in log
-    raw = _raw_keys(store, "kill-worker")
+    raw = _raw_keys(store, sweep_id)
     assert set(raw) == expected and set(raw.values()) == {1}  # every key exactly once, none lost
-    assert _ok_keys(store, "kill-worker") == expected
+    assert _ok_keys(store, sweep_id) == expected
 
 
 @pytest.mark.parametrize("held", ["part", "linear-data"], ids=["while-loading", "while-holding-stacked-features"])
@@ -95,25 +102,11 @@ def test_sigkill_a_worker_holding_corpus_parts_or_features_loses_no_row(tmp_path
     from distributed import Client
 
     spec = _spec(tmp_path / "kp.toml", f"kill-{held}", n_docs=25_000, C=LONG_C_GRID)
-    store, expected = tmp_path / "store", _expected_keys(spec, tmp_path / "plan-store")
-    with dask_cluster(tmp_path) as (address, workers):
-        with Client(address, timeout="60s") as watcher:
-            victim = next(a for a, w in watcher.scheduler_info()["workers"].items() if w["name"] == "w0")
-            driver = _start(_sweep_argv(spec, store, "--scheduler", address), tmp_path / "driver.log")
-            try:
-                _wait_for(lambda: any(str(key).startswith(f"{held}-") for key in watcher.has_what().get(victim, ())),
-                          f"worker w0 holding {held}-* data", process=driver)
-                _kill(workers[0])
-                stored_at_kill = len(_raw_keys(store, f"kill-{held}"))
-                assert driver.poll() is None and stored_at_kill < len(expected), "the sweep ended before the kill"
-                driver.wait(timeout=DEADLINE)
-            finally:
-                _kill(driver)
-    log = (tmp_path / "driver.log").read_text()
-    assert driver.returncode == 0, log
-    assert f"{len(expected)} stored, 0 skipped (already stored), 0 failed" in log
-    raw = _raw_keys(store, f"kill-{held}")
-    assert set(raw) == expected and set(raw.values()) == {1}  # every key exactly once, none lost
+    with dask_cluster(tmp_path) as (address, workers), Client(address, timeout="60s") as watcher:
+        victim = next(a for a, w in watcher.scheduler_info()["workers"].items() if w["name"] == "w0")
+        _kill_mid_sweep(tmp_path, spec, f"kill-{held}", address, workers[0],
+                        lambda _: any(str(key).startswith(f"{held}-") for key in watcher.has_what().get(victim, ())),
+                        f"worker w0 holding {held}-* data")
 
 
 def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shared_cluster):

@@ -26,6 +26,7 @@ import operator
 from dataclasses import dataclass
 
 from distributed import Client, Future, wait
+from toolz import identity
 
 from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
@@ -64,11 +65,10 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
     cannot be carved). Nothing is stored and no fit started before this returns.
     """
     if corpus_spec.data is not None:  # given in memory by the caller: its parts are sent once
-        raws = [client.submit(operator.itemgetter(0), (raw,), key=f"given-{i}-{run_id}", pure=False)
+        raws = [client.submit(identity, raw, key=f"given-{i}-{run_id}", pure=False)
                 for i, raw in enumerate(memory_parts(corpus_spec.data))]
         parts = [Part("(in memory)", f"part {i + 1} of the corpus given in memory", {}, index=i) for i in range(len(raws))]
     else:
-        corpus_spec.check_paths()
         parts = _planned_parts(client, corpus_spec, run_id)
         raws = [client.submit(read_part, part, key=f"read-{part.index}-{run_id}", pure=False) for part in parts]
     censuses: list[Census] = _results(client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))],
@@ -97,13 +97,21 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
 
 
 def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
-    """The parts to read, planned and (per file) refined on workers: the driver reads no corpus file."""
-    coarse = client.submit(plan_parts, corpus_spec.loader, corpus_spec.args, key=f"plan-{run_id}", pure=False).result()
+    """The parts to read, planned and (per file) refined on workers: the driver reads no corpus file
+    (it need not even see them: on a cluster the files are where the workers are)."""
+    coarse = client.submit(_plan, corpus_spec, key=f"plan-{run_id}", pure=False).result()
     if PARTED[corpus_spec.loader].refine is not None:
         refined = _results([client.submit(refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
                             for i, part in enumerate(coarse)])
         coarse = [piece for pieces in refined for piece in pieces]
     return number_parts(coarse)
+
+
+def _plan(corpus_spec) -> list[Part]:
+    """A worker's check that the spec's local corpus paths exist (naming how to fetch Reuters), and
+    the loader's parts."""
+    corpus_spec.check_paths()
+    return plan_parts(corpus_spec.loader, corpus_spec.args)
 
 
 def _carved(client: Client, corpus_spec, censuses: list[Census], run_id: str) -> list[Future] | None:
