@@ -38,7 +38,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
 from common import make_parser, output_path, print_table, write_results
 from processes import SAMPLE_S, MessageMeter, ProcessTreeSampler, critical_path, dependency_recorder
