@@ -31,7 +31,7 @@ from common import REPO, make_parser, output_path, print_table, write_results
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.sweep import run_sweep
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 REPEAT = 5
 TARGET_S = 3.0

@@ -18,7 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from common import load_corpus, make_parser, output_path, print_table, timed, vectorize, write_results
-from xialpha.estimators import Estimate, fit_svm, loo_exact, r_delta_squared, xi_alpha, xi_alpha_indicator
+from xialpha.estimators.loo import loo_exact
+from xialpha.estimators.metrics import Estimate
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha, xi_alpha_indicator
 from xialpha.features import Preprocessing, linear_gram
 
 

@@ -25,8 +25,10 @@ import time
 import numpy as np
 
 from common import REUTERS_SPEC, load_corpus, make_parser, output_path, print_table, timed, vectorize, write_results
-from xialpha.estimators import fit_svm, r_delta_squared, span_estimate, xi_alpha
-from xialpha.estimators.span import MAX_UNBOUNDED
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.span import MAX_UNBOUNDED, span_estimate
 from xialpha.features import Preprocessing
 from xialpha.spec.sweep import load_spec
 

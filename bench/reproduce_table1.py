@@ -17,7 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from common import make_parser, load_corpus, output_path, print_table, random_halves, reference_rows, timed, vectorize, write_results
-from xialpha.estimators import fit_svm, holdout, r_delta_squared, xi_alpha
+from xialpha.estimators.baselines import holdout
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
 C = 0.5

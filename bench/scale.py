@@ -44,7 +44,7 @@ from xialpha.jobs.cluster import connect
 from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 SIZES = (10_000, 100_000, 1_000_000)
 QUICK_SIZES = (300, 1_500)

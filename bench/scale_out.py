@@ -158,7 +158,7 @@ def measure(spec_text: str, n: int, workers: int) -> dict:
     from xialpha.jobs.cluster import connect
     from xialpha.jobs.sweep import run_sweep
     from xialpha.spec.sweep import parse_spec
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     print(f"n_docs={n:,}, {workers} worker(s) ...", flush=True)
     spec = parse_spec(spec_text, source=f"scale-out spec n={n}")

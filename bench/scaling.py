@@ -21,7 +21,7 @@ from distributed import Client, LocalCluster
 
 from common import make_parser, output_path, print_table, sweep_spec, timed, write_results
 from xialpha.jobs.sweep import run_sweep
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 TARGET_OVERHEAD = 0.30
 

@@ -55,7 +55,11 @@ from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from xialpha.corpora import load_reuters, make_synthetic
-from xialpha.estimators import fit_svm, loo_exact, r_delta_squared, span_estimate, xi_alpha
+from xialpha.estimators.loo import loo_exact
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.span import span_estimate
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha
 from xialpha.features import Preprocessing
 from xialpha.selection.choices import DEFAULT_ESTIMATOR
 

@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from xialpha.storage import ResultStore, config_key
+from xialpha.storage.keys import config_key
+from xialpha.storage.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "store.json"

@@ -35,7 +35,7 @@ from sklearn.svm import SVC
 from common import make_parser, output_path, print_table, sweep_spec, timed, vectorize, write_results
 from xialpha.features import linear_gram
 from xialpha.jobs.sweep import run_sweep
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 N_JOBS = 2
 

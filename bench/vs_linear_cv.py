@@ -50,7 +50,7 @@ from sklearn.svm import LinearSVC
 from common import make_parser, output_path, print_table, sweep_spec, timed, write_results
 from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 N_JOBS = 2  # the peer's joblib workers and xialpha's Dask workers
 SMALL_DOCS, SMALL_SEED = 2000, 0

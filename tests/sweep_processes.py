@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 DEADLINE = 240  # s, the longest any one process of these tests may run
 # A sweep long enough to be hit mid-way: 2 categories x 10 C values, one fit per batch.

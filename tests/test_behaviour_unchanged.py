@@ -189,7 +189,7 @@ def behaviour(tmp: Path, capsys) -> dict:
     from xialpha.jobs.sweep import dry_run
     from xialpha.search import XiAlphaSearchCV
     from xialpha.spec.sweep import parse_spec
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     store = Path("store")
     out: dict = {}
@@ -268,21 +268,26 @@ def behaviour(tmp: Path, capsys) -> dict:
     return out
 
 
-def assert_same(got, want, path: str = "") -> None:
-    """`got` equals `want`, floats to RTOL; the first difference is named by its path."""
+def differences(got, want, path: str = "") -> list[str]:
+    """Where `got` differs from `want` (floats to RTOL), one line per difference, named by its path."""
     if isinstance(want, dict):
-        assert isinstance(got, dict), path
-        assert sorted(got) == sorted(want), f"{path}: keys {sorted(set(got) ^ set(want))} differ"
-        for key in want:
-            assert_same(got[key], want[key], f"{path}/{key}")
-    elif isinstance(want, list):
-        assert isinstance(got, list) and len(got) == len(want), f"{path}: {len(got)} items, want {len(want)}"
-        for i, (a, b) in enumerate(zip(got, want)):
-            assert_same(a, b, f"{path}[{i}]")
-    elif isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
-        assert math.isclose(got, want, rel_tol=RTOL, abs_tol=1e-12), f"{path}: {got!r} != {want!r}"
-    else:
-        assert got == want, f"{path}: {got!r} != {want!r}"
+        if not isinstance(got, dict):
+            return [f"{path}: {type(got).__name__}, want a dict"]
+        if sorted(got) != sorted(want):
+            return [f"{path}: keys {sorted(set(got) ^ set(want))} differ"]
+        return [line for key in want for line in differences(got[key], want[key], f"{path}/{key}")]
+    if isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            return [f"{path}: {len(got) if isinstance(got, list) else got!r} items, want {len(want)}"]
+        return [line for i, (a, b) in enumerate(zip(got, want)) for line in differences(a, b, f"{path}[{i}]")]
+    if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
+        return [] if math.isclose(got, want, rel_tol=RTOL, abs_tol=1e-12) else [f"{path}: {got!r} != {want!r}"]
+    return [] if got == want else [f"{path}: {got!r} != {want!r}"]
+
+
+def assert_same(got, want) -> None:
+    found = differences(got, want)
+    assert not found, f"{len(found)} difference(s):\n" + "\n".join(found[:20])
 
 
 def test_outputs_are_those_of_the_golden_record(tmp_path, capsys, monkeypatch):

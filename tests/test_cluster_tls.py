@@ -22,7 +22,7 @@ import pytest
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect, make_security, slurm_cluster_kwargs
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 pytest.importorskip("cryptography")
 from certificates import write_certificates  # noqa: E402

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from xialpha.corpora import Corpus, make_synthetic
-from xialpha.estimators import Estimate, fit_svm, r_delta_squared, xi_alpha_indicator
+from xialpha.estimators.metrics import Estimate
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha_indicator
 from xialpha.jobs.drift import (
     EXIT_DRIFT,
     EXIT_FAILED,

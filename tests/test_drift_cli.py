@@ -8,7 +8,7 @@ import json
 import pytest
 
 from xialpha.cli import main
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 from test_drift_check import relevance_stream
 
 pytestmark = pytest.mark.cluster

@@ -9,7 +9,8 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
-from xialpha.estimators import apparent, bootstrap, fit_svm, holdout, kfold
+from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
+from xialpha.estimators.svm import fit_svm
 
 TOL = 1e-6
 

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 
 from xialpha.errors import UserError
-from xialpha.estimators import fit_svm, r_delta_squared, xi_alpha, xi_alpha_extended
+from xialpha.estimators.extended import xi_alpha_extended
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha
 from xialpha.estimators.svm import SVMFit
 
 

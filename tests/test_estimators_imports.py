@@ -22,8 +22,18 @@ def _run(code: str) -> str:
 
 
 def test_public_names_import_in_a_fresh_interpreter():
-    out = _run("from xialpha.estimators import fit_svm, xi_alpha, loo_exact, r_delta_squared; print('ok')")
+    out = _run("from xialpha.estimators.svm import fit_svm; from xialpha.estimators.xialpha import xi_alpha\n"
+               "from xialpha.estimators.loo import loo_exact; from xialpha.estimators.radius import r_delta_squared\n"
+               "print('ok')")
     assert out.strip() == "ok"
+
+
+def test_the_registry_loads_no_algorithm_and_no_numerical_library():
+    # the command line's parser and the store's schema read it: it must stay as light as they are
+    out = _run("import json, sys; import xialpha.estimators.registry\n"
+               "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+               "('numpy', 'scipy', 'sklearn', 'numba', 'xialpha'))))")
+    assert set(json.loads(out)) == {"xialpha", "xialpha.estimators", "xialpha.estimators.registry"}
 
 
 def test_no_dask_or_other_xialpha_layers_after_import_and_use():
@@ -31,7 +41,11 @@ def test_no_dask_or_other_xialpha_layers_after_import_and_use():
         """
         import json, sys
         import numpy as np
-        from xialpha.estimators import bootstrap, fit_svm, kfold, loo_exact, r_delta_squared, xi_alpha
+        from xialpha.estimators.baselines import bootstrap, kfold
+        from xialpha.estimators.loo import loo_exact
+        from xialpha.estimators.radius import r_delta_squared
+        from xialpha.estimators.svm import fit_svm
+        from xialpha.estimators.xialpha import xi_alpha
         X = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.2], [0.1, 1.1], [1.2, 0.1], [0.2, 0.8]])
         y = np.array([1, -1, 1, -1, 1, -1])
         fit = fit_svm(y, 1.0, X=X)
@@ -66,7 +80,11 @@ def test_estimators_open_no_files():
         """
         import json, sys
         import numpy as np
-        from xialpha.estimators import apparent, bootstrap, fit_svm, holdout, kfold, loo_exact, r_delta_squared, xi_alpha
+        from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
+        from xialpha.estimators.loo import loo_exact
+        from xialpha.estimators.radius import r_delta_squared
+        from xialpha.estimators.svm import fit_svm
+        from xialpha.estimators.xialpha import xi_alpha
 
         def work():
             rng = np.random.default_rng(0)

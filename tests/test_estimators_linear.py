@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators import fit_svm
+from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.linear import ConvergenceWarning
 
 TOL = 1e-6

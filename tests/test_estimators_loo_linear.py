@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators import fit_svm
+from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.loo_linear import WorkingSet, _full_retrain_margin
 
 TOL = 1e-4

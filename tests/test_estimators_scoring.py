@@ -8,17 +8,13 @@ import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
-from xialpha.estimators import (
-    bootstrap,
-    fit_svm,
-    holdout,
-    kfold,
-    loo_exact,
-    r_delta_squared,
-    span_estimate,
-    xi_alpha,
-    xi_alpha_extended,
-)
+from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
+from xialpha.estimators.extended import xi_alpha_extended
+from xialpha.estimators.loo import loo_exact
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.span import span_estimate
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha
 from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.scoring import one_fit_estimates
 
@@ -47,15 +43,15 @@ def test_every_requested_estimate_is_the_estimator_called_directly(path):
     C = 1.0
     fit = fit_svm(y, C, **svm_args)
     got = one_fit_estimates(fit, C, svm_args, r2, rhos=(1.0, 2.0), span=True, xa_ext_depth=3, exact_loo=True,
-                            kfold_k=3, bootstrap_n=4, holdout_data=(y_test, test_data))
+                            kfold=3, bootstrap=4, holdout=True, held_out=(y_test, test_data))
     gram = data.get("gram")
-    expected_shared = [("apparent", None), ("span", span_estimate(fit, gram)),
-                       ("loo", loo_exact(y, C, fit=fit, r_delta2=r2, **svm_args)),
+    expected_shared = [("apparent", apparent(fit)), ("loo", loo_exact(y, C, fit=fit, r_delta2=r2, **svm_args)),
+                       ("holdout", holdout(fit, y_test, test_data)),
                        ("kfold", kfold(y, C, k=3, fit=fit, **svm_args)),
                        ("bootstrap", bootstrap(y, C, n_boot=4, fit=fit, **svm_args)),
-                       ("holdout", holdout(fit, y_test, test_data))]
+                       ("span", span_estimate(fit, gram))]  # in registry order
     assert [e.method for e in got.shared] == [method for method, _ in expected_shared]
-    for estimate, (_, expected) in zip(got.shared[1:], expected_shared[1:]):
+    for estimate, (_, expected) in zip(got.shared, expected_shared):
         assert counts(estimate) == counts(expected)
     for rho in (1.0, 2.0):
         xa, ext = got.per_rho[rho]
@@ -75,6 +71,10 @@ def test_only_what_is_asked_for_is_computed():
     assert got.get("xa").method == "xa"
     with pytest.raises(KeyError, match="'span' was not computed"):
         got.get("span")
+    with pytest.raises(TypeError, match="unknown estimator setting"):
+        one_fit_estimates(fit, 1.0, {"X": X}, r_delta_squared(X=X), kfold_k=3)
+    with pytest.raises(ValueError, match="held_out: the holdout estimator needs"):
+        one_fit_estimates(fit, 1.0, {"X": X}, r_delta_squared(X=X), holdout=True)
 
 
 @pytest.mark.parametrize("kernel, params, gram_of", [

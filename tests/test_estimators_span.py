@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 from xialpha.errors import UserError
-from xialpha.estimators import fit_svm, loo_exact, r_delta_squared, span_estimate, xi_alpha
+from xialpha.estimators.loo import loo_exact
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.span import span_estimate
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha
 from xialpha.estimators.span import span_loo_margins, span_squared
 from xialpha.estimators.svm import SVMFit
 

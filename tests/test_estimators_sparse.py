@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.estimators import fit_svm, loo_exact
+from xialpha.estimators.loo import loo_exact
+from xialpha.estimators.svm import fit_svm
 
 
 def test_sparse_features_give_the_same_solution_as_dense_and_as_the_gram():

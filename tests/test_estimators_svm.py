@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC
 
-from xialpha.estimators import fit_svm
+from xialpha.estimators.svm import fit_svm
 
 TOL = 1e-6
 # libsvm stops when the maximal KKT violation m(alpha) - M(alpha) <= tol; margins are off by about that.

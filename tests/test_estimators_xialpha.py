@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from xialpha.estimators import METRICS, Estimate, xi_alpha, xi_alpha_indicator
+from xialpha.estimators.metrics import Estimate, METRICS
+from xialpha.estimators.xialpha import xi_alpha, xi_alpha_indicator
 from xialpha.estimators.metrics import weighted_average
 
 # Five examples, R_delta^2 = 1. rho * alpha_i * R^2 + xi_i for rho = 1 and rho = 2:
@@ -97,7 +98,7 @@ def test_empty_estimate_error_is_nan():
 
 
 def test_stored_columns_integer_and_fractional_counts():
-    from xialpha.storage import estimate_values
+    from xialpha.storage.schema import estimate_values
     from xialpha.storage.schema import METRICS as STORED_METRICS
 
     assert STORED_METRICS == METRICS  # the store's column registry and the metrics estimators compute

@@ -84,7 +84,8 @@ def specs(draw) -> bytes:
 def store(tmp_path_factory):
     """A store holding two hand-made result rows (no cluster needed)."""
     from xialpha.estimators.metrics import Estimate
-    from xialpha.storage import ResultStore, estimate_values
+    from xialpha.storage.schema import estimate_values
+    from xialpha.storage.store import ResultStore
 
     root = tmp_path_factory.mktemp("fuzz-specs") / "store"
     rows = [{"sweep_id": "other", "run_id": "r", "status": "ok", "data_fingerprint": "fp", "config_key": f"k{C}",

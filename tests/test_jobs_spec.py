@@ -22,12 +22,12 @@ def test_minimal_spec_defaults():
     assert len(spec.preprocessings) == 1
     assert spec.C == (1.0,) and spec.j == (1.0,) and spec.estimators.rhos == (1.0,)
     assert spec.cluster.kind == "local"
-    assert spec.estimators.span and spec.selection_estimator == "span"
+    assert spec.estimators["span"] and spec.selection_estimator == "span"
 
 
 def test_selection_estimator_falls_back_to_xi_alpha_when_span_is_off():
     spec = parse_spec(MINIMAL + "[estimators]\nspan = false\n")
-    assert not spec.estimators.span and spec.selection_estimator == "xa"
+    assert not spec.estimators["span"] and spec.selection_estimator == "xa"
 
 
 def test_lists_expand_to_grids():
@@ -117,7 +117,7 @@ def test_unknown_category_names_its_spec_field(tmp_path):
     from distributed import Client
 
     from xialpha.jobs.sweep import prepare
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     with Client(processes=False, n_workers=1, dashboard_address=None) as client:
         spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["nope"]\n')

@@ -19,7 +19,7 @@ from xialpha.jobs import tasks
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import prepare, run_sweep
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 SPEC = """
 [sweep]

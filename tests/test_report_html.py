@@ -10,7 +10,8 @@ import pytest
 
 from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
-from xialpha.storage import ResultStore, estimate_values
+from xialpha.storage.schema import estimate_values
+from xialpha.storage.store import ResultStore
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 CATEGORIES = ("earn", "acq", "<grain&co>")

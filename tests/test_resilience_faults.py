@@ -20,7 +20,7 @@ from sweep_processes import DEADLINE, LONG_C_GRID, expected_keys as _expected_ke
 from sweep_processes import sweep_spec as _spec
 from sweep_processes import raw_keys as _raw_keys, result_files as _result_files, start as _start
 from sweep_processes import sweep_argv as _sweep_argv, wait_for as _wait_for
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 pytestmark = pytest.mark.cluster
 

@@ -263,7 +263,8 @@ def test_huge_draws_and_negative_seeds_are_refused_before_any_work(store, capsys
 
 def test_tex_characters_in_category_names_are_drawn_as_typed(tmp_path, capsys):
     from xialpha.estimators.metrics import Estimate
-    from xialpha.storage import ResultStore, estimate_values
+    from xialpha.storage.schema import estimate_values
+    from xialpha.storage.store import ResultStore
 
     names = ["$^$", "$x_1$ & 100% #1"]  # before: matplotlib's mathtext failed on "$^$" (a ValueError traceback)
     rows = []

@@ -83,7 +83,7 @@ def selected(tmp_path, capsys):
     from test_store_unchanged import small_spec
     from xialpha.cli import main
     from xialpha.spec.sweep import load_spec
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     spec = tmp_path / "sel.toml"
     spec.write_text(small_spec("sel", splits=True))
@@ -95,7 +95,7 @@ def selected(tmp_path, capsys):
 
 
 def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_path):
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     store, selection_id = selected
     go = tmp_path / "go"
@@ -119,7 +119,7 @@ def test_a_certification_that_cannot_store_its_rows_withdraws_its_claim(selected
     from test_store_unchanged import tree_digest
     from xialpha.cli import main
     from xialpha.errors import StoreWriteError
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     store, selection_id = selected
     before = tree_digest(store)

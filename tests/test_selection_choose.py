@@ -11,7 +11,7 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
 from xialpha.selection.records import selection_rows
 from xialpha.selection.selector import select
-from xialpha.storage import estimate_values
+from xialpha.storage.schema import estimate_values
 
 
 def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel="lin", j=1.0, rho=1.0, n_sv=50):

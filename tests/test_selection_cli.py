@@ -23,7 +23,7 @@ from xialpha.spec.sweep import load_spec
 from xialpha.jobs.sweep import prepare
 from xialpha.selection.artifact import load_artifact
 from xialpha.selection.objective import Objective
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 from xialpha.storage.schema import DATASETS
 
 HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's time stamp is no match)

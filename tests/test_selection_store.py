@@ -12,7 +12,8 @@ from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective
 from xialpha.selection.selector import select as select_rows
-from xialpha.storage import ResultStore, estimate_values
+from xialpha.storage.schema import estimate_values
+from xialpha.storage.store import ResultStore
 
 
 def row(category, pp, C, d_pos, d_neg, n_pos, *, n=1000, n_sv=50):

@@ -25,7 +25,7 @@ from sweep_processes import DEADLINE, expected_keys, kill, ok_keys, raw_keys, re
 from sweep_processes import start, sweep_argv, sweep_spec, wait_for
 from xialpha.spec.sweep import load_spec
 from xialpha.jobs.sweep import run_sweep
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 pytestmark = [pytest.mark.slurm, pytest.mark.cluster]
 

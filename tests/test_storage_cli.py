@@ -15,7 +15,7 @@ import pytest
 from test_report_html import CATEGORIES
 from test_storage_store import T0, data_files, result_row
 from xialpha.cli import main
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 from xialpha.storage.reading import __doc__ as READ_RULE_DOC
 
 SECOND = datetime.timedelta(seconds=1)

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,7 @@ BIG_WRITER = """
 import sys
 import pyarrow as pa
 import xialpha.storage.location as location
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 location.ROW_GROUP_ROWS = 20
 n = 300_000
@@ -42,7 +42,7 @@ print("finished", flush=True)
 # A child process: writes `files` files of `rows` rows each to sweep "shared", keys prefixed by its name.
 SMALL_WRITER = """
 import sys
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 store_uri, name, files, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 store = ResultStore(store_uri)

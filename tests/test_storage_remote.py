@@ -12,7 +12,8 @@ import pytest
 
 from test_storage_store import T0, result_row
 from xialpha.errors import UserError
-from xialpha.storage import ResultStore, config_key
+from xialpha.storage.keys import config_key
+from xialpha.storage.store import ResultStore
 
 
 def _exercise(uri: str) -> ResultStore:

@@ -13,15 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from xialpha.errors import UserError
-from xialpha.storage import (
-    RESULT_COLUMNS,
-    SCHEMA_VERSION,
-    ResultStore,
-    config_key,
-    pack_bits,
-    results_schema,
-    unpack_bits,
-)
+from xialpha.storage.bits import pack_bits, unpack_bits
+from xialpha.storage.keys import config_key
+from xialpha.storage.schema import RESULT_COLUMNS, results_schema, SCHEMA_VERSION
+from xialpha.storage.store import ResultStore
 
 T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
 

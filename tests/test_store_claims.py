@@ -11,7 +11,7 @@ import pytest
 from test_store_unchanged import tree_digest
 from test_storage_store import result_row
 from xialpha.errors import UserError
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 
 
 def _race(uri: str, name: str, claimants: int) -> list[str | None]:

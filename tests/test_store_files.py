@@ -18,7 +18,10 @@ from test_storage_store import result_row
 from test_store_unchanged import small_spec
 from xialpha.cli import main
 from xialpha.spec.sweep import load_spec
-from xialpha.storage import ResultStore, StoreWarning, config_key, pack_bits
+from xialpha.errors import StoreWarning
+from xialpha.storage.bits import pack_bits
+from xialpha.storage.keys import config_key
+from xialpha.storage.store import ResultStore
 
 def _first_file(partition: Path) -> Path:
     return sorted(partition.glob("*.parquet"))[0]

@@ -14,7 +14,8 @@ import pytest
 from test_storage_store import T0, result_row
 from test_store_unchanged import small_spec
 from xialpha.cli import main
-from xialpha.storage import ResultStore, config_key
+from xialpha.storage.keys import config_key
+from xialpha.storage.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[1]
 DAY = datetime.timedelta(days=1)

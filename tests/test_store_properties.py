@@ -21,7 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from test_storage_store import T0, result_row
-from xialpha.storage import ResultStore, StoreWarning, config_key
+from xialpha.errors import StoreWarning
+from xialpha.storage.keys import config_key
+from xialpha.storage.store import ResultStore
 
 KEYS = 4
 WRITERS = 3

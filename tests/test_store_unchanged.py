@@ -22,7 +22,7 @@ from test_storage_store import result_row
 from xialpha.cli import main
 from xialpha.errors import StoreWriteError
 from xialpha.spec.sweep import load_spec
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 from xialpha.storage import location as location_module
 
 SWEEP_SPEC = """

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.storage import ResultStore
+from xialpha.storage.store import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 
 MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script '

@@ -24,16 +24,21 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
-from xialpha.estimators import Estimate, fit_svm, r_delta_squared
+from xialpha.estimators import registry
+from xialpha.estimators.metrics import Estimate
+from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
+from xialpha.estimators.svm import fit_svm
 from xialpha.kernel_table import KERNEL_PARAMETERS
+from xialpha.selection.choices import by_preference
 from xialpha.storage.schema import estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
 
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
 KERNELS = (*KERNEL_PARAMETERS, "precomputed")
-ESTIMATES = ("span", "xa")
+# What a candidate can be scored by: the selectable estimators that need only the fit (span, xa).
+ESTIMATES = tuple(by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT))
 
 
 class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -106,7 +111,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             check_consistent_length(X, y)
         candidates = list(ParameterGrid(self.param_grid))
         rows, best, best_score = [], None, -np.inf
-        scorer = Candidates(X, y, pos_label, self.rho, self.estimate == "span")
+        scorer = Candidates(X, y, pos_label, self.rho, self.estimate)
         for params in candidates:
             model = clone(self.estimator).set_params(**params)
             start = time.perf_counter()
@@ -176,8 +181,11 @@ class Candidates:
     best_estimator_ differs slightly).
     """
 
-    def __init__(self, X, y: np.ndarray, pos_label, rho: float, span: bool):
-        self.X, self.y, self.rho, self.span = X, y, rho, span
+    def __init__(self, X, y: np.ndarray, pos_label, rho: float, estimate: str):
+        self.X, self.y, self.rho = X, y, rho
+        # only `estimate` of the ESTIMATES with a switch is on (the others cost time; xa always runs)
+        self.settings = {registry.estimator(name).switch.key: name == estimate for name in ESTIMATES
+                         if registry.estimator(name).switch is not None}
         self.classes = unique_labels(y)
         self.y_svm = np.where(y == self.classes[1], 1, -1)  # +1 = classes_[1], as scikit-learn's decision
         self.y_pos = np.where(y == pos_label, 1, -1)
@@ -202,10 +210,11 @@ class Candidates:
         if linear:
             self.last[state] = fit
         estimates = one_fit_estimates(fit, C, {**data, "j": j, "tol": settings["tol"]}, self.r_delta2[key],
-                                      rhos=(self.rho,), span=self.span)
+                                      rhos=(self.rho,), **self.settings)
         columns = {}
-        for method in ESTIMATES if self.span else ("xa",):
-            columns |= estimate_values(Estimate.from_indicator(method, self.y_pos, estimates.get(method).indicator))
+        computed = {estimate.method: estimate for estimate in estimates.at(self.rho)}
+        for method in (name for name in ESTIMATES if name in computed):
+            columns |= estimate_values(Estimate.from_indicator(method, self.y_pos, computed[method].indicator))
         return {**columns, "n_support": fit.n_sv, "r_delta2": float(self.r_delta2[key])}
 
 

@@ -36,7 +36,7 @@ def run(args) -> int:
     start_workers_early(args)
     from xialpha.jobs.drift import run_drift_check
     from xialpha.spec.drift import load_drift_spec
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     spec = load_drift_spec(args.spec)
     check_workers(args.workers, spec.cluster)

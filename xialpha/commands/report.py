@@ -14,7 +14,7 @@ import textwrap
 
 from xialpha.commands.output import add_wide_argument
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
+from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
 
 
 def add_arguments(parser) -> None:
@@ -26,7 +26,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE")
     parser.add_argument("--metric", choices=[m for m in METRIC_CHOICES if m != "cost"],
                         help="metric to show (default: the selection's, else f1)")
-    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
+    parser.add_argument("--estimator", choices=SHOWN_ESTIMATORS,
                         help=f"estimate to show (default: the selection's, else {DEFAULT_ESTIMATOR}; "
                              "xa for sweeps run without it)")
     parser.add_argument("--rho", type=float,

@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xialpha.storage import DATASETS
+    from xialpha.storage.schema import DATASETS
 
     store = open_store(args)
     if args.action == "ls":

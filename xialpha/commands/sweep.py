@@ -28,7 +28,7 @@ def run(args) -> int:
     from xialpha.jobs.progress import Progress
     from xialpha.spec.sweep import load_spec
     from xialpha.jobs.sweep import dry_run, run_sweep
-    from xialpha.storage import ResultStore
+    from xialpha.storage.store import ResultStore
 
     spec = load_spec(args.spec)
     check_workers(args.workers, spec.cluster)

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.estimators import dcd
+import xialpha.estimators.dcd as dcd
 from xialpha.estimators.validation import check_features, check_vector
 
 MAX_EPOCHS = 20_000  # passes over the data, summed over the multiplier steps

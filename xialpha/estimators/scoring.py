@@ -2,38 +2,35 @@
 
 `one_fit_estimates` is what the sweep's tasks (`xialpha.jobs.tasks`) compute next to each fit and
 what `xialpha.XiAlphaSearchCV` scores its candidates by, so a candidate of the search and the same
-configuration in a sweep get the same numbers. Given the fit and the data it was trained on it
-returns `Estimate` objects: the training errors ("apparent"), and as asked the span estimate,
-exact leave-one-out, k-fold, bootstrap and held-out errors (independent of rho), and xi-alpha and
-SVMlight's extended xi-alpha at each requested rho. Turning them into stored columns is
+configuration in a sweep get the same numbers. Given the fit, the data it was trained on and the
+[estimators] settings, it computes every estimator of the registry (`xialpha.estimators.registry`)
+that the settings switch on: those independent of rho once, the per-rho ones (xi-alpha and
+SVMlight's extended xi-alpha) at each requested rho. Turning them into stored columns is
 `xialpha.storage`'s job.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
-from xialpha.estimators.extended import xi_alpha_extended
 from xialpha.estimators.kernel_rows import NamedKernelRows
-from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.span import span_estimate
+from xialpha.estimators.registry import DEFAULT_SETTINGS, FitData, switched_on
 from xialpha.estimators.svm import SVMFit
 from xialpha.estimators.validation import check_kernel
-from xialpha.estimators.xialpha import xi_alpha
 
 
 @dataclass(frozen=True, eq=False)
 class OneFitEstimates:
-    """The estimates of one fit. shared: those independent of rho, in the order apparent, span,
-    loo, kfold, bootstrap, holdout (each only when asked for); per_rho: {rho: (xa, [xa_ext])}."""
+    """The estimates of one fit. shared: those independent of rho, in registry order (each only
+    when switched on); per_rho: {rho: the per-rho ones, in registry order}."""
 
     shared: tuple[Estimate, ...]
     per_rho: dict[float, tuple[Estimate, ...]]
 
     def at(self, rho: float) -> tuple[Estimate, ...]:
-        """Every estimate of a results row at `rho`: the shared ones, then xa (and xa_ext)."""
+        """Every estimate of a results row at `rho`: the shared ones, then the per-rho ones."""
         return self.shared + self.per_rho[rho]
 
     def get(self, method: str, rho: float | None = None) -> Estimate:
@@ -46,21 +43,8 @@ class OneFitEstimates:
         raise KeyError(f"method: {method!r} was not computed (at rho={rho})")
 
 
-def one_fit_estimates(
-    fit: SVMFit,
-    C: float,
-    svm_args: dict,
-    r_delta2: float,
-    *,
-    rhos=(1.0,),
-    span: bool = True,
-    xa_ext_depth: int = 0,
-    exact_loo: bool = False,
-    loo_prune: str = "support",
-    kfold_k: int = 0,
-    bootstrap_n: int = 0,
-    holdout_data: tuple | None = None,
-) -> OneFitEstimates:
+def one_fit_estimates(fit: SVMFit, C: float, svm_args: dict, r_delta2: float, *, rhos=(1.0,),
+                      held_out: tuple | None = None, **settings) -> OneFitEstimates:
     """The estimates of `fit`, trained by `fit_svm(fit.y, C, **svm_args)`.
 
     svm_args: the training data and settings as `fit_svm` takes them: gram= (n, n), or X= (n, d)
@@ -70,36 +54,24 @@ def one_fit_estimates(
         features, or the features under the named kernel (`NamedKernelRows`), never an n x n matrix
         that was not given.
     r_delta2: R_delta^2 of the training set (or an upper bound), for xi-alpha.
-    rhos: the xi-alpha rhos; span: the span estimate; xa_ext_depth: > 0 adds the extended xi-alpha
-        at that search depth per rho; exact_loo with loo_prune ("support" or "xi_alpha"); kfold_k: k
-        > 0 adds k-fold CV; bootstrap_n: B > 0 adds the .632 bootstrap over B replicates;
-        holdout_data: (y_test (m,), test data) adds the held-out errors (test data: (m, d) features
-        or the (m, n) cross-Gram, as `SVMFit.decision_function` takes it).
+    rhos: the xi-alpha rhos; held_out: (y_test (m,), test data: (m, d) features or the (m, n)
+        cross-Gram, as `SVMFit.decision_function` takes it) for the holdout estimator.
+    settings: [estimators] settings by key (span=, xa_ext_depth=, exact_loo=, loo_prune=, holdout=,
+        kfold=, bootstrap=, ...), the registry's defaults for the others.
     Estimates count errors over fit.y (+1 = positive); a caller with another positive class
     recounts from the indicators.
     """
-    y = fit.y
-    kernel = _kernel_blocks(svm_args)
-    shared = [apparent(fit)]
-    if span:
-        shared.append(span_estimate(fit, kernel))
-    if exact_loo:
-        shared.append(loo_exact(y, C, fit=fit, prune=loo_prune, r_delta2=r_delta2, **svm_args))
-    if kfold_k:
-        shared.append(kfold(y, C, k=kfold_k, fit=fit, **svm_args))
-    if bootstrap_n:
-        shared.append(bootstrap(y, C, n_boot=bootstrap_n, fit=fit, **svm_args))
-    if holdout_data is not None:
-        shared.append(holdout(fit, *holdout_data))
-    per_rho = {}
-    for rho in rhos:
-        per_rho[rho] = (xi_alpha(fit.alpha, fit.xi, y, r_delta2, rho),)
-        if xa_ext_depth:
-            per_rho[rho] += (xi_alpha_extended(fit, kernel, r_delta2, rho=rho, depth=xa_ext_depth),)
-    return OneFitEstimates(tuple(shared), per_rho)
+    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
+    if unknown:
+        raise TypeError(f"one_fit_estimates: unknown estimator setting(s) {', '.join(unknown)}")
+    data = FitData(C, svm_args, r_delta2, {**DEFAULT_SETTINGS, **settings}, _kernel_blocks(svm_args), held_out)
+    estimators = switched_on(data.settings)
+    shared = tuple(e.compute(fit, data) for e in estimators if not e.per_rho)
+    per_rho = {rho: tuple(e.compute(fit, data.at(rho)) for e in estimators if e.per_rho) for rho in rhos}
+    return OneFitEstimates(shared, per_rho)
 
 
-def _kernel_blocks(svm_args: dict):
+def _kernel_blocks(svm_args: Mapping):
     """What the span and extended estimators read kernel blocks from: the Gram matrix, None on the
     linear path (the fit's own features), or the features under a named non-linear kernel."""
     if svm_args.get("gram") is not None:

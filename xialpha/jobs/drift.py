@@ -29,11 +29,16 @@ from scipy.stats import binomtest
 
 from xialpha.corpora.corpus import choose_categories
 from xialpha.errors import UserError
-from xialpha.estimators import Estimate, fit_svm, xi_alpha_indicator
+from xialpha.estimators.metrics import Estimate
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.xialpha import xi_alpha_indicator
 from xialpha.jobs import tasks
 from xialpha.jobs.graph import RETRIES
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
-from xialpha.storage import ResultStore, config_key, estimate_values, typed_table
+from xialpha.storage.keys import config_key
+from xialpha.storage.schema import estimate_values
+from xialpha.storage.store import ResultStore
+from xialpha.storage.validate import typed_table
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
 

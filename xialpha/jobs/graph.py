@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from distributed import Client, Future
 
+from xialpha.estimators.registry import HELD_OUT
 from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
 from xialpha.jobs.plan import SweepPlan
@@ -32,7 +33,7 @@ def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, base_row
     features = {p: submit_features(client, corpus, spec.preprocessings[p], spec.corpus.train_split,
                                    spec.corpus.test_split, plan.categories, run_id)
                 for p in sorted({p for p, _, _ in needed})}
-    data = submit_training_data(client, sorted(needed, key=str), spec, features, spec.estimators.holdout, run_id)
+    data = submit_training_data(client, sorted(needed, key=str), spec, features, spec.estimators.needs(HELD_OUT), run_id)
     futures = {}
     for i, batch in enumerate(plan.batches):
         home = homes[i]

@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from xialpha.estimators.registry import HELD_OUT, keyed_settings
 from xialpha.spec.sweep import SweepSpec
-from xialpha.storage import config_key
+from xialpha.storage.keys import config_key
 
 MAX_BATCH = 16  # fits per task at most, so results still arrive (and are stored) steadily
 
@@ -64,7 +65,7 @@ class SweepPlan:
 
     def gram_bytes(self) -> int:
         """Bytes of one float64 Gram of the kernel path: train (n, n) plus test-vs-train (m, n) with holdout."""
-        return 8 * self.n_train * (self.n_train + (self.n_test if self.spec.estimators.holdout else 0))
+        return 8 * self.n_train * (self.n_train + (self.n_test if self.spec.estimators.needs(HELD_OUT) else 0))
 
     def grams_per_preprocessing(self) -> dict[int, int]:
         """{preprocessing: Gram matrices its pending kernel-path fits need} (the linear one they derive from, plus one per kernel)."""
@@ -87,9 +88,7 @@ class SweepPlan:
 
 def estimator_settings(spec: SweepSpec) -> dict:
     """The estimator settings that change stored numbers, part of every config key."""
-    est = spec.estimators
-    return {"tol": spec.tol, "span": est.span, "xa_ext_depth": est.xa_ext_depth, "exact_loo": est.exact_loo,
-            "loo_prune": est.loo_prune, "holdout": est.holdout, "kfold": est.kfold, "bootstrap": est.bootstrap}
+    return {"tol": spec.tol, **keyed_settings(spec.estimators.values)}
 
 
 def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train: int, n_test: int,

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.estimators import fit_svm
+from xialpha.estimators.svm import fit_svm
 from xialpha.jobs import tasks
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_on_cluster, submit_features

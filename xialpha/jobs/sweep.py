@@ -19,7 +19,8 @@ from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.sweep import SweepSpec, corpus_errors
-from xialpha.storage import ResultStore, typed_table
+from xialpha.storage.store import ResultStore
+from xialpha.storage.validate import typed_table
 
 
 @dataclass

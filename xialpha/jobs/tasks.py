@@ -17,12 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from xialpha import __version__
-from xialpha.estimators import fit_svm, r_delta_squared
+from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import EstimatorSpec
-from xialpha.storage import estimate_values, pack_bits
+from xialpha.storage.bits import pack_bits
+from xialpha.storage.schema import result_values
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,10 +165,9 @@ def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, 
     fit = fit_svm(y, job.C, check_input=False, warm_start=warm, **svm_args)
     # estimate time: everything but the solver's training, including the decision values xi needs
     start += fit.fit_seconds
-    estimates = one_fit_estimates(
-        fit, job.C, svm_args, data.r_delta2, rhos=[rho for rho, _ in job.keys], span=est.span,
-        xa_ext_depth=est.xa_ext_depth, exact_loo=est.exact_loo, loo_prune=est.loo_prune, kfold_k=est.kfold,
-        bootstrap_n=est.bootstrap, holdout_data=(data.y_test[job.category], data.test_data()) if est.holdout else None)
+    held_out = (data.y_test[job.category], data.test_data()) if est.needs(HELD_OUT) else None
+    estimates = one_fit_estimates(fit, job.C, svm_args, data.r_delta2, rhos=[rho for rho, _ in job.keys],
+                                  held_out=held_out, **est.values)
     estimate_seconds = (time.perf_counter() - start) / len(job.keys)
     training = {"status": "ok", "n": int(y.shape[0]), "n_pos": int((y > 0).sum()), "n_sv": fit.n_sv,
                 "n_bounded_sv": fit.n_bounded_sv, "stable": fit.stable, "r_delta2": data.r_delta2,
@@ -174,20 +176,10 @@ def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, 
     for rho, key in job.keys:
         row = {**common, **training, "rho": rho, "config_key": key, "estimate_seconds": estimate_seconds}
         for estimate in estimates.at(rho):
-            row.update(estimate_values(estimate))
-            if estimate.retrains and estimate.method == "loo":
-                row["loo_retrains"] = estimate.retrains
-            if estimate.indicator is not None and estimate.method != "apparent":
+            row.update(result_values(estimate, est.values))
+            if estimate.indicator is not None and estimator(estimate.method).selectable:
                 examples.append({"sweep_id": common["sweep_id"], "config_key": key, "category": job.category,
                                  "estimator": estimate.method, "n": int(estimate.indicator.shape[0]),
                                  "bits": pack_bits(estimate.indicator)})
-        row["xa_d"] = int(estimates.get("xa", rho).d)
-        if est.kfold:
-            row["kfold_k"] = est.kfold
-        if est.holdout:
-            row["holdout_n"] = int(data.y_test[job.category].shape[0])
-            row["holdout_n_pos"] = int((data.y_test[job.category] > 0).sum())
-        if est.xa_ext_depth:
-            row["xa_ext_depth"] = est.xa_ext_depth
         rows.append(row)
     return fit, rows, examples

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 import xialpha.jobs.drift  # noqa: F401  (the drift check's tasks)
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
-from xialpha.estimators import fit_svm
+from xialpha.estimators.svm import fit_svm
 
 
 def _fit_a_tiny_problem() -> None:

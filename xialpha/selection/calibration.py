@@ -3,7 +3,8 @@
 A point is one result row (category x configuration) at one rho: the estimator's metric from the
 training set (x) and the metric on the held-out split the sweep scored (y). Points on the
 diagonal are honest; below it the estimate was optimistic (for F1; for error, above it). Only
-estimators other than "holdout" itself are compared, and only where both values exist.
+estimators that do not count on the held-out split themselves are compared, and only where both
+values exist.
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from xialpha.estimators import registry
+from xialpha.selection.choices import by_preference
 from xialpha.selection.labels import ConfigLabels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import rank_rows
 from xialpha.selection.report import at_rho
 
-ESTIMATORS = ("span", "xa", "xa_ext", "loo", "kfold", "bootstrap", "apparent")  # in the order shown
+# compared with held-out values, in the order shown: all but those counting on the held-out split
+ESTIMATORS = tuple(by_preference(e.name for e in registry.ESTIMATORS if e.needs != registry.HELD_OUT))
 
 
 def estimators_with_estimates(results: pd.DataFrame, rho: float) -> list[str]:

@@ -26,6 +26,8 @@ import pandas as pd
 
 from xialpha import __version__
 from xialpha.errors import UserError
+from xialpha.estimators import registry
+from xialpha.estimators.registry import HELD_OUT
 from xialpha.selection.bounds import (
     CONFIDENCE,
     DRAWS,
@@ -37,7 +39,7 @@ from xialpha.selection.bounds import (
 )
 from xialpha.selection.objective import metric_values
 from xialpha.selection.records import read_if_stored
-from xialpha.storage import typed_table
+from xialpha.storage.validate import typed_table
 from xialpha.storage.schema import METRICS
 
 DATASET = "certifications"
@@ -193,9 +195,9 @@ def _check_split(spec, name: str, estimator: str, force: bool) -> None:
                         "no split of it is sealed")
     if name == train_split:
         raise UserError(f"test_split=: {name!r} is the sweep's training split")
-    if name == spec.corpus.test_split and spec.estimators.holdout:
-        if estimator == "holdout" and not force:
-            raise UserError(f"test_split=: the selection was made with the holdout estimator on {name!r}; it is not "
-                            "sealed (use another split, or force=True)")
+    if name == spec.corpus.test_split and spec.estimators.needs(HELD_OUT):
+        if registry.estimator(estimator).needs == HELD_OUT and not force:
+            raise UserError(f"test_split=: the selection was made with the {estimator} estimator on {name!r}; it is "
+                            "not sealed (use another split, or force=True)")
         warnings.warn(f"the sweep computed held-out estimates on {name!r}; the bounds hold only if no choice was "
                       "based on them", UserWarning, stacklevel=4)

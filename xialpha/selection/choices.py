@@ -1,18 +1,30 @@
-"""The selection options (the CLI parser reads them; the estimators are storage's registry)."""
+"""The selection options (the CLI parser reads them; the estimators are the registry's)."""
 
-from xialpha.storage.schema import ESTIMATORS
+from xialpha.estimators.registry import NAMES, NEEDS, SELECTABLE, always_on, estimator
 
-# The estimator a selection uses unless told otherwise: the span estimate of the LOO error.
-# bench/selection_quality.py on the linear path, 14 fresh splits in 4 settings (issue 19): macro
-# held-out F1 regret span 0.93 points, 10-fold CV 1.05, xi-alpha (rho=1) 2.37, at 0.21 / 1 / 0.12
-# of 10-fold CV's CPU; no pre-registered candidate beat it on every target, so it stays the
-# default. A second test on 13 other fresh splits: span 1.10, 10-fold CV 0.88, and span with ties
-# toward larger C (the first test's best) 0.98, not passing; ties stay at the smaller C
-# (xialpha.selection.ranking). Sweeps store xa next to it; sweeps run without span select by xa.
+# The estimator a selection uses unless told otherwise: the span estimate of the LOO error (README,
+# "Which estimator to select by"). Sweeps store xa next to it; sweeps run without span select by xa.
 DEFAULT_ESTIMATOR = "span"
 DEFAULT_RHO = 1.0
 # metric -> whether larger values are better
 MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
 METRIC_CHOICES = tuple(MAXIMISED)
 AVERAGES = ("macro", "micro")
-ESTIMATOR_CHOICES = ESTIMATORS
+ESTIMATOR_CHOICES = SELECTABLE  # what a selection may choose by
+SHOWN_ESTIMATORS = NAMES  # what a report may show
+FALLBACK_ESTIMATOR = always_on()[0]  # xa: every sweep computes it
+
+
+def default_for(computed) -> str:
+    """DEFAULT_ESTIMATOR when it is among the estimators `computed`, else FALLBACK_ESTIMATOR."""
+    return DEFAULT_ESTIMATOR if DEFAULT_ESTIMATOR in computed else FALLBACK_ESTIMATOR
+
+
+def by_preference(names) -> list[str]:
+    """Estimator `names` in the order people read them: DEFAULT_ESTIMATOR first, then by what they
+    need (cheapest first, registry order within), those never chosen by last."""
+    def rank(name: str) -> tuple:
+        entry = estimator(name)
+        return not entry.selectable, name != DEFAULT_ESTIMATOR, NEEDS.index(entry.needs)
+
+    return sorted(names, key=rank)

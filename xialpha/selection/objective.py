@@ -2,10 +2,11 @@
 
 A config's value is the stored metric column <estimator>_<metric> of its results row
 (`stored_values`), the metric the worker computed next to the training. Counts per row and
-estimator prefix p (`estimator_counts`): n and n_pos examples (holdout_n / holdout_n_pos for
-"holdout"), d_pos false negatives and d_neg false positives (p_d_pos, p_d_neg; derived from
-p_recall and p_error when a resampling estimator stored fractional counts as null); metrics of
-counts (micro averages, cost) come from `xialpha.estimators.metrics.metrics_from_counts`.
+estimator prefix p (`estimator_counts`): the n and n_pos examples it counts over (the held-out
+split's for "holdout": `xialpha.storage.schema.size_columns`), d_pos false negatives and d_neg
+false positives (p_d_pos, p_d_neg; derived from p_recall and p_error when a resampling estimator
+stored fractional counts as null); metrics of counts (micro averages, cost) come from
+`xialpha.estimators.metrics.metrics_from_counts`.
 
 Undefined metrics (NaN, see xialpha.estimators.metrics) are completed before ranking or
 averaging by one rule, `complete_undefined`, so NaN never wins nor vanishes: with no positive
@@ -29,10 +30,11 @@ from xialpha.selection.choices import (
     AVERAGES,
     DEFAULT_ESTIMATOR,
     DEFAULT_RHO,
-    ESTIMATOR_CHOICES,
     MAXIMISED,
     METRIC_CHOICES,
+    SHOWN_ESTIMATORS,
 )
+from xialpha.storage.schema import estimate_column, size_columns
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,8 @@ class Objective:
     def __post_init__(self):
         if self.metric not in MAXIMISED:
             raise UserError(f"metric=: must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}")
-        if self.estimator not in ESTIMATOR_CHOICES:
-            raise UserError(f"estimator=: must be one of {', '.join(ESTIMATOR_CHOICES)}, got {self.estimator!r}")
+        if self.estimator not in SHOWN_ESTIMATORS:
+            raise UserError(f"estimator=: must be one of {', '.join(SHOWN_ESTIMATORS)}, got {self.estimator!r}")
         if self.average not in AVERAGES:
             raise UserError(f"average=: must be macro or micro, got {self.average!r}")
         if not (np.isfinite(self.rho) and self.rho > 0):
@@ -91,13 +93,13 @@ class Objective:
 
 def estimator_counts(rows: pd.DataFrame, prefix: str) -> pd.DataFrame:
     """n, n_pos, d_pos, d_neg of estimator `prefix` for each row (NaN where not computed)."""
-    size, size_pos = ("holdout_n", "holdout_n_pos") if prefix == "holdout" else ("n", "n_pos")
+    size, size_pos = size_columns(prefix)
     n = _column(rows, size)
     n_pos = _column(rows, size_pos)
-    d_pos = _column(rows, f"{prefix}_d_pos")
-    d_neg = _column(rows, f"{prefix}_d_neg")
-    recall = _column(rows, f"{prefix}_recall")
-    error = _column(rows, f"{prefix}_error")
+    d_pos = _column(rows, estimate_column(prefix, "d_pos"))
+    d_neg = _column(rows, estimate_column(prefix, "d_neg"))
+    recall = _column(rows, estimate_column(prefix, "recall"))
+    error = _column(rows, estimate_column(prefix, "error"))
     derived_pos = np.where(n_pos == 0, 0.0, (1.0 - recall) * n_pos)  # NaN when n_pos or recall is
     d_pos = np.where(np.isnan(d_pos), derived_pos, d_pos)
     d_neg = np.where(np.isnan(d_neg), error * n - d_pos, d_neg)
@@ -107,9 +109,9 @@ def estimator_counts(rows: pd.DataFrame, prefix: str) -> pd.DataFrame:
 def stored_values(rows: pd.DataFrame, prefix: str, metric: str) -> np.ndarray:
     """The completed stored metric <prefix>_<metric> of each results row, shape (rows,); NaN
     where the estimator did not run (no <prefix>_error)."""
-    n_pos = _column(rows, "holdout_n_pos" if prefix == "holdout" else "n_pos")
-    ran = ~np.isnan(_column(rows, f"{prefix}_error"))
-    return np.where(ran, complete_undefined(metric, _column(rows, f"{prefix}_{metric}"), n_pos), np.nan)
+    n_pos = _column(rows, size_columns(prefix)[1])
+    ran = ~np.isnan(_column(rows, estimate_column(prefix, "error")))
+    return np.where(ran, complete_undefined(metric, _column(rows, estimate_column(prefix, metric)), n_pos), np.nan)
 
 
 def metric_values(counts: pd.DataFrame, metric: str, cost_fn: float = 1.0, cost_fp: float = 1.0) -> np.ndarray:

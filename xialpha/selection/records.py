@@ -19,7 +19,7 @@ from xialpha import __version__
 from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.objective import stored_values
 from xialpha.selection.selector import Selection
-from xialpha.storage import typed_table
+from xialpha.storage.validate import typed_table
 from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES
 
 DATASET = "selections"

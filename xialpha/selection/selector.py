@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.selection.choices import DEFAULT_ESTIMATOR
+from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, FALLBACK_ESTIMATOR
 from xialpha.selection.objective import Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
@@ -75,6 +75,9 @@ def select(
     """
     if runners_up < 0:
         raise UserError(f"runners_up=: must be >= 0, got {runners_up}")
+    if objective.estimator not in ESTIMATOR_CHOICES:
+        raise UserError(f"estimator=: {objective.estimator!r} is stored for contrast, never chosen by; "
+                        f"use one of {', '.join(ESTIMATOR_CHOICES)}")
     rows = candidate_rows(results, objective, sweep_id)
     categories = sorted(rows["category"].unique())
     loader = load_indicators or (lambda keys: {})
@@ -93,11 +96,12 @@ def select_stored(store, results: pd.DataFrame, objective: Objective, *, sweep_i
 
 
 def default_estimator(results: pd.DataFrame) -> str:
-    """DEFAULT_ESTIMATOR when `results` hold its estimates, else "xa" (sweeps run with span off)."""
+    """DEFAULT_ESTIMATOR when `results` hold its estimates, else FALLBACK_ESTIMATOR (xa: sweeps run
+    with span off)."""
     if results.empty:
         return DEFAULT_ESTIMATOR
     counts = estimator_counts(results, DEFAULT_ESTIMATOR)
-    return DEFAULT_ESTIMATOR if counts["d_pos"].notna().any() else "xa"
+    return DEFAULT_ESTIMATOR if counts["d_pos"].notna().any() else FALLBACK_ESTIMATOR
 
 
 def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -> pd.DataFrame:

@@ -16,18 +16,18 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from xialpha.errors import UserError, did_you_mean
+from xialpha.estimators.registry import DEFAULT_SETTINGS, HELD_OUT, SELECTABLE, SETTINGS, switched_on
 from xialpha.estimators.validation import TOL_RANGE
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.grid import GridSpec
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
-from xialpha.storage.schema import METRICS, SELECTABLE, SWEEP_ID_RULE, valid_sweep_id
+from xialpha.selection.choices import default_for
+from xialpha.storage.schema import METRICS, SWEEP_ID_RULE, valid_sweep_id
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
-ESTIMATOR_NAMES = SELECTABLE  # [sweep] estimator: what `xialpha select` chooses by by default
 METRIC_NAMES = METRICS
-LOO_PRUNE_RULES = ("support", "xi_alpha")  # see xialpha.estimators.loo: exact, or seed Lemma 1
 IN_MEMORY = "(in memory)"  # CorpusSpec.loader of a corpus given to parse_spec(corpus=)
 DEFAULT_MAX_CONFIGS = 100_000  # [sweep] max_configs: preprocessings x kernels x C x j per category
 
@@ -101,17 +101,29 @@ def corpus_errors(source: str | None = None):
 
 @dataclass(frozen=True)
 class EstimatorSpec:
-    """Estimates computed next to every fit. xi-alpha is always on (for every rho), span unless
-    switched off: it is the default selection estimator (bench/selection_quality.py)."""
+    """Estimates computed next to every fit: the xi-alpha rhos, and every setting of the estimator
+    registry (`xialpha.estimators.registry`) by key, which say what else runs and how (span unless
+    switched off: it is the default selection estimator). `spec.estimators["kfold"]` is one setting."""
 
     rhos: tuple[float, ...] = (1.0,)
-    span: bool = True
-    xa_ext_depth: int = 0
-    exact_loo: bool = False
-    loo_prune: str = "support"
-    holdout: bool = False
-    kfold: int = 0
-    bootstrap: int = 0
+    settings: tuple[tuple[str, object], ...] = tuple(DEFAULT_SETTINGS.items())
+
+    def __getitem__(self, key: str):
+        return self.values[key]
+
+    @property
+    def values(self) -> dict:
+        """Every setting by key."""
+        return dict(self.settings)
+
+    @property
+    def enabled(self) -> tuple[str, ...]:
+        """The names of the estimators these settings switch on, in registry order."""
+        return tuple(estimator.name for estimator in switched_on(self.values))
+
+    def needs(self, what: str) -> bool:
+        """Whether an estimator switched on needs `what` (one of registry.NEEDS), e.g. the held-out split."""
+        return any(estimator.needs == what for estimator in switched_on(self.values))
 
 
 @dataclass(frozen=True)
@@ -132,7 +144,7 @@ class SweepSpec(GridSpec):
         fingerprint, combined with the test split's when the holdout estimator runs on it.
         fingerprint(split): the fingerprint of a split of that corpus (None: all of it)."""
         value = fingerprint(self.corpus.train_split)
-        if self.estimators.holdout and self.corpus.test_split:
+        if self.estimators.needs(HELD_OUT) and self.corpus.test_split:
             value = hashlib.sha256(f"{value}:{fingerprint(self.corpus.test_split)}".encode()).hexdigest()
         return value
 
@@ -172,7 +184,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
         id=sweep_id,
         store=sweep.str("store", None),
         metric=sweep.choice("metric", METRIC_NAMES, "f1"),
-        selection_estimator=sweep.choice("estimator", ESTIMATOR_NAMES, None),
+        selection_estimator=sweep.choice("estimator", SELECTABLE, None),
         batch_size=sweep.int("batch_size", None, minimum=1),
         gram_memory_limit=sweep.bytes("gram_memory_limit", DEFAULT_GRAM_LIMIT_BYTES),
         corpus=_corpus(root.table("corpus", required=not in_memory), base_dir, in_memory),
@@ -184,19 +196,15 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
     )
     sweep.done()
     root.done()
-    if spec.estimators.holdout and spec.corpus.test_split is None:
-        raise UserError("estimators.holdout: needs corpus.test_split")
-    if spec.selection_estimator is None:  # the default: span when computed, else xi-alpha
-        spec = replace(spec, selection_estimator="span" if spec.estimators.span else "xa")
-    if spec.selection_estimator not in _enabled(spec.estimators):
+    if spec.corpus.test_split is None:
+        for estimator in switched_on(spec.estimators.values):
+            if estimator.needs == HELD_OUT:
+                raise UserError(f"estimators.{estimator.switch.key}: needs corpus.test_split")
+    if spec.selection_estimator is None:  # the default when computed, else xi-alpha
+        spec = replace(spec, selection_estimator=default_for(spec.estimators.enabled))
+    if spec.selection_estimator not in spec.estimators.enabled:
         raise UserError(f"sweep.estimator: {spec.selection_estimator!r} is not computed; enable it in [estimators]")
     return spec
-
-
-def _enabled(est: EstimatorSpec) -> set[str]:
-    flags = {"span": est.span, "xa_ext": est.xa_ext_depth > 0, "loo": est.exact_loo, "holdout": est.holdout,
-             "kfold": est.kfold > 0, "bootstrap": est.bootstrap > 0}
-    return {"xa"} | {name for name, on in flags.items() if on}
 
 
 def _corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
@@ -330,19 +338,21 @@ def _svm(t: Table) -> dict:
 
 
 def _estimators(t: Table) -> EstimatorSpec:
-    est = EstimatorSpec(
-        rhos=tuple(t.float_list("rho", [1.0], positive=True)),
-        span=t.bool("span", True),
-        xa_ext_depth=t.int("xa_ext_depth", 0, minimum=0),
-        exact_loo=t.bool("exact_loo", False),
-        loo_prune=t.choice("loo_prune", LOO_PRUNE_RULES, "support"),
-        holdout=t.bool("holdout", False),
-        kfold=t.int("kfold", 0, minimum=0),
-        bootstrap=t.int("bootstrap", 0, minimum=0),
-    )
+    """`[estimators]`: rho, and each registered estimator's settings (`xialpha.estimators.registry`)."""
+    rhos = tuple(t.float_list("rho", [1.0], positive=True))
+    values = {setting.key: _setting(t, setting) for setting in SETTINGS}
     t.done()
-    if est.kfold == 1:
-        raise UserError("estimators.kfold: must be 0 (off) or >= 2")
-    return est
+    for setting in SETTINGS:
+        value = values[setting.key]
+        if isinstance(value, int) and not isinstance(value, bool) and 0 < value < setting.least_on:
+            raise UserError(f"estimators.{setting.key}: must be 0 (off) or >= {setting.least_on}")
+    return EstimatorSpec(rhos, tuple(values.items()))
 
 
+def _setting(t: Table, setting):
+    """One estimator setting of `t`, of its default's type (a str one among its choices)."""
+    if isinstance(setting.default, bool):
+        return t.bool(setting.key, setting.default)
+    if isinstance(setting.default, int):
+        return t.int(setting.key, setting.default, minimum=0)
+    return t.choice(setting.key, setting.choices, setting.default)

@@ -27,12 +27,12 @@ training
     n int64 (training examples), n_pos int64 (positives), n_sv int64?, n_bounded_sv int64?
     (alpha_i == C_i), stable bool? (solver converged), r_delta2 float64? (R_delta^2),
     fit_seconds float64?, estimate_seconds float64?
-estimates, for each prefix p in ESTIMATORS
+estimates, for each registered estimator p (`xialpha.estimators.registry`, in its order)
     p_d_pos int64?    positive examples counted as errors (false negatives)
     p_d_neg int64?    negative examples counted as errors (false positives)
     p_error, p_recall, p_precision, p_f1 float64?   fractions in [0, 1]; NaN = undefined
-    plus xa_d int64? (d = d_pos + d_neg), loo_retrains int64?, kfold_k int32?, holdout_n int64?,
-    holdout_n_pos int64?, xa_ext_depth int32?
+    then each estimator's own columns, in registry order: xa_d int64? (d = d_pos + d_neg),
+    loo_retrains int64?, holdout_n int64?, holdout_n_pos int64?, kfold_k int32?, xa_ext_depth int32?
 provenance
     worker str (host that trained), xialpha_version str, created_at timestamp[us, UTC],
     schema_version int32 (the writer's SCHEMA_VERSION)
@@ -48,9 +48,11 @@ SELECTION_COLUMNS, CERTIFICATION_COLUMNS, DRIFT_COLUMNS and SWEEP_COLUMNS below,
 by the rows appended (`ResultStore.append`), keyed by their id columns and partitioned by
 sweep_id.
 
-Estimators: ESTIMATORS names every estimator a results row can hold (the column prefix p);
-`estimate_columns(p)` are its columns and `estimate_values(estimate)` fills them from an
-`xialpha.estimators.Estimate`: only this module turns estimates into columns.
+Estimators: ESTIMATORS names every estimator a results row can hold (the column prefix p), in
+the order of `xialpha.estimators.registry`, which also declares each one's own columns;
+`estimate_columns(p)` are its estimate columns and `estimate_values(estimate)` fills them from an
+`xialpha.estimators.metrics.Estimate` (`result_values` adds its own columns): only this module
+turns estimates into columns.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ import re
 from dataclasses import dataclass
 
 import pyarrow as pa
+
+from xialpha.estimators import registry
 
 SCHEMA_VERSION = 1
 _SWEEP_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -69,31 +73,25 @@ def valid_sweep_id(value: object) -> bool:
     """Whether `value` may name a sweep (or drift check): SWEEP_ID_RULE, safe as a path part."""
     return isinstance(value, str) and bool(_SWEEP_ID.fullmatch(value)) and value not in (".", "..")
 
-# The estimators a results row holds, by column prefix, and what each is (see xialpha.estimators).
-ESTIMATOR_DOCS = {  # in the order of the results columns
-    "xa": "xi-alpha (Joachims 2000) at the row's rho",
-    "apparent": "training errors of the fit itself",
-    "loo": "exact leave-one-out",
-    "holdout": "errors on the test split",
-    "kfold": "k-fold cross-validation",
-    "bootstrap": ".632 bootstrap",
-    "span": "span estimate of the leave-one-out margin (Vapnik & Chapelle)",
-    "xa_ext": "SVMlight's extended xi-alpha, with a search depth",
-}
-ESTIMATORS = tuple(ESTIMATOR_DOCS)
-# Estimators a sweep or selection may choose by ("apparent" is stored, never chosen by).
-SELECTABLE = tuple(name for name in ESTIMATORS if name != "apparent")
+
+ESTIMATORS = registry.NAMES  # the estimators a results row holds, by column prefix
 COUNTS = ("d_pos", "d_neg")  # examples counted as errors among positives / negatives
 METRICS = ("error", "recall", "precision", "f1")  # fractions from the counts: xialpha.estimators.metrics
+SIZES = ("n", "n_pos")  # the training examples and positives a row's estimates count over
+
+
+def estimate_column(prefix: str, name: str) -> str:
+    """The results column of count or metric `name` (COUNTS, METRICS) of estimator `prefix`: <p>_<name>."""
+    return f"{prefix}_{name}"
 
 
 def estimate_columns(prefix: str) -> tuple[str, ...]:
     """The results columns of estimator `prefix`: <p>_d_pos, <p>_d_neg, <p>_error, ..., <p>_f1."""
-    return tuple(f"{prefix}_{name}" for name in (*COUNTS, *METRICS))
+    return tuple(estimate_column(prefix, name) for name in (*COUNTS, *METRICS))
 
 
 def estimate_values(estimate, prefix: str | None = None) -> dict:
-    """{column: value} of an `xialpha.estimators.Estimate` under `prefix` (default: its method);
+    """{column: value} of an `xialpha.estimators.metrics.Estimate` under `prefix` (default: its method);
     all None when `estimate` is None (not computed; then `prefix` is needed). Fractional counts
     (averaged over resamples) are stored as null."""
     if estimate is None:
@@ -103,7 +101,20 @@ def estimate_values(estimate, prefix: str | None = None) -> dict:
     return dict(zip(estimate_columns(prefix or estimate.method), [*counts, *(metrics[name] for name in METRICS)]))
 
 
+def result_values(estimate, settings) -> dict:
+    """{column: value} of an estimate in a results row: `estimate_values` and the columns its
+    estimator declares (settings: every [estimators] setting by key)."""
+    return {**estimate_values(estimate), **registry.estimator(estimate.method).column_values(estimate, settings)}
+
+
+def size_columns(prefix: str) -> tuple[str, str]:
+    """The results columns of the examples and positives estimator `prefix` counts over: SIZES, or
+    the held-out split's (holdout_n, holdout_n_pos) for an estimator that counts there."""
+    return registry.estimator(prefix).sizes or SIZES
+
+
 TIMESTAMP = pa.timestamp("us", tz="UTC")
+_TYPES = {"int64": pa.int64(), "int32": pa.int32(), "float64": pa.float64()}  # of registry.ResultColumn
 
 
 @dataclass(frozen=True)
@@ -166,12 +177,7 @@ RESULT_COLUMNS: tuple[Column, ...] = (
     _col("fit_seconds", pa.float64(), "wall seconds spent training"),
     _col("estimate_seconds", pa.float64(), "wall seconds spent computing the estimates"),
     *[column for prefix in ESTIMATORS for column in _estimate_column_defs(prefix)],
-    _col("xa_d", pa.int64(), "xi-alpha: examples counted as leave-one-out errors (d_pos + d_neg)"),
-    _col("loo_retrains", pa.int64(), "exact leave-one-out: retrainings actually run"),
-    _col("kfold_k", pa.int32(), "k of the k-fold estimate"),
-    _col("holdout_n", pa.int64(), "held-out examples"),
-    _col("holdout_n_pos", pa.int64(), "held-out positive examples"),
-    _col("xa_ext_depth", pa.int32(), "search depth of the extended xi-alpha estimator"),
+    *[_col(c.name, _TYPES[c.type], c.doc) for estimator in registry.ESTIMATORS for c in estimator.columns],
     _col("worker", pa.string(), "host that trained the config (default: this host)", required=True),
     _col("xialpha_version", pa.string(), "xialpha version of the writer (default: this one)", required=True),
     _col("created_at", TIMESTAMP, "when the row was produced, UTC (default: write time)", required=True),

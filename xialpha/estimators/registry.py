@@ -1,0 +1,228 @@
+"""Every estimator a sweep computes next to a fit, in one registry (ESTIMATORS).
+
+An entry says what the estimator is called (the prefix of its stored columns, <name>_d_pos ...
+<name>_f1, and `Estimate.method`), what it needs, whether a selection may choose by it, the
+[estimators] settings that switch it on and tune it, the results columns it fills besides its
+estimates, and how to compute it from a fit. The rest of xialpha derives from the registry: the
+store's results columns (`xialpha.storage.schema`), the spec's [estimators] table and config keys
+(`xialpha.spec.sweep`), what a fit computes and stores (`xialpha.estimators.scoring`,
+`xialpha.jobs.tasks`), the choices of `xialpha select --estimator`, `[sweep] estimator` and
+`XiAlphaSearchCV(estimate=)`, and the estimators a report compares. Adding an estimator is its
+module and one entry here.
+
+The command line's parser and the store's schema read this module, so it imports no algorithm:
+each entry's `compute` imports its estimator's module when it first runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+
+# What an estimator needs besides the fit's alpha, xi and decision values, cheapest first.
+FIT = "the fit"
+KERNEL_ROWS = "kernel rows of the support vectors"
+RETRAINING = "retrainings on the training set"
+HELD_OUT = "the held-out split (corpus.test_split)"
+NEEDS = (FIT, KERNEL_ROWS, RETRAINING, HELD_OUT)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A key of the spec's [estimators] table: its default (bool, int or str; the type of its
+    values), the values a str setting takes, and for an int the least value that is on (0 is off).
+
+    keyed_at_default: whether config keys hold the setting when it has its default value. True
+    for the settings config keys have always held; a new estimator's setting is False, so that
+    adding it leaves the keys of the configurations stored before (which do not use it) as they were.
+    """
+
+    key: str
+    default: bool | int | str
+    doc: str
+    choices: tuple[str, ...] = ()
+    least_on: int = 1
+    keyed_at_default: bool = True
+
+
+@dataclass(frozen=True)
+class ResultColumn:
+    """A results column an estimator fills besides its estimates: name, type ("int64", "int32" or
+    "float64"), meaning, and its value from the estimate and the settings (None: null)."""
+
+    name: str
+    type: str
+    doc: str
+    value: Callable[[object, Mapping], object]
+
+
+@dataclass(frozen=True, eq=False)
+class FitData:
+    """What an estimator reads besides the fit (an `xialpha.estimators.svm.SVMFit`).
+
+    C: the fit's soft-margin cost; svm_args: the training data and settings as `fit_svm` took them
+    (gram= (n, n), or X= (n, d) with kernel= and kernel_params=, plus j= and tol=); r_delta2:
+    R_delta^2 of the training set; settings: every [estimators] setting by key; kernel: where kernel
+    blocks of the support vectors are read (the Gram, None on the linear path, or the features under
+    a named kernel); held_out: (y_test (m,), test data: (m, d) features or the (m, n) cross-Gram),
+    None without a held-out split; rho: the xi-alpha rho of a per-rho estimator.
+    """
+
+    C: float
+    svm_args: dict
+    r_delta2: float
+    settings: Mapping
+    kernel: object = None
+    held_out: tuple | None = None
+    rho: float = 1.0
+
+    def at(self, rho: float) -> FitData:
+        return replace(self, rho=rho)
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """One registered estimator.
+
+    name: column prefix and `Estimate.method`; needs: one of NEEDS; compute(fit, data: FitData) ->
+    Estimate; selectable: a selection may choose by it (its per-example indicators are stored for
+    the significance tests); per_rho: computed at each xi-alpha rho, else once per fit; switch: the
+    setting that turns it on (true, or an int >= its least_on), None when always computed;
+    settings: its [estimators] keys, the switch first; columns: its other results columns;
+    sizes: the results columns of the examples and positives it counts over, when that is not the
+    training set (n, n_pos).
+    """
+
+    name: str
+    doc: str
+    needs: str
+    compute: Callable
+    selectable: bool = True
+    per_rho: bool = False
+    settings: tuple[Setting, ...] = ()
+    columns: tuple[ResultColumn, ...] = ()
+    sizes: tuple[str, str] | None = None
+
+    @property
+    def switch(self) -> Setting | None:
+        return self.settings[0] if self.settings else None
+
+    def is_on(self, settings: Mapping) -> bool:
+        """Whether `settings` (every setting by key) turn this estimator on."""
+        if self.switch is None:
+            return True
+        value = settings[self.switch.key]
+        return value if isinstance(value, bool) else value >= self.switch.least_on
+
+    def column_values(self, estimate, settings: Mapping) -> dict:
+        """{column: value} of `columns` for a computed estimate of this estimator."""
+        return {column.name: column.value(estimate, settings) for column in self.columns}
+
+
+def _xa(fit, data: FitData):
+    from xialpha.estimators.xialpha import xi_alpha
+
+    return xi_alpha(fit.alpha, fit.xi, fit.y, data.r_delta2, data.rho)
+
+
+def _apparent(fit, data: FitData):
+    from xialpha.estimators.baselines import apparent
+
+    return apparent(fit)
+
+
+def _loo(fit, data: FitData):
+    from xialpha.estimators.loo import loo_exact
+
+    return loo_exact(fit.y, data.C, fit=fit, prune=data.settings["loo_prune"], r_delta2=data.r_delta2, **data.svm_args)
+
+
+def _holdout(fit, data: FitData):
+    from xialpha.estimators.baselines import holdout
+
+    if data.held_out is None:
+        raise ValueError("held_out: the holdout estimator needs the held-out split (y_test, test data)")
+    return holdout(fit, *data.held_out)
+
+
+def _kfold(fit, data: FitData):
+    from xialpha.estimators.baselines import kfold
+
+    return kfold(fit.y, data.C, k=data.settings["kfold"], fit=fit, **data.svm_args)
+
+
+def _bootstrap(fit, data: FitData):
+    from xialpha.estimators.baselines import bootstrap
+
+    return bootstrap(fit.y, data.C, n_boot=data.settings["bootstrap"], fit=fit, **data.svm_args)
+
+
+def _span(fit, data: FitData):
+    from xialpha.estimators.span import span_estimate
+
+    return span_estimate(fit, data.kernel)
+
+
+def _xa_ext(fit, data: FitData):
+    from xialpha.estimators.extended import xi_alpha_extended
+
+    return xi_alpha_extended(fit, data.kernel, data.r_delta2, rho=data.rho, depth=data.settings["xa_ext_depth"])
+
+
+# In the order of the results columns.
+ESTIMATORS: tuple[Estimator, ...] = (
+    Estimator("xa", "xi-alpha (Joachims 2000) at the row's rho", FIT, _xa, per_rho=True, columns=(
+        ResultColumn("xa_d", "int64", "xi-alpha: examples counted as leave-one-out errors (d_pos + d_neg)",
+                     lambda estimate, settings: int(estimate.d)),)),
+    Estimator("apparent", "training errors of the fit itself", FIT, _apparent, selectable=False),
+    Estimator("loo", "exact leave-one-out", RETRAINING, _loo, settings=(
+        Setting("exact_loo", False, "exact leave-one-out: retrain the support vectors that are not sure errors"),
+        Setting("loo_prune", "support", "which support vectors exact leave-one-out retrains",
+                choices=("support", "xi_alpha"))), columns=(
+        ResultColumn("loo_retrains", "int64", "exact leave-one-out: retrainings actually run",
+                     lambda estimate, settings: estimate.retrains or None),)),
+    Estimator("holdout", "errors on the test split", HELD_OUT, _holdout, settings=(
+        Setting("holdout", False, "count errors on corpus.test_split"),), columns=(
+        ResultColumn("holdout_n", "int64", "held-out examples", lambda estimate, settings: estimate.n),
+        ResultColumn("holdout_n_pos", "int64", "held-out positive examples", lambda estimate, settings: estimate.n_pos)),
+        sizes=("holdout_n", "holdout_n_pos")),
+    Estimator("kfold", "k-fold cross-validation", RETRAINING, _kfold, settings=(
+        Setting("kfold", 0, "k of k-fold cross-validation (0: off)", least_on=2),), columns=(
+        ResultColumn("kfold_k", "int32", "k of the k-fold estimate", lambda estimate, settings: settings["kfold"]),)),
+    Estimator("bootstrap", ".632 bootstrap", RETRAINING, _bootstrap, settings=(
+        Setting("bootstrap", 0, "bootstrap replicates (0: off)"),)),
+    Estimator("span", "span estimate of the leave-one-out margin (Vapnik & Chapelle)", FIT, _span, settings=(
+        Setting("span", True, "the span estimate of the leave-one-out error"),)),
+    Estimator("xa_ext", "SVMlight's extended xi-alpha, with a search depth", KERNEL_ROWS, _xa_ext, per_rho=True,
+              settings=(Setting("xa_ext_depth", 0, "search depth of the extended xi-alpha (0: off)"),), columns=(
+        ResultColumn("xa_ext_depth", "int32", "search depth of the extended xi-alpha estimator",
+                     lambda estimate, settings: settings["xa_ext_depth"]),)),
+)
+
+BY_NAME = {estimator.name: estimator for estimator in ESTIMATORS}
+NAMES = tuple(BY_NAME)
+SELECTABLE = tuple(estimator.name for estimator in ESTIMATORS if estimator.selectable)
+SETTINGS: tuple[Setting, ...] = tuple(setting for estimator in ESTIMATORS for setting in estimator.settings)
+DEFAULT_SETTINGS = {setting.key: setting.default for setting in SETTINGS}
+
+
+def estimator(name: str) -> Estimator:
+    """The registered estimator `name`; KeyError naming the registered ones otherwise."""
+    if name not in BY_NAME:
+        raise KeyError(f"estimator {name!r} is not registered (registered: {', '.join(NAMES)})")
+    return BY_NAME[name]
+
+
+def switched_on(settings: Mapping) -> tuple[Estimator, ...]:
+    """The estimators that `settings` (every setting by key) compute, in registry order."""
+    return tuple(estimator for estimator in ESTIMATORS if estimator.is_on(settings))
+
+
+def always_on() -> tuple[str, ...]:
+    """The selectable estimators every sweep computes (no switch): what a selection falls back to."""
+    return tuple(estimator.name for estimator in ESTIMATORS if estimator.switch is None and estimator.selectable)
+
+
+def keyed_settings(settings: Mapping) -> dict:
+    """The settings that config keys hold (see `Setting.keyed_at_default`)."""
+    return {s.key: settings[s.key] for s in SETTINGS if s.keyed_at_default or settings[s.key] != s.default}
