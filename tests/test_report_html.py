@@ -42,14 +42,14 @@ def result_rows(sweep_id: str = "r1") -> list[dict]:
 def certify_by_hand(store: ResultStore, selection: "pd.DataFrame", certification_id: str = "cert-hand") -> None:
     """Store a certification of `selection` as `xialpha certify` would, from made-up test-set counts."""
     from xialpha.selection.bounds import Confusion
-    from xialpha.selection.certification import certification_frame, certification_table
+    from xialpha.selection.certification import certification_frame, certification_rows
 
     counts = {c: Confusion(tp=40 + i, fp=5, fn=10, tn=445 - i) for i, c in enumerate(selection["category"])}
     frame = certification_frame(counts, dict(zip(selection["category"], selection["config_key"])), draws=1000)
     identity = {"certification_id": certification_id, "sweep_id": "r1", "selection_id": selection["selection_id"].iloc[0],
                 "test_split": "test", "test_fingerprint": "tfp", "n_test": 500, "confidence": 0.95, "draws": 1000,
                 "forced": False, "previous_certifications": 0}
-    store.append("certifications", certification_table(frame, identity))
+    store.add_certification(certification_rows(frame, identity))
 
 
 def saved_selections(store: ResultStore) -> "pd.DataFrame":

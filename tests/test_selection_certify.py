@@ -13,7 +13,8 @@ import pytest
 
 from xialpha.errors import UserError
 from xialpha.selection.bounds import Confusion, clopper_pearson_lower, clopper_pearson_upper, f1_lower_bound
-from xialpha.selection.certification import certification_frame, certification_table, check_sealed
+from xialpha.selection.certification import certification_frame, certification_rows, check_sealed
+from xialpha.storage.validate import typed_frame
 
 REPO = Path(__file__).resolve().parents[1]
 COUNTS = {"a": Confusion(tp=40, fp=10, fn=20, tn=930), "b": Confusion(tp=0, fp=3, fn=0, tn=997),
@@ -47,8 +48,9 @@ def test_micro_pools_counts_and_macro_averages_completed_values():
     assert macro["precision"] == pytest.approx((0.8 + 0.0 + 90 / 95) / 3)
     assert macro["f1"] == pytest.approx((80 / 110 + 0.0 + 180 / 190) / 3)
     assert macro["f1_lower"] < macro["f1"] and macro["error_upper"] > macro["error"]
-    table = certification_table(frame().reset_index(), {"certification_id": "cert-x", "test_fingerprint": "fp"})
-    assert table.num_rows == 5 and table.column("tp").null_count == 1  # the macro row has no counts
+    rows = typed_frame("certifications", certification_rows(frame().reset_index(),
+                                                            {"certification_id": "cert-x", "test_fingerprint": "fp"}))
+    assert len(rows) == 5 and rows["tp"].isna().sum() == 1  # the macro row has no counts
 
 
 def test_a_test_set_is_certified_once_unless_forced():

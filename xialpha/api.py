@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
+from xialpha.selection.workflow import check_alpha, select_sweep
 from xialpha.storage.store import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 
@@ -153,7 +154,6 @@ def as_corpus(corpus):
 
 def results(store=None, *, sweep: str | None = None, include_failed: bool = False) -> pd.DataFrame:
     """The stored result rows of one sweep (the only one in the store when `sweep` is None)."""
-
     result_store = ResultStore(store_location(store), create=False)
     return result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed)
 
@@ -168,22 +168,14 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice).
     """
-    from xialpha.selection.objective import Objective
-    from xialpha.selection.records import rows_to_save
-    from xialpha.selection.selector import default_estimator, select_stored
-
-    if not 0 < alpha < 1:
-        raise UserError(f"alpha=: must be between 0 and 1, got {alpha}")
+    check_alpha(alpha)
     result_store = ResultStore(store_location(store), create=False)
-    sweep_id = choose_sweep(result_store, sweep)
-    rows = result_store.read_results_df(sweep_id)
-    objective = Objective(metric=metric, estimator=estimator or default_estimator(rows), rho=rho, average=average)
-    selection = select_stored(result_store, rows, objective, sweep_id=sweep_id, shared=not per_category,
-                              runners_up=runners_up, alpha=alpha)
-    table, to_store = rows_to_save(result_store, selection, save)
-    if to_store:
-        result_store.append("selections", table)
-    return table.to_pandas()
+    chosen = select_sweep(result_store, choose_sweep(result_store, sweep), metric=metric, estimator=estimator, rho=rho,
+                          average=average, costs={}, shared=not per_category, runners_up=runners_up, alpha=alpha,
+                          save=save)
+    if chosen.to_store:
+        result_store.add_selection(chosen.rows)
+    return chosen.frame
 
 
 class TextClassifier:
@@ -280,10 +272,9 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
         _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
-    table = certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
-                              seed=seed, spec_path=None if spec is None else str(spec),
-                              corpus=None if corpus is None else as_corpus(corpus), client=client)
-    return table.to_pandas()
+    return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
+                             seed=seed, spec_path=None if spec is None else str(spec),
+                             corpus=None if corpus is None else as_corpus(corpus), client=client)
 
 
 def report(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,

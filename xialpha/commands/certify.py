@@ -42,11 +42,10 @@ def run(args) -> int:
     rows = saved_selection(store, args.selection)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        stored = certify_selection(store, rows, args.test_split, force=args.force, confidence=args.confidence,
-                                   draws=args.draws, seed=args.seed, spec_path=args.spec)
+        frame = certify_selection(store, rows, args.test_split, force=args.force, confidence=args.confidence,
+                                  draws=args.draws, seed=args.seed, spec_path=args.spec)
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
-    frame = stored.to_pandas()
     certification_id = str(frame["certification_id"].iloc[0])
     labels = sweep_labels(store.read_results_df(str(rows["sweep_id"].iloc[0])))
     configs = dict(zip(rows["category"], labels.column(rows)))

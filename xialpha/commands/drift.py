@@ -91,14 +91,12 @@ def _labels(spec, rows: list[dict]):
     import pandas as pd
 
     from xialpha.selection.labels import sweep_labels
+    from xialpha.storage.schema import config_values
 
-    pres = {p.id: p.params() for p in spec.preprocessings}
-    kernels = {k.id: k.params() for k in spec.kernels}
-    frame = pd.DataFrame([{"preprocessing_id": r["preprocessing_id"], "kernel_id": r["kernel_id"], "C": r["C"], "j": r["j"],
-                           **{f"pp_{name}": value for name, value in pres[r["preprocessing_id"]].items()},
-                           **{("kernel" if name == "name" else name): value
-                              for name, value in kernels[r["kernel_id"]].items()}} for r in rows])
-    return sweep_labels(frame)
+    pres = {p.id: p for p in spec.preprocessings}
+    kernels = {k.id: k for k in spec.kernels}
+    return sweep_labels(pd.DataFrame([{**config_values(pres[r["preprocessing_id"]], kernels[r["kernel_id"]]),
+                                       "C": r["C"], "j": r["j"]} for r in rows]))
 
 
 def _window_estimate(row: dict) -> str:

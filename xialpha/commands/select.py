@@ -43,24 +43,22 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from xialpha.errors import UserError
+    from xialpha.commands.stores import open_store, sweep_id
     from xialpha.selection.display import key_table, print_table, selection_table, write_records
     from xialpha.selection.labels import sweep_labels
-    from xialpha.selection.objective import Objective
-    from xialpha.selection.records import rows_to_save
-    from xialpha.commands.stores import open_store, sweep_id
-    from xialpha.selection.selector import select_stored
+    from xialpha.selection.workflow import check_alpha, select_sweep
 
-    if not 0 < args.alpha < 1:
-        raise UserError(f"--alpha: must be between 0 and 1, got {args.alpha}")
+    check_alpha(args.alpha)
     store = open_store(args)
     args.sweep = sweep_id(store, args.sweep)
-    results = store.read_results_df(args.sweep)
-    objective = Objective(**_objective_args(args, results))
-    selection = select_stored(store, results, objective, sweep_id=args.sweep, shared=args.shared,
-                              runners_up=args.runners_up, alpha=args.alpha)
-    table, to_store = rows_to_save(store, selection, save=args.save or bool(args.refit))
-    rows = table.to_pandas()
+    metric, costs = _metric_and_costs(args)
+    chosen = select_sweep(store, args.sweep, metric=metric, estimator=args.estimator, rho=args.rho,
+                          average=args.average, costs=costs, shared=args.shared, runners_up=args.runners_up,
+                          alpha=args.alpha, save=args.save or bool(args.refit))
+    if args.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
+        print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by "
+              f"{chosen.objective.estimator}", file=sys.stderr)
+    results, rows = chosen.results, chosen.frame
     selection_id = str(rows["selection_id"].iloc[0])
     labels = sweep_labels(results)
     if args.format == "table":
@@ -74,9 +72,9 @@ def run(args) -> int:
     if not (args.save or args.refit):
         print(f"selection {selection_id} not stored (--save stores it)", file=status)
         return 0
-    if to_store:
+    if chosen.to_store:
         try:  # stored last: a command that fails (a bad --refit DIR, a refit error) leaves the store as it was
-            store.append("selections", table)
+            store.add_selection(chosen.rows)
         except BaseException:
             if saved is not None:
                 shutil.rmtree(saved, ignore_errors=True)
@@ -89,19 +87,16 @@ def run(args) -> int:
     return 0
 
 
-def _objective_args(args, results) -> dict:
+def _metric_and_costs(args) -> tuple[str, dict]:
+    """--metric (cost when --cost-fn or --cost-fp is given, else f1) and the costs given."""
     from xialpha.errors import UserError
-    from xialpha.selection.selector import default_estimator
 
     costs = {"cost_fn": args.cost_fn, "cost_fp": args.cost_fp}
     given = {name: value for name, value in costs.items() if value is not None}
     metric = args.metric or ("cost" if given else "f1")
     if given and metric != "cost":
         raise UserError(f"--{next(iter(given)).replace('_', '-')}: applies to --metric cost only, not {metric}")
-    estimator = args.estimator or default_estimator(results)
-    if args.estimator is None and estimator != DEFAULT_ESTIMATOR:
-        print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by {estimator}", file=sys.stderr)
-    return {"metric": metric, "estimator": estimator, "rho": args.rho, "average": args.average, **given}
+    return metric, given
 
 
 def _refit(store, rows, labels, args):

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(store, quarantine: bool) -> int:
     """Print one line per skipped file; 0 when there is none or they were moved, else 1."""
-    from xialpha.storage.store import QUARANTINE
+    from xialpha.storage.datasets import QUARANTINE
 
     problems = store.check()
     if not problems:

@@ -38,7 +38,6 @@ from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, b
 from xialpha.storage.keys import config_key
 from xialpha.storage.schema import estimate_values
 from xialpha.storage.store import ResultStore
-from xialpha.storage.validate import typed_table
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
 
@@ -394,7 +393,7 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
         check_key = config_key(spec=spec.identity(), data=stream.fingerprint, newest_batch=layout.batch_ids[-1])
         report = DriftReport(spec.id, check_key, layout.batch_ids[-1], layout.n_batches,
                              int(layout.starts[-1]), layout.n_dropped)
-        stored = [] if force else stored_check(store, spec.id, check_key)
+        stored = [] if force else store.drift_check(spec.id, check_key)
         if stored and all(row["verdict"] != "failed" for row in stored):
             report.rows, report.skipped = stored, True
             return report
@@ -403,14 +402,9 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
     checked_at = datetime.datetime.now(datetime.timezone.utc)
     report.rows = check_rows(spec, layout, checks, positives, check_key=check_key, run_id=report.run_id,
                              fingerprint=stream.fingerprint, checked_at=checked_at)
-    store.append("drift", typed_table("drift", report.rows))
+    store.add_drift_check(report.rows)
     report.wall_seconds = time.monotonic() - start
     return report
-
-
-def stored_check(store: ResultStore, drift_id: str, check_key: str) -> list[dict]:
-    """The stored rows of check `check_key` ([] if none)."""
-    return store.read("drift", filters=[("check_key", "=", check_key)], sweep_id=drift_id).to_pylist()
 
 
 def check_rows(spec: DriftSpec, layout: StreamLayout, checks: list[GroupCheck], positives: dict[str, int], *,

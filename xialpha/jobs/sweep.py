@@ -19,8 +19,8 @@ from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.sweep import SweepSpec, corpus_errors
+from xialpha.storage.schema import config_values
 from xialpha.storage.store import ResultStore
-from xialpha.storage.validate import typed_table
 
 
 @dataclass
@@ -102,10 +102,10 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                     return summary
                 base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
-                store.append("sweeps", typed_table("sweeps", [{
+                store.add_run({
                     "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
                     "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
-                    "xialpha_version": __version__, "command": command or ""}]))
+                    "xialpha_version": __version__, "command": command or ""})
                 progress.set_stage("vectorising")
                 futures = submit_plan(client, plan, corpus, base_rows, run_id)
                 del corpus  # the driver keeps no handle on the parts: the fits' futures hold what they need
@@ -200,18 +200,8 @@ def _count(summary: SweepSummary, rows: list[dict], batch: Batch) -> None:
 
 
 def _base_row(spec: SweepSpec, plan: SweepPlan, batch: Batch, run_id: str) -> dict:
-    pre = spec.preprocessings[batch.preprocessing]
-    kernel = spec.kernels[batch.kernel]
-    return {
-        "sweep_id": spec.id,
-        "run_id": run_id,
-        "data_fingerprint": plan.fingerprint,
-        "preprocessing_id": pre.id,
-        **{f"pp_{name}": value for name, value in pre.params().items()},
-        "kernel": kernel.name,
-        "kernel_id": kernel.id,
-        **{name: value for name, value in kernel.params().items() if name != "name"},
-    }
+    pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
+    return {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint, **config_values(pre, kernel)}
 
 
 def _check_split(summary, name: str | None, field_name: str) -> None:

@@ -6,7 +6,7 @@ fingerprint. A test set is certified on once: a second certification on the same
 is refused unless forced, because testing repeatedly and keeping what looks best biases the
 estimates upward and voids the nominal confidence (Webber et al. 2013, seed 003).
 
-The first certification of a test set claims its fingerprint in the store (`ResultStore.claim`)
+The first certification of a test set claims its fingerprint in the store (`ResultStore.claim_test_set`)
 before storing its rows, so of two certifications running at once only one is stored and
 shown; the other fails and stores nothing. On a local store exactly one succeeds. Object stores
 (S3, GCS) offer pyarrow no exclusive create, so there the claim is write-then-list: still never
@@ -38,8 +38,7 @@ from xialpha.selection.bounds import (
     point_metrics,
 )
 from xialpha.selection.objective import metric_values
-from xialpha.selection.records import read_if_stored
-from xialpha.storage.validate import typed_table
+from xialpha.storage.validate import typed_frame
 from xialpha.storage.schema import METRICS
 
 DATASET = "certifications"
@@ -58,15 +57,15 @@ def new_certification_id() -> str:
 def previous_certifications(store, test_fingerprint: str) -> list[str]:
     """Ids of the certifications already made on a test set with this fingerprint (stored, or
     claimed by one that has not stored its rows: running, or ended before it could)."""
-    table = read_if_stored(store, DATASET, [("test_fingerprint", "=", test_fingerprint)])
-    ids = set() if table is None else set(table["certification_id"].to_pylist())
-    claim = store.claimed(DATASET, _claim_name(test_fingerprint))
+    stored = store.certifications(test_fingerprint=test_fingerprint)
+    ids = set() if stored.empty else set(stored["certification_id"])
+    claim = store.test_set_claim(test_fingerprint)
     if claim is not None:
         ids.add(str(claim.get("certification_id", "(unnamed claim)")))
     return sorted(ids)
 
 
-def store_certification(store, table: pa.Table, test_fingerprint: str, certification_id: str, *, first: bool) -> None:
+def store_certification(store, rows: list[dict], test_fingerprint: str, certification_id: str, *, first: bool) -> None:
     """Store a certification's rows; the `first` on a test set claims it before.
 
     UserError, with nothing stored, when another certification claimed the test set meanwhile.
@@ -74,23 +73,19 @@ def store_certification(store, table: pa.Table, test_fingerprint: str, certifica
     """
     claim = None
     if first:
-        claim = store.claim(DATASET, _claim_name(test_fingerprint), {"certification_id": certification_id})
+        claim = store.claim_test_set(test_fingerprint, certification_id)
         if claim is None:
-            holder = (store.claimed(DATASET, _claim_name(test_fingerprint)) or {}).get("certification_id", "another one")
+            holder = (store.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
             raise UserError(
                 f"test_split=: certification {holder} used this test set while this one ran; nothing was stored. A "
                 "second certification on it biases the result (sequential testing); use a fresh test set, or force=True"
             )
     try:
-        store.append(DATASET, table)
+        store.add_certification(rows)
     except BaseException:
         if claim is not None:
             store.withdraw(claim)
         raise
-
-
-def _claim_name(test_fingerprint: str) -> str:
-    return f"test-set-{test_fingerprint}"
 
 
 def check_sealed(previous: list[str], force: bool) -> str | None:
@@ -131,12 +126,11 @@ def _counts(c: Confusion) -> dict:
     return {"tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn}
 
 
-def certification_table(frame: pd.DataFrame, identity: dict):
-    """The frame with `identity` columns (certification_id, sweep_id, ...) as rows typed by the
-    store (`xialpha.storage.schema.CERTIFICATION_COLUMNS`)."""
+def certification_rows(frame: pd.DataFrame, identity: dict) -> list[dict]:
+    """The rows of `frame` with `identity` columns (certification_id, sweep_id, ...): the
+    "certifications" rows (`xialpha.storage.schema.CERTIFICATION_COLUMNS`)."""
     now = datetime.datetime.now(datetime.timezone.utc)
-    return typed_table(DATASET, [{**identity, **row, "xialpha_version": __version__, "created_at": now}
-                                 for row in frame.to_dict("records")])
+    return [{**identity, **row, "xialpha_version": __version__, "created_at": now} for row in frame.to_dict("records")]
 
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
@@ -146,9 +140,9 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
                       confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0, spec_path: str | None = None,
                       corpus=None, client=None):
     """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
-    them once on `test_split`, store the rows and return them as a table typed by the store. The
-    training and the counting run on the sweep's cluster (`client`: a running distributed.Client
-    to use instead), where the corpus is read.
+    them once on `test_split`, store the certification's rows and return them as the store gives
+    them back (a DataFrame). The training and the counting run on the sweep's cluster (`client`: a
+    running distributed.Client to use instead), where the corpus is read.
 
     Warns (UserWarning) where the bounds are weakened: a forced second use of a test set, or a
     test split the sweep computed held-out estimates on. UserError, nothing stored, for a split
@@ -182,9 +176,9 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
                 "test_split": test_split, "test_fingerprint": test_fingerprint, "n_test": held.n_documents,
                 "confidence": confidence, "draws": draws, "forced": bool(previous),
                 "previous_certifications": len(previous)}
-    table = certification_table(frame, identity)
-    store_certification(store, table, test_fingerprint, certification_id, first=not previous)
-    return table
+    rows = certification_rows(frame, identity)
+    store_certification(store, rows, test_fingerprint, certification_id, first=not previous)
+    return typed_frame(DATASET, rows)
 
 
 def _check_split(spec, name: str, estimator: str, force: bool) -> None:

@@ -27,13 +27,10 @@ def sweep_spec(store, sweep_id: str, data_fingerprint: str, spec_path: str | Non
 
 def _stored_spec(store, sweep_id: str, data_fingerprint: str) -> tuple[str, str | None]:
     """The newest recorded spec text of the sweep on this data, and the directory it was read from."""
-    from xialpha.selection.records import read_if_stored
-
-    table = read_if_stored(store, "sweeps", [("sweep_id", "=", sweep_id)])
-    runs = None if table is None else table.to_pandas()
-    if runs is not None:
+    runs = store.runs(sweep_id)
+    if not runs.empty:
         runs = runs[runs["data_fingerprint"] == data_fingerprint]
-    if runs is None or runs.empty:
+    if runs.empty:
         raise UserError(f"sweep=: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass its spec file as spec=")
     newest = runs.sort_values("created_at").iloc[-1]
     spec_dir = newest.get("spec_dir")

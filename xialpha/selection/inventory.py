@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.selection.records import read_if_stored, read_selection
+from xialpha.selection.records import read_selection
 
 KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
@@ -28,18 +28,13 @@ def inventory(store) -> dict[str, pd.DataFrame]:
             "certifications": _certifications(store), "drift": _drift(store)}
 
 
-def _frame(store, dataset: str) -> pd.DataFrame:
-    table = read_if_stored(store, dataset)
-    return pd.DataFrame() if table is None else table.to_pandas()
-
-
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
     return frame[name] if name in frame else pd.Series([None] * len(frame), index=frame.index, dtype=object)
 
 
 def _sweeps(store) -> pd.DataFrame:
     sweeps = store.sweeps()
-    runs = _frame(store, "sweeps")
+    runs = store.runs()
     counts = runs.groupby("sweep_id")["run_id"].nunique() if {"sweep_id", "run_id"} <= set(runs) else pd.Series(dtype=int)
     sweeps["runs"] = [int(counts.get(s, 0)) for s in sweeps["sweep_id"]]
     return sweeps[COLUMNS["sweeps"]].reset_index(drop=True)
@@ -55,7 +50,7 @@ def _first_per(frame: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 def _selections(store) -> pd.DataFrame:
-    frame = _frame(store, "selections")
+    frame = store.selections()
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS["selections"])
     first = _first_per(frame, "selection_id")
@@ -74,7 +69,7 @@ def _objective(row: pd.Series) -> str | None:
 
 
 def _certifications(store) -> pd.DataFrame:
-    frame = _frame(store, "certifications")
+    frame = store.certifications()
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS["certifications"])
     first = _first_per(frame, "certification_id")
@@ -86,7 +81,7 @@ def _certifications(store) -> pd.DataFrame:
 def _drift(store) -> pd.DataFrame:
     """One row per drift check run (its run_id, as `xialpha drift` prints it): the drift id, the
     newest batch and how many config x category groups got each verdict."""
-    frame = _frame(store, "drift")
+    frame = store.drift_checks()
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS["drift"])
     frame["run_id"] = _column(frame, "run_id").fillna(frame["check_id"])
@@ -107,10 +102,7 @@ def _with_columns(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
 def latest_selection(store, sweep_id: str, mode: str = "category") -> pd.DataFrame | None:
     """The rows of the newest saved selection of `sweep_id` made in `mode` ("category": one
     configuration per category, "global"), sorted by category; None when there is none."""
-    stored = read_if_stored(store, "selections", [("sweep_id", "=", sweep_id)])
-    if stored is None:
-        return None
-    frame = stored.to_pandas()
+    frame = store.selections(sweep_id=sweep_id)
     frame = frame[_column(frame, "mode") == mode]
     if frame.empty:
         return None
@@ -134,10 +126,9 @@ def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd
 def certifications_of(store, selection_id: str) -> pd.DataFrame:
     """Every stored certification row of a selection, oldest certification first, each with its
     categories, then "(micro)" and "(macro)"; empty when it was never certified."""
-    table = read_if_stored(store, "certifications", [("selection_id", "=", selection_id)])
-    if table is None:
+    frame = store.certifications(selection_id=selection_id)
+    if frame.empty:
         return pd.DataFrame()
-    frame = table.to_pandas()
     frame["_scope"] = frame["scope"].map({"category": 0, "micro": 1, "macro": 2}) if "scope" in frame else 0
     frame = frame.sort_values(["created_at", "certification_id", "_scope", "category"], kind="mergesort")
     return frame.drop(columns="_scope").reset_index(drop=True)

@@ -11,14 +11,12 @@ preprocessing and kernel parts once each, with every parameter.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import pandas as pd
 
 from xialpha.kernel_table import PARAMETER_NAMES
-
-PP_PREFIX = "pp_"  # results columns of preprocessing parameters: pp_<spec key>
+from xialpha.storage.schema import PP_PREFIX
 
 
 @dataclass(frozen=True)

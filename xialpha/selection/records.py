@@ -19,8 +19,8 @@ from xialpha import __version__
 from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.objective import stored_values
 from xialpha.selection.selector import Selection
-from xialpha.storage.validate import typed_table
-from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES
+from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES, SELECTION_ESTIMATES
+from xialpha.storage.validate import typed_frame
 
 DATASET = "selections"
 
@@ -31,9 +31,9 @@ def new_selection_id() -> str:
     return f"sel-{now}-{secrets.token_hex(3)}"
 
 
-def selection_rows(selection: Selection, selection_id: str):
-    """The "selections" rows of `selection`, one per category, as a table typed by the store
-    (`xialpha.storage.schema.SELECTION_COLUMNS`; `.to_pandas()` for a DataFrame)."""
+def selection_rows(selection: Selection, selection_id: str) -> list[dict]:
+    """The "selections" rows of `selection`, one per category (`xialpha.storage.schema.SELECTION_COLUMNS`;
+    `selection_frame` shows them as the store gives them back)."""
     objective = selection.objective
     now = datetime.datetime.now(datetime.timezone.utc)
     rows = []
@@ -52,8 +52,8 @@ def selection_rows(selection: Selection, selection_id: str):
             "value": float(chosen["value"]),
             "selection_value": selection.global_value if selection.mode == "global" else float(chosen["value"]),
             **{name: chosen.get(name) for name in CONFIG_COLUMNS},
-            **{f"estimate_{m}": float(stored_values(frame, objective.estimator, m)[0]) for m in METRICS},
-            **{f"estimate_{name}": float(counts[name].iloc[0]) for name in COUNTS},
+            **{SELECTION_ESTIMATES[m]: float(stored_values(frame, objective.estimator, m)[0]) for m in METRICS},
+            **{SELECTION_ESTIMATES[name]: float(counts[name].iloc[0]) for name in COUNTS},
             **_runner_up(first, choice.runner_up_group_values),
             **(comparison.p_values() if comparison else dict.fromkeys(P_VALUES, float("nan"))),
             "not_significant": flags[0] if flags else None,
@@ -61,7 +61,12 @@ def selection_rows(selection: Selection, selection_id: str):
             "n_candidates": selection.n_candidates, "xialpha_version": __version__, "created_at": now,
         }
         rows.append(row)
-    return typed_table(DATASET, rows)
+    return rows
+
+
+def selection_frame(rows: list[dict]) -> pd.DataFrame:
+    """Selection rows as a DataFrame typed as the store gives them back once saved."""
+    return typed_frame(DATASET, rows)
 
 
 # What makes two stored selections the same: objective, choices and the values they were chosen by.
@@ -69,22 +74,22 @@ SAME_SELECTION = ("category", "mode", "metric", "estimator", "rho", "average", "
                   "config_key", "value", "runner_up_config_key", "n_runners_up")
 
 
-def rows_to_save(store, selection: Selection, save: bool):
+def rows_to_save(store, selection: Selection, save: bool) -> tuple[list[dict], bool]:
     """The "selections" rows of `selection` and whether they still need storing: under a new id;
     with `save`, under the id of a stored selection that is the same (SAME_SELECTION) if there is
     one, so that saving a selection twice (`select --save`, then `select --refit`) keeps one id,
     the one its certifications and reports name."""
-    table = selection_rows(selection, new_selection_id())
+    rows = selection_rows(selection, new_selection_id())
     if not save:
-        return table, False
-    stored = read_if_stored(store, DATASET, [("sweep_id", "=", selection.sweep_id)])
-    if stored is None:
-        return table, True
-    mine = _comparable(table.to_pandas())
-    for selection_id, theirs in stored.to_pandas().groupby("selection_id", sort=False):
+        return rows, False
+    stored = store.selections(sweep_id=selection.sweep_id)
+    if stored.empty:
+        return rows, True
+    mine = _comparable(selection_frame(rows))
+    for selection_id, theirs in stored.groupby("selection_id", sort=False):
         if _comparable(theirs).equals(mine):
             return selection_rows(selection, str(selection_id)), False
-    return table, True
+    return rows, True
 
 
 def _comparable(rows: pd.DataFrame) -> pd.DataFrame:
@@ -103,18 +108,12 @@ def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     }
 
 
-def read_if_stored(store, dataset: str, filters=None):
-    """Rows of a dataset typed by rows (selections, certifications, sweeps) as an Arrow table, None when none match."""
-    table = store.read(dataset, filters=filters)
-    return table if table.num_rows else None
-
-
 def read_selection(store, selection_id: str) -> pd.DataFrame:
     """The rows of one stored selection, sorted by category; UserError if it does not exist."""
-    table = read_if_stored(store, DATASET, [("selection_id", "=", selection_id)])
-    if table is None:
-        stored = read_if_stored(store, DATASET)
-        known = [] if stored is None else sorted(set(stored["selection_id"].to_pylist()), reverse=True)
+    rows = store.selections(selection_id=selection_id)
+    if rows.empty:
+        stored = store.selections()
+        known = [] if stored.empty else sorted(set(stored["selection_id"]), reverse=True)
         raise UserError(f"selection=: no selection {selection_id!r} in store {store.uri}"
                         f"{did_you_mean(selection_id, known, listing='newest stored')}")
-    return table.to_pandas().sort_values("category").reset_index(drop=True)
+    return rows.sort_values("category").reset_index(drop=True)

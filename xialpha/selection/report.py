@@ -170,13 +170,11 @@ def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: st
 
 def _runs(store, sweep_id: str) -> pd.DataFrame:
     """The sweep's runs from the "sweeps" dataset, oldest first (missing columns as None)."""
-    from xialpha.selection.records import read_if_stored
-
     columns = ["run_id", "created_at", "xialpha_version", "command", "data_fingerprint", "spec_toml"]
-    table = read_if_stored(store, "sweeps", [("sweep_id", "=", sweep_id)])
-    if table is None:
+    frame = store.runs(sweep_id)
+    if frame.empty:
         return pd.DataFrame(columns=columns)
-    frame = table.to_pandas().sort_values("created_at", kind="mergesort")
+    frame = frame.sort_values("created_at", kind="mergesort")
     return pd.DataFrame({c: frame[c].to_numpy() if c in frame else [None] * len(frame) for c in columns})
 
 

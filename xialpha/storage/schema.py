@@ -202,6 +202,19 @@ def _typed(doc: str, *groups: str) -> tuple[Column, ...]:
                  for kind, names in (group.split(":") for group in groups) for name in names.split())
 
 
+PP_PREFIX = "pp_"  # results columns of preprocessing parameters: pp_<spec key>
+
+
+def config_values(preprocessing, kernel) -> dict:
+    """The results columns of a configuration's preprocessing and kernel (an `xialpha.features`
+    Preprocessing and Kernel): preprocessing_id, pp_<parameter> per preprocessing parameter, kernel
+    (its name), kernel_id and the kernel's parameters (gamma, degree, coef0 where it has them)."""
+    return {"preprocessing_id": preprocessing.id,
+            **{f"{PP_PREFIX}{name}": value for name, value in preprocessing.params().items()},
+            "kernel": kernel.name, "kernel_id": kernel.id,
+            **{name: value for name, value in kernel.params().items() if name != "name"}}
+
+
 _RESULT_TYPES = {c.name: c.type for c in RESULT_COLUMNS}
 # The results columns a selection copies for its chosen config (enough to rebuild and label it).
 CONFIG_COLUMNS = (
@@ -209,6 +222,8 @@ CONFIG_COLUMNS = (
     "pp_stemming", "pp_min_df", "pp_max_df", "pp_tf", "pp_idf", "pp_norm", "kernel", "kernel_id", "gamma",
     "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable", "r_delta2",
 )
+# The chosen config's estimates in a selection row: estimate_<metric or count> (its selection estimator's).
+SELECTION_ESTIMATES = {name: f"estimate_{name}" for name in (*METRICS, *COUNTS)}
 # p-values of the chosen config against the first runner-up (xialpha.selection.significance).
 P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t", "p_macro_rank_t")
 
@@ -219,7 +234,7 @@ SELECTION_COLUMNS: tuple[Column, ...] = (
     *_typed("selection", "str: selection_id sweep_id category mode metric estimator", "float: rho",
             "str: average", "float: cost_fn cost_fp alpha value selection_value"),
     *(_col(name, _RESULT_TYPES[name], f"chosen config: {name}, as in results") for name in CONFIG_COLUMNS),
-    *_typed("estimate of the chosen config", "float: " + " ".join(f"estimate_{m}" for m in (*METRICS, *COUNTS))),
+    *_typed("estimate of the chosen config", "float: " + " ".join(SELECTION_ESTIMATES.values())),
     *_typed("first runner-up", "str: runner_up_config_key runner_up_preprocessing_id runner_up_kernel_id",
             "float: runner_up_C runner_up_j runner_up_value runner_up_selection_value"),
     *_typed("p-value, chosen vs first runner-up", "float: " + " ".join(P_VALUES)),

@@ -1,57 +1,32 @@
-"""`ResultStore`: the append-only Parquet store of sweep results and everything derived from them.
+"""`ResultStore`: the store's named queries, answered with pandas DataFrames or plain records.
 
-Layout under the store root (hive partitions; `sweep_id` is also a column inside each file):
-
-    _xialpha_store.json                        format marker with the store's schema version
-    results/sweep_id=<id>/part-*.parquet       one row per trained configuration
-    examples/sweep_id=<id>/part-*.parquet      per-example error indicators per config
-    selections|drift|certifications|sweeps/[sweep_id=<id>/]part-*.parquet
-    <dataset>/_claims/<name>/                  exclusive claims (a test set certified once)
-    _quarantine/<path>                         files moved aside by `quarantine`
-
-Each write adds a new file named with the store's next write sequence and never rewrites one.
-Reads keep one row per key (see `xialpha.storage.reading`): the one written last, except that
-in results an "ok" row always wins over failed ones, so a config recomputed with `--force`
-replaces its older result only if the recomputation succeeded. Reads skip unreadable and
-foreign files (see `xialpha.storage.files`) with one `StoreWarning` naming them.
-
-Opening a store changes nothing: an absent store is created (directory and marker) by its
-first write, so a command that fails before writing leaves no store behind.
+What xialpha writes and reads, by name: the result rows of a sweep (`write_results`,
+`read_results_df`, `done_keys`, `read_examples`), its runs (`add_run`, `runs`), saved selections,
+certifications and drift checks (`add_*`, `selections`, `certifications`, `drift_checks`), and
+the summary of every sweep (`sweeps`). Callers name no dataset, filter or column type: rows go in
+as dicts (typed here by `xialpha.storage.schema`) and come out as DataFrames (or, for a drift check,
+dicts of Python values). The Parquet datasets underneath (`xialpha.storage.datasets.Datasets`,
+which this class extends) are Arrow-level; a query on a dataset nothing was written to yet gives an
+empty DataFrame.
 """
 
 from __future__ import annotations
 
-import datetime
-import json
-import os
-import posixpath
-import re
-import socket
-import uuid
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
-import pyarrow as pa
+import pandas as pd
 import pyarrow.compute as pc
 
-from xialpha import __version__
-from xialpha.errors import StoreWarning, UserError
-from xialpha.storage import validate
-from xialpha.storage.bits import pack_bits, unpack_bits
-from xialpha.storage.compaction import compact_partitions
-from xialpha.storage.files import FileSet, Problem, inspect
-from xialpha.storage.location import Location, new_file_name
-from xialpha.storage.marker import create_marker, open_store
-from xialpha.storage.reading import as_expression, read_newest
-from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
+from xialpha.storage.bits import unpack_bits
+from xialpha.storage.datasets import Datasets
+from xialpha.storage.schema import DATASETS
+from xialpha.storage.validate import typed_table
 
-QUARANTINE = "_quarantine"
-CLAIMS = "_claims"
-_CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+TEST_SET_CLAIM = "test-set-{}"  # a certified test set's claim, by its fingerprint
 
 
-class ResultStore:
+class ResultStore(Datasets):
     """A store at a local directory or pyarrow/fsspec URI (s3://bucket/prefix, memory://name, ...).
 
     With `create=True` (the default) the store must be writable, and an absent or empty
@@ -59,90 +34,12 @@ class ResultStore:
     `create=False` the store must exist and may be read-only.
     """
 
-    def __init__(self, uri: str, *, create: bool = True):
-        self.location = Location(uri)
-        self.uri = uri
-        self._warned: set[str] = set()
-        version = open_store(self.location, create)
-        self._absent = version is None  # until the first write creates the store
-        self.schema_version = SCHEMA_VERSION if version is None else version
+    # --- results of a sweep ------------------------------------------------------------------
 
-    def __repr__(self) -> str:
-        return f"ResultStore({self.uri!r})"
-
-    # --- writing -----------------------------------------------------------------------------
-
-    def write_results(self, rows: Sequence[Mapping] | pa.Table) -> str:
-        """Validate result rows of one sweep and store them as one new file; return its path.
-
-        `created_at` (now), `schema_version`, `xialpha_version` and `worker` (this host) are
-        filled where absent. Nothing is written if any row is invalid.
-        """
-        what = "results"
-        table = rows if isinstance(rows, pa.Table) else validate.table_from_rows(rows, RESULT_COLUMNS, what)
-        defaults = {
-            "created_at": datetime.datetime.now(datetime.timezone.utc),
-            "schema_version": SCHEMA_VERSION,
-            "xialpha_version": __version__,
-            "worker": socket.gethostname(),
-        }
-        table = validate.conform(table, RESULT_COLUMNS, what, defaults)
-        sweep_id = validate.check_sweep_ids(table, what)
-        validate.require_values(table, "status", ("ok", "failed"), what)
-        row = validate.first_true(pc.and_(pc.equal(table["status"], "failed"), pc.is_null(table["error_message"])))
-        if row is not None:
-            raise UserError(f"{what} row {row}: status is 'failed' but error_message is null")
-        validate.reject_duplicate_keys(table, DATASETS["results"].key_columns, what)
-        return self._write("results", table, sweep_id)
-
-    def write_examples(self, rows: Sequence[Mapping]) -> str:
-        """Store per-example indicator rows of one sweep as one new file; return its path.
-
-        `bits` may be packed bytes (then `n` is required) or a 1-D boolean array (packed here,
-        `n` taken from its length); `created_at` defaults to now.
-        """
-        what = "examples"
-        validate.check_row_list(rows, what)
-        table = validate.table_from_rows([_packed(row, index) for index, row in enumerate(rows)], EXAMPLE_COLUMNS, what)
-        now = datetime.datetime.now(datetime.timezone.utc)
-        table = validate.conform(table, EXAMPLE_COLUMNS, what, {"created_at": now})
-        sweep_id = validate.check_sweep_ids(table, what)
-        validate.require_values(table, "estimator", ESTIMATORS, what)
-        expected_bytes = pc.divide(pc.add(table["n"], 7), 8)
-        row = validate.first_true(pc.not_equal(pc.binary_length(table["bits"]), expected_bytes))
-        if row is not None:
-            raise UserError(f"{what} row {row}: bits has {len(table['bits'][row].as_py())} bytes, n={table['n'][row]} needs {expected_bytes[row]}")
-        validate.reject_duplicate_keys(table, DATASETS["examples"].key_columns, what)
-        return self._write("examples", table, sweep_id)
-
-    def append(self, dataset: str, rows: Sequence[Mapping] | pa.Table) -> str:
-        """Append rows to a dataset typed by its rows (selections, drift, ...); return the path written.
-
-        Rows need the dataset's id column (non-null, unique in the write); `created_at`
-        defaults to now; a `sweep_id` column partitions the files. Column types must agree with
-        the files already stored.
-        """
-        spec = self._dataset(dataset)
-        if spec.columns is not None:
-            raise UserError(f"dataset {dataset!r}: use write_{dataset}() for it, not append()")
-        table = validate.flat_table(rows, dataset)
-        if "created_at" not in table.column_names:
-            now = datetime.datetime.now(datetime.timezone.utc)
-            table = table.append_column("created_at", pa.array([now] * table.num_rows, TIMESTAMP))
-        for name in (*spec.key_columns, "created_at"):
-            if name not in table.column_names or table[name].null_count:
-                raise UserError(f"{dataset}: column {name!r} is missing or null")
-        validate.reject_duplicate_keys(table, spec.key_columns, dataset)
-        sweep_id = validate.check_sweep_ids(table, dataset) if "sweep_id" in table.column_names else None
-        stored = self._files(spec, self.location.path(dataset)).schema
-        if stored is not None:
-            try:
-                pa.unify_schemas([stored, table.schema], promote_options="permissive")
-            except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-                raise UserError(f"{dataset}: rows do not match the stored column types: {exc}") from None
-        return self._write(dataset, table, sweep_id)
-
-    # --- reading -----------------------------------------------------------------------------
+    def read_results_df(self, sweep_id: str | None = None, **options) -> pd.DataFrame:
+        """Result rows as a DataFrame, one per (sweep_id, config_key) (options: columns,
+        include_failed; see `read_results`)."""
+        return self.read_results(sweep_id, **options).to_pandas()
 
     def done_keys(self, sweep_id: str) -> set[str]:
         """Config keys of `sweep_id` whose newest row has status "ok".
@@ -152,31 +49,8 @@ class ResultStore:
         table = self.read_results(sweep_id, columns=["config_key"])
         return set(table["config_key"].to_pylist())
 
-    def read_results(
-        self,
-        sweep_id: str | None = None,
-        *,
-        filters: object = None,
-        columns: Sequence[str] | None = None,
-        include_failed: bool = False,
-    ) -> pa.Table:
-        """Result rows, one per (sweep_id, config_key), sorted by key.
-
-        Per key the newest "ok" row, or the newest failed row if the key has no "ok" row.
-        `filters` (a pyarrow Expression or pyarrow.parquet-style DNF tuples) apply after that
-        row is chosen; failed rows are dropped unless `include_failed`.
-        """
-        expression = as_expression(filters)
-        if not include_failed:
-            ok = pc.field("status") == "ok"
-            expression = ok if expression is None else ok & expression
-        return self._read_newest(DATASETS["results"], sweep_id, columns=columns, filter=expression)
-
-    def read_results_df(self, sweep_id: str | None = None, **options):
-        """`read_results` as a pandas DataFrame."""
-        return self.read_results(sweep_id, **options).to_pandas()
-
-    def read_examples(self, config_keys: Iterable[str], estimator: str = "xa", *, sweep_id: str | None = None) -> dict[str, np.ndarray]:
+    def read_examples(self, config_keys: Iterable[str], estimator: str = "xa", *,
+                      sweep_id: str | None = None) -> dict[str, np.ndarray]:
         """{config_key: boolean vector "counted as error" of length n} for the stored keys.
 
         Keys without a stored vector are absent from the result. Where a key was stored in
@@ -189,15 +63,9 @@ class ResultStore:
                                   columns=["config_key", "n", "bits"], filter=wanted)
         return {key: unpack_bits(bits, n) for key, n, bits in zip(*(table[c].to_pylist() for c in table.column_names))}
 
-    def read(self, dataset: str, filters: object = None, *, sweep_id: str | None = None) -> pa.Table:
-        """Rows of any dataset, newest per key, sorted by key; `filters` apply after deduplication."""
-        return self._read_newest(self._dataset(dataset), sweep_id, filter=as_expression(filters))
-
-    def sweeps(self):
-        """A pandas DataFrame with one row per sweep: rows_ok, rows_failed, categories, configs
-        (distinct preprocessing x kernel x C x j), first_created_at, last_created_at."""
-        import pandas as pd
-
+    def sweeps(self) -> pd.DataFrame:
+        """One row per sweep: rows_ok, rows_failed, categories, configs (distinct preprocessing x
+        kernel x C x j), first_created_at, last_created_at."""
         names = ["sweep_id", "status", "category", "preprocessing_id", "kernel_id", "C", "j", "created_at"]
         frame = self.read_results(include_failed=True, columns=names).to_pandas()
         columns = ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
@@ -214,145 +82,56 @@ class ResultStore:
         )
         return summary.reset_index()[columns]
 
-    # --- maintenance -------------------------------------------------------------------------
+    # --- runs, selections, certifications, drift checks ---------------------------------------
 
-    def compact(self, dataset: str = "results") -> tuple[int, int]:
-        """Merge each partition's files into one, dropping superseded rows; (files before, after).
+    def add_run(self, row: Mapping) -> None:
+        """Record one run of a sweep (`xialpha.storage.schema.SWEEP_COLUMNS`: its spec, data, command)."""
+        self.append("sweeps", typed_table("sweeps", [row]))
 
-        Query results do not change, no "ok" row is dropped for a failed one, and unreadable or
-        foreign files are left alone (with a warning); see `xialpha.storage.compaction`.
-        """
-        before, after, problems = compact_partitions(self.location, self._dataset(dataset))
-        self._warn(problems)
-        return before, after
+    def runs(self, sweep_id: str | None = None) -> pd.DataFrame:
+        """The recorded runs (of `sweep_id`, when given), sorted by run_id."""
+        return self._frame("sweeps", sweep_id=sweep_id)
 
-    def check(self) -> list[Problem]:
-        """The data files of every dataset that reads skip: unreadable or foreign (see `files`).
+    def add_selection(self, rows: Sequence[Mapping]) -> None:
+        """Store a selection: its rows, one per category (`SELECTION_COLUMNS`), in one write."""
+        self.append("selections", typed_table("selections", rows))
 
-        Every file is read whole, so this finds corrupt data pages too.
-        """
-        return self._problems(read_data=True)
+    def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame:
+        """The rows of the stored selections (of `sweep_id`, or the one `selection_id`), sorted by key."""
+        return self._frame("selections", sweep_id=sweep_id, selection_id=selection_id)
 
-    def quarantine(self, problems: Iterable[Problem]) -> list[str]:
-        """Move the files of `problems` under `_quarantine/` (same relative path); return the new paths.
+    def add_certification(self, rows: Sequence[Mapping]) -> None:
+        """Store a certification: its rows per category, micro and macro (`CERTIFICATION_COLUMNS`)."""
+        self.append("certifications", typed_table("certifications", rows))
 
-        Nothing under `_quarantine/` is read, compacted or deleted by xialpha.
-        """
-        moved = []
-        for problem in problems:
-            relative = posixpath.relpath(problem.path, self.location.root)
-            target = self.location.path(QUARANTINE, relative)
-            if self.location.exists(target):
-                stem, extension = os.path.splitext(target)
-                target = f"{stem}-{uuid.uuid4().hex[:8]}{extension}"
-            self.location.move(problem.path, target)
-            moved.append(target)
-        return moved
+    def certifications(self, *, selection_id: str | None = None, test_fingerprint: str | None = None) -> pd.DataFrame:
+        """The stored certification rows (of `selection_id`, or on the test set `test_fingerprint`)."""
+        return self._frame("certifications", selection_id=selection_id, test_fingerprint=test_fingerprint)
 
-    def relative(self, path: str) -> str:
-        """`path` relative to the store root, as messages name files."""
-        return posixpath.relpath(path, self.location.root)
+    def claim_test_set(self, test_fingerprint: str, certification_id: str) -> str | None:
+        """Claim the test set `test_fingerprint` for a certification; the claim's path, or None when
+        it was claimed before (see `Datasets.claim`: of concurrent claims at most one stands)."""
+        return self.claim("certifications", TEST_SET_CLAIM.format(test_fingerprint),
+                          {"certification_id": certification_id})
 
-    # --- exclusive claims --------------------------------------------------------------------
+    def test_set_claim(self, test_fingerprint: str) -> dict | None:
+        """The claim of test set `test_fingerprint` ({"certification_id": ...}; {} when damaged), or None."""
+        return self.claimed("certifications", TEST_SET_CLAIM.format(test_fingerprint))
 
-    def claim(self, dataset: str, name: str, content: Mapping) -> str | None:
-        """Claim `name` in `dataset` for `content` (JSON); the claim's path if it stands, None if
-        `name` was claimed before. Of concurrent claims of one name at most one stands, and on
-        a local store exactly one (see `Location.claim`)."""
-        directory = self._claim_directory(dataset, name)
-        self._create_if_absent()
-        return self.location.claim(directory, json.dumps(dict(content), sort_keys=True).encode("utf-8"))
+    def add_drift_check(self, rows: Sequence[Mapping]) -> None:
+        """Store a drift check's rows (`DRIFT_COLUMNS`) in one write, so a stored check is complete."""
+        self.append("drift", typed_table("drift", rows))
 
-    def claimed(self, dataset: str, name: str) -> dict | None:
-        """The content of the claim of `name` in `dataset`, or None if it is not claimed."""
-        data = self.location.first_claim(self._claim_directory(dataset, name))
-        try:
-            return None if data is None else dict(json.loads(data.decode("utf-8")))
-        except (ValueError, TypeError):
-            return {}  # a damaged claim still counts as a claim
+    def drift_checks(self) -> pd.DataFrame:
+        """Every stored drift row, sorted by check_id."""
+        return self._frame("drift")
 
-    def withdraw(self, claim_path: str) -> None:
-        """Remove a claim made by `claim` (when what it guarded could not be stored)."""
-        self.location.withdraw(claim_path)
+    def drift_check(self, drift_id: str, check_key: str) -> list[dict]:
+        """The stored rows of check `check_key` of drift id `drift_id` as dicts of Python values
+        (as they were appended), [] when it is not stored."""
+        return self.read("drift", filters=[("check_key", "=", check_key)], sweep_id=drift_id).to_pylist()
 
-    # --- internals ---------------------------------------------------------------------------
-
-    def _dataset(self, name: str):
-        if name not in DATASETS:
-            raise UserError(f"dataset {name!r}: unknown; use one of {', '.join(DATASETS)}")
-        return DATASETS[name]
-
-    def _read_newest(self, spec, sweep_id: str | None, *, key_columns=None, columns=None, filter=None) -> pa.Table:
-        """`reading.read_newest` over one dataset, or one sweep's partition of it."""
-        directory = self.location.path(spec.name)
-        if sweep_id is not None:
-            directory = f"{directory}/sweep_id={validate.check_sweep_id(sweep_id)}"
-        files = self._files(spec, directory)
-        if files.schema is None:
-            return pa.table({})  # a row-typed dataset nothing was appended to yet has no columns
-        try:
-            return read_newest(files, key_columns or spec.key_columns, status_column=spec.status_column,
-                               columns=columns, filter=filter)
-        finally:
-            self._warn(files.problems)  # including files whose data failed to decode
-
-    def _files(self, spec, directory: str) -> FileSet:
-        files = inspect(self.location, spec, self.location.data_files(directory))
-        self._warn(files.problems)
-        return files
-
-    def _problems(self, *, read_data: bool) -> list[Problem]:
-        problems = []
-        for spec in DATASETS.values():
-            files = self.location.data_files(self.location.path(spec.name))
-            problems += inspect(self.location, spec, files, read_data=read_data).problems
-        return problems
-
-    def _warn(self, problems: list[Problem]) -> None:
-        """One StoreWarning naming the skipped files not named before by this store object.
-
-        The first time a read meets such a file, the footers of the whole store are checked,
-        so that one warning names every bad file (stores without one never pay for that).
-        """
-        if any(p.path not in self._warned for p in problems) and not self._warned:
-            problems = [*problems, *self._problems(read_data=False)]
-        new = list({p.path: p for p in problems if p.path not in self._warned}.values())
-        if not new:
-            return
-        self._warned.update(p.path for p in new)
-        listed = "; ".join(f"{self.relative(p.path)} ({p.kind}: {p.reason})" for p in new)
-        warnings.warn(f"store {self.uri}: skipped {len(new)} unreadable or foreign file(s): {listed}; "
-                      f"`xialpha store check {self.uri} --quarantine` moves them aside", StoreWarning, stacklevel=3)
-
-    def _write(self, dataset: str, table: pa.Table, sweep_id: str | None) -> str:
-        """Write `table` as the next file of `dataset` (in its sweep's partition); return its path.
-
-        The write sequence counts per partition for datasets keyed by sweep (results, examples:
-        their keys never span partitions), else over the whole dataset.
-        """
-        root = self.location.path(dataset)
-        directory = root if sweep_id is None else f"{root}/sweep_id={sweep_id}"
-        scope = directory if "sweep_id" in self._dataset(dataset).key_columns else root
-        self._create_if_absent()
-        return self.location.write_table(directory, table, new_file_name(self.location.next_sequence(scope)))
-
-    def _create_if_absent(self) -> None:
-        if self._absent:
-            create_marker(self.location)
-            self._absent = False
-
-    def _claim_directory(self, dataset: str, name: str) -> str:
-        self._dataset(dataset)
-        if not _CLAIM_NAME.fullmatch(name):
-            raise UserError(f"claim name {name!r}: use 1-128 letters, digits, '-' or '_'")
-        return self.location.path(dataset, CLAIMS, name)
-
-
-def _packed(row: Mapping, index: int) -> dict:
-    """The row with a boolean `bits` vector packed into bytes and `n` set from its length."""
-    bits = row.get("bits") if isinstance(row, Mapping) else None
-    if not isinstance(bits, np.ndarray):
-        return dict(row)
-    if row.get("n") is not None and row["n"] != len(bits):
-        raise UserError(f"examples row {index}: n={row['n']} but bits has {len(bits)} indicators")
-    return {**row, "bits": pack_bits(bits), "n": len(bits)}
+    def _frame(self, dataset: str, **equal) -> pd.DataFrame:
+        """Rows of a dataset typed by its rows where each column of `equal` given a value has it."""
+        given = [(column, "=", value) for column, value in equal.items() if value is not None]
+        return self.read(dataset, filters=given or None).to_pandas()

@@ -243,6 +243,11 @@ def typed_table(dataset: str, rows: Sequence[Mapping]) -> pa.Table:
     return pa.Table.from_pylist(plain, schema=pa.schema([pa.field(c.name, c.type) for c in columns]))
 
 
+def typed_frame(dataset: str, rows: Sequence[Mapping]):
+    """`typed_table` as a pandas DataFrame: the rows as the store gives them back once appended."""
+    return typed_table(dataset, rows).to_pandas()
+
+
 def _plain(value: object, type_: pa.DataType) -> object:
     """numpy scalars as Python values; pandas' NA and NaT, and NaN outside float columns, as None."""
     if isinstance(value, np.generic):

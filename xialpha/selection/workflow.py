@@ -1,0 +1,50 @@
+"""Selecting from a stored sweep: what `xialpha select` and `xialpha.select` both do.
+
+The sweep's "ok" rows are read, the objective gets the sweep's default estimator unless one is
+named, the selection is made with the stored per-example indicators for its significance tests,
+and its "selections" rows are made under a new id, or under the id of the same selection saved
+before. Storing them is the caller's: the command stores them last, after a refit succeeded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from xialpha.errors import UserError
+from xialpha.selection.objective import Objective
+from xialpha.selection.records import rows_to_save, selection_frame
+from xialpha.selection.selector import default_estimator, select_stored
+
+
+@dataclass(frozen=True, eq=False)
+class SweepSelection:
+    """A selection from a stored sweep: the results it was made from, its objective, its rows
+    (`rows`; `frame`: as the store gives them back) and whether they still need storing."""
+
+    results: pd.DataFrame
+    objective: Objective
+    rows: list[dict]
+    frame: pd.DataFrame
+    to_store: bool
+
+
+def check_alpha(alpha: float) -> None:
+    """UserError naming alpha= unless 0 < alpha < 1 (before the store is opened)."""
+    if not 0 < alpha < 1:
+        raise UserError(f"alpha=: must be between 0 and 1, got {alpha}")
+
+
+def select_sweep(store, sweep_id: str, *, metric: str, estimator: str | None, rho: float, average: str,
+                 costs: dict, shared: bool, runners_up: int, alpha: float, save: bool) -> SweepSelection:
+    """Select from the results of `sweep_id` in `store`; estimator None: the sweep's default
+    (`default_estimator`); costs: cost_fn and cost_fp where given; save: reuse the id of the same
+    selection stored before (see `rows_to_save`)."""
+    results = store.read_results_df(sweep_id)
+    objective = Objective(metric=metric, estimator=estimator or default_estimator(results), rho=rho, average=average,
+                          **costs)
+    selection = select_stored(store, results, objective, sweep_id=sweep_id, shared=shared, runners_up=runners_up,
+                              alpha=alpha)
+    rows, to_store = rows_to_save(store, selection, save)
+    return SweepSelection(results, objective, rows, selection_frame(rows), to_store)
