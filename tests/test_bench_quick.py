@@ -61,7 +61,8 @@ def test_quick_run_writes_promised_keys(name, quick):
 
 @pytest.mark.parametrize("name", [n for n in OTHERS if (BENCH / f"{n}.py").is_file()])
 def test_other_bench_scripts_quick_run(name, quick):
-    assert quick(name)
+    result = quick(name)
+    assert result["benchmark"] == name and result["quick"] is True
 
 
 def test_table1_rows_per_category_and_rho(quick):

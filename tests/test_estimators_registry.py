@@ -20,7 +20,7 @@ import pytest
 from conftest import REPO
 from xialpha.estimators import registry
 from xialpha.jobs.plan import estimator_settings
-from xialpha.selection.choices import ESTIMATOR_CHOICES, by_preference
+from xialpha.selection.choices import ESTIMATOR_CHOICES
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.schema import RESULT_COLUMNS, SELECTION_COLUMNS
 
@@ -45,7 +45,7 @@ def _margin(fit, data: FitData):
 ESTIMATORS += (
     Estimator("margin", "examples inside the margin", FIT, _margin, settings=(
         Setting("margin", False, "count the examples inside the margin", keyed_at_default=False),), columns=(
-        ResultColumn("margin_inside", "int64", "margin: examples inside the margin",
+        ResultColumn("margin_inside", "int", "margin: examples inside the margin",
                      lambda estimate, settings: int(estimate.d)),)),
 )
 '''
@@ -142,7 +142,7 @@ def test_the_schema_holds_each_registered_estimator_and_its_own_columns():
 
 def test_only_selectable_estimators_are_choices_and_apparent_is_none():
     assert "apparent" not in ESTIMATOR_CHOICES and set(ESTIMATOR_CHOICES) == set(registry.NAMES) - {"apparent"}
-    assert by_preference(registry.NAMES)[0] == "span" and by_preference(registry.NAMES)[-1] == "apparent"
+    assert registry.by_preference(registry.NAMES)[0] == "span" and registry.by_preference(registry.NAMES)[-1] == "apparent"
 
 
 def test_settings_come_from_the_registry_with_their_rules():

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import xialpha.features
 from xialpha.features import DEFAULT_GRAM_LIMIT_BYTES, GramTooLarge, check_gram_fits
 from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import graph, tasks
@@ -45,7 +44,7 @@ def recorded(monkeypatch):
         check_gram_fits(X.shape[0], X.shape[0] if Y is None else Y.shape[0], limit_bytes)
         raise Reached
 
-    monkeypatch.setattr(xialpha.features, "linear_gram", builder)
+    monkeypatch.setattr(tasks, "gram_of", builder)  # the linear Gram builder the sweep's tasks call
     return calls
 
 

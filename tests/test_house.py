@@ -4,7 +4,11 @@
   Parquet), except pyarrow.parquet's reader in xialpha/corpora/table_files.py, which reads a
   user's Parquet corpus a row group at a time (pandas reads whole files only);
 - Dask (dask, distributed, dask_jobqueue, dask_kubernetes) only in xialpha/jobs;
-- xialpha/estimators, features and corpora write no files.
+- xialpha/estimators, features and corpora write no files;
+- no import circle: not between modules (function-level imports count too), not between packages;
+- the store answers in DataFrames and records: outside xialpha/storage no module converts Arrow
+  tables (`.to_pandas()`, `.to_pylist()`), passes read `filters=` or types rows for a dataset
+  (`typed_table`), except the Parquet corpus reader above.
 
 Each rule is a function of parsed source, so the tests below also plant one violation of each
 and check that the rule reports it (a guard that cannot fail guards nothing).
@@ -13,6 +17,7 @@ and check that the rule reports it (a guard that cannot fail guards nothing).
 from __future__ import annotations
 
 import ast
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -155,3 +160,140 @@ def test_the_write_rule_catches_a_planted_write(source):
 ])
 def test_the_write_rule_lets_reads_pass(source):
     assert write_violations(_planted(source)) == []
+
+
+def module_name(path: str) -> str:
+    """xialpha/jobs/sweep.py -> xialpha.jobs.sweep; a package's __init__.py -> the package."""
+    name = path.removesuffix(".py").replace("/", ".")
+    return name.removesuffix(".__init__")
+
+
+def import_graph(modules) -> dict[str, set[str]]:
+    """{module: the xialpha modules it imports}, at any depth (function-level and TYPE_CHECKING
+    imports too): `from package import name` is the submodule `name` where there is one."""
+    modules = list(modules)
+    known = {module_name(path) for path, _ in modules}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = defaultdict(set)
+    for path, tree in modules:
+        source = module_name(path)
+        graph[source]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for name in names:
+                target = resolve(name) if name.startswith("xialpha") else None
+                if target and target != source:
+                    graph[source].add(target)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan), each sorted."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between xialpha's packages (a top-level module is a package of its own);
+    the root package `xialpha`, whose lazy exports name the API, is the top of the house: no
+    module imports it."""
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    packages = defaultdict(set)
+    for source, targets in graph.items():
+        packages[package(source)] |= {package(t) for t in targets if package(t) != package(source)}
+    return packages
+
+
+def test_no_module_imports_itself_round_a_circle():
+    assert circles(import_graph(_modules())) == []
+
+
+def test_the_packages_are_layered_without_a_circle():
+    graph = import_graph(_modules())
+    assert circles(package_graph(graph)) == []
+    assert not [source for source, targets in graph.items() if "xialpha" in targets]
+
+
+def test_the_circle_rule_catches_a_function_level_circle():
+    planted = [("xialpha/a.py", ast.parse("import xialpha.b\n")),
+               ("xialpha/b.py", ast.parse("def f():\n    from xialpha.c import x\n")),
+               ("xialpha/c.py", ast.parse("from xialpha import a\n")),
+               ("xialpha/d.py", ast.parse("import xialpha.a\n"))]
+    assert circles(import_graph(planted)) == [["xialpha.a", "xialpha.b", "xialpha.c"]]
+    layered = [("xialpha/p/one.py", ast.parse("import xialpha.q.two\n")),
+               ("xialpha/q/two.py", ast.parse("def f():\n    import xialpha.p.three\n")),
+               ("xialpha/p/three.py", ast.parse("x = 1\n"))]
+    assert circles(import_graph(layered)) == []
+    assert circles(package_graph(import_graph(layered))) == [["xialpha.p", "xialpha.q"]]
+
+
+ARROW_CALLS = {"to_pandas", "to_pylist", "typed_table"}
+
+
+def arrow_violations(modules) -> list[str]:
+    """"path:line what" for each Arrow conversion, `filters=` keyword or `typed_table` use outside
+    xialpha/storage (and the Parquet corpus reader)."""
+    bad = []
+    for path, tree in modules:
+        if path.startswith("xialpha/storage/") or path in PYARROW_READER:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if name in ARROW_CALLS:
+                    bad.append(f"{path}:{node.lineno} {name}()")
+                bad += [f"{path}:{node.lineno} filters=" for k in node.keywords if k.arg == "filters"]
+            elif isinstance(node, ast.ImportFrom) and any(alias.name == "typed_table" for alias in node.names):
+                bad.append(f"{path}:{node.lineno} import typed_table")
+    return bad
+
+
+def test_outside_storage_the_store_is_asked_by_name_not_by_arrow():
+    assert arrow_violations(_modules()) == []
+
+
+@pytest.mark.parametrize("source", [
+    "rows = store.read('drift').to_pylist()", "frame = table.to_pandas()",
+    "store.read('selections', filters=[('sweep_id', '=', s)])", "from xialpha.storage.validate import typed_table",
+])
+def test_the_arrow_rule_catches_a_planted_conversion(source):
+    assert len(arrow_violations(_planted(source))) == 1
+    assert arrow_violations([("xialpha/storage/x.py", ast.parse(source))]) == []

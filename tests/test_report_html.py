@@ -118,8 +118,8 @@ def test_selection_chooses_another_selection_and_an_unknown_one_lists_the_saved(
 def test_calibration_points_and_estimator_choices_are_the_stored_values():
     import pandas as pd
 
-    from xialpha.selection.calibration import calibration_points, calibration_summary, estimator_choices
-    from xialpha.selection.labels import sweep_labels
+    from xialpha.reports.calibration import calibration_points, calibration_summary, estimator_choices
+    from xialpha.reports.labels import sweep_labels
 
     results = pd.DataFrame(result_rows())
     points = calibration_points(results, "f1", 1.0)
@@ -138,7 +138,7 @@ def test_calibration_points_and_estimator_choices_are_the_stored_values():
 
 def test_held_out_and_candidate_figures_are_the_stored_ones(report_html):
     from xialpha.selection.objective import Objective
-    from xialpha.selection.report import best_per_group, estimate_curves, loo_candidates
+    from xialpha.reports.report import best_per_group, estimate_curves, loo_candidates
 
     import pandas as pd
 

@@ -25,7 +25,7 @@ def _trained():
     import numpy as np
 
     from xialpha.features import Kernel, Preprocessing, row_sq_norms
-    from xialpha.selection.models import CategoryModel, KernelModel, TrainedSelection
+    from xialpha.models.trained import CategoryModel, KernelModel, TrainedSelection
 
     texts = ["wheat grain harvest", "oil crude barrel", "wheat price rises", "crude oil price falls"]
     preprocessing = Preprocessing(stemming="porter", tf="log")
@@ -64,7 +64,7 @@ def _rehash(artifact: Path, name: str) -> None:
 def test_artefacts_are_data_and_predict_the_same(tmp_path, capsys):
     import numpy as np
 
-    from xialpha.selection.artifact import load_artifact, save_artifact
+    from xialpha.models.artifact import load_artifact, save_artifact
 
     trained = _trained()
     artifact = save_artifact(tmp_path / "model", trained, {"sweep_id": "s"})
@@ -82,7 +82,7 @@ def test_artefacts_are_data_and_predict_the_same(tmp_path, capsys):
 def test_predict_never_unpickles_a_data_artefact(tmp_path, capsys):
     import numpy as np
 
-    from xialpha.selection.artifact import save_artifact
+    from xialpha.models.artifact import save_artifact
 
     artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
     marker = tmp_path / "code-ran"
@@ -120,7 +120,7 @@ def test_pickled_artefacts_load_only_with_allow_pickle(tmp_path, capsys):
     ("model.json", True, "model.json or arrays.npz is malformed (JSONDecodeError"),
 ])
 def test_truncated_model_files_are_one_line(tmp_path, capsys, name, rehash, message):
-    from xialpha.selection.artifact import save_artifact
+    from xialpha.models.artifact import save_artifact
 
     artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
     data = (artifact / name).read_bytes()

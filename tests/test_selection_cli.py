@@ -21,7 +21,7 @@ from xialpha.cli import main
 from xialpha.jobs import tasks
 from xialpha.spec.sweep import load_spec
 from xialpha.jobs.sweep import prepare
-from xialpha.selection.artifact import load_artifact
+from xialpha.models.artifact import load_artifact
 from xialpha.selection.objective import Objective
 from xialpha.storage.store import ResultStore
 from xialpha.storage.schema import DATASETS

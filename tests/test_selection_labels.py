@@ -1,4 +1,4 @@
-"""Configuration labels (`xialpha.selection.labels`) on hand-built sweeps (the commands that show
+"""Configuration labels (`xialpha.reports.labels`) on hand-built sweeps (the commands that show
 them are tested in test_selection_cli)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import re
 
 import pandas as pd
 
-from xialpha.selection.labels import sweep_labels
+from xialpha.reports.labels import sweep_labels
 
 PP = {"pp_lowercase": True, "pp_token_pattern": r"(?u)\b\w\w+\b", "pp_stop_words": "none", "pp_stemming": "none",
       "pp_min_df": 1.0, "pp_max_df": 1.0, "pp_tf": "raw", "pp_idf": "log", "pp_norm": "l2"}

@@ -129,7 +129,7 @@ def test_a_second_signal_during_the_clean_up_exits_at_once(tmp_path):
     clean-up hangs, exits at once with its own code and the same one line."""
     program = """
 import os, signal, sys, time
-from xialpha.commands.running import Interrupted, signals_interrupt
+from xialpha.commands.signals import Interrupted, signals_interrupt
 with signals_interrupt(lambda signum: f"interrupted by {signal.Signals(signum).name}"):
     try:
         os.kill(os.getpid(), signal.SIGTERM)

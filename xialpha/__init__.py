@@ -5,7 +5,7 @@ from the solution of a single training run; xialpha fans such trainings out on D
 the estimates in Parquet and selects configurations from them.
 """
 
-__version__ = "0.2.0"
+from xialpha.version import __version__ as __version__
 
 
 API = ("sweep", "select", "refit", "results", "certify", "report", "drift", "as_corpus")

@@ -26,8 +26,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from xialpha.corpora.corpus import Corpus
 from xialpha.errors import UserError
+from xialpha.jobs.drift import run_drift_check
+from xialpha.jobs.progress import Progress
+from xialpha.jobs.refit import refit_selection
+from xialpha.jobs.sweep import run_sweep
+from xialpha.reports.html import render_report
+from xialpha.reports.report import report_of
+from xialpha.selection.certification import certify_selection
+from xialpha.selection.records import saved_selection
 from xialpha.selection.workflow import check_alpha, select_sweep
+from xialpha.spec.drift import load_drift_spec, parse_drift_spec
+from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.store import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 
@@ -59,9 +70,6 @@ def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, qu
     (see `as_corpus`; the spec's [corpus] then names only splits and categories; pass the same
     corpus to `refit`). force: recompute stored keys. quiet: no progress bar.
     """
-    from xialpha.jobs.progress import Progress
-    from xialpha.jobs.sweep import run_sweep
-
     spec = _spec(spec, corpus)
     if client is None and spec.cluster.kind == "local":
         _check_main_guard()
@@ -110,8 +118,6 @@ def _is_main_test(node: ast.stmt) -> bool:
 
 def _spec(spec, corpus=None):
     """The SweepSpec of a path, TOML text or dict (`sweep`'s spec=), over `as_corpus(corpus)` if given."""
-    from xialpha.spec.sweep import load_spec, parse_spec
-
     corpus = None if corpus is None else as_corpus(corpus)
     if isinstance(spec, dict):
         import tomli_w
@@ -137,8 +143,6 @@ def as_corpus(corpus):
     """corpus= as an `xialpha.corpora.Corpus`: one already, or (texts, label_sets) or (texts,
     label_sets, splits) with one label set (an iterable of category names, or one name) and one
     split name ("train", "test", ...) per text; documents are numbered 0..n-1."""
-    from xialpha.corpora import Corpus
-
     if isinstance(corpus, Corpus):
         return corpus
     if not isinstance(corpus, (tuple, list)) or len(corpus) not in (2, 3):
@@ -204,8 +208,6 @@ class TextClassifier:
 
 def _selection_rows(result_store, selection) -> pd.DataFrame:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
-    from xialpha.selection.inventory import saved_selection
-
     if isinstance(selection, str):
         rows = saved_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
@@ -225,8 +227,6 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
     sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
-    from xialpha.selection.refit import refit_selection
-
     if client is None:
         _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
@@ -242,9 +242,6 @@ def drift(spec, *, store=None, client=None, force: bool = False):
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
-    from xialpha.jobs.drift import run_drift_check
-    from xialpha.spec.drift import load_drift_spec, parse_drift_spec
-
     if _is_path(spec):
         spec = load_drift_spec(spec)
     elif isinstance(spec, str):
@@ -266,8 +263,6 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     selection: a stored selection's id, or the DataFrame `select(save=True)` returned.
     spec, corpus, client: as for `refit`.
     """
-    from xialpha.selection.certification import certify_selection
-
     if client is None:
         _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
@@ -285,13 +280,9 @@ def report(store=None, *, sweep: str | None = None, selection: str | None = None
     metric, estimator and rho default to that selection's. html: a path to write the
     self-contained HTML page to as well (selection, certifications, calibration, provenance).
     """
-    from xialpha.selection.report import report_of
-
     view = report_of(ResultStore(store_location(store), create=False), sweep, selection, metric=metric,
                      estimator=estimator, rho=rho)
     if html is not None:
-        from xialpha.selection.report_html import render_report
-
         page = render_report(view)
         try:
             Path(html).write_text(page, encoding="utf-8")

@@ -22,8 +22,8 @@ import signal
 import sys
 import warnings
 
-from xialpha import __version__
-from xialpha.commands.running import Interrupted, signals_interrupt
+from xialpha.version import __version__
+from xialpha.commands.signals import Interrupted, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 
 EXIT_FAILED = 1
@@ -47,15 +47,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands=tuple(COMMANDS)) -> argparse.ArgumentParser:
+    """The parser of the commands, with the arguments of those in `commands` (every command by
+    default); the others are listed by name and help only, and their modules not imported."""
     parser = argparse.ArgumentParser(prog="xialpha", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"xialpha {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module, help_text) in COMMANDS.items():
-        command = sub.add_parser(name, help=help_text, description=help_text)
-        command.set_defaults(_module=module)
-        _load(module).add_arguments(command)
+        subparser = sub.add_parser(name, help=help_text, description=help_text)
+        subparser.set_defaults(_module=module)
+        if name in commands:
+            _load(module).add_arguments(subparser)
     return parser
 
 
@@ -64,7 +67,9 @@ def _load(module: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    named = next((arg for arg in argv if not arg.startswith("-")), None)  # the top level takes no option values
+    parser = build_parser([named] if named in COMMANDS else [])
     args = parser.parse_args(argv)
     def interrupted(signum: int) -> str:
         return f"xialpha {args.command}: interrupted by {signal.Signals(signum).name}; results stored so far are kept"
@@ -150,8 +155,8 @@ def _one_line(exc: BaseException, limit: int = 2000) -> str:
 def console() -> None:
     """The `xialpha` command: `main`, then exit with its code. Before exiting, the objects the
     command created are frozen out of the garbage collector: the interpreter's last collection
-    over the scientific stack's million objects took 0.3 s of a small sweep's 3 s, and nothing
-    here needs it (stored files are closed, a cluster is closed by then). Not in `main`, which
+    would walk the scientific stack's million objects, a share of a small sweep's time that
+    nothing here needs (stored files are closed, a cluster is closed by then). Not in `main`, which
     tests call in-process."""
     code = main()
     gc.freeze()

@@ -30,7 +30,6 @@ from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import fit_svm
 from xialpha.kernel_table import KERNEL_PARAMETERS
-from xialpha.selection.choices import by_preference
 from xialpha.storage.schema import estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
@@ -38,7 +37,7 @@ LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm'
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
 KERNELS = (*KERNEL_PARAMETERS, "precomputed")
 # What a candidate can be scored by: the selectable estimators that need only the fit (span, xa).
-ESTIMATES = tuple(by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT))
+ESTIMATES = tuple(registry.by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT))
 
 
 class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):

@@ -9,9 +9,15 @@ certification on the same test set is refused unless --force (sequential testing
 from __future__ import annotations
 
 import sys
+import warnings
 
 from xialpha.commands.output import add_output_arguments
-from xialpha.commands.stores import add_store_arguments
+from xialpha.commands.stores import add_store_arguments, open_store
+from xialpha.reports.labels import sweep_labels
+from xialpha.reports.terminal import certification_table as terminal_table
+from xialpha.reports.terminal import key_table, print_table, write_records
+from xialpha.selection.certification import certify_selection
+from xialpha.selection.records import saved_selection
 
 
 def add_arguments(parser) -> None:
@@ -29,15 +35,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import warnings
-
-    from xialpha.commands.stores import open_store
-    from xialpha.selection.certification import certify_selection
-    from xialpha.selection.display import certification_table as terminal_table
-    from xialpha.selection.display import key_table, print_table, write_records
-    from xialpha.selection.inventory import saved_selection
-    from xialpha.selection.labels import sweep_labels
-
     store = open_store(args)
     rows = saved_selection(store, args.selection)
     with warnings.catch_warnings(record=True) as caught:

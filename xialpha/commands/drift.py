@@ -64,7 +64,7 @@ def _header(report, uri: str) -> str:
 
 
 def _verdict_lines(report, spec) -> list[str]:
-    """Per category and config (by its label, `xialpha.selection.labels`): the verdict, chosen
+    """Per category and config (by its label, `xialpha.reports.labels`): the verdict, chosen
     window and full memory, then every window's estimate; lines of at most 80 characters."""
     windows: dict[tuple, list[dict]] = {}
     for row in report.rows:
@@ -90,7 +90,7 @@ def _labels(spec, rows: list[dict]):
     """The ConfigLabels of the configurations in `rows`, from the spec's preprocessing and kernel parameters."""
     import pandas as pd
 
-    from xialpha.selection.labels import sweep_labels
+    from xialpha.reports.labels import sweep_labels
     from xialpha.storage.schema import config_values
 
     pres = {p.id: p for p in spec.preprocessings}

@@ -6,10 +6,15 @@ manifest of the 22 SGML files, and only then moved to DEST, so a failed fetch le
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+import tarfile
 import tempfile
+import urllib.error
+import urllib.request
 from pathlib import Path
 
+from xialpha.corpora.reuters_files import REUTERS_URL, verify_reuters_files
 from xialpha.errors import UserError
 
 DATASETS = ("reuters21578",)
@@ -26,8 +31,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from xialpha.corpora.reuters_files import REUTERS_URL, verify_reuters_files
-
     if not 0 < args.timeout < float("inf"):
         raise UserError(f"--timeout: must be a number of seconds > 0, got {args.timeout}")
     dest = args.dest.expanduser()
@@ -69,10 +72,6 @@ def run(args) -> int:
 
 def _download(url: str, target: Path, timeout: float) -> str:
     """Stream `url` into `target`; return the SHA-256 of the bytes. UserError when unreachable."""
-    import hashlib
-    import urllib.error
-    import urllib.request
-
     digest = hashlib.sha256()
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
@@ -90,8 +89,6 @@ def _download(url: str, target: Path, timeout: float) -> str:
 
 
 def _unpack(archive: Path, target: Path) -> None:
-    import tarfile
-
     try:
         with tarfile.open(archive) as tar:
             members = [member for member in tar.getmembers() if member.isfile() or member.isdir()]

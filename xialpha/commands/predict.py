@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import sys
 
+from xialpha.models.artifact import PICKLE_WARNING, current_versions, is_pickled, load_artifact, read_manifest
+from xialpha.models.prediction import read_documents, write_predictions
+
 FORMATS = ("csv", "jsonl")
 
 
@@ -31,9 +34,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from xialpha.selection.artifact import PICKLE_WARNING, is_pickled, load_artifact, read_manifest
-    from xialpha.selection.prediction import read_documents, write_predictions
-
     if is_pickled(read_manifest(args.artifact)) and args.allow_pickle:  # a wrong directory fails first
         print(f"warning: {PICKLE_WARNING.format(path=args.artifact)}", file=sys.stderr)
     ids, texts = read_documents(args.input, args.text_column, args.id_column)
@@ -51,8 +51,6 @@ def run(args) -> int:
 
 
 def _warn_versions(manifest: dict) -> None:
-    from xialpha.selection.artifact import current_versions
-
     saved = manifest.get("versions", {})
     now = current_versions()
     differ = [f"{name} {saved[name]} (now {now[name]})" for name in ("xialpha", "numpy", "scipy")

@@ -10,10 +10,29 @@ and preprocessing, LOO candidates, and provenance (commands, spec, versions, run
 
 from __future__ import annotations
 
+import shlex
+import sys
 import textwrap
+from pathlib import Path
+
+from rich.table import Table
 
 from xialpha.commands.output import add_wide_argument
-from xialpha.commands.stores import add_store_arguments, add_sweep_argument
+from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store
+from xialpha.errors import UserError
+from xialpha.reports.html import render_report
+from xialpha.reports.report import report_of
+from xialpha.reports.terminal import (
+    Column,
+    calibration_table,
+    certification_table,
+    key_table,
+    number,
+    percent,
+    print_table,
+    rich_table,
+    selection_table,
+)
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
 
 
@@ -35,20 +54,10 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import shlex
-    import sys
-    from pathlib import Path
-
-    from xialpha.commands.stores import open_store
-    from xialpha.errors import UserError
-    from xialpha.selection.report import report_of
-
     command = shlex.join(["xialpha", *sys.argv[1:]]) if Path(sys.argv[0]).name in ("xialpha", "cli.py") else None
     report = report_of(open_store(args), args.sweep, args.selection or None, metric=args.metric,
                        estimator=args.estimator, rho=args.rho, command=command)
     if args.html:
-        from xialpha.selection.report_html import render_report
-
         page = render_report(report)
         try:
             Path(args.html).write_text(page, encoding="utf-8")
@@ -62,20 +71,6 @@ def run(args) -> int:
 
 
 def _print_terminal(report, wide: bool) -> None:
-    from rich.table import Table
-
-    from xialpha.selection.display import (
-        Column,
-        calibration_table,
-        certification_table,
-        key_table,
-        number,
-        percent,
-        print_table,
-        rich_table,
-        selection_table,
-    )
-
     facts = Table(title=f"sweep {report.sweep_id}", show_header=False)
     for key, value in report.summary.items():
         facts.add_row(key, str(value))

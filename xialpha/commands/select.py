@@ -15,8 +15,13 @@ import shutil
 import sys
 
 from xialpha.commands.output import add_output_arguments
-from xialpha.commands.stores import add_store_arguments, add_sweep_argument
+from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
+from xialpha.errors import UserError
+from xialpha.models.artifact import check_target, save_artifact
+from xialpha.reports.labels import sweep_labels
+from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
+from xialpha.selection.workflow import check_alpha, select_sweep
 
 
 def add_arguments(parser) -> None:
@@ -43,11 +48,6 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from xialpha.commands.stores import open_store, sweep_id
-    from xialpha.selection.display import key_table, print_table, selection_table, write_records
-    from xialpha.selection.labels import sweep_labels
-    from xialpha.selection.workflow import check_alpha, select_sweep
-
     check_alpha(args.alpha)
     store = open_store(args)
     args.sweep = sweep_id(store, args.sweep)
@@ -89,8 +89,6 @@ def run(args) -> int:
 
 def _metric_and_costs(args) -> tuple[str, dict]:
     """--metric (cost when --cost-fn or --cost-fp is given, else f1) and the costs given."""
-    from xialpha.errors import UserError
-
     costs = {"cost_fn": args.cost_fn, "cost_fp": args.cost_fp}
     given = {name: value for name, value in costs.items() if value is not None}
     metric = args.metric or ("cost" if given else "f1")
@@ -106,8 +104,7 @@ def _refit(store, rows, labels, args):
 
     --refit is checked before the training starts.
     """
-    from xialpha.selection.artifact import check_target, save_artifact
-    from xialpha.selection.refit import refit_selection
+    from xialpha.jobs.refit import refit_selection  # Dask, for --refit only
 
     check_target(args.refit)
     trained = refit_selection(store, rows.assign(label=labels.column(rows)), args.spec, "--refit")

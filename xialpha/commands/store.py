@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import argparse
 
+import pandas as pd
+
 from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, open_store
+from xialpha.reports.inventory import inventory
+from xialpha.reports.terminal import inventory_table, print_table, write_records
+from xialpha.storage.datasets import QUARANTINE
+from xialpha.storage.schema import DATASETS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xialpha.storage.schema import DATASETS
-
     store = open_store(args)
     if args.action == "ls":
         _list(store, args.format, args.wide)
@@ -46,8 +50,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(store, quarantine: bool) -> int:
     """Print one line per skipped file; 0 when there is none or they were moved, else 1."""
-    from xialpha.storage.datasets import QUARANTINE
-
     problems = store.check()
     if not problems:
         print(f"{store.uri}: every data file is readable and of its dataset")
@@ -65,11 +67,6 @@ def _check(store, quarantine: bool) -> int:
 def _list(store, fmt: str, wide: bool) -> None:
     """One table per kind of thing stored (kinds with nothing stored are left out); csv and json:
     one row per thing with its `kind` and every column."""
-    import pandas as pd
-
-    from xialpha.selection.display import inventory_table, print_table, write_records
-    from xialpha.selection.inventory import inventory
-
     listings = {kind: frame for kind, frame in inventory(store).items() if not frame.empty}
     if fmt != "table":
         frames = [frame.assign(kind=kind)[["kind", *frame.columns]] for kind, frame in listings.items()]

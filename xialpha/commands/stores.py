@@ -36,7 +36,7 @@ def store_uri(args, spec_value: str | None = None) -> str:
 
 def open_store(args):
     """The existing store the arguments name (a ResultStore); a missing default store says how to name one."""
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.store import ResultStore  # pandas and pyarrow: not before a sweep's workers start
 
     uri = store_uri(args)
     try:

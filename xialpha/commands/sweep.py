@@ -76,8 +76,8 @@ def _print_best(spec, store) -> None:
     """The best stored config per category by the spec's selection metric and estimator."""
     import pandas as pd
 
-    from xialpha.selection.display import key_table, number, print_table
-    from xialpha.selection.labels import sweep_labels
+    from xialpha.reports.terminal import key_table, number, print_table
+    from xialpha.reports.labels import sweep_labels
     from xialpha.selection.objective import Objective
     from xialpha.selection.selector import select
 

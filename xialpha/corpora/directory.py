@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, RawPart
+from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart, read_in_parts
 from xialpha.corpora.sources import decode_text, existing_path, iter_tree_files, tree_files
 from xialpha.errors import UserError
 
@@ -35,9 +35,7 @@ def load_directory(path: str | os.PathLike, layout: str = "auto", skip_empty: bo
     is empty or white space instead of refusing them. follow_symlinks: read symbolic links that
     lead outside `path` (refused otherwise; FIFOs, sockets and devices are always refused).
     """
-    from xialpha.corpora.loading import load_in_parts
-
-    return load_in_parts("directory", {"path": path, "layout": layout, "skip_empty": skip_empty,
+    return read_in_parts(DIRECTORY_PARTS, {"path": path, "layout": layout, "skip_empty": skip_empty,
                                        "follow_symlinks": follow_symlinks})
 
 
@@ -139,3 +137,6 @@ def _resolve_layout(relatives: list[PurePosixPath], layout: str, root) -> tuple[
 def _split_name(folder: str) -> str:
     match = _SPLIT_SUFFIX.search(folder)
     return match[1].lower() if match else folder
+
+
+DIRECTORY_PARTS = PartedLoader(directory_parts, read_directory_part, check=check_directory_parts)

@@ -1,6 +1,7 @@
 """`load_corpus(kind, **kwargs)`: the loader a spec names (`[corpus] loader = "synthetic"` plus keyword
-arguments), and each loader's parts (`PARTED`): plan, refine, read, check, which
-`xialpha.jobs` runs as tasks and `load_in_parts` runs here one after the other."""
+arguments), and each loader's parts by name (`PARTED`: each loader module's `PartedLoader`): plan,
+refine, read, check, which `xialpha.jobs` runs as tasks and `load_in_parts` runs here one after the
+other."""
 
 from __future__ import annotations
 
@@ -8,17 +9,14 @@ import inspect
 import os
 import types
 import typing
-from dataclasses import dataclass
-from typing import Callable
 
-from xialpha.corpora.corpus import Corpus, concat
-from xialpha.corpora.directory import check_directory_parts, directory_parts, load_directory, read_directory_part
-from xialpha.corpora.parts import Census, Part, RawPart, census, finish, finishes, number_parts
-from xialpha.corpora.reuters import check_reuters_parts, load_reuters, read_reuters_part, reuters_parts
-from xialpha.corpora.svmlight import (check_svmlight_parts, load_svmlight, read_svmlight_part, refine_svmlight_part,
-                                     svmlight_parts)
-from xialpha.corpora.synthetic import make_synthetic, read_synthetic_part, synthetic_parts
-from xialpha.corpora.table import check_table_parts, load_table, read_table_part, refine_table_part, table_parts
+from xialpha.corpora.corpus import Corpus
+from xialpha.corpora.directory import DIRECTORY_PARTS, load_directory
+from xialpha.corpora.parts import Census, Part, RawPart, read_in_parts
+from xialpha.corpora.reuters import REUTERS_PARTS, load_reuters
+from xialpha.corpora.svmlight import SVMLIGHT_PARTS, load_svmlight
+from xialpha.corpora.synthetic import SYNTHETIC_PARTS, make_synthetic
+from xialpha.corpora.table import TABLE_PARTS, load_table
 from xialpha.errors import UserError, did_you_mean
 
 LOADERS = {
@@ -32,26 +30,8 @@ _NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or 
           os.PathLike: "a path"}
 
 
-@dataclass(frozen=True)
-class PartedLoader:
-    """A loader as plain per-part functions. plan(**arguments): the parts, cheaply (a file's part may
-    stand for the whole file); refine(part): such a part cut into the parts read (scanning the
-    file for record starts, or reading its metadata); read(part): one part's documents;
-    check(parts, censuses): UserError for what only all parts together show (an empty file)."""
-
-    plan: Callable[..., list[Part]]
-    read: Callable[[Part], RawPart]
-    refine: Callable[[Part], list[Part]] | None = None
-    check: Callable[[list[Part], list[Census]], None] | None = None
-
-
-PARTED = {
-    "reuters21578": PartedLoader(reuters_parts, read_reuters_part, check=check_reuters_parts),
-    "directory": PartedLoader(directory_parts, read_directory_part, check=check_directory_parts),
-    "svmlight": PartedLoader(svmlight_parts, read_svmlight_part, refine_svmlight_part, check_svmlight_parts),
-    "table": PartedLoader(table_parts, read_table_part, refine_table_part, check_table_parts),
-    "synthetic": PartedLoader(synthetic_parts, read_synthetic_part),
-}
+PARTED = {"reuters21578": REUTERS_PARTS, "directory": DIRECTORY_PARTS, "svmlight": SVMLIGHT_PARTS,
+          "table": TABLE_PARTS, "synthetic": SYNTHETIC_PARTS}
 
 
 def plan_parts(kind: str, arguments: dict) -> list[Part]:
@@ -62,8 +42,7 @@ def plan_parts(kind: str, arguments: dict) -> list[Part]:
 
 def refine_part(part: Part) -> list[Part]:
     """`part` cut into the parts read (itself where the loader has nothing to cut)."""
-    refine = PARTED[part.loader].refine
-    return [part] if refine is None else refine(part)
+    return PARTED[part.loader].refined(part)
 
 
 def read_part(part: Part) -> RawPart:
@@ -71,22 +50,13 @@ def read_part(part: Part) -> RawPart:
 
 
 def check_parts(parts: list[Part], censuses: list[Census]) -> None:
-    """UserError for a corpus without documents, or what the loader's own check finds."""
-    check = PARTED[parts[0].loader].check if parts else None
-    if check is not None:
-        check(parts, censuses)
-    if not sum(sum(c.split_sizes.values()) for c in censuses):
-        raise UserError("corpus: the corpus has no documents")
+    """UserError for a corpus without documents, or what its loader's own check finds."""
+    PARTED[parts[0].loader].check_all(parts, censuses)
 
 
 def load_in_parts(kind: str, arguments: dict) -> Corpus:
-    """The corpus loader `kind` reads with `arguments`, its parts planned, read and finished here
-    one after the other (what a sweep's tasks do on a cluster)."""
-    parts = number_parts([piece for part in plan_parts(kind, arguments) for piece in refine_part(part)])
-    raws = [read_part(part) for part in parts]
-    censuses = [census(raw) for raw in raws]
-    check_parts(parts, censuses)
-    return concat([finish(raw, how) for raw, how in zip(raws, finishes(parts, censuses))])
+    """The corpus loader `kind` reads with `arguments`, read here part after part (`read_in_parts`)."""
+    return read_in_parts(PARTED[kind], arguments)
 
 
 def load_corpus(kind: str, **kwargs) -> Corpus:

@@ -5,8 +5,8 @@ final once facts about the parts before it are known (`finish`).
 A corpus is the concatenation of its parts in `Part.index` order. Every loader plans its parts
 (cheaply: file names, sizes, Parquet metadata, a scan for record boundaries) and reads one part
 at a time, so the parts can be read by different processes; `xialpha.jobs` runs these plain
-functions as tasks, and `load_in_parts` runs them one after the other in this process. Nothing
-here knows Dask.
+functions as tasks, and `read_in_parts` runs them one after the other in this process. Nothing
+here knows Dask. Each loader module describes its steps as a `PartedLoader`.
 
 Steps, each a function of one part (and small arguments):
 
@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.corpora.corpus import DIGEST_BYTES, Corpus, document_digests, fingerprint_of, kind_of, ranked_counts
+from xialpha.corpora.corpus import DIGEST_BYTES, Corpus, concat, document_digests, fingerprint_of, kind_of, ranked_counts
 from xialpha.corpora.validation import VALIDATION_SPLIT, validation_ordinals
 from xialpha.errors import UserError
 
@@ -272,3 +273,37 @@ def finishes(parts: list[Part], censuses: list[Census], train_split: str | None 
         raise UserError(f"n_features: {parts[0].source} has feature index {widest - 1} (0-based), not < {n_features}")
     width = max(widest, 0) if n_features is None else n_features
     return [Finish(offset, train_split, width, one_based) for offset in offsets]
+
+
+@dataclass(frozen=True)
+class PartedLoader:
+    """A loader as plain per-part functions. plan(**arguments): the parts, cheaply (a file's part may
+    stand for the whole file); refine(part): such a part cut into the parts read (scanning the
+    file for record starts, or reading its metadata); read(part): one part's documents;
+    check(parts, censuses): UserError for what only all parts together show (an empty file)."""
+
+    plan: Callable[..., list[Part]]
+    read: Callable[[Part], RawPart]
+    refine: Callable[[Part], list[Part]] | None = None
+    check: Callable[[list[Part], list[Census]], None] | None = None
+
+    def refined(self, part: Part) -> list[Part]:
+        """`part` cut into the parts read (itself where the loader has nothing to cut)."""
+        return [part] if self.refine is None else self.refine(part)
+
+    def check_all(self, parts: list[Part], censuses: list[Census]) -> None:
+        """UserError for a corpus without documents, or what the loader's own check finds."""
+        if self.check is not None:
+            self.check(parts, censuses)
+        if not sum(sum(c.split_sizes.values()) for c in censuses):
+            raise UserError("corpus: the corpus has no documents")
+
+
+def read_in_parts(loader: PartedLoader, arguments: dict) -> Corpus:
+    """The corpus `loader` reads with `arguments`, its parts planned, read and finished here one
+    after the other (what a sweep's tasks do on a cluster)."""
+    parts = number_parts([piece for part in loader.plan(**arguments) for piece in loader.refined(part)])
+    raws = [loader.read(part) for part in parts]
+    censuses = [census(raw) for raw in raws]
+    loader.check_all(parts, censuses)
+    return concat([finish(raw, how) for raw, how in zip(raws, finishes(parts, censuses))])

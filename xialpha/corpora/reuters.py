@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, RawPart
+from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart, read_in_parts
 from xialpha.corpora.sources import existing_path, iter_tree_files, read_regular_file, tree_files
 from xialpha.errors import UserError
 
@@ -52,9 +52,7 @@ def load_reuters(path: str | os.PathLike, split: str = "modapte", follow_symlink
     (3,299). split="all": all 21,578 stories, splits "train"/"test"/"not-used" from LEWISSPLIT.
     follow_symlinks: read symbolic links that lead outside `path` (refused otherwise).
     """
-    from xialpha.corpora.loading import load_in_parts
-
-    return load_in_parts("reuters21578", {"path": path, "split": split, "follow_symlinks": follow_symlinks})
+    return read_in_parts(REUTERS_PARTS, {"path": path, "split": split, "follow_symlinks": follow_symlinks})
 
 
 def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -> list[Part]:
@@ -166,3 +164,6 @@ def _story_time(body: str) -> np.datetime64:
     except ValueError:
         return np.datetime64("NaT")
     return np.datetime64(moment, "s")
+
+
+REUTERS_PARTS = PartedLoader(reuters_parts, read_reuters_part, check=check_reuters_parts)

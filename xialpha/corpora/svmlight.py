@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import PART_BYTES, Census, Part, RawPart
+from xialpha.corpora.parts import Census, Part, PART_BYTES, PartedLoader, RawPart, read_in_parts
 from xialpha.corpora.sources import existing_file, file_size, read_range
 from xialpha.corpora.text_scan import cut_points
 from xialpha.errors import UserError
@@ -52,9 +52,7 @@ def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_b
     zero_based: whether feature indices start at 0; "auto" takes 0-based when some index is 0.
     n_features: the number of columns (default: the largest index seen); a larger index is an error.
     """
-    from xialpha.corpora.loading import load_in_parts
-
-    return load_in_parts("svmlight", {"path": path, "n_features": n_features, "zero_based": zero_based})
+    return read_in_parts(SVMLIGHT_PARTS, {"path": path, "n_features": n_features, "zero_based": zero_based})
 
 
 def svmlight_parts(path, n_features: int | None = None, zero_based: bool | str = "auto") -> list[Part]:
@@ -164,3 +162,6 @@ def _reason(exc: Exception) -> str:
         if match:
             return match.expand(reason)
     return message
+
+
+SVMLIGHT_PARTS = PartedLoader(svmlight_parts, read_svmlight_part, refine_svmlight_part, check_svmlight_parts)

@@ -29,7 +29,7 @@ import numbers
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus, concat
-from xialpha.corpora.parts import PART_DOCUMENTS, Part, RawPart
+from xialpha.corpora.parts import Part, PART_DOCUMENTS, PartedLoader, RawPart
 from xialpha.errors import UserError
 
 SHIFTS = ("abrupt", "gradual", "abrupt-return")
@@ -279,3 +279,6 @@ def _check_real(field: str, value, low: float, high: float | None) -> None:
             value >= low and (high is None or value <= high)):
         bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
         raise UserError(f"{field}: must be a number {bound}, got {value!r}")
+
+
+SYNTHETIC_PARTS = PartedLoader(synthetic_parts, read_synthetic_part)

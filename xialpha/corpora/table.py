@@ -24,7 +24,7 @@ from typing import Annotated
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import PART_BYTES, Census, Part, RawPart
+from xialpha.corpora.parts import Census, Part, PART_BYTES, PartedLoader, RawPart, read_in_parts
 from xialpha.corpora.sources import existing_file
 from xialpha.corpora.table_files import Block, parquet_blocks, read_block, table_format, text_blocks
 from xialpha.corpora.text_scan import byte_scannable
@@ -58,9 +58,7 @@ def load_table(
     Read here part by part (`table_parts`), as the tasks of a sweep read it.
     """
     arguments = dict(locals())
-    from xialpha.corpora.loading import load_in_parts
-
-    return load_in_parts("table", arguments)
+    return read_in_parts(TABLE_PARTS, arguments)
 
 
 def table_parts(**args) -> list[Part]:
@@ -267,3 +265,6 @@ def _split(value, file, place: str, column: str) -> str:
     if _is_missing(value):
         raise UserError(f"{file}, {place}: split column {column!r} is empty")
     return _cell_text(value)
+
+
+TABLE_PARTS = PartedLoader(table_parts, read_table_part, refine_table_part, check_table_parts)

@@ -1,5 +1,5 @@
 """Where a text file can be cut into parts: record starts about every `step` bytes, found in one
-pass over the bytes (compiled with numba: about 1 GB/s) without parsing the records.
+pass over the bytes (compiled with numba) without parsing the records.
 
 A record ends at a line end (\\n, \\r\\n or a lone \\r, as Python's csv module and universal
 newlines read them; only \\n for svmlight files, which are read as bytes) outside a quoted field; with `quotes` (CSV's default dialect: `"` opens a
@@ -18,6 +18,8 @@ import codecs
 
 import numpy as np
 from numba import njit
+
+from xialpha.corpora.sources import read_range
 
 CHUNK_BYTES = 64 * 2**20  # bytes scanned per call, the state carried between calls
 _PROBE = "\n\r,\t\"ab"
@@ -44,8 +46,6 @@ def cut_points(file, size: int, step: int, *, quotes: bool = False, delimiter: s
                lone_cr_ends_lines: bool = True) -> list[tuple[int, int | None, int]]:
     """(start, stop, first line) of the blocks `file` (`size` bytes, local or URI) is cut into: one
     from each record start at or after a multiple of `step` to the next (stop None: the end)."""
-    from xialpha.corpora.sources import read_range
-
     scanner = Scanner(step, quotes, delimiter, lone_cr_ends_lines)
     for start in range(0, size, CHUNK_BYTES):
         scanner.feed(read_range(file, start, min(start + CHUNK_BYTES, size)))

@@ -1,4 +1,4 @@
-"""Resampling and held-out baselines with the same metric set as the xi-alpha estimates (seed 004).
+"""Resampling and held-out baselines with the same metric set as the xi-alpha estimates (Nolan 1997).
 
 All take the `fit_svm` arguments (gram= or X=, kernel, j, tol, ...) and train on subsets by
 sample weights, so a shared Gram matrix is never copied. An error is y f(x) <= 0.

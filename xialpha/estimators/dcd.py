@@ -209,12 +209,3 @@ def solve_biased(indptr, indices, data, y, c, sq_norm, mean, alpha, b, mu, tol, 
         shift = new
     s, um, v = state[0], state[1], state[2]
     return shift + v - (um - s * mm), epochs, outer, converged
-
-
-def ensure_compiled() -> None:
-    """Compile (or load from numba's cache) the solver on a tiny problem."""
-    indptr = np.array([0, 1, 2], dtype=np.int32)
-    indices = np.array([0, 0], dtype=np.int32)
-    data = np.array([1.0, -1.0])
-    y = np.array([1.0, -1.0])
-    solve_biased(indptr, indices, data, y, np.ones(2), np.ones(2), np.zeros(1), np.zeros(2), 0.0, 1.0, 1e-3, 100, 0)

@@ -9,7 +9,7 @@ retraining starts from the full solution and solves on a working set of the exam
 margin, certified to equal a retraining on all (`xialpha.estimators.loo_linear`). A
 leave-one-out error is y_t f^{\\t}(x_t) <= 0.
 
-prune="xi_alpha" also skips support vectors with 2 alpha_t R_delta^2 + xi_t < 1 (seed Lemma 1):
+prune="xi_alpha" also skips support vectors with 2 alpha_t R_delta^2 + xi_t < 1 (Joachims 2000, Lemma 1):
 far fewer retrains, but not exact. The lemma's proof moves alpha_t onto unbounded support vectors
 of the full AND of the leave-one-out solution, and stability does not promise room for that.
 It can miss errors with a cost factor j != 1, or where the solution without t has no unbounded

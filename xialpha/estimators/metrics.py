@@ -1,4 +1,4 @@
-"""The metric set every estimator reports, computed from error counts (seed Definitions 1-5).
+"""The metric set every estimator reports, computed from error counts (Joachims 2000, Definitions 1-5).
 
 An estimator counts d_pos positive examples and d_neg negative examples as (possible) errors
 among n examples with n_pos positives. Then, with TP = n_pos - d_pos (`metrics_from_counts`,
@@ -62,21 +62,10 @@ class Estimate:
         """{"error", "recall", "precision", "f1"} as fractions in [0, 1] or NaN (undefined)."""
         return {name: float(value) for name, value in metrics_from_counts(self.n, self.n_pos, self.d_pos, self.d_neg).items()}
 
-    @property
-    def error(self) -> float:
-        return self.metrics()["error"]
-
-    @property
-    def recall(self) -> float:
-        return self.metrics()["recall"]
-
-    @property
-    def precision(self) -> float:
-        return self.metrics()["precision"]
-
-    @property
-    def f1(self) -> float:
-        return self.metrics()["f1"]
+    error = property(lambda self: self.metrics()["error"], doc="The estimated error rate (NaN if n = 0).")
+    recall = property(lambda self: self.metrics()["recall"], doc="The estimated recall (NaN if undefined).")
+    precision = property(lambda self: self.metrics()["precision"], doc="The estimated precision (NaN if undefined).")
+    f1 = property(lambda self: self.metrics()["f1"], doc="The estimated F1 (NaN if undefined).")
 
 
 def metrics_from_counts(n, n_pos, d_pos, d_neg) -> dict[str, np.ndarray]:

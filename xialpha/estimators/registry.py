@@ -47,8 +47,8 @@ class Setting:
 
 @dataclass(frozen=True)
 class ResultColumn:
-    """A results column an estimator fills besides its estimates: name, type ("int64", "int32" or
-    "float64"), meaning, and its value from the estimate and the settings (None: null)."""
+    """A results column an estimator fills besides its estimates: name, type ("int" (64-bit), "int32"
+    or "float"), meaning, and its value from the estimate and the settings (None: null)."""
 
     name: str
     type: str
@@ -172,19 +172,19 @@ def _xa_ext(fit, data: FitData):
 # In the order of the results columns.
 ESTIMATORS: tuple[Estimator, ...] = (
     Estimator("xa", "xi-alpha (Joachims 2000) at the row's rho", FIT, _xa, per_rho=True, columns=(
-        ResultColumn("xa_d", "int64", "xi-alpha: examples counted as leave-one-out errors (d_pos + d_neg)",
+        ResultColumn("xa_d", "int", "xi-alpha: examples counted as leave-one-out errors (d_pos + d_neg)",
                      lambda estimate, settings: int(estimate.d)),)),
     Estimator("apparent", "training errors of the fit itself", FIT, _apparent, selectable=False),
     Estimator("loo", "exact leave-one-out", RETRAINING, _loo, settings=(
         Setting("exact_loo", False, "exact leave-one-out: retrain the support vectors that are not sure errors"),
         Setting("loo_prune", "support", "which support vectors exact leave-one-out retrains",
                 choices=("support", "xi_alpha"))), columns=(
-        ResultColumn("loo_retrains", "int64", "exact leave-one-out: retrainings actually run",
+        ResultColumn("loo_retrains", "int", "exact leave-one-out: retrainings actually run",
                      lambda estimate, settings: estimate.retrains or None),)),
     Estimator("holdout", "errors on the test split", HELD_OUT, _holdout, settings=(
         Setting("holdout", False, "count errors on corpus.test_split"),), columns=(
-        ResultColumn("holdout_n", "int64", "held-out examples", lambda estimate, settings: estimate.n),
-        ResultColumn("holdout_n_pos", "int64", "held-out positive examples", lambda estimate, settings: estimate.n_pos)),
+        ResultColumn("holdout_n", "int", "held-out examples", lambda estimate, settings: estimate.n),
+        ResultColumn("holdout_n_pos", "int", "held-out positive examples", lambda estimate, settings: estimate.n_pos)),
         sizes=("holdout_n", "holdout_n_pos")),
     Estimator("kfold", "k-fold cross-validation", RETRAINING, _kfold, settings=(
         Setting("kfold", 0, "k of k-fold cross-validation (0: off)", least_on=2),), columns=(
@@ -198,6 +198,9 @@ ESTIMATORS: tuple[Estimator, ...] = (
         ResultColumn("xa_ext_depth", "int32", "search depth of the extended xi-alpha estimator",
                      lambda estimate, settings: settings["xa_ext_depth"]),)),
 )
+
+# The estimator a selection uses unless told otherwise (README, "Which estimator to select by").
+DEFAULT = "span"
 
 BY_NAME = {estimator.name: estimator for estimator in ESTIMATORS}
 NAMES = tuple(BY_NAME)
@@ -221,6 +224,21 @@ def switched_on(settings: Mapping) -> tuple[Estimator, ...]:
 def always_on() -> tuple[str, ...]:
     """The selectable estimators every sweep computes (no switch): what a selection falls back to."""
     return tuple(estimator.name for estimator in ESTIMATORS if estimator.switch is None and estimator.selectable)
+
+
+def default_for(computed) -> str:
+    """DEFAULT when it is among the estimators `computed`, else the first one every sweep computes (xa)."""
+    return DEFAULT if DEFAULT in computed else always_on()[0]
+
+
+def by_preference(names) -> list[str]:
+    """Estimator `names` in the order people read them: DEFAULT first, then by what they need
+    (cheapest first, registry order within), those never chosen by last."""
+    def rank(name: str) -> tuple:
+        entry = estimator(name)
+        return not entry.selectable, name != DEFAULT, NEEDS.index(entry.needs)
+
+    return sorted(names, key=rank)
 
 
 def keyed_settings(settings: Mapping) -> dict:

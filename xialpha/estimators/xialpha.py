@@ -18,7 +18,7 @@ def xi_alpha(alpha, xi, y, r_delta2: float, rho: float = 1.0) -> Estimate:
 
     alpha, xi, y: (n,) dual variables, slacks and -1/+1 labels of the training set;
     r_delta2: R_delta^2 = max_i K(x_i, x_i) - min_ij K(x_i, x_j) or an upper bound on it;
-    rho: 2 gives seed Lemma 1's bound on the LOO error of stable solutions (it can fail with a cost
+    rho: 2 gives Joachims 2000's Lemma 1 bound on the LOO error of stable solutions (it can fail with a cost
     factor j != 1 or an unstable left-out solution: see `loo`), 1 the recommended estimate.
     d, d_pos, d_neg count the indicator over all, positive and negative examples; the metrics
     follow `xialpha.estimators.metrics` (NaN where a denominator is zero).

@@ -1,9 +1,8 @@
 """Connecting to where the sweep runs: a LocalCluster, a scheduler address, SLURM or Kubernetes.
 
-The same task graph runs on all of them; only this module knows how each is started.
-`check_cluster` validates `[cluster]` when the spec is parsed (so a typo fails before any
-corpus is loaded or store touched); `connect` starts or reaches the cluster. Dask is imported
-inside the functions that need it, so validating a spec stays light.
+The same task graph runs on all of them; only this module knows how each is started:
+`connect` starts or reaches the cluster that `xialpha.spec.cluster_options` checked when the spec
+was parsed.
 
 How its worker processes start (SIGINT blocked; a local cluster's forked from a fork server that
 imported their modules) is xialpha.jobs.worker_processes.
@@ -14,27 +13,22 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import signal
 import socket
-import ssl
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+
+import dask
+from distributed import Client, LocalCluster
+from distributed.security import Security
 
 from xialpha.errors import UserError
-from xialpha.spec.cluster import ClusterSpec
+from xialpha.jobs.worker_logging import QuietTaskFailures
 from xialpha.jobs.worker_processes import forked_local_workers, terminal_interrupts_blocked
+from xialpha.spec.cluster import ClusterSpec
+from xialpha.spec.cluster_options import ADDRESS, check_address, check_cluster, check_security_files
 from xialpha.spec.tables import parse_size
 
-if TYPE_CHECKING:
-    from distributed import Client
-    from distributed.security import Security
-
-SECURITY_FILES = ("ca_file", "cert_file", "key_file")
-ADDRESS = re.compile(r"^((tcp|tls|ws|wss|ucx)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?$")
-WALLTIME = re.compile(r"^(\d+-)?(\d{1,2}:)?\d{1,2}:\d{2}$")  # SLURM: [D-][HH:]MM:SS
-DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 WORKER_PORT = 8788  # each Kubernetes worker's dashboard/health port, as the Dask operator expects
 IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
 
@@ -50,14 +44,12 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
     the CLI raises it): SLURM worker jobs are cancelled, local worker processes stopped, and Dask's
     warnings about the tasks cut short are silenced meanwhile.
     """
-    from distributed import Client
-
     if client is not None:
         yield client
         return
     security = make_security(spec.security)
     if address is not None:
-        _check_address("--scheduler", address, security)
+        check_address("--scheduler", address, security)
     name = "--scheduler" if address else "cluster.address"
     kind = "address" if address else spec.kind
     address = address or spec.address
@@ -76,8 +68,6 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
                 client = Client(cluster, security=security)
             stack.enter_context(client)
             if kind == "local":
-                from xialpha.jobs.worker_logging import QuietTaskFailures
-
                 client.register_plugin(QuietTaskFailures())
                 # runs first on the way out: closing a busy machine's workers logs "still alive
                 # after 4.0 seconds, killing" warnings about processes that are being stopped anyway
@@ -97,48 +87,6 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
         dask_logger.setLevel(dask_level)
 
 
-def check_cluster(spec: ClusterSpec) -> None:
-    """Validate `[cluster]` at spec time: kind options, sizes, the address and the TLS files.
-
-    Raises UserError naming the key, e.g. `cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'`.
-    """
-    if spec.memory_limit is not None and spec.memory_limit != "auto":
-        parse_size("cluster.memory_limit", spec.memory_limit)
-    if spec.security:
-        check_security_files(spec.security)
-    if spec.address is not None:
-        _check_address("cluster.address", spec.address, spec.security)
-    if spec.kind == "slurm":
-        _check_options("slurm", spec.options, SLURM_OPTIONS)
-        if spec.memory_limit in (None, "auto"):
-            raise UserError('cluster.memory_limit: is required for kind "slurm" (memory per worker, e.g. "8GiB")')
-    elif spec.kind == "kubernetes":
-        _check_options("kubernetes", spec.options, KUBERNETES_OPTIONS)
-        if "image" not in spec.options:
-            raise UserError('cluster.image: is required for kind "kubernetes" (an image with xialpha installed, see deploy/Dockerfile)')
-        if spec.security:
-            raise UserError('cluster.security: not supported for kind "kubernetes"; use a service mesh or kind = "address" with tls://')
-
-
-def check_security_files(files: dict) -> None:
-    """Each of ca_file, cert_file, key_file exists and is PEM; the certificate matches the key."""
-    for key in SECURITY_FILES:
-        if key not in files:
-            raise UserError(f"cluster.security.{key}: is required with the other TLS files")
-        if not os.path.isfile(files[key]):
-            raise UserError(f"cluster.security.{key}: file not found: {files[key]}")
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    try:
-        context.load_verify_locations(cafile=files["ca_file"])
-    except (ssl.SSLError, ValueError) as exc:
-        raise UserError(f"cluster.security.ca_file: not a PEM CA certificate: {files['ca_file']} ({exc})") from None
-    try:
-        context.load_cert_chain(files["cert_file"], files["key_file"])
-    except (ssl.SSLError, ValueError) as exc:
-        raise UserError(f"cluster.security.cert_file: not a PEM certificate matching key_file "
-                        f"{files['key_file']}: {files['cert_file']} ({exc})") from None
-
-
 def make_security(files: dict) -> Security | None:
     """distributed.Security for mutual TLS from ca_file, cert_file and key_file (None without them).
 
@@ -147,8 +95,6 @@ def make_security(files: dict) -> Security | None:
     """
     if not files:
         return None
-    from distributed.security import Security
-
     check_security_files(files)
     return Security(
         tls_ca_file=files["ca_file"],
@@ -255,9 +201,6 @@ def slurm_cluster_class() -> type:
 def _client(name: str, address: str, security: Security | None) -> Client:
     """A client of a running scheduler; waits distributed.comm.timeouts.connect (dask config), except
     where nothing listens at the address at all (refused at once: said at once)."""
-    import dask
-    from distributed import Client
-
     timeout = dask.config.get("distributed.comm.timeouts.connect")
     _refuse_if_nothing_listens(name, address)
     try:
@@ -287,8 +230,6 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
                    threads_only: bool = False):
     n_workers = workers or spec.workers
     if kind == "local":
-        from distributed import LocalCluster
-
         cores = os.cpu_count() or 1
         return LocalCluster(
             n_workers=n_workers or max(1, cores // spec.threads_per_worker),
@@ -316,90 +257,3 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
                            namespace=spec.options.get("namespace"))
     except TimeoutError as exc:  # the DaskCluster was created (and deleted again) but nothing acted on it
         raise UserError(f'cluster.kind = "kubernetes": {" ".join(str(exc).split())}') from None
-
-
-# --- option validation ---------------------------------------------------------------------
-
-
-def _check_address(name: str, address: str, security: dict | Security | None) -> None:
-    if not ADDRESS.match(address):
-        raise UserError(f"{name}: not a scheduler address like tcp://host:8786 or tls://host:8786, got {address!r}")
-    if security and not address.startswith("tls://"):
-        raise UserError(f"{name}: must be a tls:// address when cluster.security is set, got {address!r}")
-    if not security and address.startswith("tls://"):
-        raise UserError(f"{name}: a tls:// address needs [cluster.security] with ca_file, cert_file and key_file")
-
-
-def _check_options(kind: str, options: dict, checks: dict) -> None:
-    for key, value in options.items():
-        if key not in checks:
-            hint = {"cores": "threads_per_worker", "memory": "memory_limit", "n_workers": "workers"}.get(key)
-            raise UserError(f'cluster.{key}: unknown key for kind "{kind}"' + (f"; use {hint}" if hint else ""))
-        checks[key](f"cluster.{key}", value)
-
-
-def _string(path: str, value) -> str:
-    if not isinstance(value, str) or not value:
-        raise UserError(f"{path}: must be a non-empty string, got {value!r}")
-    return value
-
-
-def _string_list(path: str, value) -> list:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UserError(f"{path}: must be a list of strings, got {value!r}")
-    return value
-
-
-def _positive_int(path: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{path}: must be an integer >= 1, got {value!r}")
-    return value
-
-
-def _positive_number(path: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise UserError(f"{path}: must be a number > 0, got {value!r}")
-    return value
-
-
-def _walltime(path: str, value) -> str:
-    if not isinstance(value, str) or not WALLTIME.match(value):
-        raise UserError(f"{path}: must be a SLURM time [D-]HH:MM:SS, got {value!r}")
-    return value
-
-
-def _dns_label(path: str, value) -> str:
-    if not isinstance(value, str) or not DNS_LABEL.match(value):
-        raise UserError(f"{path}: must be a Kubernetes name (lower-case letters, digits, '-', at most 63), got {value!r}")
-    return value
-
-
-def _env(path: str, value) -> dict:
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise UserError(f"{path}: must be a table of string values, got {value!r}")
-    return value
-
-
-def _resources(path: str, value) -> dict:
-    if not isinstance(value, dict) or not all(k in ("requests", "limits") and isinstance(v, dict) for k, v in value.items()):
-        raise UserError(f"{path}: must be a table with requests and/or limits tables, got {value!r}")
-    return value
-
-
-def _pull_policy(path: str, value) -> str:
-    if value not in ("Always", "IfNotPresent", "Never"):
-        raise UserError(f"{path}: must be one of Always, IfNotPresent, Never, got {value!r}")
-    return value
-
-
-SLURM_OPTIONS = {
-    "queue": _string, "account": _string, "walltime": _walltime, "processes": _positive_int,
-    "interface": _string, "local_directory": _string,
-    "log_directory": _string, "shared_temp_directory": _string, "python": _string, "job_name": _string,
-    "death_timeout": _positive_number, "job_extra_directives": _string_list, "job_script_prologue": _string_list,
-    "job_directives_skip": _string_list, "worker_extra_args": _string_list,
-}
-KUBERNETES_OPTIONS = {
-    "image": _string, "name": _dns_label, "namespace": _dns_label, "env": _env, "resources": _resources,
-    "image_pull_policy": _pull_policy,
-}

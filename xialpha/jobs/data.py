@@ -34,9 +34,10 @@ from xialpha.corpora.parts import (
     fingerprints_and_duplicates, memory_parts, merge_summaries, number_parts, part_digests, summarize,
 )
 from xialpha.corpora.validation import check_carving
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 from xialpha.features.blocks import count_part, feature_block, frequencies_of
 from xialpha.features.preprocessing import DocumentFrequencies
+from xialpha.spec.corpus import corpus_errors
 
 FAN_IN = 16  # document frequencies merged per reduction task
 
@@ -56,9 +57,28 @@ class ClusterCorpus:
         """The fingerprint of split `split` (None: the whole corpus); KeyError for an unknown split."""
         return self.fingerprints[WHOLE if split is None else split]
 
+    def check_split(self, name: str | None, key: str) -> None:
+        """UserError naming `key` when the corpus has no split `name` (None: no split asked for)."""
+        names = self.summary.split_names
+        if name is None or name in names:
+            return
+        raise UserError(f"{key}: the corpus has no split {name!r}"
+                        f"{did_you_mean(name, names, listing='it has') if names else ' (it has none)'}")
+
+
+def load_spec_corpus(client: Client, corpus_spec, run_id: str, splits: dict[str, str | None]) -> ClusterCorpus:
+    """`load_on_cluster` with a loader's errors named by the spec's keys (`corpus_errors`), and a
+    UserError naming the key of each split of `splits` ({spec key: split name or None}) that the
+    corpus does not have. Sweeps, drift checks and refits read their corpus so."""
+    with corpus_errors(corpus_spec.source):
+        corpus = load_on_cluster(client, corpus_spec, run_id)
+    for key, name in splits.items():
+        corpus.check_split(name, key)
+    return corpus
+
 
 def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
-    """`corpus_spec` (an `xialpha.spec.sweep.CorpusSpec`) read by tasks into chunks on the workers.
+    """`corpus_spec` (an `xialpha.spec.corpus.CorpusSpec`) read by tasks into chunks on the workers.
 
     UserError for a bad corpus: the first part (in corpus order) that fails names its file and
     line; then what only all parts show (an empty file, duplicate ids, a validation split that

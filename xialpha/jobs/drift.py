@@ -22,9 +22,11 @@ import datetime
 import hashlib
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from distributed import as_completed
 from scipy.stats import binomtest
 
 from xialpha.corpora.corpus import choose_categories
@@ -33,7 +35,10 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha_indicator
 from xialpha.jobs import tasks
+from xialpha.jobs.cluster import connect
+from xialpha.jobs.data import load_spec_corpus, submit_features
 from xialpha.jobs.graph import RETRIES
+from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
 from xialpha.storage.keys import config_key
 from xialpha.storage.schema import estimate_values
@@ -207,8 +212,6 @@ class PartKeys:
 
 def part_batch_keys(corpus, batches, train_split: str | None, ranks: dict | None) -> PartKeys:
     """The `PartKeys` of one final chunk (a task's work)."""
-    from collections import Counter
-
     if train_split is not None:
         corpus = corpus.subset(corpus.splits == train_split)
     keys = batch_keys(corpus, batches, ranks)
@@ -260,17 +263,9 @@ class ClusterStream:
 
 def load_stream(client, spec: DriftSpec, run_id: str) -> ClusterStream:
     """Read the spec's corpus on the cluster and order its training split into batches there."""
-    from collections import Counter
-
-    from xialpha.jobs.data import load_on_cluster
-    from xialpha.spec.sweep import corpus_errors
-
-    with corpus_errors(spec.corpus.source):
-        corpus = load_on_cluster(client, spec.corpus, run_id)
-    summary, train_split = corpus.summary, spec.corpus.train_split
-    if train_split is not None and train_split not in summary.split_names:
-        raise UserError(f"corpus.train_split: the corpus has no split {train_split!r} "
-                        f"(it has: {', '.join(summary.split_names) or 'none'})")
+    train_split = spec.corpus.train_split
+    corpus = load_spec_corpus(client, spec.corpus, run_id, {"corpus.train_split": train_split})
+    summary = corpus.summary
     if spec.batches.by == "split" and not summary.split_names:
         raise UserError(f'batches.by: "split" needs split labels, and corpus {summary.name!r} has none')
     ranks = split_ranks([train_split] if train_split else summary.split_names) if spec.batches.by == "split" else None
@@ -293,10 +288,6 @@ def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories:
     """The window fits of the newest batch fanned out on the cluster: each preprocessing's stream
     features stacked once on a worker, each kernel's training data prepared there; returns the
     checks and the positives of the newest batch per category."""
-    from distributed import as_completed
-
-    from xialpha.jobs.data import submit_features
-
     jobs = window_jobs(spec, categories, stream.layout.n_batches - 1)
     starts = stream.layout.starts
     within = [client.submit(dated, keys, key=f"dated-{i}-{run_id}", pure=False) for i, keys in enumerate(stream.keys)]
@@ -377,9 +368,6 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
 
     A newest batch already checked with the same spec and data is not refitted unless `force`.
     """
-    from xialpha.jobs.cluster import connect
-    from xialpha.jobs.worker_processes import start_local_workers_early
-
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     run_id = uuid.uuid4().hex[:12]

@@ -21,20 +21,34 @@ from xialpha.errors import UserError
 from xialpha.estimators.svm import fit_svm
 from xialpha.jobs import tasks
 from xialpha.jobs.cluster import connect
-from xialpha.jobs.data import ClusterCorpus, load_on_cluster, submit_features
+from xialpha.jobs.data import ClusterCorpus, load_spec_corpus, submit_features
 from xialpha.jobs.worker_processes import start_local_workers_early
-from xialpha.selection.bounds import Confusion
-from xialpha.selection.models import MODEL_COLUMNS, CategoryModel, KernelModel, TrainedSelection
-from xialpha.spec.sweep import corpus_errors
+from xialpha.models.trained import MODEL_COLUMNS, CategoryModel, KernelModel, TrainedSelection
+from xialpha.spec.stored import sweep_spec
+
+
+def refit_selection(store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection=",
+                    corpus=None, client=None) -> TrainedSelection:
+    """Train the selection rows `chosen` (one sweep of `store`) on all training data, on the sweep's
+    cluster (its stored spec, or the spec file at `spec_path`; `corpus`: the in-memory corpus the
+    sweep was given; `client`: a running distributed.Client to use instead); UserError naming
+    `parameter` when the rows come from several training sets."""
+    fingerprints = chosen["data_fingerprint"].unique()
+    if len(fingerprints) != 1:
+        raise UserError(f"{parameter}: the chosen configs come from {len(fingerprints)} different training sets")
+    spec = sweep_spec(store, str(chosen["sweep_id"].iloc[0]), str(fingerprints[0]), spec_path, corpus)
+    with refit_session(spec, str(fingerprints[0]), client=client) as session:
+        return session.train(chosen)[0]
 
 
 @dataclass(frozen=True)
 class HeldOut:
-    """A held-out split's fingerprint, its number of documents, and each category's counts there."""
+    """A held-out split's fingerprint, its number of documents, and each category's counts there
+    (tp, fp, fn, tn)."""
 
     fingerprint: str
     n_documents: int
-    confusions: dict[str, Confusion]
+    counts: dict[str, tuple[int, int, int, int]]
 
 
 @contextlib.contextmanager
@@ -45,8 +59,7 @@ def refit_session(spec, data_fingerprint: str, *, client=None, address: str | No
     start_local_workers_early(spec.cluster, address=address, client=client)
     run_id = f"refit-{uuid.uuid4().hex[:12]}"
     with connect(spec.cluster, address=address, workers=workers, client=client) as client:
-        with corpus_errors(spec.corpus.source):
-            corpus = load_on_cluster(client, spec.corpus, run_id)
+        corpus = load_spec_corpus(client, spec.corpus, run_id, {})
         if spec.data_fingerprint(corpus.fingerprint) != data_fingerprint:
             raise UserError(
                 f"corpus: the documents loaded for sweep {spec.id!r} ({spec.corpus.loader}) differ from the ones it "
@@ -66,9 +79,7 @@ class RefitSession:
 
     def split_size(self, split: str) -> int:
         """Documents of split `split`; UserError naming test_split= when the corpus has none."""
-        if split not in self.corpus.summary.split_names:
-            splits = ", ".join(self.corpus.summary.split_names) or "none"
-            raise UserError(f"test_split=: the corpus has no split {split!r} (it has: {splits})")
+        self.corpus.check_split(split, "test_split=")
         return self.corpus.summary.size(split)
 
     def train(self, chosen: pd.DataFrame, held_out: str | None = None) -> tuple[TrainedSelection, HeldOut | None]:
@@ -105,12 +116,12 @@ class RefitSession:
         trained = TrainedSelection(fitted, sorted(models, key=lambda m: order[m.category]))
         if held_out is None:
             return trained, None
-        confusions = {}
+        counts = {}
         for categories, parts in counted:
             totals = np.sum(client.gather(parts), axis=0)  # (categories, 4) over the parts
-            confusions.update((category, Confusion(*map(int, row))) for category, row in zip(categories, totals))
+            counts.update((category, tuple(map(int, row))) for category, row in zip(categories, totals))
         held = HeldOut(self.corpus.fingerprint(held_out), self.corpus.summary.size(held_out),
-                       {category: confusions[category] for category in trained.categories})
+                       {category: counts[category] for category in trained.categories})
         return trained, held
 
 

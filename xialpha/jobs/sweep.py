@@ -8,17 +8,17 @@ from dataclasses import dataclass, field
 
 from distributed import as_completed, get_task_stream
 
-from xialpha import __version__
+from xialpha.version import __version__
 from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
-from xialpha.errors import UserError, did_you_mean
+from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect
-from xialpha.jobs.data import ClusterCorpus, load_on_cluster
+from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.graph import place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.worker_processes import start_local_workers_early
-from xialpha.spec.sweep import SweepSpec, corpus_errors
+from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.schema import config_values
 from xialpha.storage.store import ResultStore
 
@@ -58,13 +58,11 @@ def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: 
     and fingerprints, never its documents."""
     stage = progress.set_stage if progress is not None else (lambda name: None)
     stage("loading corpus")
-    with corpus_errors(spec.corpus.source):
-        corpus = load_on_cluster(client, spec.corpus, run_id)
+    train_split, test_split = spec.corpus.train_split, spec.corpus.test_split
+    corpus = load_spec_corpus(client, spec.corpus, run_id, {"corpus.train_split": train_split,
+                                                           "corpus.test_split": test_split})
     stage("planning")
     summary = corpus.summary
-    train_split, test_split = spec.corpus.train_split, spec.corpus.test_split
-    _check_split(summary, train_split, "corpus.train_split")
-    _check_split(summary, test_split, "corpus.test_split")
     cats = spec.corpus.categories
     try:
         categories = choose_categories(summary.counts(train_split), summary.name, top_k=cats.top_k,
@@ -202,15 +200,6 @@ def _count(summary: SweepSummary, rows: list[dict], batch: Batch) -> None:
 def _base_row(spec: SweepSpec, plan: SweepPlan, batch: Batch, run_id: str) -> dict:
     pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
     return {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint, **config_values(pre, kernel)}
-
-
-def _check_split(summary, name: str | None, field_name: str) -> None:
-    """UserError naming `field_name` when the corpus has no split `name` (None: no split asked for)."""
-    if name is None or name in summary.split_names:
-        return
-    names = summary.split_names
-    raise UserError(f"{field_name}: the corpus has no split {name!r}"
-                    f"{did_you_mean(name, names, listing='it has') if names else ' (it has none)'}")
 
 
 def default_threads(spec: SweepSpec, workers: int | None) -> int:

@@ -16,16 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xialpha import __version__
 from xialpha.estimators.radius import r_delta_squared
-from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
+from xialpha.estimators.svm import fit_svm
 from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
+from xialpha.features.gram import check_gram_fits, row_sq_norms
+from xialpha.features.gram import linear_gram as gram_of  # this module's linear_gram is a task
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage.bits import pack_bits
 from xialpha.storage.schema import result_values
+from xialpha.version import __version__
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +93,6 @@ def linear_data(features: FeatureBlock) -> TrainingData:
 def linear_gram(features: FeatureBlock, with_test: bool, limit_bytes: int | None) -> TrainingData:
     """The linear Gram X X^T of the training set (and test-vs-train when with_test), from which
     non-linear kernels' Grams are derived."""
-    from xialpha.features import check_gram_fits, linear_gram as gram_of
 
     _check_vocabulary(features.X_train)
     n = features.X_train.shape[0]
@@ -106,8 +107,6 @@ def linear_gram(features: FeatureBlock, with_test: bool, limit_bytes: int | None
 
 def kernel_gram(linear: TrainingData, features: FeatureBlock, kernel) -> TrainingData:
     """Derive a kernel's Grams from the linear ones and the row norms, without new dot products."""
-    from xialpha.features import row_sq_norms
-
     sq_train = row_sq_norms(features.X_train)
     gram = kernel.from_linear(linear.gram, sq_train)
     cross = None

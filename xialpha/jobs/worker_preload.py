@@ -1,11 +1,11 @@
 """Imported once by the fork server a local cluster's workers are forked from (see
 xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules tasks run, and the linear solver's compiled
-kernels loaded from numba's on-disk cache by one fit of a 4-document problem (about 0.25 s), so
+kernels loaded from numba's on-disk cache by one fit of a 4-document problem, so
 that no forked worker pays either at its first task. Importing it anywhere else only costs time.
 
 The fork server ends with the driver; its objects are frozen out of the garbage collector on the
 way out, as the CLI's are (xialpha.cli.console), or its last collection would hold the driver's
-stderr pipe open for another 0.3 s. Forked workers leave by os._exit and skip both."""
+stderr pipe open a while longer. Forked workers leave by os._exit and skip both."""
 
 import atexit
 import gc

@@ -5,8 +5,7 @@ Ctrl-C reaches the driver, not the workers. A local cluster's worker processes a
 fork server that has imported what a worker runs once (`LOCAL_WORKER_MODULES`, see
 xialpha.jobs.worker_preload): `start_local_workers_early` starts it while the driver is still
 importing and loading the corpus, so neither a worker's start nor its first task waits for those
-imports. A tiny `xialpha sweep` took 5.0 s with spawned workers and takes 2.5 s so
-(bench/fixed_overhead.py). Unlike forking the driver itself, which runs threads, the fork server is
+imports (bench/fixed_overhead.py measures what that saves). Unlike forking the driver itself, which runs threads, the fork server is
 single-threaded, and each worker is still a process of its own that its nanny restarts when it
 dies (tests/test_local_workers.py kills the fork server and a worker mid-sweep).
 """
@@ -70,7 +69,7 @@ def forked_local_workers(spec: ClusterSpec) -> Iterator[None]:
 def start_local_workers_early(spec: ClusterSpec, *, address: str | None = None, client: Client | None = None) -> None:
     """Start the fork server that `xialpha.jobs.cluster.connect` will fork local worker processes
     from, importing LOCAL_WORKER_MODULES in the background; nothing unless `connect` with the same
-    arguments would start a local cluster. Call it as early as possible: the imports (about 1.5 s)
+    arguments would start a local cluster. Call it as early as possible: the imports
     then run on another core while this process goes on. It is started once per process (later
     calls return at once), with SIGINT blocked as for the workers, and it ends when this process does."""
     if client is not None or address is not None or spec.kind != "local" or not forks_workers():
@@ -87,8 +86,8 @@ def _worker_environ() -> dict[str, str]:
     computes them: `distributed.nanny.pre-spawn-environ` (one BLAS/OpenMP thread per worker, malloc
     trimming; a variable already set wins) and a fixed PYTHONHASHSEED. They are read when an
     interpreter, its malloc or BLAS starts, so the fork server must start with them: its workers
-    inherit its loaded numpy (2 BLAS threads per worker on 2 cores made a Reuters sweep 2.5x slower).
-    Read without importing distributed (with numpy, 1 s) by loading its defaults file as importing
+    inherit its loaded numpy (several BLAS threads per worker oversubscribe the cores).
+    Read without importing distributed (and numpy with it) by loading its defaults file as importing
     it does; once per process, as the fork server is started once (a sweep asks up to three times:
     the CLI, run_sweep, connect)."""
     import importlib.util

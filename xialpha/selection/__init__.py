@@ -1,12 +1,11 @@
-"""Selection: choosing configurations from stored estimates, and what follows from a choice.
+"""Selection: choosing configurations from stored estimates, and testing the choice.
 
 objective / ranking / selector   what to optimise, candidates best first, per category or --global
-stats / significance             seed 002's s-, S- and T-tests and McNemar against the runners-up
-records                          a selection as rows of the store's "selections" dataset
-context / refit / artifact       the sweep's data again, the chosen configs trained, saved, loaded
-prediction                       documents in, categories and decision values out
+stats / significance             Yang & Liu 1999's s-, S- and T-tests and McNemar against the runners-up
+records / workflow               a selection as rows of the store's "selections" dataset; selecting
+                                 from a stored sweep, as `xialpha select` and `xialpha.select` do
 bounds / certification           test-set metrics with one-sided bounds, sealed test sets
-report / report_html / display   terminal tables and the HTML page
 
-The modules import numpy and pandas; `choices` holds the CLI options without them.
+`choices` holds the CLI options without numpy or pandas. Trained models of a selection are
+`xialpha.models`; what reports show of it, `xialpha.reports`.
 """

@@ -3,11 +3,11 @@
 Error, recall and precision are binomial proportions: exact Clopper-Pearson bounds, an upper
 bound for the error rate and lower bounds for recall and precision.
 
-F1 is not a proportion. As in Webber et al. 2013 (seed 003, after Webber 2013), its lower bound
+F1 is not a proportion. As in Webber et al. 2013 (after Webber 2013), its lower bound
 is the (1 - confidence) quantile of Monte-Carlo draws from the posterior of the population
 F1: Beta posteriors with Jeffreys' prior (0.5, 0.5) on the true positive rate (recall), the
 false positive rate and the prevalence of the category, combined as
-F1 = 2 pi r / (pi r + pi + (1 - pi) f). With no true positive the bound is 0 (seed 003).
+F1 = 2 pi r / (pi r + pi + (1 - pi) f). With no true positive the bound is 0 (Webber et al. 2013).
 Macro averages draw each category's posterior and average the draws.
 """
 
@@ -109,7 +109,7 @@ def posterior_draws(c: Confusion, draws: int, rng: np.random.Generator) -> dict[
 
 
 def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DRAWS, seed=0) -> float:
-    """One-sided lower bound on the population F1 (seed 003's Monte-Carlo method)."""
+    """One-sided lower bound on the population F1 (the Monte-Carlo method of Webber et al. 2013)."""
     if c.tp == 0:
         return 0.0
     sample = posterior_draws(c, draws, np.random.default_rng(seed))["f1"]

@@ -4,7 +4,7 @@ The "certifications" dataset gets one row per category plus the micro and macro 
 (category "(micro)" / "(macro)", scope "micro" / "macro"), all with the test split's
 fingerprint. A test set is certified on once: a second certification on the same fingerprint
 is refused unless forced, because testing repeatedly and keeping what looks best biases the
-estimates upward and voids the nominal confidence (Webber et al. 2013, seed 003).
+estimates upward and voids the nominal confidence (Webber et al. 2013).
 
 The first certification of a test set claims its fingerprint in the store (`ResultStore.claim_test_set`)
 before storing its rows, so of two certifications running at once only one is stored and
@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from xialpha import __version__
+from xialpha.version import __version__
 from xialpha.errors import UserError
 from xialpha.estimators import registry
 from xialpha.estimators.registry import HELD_OUT
@@ -37,7 +37,9 @@ from xialpha.selection.bounds import (
     macro_bounds,
     point_metrics,
 )
+from xialpha.jobs.refit import refit_session
 from xialpha.selection.objective import metric_values
+from xialpha.spec.stored import sweep_spec
 from xialpha.storage.validate import typed_frame
 from xialpha.storage.schema import METRICS
 
@@ -148,9 +150,6 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
     test split the sweep computed held-out estimates on. UserError, nothing stored, for a split
     that is not sealed (the training split; the holdout estimator's split unless forced).
     """
-    from xialpha.jobs.refit import refit_session
-    from xialpha.selection.context import sweep_spec
-
     if not 0.5 <= confidence < 1:
         raise UserError(f"confidence=: must be in [0.5, 1), got {confidence}")
     if not 1000 <= draws <= MAX_DRAWS:
@@ -169,7 +168,8 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
         if warning:
             warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=3)
         _, held = session.train(rows, test_split)
-    frame = certification_frame(held.confusions, dict(zip(rows["category"], rows["config_key"])),
+    confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
+    frame = certification_frame(confusions, dict(zip(rows["category"], rows["config_key"])),
                                 confidence=confidence, draws=draws, seed=seed)
     certification_id = new_certification_id()
     identity = {"certification_id": certification_id, "sweep_id": sweep_id, "selection_id": selection_id,

@@ -10,11 +10,11 @@ stored fractional counts as null); metrics of counts (micro averages, cost) come
 
 Undefined metrics (NaN, see xialpha.estimators.metrics) are completed before ranking or
 averaging by one rule, `complete_undefined`, so NaN never wins nor vanishes: with no positive
-examples, recall, precision and F1 are 1 (nothing to find, nothing wrongly claimed: Lewis 1995,
-seed 003); with positives but no positive prediction, precision is 0. Micro averages pool n,
-n_pos, d_pos, d_neg over categories, then compute the metric; macro averages take the mean of
-the per-category values (seed 002). cost is the average cost per decision
-(c_fn * d_pos + c_fp * d_neg) / n (seed 004).
+examples, recall, precision and F1 are 1 (nothing to find, nothing wrongly claimed: Lewis 1995);
+with positives but no positive prediction, precision is 0. Micro averages pool n, n_pos, d_pos,
+d_neg over categories, then compute the metric; macro averages take the mean of the
+per-category values (Yang & Liu 1999). cost is the average cost per decision
+(c_fn * d_pos + c_fp * d_neg) / n (Nolan 1997).
 """
 
 from __future__ import annotations

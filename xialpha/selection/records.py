@@ -15,7 +15,7 @@ import secrets
 
 import pandas as pd
 
-from xialpha import __version__
+from xialpha.version import __version__
 from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.objective import stored_values
 from xialpha.selection.selector import Selection
@@ -108,12 +108,17 @@ def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     }
 
 
-def read_selection(store, selection_id: str) -> pd.DataFrame:
-    """The rows of one stored selection, sorted by category; UserError if it does not exist."""
+def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd.DataFrame:
+    """The rows of saved selection `selection_id` (of `sweep_id`, when given), sorted by category;
+    UserError naming the saved ones, and saying how to save one, when it is not stored."""
     rows = store.selections(selection_id=selection_id)
     if rows.empty:
         stored = store.selections()
         known = [] if stored.empty else sorted(set(stored["selection_id"]), reverse=True)
         raise UserError(f"selection=: no selection {selection_id!r} in store {store.uri}"
-                        f"{did_you_mean(selection_id, known, listing='newest stored')}")
+                        f"{did_you_mean(selection_id, known, listing='newest stored')} "
+                        "(`xialpha select --save` stores a selection; `xialpha store ls` lists them)")
+    if sweep_id is not None and str(rows["sweep_id"].iloc[0]) != sweep_id:
+        raise UserError(f"selection=: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, "
+                        f"not of {sweep_id!r}")
     return rows.sort_values("category").reset_index(drop=True)

@@ -7,7 +7,7 @@ runner-up in every category by construction, so they would only measure the sele
 
 Global: one shared configuration (preprocessing, kernel, C, j) for every category, optimising
 the macro or micro average; runners-up are the next shared configurations, compared with
-the pooled micro tests and the macro S- and T-tests over categories (seed 002).
+the pooled micro tests and the macro S- and T-tests over categories (Yang & Liu 1999).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, FALLBACK_ESTIMATOR
+from xialpha.estimators.registry import always_on
+from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES
 from xialpha.selection.objective import Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
@@ -96,30 +97,36 @@ def select_stored(store, results: pd.DataFrame, objective: Objective, *, sweep_i
 
 
 def default_estimator(results: pd.DataFrame) -> str:
-    """DEFAULT_ESTIMATOR when `results` hold its estimates, else FALLBACK_ESTIMATOR (xa: sweeps run
-    with span off)."""
+    """DEFAULT_ESTIMATOR when `results` hold its estimates, else the one every sweep computes (xa:
+    sweeps run with span off)."""
     if results.empty:
         return DEFAULT_ESTIMATOR
     counts = estimator_counts(results, DEFAULT_ESTIMATOR)
-    return DEFAULT_ESTIMATOR if counts["d_pos"].notna().any() else FALLBACK_ESTIMATOR
+    return DEFAULT_ESTIMATOR if counts["d_pos"].notna().any() else always_on()[0]
 
 
 def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -> pd.DataFrame:
     """The rows at the objective's rho that have the objective's estimator; UserError if none."""
     if results.empty:
         raise UserError(f"sweep=: no successful results stored for sweep {sweep_id!r}")
-    at_rho = results[np.isclose(results["rho"].astype(float), objective.rho, rtol=0, atol=RHO_ATOL)]
-    if at_rho.empty:
+    rows = at_rho(results, objective.rho)
+    if rows.empty:
         found = ", ".join(f"{r:g}" for r in sorted(results["rho"].unique()))
         raise UserError(f"rho=: sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})")
-    counts = objective.counts(at_rho)
+    counts = objective.counts(rows)
     has_estimate = counts[["n", "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
     if not has_estimate.any():
         raise UserError(
             f"estimator=: sweep {sweep_id!r} has no {objective.estimator!r} estimates at rho={objective.rho:g}; "
             "enable that estimator in the sweep spec"
         )
-    return at_rho[has_estimate]
+    return rows[has_estimate]
+
+
+def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
+    """The result rows at xi-alpha's `rho` (to RHO_ATOL; the other estimators repeat their values on
+    every rho's row)."""
+    return results[np.isclose(results["rho"].astype(float), rho, rtol=0, atol=RHO_ATOL)]
 
 
 def _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha) -> Selection:

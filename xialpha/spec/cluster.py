@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xialpha.errors import UserError
+from xialpha.spec.cluster_options import SECURITY_FILES, check_cluster
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
@@ -40,10 +41,10 @@ def parse_cluster(t: Table, base_dir: Path) -> ClusterSpec:
     if address is not None and kind == "local":
         kind = "address"
     security = t.table("security")
-    files = {k: security.str(k, None) for k in ("ca_file", "cert_file", "key_file")}
+    files = {k: security.str(k, None) for k in SECURITY_FILES}
     security.done()
     files = {k: str((base_dir / v).resolve()) for k, v in files.items() if v is not None}
-    if files and set(files) != {"ca_file", "cert_file", "key_file"}:
+    if files and set(files) != set(SECURITY_FILES):
         raise UserError("cluster.security: needs ca_file, cert_file and key_file together")
     max_workers = t.int("max_workers", DEFAULT_MAX_WORKERS, minimum=1)
     spec = ClusterSpec(
@@ -58,8 +59,6 @@ def parse_cluster(t: Table, base_dir: Path) -> ClusterSpec:
     )
     if spec.options and kind in ("local", "address"):
         raise UserError(f"cluster: unknown key {sorted(spec.options)[0]!r} for kind {kind!r}")
-    from xialpha.jobs.cluster import check_cluster  # SLURM/Kubernetes options, sizes, TLS files, at parse time
-
     check_cluster(spec)
     return spec
 

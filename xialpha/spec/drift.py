@@ -16,14 +16,13 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
-from xialpha.spec.grid import GridSpec
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
-from xialpha.spec.sweep import _corpus, configurations
+from xialpha.spec.corpus import parse_corpus
+from xialpha.spec.grid import GridSpec, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
 
 BATCH_SOURCES = ("time", "split")
-PERIOD_UNITS = ("h", "D", "W", "M", "Y")
 _PERIOD = re.compile(r"^\s*(\d*)\s*([hDWMY])\s*$")
 MAX_PERIOD_COUNT = 100_000  # bins of at most 100,000 hours, days, weeks, months or years
 _MONDAY_OFFSET_DAYS = 3  # 1970-01-01 was a Thursday; weeks start on Mondays
@@ -144,7 +143,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
     drift_id = drift.str("id", default_id)
     if not valid_sweep_id(drift_id):
         raise UserError(f"drift.id: must be {SWEEP_ID_RULE}, got {drift_id!r}")
-    corpus = _corpus(root.table("corpus", required=True), base_dir)
+    corpus = parse_corpus(root.table("corpus", required=True), base_dir)
     if corpus.test_split is not None:
         raise UserError("corpus.test_split: a drift check has no test split; the newest batch is the test")
     batches = _batches(root.table("batches"))

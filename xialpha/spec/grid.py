@@ -1,12 +1,21 @@
-"""What a sweep and a drift check both train: the grid of configurations on a corpus."""
+"""What a sweep and a drift check both train: the grid of configurations on a corpus, and its tables
+(`[[preprocessing]]`, `[[kernels]]`, `[svm]`: `configurations`), each list value expanding to a grid."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import itertools
+import math
+import re
+from dataclasses import dataclass, fields
 
-if TYPE_CHECKING:
-    from xialpha.spec.sweep import CorpusSpec
+from xialpha.errors import UserError, did_you_mean
+from xialpha.estimators.validation import TOL_RANGE
+from xialpha.features.kernels import Kernel
+from xialpha.features.preprocessing import Preprocessing
+from xialpha.spec.corpus import CorpusSpec
+from xialpha.spec.tables import Table
+
+DEFAULT_MAX_CONFIGS = 100_000  # max_configs: preprocessings x kernels x C x j per category
 
 
 @dataclass(frozen=True)
@@ -22,3 +31,83 @@ class GridSpec:
     C: tuple[float, ...]
     j: tuple[float, ...]
     tol: float
+
+
+def configurations(root: Table, section: Table) -> dict:
+    """preprocessings, kernels, C, j and tol of the grid; UserError with the count, before the
+    grid is expanded, when it has more than `section`'s max_configs configurations."""
+    limit = section.int("max_configs", DEFAULT_MAX_CONFIGS, minimum=1)
+    preprocessings = root.table_list("preprocessing", default=[{}])
+    kernels = root.table_list("kernels", default=[{"name": "linear"}])
+    svm = _svm(root.table("svm"))
+    sizes = {"preprocessings": _grid_size(preprocessings), "kernels": _grid_size(kernels),
+             "C values": len(svm["C"]), "j values": len(svm["j"])}
+    total = math.prod(sizes.values())
+    if total > limit:
+        raise UserError(f"{section.path}.max_configs: the grid has {total:,} configurations per category "
+                        f"({' x '.join(f'{n:,} {name}' for name, n in sizes.items())}), more than the limit "
+                        f"{limit:,}; shrink the grid or raise [{section.path}] max_configs")
+    return {"preprocessings": _preprocessings(preprocessings), "kernels": _kernels(kernels), **svm}
+
+
+def _grid_size(entries: list) -> int:
+    """How many variants `[[preprocessing]]` or `[[kernels]]` entries expand to (lists multiply)."""
+    return sum(math.prod(len(v) if isinstance(v, list) else 1 for v in entry.raw.values()) for _, entry in entries)
+
+
+def _preprocessings(entries: list) -> tuple:
+    """`[[preprocessing]]` entries, each expanded as a grid where a value is a list."""
+    variants = []
+    for path, entry in entries:
+        keys = sorted(entry.raw)
+        grid = [entry.raw[k] if isinstance(entry.raw[k], list) else [entry.raw[k]] for k in keys]
+        for values in itertools.product(*grid):
+            variants.append(_construct(Preprocessing, dict(zip(keys, values)), path))
+    return _unique(variants, "preprocessing")
+
+
+def _kernels(entries: list) -> tuple:
+    """`[[kernels]]` entries; list-valued gamma/degree/coef0 expand to one kernel per value."""
+    kernels = []
+    for path, entry in entries:
+        raw = dict(entry.raw)
+        name = raw.pop("name", None)
+        if name is None:
+            raise UserError(f"{path}.name: is required")
+        keys = sorted(raw)
+        grid = [raw[k] if isinstance(raw[k], list) else [raw[k]] for k in keys]
+        for values in itertools.product(*grid):
+            kernels.append(_construct(Kernel, {"name": name, **dict(zip(keys, values))}, path))
+    return _unique(kernels, "kernels")
+
+
+def _construct(cls, kwargs: dict, path: str):
+    """cls(**kwargs) for a dataclass; an unknown key names the closest field."""
+    known = [f.name for f in fields(cls) if f.init]
+    unknown = [key for key in kwargs if key not in known]
+    if unknown:
+        raise UserError(f"{path}.{unknown[0]}: unknown key{did_you_mean(unknown[0], known, listing='keys', list_when_close=False)}")
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise UserError(f"{path}: {exc}") from None
+    except (UserError, ValueError) as exc:
+        raise UserError(f"{path}.{exc}" if re.match(r"^\w+: ", str(exc)) else f"{path}: {exc}") from None
+
+
+def _unique(items: list, name: str) -> tuple:
+    if not items:
+        raise UserError(f"{name}: needs at least one entry")
+    if len(set(items)) != len(items):
+        raise UserError(f"{name}: has duplicate entries")
+    return tuple(items)
+
+
+def _svm(t: Table) -> dict:
+    out = {
+        "C": tuple(t.float_list("C", [1.0], positive=True)),
+        "j": tuple(t.float_list("j", [1.0], positive=True)),
+        "tol": t.float("tol", 1e-3, positive=True, within=TOL_RANGE),
+    }
+    t.done()
+    return out

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from xialpha import __version__
+from xialpha.version import __version__
 from xialpha.errors import StoreWarning, UserError
 from xialpha.storage import validate
 from xialpha.storage.bits import pack_bits

@@ -12,7 +12,7 @@ import json
 import os
 import uuid
 
-from xialpha import __version__
+from xialpha.version import __version__
 from xialpha.errors import StoreWriteError, UserError
 from xialpha.storage.location import Location
 from xialpha.storage.schema import SCHEMA_VERSION

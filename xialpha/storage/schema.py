@@ -114,7 +114,9 @@ def size_columns(prefix: str) -> tuple[str, str]:
 
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
-_TYPES = {"int64": pa.int64(), "int32": pa.int32(), "float64": pa.float64()}  # of registry.ResultColumn
+# column types by name (in `_table`, `_typed` and the registry's ResultColumn)
+_TYPES = {"str": pa.string(), "bool": pa.bool_(), "int": pa.int64(), "int32": pa.int32(), "float": pa.float64(),
+          "binary": pa.binary(), "time": TIMESTAMP}
 
 
 @dataclass(frozen=True)
@@ -142,67 +144,80 @@ def _estimate_column_defs(prefix: str) -> list[Column]:
     ]
 
 
+PP_PREFIX = "pp_"  # results columns of preprocessing parameters: pp_<spec key>
+# The preprocessing parameters a results row holds (as pp_<parameter>): type and meaning.
+PREPROCESSING = {
+    "lowercase": (pa.bool_(), "lowercase the text"),
+    "token_pattern": (pa.string(), "token regular expression"),
+    "stop_words": (pa.string(), "stop word list name"),
+    "stemming": (pa.string(), "stemmer name"),
+    "min_df": (pa.float64(), "min document frequency (count >= 1 or fraction < 1)"),
+    "max_df": (pa.float64(), "max document frequency (count >= 1 or fraction <= 1)"),
+    "tf": (pa.string(), "term frequency weighting"),
+    "idf": (pa.string(), "inverse document frequency weighting"),
+    "norm": (pa.string(), "vector normalisation"),
+}
+
+def _table(text: str) -> tuple[Column, ...]:
+    """Columns from lines "name type doc": type one of _TYPES, with "!" when writers must fill it."""
+    columns = []
+    for line in text.strip().splitlines():
+        name, kind, doc = line.split(maxsplit=2)
+        columns.append(_col(name, _TYPES[kind.rstrip("!")], doc, required=kind.endswith("!")))
+    return tuple(columns)
+
+
 RESULT_COLUMNS: tuple[Column, ...] = (
-    _col("sweep_id", pa.string(), "sweep id (letters, digits, -_.; 1-64 chars)", required=True),
-    _col("run_id", pa.string(), "one invocation of the sweep", required=True),
-    _col("config_key", pa.string(), "config_key() of everything that determines the result", required=True),
-    _col("status", pa.string(), '"ok" or "failed"', required=True),
-    _col("error_message", pa.string(), "why the config failed; required when status is failed"),
-    _col("data_fingerprint", pa.string(), "fingerprint of the training documents and labels", required=True),
-    _col("category", pa.string(), "category trained one-vs-rest", required=True),
-    _col("preprocessing_id", pa.string(), "stable id of the preprocessing settings", required=True),
-    _col("pp_lowercase", pa.bool_(), "preprocessing: lowercase the text"),
-    _col("pp_token_pattern", pa.string(), "preprocessing: token regular expression"),
-    _col("pp_stop_words", pa.string(), "preprocessing: stop word list name"),
-    _col("pp_stemming", pa.string(), "preprocessing: stemmer name"),
-    _col("pp_min_df", pa.float64(), "preprocessing: min document frequency (count >= 1 or fraction < 1)"),
-    _col("pp_max_df", pa.float64(), "preprocessing: max document frequency (count >= 1 or fraction <= 1)"),
-    _col("pp_tf", pa.string(), "preprocessing: term frequency weighting"),
-    _col("pp_idf", pa.string(), "preprocessing: inverse document frequency weighting"),
-    _col("pp_norm", pa.string(), "preprocessing: vector normalisation"),
-    _col("kernel", pa.string(), 'kernel name ("linear", "rbf", "poly", ...)', required=True),
-    _col("kernel_id", pa.string(), "stable id of kernel and kernel parameters", required=True),
-    _col("gamma", pa.float64(), "kernel gamma (rbf, poly)"),
-    _col("degree", pa.int32(), "polynomial kernel degree"),
-    _col("coef0", pa.float64(), "polynomial kernel coef0"),
-    _col("C", pa.float64(), "soft-margin cost C", required=True),
-    _col("j", pa.float64(), "cost factor: positive training errors cost j times more", required=True),
-    _col("rho", pa.float64(), "rho of the xi-alpha estimator", required=True),
-    _col("n", pa.int64(), "training examples", required=True),
-    _col("n_pos", pa.int64(), "positive training examples", required=True),
-    _col("n_sv", pa.int64(), "support vectors (alpha_i > 0)"),
-    _col("n_bounded_sv", pa.int64(), "bounded support vectors (alpha_i at its upper bound)"),
-    _col("stable", pa.bool_(), "at least one unbounded support vector (0 < alpha_i < C_i): the seed's stability condition"),
-    _col("r_delta2", pa.float64(), "R_delta^2: max K(x,x) - min K(x,x') bound used by xi-alpha"),
-    _col("fit_seconds", pa.float64(), "wall seconds spent training"),
-    _col("estimate_seconds", pa.float64(), "wall seconds spent computing the estimates"),
+    *_table("""
+        sweep_id            str!    sweep id (letters, digits, -_.; 1-64 chars)
+        run_id              str!    one invocation of the sweep
+        config_key          str!    config_key() of everything that determines the result
+        status              str!    "ok" or "failed"
+        error_message       str     why the config failed; required when status is failed
+        data_fingerprint    str!    fingerprint of the training documents and labels
+        category            str!    category trained one-vs-rest
+        preprocessing_id    str!    stable id of the preprocessing settings"""),
+    *[_col(f"{PP_PREFIX}{name}", type_, f"preprocessing: {doc}") for name, (type_, doc) in PREPROCESSING.items()],
+    *_table("""
+        kernel              str!    kernel name ("linear", "rbf", "poly", ...)
+        kernel_id           str!    stable id of kernel and kernel parameters
+        gamma               float   kernel gamma (rbf, poly)
+        degree              int32   polynomial kernel degree
+        coef0               float   polynomial kernel coef0
+        C                   float!  soft-margin cost C
+        j                   float!  cost factor: positive training errors cost j times more
+        rho                 float!  rho of the xi-alpha estimator
+        n                   int!    training examples
+        n_pos               int!    positive training examples
+        n_sv                int     support vectors (alpha_i > 0)
+        n_bounded_sv        int     bounded support vectors (alpha_i at its upper bound)
+        stable              bool    at least one unbounded support vector (0 < alpha_i < C_i): the seed's stability condition
+        r_delta2            float   R_delta^2: max K(x,x) - min K(x,x') bound used by xi-alpha
+        fit_seconds         float   wall seconds spent training
+        estimate_seconds    float   wall seconds spent computing the estimates"""),
     *[column for prefix in ESTIMATORS for column in _estimate_column_defs(prefix)],
     *[_col(c.name, _TYPES[c.type], c.doc) for estimator in registry.ESTIMATORS for c in estimator.columns],
-    _col("worker", pa.string(), "host that trained the config (default: this host)", required=True),
-    _col("xialpha_version", pa.string(), "xialpha version of the writer (default: this one)", required=True),
-    _col("created_at", TIMESTAMP, "when the row was produced, UTC (default: write time)", required=True),
-    _col("schema_version", pa.int32(), "SCHEMA_VERSION of the writer (default: this one)", required=True),
+    *_table("""
+        worker              str!    host that trained the config (default: this host)
+        xialpha_version     str!    xialpha version of the writer (default: this one)
+        created_at          time!   when the row was produced, UTC (default: write time)
+        schema_version      int32!  SCHEMA_VERSION of the writer (default: this one)"""),
 )
 
-EXAMPLE_COLUMNS: tuple[Column, ...] = (
-    _col("sweep_id", pa.string(), "sweep id, as in results", required=True),
-    _col("config_key", pa.string(), "config_key of the results row", required=True),
-    _col("category", pa.string(), "category trained one-vs-rest", required=True),
-    _col("estimator", pa.string(), "estimator prefix from ESTIMATORS", required=True),
-    _col("n", pa.int64(), "length of the indicator vector (training examples)", required=True),
-    _col("bits", pa.binary(), "np.packbits(counted_as_error, bitorder='little')", required=True),
-    _col("created_at", TIMESTAMP, "when the row was produced, UTC (default: write time)", required=True),
-)
+EXAMPLE_COLUMNS: tuple[Column, ...] = _table("""
+    sweep_id      str!     sweep id, as in results
+    config_key    str!     config_key of the results row
+    category      str!     category trained one-vs-rest
+    estimator     str!     estimator prefix from ESTIMATORS
+    n             int!     length of the indicator vector (training examples)
+    bits          binary!  np.packbits(counted_as_error, bitorder='little')
+    created_at    time!    when the row was produced, UTC (default: write time)""")
 
 
 def _typed(doc: str, *groups: str) -> tuple[Column, ...]:
     """Columns described by `doc`, from groups "<type>: name name ..." (type: str, int, float, bool, time)."""
-    types = {"str": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "time": TIMESTAMP}
-    return tuple(_col(name, types[kind.strip()], doc)
+    return tuple(_col(name, _TYPES[kind.strip()], doc)
                  for kind, names in (group.split(":") for group in groups) for name in names.split())
-
-
-PP_PREFIX = "pp_"  # results columns of preprocessing parameters: pp_<spec key>
 
 
 def config_values(preprocessing, kernel) -> dict:
@@ -218,9 +233,9 @@ def config_values(preprocessing, kernel) -> dict:
 _RESULT_TYPES = {c.name: c.type for c in RESULT_COLUMNS}
 # The results columns a selection copies for its chosen config (enough to rebuild and label it).
 CONFIG_COLUMNS = (
-    "config_key", "data_fingerprint", "preprocessing_id", "pp_lowercase", "pp_token_pattern", "pp_stop_words",
-    "pp_stemming", "pp_min_df", "pp_max_df", "pp_tf", "pp_idf", "pp_norm", "kernel", "kernel_id", "gamma",
-    "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable", "r_delta2",
+    "config_key", "data_fingerprint", "preprocessing_id", *(f"{PP_PREFIX}{name}" for name in PREPROCESSING),
+    "kernel", "kernel_id", "gamma", "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable",
+    "r_delta2",
 )
 # The chosen config's estimates in a selection row: estimate_<metric or count> (its selection estimator's).
 SELECTION_ESTIMATES = {name: f"estimate_{name}" for name in (*METRICS, *COUNTS)}

@@ -2,13 +2,12 @@
 as CSV or JSON for scripts.
 
 A table shows by default the columns that fit an 80-column terminal (configurations by their
-labels, `xialpha.selection.labels`); `wide=True` shows all of them.
+labels, `xialpha.reports.labels`); `wide=True` shows all of them.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import textwrap
@@ -17,32 +16,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-P_VALUE_HEADERS = {"p_micro_sign": "p micro sign", "p_mcnemar": "p McNemar", "p_proportion": "p prop.",
-                   "p_macro_sign": "p macro S", "p_macro_t": "p macro T", "p_macro_rank_t": "p macro T'"}
+from xialpha.reports.calibration import calibration_summary
+from xialpha.reports.formatting import minute, missing, number, p_value, percent
+from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES
+
+P_VALUE_HEADERS = dict(zip(P_VALUES, ("p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'")))
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
-
-
-def percent(value) -> str:
-    """A fraction as a percentage with 2 decimals; "-" when missing."""
-    return "-" if _missing(value) else f"{100 * float(value):.2f}"
-
-
-def number(value, digits: int = 4) -> str:
-    """A number in %g style; "-" when missing."""
-    return "-" if _missing(value) else f"{float(value):.{digits}g}"
-
-
-def minute(value, zone: str = " UTC") -> str:
-    """A time to the minute ("2026-11-23 11:15 UTC"); "-" when missing."""
-    return "-" if _missing(value) or pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M") + zone
-
-
-def p_value(value) -> str:
-    return "-" if _missing(value) else ("<1e-4" if float(value) < 1e-4 else f"{float(value):.4f}")
-
-
-def _missing(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
 @dataclass(frozen=True)
@@ -79,8 +58,6 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
 def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     """One line per category: the chosen config (its label from `labels`, a ConfigLabels), its
     value, the first runner-up and the p-values (all p-values and estimates with `wide`)."""
-    from xialpha.selection.records import P_VALUES
-
     first = rows.iloc[0]
     what = f"{first['metric']} of {first['estimator']} (rho={number(first['rho'])})"
     if first["mode"] == "global":
@@ -89,13 +66,13 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
         Column("category", lambda r: str(r["category"]), text=True),
         Column("config", labels.of_row, text=True),
         Column("value", lambda r: number(r["value"])),
-        Column("F1 %", lambda r: percent(r["estimate_f1"]), wide=True),
-        Column("error %", lambda r: percent(r["estimate_error"]), wide=True),
+        Column("F1 %", lambda r: percent(r[SELECTION_ESTIMATES["f1"]]), wide=True),
+        Column("error %", lambda r: percent(r[SELECTION_ESTIMATES["error"]]), wide=True),
         Column("runner-up config", lambda r: labels.of_row(r, "runner_up_"), text=True, wide=True),
         Column("runner-up", lambda r: number(r["runner_up_value"])),
-        *[Column(P_VALUE_HEADERS.get(name, name.replace("_", " ")), lambda r, name=name: p_value(r.get(name)),
-                 wide=name != "p_micro_sign") for name in P_VALUES],
-        Column("n.s.", lambda r: "-" if _missing(r["not_significant"]) else ("yes" if r["not_significant"] else "no")),
+        *[Column(P_VALUE_HEADERS[name], lambda r, name=name: p_value(r.get(name)), wide=name != P_VALUES[0])
+          for name in P_VALUES],
+        Column("n.s.", lambda r: "-" if missing(r["not_significant"]) else ("yes" if r["not_significant"] else "no")),
     ]
     return rich_table(f"selection {first['selection_id']}: {what}", columns, rows, wide)
 
@@ -104,7 +81,7 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
     """Test-set metrics with their one-sided bounds, per category then micro and macro; configs:
     category -> label. Counts, recall and precision with `wide`."""
     def counts(name):
-        return lambda r: "-" if _missing(r[name]) else str(int(r[name]))
+        return lambda r: "-" if missing(r[name]) else str(int(r[name]))
 
     columns = [
         Column("category", lambda r: str(r["category"]), text=True),
@@ -121,10 +98,10 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
 
 
 def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
-    """A listing of `xialpha.selection.inventory` (sweeps, selections, certifications or drift
+    """A listing of `xialpha.reports.inventory` (sweeps, selections, certifications or drift
     checks) with their ids; times to the minute, in UTC."""
     def text(name):
-        return lambda r: "-" if _missing(r[name]) else str(r[name])
+        return lambda r: "-" if missing(r[name]) else str(r[name])
 
     def when(name):
         return lambda r: minute(r[name], zone="")
@@ -152,8 +129,6 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
 
 def calibration_table(points: pd.DataFrame, metric: str):
     """Per estimator, how its estimates compare with held-out values (`calibration_summary`)."""
-    from xialpha.selection.calibration import calibration_summary
-
     columns = [Column("estimator", lambda r: str(r["estimator"]), text=True), Column("points", lambda r: str(r["points"])),
                Column("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
                Column("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),

@@ -30,9 +30,11 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha import __version__
 from xialpha.errors import UserError
-from xialpha.selection.models import CategoryModel, KernelModel, TrainedSelection
+from xialpha.features.kernels import Kernel
+from xialpha.features.preprocessing import FittedPreprocessing, Preprocessing
+from xialpha.models.trained import CategoryModel, KernelModel, TrainedSelection
+from xialpha.version import __version__
 
 FORMAT = "xialpha-artifact"
 FORMAT_VERSION = 2
@@ -170,9 +172,6 @@ def _encode(trained: TrainedSelection) -> tuple[dict, dict[str, np.ndarray]]:
 
 def _decode(model: dict, arrays: dict[str, np.ndarray]) -> TrainedSelection:
     """The TrainedSelection of `_encode`'s output; UserError where the parts do not fit together."""
-    from xialpha.features import Kernel, Preprocessing
-    from xialpha.features.preprocessing import FittedPreprocessing
-
     preprocessings, widths = {}, {}
     for pp_id, entry in model["preprocessings"].items():
         if not entry["fitted"]:

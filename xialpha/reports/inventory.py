@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from xialpha.errors import UserError
-from xialpha.selection.records import read_selection
 
 KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
@@ -108,19 +106,6 @@ def latest_selection(store, sweep_id: str, mode: str = "category") -> pd.DataFra
         return None
     newest = frame.sort_values(["created_at", "selection_id"], kind="mergesort")["selection_id"].iloc[-1]
     return frame[frame["selection_id"] == newest].sort_values("category").reset_index(drop=True)
-
-
-def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd.DataFrame:
-    """The rows of saved selection `selection_id` (of `sweep_id`, when given); UserError naming
-    the saved ones, and saying how to save one, when it is not stored."""
-    try:
-        rows = read_selection(store, selection_id)
-    except UserError as exc:
-        raise UserError(f"{exc} (`xialpha select --save` stores a selection; `xialpha store ls` lists them)") from None
-    if sweep_id is not None and str(rows["sweep_id"].iloc[0]) != sweep_id:
-        raise UserError(f"selection=: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, "
-                        f"not of {sweep_id!r}")
-    return rows
 
 
 def certifications_of(store, selection_id: str) -> pd.DataFrame:

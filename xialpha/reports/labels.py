@@ -10,12 +10,12 @@ preprocessing and kernel parts once each, with every parameter.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import pandas as pd
 
 from xialpha.kernel_table import PARAMETER_NAMES
+from xialpha.reports.formatting import missing
 from xialpha.storage.schema import PP_PREFIX
 
 
@@ -49,7 +49,7 @@ class ConfigLabels:
 
     def of_row(self, row, prefix: str = "") -> str:
         """The label of a results or selection row; prefix "runner_up_" labels a selection's runner-up."""
-        if _missing(row.get(f"{prefix}preprocessing_id")):
+        if missing(row.get(f"{prefix}preprocessing_id")):
             return "-"
         return self.config(row[f"{prefix}preprocessing_id"], row[f"{prefix}kernel_id"], row[f"{prefix}C"], row[f"{prefix}j"])
 
@@ -64,7 +64,7 @@ class ConfigLabels:
         without parameters) is left out."""
         rows = []
         for part, labels in (("preprocessing", self.preprocessings), ("kernel", self.kernels)):
-            ids = [i for p in prefixes for i in frame[f"{p}{part}_id"] if not _missing(i)]
+            ids = [i for p in prefixes for i in frame[f"{p}{part}_id"] if not missing(i)]
             for item in dict.fromkeys(ids):
                 label, parameters = labels.get(item) or "(all)", self.parameters.get((part, item))
                 if parameters is not None and parameters != label:
@@ -85,7 +85,7 @@ def sweep_labels(results: pd.DataFrame) -> ConfigLabels:
     parameters = {
         **{("preprocessing", i): " ".join(f"{c[len(PP_PREFIX):]}={pp_text[c][i]}" for c in pp_columns) for i in pps.index},
         **{("kernel", i): " ".join([str(kernels.at[i, "kernel"])] + [f"{c}={kernel_text[c][i]}" for c in kernel_columns
-                                                                      if not _missing(kernels.at[i, c])])
+                                                                      if not missing(kernels.at[i, c])])
            for i in kernels.index},
     }
     return ConfigLabels(
@@ -101,7 +101,7 @@ def _texts(table: pd.DataFrame, columns: list[str]) -> dict:
     out = {}
     for column in columns:
         texts = _value_texts(table[column])
-        out[column] = {i: "none" if _missing(v) else texts[v] for i, v in table[column].items()}
+        out[column] = {i: "none" if missing(v) else texts[v] for i, v in table[column].items()}
     return out
 
 
@@ -112,7 +112,7 @@ def _labels(table: pd.DataFrame, columns: list[str], texts: dict, name) -> dict:
     labels = {}
     for i in table.index:
         pairs = [f"{c[len(PP_PREFIX):] if c.startswith(PP_PREFIX) else c}={texts[c][i]}" for c in differing
-                 if name is None or not _missing(table.at[i, c])]
+                 if name is None or not missing(table.at[i, c])]
         labels[i] = " ".join(([str(name[i])] if name is not None else []) + pairs)
     return labels
 
@@ -133,7 +133,7 @@ def _unique(labels: dict, fallback: str) -> dict:
 def _value_texts(values: pd.Series) -> dict:
     """Each distinct value -> its text: booleans true/false, numbers in the fewest significant
     digits (4 to 17) that keep the distinct values apart, others as str."""
-    distinct = [v for v in dict.fromkeys(values.tolist()) if not _missing(v)]
+    distinct = [v for v in dict.fromkeys(values.tolist()) if not missing(v)]
     numbers = [v for v in distinct if isinstance(v, (int, float)) and not isinstance(v, bool)]
     digits = next((d for d in range(4, 18) if len({_number(v, d) for v in numbers}) == len(set(numbers))), 17)
     return {v: ("true" if v else "false") if isinstance(v, bool)
@@ -147,7 +147,3 @@ def _part(name: str, texts: dict, value) -> str:
 
 def _number(value, digits: int = 4) -> str:
     return f"{float(value):.{digits}g}"
-
-
-def _missing(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))

@@ -2,7 +2,7 @@
 
 A `KernelModel` keeps only what prediction needs: the support vectors' features and coefficients
 (a weight vector for the linear kernel). `xialpha.jobs.refit` trains them on the cluster,
-`xialpha.selection.artifact` saves and loads them.
+`xialpha.models.artifact` saves and loads them.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.features.gram import linear_gram, row_sq_norms
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,16 +38,12 @@ class KernelModel:
         if kernel.name == "linear":
             weights = fit.w if fit.w is not None else np.asarray(support_vectors.T @ coef).ravel()
             return cls(kernel, fit.b, weights=np.asarray(weights, dtype=np.float64))
-        from xialpha.features import row_sq_norms
-
         return cls(kernel, fit.b, support_vectors=support_vectors, sv_sq_norms=row_sq_norms(support_vectors), coef=coef)
 
     def decision_function(self, X) -> np.ndarray:
         """Decision values (m,) of the rows of X (m, d)."""
         if self.weights is not None:
             return np.asarray(X @ self.weights).ravel() + self.b
-        from xialpha.features import linear_gram, row_sq_norms
-
         cross = self.kernel.from_linear(linear_gram(X, self.support_vectors), row_sq_norms(X), self.sv_sq_norms)
         return cross @ self.coef + self.b
 

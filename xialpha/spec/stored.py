@@ -1,4 +1,4 @@
-"""What a sweep trained on: its spec, from the store's "sweeps" dataset or a spec file.
+"""What a stored sweep trained on: its spec, from the store's recorded runs or a spec file.
 
 The stored spec text is re-read with relative corpus paths taken from the directory it was read
 from; `spec_path` points at the spec file instead. Either way the corpus it loads must have the
@@ -9,13 +9,12 @@ so a moved or changed corpus is refused, never used silently.
 from __future__ import annotations
 
 from xialpha.errors import UserError
+from xialpha.spec.sweep import load_spec, parse_spec
 
 
 def sweep_spec(store, sweep_id: str, data_fingerprint: str, spec_path: str | None = None, corpus=None):
     """The spec of `sweep_id` whose training data has `data_fingerprint`; `corpus`: the in-memory
     corpus the sweep was given (`parse_spec(corpus=)`), None to load the spec's."""
-    from xialpha.spec.sweep import load_spec, parse_spec
-
     if spec_path is not None:
         spec = load_spec(spec_path, corpus=corpus)
         if spec.id != sweep_id:

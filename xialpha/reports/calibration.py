@@ -13,14 +13,13 @@ import numpy as np
 import pandas as pd
 
 from xialpha.estimators import registry
-from xialpha.selection.choices import by_preference
-from xialpha.selection.labels import ConfigLabels
+from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import rank_rows
-from xialpha.selection.report import at_rho
+from xialpha.selection.selector import at_rho
 
 # compared with held-out values, in the order shown: all but those counting on the held-out split
-ESTIMATORS = tuple(by_preference(e.name for e in registry.ESTIMATORS if e.needs != registry.HELD_OUT))
+ESTIMATORS = tuple(registry.by_preference(e.name for e in registry.ESTIMATORS if e.needs != registry.HELD_OUT))
 
 
 def estimators_with_estimates(results: pd.DataFrame, rho: float) -> list[str]:

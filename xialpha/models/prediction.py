@@ -8,14 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
+from xialpha.corpora.table_files import read_columns, table_format
 from xialpha.errors import UserError
 
 
 def read_documents(path: str, text_column: str = "text", id_column: str | None = None) -> tuple[list[str], list[str]]:
     """(ids, texts) from a .txt file (one document per line; ids are 1-based line numbers) or
     a table file read by xialpha's table reader (CSV/TSV/JSON lines/Parquet)."""
-    from xialpha.corpora.table_files import read_columns, table_format
-
     file = Path(path)
     if not file.is_file():
         raise UserError(f"--input: {path} is not a file")

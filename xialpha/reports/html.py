@@ -1,20 +1,17 @@
-"""A self-contained HTML page for a sweep: tables and matplotlib plots as inline base64 PNGs.
+"""A self-contained HTML page for a sweep: tables, and the plots of `xialpha.reports.plots`.
 
-Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs. Category names and
-other labels are drawn as plain text: matplotlib's mathtext and TeX are off, so "$", "_", "%",
-"&" or "#" in a name is shown as typed.
+Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs; plots are inline PNGs.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 
-import numpy as np
 import pandas as pd
 
-from xialpha.selection.display import minute, number, percent
+from xialpha.reports.calibration import calibration_summary
+from xialpha.reports.formatting import minute, number, percent
+from xialpha.reports.plots import as_typed, calibration_figure, candidates_figure, curve_figures, png
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -28,10 +25,8 @@ th { background: #f0f0f0; } td.text { text-align: left; }
 
 
 def render_report(report) -> str:
-    """The whole page of a `xialpha.selection.report.Report`."""
-    import matplotlib
-
-    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+    """The whole page of a `xialpha.reports.report.Report`."""
+    with as_typed():
         body = _body(report)
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f"<title>xialpha sweep {_e(report.sweep_id)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
@@ -54,7 +49,7 @@ def _body(report) -> str:
         f"<h2>Estimate vs C ({_e(what)})</h2>",
         '<p class="note">Solid: the estimate; dashed: the held-out value where the sweep computed one; '
         "a star marks the selection's choice.</p>",
-        '<div class="plots">' + "".join(_img(fig) for fig in _curve_figures(report.curves, report.selection, what)) + "</div>",
+        '<div class="plots">' + "".join(png(fig) for fig in curve_figures(report.curves, report.selection, what)) + "</div>",
         f"<h2>Best C by the estimate, beside held-out values ({_e(what)}, %)</h2>",
         _best_section(report.best),
         "<h2>Leave-one-out candidates</h2>",
@@ -126,8 +121,6 @@ def _certifications_section(report) -> str:
 
 def _calibration_section(report) -> str:
     """The calibration plot (one panel per estimator) and its summary table."""
-    from xialpha.selection.calibration import calibration_summary
-
     points = report.calibration
     if points.empty:
         return ('<p class="note">The sweep scored no held-out split (<code>[estimators] holdout = true</code> with '
@@ -141,7 +134,7 @@ def _calibration_section(report) -> str:
              f"{100 * r['mean_abs_difference']:.2f}", percent(r["above"])] for _, r in summary.iterrows()]
     header = ["estimator", "points", "mean estimate &minus; held-out (points)", "mean |difference|",
               "% of points above held-out"]
-    return note + _img(_calibration_figure(points, report.selection, report.metric)) + _table(header, rows)
+    return note + png(calibration_figure(points, report.selection, report.metric)) + _table(header, rows)
 
 
 def _choices_section(report) -> str:
@@ -181,47 +174,6 @@ def _provenance_section(report) -> str:
     return "".join(parts)
 
 
-def _calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, metric: str):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    estimators = list(dict.fromkeys(points["estimator"]))
-    categories = sorted(points["category"].unique())
-    colors = {category: f"C{i % 10}" for i, category in enumerate(categories)}
-    chosen = set() if selection is None else set(selection["config_key"])
-    chosen_by = None if selection is None else selection["estimator"].iloc[0]
-    fig, axes = plt.subplots(1, len(estimators), figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90,
-                             sharex=True, sharey=True, squeeze=False)
-    low = 100 * min(points["estimate"].min(), points["held_out"].min())
-    low = max(0.0, 10 * np.floor(low / 10) - 5)
-    for ax, name in zip(axes[0], estimators):
-        rows = points[points["estimator"] == name]
-        ax.plot([low, 100], [low, 100], color="0.4", linestyle="--", linewidth=1, label="diagonal (honest)")
-        for category, group in rows.groupby("category", sort=True):
-            ax.scatter(100 * group["estimate"], 100 * group["held_out"], s=14, color=colors[category], alpha=0.8,
-                       label=str(category))
-        if name == chosen_by:
-            picked = rows[rows["config_key"].isin(chosen)]
-            ax.scatter(100 * picked["estimate"], 100 * picked["held_out"], s=90, facecolors="none", edgecolors="black",
-                       linewidths=1.4, label="selection's choice")
-        ax.set_title(name)
-        ax.set_xlim(low, 100.5)
-        ax.set_ylim(low, 100.5)
-        ax.set_aspect("equal")
-        ax.set_xlabel(f"estimated {metric} (%)")
-        ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel(f"held-out {metric} (%)")
-    handles = {}
-    for ax in axes[0]:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(label, handle)
-    fig.legend(list(handles.values()), list(handles), loc="center right", fontsize=7)
-    fig.tight_layout(rect=(0, 0, 1 - 1.5 / fig.get_figwidth(), 1))
-    return fig
-
-
 def _best_section(best: pd.DataFrame) -> str:
     rows = [[_e(r["category"]), _e(r["label"]), number(r["best_C"]), percent(r["estimate"]), percent(r["held_out"]),
              percent(r["best_held_out"])] for _, r in best.iterrows()]
@@ -236,65 +188,4 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
              number(r["candidates_max"]), percent(r["candidates_mean"] / r["n"]), number(r["loo_retrains_mean"])]
             for _, r in candidates.iterrows()]
     header = ["category", "n", "configs", "candidates (mean)", "candidates (max)", "% of n", "exact LOO retrains (mean)"]
-    return _table(header, rows) + _img(_candidates_figure(candidates))
-
-
-def _curve_figures(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker
-
-    chosen = {} if selection is None else {r["category"]: r for _, r in selection.iterrows()}
-    for category, rows in curves.groupby("category", sort=True):
-        fig, ax = plt.subplots(figsize=(5.2, 3.4), dpi=90)
-        for index, (_, line) in enumerate(rows.groupby(["preprocessing_id", "kernel_id", "j"], sort=True)):
-            color = f"C{index % 10}"
-            ax.plot(line["C"], line["estimate"], marker="o", color=color, label=line["label"].iloc[0])
-            if line["held_out"].notna().any():
-                ax.plot(line["C"], line["held_out"], linestyle="--", marker=".", color=color)
-        if category in chosen:
-            pick = chosen[category]
-            ax.plot([pick["C"]], [pick["value"]], marker="*", markersize=14, color="black", linestyle="none",
-                    label="chosen")
-        ax.set_xscale("log")
-        # plain tick labels: log axes label with mathtext ("$10^{-1}$"), which is off on this page
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_xlabel("C")
-        ax.set_ylabel(what)
-        ax.set_title(str(category))
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        yield fig
-        plt.close(fig)
-
-
-def _candidates_figure(candidates: pd.DataFrame):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(candidates) + 2), 3.2), dpi=90)
-    x = np.arange(len(candidates))
-    ax.bar(x, 100 * candidates["candidates_mean"] / candidates["n"], color="C0", label="xi-alpha rho=2 (mean)")
-    if candidates["loo_retrains_mean"].notna().any():
-        ax.plot(x, 100 * candidates["loo_retrains_mean"] / candidates["n"], "o", color="C3", label="exact LOO retrains")
-    ax.set_xticks(x, candidates["category"], rotation=45, ha="right", fontsize=8)
-    ax.set_ylabel("% of training examples")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-def _img(fig) -> str:
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    plt.close(fig)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'
+    return _table(header, rows) + png(candidates_figure(candidates))

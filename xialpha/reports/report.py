@@ -9,22 +9,28 @@ A "group" is one (category, preprocessing, kernel, j): its rows differ only in C
 from __future__ import annotations
 
 import datetime
+import platform
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 import pandas as pd
 
-from xialpha.selection.display import minute
-from xialpha.selection.labels import ConfigLabels, sweep_labels
+from xialpha.version import __version__
+from xialpha.estimators import registry
+from xialpha.reports.calibration import calibration_points, estimator_choices
+from xialpha.reports.formatting import minute
+from xialpha.reports.inventory import certifications_of, latest_selection
+from xialpha.reports.labels import ConfigLabels, sweep_labels
+from xialpha.selection.choices import DEFAULT_RHO
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
+from xialpha.selection.records import saved_selection
+from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
+from xialpha.storage.naming import choose_sweep
 
 GROUP = ("category", "preprocessing_id", "kernel_id", "j")
 BOUND_RHO = 2.0  # xi-alpha with rho = 2 bounds the LOO error: its flagged examples are the LOO candidates
-
-
-def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
-    """The result rows at xi-alpha's `rho` (other estimators repeat their values on every rho's row)."""
-    return results[np.isclose(results["rho"].astype(float), rho, rtol=0, atol=1e-9)]
+LOO_RETRAINS = registry.estimator("loo").columns[0].name  # the retrainings exact LOO ran
 
 
 def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigLabels | None = None) -> pd.DataFrame:
@@ -65,8 +71,9 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
     exact LOO ran, the mean retrainings it actually made."""
     out = []
     for category, rows in results.groupby("category", sort=True):
-        bound = pd.to_numeric(rows.loc[np.isclose(rows["rho"].astype(float), BOUND_RHO), "xa_d"], errors="coerce").dropna()
-        retrains = pd.to_numeric(rows.get("loo_retrains", pd.Series(dtype=float)), errors="coerce").dropna()
+        flagged = estimator_counts(at_rho(rows, BOUND_RHO), "xa")
+        bound = (flagged["d_pos"] + flagged["d_neg"]).dropna()
+        retrains = pd.to_numeric(rows.get(LOO_RETRAINS, pd.Series(dtype=float)), errors="coerce").dropna()
         out.append({"category": category, "n": int(rows["n"].max()), "configs": int(len(bound)),
                     "candidates_mean": float(bound.mean()) if len(bound) else np.nan,
                     "candidates_max": float(bound.max()) if len(bound) else np.nan,
@@ -80,7 +87,7 @@ class Report:
     (`what` in words); selection: the rows of the selection shown (None when the sweep has no
     saved selection) and selection_note, which says which one it is and how to choose another;
     certifications: the stored certification rows of that selection; calibration: the
-    calibration points (`xialpha.selection.calibration`); provenance: label -> text facts;
+    calibration points (`xialpha.reports.calibration`); provenance: label -> text facts;
     runs: the sweep's runs (run_id, created_at, xialpha_version, command, data_fingerprint,
     spec_toml), oldest first."""
 
@@ -105,9 +112,6 @@ def report_of(store, sweep: str | None = None, selection: str | None = None, **v
     """The Report of saved selection `selection` (an id), else of the newest per-category
     selection of `sweep` (the store's only sweep when None); `view`: gather_report's metric,
     estimator, rho and command. The `xialpha report` command and `xialpha.report` both use it."""
-    from xialpha.selection.inventory import latest_selection, saved_selection
-    from xialpha.storage.naming import choose_sweep
-
     if selection is not None:
         rows = saved_selection(store, selection, sweep)
         sweep_id = str(rows["sweep_id"].iloc[0])
@@ -124,11 +128,6 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
     `explicit`: the user named it (else it is the newest per-category one). metric, estimator
     and rho default to the selection's (its metric unless cost), else f1, the sweep's default
     estimator and rho 1. `command`: the command line that asked for the report."""
-    from xialpha.selection.calibration import calibration_points, estimator_choices
-    from xialpha.selection.choices import DEFAULT_RHO
-    from xialpha.selection.inventory import certifications_of
-    from xialpha.selection.selector import candidate_rows, default_estimator
-
     results = store.read_results_df(sweep_id)
     first = None if selection is None else selection.iloc[0]
     metric = metric or (first["metric"] if first is not None and first["metric"] != "cost" else "f1")
@@ -181,10 +180,6 @@ def _runs(store, sweep_id: str) -> pd.DataFrame:
 def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certifications: pd.DataFrame,
                 command: str | None) -> dict:
     """label -> text: how the report, the sweep's results, the selection and its certifications came about."""
-    import platform
-
-    from xialpha import __version__
-
     facts = {"report made": f"{minute(datetime.datetime.now(datetime.timezone.utc))} with xialpha {__version__}, "
                             f"Python {platform.python_version()}, {_library_versions()}"}
     if command:
@@ -207,8 +202,6 @@ def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certificat
 
 
 def _library_versions() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     parts = []
     for name in ("numpy", "scipy", "scikit-learn", "dask", "distributed", "pyarrow"):
         try:

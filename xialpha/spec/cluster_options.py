@@ -1,0 +1,146 @@
+"""The checks of a spec's `[cluster]` table, made when the spec is parsed (so a typo fails before any
+corpus is loaded or store touched): each kind's options, sizes, the scheduler address and the TLS
+files. Light to import (no Dask), as `xialpha.spec.cluster` is; `xialpha.jobs.cluster` starts what
+they allow.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import ssl
+
+from xialpha.errors import UserError
+from xialpha.spec.tables import parse_size
+
+SECURITY_FILES = ("ca_file", "cert_file", "key_file")
+ADDRESS = re.compile(r"^((tcp|tls|ws|wss|ucx)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?$")
+WALLTIME = re.compile(r"^(\d+-)?(\d{1,2}:)?\d{1,2}:\d{2}$")  # SLURM: [D-][HH:]MM:SS
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def check_cluster(spec) -> None:
+    """Validate `[cluster]` at spec time: kind options, sizes, the address and the TLS files.
+
+    Raises UserError naming the key, e.g. `cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'`.
+    """
+    if spec.memory_limit is not None and spec.memory_limit != "auto":
+        parse_size("cluster.memory_limit", spec.memory_limit)
+    if spec.security:
+        check_security_files(spec.security)
+    if spec.address is not None:
+        check_address("cluster.address", spec.address, spec.security)
+    if spec.kind == "slurm":
+        _check_options("slurm", spec.options, SLURM_OPTIONS)
+        if spec.memory_limit in (None, "auto"):
+            raise UserError('cluster.memory_limit: is required for kind "slurm" (memory per worker, e.g. "8GiB")')
+    elif spec.kind == "kubernetes":
+        _check_options("kubernetes", spec.options, KUBERNETES_OPTIONS)
+        if "image" not in spec.options:
+            raise UserError('cluster.image: is required for kind "kubernetes" (an image with xialpha installed, see deploy/Dockerfile)')
+        if spec.security:
+            raise UserError('cluster.security: not supported for kind "kubernetes"; use a service mesh or kind = "address" with tls://')
+
+
+def check_security_files(files: dict) -> None:
+    """Each of ca_file, cert_file, key_file exists and is PEM; the certificate matches the key."""
+    for key in SECURITY_FILES:
+        if key not in files:
+            raise UserError(f"cluster.security.{key}: is required with the other TLS files")
+        if not os.path.isfile(files[key]):
+            raise UserError(f"cluster.security.{key}: file not found: {files[key]}")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    try:
+        context.load_verify_locations(cafile=files["ca_file"])
+    except (ssl.SSLError, ValueError) as exc:
+        raise UserError(f"cluster.security.ca_file: not a PEM CA certificate: {files['ca_file']} ({exc})") from None
+    try:
+        context.load_cert_chain(files["cert_file"], files["key_file"])
+    except (ssl.SSLError, ValueError) as exc:
+        raise UserError(f"cluster.security.cert_file: not a PEM certificate matching key_file "
+                        f"{files['key_file']}: {files['cert_file']} ({exc})") from None
+
+
+def check_address(name: str, address: str, security) -> None:
+    """UserError naming `name` unless `address` is a scheduler address, tls:// exactly when `security` is set."""
+    if not ADDRESS.match(address):
+        raise UserError(f"{name}: not a scheduler address like tcp://host:8786 or tls://host:8786, got {address!r}")
+    if security and not address.startswith("tls://"):
+        raise UserError(f"{name}: must be a tls:// address when cluster.security is set, got {address!r}")
+    if not security and address.startswith("tls://"):
+        raise UserError(f"{name}: a tls:// address needs [cluster.security] with ca_file, cert_file and key_file")
+
+
+def _check_options(kind: str, options: dict, checks: dict) -> None:
+    for key, value in options.items():
+        if key not in checks:
+            hint = {"cores": "threads_per_worker", "memory": "memory_limit", "n_workers": "workers"}.get(key)
+            raise UserError(f'cluster.{key}: unknown key for kind "{kind}"' + (f"; use {hint}" if hint else ""))
+        checks[key](f"cluster.{key}", value)
+
+
+def _string(path: str, value) -> str:
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{path}: must be a non-empty string, got {value!r}")
+    return value
+
+
+def _string_list(path: str, value) -> list:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{path}: must be a list of strings, got {value!r}")
+    return value
+
+
+def _positive_int(path: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UserError(f"{path}: must be an integer >= 1, got {value!r}")
+    return value
+
+
+def _positive_number(path: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise UserError(f"{path}: must be a number > 0, got {value!r}")
+    return value
+
+
+def _walltime(path: str, value) -> str:
+    if not isinstance(value, str) or not WALLTIME.match(value):
+        raise UserError(f"{path}: must be a SLURM time [D-]HH:MM:SS, got {value!r}")
+    return value
+
+
+def _dns_label(path: str, value) -> str:
+    if not isinstance(value, str) or not DNS_LABEL.match(value):
+        raise UserError(f"{path}: must be a Kubernetes name (lower-case letters, digits, '-', at most 63), got {value!r}")
+    return value
+
+
+def _env(path: str, value) -> dict:
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise UserError(f"{path}: must be a table of string values, got {value!r}")
+    return value
+
+
+def _resources(path: str, value) -> dict:
+    if not isinstance(value, dict) or not all(k in ("requests", "limits") and isinstance(v, dict) for k, v in value.items()):
+        raise UserError(f"{path}: must be a table with requests and/or limits tables, got {value!r}")
+    return value
+
+
+def _pull_policy(path: str, value) -> str:
+    if value not in ("Always", "IfNotPresent", "Never"):
+        raise UserError(f"{path}: must be one of Always, IfNotPresent, Never, got {value!r}")
+    return value
+
+
+SLURM_OPTIONS = {
+    "queue": _string, "account": _string, "walltime": _walltime, "processes": _positive_int,
+    "interface": _string, "local_directory": _string,
+    "log_directory": _string, "shared_temp_directory": _string, "python": _string, "job_name": _string,
+    "death_timeout": _positive_number, "job_extra_directives": _string_list, "job_script_prologue": _string_list,
+    "job_directives_skip": _string_list, "worker_extra_args": _string_list,
+}
+KUBERNETES_OPTIONS = {
+    "image": _string, "name": _dns_label, "namespace": _dns_label, "env": _env, "resources": _resources,
+    "image_pull_policy": _pull_policy,
+}

@@ -1,0 +1,131 @@
+"""The `[corpus]` table of a sweep or drift spec: a loader and its arguments (or documents given in
+memory), the splits to train and hold out on, the categories, and a carved validation split.
+Loader errors become errors naming the spec's key (`corpus_errors`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xialpha.corpora.loading import check_loader_arguments, load_corpus
+from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
+from xialpha.errors import UserError
+from xialpha.spec.tables import Table
+
+URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
+IN_MEMORY = "(in memory)"  # CorpusSpec.loader of a corpus given to parse_spec(corpus=)
+
+
+@dataclass(frozen=True)
+class CategorySpec:
+    """Which categories to train: top_k by training frequency, explicit names, minimum positives."""
+
+    top_k: int | None = None
+    names: tuple[str, ...] = ()
+    min_positives: int | None = None
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """A corpus loader and its keyword arguments, the splits to train and hold out on; or, with
+    `data`, a corpus given in memory (loader IN_MEMORY, no arguments: see `parse_spec`).
+    validation_fraction: a seeded share (validation_seed) of the training split becomes split
+    "validation", the sweep's held-out split, so the corpus's test split stays sealed for certify."""
+
+    loader: str
+    args: dict = field(default_factory=dict, hash=False)
+    train_split: str | None = None
+    test_split: str | None = None
+    categories: CategorySpec = CategorySpec()
+    validation_fraction: float | None = None
+    validation_seed: int = 0
+
+    source: str = field(default="", compare=False)  # the spec file, for messages
+    data: object = field(default=None, compare=False, repr=False)  # the in-memory `xialpha.corpora.Corpus`
+
+    def load(self):
+        """Load the whole corpus (all splits) in this process; errors name the spec file and the
+        key. A sweep reads it on the cluster instead (`xialpha.jobs.data.load_on_cluster`), part by
+        part with the same functions, so both give the same documents."""
+        if self.data is not None:
+            corpus = self.data
+        else:
+            self.check_paths()
+            with corpus_errors(self.source):
+                corpus = load_corpus(self.loader, **self.args)
+        if self.validation_fraction is None:
+            return corpus
+        return carve_validation(corpus, self.train_split, self.validation_fraction, self.validation_seed,
+                                self.source or "<spec>")
+
+    def check_paths(self) -> None:
+        """UserError naming the spec file and the key for a local corpus path that does not exist
+        (and how to fetch Reuters-21578), before any loader runs."""
+        for key in ("path", "dir", "file"):
+            value = self.args.get(key)
+            for split, item in value.items() if isinstance(value, dict) else [("", value)]:  # path = {train = ...}
+                if isinstance(item, str) and not URI.match(item) and not os.path.lexists(item):
+                    fetch = (f"; `xialpha fetch reuters21578 --dest {item}` downloads it there"
+                             if self.loader == "reuters21578" else "")
+                    name = f"{key}.{split}" if split else key
+                    raise UserError(f"{self.source or '<spec>'}: corpus.{name}: {item} does not exist{fetch}")
+
+
+@contextlib.contextmanager
+def corpus_errors(source: str | None = None):
+    """A loader's UserError about an argument ("key: ..." or "key.split: ...") as "[source: ]corpus.key: ..."."""
+    try:
+        yield
+    except UserError as exc:
+        text = f"corpus.{exc}" if re.match(r"^\w+(\.[\w-]+)?: ", str(exc)) else str(exc)
+        raise UserError(f"{source}: {text}" if source else text) from None
+
+
+def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
+    """The `[corpus]` table `t` (relative paths resolved in `base_dir`); in_memory: the corpus is given
+    in memory (`xialpha.spec.sweep.parse_spec(corpus=)`), so only splits and categories may be named."""
+    if in_memory and "loader" in t.raw:
+        raise UserError("corpus.loader: the corpus is given in memory (corpus=); leave the loader out")
+    if not in_memory and "loader" not in t.raw:
+        raise UserError("corpus.loader: is required (in Python, or the documents themselves as corpus=)")
+    loader = IN_MEMORY if in_memory else t.str("loader", required=True)
+    train_split = t.str("train_split", None)
+    test_split = t.str("test_split", None)
+    cats = t.table("categories")
+    categories = CategorySpec(
+        top_k=cats.int("top_k", None, minimum=1),
+        names=tuple(cats.str_list("names", [])),
+        min_positives=cats.int("min_positives", None, minimum=1),
+    )
+    cats.done()
+    validation_fraction = t.float("validation_fraction", 0.0) if "validation_fraction" in t.raw else None
+    if validation_fraction is not None and not 0 < validation_fraction < 1:
+        raise UserError(f"corpus.validation_fraction: must be > 0 and < 1, got {validation_fraction:g}")
+    validation_seed = t.int("validation_seed", 0, minimum=0)
+    if validation_fraction is not None:
+        if train_split is None:
+            raise UserError("corpus.validation_fraction: needs corpus.train_split (the split it is carved from)")
+        if test_split not in (None, VALIDATION_SPLIT):
+            raise UserError(f"corpus.test_split: with validation_fraction the held-out split is {VALIDATION_SPLIT!r}; "
+                            f"leave test_split out ({test_split!r} stays sealed for `xialpha certify`)")
+        test_split = VALIDATION_SPLIT
+    args = t.rest()
+    for key in ("path", "dir", "file"):
+        value = args.get(key)
+        if isinstance(value, str) and not URI.match(value):
+            args[key] = str((base_dir / value).resolve())
+        elif isinstance(value, dict):  # one file per split: path = {train = "a.csv", test = "b.csv"}
+            args[key] = {split: str((base_dir / item).resolve()) if isinstance(item, str) and not URI.match(item)
+                         else item for split, item in value.items()}
+    if in_memory and args:
+        raise UserError(f"corpus.{next(iter(args))}: unknown key for a corpus given in memory (corpus=); "
+                        "use train_split, test_split, [corpus.categories]")
+    if not in_memory:  # names, required ones and types, before any file is read
+        with corpus_errors():
+            check_loader_arguments(loader, args)
+    return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories,
+                      validation_fraction=validation_fraction, validation_seed=validation_seed)
