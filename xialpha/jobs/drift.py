@@ -37,7 +37,7 @@ from xialpha.estimators.xialpha import xi_alpha_indicator
 from xialpha.jobs import tasks
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import load_spec_corpus, submit_features
-from xialpha.jobs.graph import RETRIES
+from xialpha.jobs.graph import RETRIES, error_line
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
 from xialpha.storage.keys import config_key
@@ -314,8 +314,7 @@ def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories:
         except UserError:
             raise
         except Exception as exc:  # a task error after its retries: the window failed, the check goes on
-            message = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
-            results[i] = WindowResult(jobs[i], "failed", message)
+            results[i] = WindowResult(jobs[i], "failed", error_line(exc))
         future.release()
     return group_checks(results, spec.margin_points, spec.alpha), positives.result()
 

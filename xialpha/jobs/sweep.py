@@ -14,9 +14,10 @@ from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
-from xialpha.jobs.graph import place_batches, submit_plan
+from xialpha.jobs.graph import error_line, place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
+from xialpha.jobs.tasks import failed_rows
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.schema import config_values
@@ -179,10 +180,9 @@ def _outcome(future, batch: Batch, base: dict) -> tuple[list[dict], list[dict]]:
     try:
         return future.result()
     except Exception as exc:  # a task error after retries: record it, keep the sweep going
-        message = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
-        rows = [{**base, "category": job.category, "C": job.C, "j": job.j, "rho": rho, "config_key": key,
-                 "status": "failed", "error_message": message, "n": 0, "n_pos": 0}
-                for job in batch.jobs for rho, key in job.keys]
+        rows = [row for job in batch.jobs
+                for row in failed_rows({**base, "category": job.category, "C": job.C, "j": job.j}, job,
+                                       error_line(exc), 0, 0)]
         return rows, []
 
 

@@ -148,13 +148,19 @@ def fit_batch(data: TrainingData, batch: Batch, base: dict, estimators: Estimato
             fit, job_rows, job_examples = _fit_one(data, job, common, estimators, tol, warm)
             previous = ((job.category, job.j), fit)
         except ValueError as exc:
-            job_rows = [{**common, "rho": rho, "config_key": key, "status": "failed", "error_message": str(exc),
-                         "n": data.n, "n_pos": int((data.y_train[job.category] > 0).sum())}
-                        for rho, key in job.keys]
+            job_rows = failed_rows(common, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()))
             job_examples, previous = [], None
         rows.extend(job_rows)
         examples.extend(job_examples)
     return rows, examples
+
+
+def failed_rows(common: dict, job: FitJob, message: str, n: int, n_pos: int) -> list[dict]:
+    """The rows of a job that failed, one per rho: `common` columns (sweep, preprocessing, kernel,
+    category, C, j, ...), status "failed" with `message`, n and n_pos (0 where the data never reached
+    the fit)."""
+    return [{**common, "rho": rho, "config_key": key, "status": "failed", "error_message": message,
+             "n": n, "n_pos": n_pos} for rho, key in job.keys]
 
 
 def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, tol: float, warm):
