@@ -5,7 +5,7 @@ from __future__ import annotations
 import tarfile
 
 import pytest
-from test_fuzz_harness import time_bound
+from fuzzing import time_bound
 
 from xialpha.corpora import load_corpus, load_directory
 from xialpha.errors import UserError

@@ -9,7 +9,7 @@ import pytest
 
 from xialpha.cli import main
 from xialpha.storage.store import ResultStore
-from test_drift_check import relevance_stream
+from streams import relevance_stream
 
 pytestmark = pytest.mark.cluster
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from test_fuzz_harness import FUZZ_SETTINGS, check_outcome, no_debug, run_cli, swept_store, tree_digest  # noqa: F401
+from fuzzing import FUZZ_SETTINGS, check_outcome, no_debug, run_cli, swept_store  # noqa: F401 (fixtures)
+from swept import tree_digest
 
 SPEC = """
 [sweep]

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from test_fuzz_harness import FUZZ_SETTINGS, check_outcome, corrupt, hostile, no_debug, run_cli, toml_dumps, tree_digest  # noqa: F401
-from test_fuzz_specs import store  # noqa: F401  (the module-scoped store fixture)
+from fuzzing import FUZZ_SETTINGS, check_outcome, corrupt, hostile, no_debug, run_cli, store, toml_dumps  # noqa: F401 (fixtures)
+from swept import tree_digest
 
 cell_text = st.lists(st.sampled_from(list('ab c,"\t\n\r\0\'\\xé;') + ["word ", "\u2028"]), max_size=20).map("".join)
 json_values = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=10),

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import copy
 
-import pytest
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from hypothesis import settings
-from test_fuzz_harness import FUZZ_SETTINGS, check_outcome, corrupt, hostile, no_debug, run_cli, toml_dumps, tree_digest  # noqa: F401
+from fuzzing import FUZZ_SETTINGS, check_outcome, corrupt, hostile, no_debug, run_cli, store, toml_dumps  # noqa: F401 (fixtures)
+from swept import tree_digest
 
 BASE = {
     "sweep": {"id": "fuzz"},
@@ -78,21 +78,6 @@ def specs(draw) -> bytes:
     except (TypeError, ValueError):  # a value TOML cannot hold (a list mixing tables and values)
         text = toml_dumps(BASE)
     return text
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    """A store holding two hand-made result rows (no cluster needed)."""
-    from xialpha.estimators.metrics import Estimate
-    from xialpha.storage.schema import estimate_values
-    from xialpha.storage.store import ResultStore
-
-    root = tmp_path_factory.mktemp("fuzz-specs") / "store"
-    rows = [{"sweep_id": "other", "run_id": "r", "status": "ok", "data_fingerprint": "fp", "config_key": f"k{C}",
-             "category": "a", "preprocessing_id": "pp", "kernel": "linear", "kernel_id": "lin", "C": C, "j": 1.0,
-             "rho": 1.0, "n": 10, "n_pos": 2, "n_sv": 3, **estimate_values(Estimate("xa", 10, 2, 1, 0))} for C in (1.0, 2.0)]
-    ResultStore(str(root)).write_results(rows)
-    return root
 
 
 @settings(FUZZ_SETTINGS, max_examples=110)

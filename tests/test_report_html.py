@@ -8,52 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from store_rows import CATEGORIES, certify_by_hand, result_rows, saved_selections
 from xialpha.cli import main
-from xialpha.estimators.metrics import Estimate
-from xialpha.storage.schema import estimate_values
 from xialpha.storage.store import ResultStore
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-CATEGORIES = ("earn", "acq", "<grain&co>")
-
-
-def result_rows(sweep_id: str = "r1") -> list[dict]:
-    """Hand-built results: 3 categories x 2 preprocessings x 4 C x rho 1 and 2, with holdout and LOO."""
-    rng = np.random.default_rng(0)
-    rows = []
-    for category in CATEGORIES:
-        for pp in ("pp-aaaa", "pp-bbbb"):
-            for C in (0.1, 1.0, 10.0, 100.0):
-                d_pos, d_neg = int(rng.integers(5, 40)), int(rng.integers(0, 30))
-                for rho in (1.0, 2.0):
-                    scale = 1 if rho == 1.0 else 2
-                    estimate = Estimate("xa", 1000, 100, min(100, d_pos * scale), d_neg * scale)
-                    held = Estimate("holdout", 500, 50, d_pos // 2, d_neg // 2)
-                    rows.append({
-                        "sweep_id": sweep_id, "run_id": "run1", "status": "ok", "data_fingerprint": "fp",
-                        "config_key": f"{category}-{pp}-{C}-{rho}", "category": category, "preprocessing_id": pp,
-                        "kernel": "linear", "kernel_id": "lin", "C": C, "j": 1.0, "rho": rho, "n": 1000, "n_pos": 100,
-                        "n_sv": int(100 + 10 * C), **estimate_values(estimate), "xa_d": int(estimate.d),
-                        **estimate_values(held), "holdout_n": 500, "holdout_n_pos": 50, "loo_retrains": int(estimate.d) - 3,
-                    })
-    return rows
-
-
-def certify_by_hand(store: ResultStore, selection: "pd.DataFrame", certification_id: str = "cert-hand") -> None:
-    """Store a certification of `selection` as `xialpha certify` would, from made-up test-set counts."""
-    from xialpha.selection.bounds import Confusion
-    from xialpha.selection.certification import certification_frame, certification_rows
-
-    counts = {c: Confusion(tp=40 + i, fp=5, fn=10, tn=445 - i) for i, c in enumerate(selection["category"])}
-    frame = certification_frame(counts, dict(zip(selection["category"], selection["config_key"])), draws=1000)
-    identity = {"certification_id": certification_id, "sweep_id": "r1", "selection_id": selection["selection_id"].iloc[0],
-                "test_split": "test", "test_fingerprint": "tfp", "n_test": 500, "confidence": 0.95, "draws": 1000,
-                "forced": False, "previous_certifications": 0}
-    store.add_certification(certification_rows(frame, identity))
-
-
-def saved_selections(store: ResultStore) -> "pd.DataFrame":
-    return store.read("selections").to_pandas()
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_fuzz_harness import swept_store, time_bound
+from fuzzing import swept_store, time_bound
 
 from xialpha.cli import main
 

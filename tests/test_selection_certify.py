@@ -81,8 +81,7 @@ sys.exit(main(sys.argv[2:]))
 @pytest.fixture
 def selected(tmp_path, capsys):
     """(store dir, selection id) of a selection of the sweep "sel" of test_selection_cli."""
-    from test_selection_cli import fill_store
-    from test_store_unchanged import small_spec
+    from swept import fill_store, small_spec
     from xialpha.cli import main
     from xialpha.spec.sweep import load_spec
     from xialpha.storage.store import ResultStore
@@ -118,7 +117,7 @@ def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_
 
 
 def test_a_certification_that_cannot_store_its_rows_withdraws_its_claim(selected, capsys, monkeypatch):
-    from test_store_unchanged import tree_digest
+    from swept import tree_digest
     from xialpha.cli import main
     from xialpha.errors import StoreWriteError
     from xialpha.storage.store import ResultStore

@@ -10,69 +10,21 @@ import csv
 import io
 import json
 import re
-import uuid
 
 import numpy as np
 import pandas as pd
 import pytest
-from distributed import Client
 
+from swept import SELECTION_SPEC as SPEC
+from swept import fill_store
 from xialpha.cli import main
-from xialpha.jobs import tasks
 from xialpha.spec.sweep import load_spec
-from xialpha.jobs.sweep import prepare
 from xialpha.models.artifact import load_artifact
 from xialpha.selection.objective import Objective
 from xialpha.storage.store import ResultStore
 from xialpha.storage.schema import DATASETS
 
 HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's time stamp is no match)
-
-SPEC = """
-[sweep]
-id = "sel"
-[corpus]
-loader = "synthetic"
-n_docs = 500
-n_categories = 4
-seed = 3
-train_split = "train"
-test_split = "test"
-[corpus.categories]
-top_k = 3
-[[preprocessing]]
-min_df = [1, 2]
-[[kernels]]
-name = "linear"
-[[kernels]]
-name = "rbf"
-gamma = 1.0
-[svm]
-C = [0.1, 1.0, 10.0]
-[estimators]
-rho = [1.0, 2.0]
-"""
-
-
-def fill_store(spec, store: ResultStore) -> None:
-    """What `run_sweep` stores, computed in this process: results, examples and the sweeps row."""
-    with Client(processes=False) as client:  # planned as the sweep plans, its corpus read by threads
-        _, plan = prepare(spec, store, client, "fill")
-    corpus = spec.corpus.load()
-    run_id = uuid.uuid4().hex[:12]
-    store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
-                             "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
-    for batch in plan.batches:
-        pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
-        features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
-        data = tasks.kernel_gram(tasks.linear_gram(features, False, None), features, kernel)
-        base = {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint,
-                "preprocessing_id": pre.id, **{f"pp_{k}": v for k, v in pre.params().items()},
-                "kernel": kernel.name, "kernel_id": kernel.id,
-                **{k: v for k, v in kernel.params().items() if k != "name"}}
-        rows, examples = tasks.fit_batch(data, batch, base, spec.estimators, spec.tol)
-        store.write_results(rows)
-        store.write_examples(examples)
 
 
 @pytest.fixture(scope="module")

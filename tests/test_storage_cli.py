@@ -12,8 +12,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from test_report_html import CATEGORIES
-from test_storage_store import T0, data_files, result_row
+from store_rows import CATEGORIES, T0, certify_by_hand, data_files, result_row, result_rows, saved_selections
 from xialpha.cli import main
 from xialpha.storage.store import ResultStore
 from xialpha.storage.reading import __doc__ as READ_RULE_DOC
@@ -68,7 +67,6 @@ def test_ls_lists_sweeps_with_counts(filled, capsys):
 
 
 def test_ls_lists_selections_certifications_and_drift_checks_with_their_ids(tmp_path, capsys):
-    from test_report_html import certify_by_hand, result_rows, saved_selections
 
     store = ResultStore(str(tmp_path / "store"))
     store.write_results(result_rows())

@@ -62,7 +62,7 @@ def _python(script: str, *args: str, **popen) -> subprocess.Popen:
 
 
 def _small_rows(n: int) -> list[dict]:
-    from test_storage_store import result_row
+    from store_rows import result_row
 
     return [result_row(i, sweep_id="big") for i in range(n)]
 

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow.compute as pc
 import pytest
 
-from test_storage_store import T0, result_row
+from store_rows import T0, result_row
 from xialpha.errors import UserError
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore

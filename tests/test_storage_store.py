@@ -17,40 +17,7 @@ from xialpha.storage.bits import pack_bits, unpack_bits
 from xialpha.storage.keys import config_key
 from xialpha.storage.schema import RESULT_COLUMNS, results_schema, SCHEMA_VERSION
 from xialpha.storage.store import ResultStore
-
-T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
-
-
-def result_row(i: int, sweep_id: str = "sweep-1", **overrides) -> dict:
-    """A valid results row for config number `i`; `overrides` replace or add columns."""
-    row = {
-        "sweep_id": sweep_id,
-        "run_id": "run-1",
-        "config_key": config_key(i=i),
-        "status": "ok",
-        "data_fingerprint": "fp-1",
-        "category": ("earn", "acq", "grain")[i % 3],
-        "preprocessing_id": "pp-1",
-        "pp_lowercase": True,
-        "pp_min_df": 2,
-        "kernel": "linear",
-        "kernel_id": "linear",
-        "C": 0.5 * (1 + i % 4),
-        "j": 1.0,
-        "rho": 2.0,
-        "n": 100,
-        "n_pos": 10,
-        "xa_d_pos": 3,
-        "xa_d_neg": 1,
-        "xa_error": 0.04,
-        "xa_recall": 0.7,
-    }
-    row.update(overrides)
-    return row
-
-
-def data_files(store_dir) -> list:
-    return sorted(p for p in store_dir.rglob("*.parquet") if not p.name.startswith((".", "_")))
+from store_rows import T0, data_files, result_row
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from test_store_unchanged import tree_digest
-from test_storage_store import result_row
+from store_rows import result_row
+from swept import tree_digest
 from xialpha.errors import UserError
 from xialpha.storage.store import ResultStore
 

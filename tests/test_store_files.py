@@ -13,9 +13,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from test_selection_cli import fill_store
-from test_storage_store import result_row
-from test_store_unchanged import small_spec
+from store_rows import result_row
+from swept import fill_store, small_spec
 from xialpha.cli import main
 from xialpha.spec.sweep import load_spec
 from xialpha.errors import StoreWarning

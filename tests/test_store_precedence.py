@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from test_storage_store import T0, result_row
-from test_store_unchanged import small_spec
+from store_rows import T0, result_row
+from swept import small_spec
 from xialpha.cli import main
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore

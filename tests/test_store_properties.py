@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from test_storage_store import T0, result_row
+from store_rows import T0, result_row
 from xialpha.errors import StoreWarning
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore

@@ -7,7 +7,6 @@ is exit code 4 with its own message and leaves no temporary file (issue 16, defe
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import subprocess
 import uuid
@@ -16,58 +15,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from test_selection_cli import SPEC as SELECT_SPEC
-from test_selection_cli import fill_store
-from test_storage_store import result_row
+from store_rows import result_row
+from swept import SELECTION_SPEC as SELECT_SPEC
+from swept import fill_store, small_spec, tree_digest
 from xialpha.cli import main
 from xialpha.errors import StoreWriteError
 from xialpha.spec.sweep import load_spec
 from xialpha.storage.store import ResultStore
 from xialpha.storage import location as location_module
-
-SWEEP_SPEC = """
-[sweep]
-id = "{id}"
-{sweep_extra}
-[corpus]
-loader = "synthetic"
-n_docs = 300
-n_categories = 3
-seed = 3
-{splits}
-[corpus.categories]
-{categories}
-[[kernels]]
-{kernel}
-[svm]
-C = {C}
-[estimators]
-rho = {rho}
-[cluster]
-workers = 1
-"""
-
-
-def small_spec(sweep_id: str, *, categories: str = "top_k = 2", splits: bool = False, kernel: str = 'name = "linear"',
-               C: str = "[0.5, 5.0]", rho: str = "[1.0]", sweep_extra: str = "") -> str:
-    """A spec of 2 categories x 2 C x 1 rho (by default) on a synthetic corpus, with train/test splits if `splits`."""
-    return SWEEP_SPEC.format(id=sweep_id, categories=categories, kernel=kernel, C=C, rho=rho, sweep_extra=sweep_extra,
-                             splits='train_split = "train"\ntest_split = "test"' if splits else "")
-
-
-def tree_digest(root: Path) -> str | None:
-    """sha256 over every path under `root` (relative), its kind and a file's bytes; None if absent."""
-    if not os.path.lexists(root):
-        return None
-    digest = hashlib.sha256()
-    for path in sorted(Path(root).rglob("*")):
-        kind = "link" if path.is_symlink() else "dir" if path.is_dir() else "file"
-        digest.update(f"{path.relative_to(root)}\0{kind}\0".encode())
-        if kind == "file":
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
-        elif kind == "link":
-            digest.update(os.readlink(path).encode())
-    return digest.hexdigest()
 
 
 def _spec(tmp_path: Path, sweep_id: str = "keep", categories: str = "top_k = 2") -> Path:
