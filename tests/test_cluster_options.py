@@ -137,3 +137,16 @@ def test_unreachable_scheduler_is_a_one_line_user_error():
         with pytest.raises(UserError, match=rf"^--scheduler: cannot reach a Dask scheduler at {address} within 1s"):
             with connect(_cluster(CORPUS), address=address):
                 pass
+
+
+@pytest.mark.cluster
+def test_the_dashboard_a_sweep_links_to_is_served():
+    """The link a sweep prints leads to Dask's status page, not to "Dask needs bokeh"."""
+    import urllib.request
+
+    from xialpha.spec.cluster import ClusterSpec
+
+    with connect(ClusterSpec(kind="local", workers=1)) as client:
+        with urllib.request.urlopen(client.dashboard_link, timeout=30) as page:
+            body = page.read().decode("utf-8", "replace")
+    assert page.status == 200 and "bokeh" in body.lower() and "needs bokeh" not in body.lower()
