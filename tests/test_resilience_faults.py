@@ -67,7 +67,7 @@ def _every_parquet_file_opens(store: Path) -> int:
 
 
 def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
-    spec = _spec(tmp_path / "kw.toml", "kill-worker")
+    spec = _spec(tmp_path / "kw.toml", "kill-worker", categories=4)  # 4 C paths: two rounds on 2 workers
     with dask_cluster(tmp_path) as (address, workers):
         _kill_mid_sweep(tmp_path, spec, "kill-worker", address, workers[0],
                         lambda store: _result_files(store, "kill-worker"), "the first stored batch")
