@@ -4,8 +4,9 @@ The grid is config/reuters.toml's: ModApte train (9,603) / test (3,299), the 10 
 categories x 2 preprocessings (with and without Porter stemming) x 8 C values, linear SVM.
   xialpha  `run_sweep` on a LocalCluster of 2 workers into a temporary store, end to end (cluster
            start and stop, corpus, features, one task per C path with warm starts, estimates,
-           held-out scores, storage); per category the config with the largest F1 of the sweep's
-           selection estimator (`spec.selection_estimator`, span).
+           held-out scores, storage); per category the config `xialpha select` chooses by F1 of the
+           sweep's selection estimator (`spec.selection_estimator`, span, averaged over C neighbours
+           by default: `xialpha.selection.selector.select`).
   peer     GridSearchCV(LinearSVC(loss="hinge"), {"C": grid}, cv=10, scoring="f1", n_jobs=2,
            refit=False) per category x preprocessing, end to end in one timed block: the corpus
            loaded by the spec's own loader, the features made exactly as the sweep makes them
@@ -57,6 +58,8 @@ from sklearn.svm import LinearSVC
 from common import make_parser, output_path, print_table, sweep_spec, timed, write_results
 from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
+from xialpha.selection.objective import Objective
+from xialpha.selection.selector import select
 from xialpha.storage import ResultStore
 
 N_JOBS = 2  # the peer's joblib workers and xialpha's Dask workers
@@ -89,6 +92,7 @@ def main() -> None:
         "folds_short": folds_short,
         "n_jobs": N_JOBS,
         "xialpha_estimator": spec.selection_estimator,
+        "xialpha_smooth": Objective().smooth,
         "regret_units": "F1 points: best held-out F1 in the grid minus held-out F1 of the chosen config, "
                         "macro over categories, each method scored with its own solver",
         **full,
@@ -110,7 +114,7 @@ def _compare(spec, folds: int, folds_short: int, liblinear) -> dict:
     _, cv_short_scores, peer_short = _peer(spec, categories, folds_short)
     grid = [float(C) for C in spec.C]
     heldout, not_converged = _linearsvc_heldout(features, categories, grid)
-    choices = {"xialpha": _xialpha_choices(results, f"{spec.selection_estimator}_f1"),
+    choices = {"xialpha": _xialpha_choices(results, spec),
                "cv": _cv_choices(cv_scores, categories, list(features), grid),
                "cv5": _cv_choices(cv_short_scores, categories, list(features), grid)}
     per_category = {}
@@ -215,13 +219,12 @@ def _linearsvc_heldout(features: dict, categories: list[str], grid: list[float])
     return heldout, not_converged
 
 
-def _xialpha_choices(results, column: str) -> dict:
-    """{category: (preprocessing_id, C)} with the largest `column` (NaN last; ties: first in grid order)."""
-    chosen = {}
-    for category, rows in results.sort_values(["category", "preprocessing_id", "C"]).groupby("category"):
-        row = rows.iloc[int(np.argmax(rows[column].fillna(-np.inf).to_numpy()))]
-        chosen[category] = (row["preprocessing_id"], float(row["C"]))
-    return chosen
+def _xialpha_choices(results, spec) -> dict:
+    """{category: (preprocessing_id, C)} as `xialpha select` chooses them by default (F1 of the
+    sweep's selection estimator)."""
+    objective = Objective(metric="f1", estimator=spec.selection_estimator)
+    selection = select(results, objective, sweep_id=spec.id, runners_up=0)
+    return {c.category: (c.chosen["preprocessing_id"], float(c.chosen["C"])) for c in selection.choices}
 
 
 def _cv_choices(scores: dict, categories: list[str], pre_ids: list[str], grid: list[float]) -> dict:
