@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+from numba import njit
 
 from xialpha.estimators.kernel_rows import kernel_rows
 from xialpha.estimators.metrics import Estimate
@@ -121,7 +122,7 @@ def span_squared(fit: SVMFit, gram=None, *, max_unbounded: int = MAX_UNBOUNDED, 
         wanted = _decide(spans, unbounded, thresholds[unbounded], _nearest(k_uu, diag_u, diag_u, exclude_self=True) + ridge)
     order = np.concatenate([np.flatnonzero(~wanted), np.flatnonzero(wanted)])  # the undecided last
     unbounded, diag_u = unbounded[order], diag_u[order]
-    ridged = k_uu[np.ix_(order, order)]
+    ridged = k_uu if np.array_equal(order, np.arange(order.size)) else k_uu[np.ix_(order, order)]
     del k_uu
     ridged.flat[:: unbounded.size + 1] += ridge  # K_UU + eps I
     try:
@@ -165,15 +166,20 @@ def _decide(spans: np.ndarray, idx: np.ndarray, thresholds: np.ndarray, upper: n
 def _nearest(block: np.ndarray, diag_rows: np.ndarray, diag_cols: np.ndarray, *, exclude_self: bool) -> np.ndarray:
     """(cols,) min over rows r of the squared distance K_rr + K_cc - 2 K_rc (the diagonal left out
     when the block is square and exclude_self; inf where no row is left)."""
-    nearest = np.full(block.shape[1], np.inf)
-    for start in range(0, block.shape[0], DIAMETER_BLOCK_ROWS):
-        rows = slice(start, start + DIAMETER_BLOCK_ROWS)
-        distances = diag_rows[rows, None] - 2.0 * block[rows]
-        if exclude_self:
-            local = np.arange(distances.shape[0])
-            distances[local, start + local] = np.inf
-        np.minimum(nearest, distances.min(axis=0, initial=np.inf), out=nearest)
-    return nearest + diag_cols
+    return _nearest_rows(np.ascontiguousarray(block), diag_rows, exclude_self) + diag_cols
+
+
+@njit(cache=True, nogil=True)
+def _nearest_rows(block, diag_rows, exclude_self):
+    """(cols,) min over rows r (r != c when exclude_self) of diag_rows[r] - 2 block[r, c], row by row."""
+    n_rows, n_cols = block.shape
+    nearest = np.full(n_cols, np.inf)
+    for r in range(n_rows):
+        for c in range(n_cols):
+            value = diag_rows[r] - 2.0 * block[r, c]
+            if value < nearest[c] and not (exclude_self and r == c):
+                nearest[c] = value
+    return nearest
 
 
 class _CholeskyHull:
