@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sweep_processes import DEADLINE, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
+from sweep_processes import DEADLINE, LONG_C_GRID, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
 from sweep_processes import sweep_spec as _spec
 from sweep_processes import raw_keys as _raw_keys, result_files as _result_files, start as _start
 from sweep_processes import sweep_argv as _sweep_argv, wait_for as _wait_for
@@ -67,7 +67,7 @@ def _every_parquet_file_opens(store: Path) -> int:
 
 
 def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
-    spec, store = _spec(tmp_path / "kw.toml", "kill-worker"), tmp_path / "store"
+    spec, store = _spec(tmp_path / "kw.toml", "kill-worker", n_docs=4000, C=LONG_C_GRID), tmp_path / "store"
     expected = _expected_keys(spec, tmp_path / "plan-store")
     with dask_cluster(tmp_path) as (address, workers):
         driver = _start(_sweep_argv(spec, store, "--scheduler", address), tmp_path / "driver.log")
@@ -88,7 +88,7 @@ def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
 
 
 def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shared_cluster):
-    spec, store = _spec(tmp_path / "kd.toml", "kill-driver"), tmp_path / "store"
+    spec, store = _spec(tmp_path / "kd.toml", "kill-driver", n_docs=4000, C=LONG_C_GRID), tmp_path / "store"
     expected = _expected_keys(spec, tmp_path / "plan-store")
     driver = _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / "driver.log")
     try:
