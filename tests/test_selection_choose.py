@@ -25,8 +25,9 @@ def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel
 
 
 def objective(metric, **kwargs) -> Objective:
-    """An objective over the hand-built rows, whose counts are xi-alpha's (estimator "xa")."""
-    return Objective(metric, **{"estimator": "xa"} | kwargs)
+    """An objective over the hand-built rows, whose counts are xi-alpha's (estimator "xa"), ranking by
+    each row's own value (the rules below; averaging over C neighbours is tested on its own)."""
+    return Objective(metric, **{"estimator": "xa", "smooth": False} | kwargs)
 
 
 def frame(*rows) -> pd.DataFrame:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
+from xialpha.selection.choices import DEFAULT_SMOOTH
 from xialpha.storage import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 
@@ -160,11 +161,13 @@ def results(store=None, *, sweep: str | None = None, include_failed: bool = Fals
 
 def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
            rho: float = 1.0, per_category: bool = True, average: str = "macro", runners_up: int = 3,
-           alpha: float = 0.05, save: bool = False) -> pd.DataFrame:
+           alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
-    Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), the
-    estimate it was chosen by (`value`), runners-up and the p-values of the significance tests.
+    Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), its
+    estimate (`value`) and what it was ranked by (`selection_value`: with smooth, the default, the
+    estimate averaged with those of the neighbouring C of the same configuration), runners-up and
+    the p-values of the significance tests.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice).
     """
@@ -177,7 +180,8 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     result_store = ResultStore(store_location(store), create=False)
     sweep_id = choose_sweep(result_store, sweep)
     rows = result_store.read_results_df(sweep_id)
-    objective = Objective(metric=metric, estimator=estimator or default_estimator(rows), rho=rho, average=average)
+    objective = Objective(metric=metric, estimator=estimator or default_estimator(rows), rho=rho, average=average,
+                          smooth=smooth)
     selection = select_stored(result_store, rows, objective, sweep_id=sweep_id, shared=not per_category,
                               runners_up=runners_up, alpha=alpha)
     table, to_store = rows_to_save(result_store, selection, save)

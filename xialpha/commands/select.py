@@ -27,6 +27,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
                         help=f"estimate to select by (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)")
     parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})")
+    parser.add_argument("--no-smooth", dest="smooth", action="store_false",
+                        help="rank by each config's own estimate, not averaged with its C neighbours' (the default)")
     parser.add_argument("--global", dest="shared", action="store_true",
                         help="one configuration (preprocessing, kernel, C, j) shared by all categories")
     parser.add_argument("--average", choices=AVERAGES, default="macro", help="how --global averages categories (default macro)")
@@ -101,7 +103,8 @@ def _objective_args(args, results) -> dict:
     estimator = args.estimator or default_estimator(results)
     if args.estimator is None and estimator != DEFAULT_ESTIMATOR:
         print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by {estimator}", file=sys.stderr)
-    return {"metric": metric, "estimator": estimator, "rho": args.rho, "average": args.average, **given}
+    return {"metric": metric, "estimator": estimator, "rho": args.rho, "average": args.average, "smooth": args.smooth,
+            **given}
 
 
 def _refit(store, rows, labels, args):

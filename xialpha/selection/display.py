@@ -83,6 +83,8 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
 
     first = rows.iloc[0]
     what = f"{first['metric']} of {first['estimator']} (rho={number(first['rho'])})"
+    if not _missing(first.get("smooth_c")) and bool(first["smooth_c"]):
+        what += ", averaged over C neighbours"
     if first["mode"] == "global":
         what += f", {first['average']} average {number(first['selection_value'])}"
     columns = [
