@@ -1,8 +1,9 @@
-"""Cost of the xi-alpha and span estimates next to the SVM training, on the linear path.
+"""Cost of the estimates next to the SVM training, on the linear path, on Reuters and at 10^5 documents.
 
 On the ModApte training set (9,603 documents, unit-norm TF-IDF, min_df = 3), per category: the C
 path of config/reuters.toml's grid solved as sweeps solve it (`fit_svm(y, C, X=X, warm_start=the
-previous C's fit)`, ascending C), and a cold fit at C = 0.5. Per fit:
+previous C's fit)`, ascending C), and a cold fit at C = 0.5. Per fit, with BLAS on one thread as
+on a sweep's workers:
   fit_s       the solver's seconds (`SVMFit.fit_seconds`: the compiled dual coordinate descent);
   estimate_s  what xi-alpha costs beyond them, as a sweep's fit task pays it: the rest of the
               `fit_svm(..., check_input=False)` call (the training decision values X w + b that
@@ -10,12 +11,18 @@ previous C's fit)`, ascending C), and a cold fit at C = 0.5. Per fit:
               estimate_s / fit_s <= 5 %. R_delta^2 (its O(nnz) closed form) is computed once per
               training set, as sweeps do, and reported apart (`r_delta2_s`);
   span_s      `span_estimate(fit)` (kernel blocks of the support vectors from the sparse features;
-              above MAX_UNBOUNDED unbounded SVs a sample spans the hull: `span_sampled`).
+              above MAX_UNBOUNDED unbounded SVs a sample spans the hull: `span_sampled`);
+  default_s   what the default estimates cost a sweep's fit beyond the solver: estimate_s, plus
+              span_s when the default selection estimator (`xialpha.selection.choices.DEFAULT_ESTIMATOR`)
+              is span; `default_estimate_over_fit_median` is the issue-24 target (<= 0.3).
 Best of --repeat runs of each path. One warm-up fit first compiles (or loads from numba's cache) the
 solver; its seconds are reported apart (`first_fit_s`).
 
-    python bench/overhead.py           # Reuters ModApte train, 10 categories x 8 C (+ C = 0.5 cold)
-    python bench/overhead.py --quick   # a 600-document synthetic corpus
+`large` (--large N, default 10^5; --quick 3,000): the same per fit on make_synthetic(n_docs=N,
+n_categories=4, seed=0) (70% training, min_df = 3), 4 categories x C 0.5, 5 warm-started, one run.
+
+    python bench/overhead.py           # Reuters ModApte train, 10 categories x 8 C (+ C = 0.5 cold), and 10^5
+    python bench/overhead.py --quick   # a 600-document synthetic corpus, and 3,000
 """
 
 from __future__ import annotations
@@ -23,17 +30,22 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from common import REUTERS_SPEC, load_corpus, make_parser, output_path, print_table, timed, vectorize, write_results
+from xialpha.corpora import make_synthetic
 from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.span import MAX_UNBOUNDED, span_estimate
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha
-from xialpha.estimators.span import MAX_UNBOUNDED, span_estimate
 from xialpha.features import Preprocessing
+from xialpha.selection.choices import DEFAULT_ESTIMATOR
 from xialpha.spec.sweep import load_spec
 
 TARGET_ESTIMATE_OVER_FIT = 0.05
+TARGET_DEFAULT_OVER_FIT = 0.3
 COLD_C = 0.5
+LARGE_DOCS, QUICK_LARGE_DOCS, LARGE_C = 100_000, 3_000, (0.5, 5.0)
 
 
 def main() -> None:
@@ -42,7 +54,15 @@ def main() -> None:
                         help="category names (default: the 10 most frequent, or with --quick 3)")
     parser.add_argument("--C", nargs="+", type=float, default=None, help="the C path (default: config/reuters.toml's grid)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each path (the best counts)")
+    parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS",
+                        help=f"documents of the synthetic corpus of `large` (default {LARGE_DOCS:g}, --quick "
+                             f"{QUICK_LARGE_DOCS}; 0 skips it)")
     args = parser.parse_args()
+    with threadpool_limits(limits=1):
+        _run(args)
+
+
+def _run(args) -> None:
     grid = sorted(args.C or load_spec(REUTERS_SPEC).C)
     corpus = load_corpus(args)
     train = corpus.split("train")
@@ -80,6 +100,10 @@ def main() -> None:
         "xa_only_over_fit_median": float(np.median([r["xa_s"] / r["fit_s"] for r in warm])),
         "span_over_fit_median": float(np.median([r["span_over_fit"] for r in warm])),
         "span_over_fit_max": float(max(r["span_over_fit"] for r in warm)),
+        "default_estimator": DEFAULT_ESTIMATOR,
+        "default_estimate_over_fit_median": float(np.median([r["default_over_fit"] for r in warm])),
+        "default_estimate_over_fit_total": float(sum(r["default_s"] for r in warm) / sum(r["fit_s"] for r in warm)),
+        "target_default_over_fit": TARGET_DEFAULT_OVER_FIT,
         "cold_c05": {"estimate_over_fit_median": float(np.median([r["estimate_over_fit"] for r in cold])),
                      "span_over_fit_median": float(np.median([r["span_over_fit"] for r in cold])),
                      "fit_median_s": float(np.median([r["fit_s"] for r in cold]))},
@@ -92,6 +116,9 @@ def main() -> None:
         "r_delta2_s": r_delta2_s,
         "first_fit_s": first,
     }
+    large = args.large if args.large is not None else (QUICK_LARGE_DOCS if args.quick else LARGE_DOCS)
+    if large:
+        result["large"] = _large(large)
     _print(result)
     write_results(result, output_path("overhead", args))
 
@@ -108,12 +135,38 @@ def _path(X, y: np.ndarray, grid: list[float], r_delta2: float) -> list[dict]:
         xa_s = time.perf_counter() - start
         _, span_s = timed(span_estimate, fit)
         n_unbounded = fit.n_sv - fit.n_bounded_sv
-        rows.append({"C": C, "n_sv": fit.n_sv, "n_unbounded": n_unbounded, "fit_s": fit.fit_seconds,
-                     "rest_s": rest_s, "xa_s": xa_s, "estimate_s": rest_s + xa_s,
-                     "estimate_over_fit": (rest_s + xa_s) / fit.fit_seconds, "span_s": span_s,
-                     "span_over_fit": span_s / fit.fit_seconds, "span_sampled": n_unbounded > MAX_UNBOUNDED})
+        rows.append(_ratios({"C": C, "n_sv": fit.n_sv, "n_unbounded": n_unbounded, "fit_s": fit.fit_seconds,
+                             "rest_s": rest_s, "xa_s": xa_s, "span_s": span_s,
+                             "span_sampled": n_unbounded > MAX_UNBOUNDED}))
         previous = fit
     return rows
+
+
+def _ratios(row: dict) -> dict:
+    """row with estimate_s, default_s and their ratios to fit_s, from fit_s, rest_s, xa_s, span_s."""
+    row["estimate_s"] = row["rest_s"] + row["xa_s"]
+    row["default_s"] = row["estimate_s"] + (row["span_s"] if DEFAULT_ESTIMATOR == "span" else 0.0)
+    for name in ("estimate", "span", "default"):
+        row[f"{name}_over_fit"] = row[f"{name}_s"] / row["fit_s"]
+    return row
+
+
+def _large(n_docs: int) -> dict:
+    """Per-fit costs on make_synthetic(n_docs, 4 categories): 4 categories x LARGE_C, warm-started."""
+    corpus = make_synthetic(n_docs=n_docs, n_categories=4, seed=0)
+    train = corpus.split("train")
+    _, X = Preprocessing(min_df=3).fit_transform(train.texts)
+    r_delta2 = r_delta_squared(X=X)
+    fits = []
+    for category in corpus.choose_categories(top_k=4):
+        fits += [{"category": category, **row} for row in _path(X, train.y(category), list(LARGE_C), r_delta2)]
+    print(f"large: {n_docs:,} documents, {X.shape[0]:,} training", flush=True)
+    return {"n_docs": n_docs, "n_train": int(X.shape[0]), "n_features": int(X.shape[1]), "C": list(LARGE_C),
+            "default_estimator": DEFAULT_ESTIMATOR,
+            **{f"{key}_over_fit_median": float(np.median([r[f"{name}_over_fit"] for r in fits]))
+               for name, key in (("estimate", "estimate"), ("span", "span"), ("default", "default_estimate"))},
+            "default_estimate_over_fit_total": float(sum(r["default_s"] for r in fits) / sum(r["fit_s"] for r in fits)),
+            "fits": fits}
 
 
 def _best_of(repeat: int, run) -> list[dict]:
@@ -124,10 +177,7 @@ def _best_of(repeat: int, run) -> list[dict]:
         row = dict(fits[0])
         for key in ("fit_s", "rest_s", "xa_s", "span_s"):
             row[key] = min(fit[key] for fit in fits)
-        row["estimate_s"] = row["rest_s"] + row["xa_s"]
-        row["estimate_over_fit"] = row["estimate_s"] / row["fit_s"]
-        row["span_over_fit"] = row["span_s"] / row["fit_s"]
-        best.append(row)
+        best.append(_ratios(row))
     return best
 
 
@@ -144,6 +194,13 @@ def _print(result: dict) -> None:
     print(f"span / fit: median {100 * result['span_over_fit_median']:.0f} % (max {100 * result['span_over_fit_max']:.0f} %); "
           f"cold C={COLD_C:g}: estimate {100 * result['cold_c05']['estimate_over_fit_median']:.2f} %, span "
           f"{100 * result['cold_c05']['span_over_fit_median']:.0f} %; first fit (JIT or cache load) {result['first_fit_s']:.2f} s")
+    print(f"default estimates ({result['default_estimator']}) / fit: median {result['default_estimate_over_fit_median']:.3f}, "
+          f"total {result['default_estimate_over_fit_total']:.3f} (target <= {TARGET_DEFAULT_OVER_FIT})")
+    if "large" in result:
+        large = result["large"]
+        print(f"large ({large['n_train']:,} training documents): default estimates / fit median "
+              f"{large['default_estimate_over_fit_median']:.3f}, total {large['default_estimate_over_fit_total']:.3f}; "
+              f"span / fit {large['span_over_fit_median']:.3f}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ Each size is one real sweep: `make_synthetic(n_docs=n, n_categories=4, seed=0)` 
 test), 4 categories x 8 C (config/reuters.toml's grid) x 1 preprocessing (unit-norm TF-IDF,
 min_df = 3), linear kernel, xi-alpha + span + holdout, on a LocalCluster of 2 workers (one thread
 each) started by `xialpha.jobs.cluster.connect` exactly as `run_sweep` starts it, into a temporary
-store. wall_s is end to end: cluster start, corpus generation (in the driver, as `run_sweep` loads
-it), shipping it to a worker, features, the 4 C-path tasks, storage, cluster stop.
+store. wall_s is end to end: cluster start, corpus generation (on the workers, a block of 10,000
+documents per task, as `run_sweep` reads it), features, the 4 C-path tasks, storage, cluster stop.
 cpu_s and peak_rss_gb cover ALL processes (the driver, which also hosts a LocalCluster's scheduler
 and nannies, and every worker process): a background thread samples the process tree with psutil
 every SAMPLE_S seconds; peak_rss_gb is the largest sum of resident

@@ -128,15 +128,16 @@ def _sizes(text: str) -> list[int]:
 
 
 def corpus_file(n: int, n_categories: int, cache: Path) -> Path:
-    """The synthetic corpus of `n` documents (seed 0) as Parquet: id, text, labels (list), split."""
+    """The synthetic corpus of `n` documents (seed 0) as Parquet: id, text, labels (list), split
+    (written once: an older checkout measured with this script reads the same file)."""
+    path = cache / f"synthetic-{n}x{n_categories}-seed0.parquet"
+    if path.exists():
+        return path
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from xialpha.corpora.synthetic import read_synthetic_part, synthetic_parts
 
-    path = cache / f"synthetic-{n}x{n_categories}-seed0.parquet"
-    if path.exists():
-        return path
     print(f"writing {path} ...", flush=True)
     partial = path.with_suffix(".partial")
     writer = None

@@ -1,4 +1,4 @@
-"""Benchmark: held-out F1 regret and CPU cost of model selectors on the linear path (issues 10, 19).
+"""Benchmark: held-out F1 regret and CPU cost of model selectors on the linear path (issues 10, 19, 24).
 
 Per setting, split, category and configuration (C log-spaced x preprocessing plain / Porter
 stemming) one linear SVM is trained on the training part with xialpha's solver, the C path of
@@ -9,7 +9,10 @@ categories, mean over splits. Cost is CPU seconds (BLAS on one thread) over the 
 
 Selectors (`SELECTORS`):
 
-    xa            xi-alpha, rho = 1: fits + estimates (a bound: never below the LOO error)
+    xa            xi-alpha, rho = 1: fits + estimates (the seed's estimate; pessimistic at large C)
+    xa05          xi-alpha with rho = 0.5 (R_delta^2 halved: near the typical squared span of an
+                  unbounded SV, 0.55-0.85 R_delta^2 on Reuters): the cost of xa
+    xa05_smooth   xa05 F1 averaged with its neighbours on the C grid (same preprocessing)
     span          span estimate of the LOO error: fits + span (ties: the first in grid order)
     span_bigC     span, ties broken toward the larger C
     span_smooth   span F1 averaged with its neighbours on the C grid (same preprocessing)
@@ -32,9 +35,11 @@ one half (a selector given fresh labelled documents, as many as half the test se
 selector is scored on the other half (`regret_half_test`). It is a reference, not a floor: where
 the half is small or positives are rare it picks worse than the estimators do.
 
-`--large N` adds `large`: on make_synthetic(n_docs=N, n_categories=4), the default selector's
-(`xialpha.selection.choices.DEFAULT_ESTIMATOR`) estimate seconds over fit seconds for 4 categories
-x 2 C, plus xi-alpha's.
+The pre-registered rule of issue 24 (bench/README.md) is evaluated on every run and pool (`rule`):
+a candidate (CANDIDATES) passes iff its pooled regret is at most cv10's and in no setting is it
+worse than cv10 beyond the 95% interval of the paired difference (the interval's lower end <= 0);
+of the candidates that pass, the first in CANDIDATES (cheapest estimates first) is `rule.default`.
+The estimates' cost per fit, on Reuters and at 10^5 documents, is bench/overhead.py's.
 
     python bench/selection_quality.py --setting top10 --splits 5 --first-seed 15 --out a.json
     python bench/selection_quality.py --pool a.json b.json --out all.json   # summary over runs
@@ -67,7 +72,10 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_REUTERS = REPO.parent / "shared" / "corpora" / "reuters21578"
 RESULTS = REPO / "bench" / "results"
 PREPROCESSINGS = {"plain": Preprocessing(), "porter": Preprocessing(stemming="porter")}
-SELECTORS = ("xa", "span", "span_bigC", "span_smooth", "loo", "short_xa3", "short_span3", "cv10", "cv5")
+SELECTORS = ("xa", "xa05", "xa05_smooth", "span", "span_bigC", "span_smooth", "loo", "short_xa3", "short_span3",
+             "cv10", "cv5")
+CANDIDATES = ("xa05_smooth", "span_smooth")  # issue 24's pre-registered candidates, cheapest estimates first
+SMOOTHED = {"xa05_smooth": "f1_xa05", "span_smooth": "f1_span"}  # selector -> the F1 it smooths over C
 SHORTLIST = 3
 SHORTLISTS = {"short_xa3": "f1_xa", "short_span3": "f1_span"}  # selector -> the estimate that shortlists for LOO
 HALVINGS = 20
@@ -78,11 +86,6 @@ def main() -> None:
     args = _parse_args()
     if args.pool:
         _write(_pooled(args.pool), args.out or RESULTS / "selection_quality.json")
-        return
-    if args.large_only:
-        result = {"benchmark": "selection_quality", "quick": args.quick, "large": _large(args.large), "wall_seconds": 0.0}
-        (args.out or RESULTS / "selection_quality_large.json").write_text(json.dumps(result, indent=1) + "\n")
-        print(json.dumps(result["large"], indent=1))
         return
     wall = time.perf_counter()
     c_values = [float(c) for c in np.geomspace(args.c_min, args.c_max, args.n_c)]
@@ -107,8 +110,6 @@ def main() -> None:
     result = {"benchmark": "selection_quality", "quick": args.quick, "default_selector": DEFAULT_ESTIMATOR,
               "settings": settings, "c_values": c_values, "preprocessings": list(PREPROCESSINGS),
               **_summary(rows, halves, selectors), "halves": halves}
-    if args.large:
-        result["large"] = _large(args.large)
     result |= {"wall_seconds": round(time.perf_counter() - wall, 1),
                "machine": {"python": platform.python_version(), "processor": platform.machine()}, "rows": rows}
     _write(result, args.out or RESULTS / ("selection_quality.quick.json" if args.quick else "selection_quality.json"))
@@ -127,9 +128,6 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--no-loo", dest="loo", action="store_false", help="skip exact LOO on every configuration")
     parser.add_argument("--no-shortlist", dest="shortlist", action="store_false",
                         help="skip the LOO shortlists too (no exact LOO at all: short_* are left out of this run)")
-    parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS",
-                        help="also measure the default selector's estimate / fit on a synthetic corpus this large")
-    parser.add_argument("--large-only", action="store_true", help="with --large: measure only that (no settings)")
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/...)")
     parser.add_argument("--pool", type=Path, nargs="+", default=None, metavar="JSON",
                         help="only summarise the rows of earlier runs (distinct settings or seeds) together")
@@ -199,8 +197,9 @@ def _grid(y: np.ndarray, y_test: np.ndarray, data: dict, c_values: list[float], 
             row = {"prep": prep, "C": C, "fit_cost": fit_cost, "n_sv": fit.n_sv, "n_bounded_sv": fit.n_bounded_sv,
                    "heldout_f1": _f1_predicted(y_test, decision > 0), "_predicted": decision > 0, "_fit": fit, "_split": split}
             xa, row["cost_xa_only"] = _cpu(lambda: xi_alpha(fit.alpha, fit.xi, y, split["r_delta2"], rho=1.0))
+            xa05 = xi_alpha(fit.alpha, fit.xi, y, split["r_delta2"], rho=0.5)
             span, row["cost_span_only"] = _cpu(lambda: span_estimate(fit))
-            row["f1_xa"], row["f1_span"] = _f1(xa), _f1(span)
+            row["f1_xa"], row["f1_xa05"], row["f1_span"] = _f1(xa), _f1(xa05), _f1(span)
             rows.append(row)
     for k in (10, 5):
         if f"cv{k}" in selectors:
@@ -260,17 +259,13 @@ def _choices(group: list[dict], selectors) -> dict:
     """The index of the configuration each selector picks in one (split, category) group."""
     order = range(len(group))
     first = lambda key: max(order, key=lambda i: (group[i][key], -i))  # ties: first in grid order
-    chosen = {"xa": first("f1_xa"), "span": first("f1_span"),
-              "span_bigC": max(order, key=lambda i: (group[i]["f1_span"], group[i]["C"], -i))}
-    smooth = _smoothed(group, "f1_span")
-    chosen["span_smooth"] = max(order, key=lambda i: (smooth[i], -i))
-    for name in selectors:
-        if name.startswith("cv") or name == "loo":
-            chosen[name] = first(f"f1_{name}")
-    for name, key in SHORTLISTS.items():
-        if name in selectors:
-            chosen[name] = max(_shortlist(group, key), key=lambda i: (group[i]["f1_loo"], -i))
-    return {name: chosen[name] for name in selectors}
+    smoothed = lambda key: max(order, key=lambda i: (_smoothed(group, key)[i], -i))
+    rules = {"xa": lambda: first("f1_xa"), "xa05": lambda: first("f1_xa05"), "span": lambda: first("f1_span"),
+             "span_bigC": lambda: max(order, key=lambda i: (group[i]["f1_span"], group[i]["C"], -i)),
+             **{name: (lambda key=key: smoothed(key)) for name, key in SMOOTHED.items()},
+             **{name: (lambda key=key: max(_shortlist(group, key), key=lambda i: (group[i]["f1_loo"], -i)))
+                for name, key in SHORTLISTS.items()}}
+    return {name: rules[name]() if name in rules else first(f"f1_{name}") for name in selectors}
 
 
 def _shortlist(group: list[dict], key: str) -> list[int]:
@@ -285,7 +280,7 @@ def _available(group: list[dict], selectors) -> list[str]:
     for name in selectors:
         if name == "loo" and with_loo < len(group) or name.startswith("short_") and with_loo < SHORTLIST:
             continue
-        if name.startswith("cv") and f"f1_{name}" not in group[0]:
+        if name.startswith("cv") and f"f1_{name}" not in group[0] or name.startswith("xa05") and "f1_xa05" not in group[0]:
             continue
         keep.append(name)
     return keep
@@ -305,7 +300,7 @@ def _costs(group: list[dict], selectors) -> dict:
     fits = sum(r["fit_cost"] for r in group)
     xa = fits + sum(r["cost_xa_only"] for r in group)
     span = fits + sum(r["cost_span_only"] for r in group)
-    costs = {"xa": xa, "span": span, "span_bigC": span, "span_smooth": span}
+    costs = {"xa": xa, "xa05": xa, "xa05_smooth": xa, "span": span, "span_bigC": span, "span_smooth": span}
     for name in selectors:
         if name.startswith("cv"):
             costs[name] = sum(r[f"cost_{name}"] for r in group)
@@ -358,7 +353,24 @@ def _summary(rows: list[dict], halves: list[dict], selectors) -> dict:
                                   [f for f in halves if f["setting"] == setting], selectors) for setting in per}
     pooled_regrets = {name: {(s, split): v for s in per for split, v in per[s].get(name, {}).items()} for name in selectors}
     pooled_cost = {(name, (s, split)): v for s in cost for (name, split), v in cost[s].items()}
-    return {**_block(pooled_regrets, pooled_cost, halves, selectors), "by_setting": by_setting}
+    pooled = _block(pooled_regrets, pooled_cost, halves, selectors)
+    return {**pooled, "by_setting": by_setting, "rule": _rule(pooled, by_setting)}
+
+
+def _rule(pooled: dict, by_setting: dict) -> dict:
+    """Issue 24's pre-registered rule: per candidate whether it passes and why; the new default."""
+    verdicts = {}
+    for name in CANDIDATES:
+        if name not in pooled["regret"] or "cv10" not in pooled["regret"]:
+            continue
+        pooled_ok = pooled["regret"][name] <= pooled["regret"]["cv10"]
+        settings = {setting: block["vs_cv10"][name].get("ci95", [block["vs_cv10"][name]["mean"]] * 2)[0] <= 0
+                    for setting, block in by_setting.items() if name in block.get("vs_cv10", {})}
+        verdicts[name] = {"pooled_regret": pooled["regret"][name], "pooled_regret_cv10": pooled["regret"]["cv10"],
+                          "pooled_at_most_cv10": pooled_ok, "no_setting_significantly_worse": settings,
+                          "passes": bool(pooled_ok and all(settings.values()))}
+    default = next((name for name in CANDIDATES if verdicts.get(name, {}).get("passes")), None)
+    return {"candidates": verdicts, "default": default}
 
 
 def _block(regrets: dict, cost: dict, halves: list[dict], selectors) -> dict:
@@ -395,31 +407,6 @@ def _paired(regrets: dict, reference: dict) -> dict:
     return result
 
 
-def _large(n_docs: int) -> dict:
-    """The default selector's estimate seconds / fit seconds on a synthetic corpus of n_docs documents."""
-    corpus = make_synthetic(n_docs=n_docs, n_categories=4, seed=0)
-    train = corpus.split("train")
-    _, X = Preprocessing(min_df=3).fit_transform(train.texts)
-    r_delta2 = r_delta_squared(X=X)
-    ratios, xa_ratios, fits = [], [], []
-    with threadpool_limits(limits=1):
-        for category in corpus.choose_categories(top_k=4):
-            y, previous = train.y(category), None
-            for C in (0.5, 5.0):
-                fit, fit_cost = _cpu(lambda: fit_svm(y, C, X=X, tol=TOL, warm_start=previous, check_input=False))
-                previous = fit
-                _, xa_cost = _cpu(lambda: xi_alpha(fit.alpha, fit.xi, y, r_delta2, rho=1.0))
-                _, estimate_cost = _cpu(lambda: span_estimate(fit) if DEFAULT_ESTIMATOR == "span" else
-                                        xi_alpha(fit.alpha, fit.xi, y, r_delta2, rho=1.0))
-                ratios.append(estimate_cost / fit_cost)
-                xa_ratios.append(xa_cost / fit_cost)
-                fits.append({"category": category, "C": C, "fit_s": round(fit_cost, 3), "estimate_s": round(estimate_cost, 3),
-                             "n_sv": fit.n_sv, "n_unbounded_sv": fit.n_sv - fit.n_bounded_sv})
-    return {"n_docs": n_docs, "n_train": int(X.shape[0]), "selector": DEFAULT_ESTIMATOR,
-            "estimate_over_fit": round(float(np.median(ratios)), 3), "estimate_over_fit_max": round(float(np.max(ratios)), 3),
-            "xa_over_fit": round(float(np.median(xa_ratios)), 4), "fits": fits}
-
-
 def _pooled(paths: list[Path]) -> dict:
     runs = [json.loads(Path(path).read_text()) for path in paths]
     rows = [row for run in runs for row in run.get("rows", [])]
@@ -432,9 +419,6 @@ def _pooled(paths: list[Path]) -> dict:
               "default_selector": DEFAULT_ESTIMATOR, "pooled_from": [str(p) for p in paths],
               "settings": {k: v for run in runs for k, v in run.get("settings", {}).items()},
               **_summary(rows, halves, selectors), "halves": halves}
-    large = [run["large"] for run in runs if "large" in run]
-    if large:
-        result["large"] = large[-1]
     return result | {"wall_seconds": round(sum(run["wall_seconds"] for run in runs), 1), "rows": rows}
 
 
@@ -457,10 +441,13 @@ def _print(result: dict) -> None:
                 f" [{paired['ci95'][0]:+.2f}, {paired['ci95'][1]:+.2f}]" if "ci95" in paired else "") + \
                 f" {paired['wins']}/{paired['ties']}/{paired['losses']}"
             print(f"  {name:<12} {regret:>7.2f} {block['regret_half_test'][name]:>7.2f} {relative:>8.3f}  {versus}")
-    if "large" in result:
-        large = result["large"]
-        print(f"\nlarge: {large['n_docs']:,} documents, {large['selector']} estimate / fit {large['estimate_over_fit']:.3f} "
-              f"(max {large['estimate_over_fit_max']:.3f}); xi-alpha {large['xa_over_fit']:.4f}")
+    for name, verdict in result.get("rule", {}).get("candidates", {}).items():
+        print(f"\nrule, {name}: pooled {verdict['pooled_regret']:.2f} vs cv10 {verdict['pooled_regret_cv10']:.2f} "
+              f"({'ok' if verdict['pooled_at_most_cv10'] else 'no'}); not significantly worse in "
+              f"{', '.join(s for s, ok in verdict['no_setting_significantly_worse'].items() if ok) or 'no setting'}: "
+              f"{'passes' if verdict['passes'] else 'does not pass'}")
+    if "rule" in result:
+        print(f"rule: default -> {result['rule']['default'] or 'unchanged (no candidate passes)'}")
 
 
 if __name__ == "__main__":

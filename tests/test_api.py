@@ -114,6 +114,14 @@ def test_a_script_without_a_main_guard_gets_one_sentence_before_any_process_star
     assert done.returncode == 0 and done.stdout.strip() == "6", done.stderr[-2000:]
 
 
+def test_a_guarded_script_piped_to_python_sweeps(tmp_path):
+    """`python - < script.py`: the script is no file, so the workers do not try to run it again."""
+    script = f"import xialpha\nif __name__ == '__main__':\n    print(xialpha.sweep({SPEC!r}, store='store').summary.ok)\n"
+    done = subprocess.run([sys.executable, "-"], input=script, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "6", done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "FileNotFoundError" not in done.stderr
+
+
 def test_a_running_client_is_used_and_left_open(tmp_path):
     from distributed import Client, LocalCluster
 

@@ -19,9 +19,11 @@ SCRIPTS = {
     "reproduce_table1": ["table", "xa_beyond_holdout_counts", "paper_agreement_rho1", "machine"],
     "vs_cross_validation": ["xialpha_wall_s", "gscv_sparse_wall_s", "gscv_sparse_extrapolated", "gscv_gram_wall_s",
                             "speedup_vs_sparse", "speedup_vs_gram", "regret_xialpha", "regret_cv", "machine"],
-    "overhead": ["estimate_over_fit_median", "span_over_fit_median", "xa_only_over_fit_median", "fits", "machine"],
+    "overhead": ["estimate_over_fit_median", "span_over_fit_median", "xa_only_over_fit_median",
+                 "default_estimate_over_fit_median", "large", "fits", "machine"],
     "scaling": ["speedup_2_vs_1", "wall_over_floor", "overhead", "runs", "machine"],
-    "vs_linear_cv": ["speedup", "regret_xialpha", "regret_cv", "xialpha_wall_s", "peer_wall_s", "small", "machine"],
+    "vs_linear_cv": ["speedup", "speedup_cv5", "regret_xialpha", "regret_cv", "regret_cv5", "xialpha_wall_s",
+                     "peer_wall_s", "peer_cv5_wall_s", "xialpha_seconds", "small", "machine"],
     "scale": ["runs", "loglog_slope", "gscv_wall_s_1e5", "speedup_1e5", "speedup_2_vs_1_workers_1e5", "machine"],
     "loo": ["retrain_fraction", "pruned_equals_bruteforce", "retrain_fraction_xi_alpha",
             "xi_alpha_pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
@@ -172,3 +174,22 @@ def test_scale_runs_measure_every_process(quick):
     assert math.isclose(result["speedup_2_vs_1_workers_1e5"], one["wall_s"] / two["wall_s"])
     assert math.isclose(result["speedup_1e5"], result["gscv_wall_s_1e5"] / two["wall_s"])
     assert result["gscv"]["processes"] >= 2  # the driver and joblib's workers
+
+
+def test_vs_linear_cv_compares_both_peers_and_splits_xialphas_seconds(quick):
+    result = quick("vs_linear_cv")
+    for part in (result, result["small"]):
+        assert math.isclose(part["speedup_cv5"], part["peer_cv5_wall_s"] / part["xialpha_wall_s"])
+        assert set(part["chosen"]) == {"xialpha", "cv", "cv5"}
+        spent = part["xialpha_seconds"]
+        assert math.isclose(spent["fits_s"] + spent["estimates_s"] + spent["data_path_and_bookkeeping_task_s"],
+                            spent["task_s"])
+        assert spent["fits_s"] > 0 and spent["estimates_s"] > 0
+
+
+def test_overhead_measures_the_default_estimates_at_both_sizes(quick):
+    result = quick("overhead")
+    for part in (result, result["large"]):
+        assert part["default_estimate_over_fit_median"] > 0
+        assert part["default_estimate_over_fit_total"] > 0
+    assert result["large"]["n_train"] > result["n_train"]  # --quick: 3,000 synthetic documents vs 600

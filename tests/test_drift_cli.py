@@ -101,3 +101,35 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "batches.period: must be a positive count" in err
     assert main(["drift", str(spec), "--workers", "0"]) == 2
+
+
+def test_a_check_on_a_cluster_of_many_parts_equals_the_check_in_one_process(tmp_path, monkeypatch):
+    """The stream read in parts by a cluster's tasks, undated documents and a test split left out,
+    gives every window the xi-alpha counts of the same check run on the corpus in memory."""
+    from distributed import Client
+
+    import xialpha
+    import xialpha.corpora.table as table_module
+    from xialpha.jobs.drift import check_stream
+    from xialpha.spec.drift import load_drift_spec, split_batches
+
+    corpus = relevance_stream(n_docs=640, n_batches=8, seed=3, shift_batch=6)
+    with open(tmp_path / "parts.jsonl", "w", encoding="utf-8") as out:
+        for i, (text, labels, time) in enumerate(zip(corpus.texts, corpus.labels, corpus.timestamps)):
+            dated = "" if i % 37 == 0 else str(time)  # some documents without a time: left out of the stream
+            out.write(json.dumps({"text": text, "labels": sorted(labels), "time": dated,
+                                  "part": "test" if i % 11 == 0 else "train"}) + "\n")
+    spec_path = tmp_path / "parts.toml"
+    spec_path.write_text(SPEC.format(id="parts", file="parts.jsonl", category="relevant")
+                         .replace('label_column = "labels"', 'label_column = "labels"\nsplit_column = "part"\n'
+                                  'train_split = "train"'), encoding="utf-8")
+    monkeypatch.setattr(table_module, "PART_BYTES", 8192)  # the workers are threads of this process
+    with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
+        report = xialpha.drift(str(spec_path), store=tmp_path / "store", client=client)
+    spec = load_drift_spec(spec_path)
+    stream = split_batches(spec.corpus.load(), spec.batches, spec.corpus.train_split)
+    (check,) = check_stream(spec, stream, ["relevant"])
+    expected = {result.job.window: (result.estimate.d_pos, result.estimate.d_neg) for result in check.windows}
+    assert report.n_dropped == stream.n_dropped > 0 and report.n_documents == len(stream.corpus)
+    assert {row["window"]: (row["xa_d_pos"], row["xa_d_neg"]) for row in report.rows} == expected
+    assert {row["verdict"] for row in report.rows} == {"drift" if check.decision.drift else "no drift"}

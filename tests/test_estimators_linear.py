@@ -110,6 +110,29 @@ def test_a_warm_started_C_path_equals_cold_fits():
             previous = warm
 
 
+def test_an_ascending_C_path_keeps_its_solution_once_no_support_vector_is_at_its_bound():
+    """Past the C where no alpha_i reaches C_i the solution is the hard-margin one: the next fit is
+    the warm start itself (no solver pass), optimal at the new C; with a bounded SV the solver runs."""
+    kept = solved = 0
+    for seed in range(30):
+        p = _problem(2000 + seed)
+        X = sp.csr_matrix(p["dense"])
+        previous = fit_svm(p["y"], 1.0, X=X, j=p["j"], tol=TOL, check_input=False)
+        for C in (10.0, 100.0, 1000.0):
+            fit = fit_svm(p["y"], C, X=X, j=p["j"], tol=TOL, warm_start=previous, check_input=False)
+            cold = fit_svm(p["y"], C, X=X, j=p["j"], tol=TOL, check_input=False)
+            assert _dual(fit.alpha, p["y"], p["dense"]) == pytest.approx(_dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6)
+            np.testing.assert_array_equal(fit.c_i, cold.c_i)
+            if previous.n_bounded_sv == 0:
+                assert fit.alpha is previous.alpha and fit.b == previous.b
+                kept += 1
+            else:
+                assert fit.alpha is not previous.alpha
+                solved += 1
+            previous = fit
+    assert kept >= 10 and solved >= 10
+
+
 def test_leave_one_out_warm_start_drops_the_left_out_example():
     p = _problem(7)
     full = fit_svm(p["y"], 1.0, X=p["X"], tol=TOL)

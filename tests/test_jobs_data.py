@@ -141,3 +141,20 @@ def test_a_bad_row_in_a_later_part_is_one_line_exit_2_before_any_fit(tmp_path, c
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"big.jsonl, line {n - 99}: not valid JSON" in err, err
     assert not (tmp_path / "store").exists()
+
+
+def test_preprocessings_that_split_texts_alike_count_them_once(client):
+    from xialpha.features import Preprocessing
+
+    spec = _spec(SYNTHETIC.format(n=PART_DOCUMENTS + 500, extra='test_split = "test"'))
+    loaded = load_on_cluster(client, spec.corpus, "shared")
+    corpus = spec.corpus.load()
+    raw, log, stemmed = Preprocessing(min_df=2), Preprocessing(min_df=3, tf="log", idf="smooth"), Preprocessing(stemming="porter")
+    counted = {}
+    features = {pre: submit_features(client, loaded, pre, "train", "test", ["cat00"], "shared", counted=counted)
+                for pre in (raw, log, stemmed)}
+    assert raw.analyzer_id == log.analyzer_id != stemmed.analyzer_id and len(counted) == 2
+    for pre, found in features.items():
+        stacked = client.submit(tasks.stack_blocks, found.blocks).result()
+        expected = tasks.vectorize(corpus, pre, "train", "test", ["cat00"])
+        assert (stacked.X_train != expected.X_train).nnz == 0 and (stacked.X_test != expected.X_test).nnz == 0

@@ -90,7 +90,7 @@ def _network(tag: str):
 def _spec(path: Path, files: dict[str, str]) -> Path:
     security = "".join(f'{key} = "{value}"\n' for key, value in files.items())
     cluster = f'kind = "address"\naddress = "tls://{SCHEDULER}:8786"\n[cluster.security]\n{security}'
-    return sweep_spec(path, SWEEP, n_docs=1500, cluster=cluster)
+    return sweep_spec(path, SWEEP, n_docs=1500, categories=4, cluster=cluster)  # 4 C paths: two rounds on 2 workers
 
 
 def test_a_worker_cut_off_mid_sweep_over_tls_loses_nothing(tmp_path):

@@ -48,12 +48,12 @@ def test_a_plain_stage_line_comes_once_the_stage_lasts_and_only_once(fast, monke
 
 
 def test_the_stage_follows_the_tasks_the_cluster_runs(fast):
-    running = [["vectorize-pp1-run"]]
+    running = [["count-3-pp1-run"]]
     progress = Progress(4, "plain", stream=io.StringIO())
     progress.watch(lambda: running[0])
     try:
         _wait_for(lambda: progress.stage == "vectorising")
-        running[0] = ["vectorize-pp2-run", "gram-linear-pp1-run"]
+        running[0] = ["block-0-pp2-run", "gram-linear-pp1-run"]
         _wait_for(lambda: progress.stage == "building features")
         running[0] = ["features-pp1-run", "fit-batch-3-run"]
         _wait_for(lambda: progress.stage == "fitting")

@@ -67,7 +67,8 @@ def _every_parquet_file_opens(store: Path) -> int:
 
 
 def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
-    spec = _spec(tmp_path / "kw.toml", "kill-worker")
+    # 4 C paths of 4,000 documents: two rounds on 2 workers, each lasting seconds
+    spec = _spec(tmp_path / "kw.toml", "kill-worker", n_docs=4000, categories=4)
     with dask_cluster(tmp_path) as (address, workers):
         _kill_mid_sweep(tmp_path, spec, "kill-worker", address, workers[0],
                         lambda store: _result_files(store, "kill-worker"), "the first stored batch")
@@ -110,8 +111,8 @@ def test_sigkill_a_worker_holding_corpus_parts_or_features_loses_no_row(tmp_path
 
 
 def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shared_cluster):
-    # 4 C paths on 2 workers: the first pair is stored before the second starts
-    spec, store = _spec(tmp_path / "kd.toml", "kill-driver", categories=4), tmp_path / "store"
+    # 4 C paths of 4,000 documents on 2 workers: the first pair is stored before the second starts
+    spec, store = _spec(tmp_path / "kd.toml", "kill-driver", n_docs=4000, categories=4), tmp_path / "store"
     expected = _expected_keys(spec, tmp_path / "plan-store")
     driver = _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / "driver.log")
     try:

@@ -98,7 +98,7 @@ CASES = [
     ("bad-scheduler-argument", _replace("C = [1.0]", "C = [2.0]"), None, ["--scheduler", "scheduler:port"], "--scheduler: not a scheduler address"),
     ("workers-argument", _replace("C = [1.0]", "C = [2.0]"), None, ["--workers", "0"], "--workers: must be >= 1"),
     ("unreachable-scheduler", _replace("C = [1.0]", "C = [2.0]"), None, ["--scheduler", "tcp://127.0.0.1:9"],
-     "--scheduler: cannot reach a Dask scheduler"),
+     "--scheduler: no Dask scheduler listens at tcp://127.0.0.1:9"),
     ("no-such-split", _replace('train_split = "train"', 'train_split = "training"'), None, [],
      "corpus.train_split: the corpus has no split 'training'"),
     ("no-category", lambda tmp: GOOD.replace('train_split = "train"', 'train_split = "train"\n[corpus.categories]\nnames = ["nope"]'),

@@ -58,7 +58,9 @@ def test_chosen_C_is_as_good_on_held_out_data_as_grid_search_cv(estimate):
                                      f"{estimate}_f1", f"{estimate}_error"}
     assert list(ours.cv_results_["params"]) == list(reference.cv_results_["params"])
     assert ours.best_params_ == ours.cv_results_["params"][ours.best_index_]
-    assert ours.best_score_ == pytest.approx(1 - ours.cv_results_[f"{estimate}_error"][ours.best_index_])
+    own = ours.cv_results_["estimate_test_score"]
+    assert own[ours.best_index_] == pytest.approx(1 - ours.cv_results_[f"{estimate}_error"][ours.best_index_])
+    assert ours.best_score_ == pytest.approx(ours.cv_results_["mean_test_score"][ours.best_index_])
     assert ours.cv_results_["rank_test_score"][ours.best_index_] == 1
     assert ours.best_score_ == pytest.approx(np.max(ours.cv_results_["mean_test_score"]))
     np.testing.assert_array_equal(ours.predict(X_test), ours.best_estimator_.predict(X_test))
@@ -77,7 +79,7 @@ def test_scores_are_the_xialpha_estimates_of_each_candidate():
         r2 = r_delta_squared(X=X, kernel="rbf", kernel_params={"gamma": 0.05})
         expected = xi_alpha(fit.alpha, fit.xi, y_pm, r2, rho=2.0)
         assert search.cv_results_["xa_f1"][index] == pytest.approx(expected.f1, abs=1e-9)
-        assert search.cv_results_["mean_test_score"][index] == pytest.approx(expected.f1, abs=1e-9)
+        assert search.cv_results_["estimate_test_score"][index] == pytest.approx(expected.f1, abs=1e-9)
         assert search.cv_results_["n_support"][index] == fit.n_sv
 
 
@@ -94,7 +96,7 @@ def test_span_scores_are_the_span_estimates_of_each_candidate(j):
         expected = span_estimate(fit, gram)
         assert search.cv_results_["span_d_pos"][index] == expected.d_pos
         assert search.cv_results_["span_d_neg"][index] == expected.d_neg
-        assert search.cv_results_["mean_test_score"][index] == pytest.approx(expected.f1, abs=1e-9)
+        assert search.cv_results_["estimate_test_score"][index] == pytest.approx(expected.f1, abs=1e-9)
 
 
 def test_text_pipeline_and_pos_label():
@@ -215,7 +217,7 @@ def test_scores_are_what_the_shared_scoring_function_gives_for_the_same_fit(make
             expected = estimates.get(method)
             assert search.cv_results_[f"{method}_d_pos"][index] == expected.d_pos
             assert search.cv_results_[f"{method}_d_neg"][index] == expected.d_neg
-        assert search.cv_results_["mean_test_score"][index] == estimates.get("span").f1
+        assert search.cv_results_["estimate_test_score"][index] == estimates.get("span").f1
         assert search.cv_results_["n_support"][index] == fit.n_sv
         assert search.cv_results_["r_delta2"][index] == r2
 
@@ -249,3 +251,28 @@ def test_the_search_reads_no_private_svc_attribute(params, monkeypatch):
     np.testing.assert_array_equal(guarded.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
     assert type(guarded.best_estimator_) is NoPrivateReadsSVC
     np.testing.assert_array_equal(guarded.predict(X_test), plain.predict(X_test))
+
+
+def test_candidates_are_ranked_by_their_estimate_averaged_with_their_C_neighbours():
+    """mean_test_score averages each estimate with those of the next smaller and next larger C of the
+    candidates that differ only in C (here per gamma); smooth=False ranks by the estimates alone."""
+    X, y, _, _ = toy_problem(seed=4)
+    grid = {"C": [0.03, 0.3, 3.0, 30.0], "gamma": [0.05, 0.5]}
+    smoothed = XiAlphaSearchCV(SVC(kernel="rbf"), grid, scoring="f1").fit(X, y)
+    alone = XiAlphaSearchCV(SVC(kernel="rbf"), grid, scoring="f1", smooth=False).fit(X, y)
+    own = smoothed.cv_results_["estimate_test_score"]
+    np.testing.assert_array_equal(own, alone.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(own, alone.cv_results_["estimate_test_score"])
+    params = smoothed.cv_results_["params"]
+    for i, p in enumerate(params):
+        line = sorted((q["C"], k) for k, q in enumerate(params) if q["gamma"] == p["gamma"])
+        at = [k for _, k in line].index(i)
+        near = [own[k] for _, k in line[max(0, at - 1): at + 2]]
+        assert smoothed.cv_results_["mean_test_score"][i] == pytest.approx(np.mean(near))
+    best = int(np.argmax(smoothed.cv_results_["mean_test_score"]))
+    assert smoothed.best_index_ == best and smoothed.best_params_ == params[best]
+    assert smoothed.best_score_ == pytest.approx(smoothed.cv_results_["mean_test_score"][best])
+    assert smoothed.cv_results_["rank_test_score"][best] == 1
+    assert alone.best_index_ == int(np.argmax(own))
+    with pytest.raises(ValueError, match="smooth: must be True or False"):
+        XiAlphaSearchCV(SVC(), {"C": [1.0]}, smooth="yes").fit(X, y)

@@ -6,35 +6,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from selection_rows import chosen, result_row
 from xialpha.errors import UserError
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
 from xialpha.selection.records import selection_frame, selection_rows
 from xialpha.selection.selector import select
-from xialpha.storage.schema import estimate_values
-
-
-def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel="lin", j=1.0, rho=1.0, n_sv=50):
-    counts = estimate_values(Estimate("xa", n, n_pos, d_pos, d_neg))
-    return {
-        "sweep_id": "s1", "config_key": f"{category}-{pp}-{kernel}-C{C}-j{j}-rho{rho}", "category": category,
-        "data_fingerprint": "fp", "preprocessing_id": pp, "kernel": "linear", "kernel_id": kernel,
-        "C": float(C), "j": float(j), "rho": float(rho), "n": n, "n_pos": n_pos, "n_sv": n_sv,
-        "n_bounded_sv": 0, "stable": True, **counts, "xa_d": d_pos + d_neg,
-    }
 
 
 def objective(metric, **kwargs) -> Objective:
-    """An objective over the hand-built rows, whose counts are xi-alpha's (estimator "xa")."""
-    return Objective(metric, **{"estimator": "xa"} | kwargs)
+    """An objective over the hand-built rows, whose counts are xi-alpha's (estimator "xa"), ranking by
+    each row's own value (the rules below; averaging over C neighbours is tested on its own)."""
+    return Objective(metric, **{"estimator": "xa", "smooth": False} | kwargs)
 
 
 def frame(*rows) -> pd.DataFrame:
     return pd.DataFrame(list(rows))
-
-
-def chosen(selection) -> dict[str, float]:
-    return {c.category: float(c.chosen["C"]) for c in selection.choices}
 
 
 def test_per_category_choice_optimises_the_metric_in_its_direction():

@@ -127,9 +127,14 @@ def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
     assert rows[["preprocessing_id", "kernel_id", "C", "j"]].drop_duplicates().shape[0] == 1
     assert (rows["average"] == "micro").all() and rows["selection_value"].nunique() == 1
     results = ResultStore(uri).read_results_df("sel")
-    chosen = results[results["config_key"].isin(rows["config_key"])]
-    errors = chosen["span_d_pos"] + chosen["span_d_neg"]
-    assert rows["selection_value"].iloc[0] == pytest.approx(errors.sum() / chosen["n"].sum())
+    results = results[results["rho"] == 1.0]
+    shared = ["preprocessing_id", "kernel_id", "j"]
+    micro = {C: (group["span_d_pos"] + group["span_d_neg"]).sum() / group["n"].sum()
+             for C, group in results.merge(rows[shared]).groupby("C")}  # the chosen shared config at each C
+    grid, C = sorted(micro), float(rows["C"].iloc[0])
+    near = grid[max(0, grid.index(C) - 1): grid.index(C) + 2]
+    assert rows["selection_value"].iloc[0] == pytest.approx(np.mean([micro[c] for c in near]))  # averaged over C
+    assert rows["value"].to_numpy() == pytest.approx(results.set_index("config_key").loc[rows["config_key"], "span_error"])
     assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
     assert rows["p_macro_rank_t"].between(0, 1).all() and rows["p_proportion"].between(0, 1).all()
     assert "T'" in out  # the header "p macro T'", wrapped to the width of its numbers
@@ -348,3 +353,20 @@ def test_the_refit_manifest_names_configs_by_label(swept, tmp_path, capsys):
     manifest = json.loads((tmp_path / "model" / "manifest.json").read_text())
     assert all(c["label"].startswith("min_df=") for c in manifest["categories"])
     assert {entry["label"] for entry in manifest["labels"]} >= {c["label"].split()[0] for c in manifest["categories"]}
+
+
+def test_select_averages_over_C_neighbours_unless_told_not_to(swept, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")
+    _, uri = swept
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save")
+    assert code == 0 and re.search(r"averaged\s+over\s+C\s+neighbours", out)
+    smoothed = selection_of(uri, stored_id(out, "sel-"))
+    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--no-smooth")
+    assert code == 0 and not re.search(r"averaged\s+over\s+C", out)
+    alone = selection_of(uri, stored_id(out, "sel-"))
+    assert smoothed["smooth_c"].all() and not alone["smooth_c"].any()
+    assert smoothed["selection_id"].iloc[0] != alone["selection_id"].iloc[0]  # another objective: its own id
+    results = ResultStore(uri).read_results_df("sel")
+    best = results[results["rho"] == 1.0].groupby("category")["span_f1"].max()
+    assert np.allclose(alone["value"], best.loc[alone["category"]].to_numpy())
+    assert np.allclose(alone["selection_value"], alone["value"])

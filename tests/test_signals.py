@@ -64,14 +64,14 @@ def test_a_signalled_local_sweep_closes_its_workers_keeps_its_rows_and_prints_on
     _check_interrupted(tmp_path, driver, signum, spec, store, stored)
 
 
-STAGE_LINE = re.compile(r"^(loading corpus|planning|starting cluster|sending corpus|vectorising|building features"
+STAGE_LINE = re.compile(r"^(loading corpus|planning|starting cluster|vectorising|building features"
                         r"|fitting|storing|closing cluster) \(\d+ s\)$")
 
 
 @pytest.mark.parametrize("when", ["cluster up", "batches stored"])
 def test_ctrl_c_while_the_sweep_shows_its_progress_adds_one_line(tmp_path, when):
     """Without --quiet and outside a terminal the sweep prints its stages (those lasting a second;
-    tests/test_progress.py) and fits; Ctrl-C once the cluster is up (corpus sent, vectorising) or
+    tests/test_progress.py) and fits; Ctrl-C once the cluster is up (corpus read, vectorising) or
     while fits are stored adds exactly one line: no Dask warning, no traceback."""
     spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
     argv = [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)]

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.slurm, pytest.mark.cluster]
 
 REPO = Path(__file__).resolve().parents[1]
 SWEEP = "slurm-ci"
-N_KEYS = 20  # 2 categories x 10 C values, one rho
+N_KEYS = 40  # 4 categories x 10 C values, one rho
 # Per-run columns: which run, where and when it ran, how long it took.
 RUN_COLUMNS = ["run_id", "worker", "created_at", "fit_seconds", "estimate_seconds"]
 
@@ -54,7 +54,8 @@ def slurm() -> str:
 
 
 def _spec(path: Path, job_name: str, *, kind: str = "slurm") -> Path:
-    """2 categories x 10 C values, one fit per batch, on 2 workers: SLURM jobs of 1 CPU or a local cluster."""
+    """4 categories x 10 C values (4 C paths: two rounds on 2 workers, so a fault after the first stored
+    batch lands mid-sweep), on 2 workers: SLURM jobs of 1 CPU or a local cluster."""
     cluster = {
         "slurm": f'''kind = "slurm"
 workers = 2
@@ -67,7 +68,7 @@ log_directory = "{path.parent / 'worker-logs'}"
 death_timeout = 60''',
         "local": 'kind = "local"\nworkers = 2',
     }[kind]
-    return sweep_spec(path, SWEEP, n_docs=1500, cluster=cluster)
+    return sweep_spec(path, SWEEP, n_docs=1500, categories=4, cluster=cluster)
 
 
 def _jobs(name: str) -> dict[str, str]:

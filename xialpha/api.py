@@ -35,6 +35,7 @@ from xialpha.jobs.sweep import run_sweep
 from xialpha.reports.html import render_report
 from xialpha.reports.report import report_of
 from xialpha.selection.certification import certify_selection
+from xialpha.selection.choices import DEFAULT_SMOOTH
 from xialpha.selection.records import saved_selection
 from xialpha.selection.workflow import check_alpha, select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
@@ -164,19 +165,21 @@ def results(store=None, *, sweep: str | None = None, include_failed: bool = Fals
 
 def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
            rho: float = 1.0, per_category: bool = True, average: str = "macro", runners_up: int = 3,
-           alpha: float = 0.05, save: bool = False) -> pd.DataFrame:
+           alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
-    Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), the
-    estimate it was chosen by (`value`), runners-up and the p-values of the significance tests.
+    Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), its
+    estimate (`value`) and what it was ranked by (`selection_value`: with smooth, the default, the
+    estimate averaged with those of the neighbouring C of the same configuration), runners-up and
+    the p-values of the significance tests.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice).
     """
     check_alpha(alpha)
     result_store = ResultStore(store_location(store), create=False)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), metric=metric, estimator=estimator, rho=rho,
-                          average=average, costs={}, shared=not per_category, runners_up=runners_up, alpha=alpha,
-                          save=save)
+                          average=average, smooth=smooth, costs={}, shared=not per_category, runners_up=runners_up,
+                          alpha=alpha, save=save)
     if chosen.to_store:
         result_store.add_selection(chosen.rows)
     return chosen.frame

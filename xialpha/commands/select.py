@@ -32,6 +32,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
                         help=f"estimate to select by (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)")
     parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})")
+    parser.add_argument("--no-smooth", dest="smooth", action="store_false",
+                        help="rank by each config's own estimate, not averaged with its C neighbours' (the default)")
     parser.add_argument("--global", dest="shared", action="store_true",
                         help="one configuration (preprocessing, kernel, C, j) shared by all categories")
     parser.add_argument("--average", choices=AVERAGES, default="macro", help="how --global averages categories (default macro)")
@@ -53,7 +55,7 @@ def run(args) -> int:
     args.sweep = sweep_id(store, args.sweep)
     metric, costs = _metric_and_costs(args)
     chosen = select_sweep(store, args.sweep, metric=metric, estimator=args.estimator, rho=args.rho,
-                          average=args.average, costs=costs, shared=args.shared, runners_up=args.runners_up,
+                          average=args.average, smooth=args.smooth, costs=costs, shared=args.shared, runners_up=args.runners_up,
                           alpha=args.alpha, save=args.save or bool(args.refit))
     if args.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
         print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by "

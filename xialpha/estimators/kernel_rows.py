@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from xialpha.errors import UserError
+from xialpha.estimators.sparse_gram import gram_block
 
 
 class GramRows:
@@ -35,18 +36,18 @@ class GramRows:
 
 
 class FeatureRows:
-    """Linear-kernel blocks X[rows] X[cols]^T of (n, d) CSR features (values already checked finite)."""
+    """Linear-kernel blocks X[rows] X[cols]^T of (n, d) CSR features (values already checked finite),
+    computed by `xialpha.estimators.sparse_gram` straight into a dense block."""
 
     def __init__(self, X):
         self.X = sp.csr_matrix(X)
-        self._sq_norms = np.asarray(self.X.multiply(self.X).sum(axis=1), dtype=np.float64).ravel()
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        product = self.X[rows] @ self.X[cols].T
-        return np.asarray(product.toarray() if sp.issparse(product) else product, dtype=np.float64)
+        return gram_block(self.X, np.asarray(rows), np.asarray(cols))
 
     def diagonal(self, idx: np.ndarray) -> np.ndarray:
-        return self._sq_norms[idx]
+        part = self.X[idx]
+        return np.asarray(part.multiply(part).sum(axis=1), dtype=np.float64).ravel()
 
 
 class NamedKernelRows:

@@ -80,6 +80,25 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
     return LinearSolution(alpha, w, float(threshold(yf, alpha, c_i, wx, b)), wx, seconds, bool(converged), X)
 
 
+def meets_tolerance(alpha: np.ndarray, c_i: np.ndarray, margins: np.ndarray, tol: float) -> bool:
+    """Whether alpha (n,) with training margins y_i f(x_i) (n,) already meets the solver's stopping
+    rule for bounds c_i (n,): the projected gradients g_i = margin_i - 1 (0 < alpha_i < C_i),
+    min(g_i, 0) (alpha_i = 0), max(g_i, 0) (alpha_i = C_i) spread by at most tol over the examples
+    with C_i > 0, and no alpha_i above its bound.
+
+    An ascending C path keeps its solution once no support vector is at its bound (the hard-margin
+    solution, optimal for every larger C): the next C's fit is then the same, with no pass of the
+    solver.
+    """
+    active = c_i > 0
+    if (alpha > c_i).any() or (alpha[~active] > 0).any() or not active.any():
+        return False
+    g = margins[active] - 1.0
+    a, c = alpha[active], c_i[active]
+    projected = np.where(a == 0.0, np.minimum(g, 0.0), np.where(a == c, np.maximum(g, 0.0), g))
+    return float(projected.max() - projected.min()) <= tol
+
+
 def balance(alpha: np.ndarray, y: np.ndarray) -> np.ndarray:
     """alpha (n,) with y^T alpha = 0 restored by scaling down the heavier class; in place.
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
 import sklearn
 from sklearn.svm import SVC
 
-from xialpha.estimators.linear import MAX_EPOCHS, ConvergenceWarning, solve_linear
+from xialpha.estimators.linear import MAX_EPOCHS, ConvergenceWarning, meets_tolerance, solve_linear
 from xialpha.estimators.validation import (
     check_features,
     check_gram,
@@ -214,6 +214,9 @@ def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, ma
     if warm_start is not None:
         if warm_start.alpha.shape != y.shape:
             raise ValueError(f"warm_start: was fitted on {warm_start.alpha.shape[0]} examples, y has {y.shape[0]}")
+        reused = _still_optimal(warm_start, y, X, c_i, tol)
+        if reused is not None:
+            return reused
         start = (warm_start.alpha, warm_start.b)
     kwargs = {} if max_iter is None or max_iter < 0 else {"max_epochs": int(max_iter)}
     alpha, w, b, wx, seconds, converged, X = solve_linear(X, y, c_i, tol=tol, warm_start=start,
@@ -228,3 +231,14 @@ def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, ma
     decision = wx + b
     return SVMFit(y=y, alpha=alpha, xi=np.maximum(0.0, 1.0 - y * decision), b=b, c_i=c_i, decision=decision,
                   support=np.flatnonzero(alpha > 0), fit_seconds=seconds, w=w, X=X, converged=converged)
+
+
+def _still_optimal(warm: SVMFit, y: np.ndarray, X, c_i: np.ndarray, tol: float) -> SVMFit | None:
+    """The warm start itself as the fit for bounds c_i when it was trained on the same features and
+    labels, converged, and already meets the stopping rule there (`meets_tolerance`); else None."""
+    start = time.perf_counter()
+    if not (warm.converged and warm.X is X and warm.w is not None and np.array_equal(warm.y, y)):
+        return None
+    if not meets_tolerance(warm.alpha, c_i, y * warm.decision, tol):
+        return None
+    return replace(warm, c_i=c_i, fit_seconds=time.perf_counter() - start)

@@ -17,6 +17,7 @@ from xialpha.features.ids import stable_id
 from xialpha.features.analysis import STEMMERS, STOP_WORD_LISTS, make_analyzer
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
+ANALYZER_FIELDS = ("lowercase", "token_pattern", "stop_words", "stemming")  # what `count` depends on
 IDF_WEIGHTINGS = ("none", "log", "smooth")
 NORMS = ("l2", "none")
 
@@ -70,6 +71,13 @@ class Preprocessing:
     def params(self) -> dict:
         """The fields as a flat dict {name: bool | int | float | str}, unprefixed."""
         return asdict(self)
+
+    @cached_property
+    def analyzer_id(self) -> str:
+        """16 hex digits naming how texts become terms (lowercase, token pattern, stop words,
+        stemming): preprocessings that differ only in min_df, max_df and weighting share it, and
+        so share their term counts (`count`)."""
+        return stable_id({name: getattr(self, name) for name in ANALYZER_FIELDS})
 
     def fit(self, texts: Iterable[str]) -> FittedPreprocessing:
         """Vocabulary and idf from the training `texts` only."""

@@ -165,9 +165,11 @@ class ClusterFeatures:
 
 def submit_features(client: Client, corpus: ClusterCorpus, preprocessing, train_split: str | None,
                     test_split: str | None, categories: list[str], run_id: str,
-                    within: list[Future] | None = None) -> ClusterFeatures:
+                    within: list[Future] | None = None, counted: dict | None = None) -> ClusterFeatures:
     """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts).
-    within: per part, a future of a bool mask over its training rows keeping only some of them."""
+    within: per part, a future of a bool mask over its training rows keeping only some of them.
+    counted: {analyzer id: the parts' term-count futures}, shared by the calls of one graph, so
+    preprocessings that split texts alike count them once."""
     name = f"{preprocessing.id}-{run_id}"
     chunks = corpus.chunks
     within = within or [None] * len(chunks)
@@ -175,8 +177,13 @@ def submit_features(client: Client, corpus: ClusterCorpus, preprocessing, train_
         blocks = [client.submit(feature_block, chunk, train_split, test_split, categories, None, None, mask,
                                 key=f"block-{i}-{name}", pure=False) for i, (chunk, mask) in enumerate(zip(chunks, within))]
         return ClusterFeatures(blocks, None)
-    counts = [client.submit(count_part, chunk, preprocessing, train_split, mask, key=f"count-{i}-{name}", pure=False)
-              for i, (chunk, mask) in enumerate(zip(chunks, within))]
+    counted = {} if counted is None else counted
+    analyzer = preprocessing.analyzer_id
+    if analyzer not in counted:
+        counted[analyzer] = [client.submit(count_part, chunk, preprocessing, train_split, mask,
+                                           key=f"count-{i}-{analyzer}-{run_id}", pure=False)
+                             for i, (chunk, mask) in enumerate(zip(chunks, within))]
+    counts = counted[analyzer]
     frequencies = [client.submit(frequencies_of, count, key=f"frequencies-{i}-{name}", pure=False)
                    for i, count in enumerate(counts)]
     level = 0

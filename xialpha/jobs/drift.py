@@ -291,12 +291,12 @@ def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories:
     jobs = window_jobs(spec, categories, stream.layout.n_batches - 1)
     starts = stream.layout.starts
     within = [client.submit(dated, keys, key=f"dated-{i}-{run_id}", pure=False) for i, keys in enumerate(stream.keys)]
-    data, stacked = {}, {}
+    data, stacked, counted = {}, {}, {}
     for p, k in dict.fromkeys((job.preprocessing, job.kernel) for job in jobs):
         pre, kernel = spec.preprocessings[p], spec.kernels[k]
         if p not in stacked:
             features = submit_features(client, stream.corpus, pre, spec.corpus.train_split, None, categories, run_id,
-                                       within)
+                                       within, counted)
             stacked[p] = client.submit(stack_stream, features.blocks, stream.keys, key=f"stream-features-{pre.id}-{run_id}",
                                        retries=RETRIES, pure=False)
         data[p, k] = client.submit(tasks.training_data, stacked[p], kernel, False, spec.gram_memory_limit,

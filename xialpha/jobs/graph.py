@@ -36,8 +36,9 @@ def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, base_row
     workers = sorted(client.scheduler_info().get("workers", {}))
     homes = place_batches(plan, workers)
     needed = {(batch.preprocessing, batch.kernel, homes[i]) for i, batch in enumerate(plan.batches)}
+    counted = {}  # term counts shared by preprocessings that split texts alike
     features = {p: submit_features(client, corpus, spec.preprocessings[p], spec.corpus.train_split,
-                                   spec.corpus.test_split, plan.categories, run_id)
+                                   spec.corpus.test_split, plan.categories, run_id, counted=counted)
                 for p in sorted({p for p, _, _ in needed})}
     data = submit_training_data(client, sorted(needed, key=str), spec, features, spec.estimators.needs(HELD_OUT), run_id)
     futures = {}

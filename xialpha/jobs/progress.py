@@ -1,6 +1,5 @@
-"""Progress of a running sweep: its stage from the start (loading corpus, planning, starting
-cluster, sending corpus, vectorising, building features, fitting, storing), then fits done out
-of the total.
+"""Progress of a running sweep: its stage from the start (starting cluster, loading corpus,
+planning, vectorising, building features, fitting, storing), then fits done out of the total.
 
 On a terminal a live bar shows the stage as its label; it vanishes at the end (the summary line
 says what it did), so an error stays one line. Elsewhere (a log file, a pipe) a stage gets a
@@ -8,7 +7,8 @@ line once it has lasted PLAIN_STAGE_AFTER_S, so stages that end at once (and bad
 fails at once) print nothing; fits get a line every PLAIN_EVERY_S.
 
 While the cluster works, the stage is what its workers run (`watch`): the task keys of
-`xialpha.jobs.graph` name it (vectorize-, features- or gram-, fit-batch-).
+`xialpha.jobs.data` and `xialpha.jobs.graph` name it (count-, block-, ...; features-, gram-;
+fit-batch-).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ PLAIN_STAGE_AFTER_S = 1.0  # a stage lasting this long gets a plain line
 TICK_S = 0.1  # how often the background thread looks at the stage
 WATCH_EVERY_S = 0.5  # how often `watch` asks the scheduler what is running
 STAGES_BY_TASK = (("fit-batch-", "fitting"), ("gram-", "building features"), ("features-", "building features"),
-                  ("vectorize-", "vectorising"))  # the first prefix a running task has names the stage
+                  ("linear-data-", "building features"), ("count-", "vectorising"), ("frequencies-", "vectorising"),
+                  ("merge-", "vectorising"), ("vocabulary-", "vectorising"),
+                  ("block-", "vectorising"))  # the first prefix a running task has names the stage
 
 
 class Progress:

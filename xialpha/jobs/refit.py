@@ -89,12 +89,13 @@ class RefitSession:
         client, spec, train_split = self.client, self.spec, self.spec.corpus.train_split
         if held_out is not None:
             self.split_size(held_out)
-        fitted, models, counted = {}, [], []
+        fitted, models, counted, term_counts = {}, [], [], {}
         for pp_id, rows in chosen.groupby("preprocessing_id", sort=False):
             preprocessing = _by_id(spec.preprocessings, pp_id, "preprocessing_id", spec.id)
             categories = [str(category) for category in rows["category"]]
             name = f"{pp_id}-{self.run_id}"
-            features = submit_features(client, self.corpus, preprocessing, train_split, held_out, categories, self.run_id)
+            features = submit_features(client, self.corpus, preprocessing, train_split, held_out, categories, self.run_id,
+                                       counted=term_counts)
             stacked = client.submit(tasks.stack_blocks, features.blocks, key=f"features-{name}", pure=False)
             data, futures = {}, []
             for column, (_, row) in enumerate(rows.iterrows()):

@@ -1,7 +1,7 @@
 """Imported once by the fork server a local cluster's workers are forked from (see
 xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules tasks run, and the linear solver's compiled
-kernels loaded from numba's on-disk cache by one fit of a 4-document problem, so
-that no forked worker pays either at its first task. Importing it anywhere else only costs time.
+kernels (and span's) loaded from numba's on-disk cache by one fit and span of a 4-document problem,
+so that no forked worker pays either at its first task. Importing it anywhere else only costs time.
 
 The fork server ends with the driver; its objects are frozen out of the garbage collector on the
 way out, as the CLI's are (xialpha.cli.console), or its last collection would hold the driver's
@@ -15,13 +15,14 @@ import scipy.sparse as sp
 
 import xialpha.jobs.drift  # noqa: F401  (the drift check's tasks)
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
+from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import fit_svm
 
 
 def _fit_a_tiny_problem() -> None:
     X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 2.0]]))
     try:
-        fit_svm(np.array([1, -1, 1, -1]), 1.0, X=X)
+        span_estimate(fit_svm(np.array([1, -1, 1, -1]), 1.0, X=X))
     except Exception:  # a fork server that failed here would fail every worker's start with no reason
         pass  # given; a worker's first fit meets the same error and reports it with its config
 

@@ -55,15 +55,36 @@ def terminal_interrupts_blocked() -> Iterator[None]:
 def forked_local_workers(spec: ClusterSpec) -> Iterator[None]:
     """Inside: the local cluster of `spec` that Dask starts forks its workers, and those its
     nannies restart, from the fork server (started now unless it runs already); nothing where the
-    platform has no fork server."""
-    if not forks_workers():
+    platform has no fork server. A main script that is no file (`python - < script.py`, read from
+    standard input) is not run again in the workers (`main_script_hidden`)."""
+    with main_script_hidden():
+        if not forks_workers():
+            yield
+            return
+        import dask.config
+
+        start_local_workers_early(spec)
+        with dask.config.set({START_METHOD: "forkserver"}):
+            yield
+
+
+@contextlib.contextmanager
+def main_script_hidden() -> Iterator[None]:
+    """Inside: `__main__.__file__` is hidden when it names no file ("<stdin>" for a script piped
+    to Python), so that multiprocessing starts worker processes without trying to run it again
+    (it would fail: the file does not exist); a real script file is left as it is."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(main, "__spec__", None) is not None or os.path.isfile(path):
         yield
         return
-    import dask.config
-
-    start_local_workers_early(spec)
-    with dask.config.set({START_METHOD: "forkserver"}):
+    del main.__file__
+    try:
         yield
+    finally:
+        main.__file__ = path
 
 
 def start_local_workers_early(spec: ClusterSpec, *, address: str | None = None, client: Client | None = None) -> None:

@@ -60,6 +60,8 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     value, the first runner-up and the p-values (all p-values and estimates with `wide`)."""
     first = rows.iloc[0]
     what = f"{first['metric']} of {first['estimator']} (rho={number(first['rho'])})"
+    if not missing(first.get("smooth_c")) and bool(first["smooth_c"]):
+        what += ", averaged over C neighbours"
     if first["mode"] == "global":
         what += f", {first['average']} average {number(first['selection_value'])}"
     columns = [

@@ -30,6 +30,7 @@ from xialpha.selection.choices import (
     AVERAGES,
     DEFAULT_ESTIMATOR,
     DEFAULT_RHO,
+    DEFAULT_SMOOTH,
     MAXIMISED,
     METRIC_CHOICES,
     SHOWN_ESTIMATORS,
@@ -39,7 +40,8 @@ from xialpha.storage.schema import estimate_column, size_columns
 
 @dataclass(frozen=True)
 class Objective:
-    """metric of estimator's counts at rho; costs weigh errors when metric == "cost"."""
+    """metric of estimator's counts at rho; costs weigh errors when metric == "cost"; smooth: rank by
+    each value averaged with its C neighbours' (`xialpha.selection.smoothing`), not by the value alone."""
 
     metric: str = "f1"
     estimator: str = DEFAULT_ESTIMATOR
@@ -47,6 +49,7 @@ class Objective:
     average: str = "macro"
     cost_fn: float = 1.0
     cost_fp: float = 1.0
+    smooth: bool = DEFAULT_SMOOTH
 
     def __post_init__(self):
         if self.metric not in MAXIMISED:
@@ -63,6 +66,8 @@ class Objective:
                 raise UserError(f"{name}=: must be a number >= 0, got {value!r}")
         if self.cost_fn == 0 and self.cost_fp == 0:
             raise UserError("cost_fn=, cost_fp=: at least one cost must be > 0")
+        if not isinstance(self.smooth, (bool, np.bool_)):
+            raise UserError(f"smooth=: must be True or False, got {self.smooth!r}")
 
     @property
     def maximise(self) -> bool:

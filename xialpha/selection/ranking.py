@@ -1,9 +1,13 @@
 """Ranking candidate configurations by an objective, best first, ties to the simpler model.
 
 Per category, candidates are result rows. Globally, a candidate is a shared configuration
-(SHARED_CONFIG: preprocessing, kernel, C, j) with one row in every category. Values equal to
-VALUE_DECIMALS decimals tie; ties go to the smaller C, then fewer support vectors (summed over
-categories for a shared configuration), then the config key (for a stable order).
+(SHARED_CONFIG: preprocessing, kernel, C, j) with one row in every category. Both get `value`
+(the objective's value: a row's metric, or the shared configuration's average) and
+`selection_value`, what they are ranked by: `value` averaged with the values of the neighbouring
+C of the same configuration otherwise (SMOOTH_GROUP) when the objective smooths, else `value`.
+Selection values equal to VALUE_DECIMALS decimals tie; ties go to the smaller C, then fewer
+support vectors (summed over categories for a shared configuration), then the config key (for a
+stable order).
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ import numpy as np
 import pandas as pd
 
 from xialpha.selection.objective import Objective
+from xialpha.selection.smoothing import smoothed_over_c
 
 SHARED_CONFIG = ("preprocessing_id", "kernel_id", "C", "j")
+SMOOTH_GROUP = ("preprocessing_id", "kernel_id", "j")  # one category's configurations that differ only in C
 VALUE_DECIMALS = 12
 
 
@@ -22,14 +28,16 @@ def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     ranked = rows.copy()
     ranked["value"] = objective.row_values(rows)
     ranked["total_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce") if "n_sv" in rows else np.nan
-    return _sort(ranked.dropna(subset=["value"]), objective, "config_key")
+    ranked = ranked.dropna(subset=["value"])
+    return _sort(_with_selection_values(ranked, objective), objective, "config_key")
 
 
 def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
     """One row per shared configuration present in all `categories`, best first.
 
-    Columns: SHARED_CONFIG, value (the macro or micro average), total_sv, config_keys (a tuple
-    of the per-category config keys in `categories` order) and group (a stable config label).
+    Columns: SHARED_CONFIG, value (the macro or micro average), selection_value, total_sv,
+    config_keys (a tuple of the per-category config keys in `categories` order) and group (a
+    stable config label).
     """
     counts = objective.counts(rows)
     counts["value"] = objective.row_values(rows)
@@ -55,11 +63,22 @@ def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str])
             }
         )
     ranked = pd.DataFrame(groups, columns=[*SHARED_CONFIG, "value", "total_sv", "config_keys", "group"])
-    return _sort(ranked, objective, "group")
+    return _sort(_with_selection_values(ranked, objective), objective, "group")
+
+
+def _with_selection_values(frame: pd.DataFrame, objective: Objective) -> pd.DataFrame:
+    """frame with `selection_value`: `value` smoothed over C within SMOOTH_GROUP, or `value` itself."""
+    frame = frame.copy()
+    values = frame["value"].to_numpy(dtype=float)
+    if objective.smooth and len(frame):
+        groups = list(zip(*(frame[column].astype(str) for column in SMOOTH_GROUP)))
+        values = smoothed_over_c(groups, frame["C"].to_numpy(dtype=float), values)
+    frame["selection_value"] = values
+    return frame
 
 
 def _sort(frame: pd.DataFrame, objective: Objective, last_key: str) -> pd.DataFrame:
-    rounded = frame["value"].astype(float).round(VALUE_DECIMALS)
+    rounded = frame["selection_value"].astype(float).round(VALUE_DECIMALS)
     order = pd.DataFrame(
         {
             "score": -rounded if objective.maximise else rounded,

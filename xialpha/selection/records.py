@@ -5,7 +5,9 @@ chosen config (config_key and the results columns that rebuild it: CONFIG_COLUMN
 chosen config's estimates (estimate_*: completed metrics and counts of the selection
 estimator), the first runner-up (runner_up_*), the p-values of chosen vs first runner-up
 (NaN where not computed), `not_significant` (no test rejects at `alpha`; null when no test
-ran) and how many of the n_runners_up compared are not significantly different.
+ran) and how many of the n_runners_up compared are not significantly different. `value` is the
+chosen config's metric, `selection_value` what it was ranked by (smoothed over C with
+`smooth_c`; the shared configuration's average in global mode).
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ def selection_rows(selection: Selection, selection_id: str) -> list[dict]:
             "selection_id": selection_id, "sweep_id": selection.sweep_id, "category": choice.category,
             "mode": selection.mode, "metric": objective.metric, "estimator": objective.estimator,
             "rho": objective.rho, "average": objective.average if selection.mode == "global" else None,
+            "smooth_c": objective.smooth,
             "cost_fn": objective.cost_fn, "cost_fp": objective.cost_fp, "alpha": selection.alpha,
             "value": float(chosen["value"]),
-            "selection_value": selection.global_value if selection.mode == "global" else float(chosen["value"]),
+            "selection_value": selection.global_value if selection.mode == "global" else float(chosen["selection_value"]),
             **{name: chosen.get(name) for name in CONFIG_COLUMNS},
             **{SELECTION_ESTIMATES[m]: float(stored_values(frame, objective.estimator, m)[0]) for m in METRICS},
             **{SELECTION_ESTIMATES[name]: float(counts[name].iloc[0]) for name in COUNTS},
@@ -70,8 +73,8 @@ def selection_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 # What makes two stored selections the same: objective, choices and the values they were chosen by.
-SAME_SELECTION = ("category", "mode", "metric", "estimator", "rho", "average", "cost_fn", "cost_fp", "alpha",
-                  "config_key", "value", "runner_up_config_key", "n_runners_up")
+SAME_SELECTION = ("category", "mode", "metric", "estimator", "rho", "average", "smooth_c", "cost_fn", "cost_fp",
+                  "alpha", "config_key", "value", "runner_up_config_key", "n_runners_up")
 
 
 def rows_to_save(store, selection: Selection, save: bool) -> tuple[list[dict], bool]:
@@ -93,18 +96,19 @@ def rows_to_save(store, selection: Selection, save: bool) -> tuple[list[dict], b
 
 
 def _comparable(rows: pd.DataFrame) -> pd.DataFrame:
-    return rows.sort_values("category")[list(SAME_SELECTION)].reset_index(drop=True)
+    """SAME_SELECTION of `rows` by category (a column stored selections predate, smooth_c, is null)."""
+    return rows.sort_values("category").reindex(columns=list(SAME_SELECTION)).reset_index(drop=True)
 
 
 def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     if first is None:
         return {"runner_up_config_key": None, "runner_up_preprocessing_id": None, "runner_up_kernel_id": None,
                 "runner_up_C": None, "runner_up_j": None, "runner_up_value": None, "runner_up_selection_value": None}
-    value = float(first["value"])
     return {
         "runner_up_config_key": first["config_key"], "runner_up_preprocessing_id": first["preprocessing_id"],
         "runner_up_kernel_id": first["kernel_id"], "runner_up_C": float(first["C"]), "runner_up_j": float(first["j"]),
-        "runner_up_value": value, "runner_up_selection_value": group_values[0] if group_values else value,
+        "runner_up_value": float(first["value"]),
+        "runner_up_selection_value": group_values[0] if group_values else float(first["selection_value"]),
     }
 
 

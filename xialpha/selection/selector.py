@@ -47,8 +47,9 @@ class CategoryChoice:
 @dataclass(frozen=True)
 class Selection:
     """A whole selection: the objective, mode ("category" or "global"), one choice per
-    category, the averaged objective of the chosen shared configuration (global mode) and the
-    number of candidates ranked (rows per category, or shared configurations)."""
+    category, the averaged objective the chosen shared configuration was ranked by (global mode;
+    smoothed over C when the objective smooths) and the number of candidates ranked (rows per
+    category, or shared configurations)."""
 
     sweep_id: str
     objective: Objective
@@ -168,8 +169,8 @@ def _select_shared(rows, objective, categories, sweep_id, runners_up, loader, al
         chosen = _row(by_key, chosen_keys[position], values)
         others = pd.DataFrame([_row(by_key, keys[position], values) for keys in top["config_keys"].iloc[1:]])
         choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons,
-                                      list(top["value"].iloc[1:].astype(float))))
-    return Selection(sweep_id, objective, "global", choices, float(top["value"].iloc[0]), len(groups), alpha)
+                                      list(top["selection_value"].iloc[1:].astype(float))))
+    return Selection(sweep_id, objective, "global", choices, float(top["selection_value"].iloc[0]), len(groups), alpha)
 
 
 def _row(by_key: pd.DataFrame, key: str, values: pd.Series) -> pd.Series:

@@ -37,13 +37,13 @@ def check_alpha(alpha: float) -> None:
 
 
 def select_sweep(store, sweep_id: str, *, metric: str, estimator: str | None, rho: float, average: str,
-                 costs: dict, shared: bool, runners_up: int, alpha: float, save: bool) -> SweepSelection:
+                 smooth: bool, costs: dict, shared: bool, runners_up: int, alpha: float, save: bool) -> SweepSelection:
     """Select from the results of `sweep_id` in `store`; estimator None: the sweep's default
-    (`default_estimator`); costs: cost_fn and cost_fp where given; save: reuse the id of the same
-    selection stored before (see `rows_to_save`)."""
+    (`default_estimator`); smooth: rank by values averaged over C neighbours; costs: cost_fn and
+    cost_fp where given; save: reuse the id of the same selection stored before (see `rows_to_save`)."""
     results = store.read_results_df(sweep_id)
     objective = Objective(metric=metric, estimator=estimator or default_estimator(results), rho=rho, average=average,
-                          **costs)
+                          smooth=smooth, **costs)
     selection = select_stored(store, results, objective, sweep_id=sweep_id, shared=shared, runners_up=runners_up,
                               alpha=alpha)
     rows, to_store = rows_to_save(store, selection, save)

@@ -247,7 +247,7 @@ P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macr
 # runner-up and the p-values against it (NaN where not computed).
 SELECTION_COLUMNS: tuple[Column, ...] = (
     *_typed("selection", "str: selection_id sweep_id category mode metric estimator", "float: rho",
-            "str: average", "float: cost_fn cost_fp alpha value selection_value"),
+            "str: average", "bool: smooth_c", "float: cost_fn cost_fp alpha value selection_value"),
     *(_col(name, _RESULT_TYPES[name], f"chosen config: {name}, as in results") for name in CONFIG_COLUMNS),
     *_typed("estimate of the chosen config", "float: " + " ".join(SELECTION_ESTIMATES.values())),
     *_typed("first runner-up", "str: runner_up_config_key runner_up_preprocessing_id runner_up_kernel_id",

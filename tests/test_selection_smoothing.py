@@ -1,0 +1,63 @@
+"""Selections rank by each estimate averaged with its C neighbours' (issue 24's pre-registered default)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from selection_rows import chosen, result_row
+from xialpha.errors import UserError
+from xialpha.selection.objective import Objective
+from xialpha.selection.records import selection_rows
+from xialpha.selection.selector import select
+from xialpha.selection.smoothing import smoothed_over_c
+
+
+def test_each_value_is_averaged_with_the_next_smaller_and_larger_C_of_its_group():
+    groups = ["a", "a", "a", "a", "b", "b"]
+    C = [10.0, 0.1, 1.0, 100.0, 1.0, 5.0]
+    values = [0.3, 0.6, 0.9, np.nan, 0.2, 0.4]
+    # a, ordered by C: 0.1 -> 0.6, 1 -> 0.9, 10 -> 0.3, 100 -> NaN (left out of its neighbours' means, stays NaN)
+    expected = [(0.9 + 0.3) / 2, (0.6 + 0.9) / 2, (0.6 + 0.9 + 0.3) / 3, np.nan, 0.3, 0.3]
+    np.testing.assert_allclose(smoothed_over_c(groups, C, values), expected)
+    assert smoothed_over_c(["x"], [1.0], [0.7]) == pytest.approx([0.7])  # alone: itself
+
+
+D_POS = {0.01: 89, 0.1: 10, 1.0: 67, 10.0: 25, 100.0: 21, 1000.0: 45}  # false negatives of 100 positives, by C
+F1 = {C: 2 * (100 - d) / (200 - d) for C, d in D_POS.items()}  # no false positives
+
+
+def _spike_and_plateau() -> pd.DataFrame:
+    """One category, one preprocessing: F1 (xi-alpha's counts) peaks alone at C = 0.1 (0.947, between
+    0.198 and 0.496), while C = 100 (0.883) sits between 0.857 and 0.710."""
+    return pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in D_POS.items()])
+
+
+def test_the_default_selection_prefers_a_plateau_to_an_isolated_peak():
+    results = _spike_and_plateau()
+    smoothed = select(results, Objective("f1", estimator="xa"), sweep_id="s1")
+    alone = select(results, Objective("f1", estimator="xa", smooth=False), sweep_id="s1")
+    assert chosen(alone) == {"a": 0.1} and chosen(smoothed) == {"a": 100.0}
+    plateau = np.mean([F1[10.0], F1[100.0], F1[1000.0]])
+    choice = smoothed.choices[0]
+    assert choice.chosen["value"] == pytest.approx(F1[100.0])
+    assert choice.chosen["selection_value"] == pytest.approx(plateau)
+    row = selection_rows(smoothed, "sel-s")[0]
+    assert row["smooth_c"] is True and row["value"] == pytest.approx(F1[100.0])
+    assert row["selection_value"] == pytest.approx(plateau)
+    assert row["runner_up_C"] == 1000.0 and row["runner_up_selection_value"] == pytest.approx((F1[100.0] + F1[1000.0]) / 2)
+    assert selection_rows(alone, "sel-a")[0]["smooth_c"] is False
+
+
+def test_global_selections_average_the_shared_configurations_over_C_too():
+    other = _spike_and_plateau().assign(category="b", config_key=lambda f: "b-" + f["config_key"])
+    selection = select(pd.concat([_spike_and_plateau(), other]), Objective("f1", estimator="xa"), sweep_id="s1",
+                       shared=True)
+    assert {c.chosen["C"] for c in selection.choices} == {100.0}
+    assert selection.global_value == pytest.approx(np.mean([F1[10.0], F1[100.0], F1[1000.0]]))
+
+
+def test_smooth_must_be_a_boolean():
+    with pytest.raises(UserError, match="smooth=: must be True or False"):
+        Objective("f1", smooth="yes")
