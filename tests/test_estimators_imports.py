@@ -33,7 +33,7 @@ def test_the_registry_loads_no_algorithm_and_no_numerical_library():
     out = _run("import json, sys; import xialpha.estimators.registry\n"
                "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
                "('numpy', 'scipy', 'sklearn', 'numba', 'xialpha'))))")
-    assert set(json.loads(out)) == {"xialpha", "xialpha.estimators", "xialpha.estimators.registry"}
+    assert set(json.loads(out)) == {"xialpha", "xialpha.version", "xialpha.estimators", "xialpha.estimators.registry"}
 
 
 def test_no_dask_or_other_xialpha_layers_after_import_and_use():
@@ -56,7 +56,7 @@ def test_no_dask_or_other_xialpha_layers_after_import_and_use():
     )
     loaded = set(json.loads(out))
     assert not loaded & {"dask", "distributed", "fsspec"}
-    assert not {name for name in loaded if name.startswith("xialpha.") and not name.startswith("xialpha.estimators")} - {"xialpha.errors", "xialpha.kernel_table"}
+    assert not {name for name in loaded if name.startswith("xialpha.") and not name.startswith("xialpha.estimators")} - {"xialpha.errors", "xialpha.kernel_table", "xialpha.version"}
 
 
 def test_estimators_source_imports_no_dask_storage_or_jobs():

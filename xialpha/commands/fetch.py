@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from xialpha.corpora.reuters_files import REUTERS_URL, verify_reuters_files
+from xialpha.corpora import reuters_files
 from xialpha.errors import UserError
 
 DATASETS = ("reuters21578",)
@@ -40,7 +40,7 @@ def run(args) -> int:
         dest.rmdir()
     elif dest.is_dir():
         try:
-            verify_reuters_files(dest)
+            reuters_files.verify_reuters_files(dest)
         except UserError as exc:
             raise UserError(f"--dest: {dest} exists and is not a verified Reuters-21578 copy ({exc}); "
                             "remove it or choose another --dest") from None
@@ -52,8 +52,8 @@ def run(args) -> int:
         unpacked = staging / "files"
         if args.source is None:
             archive = staging / "reuters21578.tar.gz"
-            digest = _download(REUTERS_URL, archive, args.timeout)
-            print(f"reuters21578: downloaded {REUTERS_URL} (SHA-256 {digest})")
+            digest = _download(reuters_files.REUTERS_URL, archive, args.timeout)
+            print(f"reuters21578: downloaded {reuters_files.REUTERS_URL} (SHA-256 {digest})")
             _unpack(archive, unpacked)
         elif args.source.is_dir():
             _copy_files(args.source, unpacked)
@@ -62,7 +62,7 @@ def run(args) -> int:
         else:
             raise UserError(f"--from: {args.source} does not exist")
         root = _sgml_folder(unpacked)
-        verify_reuters_files(root)
+        reuters_files.verify_reuters_files(root)
         root.rename(dest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

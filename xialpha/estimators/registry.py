@@ -77,6 +77,7 @@ class FitData:
     rho: float = 1.0
 
     def at(self, rho: float) -> FitData:
+        """The same data for a per-rho estimator at `rho`."""
         return replace(self, rho=rho)
 
 

@@ -11,8 +11,7 @@ from xialpha.features.gram import (
     linear_gram,
     row_sq_norms,
 )
-from xialpha.features.kernels import Kernel
-from xialpha.kernel_table import KERNELS
+from xialpha.features.kernels import KERNELS, Kernel
 from xialpha.features.preprocessing import FittedPreprocessing, Preprocessing
 
 __all__ = [

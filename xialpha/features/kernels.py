@@ -14,7 +14,7 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.ids import stable_id
-from xialpha.kernel_table import KERNEL_PARAMETERS  # the one table of kernels and their parameters
+from xialpha.kernel_table import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
 
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 
