@@ -115,6 +115,8 @@ def main() -> None:
             runs.append(measure(spec_text, n, workers))
     result["runs"] = runs
     result["speedup_2_vs_1_workers"] = _speedup(runs, sizes[0])
+    result["speedup_decomposition"] = speedup_decomposition(runs, sizes[0])
+    result["machine_two_at_once"] = two_at_once()
     largest = max((run for run in runs if run["workers"] == 2), key=lambda run: run["n_docs"])
     result["projection"] = projection(largest)
     result["cpath"] = cpath_split(largest)
@@ -233,6 +235,46 @@ def _speedup(runs: list[dict], n: int) -> float | None:
     return walls[1] / walls[2] if 1 in walls and 2 in walls else None
 
 
+def speedup_decomposition(runs: list[dict], n: int) -> dict | None:
+    """Why 2 workers are not 2x 1 worker: speedup = 2 x (work_1 / work_2) x schedule efficiency, where
+    work_1 / work_2 is how much slower each task runs when two run at once (the machine) and the
+    schedule efficiency (work_2 / 2) / wall_2 how well the 2 workers were kept busy (the scheduler)."""
+    by_workers = {run["workers"]: run for run in runs if run["n_docs"] == n}
+    if 1 not in by_workers or 2 not in by_workers:
+        return None
+    one, two = by_workers[1], by_workers[2]
+    return {"task_slowdown_two_at_once": two["work_s"] / one["work_s"],
+            "schedule_efficiency_2": two["work_s"] / 2 / two["wall_s"],
+            "ceiling_from_task_slowdown": 2 * one["work_s"] / two["work_s"]}
+
+
+def _sparse_products() -> float:
+    """Seconds for a fixed amount of sparse matrix-vector products (memory-bound, like the solver's
+    inner loop) on a 200,000 x 50,000 matrix of 4 million nonzeros."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    indptr = np.arange(0, 4_000_001, 20)
+    X = sp.csr_matrix((rng.random(4_000_000), rng.integers(0, 50_000, 4_000_000), indptr), shape=(200_000, 50_000))
+    v = np.ones(50_000)
+    start = time.perf_counter()
+    for _ in range(300):
+        v = X.T @ (X @ v) / 4e6
+    return time.perf_counter() - start
+
+
+def two_at_once() -> dict:
+    """The machine's own limit on 2 workers: the same single-threaded sparse products run alone,
+    then in two processes at once; `ratio` = seconds at once / seconds alone (1.0 = two real cores)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2) as pool:
+        alone = pool.submit(_sparse_products).result()
+        together = [future.result() for future in [pool.submit(_sparse_products) for _ in range(2)]]
+    return {"alone_s": alone, "together_s": together, "ratio": max(together) / alone}
+
+
 def projection(run: dict) -> dict:
     """Brent's bound work/W + span for more workers, plus the driver's serial part (its first task's
     start: what no worker can take over)."""
@@ -282,6 +324,8 @@ def _print(result: dict) -> None:
              r["largest_message_mb"]] for r in result["runs"]]
     print_table(["n_docs", "workers", "wall_s", "work_s", "span_s", "nonfit_crit_s", "parallelism", "first_task_s",
                  "driver_gb", "worker_gb", "max_msg_mb"], rows, title="\nscale-out: 64 C paths, xi-alpha + span + holdout")
+    print(f"machine: one process's sparse products take {result['machine_two_at_once']['ratio']:.2f}x as long "
+          "when two run at once")
     print(f"2 vs 1 workers: {result['speedup_2_vs_1_workers'] or float('nan'):.2f}x; projection "
           + ", ".join(f"{w} workers {result['projection'][str(w)]:.0f} s" for w in PROJECTED_WORKERS))
 
