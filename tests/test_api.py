@@ -114,6 +114,21 @@ def test_a_script_without_a_main_guard_gets_one_sentence_before_any_process_star
     assert done.returncode == 0 and done.stdout.strip() == "6", done.stderr[-2000:]
 
 
+def test_a_guarded_script_whose_workers_fail_to_start_is_not_told_to_add_the_guard(tmp_path):
+    """The guard advice only where the guard is missing: here it is there, and importing the
+    script again in the worker processes fails for a reason of the script's own."""
+    script = tmp_path / "guarded.py"
+    script.write_text("import xialpha\nif __name__ != '__main__':\n    raise RuntimeError('not importable')\n"
+                      f"if __name__ == '__main__':\n    xialpha.sweep({SPEC!r}, store='store')\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("xialpha.errors.UserError: the local cluster's worker processes failed to start"), last
+    assert "they import your script guarded.py again first" in last and "__main__" not in last.replace("__mp_main__", "")
+    assert "RuntimeError: not importable" in done.stderr  # the script's own error, as the workers met it
+    assert "The above exception was the direct cause" not in done.stderr  # one error, not Dask's chain
+
+
 def test_a_guarded_script_piped_to_python_sweeps(tmp_path):
     """`python - < script.py`: the script is no file, so the workers do not try to run it again."""
     script = f"import xialpha\nif __name__ == '__main__':\n    print(xialpha.sweep({SPEC!r}, store='store').summary.ok)\n"

@@ -17,6 +17,7 @@ command line (`xialpha sweep|select ...`) runs the same library code.
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import os
 import sys
@@ -72,40 +73,61 @@ def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, qu
     corpus to `refit`). force: recompute stored keys. quiet: no progress bar.
     """
     spec = _spec(spec, corpus)
-    if client is None and spec.cluster.kind == "local":
-        _check_main_guard()
     result_store = ResultStore(store_location(store, spec.store))
-    try:
+    with _local_workers(client, spec.cluster.kind):
         summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client)
-    except RuntimeError as exc:
-        if "failed to start" in str(exc):
-            raise UserError(MAIN_GUARD) from exc
-        raise
     return SweepResult(summary, result_store.read_results_df(spec.id, include_failed=True), result_store.uri)
 
 
-def _check_main_guard() -> None:
-    """UserError (before any process starts) when a script calls `sweep` from top-level code
-    outside `if __name__ == "__main__":`: the local cluster's worker processes start by
-    importing the script again, which would call `sweep` again in each of them."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
+@contextlib.contextmanager
+def _local_workers(client, kind: str = "local"):
+    """Around a call that starts a local cluster unless given a running `client` (the spec's
+    cluster `kind`: only "local" starts processes here): UserError MAIN_GUARD before any process
+    starts when the calling script lacks the guard, and one UserError saying why when the
+    cluster's worker processes fail to start anyway (the guard advice only where it applies)."""
+    local = client is None and kind == "local"
+    if local and _main_script_guarded() is False:
+        raise UserError(MAIN_GUARD)
+    try:
+        yield
+    except RuntimeError as exc:
+        if not (local and "failed to start" in str(exc)):
+            raise
+        script = _main_script()
+        again = (f"; they import your script {Path(script).name} again first (as `__mp_main__`), which must work "
+                 "without running anything: see its error printed above" if script else "; see the errors above")
+        raise UserError(f"the local cluster's worker processes failed to start ({exc}){again} (or pass client= a "
+                        "running distributed.Client)") from None
+
+
+def _main_script() -> str | None:
+    """The file of the running script, which local worker processes import again; None for an
+    interactive session, a notebook or a script read from standard input (nothing is imported again)."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return path if path is not None and os.path.isfile(path) else None
+
+
+def _main_script_guarded() -> bool | None:
+    """Whether the running script's top-level statement that led to this call is
+    `if __name__ == "__main__":` (False: the local cluster's worker processes, which start by
+    importing the script again, would run it again); None where no script is imported again
+    or its source cannot be read."""
+    path = _main_script()
     frame, top = inspect.currentframe(), None
     while frame is not None:  # the script's module-level frame that led to this call
         if frame.f_globals.get("__name__") in ("__main__", "__mp_main__") and frame.f_code.co_name == "<module>":
             top = frame
         frame = frame.f_back
     if path is None or top is None:
-        return  # an interactive session or notebook: nothing is imported again
+        return None
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return
+        return None
     for node in tree.body:
         if node.lineno <= top.f_lineno <= (node.end_lineno or node.lineno):
-            if not _is_main_test(node):
-                raise UserError(MAIN_GUARD)
-            return
+            return _is_main_test(node)
+    return None
 
 
 def _is_main_test(node: ast.stmt) -> bool:
@@ -230,12 +252,11 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
     sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
-    if client is None:
-        _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
-    trained = refit_selection(result_store, rows, None if spec is None else str(spec),
-                              corpus=None if corpus is None else as_corpus(corpus), client=client)
+    with _local_workers(client):
+        trained = refit_selection(result_store, rows, None if spec is None else str(spec),
+                                  corpus=None if corpus is None else as_corpus(corpus), client=client)
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
@@ -251,9 +272,8 @@ def drift(spec, *, store=None, client=None, force: bool = False):
         spec = parse_drift_spec(spec, source="spec")
     else:
         raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
-    if client is None and spec.cluster.kind == "local":
-        _check_main_guard()
-    return run_drift_check(spec, ResultStore(store_location(store, spec.store)), force=force, client=client)
+    with _local_workers(client, spec.cluster.kind):
+        return run_drift_check(spec, ResultStore(store_location(store, spec.store)), force=force, client=client)
 
 
 def certify(store=None, *, selection, test_split: str, force: bool = False, confidence: float = 0.95,
@@ -266,13 +286,12 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     selection: a stored selection's id, or the DataFrame `select(save=True)` returned.
     spec, corpus, client: as for `refit`.
     """
-    if client is None:
-        _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
-    return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
-                             seed=seed, spec_path=None if spec is None else str(spec),
-                             corpus=None if corpus is None else as_corpus(corpus), client=client)
+    with _local_workers(client):
+        return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
+                                 seed=seed, spec_path=None if spec is None else str(spec),
+                                 corpus=None if corpus is None else as_corpus(corpus), client=client)
 
 
 def report(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
