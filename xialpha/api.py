@@ -63,14 +63,15 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = True) -> SweepResult:
+def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = False) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
     `xialpha.storage.naming.store_location`. client: a running `distributed.Client` to use (default: the spec's cluster,
     a local one unless it says otherwise). corpus: the documents in memory instead of the spec's loader
     (see `as_corpus`; the spec's [corpus] then names only splits and categories; pass the same
-    corpus to `refit`). force: recompute stored keys. quiet: no progress bar.
+    corpus to `refit`). force: recompute stored keys. quiet: no progress display (by default a
+    notebook shows one in the cell's output, a terminal a bar, a log file plain lines).
     """
     spec = _spec(spec, corpus)
     result_store = ResultStore(store_location(store, spec.store))
