@@ -67,6 +67,28 @@ def test_select_refit_predict_without_internal_imports(swept, tmp_path):
     np.testing.assert_allclose(by_id["cat00"].decision_function(texts), models["cat00"].decision_function(texts))
 
 
+def test_selections_and_results_are_tidy_frames_named_as_the_command_line_names_them(swept, capsys):
+    from xialpha.cli import main
+
+    store, result = swept
+    chosen = xialpha.select(store)
+    assert list(chosen[["category", "config", "value"]].columns) == ["category", "config", "value"]
+    assert list(chosen.columns[:3]) == ["config", "category", "value"] and chosen.columns[-1] == "created_at"
+    assert list(chosen["config"]) == [f"C={c:g}" for c in chosen["C"]]  # only C varies in this sweep
+    assert str(chosen["significant"].dtype) == "boolean" and "not_significant" not in chosen
+    assert list(chosen.columns).index("selection_id") > list(chosen.columns).index("estimate_f1")  # ids last
+    capsys.readouterr()
+    assert main(["select", str(store), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split(",") == list(chosen.columns)  # as the CLI writes it
+    rows = xialpha.results(store)
+    assert list(rows.columns[:7]) == ["config", "category", "C", "j", "kernel", "rho", "status"]
+    assert list(rows.columns[7:13]) == ["span_d_pos", "span_d_neg", "span_error", "span_recall", "span_precision",
+                                        "span_f1"]  # the default estimator's estimates first
+    assert "loo_f1" not in rows and rows.notna().any().all()  # no column without a value (loo never ran)
+    assert rows.columns[-1] == "created_at" and "config_key" in rows.columns[-8:]
+    assert list(result.results.columns) == list(xialpha.results(store, include_failed=True).columns)
+
+
 def test_mistakes_are_named_by_parameter(swept, tmp_path):
     store, _ = swept
     with pytest.raises(UserError, match=r"^sweep=: no sweep 'nope' in store "):

@@ -326,14 +326,20 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     selection_id = stored_id(err, "sel-")
     stored = selection_of(uri, selection_id)
     assert len(records) == len(stored)
-    assert set(stored.columns) | {"config", "runner_up_config"} == set(records[0])
+    # every stored column, the double negatives said plainly, the labels first and the ids last
+    plain = {"not_significant": "significant", "n_runners_up_not_significant": "n_runners_up_significant"}
+    assert {plain.get(c, c) for c in stored.columns} | {"config", "runner_up_config", "tie"} == set(records[0])
+    assert list(records[0])[:3] == ["config", "category", "value"] and list(records[0])[-1] == "created_at"
+    assert [r["significant"] for r in records] == [not flag for flag in stored["not_significant"]]
+    assert [r["n_runners_up_significant"] for r in records] == \
+        (stored["n_runners_up"] - stored["n_runners_up_not_significant"]).tolist()
     assert [r["value"] for r in records] == stored["value"].tolist()  # every digit
     assert all(r["config"] and not HASH.search(r["config"]) for r in records)
 
     code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--format", "csv")
     assert code == 0
     table = pd.read_csv(io.StringIO(out))
-    assert set(stored.columns) | {"config", "runner_up_config"} == set(table.columns) and len(table) == len(stored)
+    assert list(table.columns) == list(records[0]) and len(table) == len(stored)
 
     code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
                              "--draws", "2000", "--force", "--format", "csv")

@@ -33,8 +33,10 @@ from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
+from xialpha.reports.frames import stored_selection, tidy_results, tidy_selection
 from xialpha.reports.html import render_report
-from xialpha.reports.report import report_of
+from xialpha.reports.labels import sweep_labels
+from xialpha.plot import stored_report
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.choices import DEFAULT_SMOOTH
 from xialpha.selection.records import saved_selection
@@ -52,7 +54,8 @@ MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker process
 @dataclass(frozen=True)
 class SweepResult:
     """What `sweep` did (`summary`: stored, skipped, failed, wall seconds, ...) and every stored
-    row of the sweep (`results`, a DataFrame: one row per configuration, category and rho)."""
+    row of the sweep (`results`, a DataFrame as `results` returns it: one row per configuration,
+    category and rho)."""
 
     summary: object
     results: pd.DataFrame
@@ -77,7 +80,8 @@ def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, qu
     result_store = ResultStore(store_location(store, spec.store))
     with _local_workers(client, spec.cluster.kind):
         summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client)
-    return SweepResult(summary, result_store.read_results_df(spec.id, include_failed=True), result_store.uri)
+    return SweepResult(summary, _tidy_results(result_store.read_results_df(spec.id, include_failed=True)),
+                       result_store.uri)
 
 
 @contextlib.contextmanager
@@ -181,9 +185,17 @@ def as_corpus(corpus):
 
 
 def results(store=None, *, sweep: str | None = None, include_failed: bool = False) -> pd.DataFrame:
-    """The stored result rows of one sweep (the only one in the store when `sweep` is None)."""
+    """The stored result rows of one sweep (the only one in the store when `sweep` is None), one
+    per configuration, category and rho: `config` (the configuration's label, as the command
+    line shows it) first, then category, C, j, kernel, rho, status, each estimator's estimates
+    (`span_f1`, `xa_error`, ...: <estimator>_<metric>, fractions 0..1, and counts d_pos, d_neg),
+    the other columns, and the ids last; columns without any value are left out."""
     result_store = ResultStore(store_location(store), create=False)
-    return result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed)
+    return _tidy_results(result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed))
+
+
+def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
+    return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
 def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
@@ -191,10 +203,13 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
            alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
-    Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), its
-    estimate (`value`) and what it was ranked by (`selection_value`: with smooth, the default, the
-    estimate averaged with those of the neighbouring C of the same configuration), runners-up and
-    the p-values of the significance tests.
+    Returns one row per category, as `xialpha select --format csv` writes it: the chosen
+    configuration's label (`config`), the category, its estimate (`value`) and what it was ranked
+    by (`selection_value`: with smooth, the default, the estimate averaged with those of the
+    neighbouring C of the same configuration), `significant` (the choice differs significantly
+    from its first runner-up by a test at `alpha`; null when no test could run), `tie` (the
+    runner-up was ranked equal: the simpler configuration was chosen), the first runner-up, the
+    p-values and estimates, the configuration's parameters, and the ids last.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice).
     """
@@ -205,7 +220,7 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
                           alpha=alpha, save=save)
     if chosen.to_store:
         result_store.add_selection(chosen.rows)
-    return chosen.frame
+    return tidy_selection(chosen.frame, sweep_labels(chosen.results))
 
 
 class TextClassifier:
@@ -237,7 +252,7 @@ def _selection_rows(result_store, selection) -> pd.DataFrame:
     if isinstance(selection, str):
         rows = saved_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
-        rows = selection
+        rows = stored_selection(selection)
     else:
         raise UserError(f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}")
     if rows.empty:
@@ -303,8 +318,7 @@ def report(store=None, *, sweep: str | None = None, selection: str | None = None
     metric, estimator and rho default to that selection's. html: a path to write the
     self-contained HTML page to as well (selection, certifications, calibration, provenance).
     """
-    view = report_of(ResultStore(store_location(store), create=False), sweep, selection, metric=metric,
-                     estimator=estimator, rho=rho)
+    view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     if html is not None:
         page = render_report(view)
         try:

@@ -58,6 +58,9 @@ def run(args) -> int:
     report = report_of(open_store(args), args.sweep, args.selection or None, metric=args.metric,
                        estimator=args.estimator, rho=args.rho, command=command)
     if args.html:
+        import matplotlib
+
+        matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
         try:
             Path(args.html).write_text(page, encoding="utf-8")

@@ -18,6 +18,7 @@ from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.models.artifact import check_target, save_artifact
+from xialpha.reports.frames import tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
@@ -67,8 +68,7 @@ def run(args) -> int:
         print_table(selection_table(rows, labels, args.wide), args.wide)
         print_table(key_table(labels.key(rows, ("", "runner_up_") if args.wide else ("",))))
     else:
-        write_records(rows.assign(config=labels.column(rows), runner_up_config=labels.column(rows, "runner_up_")),
-                      args.format)
+        write_records(tidy_selection(rows, labels), args.format)
     saved, n_models = _refit(store, rows, labels, args) if args.refit else (None, 0)
     status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
     if not (args.save or args.refit):

@@ -11,7 +11,7 @@ import pandas as pd
 
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, number, percent
-from xialpha.reports.plots import as_typed, calibration_figure, candidates_figure, curve_figures, png
+from xialpha.reports.plots import as_typed, calibration_figure, candidates_figure, curves_figure, png
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -19,7 +19,7 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f0f0f0; } td.text { text-align: left; }
-.plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots img { border: 1px solid #ddd; }
+img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
 """
 
@@ -48,8 +48,8 @@ def _body(report) -> str:
         _choices_section(report),
         f"<h2>Estimate vs C ({_e(what)})</h2>",
         '<p class="note">Solid: the estimate; dashed: the held-out value where the sweep computed one; '
-        "a star marks the selection's choice.</p>",
-        '<div class="plots">' + "".join(png(fig) for fig in curve_figures(report.curves, report.selection, what)) + "</div>",
+        "a star marks the selection's choice (<code>xialpha.plot.curves</code> draws this figure in Python).</p>",
+        png(curves_figure(report.curves, report.selection, what)),
         f"<h2>Best C by the estimate, beside held-out values ({_e(what)}, %)</h2>",
         _best_section(report.best),
         "<h2>Leave-one-out candidates</h2>",
