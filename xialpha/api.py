@@ -34,7 +34,7 @@ from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
 from xialpha.reports.frames import stored_selection, tidy_results, tidy_selection
-from xialpha.reports.html import render_report
+from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.plot import stored_report
 from xialpha.selection.certification import certify_selection
@@ -320,9 +320,5 @@ def report(store=None, *, sweep: str | None = None, selection: str | None = None
     """
     view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     if html is not None:
-        page = render_report(view)
-        try:
-            Path(html).write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"html=: cannot write {html}: {exc.strerror or exc}") from None
+        write_page(html, render_report(view))
     return view.curves

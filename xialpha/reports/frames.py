@@ -36,13 +36,24 @@ def tidy_selection(rows: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:
     frame = rows.copy()
     frame["config"] = labels.column(rows)
     frame["runner_up_config"] = [None if label == "-" else label for label in labels.column(rows, "runner_up_")]
-    flags = frame.pop("not_significant")
-    frame["significant"] = pd.array([None if pd.isna(flag) else not bool(flag) for flag in flags], dtype="boolean")
+    frame["significant"] = significant(frame.pop("not_significant"))
     frame["n_runners_up_significant"] = frame["n_runners_up"] - frame.pop("n_runners_up_not_significant")
-    ours = pd.to_numeric(frame["selection_value"], errors="coerce").round(VALUE_DECIMALS)
-    theirs = pd.to_numeric(frame["runner_up_selection_value"], errors="coerce").round(VALUE_DECIMALS)
-    frame["tie"] = pd.array(np.where(theirs.isna(), None, ours == theirs), dtype="boolean")
+    frame["tie"] = ties(frame)
     return _ordered(frame, SELECTION_FIRST)
+
+
+def significant(not_significant: pd.Series) -> pd.arrays.BooleanArray:
+    """The store's `not_significant` flags said plainly: True where a test separates the choice
+    from its first runner-up, null where no test could run."""
+    return pd.array([None if pd.isna(flag) else not bool(flag) for flag in not_significant], dtype="boolean")
+
+
+def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
+    """Per selection row: the first runner-up was ranked equal (selection values equal to
+    VALUE_DECIMALS, so the simpler configuration was chosen); null without a runner-up."""
+    ours = pd.to_numeric(rows["selection_value"], errors="coerce").round(VALUE_DECIMALS)
+    theirs = pd.to_numeric(rows["runner_up_selection_value"], errors="coerce").round(VALUE_DECIMALS)
+    return pd.array(np.where(theirs.isna(), None, ours == theirs), dtype="boolean")
 
 
 def stored_selection(frame: pd.DataFrame) -> pd.DataFrame:

@@ -285,10 +285,11 @@ DRIFT_COLUMNS: tuple[Column, ...] = (
             "time: checked_at"),
 )
 
-# Sweeps: one row per run of a sweep, with the spec it ran (xialpha.jobs.sweep).
+# Sweeps: one row per run of a sweep, with the spec it ran (xialpha.jobs.sweep); written again
+# with `finished_at` when the run ends (done, failed or interrupted), so a reader knows it ended.
 SWEEP_COLUMNS: tuple[Column, ...] = _typed(
     "sweep run", "str: sweep_id run_id spec_toml spec_dir data_fingerprint categories xialpha_version command",
-    "time: created_at")
+    "time: created_at finished_at")
 
 
 def _schema(columns: tuple[Column, ...], dataset: str) -> pa.Schema:

@@ -1,0 +1,92 @@
+"""`xialpha report --html FILE --watch`: the page follows a sweep another process runs, reloading
+itself, and watching ends by itself once the sweep's record says it ended, or cleanly at Ctrl-C."""
+
+from __future__ import annotations
+
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from swept import SELECTION_SPEC, fill_store
+from sweep_processes import DEADLINE, LONG_C_GRID, kill, start, sweep_spec, wait_for
+from xialpha.spec.sweep import load_spec
+from xialpha.storage.store import ResultStore
+
+pytestmark = pytest.mark.cluster
+REFRESH = '<meta http-equiv="refresh" content="1">'
+
+
+def _watch(store: Path, page: Path, log: Path, *extra: str):
+    return start([sys.executable, "-m", "xialpha.cli", "report", str(store), "--html", str(page), "--watch", "0.5",
+                  *extra], log)
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
+    store, page = tmp_path / "store", tmp_path / "watch.html"
+    spec = sweep_spec(tmp_path / "watched.toml", "watched", n_docs=4000, C=LONG_C_GRID, cluster="workers = 1")
+    watcher = _watch(store, page, tmp_path / "watch.log")
+    sweep = None
+    try:
+        # before the sweep has written anything: a waiting page that reloads itself
+        wait_for(lambda: "Waiting" in _text(page), "the waiting page", process=watcher)
+        assert REFRESH in _text(page)
+        sweep = start([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)],
+                      tmp_path / "sweep.log")
+        # while it runs: the report of the rows stored so far, still reloading
+        wait_for(lambda: "<h1>xialpha sweep watched</h1>" in (text := _text(page)) and REFRESH in text,
+                 "a report page of the running sweep", process=watcher)
+        assert sweep.poll() is None, "the sweep ended before the watcher showed it running"
+        assert sweep.wait(timeout=DEADLINE) == 0, (tmp_path / "sweep.log").read_text()[-3000:]
+        assert watcher.wait(timeout=60) == 0, (tmp_path / "watch.log").read_text()
+    finally:
+        for process in (watcher, sweep):
+            if process is not None:
+                kill(process)
+    final = _text(page)
+    rows = len(ResultStore(str(store), create=False).read_results_df("watched"))
+    assert REFRESH not in final and "<meta http-equiv" not in final  # the last page stays
+    assert f">{rows} / 0</td>" in final  # every stored row
+    log = (tmp_path / "watch.log").read_text()
+    assert log.splitlines()[-1] == f"the sweep ended; {page} shows the store as it was last read"
+    assert "Traceback" not in log
+    # the sweep's suggested next command is one line
+    sweep_out = (tmp_path / "sweep.log").read_text()
+    assert re.search(rf"^significance tests: xialpha select {re.escape(str(store))} --sweep watched$", sweep_out,
+                     re.MULTILINE), sweep_out[-2000:]
+
+
+def test_ctrl_c_stops_watching_cleanly(tmp_path):
+    """A sweep whose record never says it ended (stored by an earlier xialpha): watching goes on
+    until Ctrl-C, which leaves the last page without the reload and exits 0 without a traceback."""
+    (tmp_path / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
+    store, page = tmp_path / "store", tmp_path / "watch.html"
+    fill_store(load_spec(tmp_path / "sel.toml"), ResultStore(str(store)))
+    watcher = _watch(store, page, tmp_path / "watch.log")
+    try:
+        wait_for(lambda: REFRESH in _text(page) and "<h1>xialpha sweep sel</h1>" in _text(page), "the page",
+                 process=watcher)
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=60) == 0
+    finally:
+        kill(watcher)
+    assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)
+    log = (tmp_path / "watch.log").read_text()
+    assert log.splitlines()[-1] == f"stopped watching; {page} shows the store as it was last read"
+    assert "Traceback" not in log and "interrupted" not in log
+
+
+def test_watch_needs_an_html_page(tmp_path, capsys):
+    from xialpha.cli import main
+
+    assert main(["report", str(tmp_path / "store"), "--watch"]) == 2
+    assert "--watch: needs --html FILE" in capsys.readouterr().err
