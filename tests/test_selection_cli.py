@@ -184,6 +184,13 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     assert [row["id"] for row in predicted] == ["1", "2", "3", "4", "5"]
     expected = trained.decision_values(texts=test.texts[:5])
     assert np.allclose([[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5)
+    # a blank line is an empty document: row n is still line n (before: dropped, the ids skipped 2)
+    lines.write_text(f"{test.texts[0]}\n\n{test.texts[1]}\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "predict", artifact, "--input", lines, "--output", tmp_path / "blank.csv")
+    predicted = list(csv.DictReader((tmp_path / "blank.csv").read_text(encoding="utf-8").splitlines()))
+    assert code == 0 and [row["id"] for row in predicted] == ["1", "2", "3"] and "labelled 3 documents" in err
+    expected = trained.decision_values(texts=[test.texts[0], "", test.texts[1]])
+    assert np.allclose([[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5)
     table = tmp_path / "docs.csv"
     pd.DataFrame({"doc": test.ids[:4], "text": test.texts[:4]}).to_csv(table, index=False)
     out_file = tmp_path / "labels.jsonl"
@@ -237,15 +244,18 @@ def test_report_in_the_terminal(swept, capsys, monkeypatch):
         (["select", "{uri}", "--sweep", "sel", "--rho", "3"], "--rho: sweep 'sel' has no results at rho=3"),
         (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' has no 'loo' estimates"),
         (["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"], "--cost-fn: applies to --metric cost only"),
-        (["select", "{missing}", "--sweep", "sel"], "not a xialpha store"),
+        (["select", "{missing}", "--sweep", "sel"], "not a xialpha store: no such directory; `xialpha sweep SPEC --store"),
+        (["select", "{empty}", "--sweep", "sel"], "not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep"),
         (["certify", "{uri}", "--selection", "sel-none", "--test-split", "test"], "--selection: no selection 'sel-none'"),
         (["report", "{uri}", "--sweep", "sel", "--rho", "0"], "--rho: must be a number > 0"),
-        (["predict", "{missing}", "--input", "x.txt"], "is not a xialpha artefact"),
+        (["predict", "{missing}", "--input", "x.txt"], "is not a xialpha artefact: no such directory; `xialpha select --refit"),
+        (["predict", "{empty}", "--input", "x.txt"], "is not a xialpha artefact (no manifest.json); `xialpha select --refit DIR`"),
     ],
 )
 def test_bad_input_is_one_line_with_exit_code_2(swept, tmp_path, capsys, argv, message):
     _, uri = swept
-    args = [a.format(uri=uri, missing=tmp_path / "missing") for a in argv]
+    (tmp_path / "empty").mkdir()
+    args = [a.format(uri=uri, missing=tmp_path / "missing", empty=tmp_path / "empty") for a in argv]
     code, _, err = run_cli(capsys, *args)
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
