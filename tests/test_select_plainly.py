@@ -63,13 +63,19 @@ def test_the_select_table_says_significant_with_a_legend_and_no_rho_for_span(sto
 
 
 def test_ties_are_marked_and_no_significance_says_what_to_do():
-    rows = _rows(not_significant=[True, False, True, None], selection_value=[0.8171, 0.9, 0.7, 0.5],
-                 runner_up_selection_value=[0.8171, 0.8, 0.6, None])
-    assert verdicts(rows) == ["tie", "yes", "no", "-"]
-    assert legend(rows) == [P_LEGEND, "tie: the runner-up ranked equal; the simpler config was chosen"]
-    none = _rows(not_significant=[True, True], selection_value=[0.9, 0.7], runner_up_selection_value=[0.8, 0.6])
+    # ranked equal; the same estimate, ranked apart by the C neighbours' average (the issue's
+    # "0.8171 0.8171 1.0000"); significant; neither; no runner-up
+    rows = _rows(not_significant=[True, True, False, True, None], value=[0.8, 0.8171, 0.9, 0.7, 0.5],
+                 runner_up_value=[0.81, 0.8171, 0.8, 0.6, None], selection_value=[0.8171, 0.82, 0.9, 0.7, 0.5],
+                 runner_up_selection_value=[0.8171, 0.81, 0.8, 0.6, None])
+    assert verdicts(rows) == ["tie", "tie", "yes", "no", "-"]
+    assert legend(rows) == [P_LEGEND, "tie: same estimate as the runner-up; C neighbours or simplicity decided"]
+    none = _rows(not_significant=[True, True], value=[0.9, 0.7], runner_up_value=[0.8, 0.6], selection_value=[0.9, 0.7],
+                 runner_up_selection_value=[0.8, 0.6])
     assert legend(none)[-1] == "no choice is significant: its runners-up do as well; keep it or add documents"
-    assert max(len(line) for line in legend(rows) + legend(none)) <= 80
+    costly = none.assign(metric="cost", cost_fn=10.0, cost_fp=0.5)
+    assert legend(costly)[-1] == "cost = (10 x misses + 0.5 x false alarms) per document; lower is better"
+    assert max(len(line) for line in legend(rows) + legend(none) + legend(costly)) <= 80
 
 
 def test_wide_is_readable_at_80_columns(store, capsys, monkeypatch):
@@ -90,7 +96,7 @@ def test_costs_say_their_unit_and_direction(store, capsys, monkeypatch):
     code, out, _ = _cli(capsys, "select", store, "--sweep", "sel", "--cost-fn", "5")
     assert code == 0
     assert "cost of span" in out
-    assert "cost per document = (5 x misses + 1 x false alarms) / documents, lower is better" in out.splitlines()
+    assert "cost = (5 x misses + 1 x false alarms) per document; lower is better" in out.splitlines()
 
 
 def test_the_html_report_puts_each_estimate_beside_its_certified_figure(store, tmp_path, capsys):

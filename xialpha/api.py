@@ -208,7 +208,8 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     by (`selection_value`: with smooth, the default, the estimate averaged with those of the
     neighbouring C of the same configuration), `significant` (the choice differs significantly
     from its first runner-up by a test at `alpha`; null when no test could run), `tie` (the
-    runner-up was ranked equal: the simpler configuration was chosen), the first runner-up, the
+    runner-up has the same estimate or was ranked equal: only the C neighbours' average or
+    simplicity decided), the first runner-up, the
     p-values and estimates, the configuration's parameters, and the ids last.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice).

@@ -43,9 +43,9 @@ def objective_text(metric: str, estimator: str, rho) -> str:
 
 
 def cost_text(cost_fn, cost_fp) -> str:
-    """The cost metric's unit and direction: "cost per document = (5 x misses + 1 x false alarms) / documents, lower is better"."""
-    return (f"cost per document = ({number(cost_fn)} x misses + {number(cost_fp)} x false alarms) / documents, "
-            "lower is better")
+    """The cost metric's unit and direction: "cost = (5 x misses + 1 x false alarms) per document;
+    lower is better"."""
+    return f"cost = ({number(cost_fn)} x misses + {number(cost_fp)} x false alarms) per document; lower is better"
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

@@ -5,9 +5,9 @@ Each row names its configuration by its readable label first (`config`: the para
 differ within the sweep, `xialpha.reports.labels`), then what it is about (category, C, ...) and
 its estimates, and the ids (hashes, run ids, versions, times: `ID_COLUMNS`) last. A selection
 says `significant` (the choice differs significantly from its first runner-up by a test at
-`alpha`; null when no test could run) and `tie` (the first runner-up was ranked equal: the
-simpler configuration was chosen) instead of the store's double negative `not_significant`;
-`stored_selection` turns such a frame back into the store's rows. Results leave out the
+`alpha`; null when no test could run) and `tie` (the first runner-up has the same estimate or
+was ranked equal: only the C neighbours' average or simplicity decided) instead of the store's
+double negative `not_significant`; `stored_selection` turns such a frame back into the store's rows. Results leave out the
 columns that hold no value in any row (estimators the sweep did not run, parameters of kernels
 it has not).
 """
@@ -49,11 +49,16 @@ def significant(not_significant: pd.Series) -> pd.arrays.BooleanArray:
 
 
 def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
-    """Per selection row: the first runner-up was ranked equal (selection values equal to
-    VALUE_DECIMALS, so the simpler configuration was chosen); null without a runner-up."""
-    ours = pd.to_numeric(rows["selection_value"], errors="coerce").round(VALUE_DECIMALS)
-    theirs = pd.to_numeric(rows["runner_up_selection_value"], errors="coerce").round(VALUE_DECIMALS)
-    return pd.array(np.where(theirs.isna(), None, ours == theirs), dtype="boolean")
+    """Per selection row: the first runner-up has the same estimate (`value`) or was ranked equal
+    (`selection_value`), to VALUE_DECIMALS, so only its C neighbours' average or the simpler
+    configuration decided; null without a runner-up."""
+    def equal(column: str):
+        ours = pd.to_numeric(rows[column], errors="coerce").round(VALUE_DECIMALS)
+        theirs = pd.to_numeric(rows[f"runner_up_{column}"], errors="coerce").round(VALUE_DECIMALS)
+        return (ours == theirs).to_numpy(), theirs.isna().to_numpy()
+
+    (same_value, no_value), (same_rank, no_rank) = equal("value"), equal("selection_value")
+    return pd.array(np.where(no_value & no_rank, None, same_value | same_rank), dtype="boolean")
 
 
 def stored_selection(frame: pd.DataFrame) -> pd.DataFrame:

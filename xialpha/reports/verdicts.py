@@ -11,7 +11,7 @@ from xialpha.reports.frames import significant, ties
 
 def verdicts(rows: pd.DataFrame) -> list[str]:
     """Per selection row: "yes" (a test separates the choice from its first runner-up), "no",
-    "tie" (ranked equal: the simpler configuration was chosen), "-" (no runner-up to test against)."""
+    "tie" (`frames.ties`: the same estimate, or ranked equal), "-" (no runner-up to test against)."""
     return ["tie" if not pd.isna(tie) and tie else "-" if pd.isna(flag) else "yes" if flag else "no"
             for flag, tie in zip(significant(rows["not_significant"]), ties(rows))]
 
@@ -23,7 +23,7 @@ def legend(rows: pd.DataFrame) -> list[str]:
     words = verdicts(rows)
     lines = [f"p: chance of a gap this large between equal configs; significant: a p < {number(first['alpha'])}"]
     if "tie" in words:
-        lines.append("tie: the runner-up ranked equal; the simpler config was chosen")
+        lines.append("tie: same estimate as the runner-up; C neighbours or simplicity decided")
     if "yes" not in words:
         lines.append("no choice is significant: its runners-up do as well; keep it or add documents")
     if first["metric"] == "cost":
