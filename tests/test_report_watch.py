@@ -3,6 +3,8 @@ itself, and watching ends by itself once the sweep's record says it ended, or cl
 
 from __future__ import annotations
 
+import datetime
+import os
 import re
 import signal
 import sys
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from swept import SELECTION_SPEC, fill_store
-from sweep_processes import DEADLINE, LONG_C_GRID, kill, start, sweep_spec, wait_for
+from sweep_processes import DEADLINE, kill, result_files, start, sweep_spec, wait_for
 from xialpha.spec.sweep import load_spec
 from xialpha.storage.store import ResultStore
 
@@ -33,7 +35,7 @@ def _text(path: Path) -> str:
 
 def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
     store, page = tmp_path / "store", tmp_path / "watch.html"
-    spec = sweep_spec(tmp_path / "watched.toml", "watched", n_docs=4000, C=LONG_C_GRID, cluster="workers = 1")
+    spec = sweep_spec(tmp_path / "watched.toml", "watched", cluster="workers = 1")
     watcher = _watch(store, page, tmp_path / "watch.log")
     sweep = None
     try:
@@ -42,10 +44,15 @@ def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
         assert REFRESH in _text(page)
         sweep = start([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)],
                       tmp_path / "sweep.log")
-        # while it runs: the report of the rows stored so far, still reloading
-        wait_for(lambda: "<h1>xialpha sweep watched</h1>" in (text := _text(page)) and REFRESH in text,
-                 "a report page of the running sweep", process=watcher)
-        assert sweep.poll() is None, "the sweep ended before the watcher showed it running"
+        # while it runs (held after its first stored batch: SIGSTOP to its driver and workers): the
+        # report of the rows stored so far, still reloading
+        wait_for(lambda: result_files(store, "watched"), "the first stored batch", process=sweep)
+        os.killpg(sweep.pid, signal.SIGSTOP)
+        try:
+            wait_for(lambda: "<h1>xialpha sweep watched</h1>" in (text := _text(page)) and REFRESH in text,
+                     "a report page of the running sweep", process=watcher)
+        finally:
+            os.killpg(sweep.pid, signal.SIGCONT)
         assert sweep.wait(timeout=DEADLINE) == 0, (tmp_path / "sweep.log").read_text()[-3000:]
         assert watcher.wait(timeout=60) == 0, (tmp_path / "watch.log").read_text()
     finally:
@@ -66,11 +73,14 @@ def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
 
 
 def test_ctrl_c_stops_watching_cleanly(tmp_path):
-    """A sweep whose record never says it ended (stored by an earlier xialpha): watching goes on
-    until Ctrl-C, which leaves the last page without the reload and exits 0 without a traceback."""
+    """A sweep whose newest run ended before watching began (a new run may be starting, not
+    recorded yet): watching goes on until Ctrl-C, which leaves the last page without the reload
+    and exits 0 without a traceback."""
     (tmp_path / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
     store, page = tmp_path / "store", tmp_path / "watch.html"
     fill_store(load_spec(tmp_path / "sel.toml"), ResultStore(str(store)))
+    ended = datetime.datetime.now(datetime.timezone.utc)  # the newest run, ended before watching
+    ResultStore(str(store)).add_run({"sweep_id": "sel", "run_id": "ended", "created_at": ended, "finished_at": ended})
     watcher = _watch(store, page, tmp_path / "watch.log")
     try:
         wait_for(lambda: REFRESH in _text(page) and "<h1>xialpha sweep sel</h1>" in _text(page), "the page",
@@ -82,6 +92,7 @@ def test_ctrl_c_stops_watching_cleanly(tmp_path):
     assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)
     log = (tmp_path / "watch.log").read_text()
     assert log.splitlines()[-1] == f"stopped watching; {page} shows the store as it was last read"
+    assert re.search(r"^the sweep's newest run ended at [0-9-]+ [0-9:]+ UTC; waiting for another run$", log, re.MULTILINE)
     assert "Traceback" not in log and "interrupted" not in log
 
 

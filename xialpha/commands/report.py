@@ -98,7 +98,7 @@ def _watch(args, command: str | None) -> int:
         sweep = sweep_id(store, args.sweep)
         report = report_of(store, sweep, args.selection or None, metric=args.metric, estimator=args.estimator,
                            rho=args.rho, command=command)
-        return report, store.sweep_finished(sweep)
+        return report, store.sweep_ended_at(sweep)
 
     print(f"writing {args.html} every {args.watch:g} s until the sweep ends (Ctrl-C stops)", flush=True)
     ended = watch_report(read, args.html, args.watch, lambda text: print(text, flush=True))
