@@ -25,6 +25,9 @@ C_GRID = "[0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0]"
 # 30 C values, 0.01 to 681 log-spaced: with 4,000 documents, many seconds of fits after the first
 # stored batch, for tests that signal or kill a sweep once a batch is stored
 LONG_C_GRID = "[" + ", ".join(f"{0.01 * 10 ** (k / 6):.4g}" for k in range(30)) + "]"
+# The `dask` command of this interpreter, started as `python -m dask` so that tests run from a
+# virtual environment that is not activated (whose bin directory is not on PATH) start its own.
+DASK = [sys.executable, "-m", "dask"]
 
 
 def start(argv: list[str], log: Path, env: dict | None = None, stderr: Path | None = None) -> subprocess.Popen:

@@ -67,6 +67,28 @@ def test_select_refit_predict_without_internal_imports(swept, tmp_path):
     np.testing.assert_allclose(by_id["cat00"].decision_function(texts), models["cat00"].decision_function(texts))
 
 
+def test_selections_and_results_are_tidy_frames_named_as_the_command_line_names_them(swept, capsys):
+    from xialpha.cli import main
+
+    store, result = swept
+    chosen = xialpha.select(store)
+    assert list(chosen[["category", "config", "value"]].columns) == ["category", "config", "value"]
+    assert list(chosen.columns[:3]) == ["config", "category", "value"] and chosen.columns[-1] == "created_at"
+    assert list(chosen["config"]) == [f"C={c:g}" for c in chosen["C"]]  # only C varies in this sweep
+    assert str(chosen["significant"].dtype) == "boolean" and "not_significant" not in chosen
+    assert list(chosen.columns).index("selection_id") > list(chosen.columns).index("estimate_f1")  # ids last
+    capsys.readouterr()
+    assert main(["select", str(store), "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split(",") == list(chosen.columns)  # as the CLI writes it
+    rows = xialpha.results(store)
+    assert list(rows.columns[:7]) == ["config", "category", "C", "j", "kernel", "rho", "status"]
+    assert list(rows.columns[7:13]) == ["span_d_pos", "span_d_neg", "span_error", "span_recall", "span_precision",
+                                        "span_f1"]  # the default estimator's estimates first
+    assert "loo_f1" not in rows and rows.notna().any().all()  # no column without a value (loo never ran)
+    assert rows.columns[-1] == "created_at" and "config_key" in rows.columns[-8:]
+    assert list(result.results.columns) == list(xialpha.results(store, include_failed=True).columns)
+
+
 def test_mistakes_are_named_by_parameter(swept, tmp_path):
     store, _ = swept
     with pytest.raises(UserError, match=r"^sweep=: no sweep 'nope' in store "):
@@ -112,6 +134,21 @@ def test_a_script_without_a_main_guard_gets_one_sentence_before_any_process_star
                       "if __name__ == '__main__':\n    main()\n", encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "6", done.stderr[-2000:]
+
+
+def test_a_guarded_script_whose_workers_fail_to_start_is_not_told_to_add_the_guard(tmp_path):
+    """The guard advice only where the guard is missing: here it is there, and importing the
+    script again in the worker processes fails for a reason of the script's own."""
+    script = tmp_path / "guarded.py"
+    script.write_text("import xialpha\nif __name__ != '__main__':\n    raise RuntimeError('not importable')\n"
+                      f"if __name__ == '__main__':\n    xialpha.sweep({SPEC!r}, store='store')\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("xialpha.errors.UserError: the local cluster's worker processes failed to start"), last
+    assert "they import your script guarded.py again first" in last and "__main__" not in last.replace("__mp_main__", "")
+    assert "RuntimeError: not importable" in done.stderr  # the script's own error, as the workers met it
+    assert "The above exception was the direct cause" not in done.stderr  # one error, not Dask's chain
 
 
 def test_a_guarded_script_piped_to_python_sweeps(tmp_path):

@@ -26,6 +26,7 @@ from xialpha.storage.store import ResultStore
 
 pytest.importorskip("cryptography")
 from certificates import write_certificates  # noqa: E402
+from sweep_processes import DASK  # noqa: E402
 
 CORPUS = '[corpus]\nloader = "synthetic"\nn_docs = 50\n'
 PROCESS_TIMEOUT = 120  # s, any subprocess of these tests
@@ -156,14 +157,14 @@ def test_sweep_over_tls_on_scheduler_and_worker_processes(certificates, tmp_path
             stack.callback(process.wait, timeout=30)
             stack.callback(os.killpg, process.pid, signal.SIGKILL)
 
-        start(["dask", "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+        start([*DASK, "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
                "--scheduler-file", str(scheduler_file), *tls], "scheduler.log")
         deadline = time.monotonic() + PROCESS_TIMEOUT
         while not scheduler_file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         address = json.loads(scheduler_file.read_text())["address"]
         assert address.startswith("tls://127.0.0.1:")
-        start(["dask", "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", ":0", *tls],
+        start([*DASK, "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", ":0", *tls],
               "worker.log")
         spec = _sweep_spec(tmp_path / "tls.toml", certificates, f'kind = "address"\naddress = "{address}"')
         done = _run_sweep(spec, tmp_path / "store")

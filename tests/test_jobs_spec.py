@@ -157,7 +157,8 @@ def test_unknown_loader_arguments_and_loaders_suggest_the_closest(tmp_path):
         parse_spec(MINIMAL.replace('"synthetic"', '"reuters"').replace("n_docs = 100", ""), source="s.toml")
 
 
-def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reuters(tmp_path):
+def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reuters(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no copy fetched into the working directory (tests/test_first_steps.py: one is)
     path = tmp_path / "specs" / "reuters.toml"
     path.parent.mkdir()
     path.write_text('[corpus]\nloader = "reuters21578"\npath = "../data/reuters21578"\n', encoding="utf-8")
@@ -166,7 +167,8 @@ def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reut
     with pytest.raises(UserError) as error:
         spec.corpus.load()
     assert str(error.value) == (f"{path}: corpus.path: {missing} does not exist; "
-                                f"`xialpha fetch reuters21578 --dest {missing}` downloads it there")
+                                f"`xialpha fetch reuters21578 --dest {missing}` downloads it there (a relative path in a "
+                                "spec is relative to the spec file)")
     path.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\n', encoding="utf-8")
     with pytest.raises(UserError) as error:
         load_spec(path).corpus.load()

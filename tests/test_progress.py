@@ -1,8 +1,10 @@
-"""The sweep's progress: its stage from the start, then fits; plain lines outside a terminal."""
+"""The sweep's progress: its stage from the start, then fits; a bar on a terminal, a display
+updated in place in a notebook (a real kernel: tests/test_notebook.py), plain lines elsewhere."""
 
 from __future__ import annotations
 
 import io
+import sys
 import time
 
 import pytest
@@ -79,3 +81,79 @@ def test_watching_ends_quietly_when_the_cluster_goes_away(fast):
         assert len(calls) == 1  # asked once, then stopped
     finally:
         progress.close()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _fake_ipython(monkeypatch, kernel: bool) -> list:
+    """IPython as a Jupyter kernel (or a terminal IPython) has it: get_ipython() and display
+    handles; returns the list every displayed or updated bundle is appended to."""
+    import types
+
+    shown: list = []
+
+    class Handle:
+        def update(self, bundle, raw):
+            assert raw
+            shown.append(bundle)
+
+    def display(bundle, raw, display_id):
+        assert raw and display_id
+        shown.append(bundle)
+        return Handle()
+
+    shell = types.SimpleNamespace(kernel=object()) if kernel else types.SimpleNamespace()
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: shell
+    ipython.display = types.ModuleType("IPython.display")
+    ipython.display.display = display
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", ipython.display)
+    return shown
+
+
+def test_progress_fits_where_it_runs(monkeypatch):
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    assert Progress.mode_for(False, io.StringIO()) == "plain"  # a log file or a pipe
+    assert Progress.mode_for(False, _Terminal()) == "bar"
+    assert Progress.mode_for(True, _Terminal()) == "quiet"
+    _fake_ipython(monkeypatch, kernel=False)  # IPython in a terminal: the bar
+    assert Progress.mode_for(False, _Terminal()) == "bar"
+    _fake_ipython(monkeypatch, kernel=True)  # a Jupyter kernel: the notebook display, whatever stderr is
+    assert Progress.mode_for(False, io.StringIO()) == "notebook"
+    assert Progress.mode_for(True, io.StringIO()) == "quiet"
+
+
+def test_a_notebook_display_is_updated_in_place_and_keeps_the_final_count(fast, monkeypatch):
+    shown = _fake_ipython(monkeypatch, kernel=True)
+    monkeypatch.setattr(progress_module, "NOTEBOOK_EVERY_S", 0.0)
+    stream = io.StringIO()
+    progress = Progress(None, "notebook", stream=stream)
+    try:
+        progress.set_stage("loading corpus")
+        _wait_for(lambda: any("loading corpus" in b["text/plain"] for b in shown))
+        progress.set_total(4)
+        progress.set_stage("fitting")
+        progress.advance(3)
+        assert shown[-1]["text/plain"].startswith("fitting: fits 3/4 (75%)")
+        assert '<progress value="3" max="4"' in shown[-1]["text/html"]
+    finally:
+        progress.close()
+    assert shown[-1]["text/plain"].startswith("3/4 fits in ") and stream.getvalue() == ""  # nothing on stderr
+    assert '<progress value="3" max="4"' in shown[-1]["text/html"]
+    assert "<progress " in shown[0]["text/html"] and "value=" not in shown[0]["text/html"]  # no total yet
+    count = len(shown)
+    time.sleep(0.1)
+    assert len(shown) == count  # closed: the background thread draws no more
+
+
+def test_stage_text_is_escaped_in_the_notebook_display(monkeypatch):
+    shown = _fake_ipython(monkeypatch, kernel=True)
+    progress = Progress(None, "notebook")
+    progress.set_stage("<b>&")
+    progress.close()
+    page = "".join(b["text/html"] for b in shown)
+    assert "&lt;b&gt;&amp;" in page and "<b>" not in page

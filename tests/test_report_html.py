@@ -40,8 +40,9 @@ def report_html(report_store) -> Path:
 def test_page_is_self_contained_and_shows_every_category(report_html):
     page = report_html.read_text(encoding="utf-8")
     assert "http://" not in page and "https://" not in page and "<script" not in page
-    # one plot per category, the LOO bars and the calibration plot
-    assert page.count('src="data:image/png;base64,') == len(CATEGORIES) + 2
+    # estimate vs C (a panel per category: test_python_plots_are_the_figures_the_page_shows), the LOO
+    # bars and the calibration plot
+    assert page.count('src="data:image/png;base64,') == 3
     assert "&lt;grain&amp;co&gt;" in page and "<grain&co>" not in page  # escaped
     for heading in ("Estimate vs C", "beside held-out values", "Leave-one-out candidates", "Selection shown",
                     "Certifications", "Estimates against held-out values", "What each estimator would choose",
@@ -115,6 +116,61 @@ def test_held_out_and_candidate_figures_are_the_stored_ones(report_html):
     rho2 = results[results["rho"] == 2.0].groupby("category")["xa_d"]
     assert candidates["candidates_mean"].to_dict() == pytest.approx(rho2.mean().to_dict())
     assert candidates["loo_retrains_mean"].to_dict() == pytest.approx(results.groupby("category")["loo_retrains"].mean().to_dict())
+
+
+def _page_pngs(page: str) -> list[bytes]:
+    import base64
+    import re
+
+    return [base64.b64decode(data) for data in re.findall(r'src="data:image/png;base64,([^"]+)"', page)]
+
+
+def _png(fig) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def test_python_plots_are_the_figures_the_page_shows(report_store, report_html):
+    import xialpha
+
+    curves = xialpha.plot.curves(report_store, sweep="r1")
+    calibration = xialpha.plot.calibration(report_store, sweep="r1")
+    titles = [ax.get_title() for ax in curves.axes if ax.get_visible()]
+    assert titles == sorted(CATEGORIES)  # a panel per category, names as typed
+    assert [ax.get_title() for ax in calibration.axes] == ["xa"]  # a panel per estimator with estimates
+    assert any(line.get_marker() == "*" for ax in curves.axes for line in ax.lines)  # the selection's choices
+    pngs = _page_pngs(report_html.read_text(encoding="utf-8"))
+    assert _png(curves) in pngs and _png(calibration) in pngs  # the very figures of the page, pixel for pixel
+
+
+def test_plotting_leaves_the_callers_matplotlib_backend_alone(report_store, tmp_path):
+    """A notebook's inline backend stays in charge: xialpha neither switches it nor leaves figures open for it."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    import xialpha
+
+    before = matplotlib.get_backend()
+    plt.switch_backend("svg")
+    try:
+        xialpha.plot.curves(report_store, sweep="r1")
+        xialpha.report(report_store, sweep="r1", html=tmp_path / "page.html")
+        assert matplotlib.get_backend() == "svg" and plt.get_fignums() == []
+    finally:
+        plt.switch_backend(before)
+
+
+def test_calibration_without_a_held_out_split_says_how_to_get_one(tmp_path):
+    import xialpha
+    from xialpha.errors import UserError
+
+    store = ResultStore(str(tmp_path / "store"))
+    store.write_results([{k: v for k, v in row.items() if not k.startswith("holdout")} for row in result_rows()])
+    with pytest.raises(UserError, match=r"^sweep=: sweep 'r1' scored no held-out split .*holdout = true"):
+        xialpha.plot.calibration(store.uri)
 
 
 def _chromium() -> str | None:

@@ -19,7 +19,7 @@ import pytest
 from sweep_processes import DEADLINE, LONG_C_GRID, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
 from sweep_processes import sweep_spec as _spec
 from sweep_processes import raw_keys as _raw_keys, result_files as _result_files, start as _start
-from sweep_processes import sweep_argv as _sweep_argv, wait_for as _wait_for
+from sweep_processes import DASK, sweep_argv as _sweep_argv, wait_for as _wait_for
 from xialpha.storage.store import ResultStore
 
 pytestmark = pytest.mark.cluster
@@ -32,11 +32,11 @@ def dask_cluster(tmp_path: Path, n_workers: int = 2):
     processes = []
     try:
         scheduler_file = tmp_path / "scheduler.json"
-        processes.append(_start(["dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
+        processes.append(_start([*DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
                                  "--scheduler-file", str(scheduler_file)], tmp_path / "scheduler.log"))
         _wait_for(scheduler_file.exists, "the scheduler file", 60, processes[0])
         address = json.loads(scheduler_file.read_text())["address"]
-        workers = [_start(["dask", "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--name", f"w{i}",
+        workers = [_start([*DASK, "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--name", f"w{i}",
                            "--dashboard-address", ":0", "--memory-limit", "2GiB"], tmp_path / f"worker{i}.log")
                    for i in range(n_workers)]
         processes += workers

@@ -184,6 +184,13 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     assert [row["id"] for row in predicted] == ["1", "2", "3", "4", "5"]
     expected = trained.decision_values(texts=test.texts[:5])
     assert np.allclose([[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5)
+    # a blank line is an empty document: row n is still line n (before: dropped, the ids skipped 2)
+    lines.write_text(f"{test.texts[0]}\n\n{test.texts[1]}\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "predict", artifact, "--input", lines, "--output", tmp_path / "blank.csv")
+    predicted = list(csv.DictReader((tmp_path / "blank.csv").read_text(encoding="utf-8").splitlines()))
+    assert code == 0 and [row["id"] for row in predicted] == ["1", "2", "3"] and "labelled 3 documents" in err
+    expected = trained.decision_values(texts=[test.texts[0], "", test.texts[1]])
+    assert np.allclose([[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5)
     table = tmp_path / "docs.csv"
     pd.DataFrame({"doc": test.ids[:4], "text": test.texts[:4]}).to_csv(table, index=False)
     out_file = tmp_path / "labels.jsonl"
@@ -237,15 +244,18 @@ def test_report_in_the_terminal(swept, capsys, monkeypatch):
         (["select", "{uri}", "--sweep", "sel", "--rho", "3"], "--rho: sweep 'sel' has no results at rho=3"),
         (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' has no 'loo' estimates"),
         (["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"], "--cost-fn: applies to --metric cost only"),
-        (["select", "{missing}", "--sweep", "sel"], "not a xialpha store"),
+        (["select", "{missing}", "--sweep", "sel"], "not a xialpha store: no such directory; `xialpha sweep SPEC --store"),
+        (["select", "{empty}", "--sweep", "sel"], "not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep"),
         (["certify", "{uri}", "--selection", "sel-none", "--test-split", "test"], "--selection: no selection 'sel-none'"),
         (["report", "{uri}", "--sweep", "sel", "--rho", "0"], "--rho: must be a number > 0"),
-        (["predict", "{missing}", "--input", "x.txt"], "is not a xialpha artefact"),
+        (["predict", "{missing}", "--input", "x.txt"], "is not a xialpha artefact: no such directory; `xialpha select --refit"),
+        (["predict", "{empty}", "--input", "x.txt"], "is not a xialpha artefact (no manifest.json); `xialpha select --refit DIR`"),
     ],
 )
 def test_bad_input_is_one_line_with_exit_code_2(swept, tmp_path, capsys, argv, message):
     _, uri = swept
-    args = [a.format(uri=uri, missing=tmp_path / "missing") for a in argv]
+    (tmp_path / "empty").mkdir()
+    args = [a.format(uri=uri, missing=tmp_path / "missing", empty=tmp_path / "empty") for a in argv]
     code, _, err = run_cli(capsys, *args)
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
@@ -326,14 +336,20 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     selection_id = stored_id(err, "sel-")
     stored = selection_of(uri, selection_id)
     assert len(records) == len(stored)
-    assert set(stored.columns) | {"config", "runner_up_config"} == set(records[0])
+    # every stored column, the double negatives said plainly, the labels first and the ids last
+    plain = {"not_significant": "significant", "n_runners_up_not_significant": "n_runners_up_significant"}
+    assert {plain.get(c, c) for c in stored.columns} | {"config", "runner_up_config", "tie"} == set(records[0])
+    assert list(records[0])[:3] == ["config", "category", "value"] and list(records[0])[-1] == "created_at"
+    assert [r["significant"] for r in records] == [not flag for flag in stored["not_significant"]]
+    assert [r["n_runners_up_significant"] for r in records] == \
+        (stored["n_runners_up"] - stored["n_runners_up_not_significant"]).tolist()
     assert [r["value"] for r in records] == stored["value"].tolist()  # every digit
     assert all(r["config"] and not HASH.search(r["config"]) for r in records)
 
     code, out, err = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--format", "csv")
     assert code == 0
     table = pd.read_csv(io.StringIO(out))
-    assert set(stored.columns) | {"config", "runner_up_config"} == set(table.columns) and len(table) == len(stored)
+    assert list(table.columns) == list(records[0]) and len(table) == len(stored)
 
     code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
                              "--draws", "2000", "--force", "--format", "csv")

@@ -104,7 +104,7 @@ def test_compact_keeps_every_query_result(filled, capsys):
     files_before = len(data_files(Path(store_dir)))
     assert main(["store", "compact", filled.uri]) == 0
     output = capsys.readouterr().out
-    assert "results: 16 files -> 2 files" in output and "examples: 4 files -> 1 files" in output
+    assert "results: 16 files -> 2 files" in output and "examples: 4 files -> 1 file" in output.splitlines()
     assert _snapshot(ResultStore(filled.uri)) == before
     assert len(data_files(Path(store_dir))) == 4 < files_before
     assert before["examples"]["k0"] == [True] * 13 and before["selections"][0]["config_key"] == "k1"

@@ -13,11 +13,16 @@ API = ("sweep", "select", "refit", "results", "certify", "report", "drift", "as_
 
 def __getattr__(name: str):
     """Lazy exports, so `import xialpha` stays light: the workflow (`xialpha.sweep`, `select`,
-    `refit`, `results`, `certify`, `report`, `drift`: see xialpha.api) and XiAlphaSearchCV (imports scikit-learn)."""
+    `refit`, `results`, `certify`, `report`, `drift`: see xialpha.api), its plots (`xialpha.plot`)
+    and XiAlphaSearchCV (imports scikit-learn)."""
     if name in API:
         from xialpha import api
 
         return getattr(api, name)
+    if name == "plot":
+        import importlib
+
+        return importlib.import_module("xialpha.plot")
     if name == "XiAlphaSearchCV":
         from xialpha.search import XiAlphaSearchCV
 

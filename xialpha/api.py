@@ -17,6 +17,7 @@ command line (`xialpha sweep|select ...`) runs the same library code.
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import os
 import sys
@@ -32,8 +33,10 @@ from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
-from xialpha.reports.html import render_report
-from xialpha.reports.report import report_of
+from xialpha.reports.frames import stored_selection, tidy_results, tidy_selection
+from xialpha.reports.html import render_report, write_page
+from xialpha.reports.labels import sweep_labels
+from xialpha.plot import stored_report
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.choices import DEFAULT_SMOOTH
 from xialpha.selection.records import saved_selection
@@ -51,7 +54,8 @@ MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker process
 @dataclass(frozen=True)
 class SweepResult:
     """What `sweep` did (`summary`: stored, skipped, failed, wall seconds, ...) and every stored
-    row of the sweep (`results`, a DataFrame: one row per configuration, category and rho)."""
+    row of the sweep (`results`, a DataFrame as `results` returns it: one row per configuration,
+    category and rho)."""
 
     summary: object
     results: pd.DataFrame
@@ -62,50 +66,73 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = True) -> SweepResult:
+def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = False) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
     `xialpha.storage.naming.store_location`. client: a running `distributed.Client` to use (default: the spec's cluster,
     a local one unless it says otherwise). corpus: the documents in memory instead of the spec's loader
     (see `as_corpus`; the spec's [corpus] then names only splits and categories; pass the same
-    corpus to `refit`). force: recompute stored keys. quiet: no progress bar.
+    corpus to `refit`). force: recompute stored keys. quiet: no progress display (by default a
+    notebook shows one in the cell's output, a terminal a bar, a log file plain lines).
     """
     spec = _spec(spec, corpus)
-    if client is None and spec.cluster.kind == "local":
-        _check_main_guard()
     result_store = ResultStore(store_location(store, spec.store))
-    try:
+    with _local_workers(client, spec.cluster.kind):
         summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client)
+    return SweepResult(summary, _tidy_results(result_store.read_results_df(spec.id, include_failed=True)),
+                       result_store.uri)
+
+
+@contextlib.contextmanager
+def _local_workers(client, kind: str = "local"):
+    """Around a call that starts a local cluster unless given a running `client` (the spec's
+    cluster `kind`: only "local" starts processes here): UserError MAIN_GUARD before any process
+    starts when the calling script lacks the guard, and one UserError saying why when the
+    cluster's worker processes fail to start anyway (the guard advice only where it applies)."""
+    local = client is None and kind == "local"
+    if local and _main_script_guarded() is False:
+        raise UserError(MAIN_GUARD)
+    try:
+        yield
     except RuntimeError as exc:
-        if "failed to start" in str(exc):
-            raise UserError(MAIN_GUARD) from exc
-        raise
-    return SweepResult(summary, result_store.read_results_df(spec.id, include_failed=True), result_store.uri)
+        if not (local and "failed to start" in str(exc)):
+            raise
+        script = _main_script()
+        again = (f"; they import your script {Path(script).name} again first (as `__mp_main__`), which must work "
+                 "without running anything: see its error printed above" if script else "; see the errors above")
+        raise UserError(f"the local cluster's worker processes failed to start ({exc}){again} (or pass client= a "
+                        "running distributed.Client)") from None
 
 
-def _check_main_guard() -> None:
-    """UserError (before any process starts) when a script calls `sweep` from top-level code
-    outside `if __name__ == "__main__":`: the local cluster's worker processes start by
-    importing the script again, which would call `sweep` again in each of them."""
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
+def _main_script() -> str | None:
+    """The file of the running script, which local worker processes import again; None for an
+    interactive session, a notebook or a script read from standard input (nothing is imported again)."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return path if path is not None and os.path.isfile(path) else None
+
+
+def _main_script_guarded() -> bool | None:
+    """Whether the running script's top-level statement that led to this call is
+    `if __name__ == "__main__":` (False: the local cluster's worker processes, which start by
+    importing the script again, would run it again); None where no script is imported again
+    or its source cannot be read."""
+    path = _main_script()
     frame, top = inspect.currentframe(), None
     while frame is not None:  # the script's module-level frame that led to this call
         if frame.f_globals.get("__name__") in ("__main__", "__mp_main__") and frame.f_code.co_name == "<module>":
             top = frame
         frame = frame.f_back
     if path is None or top is None:
-        return  # an interactive session or notebook: nothing is imported again
+        return None
     try:
         tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-        return
+        return None
     for node in tree.body:
         if node.lineno <= top.f_lineno <= (node.end_lineno or node.lineno):
-            if not _is_main_test(node):
-                raise UserError(MAIN_GUARD)
-            return
+            return _is_main_test(node)
+    return None
 
 
 def _is_main_test(node: ast.stmt) -> bool:
@@ -158,9 +185,17 @@ def as_corpus(corpus):
 
 
 def results(store=None, *, sweep: str | None = None, include_failed: bool = False) -> pd.DataFrame:
-    """The stored result rows of one sweep (the only one in the store when `sweep` is None)."""
+    """The stored result rows of one sweep (the only one in the store when `sweep` is None), one
+    per configuration, category and rho: `config` (the configuration's label, as the command
+    line shows it) first, then category, C, j, kernel, rho, status, each estimator's estimates
+    (`span_f1`, `xa_error`, ...: <estimator>_<metric>, fractions 0..1, and counts d_pos, d_neg),
+    the other columns, and the ids last; columns without any value are left out."""
     result_store = ResultStore(store_location(store), create=False)
-    return result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed)
+    return _tidy_results(result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed))
+
+
+def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
+    return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
 def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
@@ -168,10 +203,14 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
            alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
-    Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), its
-    estimate (`value`) and what it was ranked by (`selection_value`: with smooth, the default, the
-    estimate averaged with those of the neighbouring C of the same configuration), runners-up and
-    the p-values of the significance tests.
+    Returns one row per category, as `xialpha select --format csv` writes it: the chosen
+    configuration's label (`config`), the category, its estimate (`value`) and what it was ranked
+    by (`selection_value`: with smooth, the default, the estimate averaged with those of the
+    neighbouring C of the same configuration), `significant` (the choice differs significantly
+    from its first runner-up by a test at `alpha`; null when no test could run), `tie` (the
+    runner-up has the same estimate or was ranked equal: only the C neighbours' average or
+    simplicity decided), the first runner-up, the
+    p-values and estimates, the configuration's parameters, and the ids last.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice).
     """
@@ -182,7 +221,7 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
                           alpha=alpha, save=save)
     if chosen.to_store:
         result_store.add_selection(chosen.rows)
-    return chosen.frame
+    return tidy_selection(chosen.frame, sweep_labels(chosen.results))
 
 
 class TextClassifier:
@@ -214,7 +253,7 @@ def _selection_rows(result_store, selection) -> pd.DataFrame:
     if isinstance(selection, str):
         rows = saved_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
-        rows = selection
+        rows = stored_selection(selection)
     else:
         raise UserError(f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}")
     if rows.empty:
@@ -230,12 +269,11 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
     sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
-    if client is None:
-        _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
-    trained = refit_selection(result_store, rows, None if spec is None else str(spec),
-                              corpus=None if corpus is None else as_corpus(corpus), client=client)
+    with _local_workers(client):
+        trained = refit_selection(result_store, rows, None if spec is None else str(spec),
+                                  corpus=None if corpus is None else as_corpus(corpus), client=client)
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
@@ -251,9 +289,8 @@ def drift(spec, *, store=None, client=None, force: bool = False):
         spec = parse_drift_spec(spec, source="spec")
     else:
         raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
-    if client is None and spec.cluster.kind == "local":
-        _check_main_guard()
-    return run_drift_check(spec, ResultStore(store_location(store, spec.store)), force=force, client=client)
+    with _local_workers(client, spec.cluster.kind):
+        return run_drift_check(spec, ResultStore(store_location(store, spec.store)), force=force, client=client)
 
 
 def certify(store=None, *, selection, test_split: str, force: bool = False, confidence: float = 0.95,
@@ -266,13 +303,12 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     selection: a stored selection's id, or the DataFrame `select(save=True)` returned.
     spec, corpus, client: as for `refit`.
     """
-    if client is None:
-        _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
-    return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
-                             seed=seed, spec_path=None if spec is None else str(spec),
-                             corpus=None if corpus is None else as_corpus(corpus), client=client)
+    with _local_workers(client):
+        return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
+                                 seed=seed, spec_path=None if spec is None else str(spec),
+                                 corpus=None if corpus is None else as_corpus(corpus), client=client)
 
 
 def report(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
@@ -283,12 +319,7 @@ def report(store=None, *, sweep: str | None = None, selection: str | None = None
     metric, estimator and rho default to that selection's. html: a path to write the
     self-contained HTML page to as well (selection, certifications, calibration, provenance).
     """
-    view = report_of(ResultStore(store_location(store), create=False), sweep, selection, metric=metric,
-                     estimator=estimator, rho=rho)
+    view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     if html is not None:
-        page = render_report(view)
-        try:
-            Path(html).write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"html=: cannot write {html}: {exc.strerror or exc}") from None
+        write_page(html, render_report(view))
     return view.curves

@@ -18,7 +18,7 @@ from xialpha.corpora import reuters_files
 from xialpha.errors import UserError
 
 DATASETS = ("reuters21578",)
-DEFAULT_DEST = Path("data") / "reuters21578"
+DEFAULT_DEST = reuters_files.FETCH_DEST
 
 
 def add_arguments(parser) -> None:
@@ -67,6 +67,7 @@ def run(args) -> int:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     print(f"reuters21578: {len(list(dest.glob('reut2-*.sgm')))} SGML files verified (SHA-256) in {dest}")
+    print(f'a spec reads it with path = "{dest.resolve()}" (a relative path is relative to the spec file)')
     return 0
 
 

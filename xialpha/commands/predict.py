@@ -16,6 +16,7 @@ import sys
 
 from xialpha.models.artifact import PICKLE_WARNING, current_versions, is_pickled, load_artifact, read_manifest
 from xialpha.models.prediction import read_documents, write_predictions
+from xialpha.reports.formatting import plural
 
 FORMATS = ("csv", "jsonl")
 
@@ -44,7 +45,7 @@ def run(args) -> int:
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="") as stream:
             write_predictions(stream, ids, trained.categories, decision, out_format)
-        print(f"labelled {len(ids)} documents into {args.output}", file=sys.stderr)
+        print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)
     else:
         write_predictions(sys.stdout, ids, trained.categories, decision, out_format)
     return 0

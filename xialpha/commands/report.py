@@ -6,6 +6,8 @@ the sweep (the page says which, and how to choose another). The page (--html FIL
 self-contained: the selection and its certifications, estimates against held-out values per
 estimator (a calibration plot), what each estimator would choose, estimate vs C per category
 and preprocessing, LOO candidates, and provenance (commands, spec, versions, run ids, dates).
+With --watch the page is rewritten from the store every few seconds while a sweep runs
+(`xialpha.reports.watching`), to follow it in a browser from anywhere.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from pathlib import Path
 from rich.table import Table
 
 from xialpha.commands.output import add_wide_argument
-from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store
+from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.errors import UserError
-from xialpha.reports.html import render_report
+from xialpha.reports.html import render_report, write_page
+from xialpha.reports.verdicts import legend
 from xialpha.reports.report import report_of
 from xialpha.reports.terminal import (
     Column,
@@ -35,6 +38,8 @@ from xialpha.reports.terminal import (
 )
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
 
+WATCH_EVERY_S = 5.0  # default --watch interval, seconds
+
 
 def add_arguments(parser) -> None:
     add_store_arguments(parser)
@@ -43,6 +48,9 @@ def add_arguments(parser) -> None:
                         help="the saved selection to show (default: the sweep's newest per-category one; "
                              "`xialpha store ls` lists them)")
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE")
+    parser.add_argument("--watch", nargs="?", type=float, const=WATCH_EVERY_S, metavar="SECONDS",
+                        help=f"with --html: rewrite FILE from the store every SECONDS (default {WATCH_EVERY_S:g}) while "
+                             "a sweep runs, the page reloading itself, until the sweep ends or Ctrl-C")
     parser.add_argument("--metric", choices=[m for m in METRIC_CHOICES if m != "cost"],
                         help="metric to show (default: the selection's, else f1)")
     parser.add_argument("--estimator", choices=SHOWN_ESTIMATORS,
@@ -55,18 +63,46 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     command = shlex.join(["xialpha", *sys.argv[1:]]) if Path(sys.argv[0]).name in ("xialpha", "cli.py") else None
+    if args.watch is not None:
+        return _watch(args, command)
     report = report_of(open_store(args), args.sweep, args.selection or None, metric=args.metric,
                        estimator=args.estimator, rho=args.rho, command=command)
     if args.html:
+        import matplotlib
+
+        matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
-        try:
-            Path(args.html).write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"--html: cannot write {args.html}: {exc.strerror or exc}") from None
+        write_page(args.html, page)
         print(f"wrote {args.html} ({len(page) // 1024} KiB)")
         print(textwrap.fill(f"It shows {report.selection_note}.", 80))
         return 0
     _print_terminal(report, args.wide)
+    return 0
+
+
+def _watch(args, command: str | None) -> int:
+    """--watch: the page rewritten from the store until the sweep ends (exit 0) or Ctrl-C (exit 0:
+    stopping is how watching ends)."""
+    import matplotlib
+
+    from xialpha.reports.watching import watch_report
+
+    if not args.html:
+        raise UserError("--watch: needs --html FILE, the page to keep up to date")
+    if not args.watch > 0:
+        raise UserError(f"--watch: must be > 0 seconds, got {args.watch:g}")
+    matplotlib.use("Agg")
+
+    def read():
+        store = open_store(args)
+        sweep = sweep_id(store, args.sweep)
+        report = report_of(store, sweep, args.selection or None, metric=args.metric, estimator=args.estimator,
+                           rho=args.rho, command=command)
+        return report, store.sweep_ended_at(sweep)
+
+    print(f"writing {args.html} every {args.watch:g} s until the sweep ends (Ctrl-C stops)", flush=True)
+    ended = watch_report(read, args.html, args.watch, lambda text: print(text, flush=True))
+    print(f"{'the sweep ended' if ended else 'stopped watching'}; {args.html} shows the store as it was last read")
     return 0
 
 
@@ -90,6 +126,7 @@ def _print_terminal(report, wide: bool) -> None:
     print_table(rich_table("LOO candidates: examples xi-alpha (rho=2) flags, per config", columns, report.candidates))
     if report.selection is not None:
         print_table(selection_table(report.selection, report.labels, wide), wide)
+        print("\n".join(legend(report.selection)))
         configs = dict(zip(report.selection["category"], report.labels.column(report.selection)))
         groups = report.certifications.groupby("certification_id", sort=False) if len(report.certifications) else []
         for certification_id, rows in groups:

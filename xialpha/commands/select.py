@@ -18,8 +18,11 @@ from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.models.artifact import check_target, save_artifact
+from xialpha.reports.formatting import plural
+from xialpha.reports.frames import tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
+from xialpha.reports.verdicts import legend
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 from xialpha.selection.workflow import check_alpha, select_sweep
 
@@ -65,10 +68,10 @@ def run(args) -> int:
     labels = sweep_labels(results)
     if args.format == "table":
         print_table(selection_table(rows, labels, args.wide), args.wide)
+        print("\n".join(legend(rows)))
         print_table(key_table(labels.key(rows, ("", "runner_up_") if args.wide else ("",))))
     else:
-        write_records(rows.assign(config=labels.column(rows), runner_up_config=labels.column(rows, "runner_up_")),
-                      args.format)
+        write_records(tidy_selection(rows, labels), args.format)
     saved, n_models = _refit(store, rows, labels, args) if args.refit else (None, 0)
     status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
     if not (args.save or args.refit):
@@ -81,11 +84,11 @@ def run(args) -> int:
             if saved is not None:
                 shutil.rmtree(saved, ignore_errors=True)
             raise
-        print(f"stored selection {selection_id} in {store.uri} ({len(rows)} categories)", file=status)
+        print(f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})", file=status)
     else:
         print(f"selection {selection_id} is stored already (the same choices)", file=status)
     if saved is not None:
-        print(f"saved {n_models} models to {saved}", file=status)
+        print(f"saved {plural(n_models, 'model')} to {saved}", file=status)
     return 0
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, open_store
+from xialpha.reports.formatting import plural
 from xialpha.reports.inventory import inventory
 from xialpha.reports.terminal import inventory_table, print_table, write_records
 from xialpha.storage.datasets import QUARANTINE
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         return _check(store, args.quarantine)
     for dataset in [args.dataset] if args.dataset else DATASETS:
         before, after = store.compact(dataset)
-        print(f"{dataset}: {before} files -> {after} files")
+        print(f"{dataset}: {plural(before, 'file')} -> {plural(after, 'file')}")
     return 0
 
 

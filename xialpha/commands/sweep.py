@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-import textwrap
 
 from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
 from xialpha.commands.stores import store_uri
@@ -55,10 +54,13 @@ def run(args) -> int:
 def _print_dry_run(dry) -> None:
     """The dry run's counts and memory: documents and parts (read by the workers, none by this
     process), features stacked per worker (linear path) and Gram matrices (kernel path)."""
+    from xialpha.reports.formatting import plural
+
     plan = dry.plan
     print(f"sweep {plan.spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits")
-    print(f"{len(plan.batches)} fit batches, {len(plan.categories)} categories, {plan.n_train} training documents")
-    print(f"corpus: {dry.n_documents} documents in {dry.n_parts} part{'s' if dry.n_parts != 1 else ''}, "
+    print(f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, {plural(len(plan.categories), 'category', 'categories')}, "
+          f"{plural(plan.n_train, 'training document')}")
+    print(f"corpus: {plural(dry.n_documents, 'document')} in {plural(dry.n_parts, 'part')}, "
           "read and vectorised by the workers")
     linear = sum(len(b.jobs) for b in plan.batches if plan.is_linear(b.kernel))
     if linear:
@@ -66,16 +68,17 @@ def _print_dry_run(dry) -> None:
     if dry.feature_bytes:
         sizes = ", ".join(f"{size / 2**20:.1f}" for size in dry.feature_bytes.values())
         print(f"features: about {sizes} MiB per preprocessing; a worker stacks {dry.stacked_bytes_per_worker / 2**20:.1f} MiB "
-              f"at most ({dry.workers} workers)")
+              f"at most ({plural(dry.workers, 'worker')})")
     if linear < plan.n_fits:
         print(f"kernel path: Gram memory {plan.peak_gram_bytes_per_worker(dry.workers) / 2**20:.1f} MiB per worker at most "
-              f"({dry.workers} workers; {plan.gram_bytes() / 2**20:.1f} MiB per Gram)")
+              f"({plural(dry.workers, 'worker')}; {plan.gram_bytes() / 2**20:.1f} MiB per Gram)")
 
 
 def _print_best(spec, store) -> None:
     """The best stored config per category by the spec's selection metric and estimator."""
     import pandas as pd
 
+    from xialpha.reports.formatting import objective_text
     from xialpha.reports.terminal import key_table, number, print_table
     from xialpha.reports.labels import sweep_labels
     from xialpha.selection.objective import Objective
@@ -86,10 +89,9 @@ def _print_best(spec, store) -> None:
         return
     objective = Objective(metric=spec.metric, estimator=spec.selection_estimator, rho=spec.estimators.rhos[0])
     selection = select(results, objective, sweep_id=spec.id, runners_up=0)
-    print(textwrap.fill(f"best per category by {spec.selection_estimator} {spec.metric} "
-                        f"(rho={spec.estimators.rhos[0]:g}); `xialpha select {store.uri} --sweep {spec.id}` adds "
-                        "significance tests:", 80))
+    print(f"best per category by {objective_text(spec.metric, spec.selection_estimator, spec.estimators.rhos[0])}:")
     labels = sweep_labels(results)
     for choice in selection.choices:
         print(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}")
     print_table(key_table(labels.key(pd.DataFrame([choice.chosen for choice in selection.choices]))))
+    print(f"significance tests: xialpha select {shlex.quote(store.uri)} --sweep {shlex.quote(spec.id)}")

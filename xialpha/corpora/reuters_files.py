@@ -14,6 +14,7 @@ from pathlib import Path
 from xialpha.errors import UserError
 
 REUTERS_URL = "http://kdd.ics.uci.edu/databases/reuters21578/reuters21578.tar.gz"
+FETCH_DEST = Path("data") / "reuters21578"  # where `xialpha fetch reuters21578` puts it unless --dest
 
 SGML_SHA256 = {
     "reut2-000.sgm": "9ff9bb40624ef992a03f62aace12e697dca1087abfd9b4d06aa787a6ad3e0687",
@@ -55,3 +56,9 @@ def verify_reuters_files(directory: Path) -> None:
             raise UserError(f"{directory}: {name} is missing (not a complete Reuters-21578 copy)")
         if file_sha256(path) != expected:
             raise UserError(f"{path}: SHA-256 differs from Reuters-21578 Distribution 1.0 (corrupt or altered copy)")
+
+
+def fetched_copy(*places: Path) -> Path | None:
+    """The first of `places` that holds the Reuters-21578 SGML files (reut2-000.sgm: a copy
+    `xialpha fetch` made, or one given to it with --from), else None."""
+    return next((place for place in places if (place / "reut2-000.sgm").is_file()), None)

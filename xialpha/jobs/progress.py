@@ -1,10 +1,13 @@
 """Progress of a running sweep: its stage from the start (starting cluster, loading corpus,
 planning, vectorising, building features, fitting, storing), then fits done out of the total.
 
-On a terminal a live bar shows the stage as its label; it vanishes at the end (the summary line
-says what it did), so an error stays one line. Elsewhere (a log file, a pipe) a stage gets a
-line once it has lasted PLAIN_STAGE_AFTER_S, so stages that end at once (and bad input, which
-fails at once) print nothing; fits get a line every PLAIN_EVERY_S.
+Shown where it runs (`mode_for`). On a terminal a live bar shows the stage as its label; it
+vanishes at the end (the summary line says what it did), so an error stays one line. In a
+Jupyter notebook one output of the running cell (`NotebookDisplay`) shows a progress bar with
+the stage, fits, rate and ETA, updated in place at most every NOTEBOOK_EVERY_S, and keeps the
+final count. Elsewhere (a log file, a pipe) a stage gets a line once it has lasted
+PLAIN_STAGE_AFTER_S, so stages that end at once (and bad input, which fails at once) print
+nothing; fits get a line every PLAIN_EVERY_S.
 
 While the cluster works, the stage is what its workers run (`watch`): the task keys of
 `xialpha.jobs.data` and `xialpha.jobs.graph` name it (count-, block-, ...; features-, gram-;
@@ -13,10 +16,12 @@ fit-batch-).
 
 from __future__ import annotations
 
+import html
 import sys
 import threading
 import time
 
+NOTEBOOK_EVERY_S = 0.5  # the notebook display is redrawn at most this often (and at the end)
 PLAIN_EVERY_S = 10.0
 PLAIN_STAGE_AFTER_S = 1.0  # a stage lasting this long gets a plain line
 TICK_S = 0.1  # how often the background thread looks at the stage
@@ -27,8 +32,35 @@ STAGES_BY_TASK = (("fit-batch-", "fitting"), ("gram-", "building features"), ("f
                   ("block-", "vectorising"))  # the first prefix a running task has names the stage
 
 
+class NotebookDisplay:
+    """One output of the running notebook cell, replaced in place (IPython's display handle:
+    no widget library needed): an HTML progress bar and its text, plain text where HTML is not shown."""
+
+    def __init__(self):
+        from IPython.display import display
+
+        self._handle = display(self._bundle("starting", 0, None), raw=True, display_id=True)
+
+    def show(self, text: str, done: int, total: int | None) -> None:
+        self._handle.update(self._bundle(text, done, total), raw=True)
+
+    @staticmethod
+    def _bundle(text: str, done: int, total: int | None) -> dict:
+        value = f' value="{done}" max="{total}"' if total else ""  # no total yet: an indeterminate bar
+        return {"text/plain": text,
+                "text/html": f'<progress{value} style="width: 16em"></progress> <code>{html.escape(text)}</code>'}
+
+
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (IPython's ZMQ shell), whose cells can show live output."""
+    ipython = sys.modules.get("IPython")  # never imported here: a kernel has it loaded already
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    return getattr(shell, "kernel", None) is not None
+
+
 class Progress:
-    """A stage, and finished fits out of `total` (None until planned); mode "bar", "plain" or "quiet"."""
+    """A stage, and finished fits out of `total` (None until planned); mode "bar", "notebook",
+    "plain" or "quiet"."""
 
     def __init__(self, total: int | None, mode: str, stream=None):
         self.total = total
@@ -44,6 +76,8 @@ class Progress:
         self._running = None
         self._stop = threading.Event()
         self._bar = None
+        self._notebook = NotebookDisplay() if mode == "notebook" else None
+        self._drawn = 0.0
         if mode == "bar":
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress
             from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -60,8 +94,11 @@ class Progress:
 
     @staticmethod
     def mode_for(quiet: bool, stream=None) -> str:
+        """"quiet" when asked, "notebook" in a Jupyter kernel, "bar" on a terminal, else "plain" lines."""
         stream = stream or sys.stderr
-        return "quiet" if quiet else ("bar" if stream.isatty() else "plain")
+        if quiet:
+            return "quiet"
+        return "notebook" if in_notebook() else ("bar" if stream.isatty() else "plain")
 
     def set_stage(self, stage: str) -> None:
         """The stage from now on (shown on the bar at once; see the module docstring for plain lines)."""
@@ -71,12 +108,14 @@ class Progress:
             self.stage, self._since = stage, time.monotonic()
             if self._bar is not None:
                 self._bar.update(self._task, description=stage)
+        self._draw()
 
     def set_total(self, total: int) -> None:
         """The number of fits, once planned."""
         self.total = total
         if self._bar is not None:
             self._bar.update(self._task, total=total)
+        self._draw()
 
     def watch(self, running) -> None:
         """Until `close`, every WATCH_EVERY_S set the stage from `running()`, the keys of the tasks
@@ -99,6 +138,7 @@ class Progress:
                     self.set_stage(stage)
             if self.mode == "plain":
                 self._print_stage_if_due(now)
+            self._draw()
 
     def _print_stage_if_due(self, now: float) -> None:
         with self._lock:
@@ -114,6 +154,24 @@ class Progress:
         elif self.mode == "plain" and (now - self._last_line >= PLAIN_EVERY_S or self.done >= (self.total or 0)):
             self._last_line = now
             print(self.line(), file=self.stream, flush=True)
+        self._draw()
+
+    def _draw(self, final: bool = False) -> None:
+        """Redraw the notebook display (at most every NOTEBOOK_EVERY_S, and when `final`)."""
+        if self._notebook is None or (self._stop.is_set() and not final):
+            return
+        with self._lock:
+            now = time.monotonic()
+            if not final and now - self._drawn < NOTEBOOK_EVERY_S:
+                return
+            self._drawn = now
+            elapsed, stage = now - self.start, self.stage or "starting"
+            if final:
+                text = (f"{self.done}/{self.total} fits in {elapsed:.1f} s" if self.total
+                        else f"nothing to fit ({elapsed:.1f} s)")
+            else:
+                text = f"{stage}: {self.line()}" if self.total else f"{stage} ({elapsed:.0f} s)"
+            self._notebook.show(text, self.done, self.total)
 
     def rate(self) -> float:
         elapsed = time.monotonic() - self.start
@@ -129,3 +187,4 @@ class Progress:
         self._stop.set()
         if self._bar is not None:
             self._bar.stop()
+        self._draw(final=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -87,6 +89,7 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
     run_id = uuid.uuid4().hex[:12]
+    run = {}  # the run's record once stored, written again with finished_at when the run ends
     try:
         progress.set_stage("starting cluster")
         with connect(spec.cluster, address=address, workers=workers, client=client) as client:
@@ -101,10 +104,12 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                     return summary
                 base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
-                store.add_run({
+                record = {
                     "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
                     "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
-                    "xialpha_version": __version__, "command": command or ""})
+                    "xialpha_version": __version__, "command": command or "", "created_at": _now()}
+                store.add_run(record)
+                run = record
                 progress.set_stage("vectorising")
                 futures = submit_plan(client, plan, corpus, base_rows, run_id)
                 del corpus  # the driver keeps no handle on the parts: the fits' futures hold what they need
@@ -118,6 +123,9 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
             summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
     finally:
         progress.close()
+        if run:  # the run's own error, if any (an unwritable store, say), is the one to report
+            with contextlib.suppress(Exception):
+                store.add_run({**run, "finished_at": _now()})
     summary.wall_seconds = time.monotonic() - start
     return summary
 
@@ -208,3 +216,7 @@ def default_threads(spec: SweepSpec, workers: int | None) -> int:
 
     n = workers or spec.cluster.workers or os.cpu_count() or 1
     return n * spec.cluster.threads_per_worker
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)

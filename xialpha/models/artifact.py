@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import sys
 import tempfile
@@ -98,8 +99,12 @@ def check_target(directory: str | Path) -> Path:
 def read_manifest(directory: str | Path) -> dict:
     """The manifest of the artefact at `directory` (UserError if it is not one)."""
     path = Path(directory) / MANIFEST
+    if not Path(directory).exists():
+        raise UserError(f"ARTIFACT: {directory} is not a xialpha artefact: no such directory; `xialpha select "
+                        f"--refit {shlex.quote(str(directory))}` saves the selected models there")
     if not path.is_file():
-        raise UserError(f"ARTIFACT: {directory} is not a xialpha artefact (no {MANIFEST})")
+        raise UserError(f"ARTIFACT: {directory} is not a xialpha artefact (no {MANIFEST}); `xialpha select "
+                        "--refit DIR` saves one")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:

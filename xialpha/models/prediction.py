@@ -13,8 +13,9 @@ from xialpha.errors import UserError
 
 
 def read_documents(path: str, text_column: str = "text", id_column: str | None = None) -> tuple[list[str], list[str]]:
-    """(ids, texts) from a .txt file (one document per line; ids are 1-based line numbers) or
-    a table file read by xialpha's table reader (CSV/TSV/JSON lines/Parquet)."""
+    """(ids, texts) from a .txt file (one document per line, a blank line an empty document, so
+    output row n is input line n; ids are 1-based line numbers) or a table file read by xialpha's
+    table reader (CSV/TSV/JSON lines/Parquet)."""
     file = Path(path)
     if not file.is_file():
         raise UserError(f"--input: {path} is not a file")
@@ -23,7 +24,7 @@ def read_documents(path: str, text_column: str = "text", id_column: str | None =
             lines = file.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError as exc:
             raise UserError(f"--input: {path}: bytes at offset {exc.start} are not valid UTF-8") from None
-        rows = [(str(number), line) for number, line in enumerate(lines, start=1) if line.strip()]
+        rows = [(str(number), line) for number, line in enumerate(lines, start=1)]  # a blank line too
     else:
         wanted = [text_column] + ([id_column] if id_column else [])
         columns = read_columns(file, table_format(file, "auto"), wanted, True, (), "utf-8")

@@ -6,6 +6,8 @@ import math
 
 import pandas as pd
 
+from xialpha.estimators import registry
+
 
 def missing(value) -> bool:
     """None, pandas' NA or a float NaN."""
@@ -30,3 +32,22 @@ def minute(value, zone: str = " UTC") -> str:
 def p_value(value) -> str:
     """A p-value with 4 decimals ("<1e-4" below that); "-" when missing."""
     return "-" if missing(value) else ("<1e-4" if float(value) < 1e-4 else f"{float(value):.4f}")
+
+
+def objective_text(metric: str, estimator: str, rho) -> str:
+    """What was estimated, e.g. "f1 of span"; the xi-alpha rho only for an estimator computed per
+    rho ("error of xa (rho=2)"): the others do not depend on it."""
+    entry = registry.BY_NAME.get(estimator)
+    rho_text = f" (rho={number(rho)})" if (entry is None or entry.per_rho) and not missing(rho) else ""
+    return f"{metric} of {estimator}{rho_text}"
+
+
+def cost_text(cost_fn, cost_fp) -> str:
+    """The cost metric's unit and direction: "cost = (5 x misses + 1 x false alarms) per document;
+    lower is better"."""
+    return f"cost = ({number(cost_fn)} x misses + {number(cost_fp)} x false alarms) per document; lower is better"
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """A count with its noun: "1 file", "2 files", "0 files" (`nouns`: an irregular plural, "categories")."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"

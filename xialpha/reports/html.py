@@ -6,12 +6,17 @@ Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs; plots 
 from __future__ import annotations
 
 import html
+import os
+from pathlib import Path
 
 import pandas as pd
 
+from xialpha.errors import UserError
 from xialpha.reports.calibration import calibration_summary
-from xialpha.reports.formatting import minute, number, percent
-from xialpha.reports.plots import as_typed, calibration_figure, candidates_figure, curve_figures, png
+from xialpha.reports.formatting import minute, number, objective_text, p_value, percent
+from xialpha.reports.plots import as_typed, calibration_figure, candidates_figure, curves_figure, png
+from xialpha.reports.verdicts import legend, verdicts
+from xialpha.storage.schema import SELECTION_ESTIMATES
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -19,17 +24,38 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f0f0f0; } td.text { text-align: left; }
-.plots { display: flex; flex-wrap: wrap; gap: 1em; } .plots img { border: 1px solid #ddd; }
+img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
 """
 
 
-def render_report(report) -> str:
-    """The whole page of a `xialpha.reports.report.Report`."""
+def render_report(report, refresh: float | None = None) -> str:
+    """The whole page of a `xialpha.reports.report.Report`; refresh: seconds after which a browser
+    loads the page again (`xialpha report --watch`), None for a page that stays."""
     with as_typed():
         body = _body(report)
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>xialpha sweep {_e(report.sweep_id)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return page(f"xialpha sweep {report.sweep_id}", body, refresh)
+
+
+def page(title: str, body: str, refresh: float | None = None) -> str:
+    """A self-contained HTML page of `body` (HTML), titled `title` (text), reloaded by a browser
+    every `refresh` seconds when given."""
+    meta = "" if refresh is None else f'<meta http-equiv="refresh" content="{max(1, round(refresh))}">\n'
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n{meta}'
+            f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+
+
+def write_page(path, text: str) -> None:
+    """Replace the file at `path` by the page `text` in one rename, so a reader (a browser reloading
+    it) never sees half a page; UserError naming html= when it cannot be written."""
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise UserError(f"html=: cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _body(report) -> str:
@@ -48,8 +74,8 @@ def _body(report) -> str:
         _choices_section(report),
         f"<h2>Estimate vs C ({_e(what)})</h2>",
         '<p class="note">Solid: the estimate; dashed: the held-out value where the sweep computed one; '
-        "a star marks the selection's choice.</p>",
-        '<div class="plots">' + "".join(png(fig) for fig in curve_figures(report.curves, report.selection, what)) + "</div>",
+        "a star marks the selection's choice (<code>xialpha.plot.curves</code> draws this figure in Python).</p>",
+        png(curves_figure(report.curves, report.selection, what)),
         f"<h2>Best C by the estimate, beside held-out values ({_e(what)}, %)</h2>",
         _best_section(report.best),
         "<h2>Leave-one-out candidates</h2>",
@@ -85,13 +111,13 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
         return ""
     first = selection.iloc[0]
     intro = (f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
-             f'{_e(first["metric"])} of {_e(first["estimator"])} (rho={number(first["rho"])}).</p>')
+             f'{_e(objective_text(first["metric"], first["estimator"], first["rho"]))}.</p>')
     rows = [[_e(r["category"]), _e(labels.of_row(r)), number(r["value"]), percent(r["estimate_f1"]),
-             percent(r["estimate_error"]), number(r["runner_up_value"]), number(r["p_micro_sign"]),
-             "-" if pd.isna(r["not_significant"]) else ("yes" if r["not_significant"] else "no")]
-            for _, r in selection.iterrows()]
-    header = ["category", "config", "value", "F1 %", "error %", "runner-up value", "p (sign test)", "not significant"]
-    return intro + _table(header, rows, text_columns=2)
+             percent(r["estimate_error"]), number(r["runner_up_value"]), p_value(r["p_micro_sign"]), word]
+            for (_, r), word in zip(selection.iterrows(), verdicts(selection))]
+    header = ["category", "config", "value", "F1 %", "error %", "runner-up value", "p (sign test)", "significant"]
+    notes = "".join(f'<p class="note">{_e(line)}</p>' for line in legend(selection))
+    return intro + _table(header, rows, text_columns=2) + notes
 
 
 def _certifications_section(report) -> str:
@@ -103,6 +129,8 @@ def _certifications_section(report) -> str:
         return (f'<p class="note">Selection {_e(selection_id)} was not certified yet: <code>xialpha certify '
                 f"--selection {_e(selection_id)} --test-split NAME</code> tests it once on a sealed test split.</p>")
     configs = dict(zip(report.selection["category"], report.labels.column(report.selection)))
+    estimates = {metric: dict(zip(report.selection["category"], report.selection[SELECTION_ESTIMATES[metric]]))
+                 for metric in ("f1", "error")}  # the selection's estimate beside each test figure
     parts = []
     for certification_id, rows in report.certifications.groupby("certification_id", sort=False):
         first = rows.iloc[0]
@@ -110,11 +138,15 @@ def _certifications_section(report) -> str:
                   if bool(first.get("forced")) else "")
         parts.append(f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
                      f'({int(first["n_test"])} documents), {_e(minute(first["created_at"]))}: one-sided '
-                     f'{float(first["confidence"]):.0%} bounds.{forced}</p>')
-        table = [[_e(r["category"]), _e(configs.get(r["category"], "")), percent(r["f1"]), percent(r["f1_lower"]),
-                  percent(r["error"]), percent(r["error_upper"]), percent(r["recall"]), percent(r["precision"])]
+                     f'{float(first["confidence"]):.0%} bounds; "estimated" is what '
+                     f'{_e(report.selection["estimator"].iloc[0])} estimated from training.{forced}</p>')
+        table = [[_e(r["category"]), _e(configs.get(r["category"], "")),
+                  percent(estimates["f1"].get(r["category"])), percent(r["f1"]), percent(r["f1_lower"]),
+                  percent(estimates["error"].get(r["category"])), percent(r["error"]), percent(r["error_upper"]),
+                  percent(r["recall"]), percent(r["precision"])]
                  for _, r in rows.iterrows()]
-        header = ["category", "config", "F1 %", "F1 &ge; lower", "error %", "error &le; upper", "recall %", "precision %"]
+        header = ["category", "config", "F1 % estimated", "F1 % test", "F1 &ge; lower", "error % estimated",
+                  "error % test", "error &le; upper", "recall %", "precision %"]
         parts.append(_table(header, table, text_columns=2))
     return "".join(parts)
 

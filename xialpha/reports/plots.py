@@ -1,8 +1,12 @@
-"""The report page's plots (matplotlib), each as an inline base64 PNG `<img>`.
+"""The report's plots as matplotlib figures: the HTML page embeds each as an inline base64 PNG
+`<img>` (`png`), and `xialpha.plot` returns the same figures to Python.
 
-Category names and other labels are drawn as plain text: `as_typed` turns matplotlib's mathtext
-and TeX off, so "$", "_", "%", "&" or "#" in a name is shown as typed. matplotlib is imported on
-first use, so the terminal report never loads it.
+A figure is made by pyplot under the backend in use (the command line's is Agg; a notebook's
+draws a figure a cell returns inline) and taken out of pyplot's list of open figures at once
+(`new_figure`): nothing shows it unasked, nothing holds on to it. Category names and other labels
+are drawn as plain text: `as_typed` turns matplotlib's mathtext and TeX off, so "$", "_", "%", "&"
+or "#" in a name is shown as typed. matplotlib is imported on first use, so the terminal report
+never loads it.
 """
 
 from __future__ import annotations
@@ -10,19 +14,21 @@ from __future__ import annotations
 import base64
 import contextlib
 import io
+import math
 
 import numpy as np
 import pandas as pd
 
+CURVE_PANEL = (4.2, 3.0)  # inches (width, height) of one category's panel of `curves_figure`
 
-def _pyplot():
-    """matplotlib.pyplot on the Agg backend (no display)."""
-    import matplotlib
 
-    matplotlib.use("Agg")
+def new_figure(**options):
+    """A matplotlib Figure (options: figsize in inches, dpi) made by pyplot and closed there at once."""
     import matplotlib.pyplot as plt
 
-    return plt
+    fig = plt.figure(**options)
+    plt.close(fig)
+    return fig
 
 
 @contextlib.contextmanager
@@ -37,14 +43,13 @@ def as_typed():
 def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, metric: str):
     """One panel per estimator: estimate (x) against held-out value (y) per point, the selection's
     choices ringed."""
-    plt = _pyplot()
     estimators = list(dict.fromkeys(points["estimator"]))
     categories = sorted(points["category"].unique())
     colors = {category: f"C{i % 10}" for i, category in enumerate(categories)}
     chosen = set() if selection is None else set(selection["config_key"])
     chosen_by = None if selection is None else selection["estimator"].iloc[0]
-    fig, axes = plt.subplots(1, len(estimators), figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90,
-                             sharex=True, sharey=True, squeeze=False)
+    fig = new_figure(figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90)
+    axes = fig.subplots(1, len(estimators), sharex=True, sharey=True, squeeze=False)
     low = 100 * min(points["estimate"].min(), points["held_out"].min())
     low = max(0.0, 10 * np.floor(low / 10) - 5)
     for ax, name in zip(axes[0], estimators):
@@ -73,42 +78,55 @@ def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, met
     return fig
 
 
-def curve_figures(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str):
-    """Per category: the estimate (solid) and held-out value (dashed) against C for each
-    preprocessing, kernel and j, a star at the selection's choice."""
-    plt = _pyplot()
+def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str):
+    """Estimate (solid) and held-out value (dashed) against C: one panel per category (rows of
+    3, or 4 above 12 categories), a line per preprocessing, kernel and j in the same colour in
+    every panel, one legend, a star at the selection's choice."""
     from matplotlib import ticker
+    from matplotlib.lines import Line2D
 
     chosen = {} if selection is None else {r["category"]: r for _, r in selection.iterrows()}
-    for category, rows in curves.groupby("category", sort=True):
-        fig, ax = plt.subplots(figsize=(5.2, 3.4), dpi=90)
-        for index, (_, line) in enumerate(rows.groupby(["preprocessing_id", "kernel_id", "j"], sort=True)):
-            color = f"C{index % 10}"
-            ax.plot(line["C"], line["estimate"], marker="o", color=color, label=line["label"].iloc[0])
+    categories = sorted(curves["category"].unique())
+    columns = max(1, min(3 if len(categories) <= 12 else 4, len(categories)))
+    rows = max(1, math.ceil(len(categories) / columns))
+    legend_inches = 0.2 + 0.2 * math.ceil((curves["label"].nunique() + 2) / columns)
+    fig = new_figure(figsize=(CURVE_PANEL[0] * columns, CURVE_PANEL[1] * rows + legend_inches), dpi=90)
+    axes = fig.subplots(rows, columns, squeeze=False)
+    colors = {label: f"C{i % 10}" for i, label in enumerate(dict.fromkeys(
+        curves.sort_values(["preprocessing_id", "kernel_id", "j"], kind="mergesort")["label"]))}
+    for index, (ax, category) in enumerate(zip(axes.flat, categories)):
+        for _, line in curves[curves["category"] == category].groupby(["preprocessing_id", "kernel_id", "j"], sort=True):
+            color = colors[line["label"].iloc[0]]
+            ax.plot(line["C"], line["estimate"], marker="o", color=color)
             if line["held_out"].notna().any():
                 ax.plot(line["C"], line["held_out"], linestyle="--", marker=".", color=color)
         if category in chosen:
-            pick = chosen[category]
-            ax.plot([pick["C"]], [pick["value"]], marker="*", markersize=14, color="black", linestyle="none",
-                    label="chosen")
+            ax.plot([chosen[category]["C"]], [chosen[category]["value"]], marker="*", markersize=14, color="black",
+                    linestyle="none")
         ax.set_xscale("log")
         # plain tick labels: log axes label with mathtext ("$10^{-1}$"), which is off on this page
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xlabel("C")
-        ax.set_ylabel(what)
+        if index % columns == 0:
+            ax.set_ylabel(what)
         ax.set_title(str(category))
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        yield fig
-        plt.close(fig)
+    for ax in axes.flat[len(categories):]:
+        ax.set_visible(False)
+    handles = [Line2D([], [], color=color, marker="o", label=label) for label, color in colors.items()]
+    handles.append(Line2D([], [], color="0.3", linestyle="--", marker=".", label="held-out value"))
+    if chosen:
+        handles.append(Line2D([], [], color="black", marker="*", markersize=12, linestyle="none", label="chosen"))
+    fig.legend(handles=handles, loc="lower center", ncol=columns, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, legend_inches / fig.get_figheight(), 1, 1))
+    return fig
 
 
 def candidates_figure(candidates: pd.DataFrame):
     """Per category: xi-alpha's (rho = 2) leave-one-out candidates and the exact LOO retrains, in % of n."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(candidates) + 2), 3.2), dpi=90)
+    fig = new_figure(figsize=(max(4.0, 0.6 * len(candidates) + 2), 3.2), dpi=90)
+    ax = fig.subplots()
     x = np.arange(len(candidates))
     ax.bar(x, 100 * candidates["candidates_mean"] / candidates["n"], color="C0", label="xi-alpha rho=2 (mean)")
     if candidates["loo_retrains_mean"].notna().any():
@@ -121,10 +139,8 @@ def candidates_figure(candidates: pd.DataFrame):
 
 
 def png(fig) -> str:
-    """`fig` as an <img> holding its PNG inline; the figure is closed."""
-    plt = _pyplot()
+    """`fig` as an <img> holding its PNG inline."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
-    plt.close(fig)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return f'<img alt="plot" src="data:image/png;base64,{data}">'

@@ -19,7 +19,7 @@ import pandas as pd
 from xialpha.version import __version__
 from xialpha.estimators import registry
 from xialpha.reports.calibration import calibration_points, estimator_choices
-from xialpha.reports.formatting import minute
+from xialpha.reports.formatting import minute, objective_text
 from xialpha.reports.inventory import certifications_of, latest_selection
 from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.choices import DEFAULT_RHO
@@ -148,7 +148,7 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
     }
     runs = _runs(store, sweep_id)
     return Report(
-        sweep_id=sweep_id, metric=metric, what=f"{metric} of {estimator} (rho={rho:g})", summary=summary,
+        sweep_id=sweep_id, metric=metric, what=objective_text(metric, estimator, rho), summary=summary,
         curves=curves, best=best_per_group(curves, objective.maximise), candidates=loo_candidates(results),
         labels=labels, selection=selection, selection_note=_selection_note(selection, explicit, sweep_id),
         certifications=certifications, calibration=calibration_points(results, metric, rho),

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 import pandas as pd
 
 from xialpha.reports.calibration import calibration_summary
-from xialpha.reports.formatting import minute, missing, number, p_value, percent
+from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
+from xialpha.reports.verdicts import verdicts
 from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES
 
 P_VALUE_HEADERS = dict(zip(P_VALUES, ("p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'")))
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
+UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what it needs unfolded
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,16 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
 
 def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     """One line per category: the chosen config (its label from `labels`, a ConfigLabels), its
-    value, the first runner-up and the p-values (all p-values and estimates with `wide`)."""
+    value, the first runner-up, the p-value and whether the choice is significantly better than
+    the runner-up ("tie": ranked equal; all p-values and estimates with `wide`)."""
+    rows = rows.reset_index(drop=True)
     first = rows.iloc[0]
-    what = f"{first['metric']} of {first['estimator']} (rho={number(first['rho'])})"
+    what = objective_text(first["metric"], first["estimator"], first["rho"])
     if not missing(first.get("smooth_c")) and bool(first["smooth_c"]):
         what += ", averaged over C neighbours"
     if first["mode"] == "global":
         what += f", {first['average']} average {number(first['selection_value'])}"
+    words = dict(zip(rows.index, verdicts(rows)))
     columns = [
         Column("category", lambda r: str(r["category"]), text=True),
         Column("config", labels.of_row, text=True),
@@ -74,7 +79,7 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
         Column("runner-up", lambda r: number(r["runner_up_value"])),
         *[Column(P_VALUE_HEADERS[name], lambda r, name=name: p_value(r.get(name)), wide=name != P_VALUES[0])
           for name in P_VALUES],
-        Column("n.s.", lambda r: "-" if missing(r["not_significant"]) else ("yes" if r["not_significant"] else "no")),
+        Column("significant", lambda r: words[r.name], text=True),
     ]
     return rich_table(f"selection {first['selection_id']}: {what}", columns, rows, wide)
 
@@ -148,11 +153,37 @@ def key_table(key: pd.DataFrame):
 
 def print_table(table, wide: bool = False) -> None:
     """Print to standard output at the terminal's width ($COLUMNS, else 80 when it is not a
-    terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters."""
+    terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters. A --wide
+    table wider than that is printed long instead (`long_tables`: a block per row), so no cell is
+    folded into fragments."""
     from rich.console import Console
+    from rich.measure import Measurement
 
     piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
-    Console(width=WIDE_WIDTH if wide and piped else None).print(table)
+    console = Console(width=WIDE_WIDTH if wide and piped else None)
+    if wide and Measurement.get(console, console.options.update_width(UNBOUNDED), table).maximum > console.width:
+        console.print(*[part for part in (table.title, *long_tables(table), table.caption) if part])
+        return
+    console.print(table)
+
+
+def long_tables(table) -> list:
+    """A rich Table as one two-column table per row (header, value), titled by its first column's
+    header and cell ("category cat00")."""
+    from rich import box
+    from rich.table import Table
+
+    headers = [" ".join(str(column.header).split()) for column in table.columns]
+    columns = [list(column.cells) for column in table.columns]
+    blocks = []
+    for i in range(table.row_count):
+        block = Table(title=f"{headers[0]} {columns[0][i]}", box=box.SIMPLE, show_header=False, title_justify="left")
+        block.add_column(justify="left")
+        block.add_column(justify="left", overflow="fold")
+        for header, cells in zip(headers[1:], columns[1:]):
+            block.add_row(header, str(cells[i]))
+        blocks.append(block)
+    return blocks
 
 
 def write_records(frame: pd.DataFrame, fmt: str) -> None:

@@ -8,9 +8,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xialpha.corpora import reuters_files
 from xialpha.corpora.loading import check_loader_arguments, load_corpus
 from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
 from xialpha.errors import UserError
@@ -69,10 +71,21 @@ class CorpusSpec:
             value = self.args.get(key)
             for split, item in value.items() if isinstance(value, dict) else [("", value)]:  # path = {train = ...}
                 if isinstance(item, str) and not URI.match(item) and not os.path.lexists(item):
-                    fetch = (f"; `xialpha fetch reuters21578 --dest {item}` downloads it there"
-                             if self.loader == "reuters21578" else "")
+                    fetch = self._reuters_advice(item) if self.loader == "reuters21578" else ""
                     name = f"{key}.{split}" if split else key
                     raise UserError(f"{self.source or '<spec>'}: corpus.{name}: {item} does not exist{fetch}")
+
+    def _reuters_advice(self, missing: str) -> str:
+        """Where a missing Reuters-21578 path can come from: a copy `xialpha fetch` made in the
+        working directory (the path to write in the spec, relative to the spec file), else fetching one."""
+        found = reuters_files.fetched_copy(Path.cwd() / reuters_files.FETCH_DEST, Path.cwd() / "data")
+        if found is None:
+            return (f"; `xialpha fetch reuters21578 --dest {shlex.quote(missing)}` downloads it there (a relative "
+                    "path in a spec is relative to the spec file)")
+        spec_dir = Path(self.source).resolve().parent if self.source and Path(self.source).is_file() else None
+        path = os.path.relpath(found.resolve(), spec_dir) if spec_dir else str(found.resolve())
+        return (f" (a relative path in a spec is relative to the spec file); a fetched copy is in {found}: "
+                f'set path = "{path}" in [corpus]')
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import shlex
 import uuid
 
 from xialpha.version import __version__
@@ -50,7 +51,11 @@ def _open(location: Location, create: bool) -> int | None:
     if location.entries(location.root):
         raise UserError(f"store {uri}: not a xialpha store (a non-empty directory without {MARKER})")
     if not create:
-        raise UserError(f"store {uri}: not a xialpha store (no {MARKER}); create it by writing results to it")
+        if location.is_local and not location.exists(location.root):
+            raise UserError(f"store {uri}: not a xialpha store: no such directory; `xialpha sweep SPEC --store "
+                            f"{shlex.quote(uri)}` creates it")
+        raise UserError(f"store {uri}: not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep SPEC "
+                        f"--store {shlex.quote(uri)}` fills it")
     if location.is_local:
         _check_creatable(uri, location.root)
     return None

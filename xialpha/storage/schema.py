@@ -242,6 +242,12 @@ SELECTION_ESTIMATES = {name: f"estimate_{name}" for name in (*METRICS, *COUNTS)}
 # p-values of the chosen config against the first runner-up (xialpha.selection.significance).
 P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t", "p_macro_rank_t")
 
+# Columns that identify or date rows rather than describe them (ids, hashes, versions, times), in
+# the order the tidy DataFrames of xialpha.reports.frames show them: last.
+ID_COLUMNS = ("selection_id", "certification_id", "sweep_id", "run_id", "config_key", "data_fingerprint",
+              "preprocessing_id", "kernel_id", "runner_up_config_key", "runner_up_preprocessing_id",
+              "runner_up_kernel_id", "test_fingerprint", "worker", "xialpha_version", "schema_version", "created_at")
+
 # Selections: one row per category (xialpha.selection.records): the objective, the chosen config,
 # its estimates (estimate_*: completed metrics and counts of the selection estimator), the first
 # runner-up and the p-values against it (NaN where not computed).
@@ -279,10 +285,11 @@ DRIFT_COLUMNS: tuple[Column, ...] = (
             "time: checked_at"),
 )
 
-# Sweeps: one row per run of a sweep, with the spec it ran (xialpha.jobs.sweep).
+# Sweeps: one row per run of a sweep, with the spec it ran (xialpha.jobs.sweep); written again
+# with `finished_at` when the run ends (done, failed or interrupted), so a reader knows it ended.
 SWEEP_COLUMNS: tuple[Column, ...] = _typed(
     "sweep run", "str: sweep_id run_id spec_toml spec_dir data_fingerprint categories xialpha_version command",
-    "time: created_at")
+    "time: created_at finished_at")
 
 
 def _schema(columns: tuple[Column, ...], dataset: str) -> pa.Schema:

@@ -92,6 +92,15 @@ class ResultStore(Datasets):
         """The recorded runs (of `sweep_id`, when given), sorted by run_id."""
         return self._frame("sweeps", sweep_id=sweep_id)
 
+    def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None:
+        """When the newest recorded run of `sweep_id` ended (UTC); None while it runs, before its
+        first run is recorded, and for runs recorded by earlier versions of xialpha, which did not say."""
+        runs = self.runs(sweep_id)
+        if runs.empty or "finished_at" not in runs.columns:
+            return None
+        ended = runs.sort_values("created_at", kind="mergesort", na_position="first")["finished_at"].iloc[-1]
+        return None if pd.isna(ended) else pd.Timestamp(ended)
+
     def add_selection(self, rows: Sequence[Mapping]) -> None:
         """Store a selection: its rows, one per category (`SELECTION_COLUMNS`), in one write."""
         self.append("selections", typed_table("selections", rows))

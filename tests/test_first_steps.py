@@ -1,0 +1,80 @@
+"""What a new user meets first, said so it can be acted on: a spec whose Reuters-21578 path is
+missing while a fetched copy is elsewhere names that copy (and never suggests downloading again),
+the tests can be pointed at a fetched copy, and they start Dask's commands from the interpreter
+they run in, whether or not its virtual environment is activated."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sweep_processes import DASK
+from xialpha.cli import main
+
+TESTS = Path(__file__).resolve().parent
+SPEC = '[sweep]\nid = "r"\n[corpus]\nloader = "reuters21578"\npath = "{path}"\ntrain_split = "train"\n'
+
+
+def _spec(tmp_path: Path, path: str) -> Path:
+    (tmp_path / "config").mkdir()
+    spec = tmp_path / "config" / "reuters.toml"
+    spec.write_text(SPEC.format(path=path), encoding="utf-8")
+    return spec
+
+
+def test_a_missing_reuters_path_names_the_copy_fetched_elsewhere(tmp_path, monkeypatch, capsys):
+    """`xialpha fetch reuters21578 --dest data/` in the checkout, the spec's path relative to config/."""
+    spec = _spec(tmp_path, "../../shared/corpora/reuters21578")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "reut2-000.sgm").write_text("<REUTERS></REUTERS>")
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", str(spec), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "does not exist (a relative path in a spec is relative to the spec file)" in err
+    assert f'a fetched copy is in {(tmp_path / "data").resolve()}: set path = "../data" in [corpus]' in err
+    assert "xialpha fetch" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_without_a_copy_it_says_how_to_fetch_one(tmp_path, monkeypatch, capsys):
+    spec = _spec(tmp_path, "corpora/reuters21578")
+    monkeypatch.chdir(tmp_path)
+    assert main(["sweep", str(spec), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert f"`xialpha fetch reuters21578 --dest {tmp_path / 'config' / 'corpora' / 'reuters21578'}` downloads it there" in err
+    assert "relative to the spec file" in err
+
+
+def test_fetch_says_the_path_a_spec_reads_it_with(tmp_path, monkeypatch, capsys):
+    from xialpha.corpora import reuters_files
+
+    data = b'<REUTERS NEWID="1">one</REUTERS>\n'
+    monkeypatch.setattr(reuters_files, "SGML_SHA256", {"reut2-000.sgm": reuters_files.hashlib.sha256(data).hexdigest()})
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "copy" / "reut2-000.sgm").write_bytes(data)
+    monkeypatch.chdir(tmp_path)
+    assert main(["fetch", "reuters21578", "--from", "copy", "--dest", "data"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == f'a spec reads it with path = "{tmp_path / "data"}" (a relative path is relative to the spec file)'
+
+
+def test_the_tests_read_reuters_from_xialpha_reuters(tmp_path):
+    """$XIALPHA_REUTERS names the copy the Reuters tests read (and skip without)."""
+    code = "import conftest; print(conftest.REUTERS_DIR)"
+    env = {**os.environ, "XIALPHA_REUTERS": str(tmp_path / "fetched")}
+    done = subprocess.run([sys.executable, "-c", code], cwd=TESTS, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(tmp_path / "fetched")
+
+
+def test_dask_starts_from_this_interpreter_without_an_activated_environment():
+    """The tests that start `dask scheduler` and `dask worker` do it as `python -m dask`: with no
+    virtual environment on PATH (before: `exec of "dask" failed`)."""
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    env.pop("VIRTUAL_ENV", None)
+    done = subprocess.run([*DASK, "scheduler", "--help"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "--dashboard-address" in done.stdout

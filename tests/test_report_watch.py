@@ -1,0 +1,103 @@
+"""`xialpha report --html FILE --watch`: the page follows a sweep another process runs, reloading
+itself, and watching ends by itself once the sweep's record says it ended, or cleanly at Ctrl-C."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from swept import SELECTION_SPEC, fill_store
+from sweep_processes import DEADLINE, kill, result_files, start, sweep_spec, wait_for
+from xialpha.spec.sweep import load_spec
+from xialpha.storage.store import ResultStore
+
+pytestmark = pytest.mark.cluster
+REFRESH = '<meta http-equiv="refresh" content="1">'
+
+
+def _watch(store: Path, page: Path, log: Path, *extra: str):
+    return start([sys.executable, "-m", "xialpha.cli", "report", str(store), "--html", str(page), "--watch", "0.5",
+                  *extra], log)
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
+    store, page = tmp_path / "store", tmp_path / "watch.html"
+    spec = sweep_spec(tmp_path / "watched.toml", "watched", cluster="workers = 1")
+    watcher = _watch(store, page, tmp_path / "watch.log")
+    sweep = None
+    try:
+        # before the sweep has written anything: a waiting page that reloads itself
+        wait_for(lambda: "Waiting" in _text(page), "the waiting page", process=watcher)
+        assert REFRESH in _text(page)
+        sweep = start([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)],
+                      tmp_path / "sweep.log")
+        # while it runs (held after its first stored batch: SIGSTOP to its driver and workers): the
+        # report of the rows stored so far, still reloading
+        wait_for(lambda: result_files(store, "watched"), "the first stored batch", process=sweep)
+        os.killpg(sweep.pid, signal.SIGSTOP)
+        try:
+            wait_for(lambda: "<h1>xialpha sweep watched</h1>" in (text := _text(page)) and REFRESH in text,
+                     "a report page of the running sweep", process=watcher)
+        finally:
+            os.killpg(sweep.pid, signal.SIGCONT)
+        assert sweep.wait(timeout=DEADLINE) == 0, (tmp_path / "sweep.log").read_text()[-3000:]
+        assert watcher.wait(timeout=60) == 0, (tmp_path / "watch.log").read_text()
+    finally:
+        for process in (watcher, sweep):
+            if process is not None:
+                kill(process)
+    final = _text(page)
+    rows = len(ResultStore(str(store), create=False).read_results_df("watched"))
+    assert REFRESH not in final and "<meta http-equiv" not in final  # the last page stays
+    assert f">{rows} / 0</td>" in final  # every stored row
+    log = (tmp_path / "watch.log").read_text()
+    assert log.splitlines()[-1] == f"the sweep ended; {page} shows the store as it was last read"
+    assert "Traceback" not in log
+    # the sweep's suggested next command is one line
+    sweep_out = (tmp_path / "sweep.log").read_text()
+    assert re.search(rf"^significance tests: xialpha select {re.escape(str(store))} --sweep watched$", sweep_out,
+                     re.MULTILINE), sweep_out[-2000:]
+
+
+def test_ctrl_c_stops_watching_cleanly(tmp_path):
+    """A sweep whose newest run ended before watching began (a new run may be starting, not
+    recorded yet): watching goes on until Ctrl-C, which leaves the last page without the reload
+    and exits 0 without a traceback."""
+    (tmp_path / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
+    store, page = tmp_path / "store", tmp_path / "watch.html"
+    fill_store(load_spec(tmp_path / "sel.toml"), ResultStore(str(store)))
+    ended = datetime.datetime.now(datetime.timezone.utc)  # the newest run, ended before watching
+    ResultStore(str(store)).add_run({"sweep_id": "sel", "run_id": "ended", "created_at": ended, "finished_at": ended})
+    watcher = _watch(store, page, tmp_path / "watch.log")
+    try:
+        wait_for(lambda: REFRESH in _text(page) and "<h1>xialpha sweep sel</h1>" in _text(page), "the page",
+                 process=watcher)
+        watcher.send_signal(signal.SIGINT)
+        assert watcher.wait(timeout=60) == 0
+    finally:
+        kill(watcher)
+    assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)
+    log = (tmp_path / "watch.log").read_text()
+    assert log.splitlines()[-1] == f"stopped watching; {page} shows the store as it was last read"
+    assert re.search(r"^the sweep's newest run ended at [0-9-]+ [0-9:]+ UTC; waiting for another run$", log, re.MULTILINE)
+    assert "Traceback" not in log and "interrupted" not in log
+
+
+def test_watch_needs_an_html_page(tmp_path, capsys):
+    from xialpha.cli import main
+
+    assert main(["report", str(tmp_path / "store"), "--watch"]) == 2
+    assert "--watch: needs --html FILE" in capsys.readouterr().err

@@ -1,0 +1,48 @@
+"""A sweep's plots as matplotlib figures, the ones its HTML report shows (`xialpha report --html`):
+
+    import xialpha
+    xialpha.plot.curves("my-store")        # estimate vs C: one panel per category
+    xialpha.plot.calibration("my-store")   # estimates against held-out values: one panel per estimator
+
+A notebook draws the figure a cell returns inline; elsewhere `fig.savefig("curves.png")`. The
+store, sweep, selection and what is shown are chosen as for `xialpha.report`: the selection
+(its choices starred or ringed) is a saved selection's id, by default the newest per-category one.
+"""
+
+from __future__ import annotations
+
+from xialpha.errors import UserError
+from xialpha.reports.plots import as_typed, calibration_figure, curves_figure
+from xialpha.reports.report import report_of
+from xialpha.storage.naming import store_location
+from xialpha.storage.store import ResultStore
+
+
+def curves(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
+           estimator: str | None = None, rho: float | None = None):
+    """The estimate of `metric` by `estimator` (at `rho`) against C, solid, and the held-out value,
+    dashed, where the sweep scored one: one panel per category, a line per preprocessing, kernel
+    and j, a star at the selection's choice. metric, estimator and rho default to the selection's
+    (else f1, the sweep's default estimator, 1). Returns a matplotlib Figure."""
+    view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
+    with as_typed():
+        return curves_figure(view.curves, view.selection, view.what)
+
+
+def calibration(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
+                rho: float | None = None):
+    """Each estimator's estimate of `metric` (x) against the value on the held-out split (y), one
+    point per category and configuration at `rho`, one panel per estimator, the selection's
+    choices ringed: on the diagonal an estimate was honest. Returns a matplotlib Figure; UserError
+    when the sweep scored no held-out split."""
+    view = stored_report(store, sweep, selection, metric=metric, rho=rho)
+    if view.calibration.empty:
+        raise UserError(f"sweep=: sweep {view.sweep_id!r} scored no held-out split to compare estimates with "
+                        "([estimators] holdout = true with corpus.validation_fraction scores one carved from training)")
+    with as_typed():
+        return calibration_figure(view.calibration, view.selection, view.metric)
+
+
+def stored_report(store, sweep: str | None, selection: str | None, **view):
+    """The Report (`xialpha.reports.report`) of `store` (a location as `xialpha.report` takes it)."""
+    return report_of(ResultStore(store_location(store), create=False), sweep, selection, **view)
