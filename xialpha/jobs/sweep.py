@@ -12,6 +12,7 @@ from xialpha.version import __version__
 from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.errors import UserError
+from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.graph import error_line, place_batches, submit_plan
@@ -102,9 +103,9 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                 base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
                 store.add_run({
-                    "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
+                    "sweep_id": spec.id, "run_id": run_id, "spec_toml": redact(spec.text), "spec_dir": spec.base_dir,
                     "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
-                    "xialpha_version": __version__, "command": command or ""})
+                    "xialpha_version": __version__, "command": redact(command or "")})
                 progress.set_stage("vectorising")
                 futures = submit_plan(client, plan, corpus, base_rows, run_id)
                 del corpus  # the driver keeps no handle on the parts: the fits' futures hold what they need

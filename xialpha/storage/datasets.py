@@ -64,7 +64,7 @@ class Datasets:
 
     def __init__(self, uri: str, *, create: bool = True):
         self.location = Location(uri)
-        self.uri = uri
+        self.uri = self.location.uri  # without credentials
         self._warned: set[str] = set()
         version = open_store(self.location, create)
         self._absent = version is None  # until the first write creates the store

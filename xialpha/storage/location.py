@@ -31,6 +31,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from xialpha.errors import StoreWriteError, UserError
+from xialpha.redaction import redact
 
 ROW_GROUP_ROWS = 64 * 1024
 TEMP_SUFFIX = ".tmp"
@@ -53,16 +54,20 @@ class DataFile:
 
 
 class Location:
-    """A store's root directory on a pyarrow filesystem; all paths below are '/'-joined."""
+    """A store's root directory on a pyarrow filesystem; all paths below are '/'-joined.
+
+    `uri` is the URI as messages show it, without credentials (`xialpha.redaction.redact`): the
+    filesystem holds them, nothing else keeps the URI as given.
+    """
 
     def __init__(self, uri: str):
         if not isinstance(uri, str) or not uri.strip():
-            raise UserError(f"store {uri!r}: give a directory path or a filesystem URI")
-        self.uri = uri
-        self.filesystem, self.root, self.is_local = _resolve(uri)
+            raise UserError(f"store {redact(repr(uri))}: give a directory path or a filesystem URI")
+        self.uri = redact(uri)
+        self.filesystem, self.root, self.is_local = _resolve(uri, self.uri)
         self.is_object_store = _is_object_store(self.filesystem)
         if not self.is_local:
-            _probe(self.filesystem, self.root, uri)
+            _probe(self.filesystem, self.root, self.uri)
 
     def path(self, *parts: str) -> str:
         return posixpath.join(self.root, *parts) if parts else self.root
@@ -264,8 +269,8 @@ def _fsync(path: str) -> None:
         os.close(descriptor)
 
 
-def _resolve(uri: str) -> tuple[pafs.FileSystem, str, bool]:
-    """(filesystem, root path on it, is local) for a path or URI."""
+def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
+    """(filesystem, root path on it, is local) for a path or URI; errors name it as `shown`."""
     if "://" not in uri or uri.startswith("file://"):
         local = uri.removeprefix("file://")
         return pafs.LocalFileSystem(), os.path.abspath(os.path.expanduser(local)), True
@@ -273,16 +278,16 @@ def _resolve(uri: str) -> tuple[pafs.FileSystem, str, bool]:
         filesystem, root = pafs.FileSystem.from_uri(uri)
     except pa.ArrowInvalid as exc:
         if "Unrecognized filesystem type" not in str(exc):
-            raise UserError(f"store {uri}: {exc}") from None
+            raise UserError(f"store {shown}: {redact(str(exc))}") from None
         import fsspec
 
         try:
             fs, root = fsspec.core.url_to_fs(uri)
         except (ImportError, ValueError) as fsspec_exc:
-            raise UserError(f"store {uri}: no pyarrow or fsspec filesystem for it ({fsspec_exc})") from None
+            raise UserError(f"store {shown}: no pyarrow or fsspec filesystem for it ({redact(str(fsspec_exc))})") from None
         filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(fs))
     except OSError as exc:
-        raise UserError(f"store {uri}: {exc}") from None
+        raise UserError(f"store {shown}: {redact(str(exc))}") from None
     return filesystem, root.rstrip("/") or root, False
 
 
@@ -309,7 +314,7 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
         raise UserError(f"store {uri}: no answer within {timeout:g} s (unreachable, or no credentials?); check "
                         f"the URI, the network and the credentials (${REMOTE_TIMEOUT_ENV} sets the wait)")
     if "error" in outcome:
-        reason = " ".join(str(outcome["error"]).split())
+        reason = redact(" ".join(str(outcome["error"]).split()))
         raise UserError(f"store {uri}: cannot reach it: {reason[:300]}")
 
 

@@ -14,6 +14,7 @@ import uuid
 
 from xialpha.version import __version__
 from xialpha.errors import StoreWriteError, UserError
+from xialpha.redaction import redact
 from xialpha.storage.location import Location
 from xialpha.storage.schema import SCHEMA_VERSION
 
@@ -34,7 +35,7 @@ def open_store(location: Location, create: bool) -> int | None:
     except UserError:
         raise
     except Exception as exc:  # any client error (network, credentials, a URI naming no bucket) means unusable
-        reason = " ".join(str(exc).split())[:300]
+        reason = redact(" ".join(str(exc).split()))[:300]
         raise UserError(f"store {location.uri}: cannot reach it: {type(exc).__name__}: {reason}") from None
 
 
