@@ -177,10 +177,15 @@ class Datasets:
         """Merge each partition's files into one, dropping superseded rows; (files before, after).
 
         Query results do not change, no "ok" row is dropped for a failed one, and unreadable or
-        foreign files are left alone (with a warning); see `xialpha.storage.compaction`.
+        foreign files, and partitions a link leads to outside the store, are left alone (with a
+        warning); see `xialpha.storage.compaction`.
         """
         before, after, problems = compact_partitions(self.location, self._dataset(dataset))
-        self._warn(problems)
+        self._warn([p for p in problems if p.kind != "outside"])
+        linked = sorted({posixpath.dirname(self.relative(p.path)) for p in problems if p.kind == "outside"})
+        if linked:
+            warnings.warn(f"store {self.uri}: left {', '.join(linked)} as they are: a link leads outside the store "
+                          "to them", StoreWarning, stacklevel=2)
         return before, after
 
     def check(self) -> list[Problem]:
@@ -193,10 +198,13 @@ class Datasets:
     def quarantine(self, problems: Iterable[Problem]) -> list[str]:
         """Move the files of `problems` under `_quarantine/` (same relative path); return the new paths.
 
-        Nothing under `_quarantine/` is read, compacted or deleted by xialpha.
+        Nothing under `_quarantine/` is read, compacted or deleted by xialpha. A file that a link
+        leads to outside the store (`outside`) is left where it is.
         """
         moved = []
         for problem in problems:
+            if self.outside(problem.path):
+                continue
             relative = posixpath.relpath(problem.path, self.location.root)
             target = self.location.path(QUARANTINE, relative)
             if self.location.exists(target):
@@ -205,6 +213,10 @@ class Datasets:
             self.location.move(problem.path, target)
             moved.append(target)
         return moved
+
+    def outside(self, path: str) -> bool:
+        """True when a link leads from `path` in the store to outside it (see `Location.outside`)."""
+        return self.location.outside(path)
 
     def relative(self, path: str) -> str:
         """`path` relative to the store root, as messages name files."""

@@ -72,6 +72,16 @@ class Location:
     def path(self, *parts: str) -> str:
         return posixpath.join(self.root, *parts) if parts else self.root
 
+    def outside(self, path: str) -> bool:
+        """True when `path`, named below the root, resolves through a symbolic link to a place
+        outside the store root (local stores: other filesystems have no links). Nothing that moves,
+        rewrites or deletes files touches such a path."""
+        if not self.is_local:
+            return False
+        root = os.path.realpath(self.root)
+        real = os.path.realpath(path)
+        return real != root and not real.startswith(root.rstrip(os.sep) + os.sep)
+
     def exists(self, path: str) -> bool:
         return self.filesystem.get_file_info(path).type != pafs.FileType.NotFound
 
