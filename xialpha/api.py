@@ -36,7 +36,7 @@ from xialpha.reports.html import render_report
 from xialpha.reports.report import report_of
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.choices import DEFAULT_SMOOTH
-from xialpha.selection.records import saved_selection
+from xialpha.selection.records import saved_selection, stored_selection_id
 from xialpha.selection.workflow import check_alpha, select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
@@ -222,6 +222,23 @@ def _selection_rows(result_store, selection) -> pd.DataFrame:
     return rows
 
 
+def _saved(result_store, rows: pd.DataFrame) -> pd.DataFrame:
+    """The selection `rows` as the store holds them: under their id, or the id of the same
+    selection saved before, or stored now under their id (one write)."""
+    selection_id = str(rows["selection_id"].iloc[0])
+    if not result_store.selections(selection_id=selection_id).empty:
+        return saved_selection(result_store, selection_id)
+    same = stored_selection_id(result_store, rows)
+    if same is not None:
+        return saved_selection(result_store, same)
+    try:
+        result_store.add_selection(rows.to_dict("records"))
+    except UserError as exc:
+        raise UserError(f"selection=: cannot be stored before it is certified ({exc}); pass the DataFrame "
+                        "select(save=True) returned, or a stored selection's id") from None
+    return saved_selection(result_store, selection_id)
+
+
 def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict[str, TextClassifier]:
     """Train the selected configurations on all training data: {category: TextClassifier}.
 
@@ -263,13 +280,14 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     counts, error, recall, precision, F1 and one-sided `confidence` bounds. A second
     certification on the same test set is refused unless force=True (sequential testing bias).
 
-    selection: a stored selection's id, or the DataFrame `select(save=True)` returned.
-    spec, corpus, client: as for `refit`.
+    selection: a stored selection's id, or the DataFrame `select` returned; one `select` did not
+    save is stored first (as save=True would), so a test set is never marked used by a selection
+    the store does not hold. spec, corpus, client: as for `refit`.
     """
     if client is None:
         _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
-    rows = _selection_rows(result_store, selection)
+    rows = _saved(result_store, _selection_rows(result_store, selection))
     return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
                              seed=seed, spec_path=None if spec is None else str(spec),
                              corpus=None if corpus is None else as_corpus(corpus), client=client)

@@ -7,6 +7,7 @@ Layout under the store root (hive partitions; `sweep_id` is also a column inside
     examples/sweep_id=<id>/part-*.parquet      per-example error indicators per config
     selections|drift|certifications|sweeps/[sweep_id=<id>/]part-*.parquet
     <dataset>/_claims/<name>/                  exclusive claims (a test set certified once)
+    <dataset>/_claims/<name>.heartbeat.json    while a claim's holder runs, when it last said so
     _quarantine/<path>                         files moved aside by `quarantine`
 
 Each write adds a new file named with the store's next write sequence and never rewrites one.
@@ -51,6 +52,7 @@ from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT
 
 QUARANTINE = "_quarantine"
 CLAIMS = "_claims"
+HEARTBEAT_SUFFIX = ".heartbeat.json"
 _CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
@@ -241,8 +243,24 @@ class Datasets:
             return {}  # a damaged claim still counts as a claim
 
     def withdraw(self, claim_path: str) -> None:
-        """Remove a claim made by `claim` (when what it guarded could not be stored)."""
+        """Remove a claim made by `claim` (when what it guarded could not be stored), and its heartbeat."""
+        self.location.delete(posixpath.dirname(claim_path) + HEARTBEAT_SUFFIX)
         self.location.withdraw(claim_path)
+
+    def beat(self, dataset: str, name: str, content: Mapping | None) -> None:
+        """Write the heartbeat of claim `name` (JSON, replacing the last one), or delete it (None)."""
+        path = self._claim_directory(dataset, name) + HEARTBEAT_SUFFIX
+        if content is None:
+            self.location.delete(path)
+        else:
+            self.location.write_bytes(path, json.dumps(dict(content), sort_keys=True).encode("utf-8"))
+
+    def last_beat(self, dataset: str, name: str) -> dict | None:
+        """The last heartbeat of claim `name`, or None when there is none (or it cannot be read)."""
+        try:
+            return dict(json.loads(self.location.read_text(self._claim_directory(dataset, name) + HEARTBEAT_SUFFIX)))
+        except (OSError, ValueError, TypeError):
+            return None
 
     # --- internals ---------------------------------------------------------------------------
 
