@@ -20,6 +20,7 @@ import ast
 import inspect
 import os
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,21 +63,25 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = True) -> SweepResult:
+def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = True,
+          force_new_run: bool = False) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
     `xialpha.storage.naming.store_location`. client: a running `distributed.Client` to use (default: the spec's cluster,
     a local one unless it says otherwise). corpus: the documents in memory instead of the spec's loader
     (see `as_corpus`; the spec's [corpus] then names only splits and categories; pass the same
-    corpus to `refit`). force: recompute stored keys. quiet: no progress bar.
+    corpus to `refit`). force: recompute stored keys. quiet: no progress bar. force_new_run: run
+    under an id whose recorded run had other data or another grid (refused otherwise: one sweep
+    id is one experiment), recording the change.
     """
     spec = _spec(spec, corpus)
     if client is None and spec.cluster.kind == "local":
         _check_main_guard()
     result_store = ResultStore(store_location(store, spec.store))
     try:
-        summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client)
+        summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client,
+                            force_new_run=force_new_run)
     except RuntimeError as exc:
         if "failed to start" in str(exc):
             raise UserError(MAIN_GUARD) from exc
@@ -165,7 +170,7 @@ def results(store=None, *, sweep: str | None = None, include_failed: bool = Fals
 
 def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
            rho: float = 1.0, per_category: bool = True, average: str = "macro", runners_up: int = 3,
-           alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH) -> pd.DataFrame:
+           alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH, partial: bool = False) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
     Returns one row per category: the chosen configuration (preprocessing, kernel, C, j), its
@@ -173,13 +178,16 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     estimate averaged with those of the neighbouring C of the same configuration), runners-up and
     the p-values of the significance tests.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
-    selection saved before keeps its id and is not stored twice).
+    selection saved before keeps its id and is not stored twice). A sweep that misses rows (still
+    running, or interrupted) warns (UserWarning); saving a selection of it needs partial=True.
     """
     check_alpha(alpha)
     result_store = ResultStore(store_location(store), create=False)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), metric=metric, estimator=estimator, rho=rho,
                           average=average, smooth=smooth, costs={}, shared=not per_category, runners_up=runners_up,
-                          alpha=alpha, save=save)
+                          alpha=alpha, save=save, partial=partial)
+    if chosen.incomplete:
+        warnings.warn(f"{chosen.incomplete}; this selection is of the rows stored so far", UserWarning, stacklevel=2)
     if chosen.to_store:
         result_store.add_selection(chosen.rows)
     return chosen.frame

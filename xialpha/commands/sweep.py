@@ -19,6 +19,8 @@ from xialpha.commands.stores import store_uri
 def add_arguments(parser) -> None:
     add_run_arguments(parser, "sweep", "config/demo.toml", force_help="recompute configs already stored",
                       quiet_help="print only the summary")
+    parser.add_argument("--force-new-run", action="store_true",
+                        help="run under this sweep id although its recorded run had other data or another grid (the new run records the change)")
     parser.add_argument("--dry-run", action="store_true", help="print the numbers of configs and tasks and the Gram memory per worker, run nothing")
 
 
@@ -34,12 +36,14 @@ def run(args) -> int:
     check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args, spec.store))
     if args.dry_run:
-        _print_dry_run(dry_run(spec, store, address=args.scheduler, workers=args.workers, force=args.force))
+        _print_dry_run(dry_run(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
+                               force_new_run=args.force_new_run))
         return 0
     mode = Progress.mode_for(args.quiet)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     summary = run_sweep(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
-                        progress_mode=mode, on_dashboard=dashboard, command=shlex.join(["xialpha", *sys.argv[1:]]))
+                        progress_mode=mode, on_dashboard=dashboard, command=shlex.join(["xialpha", *sys.argv[1:]]),
+                        force_new_run=args.force_new_run)
     work = (f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f}/s), "
             f"compute {summary.task_seconds:.1f} s on {summary.threads} threads") if summary.fits else "nothing to compute"
     print(f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} stored, {summary.skipped} skipped (already stored), "
