@@ -25,6 +25,7 @@ import warnings
 from xialpha.version import __version__
 from xialpha.commands.signals import Interrupted, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
+from xialpha.printable import printable
 from xialpha.redaction import redact
 
 EXIT_FAILED = 1
@@ -154,8 +155,8 @@ def _one_line(exc: BaseException, limit: int = 2000) -> str:
 
 
 def _shown(text: str) -> str:
-    """A message as stderr may show it: without credentials."""
-    return redact(text)
+    """A message as stderr may show it: without credentials or control characters."""
+    return printable(redact(text))
 
 
 def console() -> None:

@@ -25,6 +25,7 @@ from xialpha.reports.report import report_of
 from xialpha.reports.terminal import (
     Column,
     calibration_table,
+    cell_text,
     certification_table,
     key_table,
     number,
@@ -71,9 +72,9 @@ def run(args) -> int:
 
 
 def _print_terminal(report, wide: bool) -> None:
-    facts = Table(title=f"sweep {report.sweep_id}", show_header=False)
+    facts = Table(title=cell_text(f"sweep {report.sweep_id}"), show_header=False)
     for key, value in report.summary.items():
-        facts.add_row(key, str(value))
+        facts.add_row(cell_text(key), cell_text(value))
     print_table(facts)
     columns = [Column("category", lambda r: str(r["category"]), text=True),
                Column("config", lambda r: str(r["label"]), text=True),

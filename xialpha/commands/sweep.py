@@ -14,6 +14,7 @@ import textwrap
 
 from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
 from xialpha.commands.stores import store_uri
+from xialpha.printable import printable
 
 
 def add_arguments(parser) -> None:
@@ -50,7 +51,7 @@ def run(args) -> int:
           f"{summary.failed} failed")
     print(f"run {summary.run_id}: {work}")
     for failure in summary.failures:
-        print(f"  failed: {failure}", file=sys.stderr)
+        print(f"  failed: {printable(failure)}", file=sys.stderr)
     if not args.quiet:
         _print_best(spec, store)
     return 1 if summary.failed else 0
@@ -95,5 +96,5 @@ def _print_best(spec, store) -> None:
                         "significance tests:", 80))
     labels = sweep_labels(results)
     for choice in selection.choices:
-        print(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}")
+        print(printable(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}"))
     print_table(key_table(labels.key(pd.DataFrame([choice.chosen for choice in selection.choices]))))
