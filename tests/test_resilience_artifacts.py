@@ -146,6 +146,7 @@ def test_a_truncated_pickle_is_one_line_even_when_allowed(tmp_path, capsys):
     code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt"), "--allow-pickle"], capsys)
     assert code == 2 and "models.joblib cannot be loaded" in err and err.count("\n") == 2  # the warning, the error
 
+
 def test_a_token_pattern_that_backtracks_is_refused_within_its_time_budget(tmp_path):
     """A tampered model.json (its digest updated) with a pattern that backtracks catastrophically on
     a 60-character document: before, predict ran for minutes; now the document's time budget ends
@@ -180,3 +181,28 @@ def test_a_spec_token_pattern_that_backtracks_ends_with_one_line_too():
         slow.fit(["x y", "x" * 60])
     assert fitted.transform(["aa"]).nnz == 1
 
+
+def test_a_full_disk_leaves_no_truncated_predictions(tmp_path, capsys, monkeypatch):
+    """ENOSPC half-way through `predict --output` used to be "internal error: OSError" and leave a
+    truncated CSV; now one line naming --output and the file, and no file (an older one kept whole)."""
+    import errno
+
+    import xialpha.models.prediction as prediction
+    from xialpha.models.artifact import save_artifact
+
+    artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    (tmp_path / "docs.txt").write_text("wheat\noil\n")
+    write = prediction.write_predictions
+
+    def full(stream, *args):
+        write(stream, *args)
+        stream.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("xialpha.commands.predict.write_predictions", full)
+    out = tmp_path / "out" / "labels.csv"
+    out.parent.mkdir()
+    out.write_text("an older result\n")
+    code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt"), "--output", str(out)], capsys)
+    assert code == 2 and err == f"xialpha predict: error: --output: cannot write {out}: No space left on device\n", err
+    assert [p.name for p in out.parent.iterdir()] == ["labels.csv"] and out.read_text() == "an older result\n"

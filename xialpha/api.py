@@ -30,6 +30,8 @@ import pandas as pd
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import UserError
 from xialpha.jobs.drift import run_drift_check
+from xialpha.outputs import write_file
+from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
@@ -43,6 +45,7 @@ from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.store import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
+from xialpha.storage.validate import missing_columns
 
 MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script '
               'again: put the code that calls it under `if __name__ == "__main__":` (or pass client= a running '
@@ -75,6 +78,10 @@ def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, qu
     under an id whose recorded run had other data or another grid (refused otherwise: one sweep
     id is one experiment), recording the change.
     """
+    check_path("store", store)
+    check_client(client)
+    for name, value in (("force", force), ("quiet", quiet), ("force_new_run", force_new_run)):
+        check_flag(name, value)
     spec = _spec(spec, corpus)
     if client is None and spec.cluster.kind == "local":
         _check_main_guard()
@@ -164,6 +171,9 @@ def as_corpus(corpus):
 
 def results(store=None, *, sweep: str | None = None, include_failed: bool = False) -> pd.DataFrame:
     """The stored result rows of one sweep (the only one in the store when `sweep` is None)."""
+    check_path("store", store)
+    check_text("sweep", sweep)
+    check_flag("include_failed", include_failed)
     result_store = ResultStore(store_location(store), create=False)
     return result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed)
 
@@ -181,6 +191,15 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     selection saved before keeps its id and is not stored twice). A sweep that misses rows (still
     running, or interrupted) warns (UserWarning); saving a selection of it needs partial=True.
     """
+    check_path("store", store)
+    check_text("sweep", sweep)
+    check_text("metric", metric, optional=False)
+    check_text("estimator", estimator)
+    check_text("average", average, optional=False)
+    rho, alpha = check_number("rho", rho), check_number("alpha", alpha)
+    runners_up = check_int("runners_up", runners_up)
+    for name, value in (("per_category", per_category), ("save", save), ("smooth", smooth), ("partial", partial)):
+        check_flag(name, value)
     check_alpha(alpha)
     result_store = ResultStore(store_location(store), create=False)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), metric=metric, estimator=estimator, rho=rho,
@@ -223,6 +242,10 @@ def _selection_rows(result_store, selection) -> pd.DataFrame:
         rows = saved_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
         rows = selection
+        missing = missing_columns("selections", rows.columns)
+        if missing:
+            raise UserError(f"selection=: not a selection select() returned: it has no column(s) "
+                            f"{', '.join(map(repr, missing))}")
     else:
         raise UserError(f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}")
     if rows.empty:
@@ -255,7 +278,9 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
     sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
-    if client is None:
+    check_path("store", store)
+    check_path("spec", spec)
+    if check_client(client) is None:
         _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
@@ -270,6 +295,9 @@ def drift(spec, *, store=None, client=None, force: bool = False):
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
+    check_path("store", store)
+    check_client(client)
+    check_flag("force", force)
     if _is_path(spec):
         spec = load_drift_spec(spec)
     elif isinstance(spec, str):
@@ -292,7 +320,12 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     save is stored first (as save=True would), so a test set is never marked used by a selection
     the store does not hold. spec, corpus, client: as for `refit`.
     """
-    if client is None:
+    check_path("store", store)
+    check_text("test_split", test_split, optional=False)
+    check_flag("force", force)
+    confidence, draws, seed = check_number("confidence", confidence), check_int("draws", draws), check_int("seed", seed)
+    check_path("spec", spec)
+    if check_client(client) is None:
         _check_main_guard()
     result_store = ResultStore(store_location(store), create=False)
     rows = _saved(result_store, _selection_rows(result_store, selection))
@@ -309,12 +342,14 @@ def report(store=None, *, sweep: str | None = None, selection: str | None = None
     metric, estimator and rho default to that selection's. html: a path to write the
     self-contained HTML page to as well (selection, certifications, calibration, provenance).
     """
+    check_path("store", store)
+    for name, value in (("sweep", sweep), ("selection", selection), ("metric", metric), ("estimator", estimator)):
+        check_text(name, value)
+    rho = check_number("rho", rho, optional=True)
+    check_path("html", html)
     view = report_of(ResultStore(store_location(store), create=False), sweep, selection, metric=metric,
                      estimator=estimator, rho=rho)
     if html is not None:
         page = render_report(view)
-        try:
-            Path(html).write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"html=: cannot write {html}: {exc.strerror or exc}") from None
+        write_file(html, lambda stream: stream.write(page), "html=")
     return view.curves

@@ -19,9 +19,9 @@ from rich.table import Table
 
 from xialpha.commands.output import add_wide_argument
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store
-from xialpha.errors import UserError
 from xialpha.reports.html import render_report
 from xialpha.reports.report import report_of
+from xialpha.outputs import write_file
 from xialpha.reports.terminal import (
     Column,
     calibration_table,
@@ -60,10 +60,7 @@ def run(args) -> int:
                        estimator=args.estimator, rho=args.rho, command=command)
     if args.html:
         page = render_report(report)
-        try:
-            Path(args.html).write_text(page, encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"--html: cannot write {args.html}: {exc.strerror or exc}") from None
+        write_file(args.html, lambda stream: stream.write(page), "--html")
         print(f"wrote {args.html} ({len(page) // 1024} KiB)")
         print(textwrap.fill(f"It shows {report.selection_note}.", 80))
         return 0

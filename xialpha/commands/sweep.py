@@ -35,7 +35,7 @@ def run(args) -> int:
 
     spec = load_spec(args.spec)
     check_workers(args.workers, spec.cluster)
-    store = ResultStore(store_uri(args, spec.store))
+    store = ResultStore(store_uri(args, spec.store), writable=not args.dry_run)
     if args.dry_run:
         _print_dry_run(dry_run(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
                                force_new_run=args.force_new_run))

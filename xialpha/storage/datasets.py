@@ -61,14 +61,15 @@ class Datasets:
 
     With `create=True` (the default) the store must be writable, and an absent or empty
     directory becomes a new store at the first write (until then it reads as empty); with
-    `create=False` the store must exist and may be read-only.
+    `create=False` the store must exist and may be read-only. `writable=False`: the caller
+    only reads, an absent store reads as empty, and a read-only one is fine (a dry run).
     """
 
-    def __init__(self, uri: str, *, create: bool = True):
+    def __init__(self, uri: str, *, create: bool = True, writable: bool = True):
         self.location = Location(uri)
         self.uri = self.location.uri  # without credentials
         self._warned: set[str] = set()
-        version = open_store(self.location, create)
+        version = open_store(self.location, create, writable)
         self._absent = version is None  # until the first write creates the store
         self.schema_version = SCHEMA_VERSION if version is None else version
 

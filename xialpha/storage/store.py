@@ -31,7 +31,8 @@ class ResultStore(Datasets):
 
     With `create=True` (the default) the store must be writable, and an absent or empty
     directory becomes a new store at the first write (until then it reads as empty); with
-    `create=False` the store must exist and may be read-only.
+    `create=False` the store must exist and may be read-only; `writable=False` opens it to read
+    only (an absent store reads as empty, a read-only one is fine).
     """
 
     # --- results of a sweep ------------------------------------------------------------------
