@@ -29,3 +29,26 @@ def test_a_dry_run_reads_a_read_only_store_and_a_sweep_is_refused(tmp_path, caps
     assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 2
     assert capsys.readouterr().err.endswith("Read-only file system\n")
     assert tree_digest(store) == before
+
+
+def test_a_full_disk_leaves_no_empty_directories(tmp_path, capsys, monkeypatch):
+    """ENOSPC on a first write into a dataset (select --save) or a new store used to leave their
+    empty directories behind; now the store is as it was, and a new store is not there at all."""
+    import errno
+
+    from store_rows import result_row
+
+    store = tmp_path / "store"
+    fill_store(parse_spec(small_spec("full"), source="spec"), ResultStore(str(store)))
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("xialpha.storage.location.pq.write_table", full)
+    before = tree_digest(store)
+    assert main(["select", str(store), "--save"]) == 4
+    assert "disk full" in capsys.readouterr().err
+    assert tree_digest(store) == before
+    with pytest.raises(Exception, match="disk full"):
+        ResultStore(str(tmp_path / "new" / "store")).write_results([result_row(0)])
+    assert not (tmp_path / "new").exists()

@@ -46,7 +46,7 @@ from xialpha.storage.bits import pack_bits
 from xialpha.storage.compaction import compact_partitions
 from xialpha.storage.files import FileSet, Problem, inspect
 from xialpha.storage.location import Location, new_file_name
-from xialpha.storage.marker import create_marker, open_store
+from xialpha.storage.marker import MARKER, create_marker, open_store
 from xialpha.storage.reading import as_expression, read_newest
 from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
 
@@ -321,8 +321,16 @@ class Datasets:
         root = self.location.path(dataset)
         directory = root if sweep_id is None else f"{root}/sweep_id={sweep_id}"
         scope = directory if "sweep_id" in self._dataset(dataset).key_columns else root
+        outside = self.location.existing_ancestor(self.location.root) if self._absent else None
         self._create_if_absent()
-        return self.location.write_table(directory, table, new_file_name(self.location.next_sequence(scope)))
+        try:
+            return self.location.write_table(directory, table, new_file_name(self.location.next_sequence(scope)))
+        except BaseException:
+            if outside is not None:  # a store whose first write failed is not left behind, not even its marker
+                self.location.delete(self.location.path(MARKER))
+                self.location.prune(self.location.root, outside)
+                self._absent = True
+            raise
 
     def _create_if_absent(self) -> None:
         if self._absent:

@@ -183,10 +183,19 @@ class Location:
     def withdraw(self, claim_path: str) -> None:
         """Delete a claim of `claim`, and (locally) the directories it left empty up to the root."""
         self.delete(claim_path)
-        if not self.is_local:
-            return  # object stores have no empty directories; other filesystems keep theirs
-        directory = posixpath.dirname(claim_path)
-        while directory.startswith(self.root + "/"):
+        self.prune(posixpath.dirname(claim_path), self.root)
+
+    def existing_ancestor(self, path: str) -> str:
+        """Locally, the deepest of `path` and its parents that is a directory (what writing under
+        `path` would not create); elsewhere `path`."""
+        while self.is_local and path != "/" and not os.path.isdir(path):
+            path = posixpath.dirname(path)
+        return path
+
+    def prune(self, directory: str, keep: str) -> None:
+        """Locally, remove `directory` and its parents below `keep` while they are empty (object
+        stores have no empty directories; other filesystems keep theirs)."""
+        while self.is_local and directory.startswith(keep + "/"):
             try:
                 os.rmdir(directory)  # only ever removes an empty directory
             except OSError:
@@ -212,9 +221,11 @@ class Location:
             pass
 
     def _write_atomically(self, path: str, write) -> None:
-        """Write `path` whole or not at all; on any failure the temporary file is removed."""
+        """Write `path` whole or not at all; on any failure the temporary file is removed, and
+        (locally) the directories this write created (a new store's, a new partition's)."""
         directory, name = posixpath.split(path)
         temp = None
+        existing = self.existing_ancestor(directory)
         try:
             if self.is_object_store:
                 with self.filesystem.open_output_stream(path) as sink:
@@ -233,6 +244,7 @@ class Location:
         except BaseException as exc:
             if temp is not None:
                 self._remove_quietly(temp)
+            self.prune(directory, existing)
             if isinstance(exc, OSError):
                 raise _write_error(self.uri, path, exc) from None
             raise
