@@ -206,3 +206,21 @@ def test_a_full_disk_leaves_no_truncated_predictions(tmp_path, capsys, monkeypat
     code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt"), "--output", str(out)], capsys)
     assert code == 2 and err == f"xialpha predict: error: --output: cannot write {out}: No space left on device\n", err
     assert [p.name for p in out.parent.iterdir()] == ["labels.csv"] and out.read_text() == "an older result\n"
+
+
+def test_a_full_disk_while_saving_an_artefact_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
+    """ENOSPC while `select --refit` saves its artefact used to be "internal error: OSError"."""
+    import errno
+
+    import numpy as np
+
+    from xialpha.errors import UserError
+    from xialpha.models.artifact import save_artifact
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", full)
+    with pytest.raises(UserError, match=r"^--refit: cannot write .*model: No space left on device$"):
+        save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    assert list(tmp_path.iterdir()) == []
