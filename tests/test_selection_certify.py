@@ -208,7 +208,7 @@ def test_a_certification_killed_before_it_stored_its_rows_is_resumed_with_the_sa
 
     assert main([*argv, "--draws", "5000"]) == 0  # resumes with the killed one's draws, seed and confidence
     err = capsys.readouterr().err
-    assert f"resuming certification {killed}" in err and f"process" in err, err
+    assert f"resuming certification {killed}" in err and "process" in err, err
     stored = ResultStore(str(store), create=False).certifications()
     assert set(stored["certification_id"]) == {killed} and set(stored["draws"]) == {1000}
     assert set(stored["confidence"]) == {0.9} and not stored["forced"].any()
