@@ -19,10 +19,9 @@ NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and
 def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerprint: str) -> None:
     """UserError when sweep `spec.id`'s newest recorded run in `store` was on other training data
     (corpus=) or had another grid of configurations (sweep.id=) than `spec` on `categories` and `fingerprint`."""
-    runs = store.runs(spec.id)
-    if runs.empty:
+    newest = _newest_run(store, spec.id)
+    if newest is None:
         return
-    newest = runs.sort_values("created_at", kind="stable").iloc[-1]
     if newest["data_fingerprint"] != fingerprint:
         raise UserError(f"corpus: the training documents of sweep {spec.id!r} changed since its run "
                         f"{newest['run_id']} (data fingerprint {str(newest['data_fingerprint'])[:12]} then, "
@@ -30,39 +29,45 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
     if newest["categories"] != ",".join(categories):
         raise UserError(f"corpus.categories: sweep {spec.id!r} was run on categories {newest['categories']}, this "
                         f"spec chooses {','.join(categories)}; {NEW_RUN}")
-    then = _recorded_keys(newest, spec, store, categories)
+    recorded = _recorded_spec(newest, spec.corpus.data)
     now = experiment_keys(spec, categories, fingerprint)
+    # a recorded spec that no longer parses: the stored rows must be of this spec's grid
+    then = experiment_keys(recorded, categories, fingerprint) if recorded else _stored_keys(store, spec.id) | now
     if then != now:
         raise UserError(f"sweep.id: sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
                         f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}")
 
 
-def _recorded_keys(run, spec: SweepSpec, store, categories: list[str]) -> set[str]:
-    """The keys of the grid recorded with `run`; the sweep's stored keys when its spec text no longer parses."""
-    spec_dir = run.get("spec_dir")
-    try:
-        then = parse_spec(str(run["spec_toml"]), source="the recorded spec", corpus=spec.corpus.data,
-                          base_dir=spec_dir if isinstance(spec_dir, str) and spec_dir else None)
-    except UserError:
-        stored = set(store.read_results_df(spec.id, include_failed=True, columns=["config_key"])["config_key"])
-        return stored | experiment_keys(spec, categories, str(run["data_fingerprint"]))
-    return experiment_keys(then, categories, str(run["data_fingerprint"]))
-
-
 def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
     """(rows not stored, rows planned) by the newest recorded run of `sweep_id`: a sweep still
-    running or interrupted misses some; None when no run is recorded or its spec no longer parses."""
-    runs = store.runs(sweep_id)
-    if runs.empty:
+    running or interrupted misses some; None when no run is recorded or its spec no longer parses
+    (category names are read from the run record, where commas separate them)."""
+    newest = _newest_run(store, sweep_id)
+    recorded = None if newest is None else _recorded_spec(newest)
+    if recorded is None:
         return None
-    run = runs.sort_values("created_at", kind="stable").iloc[-1]
+    categories = [name for name in str(newest["categories"]).split(",") if name]
+    planned = experiment_keys(recorded, categories, str(newest["data_fingerprint"]))
+    return len(planned - _stored_keys(store, sweep_id)), len(planned)
+
+
+def _newest_run(store, sweep_id: str):
+    """The newest recorded run of `sweep_id` (a row of `ResultStore.runs`), or None."""
+    runs = store.runs(sweep_id)
+    return None if runs.empty else runs.sort_values("created_at", kind="stable").iloc[-1]
+
+
+def _recorded_spec(run, corpus=None) -> SweepSpec | None:
+    """The spec recorded with `run` (over the in-memory `corpus` it was given), or None when its
+    text no longer parses (a corpus file moved since, ...)."""
     spec_dir = run.get("spec_dir")
     try:
-        spec = parse_spec(str(run["spec_toml"]), source="the recorded spec",
+        return parse_spec(str(run["spec_toml"]), source="the recorded spec", corpus=corpus,
                           base_dir=spec_dir if isinstance(spec_dir, str) and spec_dir else None)
     except UserError:
         return None
-    planned = experiment_keys(spec, [name for name in str(run["categories"]).split(",") if name],
-                              str(run["data_fingerprint"]))
-    stored = set(store.read_results_df(sweep_id, include_failed=True, columns=["config_key"])["config_key"])
-    return len(planned - stored), len(planned)
+
+
+def _stored_keys(store, sweep_id: str) -> set[str]:
+    """The config keys of every stored row of `sweep_id`, ok or failed."""
+    return set(store.read_results_df(sweep_id, include_failed=True, columns=["config_key"])["config_key"])
