@@ -43,15 +43,16 @@ rho = [1.0, 2.0]
 """
 
 
-def fill_store(spec, store: ResultStore) -> None:
-    """What `run_sweep` stores, computed in this process: results, examples and the sweeps row."""
+def fill_store(spec, store: ResultStore, batches: int | None = None) -> None:
+    """What `run_sweep` stores, computed in this process: results, examples and the sweeps row
+    (of the first `batches` batches only, when given: a sweep interrupted or still running)."""
     with Client(processes=False) as client:  # planned as the sweep plans, its corpus read by threads
         _, plan = prepare(spec, store, client, "fill")
     corpus = spec.corpus.load()
     run_id = uuid.uuid4().hex[:12]
     store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
                              "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
-    for batch in plan.batches:
+    for batch in plan.batches[:batches]:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
         features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
         data = tasks.kernel_gram(tasks.linear_gram(features, False, None), features, kernel)

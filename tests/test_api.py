@@ -264,6 +264,34 @@ def test_certify_from_python_once_per_test_set(swept):
         xialpha.certify(store, selection=saved, test_split="train")
 
 
+def test_certifying_an_unsaved_selection_stores_it_first_and_report_shows_both(swept, tmp_path, capsys):
+    """issue 26: an unsaved select() passed to certify used to spend the test split with no stored
+    selection: report showed no certification and certifying again needed force=True."""
+    import shutil
+
+    from xialpha.cli import main
+    from xialpha.storage.store import ResultStore
+
+    source, _ = swept
+    store = tmp_path / "store"  # the sweep alone: no selection or certification of the other tests
+    shutil.copytree(source, store, ignore=lambda _, names: [n for n in names if n in ("selections", "certifications")])
+    chosen = xialpha.select(store)
+    assert ResultStore(str(store), create=False).selections().empty
+    certified = xialpha.certify(store, selection=chosen, test_split="test", draws=2000)
+    selection_id = str(chosen["selection_id"].iloc[0])
+    assert set(certified["selection_id"]) == {selection_id}
+    saved = ResultStore(str(store), create=False).selections(selection_id=selection_id)
+    assert list(saved["config_key"]) == list(chosen["config_key"])
+    capsys.readouterr()
+    assert main(["report", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert selection_id in out and f"certification {certified['certification_id'].iloc[0]}" in out
+    again = xialpha.select(store)  # the same selection, not saved: its stored id is found
+    with pytest.raises(UserError, match="already used for certification"):
+        xialpha.certify(store, selection=again, test_split="test", draws=2000)
+    assert set(ResultStore(str(store), create=False).selections()["selection_id"]) == {selection_id}
+
+
 def test_report_from_python(swept, tmp_path):
     store, _ = swept
     curves = xialpha.report(store, html=tmp_path / "report.html")

@@ -25,6 +25,8 @@ SCRIPTS = {
     "vs_linear_cv": ["speedup", "speedup_cv5", "regret_xialpha", "regret_cv", "regret_cv5", "xialpha_wall_s",
                      "peer_wall_s", "peer_cv5_wall_s", "xialpha_seconds", "small", "machine"],
     "scale": ["runs", "loglog_slope", "gscv_wall_s_1e5", "speedup_1e5", "speedup_2_vs_1_workers_1e5", "machine"],
+    "campaign": ["cases", "tracebacks", "hangs", "stores_changed_by_failures", "rows_lost", "secrets", "findings",
+                 "by_family", "machine"],
     "loo": ["retrain_fraction", "pruned_equals_bruteforce", "retrain_fraction_xi_alpha",
             "xi_alpha_pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
 }
@@ -65,6 +67,13 @@ def test_quick_run_writes_promised_keys(name, quick):
 def test_other_bench_scripts_quick_run(name, quick):
     result = quick(name)
     assert result["benchmark"] == name and result["quick"] is True
+
+
+def test_the_quick_campaign_breaks_no_invariant(quick):
+    result = quick("campaign")
+    assert result["cases"] >= 20 and set(result["by_family"]) == {
+        "secret_carriers", "hostile_labels", "api_types", "certify_kills", "artefact_mutations"}
+    assert result["broken_cases"] == 0, result["broken"]
 
 
 def test_table1_rows_per_category_and_rho(quick):

@@ -54,6 +54,17 @@ def test_make_security_is_mutual_tls_with_encryption_required(certificates):
     assert make_security({}) is None
 
 
+def _with_passphrase(key_file: str, directory: Path) -> str:
+    """A copy of the PEM key `key_file` encrypted with a passphrase."""
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key(Path(key_file).read_bytes(), None)
+    path = directory / "encrypted-key.pem"
+    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.BestAvailableEncryption(b"passphrase")))
+    return str(path)
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -61,6 +72,8 @@ def test_make_security_is_mutual_tls_with_encryption_required(certificates):
         (lambda f, d: {**f, "ca_file": f["key_file"]}, "cluster.security.ca_file: not a PEM CA certificate"),
         (lambda f, d: {**f, "key_file": write_certificates(d, "other-")["key_file"]},
          "cluster.security.cert_file: not a PEM certificate matching key_file"),
+        (lambda f, d: {**f, "key_file": _with_passphrase(f["key_file"], d)},  # was "internal error: OSError"
+         "cluster.security.key_file: "),
     ],
 )
 def test_bad_tls_files_fail_when_the_spec_is_parsed(certificates, tmp_path, change, message):

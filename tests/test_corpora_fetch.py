@@ -113,3 +113,20 @@ def test_file_digest_gives_the_chunked_digest(tmp_path):
         path = tmp_path / f"{size}.bin"
         path.write_bytes(rng.randbytes(size))
         assert reuters_files.file_sha256(path) == file_sha256_before(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_full_disk_is_one_line_naming_dest_and_leaves_nothing(tmp_path, fake_manifest, capsys, monkeypatch):
+    """ENOSPC while copying used to end in "internal error: OSError ... please report it"."""
+    import errno
+    import shutil
+
+    source = write_copy(tmp_path / "copy")
+    dest = tmp_path / "data" / "reuters21578"
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(shutil, "copyfile", full)
+    assert main(["fetch", "reuters21578", "--from", str(source), "--dest", str(dest)]) == 2
+    assert capsys.readouterr().err == f"xialpha fetch: error: --dest: cannot write {dest}: No space left on device\n"
+    assert list((tmp_path / "data").iterdir()) == []

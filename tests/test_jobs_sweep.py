@@ -112,14 +112,14 @@ def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
 def test_rerun_computes_only_missing_keys(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
     first = run_sweep(spec_for("resume", C=[0.5], full=False), store)
-    second = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store)
+    second = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store, force_new_run=True)  # a larger grid
     assert second.skipped == first.ok and second.ok == first.ok
     third = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store)
     assert (third.ok, third.skipped, third.fits) == (0, 2 * first.ok, 0)
     keys = [k for f in sorted((tmp_path / "store").rglob("*.parquet")) if "results" in f.parts
             for k in pq.read_table(f, columns=["config_key"]).column("config_key").to_pylist()]
     assert len(keys) == len(set(keys)) == 2 * first.ok  # every key written exactly once
-    forced = run_sweep(spec_for("resume", C=[0.5], full=False), store, force=True)
+    forced = run_sweep(spec_for("resume", C=[0.5], full=False), store, force=True, force_new_run=True)
     assert forced.ok == first.ok and store.read_results("resume").num_rows == 2 * first.ok
 
 

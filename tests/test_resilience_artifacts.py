@@ -145,3 +145,82 @@ def test_a_truncated_pickle_is_one_line_even_when_allowed(tmp_path, capsys):
     (tmp_path / "docs.txt").write_text("wheat\n")
     code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt"), "--allow-pickle"], capsys)
     assert code == 2 and "models.joblib cannot be loaded" in err and err.count("\n") == 2  # the warning, the error
+
+
+def test_a_token_pattern_that_backtracks_is_refused_within_its_time_budget(tmp_path):
+    """A tampered model.json (its digest updated) with a pattern that backtracks catastrophically on
+    a 60-character document: before, predict ran for minutes; now the document's time budget ends
+    it with one line naming the pattern."""
+    import json
+    import subprocess
+    import sys
+
+    from xialpha.models.artifact import save_artifact
+
+    artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    model = json.loads((artifact / "model.json").read_text())
+    for entry in model["preprocessings"].values():
+        entry["params"]["token_pattern"] = "(a|aa)+b"
+    (artifact / "model.json").write_text(json.dumps(model))
+    _rehash(artifact, "model.json")
+    (tmp_path / "docs.txt").write_text("wheat\n" + "a" * 60 + "\n")
+    done = subprocess.run([sys.executable, "-m", "xialpha.cli", "predict", str(artifact), "--input",
+                           str(tmp_path / "docs.txt")], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "token_pattern '(a|aa)+b'" in done.stderr and "document 2" in done.stderr, done.stderr
+
+
+def test_a_spec_token_pattern_that_backtracks_ends_with_one_line_too():
+    from xialpha.errors import UserError
+    from xialpha.features.preprocessing import Preprocessing
+
+    fitted = Preprocessing().fit(["a b", "aa bb"])
+    slow = Preprocessing(token_pattern="(x|xx)+y")
+    with pytest.raises(UserError, match=r"token_pattern '\(x\|xx\)\+y': .* document 2 "):
+        slow.fit(["x y", "x" * 60])
+    assert fitted.transform(["aa"]).nnz == 1
+
+
+def test_a_full_disk_leaves_no_truncated_predictions(tmp_path, capsys, monkeypatch):
+    """ENOSPC half-way through `predict --output` used to be "internal error: OSError" and leave a
+    truncated CSV; now one line naming --output and the file, and no file (an older one kept whole)."""
+    import errno
+
+    import xialpha.models.prediction as prediction
+    from xialpha.models.artifact import save_artifact
+
+    artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    (tmp_path / "docs.txt").write_text("wheat\noil\n")
+    write = prediction.write_predictions
+
+    def full(stream, *args):
+        write(stream, *args)
+        stream.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("xialpha.commands.predict.write_predictions", full)
+    out = tmp_path / "out" / "labels.csv"
+    out.parent.mkdir()
+    out.write_text("an older result\n")
+    code, _, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt"), "--output", str(out)], capsys)
+    assert code == 2 and err == f"xialpha predict: error: --output: cannot write {out}: No space left on device\n", err
+    assert [p.name for p in out.parent.iterdir()] == ["labels.csv"] and out.read_text() == "an older result\n"
+
+
+def test_a_full_disk_while_saving_an_artefact_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
+    """ENOSPC while `select --refit` saves its artefact used to be "internal error: OSError"."""
+    import errno
+
+    import numpy as np
+
+    from xialpha.errors import UserError
+    from xialpha.models.artifact import save_artifact
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", full)
+    with pytest.raises(UserError, match=r"^--refit: cannot write .*model: No space left on device$"):
+        save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    assert list(tmp_path.iterdir()) == []

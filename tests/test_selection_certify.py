@@ -147,3 +147,133 @@ def test_the_closed_form_bounds_are_scipys_exact_binomial_interval():
                 interval = binomtest(k, n).proportion_ci(confidence_level=2 * confidence - 1, method="exact")
                 assert clopper_pearson_lower(k, n, confidence) == pytest.approx(interval.low, abs=1e-9)
                 assert clopper_pearson_upper(k, n, confidence) == pytest.approx(interval.high, abs=1e-9)
+
+
+# --- a certification killed before it stored its rows is resumed with the same draws (issue 25) ---
+
+# A `xialpha certify` process whose training sleeps first, so that it is surely killed after its claim
+# appears and before its rows are stored.
+SLOW_CERTIFY = """
+import sys, time
+import xialpha.jobs.refit
+from xialpha.cli import main
+
+train = xialpha.jobs.refit.RefitSession.train
+xialpha.jobs.refit.RefitSession.train = lambda *a, **k: (time.sleep(600), train(*a, **k))[1]
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _kill_after_claim(store: Path, argv: list[str]) -> str:
+    """Run `argv` in a certify process, SIGKILL it once its claim is in `store`; the claim's certification id."""
+    import json
+    import signal
+
+    claims = store / "certifications" / "_claims"
+    child = subprocess.Popen([sys.executable, "-c", SLOW_CERTIFY, *argv], env={**os.environ, "PYTHONPATH": str(REPO)},
+                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not list(claims.glob("*/claim.json")):
+            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
+            time.sleep(0.02)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=60)
+    finally:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # the local cluster's worker processes it started
+        except ProcessLookupError:
+            pass
+        child.communicate()
+    (claim,) = claims.glob("*/claim.json")
+    return json.loads(claim.read_text())["certification_id"]
+
+
+def test_a_certification_killed_before_it_stored_its_rows_is_resumed_with_the_same_draws(selected, capsys):
+    from xialpha.cli import main
+    from xialpha.storage.store import ResultStore
+
+    store, selection_id = selected
+    argv = ["certify", str(store), "--selection", selection_id, "--test-split", "test"]
+    killed = _kill_after_claim(store, [*argv, "--draws", "1000", "--seed", "7", "--confidence", "0.9"])
+    assert ResultStore(str(store), create=False).read("certifications").num_rows == 0
+
+    assert main(["select", str(store), "--sweep", "sel", "--global", "--save"]) == 0
+    other = re.search(r"^stored selection (sel-\S+)", capsys.readouterr().out, re.MULTILINE).group(1)
+    assert main(["certify", str(store), "--selection", other, "--test-split", "test", "--draws", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert f"certification {killed} of selection {selection_id} claimed this test set" in err, err
+    assert f"certify selection {selection_id} on it again to resume it" in err and err.count("\n") == 1, err
+
+    assert main([*argv, "--draws", "5000"]) == 0  # resumes with the killed one's draws, seed and confidence
+    err = capsys.readouterr().err
+    assert f"resuming certification {killed}" in err and "process" in err, err
+    stored = ResultStore(str(store), create=False).certifications()
+    assert set(stored["certification_id"]) == {killed} and set(stored["draws"]) == {1000}
+    assert set(stored["confidence"]) == {0.9} and not stored["forced"].any()
+    assert not list((store / "certifications" / "_claims").glob("*.heartbeat.json"))  # the killed one's is gone
+    for row in stored[stored["scope"] != "macro"].itertuples():
+        counts = Confusion(int(row.tp), int(row.fp), int(row.fn), int(row.tn))
+        assert row.f1_lower == pytest.approx(f1_lower_bound(counts, 0.9, 1000, 7))
+
+    assert main([*argv, "--draws", "1000"]) == 2  # used once: a second certification is refused
+    assert f"already used for certification {killed}" in capsys.readouterr().err
+
+
+def _pending(tmp_path, **claim) -> tuple:
+    """A store whose test set "fp" is claimed by `claim` with no rows stored, and a selection's rows."""
+    import pandas as pd
+
+    from xialpha.selection.claims import claim_content
+    from xialpha.storage.store import ResultStore
+
+    store = ResultStore(str(tmp_path / "store"))
+    content = {**claim_content("cert-old", "sel-1", "test", confidence=0.9, draws=3000, seed=5), **claim}
+    assert store.claim_test_set("fp", content)
+    return store, pd.DataFrame({"selection_id": ["sel-1"]})
+
+
+def _start(store, rows):
+    from xialpha.selection.certification import start_run
+
+    return start_run(store, rows, "test", "fp", force=False, confidence=0.95, draws=1000, seed=0)
+
+
+def test_a_claim_whose_process_runs_is_not_taken_over(tmp_path):
+    store, rows = _pending(tmp_path)  # this very process holds it
+    with pytest.raises(UserError, match=rf"certification cert-old \(process {os.getpid()} on .*\) used this test set "
+                                        "and has not stored its rows"):
+        _start(store, rows)
+
+
+def test_a_claim_whose_process_is_gone_is_resumed_with_its_draws(tmp_path):
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    store, rows = _pending(tmp_path, pid=int(ended.stdout))
+    with pytest.warns(UserWarning, match=rf"resuming certification cert-old, .* \(process {int(ended.stdout)} on "):
+        run = _start(store, rows)
+    assert (run.certification_id, run.confidence, run.draws, run.seed, run.claim) == ("cert-old", 0.9, 3000, 5, None)
+
+
+def test_a_pid_that_now_belongs_to_another_process_is_no_sign_of_life(tmp_path):
+    import psutil
+
+    store, rows = _pending(tmp_path, process_started=psutil.Process().create_time() - 3600)
+    with pytest.warns(UserWarning, match="resuming certification cert-old"):
+        assert _start(store, rows).certification_id == "cert-old"
+
+
+def test_a_claim_from_another_host_ends_when_its_heartbeat_stops(tmp_path):
+    import datetime
+
+    from xialpha.selection.claims import STALE_SECONDS, heartbeat
+
+    long_ago = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=2 * STALE_SECONDS)
+    store, rows = _pending(tmp_path, host="elsewhere.invalid", claimed_at=long_ago.isoformat())
+    with heartbeat(store, "fp"):  # beating now: still running
+        assert store.test_set_beat("fp") is not None
+        with pytest.raises(UserError, match="used this test set and has not stored its rows"):
+            _start(store, rows)
+    assert store.test_set_beat("fp") is None
+    with pytest.warns(UserWarning, match="no sign of life for 20 minutes"):
+        assert _start(store, rows).certification_id == "cert-old"

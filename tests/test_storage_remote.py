@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime
-import socket
 import uuid
 
 import numpy as np
 import pyarrow.compute as pc
 import pytest
 
+from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 from store_rows import T0, result_row
 from xialpha.errors import UserError
 from xialpha.storage.keys import config_key
@@ -46,25 +46,6 @@ def test_memory_filesystem_store():
     assert store.location.temp_files(store.location.root) == []  # temporary names were renamed away
     with pytest.raises(UserError, match="not a xialpha store"):
         ResultStore(f"memory://xialpha-absent-{uuid.uuid4().hex}", create=False)
-
-
-@pytest.fixture
-def s3_endpoint(monkeypatch):
-    """host:port of a moto S3 server on 127.0.0.1 with a bucket "xialpha"."""
-    server_module = pytest.importorskip("moto.server")
-    boto3 = pytest.importorskip("boto3")
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1"}.items():
-        monkeypatch.setenv(name, value)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"127.0.0.1:{port}"
-    boto3.client("s3", endpoint_url=f"http://{endpoint}").create_bucket(Bucket="xialpha")
-    yield endpoint
-    server.stop()
 
 
 def test_s3_store_on_a_local_s3_server(s3_endpoint):

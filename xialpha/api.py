@@ -21,6 +21,7 @@ import contextlib
 import inspect
 import os
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ import pandas as pd
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import UserError
 from xialpha.jobs.drift import run_drift_check
+from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
@@ -39,12 +41,13 @@ from xialpha.reports.labels import sweep_labels
 from xialpha.plot import stored_report
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.choices import DEFAULT_SMOOTH
-from xialpha.selection.records import saved_selection
+from xialpha.selection.records import saved_selection, stored_selection_id
 from xialpha.selection.workflow import check_alpha, select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.store import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
+from xialpha.storage.validate import missing_columns
 
 MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script '
               'again: put the code that calls it under `if __name__ == "__main__":` (or pass client= a running '
@@ -66,7 +69,8 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = False) -> SweepResult:
+def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = False,
+          force_new_run: bool = False) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
@@ -75,11 +79,18 @@ def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, qu
     (see `as_corpus`; the spec's [corpus] then names only splits and categories; pass the same
     corpus to `refit`). force: recompute stored keys. quiet: no progress display (by default a
     notebook shows one in the cell's output, a terminal a bar, a log file plain lines).
+    force_new_run: run under an id whose recorded run had other data or another grid (refused
+    otherwise: one sweep id is one experiment), recording the change.
     """
+    check_path("store", store)
+    check_client(client)
+    for name, value in (("force", force), ("quiet", quiet), ("force_new_run", force_new_run)):
+        check_flag(name, value)
     spec = _spec(spec, corpus)
     result_store = ResultStore(store_location(store, spec.store))
     with _local_workers(client, spec.cluster.kind):
-        summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client)
+        summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client,
+                            force_new_run=force_new_run)
     return SweepResult(summary, _tidy_results(result_store.read_results_df(spec.id, include_failed=True)),
                        result_store.uri)
 
@@ -190,6 +201,9 @@ def results(store=None, *, sweep: str | None = None, include_failed: bool = Fals
     line shows it) first, then category, C, j, kernel, rho, status, each estimator's estimates
     (`span_f1`, `xa_error`, ...: <estimator>_<metric>, fractions 0..1, and counts d_pos, d_neg),
     the other columns, and the ids last; columns without any value are left out."""
+    check_path("store", store)
+    check_text("sweep", sweep)
+    check_flag("include_failed", include_failed)
     result_store = ResultStore(store_location(store), create=False)
     return _tidy_results(result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed))
 
@@ -200,7 +214,7 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
 
 def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
            rho: float = 1.0, per_category: bool = True, average: str = "macro", runners_up: int = 3,
-           alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH) -> pd.DataFrame:
+           alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH, partial: bool = False) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
     Returns one row per category, as `xialpha select --format csv` writes it: the chosen
@@ -212,13 +226,25 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     simplicity decided), the first runner-up, the
     p-values and estimates, the configuration's parameters, and the ids last.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
-    selection saved before keeps its id and is not stored twice).
+    selection saved before keeps its id and is not stored twice). A sweep that misses rows (still
+    running, or interrupted) warns (UserWarning); saving a selection of it needs partial=True.
     """
+    check_path("store", store)
+    check_text("sweep", sweep)
+    check_text("metric", metric, optional=False)
+    check_text("estimator", estimator)
+    check_text("average", average, optional=False)
+    rho, alpha = check_number("rho", rho), check_number("alpha", alpha)
+    runners_up = check_int("runners_up", runners_up)
+    for name, value in (("per_category", per_category), ("save", save), ("smooth", smooth), ("partial", partial)):
+        check_flag(name, value)
     check_alpha(alpha)
     result_store = ResultStore(store_location(store), create=False)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), metric=metric, estimator=estimator, rho=rho,
                           average=average, smooth=smooth, costs={}, shared=not per_category, runners_up=runners_up,
-                          alpha=alpha, save=save)
+                          alpha=alpha, save=save, partial=partial)
+    if chosen.incomplete:
+        warnings.warn(f"{chosen.incomplete}; this selection is of the rows stored so far", UserWarning, stacklevel=2)
     if chosen.to_store:
         result_store.add_selection(chosen.rows)
     return tidy_selection(chosen.frame, sweep_labels(chosen.results))
@@ -254,11 +280,32 @@ def _selection_rows(result_store, selection) -> pd.DataFrame:
         rows = saved_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
         rows = stored_selection(selection)
+        missing = missing_columns("selections", rows.columns)
+        if missing:
+            raise UserError(f"selection=: not a selection select() returned: it has no column(s) "
+                            f"{', '.join(map(repr, missing))}")
     else:
         raise UserError(f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}")
     if rows.empty:
         raise UserError("selection=: is empty")
     return rows
+
+
+def _saved(result_store, rows: pd.DataFrame) -> pd.DataFrame:
+    """The selection `rows` as the store holds them: under their id, or the id of the same
+    selection saved before, or stored now under their id (one write)."""
+    selection_id = str(rows["selection_id"].iloc[0])
+    if not result_store.selections(selection_id=selection_id).empty:
+        return saved_selection(result_store, selection_id)
+    same = stored_selection_id(result_store, rows)
+    if same is not None:
+        return saved_selection(result_store, same)
+    try:
+        result_store.add_selection(rows.to_dict("records"))
+    except UserError as exc:
+        raise UserError(f"selection=: cannot be stored before it is certified ({exc}); pass the DataFrame "
+                        "select(save=True) returned, or a stored selection's id") from None
+    return saved_selection(result_store, selection_id)
 
 
 def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict[str, TextClassifier]:
@@ -269,6 +316,9 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
     sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
+    check_path("store", store)
+    check_path("spec", spec)
+    check_client(client)
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_rows(result_store, selection)
     with _local_workers(client):
@@ -283,6 +333,9 @@ def drift(spec, *, store=None, client=None, force: bool = False):
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
+    check_path("store", store)
+    check_client(client)
+    check_flag("force", force)
     if _is_path(spec):
         spec = load_drift_spec(spec)
     elif isinstance(spec, str):
@@ -300,11 +353,18 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     counts, error, recall, precision, F1 and one-sided `confidence` bounds. A second
     certification on the same test set is refused unless force=True (sequential testing bias).
 
-    selection: a stored selection's id, or the DataFrame `select(save=True)` returned.
-    spec, corpus, client: as for `refit`.
+    selection: a stored selection's id, or the DataFrame `select` returned; one `select` did not
+    save is stored first (as save=True would), so a test set is never marked used by a selection
+    the store does not hold. spec, corpus, client: as for `refit`.
     """
+    check_path("store", store)
+    check_text("test_split", test_split, optional=False)
+    check_flag("force", force)
+    confidence, draws, seed = check_number("confidence", confidence), check_int("draws", draws), check_int("seed", seed)
+    check_path("spec", spec)
+    check_client(client)
     result_store = ResultStore(store_location(store), create=False)
-    rows = _selection_rows(result_store, selection)
+    rows = _saved(result_store, _selection_rows(result_store, selection))
     with _local_workers(client):
         return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
                                  seed=seed, spec_path=None if spec is None else str(spec),
@@ -319,6 +379,11 @@ def report(store=None, *, sweep: str | None = None, selection: str | None = None
     metric, estimator and rho default to that selection's. html: a path to write the
     self-contained HTML page to as well (selection, certifications, calibration, provenance).
     """
+    check_path("store", store)
+    for name, value in (("sweep", sweep), ("selection", selection), ("metric", metric), ("estimator", estimator)):
+        check_text(name, value)
+    rho = check_number("rho", rho, optional=True)
+    check_path("html", html)
     view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     if html is not None:
         write_page(html, render_report(view))

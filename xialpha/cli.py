@@ -25,6 +25,8 @@ import warnings
 from xialpha.version import __version__
 from xialpha.commands.signals import Interrupted, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
+from xialpha.printable import printable
+from xialpha.redaction import redact
 
 EXIT_FAILED = 1
 EXIT_USER_ERROR = 2
@@ -120,7 +122,7 @@ def _one_line_warning(command: str, default):
     def show(message, category, filename, lineno, file=None, line=None):
         if not issubclass(category, StoreWarning):
             return default(message, category, filename, lineno, file, line)
-        print(f"xialpha {command}: warning: {message}", file=sys.stderr)
+        print(f"xialpha {command}: warning: {_shown(str(message))}", file=sys.stderr)
     return show
 
 
@@ -147,9 +149,14 @@ def _stdout_closed() -> int:
 
 def _one_line(exc: BaseException, limit: int = 2000) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    text = " ".join(str(exc).split())
+        return _shown(f"{exc.filename}: {exc.strerror or exc}")
+    text = _shown(" ".join(str(exc).split()))
     return text if len(text) <= limit else f"{text[:limit]}..."
+
+
+def _shown(text: str) -> str:
+    """A message as stderr may show it: without credentials or control characters."""
+    return printable(redact(text))
 
 
 def console() -> None:

@@ -6,6 +6,7 @@ manifest of the 22 SGML files, and only then moved to DEST, so a failed fetch le
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import shutil
 import tarfile
@@ -64,6 +65,8 @@ def run(args) -> int:
         root = _sgml_folder(unpacked)
         reuters_files.verify_reuters_files(root)
         root.rename(dest)
+    except OSError as exc:  # a full disk or a read-only --dest; the network's errors are UserErrors already
+        raise UserError(f"--dest: cannot write {dest}: {exc.strerror or exc}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     print(f"reuters21578: {len(list(dest.glob('reut2-*.sgm')))} SGML files verified (SHA-256) in {dest}")
@@ -83,6 +86,8 @@ def _download(url: str, target: Path, timeout: float) -> str:
         raise UserError(f"cannot download {url}: HTTP {exc.code} {exc.reason}; "
                         "pass --from PATH with a local copy (.tar.gz or directory)") from None
     except (urllib.error.URLError, OSError) as exc:
+        if not isinstance(exc, urllib.error.URLError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise  # writing the archive failed, not the network
         reason = getattr(exc, "reason", exc)
         raise UserError(f"cannot download {url}: no network connection ({reason}); "
                         "pass --from PATH with a local copy (.tar.gz or directory)") from None

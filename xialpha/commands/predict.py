@@ -16,6 +16,7 @@ import sys
 
 from xialpha.models.artifact import PICKLE_WARNING, current_versions, is_pickled, load_artifact, read_manifest
 from xialpha.models.prediction import read_documents, write_predictions
+from xialpha.outputs import write_file
 from xialpha.reports.formatting import plural
 
 FORMATS = ("csv", "jsonl")
@@ -43,8 +44,8 @@ def run(args) -> int:
     decision = trained.decision_values(texts=texts)
     out_format = args.format or ("jsonl" if (args.output or "").lower().endswith((".jsonl", ".ndjson")) else "csv")
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as stream:
-            write_predictions(stream, ids, trained.categories, decision, out_format)
+        write_file(args.output, lambda stream: write_predictions(stream, ids, trained.categories, decision, out_format),
+                   "--output")
         print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)
     else:
         write_predictions(sys.stdout, ids, trained.categories, decision, out_format)

@@ -28,6 +28,7 @@ from xialpha.reports.report import report_of
 from xialpha.reports.terminal import (
     Column,
     calibration_table,
+    cell_text,
     certification_table,
     key_table,
     number,
@@ -72,7 +73,7 @@ def run(args) -> int:
 
         matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
-        write_page(args.html, page)
+        write_page(args.html, page, "--html")
         print(f"wrote {args.html} ({len(page) // 1024} KiB)")
         print(textwrap.fill(f"It shows {report.selection_note}.", 80))
         return 0
@@ -107,9 +108,9 @@ def _watch(args, command: str | None) -> int:
 
 
 def _print_terminal(report, wide: bool) -> None:
-    facts = Table(title=f"sweep {report.sweep_id}", show_header=False)
+    facts = Table(title=cell_text(f"sweep {report.sweep_id}"), show_header=False)
     for key, value in report.summary.items():
-        facts.add_row(key, str(value))
+        facts.add_row(cell_text(key), cell_text(value))
     print_table(facts)
     columns = [Column("category", lambda r: str(r["category"]), text=True),
                Column("config", lambda r: str(r["label"]), text=True),

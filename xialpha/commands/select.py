@@ -46,6 +46,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--save", action="store_true",
                         help="store the selection (its id is what certify and report --selection take)")
+    parser.add_argument("--partial", action="store_true",
+                        help="with --save or --refit: save a selection of a sweep that is still running or was interrupted")
     parser.add_argument("--refit", metavar="DIR",
                         help="train the chosen configs on all training data and save an artefact to DIR (implies --save)")
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)")
@@ -59,7 +61,9 @@ def run(args) -> int:
     metric, costs = _metric_and_costs(args)
     chosen = select_sweep(store, args.sweep, metric=metric, estimator=args.estimator, rho=args.rho,
                           average=args.average, smooth=args.smooth, costs=costs, shared=args.shared, runners_up=args.runners_up,
-                          alpha=args.alpha, save=args.save or bool(args.refit))
+                          alpha=args.alpha, save=args.save or bool(args.refit), partial=args.partial)
+    if chosen.incomplete:
+        print(f"note: {chosen.incomplete}; this selection is of the rows stored so far", file=sys.stderr)
     if args.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
         print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by "
               f"{chosen.objective.estimator}", file=sys.stderr)

@@ -60,7 +60,11 @@ def _check(store, quarantine: bool) -> int:
     if quarantine:
         moved = store.quarantine(problems)
         print(f"moved {len(moved)} file(s) under {QUARANTINE}/ in the store, where nothing reads them")
-        return 0
+        left = [problem for problem in problems if store.outside(problem.path)]
+        for problem in left:
+            print(f"{store.relative(problem.path)}: left where it is: a link leads outside the store to it "
+                  "(remove the link)")
+        return 1 if left else 0
     print(f"{len(problems)} file(s) skipped by reads; `xialpha store check {store.uri} --quarantine` moves them aside")
     return 1
 

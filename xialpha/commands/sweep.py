@@ -13,11 +13,14 @@ import sys
 
 from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
 from xialpha.commands.stores import store_uri
+from xialpha.printable import printable
 
 
 def add_arguments(parser) -> None:
     add_run_arguments(parser, "sweep", "config/demo.toml", force_help="recompute configs already stored",
                       quiet_help="print only the summary")
+    parser.add_argument("--force-new-run", action="store_true",
+                        help="run under this sweep id although its recorded run had other data or another grid (the new run records the change)")
     parser.add_argument("--dry-run", action="store_true", help="print the numbers of configs and tasks and the Gram memory per worker, run nothing")
 
 
@@ -31,21 +34,23 @@ def run(args) -> int:
 
     spec = load_spec(args.spec)
     check_workers(args.workers, spec.cluster)
-    store = ResultStore(store_uri(args, spec.store))
+    store = ResultStore(store_uri(args, spec.store), writable=not args.dry_run)
     if args.dry_run:
-        _print_dry_run(dry_run(spec, store, address=args.scheduler, workers=args.workers, force=args.force))
+        _print_dry_run(dry_run(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
+                               force_new_run=args.force_new_run))
         return 0
     mode = Progress.mode_for(args.quiet)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     summary = run_sweep(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
-                        progress_mode=mode, on_dashboard=dashboard, command=shlex.join(["xialpha", *sys.argv[1:]]))
+                        progress_mode=mode, on_dashboard=dashboard, command=shlex.join(["xialpha", *sys.argv[1:]]),
+                        force_new_run=args.force_new_run)
     work = (f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f}/s), "
             f"compute {summary.task_seconds:.1f} s on {summary.threads} threads") if summary.fits else "nothing to compute"
     print(f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} stored, {summary.skipped} skipped (already stored), "
           f"{summary.failed} failed")
     print(f"run {summary.run_id}: {work}")
     for failure in summary.failures:
-        print(f"  failed: {failure}", file=sys.stderr)
+        print(f"  failed: {printable(failure)}", file=sys.stderr)
     if not args.quiet:
         _print_best(spec, store)
     return 1 if summary.failed else 0
@@ -92,6 +97,6 @@ def _print_best(spec, store) -> None:
     print(f"best per category by {objective_text(spec.metric, spec.selection_estimator, spec.estimators.rhos[0])}:")
     labels = sweep_labels(results)
     for choice in selection.choices:
-        print(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}")
+        print(printable(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}"))
     print_table(key_table(labels.key(pd.DataFrame([choice.chosen for choice in selection.choices]))))
     print(f"significance tests: xialpha select {shlex.quote(store.uri)} --sweep {shlex.quote(spec.id)}")

@@ -1,23 +1,53 @@
-"""Turning one text into its list of terms: lowercase, token pattern, stop words, stemming."""
+"""Turning one text into its list of terms: lowercase, token pattern, stop words, stemming.
+
+Token patterns come from specs and from artefacts, which are untrusted: a pattern that
+backtracks catastrophically (`(a|aa)+b` on a run of a's) would take minutes or years on one
+document. They run on the `regex` engine (the standard `re` syntax and matches) with a time
+budget per document (`budget_seconds`), past which the analyzer raises `PatternTooSlow`.
+"""
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Callable
 
 STOP_WORD_LISTS = ("none", "english")
 STEMMERS = ("none", "porter")
+BUDGET_SECONDS = 1.0  # per document, plus BUDGET_SECONDS_PER_CHARACTER for each of its characters
+BUDGET_SECONDS_PER_CHARACTER = 1e-5
+
+
+class PatternTooSlow(Exception):
+    """The token pattern ran past its time budget on one document (the caller names the document)."""
+
+    def __init__(self, pattern: str, seconds: float):
+        super().__init__(f"token_pattern {pattern!r}: matching took longer than its budget of {seconds:.3g} s")
+
+
+def budget_seconds(text: str) -> float:
+    """The time the token pattern may take on `text`: seconds, growing with its length."""
+    return BUDGET_SECONDS + BUDGET_SECONDS_PER_CHARACTER * len(text)
+
+
+def compile_pattern(pattern: str):
+    """`pattern` compiled by the `regex` engine in its `re`-compatible mode (regex.error if invalid)."""
+    import regex
+
+    return regex.compile(pattern, flags=regex.VERSION0)
 
 
 def make_analyzer(lowercase: bool, token_pattern: str, stop_words: str, stemming: str) -> Callable[[str], list[str]]:
-    """A function text -> terms. Stop words (matched case-insensitively) are removed before stemming."""
-    find_tokens = re.compile(token_pattern).findall
+    """A function text -> terms. Stop words (matched case-insensitively) are removed before
+    stemming. PatternTooSlow when the token pattern runs past `budget_seconds` of a text."""
+    find_tokens = compile_pattern(token_pattern).findall
     stop = _stop_words(stop_words)
     stem = _stemmer(stemming).stemWords if stemming != "none" else None
 
     def analyze(text: str) -> list[str]:
-        tokens = find_tokens(text.lower() if lowercase else text)
+        try:
+            tokens = find_tokens(text.lower() if lowercase else text, timeout=budget_seconds(text))
+        except TimeoutError:
+            raise PatternTooSlow(token_pattern, budget_seconds(text)) from None
         if stop and lowercase:
             tokens = [token for token in tokens if token not in stop]
         elif stop:

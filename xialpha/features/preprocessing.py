@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from functools import cached_property
@@ -14,7 +13,7 @@ import scipy.sparse as sp
 
 from xialpha.errors import UserError
 from xialpha.features.ids import stable_id
-from xialpha.features.analysis import STEMMERS, STOP_WORD_LISTS, make_analyzer
+from xialpha.features.analysis import STEMMERS, STOP_WORD_LISTS, PatternTooSlow, compile_pattern, make_analyzer
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
 ANALYZER_FIELDS = ("lowercase", "token_pattern", "stop_words", "stemming")  # what `count` depends on
@@ -227,7 +226,12 @@ def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None)
     for number, text in enumerate(texts):
         if not isinstance(text, str):
             raise UserError(f"texts: item {number} is a {type(text).__name__}, expected a string")
-        columns = map(column_of_term, analyze(text))
+        try:
+            terms = analyze(text)
+        except PatternTooSlow as exc:
+            raise UserError(f"{exc} on document {number + 1} ({len(text):,} characters): the pattern backtracks too "
+                            "much; use a simpler one") from None
+        columns = map(column_of_term, terms)
         indices.extend(columns if n_columns is None else (c for c in columns if c is not None))
         indptr.append(len(indices))
     width = n_columns if n_columns is not None else max(indices, default=-1) + 1
@@ -249,9 +253,11 @@ def _idf(kind: str, df: np.ndarray, n_docs: int) -> np.ndarray | None:
 def _check_pattern(pattern: object) -> None:
     if not isinstance(pattern, str) or not pattern:
         raise UserError(f"token_pattern: must be a non-empty regular expression, got {pattern!r}")
+    import regex
+
     try:
-        groups = re.compile(pattern).groups
-    except re.error as exc:
+        groups = compile_pattern(pattern).groups
+    except regex.error as exc:
         raise UserError(f"token_pattern: not a valid regular expression ({exc})") from None
     if groups > 1:
         raise UserError(f"token_pattern: has {groups} groups, at most one is allowed")

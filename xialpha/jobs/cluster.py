@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import signal
 import socket
 import threading
@@ -183,7 +184,11 @@ def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> 
 
 def slurm_cluster_class() -> type:
     """dask_jobqueue.SLURMCluster, imported without letting dask_jobqueue take SIGINT: its runner
-    module installs a handler calling sys.exit(), which made Ctrl-C a silent exit 0."""
+    module installs a handler calling sys.exit(), which made Ctrl-C a silent exit 0. UserError
+    when `sbatch` is not on PATH."""
+    if shutil.which("sbatch") is None:  # else dask-jobqueue's submission fails in a callback and the sweep waits forever
+        raise UserError('cluster.kind = "slurm": sbatch is not on PATH; run the sweep where SLURM\'s commands are '
+                        '(a login node), or use kind = "local"')
     handler = signal.getsignal(signal.SIGINT)
     try:
         from dask_jobqueue import SLURMCluster

@@ -16,14 +16,16 @@ from xialpha.estimators.registry import HELD_OUT
 from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
 from xialpha.jobs.plan import SweepPlan
+from xialpha.redaction import redact
 
 RETRIES = 2  # a task that raised is run again at most this often (a lost worker's tasks are recomputed anyway)
 ERROR_CHARS = 500  # of a task's error, as a failed row stores it
 
 
 def error_line(exc: BaseException) -> str:
-    """A task's error after its retries as one line, "Type: message" (ERROR_CHARS at most)."""
-    return f"{type(exc).__name__}: {exc}".splitlines()[0][:ERROR_CHARS]
+    """A task's error after its retries as one line, "Type: message" (ERROR_CHARS at most), without
+    credentials (a failed row stores it)."""
+    return redact(f"{type(exc).__name__}: {exc}".splitlines()[0])[:ERROR_CHARS]
 
 
 def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, base_rows: list[dict], run_id: str) -> dict[Future, int]:

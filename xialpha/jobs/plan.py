@@ -8,6 +8,7 @@ Linear kernels are batched as C paths (warm starts); kernel-path fits in batches
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from xialpha.estimators.registry import HELD_OUT, keyed_settings
@@ -95,8 +96,27 @@ def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train:
               done: set[str], *, force: bool = False, threads: int = 1) -> SweepPlan:
     """All configs of the spec; those whose every key is in `done` are skipped unless force."""
     plan = SweepPlan(spec, categories, fingerprint, n_train, n_test)
-    settings = estimator_settings(spec)
     pending: dict[tuple[int, int], list[FitJob]] = {}
+    for p, k, job in planned_jobs(spec, categories, fingerprint):
+        plan.n_keys += len(job.keys)
+        if not force and all(key in done for _, key in job.keys):
+            plan.n_skipped += len(job.keys)
+            continue
+        pending.setdefault((p, k), []).append(job)
+    n_fits = sum(len(jobs) for jobs in pending.values())
+    size = spec.batch_size or min(MAX_BATCH, max(1, math.ceil(n_fits / (8 * max(threads, 1)))))
+    for (p, k), jobs in pending.items():
+        if plan.is_linear(k):
+            plan.batches.extend(Batch(p, k, path) for path in c_paths(jobs))
+            continue
+        for start in range(0, len(jobs), size):
+            plan.batches.append(Batch(p, k, tuple(jobs[start : start + size])))
+    return plan
+
+
+def planned_jobs(spec: SweepSpec, categories: list[str], fingerprint: str) -> Iterator[tuple[int, int, FitJob]]:
+    """Every config of the spec on data `fingerprint`: (preprocessing index, kernel index, its FitJob)."""
+    settings = estimator_settings(spec)
     for p, pre in enumerate(spec.preprocessings):
         for k, kernel in enumerate(spec.kernels):
             for category in categories:
@@ -107,20 +127,12 @@ def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train:
                                              data_fingerprint=fingerprint, rho=rho, **settings))
                             for rho in spec.estimators.rhos
                         )
-                        plan.n_keys += len(keys)
-                        if not force and all(key in done for _, key in keys):
-                            plan.n_skipped += len(keys)
-                            continue
-                        pending.setdefault((p, k), []).append(FitJob(category, C, j, keys))
-    n_fits = sum(len(jobs) for jobs in pending.values())
-    size = spec.batch_size or min(MAX_BATCH, max(1, math.ceil(n_fits / (8 * max(threads, 1)))))
-    for (p, k), jobs in pending.items():
-        if plan.is_linear(k):
-            plan.batches.extend(Batch(p, k, path) for path in c_paths(jobs))
-            continue
-        for start in range(0, len(jobs), size):
-            plan.batches.append(Batch(p, k, tuple(jobs[start : start + size])))
-    return plan
+                        yield p, k, FitJob(category, C, j, keys)
+
+
+def experiment_keys(spec: SweepSpec, categories: list[str], fingerprint: str) -> set[str]:
+    """The store keys of every row the spec's sweep of `categories` on data `fingerprint` stores."""
+    return {key for _, _, job in planned_jobs(spec, categories, fingerprint) for _, key in job.keys}
 
 
 def c_paths(jobs: list[FitJob]) -> list[tuple[FitJob, ...]]:

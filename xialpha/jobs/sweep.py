@@ -14,8 +14,10 @@ from xialpha.version import __version__
 from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.errors import UserError
+from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
+from xialpha.jobs.experiment import check_same_experiment
 from xialpha.jobs.graph import error_line, place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
@@ -55,10 +57,11 @@ class SweepSummary:
 
 
 def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: bool = False, threads: int = 1,
-            progress: Progress | None = None) -> tuple[ClusterCorpus, SweepPlan]:
-    """Load the corpus on the cluster, choose categories, fingerprint the data and plan what is
-    missing (the stages shown on `progress`, when given). The driver gets the corpus's summary
-    and fingerprints, never its documents."""
+            progress: Progress | None = None, force_new_run: bool = False) -> tuple[ClusterCorpus, SweepPlan]:
+    """Load the corpus on the cluster, choose categories, fingerprint the data, check that the
+    sweep's id holds no other experiment (unless `force_new_run`: see `check_same_experiment`)
+    and plan what is missing (the stages shown on `progress`, when given). The driver gets the
+    corpus's summary and fingerprints, never its documents."""
     stage = progress.set_stage if progress is not None else (lambda name: None)
     stage("loading corpus")
     train_split, test_split = spec.corpus.train_split, spec.corpus.test_split
@@ -73,6 +76,8 @@ def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: 
     except UserError as exc:
         raise UserError(f"corpus.categories.{exc}") from None
     fingerprint = spec.data_fingerprint(corpus.fingerprint)
+    if not force_new_run:
+        check_same_experiment(spec, store, categories, fingerprint)
     done = set() if force else store.done_keys(spec.id)
     plan = make_plan(spec, categories, fingerprint, summary.size(train_split),
                      0 if test_split is None else summary.size(test_split), done, force=force, threads=threads)
@@ -81,10 +86,11 @@ def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: 
 
 def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
               force: bool = False, progress_mode: str = "quiet", on_dashboard=None, client=None,
-              command: str | None = None) -> SweepSummary:
+              command: str | None = None, force_new_run: bool = False) -> SweepSummary:
     """Run the sweep on the spec's cluster (or `address`, or a running `client`, which is left
     open); the corpus is read by its tasks, and every finished batch is stored at once.
-    `command`: the command line, recorded with the run (None from Python)."""
+    `command`: the command line, recorded with the run (None from Python). force_new_run: run
+    under an id whose recorded run had other data or another grid (see `check_same_experiment`)."""
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
@@ -96,8 +102,8 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
             if on_dashboard:
                 on_dashboard(client.dashboard_link)
             with get_task_stream(client) as stream:
-                corpus, plan = prepare(spec, store, client, run_id, force=force,
-                                       threads=default_threads(spec, workers), progress=progress)
+                corpus, plan = prepare(spec, store, client, run_id, force=force, threads=default_threads(spec, workers),
+                                       progress=progress, force_new_run=force_new_run)
                 progress.set_total(plan.n_fits)
                 summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped, dashboard=client.dashboard_link)
                 if not plan.batches:
@@ -105,9 +111,9 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                 base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
                 record = {
-                    "sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text, "spec_dir": spec.base_dir,
+                    "sweep_id": spec.id, "run_id": run_id, "spec_toml": redact(spec.text), "spec_dir": spec.base_dir,
                     "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
-                    "xialpha_version": __version__, "command": command or "", "created_at": _now()}
+                    "xialpha_version": __version__, "command": redact(command or ""), "created_at": _now()}
                 store.add_run(record)
                 run = record
                 progress.set_stage("vectorising")
@@ -145,13 +151,14 @@ class DryRun:
 
 
 def dry_run(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-            force: bool = False) -> DryRun:
+            force: bool = False, force_new_run: bool = False) -> DryRun:
     """Read and plan the sweep as `run_sweep` does (the corpus read by the cluster's workers; a
     local cluster's workers are threads here, as nothing is fitted), run no fit, store nothing."""
     n_workers = default_threads(spec, workers) // spec.cluster.threads_per_worker
     with connect(spec.cluster, address=address, workers=workers, threads_only=True) as client:
         run_id = "dry-" + uuid.uuid4().hex[:8]
-        corpus, plan = prepare(spec, store, client, run_id, force=force, threads=default_threads(spec, workers))
+        corpus, plan = prepare(spec, store, client, run_id, force=force, threads=default_threads(spec, workers),
+                               force_new_run=force_new_run)
         connected = sorted(client.scheduler_info().get("workers", {})) or [f"worker {i}" for i in range(n_workers)]
         preprocessings = sorted({batch.preprocessing for batch in plan.batches})
         sample = {p: client.submit(estimated_feature_bytes, corpus.chunks[0], spec.preprocessings[p],

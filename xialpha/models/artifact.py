@@ -53,11 +53,16 @@ PICKLE_WARNING = (
 def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: dict) -> Path:
     """Write `trained` to a new `directory` (it must not exist or be empty); return its path.
 
-    provenance: JSON-able facts for the manifest (sweep_id, selection_id, ...).
+    provenance: JSON-able facts for the manifest (sweep_id, selection_id, ...). The files are
+    written into a hidden staging directory renamed to `directory` once complete: a failure (a
+    full disk: UserError naming --refit and the directory) leaves nothing behind.
     """
     target = check_target(directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as exc:
+        raise UserError(f"--refit: cannot write {target}: {exc.strerror or exc}") from None
     try:
         model, arrays = _encode(trained)
         (staging / MODEL).write_text(json.dumps(model, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -76,8 +81,10 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
         if target.exists():
             target.rmdir()
         os.replace(staging, target)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise UserError(f"--refit: cannot write {target}: {exc.strerror or exc}") from None
         raise
     return target
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from xialpha.corpora.table_files import read_columns, table_format
 from xialpha.errors import UserError
+from xialpha.printable import spreadsheet_safe
 
 
 def read_documents(path: str, text_column: str = "text", id_column: str | None = None) -> tuple[list[str], list[str]]:
@@ -41,13 +42,14 @@ def read_documents(path: str, text_column: str = "text", id_column: str | None =
 
 
 def write_predictions(stream, ids: list[str], categories: list[str], decision: np.ndarray, out_format: str) -> None:
-    """CSV (id, categories joined by ";", decision_<category>...) or JSON lines to `stream`."""
+    """CSV (id, categories joined by ";", decision_<category>...; text cells `spreadsheet_safe`)
+    or JSON lines to `stream`."""
     if out_format == "csv":
         writer = csv.writer(stream)
-        writer.writerow(["id", "categories", *[f"decision_{c}" for c in categories]])
+        writer.writerow(["id", "categories", *[spreadsheet_safe(f"decision_{c}") for c in categories]])
         for doc_id, values in zip(ids, decision):
             chosen = ";".join(c for c, v in zip(categories, values) if v > 0)
-            writer.writerow([doc_id, chosen, *[f"{v:.6g}" for v in values]])
+            writer.writerow([spreadsheet_safe(doc_id), spreadsheet_safe(chosen), *[f"{v:.6g}" for v in values]])
         return
     for doc_id, values in zip(ids, decision):
         record = {"id": doc_id, "categories": [c for c, v in zip(categories, values) if v > 0],

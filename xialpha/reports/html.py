@@ -6,12 +6,10 @@ Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs; plots 
 from __future__ import annotations
 
 import html
-import os
-from pathlib import Path
 
 import pandas as pd
 
-from xialpha.errors import UserError
+from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, number, objective_text, p_value, percent
 from xialpha.reports.plots import as_typed, calibration_figure, candidates_figure, curves_figure, png
@@ -45,17 +43,10 @@ def page(title: str, body: str, refresh: float | None = None) -> str:
             f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
 
 
-def write_page(path, text: str) -> None:
+def write_page(path, text: str, parameter: str = "html=") -> None:
     """Replace the file at `path` by the page `text` in one rename, so a reader (a browser reloading
-    it) never sees half a page; UserError naming html= when it cannot be written."""
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, target)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise UserError(f"html=: cannot write {path}: {exc.strerror or exc}") from None
+    it) never sees half a page; UserError naming `parameter` (html=, --html) when it cannot be written."""
+    write_file(path, lambda stream: stream.write(text), parameter)
 
 
 def _body(report) -> str:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from xialpha.version import __version__
 from xialpha.estimators import registry
+from xialpha.redaction import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
 from xialpha.reports.formatting import minute, objective_text
 from xialpha.reports.inventory import certifications_of, latest_selection
@@ -168,13 +169,17 @@ def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: st
 
 
 def _runs(store, sweep_id: str) -> pd.DataFrame:
-    """The sweep's runs from the "sweeps" dataset, oldest first (missing columns as None)."""
+    """The sweep's runs from the "sweeps" dataset, oldest first (missing columns as None; commands
+    and specs without credentials, which stores written before xialpha redacted them may hold)."""
     columns = ["run_id", "created_at", "xialpha_version", "command", "data_fingerprint", "spec_toml"]
     frame = store.runs(sweep_id)
     if frame.empty:
         return pd.DataFrame(columns=columns)
     frame = frame.sort_values("created_at", kind="mergesort")
-    return pd.DataFrame({c: frame[c].to_numpy() if c in frame else [None] * len(frame) for c in columns})
+    runs = pd.DataFrame({c: frame[c].to_numpy() if c in frame else [None] * len(frame) for c in columns})
+    for column in ("command", "spec_toml"):
+        runs[column] = [redact(text) if isinstance(text, str) else text for text in runs[column]]
+    return runs
 
 
 def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certifications: pd.DataFrame,
@@ -183,7 +188,7 @@ def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certificat
     facts = {"report made": f"{minute(datetime.datetime.now(datetime.timezone.utc))} with xialpha {__version__}, "
                             f"Python {platform.python_version()}, {_library_versions()}"}
     if command:
-        facts["report command"] = command
+        facts["report command"] = redact(command)
     facts["sweep runs"] = ", ".join(str(r) for r in sorted(results["run_id"].unique())) or "-"
     if "xialpha_version" in results:
         facts["results written by"] = ", ".join(f"xialpha {v}" for v in sorted(results["xialpha_version"].dropna().unique()))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from xialpha.printable import printable
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.verdicts import verdicts
@@ -41,20 +42,28 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
     """A rich Table of `frame`'s rows with `columns` (all of them when `wide`, else the default ones)."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     shown = [c for c in columns if wide or not c.wide]
-    cells = [[column.cell(row) for column in shown] for _, row in frame.iterrows()]
+    cells = [[printable(column.cell(row)) for column in shown] for _, row in frame.iterrows()]
     options.setdefault("min_width", min(len(title or ""), 80))  # a title wider than the columns stays one line
-    table = Table(title=title, box=box.SIMPLE_HEAD, **options)
+    table = Table(title=None if title is None else cell_text(title), box=box.SIMPLE_HEAD, **options)
     for i, column in enumerate(shown):
         header = column.header
         if not column.text:  # a number's header wraps at spaces to the width of its numbers
             longest = max((len(row[i]) for row in cells), default=0)
             header = textwrap.fill(header, width=max(longest, 8, *(len(word) for word in header.split())))
-        table.add_column(header, justify="left" if column.text else "right", overflow="fold")
+        table.add_column(Text(header), justify="left" if column.text else "right", overflow="fold")
     for row in cells:
-        table.add_row(*row)
+        table.add_row(*map(Text, row))
     return table
+
+
+def cell_text(value: object):
+    """`value` as a rich Text of its `printable` string: shown as it is, never read as markup or emoji."""
+    from rich.text import Text
+
+    return Text(printable(str(value)))
 
 
 def selection_table(rows: pd.DataFrame, labels, wide: bool = False):

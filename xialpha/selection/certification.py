@@ -7,19 +7,25 @@ is refused unless forced, because testing repeatedly and keeping what looks best
 estimates upward and voids the nominal confidence (Webber et al. 2013).
 
 The first certification of a test set claims its fingerprint in the store (`ResultStore.claim_test_set`)
-before storing its rows, so of two certifications running at once only one is stored and
-shown; the other fails and stores nothing. On a local store exactly one succeeds. Object stores
-(S3, GCS) offer pyarrow no exclusive create, so there the claim is write-then-list: still never
-two, but two started within the same instant can both fail (run the certification again).
+before it trains, so of two certifications running at once only one is stored and shown; the
+other fails and stores nothing. On a local store exactly one succeeds. Object stores (S3, GCS)
+offer pyarrow no exclusive create, so there the claim is write-then-list: still never two, but
+two started within the same instant can both fail (run the certification again). A
+certification that fails before it stores its rows withdraws its claim; one killed meanwhile
+leaves it pending, and certifying the same selection again resumes it with the claim's id,
+confidence, draws and seed once it has provably ended (`xialpha.selection.claims`): the stored
+rows are those the killed one would have stored, and the test set is used once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import operator
 import secrets
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -38,6 +44,7 @@ from xialpha.selection.bounds import (
     point_metrics,
 )
 from xialpha.jobs.refit import refit_session
+from xialpha.selection.claims import claim_content, heartbeat, holder_ended
 from xialpha.selection.objective import metric_values
 from xialpha.spec.stored import sweep_spec
 from xialpha.storage.validate import typed_frame
@@ -56,37 +63,75 @@ def new_certification_id() -> str:
     return f"cert-{now}-{secrets.token_hex(3)}"
 
 
-def previous_certifications(store, test_fingerprint: str) -> list[str]:
-    """Ids of the certifications already made on a test set with this fingerprint (stored, or
-    claimed by one that has not stored its rows: running, or ended before it could)."""
+@dataclass(frozen=True)
+class Run:
+    """How a certification runs: its id and draws (a resumed one's are those of the claim it
+    resumes), the certifications on its test set before it (when forced), and the path of the
+    claim it made (None when forced or resuming: it then withdraws nothing)."""
+
+    certification_id: str
+    confidence: float
+    draws: int
+    seed: int
+    previous: list[str]
+    claim: str | None
+
+
+def start_run(store, rows: pd.DataFrame, test_split: str, test_fingerprint: str, *, force: bool, confidence: float,
+              draws: int, seed: int) -> Run:
+    """Claim the test set for a new certification of the selection `rows`, or resume the one whose
+    claim stands without rows when it has ended (see `xialpha.selection.claims`) and certified the
+    same selection. UserError when the test set was used (unless forced), or is being used now."""
     stored = store.certifications(test_fingerprint=test_fingerprint)
-    ids = set() if stored.empty else set(stored["certification_id"])
+    previous = set() if stored.empty else set(stored["certification_id"])
     claim = store.test_set_claim(test_fingerprint)
-    if claim is not None:
-        ids.add(str(claim.get("certification_id", "(unnamed claim)")))
-    return sorted(ids)
+    holder = None if claim is None else str(claim.get("certification_id", "(unnamed claim)"))
+    if holder is not None and holder not in previous:
+        ended = holder_ended(claim, store.test_set_beat(test_fingerprint))
+        if not force:
+            _check_pending(claim, holder, ended, str(rows["selection_id"].iloc[0]))
+            warnings.warn(f"resuming certification {holder}, which claimed this test set and ended before it stored "
+                          f"its rows ({ended}): with its confidence, draws and seed", UserWarning, stacklevel=4)
+            store.beat_test_set(test_fingerprint, None)  # the ended one's last heartbeat
+            return Run(holder, float(claim["confidence"]), int(claim["draws"]), int(claim["seed"]), [], None)
+        previous.add(holder)
+    warning = check_sealed(sorted(previous), force)
+    if warning:
+        warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=4)
+        return Run(new_certification_id(), confidence, draws, seed, sorted(previous), None)
+    certification_id = new_certification_id()
+    content = claim_content(certification_id, str(rows["selection_id"].iloc[0]), test_split, confidence=confidence,
+                            draws=draws, seed=seed)
+    path = store.claim_test_set(test_fingerprint, content)
+    if path is None:
+        holder = (store.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
+        raise UserError(f"test_split=: certification {holder} used this test set while this one started; nothing "
+                        f"was stored; {SECOND_USE}")
+    return Run(certification_id, confidence, draws, seed, [], path)
 
 
-def store_certification(store, rows: list[dict], test_fingerprint: str, certification_id: str, *, first: bool) -> None:
-    """Store a certification's rows; the `first` on a test set claims it before.
+SECOND_USE = "a second certification on it biases the result (sequential testing); use a fresh test set, or force=True"
 
-    UserError, with nothing stored, when another certification claimed the test set meanwhile.
-    If the rows cannot be stored the claim is withdrawn.
-    """
-    claim = None
-    if first:
-        claim = store.claim_test_set(test_fingerprint, certification_id)
-        if claim is None:
-            holder = (store.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
-            raise UserError(
-                f"test_split=: certification {holder} used this test set while this one ran; nothing was stored. A "
-                "second certification on it biases the result (sequential testing); use a fresh test set, or force=True"
-            )
+
+def _check_pending(claim: dict, holder: str, ended: str | None, selection_id: str) -> None:
+    """UserError unless the pending claim's certification has ended and was of `selection_id`."""
+    if ended is None:
+        where = f" (process {claim['pid']} on {claim['host']})" if "pid" in claim and "host" in claim else ""
+        raise UserError(f"test_split=: certification {holder}{where} used this test set and has not stored its rows: "
+                        f"it is still running, or it cannot be told that it ended; {SECOND_USE}")
+    if claim.get("selection_id") != selection_id or not {"confidence", "draws", "seed"} <= claim.keys():
+        raise UserError(f"test_split=: certification {holder} of selection {claim.get('selection_id')} claimed this "
+                        f"test set and ended before it stored its rows ({ended}); certify selection "
+                        f"{claim.get('selection_id')} on it again to resume it with the same draws, or force=True")
+
+
+def store_certification(store, rows: list[dict], run: Run) -> None:
+    """Store a certification's rows; if they cannot be stored, the claim `run` made is withdrawn."""
     try:
         store.add_certification(rows)
     except BaseException:
-        if claim is not None:
-            store.withdraw(claim)
+        if run.claim is not None:
+            store.withdraw(run.claim)
         raise
 
 
@@ -95,10 +140,8 @@ def check_sealed(previous: list[str], force: bool) -> str | None:
     if not previous:
         return None
     if not force:
-        raise UserError(
-            f"test_split=: this test set was already used for certification {', '.join(previous)}; a second "
-            "certification on it biases the result (sequential testing); use a fresh test set, or force=True"
-        )
+        raise UserError(f"test_split=: this test set was already used for certification {', '.join(previous)}; "
+                        f"{SECOND_USE}")
     return SEQUENTIAL_WARNING.format(count=len(previous), ids=", ".join(previous), confidence=CONFIDENCE)
 
 
@@ -163,21 +206,24 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
     with refit_session(spec, data_fingerprint, client=client) as session:
         session.split_size(test_split)
         test_fingerprint = session.corpus.fingerprint(test_split)
-        previous = previous_certifications(store, test_fingerprint)
-        warning = check_sealed(previous, force)
-        if warning:
-            warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=3)
-        _, held = session.train(rows, test_split)
+        run = start_run(store, rows, test_split, test_fingerprint, force=force, confidence=confidence, draws=draws,
+                        seed=seed)
+        try:
+            with heartbeat(store, test_fingerprint) if run.claim else contextlib.nullcontext():
+                _, held = session.train(rows, test_split)
+        except BaseException:
+            if run.claim is not None:
+                store.withdraw(run.claim)  # nothing of the test set was shown
+            raise
     confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
     frame = certification_frame(confusions, dict(zip(rows["category"], rows["config_key"])),
-                                confidence=confidence, draws=draws, seed=seed)
-    certification_id = new_certification_id()
-    identity = {"certification_id": certification_id, "sweep_id": sweep_id, "selection_id": selection_id,
+                                confidence=run.confidence, draws=run.draws, seed=run.seed)
+    identity = {"certification_id": run.certification_id, "sweep_id": sweep_id, "selection_id": selection_id,
                 "test_split": test_split, "test_fingerprint": test_fingerprint, "n_test": held.n_documents,
-                "confidence": confidence, "draws": draws, "forced": bool(previous),
-                "previous_certifications": len(previous)}
+                "confidence": run.confidence, "draws": run.draws, "forced": bool(run.previous),
+                "previous_certifications": len(run.previous)}
     rows = certification_rows(frame, identity)
-    store_certification(store, rows, test_fingerprint, certification_id, first=not previous)
+    store_certification(store, rows, run)
     return typed_frame(DATASET, rows)
 
 

@@ -85,14 +85,19 @@ def rows_to_save(store, selection: Selection, save: bool) -> tuple[list[dict], b
     rows = selection_rows(selection, new_selection_id())
     if not save:
         return rows, False
-    stored = store.selections(sweep_id=selection.sweep_id)
-    if stored.empty:
-        return rows, True
-    mine = _comparable(selection_frame(rows))
-    for selection_id, theirs in stored.groupby("selection_id", sort=False):
+    same = stored_selection_id(store, selection_frame(rows))
+    return (rows, True) if same is None else (selection_rows(selection, same), False)
+
+
+def stored_selection_id(store, frame: pd.DataFrame) -> str | None:
+    """The id of a stored selection that is the same (SAME_SELECTION) as the selection rows
+    `frame` (as `selection_frame` gives them), or None."""
+    stored = store.selections(sweep_id=str(frame["sweep_id"].iloc[0]))
+    mine = _comparable(frame)
+    for selection_id, theirs in ([] if stored.empty else stored.groupby("selection_id", sort=False)):
         if _comparable(theirs).equals(mine):
-            return selection_rows(selection, str(selection_id)), False
-    return rows, True
+            return str(selection_id)
+    return None
 
 
 def _comparable(rows: pd.DataFrame) -> pd.DataFrame:

@@ -54,8 +54,14 @@ def check_security_files(files: dict) -> None:
         context.load_verify_locations(cafile=files["ca_file"])
     except (ssl.SSLError, ValueError) as exc:
         raise UserError(f"cluster.security.ca_file: not a PEM CA certificate: {files['ca_file']} ({exc})") from None
+    def no_passphrase():  # else OpenSSL asks for one on the terminal (and fails without one)
+        raise UserError(f"cluster.security.key_file: {files['key_file']} is protected by a passphrase; Dask's TLS "
+                        "needs a key without one (openssl pkey -in KEY -out KEY.plain)")
+
     try:
-        context.load_cert_chain(files["cert_file"], files["key_file"])
+        context.load_cert_chain(files["cert_file"], files["key_file"], password=no_passphrase)
+    except UserError:
+        raise
     except (ssl.SSLError, ValueError) as exc:
         raise UserError(f"cluster.security.cert_file: not a PEM certificate matching key_file "
                         f"{files['key_file']}: {files['cert_file']} ({exc})") from None

@@ -7,7 +7,8 @@ then delete the inputs. Unreadable and foreign files are neither merged nor dele
 `xialpha.storage.files`). A crash between writing and deleting leaves rows twice, which the
 read rule shows once. The merged file is named after the last input (see `merged_name`), so it
 keeps that input's write sequence and its place against files written during the compaction.
-Temporary files older than STALE_TEMP_SECONDS (left by killed writers) are deleted.
+Temporary files older than STALE_TEMP_SECONDS (left by killed writers) are deleted. A partition or
+file that a symbolic link leads to outside the store is left as it is (named as a problem).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from xialpha.storage.reading import read_newest
 from xialpha.storage.schema import Dataset
 
 STALE_TEMP_SECONDS = 24 * 3600
+OUTSIDE = "a link leads outside the store to it: left as it is"
 _MERGED_SUFFIX = re.compile(r"-c[0-9a-f]{12}$")
 
 
@@ -37,7 +39,9 @@ def compact_partitions(location: Location, dataset: Dataset) -> tuple[int, int, 
         partitions.setdefault(posixpath.dirname(file.path), []).append(file)
     problems = []
     for directory, inputs in partitions.items():
-        if len(inputs) > 1:
+        linked = [file for file in inputs if location.outside(file.path)]
+        problems += [Problem(file.path, "outside", OUTSIDE) for file in linked]
+        if len(inputs) > 1 and not linked:
             problems += _merge(location, dataset, directory, inputs)
     _delete_stale_temp_files(location, root)
     return len(files), len(location.data_files(root)), problems
@@ -67,5 +71,5 @@ def _merge(location: Location, dataset: Dataset, directory: str, inputs: list[Da
 def _delete_stale_temp_files(location: Location, root: str) -> None:
     cutoff = time.time() - STALE_TEMP_SECONDS
     for info in location.temp_files(root):
-        if info.mtime is not None and info.mtime.timestamp() < cutoff:
+        if info.mtime is not None and info.mtime.timestamp() < cutoff and not location.outside(info.path):
             location.delete(info.path)

@@ -7,6 +7,7 @@ Layout under the store root (hive partitions; `sweep_id` is also a column inside
     examples/sweep_id=<id>/part-*.parquet      per-example error indicators per config
     selections|drift|certifications|sweeps/[sweep_id=<id>/]part-*.parquet
     <dataset>/_claims/<name>/                  exclusive claims (a test set certified once)
+    <dataset>/_claims/<name>.heartbeat.json    while a claim's holder runs, when it last said so
     _quarantine/<path>                         files moved aside by `quarantine`
 
 Each write adds a new file named with the store's next write sequence and never rewrites one.
@@ -45,12 +46,13 @@ from xialpha.storage.bits import pack_bits
 from xialpha.storage.compaction import compact_partitions
 from xialpha.storage.files import FileSet, Problem, inspect
 from xialpha.storage.location import Location, new_file_name
-from xialpha.storage.marker import create_marker, open_store
+from xialpha.storage.marker import MARKER, create_marker, open_store
 from xialpha.storage.reading import as_expression, read_newest
 from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
 
 QUARANTINE = "_quarantine"
 CLAIMS = "_claims"
+HEARTBEAT_SUFFIX = ".heartbeat.json"
 _CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
@@ -59,14 +61,15 @@ class Datasets:
 
     With `create=True` (the default) the store must be writable, and an absent or empty
     directory becomes a new store at the first write (until then it reads as empty); with
-    `create=False` the store must exist and may be read-only.
+    `create=False` the store must exist and may be read-only. `writable=False`: the caller
+    only reads, an absent store reads as empty, and a read-only one is fine (a dry run).
     """
 
-    def __init__(self, uri: str, *, create: bool = True):
+    def __init__(self, uri: str, *, create: bool = True, writable: bool = True):
         self.location = Location(uri)
-        self.uri = uri
+        self.uri = self.location.uri  # without credentials
         self._warned: set[str] = set()
-        version = open_store(self.location, create)
+        version = open_store(self.location, create, writable)
         self._absent = version is None  # until the first write creates the store
         self.schema_version = SCHEMA_VERSION if version is None else version
 
@@ -177,10 +180,15 @@ class Datasets:
         """Merge each partition's files into one, dropping superseded rows; (files before, after).
 
         Query results do not change, no "ok" row is dropped for a failed one, and unreadable or
-        foreign files are left alone (with a warning); see `xialpha.storage.compaction`.
+        foreign files, and partitions a link leads to outside the store, are left alone (with a
+        warning); see `xialpha.storage.compaction`.
         """
         before, after, problems = compact_partitions(self.location, self._dataset(dataset))
-        self._warn(problems)
+        self._warn([p for p in problems if p.kind != "outside"])
+        linked = sorted({posixpath.dirname(self.relative(p.path)) for p in problems if p.kind == "outside"})
+        if linked:
+            warnings.warn(f"store {self.uri}: left {', '.join(linked)} as they are: a link leads outside the store "
+                          "to them", StoreWarning, stacklevel=2)
         return before, after
 
     def check(self) -> list[Problem]:
@@ -193,10 +201,13 @@ class Datasets:
     def quarantine(self, problems: Iterable[Problem]) -> list[str]:
         """Move the files of `problems` under `_quarantine/` (same relative path); return the new paths.
 
-        Nothing under `_quarantine/` is read, compacted or deleted by xialpha.
+        Nothing under `_quarantine/` is read, compacted or deleted by xialpha. A file that a link
+        leads to outside the store (`outside`) is left where it is.
         """
         moved = []
         for problem in problems:
+            if self.outside(problem.path):
+                continue
             relative = posixpath.relpath(problem.path, self.location.root)
             target = self.location.path(QUARANTINE, relative)
             if self.location.exists(target):
@@ -205,6 +216,10 @@ class Datasets:
             self.location.move(problem.path, target)
             moved.append(target)
         return moved
+
+    def outside(self, path: str) -> bool:
+        """True when a link leads from `path` in the store to outside it (see `Location.outside`)."""
+        return self.location.outside(path)
 
     def relative(self, path: str) -> str:
         """`path` relative to the store root, as messages name files."""
@@ -229,8 +244,24 @@ class Datasets:
             return {}  # a damaged claim still counts as a claim
 
     def withdraw(self, claim_path: str) -> None:
-        """Remove a claim made by `claim` (when what it guarded could not be stored)."""
+        """Remove a claim made by `claim` (when what it guarded could not be stored), and its heartbeat."""
+        self.location.delete(posixpath.dirname(claim_path) + HEARTBEAT_SUFFIX)
         self.location.withdraw(claim_path)
+
+    def beat(self, dataset: str, name: str, content: Mapping | None) -> None:
+        """Write the heartbeat of claim `name` (JSON, replacing the last one), or delete it (None)."""
+        path = self._claim_directory(dataset, name) + HEARTBEAT_SUFFIX
+        if content is None:
+            self.location.delete(path)
+        else:
+            self.location.write_bytes(path, json.dumps(dict(content), sort_keys=True).encode("utf-8"))
+
+    def last_beat(self, dataset: str, name: str) -> dict | None:
+        """The last heartbeat of claim `name`, or None when there is none (or it cannot be read)."""
+        try:
+            return dict(json.loads(self.location.read_text(self._claim_directory(dataset, name) + HEARTBEAT_SUFFIX)))
+        except (OSError, ValueError, TypeError):
+            return None
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -290,8 +321,16 @@ class Datasets:
         root = self.location.path(dataset)
         directory = root if sweep_id is None else f"{root}/sweep_id={sweep_id}"
         scope = directory if "sweep_id" in self._dataset(dataset).key_columns else root
+        outside = self.location.existing_ancestor(self.location.root) if self._absent else None
         self._create_if_absent()
-        return self.location.write_table(directory, table, new_file_name(self.location.next_sequence(scope)))
+        try:
+            return self.location.write_table(directory, table, new_file_name(self.location.next_sequence(scope)))
+        except BaseException:
+            if outside is not None:  # a store whose first write failed is not left behind, not even its marker
+                self.location.delete(self.location.path(MARKER))
+                self.location.prune(self.location.root, outside)
+                self._absent = True
+            raise
 
     def _create_if_absent(self) -> None:
         if self._absent:

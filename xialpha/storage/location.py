@@ -31,6 +31,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from xialpha.errors import StoreWriteError, UserError
+from xialpha.redaction import redact
 
 ROW_GROUP_ROWS = 64 * 1024
 TEMP_SUFFIX = ".tmp"
@@ -53,19 +54,33 @@ class DataFile:
 
 
 class Location:
-    """A store's root directory on a pyarrow filesystem; all paths below are '/'-joined."""
+    """A store's root directory on a pyarrow filesystem; all paths below are '/'-joined.
+
+    `uri` is the URI as messages show it, without credentials (`xialpha.redaction.redact`): the
+    filesystem holds them, nothing else keeps the URI as given.
+    """
 
     def __init__(self, uri: str):
         if not isinstance(uri, str) or not uri.strip():
-            raise UserError(f"store {uri!r}: give a directory path or a filesystem URI")
-        self.uri = uri
-        self.filesystem, self.root, self.is_local = _resolve(uri)
+            raise UserError(f"store {redact(repr(uri))}: give a directory path or a filesystem URI")
+        self.uri = redact(uri)
+        self.filesystem, self.root, self.is_local = _resolve(uri, self.uri)
         self.is_object_store = _is_object_store(self.filesystem)
         if not self.is_local:
-            _probe(self.filesystem, self.root, uri)
+            _probe(self.filesystem, self.root, self.uri)
 
     def path(self, *parts: str) -> str:
         return posixpath.join(self.root, *parts) if parts else self.root
+
+    def outside(self, path: str) -> bool:
+        """True when `path`, named below the root, resolves through a symbolic link to a place
+        outside the store root (local stores: other filesystems have no links). Nothing that moves,
+        rewrites or deletes files touches such a path."""
+        if not self.is_local:
+            return False
+        root = os.path.realpath(self.root)
+        real = os.path.realpath(path)
+        return real != root and not real.startswith(root.rstrip(os.sep) + os.sep)
 
     def exists(self, path: str) -> bool:
         return self.filesystem.get_file_info(path).type != pafs.FileType.NotFound
@@ -168,10 +183,19 @@ class Location:
     def withdraw(self, claim_path: str) -> None:
         """Delete a claim of `claim`, and (locally) the directories it left empty up to the root."""
         self.delete(claim_path)
-        if not self.is_local:
-            return  # object stores have no empty directories; other filesystems keep theirs
-        directory = posixpath.dirname(claim_path)
-        while directory.startswith(self.root + "/"):
+        self.prune(posixpath.dirname(claim_path), self.root)
+
+    def existing_ancestor(self, path: str) -> str:
+        """Locally, the deepest of `path` and its parents that is a directory (what writing under
+        `path` would not create); elsewhere `path`."""
+        while self.is_local and path != "/" and not os.path.isdir(path):
+            path = posixpath.dirname(path)
+        return path
+
+    def prune(self, directory: str, keep: str) -> None:
+        """Locally, remove `directory` and its parents below `keep` while they are empty (object
+        stores have no empty directories; other filesystems keep theirs)."""
+        while self.is_local and directory.startswith(keep + "/"):
             try:
                 os.rmdir(directory)  # only ever removes an empty directory
             except OSError:
@@ -197,9 +221,11 @@ class Location:
             pass
 
     def _write_atomically(self, path: str, write) -> None:
-        """Write `path` whole or not at all; on any failure the temporary file is removed."""
+        """Write `path` whole or not at all; on any failure the temporary file is removed, and
+        (locally) the directories this write created (a new store's, a new partition's)."""
         directory, name = posixpath.split(path)
         temp = None
+        existing = self.existing_ancestor(directory)
         try:
             if self.is_object_store:
                 with self.filesystem.open_output_stream(path) as sink:
@@ -218,6 +244,7 @@ class Location:
         except BaseException as exc:
             if temp is not None:
                 self._remove_quietly(temp)
+            self.prune(directory, existing)
             if isinstance(exc, OSError):
                 raise _write_error(self.uri, path, exc) from None
             raise
@@ -264,8 +291,8 @@ def _fsync(path: str) -> None:
         os.close(descriptor)
 
 
-def _resolve(uri: str) -> tuple[pafs.FileSystem, str, bool]:
-    """(filesystem, root path on it, is local) for a path or URI."""
+def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
+    """(filesystem, root path on it, is local) for a path or URI; errors name it as `shown`."""
     if "://" not in uri or uri.startswith("file://"):
         local = uri.removeprefix("file://")
         return pafs.LocalFileSystem(), os.path.abspath(os.path.expanduser(local)), True
@@ -273,16 +300,16 @@ def _resolve(uri: str) -> tuple[pafs.FileSystem, str, bool]:
         filesystem, root = pafs.FileSystem.from_uri(uri)
     except pa.ArrowInvalid as exc:
         if "Unrecognized filesystem type" not in str(exc):
-            raise UserError(f"store {uri}: {exc}") from None
+            raise UserError(f"store {shown}: {redact(str(exc))}") from None
         import fsspec
 
         try:
             fs, root = fsspec.core.url_to_fs(uri)
         except (ImportError, ValueError) as fsspec_exc:
-            raise UserError(f"store {uri}: no pyarrow or fsspec filesystem for it ({fsspec_exc})") from None
+            raise UserError(f"store {shown}: no pyarrow or fsspec filesystem for it ({redact(str(fsspec_exc))})") from None
         filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(fs))
     except OSError as exc:
-        raise UserError(f"store {uri}: {exc}") from None
+        raise UserError(f"store {shown}: {redact(str(exc))}") from None
     return filesystem, root.rstrip("/") or root, False
 
 
@@ -309,7 +336,7 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
         raise UserError(f"store {uri}: no answer within {timeout:g} s (unreachable, or no credentials?); check "
                         f"the URI, the network and the credentials (${REMOTE_TIMEOUT_ENV} sets the wait)")
     if "error" in outcome:
-        reason = " ".join(str(outcome["error"]).split())
+        reason = redact(" ".join(str(outcome["error"]).split()))
         raise UserError(f"store {uri}: cannot reach it: {reason[:300]}")
 
 

@@ -15,6 +15,7 @@ import uuid
 
 from xialpha.version import __version__
 from xialpha.errors import StoreWriteError, UserError
+from xialpha.redaction import redact
 from xialpha.storage.location import Location
 from xialpha.storage.schema import SCHEMA_VERSION
 
@@ -22,30 +23,31 @@ MARKER = "_xialpha_store.json"
 MARKER_FORMAT = "xialpha-store"
 
 
-def open_store(location: Location, create: bool) -> int | None:
+def open_store(location: Location, create: bool, writable: bool = True) -> int | None:
     """The schema version of the store at `location`, or None for an absent store `create` allows.
 
     UserError if the location is a file, a directory of other things, a damaged or newer marker,
-    absent without `create`, (with `create`) not writable, or a remote store that fails to answer.
+    absent without `create`, (with `create` and `writable`) not writable, or a remote store that
+    fails to answer. `writable=False`: the caller only reads (a dry run), so no write is tried.
     """
     if location.is_local:
-        return _open(location, create)
+        return _open(location, create, writable)
     try:
-        return _open(location, create)
+        return _open(location, create, writable)
     except UserError:
         raise
     except Exception as exc:  # any client error (network, credentials, a URI naming no bucket) means unusable
-        reason = " ".join(str(exc).split())[:300]
+        reason = redact(" ".join(str(exc).split()))[:300]
         raise UserError(f"store {location.uri}: cannot reach it: {type(exc).__name__}: {reason}") from None
 
 
-def _open(location: Location, create: bool) -> int | None:
+def _open(location: Location, create: bool, writable: bool) -> int | None:
     uri, marker = location.uri, location.path(MARKER)
     if location.is_file(location.root):
         raise UserError(f"store {uri}: is a file, not a store directory")
     if location.exists(marker):
         version = _read_marker(location, marker)
-        if create:
+        if create and writable:
             _probe_writable(location)
         return version
     if location.entries(location.root):
@@ -56,7 +58,7 @@ def _open(location: Location, create: bool) -> int | None:
                             f"{shlex.quote(uri)}` creates it")
         raise UserError(f"store {uri}: not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep SPEC "
                         f"--store {shlex.quote(uri)}` fills it")
-    if location.is_local:
+    if location.is_local and writable:
         _check_creatable(uri, location.root)
     return None
 

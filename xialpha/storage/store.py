@@ -31,7 +31,8 @@ class ResultStore(Datasets):
 
     With `create=True` (the default) the store must be writable, and an absent or empty
     directory becomes a new store at the first write (until then it reads as empty); with
-    `create=False` the store must exist and may be read-only.
+    `create=False` the store must exist and may be read-only; `writable=False` opens it to read
+    only (an absent store reads as empty, a read-only one is fine).
     """
 
     # --- results of a sweep ------------------------------------------------------------------
@@ -117,15 +118,23 @@ class ResultStore(Datasets):
         """The stored certification rows (of `selection_id`, or on the test set `test_fingerprint`)."""
         return self._frame("certifications", selection_id=selection_id, test_fingerprint=test_fingerprint)
 
-    def claim_test_set(self, test_fingerprint: str, certification_id: str) -> str | None:
-        """Claim the test set `test_fingerprint` for a certification; the claim's path, or None when
-        it was claimed before (see `Datasets.claim`: of concurrent claims at most one stands)."""
-        return self.claim("certifications", TEST_SET_CLAIM.format(test_fingerprint),
-                          {"certification_id": certification_id})
+    def claim_test_set(self, test_fingerprint: str, content: Mapping) -> str | None:
+        """Claim the test set `test_fingerprint` for a certification (`content`: its id and what
+        resuming it needs); the claim's path, or None when it was claimed before (see
+        `Datasets.claim`: of concurrent claims at most one stands)."""
+        return self.claim("certifications", TEST_SET_CLAIM.format(test_fingerprint), content)
 
     def test_set_claim(self, test_fingerprint: str) -> dict | None:
-        """The claim of test set `test_fingerprint` ({"certification_id": ...}; {} when damaged), or None."""
+        """The claim of test set `test_fingerprint` (its content; {} when damaged), or None."""
         return self.claimed("certifications", TEST_SET_CLAIM.format(test_fingerprint))
+
+    def beat_test_set(self, test_fingerprint: str, content: Mapping | None) -> None:
+        """Write the heartbeat of test set `test_fingerprint`'s claim (None: delete it)."""
+        self.beat("certifications", TEST_SET_CLAIM.format(test_fingerprint), content)
+
+    def test_set_beat(self, test_fingerprint: str) -> dict | None:
+        """The last heartbeat of test set `test_fingerprint`'s claim, or None."""
+        return self.last_beat("certifications", TEST_SET_CLAIM.format(test_fingerprint))
 
     def add_drift_check(self, rows: Sequence[Mapping]) -> None:
         """Store a drift check's rows (`DRIFT_COLUMNS`) in one write, so a stored check is complete."""

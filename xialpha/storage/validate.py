@@ -243,6 +243,12 @@ def typed_table(dataset: str, rows: Sequence[Mapping]) -> pa.Table:
     return pa.Table.from_pylist(plain, schema=pa.schema([pa.field(c.name, c.type) for c in columns]))
 
 
+def missing_columns(dataset: str, names) -> list[str]:
+    """The declared columns of `dataset` (selections, certifications, ...) not among `names`."""
+    given = set(names)
+    return [c.name for c in DATASETS[dataset].row_columns if c.name not in given]
+
+
 def typed_frame(dataset: str, rows: Sequence[Mapping]):
     """`typed_table` as a pandas DataFrame: the rows as the store gives them back once appended."""
     return typed_table(dataset, rows).to_pandas()

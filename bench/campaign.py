@@ -1,0 +1,409 @@
+"""An adversarial campaign: generated cases in families the tests were not written from.
+
+Each case runs one command (a new `xialpha` process, or one Python API call in a new process)
+against its own copy of a small swept store, and is checked for five invariants:
+
+  traceback     no Python traceback and no "internal error" on stderr (an API call: no exception
+                other than UserError / TypeError naming its parameter as `name=`);
+  hang          it ends within TIMEOUT_S seconds;
+  store_changed a command that fails (exit != 0, or an API call that raises) leaves the bytes of
+                its store as they were (a digest of every file, link and directory);
+  rows_lost     the store's result rows are as many after the case as before;
+  secret        the secret planted in the case is in no output and no stored byte.
+
+and, for the labels family, `raw_control`: no ESC or C1 byte on stdout/stderr, no predicted CSV
+text cell a spreadsheet would run.
+
+Families (none is a test's): `secret_carriers` (credentials in a store URI's user part or query,
+$XIALPHA_STORE, a spec's [sweep] store, over memory://, file://, http:// and s3:// to a closed
+port, through select, report, store ls/check, certify and sweep --dry-run); `hostile_labels`
+(a table corpus whose categories are generated from markup, emoji codes, bidi overrides,
+zero-width and escape characters and formula starts, through select's formats and modes, report,
+report --html, store ls, store check and predict); `api_types` (xialpha.select, certify, report,
+refit, results and sweep given a generated wrong-typed value for one parameter);
+`certify_kills` (a certify process SIGKILLed after a random delay, then certify run twice
+more: exactly one certification stored, never a test set lost); `artefact_mutations` (a refit
+artefact's model.json given a generated value for one field, its digest updated, then predict).
+
+    python bench/campaign.py            # 213 cases (~10 minutes on 2 cores)
+    python bench/campaign.py --quick    # 21 cases (CI: tests/test_bench_quick.py)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from common import REPO, make_parser, output_path, print_table, write_results
+
+TIMEOUT_S = 90
+SECRET = "S3CR3Tcampaign" + "9f2c"  # planted credentials; no output or stored byte may hold it
+CONTROL = re.compile(r"[\x1b\x80-\x9f]")
+SPEC = """\
+[sweep]
+id = "camp"
+[corpus]
+loader = "synthetic"
+n_docs = 240
+n_categories = 3
+seed = 5
+train_split = "train"
+test_split = "test"
+[corpus.categories]
+top_k = 2
+[svm]
+C = [0.5, 5.0]
+[cluster]
+workers = 1
+"""
+HOSTILE_PARTS = ["[/]", "[bold red]x[/bold red]", ":warning:", "\u202eevil", "zero\u200bwidth", "=cmd|' /C calc'!A0",
+                 "+1", "-2", "@sum", "\x1b[31mred", "\x9bcsi", "a\tb", "é", "<script>alert(1)</script>", "%s%n",
+                 "'quote", '"dq', ";semi", "long" * 30]
+
+
+def cli(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[int | None, str, str]:
+    """Run `xialpha ARGV` in a new process: (exit code or None on a hang, stdout, stderr)."""
+    return run([sys.executable, "-m", "xialpha.cli", *argv], cwd, env)
+
+
+def run(command: list[str], cwd: Path, env: dict | None = None, timeout: float = TIMEOUT_S):
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100", **(env or {})}
+    try:
+        done = subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, timeout=timeout,
+                              start_new_session=True)
+    except subprocess.TimeoutExpired as exc:
+        return None, (exc.stdout or b"").decode("utf-8", "replace"), (exc.stderr or b"").decode("utf-8", "replace")
+    return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
+
+
+def tree_digest(root: Path) -> str | None:
+    """SHA-256 over every entry under `root` (path, kind, bytes), None if absent."""
+    if not os.path.lexists(root):
+        return None
+    digest = hashlib.sha256()
+    for path in sorted([root, *root.rglob("*")]):
+        digest.update(str(path.relative_to(root)).encode())
+        if path.is_symlink():
+            digest.update(os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def result_rows(store: Path) -> int:
+    from xialpha.storage.store import ResultStore
+
+    if not (store / "_xialpha_store.json").exists():
+        return 0
+    return len(ResultStore(str(store), create=False).read_results_df(include_failed=True))
+
+
+def holds_secret(root: Path, inputs: tuple[str, ...] = ()) -> bool:
+    """The secret is in a file under `root` other than the user's own `inputs` (a spec naming it)."""
+    needle = SECRET.encode()
+    return any(needle in path.read_bytes() for path in root.rglob("*")
+               if path.is_file() and not path.is_symlink() and path.name not in inputs)
+
+
+class Campaign:
+    """The base stores and artefacts, the case directories and the tally."""
+
+    def __init__(self, work: Path):
+        self.work, self.cases, self.n = work, [], 0
+
+    def setup(self) -> None:
+        base = self.work / "base"
+        base.mkdir()
+        (base / "camp.toml").write_text(SPEC)
+        self._must(cli(["sweep", "camp.toml", "--store", "store", "--quiet"], base))
+        out = self._must(cli(["select", "store", "--save"], base))
+        self.selection = re.search(r"stored selection (sel-\S+)", out).group(1)
+        self._must(cli(["select", "store", "--refit", "model"], base))
+        labels = self._hostile_labels()
+        self.hostile_labels = labels
+        rng = random.Random(3)
+        with (base / "hostile.jsonl").open("w", encoding="utf-8") as stream:
+            for i in range(240):
+                label = labels[i % len(labels)]
+                text = " ".join([f"topic{i % len(labels)}"] * 3 + [f"w{rng.randrange(40)}" for _ in range(8)])
+                stream.write(json.dumps({"text": text, "label": [label], "split": "test" if i % 4 == 0 else "train"}) + "\n")
+        (base / "hostile.toml").write_text(
+            '[sweep]\nid = "hostile"\n[corpus]\nloader = "table"\npath = "hostile.jsonl"\nsplit_column = "split"\n'
+            'train_split = "train"\ntest_split = "test"\n[corpus.categories]\ntop_k = 4\n[svm]\nC = [0.5, 5.0]\n'
+            "[cluster]\nworkers = 1\n")
+        self._must(cli(["sweep", "hostile.toml", "--store", "hstore", "--quiet"], base))
+        out = self._must(cli(["select", "hstore", "--save"], base))
+        self.hostile_selection = re.search(r"stored selection (sel-\S+)", out).group(1)
+        self._must(cli(["select", "hstore", "--refit", "hmodel"], base))
+        (base / "docs.txt").write_text("topic0 w1 w2\n" + "a" * 200 + "\ntopic1 w3\n")
+        self.base = base
+
+    @staticmethod
+    def _hostile_labels() -> list[str]:
+        rng = random.Random(11)
+        labels = set()
+        while len(labels) < 4:
+            labels.add("".join(rng.sample(HOSTILE_PARTS, 2))[:150])
+        return sorted(labels)
+
+    @staticmethod
+    def _must(outcome) -> str:
+        code, out, err = outcome
+        if code != 0:
+            raise SystemExit(f"campaign setup failed ({code}): {err.strip()[-500:]}")
+        return out
+
+    def case_dir(self) -> Path:
+        self.n += 1
+        directory = self.work / f"case{self.n:04d}"
+        shutil.copytree(self.base, directory, symlinks=True)
+        return directory
+
+    def record(self, family: str, what: str, code, out: str, err: str, root: Path, store: Path | None,
+               before: tuple | None, extra: dict | None = None, failed: bool | None = None) -> None:
+        """Check the invariants of one case and keep its outcome."""
+        failed = (code != 0) if failed is None else failed
+        after = (tree_digest(store), result_rows(store)) if store is not None else None
+        text = out + err
+        findings = {
+            "traceback": "Traceback (most recent call last)" in err or "internal error" in err,
+            "hang": code is None,
+            "store_changed": bool(store is not None and failed and before[0] != after[0]),
+            "rows_lost": bool(store is not None and after[1] < before[1]),
+            "secret": SECRET in text or holds_secret(root, ("camp.toml",)),
+            **(extra or {}),
+        }
+        self.cases.append({"family": family, "case": what, "exit": code, "findings": [k for k, v in findings.items() if v],
+                           "stderr": err.strip().splitlines()[-1][:300] if err.strip() else ""})
+        shutil.rmtree(root, ignore_errors=True)
+
+    def snapshot(self, store: Path) -> tuple:
+        return tree_digest(store), result_rows(store)
+
+
+# --- families -------------------------------------------------------------------------------------
+
+def secret_carriers(campaign: Campaign, rng: random.Random, n: int) -> None:
+    commands = [["select", "{S}"], ["report", "{S}"], ["store", "ls", "{S}"], ["store", "check", "{S}"],
+                ["select", "{S}", "--save"], ["certify", "{S}", "--selection", "{SEL}", "--test-split", "test",
+                                               "--draws", "1000"]]
+    for _ in range(n):
+        root = campaign.case_dir()
+        store = root / "store"
+        carrier = rng.choice(["file-user", "memory-user", "query", "env", "spec", "http", "s3"])
+        uri = {"file-user": f"file://AKIAUSER:{SECRET}@localhost{store}",
+               "memory-user": f"memory://AKIAUSER:{SECRET}@bucket/store",
+               "query": f"{store}?secret_access_key={SECRET}&token={SECRET}",
+               "env": str(store), "spec": str(store),
+               "http": f"http://user:{SECRET}@127.0.0.1:9/store",
+               "s3": f"s3://AKIAUSER:{SECRET}@bucket/store?endpoint_override=127.0.0.1:9&scheme=http"}[carrier]
+        env = {"AWS_EC2_METADATA_DISABLED": "true"}
+        if carrier == "env":
+            env["XIALPHA_STORE"] = f"memory://AKIAUSER:{SECRET}@bucket/x"
+            argv = [part.replace("{S}", "") for part in rng.choice(commands[:3])]
+            argv = [a for a in argv if a]
+        elif carrier == "spec":
+            spec = (root / "camp.toml").read_text().replace('id = "camp"\n', f'id = "camp"\nstore = "memory://u:{SECRET}@b/x"\n')
+            (root / "camp.toml").write_text(spec)
+            argv = ["sweep", "camp.toml", "--dry-run"]
+        else:
+            argv = [part.replace("{S}", uri).replace("{SEL}", campaign.selection) for part in rng.choice(commands)]
+        before = campaign.snapshot(store)
+        code, out, err = cli(argv, root, env)
+        campaign.record("secret_carriers", f"{carrier}: {' '.join(argv[:3])}", code, out, err, root, store, before)
+
+
+def hostile_labels(campaign: Campaign, rng: random.Random, n: int) -> None:
+    variants = [["select", "hstore"], ["select", "hstore", "--wide"], ["select", "hstore", "--format", "csv"],
+                ["select", "hstore", "--format", "json"], ["select", "hstore", "--global"],
+                ["select", "hstore", "--metric", "error", "--no-smooth"], ["select", "hstore", "--save"],
+                ["report", "hstore"], ["report", "hstore", "--html", "page.html"], ["store", "ls", "hstore"],
+                ["store", "check", "hstore"], ["predict", "hmodel", "--input", "docs.txt"],
+                ["predict", "hmodel", "--input", "docs.txt", "--output", "out.csv"],
+                ["certify", "hstore", "--selection", "{HSEL}", "--test-split", "test", "--draws", "1000"]]
+    for _ in range(n):
+        root = campaign.case_dir()
+        store = root / "hstore"
+        argv = [part.replace("{HSEL}", campaign.hostile_selection) for part in rng.choice(variants)]
+        before = campaign.snapshot(store)
+        code, out, err = cli(argv, root)
+        shown = out + err
+        if "--format" in argv or argv[0] == "predict":  # data for scripts keeps the labels as they are
+            shown = err
+        cells = []
+        csv_text = (root / "out.csv").read_text(encoding="utf-8") if (root / "out.csv").exists() else (
+            out if argv[0] == "predict" else "")
+        import csv
+        import io
+
+        for row in list(csv.reader(io.StringIO(csv_text)))[1:]:
+            cells.extend(row[:2])
+        formula = any(cell[:1] in ("=", "+", "-", "@") for cell in cells)
+        campaign.record("hostile_labels", " ".join(argv[:3]), code, out, err, root, store, before,
+                        {"raw_control": bool(CONTROL.search(shown)) or formula})
+
+
+API_FUNCTIONS = {
+    "select": ("xialpha.select(STORE, {p}={v})", ["sweep", "metric", "estimator", "rho", "per_category", "average",
+                                                 "runners_up", "alpha", "save", "smooth", "partial"]),
+    "certify": ("xialpha.certify(STORE, selection=SEL, test_split='test', {p}={v})",
+                ["force", "confidence", "draws", "seed", "spec", "client"]),
+    "certify_sel": ("xialpha.certify(STORE, selection={v}, test_split='test')", ["selection"]),
+    "report": ("xialpha.report(STORE, {p}={v})", ["sweep", "selection", "metric", "estimator", "rho", "html"]),
+    "refit": ("xialpha.refit(STORE, selection={v})", ["selection"]),
+    "results": ("xialpha.results(STORE, {p}={v})", ["sweep", "include_failed"]),
+    "sweep": ("xialpha.sweep('camp.toml', store=STORE, {p}={v})", ["client", "force", "quiet", "force_new_run"]),
+    "store": ("xialpha.select({v})", ["store"]),
+}
+WRONG_VALUES = ["'1'", "b'x'", "[1]", "{'a': 1}", "1.5", "-1", "object()", "float('nan')", "('a', 'b')",
+                "'tcp://127.0.0.1:9'", "__import__('pandas').DataFrame({'x': [1]})", "2**80", "'false'", "set()"]
+API_SNIPPET = """
+import sys, xialpha
+from xialpha.errors import UserError
+STORE, SEL = 'store', {sel!r}
+if __name__ == "__main__":
+    try:
+        {call}
+    except (UserError, TypeError, ValueError) as exc:
+        ok = isinstance(exc, UserError) or re.search(r"\\b\\w+=", str(exc))
+        print("RAISED" if ok else "UNNAMED", type(exc).__name__, str(exc).splitlines()[0][:200], file=sys.stderr)
+        sys.exit(2)
+    except Exception as exc:
+        print("Traceback (most recent call last): (an API call raised)", type(exc).__name__, str(exc)[:200],
+              file=sys.stderr)
+        sys.exit(1)
+"""
+
+
+def api_types(campaign: Campaign, rng: random.Random, n: int) -> None:
+    for _ in range(n):
+        root = campaign.case_dir()
+        store = root / "store"
+        name = rng.choice(sorted(API_FUNCTIONS))
+        template, parameters = API_FUNCTIONS[name]
+        parameter, value = rng.choice(parameters), rng.choice(WRONG_VALUES)
+        call = template.format(p=parameter, v=value)
+        snippet = "import re\n" + API_SNIPPET.format(sel=campaign.selection, call=call)
+        before = campaign.snapshot(store)
+        cwd_before = sorted(p.name for p in root.iterdir())
+        code, out, err = run([sys.executable, "-c", snippet], root)
+        created = sorted(p.name for p in root.iterdir()) != cwd_before
+        findings = {"traceback_unnamed": "UNNAMED" in err, "created_files": code != 0 and created}
+        campaign.record("api_types", call, code, out, err, root, store, before, findings)
+
+
+def certify_kills(campaign: Campaign, rng: random.Random, n: int) -> None:
+    from xialpha.storage.store import ResultStore
+
+    for _ in range(n):
+        root = campaign.case_dir()
+        store = root / "store"
+        argv = [sys.executable, "-m", "xialpha.cli", "certify", "store", "--selection", campaign.selection,
+                "--test-split", "test", "--draws", "1000"]
+        before = campaign.snapshot(store)
+        child = subprocess.Popen(argv, cwd=root, env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        delay = rng.uniform(0.5, 8.0)
+        try:
+            child.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        child.wait()
+        first = cli(argv[3:], root)
+        second = cli(argv[3:], root)
+        stored = ResultStore(str(store), create=False).certifications()
+        ids = set(stored["certification_id"]) if len(stored) else set()
+        lost = len(ids) != 1  # killed, resumed or not: one certification must stand, and only one
+        twice = second[0] == 0 and first[0] == 0
+        code, out, err = first
+        campaign.record("certify_kills", f"kill after {delay:.1f} s, rerun exit {first[0]}, again {second[0]}",
+                        code, out, err + second[2], root, store, before,
+                        {"test_set_lost_or_reused": lost or twice}, failed=False)
+
+
+ARTEFACT_FIELDS = ["token_pattern", "lowercase", "min_df", "max_df", "stop_words", "stemming", "tf", "idf", "norm"]
+
+
+def _pattern(rng: random.Random) -> str:
+    atom = rng.choice(["a", "aa", "a|aa", "\\w", "a*", ".", "[ab]", "(a|a)"])
+    return rng.choice([f"({atom})+b", f"(({atom})*)*$", f"({atom}+)+$", f"(?:{atom}){{1,40}}b", f"({atom}|a?)+c",
+                       "(", "[", "a{99999999}", "(?P<x>a)(?P=x)+", "\\b\\w\\w+\\b"])
+
+
+def artefact_mutations(campaign: Campaign, rng: random.Random, n: int) -> None:
+    for _ in range(n):
+        root = campaign.case_dir()
+        model = root / "model"
+        content = json.loads((model / "model.json").read_text())
+        field = rng.choice(ARTEFACT_FIELDS)
+        value = _pattern(rng) if field == "token_pattern" else rng.choice(
+            [None, -1, 0, 1e308, "yes", [], {}, True, "x" * 5000, 2**70])
+        for entry in content["preprocessings"].values():
+            entry["params"][field] = value
+        (model / "model.json").write_text(json.dumps(content))
+        manifest = json.loads((model / "manifest.json").read_text())
+        manifest["sha256"]["model.json"] = hashlib.sha256((model / "model.json").read_bytes()).hexdigest()
+        (model / "manifest.json").write_text(json.dumps(manifest))
+        code, out, err = cli(["predict", "model", "--input", "docs.txt"], root)
+        campaign.record("artefact_mutations", f"{field}={str(value)[:40]!r}", code, out, err, root, None, None)
+
+
+FAMILIES = {"secret_carriers": (secret_carriers, 45), "hostile_labels": (hostile_labels, 45),
+            "api_types": (api_types, 70), "certify_kills": (certify_kills, 8),
+            "artefact_mutations": (artefact_mutations, 45)}
+
+
+def main() -> None:
+    parser = make_parser(__doc__)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="xialpha-campaign-") as work:
+        campaign = Campaign(Path(work))
+        campaign.setup()
+        for name, (family, count) in FAMILIES.items():
+            family(campaign, rng, max(2, count // 10) if args.quick else count)
+    cases = campaign.cases
+    findings = Counter(f for case in cases for f in case["findings"])
+    by_family = {family: {"cases": sum(c["family"] == family for c in cases),
+                          "broken": sum(bool(c["findings"]) and c["family"] == family for c in cases),
+                          "exits": dict(Counter(str(c["exit"]) for c in cases if c["family"] == family))}
+                 for family in FAMILIES}
+    summary = {
+        "benchmark": "campaign", "quick": args.quick, "seed": args.seed, "cases": len(cases),
+        "broken_cases": sum(bool(c["findings"]) for c in cases),
+        "tracebacks": findings["traceback"] + findings["traceback_unnamed"], "hangs": findings["hang"],
+        "stores_changed_by_failures": findings["store_changed"], "rows_lost": findings["rows_lost"],
+        "secrets": findings["secret"], "findings": dict(findings), "by_family": by_family,
+        "wall_s": round(time.monotonic() - start, 1),
+        "broken": [c for c in cases if c["findings"]], "cases_run": cases,
+    }
+    print_table(["family", "cases", "broken", "exit codes"],
+                [[f, v["cases"], v["broken"], " ".join(f"{k}:{n}" for k, n in sorted(v["exits"].items()))]
+                 for f, v in by_family.items()], title="campaign")
+    print(f"{len(cases)} cases: {summary['tracebacks']} tracebacks, {summary['hangs']} hangs, "
+          f"{summary['stores_changed_by_failures']} stores changed by failing commands, {summary['rows_lost']} "
+          f"rows lost, {summary['secrets']} secrets; findings {dict(findings)}")
+    for case in summary["broken"][:30]:
+        print(f"  {case['family']}: {case['case'][:90]} -> exit {case['exit']} {case['findings']}: {case['stderr'][:160]}")
+    write_results(summary, output_path("campaign", args))
+
+
+if __name__ == "__main__":
+    main()

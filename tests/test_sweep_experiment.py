@@ -1,0 +1,77 @@
+"""One sweep id, one experiment (issue 25): another grid or other training documents under a stored
+sweep's id are refused with one sentence unless the run is forced to be a new one, and a selection
+of a sweep that misses rows says so and is saved only when asked for as partial."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from distributed import Client
+
+from swept import fill_store, small_spec, tree_digest
+from xialpha.cli import main
+from xialpha.errors import UserError
+from xialpha.jobs.sweep import prepare
+from xialpha.spec.sweep import parse_spec
+from xialpha.storage.store import ResultStore
+
+
+def _spec(**options):
+    return parse_spec(small_spec("exp", splits=True, **options), source="spec")
+
+
+def _prepare(spec, store, **options):
+    with Client(processes=False) as client:
+        return prepare(spec, store, client, "check", **options)[1]
+
+
+@pytest.fixture
+def swept(tmp_path):
+    store = ResultStore(str(tmp_path / "store"))
+    fill_store(_spec(), store)
+    return store
+
+
+def test_another_grid_under_a_stored_sweeps_id_is_refused_unless_a_new_run_is_forced(swept):
+    _prepare(_spec(), swept)  # the same experiment resumes
+    with pytest.raises(UserError, match=r"^sweep.id: sweep 'exp' was run with another grid \(0 of its rows are not "
+                                        r"in this spec's, 2 of this spec's are new\); use a new sweep id, or "
+                                        r"force_new_run=True"):
+        _prepare(_spec(C="[0.5, 5.0, 50.0]"), swept)
+    with pytest.raises(UserError, match=r"another grid \(2 of its rows are not in this spec's, 0 of"):
+        _prepare(_spec(C="[0.5]"), swept)
+    assert _prepare(_spec(C="[0.5, 5.0, 50.0]"), swept, force_new_run=True).n_fits == 2
+
+
+def test_other_training_documents_under_a_stored_sweeps_id_are_named(swept):
+    changed = parse_spec(small_spec("exp", splits=True).replace("seed = 3", "seed = 4"), source="spec")
+    with pytest.raises(UserError, match=r"^corpus: the training documents of sweep 'exp' changed since its run \w+"
+                                        r" \(data fingerprint \w{12} then, \w{12} now\)"):
+        _prepare(changed, swept)
+
+
+def test_the_command_line_refuses_another_grid_in_one_line_and_changes_nothing(swept, tmp_path, capsys):
+    spec = tmp_path / "exp.toml"
+    spec.write_text(small_spec("exp", splits=True, C="[0.5, 5.0, 50.0]"))
+    before = tree_digest(tmp_path / "store")
+    assert main(["sweep", str(spec), "--store", str(tmp_path / "store"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "another grid" in err and "--force-new-run" in err, err
+    assert tree_digest(tmp_path / "store") == before
+
+
+def test_a_selection_of_a_sweep_that_misses_rows_is_saved_only_as_partial(tmp_path, capsys):
+    store = tmp_path / "store"
+    fill_store(_spec(), ResultStore(str(store)), batches=1)
+    assert main(["select", str(store)]) == 0
+    err = capsys.readouterr().err
+    assert "note: sweep 'exp' is incomplete: 2 of its 4 rows are not stored" in err, err
+    before = tree_digest(store)
+    assert main(["select", str(store), "--save"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--save: sweep 'exp' is incomplete" in err and "--partial" in err, err
+    assert tree_digest(store) == before
+    assert main(["select", str(store), "--save", "--partial"]) == 0
+    assert re.search(r"^stored selection sel-", capsys.readouterr().out, re.MULTILINE)
+
