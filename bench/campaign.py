@@ -21,8 +21,9 @@ port, through select, report, store ls/check, certify and sweep --dry-run); `hos
 zero-width and escape characters and formula starts, through select's formats and modes, report,
 report --html, store ls, store check and predict); `api_types` (xialpha.select, certify, report,
 refit, results and sweep given a generated wrong-typed value for one parameter);
-`certify_kills` (a certify process SIGKILLed after a random delay, then certify run twice
-more: exactly one certification stored, never a test set lost); `artefact_mutations` (a refit
+`certify_kills` (a certify process SIGKILLed after a random delay, or a random instant after its
+claim on the test set appears, then certify run twice more: exactly one certification stored,
+never a test set lost or used twice); `artefact_mutations` (a refit
 artefact's model.json given a generated value for one field, its digest updated, then predict).
 
     python bench/campaign.py            # 213 cases (~10 minutes on 2 cores)
@@ -314,7 +315,12 @@ def certify_kills(campaign: Campaign, rng: random.Random, n: int) -> None:
         before = campaign.snapshot(store)
         child = subprocess.Popen(argv, cwd=root, env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        delay = rng.uniform(0.5, 8.0)
+        at_claim = rng.random() < 0.5  # half the kills land once the test set is claimed, the others at random
+        delay = rng.uniform(0.0, 0.3) if at_claim else rng.uniform(0.5, 8.0)
+        claims = store / "certifications" / "_claims"
+        deadline = time.monotonic() + TIMEOUT_S
+        while at_claim and child.poll() is None and not list(claims.glob("*/claim*.json")) and time.monotonic() < deadline:
+            time.sleep(0.01)
         try:
             child.wait(timeout=delay)
         except subprocess.TimeoutExpired:
@@ -331,7 +337,9 @@ def certify_kills(campaign: Campaign, rng: random.Random, n: int) -> None:
         lost = len(ids) != 1  # killed, resumed or not: one certification must stand, and only one
         twice = second[0] == 0 and first[0] == 0
         code, out, err = first
-        campaign.record("certify_kills", f"kill after {delay:.1f} s, rerun exit {first[0]}, again {second[0]}",
+        resumed = " (resumed the killed one)" if "resuming certification" in first[2] else ""
+        when = f"{delay:.2f} s after the claim" if at_claim else f"after {delay:.1f} s"
+        campaign.record("certify_kills", f"kill {when}, rerun exit {first[0]}{resumed}, again {second[0]}",
                         code, out, err + second[2], root, store, before,
                         {"test_set_lost_or_reused": lost or twice}, failed=False)
 
