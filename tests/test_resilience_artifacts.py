@@ -224,3 +224,16 @@ def test_a_full_disk_while_saving_an_artefact_is_one_line_and_leaves_nothing(tmp
     with pytest.raises(UserError, match=r"^--refit: cannot write .*model: No space left on device$"):
         save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("pattern", [r"(?u)\b\w\w+\b", r"\b\w+\b"])
+def test_the_usual_token_patterns_tokenise_as_re_and_scikit_learn_do(pattern):
+    """The usual patterns (scikit-learn's default and its one-character variant) run on `re`, as
+    before token patterns got a time budget and as scikit-learn does: the `regex` engine's \\w also
+    matches combining marks (e + U+0301 would become a term), which would change the features."""
+    import re
+
+    from xialpha.features.analysis import make_analyzer
+
+    text = "Ölpreise steigen: 2.5 mln dlrs, x_y z; naïve CAFÉ 北京 a1 _ e\u0301 \u00a0tab\there\n"
+    assert make_analyzer(False, pattern, "none", "none")(text) == re.findall(pattern, text)
