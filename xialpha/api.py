@@ -91,6 +91,8 @@ def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, qu
     with _local_workers(client, spec.cluster.kind):
         summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client,
                             force_new_run=force_new_run)
+    if summary.held_out_note:
+        warnings.warn(summary.held_out_note, UserWarning, stacklevel=2)
     return SweepResult(summary, _tidy_results(result_store.read_results_df(spec.id, include_failed=True)),
                        result_store.uri)
 

@@ -49,6 +49,8 @@ def run(args) -> int:
     print(f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} stored, {summary.skipped} skipped (already stored), "
           f"{summary.failed} failed")
     print(f"run {summary.run_id}: {work}")
+    if summary.held_out_note:
+        print(printable(summary.held_out_note), file=sys.stderr)
     for failure in summary.failures:
         print(f"  failed: {printable(failure)}", file=sys.stderr)
     if not args.quiet:

@@ -14,6 +14,7 @@ from xialpha.version import __version__
 from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.errors import UserError
+from xialpha.estimators.registry import HELD_OUT
 from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
@@ -44,6 +45,16 @@ class SweepSummary:
     threads: int = 1
     dashboard: str | None = None
     failures: list[str] = field(default_factory=list)
+    held_out_without_positives: list[str] = field(default_factory=list)  # categories: held-out recall, F1 undefined
+
+    @property
+    def held_out_note(self) -> str | None:
+        """One sentence naming the categories whose held-out recall, precision and F1 are empty."""
+        if not self.held_out_without_positives:
+            return None
+        names = ", ".join(self.held_out_without_positives)
+        return (f"no positive document in the held-out split for {names}: swept, with held-out error but "
+                "empty held-out recall, precision and F1")
 
     @property
     def fits_per_second(self) -> float:
@@ -105,7 +116,8 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                 corpus, plan = prepare(spec, store, client, run_id, force=force, threads=default_threads(spec, workers),
                                        progress=progress, force_new_run=force_new_run)
                 progress.set_total(plan.n_fits)
-                summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped, dashboard=client.dashboard_link)
+                summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped, dashboard=client.dashboard_link,
+                                       held_out_without_positives=_without_positives(spec, corpus, plan.categories))
                 if not plan.batches:
                     return summary
                 base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
@@ -134,6 +146,16 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                 store.add_run({**run, "finished_at": _now()})
     summary.wall_seconds = time.monotonic() - start
     return summary
+
+
+def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[str]) -> list[str]:
+    """The swept categories without a positive document in the held-out split (none when no
+    held-out figures are computed): their held-out recall, precision and F1 are undefined (empty)."""
+    split = spec.corpus.test_split
+    if split is None or not spec.estimators.needs(HELD_OUT):
+        return []
+    counts = corpus.summary.counts(split)
+    return [category for category in categories if not counts.get(category)]
 
 
 @dataclass
