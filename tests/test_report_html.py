@@ -258,3 +258,31 @@ def test_the_browser_check_catches_errors_and_blank_pages(tmp_path):
     errors, _ = render(broken.as_uri(), shot)
     assert any("boom" in e for e in errors) and any("undefinedCall" in e for e in errors)
     assert not not_blank(shot)
+
+
+def test_a_sweep_of_many_categories_gets_a_page_of_bounded_size(tmp_path, monkeypatch):
+    """400 categories: the figures draw the first 24 (by name) and say so, the tables keep all.
+    Before, the curves had a panel per category and the LOO bars 0.6 inch per category: 2,000
+    categories took ~4 minutes and 32 MB."""
+    import store_rows
+
+    names = tuple(f"cat{i:03d}" for i in range(400))
+    monkeypatch.setattr(store_rows, "CATEGORIES", names)
+    store = ResultStore(str(tmp_path / "store"))
+    store.write_results(result_rows())
+    path = tmp_path / "many.html"
+    assert main(["report", store.uri, "--estimator", "xa", "--rho", "2", "--html", str(path)]) == 0
+    page = path.read_text(encoding="utf-8")
+    assert page.count("show the first 24 of 400 categories by name") == 2  # the panels and the LOO bars
+    assert all(f'<td class="text">{name}</td>' in page for name in (names[0], names[199], names[-1]))  # tables: all
+    assert len(page) < 2_000_000, len(page)
+
+
+def test_python_curves_draw_the_categories_asked_for(report_store):
+    import xialpha.plot
+    from xialpha.errors import UserError
+
+    figure = xialpha.plot.curves(report_store, sweep="r1", estimator="xa", categories=["acq"])
+    assert [ax.get_title() for ax in figure.axes if ax.get_visible()] == ["acq"]
+    with pytest.raises(UserError, match="categories=: not categories of the sweep: 'nope'"):
+        xialpha.plot.curves(report_store, sweep="r1", estimator="xa", categories=["nope"])

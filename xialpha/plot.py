@@ -19,14 +19,20 @@ from xialpha.storage.store import ResultStore
 
 
 def curves(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
-           estimator: str | None = None, rho: float | None = None):
+           estimator: str | None = None, rho: float | None = None, categories=None):
     """The estimate of `metric` by `estimator` (at `rho`) against C, solid, and the held-out value,
     dashed, where the sweep scored one: one panel per category, a line per preprocessing, kernel
     and j, a star at the selection's choice. metric, estimator and rho default to the selection's
-    (else f1, the sweep's default estimator, 1). Returns a matplotlib Figure."""
+    (else f1, the sweep's default estimator, 1). categories: the categories to draw (default all).
+    Returns a matplotlib Figure."""
     view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
+    if isinstance(categories, str):
+        raise UserError(f"categories=: give a list of category names, got the string {categories!r}")
+    unknown = sorted(set(categories or ()) - set(view.curves["category"]))
+    if unknown:
+        raise UserError(f"categories=: not categories of the sweep: {', '.join(map(repr, unknown))}")
     with as_typed():
-        return curves_figure(view.curves, view.selection, view.what)
+        return curves_figure(view.curves, view.selection, view.what, categories)
 
 
 def calibration(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,

@@ -12,7 +12,15 @@ import pandas as pd
 from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, number, objective_text, p_value, percent
-from xialpha.reports.plots import as_typed, calibration_figure, candidates_figure, curves_figure, png
+from xialpha.reports.plots import (
+    MAX_PANELS,
+    as_typed,
+    calibration_figure,
+    candidates_figure,
+    curves_figure,
+    first_categories,
+    png,
+)
 from xialpha.reports.verdicts import legend, verdicts
 from xialpha.storage.schema import SELECTION_ESTIMATES
 
@@ -66,7 +74,7 @@ def _body(report) -> str:
         f"<h2>Estimate vs C ({_e(what)})</h2>",
         '<p class="note">Solid: the estimate; dashed: the held-out value where the sweep computed one; '
         "a star marks the selection's choice (<code>xialpha.plot.curves</code> draws this figure in Python).</p>",
-        png(curves_figure(report.curves, report.selection, what)),
+        _curves_section(report, what),
         f"<h2>Best C by the estimate, beside held-out values ({_e(what)}, %)</h2>",
         _best_section(report.best),
         "<h2>Leave-one-out candidates</h2>",
@@ -211,4 +219,21 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
              number(r["candidates_max"]), percent(r["candidates_mean"] / r["n"]), number(r["loo_retrains_mean"])]
             for _, r in candidates.iterrows()]
     header = ["category", "n", "configs", "candidates (mean)", "candidates (max)", "% of n", "exact LOO retrains (mean)"]
-    return _table(header, rows) + png(candidates_figure(candidates))
+    shown = candidates[candidates["category"].isin(first_categories(candidates["category"]))]
+    return _table(header, rows) + _first_note(len(candidates), "the bars") + png(candidates_figure(shown))
+
+
+def _curves_section(report, what: str) -> str:
+    """The estimate-vs-C panels of the first MAX_PANELS categories (by name), and a note if there are more."""
+    categories = report.curves["category"].unique()
+    shown = first_categories(categories)
+    return (_first_note(len(categories), "the panels", "; <code>xialpha.plot.curves(store, categories=[...])</code> "
+                        "draws any others") + png(curves_figure(report.curves, report.selection, what, shown)))
+
+
+def _first_note(n_categories: int, what: str, more: str = "") -> str:
+    """A note that `what` show only the first MAX_PANELS of `n_categories` categories (nothing if all)."""
+    if n_categories <= MAX_PANELS:
+        return ""
+    return (f'<p class="note">{what.capitalize()} show the first {MAX_PANELS} of {n_categories:,} categories by '
+            f"name; the tables have all of them{more}.</p>")

@@ -22,6 +22,9 @@ import pandas as pd
 CURVE_PANEL = (4.2, 3.0)  # inches (width, height) of one category's panel of `curves_figure`
 
 
+MAX_PANELS = 24  # a page's figures draw at most this many categories (panels, bars); its tables have all
+
+
 def new_figure(**options):
     """A matplotlib Figure (options: figsize in inches, dpi) made by pyplot and closed there at once."""
     import matplotlib.pyplot as plt
@@ -78,15 +81,22 @@ def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, met
     return fig
 
 
-def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str):
-    """Estimate (solid) and held-out value (dashed) against C: one panel per category (rows of
-    3, or 4 above 12 categories), a line per preprocessing, kernel and j in the same colour in
-    every panel, one legend, a star at the selection's choice."""
+def first_categories(categories, limit: int = MAX_PANELS) -> list[str]:
+    """The first `limit` of `categories` by name: the ones a page draws panels or bars for."""
+    return sorted(categories)[:limit]
+
+
+def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str, categories=None):
+    """Estimate (solid) and held-out value (dashed) against C: one panel per category of
+    `categories` (default: every category of `curves`; rows of 3, or 4 above 12 categories), a
+    line per preprocessing, kernel and j in the same colour in every panel, one legend, a star at
+    the selection's choice."""
     from matplotlib import ticker
     from matplotlib.lines import Line2D
 
     chosen = {} if selection is None else {r["category"]: r for _, r in selection.iterrows()}
-    categories = sorted(curves["category"].unique())
+    categories = sorted(curves["category"].unique() if categories is None else categories)
+    curves = curves[curves["category"].isin(categories)]
     columns = max(1, min(3 if len(categories) <= 12 else 4, len(categories)))
     rows = max(1, math.ceil(len(categories) / columns))
     legend_inches = 0.2 + 0.2 * math.ceil((curves["label"].nunique() + 2) / columns)
