@@ -52,3 +52,26 @@ def test_a_full_disk_leaves_no_empty_directories(tmp_path, capsys, monkeypatch):
     with pytest.raises(Exception, match="disk full"):
         ResultStore(str(tmp_path / "new" / "store")).write_results([result_row(0)])
     assert not (tmp_path / "new").exists()
+
+
+def test_a_full_disk_while_claiming_the_test_set_leaves_it_unclaimed(tmp_path, monkeypatch):
+    """ENOSPC as the claim is linked into place: one StoreWriteError naming the disk, no claim and
+    no empty claim directory left, so a certify after space is freed can claim the test set."""
+    import errno
+    import os
+
+    store = ResultStore(str(tmp_path / "store"))
+    fill_store(parse_spec(small_spec("claim"), source="spec"), store)
+    before = tree_digest(tmp_path / "store")
+    link = os.link
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("xialpha.storage.location.os.link", full)
+    with pytest.raises(Exception, match="disk full"):
+        store.claim_test_set("fp-test", {"certification_id": "cert-1"})
+    assert tree_digest(tmp_path / "store") == before and store.test_set_claim("fp-test") is None
+    assert not [p for p in (tmp_path / "store").rglob("*") if p.is_dir() and not any(p.iterdir())]
+    monkeypatch.setattr("xialpha.storage.location.os.link", link)
+    assert store.claim_test_set("fp-test", {"certification_id": "cert-2"}) is not None

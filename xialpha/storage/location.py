@@ -168,7 +168,9 @@ class Location:
                 _fsync(directory)
             except FileExistsError:
                 return None
-            except OSError as exc:
+            except OSError as exc:  # a full disk, say: no claim stands, and no empty directory is left
+                self.delete(temp)
+                self.prune(directory, self.root)
                 raise _write_error(self.uri, path, exc) from None
             finally:
                 self.delete(temp)
