@@ -7,6 +7,7 @@ sweep spec inside the ConfigMap, and the DaskCluster manifest against `kubernete
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
 import re
@@ -161,10 +162,18 @@ def test_daskjob_runs_the_configmap_spec_on_its_own_scheduler():
     spec = parse_spec(configmap["data"]["sweep.toml"], source="sweep.toml")
     fetched = pod["initContainers"][0]["args"]
     assert spec.corpus.args["path"] == fetched[fetched.index("--dest") + 1]
-    # The job's cluster is the standalone DaskCluster, named after the job.
+    # The workers read the corpus: each worker pod fetches its own copy to the spec's path.
+    worker_pod = copy.deepcopy(job["spec"]["cluster"]["spec"]["worker"]["spec"])
+    worker_volumes = {v["name"]: v for v in worker_pod.pop("volumes")}
+    worker_fetch = worker_pod.pop("initContainers")[0]
+    assert worker_fetch["args"] == fetched and worker_volumes["data"] == volumes["data"]
+    mounts = {m["mountPath"]: m["name"] for m in worker_pod["containers"][0].pop("volumeMounts")}
+    assert spec.corpus.args["path"].startswith(next(iter(mounts)) + "/") and set(mounts.values()) == {"data"}
+    # Otherwise the job's cluster is the standalone DaskCluster, named after the job.
     cluster = kubernetes_cluster_spec(load_spec(REPO / "config" / "kubernetes.toml").cluster)["spec"]
     cluster["scheduler"]["service"]["selector"]["dask.org/cluster-name"] = job["metadata"]["name"]
-    assert job["spec"]["cluster"]["spec"] == cluster
+    assert {**job["spec"]["cluster"]["spec"], "worker": {**job["spec"]["cluster"]["spec"]["worker"], "spec": worker_pod}} \
+        == cluster
 
 
 def test_kustomization_lists_existing_files_and_every_namespaced_object_shares_the_namespace():
