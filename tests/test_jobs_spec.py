@@ -174,6 +174,15 @@ def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reut
         load_spec(path).corpus.load()
     assert str(error.value) == f"{path}: corpus.path: {path.parent / 'docs.csv'} does not exist"
 
+def test_a_missing_corpus_path_of_a_spec_named_relatively_is_named_once(tmp_path, monkeypatch, capsys):
+    from xialpha.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text('[corpus]\nloader = "table"\npath = "docs.csv"\n', encoding="utf-8")
+    assert main(["sweep", "s.toml", "--store", str(tmp_path / "store"), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"xialpha sweep: error: s.toml: corpus.path: {tmp_path / 'docs.csv'} does not exist\n", err
+
 
 # Every numeric field, each with values no field takes: integers beyond TOML's 64 bits (too large
 # for a float at 10**400), infinities and NaN. Before: OverflowError tracebacks or silent acceptance.

@@ -94,6 +94,8 @@ def corpus_errors(source: str | None = None):
     try:
         yield
     except UserError as exc:
+        if source and str(exc).startswith(f"{source}: "):  # named already (check_paths)
+            raise
         text = f"corpus.{exc}" if re.match(r"^\w+(\.[\w-]+)?: ", str(exc)) else str(exc)
         raise UserError(f"{source}: {text}" if source else text) from None
 
