@@ -159,6 +159,18 @@ def test_slurm_sweep_runs_its_workers_as_jobs_and_stores_what_a_local_run_does(s
     wait_for(lambda: not _jobs(job_name), "the worker jobs to leave squeue", timeout=60)
 
 
+def test_a_worker_job_slurm_refuses_is_one_line_exit_2_and_no_store(slurm, job_name, tmp_path):
+    """A partition SLURM does not have: before, sbatch's error in a callback and a sweep that waited
+    for workers forever; now `sbatch --test-only` is asked first: one line with SLURM's reason."""
+    spec = _spec(tmp_path / "spec.toml", job_name)
+    spec.write_text(spec.read_text().replace('kind = "slurm"', 'kind = "slurm"\nqueue = "no-such-partition"'))
+    done = subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(tmp_path / "store"),
+                           "--quiet"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "SLURM refuses the worker job" in done.stderr and "no-such-partition" in done.stderr, done.stderr
+    assert not (tmp_path / "store").exists() and not _jobs(job_name)
+
+
 def test_scancel_of_one_worker_job_loses_nothing(slurm, job_name, local_rows, tmp_path):
     spec, store, driver = _sweep(tmp_path, job_name)
     try:

@@ -16,6 +16,8 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
+import tempfile
 import threading
 from collections.abc import Iterator
 
@@ -182,6 +184,24 @@ def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> 
     }
 
 
+def check_worker_job(script: str) -> None:
+    """UserError with SLURM's own reason when `sbatch --test-only` refuses the worker job `script`
+    (a partition, account, memory or time limit SLURM rejects): submitted, it would fail in
+    dask-jobqueue's callback, and the sweep would wait forever for workers."""
+    with tempfile.NamedTemporaryFile("w", suffix=".sh", prefix="xialpha-worker-job-") as file:
+        file.write(script)
+        file.flush()
+        try:
+            done = subprocess.run(["sbatch", "--test-only", file.name], capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            raise UserError('cluster.kind = "slurm": `sbatch --test-only` gave no answer within 60 s; is slurmctld '
+                            "running?") from None
+    if done.returncode != 0:
+        reason = "; ".join(" ".join(line.split()) for line in done.stderr.splitlines() if line.strip())
+        raise UserError(f'cluster.kind = "slurm": SLURM refuses the worker job ({reason[:300]}); check '
+                        "[cluster] queue, account, memory_limit and walltime")
+
+
 def slurm_cluster_class() -> type:
     """dask_jobqueue.SLURMCluster, imported without letting dask_jobqueue take SIGINT: its runner
     module installs a handler calling sys.exit(), which made Ctrl-C a silent exit 0. UserError
@@ -248,6 +268,11 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
         )
     if kind == "slurm":
         cluster = slurm_cluster_class()(security=security, **slurm_cluster_kwargs(spec))
+        try:
+            check_worker_job(cluster.job_script())
+        except BaseException:
+            cluster.close()
+            raise
         # Not scale(n): it never replaces jobs that end (walltime, scancel, node failure), and the
         # sweep would wait forever; adapt keeps n workers, submitting new jobs for lost ones.
         n = n_workers or 1
