@@ -13,6 +13,7 @@ from pathlib import Path
 from distributed import Client
 
 from xialpha.jobs import tasks
+from xialpha.jobs.experiment import joined_categories
 from xialpha.jobs.sweep import prepare
 from xialpha.storage.schema import config_values
 from xialpha.storage.store import ResultStore
@@ -51,7 +52,7 @@ def fill_store(spec, store: ResultStore, batches: int | None = None) -> None:
     corpus = spec.corpus.load()
     run_id = uuid.uuid4().hex[:12]
     store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
-                             "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories)}])
+                             "data_fingerprint": plan.fingerprint, "categories": joined_categories(plan.categories)}])
     for batch in plan.batches[:batches]:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
         features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)

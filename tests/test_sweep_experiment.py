@@ -75,3 +75,20 @@ def test_a_selection_of_a_sweep_that_misses_rows_is_saved_only_as_partial(tmp_pa
     assert main(["select", str(store), "--save", "--partial"]) == 0
     assert re.search(r"^stored selection sel-", capsys.readouterr().out, re.MULTILINE)
 
+
+
+def test_a_category_name_with_a_comma_is_one_category_in_the_run_record(tmp_path, capsys):
+    """The run record joined category names with commas, so a complete sweep with a category "oil, gas"
+    looked incomplete (its --save refused) and a rerun under its id looked like another experiment."""
+    corpus = tmp_path / "news.csv"
+    labels = ("grain", '"oil, gas"')
+    rows = [f'n{i},story {i},{labels[i % 2]},{"test" if i % 5 == 0 else "train"}' for i in range(200)]
+    corpus.write_text("id,text,labels,split\n" + "\n".join(rows) + "\n")
+    spec = parse_spec(f'[sweep]\nid = "comma"\n[corpus]\nloader = "table"\npath = "{corpus}"\nid_column = "id"\n'
+                      'label_column = "labels"\nlabel_separator = ";"\nsplit_column = "split"\ntrain_split = "train"\n'
+                      'test_split = "test"\n[svm]\nC = [1.0]\n', source="spec")
+    store = ResultStore(str(tmp_path / "store"))
+    fill_store(spec, store)
+    assert main(["select", store.uri, "--save"]) == 0
+    assert "incomplete" not in capsys.readouterr().err
+    assert _prepare(spec, store).n_skipped == 2  # the same experiment: resumed, nothing to compute

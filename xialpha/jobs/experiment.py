@@ -9,11 +9,30 @@ is forced to be a new run of the id (`force_new_run`), which the run's record th
 
 from __future__ import annotations
 
+import json
+
 from xialpha.errors import UserError
 from xialpha.jobs.plan import experiment_keys
 from xialpha.spec.sweep import SweepSpec, parse_spec
 
 NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and record the change"
+
+
+def joined_categories(categories: list[str]) -> str:
+    """The run record's `categories`: the names joined by commas, or (a name holding a comma) a JSON list."""
+    return json.dumps(list(categories)) if any("," in name for name in categories) else ",".join(categories)
+
+
+def recorded_categories(text: str) -> list[str]:
+    """The category names of a run record's `categories` (`joined_categories`' inverse)."""
+    if text.startswith("["):
+        try:
+            names = json.loads(text)
+        except ValueError:
+            names = None
+        if isinstance(names, list) and all(isinstance(name, str) for name in names):
+            return names
+    return [name for name in text.split(",") if name]
 
 
 def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerprint: str) -> None:
@@ -26,9 +45,10 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
         raise UserError(f"corpus: the training documents of sweep {spec.id!r} changed since its run "
                         f"{newest['run_id']} (data fingerprint {str(newest['data_fingerprint'])[:12]} then, "
                         f"{fingerprint[:12]} now), and its stored rows are of the old ones; {NEW_RUN}")
-    if newest["categories"] != ",".join(categories):
-        raise UserError(f"corpus.categories: sweep {spec.id!r} was run on categories {newest['categories']}, this "
-                        f"spec chooses {','.join(categories)}; {NEW_RUN}")
+    then_categories = recorded_categories(str(newest["categories"]))
+    if then_categories != list(categories):
+        raise UserError(f"corpus.categories: sweep {spec.id!r} was run on categories {', '.join(then_categories)}, "
+                        f"this spec chooses {', '.join(categories)}; {NEW_RUN}")
     recorded = _recorded_spec(newest, spec.corpus.data)
     now = experiment_keys(spec, categories, fingerprint)
     # a recorded spec that no longer parses: the stored rows must be of this spec's grid
@@ -40,13 +60,12 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
 
 def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
     """(rows not stored, rows planned) by the newest recorded run of `sweep_id`: a sweep still
-    running or interrupted misses some; None when no run is recorded or its spec no longer parses
-    (category names are read from the run record, where commas separate them)."""
+    running or interrupted misses some; None when no run is recorded or its spec no longer parses."""
     newest = _newest_run(store, sweep_id)
     recorded = None if newest is None else _recorded_spec(newest)
     if recorded is None:
         return None
-    categories = [name for name in str(newest["categories"]).split(",") if name]
+    categories = recorded_categories(str(newest["categories"]))
     planned = experiment_keys(recorded, categories, str(newest["data_fingerprint"]))
     return len(planned - _stored_keys(store, sweep_id)), len(planned)
 

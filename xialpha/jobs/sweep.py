@@ -18,7 +18,7 @@ from xialpha.estimators.registry import HELD_OUT
 from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
-from xialpha.jobs.experiment import check_same_experiment
+from xialpha.jobs.experiment import check_same_experiment, joined_categories
 from xialpha.jobs.graph import error_line, place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
@@ -124,7 +124,7 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
                 record = {
                     "sweep_id": spec.id, "run_id": run_id, "spec_toml": redact(spec.text), "spec_dir": spec.base_dir,
-                    "data_fingerprint": plan.fingerprint, "categories": ",".join(plan.categories),
+                    "data_fingerprint": plan.fingerprint, "categories": joined_categories(plan.categories),
                     "xialpha_version": __version__, "command": redact(command or ""), "created_at": _now()}
                 store.add_run(record)
                 run = record
