@@ -101,12 +101,3 @@ def test_watch_needs_an_html_page(tmp_path, capsys):
 
     assert main(["report", str(tmp_path / "store"), "--watch"]) == 2
     assert "--watch: needs --html FILE" in capsys.readouterr().err
-
-
-def test_a_page_that_cannot_be_written_is_one_line_naming_html(tmp_path, capsys):
-    from xialpha.cli import main
-
-    page = tmp_path / "no-such-directory" / "live.html"
-    assert main(["report", str(tmp_path / "store"), "--html", str(page), "--watch", "1"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"--html: cannot write {page}" in err, err

@@ -30,12 +30,7 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
     every `every` seconds. Only a run that ends after watching began ends the watching: a sweep
     that ended before is shown while waiting for its next run (`say` says so once). A store or
     sweep that cannot be read yet (UserError: not created yet, no results yet) gets a page saying
-    so, and `say` says it once. Returns True when the sweep ended, False when interrupted; a page
-    that cannot be written is a UserError naming --html."""
-
-    def write(text: str) -> None:
-        write_page(path, text, "--html")
-
+    so, and `say` says it once. Returns True when the sweep ended, False when interrupted."""
     started = pd.Timestamp.now(tz="UTC")
     report, said = None, None
     try:
@@ -44,18 +39,18 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
                 report, ended = read()
             except UserError as exc:
                 said = _once(say, f"waiting: {exc}", said)
-                write(page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(str(exc))}</p>", every))
+                write_page(path, page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(str(exc))}</p>", every))
             else:
                 if ended is not None and _utc(ended) >= started:
-                    write(render_report(report))
+                    write_page(path, render_report(report))
                     return True
                 if ended is not None:
                     said = _once(say, f"the sweep's newest run ended at {minute(ended)}; waiting for another run", said)
-                write(render_report(report, refresh=every))
+                write_page(path, render_report(report, refresh=every))
             time.sleep(every)
     except KeyboardInterrupt:
         if report is not None:
-            write(render_report(report))
+            write_page(path, render_report(report))
         return False
 
 
