@@ -130,3 +130,34 @@ def test_a_full_disk_is_one_line_naming_dest_and_leaves_nothing(tmp_path, fake_m
     assert main(["fetch", "reuters21578", "--from", str(source), "--dest", str(dest)]) == 2
     assert capsys.readouterr().err == f"xialpha fetch: error: --dest: cannot write {dest}: No space left on device\n"
     assert list((tmp_path / "data").iterdir()) == []
+
+
+@pytest.mark.parametrize("data_filter", [True, False], ids=["data-filter", "python-before-3.11.4"])
+def test_an_archive_member_leaving_the_destination_is_refused(tmp_path, fake_manifest, capsys, monkeypatch,
+                                                              data_filter):
+    """A member named ../escaped.sgm: refused with one line, nothing written outside --dest, on a
+    Python with tarfile's "data" filter and on one without it (3.11.0-3.11.3, which a fetch once
+    failed on with "internal error: TypeError")."""
+    import io
+
+    if not data_filter:  # as Python 3.11.0-3.11.3: no data_filter, and extractall takes no filter=
+        extractall = tarfile.TarFile.extractall
+
+        def without_filter(self, path=".", members=None, *, numeric_owner=False, **kwargs):
+            if kwargs:
+                raise TypeError(f"TarFile.extractall() got an unexpected keyword argument {next(iter(kwargs))!r}")
+            return extractall(self, path, members, numeric_owner=numeric_owner)
+
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+        monkeypatch.setattr(tarfile.TarFile, "extractall", without_filter)
+    archive = tmp_path / "evil.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name, data in {**FAKE, "../escaped.sgm": b"x"}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    (tmp_path / "deep").mkdir()
+    assert main(["fetch", "reuters21578", "--from", str(archive), "--dest", str(tmp_path / "deep" / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a readable tar archive" in err, err
+    assert not list(tmp_path.rglob("escaped.sgm"))

@@ -95,10 +95,19 @@ def _download(url: str, target: Path, timeout: float) -> str:
 
 
 def _unpack(archive: Path, target: Path) -> None:
+    """Extract the files and folders of `archive` under `target`, never outside it: the "data" filter
+    where this Python has it (3.11.4+), else members whose names leave `target` are refused."""
     try:
         with tarfile.open(archive) as tar:
             members = [member for member in tar.getmembers() if member.isfile() or member.isdir()]
-            tar.extractall(target, members=members, filter="data")
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(target, members=members, filter="data")
+                return
+            root = target.resolve()
+            for member in members:
+                if not (root / member.name).resolve().is_relative_to(root):
+                    raise tarfile.TarError(f"member {member.name!r} would be written outside {target}")
+            tar.extractall(target, members=members)
     except (tarfile.TarError, EOFError) as exc:
         raise UserError(f"--from: {archive} is not a readable tar archive ({exc})") from None
 
