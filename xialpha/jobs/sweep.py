@@ -14,7 +14,6 @@ from xialpha.version import __version__
 from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.errors import UserError
-from xialpha.estimators.registry import HELD_OUT
 from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
@@ -151,10 +150,9 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
 def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[str]) -> list[str]:
     """The swept categories without a positive document in the held-out split (none when no
     held-out figures are computed): their held-out recall, precision and F1 are undefined (empty)."""
-    split = spec.corpus.test_split
-    if split is None or not spec.estimators.needs(HELD_OUT):
+    if spec.held_out_split is None:
         return []
-    counts = corpus.summary.counts(split)
+    counts = corpus.summary.counts(spec.held_out_split)
     return [category for category in categories if not counts.get(category)]
 
 

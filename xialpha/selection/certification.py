@@ -235,7 +235,7 @@ def _check_split(spec, name: str, estimator: str, force: bool) -> None:
                         "no split of it is sealed")
     if name == train_split:
         raise UserError(f"test_split=: {name!r} is the sweep's training split")
-    if name == spec.corpus.test_split and spec.estimators.needs(HELD_OUT):
+    if name == spec.held_out_split:
         if registry.estimator(estimator).needs == HELD_OUT and not force:
             raise UserError(f"test_split=: the selection was made with the {estimator} estimator on {name!r}; it is "
                             "not sealed (use another split, or force=True)")

@@ -62,13 +62,19 @@ class SweepSpec(GridSpec):
     text: str = field(default="", repr=False, compare=False)
     base_dir: str = field(default="", repr=False, compare=False)  # relative corpus paths resolve here
 
+    @property
+    def held_out_split(self) -> str | None:
+        """The split the held-out figures are scored on: corpus.test_split when an estimator needs
+        it (the holdout estimator), else None."""
+        return self.corpus.test_split if self.estimators.needs(HELD_OUT) else None
+
     def data_fingerprint(self, fingerprint) -> str:
         """What the results depend on in the corpus loaded from this spec: the training split's
         fingerprint, combined with the test split's when the holdout estimator runs on it.
         fingerprint(split): the fingerprint of a split of that corpus (None: all of it)."""
         value = fingerprint(self.corpus.train_split)
-        if self.estimators.needs(HELD_OUT) and self.corpus.test_split:
-            value = hashlib.sha256(f"{value}:{fingerprint(self.corpus.test_split)}".encode()).hexdigest()
+        if self.held_out_split:
+            value = hashlib.sha256(f"{value}:{fingerprint(self.held_out_split)}".encode()).hexdigest()
         return value
 
 
