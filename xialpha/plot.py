@@ -25,9 +25,9 @@ def curves(store=None, *, sweep: str | None = None, selection: str | None = None
     and j, a star at the selection's choice. metric, estimator and rho default to the selection's
     (else f1, the sweep's default estimator, 1). categories: the categories to draw (default all).
     Returns a matplotlib Figure."""
-    view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     if isinstance(categories, str):
         raise UserError(f"categories=: give a list of category names, got the string {categories!r}")
+    view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     unknown = sorted(set(categories or ()) - set(view.curves["category"]))
     if unknown:
         raise UserError(f"categories=: not categories of the sweep: {', '.join(map(repr, unknown))}")
