@@ -292,8 +292,10 @@ def assert_same(got, want) -> None:
 
 def test_outputs_are_those_of_the_golden_record(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the store is "store": messages name it so, whatever the temporary directory
+    if not UPDATE:
+        assert GOLDEN.exists(), f"{GOLDEN} is missing: write it with XIALPHA_GOLDEN_UPDATE=1 and commit it"
     got = json.loads(json.dumps(behaviour(tmp_path, capsys), default=str))
-    if UPDATE or not GOLDEN.exists():
+    if UPDATE:
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         pytest.skip(f"wrote {GOLDEN}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 import os
+from typing import Any, NoReturn
 
 from xialpha.errors import UserError
 
@@ -17,7 +18,7 @@ class ParameterTypeError(UserError, TypeError):
     """A Python API parameter of the wrong type (the command line shows it as its flag, exit 2)."""
 
 
-def _refuse(name: str, value: object, wanted: str):
+def _refuse(name: str, value: object, wanted: str) -> NoReturn:
     shown = repr(value) if isinstance(value, (str, numbers.Number)) else ""
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     raise ParameterTypeError(f"{name}=: must be {wanted}, got {type(value).__name__} {shown}".rstrip())
@@ -55,7 +56,7 @@ def check_text(name: str, value: object, *, optional: bool = True) -> str | None
     return value
 
 
-def check_path(name: str, value: object, *, optional: bool = True):
+def check_path(name: str, value: object, *, optional: bool = True) -> str | os.PathLike[str] | None:
     """`value` is a non-empty path or URI (str or os.PathLike; None too when `optional`)."""
     if value is None and optional:
         return None
@@ -64,7 +65,7 @@ def check_path(name: str, value: object, *, optional: bool = True):
     return value
 
 
-def check_client(value: object):
+def check_client(value: object) -> Any:
     """`value` is None or a running distributed.Client (not its address)."""
     if value is None:
         return None

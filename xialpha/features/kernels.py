@@ -67,19 +67,26 @@ class Kernel:
         if self.name == "linear":
             return G_lin
         if self.name == "poly":
-            out = G_lin * self.gamma
-            out += self.coef0
-            return np.power(out, self.degree, out=out)
+            out = G_lin * self._value("gamma")
+            out += self._value("coef0")
+            return np.power(out, self._value("degree"), out=out)
         if self.name == "sigmoid":
-            out = G_lin * self.gamma
-            out += self.coef0
+            out = G_lin * self._value("gamma")
+            out += self._value("coef0")
             return np.tanh(out, out=out)
         return self._rbf(G_lin, sq_norms_rows, sq_norms_cols)
 
-    def _rbf(self, G_lin: np.ndarray, sq_rows, sq_cols) -> np.ndarray:
+    def _value(self, parameter: str) -> float:
+        """A parameter this kernel uses (never None once constructed: `__post_init__` sets its default)."""
+        value = getattr(self, parameter)
+        if value is None:
+            raise UserError(f"{parameter}: not a parameter of the {self.name} kernel")
+        return value
+
+    def _rbf(self, G_lin: np.ndarray, sq_rows: np.ndarray, sq_cols: np.ndarray | None) -> np.ndarray:
         same = sq_cols is None
         sq_rows = _norms(sq_rows, G_lin.shape[0], "sq_norms_rows")
-        sq_cols = sq_rows if same else _norms(sq_cols, G_lin.shape[1], "sq_norms_cols")
+        sq_cols = sq_rows if sq_cols is None else _norms(sq_cols, G_lin.shape[1], "sq_norms_cols")
         if same and G_lin.shape[0] != G_lin.shape[1]:
             raise UserError(f"sq_norms_cols: needed for a non-square Gram of shape {G_lin.shape}")
         out = G_lin * -2.0
@@ -88,26 +95,27 @@ class Kernel:
         np.maximum(out, 0.0, out=out)
         if same:
             np.fill_diagonal(out, 0.0)
-        out *= -self.gamma
+        out *= -self._value("gamma")
         return np.exp(out, out=out)
 
 
-def _checked(parameter: str, value) -> float | int:
+def _checked(parameter: str, value: object) -> float | int:
     """A kernel parameter as a finite float (degree: int). Hand-written, not sklearn's check_scalar:
     that accepts True as a number and lets NaN/inf through its bounds, and a spec's degree = 3.0
     must pass as 3 where check_scalar(numbers.Integral) would refuse it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise UserError(f"{parameter}: must be a finite number, got {value!r}")
     if parameter == "degree":
-        if value != int(value) or value < 1:
+        whole = int(float(value))
+        if value != whole or value < 1:
             raise UserError(f"degree: must be an integer >= 1, got {value!r}")
-        return int(value)
+        return whole
     if parameter == "gamma" and value <= 0:
         raise UserError(f"gamma: must be > 0, got {value!r}")
     return float(value)
 
 
-def _norms(values, expected: int, name: str) -> np.ndarray:
+def _norms(values: np.ndarray, expected: int, name: str) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (expected,):
         raise UserError(f"{name}: expected shape ({expected},), got {values.shape}")
