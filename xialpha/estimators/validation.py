@@ -15,7 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
-from xialpha.kernel_table import KERNEL_PARAMETERS
+# The kernels xialpha knows and the parameters each takes (as scikit-learn's SVC names them): the one
+# table that the estimators' checks and xialpha.features.kernels (the Kernel spec) both read.
+KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
+KERNELS = tuple(KERNEL_PARAMETERS)
+PARAMETER_NAMES = tuple(dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names))  # gamma, degree, coef0
 
 
 @contextmanager
@@ -135,7 +139,7 @@ def check_features(X, n: int | None = None, name: str = "X"):
 
 
 def check_kernel(kernel: str, kernel_params: dict | None) -> dict:
-    """Validate a named kernel (xialpha.kernel_table) and its parameters; non-linear kernels need
+    """Validate a named kernel (KERNEL_PARAMETERS) and its parameters; non-linear kernels need
     an explicit gamma. Returns the parameters as scikit-learn's SVC and pairwise_kernels take them.
     """
     if kernel not in KERNEL_PARAMETERS:

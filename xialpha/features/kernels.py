@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.features.ids import stable_id
-from xialpha.kernel_table import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
+from xialpha.features.preprocessing import stable_id
+from xialpha.estimators.validation import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
 
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from functools import cached_property
@@ -12,13 +14,19 @@ import numpy as np
 import scipy.sparse as sp
 
 from xialpha.errors import UserError
-from xialpha.features.ids import stable_id
 from xialpha.features.analysis import STEMMERS, STOP_WORD_LISTS, PatternTooSlow, compile_pattern, make_analyzer
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
 ANALYZER_FIELDS = ("lowercase", "token_pattern", "stop_words", "stemming")  # what `count` depends on
 IDF_WEIGHTINGS = ("none", "log", "smooth")
 NORMS = ("l2", "none")
+
+
+def stable_id(params: dict) -> str:
+    """16 hex digits of the sha256 of the canonical JSON of `params` (keys sorted): the ids of frozen
+    settings (preprocessings, kernels), equal across processes, machines and Python versions."""
+    canonical = json.dumps(params, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
