@@ -13,7 +13,7 @@ prune="xi_alpha" also skips support vectors with 2 alpha_t R_delta^2 + xi_t < 1 
 far fewer retrains, but not exact. The lemma's proof moves alpha_t onto unbounded support vectors
 of the full AND of the leave-one-out solution, and stability does not promise room for that.
 It can miss errors with a cost factor j != 1, or where the solution without t has no unbounded
-support vector (its b is then any point of an interval). tests/test_estimators_loo.py has a
+support vector (its b is then any point of an interval). tests/estimators/test_estimators_loo.py has a
 five-example case; on 1,200 Reuters documents no pruned support vector was an error.
 """
 

@@ -15,7 +15,7 @@ Certificate, without a pass over the data: for i outside S,
 so only the examples where that lower bound falls below 1 - tol get their margin computed
 exactly; violators join the working set and the retraining is solved again (rare: the slack
 leaves room). The result equals a retraining on all examples within the solver's tolerance,
-which tests/test_estimators_loo_linear.py checks against full retrainings.
+which tests/estimators/test_estimators_loo_linear.py checks against full retrainings.
 
 Cost per retraining: a warm-started solve on |S| examples plus O(d + n - |S|) for the
 certificate, against several passes over all n examples for a full warm-started retraining.

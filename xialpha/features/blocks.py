@@ -5,7 +5,7 @@ that vocabulary and split into training and held-out rows (`feature_block`); `st
 blocks of all parts back in corpus order.
 
 The result equals `Preprocessing.fit_transform` on the training texts and `transform` on the
-held-out ones, row for row and bit for bit (tests/test_features_blocks.py), whatever the parts.
+held-out ones, row for row and bit for bit (tests/features/test_features_blocks.py), whatever the parts.
 Not dask-ml's CountVectorizer / HashingVectorizer: hashing has no vocabulary (an artefact could
 not name its terms, min_df/max_df and idf need document frequencies), and dask-ml's
 CountVectorizer gathers the vocabulary in the client and knows neither max_df as a share of the

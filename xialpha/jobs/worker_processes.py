@@ -7,7 +7,7 @@ xialpha.jobs.worker_preload): `start_local_workers_early` starts it while the dr
 importing and loading the corpus, so neither a worker's start nor its first task waits for those
 imports (bench/fixed_overhead.py measures what that saves). Unlike forking the driver itself, which runs threads, the fork server is
 single-threaded, and each worker is still a process of its own that its nanny restarts when it
-dies (tests/test_local_workers.py kills the fork server and a worker mid-sweep).
+dies (tests/jobs/test_local_workers.py kills the fork server and a worker mid-sweep).
 """
 
 from __future__ import annotations

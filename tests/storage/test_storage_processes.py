@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from xialpha.storage.store import ResultStore
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # A child process: writes one big results table slowly (tiny row groups) to sweep "big".
 BIG_WRITER = """

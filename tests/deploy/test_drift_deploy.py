@@ -15,7 +15,7 @@ from xialpha.spec.drift import parse_drift_spec
 
 yaml = pytest.importorskip("yaml")
 
-DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 CRON = DEPLOY / "cron"
 
 

@@ -15,7 +15,7 @@ import pytest
 from sweep_processes import DASK
 from xialpha.cli import main
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 SPEC = '[sweep]\nid = "r"\n[corpus]\nloader = "reuters21578"\npath = "{path}"\ntrain_split = "train"\n'
 
 

@@ -22,7 +22,7 @@ from xialpha.cli import COMMANDS, build_parser  # noqa: E402
 from xialpha.jobs.cluster import IMAGE_UID, kubernetes_cluster_spec  # noqa: E402
 from xialpha.spec.sweep import load_spec, parse_spec  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 IMAGE = "xialpha"
 KUBERNETES_KINDS = {

@@ -5,7 +5,7 @@ Real `xialpha sweep` processes on a LocalCluster, signalled once rows are stored
 terminal's Ctrl-C sends it (to the whole process group, worker processes included), SIGTERM as
 `kill` and `docker stop` do (to the driver only), and SIGTERM to xialpha running as PID 1 of its own
 PID namespace, as in a container (PID 1 gets no default signal action: without a handler it would
-ignore SIGTERM until `docker stop` kills it after 10 s). The SLURM side is in tests/test_slurm.py.
+ignore SIGTERM until `docker stop` kills it after 10 s). The SLURM side is in tests/jobs/test_slurm.py.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ STAGE_LINE = re.compile(r"^(loading corpus|planning|starting cluster|vectorising
 @pytest.mark.parametrize("when", ["cluster up", "batches stored"])
 def test_ctrl_c_while_the_sweep_shows_its_progress_adds_one_line(tmp_path, when):
     """Without --quiet and outside a terminal the sweep prints its stages (those lasting a second;
-    tests/test_progress.py) and fits; Ctrl-C once the cluster is up (corpus read, vectorising) or
+    tests/jobs/test_progress.py) and fits; Ctrl-C once the cluster is up (corpus read, vectorising) or
     while fits are stored adds exactly one line: no Dask warning, no traceback."""
     spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
     argv = [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)]

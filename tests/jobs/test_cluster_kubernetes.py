@@ -23,7 +23,7 @@ from xialpha.spec.sweep import load_spec
 
 pytest.importorskip("dask_kubernetes")
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DASK_GROUP = "kubernetes.dask.org/v1"
 RESOURCES = {"v1": ["Pod", "Service"], DASK_GROUP: ["DaskCluster", "DaskWorkerGroup", "DaskJob", "DaskAutoscaler"]}
 

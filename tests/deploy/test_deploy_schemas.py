@@ -27,7 +27,7 @@ jsonschema = pytest.importorskip("jsonschema")
 from xialpha.jobs.cluster import kubernetes_cluster_spec  # noqa: E402
 from xialpha.spec.sweep import load_spec  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 KUBERNETES = DEPLOY / "kubernetes"
 OLDEST_KUBERNETES = "1.26"

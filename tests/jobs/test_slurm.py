@@ -29,7 +29,7 @@ from xialpha.storage.store import ResultStore
 
 pytestmark = [pytest.mark.slurm, pytest.mark.cluster]
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SWEEP = "slurm-ci"
 N_KEYS = 40  # 4 categories x 10 C values, one rho
 # Per-run columns: which run, where and when it ran, how long it took.

@@ -16,7 +16,7 @@ from xialpha.selection.bounds import Confusion, clopper_pearson_lower, clopper_p
 from xialpha.selection.certification import certification_frame, certification_rows, check_sealed
 from xialpha.storage.validate import typed_frame
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 COUNTS = {"a": Confusion(tp=40, fp=10, fn=20, tn=930), "b": Confusion(tp=0, fp=3, fn=0, tn=997),
           "c": Confusion(tp=90, fp=5, fn=5, tn=900)}
 

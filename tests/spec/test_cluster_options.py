@@ -14,7 +14,7 @@ from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect, kubernetes_cluster_spec, slurm_cluster_kwargs
 from xialpha.spec.sweep import load_spec, parse_spec
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CORPUS = '[corpus]\nloader = "synthetic"\nn_docs = 50\n'
 SLURM = CORPUS + '[cluster]\nkind = "slurm"\nmemory_limit = "4GiB"\n'
 KUBERNETES = CORPUS + '[cluster]\nkind = "kubernetes"\nimage = "registry.example.com/xialpha:1"\n'

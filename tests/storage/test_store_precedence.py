@@ -17,7 +17,7 @@ from xialpha.cli import main
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DAY = datetime.timedelta(days=1)
 
 

@@ -107,7 +107,7 @@ def test_shipped_configs_parse():
 
     from xialpha.spec.drift import load_drift_spec
 
-    configs = sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml"))
+    configs = sorted((Path(__file__).resolve().parents[2] / "config").glob("*.toml"))
     assert len(configs) >= 4, "config/ lacks the shipped specs"
     for path in configs:
         (load_drift_spec if path.stem.startswith("drift") else load_spec)(path)
@@ -158,7 +158,7 @@ def test_unknown_loader_arguments_and_loaders_suggest_the_closest(tmp_path):
 
 
 def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reuters(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no copy fetched into the working directory (tests/test_first_steps.py: one is)
+    monkeypatch.chdir(tmp_path)  # no copy fetched into the working directory (tests/commands/test_first_steps.py: one is)
     path = tmp_path / "specs" / "reuters.toml"
     path.parent.mkdir()
     path.write_text('[corpus]\nloader = "reuters21578"\npath = "../data/reuters21578"\n', encoding="utf-8")
@@ -347,7 +347,7 @@ def test_a_validation_fraction_leaving_no_document_is_refused_when_loading():
 def test_shipped_specs_keep_their_test_split_sealed():
     from pathlib import Path
 
-    for path in sorted((Path(__file__).resolve().parents[1] / "config").glob("*.toml")):
+    for path in sorted((Path(__file__).resolve().parents[2] / "config").glob("*.toml")):
         if path.name.startswith("drift"):
             continue
         spec = load_spec(path)

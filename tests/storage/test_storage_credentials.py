@@ -17,7 +17,7 @@ from s3_server import s3_with_auth  # noqa: F401 (a fixture)
 from swept import small_spec
 from xialpha.redaction import redact
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _run(argv: list[str], env: dict, cwd: Path) -> subprocess.CompletedProcess:
