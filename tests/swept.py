@@ -56,7 +56,7 @@ def fill_store(spec, store: ResultStore, batches: int | None = None) -> None:
     for batch in plan.batches[:batches]:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
         features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
-        data = tasks.kernel_gram(tasks.linear_gram(features, False, None), features, kernel)
+        data = tasks.training_data(features, kernel, False, None)  # linear kernels on features, as sweeps do
         base = {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint,
                 **config_values(pre, kernel)}
         rows, examples = tasks.fit_batch(data, batch, base, spec.estimators, spec.tol)
