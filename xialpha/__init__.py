@@ -9,6 +9,8 @@ from xialpha.version import __version__ as __version__
 
 
 API = ("sweep", "select", "refit", "results", "certify", "report", "drift", "as_corpus")
+# The public names: the workflow, its plots, the scikit-learn estimator and the version.
+__all__ = [*API, "plot", "XiAlphaSearchCV", "__version__"]
 
 
 def __getattr__(name: str):
@@ -28,3 +30,7 @@ def __getattr__(name: str):
 
         return XiAlphaSearchCV
     raise AttributeError(f"module 'xialpha' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
