@@ -154,8 +154,9 @@ def corpus_file(n: int, n_categories: int, cache: Path) -> Path:
     return path
 
 
-def measure(spec_text: str, n: int, workers: int) -> dict:
-    """One end-to-end sweep on `workers` local workers: wall, work, critical path, memory, messages."""
+def measure(spec_text: str, n: int, workers: int, store: str | None = None) -> dict:
+    """One end-to-end sweep on `workers` local workers: wall, work, critical path, memory, messages
+    (into the store directory `store`, kept; default a temporary one)."""
     from distributed import get_task_stream
 
     from xialpha.jobs.cluster import connect
@@ -166,8 +167,9 @@ def measure(spec_text: str, n: int, workers: int) -> dict:
     print(f"n_docs={n:,}, {workers} worker(s) ...", flush=True)
     spec = parse_spec(spec_text, source=f"scale-out spec n={n}")
     row = {"n_docs": n, "workers": workers, "oversubscribed": workers > (os.cpu_count() or 1)}
-    with tempfile.TemporaryDirectory(prefix="xialpha-scale-out-") as directory, \
+    with tempfile.TemporaryDirectory(prefix="xialpha-scale-out-") as scratch, \
             ProcessTreeSampler() as tree, MessageMeter() as meter:
+        directory = store or scratch
         with connect(spec.cluster, workers=workers) as client:
             recorder = dependency_recorder(client.cluster.scheduler)
             start, start_clock = time.perf_counter(), time.time()
@@ -196,7 +198,7 @@ BARRIERS = {"refine": ("plan",), "read": ("plan", "refine"), "part": ("census",)
 
 def _graph_figures(tasks: list[dict], dependencies: dict[str, list[str]], start_clock: float) -> dict:
     dependencies = _with_barriers(dependencies)
-    durations, starts, by_kind = {}, [], {}
+    durations, starts, by_kind, counts = {}, [], {}, {}
     for task in tasks:
         key = str(task["key"])
         compute = [part for part in task["startstops"] if part["action"] == "compute"]
@@ -206,6 +208,7 @@ def _graph_figures(tasks: list[dict], dependencies: dict[str, list[str]], start_
         starts.append(min(part["start"] for part in compute))
         kind = _kind(key)
         by_kind[kind] = by_kind.get(kind, 0.0) + durations[key]
+        counts[kind] = counts.get(kind, 0) + 1
     span, path = critical_path(durations, dependencies)
     work = sum(durations.values())
     fits = [seconds for key, seconds in durations.items() if _kind(key) == "fit"]
@@ -213,7 +216,7 @@ def _graph_figures(tasks: list[dict], dependencies: dict[str, list[str]], start_
     return {"work_s": work, "span_s": span, "nonfit_critical_s": nonfit, "parallelism": work / span if span else None,
             "nonfit_share_of_span": nonfit / span if span else None, "longest_fit_s": max(fits, default=0.0),
             "first_task_s": min(starts) - start_clock if starts else None, "critical_path": [_kind(key) for key in path],
-            "work_by_kind_s": by_kind, "tasks": len(durations)}
+            "work_by_kind_s": by_kind, "tasks": len(durations), "tasks_by_kind": counts}
 
 
 def _with_barriers(dependencies: dict[str, list[str]]) -> dict[str, list[str]]:

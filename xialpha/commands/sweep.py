@@ -70,8 +70,10 @@ def _print_dry_run(dry) -> None:
     print(f"corpus: {plural(dry.n_documents, 'document')} in {plural(dry.n_parts, 'part')}, "
           "read and vectorised by the workers")
     linear = sum(len(b.jobs) for b in plan.batches if plan.is_linear(b.kernel))
-    if linear:
-        print(f"linear path: {linear} fits on sparse features (no Gram matrix), warm-started along C")
+    if linear and plan.path_cut is not None:
+        print(f"linear path: {linear} fits on sparse features (no Gram matrix) in "
+              f"{plural(plan.path_cut.segments, 'fit task')}")
+        print(f"  {plan.path_cut.describe()}")
     if dry.feature_bytes:
         sizes = ", ".join(f"{size / 2**20:.1f}" for size in dry.feature_bytes.values())
         print(f"features: about {sizes} MiB per preprocessing; a worker stacks {dry.stacked_bytes_per_worker / 2**20:.1f} MiB "

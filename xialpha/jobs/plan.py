@@ -2,7 +2,9 @@
 
 Pure bookkeeping, no Dask: the graph module turns a plan into tasks. One config is
 (preprocessing, kernel, category, C, j); it yields one stored row per rho, each with its own key.
-Linear kernels are batched as C paths (warm starts); kernel-path fits in batches of MAX_BATCH at most.
+Linear kernels are batched as C paths (warm starts) — cut into segments that run at once when the
+cluster has more worker slots than there are paths (`cut_paths`); kernel-path fits in batches of
+MAX_BATCH at most.
 """
 
 from __future__ import annotations
@@ -38,6 +40,31 @@ class Batch:
     jobs: tuple[FitJob, ...]
 
 
+@dataclass(frozen=True)
+class PathCut:
+    """How the linear path's C paths became tasks: `paths` C paths (one per preprocessing, linear
+    kernel, category and j) of `longest` C at most, in `segments` tasks, for `slots` worker threads."""
+
+    paths: int
+    longest: int
+    segments: int
+    slots: int
+
+    def describe(self) -> str:
+        """One line for a dry run: how the paths were cut and why."""
+        paths = f"{_count(self.paths, 'C path')} of up to {self.longest} C"
+        threads = _count(self.slots, "worker thread")
+        if self.segments == self.paths:
+            why = f"{threads} for {_count(self.paths, 'path')}" if self.paths >= self.slots else "one C per path"
+            return f"{paths}: each path one task, warm-started along C ({why})"
+        return (f"{paths} cut into {self.segments} segments that run at once ({threads} for "
+                f"{_count(self.paths, 'path')}); each segment warm-starts along its C after a cold first C")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 @dataclass
 class SweepPlan:
     """Everything the graph needs, and the counts a dry run prints."""
@@ -50,6 +77,7 @@ class SweepPlan:
     batches: list[Batch] = field(default_factory=list)
     n_keys: int = 0
     n_skipped: int = 0
+    path_cut: PathCut | None = None  # None when no linear-path fit is pending
 
     @property
     def n_fits(self) -> int:
@@ -105,9 +133,14 @@ def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train:
         pending.setdefault((p, k), []).append(job)
     n_fits = sum(len(jobs) for jobs in pending.values())
     size = spec.batch_size or min(MAX_BATCH, max(1, math.ceil(n_fits / (8 * max(threads, 1)))))
+    paths = [(p, k, path) for (p, k), jobs in pending.items() if plan.is_linear(k) for path in c_paths(jobs)]
+    if paths:
+        segments = cut_paths([path for _, _, path in paths], threads)
+        plan.path_cut = PathCut(len(paths), max(len(path) for _, _, path in paths),
+                                sum(len(cut) for cut in segments), max(threads, 1))
+        plan.batches.extend(Batch(p, k, segment) for (p, k, _), cut in zip(paths, segments) for segment in cut)
     for (p, k), jobs in pending.items():
         if plan.is_linear(k):
-            plan.batches.extend(Batch(p, k, path) for path in c_paths(jobs))
             continue
         for start in range(0, len(jobs), size):
             plan.batches.append(Batch(p, k, tuple(jobs[start : start + size])))
@@ -142,3 +175,18 @@ def c_paths(jobs: list[FitJob]) -> list[tuple[FitJob, ...]]:
     for job in jobs:
         paths.setdefault((job.category, job.j), []).append(job)
     return [tuple(sorted(path, key=lambda job: job.C)) for path in paths.values()]
+
+
+def cut_paths(paths: list[tuple[FitJob, ...]], slots: int) -> list[list[tuple[FitJob, ...]]]:
+    """Each C path as one segment, or, when the paths are fewer than `slots` worker threads, cut into
+    ceil(slots / paths) contiguous segments of nearly equal length (at most one per C), so every
+    thread has a task: segment i of a path starts cold at its first C and warm-starts the rest.
+    A whole path warm-starts every fit but runs on one thread; its segments finish in the time of
+    their longest one (`bench/c_axis.py` measures both)."""
+    per_path = 1 if len(paths) >= slots else math.ceil(slots / len(paths))
+    cut = []
+    for path in paths:
+        count = min(per_path, len(path))
+        bounds = [-(-i * len(path) // count) for i in range(count + 1)]  # longer segments first, at the cheaper small C
+        cut.append([path[bounds[i] : bounds[i + 1]] for i in range(count)])
+    return cut
