@@ -10,8 +10,33 @@ I/O error): exit code 4; what was stored before stays stored.
 class UserError(ValueError):
     """A problem with the user's input: the CLI prints it as one line and exits with code 2.
 
-    The message names the field, argument or file and says what is wrong with it.
+    The message names the field, argument or file and says what is wrong with it. Where that is
+    a key (of a spec, or a loader's argument) it is given as `key` and the message as what is
+    wrong: str() is then "key: message", and `within(table)` names the same key inside a table
+    ("label_column" -> "corpus.label_column") without editing the message's text. `file`: the
+    spec file the key is in, shown first.
     """
+
+    def __init__(self, message: str = "", *, key: str | None = None, file: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.key = key
+        self.file = file
+
+    def __str__(self) -> str:
+        key = f"{self.key}: " if self.key else ""
+        file = f"{self.file}: " if self.file else ""
+        return f"{file}{key}{self.message}"
+
+    def within(self, table: str | None = None, *, file: str | None = None) -> "UserError":
+        """The same error, its key inside `table` (a dotted path; an error without a key is left
+        as it is) and in `file` (unless it names one already)."""
+        import copy
+
+        error = copy.copy(self)
+        error.key = f"{table}.{self.key}" if table and self.key else self.key
+        error.file = self.file or file
+        return error
 
 
 class StoreWriteError(Exception):

@@ -146,9 +146,15 @@ print("not reached")
     assert done.stderr.splitlines() == ["interrupted by SIGINT"]
 
 
-def test_importing_dask_jobqueue_for_kind_slurm_leaves_the_sigint_handler_alone():
-    """dask_jobqueue's runner module sets SIGINT to sys.exit() on import: Ctrl-C would exit 0, silently."""
+def test_importing_dask_jobqueue_for_kind_slurm_leaves_the_sigint_handler_alone(tmp_path):
+    """dask_jobqueue's runner module sets SIGINT to sys.exit() on import: Ctrl-C would exit 0, silently.
+    slurm_cluster_class() first refuses a machine without `sbatch` on PATH; a stand-in `sbatch` (never
+    run: only looked up) lets the import be tested on machines without SLURM too."""
     pytest.importorskip("dask_jobqueue")
+    stand_in = tmp_path / "bin" / "sbatch"
+    stand_in.parent.mkdir()
+    stand_in.write_text("#!/bin/sh\necho 'stand-in sbatch: not SLURM' >&2\nexit 1\n")
+    stand_in.chmod(0o755)
     program = """
 import signal, sys
 assert "dask_jobqueue" not in sys.modules
@@ -157,5 +163,6 @@ from xialpha.jobs.cluster import slurm_cluster_class
 slurm_cluster_class()
 print("dask_jobqueue" in sys.modules, signal.getsignal(signal.SIGINT) is handler)
 """
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    env = {**os.environ, "PATH": f"{stand_in.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, env=env)
     assert done.stdout.split() == ["True", "True"], done.stderr

@@ -167,9 +167,9 @@ def test_archive_members_must_be_regular_files(tmp_path):
 
 def test_loader_arguments_of_the_wrong_type_are_refused(tmp_path):
     write_tree(tmp_path / "news", TREE)
-    with pytest.raises(UserError, match=r"argument path must be a string or a path, got \["):
+    with pytest.raises(UserError, match=r"^path: must be a string or a path, got \["):
         load_corpus("directory", path=[str(tmp_path / "news")])
-    with pytest.raises(UserError, match="argument skip_empty must be true or false, got 'false'"):
+    with pytest.raises(UserError, match="^skip_empty: must be true or false, got 'false' \\(corpus loader 'directory'\\)$"):
         load_corpus("directory", path=str(tmp_path / "news"), skip_empty="false")
 
 

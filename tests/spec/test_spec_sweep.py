@@ -157,6 +157,56 @@ def test_unknown_loader_arguments_and_loaders_suggest_the_closest(tmp_path):
         parse_spec(MINIMAL.replace('"synthetic"', '"reuters"').replace("n_docs = 100", ""), source="s.toml")
 
 
+@pytest.mark.parametrize("typo, message", [
+    # issue 34: "did you mean test_fraction?" (a synthetic argument), and a consequence of the typo
+    # ("validation_fraction: needs corpus.train_split") named instead of the typo itself
+    ("validaton_fraction = 0.2", "corpus.validaton_fraction: unknown key for corpus loader 'synthetic'; "
+                                 "did you mean validation_fraction?"),
+    ('trian_split = "train"\nvalidation_fraction = 0.2', "corpus.trian_split: unknown key for corpus loader "
+                                                         "'synthetic'; did you mean train_split?"),
+    ('test_splt = "test"', "corpus.test_splt: unknown key for corpus loader 'synthetic'; did you mean test_split?"),
+    ("validation_sed = 1", "corpus.validation_sed: unknown key for corpus loader 'synthetic'; did you mean "
+                           "validation_seed?"),
+])
+def test_a_mistyped_corpus_key_is_named_first_and_compared_with_every_corpus_key(typo, message):
+    with pytest.raises(UserError) as error:
+        parse_spec(MINIMAL.replace("n_docs = 100", f"n_docs = 100\n{typo}"), source="s.toml")
+    assert str(error.value) == f"s.toml: {message}"
+
+
+def test_a_mistyped_key_of_a_corpus_given_in_memory_names_the_closest():
+    from xialpha.corpora.synthetic import make_synthetic
+
+    with pytest.raises(UserError, match=r"^<spec>: corpus.trian_split: unknown key for a corpus given in memory "
+                                        r"\(corpus=\); did you mean train_split\?$"):
+        parse_spec('[corpus]\ntrian_split = "train"\n', corpus=make_synthetic(n_docs=20))
+
+
+def test_a_split_asked_of_a_table_without_splits_says_how_a_table_gets_them(tmp_path):
+    """Issue 34: before, "corpus.train_split: the corpus has no split 'train' (it has: none)"."""
+    (tmp_path / "docs.csv").write_text("text,label\nalpha beta,a\ngamma delta,b\nbeta gamma,a\ndelta,b\n")
+    spec = tmp_path / "s.toml"
+    spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\ntrain_split = "train"\nvalidation_fraction = 0.5\n')
+    with pytest.raises(UserError) as error:
+        load_spec(spec).corpus.load()
+    assert str(error.value) == (f"{spec}: corpus.train_split: the corpus has no split 'train': it has no splits at all "
+                                "(a table corpus gets them from split_column, or from one file per split: "
+                                'path = {train = "a.csv", test = "b.csv"})')
+
+
+def test_a_user_error_keeps_its_key_and_file_across_processes():
+    """Loader errors are raised in Dask workers and pickled back: the key must survive (to be
+    named as the spec's key, corpus.<key>, by the driver)."""
+    import pickle
+
+    error = pickle.loads(pickle.dumps(UserError("must be a column name, got ''", key="label_column")))
+    assert (error.key, error.file, str(error)) == ("label_column", None, "label_column: must be a column name, got ''")
+    named = error.within("corpus", file="s.toml")
+    assert (named.key, named.file) == ("corpus.label_column", "s.toml")
+    assert str(pickle.loads(pickle.dumps(named))) == "s.toml: corpus.label_column: must be a column name, got ''"
+    assert str(UserError("a.csv, line 3: 2 fields").within("corpus")) == "a.csv, line 3: 2 fields"  # no key: as it was
+
+
 def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reuters(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no copy fetched into the working directory (tests/commands/test_first_steps.py: one is)
     path = tmp_path / "specs" / "reuters.toml"
@@ -248,17 +298,18 @@ def test_a_spec_that_is_not_utf8_is_named(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    ('loader = "directory"\npath = ["docs"]', "argument path must be a string or a path, got ['docs']"),
-    ('loader = "table"\npath = "x.csv"\nheader = "no"', "argument header must be true or false, got 'no'"),
-    ('loader = "table"\npath = "x.csv"\ncolumn_names = "label"', "argument column_names must be a list of strings"),
-    ('loader = "synthetic"\nn_docs = 10.5', "argument n_docs must be an integer, got 10.5"),
-    ('loader = "synthetic"\nstart = 2000-01-01', "argument start must be a string, got datetime.date(2000, 1, 1)"),
-    ('loader = "svmlight"\npath = "x.svm"\nzero_based = 1', "argument zero_based must be true or false or a string, got 1"),
+    ('loader = "directory"\npath = ["docs"]', "corpus.path: must be a string or a path, got ['docs']"),
+    ('loader = "table"\npath = "x.csv"\nheader = "no"', "corpus.header: must be true or false, got 'no'"),
+    ('loader = "table"\npath = "x.csv"\ncolumn_names = "label"', "corpus.column_names: must be a list of strings"),
+    ('loader = "synthetic"\nn_docs = 10.5', "corpus.n_docs: must be an integer, got 10.5"),
+    ('loader = "synthetic"\nstart = 2000-01-01', "corpus.start: must be a string, got datetime.date(2000, 1, 1)"),
+    ('loader = "svmlight"\npath = "x.svm"\nzero_based = 1', "corpus.zero_based: must be true or false or a string, got 1"),
 ])
 def test_loader_arguments_of_the_wrong_type_are_refused_at_spec_time(args, message):
     with pytest.raises(UserError) as info:
         parse_spec(f"[corpus]\n{args}\n", source="bad.toml")
-    assert message in str(info.value)
+    assert str(info.value).startswith(f"bad.toml: {message}")
+    assert str(info.value).endswith(f"(corpus loader {args.split(chr(34))[1]!r})")
 
 
 def test_a_grid_beyond_max_configs_is_refused_with_its_count_before_expanding():

@@ -108,7 +108,7 @@ class Corpus:
         """The documents of predefined split `name` (e.g. "train"); UserError if there is no such split."""
         if name not in self.split_names:
             known = ", ".join(self.split_names) or "none"
-            raise UserError(f"split: corpus {self.name!r} has no split {name!r} (splits: {known})")
+            raise UserError(f"corpus {self.name!r} has no split {name!r} (splits: {known})", key="split")
         return self.subset(self.splits == name)
 
     def category_counts(self) -> dict[str, int]:
@@ -128,7 +128,7 @@ class Corpus:
     def y(self, category: str) -> np.ndarray:
         """Targets for one category: int8 array of shape (n,), +1 where the document has it, else -1."""
         if category not in self.category_counts():
-            raise UserError(f"category: {category!r} is not a category of corpus {self.name!r}")
+            raise UserError(f"{category!r} is not a category of corpus {self.name!r}", key="category")
         return targets(self.labels, [category])[:, 0]
 
     def fingerprint(self) -> str:
@@ -167,29 +167,33 @@ def choose_categories(counts: Mapping[str, int], corpus_name: str, top_k: int | 
                       names: Sequence[str] | None = None, min_positives: int | None = None) -> list[str]:
     """Categories to train for, from `counts` {category: documents} of the training documents:
     `names` (in that order) or all by frequency, keeping those with at least `min_positives`
-    documents, then the first `top_k` of them. UserError naming the argument otherwise."""
+    documents, then the first `top_k` of them. UserError naming the argument otherwise (when no
+    category is left: the filter that left none, or no argument for a corpus without categories)."""
     counts = ranked_counts(counts)
     if names is not None:
         if isinstance(names, str):
-            raise UserError(f"names: expected a list of category names, got the string {names!r}")
+            raise UserError(f"expected a list of category names, got the string {names!r}", key="names")
         unknown = [name for name in names if name not in counts]
         if unknown:
-            raise UserError(f"names: unknown categor{'y' if len(unknown) == 1 else 'ies'} "
+            raise UserError(f"unknown categor{'y' if len(unknown) == 1 else 'ies'} "
                             f"{', '.join(map(repr, unknown))} in corpus {corpus_name!r}"
-                            f"{did_you_mean(unknown[0], counts, listing='most frequent')}")
+                            f"{did_you_mean(unknown[0], counts, listing='most frequent')}", key="names")
         chosen = list(dict.fromkeys(names))
     else:
         chosen = list(counts)
+    emptied_by = "names" if not chosen and names is not None else None  # the filter that left no category
     if min_positives is not None:
         _check_count("min_positives", min_positives, minimum=1)
+        before = len(chosen)
         chosen = [name for name in chosen if counts[name] >= min_positives]
+        emptied_by = emptied_by or ("min_positives" if before and not chosen else None)
     if top_k is not None:
         _check_count("top_k", top_k, minimum=1)
         chosen = chosen[:top_k]
     if not chosen:
         given = {"top_k": top_k, "names": None if names is None else list(names), "min_positives": min_positives}
         settings = ", ".join(f"{key} = {json.dumps(value)}" for key, value in given.items() if value is not None)
-        raise UserError(f"categories: no category of corpus {corpus_name!r} is left ({settings or 'no filter'})")
+        raise UserError(f"no category of corpus {corpus_name!r} is left ({settings or 'no filter'})", key=emptied_by)
     return chosen
 
 
@@ -256,4 +260,4 @@ def _feed(digest, data: bytes) -> None:
 
 def _check_count(field: str, value: object, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise UserError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+        raise UserError(f"must be an integer >= {minimum}, got {value!r}", key=field)

@@ -44,14 +44,14 @@ def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow
     filed under several categories of a split is merged within its split's part. An archive is
     one part (a compressed stream is read in one pass). The tree is listed, not read, here."""
     if layout not in LAYOUTS:
-        raise UserError(f"layout: must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+        raise UserError(f"must be one of {', '.join(LAYOUTS)}, got {layout!r}", key="layout")
     root = existing_path(path)
     settings = {"path": str(root), "layout": layout, "skip_empty": skip_empty, "follow_symlinks": follow_symlinks}
     if not root.is_dir():
         return [Part("directory", str(root), settings, where=())]
     files = tree_files(root, follow_symlinks)
     if not files:
-        raise UserError(f"path: no files in {root}")
+        raise UserError(f"no files in {root}", key="path")
     relatives, layout, wrapper = _resolve_layout([relative for relative, _ in files], layout, root)
     settings["layout"] = layout
     if layout == "category":
@@ -72,7 +72,7 @@ def read_directory_part(part: Part) -> RawPart:
     else:
         files = list(iter_tree_files(root, follow_symlinks=follow))
         if not files:
-            raise UserError(f"path: no files in {root}")
+            raise UserError(f"no files in {root}", key="path")
         relatives, layout, wrapper = _resolve_layout([relative for relative, _ in files], layout, root)
         files = [(relative, data) for relative, (_, data) in zip(relatives, files)]
     corpus = _documents(files, layout, root, part.args["skip_empty"])
@@ -82,7 +82,7 @@ def read_directory_part(part: Part) -> RawPart:
 def check_directory_parts(parts: list[Part], censuses: list[Census]) -> None:
     """UserError when every document of the tree was empty and skipped."""
     if not sum(sum(c.split_sizes.values()) for c in censuses):
-        raise UserError(f"path: every document in {parts[0].args['path']} is empty")
+        raise UserError(f"every document in {parts[0].args['path']} is empty", key="path")
 
 
 def _documents(files: list[tuple[PurePosixPath, bytes]], layout: str, root: Path, skip_empty: bool) -> Corpus:
@@ -116,8 +116,8 @@ def _resolve_layout(relatives: list[PurePosixPath], layout: str, root) -> tuple[
     top-level folder wrapping the whole tree (usual in archives) that was looked through ("" if none)."""
     depths = {len(relative.parts) for relative in relatives}
     if len(depths) != 1:
-        raise UserError(f"path: files in {root} lie at different depths {sorted(d - 1 for d in depths)} "
-                        "(expected <split>/<category>/<file> or <category>/<file>)")
+        raise UserError(f"files in {root} lie at different depths {sorted(d - 1 for d in depths)} "
+                        "(expected <split>/<category>/<file> or <category>/<file>)", key="path")
     depth = depths.pop()
     tops = {relative.parts[0] for relative in relatives}
     wrapped = len(tops) == 1 and depth >= 3
@@ -128,7 +128,7 @@ def _resolve_layout(relatives: list[PurePosixPath], layout: str, root) -> tuple[
     expected = 3 if layout == "split/category" else 2
     wrapped = wrapped and depth == expected + 1
     if depth - wrapped != expected:
-        raise UserError(f"path: {root} has files {depth - 1} folder(s) deep; layout {layout!r} needs {expected - 1}")
+        raise UserError(f"{root} has files {depth - 1} folder(s) deep; layout {layout!r} needs {expected - 1}", key="path")
     if not wrapped:
         return relatives, layout, ""
     return [PurePosixPath(*relative.parts[1:]) for relative in relatives], layout, relatives[0].parts[0]

@@ -66,25 +66,33 @@ def load_corpus(kind: str, **kwargs) -> Corpus:
     return LOADERS[kind](**kwargs)
 
 
-def check_loader_arguments(kind: str, kwargs: dict) -> None:
+def loader_keys(kind: str) -> list[str]:
+    """The keyword arguments corpus loader `kind` (one of LOADERS) takes, in its signature's order."""
+    return list(inspect.signature(LOADERS[kind]).parameters)
+
+
+def check_loader_arguments(kind: str, kwargs: dict, other_keys=()) -> None:
     """UserError unless loader `kind` exists and takes `kwargs`: every required argument given,
-    none unknown, each of the type its annotation names (a list where a path belongs is refused)."""
+    none unknown, each of the type its annotation names (a list where a path belongs is refused).
+    Each error's key is the argument's; an unknown one is compared with the loader's arguments
+    and `other_keys` (the other keys valid where the arguments are given) for "did you mean"."""
     if kind not in LOADERS:
-        raise UserError(f"loader: unknown corpus loader {kind!r}{did_you_mean(kind, LOADERS, listing='known')}")
+        raise UserError(f"unknown corpus loader {kind!r}{did_you_mean(kind, LOADERS, listing='known')}", key="loader")
     loader = LOADERS[kind]
     parameters = inspect.signature(loader).parameters
-    unknown = sorted(set(kwargs) - set(parameters))
+    unknown = [name for name in kwargs if name not in parameters]
     if unknown:
-        raise UserError(f"{unknown[0]}: unknown key for corpus loader {kind!r}"
-                        f"{did_you_mean(unknown[0], parameters, listing='keys', list_when_close=False)}")
+        raise UserError(f"unknown key for corpus loader {kind!r}"
+                        f"{did_you_mean(unknown[0], [*parameters, *other_keys], listing='keys', list_when_close=False)}",
+                        key=unknown[0])
     missing = [name for name, parameter in parameters.items()
                if parameter.default is inspect.Parameter.empty and name not in kwargs]
     if missing:
-        raise UserError(f"corpus loader {kind!r}: missing argument {', '.join(missing)}")
+        raise UserError(f"is required by corpus loader {kind!r}", key=missing[0])
     hints = typing.get_type_hints(loader, include_extras=True)
     for name, value in kwargs.items():
         if name in hints and not _matches(value, hints[name]):
-            raise UserError(f"corpus loader {kind!r}: argument {name} must be {_describe(hints[name])}, got {value!r}")
+            raise UserError(f"must be {_describe(hints[name])}, got {value!r} (corpus loader {kind!r})", key=name)
 
 
 def _matches(value, hint) -> bool:

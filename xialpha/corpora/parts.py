@@ -270,7 +270,7 @@ def finishes(parts: list[Part], censuses: list[Census], train_split: str | None 
     widest = max((c.n_columns for c in censuses), default=0) - one_based
     n_features = args.get("n_features")
     if n_features is not None and widest > n_features:
-        raise UserError(f"n_features: {parts[0].source} has feature index {widest - 1} (0-based), not < {n_features}")
+        raise UserError(f"{parts[0].source} has feature index {widest - 1} (0-based), not < {n_features}", key="n_features")
     width = max(widest, 0) if n_features is None else n_features
     return [Finish(offset, train_split, width, one_based) for offset in offsets]
 

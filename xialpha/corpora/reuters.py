@@ -59,14 +59,14 @@ def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -
     """One part per reut2-NNN.sgm file of a directory, in name order; an archive is one part (a
     compressed stream is read in one pass)."""
     if split not in SPLITS:
-        raise UserError(f"split: must be one of {', '.join(SPLITS)}, got {split!r}")
+        raise UserError(f"must be one of {', '.join(SPLITS)}, got {split!r}", key="split")
     root = existing_path(path)
     settings = {"path": str(root), "split": split, "follow_symlinks": follow_symlinks}
     if not root.is_dir():
         return [Part("reuters21578", str(root), settings, where=("",))]
     files = [(str(relative), str(target)) for relative, target in tree_files(root, follow_symlinks) if _wanted(relative)]
     if not files:
-        raise UserError(f"path: no reut2-NNN.sgm files in {root}")
+        raise UserError(f"no reut2-NNN.sgm files in {root}", key="path")
     return [Part("reuters21578", str(root / relative), settings, where=(relative, target)) for relative, target in files]
 
 
@@ -79,7 +79,7 @@ def read_reuters_part(part: Part) -> RawPart:
     else:
         files = list(iter_tree_files(root, wanted=_wanted, follow_symlinks=part.args["follow_symlinks"]))
         if not files:
-            raise UserError(f"path: no reut2-NNN.sgm files in {root}")
+            raise UserError(f"no reut2-NNN.sgm files in {root}", key="path")
     ids, texts, labels, times, splits = [], [], [], [], []
     for name, data in files:
         for story in _complete_stories(data.decode("latin-1"), root / name):
@@ -102,7 +102,7 @@ def read_reuters_part(part: Part) -> RawPart:
 def check_reuters_parts(parts: list[Part], censuses: list[Census]) -> None:
     """UserError when no file holds a story of the chosen split."""
     if not sum(sum(c.split_sizes.values()) for c in censuses):
-        raise UserError(f"path: no Reuters stories in the reut2-NNN.sgm files of {parts[0].args['path']}")
+        raise UserError(f"no Reuters stories in the reut2-NNN.sgm files of {parts[0].args['path']}", key="path")
 
 
 def _wanted(relative) -> bool:
@@ -116,19 +116,19 @@ def _complete_stories(sgml: str, file) -> list[re.Match]:
     stories = list(_STORY.finditer(sgml))
     starts = list(_STORY_START.finditer(sgml))
     if not starts:
-        raise UserError(f"path: {file} holds no <REUTERS> story (not a Reuters-21578 SGML file)")
+        raise UserError(f"{file} holds no <REUTERS> story (not a Reuters-21578 SGML file)", key="path")
     for index, start in enumerate(starts):  # story i must start at start i and end before start i + 1
         if (index >= len(stories) or stories[index].start() != start.start()
                 or (index + 1 < len(starts) and stories[index].end() > starts[index + 1].start())):
             newid = dict(_ATTR.findall(start["attrs"])).get("NEWID", "?")
             line = sgml.count("\n", 0, start.start()) + 1
-            raise UserError(f"path: {file}: story {index + 1} (NEWID={newid}, line {line}) has no </REUTERS>: "
-                            "the file is truncated or corrupt")
+            raise UserError(f"{file}: story {index + 1} (NEWID={newid}, line {line}) has no </REUTERS>: "
+                            "the file is truncated or corrupt", key="path")
     tail = sgml[stories[-1].end():]
     if tail.strip():
         newid = dict(_ATTR.findall(stories[-1]["attrs"])).get("NEWID", "?")
-        raise UserError(f"path: {file}: text after the last complete story (NEWID={newid}) is not a story: "
-                        f"{tail.strip()[:40]!r}; the file is truncated or corrupt")
+        raise UserError(f"{file}: text after the last complete story (NEWID={newid}) is not a story: "
+                        f"{tail.strip()[:40]!r}; the file is truncated or corrupt", key="path")
     return stories
 
 

@@ -27,14 +27,14 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (
 def existing_path(path: str | os.PathLike, field: str = "path") -> Path:
     """`path` as a Path; UserError naming `field` when nothing is there."""
     if path is None or str(path) == "":
-        raise UserError(f"{field}: no path given")
+        raise UserError("no path given", key=field)
     resolved = Path(path).expanduser()
     try:
         os.stat(resolved)
     except FileNotFoundError:
-        raise UserError(f"{field}: {resolved} does not exist") from None
+        raise UserError(f"{resolved} does not exist", key=field) from None
     except OSError as exc:
-        raise UserError(f"{field}: {resolved}: {exc.strerror}") from None
+        raise UserError(f"{resolved}: {exc.strerror}", key=field) from None
     return resolved
 
 
@@ -48,15 +48,15 @@ def existing_file(path, field: str = "path") -> Path | str:
     if not is_uri(path):
         found = existing_path(path, field)
         if not found.is_file():
-            raise UserError(f"{field}: {found} is not a file")
+            raise UserError(f"{found} is not a file", key=field)
         return found
     filesystem, inner = _filesystem(path, field)
     try:
         found = filesystem.isfile(inner)
     except Exception as exc:  # each filesystem raises its own errors (permissions, network)
-        raise UserError(f"{field}: cannot reach {path} ({type(exc).__name__}: {exc})") from None
+        raise UserError(f"cannot reach {path} ({type(exc).__name__}: {exc})", key=field) from None
     if not found:
-        raise UserError(f"{field}: {path} does not exist or is not a file")
+        raise UserError(f"{path} does not exist or is not a file", key=field)
     return path
 
 
@@ -95,7 +95,7 @@ def _filesystem(uri: str, field: str):
     try:
         return fsspec.core.url_to_fs(uri)
     except (ImportError, ValueError) as exc:
-        raise UserError(f"{field}: cannot read {uri}: {exc}") from None
+        raise UserError(f"cannot read {uri}: {exc}", key=field) from None
 
 
 def is_archive(path: Path) -> bool:
@@ -164,7 +164,7 @@ def _tree_files(path: Path, root: Path, follow_symlinks: bool) -> list[tuple[Pur
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
-            raise UserError(f"path: {directory}: {exc.strerror}") from None
+            raise UserError(f"{directory}: {exc.strerror}", key="path") from None
         for entry in entries:
             if entry.name.startswith("."):
                 continue
@@ -173,7 +173,7 @@ def _tree_files(path: Path, root: Path, follow_symlinks: bool) -> list[tuple[Pur
                 target = _link_target(entry_path, root, follow_symlinks)
                 if target.is_dir():
                     if any(target == a or a.is_relative_to(target) for a in ancestors):
-                        raise UserError(f"path: {entry_path} is a symbolic link to {target}, which contains it (a loop)")
+                        raise UserError(f"{entry_path} is a symbolic link to {target}, which contains it (a loop)", key="path")
                     stack.append((relative, entry_path, (*ancestors, target)))
                 else:
                     found.append((relative, target))
@@ -188,12 +188,12 @@ def _link_target(link: Path, root: Path, follow_symlinks: bool) -> Path:
     try:
         target = Path(os.path.realpath(link, strict=True))
     except FileNotFoundError:
-        raise UserError(f"path: {link} is a symbolic link to {os.readlink(link)}, which does not exist") from None
+        raise UserError(f"{link} is a symbolic link to {os.readlink(link)}, which does not exist", key="path") from None
     except OSError as exc:
-        raise UserError(f"path: {link}: {exc.strerror} (a symbolic link loop)") from None
+        raise UserError(f"{link}: {exc.strerror} (a symbolic link loop)", key="path") from None
     if not follow_symlinks and not target.is_relative_to(root):
-        raise UserError(f"path: {link} is a symbolic link to {target}, outside the corpus {root}; "
-                        "set follow_symlinks = true to read it")
+        raise UserError(f"{link} is a symbolic link to {target}, outside the corpus {root}; "
+                        "set follow_symlinks = true to read it", key="path")
     return target
 
 
@@ -211,8 +211,8 @@ def _archive_files(path: Path, wanted) -> Iterator[tuple[PurePosixPath, bytes]]:
                 if member.isdir() or _hidden(relative) or not wanted(relative):
                     continue
                 if not (member.isfile() or member.islnk()):
-                    raise UserError(f"path: {path} holds {member.name}, which is not a regular file "
-                                    "(a symbolic link or special file); archives must hold regular files")
+                    raise UserError(f"{path} holds {member.name}, which is not a regular file "
+                                    "(a symbolic link or special file); archives must hold regular files", key="path")
                 data = read.get(os.path.normpath(member.linkname)) if member.islnk() else None
                 if data is None:
                     data = archive.extractfile(member).read()

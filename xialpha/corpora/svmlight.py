@@ -58,10 +58,10 @@ def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_b
 def svmlight_parts(path, n_features: int | None = None, zero_based: bool | str = "auto") -> list[Part]:
     """The file as one part (`refine_svmlight_part` cuts it into blocks of lines)."""
     if zero_based not in (True, False, "auto"):
-        raise UserError(f"zero_based: must be true, false or 'auto', got {zero_based!r}")
+        raise UserError(f"must be true, false or 'auto', got {zero_based!r}", key="zero_based")
     if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, int)
                                    or not 1 <= n_features <= MAX_FEATURES):
-        raise UserError(f"n_features: must be an integer between 1 and {MAX_FEATURES:,}, got {n_features!r}")
+        raise UserError(f"must be an integer between 1 and {MAX_FEATURES:,}, got {n_features!r}", key="n_features")
     file = existing_file(path)
     settings = {"path": path, "n_features": n_features, "zero_based": zero_based}
     return [Part("svmlight", str(file), settings, where=(file, 0, None, 1))]
@@ -96,8 +96,8 @@ def read_svmlight_part(part: Part) -> RawPart:
     except (ValueError, OverflowError) as exc:
         wide = re.match(r"n_features was set to \d+, but input file contains (\d+) features", str(exc))
         if wide:
-            raise UserError(f"n_features: {file} has feature index {int(wide[1]) - 1} (0-based), "
-                            f"not < {n_features}") from None
+            raise UserError(f"{file} has feature index {int(wide[1]) - 1} (0-based), "
+                            f"not < {n_features}", key="n_features") from None
         number, reason = _first_bad_line(lines, first_line, as_read)
         if number is None:
             raise UserError(f"{file}: malformed svmlight file ({_reason(exc)})") from None
@@ -112,7 +112,7 @@ def read_svmlight_part(part: Part) -> RawPart:
 def check_svmlight_parts(parts: list[Part], censuses: list[Census]) -> None:
     """UserError for a file without svmlight lines."""
     if not sum(c.n_rows for c in censuses):
-        raise UserError(f"path: {parts[0].where[0]} holds no svmlight lines (empty corpus)")
+        raise UserError(f"{parts[0].where[0]} holds no svmlight lines (empty corpus)", key="path")
 
 
 def _parse(stream, zero_based: bool | str, n_features: int | None) -> tuple[sp.csr_array, list[frozenset[str]]]:

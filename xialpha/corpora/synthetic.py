@@ -169,8 +169,8 @@ def _settings(n_docs: int = 2000, n_categories: int = 10, seed: int = 0, n_batch
     shifted = _shifted(shifted_categories, categories) if shift else []
     n_topic_sets = n_categories + len(shifted)
     if n_topic_sets * topic_words > vocabulary_size - _TOPIC_RANKS_FROM:
-        raise UserError(f"vocabulary_size: {vocabulary_size} words are too few for {n_topic_sets} sets of "
-                        f"{topic_words} topic words")
+        raise UserError(f"{vocabulary_size} words are too few for {n_topic_sets} sets of "
+                        f"{topic_words} topic words", key="vocabulary_size")
     return settings
 
 
@@ -193,23 +193,23 @@ def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width, lo: int, h
     new topic words per batch (n_batches,); UserError for an impossible schedule."""
     if n_batches is None:
         if shift is not None:
-            raise UserError("shift: a concept shift needs n_batches")
+            raise UserError("a concept shift needs n_batches", key="shift")
         return np.zeros(hi - lo, dtype=np.int64), np.zeros(1)
     _check_int("n_batches", n_batches, 1)
     if n_batches > n_docs:
-        raise UserError(f"n_batches: {n_batches} batches for {n_docs} documents")
+        raise UserError(f"{n_batches} batches for {n_docs} documents", key="n_batches")
     batch_of_doc = np.arange(lo, hi) * n_batches // n_docs
     batches = np.arange(n_batches)
     if shift is None:
         return batch_of_doc, np.zeros(n_batches)
     if shift not in SHIFTS:
-        raise UserError(f"shift: must be one of {', '.join(SHIFTS)} or none, got {shift!r}")
+        raise UserError(f"must be one of {', '.join(SHIFTS)} or none, got {shift!r}", key="shift")
     if n_batches < 2:
-        raise UserError("n_batches: a concept shift needs at least 2 batches")
+        raise UserError("a concept shift needs at least 2 batches", key="n_batches")
     k = n_batches // 2 if shift_batch is None else shift_batch
     _check_int("shift_batch", k, 1)
     if k >= n_batches:
-        raise UserError(f"shift_batch: must be < n_batches ({n_batches}), got {k}")
+        raise UserError(f"must be < n_batches ({n_batches}), got {k}", key="shift_batch")
     width = shift_width if shift_width is not None else (n_batches - k if shift == "gradual" else max(1, (n_batches - k) // 2))
     _check_int("shift_width", width, 1)
     if shift == "abrupt":
@@ -224,13 +224,13 @@ def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width, lo: int, h
 def _shifted(shifted_categories, categories: list[str]) -> list[str]:
     if isinstance(shifted_categories, numbers.Integral) and not isinstance(shifted_categories, bool):
         if not 1 <= shifted_categories <= len(categories):
-            raise UserError(f"shifted_categories: must be between 1 and {len(categories)}, got {shifted_categories}")
+            raise UserError(f"must be between 1 and {len(categories)}, got {shifted_categories}", key="shifted_categories")
         return categories[:shifted_categories]
     if isinstance(shifted_categories, str) or not isinstance(shifted_categories, (list, tuple)):
-        raise UserError(f"shifted_categories: expected a count or a list of category names, got {shifted_categories!r}")
+        raise UserError(f"expected a count or a list of category names, got {shifted_categories!r}", key="shifted_categories")
     unknown = [name for name in shifted_categories if name not in categories]
     if unknown or not shifted_categories:
-        raise UserError(f"shifted_categories: unknown categories {unknown} (known: {categories[0]}..{categories[-1]})")
+        raise UserError(f"unknown categories {unknown} (known: {categories[0]}..{categories[-1]})", key="shifted_categories")
     return list(dict.fromkeys(shifted_categories))
 
 
@@ -238,15 +238,15 @@ def _check_size(n_docs: int, n_categories: int, vocabulary_size: int, mean_lengt
     """UserError for corpora too large to generate (a block at a time), naming the product that is."""
     block = min(n_docs, PART_DOCUMENTS)
     if n_docs > MAX_DOCUMENTS:
-        raise UserError(f"n_docs: must be at most {MAX_DOCUMENTS:,}, got {n_docs:,}")
+        raise UserError(f"must be at most {MAX_DOCUMENTS:,}, got {n_docs:,}", key="n_docs")
     if block * mean_length > MAX_TOKENS:
-        raise UserError(f"mean_length: blocks of {block:,} documents of mean_length {mean_length:g} are about "
-                        f"{block * mean_length:,.0f} words, more than {MAX_TOKENS:,}")
+        raise UserError(f"blocks of {block:,} documents of mean_length {mean_length:g} are about "
+                        f"{block * mean_length:,.0f} words, more than {MAX_TOKENS:,}", key="mean_length")
     if block * n_categories > MAX_CELLS:
-        raise UserError(f"n_categories: blocks of {block:,} documents x {n_categories:,} categories are more "
-                        f"than {MAX_CELLS:,} label draws")
+        raise UserError(f"blocks of {block:,} documents x {n_categories:,} categories are more "
+                        f"than {MAX_CELLS:,} label draws", key="n_categories")
     if vocabulary_size > MAX_VOCABULARY:
-        raise UserError(f"vocabulary_size: must be at most {MAX_VOCABULARY:,}, got {vocabulary_size:,}")
+        raise UserError(f"must be at most {MAX_VOCABULARY:,}, got {vocabulary_size:,}", key="vocabulary_size")
 
 
 def _start_day(start) -> np.datetime64:
@@ -255,7 +255,7 @@ def _start_day(start) -> np.datetime64:
     except ValueError:
         day = None
     if day is None or np.isnat(day):
-        raise UserError(f"start: must be a date like \"2000-01-01\", got {start!r}")
+        raise UserError(f"must be a date like \"2000-01-01\", got {start!r}", key="start")
     return day
 
 
@@ -271,14 +271,14 @@ def _pseudo_word(k: int) -> str:
 
 def _check_int(field: str, value, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise UserError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+        raise UserError(f"must be an integer >= {minimum}, got {value!r}", key=field)
 
 
 def _check_real(field: str, value, low: float, high: float | None) -> None:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
             value >= low and (high is None or value <= high)):
         bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise UserError(f"{field}: must be a number {bound}, got {value!r}")
+        raise UserError(f"must be a number {bound}, got {value!r}", key=field)
 
 
 SYNTHETIC_PARTS = PartedLoader(synthetic_parts, read_synthetic_part)

@@ -79,7 +79,7 @@ def refine_table_part(part: Part) -> list[Part]:
     if format == "parquet":
         blocks = parquet_blocks(file)
     elif not a["header"] and format == "jsonl":
-        raise UserError("header: JSON lines files name their fields; header = false applies to CSV/TSV only")
+        raise UserError("JSON lines files name their fields; header = false applies to CSV/TSV only", key="header")
     else:
         blocks = text_blocks(file, format, a["header"], a["encoding"], PART_BYTES)
     return [replace(part, source=f"{file}" if len(blocks) == 1 else f"{file} (block {i + 1} of {len(blocks)})",
@@ -114,9 +114,9 @@ def check_table_parts(parts: list[Part], censuses: list[Census]) -> None:
         totals[1] += sum(counted.split_sizes.values())
     for (field, file), (n_rows, n_documents) in rows.items():
         if not n_rows:
-            raise UserError(f"{field}: {file} has no rows (empty corpus)")
+            raise UserError(f"{file} has no rows (empty corpus)", key=field)
         if not n_documents:
-            raise UserError(f"{field}: every row of {file} has an empty text (empty corpus)")
+            raise UserError(f"every row of {file} has an empty text (empty corpus)", key=field)
 
 
 ROLES = ("text_column", "label_column", "id_column", "time_column", "split_column")
@@ -131,9 +131,9 @@ def _settings(path, text_column: str = "text", label_column: str = "label", id_c
     for role in ROLES:
         column = settings[role]
         if column is not None and (not isinstance(column, str) or not column):
-            raise UserError(f"{role}: must be a column name, got {column!r}")
+            raise UserError(f"must be a column name, got {column!r}", key=role)
     if not byte_scannable(encoding) and not _known_encoding(encoding):
-        raise UserError(f"encoding: unknown text encoding {encoding!r}")
+        raise UserError(f"unknown text encoding {encoding!r}", key="encoding")
     settings["column_names"] = tuple(column_names)
     return settings
 
@@ -150,21 +150,21 @@ def _split_files(path, split_column: str | None) -> list[tuple[str | None, str, 
     """(split name or None, key, file) for each table file `path` names; UserError naming the key
     (`path` or `path.<split>`) of a file that is missing or not a file."""
     if isinstance(path, (list, tuple)):
-        raise UserError('path: a list of files does not say which split each holds; '
-                        'write path = {train = "a.csv", test = "b.csv"}')
+        raise UserError('a list of files does not say which split each holds; '
+                        'write path = {train = "a.csv", test = "b.csv"}', key="path")
     if not isinstance(path, dict):
         named = [(None, "path", path)]
     elif not path:
-        raise UserError('path: the table of split = file is empty (e.g. path = {train = "a.csv", test = "b.csv"})')
+        raise UserError('the table of split = file is empty (e.g. path = {train = "a.csv", test = "b.csv"})', key="path")
     elif split_column is not None:
-        raise UserError("split_column: the splits come from the keys of path; leave split_column out "
-                        "or give path as one file")
+        raise UserError("the splits come from the keys of path; leave split_column out "
+                        "or give path as one file", key="split_column")
     else:
         named = [(str(split), f"path.{split}", file) for split, file in path.items()]
     files = []
     for split, field, file in named:
         if split is not None and not split.strip():
-            raise UserError(f"{field}: a split name must not be empty")
+            raise UserError("a split name must not be empty", key=field)
         files.append((split, field, existing_file(file, field)))
     return files
 

@@ -43,11 +43,11 @@ def table_format(file: Path, format: str) -> str:
     if format == "auto":
         suffix = file.suffix.lower()
         if suffix not in _SUFFIX_FORMATS:
-            raise UserError(f"format: cannot tell the format of {file.name} from its suffix; "
-                            f"set format = \"csv\" or another of {', '.join(FORMATS[1:])}")
+            raise UserError(f"cannot tell the format of {file.name} from its suffix; "
+                            f"set format = \"csv\" or another of {', '.join(FORMATS[1:])}", key="format")
         return _SUFFIX_FORMATS[suffix]
     if format not in FORMATS:
-        raise UserError(f"format: must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}")
+        raise UserError(f"must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}", key="format")
     return format
 
 
@@ -71,7 +71,7 @@ def read_columns(file: Path | str, format: str, wanted: list[str], header: bool,
     missing one; an empty file's error names the argument `field` that gave the file)."""
     columns, _ = read_block(file, format, wanted, header, column_names, encoding, Block())
     if not columns[wanted[0]]:
-        raise UserError(f"{field}: {file} has no rows (empty corpus)")
+        raise UserError(f"{file} has no rows (empty corpus)", key=field)
     return columns
 
 
@@ -84,11 +84,11 @@ def read_block(file: Path | str, format: str, wanted: list[str], header: bool, c
     if format == "parquet":
         return _read_parquet(file, wanted, block)
     if not header and format == "jsonl":
-        raise UserError("header: JSON lines files name their fields; header = false applies to CSV/TSV only")
+        raise UserError("JSON lines files name their fields; header = false applies to CSV/TSV only", key="header")
     try:
         text = decode_block(read_range(file, block.start, block.stop), encoding, file, block.start)
     except LookupError:
-        raise UserError(f"encoding: unknown text encoding {encoding!r}") from None
+        raise UserError(f"unknown text encoding {encoding!r}", key="encoding") from None
     stream = io.StringIO(text, newline="")
     first = block.first_line
     if format == "jsonl":

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 
 VALIDATION_SPLIT = "validation"
 
@@ -32,15 +32,23 @@ def carve_validation(corpus, train_split: str, fraction: float, seed: int, sourc
 def check_carving(split_names: list[str], n_train: int, train_split: str, fraction: float, source: str) -> None:
     """UserError naming `source` and the key unless a validation split can be carved from
     `n_train` documents of `train_split` in a corpus with splits `split_names`."""
-    where = f"{source}: corpus.validation_fraction"
+    where = {"key": "corpus.validation_fraction", "file": source}
     if VALIDATION_SPLIT in split_names:
-        raise UserError(f"{where}: the corpus already has a split {VALIDATION_SPLIT!r}; use it as test_split instead")
+        raise UserError(f"the corpus already has a split {VALIDATION_SPLIT!r}; use it as test_split instead", **where)
     if train_split not in split_names:
-        known = ", ".join(split_names) or "none"
-        raise UserError(f"{source}: corpus.train_split: the corpus has no split {train_split!r} (it has: {known})")
+        raise UserError(no_such_split(train_split, split_names), key="corpus.train_split", file=source)
     if not 0 < int(round(fraction * n_train)) < n_train:
-        raise UserError(f"{where}: {fraction:g} of {n_train} training documents leaves no validation or no "
-                        "training document")
+        raise UserError(f"{fraction:g} of {n_train} training documents leaves no validation or no "
+                        "training document", **where)
+
+
+def no_such_split(name: str, split_names) -> str:
+    """What is wrong when a corpus with splits `split_names` has no split `name`; for a corpus
+    without any split, how a user's own corpus gets them (a table's split_column or one file per split)."""
+    if not len(split_names):
+        return (f"the corpus has no split {name!r}: it has no splits at all (a table corpus gets them from "
+                'split_column, or from one file per split: path = {train = "a.csv", test = "b.csv"})')
+    return f"the corpus has no split {name!r}{did_you_mean(name, split_names, listing='it has')}"
 
 
 def validation_ordinals(n_train: int, fraction: float, seed: int) -> np.ndarray:

@@ -32,13 +32,13 @@ class Kernel:
 
     def __post_init__(self) -> None:
         if self.name not in KERNEL_PARAMETERS:
-            raise UserError(f"name: kernel must be one of {', '.join(KERNEL_PARAMETERS)}, got {self.name!r}")
+            raise UserError(f"kernel must be one of {', '.join(KERNEL_PARAMETERS)}, got {self.name!r}", key="name")
         used = KERNEL_PARAMETERS[self.name]
         for parameter in ("gamma", "degree", "coef0"):
             value = getattr(self, parameter)
             if parameter not in used:
                 if value is not None:
-                    raise UserError(f"{parameter}: not a parameter of the {self.name} kernel")
+                    raise UserError(f"not a parameter of the {self.name} kernel", key=parameter)
                 continue
             object.__setattr__(self, parameter, _checked(parameter, _DEFAULTS[parameter] if value is None else value))
 
@@ -80,7 +80,7 @@ class Kernel:
         """A parameter this kernel uses (never None once constructed: `__post_init__` sets its default)."""
         value = getattr(self, parameter)
         if value is None:
-            raise UserError(f"{parameter}: not a parameter of the {self.name} kernel")
+            raise UserError(f"not a parameter of the {self.name} kernel", key=parameter)
         return value
 
     def _rbf(self, G_lin: np.ndarray, sq_rows: np.ndarray, sq_cols: np.ndarray | None) -> np.ndarray:
@@ -88,7 +88,7 @@ class Kernel:
         sq_rows = _norms(sq_rows, G_lin.shape[0], "sq_norms_rows")
         sq_cols = sq_rows if sq_cols is None else _norms(sq_cols, G_lin.shape[1], "sq_norms_cols")
         if same and G_lin.shape[0] != G_lin.shape[1]:
-            raise UserError(f"sq_norms_cols: needed for a non-square Gram of shape {G_lin.shape}")
+            raise UserError(f"needed for a non-square Gram of shape {G_lin.shape}", key="sq_norms_cols")
         out = G_lin * -2.0
         out += sq_rows[:, None]
         out += sq_cols[None, :]
@@ -104,19 +104,19 @@ def _checked(parameter: str, value: object) -> float | int:
     that accepts True as a number and lets NaN/inf through its bounds, and a spec's degree = 3.0
     must pass as 3 where check_scalar(numbers.Integral) would refuse it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise UserError(f"{parameter}: must be a finite number, got {value!r}")
+        raise UserError(f"must be a finite number, got {value!r}", key=parameter)
     if parameter == "degree":
         whole = int(float(value))
         if value != whole or value < 1:
-            raise UserError(f"degree: must be an integer >= 1, got {value!r}")
+            raise UserError(f"must be an integer >= 1, got {value!r}", key="degree")
         return whole
     if parameter == "gamma" and value <= 0:
-        raise UserError(f"gamma: must be > 0, got {value!r}")
+        raise UserError(f"must be > 0, got {value!r}", key="gamma")
     return float(value)
 
 
 def _norms(values: np.ndarray, expected: int, name: str) -> np.ndarray:
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (expected,):
-        raise UserError(f"{name}: expected shape ({expected},), got {values.shape}")
+        raise UserError(f"expected shape ({expected},), got {values.shape}", key=name)
     return values

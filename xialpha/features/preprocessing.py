@@ -53,20 +53,20 @@ class Preprocessing:
 
     def __post_init__(self) -> None:
         if not isinstance(self.lowercase, bool):
-            raise UserError(f"lowercase: must be true or false, got {self.lowercase!r}")
+            raise UserError(f"must be true or false, got {self.lowercase!r}", key="lowercase")
         _check_pattern(self.token_pattern)
         for name, allowed in (("stop_words", STOP_WORD_LISTS), ("stemming", STEMMERS), ("tf", TF_WEIGHTINGS),
                               ("idf", IDF_WEIGHTINGS), ("norm", NORMS)):
             if getattr(self, name) not in allowed:
-                raise UserError(f"{name}: must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+                raise UserError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", key=name)
         min_df = self.min_df
         whole = isinstance(min_df, int) or (isinstance(min_df, float) and min_df.is_integer())
         if isinstance(min_df, bool) or not whole or min_df < 1:
-            raise UserError(f"min_df: must be a whole number of documents >= 1, got {min_df!r}")
+            raise UserError(f"must be a whole number of documents >= 1, got {min_df!r}", key="min_df")
         object.__setattr__(self, "min_df", int(min_df))
         max_df = self.max_df
         if isinstance(max_df, bool) or not isinstance(max_df, (int, float)) or not 0 < max_df <= 1:
-            raise UserError(f"max_df: must be a fraction of documents in (0, 1], got {max_df!r}")
+            raise UserError(f"must be a fraction of documents in (0, 1], got {max_df!r}", key="max_df")
         object.__setattr__(self, "max_df", float(max_df))
 
     @cached_property
@@ -115,7 +115,7 @@ class Preprocessing:
         frequencies of the training documents; UserError when no term is kept."""
         n_docs = frequencies.n_documents
         if n_docs == 0:
-            raise UserError("texts: no training documents to fit the preprocessing on")
+            raise UserError("no training documents to fit the preprocessing on", key="texts")
         df = frequencies.df
         kept = sorted(term for term, count in df.items() if self.min_df <= count <= self.max_df * n_docs)
         if not kept:
@@ -228,12 +228,12 @@ def _analyzer(spec: Preprocessing):
 def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None) -> sp.csr_matrix:
     """Term counts: CSR int64 with sorted indices; terms for which `column_of_term` gives None are dropped."""
     if isinstance(texts, str):
-        raise UserError("texts: expected a list of texts, got one string")
+        raise UserError("expected a list of texts, got one string", key="texts")
     indices: list[int] = []
     indptr = [0]
     for number, text in enumerate(texts):
         if not isinstance(text, str):
-            raise UserError(f"texts: item {number} is a {type(text).__name__}, expected a string")
+            raise UserError(f"item {number} is a {type(text).__name__}, expected a string", key="texts")
         try:
             terms = analyze(text)
         except PatternTooSlow as exc:
@@ -260,12 +260,12 @@ def _idf(kind: str, df: np.ndarray, n_docs: int) -> np.ndarray | None:
 
 def _check_pattern(pattern: object) -> None:
     if not isinstance(pattern, str) or not pattern:
-        raise UserError(f"token_pattern: must be a non-empty regular expression, got {pattern!r}")
+        raise UserError(f"must be a non-empty regular expression, got {pattern!r}", key="token_pattern")
     import regex
 
     try:
         groups = compile_pattern(pattern).groups
     except regex.error as exc:
-        raise UserError(f"token_pattern: not a valid regular expression ({exc})") from None
+        raise UserError(f"not a valid regular expression ({exc})", key="token_pattern") from None
     if groups > 1:
-        raise UserError(f"token_pattern: has {groups} groups, at most one is allowed")
+        raise UserError(f"has {groups} groups, at most one is allowed", key="token_pattern")

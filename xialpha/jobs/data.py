@@ -33,8 +33,8 @@ from xialpha.corpora.parts import (
     WHOLE, Census, Part, PartSummary, carve_positions, census, duplicate_id_position, finish, finishes,
     fingerprints_and_duplicates, memory_parts, merge_summaries, number_parts, part_digests, summarize,
 )
-from xialpha.corpora.validation import check_carving
-from xialpha.errors import UserError, did_you_mean
+from xialpha.corpora.validation import check_carving, no_such_split
+from xialpha.errors import UserError
 from xialpha.features.blocks import count_part, feature_block, frequencies_of
 from xialpha.features.preprocessing import DocumentFrequencies
 from xialpha.spec.corpus import corpus_errors
@@ -62,8 +62,7 @@ class ClusterCorpus:
         names = self.summary.split_names
         if name is None or name in names:
             return
-        raise UserError(f"{key}: the corpus has no split {name!r}"
-                        f"{did_you_mean(name, names, listing='it has') if names else ' (it has none)'}")
+        raise UserError(no_such_split(name, names), key=key)
 
 
 def load_spec_corpus(client: Client, corpus_spec, run_id: str, splits: dict[str, str | None]) -> ClusterCorpus:

@@ -84,7 +84,7 @@ def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: 
         categories = choose_categories(summary.counts(train_split), summary.name, top_k=cats.top_k,
                                        names=list(cats.names) or None, min_positives=cats.min_positives)
     except UserError as exc:
-        raise UserError(f"corpus.categories.{exc}") from None
+        raise exc.within("corpus.categories") from None
     fingerprint = spec.data_fingerprint(corpus.fingerprint)
     if not force_new_run:
         check_same_experiment(spec, store, categories, fingerprint)

@@ -15,7 +15,7 @@ from pathlib import Path
 from xialpha.corpora import reuters_files
 from xialpha.corpora.loading import check_loader_arguments, load_corpus
 from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 from xialpha.spec.tables import Table
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
@@ -73,7 +73,7 @@ class CorpusSpec:
                 if isinstance(item, str) and not URI.match(item) and not os.path.lexists(item):
                     fetch = self._reuters_advice(item) if self.loader == "reuters21578" else ""
                     name = f"{key}.{split}" if split else key
-                    raise UserError(f"{self.source or '<spec>'}: corpus.{name}: {item} does not exist{fetch}")
+                    raise UserError(f"{item} does not exist{fetch}", key=f"corpus.{name}", file=self.source or "<spec>")
 
     def _reuters_advice(self, missing: str) -> str:
         """Where a missing Reuters-21578 path can come from: a copy `xialpha fetch` made in the
@@ -90,24 +90,39 @@ class CorpusSpec:
 
 @contextlib.contextmanager
 def corpus_errors(source: str | None = None):
-    """A loader's UserError about an argument ("key: ..." or "key.split: ...") as "[source: ]corpus.key: ..."."""
+    """A loader's UserError about an argument (its key "label_column", "path.train") named as the
+    spec's key ("corpus.label_column") in spec file `source`; one naming its file already is
+    complete (`CorpusSpec.check_paths`)."""
     try:
         yield
     except UserError as exc:
-        if source and str(exc).startswith(f"{source}: "):  # named already (check_paths)
+        if exc.file:
             raise
-        text = f"corpus.{exc}" if re.match(r"^\w+(\.[\w-]+)?: ", str(exc)) else str(exc)
-        raise UserError(f"{source}: {text}" if source else text) from None
+        raise exc.within("corpus", file=source or None) from None
+
+
+CORPUS_KEYS = ("loader", "train_split", "test_split", "categories", "validation_fraction", "validation_seed")
+IN_MEMORY_KEYS = CORPUS_KEYS[1:]  # a corpus given in memory takes no loader and no loader arguments
 
 
 def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpec:
     """The `[corpus]` table `t` (relative paths resolved in `base_dir`); in_memory: the corpus is given
-    in memory (`xialpha.spec.sweep.parse_spec(corpus=)`), so only splits and categories may be named."""
+    in memory (`xialpha.spec.sweep.parse_spec(corpus=)`), so only splits and categories may be named.
+    An unknown key is refused first (compared with every key valid in `[corpus]`: its own and the
+    loader's), then the loader's arguments are checked, before the keys that depend on others."""
     if in_memory and "loader" in t.raw:
-        raise UserError("corpus.loader: the corpus is given in memory (corpus=); leave the loader out")
+        raise UserError("the corpus is given in memory (corpus=); leave the loader out", key="corpus.loader")
     if not in_memory and "loader" not in t.raw:
-        raise UserError("corpus.loader: is required (in Python, or the documents themselves as corpus=)")
+        raise UserError("is required (in Python, or the documents themselves as corpus=)", key="corpus.loader")
     loader = IN_MEMORY if in_memory else t.str("loader", required=True)
+    arguments = {key: value for key, value in t.raw.items() if key not in CORPUS_KEYS}
+    if in_memory and arguments:
+        unknown = next(iter(arguments))
+        raise UserError("unknown key for a corpus given in memory (corpus=)"
+                        f"{did_you_mean(unknown, IN_MEMORY_KEYS, listing='keys', list_when_close=False)}", key=f"corpus.{unknown}")
+    if not in_memory:  # names, required ones and types, before any file is read
+        with corpus_errors():
+            check_loader_arguments(loader, arguments, other_keys=CORPUS_KEYS)
     train_split = t.str("train_split", None)
     test_split = t.str("test_split", None)
     cats = t.table("categories")
@@ -119,14 +134,14 @@ def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpe
     cats.done()
     validation_fraction = t.float("validation_fraction", 0.0) if "validation_fraction" in t.raw else None
     if validation_fraction is not None and not 0 < validation_fraction < 1:
-        raise UserError(f"corpus.validation_fraction: must be > 0 and < 1, got {validation_fraction:g}")
+        raise UserError(f"must be > 0 and < 1, got {validation_fraction:g}", key="corpus.validation_fraction")
     validation_seed = t.int("validation_seed", 0, minimum=0)
     if validation_fraction is not None:
         if train_split is None:
-            raise UserError("corpus.validation_fraction: needs corpus.train_split (the split it is carved from)")
+            raise UserError("needs corpus.train_split (the split it is carved from)", key="corpus.validation_fraction")
         if test_split not in (None, VALIDATION_SPLIT):
-            raise UserError(f"corpus.test_split: with validation_fraction the held-out split is {VALIDATION_SPLIT!r}; "
-                            f"leave test_split out ({test_split!r} stays sealed for `xialpha certify`)")
+            raise UserError(f"with validation_fraction the held-out split is {VALIDATION_SPLIT!r}; leave test_split "
+                            f"out ({test_split!r} stays sealed for `xialpha certify`)", key="corpus.test_split")
         test_split = VALIDATION_SPLIT
     args = t.rest()
     for key in ("path", "dir", "file"):
@@ -136,11 +151,5 @@ def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpe
         elif isinstance(value, dict):  # one file per split: path = {train = "a.csv", test = "b.csv"}
             args[key] = {split: str((base_dir / item).resolve()) if isinstance(item, str) and not URI.match(item)
                          else item for split, item in value.items()}
-    if in_memory and args:
-        raise UserError(f"corpus.{next(iter(args))}: unknown key for a corpus given in memory (corpus=); "
-                        "use train_split, test_split, [corpus.categories]")
-    if not in_memory:  # names, required ones and types, before any file is read
-        with corpus_errors():
-            check_loader_arguments(loader, args)
     return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories,
                       validation_fraction=validation_fraction, validation_seed=validation_seed)

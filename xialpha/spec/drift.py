@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xialpha.corpora.validation import no_such_split
 from xialpha.errors import UserError
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
@@ -121,7 +122,7 @@ def parse_drift_spec(text: str, source: str = "<spec>", base_dir: Path | None = 
     try:
         spec = _build(root, base_dir or Path.cwd(), default_id, text)
     except UserError as exc:
-        raise UserError(f"{source}: {exc}") from None
+        raise exc.within(file=source) from None
     return replace(spec, corpus=replace(spec.corpus, source=source))
 
 
@@ -227,8 +228,7 @@ def split_batches(corpus, batches: BatchSpec, train_split: str | None = None) ->
     this process (a drift check on a cluster computes the same keys part by part)."""
     if train_split is not None:
         if train_split not in corpus.split_names:
-            raise UserError(f"corpus.train_split: the corpus has no split {train_split!r} "
-                            f"(it has: {', '.join(corpus.split_names) or 'none'})")
+            raise UserError(no_such_split(train_split, corpus.split_names), key="corpus.train_split")
         corpus = corpus.split(train_split)
     ranks = split_ranks(corpus.split_names) if batches.by == "split" else None
     keys = batch_keys(corpus, batches, ranks)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from dataclasses import dataclass, fields
 
 from xialpha.errors import UserError, did_you_mean
@@ -82,17 +81,19 @@ def _kernels(entries: list) -> tuple:
 
 
 def _construct(cls, kwargs: dict, path: str):
-    """cls(**kwargs) for a dataclass; an unknown key names the closest field."""
+    """cls(**kwargs) for a dataclass; an unknown key names the closest field, and an error about one
+    of its fields is named as that key in the table at `path`."""
     known = [f.name for f in fields(cls) if f.init]
     unknown = [key for key in kwargs if key not in known]
     if unknown:
-        raise UserError(f"{path}.{unknown[0]}: unknown key{did_you_mean(unknown[0], known, listing='keys', list_when_close=False)}")
+        raise UserError(f"unknown key{did_you_mean(unknown[0], known, listing='keys', list_when_close=False)}",
+                        key=f"{path}.{unknown[0]}")
     try:
         return cls(**kwargs)
-    except TypeError as exc:
-        raise UserError(f"{path}: {exc}") from None
-    except (UserError, ValueError) as exc:
-        raise UserError(f"{path}.{exc}" if re.match(r"^\w+: ", str(exc)) else f"{path}: {exc}") from None
+    except UserError as exc:
+        raise (exc.within(path) if exc.key else UserError(str(exc), key=path)) from None
+    except (TypeError, ValueError) as exc:
+        raise UserError(str(exc), key=path) from None
 
 
 def _unique(items: list, name: str) -> tuple:

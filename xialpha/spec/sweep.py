@@ -100,7 +100,7 @@ def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, 
     try:
         spec = _build(root, Path(base_dir or Path.cwd()).resolve(), default_id, text, corpus is not None)
     except UserError as exc:
-        raise UserError(f"{source}: {exc}") from None
+        raise exc.within(file=source) from None
     return replace(spec, corpus=replace(spec.corpus, source=source, data=corpus))
 
 

@@ -192,5 +192,5 @@ def parse_toml(text: str, source: str) -> Table:
     try:
         check_values(data)
     except UserError as exc:
-        raise UserError(f"{source}: {exc}") from None
+        raise exc.within(file=source) from None
     return Table(data, "")
