@@ -14,8 +14,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from test_resilience_artifacts import _predict, _trained
 
-from tests.test_resilience_artifacts import _predict, _trained
 from xialpha.errors import UserError
 from xialpha.outputs import write_file
 
