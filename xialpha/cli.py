@@ -5,8 +5,9 @@ A `UserError` (or a path that is missing, unreadable, a loop of links, ...) is p
 on stderr with exit code 2, a `StoreWriteError` (disk full part-way) with exit code 4, any other
 error as one line with exit code 1. Standard output closed early (`xialpha ... | head -1`) ends the
 command quietly with exit code 1. Warnings of the result store (skipped files) are one line each.
-SIGINT and SIGTERM unwind the command (a cluster it started is closed, its batch jobs cancelled,
-stored results kept), print one line and exit with 130 or 143.
+SIGINT, SIGTERM and SIGHUP unwind the command (a cluster it started is closed, its batch jobs
+cancelled, stored results kept), print one line and exit with 130, 143 or 129; from the console
+entry point's first instruction, while the command's modules import too.
 Set XIALPHA_DEBUG=1 to see the traceback instead.
 """
 
@@ -23,7 +24,7 @@ import sys
 import warnings
 
 from xialpha.version import __version__
-from xialpha.commands.signals import Interrupted, signals_interrupt
+from xialpha.commands.signals import Interrupted, interrupt_from_now, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.printable import printable
 from xialpha.redaction import redact
@@ -159,13 +160,23 @@ def _shown(text: str) -> str:
     return printable(redact(text))
 
 
+def _starting_interrupted(signum: int) -> str:
+    named = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
+    return f"xialpha{f' {named}' if named in COMMANDS else ''}: interrupted by {signal.Signals(signum).name}"
+
+
 def console() -> None:
     """The `xialpha` command: `main`, then exit with its code. Before exiting, the objects the
     command created are frozen out of the garbage collector: the interpreter's last collection
     would walk the scientific stack's million objects, a share of a small sweep's time that
     nothing here needs (stored files are closed, a cluster is closed by then). Not in `main`, which
     tests call in-process."""
-    code = main()
+    interrupt_from_now(_starting_interrupted)  # first: the command's imports take a second or more
+    try:
+        code = main()
+    except Interrupted as exc:  # before the command ran (its imports, the arguments) or as it ended
+        code = 128 + exc.signum
+        print(_starting_interrupted(exc.signum), file=sys.stderr)
     gc.freeze()
     sys.exit(code)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import os
 import shutil
 import tarfile
 import tempfile
@@ -37,6 +38,11 @@ def run(args) -> int:
     dest = args.dest.expanduser()
     if dest.exists() and not dest.is_dir():
         raise UserError(f"--dest: {dest} exists and is not a directory")
+    if dest.is_symlink() and not dest.is_dir():
+        raise UserError(f"--dest: {dest} is a symbolic link to {os.readlink(dest)}, which is not a directory; "
+                        "give the directory itself")
+    if dest.is_symlink() and not any(dest.iterdir()):  # the files would replace the link, not fill its directory
+        raise UserError(f"--dest: {dest} is a symbolic link (to {os.readlink(dest)}); give the directory itself")
     if dest.is_dir() and not any(dest.iterdir()):
         dest.rmdir()
     elif dest.is_dir():

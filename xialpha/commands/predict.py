@@ -28,7 +28,7 @@ def add_arguments(parser) -> None:
                         help=".txt (one document per line) or .csv/.tsv/.jsonl/.parquet with a text column")
     parser.add_argument("--text-column", default="text", help="text column of a table input (default text)")
     parser.add_argument("--id-column", help="id column of a table input (default: row numbers)")
-    parser.add_argument("--output", metavar="FILE", help="output file (default: standard output)")
+    parser.add_argument("--output", metavar="FILE", help="output file, or - for standard output (the default)")
     parser.add_argument("--format", choices=FORMATS, help="output format (default: from --output's suffix, else csv)")
     parser.add_argument("--allow-pickle", action="store_true",
                         help="load an old artefact (format version 1) whose models are a pickle: this runs code "
@@ -45,7 +45,7 @@ def run(args) -> int:
     out_format = args.format or ("jsonl" if (args.output or "").lower().endswith((".jsonl", ".ndjson")) else "csv")
     if args.output:
         write_file(args.output, lambda stream: write_predictions(stream, ids, trained.categories, decision, out_format),
-                   "--output")
+                   "--output", protected=[("ARTIFACT", args.artifact), ("--input", args.input)])
         print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)
     else:
         write_predictions(sys.stdout, ids, trained.categories, decision, out_format)

@@ -48,7 +48,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--selection", metavar="ID",
                         help="the saved selection to show (default: the sweep's newest per-category one; "
                              "`xialpha store ls` lists them)")
-    parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE")
+    parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE (-: stdout)")
     parser.add_argument("--watch", nargs="?", type=float, const=WATCH_EVERY_S, metavar="SECONDS",
                         help=f"with --html: rewrite FILE from the store every SECONDS (default {WATCH_EVERY_S:g}) while "
                              "a sweep runs, the page reloading itself, until the sweep ends or Ctrl-C")
@@ -74,8 +74,9 @@ def run(args) -> int:
         matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
         write_page(args.html, page, "--html")
-        print(f"wrote {args.html} ({len(page) // 1024} KiB)")
-        print(textwrap.fill(f"It shows {report.selection_note}.", 80))
+        if args.html != "-":  # - is the page on standard output, nothing else
+            print(f"wrote {args.html} ({len(page) // 1024} KiB)")
+            print(textwrap.fill(f"It shows {report.selection_note}.", 80))
         return 0
     _print_terminal(report, args.wide)
     return 0

@@ -1,5 +1,7 @@
-"""The SIGINT/SIGTERM handling every command runs under: the first signal unwinds the command (a
-cluster it started is closed, stored results kept), a second one while that runs exits at once."""
+"""The SIGINT/SIGTERM/SIGHUP handling every command runs under: the first signal unwinds the command
+(a cluster it started is closed, stored results kept), a second one while that runs exits at once.
+`interrupt_from_now` gives the console entry point the same from its first instruction, while the
+command's modules are still importing."""
 
 from __future__ import annotations
 
@@ -10,37 +12,56 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)  # both end a command cleanly: cluster closed, stored results kept
+# each ends a command cleanly (cluster closed, stored results kept): Ctrl-C, `kill`, a closed terminal or SSH session
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Interrupted(KeyboardInterrupt):
-    """SIGINT (Ctrl-C) or SIGTERM (`kill`, `docker stop`, `scancel`, a SLURM walltime, a Kubernetes
-    pod deletion). A KeyboardInterrupt, so it unwinds every `with` on its way out (the cluster is
-    closed and its batch jobs cancelled) and no `except Exception` swallows it. The command exits
-    with 128 + `signum`, as a shell reports a process killed by it: 130 SIGINT, 143 SIGTERM."""
+    """SIGINT (Ctrl-C), SIGTERM (`kill`, `docker stop`, `scancel`, a SLURM walltime, a Kubernetes
+    pod deletion) or SIGHUP (the terminal or SSH session closed). A KeyboardInterrupt, so it
+    unwinds every `with` on its way out (the cluster is closed and its batch jobs cancelled) and no
+    `except Exception` swallows it. The command exits with 128 + `signum`, as a shell reports a
+    process killed by it: 130 SIGINT, 143 SIGTERM, 129 SIGHUP."""
 
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
 
 
-@contextlib.contextmanager
-def signals_interrupt(message: Callable[[int], str]) -> Iterator[None]:
-    """Inside: the first SIGINT or SIGTERM raises Interrupted in the main thread; a second one, while
-    the first is being cleaned up, prints `message(signum)` and exits at once with 128 + signum.
+def interrupt_from_now(message: Callable[[int], str]) -> None:
+    """From now on, the first SIGINT, SIGTERM or SIGHUP raises Interrupted in the main thread (while
+    modules import too: an import unwinds like any other call) and a second one prints
+    `message(signum)` and exits at once with 128 + signum. For the console entry point's first
+    instruction, before the command's imports; `signals_interrupt` takes over while it runs."""
+    first = _first_raises(message)
+    for number in SIGNALS:
+        signal.signal(number, first)
 
-    Without this, SIGTERM would kill the process without closing anything (and PID 1 in a container
-    would ignore it altogether). The previous handlers are restored on the way out.
-    """
+
+def _first_raises(message: Callable[[int], str]):
+    """A handler raising Interrupted, after which the next signal runs `forced`: one line, exit now."""
     def forced(signum, frame):
-        print(message(signum), file=sys.stderr, flush=True)
-        os._exit(128 + signum)
+        try:
+            print(message(signum), file=sys.stderr, flush=True)
+        finally:
+            os._exit(128 + signum)
 
     def first(signum, frame):
         for number in SIGNALS:
             signal.signal(number, forced)
         raise Interrupted(signum)
+    return first
 
+
+@contextlib.contextmanager
+def signals_interrupt(message: Callable[[int], str]) -> Iterator[None]:
+    """Inside: the first SIGINT, SIGTERM or SIGHUP raises Interrupted in the main thread; a second
+    one, while the first is being cleaned up, prints `message(signum)` and exits at once with 128 + signum.
+
+    Without this, SIGTERM would kill the process without closing anything (and PID 1 in a container
+    would ignore it altogether). The previous handlers are restored on the way out.
+    """
+    first = _first_raises(message)
     if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
         yield
         return

@@ -24,7 +24,7 @@ import platform
 import shlex
 import shutil
 import sys
-import tempfile
+import uuid
 import zipfile
 from pathlib import Path
 
@@ -60,7 +60,8 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     target = check_target(directory)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
+        staging.mkdir()  # with the umask's permissions (tempfile.mkdtemp's are 0700: no one else could load it)
     except OSError as exc:
         raise UserError(f"--refit: cannot write {target}: {exc.strerror or exc}") from None
     try:
@@ -93,6 +94,8 @@ def check_target(directory: str | Path) -> Path:
     """`directory` as a Path if an artefact can be saved there: absent or an empty directory,
     below a writable directory. UserError (naming --refit) otherwise; nothing is created."""
     target = Path(directory)
+    if target.is_symlink():  # replacing it would drop the link, following it would write elsewhere
+        raise UserError(f"--refit: {target} is a symbolic link (to {os.readlink(target)}); give the directory itself")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UserError(f"--refit: {target} already exists and is not an empty directory")
     ancestor = target.absolute().parent

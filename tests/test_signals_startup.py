@@ -1,0 +1,86 @@
+"""SIGINT, SIGTERM and SIGHUP from the console entry point's first instruction (issue 35, finding 4):
+a signal while the command's modules import (a second or more: pandas, pyarrow, scipy) printed a
+50-80-line traceback (SIGINT) or killed the process without a word (SIGTERM, SIGHUP); now one line
+and 130, 143 or 129. SIGHUP (a closed terminal or SSH session) ends a running sweep as SIGTERM does:
+its cluster closed, its rows kept, one line, 129."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sweep_processes import (
+    LONG_C_GRID,
+    kill,
+    ok_keys,
+    result_files,
+    session_ends,
+    start,
+    sweep_argv,
+    sweep_spec,
+    wait_for,
+)
+
+COMMANDS = {
+    "store": ["store", "compact", "{tmp}/store"],
+    "certify": ["certify", "{tmp}/store", "--selection", "x", "--test-split", "test"],
+    "report": ["report", "{tmp}/store", "--html", "{tmp}/page.html", "--watch", "1"],
+}
+
+
+def _signalled_while_importing(tmp_path: Path, argv: list[str], signum: int) -> tuple[int, list[str]]:
+    """Run `python -m xialpha.cli ARGV` and send `signum` once the first numpy module is imported
+    (-X importtime prints a line as each import ends; hundreds follow it); return the exit code and
+    the lines of stderr other than -X importtime's."""
+    process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "xialpha.cli",
+                                *[arg.format(tmp=tmp_path) for arg in argv]],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        seen = []
+        for line in process.stderr:
+            seen.append(line)
+            if "numpy" in line:
+                process.send_signal(signum)
+                break
+        else:
+            pytest.fail(f"no numpy import seen: {''.join(seen)[-2000:]}")
+        rest = process.stderr.read()
+        process.wait(timeout=60)
+    finally:
+        kill(process)
+    lines = [line for line in "".join(seen).splitlines() + rest.splitlines() if not line.startswith("import time:")]
+    return process.returncode, lines
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_while_the_modules_import_is_one_line_and_128_plus_its_number(tmp_path, command, signum):
+    code, lines = _signalled_while_importing(tmp_path, COMMANDS[command], signum)
+    assert code == 128 + signum and len(lines) == 1, "\n".join(lines)
+    assert lines[0].startswith(f"xialpha {command}: interrupted by {signum.name}"), lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written, not even half
+
+
+@pytest.mark.cluster
+def test_sighup_ends_a_running_sweep_like_sigterm(tmp_path):
+    """A closed SSH session sends SIGHUP: the driver used to die at once (exit 129, no line), its
+    local cluster's processes left to find out by themselves."""
+    spec = sweep_spec(tmp_path / "s.toml", "hup", n_docs=4000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
+    store = tmp_path / "store"
+    driver = start(sweep_argv(spec, store), tmp_path / "driver.out", stderr=tmp_path / "driver.err")
+    try:
+        wait_for(lambda: result_files(store, "hup"), "the first stored batch", process=driver)
+        stored = ok_keys(store, "hup")
+        os.kill(driver.pid, signal.SIGHUP)
+        driver.wait(timeout=60)
+        session_ends(driver.pid)  # its worker processes ended with it
+    finally:
+        kill(driver)
+    err = (tmp_path / "driver.err").read_text()
+    assert driver.returncode == 129, err
+    assert err.splitlines() == ["xialpha sweep: interrupted by SIGHUP; results stored so far are kept"]
+    assert stored <= ok_keys(store, "hup")
