@@ -54,8 +54,12 @@ from numba import njit
 from xialpha.errors import UserError
 from xialpha.estimators.kernel_rows import FeatureRows, kernel_rows
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.span_iterative import (ABOVE, BELOW, BOUND_RTOL, ROUNDING_RTOL, TIE, UNDECIDED,
-                                               solve_calls)
+from xialpha.estimators.span_iterative import (
+    BOUND_RTOL,
+    ROUNDING_RTOL,
+    UNDECIDED,
+    solve_calls,
+)
 from xialpha.estimators.svm import SVMFit
 
 RIDGE_RTOL = 1e-8
