@@ -10,8 +10,15 @@ on a sweep's workers:
               give the slacks, the threshold), the xi-alpha indicator and metrics; target: median
               estimate_s / fit_s <= 5 %. R_delta^2 (its O(nnz) closed form) is computed once per
               training set, as sweeps do, and reported apart (`r_delta2_s`);
-  span_s      `span_estimate(fit)` (kernel blocks of the support vectors from the sparse features;
-              above MAX_UNBOUNDED unbounded SVs a sample spans the hull: `span_sampled`);
+  span_s      `span_estimate(fit)` (method "auto": the dense Cholesky path or the iterative one, by
+              the cost model of xialpha.estimators.span; never a sample: `span_sampled_fits` is 0);
+              per fit how its calls were decided (`span_calls`): n_unbounded, span_method, the shares
+              of the support vectors' calls decided by the threshold's sign, by a closed-form bound,
+              by the iterative solve's certified bounds, by an exact S^2, and the solve's iterations
+              (products with K_UU per point); `calls_identical`: the calls equal those of every S^2
+              computed by the dense path (thresholds=None), checked on every fit with at most
+              --check-max unbounded SVs (n_U^2 floats), else null;
+  span_other_s with --both-methods: the seconds of the method auto did not choose (cost model check);
   default_s   what the default estimates cost a sweep's fit beyond the solver: estimate_s, plus
               span_s when the default selection estimator (`xialpha.selection.choices.DEFAULT_ESTIMATOR`)
               is span; `default_estimate_over_fit_median` is the issue-24 target (<= 0.3).
@@ -30,12 +37,22 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from common import (
+    REUTERS_SPEC,
+    load_corpus,
+    make_parser,
+    output_path,
+    print_table,
+    timed,
+    vectorize,
+    write_results,
+)
 from threadpoolctl import threadpool_limits
 
-from common import REUTERS_SPEC, load_corpus, make_parser, output_path, print_table, timed, vectorize, write_results
 from xialpha.corpora import make_synthetic
+from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
-from xialpha.estimators.span import MAX_UNBOUNDED, span_estimate
+from xialpha.estimators.span import call_thresholds, span_calls, span_squared
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha
 from xialpha.features import Preprocessing
@@ -54,6 +71,10 @@ def main() -> None:
                         help="category names (default: the 10 most frequent, or with --quick 3)")
     parser.add_argument("--C", nargs="+", type=float, default=None, help="the C path (default: config/reuters.toml's grid)")
     parser.add_argument("--repeat", type=int, default=2, help="runs of each path (the best counts)")
+    parser.add_argument("--check-max", type=int, default=20_000,
+                        help="largest n_U whose fits' calls are compared with the full dense computation")
+    parser.add_argument("--both-methods", action="store_true",
+                        help="also time the span method the cost model did not choose, on every fit")
     parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS",
                         help=f"documents of the synthetic corpus of `large` (default {LARGE_DOCS:g}, --quick "
                              f"{QUICK_LARGE_DOCS}; 0 skips it)")
@@ -73,8 +94,8 @@ def _run(args) -> None:
     rows = []
     for category in categories:
         y = train.y(category)
-        path = _best_of(args.repeat, lambda: _path(X, y, grid, r_delta2))
-        cold = _best_of(args.repeat, lambda: _path(X, y, [COLD_C], r_delta2))
+        path = _best_of(args.repeat, lambda: _path(X, y, grid, r_delta2, args))
+        cold = _best_of(args.repeat, lambda: _path(X, y, [COLD_C], r_delta2, args))
         for start, fits in (("warm", path), ("cold", cold)):
             for row in fits:
                 rows.append({"category": category, "start": start, **row})
@@ -89,6 +110,7 @@ def _run(args) -> None:
         "benchmark": "overhead",
         "quick": args.quick,
         "corpus": corpus.name,
+        "n_docs": len(corpus),
         "n_train": int(X.shape[0]),
         "n_features": int(X.shape[1]),
         "C": grid,
@@ -109,8 +131,7 @@ def _run(args) -> None:
                      "fit_median_s": float(np.median([r["fit_s"] for r in cold]))},
         "fit_median_s": float(np.median([r["fit_s"] for r in warm])),
         "span_median_s": float(np.median([r["span_s"] for r in warm])),
-        "span_sampled_fits": int(sum(r["span_sampled"] for r in rows)),
-        "max_unbounded": MAX_UNBOUNDED,
+        **_span_summary(rows),
         "target_estimate_over_fit": TARGET_ESTIMATE_OVER_FIT,
         "vectorize_s": vec_s,
         "r_delta2_s": r_delta2_s,
@@ -118,12 +139,29 @@ def _run(args) -> None:
     }
     large = args.large if args.large is not None else (QUICK_LARGE_DOCS if args.quick else LARGE_DOCS)
     if large:
-        result["large"] = _large(large)
+        result["large"] = _large(large, args)
+    result["sizes"] = {name: _size_summary(part) for name, part in (("reuters", result), ("large", result.get("large")))
+                       if part is not None}
     _print(result)
     write_results(result, output_path("overhead", args))
 
 
-def _path(X, y: np.ndarray, grid: list[float], r_delta2: float) -> list[dict]:
+def _size_summary(part: dict) -> dict:
+    """One size's headline figures (the whole C paths, warm-started fits) and how span decided its calls."""
+    fits = [r for r in part["fits"] if r.get("start", "warm") == "warm"]
+    shares = {key: float(np.mean([r[key] for r in fits]))
+              for key in ("span_by_sign", "span_by_bound", "span_by_solve", "span_by_exact")}
+    return {"n_docs": part["n_docs"], "n_train": part["n_train"],
+            "default_estimate_over_fit_median": part["default_estimate_over_fit_median"],
+            "span_over_fit_median": part["span_over_fit_median"],
+            "n_unbounded_median": float(np.median([r["n_unbounded"] for r in fits])),
+            "n_unbounded_max": int(max(r["n_unbounded"] for r in fits)),
+            **{f"{key}_mean_share": value for key, value in shares.items()},
+            **{key: part[key] for key in ("span_sampled_fits", "span_methods", "calls_identical",
+                                           "calls_identical_fits", "calls_checked_fits")}}
+
+
+def _path(X, y: np.ndarray, grid: list[float], r_delta2: float, args) -> list[dict]:
     """Fit the C values in order, each warm-started from the previous one, and time the estimates."""
     rows, previous = [], None
     for C in grid:
@@ -133,13 +171,49 @@ def _path(X, y: np.ndarray, grid: list[float], r_delta2: float) -> list[dict]:
         start = time.perf_counter()
         xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)
         xa_s = time.perf_counter() - start
-        _, span_s = timed(span_estimate, fit)
+        calls, span_s = timed(_span, fit, "auto")
         n_unbounded = fit.n_sv - fit.n_bounded_sv
-        rows.append(_ratios({"C": C, "n_sv": fit.n_sv, "n_unbounded": n_unbounded, "fit_s": fit.fit_seconds,
-                             "rest_s": rest_s, "xa_s": xa_s, "span_s": span_s,
-                             "span_sampled": n_unbounded > MAX_UNBOUNDED}))
+        row = {"C": C, "n_sv": fit.n_sv, "n_unbounded": n_unbounded, "fit_s": fit.fit_seconds, "rest_s": rest_s,
+               "xa_s": xa_s, "span_s": span_s, "span_sampled": False, **_call_shares(calls)}
+        if args.both_methods and calls.method in ("dense", "iterative"):
+            row["span_other_s"] = timed(_span, fit, "iterative" if calls.method == "dense" else "dense")[1]
+        thresholds = call_thresholds(fit)
+        sv = fit.alpha > 0
+        row["calls_identical"] = (bool(np.array_equal(calls.spans[sv] >= thresholds[sv],
+                                                      span_squared(fit)[sv] >= thresholds[sv]))
+                                  if n_unbounded <= args.check_max else None)
+        rows.append(_ratios(row))
         previous = fit
     return rows
+
+
+def _span(fit, method: str):
+    """What `span_estimate(fit, method=method)` does (its calls and indicator), keeping how the calls were decided."""
+    calls = span_calls(fit, method=method, thresholds=call_thresholds(fit))
+    sv = fit.alpha > 0
+    margins = fit.y * fit.decision
+    margins[sv] -= fit.alpha[sv] * calls.spans[sv]
+    Estimate.from_indicator("span", fit.y, margins <= 0)
+    return calls
+
+
+def _call_shares(calls) -> dict:
+    """Per fit: the span method, and the share of the SVs' calls decided by each means; solve iterations."""
+    total = max(1, calls.by_sign + calls.by_bound + calls.by_solve + calls.by_exact)
+    iterations = calls.solve_iterations
+    return {"span_method": calls.method, "span_by_sign": calls.by_sign / total, "span_by_bound": calls.by_bound / total,
+            "span_by_solve": calls.by_solve / total, "span_by_exact": calls.by_exact / total,
+            "solve_iterations_median": float(np.median(iterations)) if iterations.size else None,
+            "solve_iterations_max": int(iterations.max()) if iterations.size else None}
+
+
+def _span_summary(rows: list[dict]) -> dict:
+    """Over the fits: sampled fits (always 0), methods, calls identical to the full computation."""
+    checked = [r["calls_identical"] for r in rows if r["calls_identical"] is not None]
+    return {"span_sampled_fits": int(sum(r["span_sampled"] for r in rows)),
+            "span_methods": {m: sum(r["span_method"] == m for r in rows) for m in ("dense", "iterative", "diameter")},
+            "calls_identical_fits": int(sum(checked)), "calls_checked_fits": len(checked),
+            "calls_identical": bool(all(checked)) if checked else None}
 
 
 def _ratios(row: dict) -> dict:
@@ -151,7 +225,7 @@ def _ratios(row: dict) -> dict:
     return row
 
 
-def _large(n_docs: int) -> dict:
+def _large(n_docs: int, args) -> dict:
     """Per-fit costs on make_synthetic(n_docs, 4 categories): 4 categories x LARGE_C, warm-started."""
     corpus = make_synthetic(n_docs=n_docs, n_categories=4, seed=0)
     train = corpus.split("train")
@@ -159,14 +233,14 @@ def _large(n_docs: int) -> dict:
     r_delta2 = r_delta_squared(X=X)
     fits = []
     for category in corpus.choose_categories(top_k=4):
-        fits += [{"category": category, **row} for row in _path(X, train.y(category), list(LARGE_C), r_delta2)]
+        fits += [{"category": category, **row} for row in _path(X, train.y(category), list(LARGE_C), r_delta2, args)]
     print(f"large: {n_docs:,} documents, {X.shape[0]:,} training", flush=True)
     return {"n_docs": n_docs, "n_train": int(X.shape[0]), "n_features": int(X.shape[1]), "C": list(LARGE_C),
             "default_estimator": DEFAULT_ESTIMATOR,
             **{f"{key}_over_fit_median": float(np.median([r[f"{name}_over_fit"] for r in fits]))
                for name, key in (("estimate", "estimate"), ("span", "span"), ("default", "default_estimate"))},
             "default_estimate_over_fit_total": float(sum(r["default_s"] for r in fits) / sum(r["fit_s"] for r in fits)),
-            "fits": fits}
+            **_span_summary(fits), "fits": fits}
 
 
 def _best_of(repeat: int, run) -> list[dict]:
@@ -175,19 +249,27 @@ def _best_of(repeat: int, run) -> list[dict]:
     best = []
     for fits in zip(*runs):
         row = dict(fits[0])
-        for key in ("fit_s", "rest_s", "xa_s", "span_s"):
-            row[key] = min(fit[key] for fit in fits)
+        for key in ("fit_s", "rest_s", "xa_s", "span_s", "span_other_s"):
+            if key in row:
+                row[key] = min(fit[key] for fit in fits)
         best.append(_ratios(row))
     return best
 
 
 def _print(result: dict) -> None:
-    rows = [[r["category"], r["start"], r["C"], r["n_sv"], r["n_unbounded"], 1000 * r["fit_s"], 1000 * r["rest_s"],
-             1000 * r["xa_s"], 100 * r["estimate_over_fit"], 1000 * r["span_s"], 100 * r["span_over_fit"]]
-            for r in result["fits"]]
-    print_table(["category", "start", "C", "n_sv", "n_unbounded", "fit_ms", "rest_of_fit_svm_ms", "xa_ms",
-                 "estimate/fit_%", "span_ms", "span/fit_%"], rows,
-                title=f"\n{result['corpus']}: {result['n_train']} training documents, {result['n_features']} features")
+    columns = ["category", "start", "C", "n_sv", "n_unbounded", "fit_ms", "rest_of_fit_svm_ms", "xa_ms",
+               "estimate/fit_%", "span_ms", "span/fit_%", "method", "sign_%", "bound_%", "solve_%", "exact_%",
+               "iter_med", "iter_max", "same_calls"]
+    for part, title in ((result, f"{result['corpus']}: {result['n_train']} training documents, {result['n_features']} features"),
+                        (result.get("large"), "large")):
+        if part is None:
+            continue
+        rows = [[r["category"], r.get("start", "warm"), r["C"], r["n_sv"], r["n_unbounded"], 1000 * r["fit_s"],
+                 1000 * r["rest_s"], 1000 * r["xa_s"], 100 * r["estimate_over_fit"], 1000 * r["span_s"],
+                 100 * r["span_over_fit"], r["span_method"], 100 * r["span_by_sign"], 100 * r["span_by_bound"],
+                 100 * r["span_by_solve"], 100 * r["span_by_exact"], r["solve_iterations_median"],
+                 r["solve_iterations_max"], r["calls_identical"]] for r in part["fits"]]
+        print_table(columns, rows, title="\n" + title)
     print(f"xi-alpha estimate / fit (warm-started C paths): median {100 * result['estimate_over_fit_median']:.2f} % "
           f"(max {100 * result['estimate_over_fit_max']:.2f} %, target <= {100 * TARGET_ESTIMATE_OVER_FIT:.0f} %); "
           f"R_delta^2 + indicator alone {100 * result['xa_only_over_fit_median']:.2f} %")

@@ -1,6 +1,7 @@
 """The span estimate computes S_i^2 only where it decides a call: its calls equal those of every S_i^2
-computed exactly, on the Gram and the linear path, with and without a sampled hull; and the
-compiled sparse Gram blocks equal scipy's products."""
+computed exactly (the dense path, thresholds=None), on the Gram and the linear path, by the dense and
+the iterative method; the iterative method's bounds are bounds; and the compiled sparse Gram blocks
+equal scipy's products."""
 
 from __future__ import annotations
 
@@ -8,10 +9,18 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators.span import span_estimate
-from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.span import BOUND_RTOL, span_loo_margins, span_squared
+from xialpha.estimators.kernel_rows import NamedKernelRows
+from xialpha.estimators.span import (
+    BOUND_RTOL,
+    call_thresholds,
+    span_calls,
+    span_estimate,
+    span_loo_margins,
+    span_squared,
+)
+from xialpha.estimators.span_iterative import certified_bounds
 from xialpha.estimators.sparse_gram import gram_block
+from xialpha.estimators.svm import SVMFit, fit_svm
 
 
 def _text_like(seed: int, n: int = 120, d: int = 60):
@@ -26,50 +35,149 @@ def _text_like(seed: int, n: int = 120, d: int = 60):
     return sp.csr_matrix(X), y
 
 
-def _thresholds(fit) -> np.ndarray:
-    margins = fit.y * fit.decision
+def _assert_calls_of_exact_spans(fit, gram, method, cases=None):
+    """The calls of span_squared(thresholds=t) by `method` are those of the exact spans; each S^2 is 0
+    where t <= 0, else the exact value, an upper bound below t, or a lower bound at or above t."""
+    exact = span_squared(fit, gram)
+    thresholds = call_thresholds(fit)
+    calls = span_calls(fit, gram, method=method, thresholds=thresholds)
+    decisive = calls.spans
     sv = fit.alpha > 0
-    thresholds = np.full(margins.shape, np.nan)
-    thresholds[sv] = margins[sv] / fit.alpha[sv]
-    return thresholds
+    assert np.isnan(decisive[~sv]).all()
+    if not fit.stable:  # no unbounded SV: every S^2 is the diameter bound, no shortcut
+        np.testing.assert_array_equal(decisive, exact)
+        return calls
+    np.testing.assert_array_equal(decisive[sv] >= thresholds[sv], exact[sv] >= thresholds[sv])
+    zero = sv & (thresholds <= 0)
+    computed = sv & ~zero & np.isclose(decisive, exact, rtol=1e-7, atol=1e-10)
+    below = sv & ~zero & ~computed & (decisive < thresholds)
+    above = sv & ~zero & ~computed & ~below
+    assert (decisive[zero] == 0).all()
+    assert (decisive[below] < thresholds[below] * (1 - BOUND_RTOL)).all()
+    assert (exact[below] <= decisive[below] + 1e-9).all()  # an upper bound of the exact value
+    assert (decisive[above] >= thresholds[above] * (1 + BOUND_RTOL)).all()
+    assert (exact[above] >= decisive[above] - 1e-9).all()  # a lower bound of the exact value
+    assert calls.by_sign + calls.by_bound + calls.by_solve + calls.by_exact == sv.sum()
+    if cases is not None:
+        for name, mask in (("zero", zero), ("exact", computed), ("below", below), ("above", above)):
+            cases[name] += int(mask.sum())
+    return calls
 
 
-@pytest.mark.parametrize("max_unbounded", [4000, 7])
-def test_calls_equal_those_of_exact_spans_and_every_shortcut_is_taken(max_unbounded):
-    """Over 40 problems x 4 C on both paths: the estimate's calls are those of the exact margins; the
-    exact S^2 is reported wherever it was computed, 0 where t <= 0, and an upper bound below t
-    elsewhere; each of the three cases occurs."""
-    cases = {"zero": 0, "bound": 0, "exact": 0}
+@pytest.mark.parametrize("method", ["auto", "dense", "iterative"])
+def test_calls_equal_those_of_exact_spans_and_every_shortcut_is_taken(method):
+    """Over 40 problems x 4 C on both paths: the estimate's calls are those of the exact margins, each
+    S^2 reported is 0, exact, or a bound on the side of t it decides; the shortcuts occur (the dense
+    path: no lower bounds; the iterative path: both bounds, the solve deciding hundreds of points)."""
+    cases = {"zero": 0, "exact": 0, "below": 0, "above": 0}
+    solved = 0
     for seed in range(40):
         X, y = _text_like(seed)
         for C in (0.1, 1.0, 10.0, 100.0):
             for fit, gram in ((fit_svm(y, C, X=X, tol=1e-6), None),
                               (fit_svm(y, C, gram=(X @ X.T).toarray(), tol=1e-6), (X @ X.T).toarray())):
-                exact = span_squared(fit, gram, max_unbounded=max_unbounded)
-                thresholds = _thresholds(fit)
-                decisive = span_squared(fit, gram, max_unbounded=max_unbounded, thresholds=thresholds)
-                sv = fit.alpha > 0
-                assert np.isnan(decisive[~sv]).all()
-                if not fit.stable:  # no unbounded SV: every S^2 is the diameter bound, no shortcut
-                    np.testing.assert_array_equal(decisive, exact)
-                    continue
-                zero = sv & (thresholds <= 0)
-                computed = sv & ~zero & np.isclose(decisive, exact, rtol=1e-7, atol=1e-10)
-                bound = sv & ~zero & ~computed
-                assert (decisive[zero] == 0).all()
-                assert (decisive[bound] < thresholds[bound] * (1 - BOUND_RTOL)).all()
-                assert (exact[bound] <= decisive[bound] + 1e-9).all()  # an upper bound of the exact value
-                cases["zero"] += int(zero.sum())
-                cases["bound"] += int(bound.sum())
-                cases["exact"] += int(computed.sum())
-                margins = span_loo_margins(fit, gram, max_unbounded=max_unbounded)
-                assert np.array_equal(span_estimate(fit, gram, max_unbounded=max_unbounded).indicator, margins <= 0)
-    assert min(cases.values()) > 100, cases
+                calls = _assert_calls_of_exact_spans(fit, gram, method, cases)
+                solved += calls.by_solve
+                margins = span_loo_margins(fit, gram, method=method)
+                assert np.array_equal(span_estimate(fit, gram, method=method).indicator, margins <= 0)
+    expected = {"zero", "below"} | ({"above"} if method == "iterative" else {"exact"})
+    assert min(cases[name] for name in expected) > 100, cases
+    assert (solved > 500) == (method == "iterative"), solved
+
+
+def test_iterative_calls_on_duplicates_degenerate_hulls_and_named_kernels():
+    """Duplicate unbounded SVs, two unbounded SVs, points inside the hull (n_U > d), an RBF kernel
+    given by name: the iterative path's calls are the exact spans'."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for seed in range(12):
+        X, y = _text_like(seed, n=80, d=6 if seed % 3 == 0 else 60)  # d = 6: every hull is the whole space
+        dense = X.toarray()
+        dense[10:14] = dense[9]  # four more duplicates
+        X = sp.csr_matrix(dense)
+        for C in (0.5, 50.0):
+            fit = fit_svm(y, C, X=X, tol=1e-8)
+            _assert_calls_of_exact_spans(fit, None, "iterative")
+            rows = NamedKernelRows(dense, "rbf", {"gamma": float(rng.uniform(0.5, 3.0))})
+            rbf = fit_svm(y, C, gram=rows.block(np.arange(80), np.arange(80)), tol=1e-8)
+            _assert_calls_of_exact_spans(rbf, rows, "iterative")
+            checked += 2
+    # two unbounded SVs: the hull of the other is a point
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0], [2.0, 2.0], [3.0, 1.0]])
+    for alpha, t_scale in (([0.3, 0.4, 1.0, 1.0, 0.0], 1.0), ([0.3, 0.4, 1.0, 1.0, 0.0], 10.0)):
+        fit = _crafted_fit([1, -1, -1, 1, 1], alpha, [1.0] * 5, np.array([1.0, -1.0, 0.5, -0.2, 3.0]) * t_scale)
+        gram = X @ X.T
+        _assert_calls_of_exact_spans(fit, gram, "iterative")
+        checked += 1
+    assert checked == 50
+
+
+def test_certified_bounds_enclose_the_exact_span_at_any_feasible_lambda():
+    """At random feasible lambda (free entries summing to 1; a point's own entry 0), the upper bound
+    is >= and the dual lower bound <= the exact S^2 (the bordered system solved directly), and both
+    equal it at the minimiser."""
+    rng = np.random.default_rng(0)
+    for n_u, d, ridge in ((30, 50, 1e-8), (30, 10, 1e-6), (12, 200, 1e-3)):
+        X = rng.normal(size=(n_u, d)) * rng.uniform(0.1, 2.0, size=(n_u, 1))
+        points = np.vstack([rng.normal(size=(4, d)), X[:3]])
+        K, columns = X @ X.T, X @ points.T
+        k_xx = np.einsum("ij,ij->i", points, points)
+        own = np.array([-1, -1, -1, -1, 0, 1, 2])
+        free = np.ones((n_u, own.size))
+        free[own[4:], np.arange(4, 7)] = 0.0
+        exact, optimum = _exact_spans(K, columns, k_xx, free, ridge)
+        for scale in (0.0, 1e-6, 1e-2, 1.0, 10.0):
+            lam = optimum + scale * rng.normal(size=optimum.shape) * free
+            lam += free * (1.0 - lam.sum(axis=0)) / free.sum(axis=0)  # back onto 1^T lambda = 1
+            upper, lower, slack = certified_bounds(columns, k_xx, lam, K @ lam + ridge * lam, free, free.sum(axis=0),
+                                                   ridge)
+            assert (lower <= exact * (1 + 1e-9) + slack).all() and (upper >= exact * (1 - 1e-9) - slack).all()
+            if scale == 0.0:
+                np.testing.assert_allclose(lower, exact, rtol=1e-6, atol=1e-12 * k_xx.max())
+                np.testing.assert_allclose(upper, exact, rtol=1e-9, atol=1e-12 * k_xx.max())
+
+
+def _exact_spans(K, columns, k_xx, free, ridge):
+    """S^2 per column and its minimiser, from the bordered system over the free entries."""
+    values, lam = [], np.zeros(columns.shape)
+    for j in range(columns.shape[1]):
+        keep = free[:, j] > 0
+        m = int(keep.sum())
+        bordered = np.zeros((m + 1, m + 1))
+        bordered[:m, :m] = K[np.ix_(keep, keep)] + ridge * np.eye(m)
+        bordered[:m, m] = bordered[m, :m] = 1.0
+        solution = np.linalg.solve(bordered, np.append(columns[keep, j], 1.0))
+        lam[keep, j] = solution[:m]
+        values.append(k_xx[j] - columns[keep, j] @ solution[:m] - solution[m])
+    return np.array(values), lam
+
+
+def test_a_wrong_lower_bound_changes_calls(monkeypatch):
+    """The comparison above catches a bound that is not one: taking the iterate's value for a lower
+    bound (forgetting the duality gap) flips calls."""
+    from xialpha.estimators import span_iterative
+
+    original = span_iterative.certified_bounds
+
+    def value_for_lower_bound(*args):
+        upper, _, slack = original(*args)
+        return upper, upper, slack
+
+    monkeypatch.setattr(span_iterative, "certified_bounds", value_for_lower_bound)
+    flipped = 0
+    for seed in range(10):
+        X, y = _text_like(seed)
+        fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+        thresholds = call_thresholds(fit)
+        sv = fit.alpha > 0
+        flipped += int(np.sum((span_squared(fit, method="iterative", thresholds=thresholds)[sv] >= thresholds[sv])
+                              != (span_squared(fit)[sv] >= thresholds[sv])))
+    assert flipped > 0
 
 
 def test_undecided_unbounded_svs_alone_get_the_triangular_inverse(monkeypatch):
     """The trailing block inverted is as large as the undecided unbounded SVs, not n_U."""
-    import xialpha.estimators.span as span
+    from xialpha.estimators import span
 
     sizes = []
     original = span._CholeskyHull.member_inverse_diagonal
@@ -101,3 +209,11 @@ def test_gram_block_equals_the_sparse_product():
             block = gram_block(matrix, rows, cols)
             assert block.shape == (rows.size, cols.size) and block.dtype == np.float64
             np.testing.assert_allclose(block, expected, rtol=1e-12, atol=1e-15)
+
+
+def _crafted_fit(y, alpha, c_i, decision) -> SVMFit:
+    """An SVMFit with chosen dual variables (as in test_estimators_span)."""
+    y, alpha, c_i, decision = (np.asarray(v, dtype=float) for v in (y, alpha, c_i, decision))
+    return SVMFit(y=y.astype(np.int8), alpha=alpha, xi=np.maximum(0.0, 1 - y * decision), b=0.0, c_i=c_i,
+                  decision=decision, support=np.flatnonzero(alpha > 0), fit_seconds=0.0, model=None,
+                  precomputed=True)

@@ -45,83 +45,246 @@ largest squared distance between two support vectors.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import scipy.linalg
 from numba import njit
 
-from xialpha.estimators.kernel_rows import kernel_rows
+from xialpha.errors import UserError
+from xialpha.estimators.kernel_rows import FeatureRows, kernel_rows
 from xialpha.estimators.metrics import Estimate
+from xialpha.estimators.span_iterative import (
+    BOUND_RTOL,
+    ROUNDING_RTOL,
+    UNDECIDED,
+    solve_calls,
+)
 from xialpha.estimators.svm import SVMFit
 
 RIDGE_RTOL = 1e-8
 DIAMETER_BLOCK_ROWS = 1024
 BOUNDED_BLOCK = 2048
-MAX_UNBOUNDED = 4000  # n_U beyond this: a sample of this many spans the hull (see the module doc)
-SAMPLE_SEED = 0
-BOUND_RTOL = 1e-9  # an upper bound decides a call only when below the threshold by more than this
+SOLVE_BLOCK = 256  # points solved together by the iterative path (one product K_UU V per iteration)
+METHODS = ("auto", "dense", "iterative")
+# The cost model of method="auto" (module doc), in seconds, measured on one core (bench/overhead.py's machine)
+DENSE_SECONDS_PER_FLOP = 4e-11  # Cholesky and triangular solves (LAPACK), per flop
+PRODUCT_SECONDS_PER_NNZ = 1e-9  # one column of X_U (X_U^T V) on the linear path, per nonzero of X_U
+DENSE_PRODUCT_SECONDS_PER_ENTRY = 1.5e-10  # one column of K_UU V on the other paths, per entry of K_UU
+EXPECTED_ITERATIONS = 30  # products per undecided point, as measured (module doc)
 
 
-def span_estimate(fit: SVMFit, gram=None, *, max_unbounded: int = MAX_UNBOUNDED) -> Estimate:
+@dataclass(frozen=True)
+class SpanCalls:
+    """How `span_calls` decided: spans (n,) as `span_squared` returns them; method ("dense",
+    "iterative" or "diameter": no hull); n_unbounded; per support vector the count decided by the
+    sign of the threshold (by_sign), by a closed-form upper bound (by_bound: the hull's centroid or the
+    nearest unbounded SV), by the iterative solve's bounds (by_solve), by an exact S^2 (by_exact: the
+    dense path, or the iterative path's undecided points); solve_iterations (per point solved
+    iteratively: products with K_UU)."""
+
+    spans: np.ndarray
+    method: str
+    n_unbounded: int
+    by_sign: int = 0
+    by_bound: int = 0
+    by_solve: int = 0
+    by_exact: int = 0
+    solve_iterations: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+def span_estimate(fit: SVMFit, gram=None, *, method: str = "auto") -> Estimate:
     """The span estimate (method "span") of the LOO error of `fit`.
 
     gram: the (n, n) kernel matrix the fit was trained on, rows in the order of fit.y (only the
     support vectors' rows and columns are read); None for a fit of the linear path, whose sparse
-    features give those blocks. max_unbounded: the largest hull factorised exactly (module doc).
+    features give those blocks. method: how the undecided S_i^2 are settled ("auto", "dense",
+    "iterative"; module doc): the calls are the same.
     Support vector i counts as a LOO error iff y_i f(x_i) - alpha_i S_i^2 <= 0; non-support
     vectors never do. Each S_i^2 is computed only as far as it decides that call (`span_squared`'s
     thresholds), so the calls are those of the exact spans.
     """
-    margins = span_loo_margins(fit, gram, max_unbounded=max_unbounded, exact=False)
+    margins = span_loo_margins(fit, gram, method=method, exact=False)
     return Estimate.from_indicator("span", fit.y, margins <= 0)
 
 
-def span_loo_margins(fit: SVMFit, gram=None, *, max_unbounded: int = MAX_UNBOUNDED, exact: bool = True) -> np.ndarray:
+def span_loo_margins(fit: SVMFit, gram=None, *, method: str = "auto", exact: bool = True) -> np.ndarray:
     """(n,) estimated left-out margins y_i f(x_i) - alpha_i S_i^2 (plain y_i f(x_i) for non-SVs).
 
-    exact=False: only each margin's sign (whether it is <= 0) is exact; S_i^2 is then taken at the
-    threshold margin_i / alpha_i that decides it (see `span_squared`).
+    exact=False: only each margin's sign (whether it is <= 0) is exact; S_i^2 is then a bound on
+    the right side of the threshold margin_i / alpha_i that decides it (see `span_squared`).
     """
     margins = fit.y * fit.decision
     sv = fit.alpha > 0
-    thresholds = None
-    if not exact:
-        thresholds = np.full(margins.shape, np.nan)
-        thresholds[sv] = margins[sv] / fit.alpha[sv]
-    spans = span_squared(fit, gram, max_unbounded=max_unbounded, thresholds=thresholds)
+    spans = span_squared(fit, gram, method=method, thresholds=call_thresholds(fit) if not exact else None)
     margins[sv] -= fit.alpha[sv] * spans[sv]
     return margins
 
 
-def span_squared(fit: SVMFit, gram=None, *, max_unbounded: int = MAX_UNBOUNDED, thresholds=None) -> np.ndarray:
+def call_thresholds(fit: SVMFit) -> np.ndarray:
+    """(n,) t_i = y_i f(x_i) / alpha_i of the support vectors (NaN elsewhere): i is a span error iff S_i^2 >= t_i."""
+    thresholds = np.full(fit.y.shape[0], np.nan)
+    sv = fit.alpha > 0
+    thresholds[sv] = fit.y[sv] * fit.decision[sv] / fit.alpha[sv]
+    return thresholds
+
+
+def span_squared(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None) -> np.ndarray:
     """(n,) S_i^2 of every support vector (squared kernel-space distance); NaN for non-SVs.
 
-    thresholds: None (every S_i^2 exact), or (n,) values t_i of which only "S_i^2 >= t_i" matters
-    (the span's call). Then S_i^2 is reported as 0 where t_i <= 0, as its upper bound
-    nearest_i + eps (the squared distance to the nearest unbounded SV other than i, plus the
-    ridge; module doc) where that bound is below t_i, and exactly elsewhere: the calls are those
-    of the exact spans, and the triangular inverse and the solves run for the undecided SVs only.
+    thresholds: None (every S_i^2 exact, by the dense path), or (n,) values t_i of which only
+    "S_i^2 >= t_i" matters (the span's call). Then S_i^2 is reported as 0 where t_i <= 0, as an upper
+    bound where one is below t_i, as a lower bound where one is at or above t_i (iterative path), and
+    exactly elsewhere: the calls are those of the exact spans (module doc).
     """
+    return span_calls(fit, gram, method=method, thresholds=thresholds).spans
+
+
+def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None) -> SpanCalls:
+    """`span_squared`'s spans with how each was decided (`SpanCalls`)."""
+    if method not in METHODS:
+        raise UserError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
     kernel = kernel_rows(fit, gram)
     sv = np.flatnonzero(fit.alpha > 0)
-    at_bound = fit.bounded[sv]
-    unbounded, outside = sv[~at_bound], sv[at_bound]
-    if unbounded.size > max_unbounded:
-        chosen = np.zeros(unbounded.size, dtype=bool)
-        chosen[np.random.default_rng(SAMPLE_SEED).choice(unbounded.size, max_unbounded, replace=False)] = True
-        unbounded, outside = unbounded[chosen], np.sort(np.concatenate([outside, unbounded[~chosen]]))
+    unbounded = sv[~fit.bounded[sv]]
     spans = np.full(fit.y.shape[0], np.nan)
     if unbounded.size == 0:
         spans[sv] = sv_diameter_squared(kernel, sv)
-        return spans
-    k_uu = kernel.block(unbounded, unbounded)
-    diag_u, diag_o = np.diagonal(k_uu).copy(), kernel.diagonal(outside)
-    scale = float(np.mean(np.concatenate([diag_u, diag_o])))
+        return SpanCalls(spans, "diameter", 0)
+    diag_sv = kernel.diagonal(sv)
+    scale = float(np.mean(diag_sv))
     ridge = RIDGE_RTOL * (scale if scale > 0 else 1.0)
+    if thresholds is None:
+        _dense(kernel, sv, unbounded, ridge, spans, None)
+        spans[sv] = np.maximum(spans[sv], 0.0)
+        return SpanCalls(spans, "dense", int(unbounded.size), by_exact=int(sv.size))
+    t = np.asarray(thresholds, dtype=np.float64)[sv]
+    own = np.full(sv.size, -1)
+    own[~fit.bounded[sv]] = np.arange(unbounded.size)
+    low = t <= 0
+    spans[sv[low]] = 0.0
+    todo = ~low
+    if unbounded.size > 1:  # the hull's centroid (of U without the point itself): lambda uniform
+        upper, slack = _centroid_bound(kernel, unbounded, sv[todo], own[todo], diag_sv[todo], ridge)
+        decided = upper + slack < t[todo] * (1.0 - BOUND_RTOL)
+        spans[sv[todo][decided]] = upper[decided]
+        todo[np.flatnonzero(todo)[decided]] = False
+    n_centroid = int(sv.size - low.sum() - todo.sum())
+    if unbounded.size < 2:  # the hull of the others is empty or a point: nothing to iterate on
+        method = "dense"
+    elif method == "auto":
+        method = _cheaper_method(kernel, unbounded, int(todo.sum()))
+    if method == "dense":
+        calls = _dense(kernel, sv, unbounded, ridge, spans, np.where(todo, t, 0.0))
+    else:
+        calls = _iterative(kernel, sv[todo], unbounded, own[todo], diag_sv[todo], t[todo], ridge, spans, sv)
+    spans[sv] = np.maximum(spans[sv], 0.0)
+    by_bound, by_solve, by_exact, iterations = calls
+    return SpanCalls(spans, method, int(unbounded.size), by_sign=int(low.sum()), by_bound=n_centroid + by_bound,
+                     by_solve=by_solve, by_exact=by_exact, solve_iterations=iterations)
+
+
+def _cheaper_method(kernel, unbounded: np.ndarray, n_undecided: int) -> str:
+    """"dense" or "iterative", whichever the cost model (module doc) expects to take less time."""
+    n_u = unbounded.size
+    dense = DENSE_SECONDS_PER_FLOP * (n_u ** 3 / 3.0 + n_u ** 2 * n_undecided)
+    if isinstance(kernel, FeatureRows):
+        per_product = PRODUCT_SECONDS_PER_NNZ * float(kernel.X[unbounded].nnz)
+    else:
+        per_product = DENSE_PRODUCT_SECONDS_PER_ENTRY * n_u ** 2
+    iterative = EXPECTED_ITERATIONS * per_product * n_undecided
+    return "dense" if dense <= iterative else "iterative"
+
+
+def _centroid_bound(kernel, unbounded: np.ndarray, points: np.ndarray, own: np.ndarray, diag: np.ndarray,
+                    ridge: float) -> tuple[np.ndarray, np.ndarray]:
+    """(upper, slack) per point: f(lambda) at lambda uniform over U (without the point if it is in U),
+    an upper bound on S^2, and the rounding allowance of its sums. O(nnz) on the linear path."""
+    n_u = unbounded.size
+    if isinstance(kernel, FeatureRows):
+        total = np.asarray(kernel.X[unbounded].sum(axis=0)).ravel()
+        to_total = kernel.X[points] @ total  # x . sum_j x_j
+        total_sq = float(total @ total)
+    else:
+        to_total = np.zeros(points.size)
+        total_sq = 0.0
+        for start in range(0, n_u, DIAMETER_BLOCK_ROWS):
+            rows = unbounded[start:start + DIAMETER_BLOCK_ROWS]
+            to_total += kernel.block(points, rows).sum(axis=1) if points.size else 0.0
+            total_sq += float(kernel.block(rows, unbounded).sum())
+    inside = own >= 0
+    n_f = np.where(inside, n_u - 1, n_u).astype(np.float64)
+    cross = np.where(inside, to_total - diag, to_total)  # x . (sum over the free members)
+    free_sq = np.where(inside, total_sq - 2.0 * to_total + diag, total_sq)
+    upper = diag - 2.0 * cross / n_f + free_sq / n_f ** 2 + ridge / n_f
+    slack = ROUNDING_RTOL * (np.abs(diag) + 2.0 * np.abs(cross) / n_f + (abs(total_sq) + 2.0 * np.abs(to_total)
+                                                                          + np.abs(diag)) / n_f ** 2) * 4.0
+    return upper, slack
+
+
+def _iterative(kernel, points, unbounded, own, diag, t, ridge, spans, sv):
+    """Settle `points` (t > 0, not decided yet) by the nearest-SV bound, then `solve_calls` in blocks of
+    SOLVE_BLOCK; the few it leaves undecided by the dense path. Returns (by_bound, by_solve, by_exact,
+    iterations)."""
+    product = _hull_product(kernel, unbounded)
+    diag_u = kernel.diagonal(unbounded)
+    by_bound, by_solve, iterations, left = 0, 0, [], []
+    for start in range(0, points.size, SOLVE_BLOCK):
+        part = slice(start, start + SOLVE_BLOCK)
+        block = kernel.block(unbounded, points[part])
+        nearest = _nearest(block, diag_u, diag[part], own[part]) + ridge
+        todo = ~_bound_decides(spans, points[part], t[part], nearest, diag_u, diag[part])
+        by_bound += int((~todo).sum())
+        if not todo.any():
+            continue
+        solved = solve_calls(product, block[:, todo], diag[part][todo], own[part][todo], t[part][todo], ridge)
+        done = solved.outcome != UNDECIDED
+        spans[points[part][todo][done]] = solved.value[done]
+        by_solve += int(done.sum())
+        iterations.append(solved.iterations)
+        left.append(points[part][todo][~done])
+    left = np.concatenate(left) if left else np.zeros(0, dtype=np.int64)
+    if left.size:  # not decided within MAX_ITERATIONS (or an indefinite kernel): exact by the dense path
+        thresholds = np.zeros(sv.size)
+        thresholds[np.searchsorted(sv, left)] = 1.0
+        _dense(kernel, sv, unbounded, ridge, spans, thresholds, bounds=False)
+    iterations = np.concatenate(iterations) if iterations else np.zeros(0, dtype=np.int64)
+    return by_bound, by_solve, int(left.size), iterations
+
+
+def _hull_product(kernel, unbounded: np.ndarray):
+    """V (n_U, m) -> K_UU V: X_U (X_U^T V) on the linear path (O(nnz_U) per column), else a dense K_UU."""
+    if isinstance(kernel, FeatureRows):
+        part = kernel.X[unbounded]
+        transposed = part.T.tocsr()
+        return lambda v: part @ (transposed @ v)
+    k_uu = kernel.block(unbounded, unbounded)
+    return lambda v: k_uu @ v
+
+
+def _dense(kernel, sv, unbounded, ridge, spans, wanted_t, *, bounds: bool = True):
+    """The dense path: K_UU + eps I Cholesky-factorised (module doc). wanted_t: (|sv|,) None (every S^2
+    exact), else the thresholds of the support vectors still to decide (<= 0: nothing to do there),
+    first by the nearest-SV bound unless not bounds. Fills spans; returns (by_bound, by_solve,
+    by_exact, iterations)."""
+    own = np.full(sv.size, -1)
+    at_bound = ~np.isin(sv, unbounded)
+    own[~at_bound] = np.arange(unbounded.size)
+    k_uu = kernel.block(unbounded, unbounded)
+    diag_u = np.diagonal(k_uu).copy()
     wanted = np.ones(unbounded.size, dtype=bool)
-    if thresholds is not None:
-        wanted = _decide(spans, unbounded, thresholds[unbounded], _nearest(k_uu, diag_u, diag_u, exclude_self=True) + ridge)
+    by_bound = 0
+    if wanted_t is not None:
+        t_u = wanted_t[~at_bound]
+        wanted = t_u > 0
+    if wanted_t is not None and bounds:
+        nearest = _nearest(k_uu, diag_u, diag_u, np.arange(unbounded.size)) + ridge
+        decided = _bound_decides(spans, unbounded[wanted], t_u[wanted], nearest[wanted], diag_u, diag_u[wanted])
+        by_bound += int(decided.sum())
+        wanted[np.flatnonzero(wanted)[decided]] = False
+    by_exact = int(wanted.sum())
     order = np.concatenate([np.flatnonzero(~wanted), np.flatnonzero(wanted)])  # the undecided last
-    unbounded, diag_u = unbounded[order], diag_u[order]
+    ordered, diag_ordered = unbounded[order], diag_u[order]
     ridged = k_uu if np.array_equal(order, np.arange(order.size)) else k_uu[np.ix_(order, order)]
     del k_uu
     ridged.flat[:: unbounded.size + 1] += ridge  # K_UU + eps I
@@ -130,54 +293,56 @@ def span_squared(fit: SVMFit, gram=None, *, max_unbounded: int = MAX_UNBOUNDED, 
     except np.linalg.LinAlgError:
         hull = _PinvHull(ridged)
     del ridged
-    members = unbounded[unbounded.size - int(wanted.sum()):]
+    members = ordered[unbounded.size - by_exact:]
     inv_diag = hull.member_inverse_diagonal(members.size)
     # (M^{-1})_pp is 0 when p is the only unbounded SV: its affine hull is empty.
     defined = (inv_diag > 0) & (unbounded.size > 1)
     spans[members[defined]] = 1.0 / inv_diag[defined] - ridge
     if not defined.all():
         spans[members[~defined]] = sv_diameter_squared(kernel, sv)
-    if thresholds is not None:
-        low = thresholds[outside] <= 0
-        spans[outside[low]] = 0.0
-        outside, diag_o = outside[~low], diag_o[~low]
+    outside = sv[at_bound]
+    if wanted_t is not None:
+        outside = outside[wanted_t[at_bound] > 0]
+    diag_o = kernel.diagonal(outside)
     for start in range(0, outside.size, BOUNDED_BLOCK):
         part = slice(start, start + BOUNDED_BLOCK)
-        block = kernel.block(unbounded, outside[part])
+        block = kernel.block(ordered, outside[part])
         todo = np.ones(block.shape[1], dtype=bool)
-        if thresholds is not None:
-            upper = _nearest(block, diag_u, diag_o[part], exclude_self=False) + ridge
-            todo = _decide(spans, outside[part], thresholds[outside[part]], upper)
+        if wanted_t is not None and bounds:
+            upper = _nearest(block, diag_ordered, diag_o[part], None) + ridge
+            t_part = wanted_t[np.searchsorted(sv, outside[part])]
+            todo = ~_bound_decides(spans, outside[part], t_part, upper, diag_ordered, diag_o[part])
+            by_bound += int((~todo).sum())
+        by_exact += int(todo.sum())
         spans[outside[part][todo]] = diag_o[part][todo] - hull.quadratic(block[:, todo])
-    spans[sv] = np.maximum(spans[sv], 0.0)
-    return spans
+    return by_bound, 0, by_exact, np.zeros(0, dtype=np.int64)
 
 
-def _decide(spans: np.ndarray, idx: np.ndarray, thresholds: np.ndarray, upper: np.ndarray) -> np.ndarray:
-    """Fill spans[idx] where thresholds (|idx|,) decide without the exact S^2: 0 where t <= 0, the
-    upper bound where it is below t (by more than rounding); return the undecided ones (bool)."""
-    low = thresholds <= 0
-    high = ~low & (upper < thresholds * (1.0 - BOUND_RTOL))
-    spans[idx[low]] = 0.0
-    spans[idx[high]] = upper[high]
-    return ~(low | high)
+def _bound_decides(spans, idx, thresholds, upper, diag_rows, diag_cols) -> np.ndarray:
+    """Where the nearest-SV bound `upper` is below the thresholds (by more than rounding): set spans[idx]
+    to it there; return that mask."""
+    slack = ROUNDING_RTOL * 4.0 * (np.abs(diag_cols) + float(np.max(np.abs(diag_rows), initial=0.0)))
+    decided = upper + slack < thresholds * (1.0 - BOUND_RTOL)
+    spans[idx[decided]] = upper[decided]
+    return decided
 
 
-def _nearest(block: np.ndarray, diag_rows: np.ndarray, diag_cols: np.ndarray, *, exclude_self: bool) -> np.ndarray:
-    """(cols,) min over rows r of the squared distance K_rr + K_cc - 2 K_rc (the diagonal left out
-    when the block is square and exclude_self; inf where no row is left)."""
-    return _nearest_rows(np.ascontiguousarray(block), diag_rows, exclude_self) + diag_cols
+def _nearest(block: np.ndarray, diag_rows: np.ndarray, diag_cols: np.ndarray, own) -> np.ndarray:
+    """(cols,) min over rows r of the squared distance K_rr + K_cc - 2 K_rc, leaving out row own[c]
+    (own: (cols,) row indices, -1 for none, or None); inf where no row is left."""
+    own = np.full(block.shape[1], -1) if own is None else np.asarray(own, dtype=np.int64)
+    return _nearest_rows(np.ascontiguousarray(block), diag_rows, own) + diag_cols
 
 
 @njit(cache=True, nogil=True)
-def _nearest_rows(block, diag_rows, exclude_self):
-    """(cols,) min over rows r (r != c when exclude_self) of diag_rows[r] - 2 block[r, c], row by row."""
+def _nearest_rows(block, diag_rows, own):
+    """(cols,) min over rows r != own[c] of diag_rows[r] - 2 block[r, c], row by row."""
     n_rows, n_cols = block.shape
     nearest = np.full(n_cols, np.inf)
     for r in range(n_rows):
         for c in range(n_cols):
             value = diag_rows[r] - 2.0 * block[r, c]
-            if value < nearest[c] and not (exclude_self and r == c):
+            if value < nearest[c] and r != own[c]:
                 nearest[c] = value
     return nearest
 

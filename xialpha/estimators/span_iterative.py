@@ -1,0 +1,160 @@
+"""Span calls S^2 >= t decided by certified bounds from an iterative solve, through products with K_UU.
+
+For a point x (kernel column k = K_{U,x}, k_xx = K(x, x)) and the unbounded support vectors U
+(without x itself when x is one of them: its entry of lambda is fixed at 0), the ridged squared span
+is the value of the convex quadratic programme
+
+    S^2 = min_lambda f(lambda),  f(lambda) = ||x - sum_j lambda_j x_j||^2 + eps ||lambda||^2
+        = k_xx - 2 k^T lambda + lambda^T A lambda,  A = K_UU + eps I,  subject to 1^T lambda = 1
+
+over the free entries (`xialpha.estimators.span` computes the same value by a Cholesky factorisation).
+
+Upper bound: every feasible lambda gives S^2 <= f(lambda).
+Lower bound (weak duality): with r = x - sum_j lambda_j x_j the Lagrangian of the programme, with
+multipliers u (of r's definition) and m (of 1^T lambda = 1), minimised over r and lambda gives the dual
+function g(u, m) = 2 u.x + 2m - ||u||^2 - ||X_U u + m 1||^2 / eps (the norm over the free entries),
+and S^2 >= g(u, m) for every u, m. Taking u = s r (s a scalar) keeps g computable from products with
+K_UU only: with a = r.x = k_xx - k^T lambda, b = ||r||^2 = f(lambda) - eps ||lambda||^2 and
+h = X_U r = k - K_UU lambda (free entries, n_f of them, mean h_bar), the maximum over s and m is
+
+    S^2 >= L(lambda) = (a - h_bar)^2 / (b + ||h - h_bar||^2 / eps) + eps / n_f.
+
+At the minimiser h - h_bar = eps (lambda - lambda_bar), and L equals f: the gap f - L closes as the
+projected gradient P(A lambda - k) goes to 0 (P: the projection onto 1^T v = 0 over the free entries).
+
+The solve is projected conjugate gradients on the free entries, started from the uniform lambda (the
+hull's centroid), for a block of points at once (one product K_UU V per iteration for the whole block:
+O(nnz_U) per column on the linear path). After every iteration, where the bounds (from the recursively
+updated A lambda) look decisive, A lambda is recomputed by a fresh product and the bounds are evaluated
+again; a call is made only on the fresh ones:
+  - f(lambda) + slack < t (1 - BOUND_RTOL): S^2 < t (value reported: f(lambda));
+  - L(lambda) - slack >= t (1 + BOUND_RTOL): S^2 >= t (value reported: L(lambda));
+  - f - L <= 2 slack + BOUND_RTOL t (converged to rounding level, undecided): the call is f(lambda) >= t,
+    as the full computation decides such a tie by its own rounded value;
+with slack = ROUNDING_RTOL x (k_xx + 2 |k|.|lambda| + |lambda|.|A lambda|), a bound on the rounding of
+the sums. Points not decided after max_iterations are returned as undecided (the caller computes them
+otherwise). A non-positive curvature (an indefinite kernel) also leaves the point undecided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+MAX_ITERATIONS = 500
+BOUND_RTOL = 1e-9  # a bound decides a call only when beyond the threshold by more than this (relative)
+ROUNDING_RTOL = 1e-12  # rounding of a bound's sums, relative to the sum of their terms' magnitudes
+
+UNDECIDED, BELOW, ABOVE, TIE = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class SolvedCalls:
+    """Per point (m,): value (an upper bound below t, a lower bound at or above t, or the converged
+    value at a tie; NaN where undecided), outcome (UNDECIDED, BELOW, ABOVE, TIE), iterations (products)."""
+
+    value: np.ndarray
+    outcome: np.ndarray
+    iterations: np.ndarray
+
+
+def solve_calls(product: Callable[[np.ndarray], np.ndarray], columns: np.ndarray, k_xx: np.ndarray,
+                own: np.ndarray, thresholds: np.ndarray, ridge: float,
+                max_iterations: int = MAX_ITERATIONS) -> SolvedCalls:
+    """Decide S^2 >= t for m points by the bounds of the module doc.
+
+    product: V (n_U, j) -> K_UU V (no ridge); columns: (n_U, m) K_{U,x} of the points; k_xx: (m,);
+    own: (m,) the point's position in U (its lambda entry is fixed at 0), -1 for a point outside U;
+    thresholds: (m,) t > 0; ridge: eps > 0. Needs n_U >= 2.
+    """
+    n_u, m = columns.shape
+    value, outcome, iterations = np.full(m, np.nan), np.zeros(m, dtype=np.int8), np.zeros(m, dtype=np.int64)
+    free = np.ones((n_u, m))
+    inside = np.flatnonzero(own >= 0)
+    free[own[inside], inside] = 0.0
+    n_free = free.sum(axis=0)
+    active = np.arange(m)
+    lam = free / n_free
+    a_lam = product(lam) + ridge * lam
+    grad = _project(columns - a_lam, free, n_free)
+    direction = grad.copy()
+    gg = np.einsum("ij,ij->j", grad, grad)
+    for step in range(max_iterations + 1):
+        # decide on bounds from the recursive A lambda first; confirm with a fresh product
+        candidates = _bounds_outcome(columns, k_xx, lam, a_lam, free, n_free, thresholds[active], ridge)[0] != UNDECIDED
+        if step == max_iterations:
+            candidates[:] = True
+        if candidates.any():
+            sub = np.flatnonzero(candidates)
+            fresh = product(lam[:, sub]) + ridge * lam[:, sub]
+            out, val = _bounds_outcome(columns[:, sub], k_xx[sub], lam[:, sub], fresh, free[:, sub], n_free[sub],
+                                       thresholds[active[sub]], ridge)
+            done = sub[out != UNDECIDED]
+            value[active[done]], outcome[active[done]] = val[out != UNDECIDED], out[out != UNDECIDED]
+            iterations[active[sub]] = step
+            a_lam[:, sub] = fresh
+            if step == max_iterations:
+                break
+            keep = np.ones(active.size, dtype=bool)
+            keep[done] = False
+            if not keep.all():
+                active, columns, k_xx, lam, a_lam, free, n_free, grad, direction, gg = (
+                    active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], free[:, keep],
+                    n_free[keep], grad[:, keep], direction[:, keep], gg[keep])
+        if active.size == 0:
+            break
+        iterations[active] = step + 1
+        q = product(direction) + ridge * direction
+        curvature = np.einsum("ij,ij->j", direction, q)
+        flat = gg == 0.0  # converged exactly: the bounds above decide at the next check
+        bad = (curvature <= 0.0) & ~flat
+        if bad.any():  # an indefinite kernel: these points stay undecided
+            keep = ~bad
+            active, columns, k_xx, lam, a_lam, free, n_free, grad, direction, gg, q, curvature, flat = (
+                active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], free[:, keep],
+                n_free[keep], grad[:, keep], direction[:, keep], gg[keep], q[:, keep], curvature[keep], flat[keep])
+            if active.size == 0:
+                break
+        step_size = np.where(flat, 0.0, gg / np.where(flat, 1.0, curvature))
+        lam += step_size * direction
+        a_lam += step_size * q
+        grad -= step_size * _project(q, free, n_free)
+        gg_next = np.einsum("ij,ij->j", grad, grad)
+        direction = grad + np.where(flat, 0.0, gg_next / np.where(flat, 1.0, gg)) * direction
+        gg = gg_next
+    return SolvedCalls(value, outcome, iterations)
+
+
+def _project(v: np.ndarray, free: np.ndarray, n_free: np.ndarray) -> np.ndarray:
+    """P v per column: the free entries minus their mean, 0 on the fixed entry."""
+    return (v - np.einsum("ij,ij->j", v, free) / n_free) * free
+
+
+def certified_bounds(columns, k_xx, lam, a_lam, free, n_free, ridge):
+    """(upper, lower, slack) per column: f(lambda) >= S^2 >= L(lambda) (module doc) for feasible lambda
+    (n_U, m) given A lambda (n_U, m), and the rounding allowance of their sums."""
+    k_lam = np.einsum("ij,ij->j", columns, lam)
+    upper = k_xx - 2.0 * k_lam + np.einsum("ij,ij->j", lam, a_lam)
+    slack = ROUNDING_RTOL * (np.abs(k_xx) + 2.0 * np.einsum("ij,ij->j", np.abs(columns), np.abs(lam))
+                             + np.einsum("ij,ij->j", np.abs(lam), np.abs(a_lam)))
+    residual_norm = upper - ridge * np.einsum("ij,ij->j", lam, lam)  # b = ||r||^2
+    h = (columns - a_lam + ridge * lam) * free  # X_U r on the free entries
+    h_bar = h.sum(axis=0) / n_free
+    centred = h - h_bar * free
+    denominator = np.maximum(residual_norm, 0.0) + np.einsum("ij,ij->j", centred, centred) / ridge
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lower = np.where(denominator > 0, (k_xx - k_lam - h_bar) ** 2 / denominator, 0.0) + ridge / n_free
+    return upper, lower, slack
+
+
+def _bounds_outcome(columns, k_xx, lam, a_lam, free, n_free, thresholds, ridge):
+    """(outcome, value) per column from `certified_bounds` and the thresholds (module doc)."""
+    upper, lower, slack = certified_bounds(columns, k_xx, lam, a_lam, free, n_free, ridge)
+    outcome = np.full(upper.shape, UNDECIDED, dtype=np.int8)
+    below = upper + slack < thresholds * (1.0 - BOUND_RTOL)
+    above = ~below & (lower - slack >= thresholds * (1.0 + BOUND_RTOL))
+    tie = ~below & ~above & (upper - lower <= 2.0 * slack + BOUND_RTOL * thresholds)
+    outcome[below], outcome[above], outcome[tie] = BELOW, ABOVE, TIE
+    return outcome, np.where(above, lower, upper)
