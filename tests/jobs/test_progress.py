@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import sys
+import threading
 import time
 
 import pytest
@@ -47,6 +48,35 @@ def test_a_plain_stage_line_comes_once_the_stage_lasts_and_only_once(fast, monke
     lines = stream.getvalue().splitlines()
     assert [line.rsplit(" (", 1)[0] for line in lines[:-1]] == ["planning", "fitting", "storing"]
     assert lines[-1].startswith("fits 2/2 (100%)")
+
+
+class _SlowStream(io.StringIO):
+    """A stream whose writes from the progress thread take `delay` seconds (a loaded machine)."""
+
+    def __init__(self, delay: float):
+        super().__init__()
+        self.delay = delay
+        self.entered = threading.Event()
+
+    def write(self, text: str) -> int:
+        if threading.current_thread().name == "xialpha-progress":
+            self.entered.set()
+            time.sleep(self.delay)
+        return super().write(text)
+
+
+def test_nothing_is_printed_once_close_returns_even_on_a_slow_machine(fast, monkeypatch):
+    """An interrupted sweep's last line ('interrupted by SIGINT') is printed after `close`: a stage
+    line the background thread was printing meanwhile must land before it, never after."""
+    monkeypatch.setattr(progress_module, "PLAIN_STAGE_AFTER_S", 0)
+    stream = _SlowStream(delay=0.5)
+    progress = Progress(None, "plain", stream=stream)
+    progress.set_stage("storing")
+    assert stream.entered.wait(10)  # the thread is inside its stage line's write
+    progress.close()
+    stream.write("interrupted\n")
+    time.sleep(0.7)  # long enough for a write still under way to finish
+    assert stream.getvalue().splitlines()[-1] == "interrupted"
 
 
 def test_the_stage_follows_the_tasks_the_cluster_runs(fast):

@@ -89,8 +89,10 @@ class Progress:
             )
             self._task = self._bar.add_task("starting", total=total, rate="")
             self._bar.start()
+        self._thread = None
         if mode != "quiet":
-            threading.Thread(target=self._loop, name="xialpha-progress", daemon=True).start()
+            self._thread = threading.Thread(target=self._loop, name="xialpha-progress", daemon=True)
+            self._thread.start()
 
     @staticmethod
     def mode_for(quiet: bool, stream=None) -> str:
@@ -142,6 +144,8 @@ class Progress:
 
     def _print_stage_if_due(self, now: float) -> None:
         with self._lock:
+            if self._stop.is_set():  # closed: nothing more may follow the command's last line
+                return
             if self.stage and self.stage not in self._shown and now - self._since >= PLAIN_STAGE_AFTER_S:
                 self._shown.add(self.stage)
                 print(f"{self.stage} ({now - self.start:.0f} s)", file=self.stream, flush=True)
@@ -184,7 +188,12 @@ class Progress:
         return f"fits {self.done}/{total} ({100 * self.done / max(total, 1):.0f}%), {rate:.1f} fits/s, ETA {eta:.0f} s"
 
     def close(self) -> None:
-        self._stop.set()
+        """Stop the display; once this returns, nothing more is printed (the background thread is
+        waited for, so an interrupted sweep's last line stays the last)."""
+        with self._lock:
+            self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
         if self._bar is not None:
             self._bar.stop()
         self._draw(final=True)
