@@ -4,7 +4,7 @@ A URI may carry credentials in its user part (`s3://KEY:SECRET@bucket/x`, `https
 or in query parameters (`?secret_key=...`, `&sas_token=...`). `redact` replaces them with "***"
 wherever a URI occurs in a text (a message, a command line, a spec), as fsspec and pyarrow users
 expect a URI to be shown. Credentials belong in the environment or a credentials file
-(README, "The store"); a URI holding them still works, and is only ever shown redacted.
+(docs/spec.md); a URI holding them still works, and is only ever shown redacted.
 
 The patterns use possessive quantifiers and start only where a scheme begins, so redacting takes
 time linear in the text's length whatever it holds.

@@ -65,7 +65,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     pos_label: the positive class for recall, precision and F1 (default: the larger label).
     smooth: rank by each candidate's estimate averaged with those of the next smaller and next
         larger C among the candidates that differ from it only in C (`C`, or `<step>__C` in a
-        pipeline), as `xialpha select` does by default (README, "Which estimator to select by",
+        pipeline), as `xialpha select` does by default (docs/concepts.md, "Which estimator to select by",
         has what bench/selection_quality.py measured of it). False ranks by each estimate alone.
 
     Binary problems only: y with more than two classes raises ValueError (wrap the search in

@@ -200,7 +200,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
                      lambda estimate, settings: settings["xa_ext_depth"]),)),
 )
 
-# The estimator a selection uses unless told otherwise (README, "Which estimator to select by").
+# The estimator a selection uses unless told otherwise (docs/concepts.md, "Which estimator to select by").
 DEFAULT = "span"
 
 BY_NAME = {estimator.name: estimator for estimator in ESTIMATORS}

@@ -4,7 +4,7 @@ An estimate of a configuration's effectiveness (span, xi-alpha, cross-validation
 the true effectiveness changes little from one C to the next: the configurations along C share
 most of their solution. Averaging each value with those of the next smaller and next larger C of
 the same configuration otherwise (same category, preprocessing, kernel, j) ranks by a smoother
-curve. What bench/selection_quality.py measured of it on fresh splits is in the README ("Which
+curve. What bench/selection_quality.py measured of it on fresh splits is in docs/concepts.md ("Which
 estimator to select by").
 """
 
