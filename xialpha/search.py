@@ -31,7 +31,7 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.validation import KERNEL_PARAMETERS
+from xialpha.estimators import KERNEL_PARAMETERS
 from xialpha.selection.choices import DEFAULT_SMOOTH
 from xialpha.selection.smoothing import smoothed_over_c
 from xialpha.storage.schema import estimate_columns, estimate_values

@@ -15,7 +15,7 @@ from xialpha.estimators import validation as after
 from xialpha.estimators.svm import DEFAULT_TOL
 from xialpha.features import Preprocessing, linear_gram
 from xialpha.features import kernels as feature_kernels
-from xialpha.estimators.validation import KERNEL_PARAMETERS
+from xialpha.estimators import KERNEL_PARAMETERS
 
 CORPUS = make_synthetic(n_docs=120, n_categories=2, seed=3, vocabulary_size=400)
 _, FEATURES = Preprocessing().fit_transform(CORPUS.texts)

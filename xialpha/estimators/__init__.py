@@ -4,4 +4,12 @@ No Dask and no file I/O here: these functions run inside workers and in tests al
 from their modules (`xialpha.estimators.svm.fit_svm`, `xialpha.estimators.xialpha.xi_alpha`, ...);
 `xialpha.estimators.registry` lists every estimator a sweep computes, and stays light to import
 (this package imports nothing, so reading the registry loads no algorithm).
+
+The package itself holds the kernel table, as light to import as the registry.
 """
+
+# The kernels xialpha knows and the parameters each takes (as scikit-learn's SVC names them): the one
+# table that the estimators' checks and xialpha.features.kernels (the Kernel spec) both read.
+KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
+KERNELS = tuple(KERNEL_PARAMETERS)
+PARAMETER_NAMES = tuple(dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names))  # gamma, degree, coef0

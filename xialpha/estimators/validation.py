@@ -15,11 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
-# The kernels xialpha knows and the parameters each takes (as scikit-learn's SVC names them): the one
-# table that the estimators' checks and xialpha.features.kernels (the Kernel spec) both read.
-KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
-KERNELS = tuple(KERNEL_PARAMETERS)
-PARAMETER_NAMES = tuple(dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names))  # gamma, degree, coef0
+from xialpha.estimators import KERNEL_PARAMETERS
 
 
 @contextmanager

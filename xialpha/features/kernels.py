@@ -14,7 +14,7 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.preprocessing import stable_id
-from xialpha.estimators.validation import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
+from xialpha.estimators import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
 
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 

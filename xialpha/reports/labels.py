@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from xialpha.estimators.validation import PARAMETER_NAMES
+from xialpha.estimators import PARAMETER_NAMES
 from xialpha.reports.formatting import missing
 from xialpha.storage.schema import PP_PREFIX
 
