@@ -217,3 +217,15 @@ def _crafted_fit(y, alpha, c_i, decision) -> SVMFit:
     return SVMFit(y=y.astype(np.int8), alpha=alpha, xi=np.maximum(0.0, 1 - y * decision), b=0.0, c_i=c_i,
                   decision=decision, support=np.flatnonzero(alpha > 0), fit_seconds=0.0, model=None,
                   precomputed=True)
+
+
+def test_auto_takes_the_iterative_path_above_the_dense_limit(monkeypatch):
+    """method="auto": above DENSE_MAX_UNBOUNDED unbounded SVs the iterative path, with the same calls."""
+    import xialpha.estimators.span as span
+
+    X, y = _text_like(2, n=200, d=80)
+    fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+    assert _assert_calls_of_exact_spans(fit, None, "auto").method == "dense"
+    monkeypatch.setattr(span, "DENSE_MAX_UNBOUNDED", fit.n_sv - fit.n_bounded_sv - 1)
+    calls = _assert_calls_of_exact_spans(fit, None, "auto")
+    assert calls.method == "iterative" and calls.by_solve > 0
