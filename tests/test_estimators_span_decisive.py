@@ -229,3 +229,13 @@ def test_auto_takes_the_iterative_path_above_the_dense_limit(monkeypatch):
     monkeypatch.setattr(span, "DENSE_MAX_UNBOUNDED", fit.n_sv - fit.n_bounded_sv - 1)
     calls = _assert_calls_of_exact_spans(fit, None, "auto")
     assert calls.method == "iterative" and calls.by_solve > 0
+
+
+def test_a_sigmoid_kernel_takes_the_dense_path_whatever_the_method():
+    """The iterative bounds need a positive semi-definite kernel: a (possibly indefinite) sigmoid one is
+    computed densely, with the calls of the exact spans."""
+    X, y = _text_like(4, n=80, d=30)
+    rows = NamedKernelRows(X.toarray(), "sigmoid", {"gamma": 0.5, "coef0": 0.0})
+    fit = fit_svm(y, 1.0, gram=rows.block(np.arange(80), np.arange(80)), tol=1e-6)
+    assert fit.stable
+    assert _assert_calls_of_exact_spans(fit, rows, "iterative").method == "dense"

@@ -37,6 +37,8 @@ S_i^2) decides it, cheapest means first:
        (the Lagrange dual at a scaled residual); the call is made when one of them is beyond t_i by
        more than BOUND_RTOL and the sums' rounding allowance. Points still undecided after
        MAX_ITERATIONS (none measured) or hitting non-positive curvature are computed by the dense path.
+       The bounds assume a positive semi-definite kernel (a Gram of feature vectors: linear, RBF,
+       polynomial); a sigmoid kernel by name always takes the dense path.
 So the calls equal the full computation's, except where |S_i^2 - t_i| is at rounding level: within
 BOUND_RTOL * t_i + ROUNDING_RTOL * (the magnitudes of the bound's terms) of t_i, where the solve is
 converged to that level and the call is its value >= t_i, as the dense path's is its rounded value's
@@ -71,7 +73,7 @@ import scipy.linalg
 from numba import njit
 
 from xialpha.errors import UserError
-from xialpha.estimators.kernel_rows import FeatureRows, kernel_rows
+from xialpha.estimators.kernel_rows import FeatureRows, NamedKernelRows, kernel_rows
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span_iterative import (
     BOUND_RTOL,
@@ -193,7 +195,7 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
         spans[sv[todo][decided]] = upper[decided]
         todo[np.flatnonzero(todo)[decided]] = False
     n_centroid = int(sv.size - low.sum() - todo.sum())
-    if unbounded.size < 2:  # the hull of the others is empty or a point: nothing to iterate on
+    if unbounded.size < 2 or _indefinite(kernel):  # nothing to iterate on; the bounds need a PSD kernel
         method = "dense"
     elif method == "auto":
         method = _cheaper_method(kernel, unbounded, int(todo.sum()))
@@ -205,6 +207,12 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
     by_bound, by_solve, by_exact, iterations = calls
     return SpanCalls(spans, method, int(unbounded.size), by_sign=int(low.sum()), by_bound=n_centroid + by_bound,
                      by_solve=by_solve, by_exact=by_exact, solve_iterations=iterations)
+
+
+def _indefinite(kernel) -> bool:
+    """Whether the kernel may be indefinite (the sigmoid kernel): the iterative path's bounds need
+    K = a Gram of feature vectors (positive semi-definite), as linear, RBF and polynomial kernels are."""
+    return isinstance(kernel, NamedKernelRows) and kernel.kernel == "sigmoid"
 
 
 def _cheaper_method(kernel, unbounded: np.ndarray, n_undecided: int) -> str:
