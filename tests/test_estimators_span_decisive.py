@@ -129,8 +129,7 @@ def test_certified_bounds_enclose_the_exact_span_at_any_feasible_lambda():
         for scale in (0.0, 1e-6, 1e-2, 1.0, 10.0):
             lam = optimum + scale * rng.normal(size=optimum.shape) * free
             lam += free * (1.0 - lam.sum(axis=0)) / free.sum(axis=0)  # back onto 1^T lambda = 1
-            upper, lower, slack = certified_bounds(columns, k_xx, lam, K @ lam + ridge * lam, free, free.sum(axis=0),
-                                                   ridge)
+            upper, lower, slack = certified_bounds(columns, k_xx, lam, K @ lam + ridge * lam, own, ridge)
             assert (lower <= exact * (1 + 1e-9) + slack).all() and (upper >= exact * (1 - 1e-9) - slack).all()
             if scale == 0.0:
                 np.testing.assert_allclose(lower, exact, rtol=1e-6, atol=1e-12 * k_xx.max())
@@ -221,7 +220,7 @@ def _crafted_fit(y, alpha, c_i, decision) -> SVMFit:
 
 def test_auto_takes_the_iterative_path_above_the_dense_limit(monkeypatch):
     """method="auto": above DENSE_MAX_UNBOUNDED unbounded SVs the iterative path, with the same calls."""
-    import xialpha.estimators.span as span
+    from xialpha.estimators import span
 
     X, y = _text_like(2, n=200, d=80)
     fit = fit_svm(y, 10.0, X=X, tol=1e-6)
