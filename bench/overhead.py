@@ -18,7 +18,8 @@ on a sweep's workers:
               (products with K_UU per point); `calls_identical`: the calls equal those of every S^2
               computed by the dense path (thresholds=None), checked on every fit with at most
               --check-max unbounded SVs (n_U^2 floats), else null;
-  span_other_s with --both-methods: the seconds of the method auto did not choose (cost model check);
+  span_other_s with --both-methods: the seconds of the method auto did not choose (cost model check:
+              `span_auto_choices` counts the fits where auto's choice was the faster one);
   default_s   what the default estimates cost a sweep's fit beyond the solver: estimate_s, plus
               span_s when the default selection estimator (`xialpha.selection.choices.DEFAULT_ESTIMATOR`)
               is span; `default_estimate_over_fit_median` is the issue-24 target (<= 0.3).
@@ -157,7 +158,7 @@ def _size_summary(part: dict) -> dict:
             "n_unbounded_median": float(np.median([r["n_unbounded"] for r in fits])),
             "n_unbounded_max": int(max(r["n_unbounded"] for r in fits)),
             **{f"{key}_mean_share": value for key, value in shares.items()},
-            **{key: part[key] for key in ("span_sampled_fits", "span_methods", "calls_identical",
+            **{key: part[key] for key in ("span_sampled_fits", "span_methods", "span_auto_choices", "calls_identical",
                                            "calls_identical_fits", "calls_checked_fits")}}
 
 
@@ -203,6 +204,7 @@ def _call_shares(calls) -> dict:
     iterations = calls.solve_iterations
     return {"span_method": calls.method, "span_by_sign": calls.by_sign / total, "span_by_bound": calls.by_bound / total,
             "span_by_solve": calls.by_solve / total, "span_by_exact": calls.by_exact / total,
+            "solve_iterations_total": int(iterations.sum()),
             "solve_iterations_median": float(np.median(iterations)) if iterations.size else None,
             "solve_iterations_max": int(iterations.max()) if iterations.size else None}
 
@@ -210,7 +212,8 @@ def _call_shares(calls) -> dict:
 def _span_summary(rows: list[dict]) -> dict:
     """Over the fits: sampled fits (always 0), methods, calls identical to the full computation."""
     checked = [r["calls_identical"] for r in rows if r["calls_identical"] is not None]
-    return {"span_sampled_fits": int(sum(r["span_sampled"] for r in rows)),
+    timed_both = [r["span_s"] <= r["span_other_s"] for r in rows if "span_other_s" in r]
+    return {"span_auto_choices": {"faster": int(sum(timed_both)), "timed_both": len(timed_both)},"span_sampled_fits": int(sum(r["span_sampled"] for r in rows)),
             "span_methods": {m: sum(r["span_method"] == m for r in rows) for m in ("dense", "iterative", "diameter")},
             "calls_identical_fits": int(sum(checked)), "calls_checked_fits": len(checked),
             "calls_identical": bool(all(checked)) if checked else None}

@@ -129,8 +129,7 @@ def test_certified_bounds_enclose_the_exact_span_at_any_feasible_lambda():
         for scale in (0.0, 1e-6, 1e-2, 1.0, 10.0):
             lam = optimum + scale * rng.normal(size=optimum.shape) * free
             lam += free * (1.0 - lam.sum(axis=0)) / free.sum(axis=0)  # back onto 1^T lambda = 1
-            upper, lower, slack = certified_bounds(columns, k_xx, lam, K @ lam + ridge * lam, free, free.sum(axis=0),
-                                                   ridge)
+            upper, lower, slack = certified_bounds(columns, k_xx, lam, K @ lam + ridge * lam, own, ridge)
             assert (lower <= exact * (1 + 1e-9) + slack).all() and (upper >= exact * (1 - 1e-9) - slack).all()
             if scale == 0.0:
                 np.testing.assert_allclose(lower, exact, rtol=1e-6, atol=1e-12 * k_xx.max())
@@ -217,3 +216,25 @@ def _crafted_fit(y, alpha, c_i, decision) -> SVMFit:
     return SVMFit(y=y.astype(np.int8), alpha=alpha, xi=np.maximum(0.0, 1 - y * decision), b=0.0, c_i=c_i,
                   decision=decision, support=np.flatnonzero(alpha > 0), fit_seconds=0.0, model=None,
                   precomputed=True)
+
+
+def test_auto_takes_the_iterative_path_above_the_dense_limit(monkeypatch):
+    """method="auto": above DENSE_MAX_UNBOUNDED unbounded SVs the iterative path, with the same calls."""
+    from xialpha.estimators import span
+
+    X, y = _text_like(2, n=200, d=80)
+    fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+    assert _assert_calls_of_exact_spans(fit, None, "auto").method == "dense"
+    monkeypatch.setattr(span, "DENSE_MAX_UNBOUNDED", fit.n_sv - fit.n_bounded_sv - 1)
+    calls = _assert_calls_of_exact_spans(fit, None, "auto")
+    assert calls.method == "iterative" and calls.by_solve > 0
+
+
+def test_a_sigmoid_kernel_takes_the_dense_path_whatever_the_method():
+    """The iterative bounds need a positive semi-definite kernel: a (possibly indefinite) sigmoid one is
+    computed densely, with the calls of the exact spans."""
+    X, y = _text_like(4, n=80, d=30)
+    rows = NamedKernelRows(X.toarray(), "sigmoid", {"gamma": 0.5, "coef0": 0.0})
+    fit = fit_svm(y, 1.0, gram=rows.block(np.arange(80), np.arange(80)), tol=1e-6)
+    assert fit.stable
+    assert _assert_calls_of_exact_spans(fit, rows, "iterative").method == "dense"

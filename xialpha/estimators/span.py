@@ -17,22 +17,43 @@ min_lambda ||x - sum lambda_j x_j||^2 + eps ||lambda||^2 (for unbounded p the ep
 diagonal entry is subtracted again). If the Cholesky factorisation still fails (an indefinite
 kernel), the pseudo-inverse of the ridged bordered matrix is used.
 
-The estimate needs only each call, S_i^2 >= margin_i / alpha_i, and most calls are decided
-without S_i^2: where margin_i <= 0 (S_i^2 >= 0), and where an upper bound is below the threshold.
-Taking lambda = e_q in the minimum above gives S_i^2 <= ||x_i - x_q||^2 + eps for every unbounded
-SV q other than i, and the nearest one is read off the kernel blocks the factorisation needs
-anyway. So `span_estimate` factorises K_UU once (n_U^3 / 3), inverts the triangular factor only on
-the trailing block of the undecided unbounded SVs (ordered last), and solves only for the
-undecided bounded ones; on Reuters that leaves 0-45% of the unbounded and 5-100% of the bounded
-SVs, most of them at large C, with exactly the calls of the full computation (`span_squared` with
-thresholds=None computes every S_i^2).
+The estimate needs only each call, S_i^2 >= t_i = margin_i / alpha_i, and `span_calls` decides each
+one as the full computation (`span_squared` with thresholds=None: the dense path below for every
+S_i^2) decides it, cheapest means first:
+  1. sign: margin_i <= 0 (t_i <= 0 <= S_i^2): an error;
+  2. the hull's centroid: lambda uniform over U (without i) is feasible, so S_i^2 <= its objective,
+     from x_i . sum_U x_j and ||sum_U x_j||^2: one sparse product, O(nnz), for all SVs at once;
+     below t_i: no error;
+  3. either the dense or the iterative path (method="auto": the cheaper by the cost model below):
+     - dense: K_UU + eps I is Cholesky-factorised (n_U^3 / 3 flops, n_U^2 floats); the nearest
+       unbounded SV q != i (lambda = e_q: S_i^2 <= ||x_i - x_q||^2 + eps), read off the kernel blocks,
+       decides more calls; the triangular factor is inverted only on the trailing block of the
+       undecided unbounded SVs (ordered last), solves run only for the undecided bounded ones;
+     - iterative (`xialpha.estimators.span_iterative`): per block of SOLVE_BLOCK undecided points
+       their kernel columns K_{U,i} give the nearest-SV bound, then projected conjugate gradients on
+       the ridged, constrained least-squares problem above, through products K_UU V (on the linear
+       path X_U (X_U^T V): O(nnz_U) per point and iteration, memory O(nnz_U + n_U * SOLVE_BLOCK)).
+       Every iterate gives a certified upper bound (its objective) and a certified lower bound
+       (the Lagrange dual at a scaled residual); the call is made when one of them is beyond t_i by
+       more than BOUND_RTOL and the sums' rounding allowance. Points still undecided after
+       MAX_ITERATIONS (none measured) or hitting non-positive curvature are computed by the dense path.
+       The bounds assume a positive semi-definite kernel (a Gram of feature vectors: linear, RBF,
+       polynomial); a sigmoid kernel by name always takes the dense path.
+So the calls equal the full computation's, except where |S_i^2 - t_i| is at rounding level: within
+BOUND_RTOL * t_i + ROUNDING_RTOL * (the magnitudes of the bound's terms) of t_i, where the solve is
+converged to that level and the call is its value >= t_i, as the dense path's is its rounded value's
+(both are then decided by rounding; the dense path's own error grows with K_UU's condition number,
+bounded through the ridge by about n_U mean K_ii / eps). Measured: bench/overhead.py compares every
+fit's calls with the full computation (bench/README.md); tests/test_estimators_span_decisive.py on
+hundreds of random fits per method, duplicates, degenerate hulls, Gram and named kernels.
 
-Too many unbounded support vectors: the factorisation costs O(n_U^3) time and n_U^2 floats. Above
-`max_unbounded` (default MAX_UNBOUNDED) a seeded random sample of that many unbounded SVs spans the
-hull, and every other support vector (the unbounded ones left out of the sample too) is measured
-against it with the bounded formula. The affine hull of a subset is contained in the full one, so
-every S_p^2 can only grow: the estimate stays a (more) pessimistic one, never an optimistic one.
-Bounded SVs are processed BOUNDED_BLOCK at a time, so memory stays O(n_U^2 + n_U * BOUNDED_BLOCK).
+Cost model (method="auto"): dense DENSE_SECONDS_PER_FLOP * (n_U^3 / 3 + n_U^2 * undecided) against
+iterative EXPECTED_ITERATIONS * (seconds of one product column) * undecided, with constants measured
+on one core (bench/overhead.py --both-methods); above DENSE_MAX_UNBOUNDED unbounded SVs (n_U^2 floats
+no longer reasonable per fit) the iterative path is taken whatever the estimate. The ridge makes the
+lower bound expensive: its gap is ||P(A lambda - k)||^2 / eps, so a call S_i^2 >= t_i is certified only
+once the projected residual is below sqrt(eps (S_i^2 - t_i)); upper bounds (no error) come in a few
+iterations. There is no sampling of the hull: every call is that of the full hull.
 
 The kernel comes from a Gram matrix, or on the linear path from the fit's sparse features
 (`xialpha.estimators.kernel_rows`): only the support vectors' blocks are ever formed.
@@ -52,7 +73,7 @@ import scipy.linalg
 from numba import njit
 
 from xialpha.errors import UserError
-from xialpha.estimators.kernel_rows import FeatureRows, kernel_rows
+from xialpha.estimators.kernel_rows import FeatureRows, NamedKernelRows, kernel_rows
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span_iterative import (
     BOUND_RTOL,
@@ -63,15 +84,19 @@ from xialpha.estimators.span_iterative import (
 from xialpha.estimators.svm import SVMFit
 
 RIDGE_RTOL = 1e-8
+DENSE_MAX_UNBOUNDED = 12_000  # above: always the iterative path (the dense one needs ~3 n_U^2 floats, 3.5 GB here)
 DIAMETER_BLOCK_ROWS = 1024
 BOUNDED_BLOCK = 2048
 SOLVE_BLOCK = 256  # points solved together by the iterative path (one product K_UU V per iteration)
 METHODS = ("auto", "dense", "iterative")
-# The cost model of method="auto" (module doc), in seconds, measured on one core (bench/overhead.py's machine)
-DENSE_SECONDS_PER_FLOP = 4e-11  # Cholesky and triangular solves (LAPACK), per flop
-PRODUCT_SECONDS_PER_NNZ = 1e-9  # one column of X_U (X_U^T V) on the linear path, per nonzero of X_U
-DENSE_PRODUCT_SECONDS_PER_ENTRY = 1.5e-10  # one column of K_UU V on the other paths, per entry of K_UU
-EXPECTED_ITERATIONS = 30  # products per undecided point, as measured (module doc)
+# The cost model of method="auto" (module doc), in seconds on one idle core. Measured on the 10^5-document
+# fits of bench/overhead.py (n_U 1,900-3,900; machine load ~12, times divided by 5): dense 3.6-5e-10 s
+# per n_U^3/3 flop all included (kernel blocks, Cholesky, solves); iterative 3.3-4.4e-9 s per
+# point-iteration and nonzero of X_U all included; 14-34 iterations per solved point (mean).
+DENSE_SECONDS_PER_FLOP = 8e-11
+PRODUCT_SECONDS_PER_NNZ = 7e-10
+DENSE_PRODUCT_SECONDS_PER_ENTRY = 1e-10  # the same on the Gram / named-kernel paths, per entry of K_UU
+EXPECTED_ITERATIONS = 25
 
 
 @dataclass(frozen=True)
@@ -170,7 +195,7 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
         spans[sv[todo][decided]] = upper[decided]
         todo[np.flatnonzero(todo)[decided]] = False
     n_centroid = int(sv.size - low.sum() - todo.sum())
-    if unbounded.size < 2:  # the hull of the others is empty or a point: nothing to iterate on
+    if unbounded.size < 2 or _indefinite(kernel):  # nothing to iterate on; the bounds need a PSD kernel
         method = "dense"
     elif method == "auto":
         method = _cheaper_method(kernel, unbounded, int(todo.sum()))
@@ -184,9 +209,17 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
                      by_solve=by_solve, by_exact=by_exact, solve_iterations=iterations)
 
 
+def _indefinite(kernel) -> bool:
+    """Whether the kernel may be indefinite (the sigmoid kernel): the iterative path's bounds need
+    K = a Gram of feature vectors (positive semi-definite), as linear, RBF and polynomial kernels are."""
+    return isinstance(kernel, NamedKernelRows) and kernel.kernel == "sigmoid"
+
+
 def _cheaper_method(kernel, unbounded: np.ndarray, n_undecided: int) -> str:
     """"dense" or "iterative", whichever the cost model (module doc) expects to take less time."""
     n_u = unbounded.size
+    if n_u > DENSE_MAX_UNBOUNDED:
+        return "iterative"
     dense = DENSE_SECONDS_PER_FLOP * (n_u ** 3 / 3.0 + n_u ** 2 * n_undecided)
     if isinstance(kernel, FeatureRows):
         per_product = PRODUCT_SECONDS_PER_NNZ * float(kernel.X[unbounded].nnz)

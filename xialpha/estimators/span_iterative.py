@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 MAX_ITERATIONS = 500
 BOUND_RTOL = 1e-9  # a bound decides a call only when beyond the threshold by more than this (relative)
@@ -71,25 +72,25 @@ def solve_calls(product: Callable[[np.ndarray], np.ndarray], columns: np.ndarray
     """
     n_u, m = columns.shape
     value, outcome, iterations = np.full(m, np.nan), np.zeros(m, dtype=np.int8), np.zeros(m, dtype=np.int64)
-    free = np.ones((n_u, m))
-    inside = np.flatnonzero(own >= 0)
-    free[own[inside], inside] = 0.0
-    n_free = free.sum(axis=0)
+    columns, own = np.ascontiguousarray(columns, dtype=np.float64), np.asarray(own, dtype=np.int64)
+    n_free = np.where(own >= 0, n_u - 1, n_u).astype(np.float64)
     active = np.arange(m)
-    lam = free / n_free
-    a_lam = product(lam) + ridge * lam
-    grad = _project(columns - a_lam, free, n_free)
+    lam = np.full((n_u, m), 1.0) / n_free
+    lam[own[own >= 0], np.flatnonzero(own >= 0)] = 0.0
+    a_lam = _ridged(product, lam, ridge)
+    grad = columns - a_lam
+    _project(grad, own)
     direction = grad.copy()
     gg = np.einsum("ij,ij->j", grad, grad)
     for step in range(max_iterations + 1):
         # decide on bounds from the recursive A lambda first; confirm with a fresh product
-        candidates = _bounds_outcome(columns, k_xx, lam, a_lam, free, n_free, thresholds[active], ridge)[0] != UNDECIDED
+        candidates = _bounds_outcome(columns, k_xx, lam, a_lam, own, thresholds[active], ridge)[0] != UNDECIDED
         if step == max_iterations:
             candidates[:] = True
         if candidates.any():
             sub = np.flatnonzero(candidates)
-            fresh = product(lam[:, sub]) + ridge * lam[:, sub]
-            out, val = _bounds_outcome(columns[:, sub], k_xx[sub], lam[:, sub], fresh, free[:, sub], n_free[sub],
+            fresh = _ridged(product, lam[:, sub], ridge)
+            out, val = _bounds_outcome(np.ascontiguousarray(columns[:, sub]), k_xx[sub], lam[:, sub], fresh, own[sub],
                                        thresholds[active[sub]], ridge)
             done = sub[out != UNDECIDED]
             value[active[done]], outcome[active[done]] = val[out != UNDECIDED], out[out != UNDECIDED]
@@ -100,58 +101,123 @@ def solve_calls(product: Callable[[np.ndarray], np.ndarray], columns: np.ndarray
             keep = np.ones(active.size, dtype=bool)
             keep[done] = False
             if not keep.all():
-                active, columns, k_xx, lam, a_lam, free, n_free, grad, direction, gg = (
-                    active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], free[:, keep],
-                    n_free[keep], grad[:, keep], direction[:, keep], gg[keep])
+                active, columns, k_xx, lam, a_lam, own, grad, direction, gg = (
+                    active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], own[keep],
+                    grad[:, keep], direction[:, keep], gg[keep])
         if active.size == 0:
             break
         iterations[active] = step + 1
-        q = product(direction) + ridge * direction
+        q = _ridged(product, direction, ridge)
         curvature = np.einsum("ij,ij->j", direction, q)
         flat = gg == 0.0  # converged exactly: the bounds above decide at the next check
         bad = (curvature <= 0.0) & ~flat
         if bad.any():  # an indefinite kernel: these points stay undecided
             keep = ~bad
-            active, columns, k_xx, lam, a_lam, free, n_free, grad, direction, gg, q, curvature, flat = (
-                active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], free[:, keep],
-                n_free[keep], grad[:, keep], direction[:, keep], gg[keep], q[:, keep], curvature[keep], flat[keep])
+            active, columns, k_xx, lam, a_lam, own, grad, direction, gg, q, curvature, flat = (
+                active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], own[keep],
+                grad[:, keep], direction[:, keep], gg[keep], q[:, keep], curvature[keep], flat[keep])
             if active.size == 0:
                 break
         step_size = np.where(flat, 0.0, gg / np.where(flat, 1.0, curvature))
-        lam += step_size * direction
-        a_lam += step_size * q
-        grad -= step_size * _project(q, free, n_free)
-        gg_next = np.einsum("ij,ij->j", grad, grad)
-        direction = grad + np.where(flat, 0.0, gg_next / np.where(flat, 1.0, gg)) * direction
-        gg = gg_next
+        gg = _cg_update(lam, a_lam, grad, direction, q, own, step_size, gg)
     return SolvedCalls(value, outcome, iterations)
 
 
-def _project(v: np.ndarray, free: np.ndarray, n_free: np.ndarray) -> np.ndarray:
-    """P v per column: the free entries minus their mean, 0 on the fixed entry."""
-    return (v - np.einsum("ij,ij->j", v, free) / n_free) * free
+def _ridged(product, v: np.ndarray, ridge: float) -> np.ndarray:
+    """A v = K_UU v + eps v, C-ordered."""
+    result = np.ascontiguousarray(product(v), dtype=np.float64)
+    result += ridge * v
+    return result
 
 
-def certified_bounds(columns, k_xx, lam, a_lam, free, n_free, ridge):
+@njit(cache=True, nogil=True)
+def _project(v, own):
+    """P v in place per column: the free entries minus their mean, 0 on the fixed entry own[j] (-1: none)."""
+    n, m = v.shape
+    total = np.zeros(m)
+    for i in range(n):
+        for j in range(m):
+            total[j] += v[i, j]
+    for j in range(m):
+        if own[j] >= 0:
+            total[j] = (total[j] - v[own[j], j]) / (n - 1)
+        else:
+            total[j] /= n
+    for i in range(n):
+        for j in range(m):
+            v[i, j] -= total[j]
+    for j in range(m):
+        if own[j] >= 0:
+            v[own[j], j] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _cg_update(lam, a_lam, grad, direction, q, own, step, gg):
+    """One conjugate-gradient step in place: lambda += s d, A lambda += s q, g -= s P q, d = g + beta d
+    (beta = new g.g / old g.g, 0 where the old one is 0); returns the new g.g per column."""
+    n, m = q.shape
+    mean = np.zeros(m)
+    for i in range(n):
+        for j in range(m):
+            mean[j] += q[i, j]
+    for j in range(m):
+        mean[j] = (mean[j] - q[own[j], j]) / (n - 1) if own[j] >= 0 else mean[j] / n
+    gg_next = np.zeros(m)
+    for i in range(n):
+        for j in range(m):
+            lam[i, j] += step[j] * direction[i, j]
+            a_lam[i, j] += step[j] * q[i, j]
+            if i != own[j]:
+                grad[i, j] -= step[j] * (q[i, j] - mean[j])
+                gg_next[j] += grad[i, j] * grad[i, j]
+    beta = np.zeros(m)
+    for j in range(m):
+        if gg[j] > 0.0:
+            beta[j] = gg_next[j] / gg[j]
+    for i in range(n):
+        for j in range(m):
+            direction[i, j] = grad[i, j] + beta[j] * direction[i, j]
+    return gg_next
+
+
+@njit(cache=True, nogil=True)
+def certified_bounds(columns, k_xx, lam, a_lam, own, ridge):
     """(upper, lower, slack) per column: f(lambda) >= S^2 >= L(lambda) (module doc) for feasible lambda
-    (n_U, m) given A lambda (n_U, m), and the rounding allowance of their sums."""
-    k_lam = np.einsum("ij,ij->j", columns, lam)
-    upper = k_xx - 2.0 * k_lam + np.einsum("ij,ij->j", lam, a_lam)
-    slack = ROUNDING_RTOL * (np.abs(k_xx) + 2.0 * np.einsum("ij,ij->j", np.abs(columns), np.abs(lam))
-                             + np.einsum("ij,ij->j", np.abs(lam), np.abs(a_lam)))
-    residual_norm = upper - ridge * np.einsum("ij,ij->j", lam, lam)  # b = ||r||^2
-    h = (columns - a_lam + ridge * lam) * free  # X_U r on the free entries
-    h_bar = h.sum(axis=0) / n_free
-    centred = h - h_bar * free
-    denominator = np.maximum(residual_norm, 0.0) + np.einsum("ij,ij->j", centred, centred) / ridge
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lower = np.where(denominator > 0, (k_xx - k_lam - h_bar) ** 2 / denominator, 0.0) + ridge / n_free
+    (n_U, m) (entry own[j] of column j fixed at 0; -1: none) given A lambda (n_U, m), and the
+    rounding allowance of their sums."""
+    n, m = columns.shape
+    k_lam, lam_a_lam, lam_sq = np.zeros(m), np.zeros(m), np.zeros(m)
+    abs_k_lam, abs_lam_a_lam, h_sum = np.zeros(m), np.zeros(m), np.zeros(m)
+    for i in range(n):
+        for j in range(m):
+            k_lam[j] += columns[i, j] * lam[i, j]
+            lam_a_lam[j] += lam[i, j] * a_lam[i, j]
+            lam_sq[j] += lam[i, j] * lam[i, j]
+            abs_k_lam[j] += abs(columns[i, j] * lam[i, j])
+            abs_lam_a_lam[j] += abs(lam[i, j] * a_lam[i, j])
+            if i != own[j]:
+                h_sum[j] += columns[i, j] - a_lam[i, j] + ridge * lam[i, j]  # h = X_U r
+    n_free = np.where(own >= 0, n - 1.0, float(n))
+    h_bar = h_sum / n_free
+    spread = np.zeros(m)
+    for i in range(n):
+        for j in range(m):
+            if i != own[j]:
+                centred = columns[i, j] - a_lam[i, j] + ridge * lam[i, j] - h_bar[j]
+                spread[j] += centred * centred
+    upper = k_xx - 2.0 * k_lam + lam_a_lam
+    slack = ROUNDING_RTOL * (np.abs(k_xx) + 2.0 * abs_k_lam + abs_lam_a_lam)
+    denominator = np.maximum(upper - ridge * lam_sq, 0.0) + spread / ridge  # ||r||^2 + ||h - h_bar||^2 / eps
+    lower = ridge / n_free
+    for j in range(m):
+        if denominator[j] > 0.0:
+            lower[j] += (k_xx[j] - k_lam[j] - h_bar[j]) ** 2 / denominator[j]
     return upper, lower, slack
 
 
-def _bounds_outcome(columns, k_xx, lam, a_lam, free, n_free, thresholds, ridge):
+def _bounds_outcome(columns, k_xx, lam, a_lam, own, thresholds, ridge):
     """(outcome, value) per column from `certified_bounds` and the thresholds (module doc)."""
-    upper, lower, slack = certified_bounds(columns, k_xx, lam, a_lam, free, n_free, ridge)
+    upper, lower, slack = certified_bounds(columns, k_xx, lam, a_lam, own, ridge)
     outcome = np.full(upper.shape, UNDECIDED, dtype=np.int8)
     below = upper + slack < thresholds * (1.0 - BOUND_RTOL)
     above = ~below & (lower - slack >= thresholds * (1.0 + BOUND_RTOL))
