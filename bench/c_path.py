@@ -38,11 +38,19 @@ import time
 import warnings
 
 import numpy as np
+from common import (
+    REUTERS_SPEC,
+    load_corpus,
+    make_parser,
+    output_path,
+    print_table,
+    vectorize,
+    write_results,
+)
 from threadpoolctl import threadpool_limits
 
-from common import REUTERS_SPEC, load_corpus, make_parser, output_path, print_table, vectorize, write_results
-import xialpha.estimators.dcd as dcd
 from xialpha.corpora import make_synthetic
+from xialpha.estimators import dcd
 from xialpha.estimators.svm import fit_svm
 from xialpha.features import Preprocessing
 from xialpha.spec.sweep import load_spec
