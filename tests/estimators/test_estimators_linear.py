@@ -206,3 +206,80 @@ def test_a_large_sparse_problem_never_allocates_n_by_n():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert fit.converged and peak < 50 * 2**20  # an n x n float64 Gram would be 3.2 GB
+
+
+def _pg_spread(fit) -> float:
+    """The solver's stopping measure on a fit: max - min of the projected gradients (C_i > 0)."""
+    active = fit.c_i > 0
+    g = (fit.y * fit.decision - 1.0)[active]
+    a, c = fit.alpha[active], fit.c_i[active]
+    projected = np.where(a <= 0, np.minimum(g, 0.0), np.where(a >= c, np.maximum(g, 0.0), g))
+    return float(projected.max() - projected.min())
+
+
+def test_a_sweeps_C_path_meets_the_tolerance_at_every_C_as_cold_fits_do():
+    """Ascending C as sweeps solve it (each fit warm-started from the last: alpha moved to the new
+    bounds, b, the row statistics): every fit meets the solver's stopping rule, and its dual
+    objective and decisions equal the cold fit's within what that tolerance allows."""
+    tol = 1e-3
+    for seed in range(3000, 3040):
+        p = _problem(seed)
+        X = sp.csr_matrix(p["dense"])
+        previous = None
+        for C in (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0):
+            warm = fit_svm(p["y"], C, X=X, j=p["j"], sample_weight=p["weights"], tol=tol, warm_start=previous,
+                           check_input=False)
+            cold = fit_svm(p["y"], C, X=X, j=p["j"], sample_weight=p["weights"], tol=tol, check_input=False)
+            assert warm.converged and _pg_spread(warm) <= tol * (1 + 1e-9), (seed, C, _pg_spread(warm))
+            assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(_dual(cold.alpha, p["y"], p["dense"]),
+                                                                         rel=1e-2, abs=1e-3)
+            previous = warm
+
+
+def test_a_warm_start_moves_bounded_alphas_to_the_new_bounds():
+    from xialpha.estimators.svm import carried_alpha
+
+    p = _problem(31)
+    fit = fit_svm(p["y"], 0.5, X=p["X"], j=p["j"], tol=TOL)
+    assert fit.n_bounded_sv > 0 and (fit.alpha > 0).sum() > fit.n_bounded_sv
+    c_new = 2.0 * fit.c_i
+    carried = carried_alpha(fit, c_new)
+    np.testing.assert_array_equal(carried[fit.bounded], c_new[fit.bounded])
+    np.testing.assert_array_equal(carried[~fit.bounded], fit.alpha[~fit.bounded])
+
+
+def test_a_warm_start_reuses_the_row_statistics_only_where_they_are_the_same():
+    from xialpha.estimators.linear import row_statistics, solve_linear
+
+    p = _problem(13)
+    X, y = sp.csr_matrix(p["dense"]), p["y"]
+    first = fit_svm(y, 0.1, X=X, tol=TOL, check_input=False)
+    fresh = row_statistics(X, first.c_i > 0)
+    for name in ("mean", "x_m", "centered_sq"):
+        np.testing.assert_allclose(getattr(first.statistics, name), getattr(fresh, name), rtol=1e-12, atol=1e-15)
+    assert first.statistics.spread == pytest.approx(fresh.spread, rel=1e-12)
+    # by hand: ||x_i - m||^2 and the centre of the rows
+    centre = p["dense"].mean(axis=0)
+    np.testing.assert_allclose(fresh.centered_sq, ((p["dense"] - centre) ** 2).sum(axis=1), atol=1e-12)
+    second = fit_svm(y, 1.0, X=X, tol=TOL, warm_start=first, check_input=False)
+    assert second.statistics is first.statistics  # the same X and examples: reused, not recomputed
+    weights = np.ones(y.size)
+    weights[7] = 0.0  # another set of examples: another centre
+    left_out = fit_svm(y, 1.0, X=X, tol=TOL, sample_weight=weights, warm_start=first, check_input=False)
+    assert left_out.statistics is not first.statistics
+    np.testing.assert_allclose(left_out.statistics.mean, row_statistics(X, weights > 0).mean, rtol=1e-12)
+    copy = fit_svm(y, 1.0, X=X.copy(), tol=TOL, warm_start=first, check_input=False)
+    assert copy.statistics is not first.statistics  # another matrix object: never trusted to be equal
+    # the solution is the same bits with reused and with fresh statistics
+    c_i = second.c_i
+    reused = solve_linear(X, y, c_i, tol=TOL, statistics=first.statistics, check_input=False)
+    computed = solve_linear(X, y, c_i, tol=TOL, check_input=False)
+    assert np.array_equal(reused.alpha, computed.alpha) and reused.b == computed.b
+
+
+def test_a_fit_keeps_the_solvers_alpha_where_snapping_to_bounds_would_break_the_tolerance():
+    """On this problem snapping the alphas within 2 |y^T alpha| of a bound moves the decision values
+    by more than tol; the fit then keeps the solver's alpha, which meets it."""
+    p = _problem(5134)
+    fit = fit_svm(p["y"], 0.05, X=p["X"], j=p["j"], sample_weight=p["weights"], tol=1e-3)
+    assert fit.converged and _pg_spread(fit) <= 1e-3

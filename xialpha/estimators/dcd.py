@@ -14,9 +14,17 @@ which is DCD on the features with one extra constant feature sqrt(mu) (its weigh
 the term mu y y^T) and the margins shifted by b_k; then b_{k+1} = b_k + v. The decision function
 of the subproblem is w . x + b_k + v, and at the fixed point v = 0: y^T a = 0 and a is the exact
 biased SVM's dual solution with threshold b = b_k. Once two shifts bracket the root of v, the
-Illinois variant of regula falsi replaces the multiplier steps (see `solve_biased`). The first
-subproblem (b_0 = 0) is LIBLINEAR's SVM with a bias feature, so each further step only corrects
-how its bias was regularised.
+Illinois variant of regula falsi replaces the multiplier steps (see `solve_biased`).
+
+The weight mu. The term mu y y^T is a rank-one part of eigenvalue mu n that every coordinate step
+feels, like a large bias feature; the first subproblem, which takes most of a fit's epochs (the
+later ones start near their solution), converges in far fewer of them under a small weight. So
+it runs with mu_first = mu / 10 (`xialpha.estimators.linear.FIRST_MU_SHARE`), and the rest with mu:
+the first one's alpha, with the same decision values, also solves the subproblem of weight mu at
+the shift b_1 + v(mu_first) - v(mu), which the multiplier steps continue from. On Reuters' C
+paths this halves the epochs per fit (bench/c_path.py). A small weight throughout would not do:
+v = mu y^T a then locates the root only as precisely as the subproblems, solved within tol, give
+v, too coarsely for y^T a.
 
 Centering. The biased SVM does not change when every x_i moves by the same vector m (w stays, b
 absorbs w . m): on y^T a = 0 the objective is the same. Coordinate descent, however, crawls when
@@ -55,16 +63,18 @@ def _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, m
 
     state: [s = y^T a, u . m, v = mu s]; q_diag (n,) ||x_i - m||^2 + mu; x_m (n,) x_i . m; mm ||m||^2.
     order[:n_active]: the examples that may move (C_i > 0), permuted in place each epoch.
-    Returns (epochs used, converged).
+    Returns (epochs used, examples visited over them, converged).
     """
     s, um, v = state[0], state[1], state[2]
     active = n_active
     pg_max_old = np.inf
     pg_min_old = -np.inf
     epochs = 0
+    visited = 0
     converged = False
     while epochs_done + epochs < max_epochs:
         epochs += 1
+        visited += active
         pg_max = -np.inf
         pg_min = np.inf
         for k in range(active - 1, 0, -1):  # Fisher-Yates over the active part
@@ -124,18 +134,22 @@ def _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, m
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
     state[0], state[1], state[2] = s, um, v
-    return epochs, converged
+    return epochs, visited, converged
 
 
 @njit(cache=True, nogil=True)
-def solve_biased(indptr, indices, data, y, c, sq_norm, mean, alpha, b, mu, tol, max_epochs, seed):
-    """The biased SVM from a feasible start alpha with threshold b; alpha in place.
+def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, mu_first, mu, tol, max_epochs, seed,
+                 w):
+    """The biased SVM from a feasible start alpha with threshold b; alpha and w in place.
 
     indptr, indices, data: the CSR arrays of X (n, d); y (n,) float64 -1/+1; c (n,) upper bounds
-    C_i (0 removes an example); sq_norm (n,) ||x_i||^2; mean (d,) the centre m; mu > 0 the
-    multiplier weight; tol the stopping tolerance; max_epochs a cap on passes over the data,
-    summed over subproblems. Returns (b, epochs, subproblems solved, converged): b for the
-    original (uncentered) rows, w is X^T (alpha y).
+    C_i (0 removes an example); mean (d,) the centre m; x_m (n,) x_i . m; centered_sq (n,)
+    ||x_i - m||^2 (the last three are the same for every fit on X: `linear.RowStatistics`); mu > 0
+    the multiplier weight, mu_first in (0, mu] the first subproblem's; tol the stopping tolerance;
+    max_epochs a cap on passes over the data, summed over subproblems; w (d,) zeros, out: the
+    weight vector X^T (alpha y). Returns (b, epochs, subproblems solved, examples visited,
+    converged): b for the original (uncentered) rows; visited / (epochs n) is the share of the
+    examples that shrinking left to visit (counted as the active set at each epoch's start).
 
     v(shift) = mu y^T a(shift), the constraint's residual at the subproblem's solution, is
     continuous and non-increasing in the shift (the mu term makes y^T a unique), so its root is
@@ -148,15 +162,13 @@ def solve_biased(indptr, indices, data, y, c, sq_norm, mean, alpha, b, mu, tol, 
     mm = 0.0
     for f in range(d):
         mm += mean[f] * mean[f]
-    x_m = np.empty(n)
     q_diag = np.empty(n)
-    u = np.zeros(d)
+    u = w  # sum_i alpha_i y_i x_i, kept up to date by every step
     s = 0.0
     order = np.empty(n, dtype=np.int64)
     n_active = 0
     for i in range(n):
-        x_m[i] = _row_dot(indptr, indices, data, i, mean)
-        q_diag[i] = max(sq_norm[i] - 2.0 * x_m[i] + mm, 0.0) + mu
+        q_diag[i] = centered_sq[i] + mu_first
         if alpha[i] != 0.0:
             delta = alpha[i] * y[i]
             for p in range(indptr[i], indptr[i + 1]):
@@ -169,9 +181,11 @@ def solve_biased(indptr, indices, data, y, c, sq_norm, mean, alpha, b, mu, tol, 
     for f in range(d):
         um += u[f] * mean[f]
     w_m = um - s * mm  # w . m with w = u - s m
-    state = np.array([s, um, mu * s])
+    weight = mu_first
+    state = np.array([s, um, weight * s])
     shift = b + w_m - state[2]  # the start's centered threshold b + w . m, as shift + v
     epochs = 0
+    visits = 0
     lo_s, lo_v = -np.inf, 0.0  # a shift with v > 0 (the root lies above it)
     hi_s, hi_v = np.inf, 0.0  # a shift with v < 0 (the root lies below it)
     side = 0  # which end moved last, for Illinois' halving
@@ -179,12 +193,19 @@ def solve_biased(indptr, indices, data, y, c, sq_norm, mean, alpha, b, mu, tol, 
     converged = False
     while outer < MAX_OUTER:
         outer += 1
-        used, inner_converged = _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, mu, shift,
-                                            order, n_active, tol, max_epochs, epochs)
+        used, visited, inner_converged = _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, weight,
+                                            shift, order, n_active, tol, max_epochs, epochs)
         epochs += used
-        v = state[2]
+        visits += visited
         if not inner_converged:
             break
+        if weight < mu:  # the same alpha and decision values solve the subproblem of weight mu at this shift
+            for i in range(n):
+                q_diag[i] += mu - weight
+            shift += state[2] - mu * state[0]
+            state[2] = mu * state[0]
+            weight = mu
+        v = state[2]
         if abs(v) <= 0.5 * tol:
             converged = True
             break
@@ -208,4 +229,4 @@ def solve_biased(indptr, indices, data, y, c, sq_norm, mean, alpha, b, mu, tol, 
             new = shift + v  # the method of multipliers' step: b_{k+1} = b_k + mu y^T a
         shift = new
     s, um, v = state[0], state[1], state[2]
-    return shift + v - (um - s * mm), epochs, outer, converged
+    return shift + v - (um - s * mm), epochs, outer, visits, converged

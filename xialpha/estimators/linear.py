@@ -20,15 +20,48 @@ from xialpha.estimators.validation import check_features, check_vector
 
 MAX_EPOCHS = 20_000  # passes over the data, summed over the multiplier steps
 SEED = 0
+FIRST_MU_SHARE = 0.1  # the first subproblem's multiplier weight, as a share of mu (see `xialpha.estimators.dcd`)
 
 
 class ConvergenceWarning(UserWarning):
     """The linear solver stopped at max_epochs before reaching its tolerance."""
 
 
+class RowStatistics(NamedTuple):
+    """What every fit on the same CSR features X (n, d) with the same examples taking part needs:
+    the centre m (d,) of the active rows, x_m = X m (n,), centered_sq = ||x_i - m||^2 (n,) and
+    their spread = mean ||x_i - m||^2 over the active rows. A C path computes them once
+    (`solve_linear(statistics=)`): O(nnz) work and three n-vectors saved per fit."""
+
+    X: object
+    active: np.ndarray  # (n,) bool, C_i > 0
+    mean: np.ndarray
+    x_m: np.ndarray
+    centered_sq: np.ndarray
+    spread: float
+
+    def fits(self, X, active: np.ndarray) -> bool:
+        """Whether these are the statistics of X (the same object) with these active examples."""
+        return self.X is X and np.array_equal(self.active, active)
+
+
+def row_statistics(X, active: np.ndarray) -> RowStatistics:
+    """The `RowStatistics` of CSR features X (n, d) over the examples where active (n,) bool."""
+    sq_norm = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    weights = active.astype(np.float64)
+    n_active = max(float(weights.sum()), 1.0)
+    mean = np.asarray(X.T @ weights, dtype=np.float64).ravel() / n_active
+    mm = float(mean @ mean)
+    x_m = np.asarray(X @ mean, dtype=np.float64).ravel()
+    centered_sq = np.maximum(sq_norm - 2.0 * x_m + mm, 0.0)
+    spread = float(weights @ sq_norm) / n_active - mm
+    return RowStatistics(X, active.copy(), mean, x_m, centered_sq, spread)
+
+
 class LinearSolution(NamedTuple):
     """What `solve_linear` returns: alpha (n,), w (d,), threshold b, wx = X w (n,) without b, the
-    solver's seconds, whether it met its tolerance, and X as the CSR matrix it solved on."""
+    solver's seconds, whether it met its tolerance, X as the CSR matrix it solved on, and the
+    `RowStatistics` it used (for the next fit on X)."""
 
     alpha: np.ndarray
     w: np.ndarray
@@ -37,14 +70,18 @@ class LinearSolution(NamedTuple):
     seconds: float
     converged: bool
     X: object
+    statistics: RowStatistics
 
 
 def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=None,
-                 max_epochs: int = MAX_EPOCHS, check_input: bool = True) -> LinearSolution:
+                 max_epochs: int = MAX_EPOCHS, check_input: bool = True,
+                 statistics: RowStatistics | None = None) -> LinearSolution:
     """Dual solution of the biased SVM on CSR features X (n, d), labels y (n,) -1/+1, bounds c_i (n,).
 
     warm_start: None, or (alpha0 (n,), b0) from a related problem; alpha0 is clipped to [0, c_i].
-    seconds covers the compiled solver and the O(nnz) products around it, not the threshold.
+    statistics: a previous solution's `RowStatistics`, used when they are X's with the same
+    examples active (else computed). seconds covers the compiled solver and the O(nnz) products
+    around it, not the threshold.
     """
     n = y.shape[0]
     X = check_features(X, n) if check_input else X
@@ -62,22 +99,31 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
         if not np.isfinite(b):
             raise ValueError("warm_start: its threshold b is not finite")
     start = time.perf_counter()
-    sq_norm = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    active = c_i > 0
+    if statistics is None or not statistics.fits(X, active):
+        statistics = row_statistics(X, active)
     yf = y.astype(np.float64)
-    active = (c_i > 0).astype(np.float64)
-    n_active = max(float(active.sum()), 1.0)
-    mean = np.asarray(X.T @ active, dtype=np.float64).ravel() / n_active  # the centre of the training rows
-    spread = float(active @ sq_norm) / n_active - float(mean @ mean)  # mean ||x_i - m||^2
-    mu = spread if spread > 0 else 1.0
-    b, _epochs, _outer, converged = dcd.solve_biased(
-        X.indptr, X.indices, X.data, yf, np.asarray(c_i, dtype=np.float64), sq_norm, mean, alpha, b, mu,
-        float(tol), int(max_epochs), SEED,
+    mu = statistics.spread if statistics.spread > 0 else 1.0
+    w = np.zeros(X.shape[1])
+    b, _epochs, _outer, _visits, converged = dcd.solve_biased(
+        X.indptr, X.indices, X.data, yf, np.asarray(c_i, dtype=np.float64), statistics.mean, statistics.x_m,
+        statistics.centered_sq, alpha, b, FIRST_MU_SHARE * mu, mu, float(tol), int(max_epochs), SEED, w,
     )
-    snap_to_bounds(alpha, c_i, float(alpha @ yf))
-    w = np.asarray(X.T @ (alpha * yf), dtype=np.float64).ravel()
+    solved, w_solved = alpha.copy(), w
+    snapped = snap_to_bounds(alpha, c_i, float(alpha @ yf))
+    if snapped:
+        moved = np.flatnonzero(alpha != solved)
+        w = w + np.asarray(X[moved].T @ ((alpha - solved)[moved] * yf[moved]), dtype=np.float64).ravel()
     seconds = time.perf_counter() - start
     wx = np.asarray(X @ w, dtype=np.float64).ravel()
-    return LinearSolution(alpha, w, float(threshold(yf, alpha, c_i, wx, b)), wx, seconds, bool(converged), X)
+    b_out = float(threshold(yf, alpha, c_i, wx, b))
+    if snapped and not meets_tolerance(alpha, c_i, yf * (wx + b_out), tol):
+        # snapping moved more weight than the tolerance allows: the solver's own alpha, if it meets it
+        wx_solved = np.asarray(X @ w_solved, dtype=np.float64).ravel()
+        b_solved = float(threshold(yf, solved, c_i, wx_solved, b))
+        if meets_tolerance(solved, c_i, yf * (wx_solved + b_solved), tol):
+            alpha, w, wx, b_out = solved, w_solved, wx_solved, b_solved
+    return LinearSolution(alpha, w, b_out, wx, seconds, bool(converged), X, statistics)
 
 
 def meets_tolerance(alpha: np.ndarray, c_i: np.ndarray, margins: np.ndarray, tol: float) -> bool:
@@ -120,6 +166,8 @@ def snap_to_bounds(alpha: np.ndarray, c_i: np.ndarray, residual: float) -> bool:
 
     The solver meets y^T alpha = 0 only within `residual`; an alpha that close to 0 or C_i is
     that residual, not an unbounded support vector, and would otherwise decide the threshold.
+    Where many alphas move, the decision values can move by more than the tolerance:
+    `solve_linear` then keeps the solver's alpha.
     """
     slack = 2.0 * abs(residual)
     low = (alpha > 0) & (alpha <= slack)

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.svm import SVC
 
-from xialpha.estimators.linear import MAX_EPOCHS, ConvergenceWarning, meets_tolerance, solve_linear
+from xialpha.estimators.linear import MAX_EPOCHS, ConvergenceWarning, RowStatistics, meets_tolerance, solve_linear
 from xialpha.estimators.validation import (
     check_features,
     check_gram,
@@ -46,7 +46,9 @@ class SVMFit:
     decision: (n,) training decision values f(x_i); c_i: (n,) per-example bounds; y: (n,) labels.
     w: (d,) the weight vector on the linear path (then model is None and f(x) = x . w + b);
     model: the scikit-learn SVC on the libsvm path; precomputed: that SVC was trained on a Gram.
-    X: the (n, d) CSR training features of the linear path (for estimators that need kernel rows).
+    X: the (n, d) CSR training features of the linear path (for estimators that need kernel rows);
+    statistics: the linear path's per-training-set `RowStatistics`, reused by a fit warm-started
+    from this one.
     """
 
     y: np.ndarray
@@ -62,6 +64,7 @@ class SVMFit:
     w: np.ndarray | None = None
     X: object | None = None
     converged: bool = True
+    statistics: RowStatistics | None = None
 
     @property
     def n_sv(self) -> int:
@@ -210,17 +213,18 @@ def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, ma
     problem on X instead (kernel rows computed on demand, no Gram kept), so small dense problems
     are exact too. Larger ones keep the approximate solution with a ConvergenceWarning.
     """
-    start = None
+    start = statistics = None
     if warm_start is not None:
         if warm_start.alpha.shape != y.shape:
             raise ValueError(f"warm_start: was fitted on {warm_start.alpha.shape[0]} examples, y has {y.shape[0]}")
         reused = _still_optimal(warm_start, y, X, c_i, tol)
         if reused is not None:
             return reused
-        start = (warm_start.alpha, warm_start.b)
+        start, statistics = (carried_alpha(warm_start, c_i), warm_start.b), warm_start.statistics
     kwargs = {} if max_iter is None or max_iter < 0 else {"max_epochs": int(max_iter)}
-    alpha, w, b, wx, seconds, converged, X = solve_linear(X, y, c_i, tol=tol, warm_start=start,
-                                                          check_input=check_input, **kwargs)
+    solution = solve_linear(X, y, c_i, tol=tol, warm_start=start, check_input=check_input, statistics=statistics,
+                            **kwargs)
+    alpha, w, b, wx, seconds, converged, X = solution[:7]
     if not converged and int((c_i > 0).sum()) <= LIBSVM_FALLBACK_ROWS:
         _, alpha, b, _, more, converged = _libsvm(y, X, bounds, tol, max_iter, False, kernel="linear")
         w, seconds = np.asarray(X.T @ (alpha * y), dtype=np.float64).ravel(), seconds + more
@@ -230,7 +234,18 @@ def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, ma
                       f"reaching tol={tol:g}; the solution is approximate", ConvergenceWarning, stacklevel=3)
     decision = wx + b
     return SVMFit(y=y, alpha=alpha, xi=np.maximum(0.0, 1.0 - y * decision), b=b, c_i=c_i, decision=decision,
-                  support=np.flatnonzero(alpha > 0), fit_seconds=seconds, w=w, X=X, converged=converged)
+                  support=np.flatnonzero(alpha > 0), fit_seconds=seconds, w=w, X=X, converged=converged,
+                  statistics=solution.statistics)
+
+
+def carried_alpha(warm: SVMFit, c_i: np.ndarray) -> np.ndarray:
+    """The warm start's alphas (n,) for new bounds c_i (n,): those at their old bound move to the new
+    bound, the others stay (`solve_linear` clips them to [0, c_i] and restores y^T alpha = 0).
+
+    Along a C path most bounded support vectors stay bounded at the next C; moving them there at
+    once spares coordinate descent raising them one by one (bench/c_path.py: fewer epochs per fit).
+    """
+    return np.where(warm.bounded, c_i, warm.alpha)
 
 
 def _still_optimal(warm: SVMFit, y: np.ndarray, X, c_i: np.ndarray, tol: float) -> SVMFit | None:
