@@ -69,3 +69,15 @@ def test_standard_output_on_a_full_device_is_exit_4_and_one_line(tmp_path):
     assert done.returncode == 4, done.stderr
     assert done.stderr == "xialpha predict: error: cannot write standard output: No space left on device\n"
     assert stat.S_ISCHR(os.lstat(full).st_mode)
+
+
+def test_a_very_long_store_path_keeps_the_reason_of_its_error(tmp_path, capsys):
+    """A 4,000-character store path: the message was cut at 2,000 characters, before its reason."""
+    from xialpha.cli import main
+
+    store = tmp_path.joinpath(*["d" * 200] * 21)
+    capsys.readouterr()
+    code = main(["store", "ls", str(store)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and len(err) < 1000, err
+    assert err.rstrip().endswith("File name too long") and "..." in err, err

@@ -168,10 +168,17 @@ def _stdout_closed() -> int:
 
 
 def _one_line(exc: BaseException, limit: int = 2000) -> str:
+    """The message of `exc` on one line, each word (a path) over 240 characters shortened in its
+    middle, then the whole to `limit` characters keeping its end, where the reason is."""
     if isinstance(exc, OSError) and exc.filename is not None:
-        return _shown(f"{exc.filename}: {exc.strerror or exc}")
-    text = _shown(" ".join(str(exc).split()))
-    return text if len(text) <= limit else f"{text[:limit]}..."
+        text = _shown(f"{exc.filename}: {exc.strerror or exc}")
+    else:
+        text = _shown(" ".join(str(exc).split()))
+    text = _LONG_WORD.sub(lambda word: f"{word.group()[:100]}...{word.group()[-100:]}", text)
+    return text if len(text) <= limit else f"{text[:limit // 2]} ... {text[-limit // 2:]}"
+
+
+_LONG_WORD = re.compile(r"\S{241,}")
 
 
 def _shown(text: str) -> str:
