@@ -17,6 +17,7 @@ import argparse
 import errno
 import gc
 import importlib
+import io
 import os
 import re
 import signal
@@ -36,6 +37,7 @@ EXIT_STDOUT_CLOSED = 1
 # errors about a path the user gave: missing, not permitted, wrong kind, a loop of links, too long
 USER_ERRNOS = {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP,
                errno.ENAMETOOLONG, errno.EROFS, errno.ENXIO}
+NO_SPACE = {errno.ENOSPC, errno.EDQUOT}
 
 # name -> (module under xialpha.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -131,10 +133,27 @@ def _classify(exc: Exception) -> tuple[int, str]:
     """(exit code, one-line message): 2 for the user's input, 1 for everything else."""
     if isinstance(exc, UserError) or (isinstance(exc, OSError) and exc.errno in USER_ERRNOS):
         return EXIT_USER_ERROR, f"error: {_one_line(exc)}"
+    if isinstance(exc, OSError) and exc.errno in NO_SPACE:  # a full disk, as a store's is: exit 4
+        if exc.filename is None and _stdout_failing():
+            return EXIT_STORE_WRITE, f"error: cannot write standard output: {exc.strerror}"
+        return EXIT_STORE_WRITE, f"error: {_one_line(exc) if exc.filename else exc.strerror}"
     if isinstance(exc, MemoryError):
         return EXIT_FAILED, "error: out of memory"
     return EXIT_FAILED, (f"internal error: {type(exc).__name__}: {_one_line(exc)} "
                          "(set XIALPHA_DEBUG=1 for the traceback, and please report it)")
+
+
+def _stdout_failing() -> bool:
+    """True when standard output cannot be written (a write of no bytes fails, as on /dev/full); it
+    is then sent to /dev/null, so that Python's flush at exit prints no second error."""
+    try:
+        os.write(sys.stdout.fileno(), b"")
+        return False
+    except (AttributeError, ValueError, io.UnsupportedOperation):  # not a file (captured in tests)
+        return False
+    except OSError:
+        _stdout_closed()
+        return True
 
 
 def _stdout_closed() -> int:
@@ -149,10 +168,17 @@ def _stdout_closed() -> int:
 
 
 def _one_line(exc: BaseException, limit: int = 2000) -> str:
+    """The message of `exc` on one line, each word (a path) over 240 characters shortened in its
+    middle, then the whole to `limit` characters keeping its end, where the reason is."""
     if isinstance(exc, OSError) and exc.filename is not None:
-        return _shown(f"{exc.filename}: {exc.strerror or exc}")
-    text = _shown(" ".join(str(exc).split()))
-    return text if len(text) <= limit else f"{text[:limit]}..."
+        text = _shown(f"{exc.filename}: {exc.strerror or exc}")
+    else:
+        text = _shown(" ".join(str(exc).split()))
+    text = _LONG_WORD.sub(lambda word: f"{word.group()[:100]}...{word.group()[-100:]}", text)
+    return text if len(text) <= limit else f"{text[:limit // 2]} ... {text[-limit // 2:]}"
+
+
+_LONG_WORD = re.compile(r"\S{241,}")
 
 
 def _shown(text: str) -> str:

@@ -64,6 +64,8 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
             if kind == "address":
                 client = _client(name, address, security)
             else:
+                if kind == "local":
+                    check_local_limits(_local_workers(spec, workers), threads_only)
                 if kind == "local" and not threads_only:
                     stack.enter_context(forked_local_workers(spec))
                 with terminal_interrupts_blocked():
@@ -88,6 +90,42 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
         if silenced:
             logging.disable(logging.NOTSET)
         dask_logger.setLevel(dask_level)
+
+
+# open files a local cluster needs at least: the driver's (its store, its sockets) and per worker
+# process (nanny, pipes, sockets); measured: 2 workers failed to start at `ulimit -n 40`, ran at 50
+FILES_BASE, FILES_PER_WORKER = 32, 16
+# below this address-space limit (`ulimit -v`) a local cluster of 2 workers failed to start (0.85
+# and 1.1 GB: "can't start new thread", std::bad_alloc, a library failing to map) or hung (2 GB, 3 of
+# 3 runs: MemoryError serialising a task), though 1.0, 1.5 and 3 GB ran: NumPy, numba, pyarrow and
+# Dask's threads reserve far more address space than they use, so small limits fail at random
+ADDRESS_SPACE_FLOOR = 4 * 2**30
+
+
+def check_local_limits(n_workers: int, threads_only: bool = False) -> None:
+    """UserError naming the limit and what to raise when this process's resource limits are too low
+    for a local cluster of `n_workers` workers: open files (RLIMIT_NOFILE, `ulimit -n`) and address
+    space (RLIMIT_AS, `ulimit -v`). Checked before anything starts: Dask's failures under such
+    limits are tracebacks, a hang or an abort."""
+    import resource
+
+    files, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = FILES_BASE + FILES_PER_WORKER * (1 if threads_only else n_workers)
+    if files != resource.RLIM_INFINITY and files < needed:
+        raise UserError(f"file descriptors: this process may open {files} files (ulimit -n); a local cluster of "
+                        f"{n_workers} worker{'s' if n_workers != 1 else ''} needs at least {needed}: raise it "
+                        f"(`ulimit -n {max(needed, 1024)}`) or start fewer workers (--workers)")
+    space, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if space != resource.RLIM_INFINITY and space < ADDRESS_SPACE_FLOOR:
+        raise UserError(f"memory: the address-space limit is {space / 2**30:.1f} GiB (ulimit -v); a local cluster "
+                        f"needs at least {ADDRESS_SPACE_FLOOR // 2**30} GiB of address space, most of it reserved, "
+                        "never used: lift it (`ulimit -v unlimited`) and bound the workers' memory with "
+                        "cluster.memory_limit instead")
+
+
+def _local_workers(spec: ClusterSpec, workers: int | None) -> int:
+    """The number of worker processes (or threads) of the local cluster `_start_cluster` starts."""
+    return workers or spec.workers or max(1, (os.cpu_count() or 1) // spec.threads_per_worker)
 
 
 def make_security(files: dict) -> Security | None:
@@ -255,9 +293,8 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
                    threads_only: bool = False):
     n_workers = workers or spec.workers
     if kind == "local":
-        cores = os.cpu_count() or 1
         return LocalCluster(
-            n_workers=n_workers or max(1, cores // spec.threads_per_worker),
+            n_workers=_local_workers(spec, workers),
             threads_per_worker=spec.threads_per_worker,
             processes=not threads_only,
             memory_limit=spec.memory_limit or "auto",
