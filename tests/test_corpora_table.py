@@ -86,6 +86,17 @@ def test_numeric_labels_become_names(tmp_path):
     assert load_table(path).labels == [frozenset({"3"}), frozenset({"2"})]
 
 
+@pytest.mark.parametrize("encoding", [None, "utf-8", "UTF8"])
+def test_a_utf8_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path, encoding):
+    """Spreadsheet programs save CSV as UTF-8 with a BOM; before, "no column 'text' (columns: \\ufefftext, label)"."""
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"\xef\xbb\xbftext,label\nalpha beta,a\ngamma,b\n")
+    corpus = load_table(path) if encoding is None else load_table(path, encoding=encoding)
+    assert corpus.texts == ["alpha beta", "gamma"] and corpus.labels == [frozenset({"a"}), frozenset({"b"})]
+    path.write_bytes(b"\xef\xbb\xbfa\talpha\n")  # headerless TSV: the BOM is not part of the first label
+    assert load_table(path, format="tsv", header=False).labels == [frozenset({"a"})]
+
+
 def test_bad_tables(tmp_path):
     csv_path = tmp_path / "t.csv"
     csv_path.write_text("text,category\nhello,earn\n")
@@ -223,5 +234,5 @@ def test_parquet_through_pandas_gives_what_pyarrow_gave(tmp_path):
     for name in names:
         assert repr(new[name]) == repr(old[name]), name  # equal values of equal types (nan too)
         assert [type(value) for value in new[name]] == [type(value) for value in old[name]], name
-    with pytest.raises(UserError, match=r"types.parquet: no column 'label' \(columns: text, int, float, list, "):
+    with pytest.raises(UserError, match=r"^label_column: \S*types.parquet has no column 'label' \(columns: text, int, float, list, "):
         load_table(path)

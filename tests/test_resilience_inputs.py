@@ -111,7 +111,7 @@ CASES = [
     ("svmlight-corrupt", _corpus('[corpus]\nloader = "svmlight"\npath = "{tmp}/bad.svm"'),
      _write("bad.svm", "1 3:0.5 x:y\n-1 1:zz\n"), [], "bad.svm"),
     ("table-no-label-column", _corpus('[corpus]\nloader = "table"\npath = "{tmp}/docs.csv"'),
-     _write("docs.csv", "text,topic\nhello world,a\n"), [], "label"),
+     _write("docs.csv", "text,topic\nhello world,a\n"), [], "spec.toml: corpus.label_column: "),
     ("reuters-garbage", _corpus('[corpus]\nloader = "reuters21578"\npath = "{tmp}/reuters"'),
      _write("reuters/reut2-000.sgm", b"\x00\xff garbage"), [], "reuters"),
     # numbers no field takes: before, OverflowError tracebacks (exit 1)

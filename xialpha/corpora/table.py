@@ -93,7 +93,8 @@ def read_table_part(part: Part) -> RawPart:
     block = rest[0] if rest else Block()
     roles = {role: a[role] for role in ROLES}
     wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
-    columns, places = read_block(file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block)
+    keys = {column: role for role, column in reversed(roles.items()) if column is not None}  # the first role wins
+    columns, places = read_block(file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block, keys)
     _check_cells(file, columns, places, roles)
     rows = _rows(file, columns, places, roles, a["label_separator"], a["skip_empty"], split)
     split_given = a["split_column"] is not None or split is not None
