@@ -211,6 +211,19 @@ def test_a_column_the_file_lacks_names_the_key_to_set_and_the_closest_column(tmp
                                 "(columns: body, label)")
 
 
+def test_multi_label_rows_are_refused_naming_the_spec_key(tmp_path):
+    """The corpus of issue 34: "finance;health" in a column of single labels, no label_separator."""
+    (tmp_path / "docs.csv").write_text("id,text,label,split\n1,rates rise,finance,train\n2,flu season,health,train\n"
+                                       "3,hospital bonds,finance;health,test\n4,loan losses,finance,test\n")
+    spec = tmp_path / "s.toml"
+    spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\nsplit_column = "split"\n')
+    with pytest.raises(UserError, match=r"^\S+s.toml: corpus.label_separator: 1 of 4 labels in column 'label' of \S+docs.csv "
+                                        r"hold ';' \(e.g. 'finance;health'\): set label_separator = \";\" if"):
+        load_spec(spec).corpus.load()
+    spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\nsplit_column = "split"\nlabel_separator = ";"\n')
+    assert load_spec(spec).corpus.load().category_counts() == {"finance": 3, "health": 2}
+
+
 def test_a_user_error_keeps_its_key_and_file_across_processes():
     """Loader errors are raised in Dask workers and pickled back: the key must survive (to be
     named as the spec's key, corpus.<key>, by the driver)."""
