@@ -6,6 +6,8 @@ I/O error): exit code 4; what was stored before stays stored.
 `StoreWarning`: reads skipped unreadable or foreign files of the store (printed as one line).
 """
 
+import copy
+
 
 class UserError(ValueError):
     """A problem with the user's input: the CLI prints it as one line and exits with code 2.
@@ -38,8 +40,6 @@ class UserError(ValueError):
     def within(self, table: str | None = None, *, file: str | None = None) -> "UserError":
         """The same error, its key inside `table` (a dotted path; an error without a key is left
         as it is) and in `file` (unless it names one already)."""
-        import copy
-
         error = copy.copy(self)
         error.key = f"{table}.{self.key}" if table and self.key else self.key
         error.file = self.file or file
