@@ -141,6 +141,11 @@ def test_a_text_column_of_numbers_is_refused_naming_text_column(tmp_path):
     assert str(error.value) == (f"text_column: column 'id' of {path} holds numbers, not text (e.g. '17'); set "
                                 "text_column to the column holding the documents")
     assert load_table(path, text_column="body").texts == ["rates rise", "flu season"]
+    path.write_text("doc,body,label\ndoc-17,rates rise,a\ndoc-18,flu season,b\n")
+    with pytest.raises(UserError, match=r"^text_column: column 'doc' of \S+ holds ids, not text \(e.g. 'doc-17'\); "):
+        load_table(path, text_column="doc")
+    path.write_text("text,label\nR2D2,a\nC3PO,b\nR2D2,a\n")  # one-word texts that repeat are documents
+    assert load_table(path).texts == ["R2D2", "C3PO", "R2D2"]
 
 
 def test_bad_tables(tmp_path):

@@ -6,7 +6,7 @@ an empty cell means no category. Without label_separator, string labels that loo
 joined (";", "," or "|" in at least 1% of a block's labels), or a label column named "labels",
 "categories", "tags", "topics" or "classes", are refused naming label_separator: set it to the
 separator, or label_separator = "" to say each cell is one label. A text column whose every cell
-is a number is refused naming text_column. Ids default to the 1-based row numbers. Times are ISO 8601
+is a number, or an id (one word with a digit, all different), is refused naming text_column. Ids default to the 1-based row numbers. Times are ISO 8601
 strings (a time zone is converted to UTC), date/datetime values, or numbers of seconds since
 1970-01-01; an empty time cell is NaT.
 
@@ -255,13 +255,21 @@ def _refuse_unsaid_multi_labels(file, cells: list, column: str) -> None:
 
 
 def _refuse_numbers_as_text(file, cells: list, column: str) -> None:
-    """UserError naming text_column when every non-empty text cell of a block is a number (an id
-    or a count column named by mistake, or header = false on a file whose columns are in another
-    order)."""
+    """UserError naming text_column when every non-empty text cell of a block is a number, or an
+    id (one word with a digit, each cell another: "doc-17"): an id or count column named by
+    mistake, or header = false on a file whose columns are in another order."""
     texts = [value.strip() for value in cells if isinstance(value, str) and value.strip()]
-    if texts and all(_is_number(text) for text in texts):
-        raise UserError(f"column {column!r} of {file} holds numbers, not text (e.g. {texts[0][:30]!r}); set "
-                        "text_column to the column holding the documents", key="text_column")
+    if not texts:
+        return
+    if all(_is_number(text) for text in texts):
+        what = "numbers"
+    elif (len(texts) > 1 and len(set(texts)) == len(texts)
+          and all(len(text.split()) == 1 and any(c.isdigit() for c in text) for text in texts)):
+        what = "ids"
+    else:
+        return
+    raise UserError(f"column {column!r} of {file} holds {what}, not text (e.g. {texts[0][:30]!r}); set "
+                    "text_column to the column holding the documents", key="text_column")
 
 
 def _is_number(text: str) -> bool:
