@@ -111,7 +111,7 @@ CASES = [
     ("svmlight-corrupt", _corpus('[corpus]\nloader = "svmlight"\npath = "{tmp}/bad.svm"'),
      _write("bad.svm", "1 3:0.5 x:y\n-1 1:zz\n"), [], "bad.svm"),
     ("table-no-label-column", _corpus('[corpus]\nloader = "table"\npath = "{tmp}/docs.csv"'),
-     _write("docs.csv", "text,topic\nhello world,a\n"), [], "label"),
+     _write("docs.csv", "text,topic\nhello world,a\n"), [], "spec.toml: corpus.label_column: "),
     ("reuters-garbage", _corpus('[corpus]\nloader = "reuters21578"\npath = "{tmp}/reuters"'),
      _write("reuters/reut2-000.sgm", b"\x00\xff garbage"), [], "reuters"),
     # numbers no field takes: before, OverflowError tracebacks (exit 1)
@@ -312,3 +312,19 @@ def test_min_df_beyond_the_corpus_says_the_vocabulary_is_empty(tmp_path):
     assert all("vocabulary is empty after preprocessing: min_df=100000 and max_df=1 keep none of the" in line for line in failures)
     # before: each local worker also logged "Compute Failed" with the task's traceback
     assert "Traceback" not in done.stderr and "Compute Failed" not in done.stderr, done.stderr
+
+
+def test_an_error_carrying_its_parameter_names_the_flag_from_that_field_not_its_text():
+    """Issue 32: the CLI read parameters out of messages with a regex; an error that carries them
+    (UserError(parameter=)) is named by the field, and its text is left as written."""
+    from xialpha.cli import _classify, _flags, build_parser
+    from xialpha.errors import UserError
+
+    flags = _flags(build_parser(), "select")
+    error = UserError("must be >= 0, got -1 (as in runners_up=-1)", parameter="runners_up")
+    assert str(error) == "runners_up=: must be >= 0, got -1 (as in runners_up=-1)"
+    assert _classify(error, flags) == (2, "error: --runners-up: must be >= 0, got -1 (as in runners_up=-1)")
+    both = UserError("at least one cost must be > 0", parameter=("cost_fn", "cost_fp"))
+    assert _classify(both, flags) == (2, "error: --cost-fn, --cost-fp: at least one cost must be > 0")
+    assert _classify(UserError("no flag", parameter="alpha"), _flags(build_parser(), "sweep")) == (2, "error: alpha=: no flag")
+    assert _classify(UserError("per category", parameter="per_category"), flags) == (2, "error: --global: per category")

@@ -93,8 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("XIALPHA_DEBUG"):
             raise
-        code, message = _classify(exc)
-        print(f"xialpha {args.command}: {as_flags(message, _flags(parser, args.command))}", file=sys.stderr)
+        code, message = _classify(exc, _flags(parser, args.command))
+        print(f"xialpha {args.command}: {message}", file=sys.stderr)
         return code
     except KeyboardInterrupt as exc:  # SIGINT or SIGTERM: the cluster is closed by now, its jobs cancelled
         signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
@@ -114,8 +114,9 @@ def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
 
 
 def as_flags(message: str, flags: dict[str, str]) -> str:
-    """A library message with each parameter it names (`metric=`, `force=True`) as the command's
-    flag (`--metric`, `--force`); parameters the command has no flag for are left as they are."""
+    """A library message with each parameter it names in its text (`metric=`, `force=True`) as the
+    command's flag (`--metric`, `--force`); parameters the command has no flag for are left as they
+    are. Only for errors that do not carry their parameters as data (UserError(parameter=))."""
     return _PARAMETER.sub(lambda m: flags.get(m.group(1), m.group(0)), message)
 
 
@@ -129,10 +130,13 @@ def _one_line_warning(command: str, default):
     return show
 
 
-def _classify(exc: Exception) -> tuple[int, str]:
-    """(exit code, one-line message): 2 for the user's input, 1 for everything else."""
+def _classify(exc: Exception, flags: dict[str, str]) -> tuple[int, str]:
+    """(exit code, one-line message): 2 for the user's input, 1 for everything else. The
+    parameters a UserError is about are named by their flags in `flags` ({parameter: flag})."""
+    if isinstance(exc, UserError) and exc.parameters:
+        return EXIT_USER_ERROR, f"error: {_one_line(exc.named(flags))}"
     if isinstance(exc, UserError) or (isinstance(exc, OSError) and exc.errno in USER_ERRNOS):
-        return EXIT_USER_ERROR, f"error: {_one_line(exc)}"
+        return EXIT_USER_ERROR, f"error: {as_flags(_one_line(exc), flags)}"
     if isinstance(exc, OSError) and exc.errno in NO_SPACE:  # a full disk, as a store's is: exit 4
         if exc.filename is None and _stdout_failing():
             return EXIT_STORE_WRITE, f"error: cannot write standard output: {exc.strerror}"
@@ -167,7 +171,7 @@ def _stdout_closed() -> int:
     return EXIT_STDOUT_CLOSED
 
 
-def _one_line(exc: BaseException, limit: int = 2000) -> str:
+def _one_line(exc: BaseException | str, limit: int = 2000) -> str:
     """The message of `exc` on one line, each word (a path) over 240 characters shortened in its
     middle, then the whole to `limit` characters keeping its end, where the reason is."""
     if isinstance(exc, OSError) and exc.filename is not None:

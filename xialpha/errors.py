@@ -6,6 +6,8 @@ I/O error): exit code 4; what was stored before stays stored.
 `StoreWarning`: reads skipped unreadable or foreign files of the store (printed as one line).
 """
 
+import copy
+
 
 class UserError(ValueError):
     """A problem with the user's input: the CLI prints it as one line and exits with code 2.
@@ -14,25 +16,30 @@ class UserError(ValueError):
     a key (of a spec, or a loader's argument) it is given as `key` and the message as what is
     wrong: str() is then "key: message", and `within(table)` names the same key inside a table
     ("label_column" -> "corpus.label_column") without editing the message's text. `file`: the
-    spec file the key is in, shown first.
+    spec file the key is in, shown first. `parameter`: the parameter(s) of a Python function the
+    error is about, shown as "test_split=: message", and by the CLI as its flag (`named`).
     """
 
-    def __init__(self, message: str = "", *, key: str | None = None, file: str | None = None):
+    def __init__(self, message: str = "", *, key: str | None = None, file: str | None = None,
+                 parameter: str | tuple[str, ...] = ()):
         super().__init__(message)
         self.message = message
         self.key = key
         self.file = file
+        self.parameters = (parameter,) if isinstance(parameter, str) else tuple(parameter)
 
     def __str__(self) -> str:
-        key = f"{self.key}: " if self.key else ""
-        file = f"{self.file}: " if self.file else ""
-        return f"{file}{key}{self.message}"
+        return self.named({})
+
+    def named(self, flags: dict[str, str]) -> str:
+        """The message with each parameter it is about named by `flags` ({parameter: its command-line
+        flag}), else as in Python ("test_split=")."""
+        parameters = ", ".join(flags.get(name, f"{name}=") for name in self.parameters)
+        return "".join(f"{part}: " for part in (self.file, self.key, parameters) if part) + self.message
 
     def within(self, table: str | None = None, *, file: str | None = None) -> "UserError":
         """The same error, its key inside `table` (a dotted path; an error without a key is left
         as it is) and in `file` (unless it names one already)."""
-        import copy
-
         error = copy.copy(self)
         error.key = f"{table}.{self.key}" if table and self.key else self.key
         error.file = self.file or file

@@ -86,6 +86,68 @@ def test_numeric_labels_become_names(tmp_path):
     assert load_table(path).labels == [frozenset({"3"}), frozenset({"2"})]
 
 
+@pytest.mark.parametrize("encoding", [None, "utf-8", "UTF8"])
+def test_a_utf8_byte_order_mark_is_not_part_of_the_first_column_name(tmp_path, encoding):
+    """Spreadsheet programs save CSV as UTF-8 with a BOM; before, "no column 'text' (columns: \\ufefftext, label)"."""
+    path = tmp_path / "excel.csv"
+    path.write_bytes(b"\xef\xbb\xbftext,label\nalpha beta,a\ngamma,b\n")
+    corpus = load_table(path) if encoding is None else load_table(path, encoding=encoding)
+    assert corpus.texts == ["alpha beta", "gamma"] and corpus.labels == [frozenset({"a"}), frozenset({"b"})]
+    path.write_bytes(b"\xef\xbb\xbfa\talpha\n")  # headerless TSV: the BOM is not part of the first label
+    assert load_table(path, format="tsv", header=False).labels == [frozenset({"a"})]
+
+
+@pytest.mark.parametrize("separator", [";", ",", "|"])
+def test_labels_joined_by_a_separator_are_refused_until_the_spec_says_how_to_split(tmp_path, separator):
+    """Issue 34: "finance;health" read as one category of its own (9 "categories", several with
+    F1 = 0, no warning); now refused, naming label_separator and the separator seen."""
+    path = tmp_path / "docs.csv"
+    joined = f"finance{separator}health"
+    path.write_text(f'text,label\nrates rise,finance\nflu season,health\nhospital bonds,"{joined}"\n')
+    with pytest.raises(UserError) as error:
+        load_table(path)
+    assert str(error.value) == (f"label_separator: 1 of 3 labels in column 'label' of {path} hold {separator!r} "
+                                f"(e.g. {joined!r}): set label_separator = \"{separator}\" if they are several labels, "
+                                'or label_separator = "" if each is one label')
+    assert load_table(path, label_separator=separator).labels[2] == frozenset({"finance", "health"})
+    assert load_table(path, label_separator="").labels[2] == frozenset({joined})  # said: one label each
+
+
+def test_a_rare_separator_in_single_labels_is_read_as_one_label(tmp_path):
+    """Below 1% of a block's labels a separator is taken as part of a label ("R&D, Europe")."""
+    path = tmp_path / "docs.csv"
+    path.write_text("text,label\n" + "".join(f"doc {i},a\n" for i in range(199)) + 'last doc,"R&D, Europe"\n')
+    assert load_table(path).labels[-1] == frozenset({"R&D, Europe"})
+
+
+def test_a_label_column_named_as_holding_several_needs_label_separator(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_text("text,tags\nrates rise,finance\nflu season,health\n")
+    with pytest.raises(UserError, match=r"^label_separator: label column 'tags' of \S+ is named as holding several "
+                                        r"labels, and none holds ';', ',', '\|': set label_separator to the character "
+                                        r'between them, or label_separator = "" if each is one label$'):
+        load_table(path, label_column="tags")
+    assert load_table(path, label_column="tags", label_separator="").labels == [frozenset({"finance"}), frozenset({"health"})]
+    lists = tmp_path / "docs.jsonl"  # a JSON list of labels says it itself
+    lists.write_text('{"text": "rates rise", "tags": ["finance", "rates"]}\n')
+    assert load_table(lists, label_column="tags").labels == [frozenset({"finance", "rates"})]
+
+
+def test_a_text_column_of_numbers_is_refused_naming_text_column(tmp_path):
+    path = tmp_path / "docs.csv"
+    path.write_text("id,body,label\n17,rates rise,a\n18,flu season,b\n")
+    with pytest.raises(UserError) as error:
+        load_table(path, text_column="id")
+    assert str(error.value) == (f"text_column: column 'id' of {path} holds numbers, not text (e.g. '17'); set "
+                                "text_column to the column holding the documents")
+    assert load_table(path, text_column="body").texts == ["rates rise", "flu season"]
+    path.write_text("doc,body,label\ndoc-17,rates rise,a\ndoc-18,flu season,b\n")
+    with pytest.raises(UserError, match=r"^text_column: column 'doc' of \S+ holds ids, not text \(e.g. 'doc-17'\); "):
+        load_table(path, text_column="doc")
+    path.write_text("text,label\nR2D2,a\nC3PO,b\nR2D2,a\n")  # one-word texts that repeat are documents
+    assert load_table(path).texts == ["R2D2", "C3PO", "R2D2"]
+
+
 def test_bad_tables(tmp_path):
     csv_path = tmp_path / "t.csv"
     csv_path.write_text("text,category\nhello,earn\n")
@@ -223,5 +285,5 @@ def test_parquet_through_pandas_gives_what_pyarrow_gave(tmp_path):
     for name in names:
         assert repr(new[name]) == repr(old[name]), name  # equal values of equal types (nan too)
         assert [type(value) for value in new[name]] == [type(value) for value in old[name]], name
-    with pytest.raises(UserError, match=r"types.parquet: no column 'label' \(columns: text, int, float, list, "):
+    with pytest.raises(UserError, match=r"^label_column: \S*types.parquet has no column 'label' \(columns: text, int, float, list, "):
         load_table(path)

@@ -194,6 +194,36 @@ def test_a_split_asked_of_a_table_without_splits_says_how_a_table_gets_them(tmp_
                                 'path = {train = "a.csv", test = "b.csv"})')
 
 
+def test_a_column_the_file_lacks_names_the_key_to_set_and_the_closest_column(tmp_path):
+    """Issue 34: before, "no column 'label' (columns: id, text, labels, split)" named no key."""
+    (tmp_path / "docs.csv").write_text("id,text,labels,split\n1,alpha beta,a,train\n2,gamma delta,b,test\n")
+    (tmp_path / "docs.jsonl").write_text('{"text": "alpha", "label": "a"}\n{"body": "gamma", "label": "b"}\n')
+    spec = tmp_path / "s.toml"
+    spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\n')
+    with pytest.raises(UserError) as error:
+        load_spec(spec).corpus.load()
+    assert str(error.value) == (f"{spec}: corpus.label_column: {tmp_path / 'docs.csv'} has no column 'label'; "
+                                "did you mean labels? (columns: id, text, labels, split)")
+    spec.write_text('[corpus]\nloader = "table"\npath = "docs.jsonl"\n')
+    with pytest.raises(UserError) as error:
+        load_spec(spec).corpus.load()
+    assert str(error.value) == (f"{spec}: corpus.text_column: {tmp_path / 'docs.jsonl'}, line 2 has no column 'text' "
+                                "(columns: body, label)")
+
+
+def test_multi_label_rows_are_refused_naming_the_spec_key(tmp_path):
+    """The corpus of issue 34: "finance;health" in a column of single labels, no label_separator."""
+    (tmp_path / "docs.csv").write_text("id,text,label,split\n1,rates rise,finance,train\n2,flu season,health,train\n"
+                                       "3,hospital bonds,finance;health,test\n4,loan losses,finance,test\n")
+    spec = tmp_path / "s.toml"
+    spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\nsplit_column = "split"\n')
+    with pytest.raises(UserError, match=r"^\S+s.toml: corpus.label_separator: 1 of 4 labels in column 'label' of \S+docs.csv "
+                                        r"hold ';' \(e.g. 'finance;health'\): set label_separator = \";\" if"):
+        load_spec(spec).corpus.load()
+    spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\nsplit_column = "split"\nlabel_separator = ";"\n')
+    assert load_spec(spec).corpus.load().category_counts() == {"finance": 3, "health": 2}
+
+
 def test_a_user_error_keeps_its_key_and_file_across_processes():
     """Loader errors are raised in Dask workers and pickled back: the key must survive (to be
     named as the spec's key, corpus.<key>, by the driver)."""

@@ -66,11 +66,6 @@ def load_corpus(kind: str, **kwargs) -> Corpus:
     return LOADERS[kind](**kwargs)
 
 
-def loader_keys(kind: str) -> list[str]:
-    """The keyword arguments corpus loader `kind` (one of LOADERS) takes, in its signature's order."""
-    return list(inspect.signature(LOADERS[kind]).parameters)
-
-
 def check_loader_arguments(kind: str, kwargs: dict, other_keys=()) -> None:
     """UserError unless loader `kind` exists and takes `kwargs`: every required argument given,
     none unknown, each of the type its annotation names (a list where a path belongs is refused).

@@ -2,7 +2,11 @@
 id/time/split columns; also the one-file `label<TAB>text` corpora (format="tsv", header=False).
 
 A label cell is one label, a list of labels, or (with `label_separator`) a delimited string;
-an empty cell means no category. Ids default to the 1-based row numbers. Times are ISO 8601
+an empty cell means no category. Without label_separator, string labels that look like several
+joined (";", "," or "|" in at least 1% of a block's labels), or a label column named "labels",
+"categories", "tags", "topics" or "classes", are refused naming label_separator: set it to the
+separator, or label_separator = "" to say each cell is one label. A text column whose every cell
+is a number, or an id (one word with a digit, all different), is refused naming text_column. Ids default to the 1-based row numbers. Times are ISO 8601
 strings (a time zone is converted to UTC), date/datetime values, or numbers of seconds since
 1970-01-01; an empty time cell is NaT.
 
@@ -53,7 +57,9 @@ def load_table(
 
     format: "auto" (from each file's suffix: .csv, .tsv/.tab/.txt, .jsonl/.ndjson, .parquet/.pq) or
     one of csv/tsv/jsonl/parquet. header=False (CSV/TSV): the columns are `column_names` in order.
-    skip_empty: drop rows whose text is empty instead of refusing them.
+    skip_empty: drop rows whose text is empty instead of refusing them. label_separator: the
+    character joining several labels in one cell; None: not said (refused where the labels look
+    joined, see above); "": each cell is one label.
 
     Read here part by part (`table_parts`), as the tasks of a sweep read it.
     """
@@ -93,8 +99,12 @@ def read_table_part(part: Part) -> RawPart:
     block = rest[0] if rest else Block()
     roles = {role: a[role] for role in ROLES}
     wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
-    columns, places = read_block(file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block)
+    keys = {column: role for role, column in reversed(roles.items()) if column is not None}  # the first role wins
+    columns, places = read_block(file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block, keys)
     _check_cells(file, columns, places, roles)
+    if a["label_separator"] is None:
+        _refuse_unsaid_multi_labels(file, columns[a["label_column"]], a["label_column"])
+    _refuse_numbers_as_text(file, columns[a["text_column"]], a["text_column"])
     rows = _rows(file, columns, places, roles, a["label_separator"], a["skip_empty"], split)
     split_given = a["split_column"] is not None or split is not None
     corpus = Corpus(ids=np.array(rows["ids"], dtype=str), texts=rows["texts"], labels=rows["labels"],
@@ -216,6 +226,58 @@ def _check_cells(file, columns: dict[str, list], places: list[str], roles: dict[
                 shown = repr(bad) if len(repr(bad)) <= 40 else f"{repr(bad)[:40]}..."
                 raise UserError(f"{file}, {places[row]}: {role.removesuffix('_column')} column {column!r} holds "
                                 f"a {type(bad).__name__} {shown}, expected {expected}")
+
+
+SEPARATORS = (";", ",", "|")  # characters that join several labels in one cell
+MULTI_LABEL_NAMES = ("labels", "categories", "tags", "topics", "classes")  # label columns named as holding several
+MULTI_LABEL_SHARE = 0.01  # label cells holding a separator beyond which a block's labels look multi-label
+
+
+def _refuse_unsaid_multi_labels(file, cells: list, column: str) -> None:
+    """UserError naming label_separator when the label cells of a block look like several labels
+    joined by a separator (one of SEPARATORS in at least one cell and MULTI_LABEL_SHARE of them),
+    or the column's name says it holds several (MULTI_LABEL_NAMES) and its cells are strings,
+    while the spec does not say how to split them: read as they are, "finance;health" would be a
+    category of its own, silently. label_separator = "" says each cell is one label."""
+    texts = [value.strip() for value in cells if isinstance(value, str) and value.strip()]
+    if not texts:
+        return
+    holding = {separator: [text for text in texts if separator in text] for separator in SEPARATORS}
+    separator, joined = max(holding.items(), key=lambda item: len(item[1]))
+    if joined and len(joined) >= MULTI_LABEL_SHARE * len(texts):
+        raise UserError(f"{len(joined):,} of {len(texts):,} labels in column {column!r} of {file} hold {separator!r} "
+                        f'(e.g. {joined[0][:60]!r}): set label_separator = "{separator}" if they are several labels, '
+                        'or label_separator = "" if each is one label', key="label_separator")
+    if column.strip().lower() in MULTI_LABEL_NAMES:
+        raise UserError(f"label column {column!r} of {file} is named as holding several labels, and none holds "
+                        f"{', '.join(map(repr, SEPARATORS))}: set label_separator to the character between them, "
+                        'or label_separator = "" if each is one label', key="label_separator")
+
+
+def _refuse_numbers_as_text(file, cells: list, column: str) -> None:
+    """UserError naming text_column when every non-empty text cell of a block is a number, or an
+    id (one word with a digit, each cell another: "doc-17"): an id or count column named by
+    mistake, or header = false on a file whose columns are in another order."""
+    texts = [value.strip() for value in cells if isinstance(value, str) and value.strip()]
+    if not texts:
+        return
+    if all(_is_number(text) for text in texts):
+        what = "numbers"
+    elif (len(texts) > 1 and len(set(texts)) == len(texts)
+          and all(len(text.split()) == 1 and any(c.isdigit() for c in text) for text in texts)):
+        what = "ids"
+    else:
+        return
+    raise UserError(f"column {column!r} of {file} holds {what}, not text (e.g. {texts[0][:30]!r}); set "
+                    "text_column to the column holding the documents", key="text_column")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", ""))
+    except ValueError:
+        return False
+    return True
 
 
 def _labels(value, separator: str | None) -> frozenset[str]:

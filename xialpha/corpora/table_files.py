@@ -30,7 +30,7 @@ import numpy as np
 
 from xialpha.corpora.sources import file_size, open_binary, read_range
 from xialpha.corpora.text_scan import byte_scannable, cut_points
-from xialpha.errors import UserError
+from xialpha.errors import UserError, did_you_mean
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
 _SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".jsonl": "jsonl",
@@ -76,13 +76,15 @@ def read_columns(file: Path | str, format: str, wanted: list[str], header: bool,
 
 
 def read_block(file: Path | str, format: str, wanted: list[str], header: bool, column_names: tuple[str, ...],
-               encoding: str, block: Block) -> tuple[dict[str, list], list[str]]:
+               encoding: str, block: Block, keys: dict[str, str] | None = None) -> tuple[dict[str, list], list[str]]:
     """The `wanted` columns of one block of `file` and, per row, where it is ("line 12"; Parquet
     "row 12") for messages. Without a header (CSV/TSV only) the columns are named by
     `column_names`; in a headerless TSV the last column takes the rest of the line, tabs included
-    (the `label<TAB>text` corpora)."""
+    (the `label<TAB>text` corpora). keys: {column: the argument naming it}, the key of the error
+    about a column the file does not have."""
+    keys = keys or {}
     if format == "parquet":
-        return _read_parquet(file, wanted, block)
+        return _read_parquet(file, wanted, block, keys)
     if not header and format == "jsonl":
         raise UserError("JSON lines files name their fields; header = false applies to CSV/TSV only", key="header")
     try:
@@ -97,12 +99,15 @@ def read_block(file: Path | str, format: str, wanted: list[str], header: bool, c
         rows, names = _delimited_rows(stream, file, format, first, block.names), block.names
     else:
         rows, names = _headerless_rows(stream, file, format, column_names, first), list(column_names)
-    return _collect(rows, wanted, file, None if names is None else list(names))
+    return _collect(rows, wanted, file, None if names is None else list(names), keys, by_row=format == "jsonl")
 
 
 def decode_block(data: bytes, encoding: str, file, offset: int) -> str:
-    """`data` (bytes of `file` from `offset` on) as text; UserError naming the file offset of bytes
-    that are not valid in `encoding`."""
+    """`data` (bytes of `file` from `offset` on) as text, without a UTF-8 byte order mark at the
+    start of the file (spreadsheet programs write one: it would be part of the first column's
+    name); UserError naming the file offset of bytes that are not valid in `encoding`."""
+    if offset == 0 and data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name == "utf-8":
+        data = data[len(codecs.BOM_UTF8):]
     try:
         return codecs.decode(data, encoding)
     except UnicodeDecodeError as exc:
@@ -139,15 +144,17 @@ def parquet_blocks(file: Path | str) -> list[Block]:
     return [Block(first_line=int(starts[g]) + 1, row_group=g) for g in range(metadata.num_row_groups)] or [Block()]
 
 
-def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file,
-             names: list[str] | None) -> tuple[dict[str, list], list[str]]:
+def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file, names: list[str] | None,
+             keys: dict[str, str], by_row: bool) -> tuple[dict[str, list], list[str]]:
+    """The `wanted` columns of `rows` ((line, {column: value})); by_row: each row names its own
+    columns (JSON lines), so a missing column is named with the line, not as the file's."""
     columns: dict[str, list] = {name: [] for name in wanted}
     places = []
     for number, row in rows:
-        names = names or list(row)
         for name in wanted:
             if name not in row:
-                raise UserError(f"{file}, line {number}: no column {name!r} (columns: {', '.join(names)})")
+                raise _no_column(f"{file}, line {number}" if by_row else str(file), name,
+                                 list(row) if by_row or names is None else names, keys)
             columns[name].append(row[name])
         places.append(f"line {number}")
     return columns, places
@@ -229,7 +236,15 @@ def _jsonl_rows(stream, file, first_line: int) -> Iterator[tuple[int, dict]]:
         yield number, row
 
 
-def _read_parquet(file, wanted: list[str], block: Block) -> tuple[dict[str, list], list[str]]:
+def _no_column(where: str, name: str, names: list[str], keys: dict[str, str]) -> UserError:
+    """The error about column `name` missing at `where` (file and line), naming the key that names
+    the column and the column closest to it."""
+    shown = [str(column) for column in names]
+    return UserError(f"{where} has no column {name!r}{did_you_mean(name, shown, listing='columns', limit=20)}",
+                     key=keys.get(name))
+
+
+def _read_parquet(file, wanted: list[str], block: Block, keys: dict[str, str]) -> tuple[dict[str, list], list[str]]:
     """The `wanted` columns of Parquet `file` (of one row group when the block names one) as Python
     values, as pandas.read_parquet with Arrow types gives them: None for a null, datetime for a
     timestamp (what pyarrow's to_pylist gives); per row "row N" of the file."""
@@ -239,7 +254,7 @@ def _read_parquet(file, wanted: list[str], block: Block) -> tuple[dict[str, list
     names = parquet.schema_arrow.names
     missing = [name for name in wanted if name not in names]
     if missing:
-        raise UserError(f"{file}: no column {missing[0]!r} (columns: {', '.join(map(str, names))})")
+        raise _no_column(str(file), missing[0], names, keys)
     try:
         table = (parquet.read(columns=wanted) if block.row_group is None
                  else parquet.read_row_group(block.row_group, columns=wanted))

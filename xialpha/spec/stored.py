@@ -18,7 +18,7 @@ def sweep_spec(store, sweep_id: str, data_fingerprint: str, spec_path: str | Non
     if spec_path is not None:
         spec = load_spec(spec_path, corpus=corpus)
         if spec.id != sweep_id:
-            raise UserError(f"spec=: {spec_path} is sweep {spec.id!r}, not {sweep_id!r}")
+            raise UserError(f"{spec_path} is sweep {spec.id!r}, not {sweep_id!r}", parameter="spec")
         return spec
     text, spec_dir = _stored_spec(store, sweep_id, data_fingerprint)
     return parse_spec(text, source=f"sweep {sweep_id!r} spec", base_dir=spec_dir, corpus=corpus)
