@@ -227,3 +227,74 @@ def test_an_empty_vocabulary_is_named_on_both_paths():
         tasks.linear_data(empty)
     with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
         tasks.linear_gram(empty, False, None)
+
+
+@pytest.fixture
+def threaded_scheduler():
+    """A scheduler and one worker thread in this process (reached over TCP like any scheduler),
+    so a fault planted here with monkeypatch runs in the sweep's fit tasks; one thread runs the
+    batches one after another, in plan order."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _planted_sweep(tmp_path, monkeypatch, capsys, scheduler: str, fault: BaseException):
+    """`xialpha sweep` (in this process) of 3 categories x 2 C on the linear path, one batch per
+    category, with `fault` raised by the solver for the plan's last category: (exit code, stderr
+    lines, {category: statuses stored}, the keys of the last category)."""
+    spec_file = tmp_path / "planted.toml"
+    spec_file.write_text(spec_text("planted", full=False))
+    spec = parse_spec(spec_file.read_text())
+    with Client(scheduler) as client:
+        corpus, plan = prepare(spec, ResultStore(str(tmp_path / "plan")), client, "plan")
+    positives = corpus.summary.counts(spec.corpus.train_split)
+    last = plan.categories[-1]
+    assert [positives[c] for c in plan.categories].count(positives[last]) == 1  # tells the solver's y apart
+    solver = tasks.fit_svm
+
+    def planted(y, C, **options):
+        if int((y > 0).sum()) == positives[last]:
+            raise fault
+        return solver(y, C, **options)
+
+    monkeypatch.setattr(tasks, "fit_svm", planted)
+    capsys.readouterr()
+    code = main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--scheduler", scheduler, "--quiet"])
+    err = capsys.readouterr().err
+    stored = ResultStore(str(tmp_path / "store"), create=False).read_results_df("planted", include_failed=True)
+    statuses = {category: sorted(set(group)) for category, group in stored.groupby("category")["status"]}
+    return code, err.splitlines(), statuses, last
+
+
+@pytest.mark.parametrize("bug", [ValueError("operands could not be broadcast together with shapes (3,) (4,)"),
+                                 IndexError("index 7 is out of bounds for axis 0 with size 7")])
+def test_a_bug_in_a_fit_stops_the_sweep_keeping_what_was_stored(tmp_path, monkeypatch, capsys, threaded_scheduler, bug):
+    # before: the bug's configs were stored as "failed" rows, the sweep went on and exited 1 with
+    # "failed:" lines, and selection chose among the rest as if nothing were wrong
+    code, err, statuses, last = _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler, bug)
+    assert code == 1 and len(err) == 1, err
+    assert err[0].startswith(f"xialpha sweep: internal error: {type(bug).__name__}: {bug}"), err
+    assert last not in statuses  # nothing of the failing batch is stored
+    assert statuses and set(map(tuple, statuses.values())) == {("ok",)}  # the batches stored before it are kept
+
+
+def test_a_bug_in_a_fit_shows_its_traceback_under_xialpha_debug(tmp_path, monkeypatch, capsys, threaded_scheduler):
+    monkeypatch.setenv("XIALPHA_DEBUG", "1")
+    with pytest.raises(IndexError, match="planted"):
+        _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler, IndexError("planted"))
+
+
+def test_a_data_failure_in_a_fit_is_stored_as_failed_and_the_sweep_goes_on(tmp_path, monkeypatch, capsys,
+                                                                          threaded_scheduler):
+    from xialpha.errors import DataFailure
+
+    code, err, statuses, last = _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler,
+                                               DataFailure("y: no positive example (planted)"))
+    assert code == 1
+    assert statuses.pop(last) == ["failed"] and len(statuses) == 2
+    assert set(map(tuple, statuses.values())) == {("ok",)}  # every other category is stored
+    failed = [line for line in err if line.startswith("  failed: ")]  # one a row: 2 C x 2 rho
+    assert len(failed) == 2 * 2 and all(f"{last} C=" in line and "(planted)" in line for line in failed), err

@@ -8,12 +8,12 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from distributed import as_completed, get_task_stream
+from distributed import KilledWorker, as_completed, get_task_stream
 
 from xialpha.version import __version__
 from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
-from xialpha.errors import UserError
+from xialpha.errors import DataFailure, UserError
 from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
@@ -195,10 +195,19 @@ def dry_run(spec: SweepSpec, store: ResultStore, *, address: str | None = None, 
 
 def _gather_and_store(futures: dict, plan: SweepPlan, base_rows: list[dict], store: ResultStore,
                       summary: SweepSummary, progress: Progress) -> None:
-    """Store each batch's rows as soon as its task finishes, then let the worker drop them."""
+    """Store each batch's rows as soon as its task finishes, then let the worker drop them.
+
+    A task that raised anything but a data failure or a lost worker (see `_outcome`) cancels
+    the tasks left and raises its error: its batch stores nothing, the batches stored before
+    stay stored.
+    """
     for future in as_completed(list(futures)):
         batch = plan.batches[futures[future]]
-        rows, examples = _outcome(future, batch, base_rows[futures[future]])
+        try:
+            rows, examples = _outcome(future, batch, base_rows[futures[future]])
+        except Exception:
+            future.client.cancel([other for other in futures if not other.done()])
+            raise
         progress.set_stage("storing")
         store.write_results(rows)
         if examples:
@@ -211,10 +220,12 @@ def _gather_and_store(futures: dict, plan: SweepPlan, base_rows: list[dict], sto
 
 
 def _outcome(future, batch: Batch, base: dict) -> tuple[list[dict], list[dict]]:
-    """A batch's rows, or failed rows for all its keys when the task failed after its retries."""
+    """A batch's rows, or failed rows for all its keys when its task (or one it needs) failed for
+    its data (`DataFailure`: an empty vocabulary, a Gram over the limit) or lost its worker
+    every time it ran (`KilledWorker`: out of memory, say). Any other error is a bug: raised."""
     try:
         return future.result()
-    except Exception as exc:  # a task error after retries: record it, keep the sweep going
+    except (DataFailure, KilledWorker) as exc:  # record it, keep the sweep going
         rows = [row for job in batch.jobs
                 for row in failed_rows({**base, "category": job.category, "C": job.C, "j": job.j}, job,
                                        error_line(exc), 0, 0)]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xialpha.errors import DataFailure
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
@@ -123,9 +124,9 @@ def training_data(features: FeatureBlock, kernel, with_test: bool, limit_bytes: 
 
 
 def _check_vocabulary(X) -> None:
-    """ValueError when preprocessing left no term, or no term in any training document."""
+    """DataFailure when preprocessing left no term, or no term in any training document."""
     if X.shape[1] == 0 or X.nnz == 0:
-        raise ValueError("features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
+        raise DataFailure("features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
                          "and the stop-word list); lower min_df or check the corpus")
 
 
@@ -134,9 +135,10 @@ def fit_batch(data: TrainingData, batch: Batch, base: dict, estimators: Estimato
 
     base: the columns shared by all rows of the batch (sweep, run, preprocessing, kernel, ...).
     On the linear path a job starts from the previous job's solution when both have the same
-    category and j (the plan orders such a C path by ascending C). A job that fails for a data
-    reason (ValueError, e.g. no positive example) gives rows with status "failed" and the
-    message, and the batch goes on.
+    category and j (the plan orders such a C path by ascending C). A job whose data fails an
+    input check (`DataFailure`: no positive example, k-fold with too few examples, ...) gives rows
+    with status "failed" and the message, and the batch goes on; any other exception is a bug
+    and fails the task (and the sweep).
     """
     rows, examples = [], []
     host = socket.gethostname()
@@ -147,7 +149,7 @@ def fit_batch(data: TrainingData, batch: Batch, base: dict, estimators: Estimato
         try:
             fit, job_rows, job_examples = _fit_one(data, job, common, estimators, tol, warm)
             previous = ((job.category, job.j), fit)
-        except ValueError as exc:
+        except DataFailure as exc:
             job_rows = failed_rows(common, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()))
             job_examples, previous = [], None
         rows.extend(job_rows)
