@@ -52,11 +52,11 @@ def main() -> None:
         store = ResultStore(f"{directory}/store")
         start = time.perf_counter()
         for f in range(files):
-            store.write_results([result_row(f * rows_per_file + r, "bench") for r in range(rows_per_file)])
+            store.datasets.write_results([result_row(f * rows_per_file + r, "bench") for r in range(rows_per_file)])
         seconds["write_files"] = time.perf_counter() - start
         start = time.perf_counter()
         for f in range(0, files, 10):
-            store.write_results([result_row(f * rows_per_file + r, "bench") for r in range(rows_per_file)])
+            store.datasets.write_results([result_row(f * rows_per_file + r, "bench") for r in range(rows_per_file)])
         seconds["rewrite_10pct"] = time.perf_counter() - start
         _time_reads(store, seconds, "", configs)
         start = time.perf_counter()
@@ -84,8 +84,8 @@ def main() -> None:
 def _time_reads(store: ResultStore, seconds: dict, suffix: str, configs: int) -> None:
     for name, read in {
         "done_keys": lambda: store.done_keys("bench"),
-        "read_results": lambda: store.read_results("bench"),
-        "read_filtered": lambda: store.read_results("bench", filters=[("category", "==", "cat07")]),
+        "read_results": lambda: store.datasets.read_results("bench"),
+        "read_filtered": lambda: store.datasets.read_results("bench", filters=[("category", "==", "cat07")]),
     }.items():
         start = time.perf_counter()
         got = read()

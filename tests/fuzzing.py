@@ -193,5 +193,5 @@ def store(tmp_path_factory):
     rows = [{"sweep_id": "other", "run_id": "r", "status": "ok", "data_fingerprint": "fp", "config_key": f"k{C}",
              "category": "a", "preprocessing_id": "pp", "kernel": "linear", "kernel_id": "lin", "C": C, "j": 1.0,
              "rho": 1.0, "n": 10, "n_pos": 2, "n_sv": 3, **estimate_values(Estimate("xa", 10, 2, 1, 0))} for C in (1.0, 2.0)]
-    ResultStore(str(root)).write_results(rows)
+    ResultStore(str(root)).datasets.write_results(rows)
     return root

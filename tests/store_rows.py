@@ -84,4 +84,4 @@ def certify_by_hand(store: ResultStore, selection: pd.DataFrame, certification_i
 
 
 def saved_selections(store: ResultStore) -> pd.DataFrame:
-    return store.read("selections").to_pandas()
+    return store.datasets.read("selections").to_pandas()

@@ -15,7 +15,7 @@ from distributed import Client
 from xialpha.jobs import tasks
 from xialpha.jobs.experiment import joined_categories
 from xialpha.jobs.sweep import prepare
-from xialpha.storage.schema import config_values
+from xialpha.storage.rows import BatchColumns
 from xialpha.storage.store import ResultStore
 
 SELECTION_SPEC = """
@@ -51,15 +51,14 @@ def fill_store(spec, store: ResultStore, batches: int | None = None) -> None:
         _, plan = prepare(spec, store, client, "fill")
     corpus = spec.corpus.load()
     run_id = uuid.uuid4().hex[:12]
-    store.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
+    store.datasets.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
                              "data_fingerprint": plan.fingerprint, "categories": joined_categories(plan.categories)}])
     for batch in plan.batches[:batches]:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
         features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
         data = tasks.training_data(features, kernel, False, None)  # linear kernels on features, as sweeps do
-        base = {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint,
-                **config_values(pre, kernel)}
-        rows, examples = tasks.fit_batch(data, batch, base, spec.estimators, spec.tol)
+        columns = BatchColumns.of(spec.id, run_id, plan.fingerprint, pre, kernel)
+        rows, examples = tasks.fit_batch(data, batch, columns, spec.estimators, spec.tol)
         store.write_results(rows)
         store.write_examples(examples)
 

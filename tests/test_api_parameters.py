@@ -42,7 +42,7 @@ def test_a_selection_frame_without_its_columns_is_named(tmp_path, monkeypatch):
     from store_rows import result_row
     from xialpha.storage.store import ResultStore
 
-    ResultStore(str(tmp_path / "store")).write_results([result_row(0)])
+    ResultStore(str(tmp_path / "store")).datasets.write_results([result_row(0)])
     frame = pd.DataFrame({"selection_id": ["sel-1"], "sweep_id": ["s"], "category": ["a"]})
     with pytest.raises(UserError, match=r"^selection=: not a selection select\(\) returned: it has no column\(s\) "
                                         r".*'data_fingerprint'"):

@@ -207,7 +207,7 @@ def behaviour(tmp: Path, capsys) -> dict:
         for estimator in ("xa", "span", "loo", "kfold", "bootstrap", "holdout", "xa_ext", "apparent"):
             found = opened.read_examples(keys, estimator, sweep_id="golden")
             out[f"examples {estimator}"] = {key: np.packbits(found[key]).tobytes().hex() for key in sorted(found)}
-        out["runs"] = records(pd.concat([opened.read(d).to_pandas() for d in ("sweeps",)]), ["sweep_id"])
+        out["runs"] = records(pd.concat([opened.datasets.read(d).to_pandas() for d in ("sweeps",)]), ["sweep_id"])
 
         chosen = xialpha.select(store, sweep="golden", save=True)
         out["select"] = records(chosen, ["category"])

@@ -8,7 +8,9 @@
 - no import circle: not between modules (function-level imports count too), not between packages;
 - the store answers in DataFrames and records: outside xialpha/storage no module converts Arrow
   tables (`.to_pandas()`, `.to_pylist()`), passes read `filters=` or types rows for a dataset
-  (`typed_table`), except the Parquet corpus reader above.
+  (`typed_table`), except the Parquet corpus reader above;
+- the sweep's tasks and driver, which build, move and store result rows, build them as typed
+  rows (`xialpha.storage.rows`) and write no column name of the results or examples dataset.
 
 Each rule is a function of parsed source, so the tests below also plant one violation of each
 and check that the rule reports it (a guard that cannot fail guards nothing).
@@ -297,3 +299,28 @@ def test_outside_storage_the_store_is_asked_by_name_not_by_arrow():
 def test_the_arrow_rule_catches_a_planted_conversion(source):
     assert len(arrow_violations(_planted(source))) == 1
     assert arrow_violations([("xialpha/storage/x.py", ast.parse(source))]) == []
+
+
+# The modules of xialpha/jobs that build, move, store and read back a sweep's result and run rows.
+ROW_BUILDERS = ("xialpha/jobs/tasks.py", "xialpha/jobs/sweep.py", "xialpha/jobs/graph.py", "xialpha/jobs/experiment.py")
+
+
+def column_literals(modules, paths=ROW_BUILDERS) -> list[str]:
+    """"path:line 'name'" for each string constant in the modules `paths` that names a column of
+    the results or examples dataset."""
+    from xialpha.storage.schema import EXAMPLE_COLUMNS, RESULT_COLUMNS
+
+    names = {column.name for column in (*RESULT_COLUMNS, *EXAMPLE_COLUMNS)}
+    return [f"{path}:{node.lineno} {node.value!r}" for path, tree in modules if path in paths
+            for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in names]
+
+
+def test_the_sweep_names_no_result_column():
+    assert column_literals(_modules()) == []
+
+
+@pytest.mark.parametrize("source", ['row = {**base, "category": job.category}', 'if row["status"] == "ok": pass',
+                                    "failed = rows.error_message if 'n_pos' else None"])
+def test_the_column_rule_catches_a_planted_column_name(source):
+    assert len(column_literals([("xialpha/jobs/tasks.py", ast.parse(source))])) == 1
+    assert column_literals([("xialpha/storage/rows.py", ast.parse(source))]) == []

@@ -165,7 +165,7 @@ def test_gram_over_the_spec_limit_fails_its_configs_with_a_clear_message(tmp_pat
     done = _run(_sweep_argv(spec, store, "--scheduler", shared_cluster))
     assert done.returncode == 1, done.stderr
     assert "GramTooLarge" in done.stderr and "more than the limit" in done.stderr
-    failed = ResultStore(str(store), create=False).read_results("gram", include_failed=True)
+    failed = ResultStore(str(store), create=False).datasets.read_results("gram", include_failed=True)
     assert failed.num_rows == 4 and set(failed["status"].to_pylist()) == {"failed"}
     assert all("Gram matrix" in message for message in failed["error_message"].to_pylist())
 
@@ -180,6 +180,6 @@ def test_worker_out_of_memory_ends_the_sweep_with_killed_worker_not_a_hang(tmp_p
     done = _run(_sweep_argv(spec, store), env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "KilledWorker" in done.stderr
-    failed = ResultStore(str(store), create=False).read_results("oom", include_failed=True)
+    failed = ResultStore(str(store), create=False).datasets.read_results("oom", include_failed=True)
     assert failed.num_rows == 1 and failed["status"].to_pylist() == ["failed"]
     assert "KilledWorker" in failed["error_message"][0].as_py()

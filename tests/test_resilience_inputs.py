@@ -278,7 +278,7 @@ def test_tex_characters_in_category_names_are_drawn_as_typed(tmp_path, capsys):
                          "config_key": f"{category}-{C}", "category": category, "preprocessing_id": "pp", "kernel": "linear",
                          "kernel_id": "lin", "C": C, "j": 1.0, "rho": 1.0, "n": 100, "n_pos": 10, "n_sv": 20,
                          **estimate_values(estimate)})
-    ResultStore(str(tmp_path / "store")).write_results(rows)
+    ResultStore(str(tmp_path / "store")).datasets.write_results(rows)
     page = tmp_path / "report.html"
     assert main(["report", str(tmp_path / "store"), "--sweep", "tex", "--estimator", "xa", "--html", str(page)]) == 0
     text = page.read_text()

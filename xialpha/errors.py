@@ -1,6 +1,8 @@
 """The exception types the CLI turns into one-line messages and exit codes.
 
 `UserError`: a mistake a user can fix (bad spec, missing file, bad input): exit code 2.
+`DataFailure`: a configuration cannot be trained on its data (no positive example, an empty
+vocabulary, ...): a sweep stores its rows as failed and goes on; any other error stops it.
 `StoreWriteError`: the store could not be written part-way through a command (disk full,
 I/O error): exit code 4; what was stored before stays stored.
 `StoreWarning`: reads skipped unreadable or foreign files of the store (printed as one line).
@@ -44,6 +46,18 @@ class UserError(ValueError):
         error.key = f"{table}.{self.key}" if table and self.key else self.key
         error.file = self.file or file
         return error
+
+
+class DataFailure(UserError):
+    """A configuration cannot be trained on its data: a category without a positive (or
+    negative) training example, a vocabulary that preprocessing leaves empty, k-fold with more
+    folds than the smaller class has examples, a Gram matrix over the spec's memory limit.
+
+    Raised only by the input checks that find such data. A sweep stores the rows of the
+    configurations it hits as failed, with the message, and goes on; every other exception in
+    a sweep's task is a bug (or a lost worker) and stops the sweep. Outside a sweep it is a
+    `UserError` like any other.
+    """
 
 
 class StoreWriteError(Exception):

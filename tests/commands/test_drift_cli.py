@@ -51,7 +51,7 @@ def write_spec(tmp_path, name: str, shift_batch: int | None, category: str = "re
 
 
 def drift_files(store: str) -> list:
-    location = ResultStore(store).location
+    location = ResultStore(store).datasets.location
     return location.data_files(location.path("drift"))
 
 
@@ -63,7 +63,7 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
     assert "DRIFT     relevant" in out and "exit 3" in out
     assert "pp=" not in out and max(len(line) for line in out.splitlines()) <= 80  # labels, not hashes; 80 columns
 
-    rows = ResultStore(store).read("drift", sweep_id="shifted").to_pylist()
+    rows = ResultStore(store).datasets.read("drift", sweep_id="shifted").to_pylist()
     assert len(rows) == 8  # one per window of the newest batch
     assert [row["window"] for row in rows if row["chosen"]] in ([1], [2])
     assert {row["verdict"] for row in rows} == {"drift"} and {row["newest_batch"] for row in rows} == {"2000-01-08"}
@@ -75,7 +75,7 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
 
     assert main(["drift", shifted, "--store", store, "--scheduler", scheduler, "--force", "--quiet"]) == 3
     assert len(drift_files(store)) == 2
-    rerun = ResultStore(store).read("drift", sweep_id="shifted").to_pylist()
+    rerun = ResultStore(store).datasets.read("drift", sweep_id="shifted").to_pylist()
     assert len(rerun) == 8 and {row["run_id"] for row in rerun}.isdisjoint(first_run)
 
     steady = write_spec(tmp_path, "steady", shift_batch=None, seed=2)
@@ -90,7 +90,7 @@ def test_failed_checks_exit_1_and_are_retried(tmp_path, scheduler, capsys):
     assert "FAILED    everything" in capsys.readouterr().out
     assert main(["drift", spec, "--store", store, "--scheduler", scheduler, "--quiet"]) == 1
     assert len(drift_files(store)) == 2  # a failed check is not skipped
-    rows = ResultStore(store).read("drift").to_pylist()
+    rows = ResultStore(store).datasets.read("drift").to_pylist()
     assert {row["status"] for row in rows} == {"skipped"} and {row["verdict"] for row in rows} == {"failed"}
 
 

@@ -57,7 +57,7 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 
 
 def selection_of(uri: str, selection_id: str) -> pd.DataFrame:
-    table = ResultStore(uri).read("selections", filters=[("selection_id", "=", selection_id)])
+    table = ResultStore(uri).datasets.read("selections", filters=[("selection_id", "=", selection_id)])
     return table.to_pandas().sort_values("category").reset_index(drop=True)
 
 
@@ -73,7 +73,7 @@ def test_the_same_selection_saved_twice_keeps_one_id_and_another_gets_its_own(sw
     saved = [stored_id(run_cli(capsys, "select", uri, "--sweep", "sel", "--save")[1], "sel-") for _ in range(2)]
     other = stored_id(run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--estimator", "xa")[1], "sel-")
     assert saved[0] == saved[1] != other
-    ids = ResultStore(uri).read("selections", filters=[("sweep_id", "=", "sel")]).to_pandas()["selection_id"]
+    ids = ResultStore(uri).datasets.read("selections", filters=[("sweep_id", "=", "sel")]).to_pandas()["selection_id"]
     assert list(ids).count(saved[0]) == 3 and list(ids).count(other) == 3  # one row per category, once
 
 
@@ -204,7 +204,7 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test", "--draws", "4000")
     assert code == 0, err
     certification_id = stored_id(out, "cert-")
-    rows = ResultStore(uri).read("certifications", filters=[("certification_id", "=", certification_id)]).to_pandas()
+    rows = ResultStore(uri).datasets.read("certifications", filters=[("certification_id", "=", certification_id)]).to_pandas()
     per_category = rows[rows["scope"] == "category"].set_index("category")
     decision = trained.decision_values(texts=test.texts)
     for column, category in enumerate(trained.categories):
@@ -222,7 +222,7 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
                              "--force", "--draws", "4000")
     assert code == 0 and "sequential testing" in err
-    forced = ResultStore(uri).read("certifications", filters=[("certification_id", "=", stored_id(out, "cert-"))])
+    forced = ResultStore(uri).datasets.read("certifications", filters=[("certification_id", "=", stored_id(out, "cert-"))])
     assert set(forced["previous_certifications"].to_pylist()) == {1} and all(forced["forced"].to_pylist())
 
 

@@ -143,7 +143,7 @@ def _run_sweep(spec: Path, store: Path) -> subprocess.CompletedProcess:
 
 
 def _check_complete(store: Path, n_rows: int) -> None:
-    results = ResultStore(str(store), create=False).read_results("tls", include_failed=True)
+    results = ResultStore(str(store), create=False).datasets.read_results("tls", include_failed=True)
     assert results.num_rows == n_rows
     assert set(results["status"].to_pylist()) == {"ok"}
 

@@ -19,6 +19,7 @@ from xialpha.jobs import tasks
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import prepare, run_sweep
+from xialpha.storage.rows import BatchColumns, FailedRow, result_columns
 from xialpha.storage.store import ResultStore
 
 SPEC = """
@@ -72,7 +73,7 @@ def test_sweep_on_local_cluster_stores_every_key_once(full_sweep):
     spec, store, summary = full_sweep
     expected = 2 * 2 * 3 * 2 * 2  # preprocessings x kernels x categories x C x rho
     assert (summary.n_keys, summary.ok, summary.failed, summary.skipped) == (expected, expected, 0, 0)
-    table = store.read_results(spec.id)
+    table = store.datasets.read_results(spec.id)
     assert table.num_rows == expected
     assert len(set(table.column("config_key").to_pylist())) == expected
     assert set(table.column("status").to_pylist()) == {"ok"}
@@ -94,15 +95,15 @@ def test_sweep_on_local_cluster_stores_every_key_once(full_sweep):
 
 def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
     spec, store, _ = full_sweep
-    stored = store.read_results(spec.id).to_pandas().set_index("config_key")
+    stored = store.datasets.read_results(spec.id).to_pandas().set_index("config_key")
     with Client(processes=False) as client:  # the plan as the sweep made it, its corpus read by threads
         _, plan = prepare(spec, ResultStore(str(tmp_path / "empty")), client, "again")
     corpus = spec.corpus.load()  # and the corpus read here in one piece
     for batch in plan.batches:
         features = tasks.vectorize(corpus, spec.preprocessings[batch.preprocessing], "train", "test", plan.categories)
         data = tasks.training_data(features, spec.kernels[batch.kernel], True, None)
-        rows, _ = tasks.fit_batch(data, batch, {"sweep_id": spec.id}, spec.estimators, spec.tol)
-        for row in rows:
+        rows, _ = tasks.fit_batch(data, batch, BatchColumns(spec.id, "again", "", {}), spec.estimators, spec.tol)
+        for row in map(result_columns, rows):
             got = stored.loc[row["config_key"]]
             for column in ("n_sv", "xa_d_pos", "xa_d_neg", "loo_d_pos", "loo_d_neg", "holdout_d_pos", "holdout_d_neg"):
                 assert got[column] == row[column], column
@@ -120,7 +121,7 @@ def test_rerun_computes_only_missing_keys(tmp_path):
             for k in pq.read_table(f, columns=["config_key"]).column("config_key").to_pylist()]
     assert len(keys) == len(set(keys)) == 2 * first.ok  # every key written exactly once
     forced = run_sweep(spec_for("resume", C=[0.5], full=False), store, force=True, force_new_run=True)
-    assert forced.ok == first.ok and store.read_results("resume").num_rows == 2 * first.ok
+    assert forced.ok == first.ok and store.datasets.read_results("resume").num_rows == 2 * first.ok
 
 
 @pytest.mark.parametrize("path", ["gram", "linear"])
@@ -129,9 +130,9 @@ def test_a_config_without_positive_examples_is_stored_as_failed(path):
     data = (tasks.TrainingData(1.0, y, {}, gram=np.eye(20)) if path == "gram"
             else tasks.TrainingData(1.0, y, {}, X=sp.identity(20, format="csr")))
     batch = Batch(0, 0, (FitJob("empty", 1.0, 1.0, ((1.0, "k1"),)),))
-    rows, examples = tasks.fit_batch(data, batch, {"sweep_id": "s"}, spec_for().estimators.__class__(), 1e-3)
-    assert rows[0]["status"] == "failed" and "single class" in rows[0]["error_message"]
-    assert rows[0]["config_key"] == "k1" and examples == []
+    rows, examples = tasks.fit_batch(data, batch, BatchColumns("s", "r", "", {}), spec_for().estimators.__class__(), 1e-3)
+    assert isinstance(rows[0], FailedRow) and "single class" in rows[0].error_message
+    assert rows[0].config_key == "k1" and examples == []
 
 
 def _free_port() -> int:
@@ -161,7 +162,7 @@ def test_sweep_against_a_real_scheduler_and_two_workers(tmp_path):
         spec_file.write_text(spec_text("real"))
         code = main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--scheduler", address, "--quiet"])
         assert code == 0
-        table = ResultStore(str(tmp_path / "store")).read_results("real")
+        table = ResultStore(str(tmp_path / "store")).datasets.read_results("real")
         assert table.num_rows == 48
         # the work ran in the two worker processes started above (the stored `worker` is only a host name)
         with Client(address, timeout="30s") as client:
@@ -193,16 +194,16 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
     from distributed import Client, LocalCluster, get_task_stream, wait
 
     from xialpha.jobs.graph import submit_plan
-    from xialpha.jobs.sweep import _base_row
+    from xialpha.jobs.sweep import batch_columns
 
     text = spec_text("homes", C=(0.25, 0.5, 1.0, 2.0)).replace('[[kernels]]\nname = "linear"\n', "", 1)
     spec = parse_spec(text.replace("[sweep]\n", "[sweep]\nbatch_size = 1\n", 1))
     assert {k.name for k in spec.kernels} == {"rbf"}
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, Client(cluster) as client:
         corpus, plan = prepare(spec, ResultStore(str(tmp_path / "store")), client, "r")
-        base_rows = [_base_row(spec, plan, batch, "r") for batch in plan.batches]
+        columns = [batch_columns(spec, plan, batch, "r") for batch in plan.batches]
         with get_task_stream(client) as stream:
-            wait(list(submit_plan(client, plan, corpus, base_rows, "r")))
+            wait(list(submit_plan(client, plan, corpus, columns, "r")))
     where = {task["key"]: task["worker"] for task in stream.data}
     grams, fits = {}, {}
     for key, worker in where.items():
@@ -227,3 +228,74 @@ def test_an_empty_vocabulary_is_named_on_both_paths():
         tasks.linear_data(empty)
     with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
         tasks.linear_gram(empty, False, None)
+
+
+@pytest.fixture
+def threaded_scheduler():
+    """A scheduler and one worker thread in this process (reached over TCP like any scheduler),
+    so a fault planted here with monkeypatch runs in the sweep's fit tasks; one thread runs the
+    batches one after another, in plan order."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+def _planted_sweep(tmp_path, monkeypatch, capsys, scheduler: str, fault: BaseException):
+    """`xialpha sweep` (in this process) of 3 categories x 2 C on the linear path, one batch per
+    category, with `fault` raised by the solver for the plan's last category: (exit code, stderr
+    lines, {category: statuses stored}, the keys of the last category)."""
+    spec_file = tmp_path / "planted.toml"
+    spec_file.write_text(spec_text("planted", full=False))
+    spec = parse_spec(spec_file.read_text())
+    with Client(scheduler) as client:
+        corpus, plan = prepare(spec, ResultStore(str(tmp_path / "plan")), client, "plan")
+    positives = corpus.summary.counts(spec.corpus.train_split)
+    last = plan.categories[-1]
+    assert [positives[c] for c in plan.categories].count(positives[last]) == 1  # tells the solver's y apart
+    solver = tasks.fit_svm
+
+    def planted(y, C, **options):
+        if int((y > 0).sum()) == positives[last]:
+            raise fault
+        return solver(y, C, **options)
+
+    monkeypatch.setattr(tasks, "fit_svm", planted)
+    capsys.readouterr()
+    code = main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--scheduler", scheduler, "--quiet"])
+    err = capsys.readouterr().err
+    stored = ResultStore(str(tmp_path / "store"), create=False).read_results_df("planted", include_failed=True)
+    statuses = {category: sorted(set(group)) for category, group in stored.groupby("category")["status"]}
+    return code, err.splitlines(), statuses, last
+
+
+@pytest.mark.parametrize("bug", [ValueError("operands could not be broadcast together with shapes (3,) (4,)"),
+                                 IndexError("index 7 is out of bounds for axis 0 with size 7")])
+def test_a_bug_in_a_fit_stops_the_sweep_keeping_what_was_stored(tmp_path, monkeypatch, capsys, threaded_scheduler, bug):
+    # before: the bug's configs were stored as "failed" rows, the sweep went on and exited 1 with
+    # "failed:" lines, and selection chose among the rest as if nothing were wrong
+    code, err, statuses, last = _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler, bug)
+    assert code == 1 and len(err) == 1, err
+    assert err[0].startswith(f"xialpha sweep: internal error: {type(bug).__name__}: {bug}"), err
+    assert last not in statuses  # nothing of the failing batch is stored
+    assert statuses and set(map(tuple, statuses.values())) == {("ok",)}  # the batches stored before it are kept
+
+
+def test_a_bug_in_a_fit_shows_its_traceback_under_xialpha_debug(tmp_path, monkeypatch, capsys, threaded_scheduler):
+    monkeypatch.setenv("XIALPHA_DEBUG", "1")
+    with pytest.raises(IndexError, match="planted"):
+        _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler, IndexError("planted"))
+
+
+def test_a_data_failure_in_a_fit_is_stored_as_failed_and_the_sweep_goes_on(tmp_path, monkeypatch, capsys,
+                                                                          threaded_scheduler):
+    from xialpha.errors import DataFailure
+
+    code, err, statuses, last = _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler,
+                                               DataFailure("y: no positive example (planted)"))
+    assert code == 1
+    assert statuses.pop(last) == ["failed"] and len(statuses) == 2
+    assert set(map(tuple, statuses.values())) == {("ok",)}  # every other category is stored
+    failed = [line for line in err if line.startswith("  failed: ")]  # one a row: 2 C x 2 rho
+    assert len(failed) == 2 * 2 and all(f"{last} C=" in line and "(planted)" in line for line in failed), err

@@ -21,8 +21,8 @@ def report_store(tmp_path_factory) -> Path:
     certification of the per-category one."""
     root = tmp_path_factory.mktemp("report")
     store = ResultStore(str(root / "store"))
-    store.write_results(result_rows())
-    store.append("sweeps", [{"sweep_id": "r1", "run_id": "run1", "spec_toml": "[sweep]\nid = 'r1'\n",
+    store.datasets.write_results(result_rows())
+    store.datasets.append("sweeps", [{"sweep_id": "r1", "run_id": "run1", "spec_toml": "[sweep]\nid = 'r1'\n",
                              "data_fingerprint": "fp", "xialpha_version": "0.1.0", "command": "xialpha sweep r1.toml"}])
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
     certify_by_hand(store, saved_selections(store))
@@ -168,7 +168,7 @@ def test_calibration_without_a_held_out_split_says_how_to_get_one(tmp_path):
     from xialpha.errors import UserError
 
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([{k: v for k, v in row.items() if not k.startswith("holdout")} for row in result_rows()])
+    store.datasets.write_results([{k: v for k, v in row.items() if not k.startswith("holdout")} for row in result_rows()])
     with pytest.raises(UserError, match=r"^sweep=: sweep 'r1' scored no held-out split .*holdout = true"):
         xialpha.plot.calibration(store.uri)
 
@@ -269,7 +269,7 @@ def test_a_sweep_of_many_categories_gets_a_page_of_bounded_size(tmp_path, monkey
     names = tuple(f"cat{i:03d}" for i in range(400))
     monkeypatch.setattr(store_rows, "CATEGORIES", names)
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results(result_rows())
+    store.datasets.write_results(result_rows())
     path = tmp_path / "many.html"
     assert main(["report", store.uri, "--estimator", "xa", "--rho", "2", "--html", str(path)]) == 0
     page = path.read_text(encoding="utf-8")

@@ -80,7 +80,8 @@ def test_ctrl_c_stops_watching_cleanly(tmp_path):
     store, page = tmp_path / "store", tmp_path / "watch.html"
     fill_store(load_spec(tmp_path / "sel.toml"), ResultStore(str(store)))
     ended = datetime.datetime.now(datetime.timezone.utc)  # the newest run, ended before watching
-    ResultStore(str(store)).add_run({"sweep_id": "sel", "run_id": "ended", "created_at": ended, "finished_at": ended})
+    ResultStore(str(store)).datasets.append("sweeps", [{"sweep_id": "sel", "run_id": "ended", "created_at": ended,
+                                               "finished_at": ended}])
     watcher = _watch(store, page, tmp_path / "watch.log")
     try:
         wait_for(lambda: REFRESH in _text(page) and "<h1>xialpha sweep sel</h1>" in _text(page), "the page",

@@ -112,7 +112,7 @@ def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_
     (loser,) = [err for code, _, err in outcomes if code == 2]
     assert "used this test set" in loser and loser.count("\n") == 1, loser
     assert not re.search(r"\bf1\b|%", loser.lower())  # the loser shows no test-set figures (ids may hold "f1")
-    stored = ResultStore(str(store), create=False).read("certifications")
+    stored = ResultStore(str(store), create=False).datasets.read("certifications")
     assert set(stored["certification_id"].to_pylist()) == {re.search(r"stored certification (cert-\S+)", winner).group(1)}
 
 
@@ -120,7 +120,7 @@ def test_a_certification_that_cannot_store_its_rows_withdraws_its_claim(selected
     from swept import tree_digest
     from xialpha.cli import main
     from xialpha.errors import StoreWriteError
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.datasets import Datasets
 
     store, selection_id = selected
     before = tree_digest(store)
@@ -128,7 +128,7 @@ def test_a_certification_that_cannot_store_its_rows_withdraws_its_claim(selected
     def disk_full(self, dataset, rows):
         raise StoreWriteError(f"store {self.uri}: disk full (no space left on device) writing {dataset}")
 
-    monkeypatch.setattr(ResultStore, "append", disk_full)
+    monkeypatch.setattr(Datasets, "append", disk_full)
     argv = ["certify", str(store), "--selection", selection_id, "--test-split", "test", "--draws", "1000"]
     assert main(argv) == 4
     assert "disk full" in capsys.readouterr().err
@@ -197,7 +197,7 @@ def test_a_certification_killed_before_it_stored_its_rows_is_resumed_with_the_sa
     store, selection_id = selected
     argv = ["certify", str(store), "--selection", selection_id, "--test-split", "test"]
     killed = _kill_after_claim(store, [*argv, "--draws", "1000", "--seed", "7", "--confidence", "0.9"])
-    assert ResultStore(str(store), create=False).read("certifications").num_rows == 0
+    assert ResultStore(str(store), create=False).datasets.read("certifications").num_rows == 0
 
     assert main(["select", str(store), "--sweep", "sel", "--global", "--save"]) == 0
     other = re.search(r"^stored selection (sel-\S+)", capsys.readouterr().out, re.MULTILINE).group(1)
@@ -230,7 +230,7 @@ def _pending(tmp_path, **claim) -> tuple:
 
     store = ResultStore(str(tmp_path / "store"))
     content = {**claim_content("cert-old", "sel-1", "test", confidence=0.9, draws=3000, seed=5), **claim}
-    assert store.claim_test_set("fp", content)
+    assert store.claims.claim_test_set("fp", content)
     return store, pd.DataFrame({"selection_id": ["sel-1"]})
 
 
@@ -271,9 +271,9 @@ def test_a_claim_from_another_host_ends_when_its_heartbeat_stops(tmp_path):
     long_ago = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=2 * STALE_SECONDS)
     store, rows = _pending(tmp_path, host="elsewhere.invalid", claimed_at=long_ago.isoformat())
     with heartbeat(store, "fp"):  # beating now: still running
-        assert store.test_set_beat("fp") is not None
+        assert store.claims.test_set_beat("fp") is not None
         with pytest.raises(UserError, match="used this test set and has not stored its rows"):
             _start(store, rows)
-    assert store.test_set_beat("fp") is None
+    assert store.claims.test_set_beat("fp") is None
     with pytest.warns(UserWarning, match="no sign of life for 20 minutes"):
         assert _start(store, rows).certification_id == "cert-old"

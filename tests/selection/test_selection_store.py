@@ -43,8 +43,8 @@ def store_uri(tmp_path):
              ("rare", "B", 1, 6, 6, 10), ("big", "T", 10, 60, 60, 100), ("rare", "T", 10, 8, 8, 10),
              ("big", "T", 1, 60, 60, 100), ("rare", "T", 1, 8, 8, 10)]
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([row(*spec) for spec in specs])
-    store.write_examples([{"sweep_id": "hand", "config_key": f"{c}-{pp}-{C}", "category": c, "estimator": "xa",
+    store.datasets.write_results([row(*spec) for spec in specs])
+    store.datasets.write_examples([{"sweep_id": "hand", "config_key": f"{c}-{pp}-{C}", "category": c, "estimator": "xa",
                            "bits": indicator(d_pos, d_neg, n_pos)} for c, pp, C, d_pos, d_neg, n_pos in specs])
     return str(tmp_path / "store")
 
@@ -53,7 +53,7 @@ def select(capsys, uri, *extra):
     assert main(["select", uri, "--sweep", "hand", "--save", *extra]) == 0
     out = capsys.readouterr().out
     selection_id = re.search(r"^stored selection (\S+)", out, re.MULTILINE).group(1)
-    table = ResultStore(uri).read("selections", filters=[("selection_id", "=", selection_id)])
+    table = ResultStore(uri).datasets.read("selections", filters=[("selection_id", "=", selection_id)])
     return table.to_pandas().set_index("category").sort_index()
 
 

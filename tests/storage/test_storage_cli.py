@@ -26,30 +26,30 @@ def filled(tmp_path):
     one never ok), examples, selections."""
     store = ResultStore(str(tmp_path / "store"))
     for i in range(8):
-        store.write_results([result_row(i, created_at=T0)])
-    store.write_results([result_row(0, xa_error=0.5, created_at=T0 + SECOND)])
-    store.write_results([result_row(3, status="failed", error_message="solver diverged", created_at=T0 + SECOND)])
-    store.write_results([result_row(8, status="failed", error_message="out of memory", created_at=T0 + SECOND)])
-    store.write_results([result_row(4, created_at=T0 + SECOND)])  # same content, newer
-    store.write_results([result_row(4, xa_error=0.2, created_at=T0 + SECOND)])  # tie: later file name wins
+        store.datasets.write_results([result_row(i, created_at=T0)])
+    store.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + SECOND)])
+    store.datasets.write_results([result_row(3, status="failed", error_message="solver diverged", created_at=T0 + SECOND)])
+    store.datasets.write_results([result_row(8, status="failed", error_message="out of memory", created_at=T0 + SECOND)])
+    store.datasets.write_results([result_row(4, created_at=T0 + SECOND)])  # same content, newer
+    store.datasets.write_results([result_row(4, xa_error=0.2, created_at=T0 + SECOND)])  # tie: later file name wins
     for i in range(3):
-        store.write_results([result_row(i, sweep_id="other", created_at=T0 + 2 * SECOND)])
+        store.datasets.write_results([result_row(i, sweep_id="other", created_at=T0 + 2 * SECOND)])
     for i in range(3):
         bits = np.arange(13) % (i + 2) == 0
-        store.write_examples([{"sweep_id": "sweep-1", "config_key": f"k{i}", "category": "earn", "estimator": "xa", "bits": bits}])
-    store.write_examples([{"sweep_id": "sweep-1", "config_key": "k0", "category": "earn", "estimator": "xa", "bits": np.ones(13, bool)}])
-    store.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k0"}])
-    store.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k1"}])
+        store.datasets.write_examples([{"sweep_id": "sweep-1", "config_key": f"k{i}", "category": "earn", "estimator": "xa", "bits": bits}])
+    store.datasets.write_examples([{"sweep_id": "sweep-1", "config_key": "k0", "category": "earn", "estimator": "xa", "bits": np.ones(13, bool)}])
+    store.datasets.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k0"}])
+    store.datasets.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k1"}])
     return store
 
 
 def _snapshot(store: ResultStore) -> dict:
     return {
-        "results": store.read_results(include_failed=True).to_pylist(),
+        "results": store.datasets.read_results(include_failed=True).to_pylist(),
         "ok": store.read_results_df().to_json(orient="records", date_format="iso"),
         "done": store.done_keys("sweep-1"),
         "examples": {k: v.tolist() for k, v in store.read_examples(["k0", "k1", "k2"]).items()},
-        "selections": store.read("selections").to_pylist(),
+        "selections": store.datasets.read("selections").to_pylist(),
         "sweeps": store.sweeps().to_dict("list"),
     }
 
@@ -69,12 +69,12 @@ def test_ls_lists_sweeps_with_counts(filled, capsys):
 def test_ls_lists_selections_certifications_and_drift_checks_with_their_ids(tmp_path, capsys):
 
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results(result_rows())
+    store.datasets.write_results(result_rows())
     assert main(["select", store.uri, "--estimator", "xa"]) == 0
-    assert store.read("selections").num_rows == 0  # without --save nothing is stored
+    assert store.datasets.read("selections").num_rows == 0  # without --save nothing is stored
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
     certify_by_hand(store, saved_selections(store))
-    store.append("drift", [{"check_id": f"c{i}", "run_id": "drift-run-1", "sweep_id": "d1", "newest_batch": "2026-W01",
+    store.datasets.append("drift", [{"check_id": f"c{i}", "run_id": "drift-run-1", "sweep_id": "d1", "newest_batch": "2026-W01",
                             "category": category, "window": window, "verdict": verdict}
                            for i, (category, window, verdict) in enumerate(
                                [("acq", 1, "drift"), ("acq", 2, "drift"), ("earn", 1, "no drift"), ("earn", 2, "no drift"),
@@ -99,7 +99,7 @@ def test_ls_lists_selections_certifications_and_drift_checks_with_their_ids(tmp_
 
 
 def test_compact_keeps_every_query_result(filled, capsys):
-    store_dir = filled.location.root
+    store_dir = filled.datasets.location.root
     before = _snapshot(filled)
     files_before = len(data_files(Path(store_dir)))
     assert main(["store", "compact", filled.uri]) == 0
@@ -114,7 +114,7 @@ def test_compact_keeps_every_query_result(filled, capsys):
 
 def test_crash_between_merge_and_delete_leaves_invisible_duplicates(filled, monkeypatch):
     before = _snapshot(filled)
-    monkeypatch.setattr(type(filled.location), "delete", lambda self, path: None)  # the "crash": no deletes
+    monkeypatch.setattr(type(filled.datasets.location), "delete", lambda self, path: None)  # the "crash": no deletes
     filled.compact("results")
     monkeypatch.undo()
     assert _snapshot(filled) == before
@@ -126,7 +126,7 @@ def test_cli_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
     (tmp_path / "x.txt").write_text("x")
     assert main(["store", "ls", str(tmp_path)]) == 2
     assert main(["store", "compact", str(tmp_path / "absent")]) == 2
-    ResultStore(str(tmp_path / "s")).write_results([result_row(0)])
+    ResultStore(str(tmp_path / "s")).datasets.write_results([result_row(0)])
     assert main(["store", "compact", str(tmp_path / "s"), "--dataset", "nope"]) == 2
     errors = capsys.readouterr().err.splitlines()
     assert len(errors) == 3 and "not a xialpha store" in errors[0] and "dataset 'nope': unknown" in errors[2]
@@ -142,7 +142,7 @@ def test_every_command_names_the_store_the_same_way(filled, tmp_path, monkeypatc
     monkeypatch.setenv("XIALPHA_STORE", filled.uri)
     assert main(["store", "ls"]) == 0 and capsys.readouterr().out == listing
     assert main(["store", "check"]) == 0 and filled.uri in capsys.readouterr().out
-    ResultStore(str(tmp_path / "xialpha-store")).write_results([result_row(0, sweep_id="local")])
+    ResultStore(str(tmp_path / "xialpha-store")).datasets.write_results([result_row(0, sweep_id="local")])
     monkeypatch.chdir(tmp_path)
     assert main(["store", "ls", "xialpha-store"]) == 0 and "local" in capsys.readouterr().out  # STORE beats the env
     monkeypatch.delenv("XIALPHA_STORE")
@@ -171,28 +171,28 @@ def test_sweep_may_be_left_out_only_when_the_store_holds_one(filled, tmp_path, c
     assert "--sweep: no sweep 'sweep1' in store" in (err := capsys.readouterr().err)
     assert "did you mean sweep-1? (stored: other, sweep-1)" in err
     single = ResultStore(str(tmp_path / "one"))
-    single.write_results([result_row(0, sweep_id="only")])
+    single.datasets.write_results([result_row(0, sweep_id="only")])
     assert main(["report", single.uri]) == 2  # resolved to "only"; these rows have no estimates to show
     assert "sweep 'only'" in capsys.readouterr().err
     empty = ResultStore(str(tmp_path / "empty"))
-    empty.append("drift", [{"check_id": "c1"}])
+    empty.datasets.append("drift", [{"check_id": "c1"}])
     assert main(["select", empty.uri]) == 2 and "holds no sweep yet" in capsys.readouterr().err
     assert main(["certify", filled.uri, "--selection", "s11", "--test-split", "test"]) == 2
     assert "no selection 's11' in store" in (err := capsys.readouterr().err) and "did you mean s1? (newest stored: s1)" in err
 
 
 def test_ls_on_a_store_without_results(tmp_path, capsys):
-    ResultStore(str(tmp_path / "s")).append("drift", [{"check_id": "c1"}])
+    ResultStore(str(tmp_path / "s")).datasets.append("drift", [{"check_id": "c1"}])
     assert main(["store", "ls", str(tmp_path / "s")]) == 0
     out = capsys.readouterr().out
     assert "sweeps" not in out and "c1" in out  # a kind with nothing stored is left out
-    ResultStore(str(tmp_path / "empty")).append("sweeps", [{"run_id": "r"}])
+    ResultStore(str(tmp_path / "empty")).datasets.append("sweeps", [{"run_id": "r"}])
     assert main(["store", "ls", str(tmp_path / "empty")]) == 0
     assert "empty (no sweep, selection, certification or drift check stored)" in capsys.readouterr().out
 
 
 def test_duckdb_reads_the_results_with_standard_types_and_the_documented_rule(filled):
-    glob = f"{filled.location.root}/results/*/*.parquet"
+    glob = f"{filled.datasets.location.root}/results/*/*.parquet"
     types = {name: type_ for name, type_, *_ in duckdb.sql(f"DESCRIBE SELECT * FROM read_parquet('{glob}')").fetchall()}
     assert types["created_at"] == "TIMESTAMP WITH TIME ZONE"
     assert types["C"] == "DOUBLE" and types["n"] == "BIGINT" and types["degree"] == "INTEGER"
@@ -200,14 +200,14 @@ def test_duckdb_reads_the_results_with_standard_types_and_the_documented_rule(fi
     raw = duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}')").fetchall()[0][0]
     assert raw == 16
 
-    query = READ_RULE_DOC.split("\n\n")[-1].replace("STORE", filled.location.root)
-    ours = filled.read_results(include_failed=True)
+    query = READ_RULE_DOC.split("\n\n")[-1].replace("STORE", filled.datasets.location.root)
+    ours = filled.datasets.read_results(include_failed=True)
     theirs = duckdb.sql(f"SELECT config_key, xa_error, status FROM ({query}) ORDER BY sweep_id, config_key").fetchall()
     assert theirs == list(zip(*(ours[c].to_pylist() for c in ("config_key", "xa_error", "status"))))
 
 
 def test_duckdb_reads_the_other_datasets(filled):
-    root = filled.location.root
+    root = filled.datasets.location.root
     examples = duckdb.sql(f"SELECT n, octet_length(bits) FROM read_parquet('{root}/examples/*/*.parquet')").fetchall()
     assert set(examples) == {(13, 2)}
     selections = duckdb.sql(f"SELECT count(*) FROM read_parquet('{root}/selections/*/*.parquet')").fetchall()
@@ -215,7 +215,7 @@ def test_duckdb_reads_the_other_datasets(filled):
 
 
 def test_compact_deletes_only_stale_temporary_files(filled):
-    partition = Path(filled.location.root) / "results" / "sweep_id=sweep-1"
+    partition = Path(filled.datasets.location.root) / "results" / "sweep_id=sweep-1"
     stale, fresh = partition / ".part-old.parquet.1234abcd.tmp", partition / ".part-new.parquet.5678abcd.tmp"
     for path in (stale, fresh):
         path.write_bytes(b"PAR1 half a file")

@@ -35,7 +35,7 @@ table = pa.table({
 })
 store = ResultStore(sys.argv[1])
 print("writing", flush=True)
-store.write_results(table)
+store.datasets.write_results(table)
 print("finished", flush=True)
 """
 
@@ -47,7 +47,7 @@ from xialpha.storage.store import ResultStore
 store_uri, name, files, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 store = ResultStore(store_uri)
 for f in range(files):
-    store.write_results([
+    store.datasets.write_results([
         {"sweep_id": "shared", "run_id": name, "config_key": f"{name}-{f}-{r}", "status": "ok",
          "data_fingerprint": "fp", "category": "earn", "preprocessing_id": "pp", "kernel": "linear",
          "kernel_id": "lin", "C": 1.0, "j": 1.0, "rho": 2.0, "n": 10, "n_pos": 1}
@@ -70,7 +70,7 @@ def _small_rows(n: int) -> list[dict]:
 def test_writer_killed_mid_write_leaves_no_readable_partial_file(tmp_path):
     store_dir = tmp_path / "store"
     store = ResultStore(str(store_dir))
-    store.write_results(_small_rows(5))
+    store.datasets.write_results(_small_rows(5))
     partition = store_dir / "results" / "sweep_id=big"
     committed = set(partition.iterdir())
 
@@ -93,7 +93,7 @@ def test_writer_killed_mid_write_leaves_no_readable_partial_file(tmp_path):
     assert len(visible) == 1
     for path in visible:
         pq.read_table(path)  # every visible file is complete
-    assert store.read_results("big").num_rows == 5
+    assert store.datasets.read_results("big").num_rows == 5
     glob = str(store_dir / "results" / "*" / "*.parquet")
     assert duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}')").fetchall() == [(5,)]
     assert store.compact() == (1, 1)  # the fresh temporary file is left for its writer
@@ -114,7 +114,7 @@ def test_concurrent_writers_and_compaction_lose_no_rows(tmp_path):
 
     keys = store.done_keys("shared")
     assert keys == {f"w{w}-{f}-{r}" for w in range(writers) for f in range(files) for r in range(rows)}
-    assert store.read_results("shared").num_rows == writers * files * rows
+    assert store.datasets.read_results("shared").num_rows == writers * files * rows
     store.compact()
     assert len(list((store_dir / "results" / "sweep_id=shared").glob("*.parquet"))) == 1
     assert store.done_keys("shared") == keys

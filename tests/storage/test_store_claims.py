@@ -1,4 +1,4 @@
-"""Exclusive claims (`ResultStore.claim`): of concurrent claims of one name at most one stands,
+"""Exclusive claims (`ResultStore.claims`): of concurrent claims of one name at most one stands,
 and on a local store exactly one; a withdrawn claim leaves the store as it was."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _race(uri: str, name: str, claimants: int) -> list[str | None]:
     def claim(index: int) -> None:
         try:
             barrier.wait()
-            results[index] = stores[index].claim("certifications", name, {"certification_id": f"c{index}"})
+            results[index] = stores[index].claims.claim("certifications", name, {"certification_id": f"c{index}"})
         except BaseException as exc:  # re-raised in the test's thread below
             errors.append(exc)
             barrier.abort()
@@ -46,44 +46,44 @@ def _race(uri: str, name: str, claimants: int) -> list[str | None]:
 
 def test_on_a_local_store_exactly_one_of_concurrent_claims_stands(tmp_path):
     uri = str(tmp_path / "store")
-    ResultStore(uri).write_results([result_row(0)])
+    ResultStore(uri).datasets.write_results([result_row(0)])
     for round_ in range(20):
         results = _race(uri, f"test-set-{round_}", claimants=6)
         (winner,) = [r for r in results if r is not None]
-        holder = ResultStore(uri).claimed("certifications", f"test-set-{round_}")
+        holder = ResultStore(uri).claims.claimed("certifications", f"test-set-{round_}")
         assert holder == {"certification_id": f"c{results.index(winner)}"}
 
 
 def test_a_claim_creates_an_absent_store_and_withdrawing_it_leaves_the_store_as_it_was(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
-    claim = store.claim("certifications", "test-set-a", {"certification_id": "c1"})
+    claim = store.claims.claim("certifications", "test-set-a", {"certification_id": "c1"})
     assert claim and (tmp_path / "store" / "_xialpha_store.json").is_file()
-    assert store.claim("certifications", "test-set-a", {"certification_id": "c2"}) is None
-    assert store.claimed("certifications", "test-set-b") is None
+    assert store.claims.claim("certifications", "test-set-a", {"certification_id": "c2"}) is None
+    assert store.claims.claimed("certifications", "test-set-b") is None
     before = tree_digest(tmp_path / "store")
-    other = store.claim("certifications", "test-set-b", {"certification_id": "c3"})
-    store.withdraw(other)
+    other = store.claims.claim("certifications", "test-set-b", {"certification_id": "c3"})
+    store.claims.withdraw(other)
     assert tree_digest(tmp_path / "store") == before
-    assert store.read("certifications").num_rows == 0 and store.check() == []  # claims are no data files
+    assert store.datasets.read("certifications").num_rows == 0 and store.check() == []  # claims are no data files
 
 
 def test_claim_names_are_checked(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
     for name in ("", "../x", "a/b", "x" * 129):
         with pytest.raises(UserError, match="claim name"):
-            store.claim("certifications", name, {})
+            store.claims.claim("certifications", name, {})
 
 
 def test_on_other_filesystems_concurrent_claims_never_both_stand():
     uri = f"memory://xialpha-claims-{uuid.uuid4().hex}"
-    ResultStore(uri).write_results([result_row(0)])
+    ResultStore(uri).datasets.write_results([result_row(0)])
     store = ResultStore(uri)
-    first = store.claim("certifications", "sequential", {"certification_id": "c1"})
-    assert first is not None and store.claim("certifications", "sequential", {"certification_id": "c2"}) is None
-    assert store.claimed("certifications", "sequential") == {"certification_id": "c1"}
+    first = store.claims.claim("certifications", "sequential", {"certification_id": "c1"})
+    assert first is not None and store.claims.claim("certifications", "sequential", {"certification_id": "c2"}) is None
+    assert store.claims.claimed("certifications", "sequential") == {"certification_id": "c1"}
     for round_ in range(10):
         results = _race(uri, f"raced-{round_}", claimants=4)
         standing = [r for r in results if r is not None]
         assert len(standing) <= 1
-        holder = store.claimed("certifications", f"raced-{round_}")
+        holder = store.claims.claimed("certifications", f"raced-{round_}")
         assert (holder is None) == (not standing)  # losers leave nothing behind

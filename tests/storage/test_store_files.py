@@ -60,7 +60,7 @@ def _examples_in_results(partition: Path) -> None:
 def _other_sweep(partition: Path, name: str = "part-elsewhere.parquet") -> None:
     """A file of the results dataset, as xialpha writes it, of sweep "elsewhere"."""
     with tempfile.TemporaryDirectory() as scratch:
-        path = ResultStore(f"{scratch}/store").write_results([result_row(52, sweep_id="elsewhere")])
+        path = ResultStore(f"{scratch}/store").datasets.write_results([result_row(52, sweep_id="elsewhere")])
         shutil.copy(path, partition / name)
 
 
@@ -84,14 +84,14 @@ PLANTS = {
 @pytest.fixture
 def store(tmp_path) -> ResultStore:
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([result_row(i, sweep_id="s") for i in range(3)])
-    store.write_results([result_row(i, sweep_id="s", xa_error=0.5) for i in range(3, 5)])
+    store.datasets.write_results([result_row(i, sweep_id="s") for i in range(3)])
+    store.datasets.write_results([result_row(i, sweep_id="s", xa_error=0.5) for i in range(3, 5)])
     return store
 
 
 @pytest.mark.parametrize("plant", PLANTS, ids=list(PLANTS))
 def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, plant):
-    partition = Path(store.location.root) / "results" / "sweep_id=s"
+    partition = Path(store.datasets.location.root) / "results" / "sweep_id=s"
     before = store.read_results_df(include_failed=True)
     good = set(partition.glob("*.parquet"))
     make, kind = PLANTS[plant]
@@ -104,7 +104,7 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
         assert reader.read_results_df(include_failed=True).equals(before)
         assert reader.done_keys("s") == set(before["config_key"])
         assert reader.sweeps()["rows_ok"].tolist() == [5]
-        assert reader.read_results(filters=[("xa_error", ">", 0.1)]).num_rows == 2
+        assert reader.datasets.read_results(filters=[("xa_error", ">", 0.1)]).num_rows == 2
     messages = [str(w.message) for w in caught if issubclass(w.category, StoreWarning)]
     assert len(messages) == 1 and f"results/sweep_id=s/{bad.name} ({kind}:" in messages[0], messages
 
@@ -117,7 +117,7 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
     assert sorted(merged[0]["config_key"].to_pylist()) == sorted(before["config_key"])  # no foreign row merged
 
     (moved,) = reader.quarantine(problems)
-    assert not bad.exists() and Path(moved) == Path(store.location.root) / "_quarantine" / "results" / "sweep_id=s" / bad.name
+    assert not bad.exists() and Path(moved) == Path(store.datasets.location.root) / "_quarantine" / "results" / "sweep_id=s" / bad.name
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ResultStore(store.uri).read_results_df(include_failed=True).equals(before)
@@ -126,13 +126,13 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
 
 def test_appending_to_a_row_typed_dataset_ignores_foreign_files(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
-    store.append("drift", [{"check_id": "c1", "psi": 0.2}])
+    store.datasets.append("drift", [{"check_id": "c1", "psi": 0.2}])
     pq.write_table(pa.table({"check_id": ["c9"], "psi": ["high"], "created_at": pa.array([0], pa.timestamp("us", tz="UTC"))}),
                    tmp_path / "store" / "drift" / "part-zz-typed.parquet")
     pq.write_table(pa.table({"whatever": [1]}), tmp_path / "store" / "drift" / "part-zz-nokey.parquet")
     with pytest.warns(StoreWarning) as caught:
-        store.append("drift", [{"check_id": "c2", "psi": 0.4}])
-        assert store.read("drift")["psi"].to_pylist() == [0.2, 0.4]
+        store.datasets.append("drift", [{"check_id": "c2", "psi": 0.4}])
+        assert store.datasets.read("drift")["psi"].to_pylist() == [0.2, 0.4]
     assert len(caught) == 1 and "part-zz-typed.parquet (foreign: column types disagree" in str(caught[0].message)
     assert "part-zz-nokey.parquet (foreign: no column(s) 'check_id', 'created_at')" in str(caught[0].message)
 
@@ -206,7 +206,7 @@ def test_store_check_lists_then_quarantines(planted, capsys):
 
 def test_a_key_of_a_foreign_file_never_counts_as_done(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([result_row(0, sweep_id="s")])
+    store.datasets.write_results([result_row(0, sweep_id="s")])
     partition = tmp_path / "store" / "results" / "sweep_id=s"
     _other_sweep(partition, "part-zz.parquet")
     with pytest.warns(StoreWarning, match="rows of sweep 'elsewhere' in directory sweep_id=s"):

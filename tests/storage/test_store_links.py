@@ -19,13 +19,13 @@ def two_stores(tmp_path):
     are foreign, so `check --quarantine` would move the file)."""
     outside = tmp_path / "other"
     other = ResultStore(str(outside))
-    other.write_results([result_row(0, sweep_id="x")])
-    other.write_results([result_row(1, sweep_id="x")])
-    other.write_results([result_row(2, sweep_id="y", status="failed", error_message="planted")])
+    other.datasets.write_results([result_row(0, sweep_id="x")])
+    other.datasets.write_results([result_row(1, sweep_id="x")])
+    other.datasets.write_results([result_row(2, sweep_id="y", status="failed", error_message="planted")])
     inside = tmp_path / "store"
     store = ResultStore(str(inside))
-    store.write_results([result_row(3, sweep_id="own")])
-    store.write_results([result_row(4, sweep_id="own")])
+    store.datasets.write_results([result_row(3, sweep_id="own")])
+    store.datasets.write_results([result_row(4, sweep_id="own")])
     (inside / "results" / "sweep_id=x").symlink_to(outside / "results" / "sweep_id=x", target_is_directory=True)
     (inside / "results" / "sweep_id=z").symlink_to(outside / "results" / "sweep_id=y", target_is_directory=True)
     return inside, outside
@@ -39,7 +39,7 @@ def test_compact_rewrites_nothing_a_link_leads_to(two_stores, capsys):
     assert tree_digest(outside) == before
     assert "outside the store" in captured.err and "sweep_id=x" in captured.err
     assert len(list((inside / "results" / "sweep_id=own").glob("*.parquet"))) == 1  # its own files are merged
-    assert len(ResultStore(str(inside)).read_results("x")) == 2  # and reads still follow the link
+    assert len(ResultStore(str(inside)).datasets.read_results("x")) == 2  # and reads still follow the link
 
 
 def test_quarantine_moves_nothing_a_link_leads_to(two_stores, capsys):

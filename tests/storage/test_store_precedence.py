@@ -61,19 +61,19 @@ def test_a_forced_rerun_whose_configs_all_fail_loses_no_result(tmp_path):
 
 def test_failed_attempts_never_hide_an_ok_row_and_compaction_keeps_it(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([result_row(i, xa_error=0.1 * i) for i in range(3)])
+    store.datasets.write_results([result_row(i, xa_error=0.1 * i) for i in range(3)])
     for attempt in range(3):
-        store.write_results([result_row(i, status="failed", error_message=f"oom {attempt}") for i in range(2)])
-    store.write_results([result_row(5, status="failed", error_message="never worked")])
+        store.datasets.write_results([result_row(i, status="failed", error_message=f"oom {attempt}") for i in range(2)])
+    store.datasets.write_results([result_row(5, status="failed", error_message="never worked")])
     expected = {config_key(i=i): 0.1 * i for i in range(3)}
 
     for _ in range(2):  # before and after compaction
-        rows = {r["config_key"]: r for r in store.read_results(include_failed=True).to_pylist()}
+        rows = {r["config_key"]: r for r in store.datasets.read_results(include_failed=True).to_pylist()}
         assert {key: rows[key]["xa_error"] for key in expected} == expected
         assert {rows[key]["status"] for key in expected} == {"ok"}
         assert rows[config_key(i=5)]["error_message"] == "never worked"
         assert store.done_keys("sweep-1") == set(expected)
-        assert store.read_results(filters=[("xa_error", ">", 0.15)]).num_rows == 1
+        assert store.datasets.read_results(filters=[("xa_error", ">", 0.15)]).num_rows == 1
         store.compact()
     kept = pq.read_table(next((tmp_path / "store" / "results").rglob("*.parquet")))
     # per key: the ok row and the newest failed attempt
@@ -84,27 +84,27 @@ def test_failed_attempts_never_hide_an_ok_row_and_compaction_keeps_it(tmp_path):
 
 def test_an_ok_row_is_replaced_only_by_a_newer_ok_row(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([result_row(0, xa_error=0.3)])
-    store.write_results([result_row(0, status="failed", error_message="killed worker")])
-    store.write_results([result_row(0, xa_error=0.2)])
-    store.write_results([result_row(0, status="failed", error_message="killed worker")])
-    assert store.read_results(include_failed=True)["xa_error"].to_pylist() == [0.2]
+    store.datasets.write_results([result_row(0, xa_error=0.3)])
+    store.datasets.write_results([result_row(0, status="failed", error_message="killed worker")])
+    store.datasets.write_results([result_row(0, xa_error=0.2)])
+    store.datasets.write_results([result_row(0, status="failed", error_message="killed worker")])
+    assert store.datasets.read_results(include_failed=True)["xa_error"].to_pylist() == [0.2]
     store.compact()
-    assert store.read_results(include_failed=True)["xa_error"].to_pylist() == [0.2]
+    assert store.datasets.read_results(include_failed=True)["xa_error"].to_pylist() == [0.2]
 
 
 def test_two_drivers_with_skewed_clocks_the_later_write_wins(tmp_path):
     """Driver "behind" has a clock a day late, "ahead" a day early: created_at does not decide."""
     uri = str(tmp_path / "store")
     behind, ahead = ResultStore(uri), ResultStore(uri)
-    ahead.write_results([result_row(0, xa_error=0.5, created_at=T0 + DAY), result_row(1, xa_error=0.5, created_at=T0 + DAY)])
-    behind.write_results([result_row(0, xa_error=0.1, created_at=T0 - DAY)])
+    ahead.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + DAY), result_row(1, xa_error=0.5, created_at=T0 + DAY)])
+    behind.datasets.write_results([result_row(0, xa_error=0.1, created_at=T0 - DAY)])
     ahead.compact()
-    behind.write_results([result_row(1, xa_error=0.1, created_at=T0 - DAY)])
+    behind.datasets.write_results([result_row(1, xa_error=0.1, created_at=T0 - DAY)])
     for reader in (ahead, behind, ResultStore(uri, create=False)):
-        assert reader.read_results()["xa_error"].to_pylist() == [0.1, 0.1]
+        assert reader.datasets.read_results()["xa_error"].to_pylist() == [0.1, 0.1]
     ahead.compact()
-    assert ResultStore(uri, create=False).read_results()["xa_error"].to_pylist() == [0.1, 0.1]
+    assert ResultStore(uri, create=False).datasets.read_results()["xa_error"].to_pylist() == [0.1, 0.1]
 
 
 def test_file_names_carry_the_write_sequence_and_compaction_keeps_it(tmp_path):
@@ -113,23 +113,23 @@ def test_file_names_carry_the_write_sequence_and_compaction_keeps_it(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
     partition = tmp_path / "store" / "results" / "sweep_id=sweep-1"
     for i in range(3):
-        store.write_results([result_row(i)])
+        store.datasets.write_results([result_row(i)])
     assert sorted(file_sequence(p.name) for p in partition.iterdir()) == [1, 2, 3]
     store.compact()
     assert [file_sequence(p.name) for p in partition.iterdir()] == [3]
-    store.write_results([result_row(9)])
+    store.datasets.write_results([result_row(9)])
     assert sorted(file_sequence(p.name) for p in partition.iterdir()) == [3, 4]
     # an older version's file (time-stamped name) counts as sequence 0: anything written now wins
     pq.write_table(pq.read_table(next(partition.iterdir())), partition / "part-20991231T000000000000Z-old.parquet")
-    assert store.read_results().num_rows == 4 and file_sequence("part-20991231T000000000000Z-old.parquet") == 0
-    store.write_results([result_row(0, xa_error=0.7)])
-    assert store.read_results(filters=[("config_key", "=", config_key(i=0))])["xa_error"].to_pylist() == [0.7]
+    assert store.datasets.read_results().num_rows == 4 and file_sequence("part-20991231T000000000000Z-old.parquet") == 0
+    store.datasets.write_results([result_row(0, xa_error=0.7)])
+    assert store.datasets.read_results(filters=[("config_key", "=", config_key(i=0))])["xa_error"].to_pylist() == [0.7]
 
 
 def test_select_after_the_failed_rerun_in_process(tmp_path, capsys):
     """`xialpha select` chooses from the ok rows although the newest row of every key failed."""
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([result_row(i, xa_f1=0.5 + 0.01 * i, xa_d_pos=2, xa_d_neg=1) for i in range(6)])
-    store.write_results([result_row(i, status="failed", error_message="GramTooLarge") for i in range(6)])
+    store.datasets.write_results([result_row(i, xa_f1=0.5 + 0.01 * i, xa_d_pos=2, xa_d_neg=1) for i in range(6)])
+    store.datasets.write_results([result_row(i, status="failed", error_message="GramTooLarge") for i in range(6)])
     assert main(["select", store.uri, "--sweep", "sweep-1", "--estimator", "xa", "--rho", "2", "--save"]) == 0
     assert "stored selection" in capsys.readouterr().out

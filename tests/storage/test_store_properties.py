@@ -53,13 +53,13 @@ def _plant(root: Path, kind: str, serial: int) -> None:
         pq.write_table(pa.table({"sweep_id": ["sweep-1"], "config_key": [config_key(i=0)], "oops": [1]}), path)
     else:  # a complete results file of another sweep
         with tempfile.TemporaryDirectory() as scratch:
-            written = ResultStore(f"{scratch}/s").write_results([result_row(0, sweep_id="other", xa_error=0.99)])
+            written = ResultStore(f"{scratch}/s").datasets.write_results([result_row(0, sweep_id="other", xa_error=0.99)])
             path.write_bytes(Path(written).read_bytes())
 
 
 def _check(store: ResultStore, model: dict) -> None:
     columns = ["config_key", "status", "xa_error", "error_message"]
-    rows = {row["config_key"]: row for row in store.read_results(include_failed=True, columns=columns).to_pylist()}
+    rows = {row["config_key"]: row for row in store.datasets.read_results(include_failed=True, columns=columns).to_pylist()}
     assert set(rows) == {config_key(i=key) for key in model}
     for key, (ok_value, failure) in model.items():
         row = rows[config_key(i=key)]
@@ -68,7 +68,7 @@ def _check(store: ResultStore, model: dict) -> None:
         else:
             assert (row["status"], row["error_message"]) == ("failed", failure)
     assert store.done_keys("sweep-1") == {config_key(i=k) for k, (ok, _) in model.items() if ok is not None}
-    high = store.read_results(filters=[("xa_error", ">=", 0.5)], columns=["config_key"])
+    high = store.datasets.read_results(filters=[("xa_error", ">=", 0.5)], columns=["config_key"])
     assert set(high["config_key"].to_pylist()) == {config_key(i=k) for k, (ok, _) in model.items() if ok is not None and ok >= 0.5}
 
 
@@ -95,7 +95,7 @@ def test_generated_writes_compactions_and_planted_files_agree_with_the_model(ope
                         failure = f"attempt {serial}"
                         batch.append(result_row(key, status="failed", error_message=failure, created_at=created_at))
                     model[key] = (ok_value, failure)
-                writers[writer].write_results(batch)
+                writers[writer].datasets.write_results(batch)
             elif op[0] == "compact":
                 writers[op[1]].compact()
             else:

@@ -50,7 +50,7 @@ def test_a_full_disk_leaves_no_empty_directories(tmp_path, capsys, monkeypatch):
     assert "disk full" in capsys.readouterr().err
     assert tree_digest(store) == before
     with pytest.raises(Exception, match="disk full"):
-        ResultStore(str(tmp_path / "new" / "store")).write_results([result_row(0)])
+        ResultStore(str(tmp_path / "new" / "store")).datasets.write_results([result_row(0)])
     assert not (tmp_path / "new").exists()
 
 
@@ -70,8 +70,8 @@ def test_a_full_disk_while_claiming_the_test_set_leaves_it_unclaimed(tmp_path, m
 
     monkeypatch.setattr("xialpha.storage.location.os.link", full)
     with pytest.raises(Exception, match="disk full"):
-        store.claim_test_set("fp-test", {"certification_id": "cert-1"})
-    assert tree_digest(tmp_path / "store") == before and store.test_set_claim("fp-test") is None
+        store.claims.claim_test_set("fp-test", {"certification_id": "cert-1"})
+    assert tree_digest(tmp_path / "store") == before and store.claims.test_set_claim("fp-test") is None
     assert not [p for p in (tmp_path / "store").rglob("*") if p.is_dir() and not any(p.iterdir())]
     monkeypatch.setattr("xialpha.storage.location.os.link", link)
-    assert store.claim_test_set("fp-test", {"certification_id": "cert-2"}) is not None
+    assert store.claims.claim_test_set("fp-test", {"certification_id": "cert-2"}) is not None

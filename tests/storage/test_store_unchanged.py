@@ -51,10 +51,10 @@ def selectable(tmp_path_factory):
 def test_tree_digest_sees_every_change(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
     assert tree_digest(tmp_path / "store") is None
-    store.write_results([result_row(0)])
+    store.datasets.write_results([result_row(0)])
     first = tree_digest(tmp_path / "store")
     assert tree_digest(tmp_path / "store") == first
-    store.append("drift", [{"check_id": "c"}])
+    store.datasets.append("drift", [{"check_id": "c"}])
     assert tree_digest(tmp_path / "store") != first
 
 
@@ -142,12 +142,12 @@ def _temp_files(root: Path) -> list[Path]:
 
 def test_a_full_disk_while_writing_removes_the_temporary_file(tmp_path, monkeypatch):
     store = ResultStore(str(tmp_path / "store"))
-    store.write_results([result_row(0)])
+    store.datasets.write_results([result_row(0)])
     _fail_after(monkeypatch, 0, _half_then_enospc)
     with pytest.raises(StoreWriteError, match=r"disk full \(no space left on device\) writing .*results/sweep_id=sweep-1/part-s"):
-        store.write_results([result_row(1)])
+        store.datasets.write_results([result_row(1)])
     assert _temp_files(tmp_path / "store") == []
-    assert ResultStore(store.uri).read_results().num_rows == 1
+    assert ResultStore(store.uri).datasets.read_results().num_rows == 1
 
 
 @pytest.mark.cluster
@@ -159,7 +159,7 @@ def test_a_full_disk_during_a_sweep_is_exit_4_and_keeps_the_stored_batches(tmp_p
     assert err.startswith("xialpha sweep: error: store ") and "disk full" in err and err.count("\n") == 1, err
     assert _temp_files(store) == []
     monkeypatch.undo()
-    kept = ResultStore(str(store)).read_results("keep").num_rows
+    kept = ResultStore(str(store)).datasets.read_results("keep").num_rows
     assert len(written) == 3 and kept == pq.read_metadata(written[1]).num_rows >= 1  # the batch stored before
     code, out, _ = _run(capsys, "sweep", _spec(tmp_path), "--store", store, "--quiet")
     assert code == 0 and f"{4 - kept} stored, {kept} skipped" in out
@@ -193,13 +193,13 @@ def _fill(disk: Path) -> None:
 
 def test_a_real_full_disk_is_reported_as_such_and_leaves_no_temporary_file(small_disk):
     store = ResultStore(str(small_disk / "store"))
-    store.write_results([result_row(i) for i in range(5)])
+    store.datasets.write_results([result_row(i) for i in range(5)])
     _fill(small_disk)
     with pytest.raises(StoreWriteError, match="disk full"):
-        store.write_results([result_row(i) for i in range(5, 400)])
+        store.datasets.write_results([result_row(i) for i in range(5, 400)])
     assert _temp_files(small_disk) == []
     (small_disk / "filler").unlink()
-    assert ResultStore(store.uri).read_results().num_rows == 5
+    assert ResultStore(store.uri).datasets.read_results().num_rows == 5
 
 
 @pytest.mark.cluster
@@ -218,4 +218,4 @@ def test_a_real_full_disk_during_a_sweep_is_exit_4(small_disk, tmp_path, capsys,
     assert code == 4 and "disk full" in err and err.count("\n") == 1, err
     assert _temp_files(small_disk) == []
     (small_disk / "filler").unlink()
-    assert ResultStore(str(small_disk / "store")).read_results("keep").num_rows == pq.read_metadata(calls[1]).num_rows
+    assert ResultStore(str(small_disk / "store")).datasets.read_results("keep").num_rows == pq.read_metadata(calls[1]).num_rows

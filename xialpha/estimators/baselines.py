@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
+from xialpha.errors import DataFailure
 from xialpha.estimators.loo import can_warm_start, rows
 from xialpha.estimators.metrics import Estimate, weighted_average
 from xialpha.estimators.svm import SVMFit, fit_svm
@@ -40,7 +41,7 @@ def kfold(y, C: float, *, k: int = 10, seed: int = 0, fit: SVMFit | None = None,
     """
     y = check_labels(y)
     if not 2 <= k <= min(np.bincount(y > 0)):
-        raise ValueError(f"k: must be between 2 and the size of the smaller class, got {k}")
+        raise DataFailure(f"k: must be between 2 and the size of the smaller class, got {k}")
     svm_args = check_training_data(svm_args, y.shape[0])
     warm = _warm(fit, y, svm_args)
     errors = np.zeros(y.shape[0], dtype=bool)

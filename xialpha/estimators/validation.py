@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
+from xialpha.errors import DataFailure
 from xialpha.estimators import KERNEL_PARAMETERS
 
 
@@ -49,7 +50,7 @@ def check_labels(y, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: labels must be -1 or +1, found {arr[bad][0]!r} at index {int(np.flatnonzero(bad)[0])}")
     out = arr.astype(np.int8)
     if np.all(out == out[0]):
-        raise ValueError(f"{name}: has a single class ({int(out[0]):+d}); an SVM needs both -1 and +1")
+        raise DataFailure(f"{name}: has a single class ({int(out[0]):+d}); an SVM needs both -1 and +1")
     return out
 
 

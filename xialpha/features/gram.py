@@ -12,14 +12,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.errors import UserError
+from xialpha.errors import DataFailure, UserError
 
 DEFAULT_GRAM_LIMIT_BYTES = 4 * 2**30
 DEFAULT_BLOCK_ROWS = 512
 
 
-class GramTooLarge(UserError):
-    """A Gram matrix would need more memory than the configured limit."""
+class GramTooLarge(DataFailure):
+    """A Gram matrix would need more memory than the configured limit (a sweep stores the
+    configurations that need it as failed)."""
 
 
 def gram_nbytes(n_rows: int, n_cols: int) -> int:

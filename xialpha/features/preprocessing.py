@@ -13,7 +13,7 @@ from typing import Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.errors import UserError
+from xialpha.errors import DataFailure, UserError
 from xialpha.features.analysis import STEMMERS, STOP_WORD_LISTS, PatternTooSlow, compile_pattern, make_analyzer
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
@@ -115,13 +115,13 @@ class Preprocessing:
         frequencies of the training documents; UserError when no term is kept."""
         n_docs = frequencies.n_documents
         if n_docs == 0:
-            raise UserError("no training documents to fit the preprocessing on", key="texts")
+            raise DataFailure("no training documents to fit the preprocessing on", key="texts")
         df = frequencies.df
         kept = sorted(term for term, count in df.items() if self.min_df <= count <= self.max_df * n_docs)
         if not kept:
             found = (f"min_df={self.min_df} and max_df={self.max_df:g} keep none of the {len(df)} terms"
                      if df else f"token_pattern {self.token_pattern!r} finds no term")
-            raise UserError(f"vocabulary is empty after preprocessing: {found} of {n_docs} training documents")
+            raise DataFailure(f"vocabulary is empty after preprocessing: {found} of {n_docs} training documents")
         idf = _idf(self.idf, np.fromiter((df[term] for term in kept), dtype=np.int64, count=len(kept)), n_docs)
         return FittedPreprocessing(spec=self, vocabulary={term: column for column, term in enumerate(kept)}, idf=idf,
                                    n_documents=n_docs)

@@ -14,6 +14,7 @@ import json
 from xialpha.errors import UserError
 from xialpha.jobs.plan import experiment_keys
 from xialpha.spec.sweep import SweepSpec, parse_spec
+from xialpha.storage.rows import RunRow
 
 NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and record the change"
 
@@ -38,21 +39,21 @@ def recorded_categories(text: str) -> list[str]:
 def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerprint: str) -> None:
     """UserError when sweep `spec.id`'s newest recorded run in `store` was on other training data
     (corpus=) or had another grid of configurations (sweep.id=) than `spec` on `categories` and `fingerprint`."""
-    newest = _newest_run(store, spec.id)
+    newest = store.newest_run(spec.id)
     if newest is None:
         return
-    if newest["data_fingerprint"] != fingerprint:
+    if newest.data_fingerprint != fingerprint:
         raise UserError(f"corpus: the training documents of sweep {spec.id!r} changed since its run "
-                        f"{newest['run_id']} (data fingerprint {str(newest['data_fingerprint'])[:12]} then, "
+                        f"{newest.run_id} (data fingerprint {str(newest.data_fingerprint)[:12]} then, "
                         f"{fingerprint[:12]} now), and its stored rows are of the old ones; {NEW_RUN}")
-    then_categories = recorded_categories(str(newest["categories"]))
+    then_categories = recorded_categories(str(newest.categories))
     if then_categories != list(categories):
         raise UserError(f"corpus.categories: sweep {spec.id!r} was run on categories {', '.join(then_categories)}, "
                         f"this spec chooses {', '.join(categories)}; {NEW_RUN}")
     recorded = _recorded_spec(newest, spec.corpus.data)
     now = experiment_keys(spec, categories, fingerprint)
     # a recorded spec that no longer parses: the stored rows must be of this spec's grid
-    then = experiment_keys(recorded, categories, fingerprint) if recorded else _stored_keys(store, spec.id) | now
+    then = experiment_keys(recorded, categories, fingerprint) if recorded else store.stored_keys(spec.id) | now
     if then != now:
         raise UserError(f"sweep.id: sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
                         f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}")
@@ -61,32 +62,21 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
 def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
     """(rows not stored, rows planned) by the newest recorded run of `sweep_id`: a sweep still
     running or interrupted misses some; None when no run is recorded or its spec no longer parses."""
-    newest = _newest_run(store, sweep_id)
+    newest = store.newest_run(sweep_id)
     recorded = None if newest is None else _recorded_spec(newest)
-    if recorded is None:
+    if newest is None or recorded is None:
         return None
-    categories = recorded_categories(str(newest["categories"]))
-    planned = experiment_keys(recorded, categories, str(newest["data_fingerprint"]))
-    return len(planned - _stored_keys(store, sweep_id)), len(planned)
+    categories = recorded_categories(str(newest.categories))
+    planned = experiment_keys(recorded, categories, str(newest.data_fingerprint))
+    return len(planned - store.stored_keys(sweep_id)), len(planned)
 
 
-def _newest_run(store, sweep_id: str):
-    """The newest recorded run of `sweep_id` (a row of `ResultStore.runs`), or None."""
-    runs = store.runs(sweep_id)
-    return None if runs.empty else runs.sort_values("created_at", kind="stable").iloc[-1]
-
-
-def _recorded_spec(run, corpus=None) -> SweepSpec | None:
+def _recorded_spec(run: RunRow, corpus=None) -> SweepSpec | None:
     """The spec recorded with `run` (over the in-memory `corpus` it was given), or None when its
     text no longer parses (a corpus file moved since, ...)."""
-    spec_dir = run.get("spec_dir")
+    spec_dir = run.spec_dir
     try:
-        return parse_spec(str(run["spec_toml"]), source="the recorded spec", corpus=corpus,
+        return parse_spec(str(run.spec_toml), source="the recorded spec", corpus=corpus,
                           base_dir=spec_dir if isinstance(spec_dir, str) and spec_dir else None)
     except UserError:
         return None
-
-
-def _stored_keys(store, sweep_id: str) -> set[str]:
-    """The config keys of every stored row of `sweep_id`, ok or failed."""
-    return set(store.read_results_df(sweep_id, include_failed=True, columns=["config_key"])["config_key"])

@@ -17,6 +17,7 @@ from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
 from xialpha.jobs.plan import SweepPlan
 from xialpha.redaction import redact
+from xialpha.storage.rows import BatchColumns
 
 RETRIES = 2  # a task that raised is run again at most this often (a lost worker's tasks are recomputed anyway)
 ERROR_CHARS = 500  # of a task's error, as a failed row stores it
@@ -28,10 +29,11 @@ def error_line(exc: BaseException) -> str:
     return redact(f"{type(exc).__name__}: {exc}".splitlines()[0])[:ERROR_CHARS]
 
 
-def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, base_rows: list[dict], run_id: str) -> dict[Future, int]:
+def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, columns: list[BatchColumns],
+                run_id: str) -> dict[Future, int]:
     """Submit every batch of the plan; returns {batch future: batch index}.
 
-    base_rows[i]: the columns shared by all rows of batch i; run_id makes task keys unique, so
+    columns[i]: what all rows of batch i share; run_id makes task keys unique, so
     several sweeps can share one scheduler.
     """
     spec = plan.spec
@@ -47,7 +49,7 @@ def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, base_row
     for i, batch in enumerate(plan.batches):
         home = homes[i]
         future = client.submit(
-            tasks.fit_batch, data[batch.preprocessing, batch.kernel, home], batch, base_rows[i], spec.estimators,
+            tasks.fit_batch, data[batch.preprocessing, batch.kernel, home], batch, columns[i], spec.estimators,
             spec.tol, key=f"fit-batch-{i}-{run_id}", retries=RETRIES, pure=False, **placed(home),
         )
         futures[future] = i

@@ -6,14 +6,14 @@ import contextlib
 import datetime
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from distributed import as_completed, get_task_stream
+from distributed import KilledWorker, as_completed, get_task_stream
 
 from xialpha.version import __version__
 from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
-from xialpha.errors import UserError
+from xialpha.errors import DataFailure, UserError
 from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
@@ -24,7 +24,7 @@ from xialpha.jobs.progress import Progress
 from xialpha.jobs.tasks import failed_rows
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.sweep import SweepSpec
-from xialpha.storage.schema import config_values
+from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
 from xialpha.storage.store import ResultStore
 
 
@@ -105,7 +105,7 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
     run_id = uuid.uuid4().hex[:12]
-    run = {}  # the run's record once stored, written again with finished_at when the run ends
+    run = None  # the run's record once stored, written again with finished_at when the run ends
     try:
         progress.set_stage("starting cluster")
         with connect(spec.cluster, address=address, workers=workers, client=client) as client:
@@ -119,19 +119,17 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                                        held_out_without_positives=_without_positives(spec, corpus, plan.categories))
                 if not plan.batches:
                     return summary
-                base_rows = [_base_row(spec, plan, batch, run_id) for batch in plan.batches]
+                columns = [batch_columns(spec, plan, batch, run_id) for batch in plan.batches]
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
-                record = {
-                    "sweep_id": spec.id, "run_id": run_id, "spec_toml": redact(spec.text), "spec_dir": spec.base_dir,
-                    "data_fingerprint": plan.fingerprint, "categories": joined_categories(plan.categories),
-                    "xialpha_version": __version__, "command": redact(command or ""), "created_at": _now()}
+                record = RunRow(spec.id, run_id, redact(spec.text), spec.base_dir, plan.fingerprint,
+                                joined_categories(plan.categories), __version__, redact(command or ""), _now())
                 store.add_run(record)
                 run = record
                 progress.set_stage("vectorising")
-                futures = submit_plan(client, plan, corpus, base_rows, run_id)
+                futures = submit_plan(client, plan, corpus, columns, run_id)
                 del corpus  # the driver keeps no handle on the parts: the fits' futures hold what they need
                 progress.watch(lambda: [key for keys in client.processing().values() for key in keys])
-                _gather_and_store(futures, plan, base_rows, store, summary, progress)
+                _gather_and_store(futures, plan, columns, store, summary, progress)
             progress.set_stage("closing cluster")
             summary.task_seconds = sum(
                 part["stop"] - part["start"] for task in stream.data for part in task["startstops"] if part["action"] == "compute"
@@ -140,9 +138,9 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
             summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
     finally:
         progress.close()
-        if run:  # the run's own error, if any (an unwritable store, say), is the one to report
+        if run is not None:  # the run's own error, if any (an unwritable store, say), is the one to report
             with contextlib.suppress(Exception):
-                store.add_run({**run, "finished_at": _now()})
+                store.add_run(replace(run, finished_at=_now()))
     summary.wall_seconds = time.monotonic() - start
     return summary
 
@@ -193,12 +191,21 @@ def dry_run(spec: SweepSpec, store: ResultStore, *, address: str | None = None, 
     return DryRun(plan, len(corpus.parts), corpus.summary.n_documents, len(connected), feature_bytes, per_worker)
 
 
-def _gather_and_store(futures: dict, plan: SweepPlan, base_rows: list[dict], store: ResultStore,
+def _gather_and_store(futures: dict, plan: SweepPlan, columns: list[BatchColumns], store: ResultStore,
                       summary: SweepSummary, progress: Progress) -> None:
-    """Store each batch's rows as soon as its task finishes, then let the worker drop them."""
+    """Store each batch's rows as soon as its task finishes, then let the worker drop them.
+
+    A task that raised anything but a data failure or a lost worker (see `_outcome`) cancels
+    the tasks left and raises its error: its batch stores nothing, the batches stored before
+    stay stored.
+    """
     for future in as_completed(list(futures)):
         batch = plan.batches[futures[future]]
-        rows, examples = _outcome(future, batch, base_rows[futures[future]])
+        try:
+            rows, examples = _outcome(future, batch, columns[futures[future]])
+        except Exception:
+            future.client.cancel([other for other in futures if not other.done()])
+            raise
         progress.set_stage("storing")
         store.write_results(rows)
         if examples:
@@ -210,31 +217,33 @@ def _gather_and_store(futures: dict, plan: SweepPlan, base_rows: list[dict], sto
         future.release()
 
 
-def _outcome(future, batch: Batch, base: dict) -> tuple[list[dict], list[dict]]:
-    """A batch's rows, or failed rows for all its keys when the task failed after its retries."""
+def _outcome(future, batch: Batch, base: BatchColumns) -> tuple[list[ResultRow | FailedRow], list[ExampleRow]]:
+    """A batch's rows, or failed rows for all its keys when its task (or one it needs) failed for
+    its data (`DataFailure`: an empty vocabulary, a Gram over the limit) or lost its worker
+    every time it ran (`KilledWorker`: out of memory, say). Any other error is a bug: raised."""
     try:
         return future.result()
-    except Exception as exc:  # a task error after retries: record it, keep the sweep going
-        rows = [row for job in batch.jobs
-                for row in failed_rows({**base, "category": job.category, "C": job.C, "j": job.j}, job,
-                                       error_line(exc), 0, 0)]
+    except (DataFailure, KilledWorker) as exc:  # record it, keep the sweep going
+        rows: list[ResultRow | FailedRow] = [row for job in batch.jobs
+                                             for row in failed_rows(base, job, error_line(exc), 0, 0)]
         return rows, []
 
 
-def _count(summary: SweepSummary, rows: list[dict], batch: Batch) -> None:
+def _count(summary: SweepSummary, rows: list[ResultRow | FailedRow], batch: Batch) -> None:
     summary.fits += len(batch.jobs)
     for row in rows:
-        if row["status"] == "ok":
+        if isinstance(row, ResultRow):
             summary.ok += 1
         else:
             summary.failed += 1
             if len(summary.failures) < 20:
-                summary.failures.append(f"{row['category']} C={row['C']:g} j={row['j']:g}: {row['error_message']}")
+                summary.failures.append(f"{row.category} C={row.C:g} j={row.j:g}: {row.error_message}")
 
 
-def _base_row(spec: SweepSpec, plan: SweepPlan, batch: Batch, run_id: str) -> dict:
+def batch_columns(spec: SweepSpec, plan: SweepPlan, batch: Batch, run_id: str) -> BatchColumns:
+    """What every row of `batch` shares: the sweep, the run, the data and its preprocessing x kernel."""
     pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
-    return {"sweep_id": spec.id, "run_id": run_id, "data_fingerprint": plan.fingerprint, **config_values(pre, kernel)}
+    return BatchColumns.of(spec.id, run_id, plan.fingerprint, pre, kernel)
 
 
 def default_threads(spec: SweepSpec, workers: int | None) -> int:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from xialpha.errors import DataFailure
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
@@ -26,6 +28,7 @@ from xialpha.features.gram import linear_gram as gram_of  # this module's linear
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage.bits import pack_bits
+from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, Training
 from xialpha.storage.schema import result_values
 from xialpha.version import __version__
 
@@ -123,49 +126,53 @@ def training_data(features: FeatureBlock, kernel, with_test: bool, limit_bytes: 
 
 
 def _check_vocabulary(X) -> None:
-    """ValueError when preprocessing left no term, or no term in any training document."""
+    """DataFailure when preprocessing left no term, or no term in any training document."""
     if X.shape[1] == 0 or X.nnz == 0:
-        raise ValueError("features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
+        raise DataFailure("features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
                          "and the stop-word list); lower min_df or check the corpus")
 
 
-def fit_batch(data: TrainingData, batch: Batch, base: dict, estimators: EstimatorSpec, tol: float) -> tuple[list[dict], list[dict]]:
+def fit_batch(data: TrainingData, batch: Batch, columns: BatchColumns, estimators: EstimatorSpec,
+              tol: float) -> tuple[list[ResultRow | FailedRow], list[ExampleRow]]:
     """Train every job of the batch on the shared data; return (result rows, example rows).
 
-    base: the columns shared by all rows of the batch (sweep, run, preprocessing, kernel, ...).
+    columns: what all rows of the batch share (sweep, run, data, preprocessing, kernel).
     On the linear path a job starts from the previous job's solution when both have the same
-    category and j (the plan orders such a C path by ascending C). A job that fails for a data
-    reason (ValueError, e.g. no positive example) gives rows with status "failed" and the
-    message, and the batch goes on.
+    category and j (the plan orders such a C path by ascending C). A job whose data fails an
+    input check (`DataFailure`: no positive example, k-fold with too few examples, ...) gives rows
+    with status "failed" and the message, and the batch goes on; any other exception is a bug
+    and fails the task (and the sweep).
     """
-    rows, examples = [], []
+    rows: list[ResultRow | FailedRow] = []
+    examples: list[ExampleRow] = []
     host = socket.gethostname()
     previous = None
     for job in batch.jobs:
-        common = {**base, "category": job.category, "C": job.C, "j": job.j, "worker": host, "xialpha_version": __version__}
+        job_rows: Sequence[ResultRow | FailedRow]
         warm = previous[1] if previous and data.gram is None and previous[0] == (job.category, job.j) else None
         try:
-            fit, job_rows, job_examples = _fit_one(data, job, common, estimators, tol, warm)
+            fit, job_rows, job_examples = _fit_one(data, job, columns, estimators, tol, warm, host)
             previous = ((job.category, job.j), fit)
-        except ValueError as exc:
-            job_rows = failed_rows(common, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()))
+        except DataFailure as exc:
+            job_rows = failed_rows(columns, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()), host)
             job_examples, previous = [], None
         rows.extend(job_rows)
         examples.extend(job_examples)
     return rows, examples
 
 
-def failed_rows(common: dict, job: FitJob, message: str, n: int, n_pos: int) -> list[dict]:
-    """The rows of a job that failed, one per rho: `common` columns (sweep, preprocessing, kernel,
-    category, C, j, ...), status "failed" with `message`, n and n_pos (0 where the data never reached
-    the fit)."""
-    return [{**common, "rho": rho, "config_key": key, "status": "failed", "error_message": message,
-             "n": n, "n_pos": n_pos} for rho, key in job.keys]
+def failed_rows(columns: BatchColumns, job: FitJob, message: str, n: int, n_pos: int,
+                worker: str | None = None) -> list[FailedRow]:
+    """The rows of a job that failed, one per rho, with `message`, n and n_pos (0 where the data
+    never reached the fit); worker: the host it failed on (None: the host that stores it)."""
+    return [FailedRow(columns, job.category, job.C, job.j, rho, key, message, n, n_pos, worker,
+                      None if worker is None else __version__) for rho, key in job.keys]
 
 
-def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, tol: float, warm):
+def _fit_one(data: TrainingData, job: FitJob, columns: BatchColumns, est: EstimatorSpec, tol: float, warm,
+             host: str) -> tuple[object, list[ResultRow], list[ExampleRow]]:
     y = data.y_train[job.category]
-    svm_args = {**data.svm_args(), "j": job.j, "tol": tol}
+    svm_args = dict(data.svm_args(), j=job.j, tol=tol)
     start = time.perf_counter()
     fit = fit_svm(y, job.C, check_input=False, warm_start=warm, **svm_args)
     # estimate time: everything but the solver's training, including the decision values xi needs
@@ -173,18 +180,16 @@ def _fit_one(data: TrainingData, job: FitJob, common: dict, est: EstimatorSpec, 
     held_out = (data.y_test[job.category], data.test_data()) if est.needs(HELD_OUT) else None
     estimates = one_fit_estimates(fit, job.C, svm_args, data.r_delta2, rhos=[rho for rho, _ in job.keys],
                                   held_out=held_out, **est.values)
-    estimate_seconds = (time.perf_counter() - start) / len(job.keys)
-    training = {"status": "ok", "n": int(y.shape[0]), "n_pos": int((y > 0).sum()), "n_sv": fit.n_sv,
-                "n_bounded_sv": fit.n_bounded_sv, "stable": fit.stable, "r_delta2": data.r_delta2,
-                "fit_seconds": fit.fit_seconds}
+    training = Training(n=int(y.shape[0]), n_pos=int((y > 0).sum()), n_sv=fit.n_sv, n_bounded_sv=fit.n_bounded_sv,
+                        stable=fit.stable, r_delta2=data.r_delta2, fit_seconds=fit.fit_seconds,
+                        estimate_seconds=(time.perf_counter() - start) / len(job.keys))
     rows, examples = [], []
     for rho, key in job.keys:
-        row = {**common, **training, "rho": rho, "config_key": key, "estimate_seconds": estimate_seconds}
+        values: dict = {}
         for estimate in estimates.at(rho):
-            row.update(result_values(estimate, est.values))
+            values.update(result_values(estimate, est.values))
             if estimate.indicator is not None and estimator(estimate.method).selectable:
-                examples.append({"sweep_id": common["sweep_id"], "config_key": key, "category": job.category,
-                                 "estimator": estimate.method, "n": int(estimate.indicator.shape[0]),
-                                 "bits": pack_bits(estimate.indicator)})
-        rows.append(row)
+                examples.append(ExampleRow(columns.sweep_id, key, job.category, estimate.method,
+                                           int(estimate.indicator.shape[0]), pack_bits(estimate.indicator)))
+        rows.append(ResultRow(columns, job.category, job.C, job.j, rho, key, training, values, host, __version__))
     return fit, rows, examples

@@ -6,7 +6,7 @@ fingerprint. A test set is certified on once: a second certification on the same
 is refused unless forced, because testing repeatedly and keeping what looks best biases the
 estimates upward and voids the nominal confidence (Webber et al. 2013).
 
-The first certification of a test set claims its fingerprint in the store (`ResultStore.claim_test_set`)
+The first certification of a test set claims its fingerprint in the store (`store.claims.claim_test_set`)
 before it trains, so of two certifications running at once only one is stored and shown; the
 other fails and stores nothing. On a local store exactly one succeeds. Object stores (S3, GCS)
 offer pyarrow no exclusive create, so there the claim is write-then-list: still never two, but
@@ -84,15 +84,15 @@ def start_run(store, rows: pd.DataFrame, test_split: str, test_fingerprint: str,
     same selection. UserError when the test set was used (unless forced), or is being used now."""
     stored = store.certifications(test_fingerprint=test_fingerprint)
     previous = set() if stored.empty else set(stored["certification_id"])
-    claim = store.test_set_claim(test_fingerprint)
+    claim = store.claims.test_set_claim(test_fingerprint)
     holder = None if claim is None else str(claim.get("certification_id", "(unnamed claim)"))
     if holder is not None and holder not in previous:
-        ended = holder_ended(claim, store.test_set_beat(test_fingerprint))
+        ended = holder_ended(claim, store.claims.test_set_beat(test_fingerprint))
         if not force:
             _check_pending(claim, holder, ended, str(rows["selection_id"].iloc[0]))
             warnings.warn(f"resuming certification {holder}, which claimed this test set and ended before it stored "
                           f"its rows ({ended}): with its confidence, draws and seed", UserWarning, stacklevel=4)
-            store.beat_test_set(test_fingerprint, None)  # the ended one's last heartbeat
+            store.claims.beat_test_set(test_fingerprint, None)  # the ended one's last heartbeat
             return Run(holder, float(claim["confidence"]), int(claim["draws"]), int(claim["seed"]), [], None)
         previous.add(holder)
     warning = check_sealed(sorted(previous), force)
@@ -102,9 +102,9 @@ def start_run(store, rows: pd.DataFrame, test_split: str, test_fingerprint: str,
     certification_id = new_certification_id()
     content = claim_content(certification_id, str(rows["selection_id"].iloc[0]), test_split, confidence=confidence,
                             draws=draws, seed=seed)
-    path = store.claim_test_set(test_fingerprint, content)
+    path = store.claims.claim_test_set(test_fingerprint, content)
     if path is None:
-        holder = (store.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
+        holder = (store.claims.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
         raise UserError(f"test_split=: certification {holder} used this test set while this one started; nothing "
                         f"was stored; {SECOND_USE}")
     return Run(certification_id, confidence, draws, seed, [], path)
@@ -131,7 +131,7 @@ def store_certification(store, rows: list[dict], run: Run) -> None:
         store.add_certification(rows)
     except BaseException:
         if run.claim is not None:
-            store.withdraw(run.claim)
+            store.claims.withdraw(run.claim)
         raise
 
 
@@ -213,7 +213,7 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
                 _, held = session.train(rows, test_split)
         except BaseException:
             if run.claim is not None:
-                store.withdraw(run.claim)  # nothing of the test set was shown
+                store.claims.withdraw(run.claim)  # nothing of the test set was shown
             raise
     confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
     frame = certification_frame(confusions, dict(zip(rows["category"], rows["config_key"])),

@@ -1,6 +1,6 @@
 """A test set's claim: who certifies on it, whether that certification still runs, its heartbeat.
 
-A certification claims its test set before it trains (`ResultStore.claim_test_set`), with what
+A certification claims its test set before it trains (`store.claims.claim_test_set`), with what
 redoing it exactly needs (its id, selection, confidence, draws, seed) and what tells whether its
 process still runs: host, pid and the process's start time. While it trains it rewrites the
 claim's heartbeat every HEARTBEAT_SECONDS. A claim whose certification stored no rows is
@@ -72,7 +72,7 @@ def heartbeat(store, test_fingerprint: str, seconds: float = HEARTBEAT_SECONDS) 
 
     def beat() -> None:
         with contextlib.suppress(Exception):  # a missed beat only makes the claim look older
-            store.beat_test_set(test_fingerprint, {"at": _now()})
+            store.claims.beat_test_set(test_fingerprint, {"at": _now()})
 
     def beats() -> None:
         while not stop.wait(seconds):
@@ -87,7 +87,7 @@ def heartbeat(store, test_fingerprint: str, seconds: float = HEARTBEAT_SECONDS) 
         stop.set()
         thread.join()
         with contextlib.suppress(Exception):
-            store.beat_test_set(test_fingerprint, None)
+            store.claims.beat_test_set(test_fingerprint, None)
 
 
 def _now() -> str:

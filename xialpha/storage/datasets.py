@@ -6,8 +6,7 @@ Layout under the store root (hive partitions; `sweep_id` is also a column inside
     results/sweep_id=<id>/part-*.parquet       one row per trained configuration
     examples/sweep_id=<id>/part-*.parquet      per-example error indicators per config
     selections|drift|certifications|sweeps/[sweep_id=<id>/]part-*.parquet
-    <dataset>/_claims/<name>/                  exclusive claims (a test set certified once)
-    <dataset>/_claims/<name>.heartbeat.json    while a claim's holder runs, when it last said so
+    <dataset>/_claims/...                      exclusive claims and heartbeats (`xialpha.storage.claims`)
     _quarantine/<path>                         files moved aside by `quarantine`
 
 Each write adds a new file named with the store's next write sequence and never rewrites one.
@@ -19,17 +18,16 @@ foreign files (see `xialpha.storage.files`) with one `StoreWarning` naming them.
 Opening a store changes nothing: an absent store is created (directory and marker) by its
 first write, so a command that fails before writing leaves no store behind.
 
-This is the Arrow level (tables, pyarrow filter expressions or DNF tuples), for the store's named
-queries, tests and tools: the rest of xialpha asks `ResultStore`'s named queries instead.
+This is the Arrow level (tables, pyarrow filter expressions or DNF tuples, rows as mappings),
+which `xialpha.storage.store.ResultStore` composes (as its `datasets`) to answer its named
+queries; tests and tools may use it directly, the rest of xialpha asks `ResultStore` instead.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import posixpath
-import re
 import socket
 import uuid
 import warnings
@@ -48,12 +46,9 @@ from xialpha.storage.files import FileSet, Problem, inspect
 from xialpha.storage.location import Location, new_file_name
 from xialpha.storage.marker import MARKER, create_marker, open_store
 from xialpha.storage.reading import as_expression, read_newest
-from xialpha.storage.schema import DATASETS, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
+from xialpha.storage.schema import DATASETS, Dataset, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
 
 QUARANTINE = "_quarantine"
-CLAIMS = "_claims"
-HEARTBEAT_SUFFIX = ".heartbeat.json"
-_CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 class Datasets:
@@ -128,7 +123,7 @@ class Datasets:
         defaults to now; a `sweep_id` column partitions the files. Column types must agree with
         the files already stored.
         """
-        spec = self._dataset(dataset)
+        spec = self.dataset(dataset)
         if spec.columns is not None:
             raise UserError(f"dataset {dataset!r}: use write_{dataset}() for it, not append()")
         table = validate.flat_table(rows, dataset)
@@ -170,9 +165,12 @@ class Datasets:
             expression = ok if expression is None else ok & expression
         return self._read_newest(DATASETS["results"], sweep_id, columns=columns, filter=expression)
 
-    def read(self, dataset: str, filters: object = None, *, sweep_id: str | None = None) -> pa.Table:
-        """Rows of any dataset, newest per key, sorted by key; `filters` apply after deduplication."""
-        return self._read_newest(self._dataset(dataset), sweep_id, filter=as_expression(filters))
+    def read(self, dataset: str, filters: object = None, *, sweep_id: str | None = None,
+             columns: Sequence[str] | None = None, key_columns: Sequence[str] | None = None) -> pa.Table:
+        """Rows of any dataset (`columns` of them; default all), newest per key (the dataset's, or
+        `key_columns`), sorted by key; `filters` apply after deduplication."""
+        return self._read_newest(self.dataset(dataset), sweep_id, key_columns=key_columns, columns=columns,
+                                 filter=as_expression(filters))
 
     # --- maintenance -------------------------------------------------------------------------
 
@@ -183,7 +181,7 @@ class Datasets:
         foreign files, and partitions a link leads to outside the store, are left alone (with a
         warning); see `xialpha.storage.compaction`.
         """
-        before, after, problems = compact_partitions(self.location, self._dataset(dataset))
+        before, after, problems = compact_partitions(self.location, self.dataset(dataset))
         self._warn([p for p in problems if p.kind != "outside"])
         linked = sorted({posixpath.dirname(self.relative(p.path)) for p in problems if p.kind == "outside"})
         if linked:
@@ -225,52 +223,15 @@ class Datasets:
         """`path` relative to the store root, as messages name files."""
         return posixpath.relpath(path, self.location.root)
 
-    # --- exclusive claims --------------------------------------------------------------------
-
-    def claim(self, dataset: str, name: str, content: Mapping) -> str | None:
-        """Claim `name` in `dataset` for `content` (JSON); the claim's path if it stands, None if
-        `name` was claimed before. Of concurrent claims of one name at most one stands, and on
-        a local store exactly one (see `Location.claim`)."""
-        directory = self._claim_directory(dataset, name)
-        self._create_if_absent()
-        return self.location.claim(directory, json.dumps(dict(content), sort_keys=True).encode("utf-8"))
-
-    def claimed(self, dataset: str, name: str) -> dict | None:
-        """The content of the claim of `name` in `dataset`, or None if it is not claimed."""
-        data = self.location.first_claim(self._claim_directory(dataset, name))
-        try:
-            return None if data is None else dict(json.loads(data.decode("utf-8")))
-        except (ValueError, TypeError):
-            return {}  # a damaged claim still counts as a claim
-
-    def withdraw(self, claim_path: str) -> None:
-        """Remove a claim made by `claim` (when what it guarded could not be stored), and its heartbeat."""
-        self.location.delete(posixpath.dirname(claim_path) + HEARTBEAT_SUFFIX)
-        self.location.withdraw(claim_path)
-
-    def beat(self, dataset: str, name: str, content: Mapping | None) -> None:
-        """Write the heartbeat of claim `name` (JSON, replacing the last one), or delete it (None)."""
-        path = self._claim_directory(dataset, name) + HEARTBEAT_SUFFIX
-        if content is None:
-            self.location.delete(path)
-        else:
-            self.location.write_bytes(path, json.dumps(dict(content), sort_keys=True).encode("utf-8"))
-
-    def last_beat(self, dataset: str, name: str) -> dict | None:
-        """The last heartbeat of claim `name`, or None when there is none (or it cannot be read)."""
-        try:
-            return dict(json.loads(self.location.read_text(self._claim_directory(dataset, name) + HEARTBEAT_SUFFIX)))
-        except (OSError, ValueError, TypeError):
-            return None
-
     # --- internals ---------------------------------------------------------------------------
 
-    def _dataset(self, name: str):
+    def dataset(self, name: str) -> Dataset:
+        """The definition of dataset `name`; UserError when there is none."""
         if name not in DATASETS:
             raise UserError(f"dataset {name!r}: unknown; use one of {', '.join(DATASETS)}")
         return DATASETS[name]
 
-    def _read_newest(self, spec, sweep_id: str | None, *, key_columns=None, columns=None, filter=None) -> pa.Table:
+    def _read_newest(self, spec: Dataset, sweep_id: str | None, *, key_columns=None, columns=None, filter=None) -> pa.Table:
         """`reading.read_newest` over one dataset, or one sweep's partition of it."""
         directory = self.location.path(spec.name)
         if sweep_id is not None:
@@ -320,9 +281,9 @@ class Datasets:
         """
         root = self.location.path(dataset)
         directory = root if sweep_id is None else f"{root}/sweep_id={sweep_id}"
-        scope = directory if "sweep_id" in self._dataset(dataset).key_columns else root
+        scope = directory if "sweep_id" in self.dataset(dataset).key_columns else root
         outside = self.location.existing_ancestor(self.location.root) if self._absent else None
-        self._create_if_absent()
+        self.create_if_absent()
         try:
             return self.location.write_table(directory, table, new_file_name(self.location.next_sequence(scope)))
         except BaseException:
@@ -332,16 +293,11 @@ class Datasets:
                 self._absent = True
             raise
 
-    def _create_if_absent(self) -> None:
+    def create_if_absent(self) -> None:
+        """Create the store (its directory and marker) if it is absent, before a first write."""
         if self._absent:
             create_marker(self.location)
             self._absent = False
-
-    def _claim_directory(self, dataset: str, name: str) -> str:
-        self._dataset(dataset)
-        if not _CLAIM_NAME.fullmatch(name):
-            raise UserError(f"claim name {name!r}: use 1-128 letters, digits, '-' or '_'")
-        return self.location.path(dataset, CLAIMS, name)
 
 
 def _packed(row: Mapping, index: int) -> dict:

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 import pyarrow as pa
 
@@ -230,6 +231,43 @@ def config_values(preprocessing, kernel) -> dict:
             **{name: value for name, value in kernel.params().items() if name != "name"}}
 
 
+
+
+class ResultColumn(StrEnum):
+    """The names of the results columns that describe a row (not its estimates: `estimate_column`
+    names those), for code that reads result rows as frames (selection, reports): each member
+    equals its column's name, so `frame[ResultColumn.CATEGORY]` reads the category column."""
+
+    SWEEP_ID = "sweep_id"
+    RUN_ID = "run_id"
+    CONFIG_KEY = "config_key"
+    STATUS = "status"
+    ERROR_MESSAGE = "error_message"
+    DATA_FINGERPRINT = "data_fingerprint"
+    CATEGORY = "category"
+    PREPROCESSING_ID = "preprocessing_id"
+    KERNEL = "kernel"
+    KERNEL_ID = "kernel_id"
+    GAMMA = "gamma"
+    DEGREE = "degree"
+    COEF0 = "coef0"
+    C = "C"
+    J = "j"
+    RHO = "rho"
+    N = "n"
+    N_POS = "n_pos"
+    N_SV = "n_sv"
+    N_BOUNDED_SV = "n_bounded_sv"
+    STABLE = "stable"
+    R_DELTA2 = "r_delta2"
+    FIT_SECONDS = "fit_seconds"
+    ESTIMATE_SECONDS = "estimate_seconds"
+    WORKER = "worker"
+    XIALPHA_VERSION = "xialpha_version"
+    CREATED_AT = "created_at"
+    SCHEMA_VERSION = "schema_version"
+
+
 _RESULT_TYPES = {c.name: c.type for c in RESULT_COLUMNS}
 # The results columns a selection copies for its chosen config (enough to rebuild and label it).
 CONFIG_COLUMNS = (
@@ -307,7 +345,7 @@ def examples_schema() -> pa.Schema:
     return _schema(EXAMPLE_COLUMNS, "examples")
 
 
-OK = "ok"
+OK, FAILED = "ok", "failed"  # the statuses of a results row
 
 
 @dataclass(frozen=True)

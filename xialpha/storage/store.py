@@ -1,32 +1,73 @@
 """`ResultStore`: the store's named queries, answered with pandas DataFrames or plain records.
 
-What xialpha writes and reads, by name: the result rows of a sweep (`write_results`,
-`read_results_df`, `done_keys`, `read_examples`), its runs (`add_run`, `runs`), saved selections,
-certifications and drift checks (`add_*`, `selections`, `certifications`, `drift_checks`), and
-the summary of every sweep (`sweeps`). Callers name no dataset, filter or column type: rows go in
-as dicts (typed here by `xialpha.storage.schema`) and come out as DataFrames (or, for a drift check,
-dicts of Python values). The Parquet datasets underneath (`xialpha.storage.datasets.Datasets`,
-which this class extends) are Arrow-level; a query on a dataset nothing was written to yet gives an
-empty DataFrame.
+What xialpha writes and reads, by name (`StoreQueries` lists them with their types): the result
+rows of a sweep (`write_results`, `write_examples`: typed rows of `xialpha.storage.rows`;
+`read_results_df`, `done_keys`, `read_examples`), its runs (`add_run`, `runs`,
+`sweep_ended_at`), saved selections, certifications and drift checks (`add_*`, `selections`,
+`certifications`, `drift_checks`, `drift_check`), the summary of every sweep (`sweeps`) and the
+store's upkeep (`compact`, `check`, `quarantine`). Callers name no dataset, filter or column
+type: rows go in typed (or, for selections, certifications and drift checks, as dicts typed here
+by `xialpha.storage.schema`) and come out as DataFrames (or, for a drift check, dicts of Python
+values); a query on a dataset nothing was written to yet gives an empty DataFrame.
+
+Underneath, as in Optuna's storages, the store composes its layers rather than being them: the
+Arrow-level Parquet datasets (`datasets`: `xialpha.storage.datasets.Datasets`) and the exclusive
+claims with their heartbeats (`claims`: `xialpha.storage.claims.Claims`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
 from xialpha.storage.bits import unpack_bits
+from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
-from xialpha.storage.schema import DATASETS
+from xialpha.storage.files import Problem
+from xialpha.storage.rows import (ExampleRow, FailedRow, ResultRow, RunRow, example_columns, result_columns,
+                                  run_columns)
 from xialpha.storage.validate import typed_table
 
-TEST_SET_CLAIM = "test-set-{}"  # a certified test set's claim, by its fingerprint
+
+class StoreQueries(Protocol):
+    """The named queries of a result store, with what they take and give (`ResultStore`)."""
+
+    uri: str
+    claims: Claims
+
+    def write_results(self, rows: Sequence[ResultRow | FailedRow]) -> str: ...
+    def write_examples(self, rows: Sequence[ExampleRow]) -> str: ...
+    def read_results_df(self, sweep_id: str | None = None, *, columns: Sequence[str] | None = None,
+                        include_failed: bool = False) -> pd.DataFrame: ...
+    def done_keys(self, sweep_id: str) -> set[str]: ...
+    def stored_keys(self, sweep_id: str) -> set[str]: ...
+    def read_examples(self, config_keys: Iterable[str], estimator: str = "xa", *,
+                      sweep_id: str | None = None) -> dict[str, np.ndarray]: ...
+    def sweeps(self) -> pd.DataFrame: ...
+    def add_run(self, row: RunRow) -> None: ...
+    def runs(self, sweep_id: str | None = None) -> pd.DataFrame: ...
+    def newest_run(self, sweep_id: str) -> RunRow | None: ...
+    def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None: ...
+    def add_selection(self, rows: Sequence[Mapping]) -> None: ...
+    def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame: ...
+    def add_certification(self, rows: Sequence[Mapping]) -> None: ...
+    def certifications(self, *, selection_id: str | None = None,
+                       test_fingerprint: str | None = None) -> pd.DataFrame: ...
+    def add_drift_check(self, rows: Sequence[Mapping]) -> None: ...
+    def drift_checks(self) -> pd.DataFrame: ...
+    def drift_check(self, drift_id: str, check_key: str) -> list[dict]: ...
+    def compact(self, dataset: str = "results") -> tuple[int, int]: ...
+    def check(self) -> list[Problem]: ...
+    def quarantine(self, problems: Iterable[Problem]) -> list[str]: ...
+    def outside(self, path: str) -> bool: ...
+    def relative(self, path: str) -> str: ...
 
 
-class ResultStore(Datasets):
+class ResultStore(StoreQueries):
     """A store at a local directory or pyarrow/fsspec URI (s3://bucket/prefix, memory://name, ...).
 
     With `create=True` (the default) the store must be writable, and an absent or empty
@@ -35,19 +76,44 @@ class ResultStore(Datasets):
     only (an absent store reads as empty, a read-only one is fine).
     """
 
+    def __init__(self, uri: str, *, create: bool = True, writable: bool = True):
+        self.datasets = Datasets(uri, create=create, writable=writable)
+        self.claims = Claims(self.datasets)
+        self.uri = self.datasets.uri  # without credentials
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.uri!r})"
+
     # --- results of a sweep ------------------------------------------------------------------
 
-    def read_results_df(self, sweep_id: str | None = None, **options) -> pd.DataFrame:
-        """Result rows as a DataFrame, one per (sweep_id, config_key) (options: columns,
-        include_failed; see `read_results`)."""
-        return self.read_results(sweep_id, **options).to_pandas()
+    def write_results(self, rows: Sequence[ResultRow | FailedRow]) -> str:
+        """Store the result rows of one sweep as one new file; its path. `created_at`,
+        `schema_version` (and for a failed row without them, `worker` and `xialpha_version`) are
+        filled here. Nothing is written if any row is invalid."""
+        return self.datasets.write_results([result_columns(row) for row in rows])
+
+    def write_examples(self, rows: Sequence[ExampleRow]) -> str:
+        """Store the example rows of one sweep as one new file; its path."""
+        return self.datasets.write_examples([example_columns(row) for row in rows])
+
+    def read_results_df(self, sweep_id: str | None = None, *, columns: Sequence[str] | None = None,
+                        include_failed: bool = False) -> pd.DataFrame:
+        """Result rows (`columns` of them; default all) as a DataFrame, one per (sweep_id,
+        config_key): its newest "ok" row, or with `include_failed` its newest failed row where it
+        has no "ok" one (see `Datasets.read_results`)."""
+        return self.datasets.read_results(sweep_id, columns=columns, include_failed=include_failed).to_pandas()
 
     def done_keys(self, sweep_id: str) -> set[str]:
         """Config keys of `sweep_id` whose newest row has status "ok".
 
         Failed configs do not count as done, so rerunning a sweep retries them.
         """
-        table = self.read_results(sweep_id, columns=["config_key"])
+        table = self.datasets.read_results(sweep_id, columns=["config_key"])
+        return set(table["config_key"].to_pylist())
+
+    def stored_keys(self, sweep_id: str) -> set[str]:
+        """Config keys of every stored row of `sweep_id`, ok or failed."""
+        table = self.datasets.read_results(sweep_id, columns=["config_key"], include_failed=True)
         return set(table["config_key"].to_pylist())
 
     def read_examples(self, config_keys: Iterable[str], estimator: str = "xa", *,
@@ -60,15 +126,15 @@ class ResultStore(Datasets):
         """
         keys = list(dict.fromkeys(config_keys))
         wanted = pc.field("config_key").isin(keys) & (pc.field("estimator") == estimator)
-        table = self._read_newest(DATASETS["examples"], sweep_id, key_columns=("config_key", "estimator"),
-                                  columns=["config_key", "n", "bits"], filter=wanted)
+        table = self.datasets.read("examples", wanted, sweep_id=sweep_id, key_columns=("config_key", "estimator"),
+                                   columns=["config_key", "n", "bits"])
         return {key: unpack_bits(bits, n) for key, n, bits in zip(*(table[c].to_pylist() for c in table.column_names))}
 
     def sweeps(self) -> pd.DataFrame:
         """One row per sweep: rows_ok, rows_failed, categories, configs (distinct preprocessing x
         kernel x C x j), first_created_at, last_created_at."""
         names = ["sweep_id", "status", "category", "preprocessing_id", "kernel_id", "C", "j", "created_at"]
-        frame = self.read_results(include_failed=True, columns=names).to_pandas()
+        frame = self.read_results_df(include_failed=True, columns=names)
         columns = ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
         if frame.empty:
             return pd.DataFrame(columns=columns)
@@ -85,13 +151,22 @@ class ResultStore(Datasets):
 
     # --- runs, selections, certifications, drift checks ---------------------------------------
 
-    def add_run(self, row: Mapping) -> None:
-        """Record one run of a sweep (`xialpha.storage.schema.SWEEP_COLUMNS`: its spec, data, command)."""
-        self.append("sweeps", typed_table("sweeps", [row]))
+    def add_run(self, row: RunRow) -> None:
+        """Record one run of a sweep (its spec, data, command; again with finished_at when it ends)."""
+        self.datasets.append("sweeps", typed_table("sweeps", [run_columns(row)]))
 
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame:
         """The recorded runs (of `sweep_id`, when given), sorted by run_id."""
         return self._frame("sweeps", sweep_id=sweep_id)
+
+    def newest_run(self, sweep_id: str) -> RunRow | None:
+        """The newest recorded run of `sweep_id` (by created_at), or None when none is recorded."""
+        runs = self.runs(sweep_id)
+        if runs.empty:
+            return None
+        newest = runs.sort_values("created_at", kind="stable").iloc[-1]
+        values = {name: newest.get(name) for name in RunRow.__dataclass_fields__}  # None: not recorded by its writer
+        return RunRow(**{name: None if pd.isna(value) else value for name, value in values.items()})
 
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None:
         """When the newest recorded run of `sweep_id` ended (UTC); None while it runs, before its
@@ -104,7 +179,7 @@ class ResultStore(Datasets):
 
     def add_selection(self, rows: Sequence[Mapping]) -> None:
         """Store a selection: its rows, one per category (`SELECTION_COLUMNS`), in one write."""
-        self.append("selections", typed_table("selections", rows))
+        self.datasets.append("selections", typed_table("selections", rows))
 
     def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame:
         """The rows of the stored selections (of `sweep_id`, or the one `selection_id`), sorted by key."""
@@ -112,33 +187,15 @@ class ResultStore(Datasets):
 
     def add_certification(self, rows: Sequence[Mapping]) -> None:
         """Store a certification: its rows per category, micro and macro (`CERTIFICATION_COLUMNS`)."""
-        self.append("certifications", typed_table("certifications", rows))
+        self.datasets.append("certifications", typed_table("certifications", rows))
 
     def certifications(self, *, selection_id: str | None = None, test_fingerprint: str | None = None) -> pd.DataFrame:
         """The stored certification rows (of `selection_id`, or on the test set `test_fingerprint`)."""
         return self._frame("certifications", selection_id=selection_id, test_fingerprint=test_fingerprint)
 
-    def claim_test_set(self, test_fingerprint: str, content: Mapping) -> str | None:
-        """Claim the test set `test_fingerprint` for a certification (`content`: its id and what
-        resuming it needs); the claim's path, or None when it was claimed before (see
-        `Datasets.claim`: of concurrent claims at most one stands)."""
-        return self.claim("certifications", TEST_SET_CLAIM.format(test_fingerprint), content)
-
-    def test_set_claim(self, test_fingerprint: str) -> dict | None:
-        """The claim of test set `test_fingerprint` (its content; {} when damaged), or None."""
-        return self.claimed("certifications", TEST_SET_CLAIM.format(test_fingerprint))
-
-    def beat_test_set(self, test_fingerprint: str, content: Mapping | None) -> None:
-        """Write the heartbeat of test set `test_fingerprint`'s claim (None: delete it)."""
-        self.beat("certifications", TEST_SET_CLAIM.format(test_fingerprint), content)
-
-    def test_set_beat(self, test_fingerprint: str) -> dict | None:
-        """The last heartbeat of test set `test_fingerprint`'s claim, or None."""
-        return self.last_beat("certifications", TEST_SET_CLAIM.format(test_fingerprint))
-
     def add_drift_check(self, rows: Sequence[Mapping]) -> None:
         """Store a drift check's rows (`DRIFT_COLUMNS`) in one write, so a stored check is complete."""
-        self.append("drift", typed_table("drift", rows))
+        self.datasets.append("drift", typed_table("drift", rows))
 
     def drift_checks(self) -> pd.DataFrame:
         """Every stored drift row, sorted by check_id."""
@@ -147,9 +204,31 @@ class ResultStore(Datasets):
     def drift_check(self, drift_id: str, check_key: str) -> list[dict]:
         """The stored rows of check `check_key` of drift id `drift_id` as dicts of Python values
         (as they were appended), [] when it is not stored."""
-        return self.read("drift", filters=[("check_key", "=", check_key)], sweep_id=drift_id).to_pylist()
+        return self.datasets.read("drift", filters=[("check_key", "=", check_key)], sweep_id=drift_id).to_pylist()
+
+    # --- upkeep ------------------------------------------------------------------------------
+
+    def compact(self, dataset: str = "results") -> tuple[int, int]:
+        """Merge each partition's files of `dataset` into one (see `Datasets.compact`); (files before, after)."""
+        return self.datasets.compact(dataset)
+
+    def check(self) -> list[Problem]:
+        """The data files of every dataset that reads skip: unreadable or foreign (`Datasets.check`)."""
+        return self.datasets.check()
+
+    def quarantine(self, problems: Iterable[Problem]) -> list[str]:
+        """Move the files of `problems` under `_quarantine/` (`Datasets.quarantine`); the new paths."""
+        return self.datasets.quarantine(problems)
+
+    def outside(self, path: str) -> bool:
+        """True when a link leads from `path` in the store to outside it."""
+        return self.datasets.outside(path)
+
+    def relative(self, path: str) -> str:
+        """`path` relative to the store root, as messages name files."""
+        return self.datasets.relative(path)
 
     def _frame(self, dataset: str, **equal) -> pd.DataFrame:
         """Rows of a dataset typed by its rows where each column of `equal` given a value has it."""
         given = [(column, "=", value) for column, value in equal.items() if value is not None]
-        return self.read(dataset, filters=given or None).to_pandas()
+        return self.datasets.read(dataset, filters=given or None).to_pandas()

@@ -1,0 +1,103 @@
+"""`Claims`: exclusive claims in a store and the heartbeats of their holders.
+
+A claim names something that may be done once (a test set certified once: `claim_test_set`);
+of concurrent claims of one name at most one stands (on a local store exactly one: see
+`xialpha.storage.location.Location.claim`). While its holder runs, it writes a heartbeat next
+to the claim, so that others can tell a running holder from one that ended without storing.
+
+Layout under the store root:
+
+    <dataset>/_claims/<name>/                  the claim (one JSON file: its content)
+    <dataset>/_claims/<name>.heartbeat.json    when the holder last said it runs
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Mapping
+
+from xialpha.errors import UserError
+from xialpha.storage.datasets import Datasets
+
+CLAIMS = "_claims"
+HEARTBEAT_SUFFIX = ".heartbeat.json"
+TEST_SET_CLAIM = "test-set-{}"  # a certified test set's claim, by its fingerprint
+TEST_SETS = "certifications"  # the dataset whose claims are test sets
+_CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+class Claims:
+    """The claims and heartbeats of the store whose datasets are `datasets`."""
+
+    def __init__(self, datasets: Datasets):
+        self._datasets = datasets
+        self._location = datasets.location
+
+    # --- test sets ---------------------------------------------------------------------------
+
+    def claim_test_set(self, test_fingerprint: str, content: Mapping) -> str | None:
+        """Claim the test set `test_fingerprint` for a certification (`content`: its id and what
+        resuming it needs); the claim's path, or None when it was claimed before."""
+        return self.claim(TEST_SETS, TEST_SET_CLAIM.format(test_fingerprint), content)
+
+    def test_set_claim(self, test_fingerprint: str) -> dict | None:
+        """The claim of test set `test_fingerprint` (its content; {} when damaged), or None."""
+        return self.claimed(TEST_SETS, TEST_SET_CLAIM.format(test_fingerprint))
+
+    def beat_test_set(self, test_fingerprint: str, content: Mapping | None) -> None:
+        """Write the heartbeat of test set `test_fingerprint`'s claim (None: delete it)."""
+        self.beat(TEST_SETS, TEST_SET_CLAIM.format(test_fingerprint), content)
+
+    def test_set_beat(self, test_fingerprint: str) -> dict | None:
+        """The last heartbeat of test set `test_fingerprint`'s claim, or None."""
+        return self.last_beat(TEST_SETS, TEST_SET_CLAIM.format(test_fingerprint))
+
+    # --- any claim ---------------------------------------------------------------------------
+
+    def claim(self, dataset: str, name: str, content: Mapping) -> str | None:
+        """Claim `name` in `dataset` for `content` (JSON); the claim's path if it stands, None if
+        `name` was claimed before. Of concurrent claims of one name at most one stands, and on
+        a local store exactly one (see `Location.claim`)."""
+        directory = self._directory(dataset, name)
+        self._datasets.create_if_absent()
+        return self._location.claim(directory, _json(content))
+
+    def claimed(self, dataset: str, name: str) -> dict | None:
+        """The content of the claim of `name` in `dataset`, or None if it is not claimed."""
+        data = self._location.first_claim(self._directory(dataset, name))
+        try:
+            return None if data is None else dict(json.loads(data.decode("utf-8")))
+        except (ValueError, TypeError):
+            return {}  # a damaged claim still counts as a claim
+
+    def withdraw(self, claim_path: str) -> None:
+        """Remove a claim made by `claim` (when what it guarded could not be stored), and its heartbeat."""
+        self._location.delete(posixpath.dirname(claim_path) + HEARTBEAT_SUFFIX)
+        self._location.withdraw(claim_path)
+
+    def beat(self, dataset: str, name: str, content: Mapping | None) -> None:
+        """Write the heartbeat of claim `name` (JSON, replacing the last one), or delete it (None)."""
+        path = self._directory(dataset, name) + HEARTBEAT_SUFFIX
+        if content is None:
+            self._location.delete(path)
+        else:
+            self._location.write_bytes(path, _json(content))
+
+    def last_beat(self, dataset: str, name: str) -> dict | None:
+        """The last heartbeat of claim `name`, or None when there is none (or it cannot be read)."""
+        try:
+            return dict(json.loads(self._location.read_text(self._directory(dataset, name) + HEARTBEAT_SUFFIX)))
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def _directory(self, dataset: str, name: str) -> str:
+        self._datasets.dataset(dataset)
+        if not _CLAIM_NAME.fullmatch(name):
+            raise UserError(f"claim name {name!r}: use 1-128 letters, digits, '-' or '_'")
+        return self._location.path(dataset, CLAIMS, name)
+
+
+def _json(content: Mapping) -> bytes:
+    return json.dumps(dict(content), sort_keys=True).encode("utf-8")

@@ -1,0 +1,151 @@
+"""Typed rows of the results, examples and sweeps datasets: what a sweep stores, by field.
+
+A sweep's tasks build `ResultRow`s (a trained configuration at one rho), `FailedRow`s (one that
+failed for its data) and `ExampleRow`s (its per-example indicators); the sweep records each run
+as a `RunRow`. `ResultStore` turns them into columns here (`columns`) and into Arrow by the
+schema (`xialpha.storage.schema`), so the code that builds them names no column.
+
+Frozen, slotted dataclasses: they cross from Dask workers to the driver as they are.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xialpha.storage.schema import FAILED, OK, config_values
+
+
+@dataclass(frozen=True, slots=True)
+class BatchColumns:
+    """What every row of one fit batch shares: its sweep and run, the data's fingerprint, and
+    one preprocessing x kernel (`configuration`: their results columns, `config_values`)."""
+
+    sweep_id: str
+    run_id: str
+    data_fingerprint: str
+    configuration: Mapping[str, object]
+
+    @classmethod
+    def of(cls, sweep_id: str, run_id: str, data_fingerprint: str, preprocessing, kernel) -> BatchColumns:
+        """The batch columns of an `xialpha.features` Preprocessing and Kernel."""
+        return cls(sweep_id, run_id, data_fingerprint, config_values(preprocessing, kernel))
+
+
+@dataclass(frozen=True, slots=True)
+class Training:
+    """What one training measured (the same for each rho of its job): training examples n and
+    positives n_pos, support vectors (n_sv, n_bounded_sv at their bound C_i), whether the
+    solution is stable, R_delta^2, and wall seconds to train and (per rho) to estimate."""
+
+    n: int
+    n_pos: int
+    n_sv: int
+    n_bounded_sv: int
+    stable: bool
+    r_delta2: float
+    fit_seconds: float
+    estimate_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRow:
+    """A trained configuration at one rho, status "ok": its batch, category, C, j, rho and key,
+    its training, and the estimates' columns (`xialpha.storage.schema.result_values` of each
+    estimate). worker: the host that trained it; xialpha_version: the writer's."""
+
+    status: ClassVar[str] = OK
+    batch: BatchColumns
+    category: str
+    C: float
+    j: float
+    rho: float
+    config_key: str
+    training: Training
+    estimates: Mapping[str, object]
+    worker: str
+    xialpha_version: str
+
+
+@dataclass(frozen=True, slots=True)
+class FailedRow:
+    """A configuration at one rho that could not be trained on its data (a `DataFailure`) or
+    whose worker was lost, status "failed": why (`error_message`, one line), and the training
+    examples and positives it had (0 where the data never reached the fit)."""
+
+    status: ClassVar[str] = FAILED
+    batch: BatchColumns
+    category: str
+    C: float
+    j: float
+    rho: float
+    config_key: str
+    error_message: str
+    n: int
+    n_pos: int
+    worker: str | None = None  # None: the host that stores it
+    xialpha_version: str | None = None  # None: the storing xialpha's
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleRow:
+    """A configuration's per-example "counted as error" indicators of one estimator: `bits`
+    packed (`xialpha.storage.bits.pack_bits`) from n indicators."""
+
+    sweep_id: str
+    config_key: str
+    category: str
+    estimator: str
+    n: int
+    bits: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """One run of a sweep: its spec (TOML text and directory), data fingerprint, categories
+    (joined), the command line, when it was recorded and (written again) when it ended. Read
+    back (`ResultStore.newest_run`), what its writer did not record is None."""
+
+    sweep_id: str
+    run_id: str
+    spec_toml: str
+    spec_dir: str | None
+    data_fingerprint: str
+    categories: str
+    xialpha_version: str | None
+    command: str | None
+    created_at: datetime.datetime
+    finished_at: datetime.datetime | None = None
+
+
+def result_columns(row: ResultRow | FailedRow) -> dict:
+    """{column: value} of a result row (the one place a result row becomes columns)."""
+    batch = row.batch
+    columns = {"sweep_id": batch.sweep_id, "run_id": batch.run_id, "data_fingerprint": batch.data_fingerprint,
+               **batch.configuration, "config_key": row.config_key, "status": row.status, "category": row.category,
+               "C": row.C, "j": row.j, "rho": row.rho}
+    if isinstance(row, FailedRow):
+        columns.update(error_message=row.error_message, n=row.n, n_pos=row.n_pos)
+    else:
+        training = row.training
+        columns.update(n=training.n, n_pos=training.n_pos, n_sv=training.n_sv, n_bounded_sv=training.n_bounded_sv,
+                       stable=training.stable, r_delta2=training.r_delta2, fit_seconds=training.fit_seconds,
+                       estimate_seconds=training.estimate_seconds, **row.estimates)
+    provenance = {"worker": row.worker, "xialpha_version": row.xialpha_version}
+    return {**columns, **{name: value for name, value in provenance.items() if value is not None}}
+
+
+def example_columns(row: ExampleRow) -> dict:
+    """{column: value} of an example row."""
+    return {"sweep_id": row.sweep_id, "config_key": row.config_key, "category": row.category,
+            "estimator": row.estimator, "n": row.n, "bits": row.bits}
+
+
+def run_columns(row: RunRow) -> dict:
+    """{column: value} of a run row (finished_at left out while the run goes on)."""
+    columns = {"sweep_id": row.sweep_id, "run_id": row.run_id, "spec_toml": row.spec_toml, "spec_dir": row.spec_dir,
+               "data_fingerprint": row.data_fingerprint, "categories": row.categories,
+               "xialpha_version": row.xialpha_version, "command": row.command, "created_at": row.created_at}
+    return columns if row.finished_at is None else {**columns, "finished_at": row.finished_at}
