@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 
 from xialpha.selection.objective import Objective
-from xialpha.selection.smoothing import smoothed_over_c
+from xialpha.selection.smoothing import VALUE_DECIMALS, smoothed_over_c
 
 SHARED_CONFIG = ("preprocessing_id", "kernel_id", "C", "j")
 SMOOTH_GROUP = ("preprocessing_id", "kernel_id", "j")  # one category's configurations that differ only in C
-VALUE_DECIMALS = 12
 
 
 def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
@@ -72,7 +71,7 @@ def _with_selection_values(frame: pd.DataFrame, objective: Objective) -> pd.Data
     values = frame["value"].to_numpy(dtype=float)
     if objective.smooth and len(frame):
         groups = list(zip(*(frame[column].astype(str) for column in SMOOTH_GROUP)))
-        values = smoothed_over_c(groups, frame["C"].to_numpy(dtype=float), values)
+        values = smoothed_over_c(groups, frame["C"].to_numpy(dtype=float), values, objective.maximise)
     frame["selection_value"] = values
     return frame
 
