@@ -76,6 +76,7 @@ def test_selections_and_results_are_tidy_frames_named_as_the_command_line_names_
     assert list(chosen.columns[:3]) == ["config", "category", "value"] and chosen.columns[-1] == "created_at"
     assert list(chosen["config"]) == [f"C={c:g}" for c in chosen["C"]]  # only C varies in this sweep
     assert str(chosen["significant"].dtype) == "boolean" and "not_significant" not in chosen
+    assert set(chosen["at_edge"].dropna()) <= {"low", "high"} and chosen["flat"].dtype == bool  # issue 36
     assert list(chosen.columns).index("selection_id") > list(chosen.columns).index("estimate_f1")  # ids last
     capsys.readouterr()
     assert main(["select", str(store), "--format", "csv"]) == 0

@@ -28,7 +28,7 @@ def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     ranked["value"] = objective.row_values(rows)
     ranked["total_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce") if "n_sv" in rows else np.nan
     ranked = ranked.dropna(subset=["value"])
-    return _sort(_with_selection_values(ranked, objective), objective, "config_key")
+    return ranked_by_selection_value(ranked, objective, "config_key")
 
 
 def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
@@ -62,7 +62,13 @@ def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str])
             }
         )
     ranked = pd.DataFrame(groups, columns=[*SHARED_CONFIG, "value", "total_sv", "config_keys", "group"])
-    return _sort(_with_selection_values(ranked, objective), objective, "group")
+    return ranked_by_selection_value(ranked, objective, "group")
+
+
+def ranked_by_selection_value(frame: pd.DataFrame, objective: Objective, last_key: str) -> pd.DataFrame:
+    """`frame` (columns value, C, total_sv, SMOOTH_GROUP and `last_key`) with `selection_value`,
+    best first: ties to the smaller C, then fewer support vectors, then `last_key`."""
+    return _sort(_with_selection_values(frame, objective), objective, last_key)
 
 
 def _with_selection_values(frame: pd.DataFrame, objective: Objective) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.jobs.experiment import missing_rows
+from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective
 from xialpha.selection.records import rows_to_save, selection_frame
 from xialpha.selection.selector import default_estimator, select_stored
@@ -22,7 +23,8 @@ from xialpha.selection.selector import default_estimator, select_stored
 @dataclass(frozen=True, eq=False)
 class SweepSelection:
     """A selection from a stored sweep: the results it was made from, its objective, its rows
-    (`rows`; `frame`: as the store gives them back), whether they still need storing, and (in
+    (`rows`; `frame`: as the store gives them back, with where each choice lies on its C grid:
+    `at_edge` and `flat`, `xialpha.selection.edges`), whether they still need storing, and (in
     `incomplete`) a sentence saying how much of the sweep is missing when rows of it are."""
 
     results: pd.DataFrame
@@ -57,7 +59,8 @@ def select_sweep(store, sweep_id: str, *, metric: str, estimator: str | None, rh
     selection = select_stored(store, results, objective, sweep_id=sweep_id, shared=shared, runners_up=runners_up,
                               alpha=alpha)
     rows, to_store = rows_to_save(store, selection, save)
-    return SweepSelection(results, objective, rows, selection_frame(rows), to_store, incomplete)
+    return SweepSelection(results, objective, rows, with_grid_edges(selection_frame(rows), results), to_store,
+                          incomplete)
 
 
 def _incomplete(store, sweep_id: str) -> str | None:
