@@ -54,7 +54,7 @@ def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
         result_row("a", 1, 10, 10, pp="pp2", n_sv=20), result_row("b", 1, 5, 5, pp="pp2", n_sv=20),
         result_row("a", 0.5, 40, 40, pp="pp1"), result_row("b", 0.5, 40, 40, pp="pp1"),
     )
-    selection = select(shared, objective("f1"), sweep_id="s1", shared=True)
+    selection = select(shared, objective("f1"), sweep_id="s1", per_category=False)
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"pp2"}
 
 
@@ -70,8 +70,8 @@ def test_global_macro_and_micro_averages_pick_different_configs():
     # F1 = 2TP / (2 n_pos - d_pos + d_neg). A: big 140/200 = 0.70, rare 18/20 = 0.90 -> macro 0.80;
     # B: big 180/200 = 0.90, rare 8/20 = 0.40 -> macro 0.65. Micro pools n_pos = 110:
     # A: TP = 79, F1 = 158/220 = 0.718; B: TP = 94, F1 = 188/220 = 0.855.
-    macro = select(micro_macro_results(), objective("f1", average="macro"), sweep_id="s1", shared=True)
-    micro = select(micro_macro_results(), objective("f1", average="micro"), sweep_id="s1", shared=True)
+    macro = select(micro_macro_results(), objective("f1", average="macro"), sweep_id="s1", per_category=False)
+    micro = select(micro_macro_results(), objective("f1", average="micro"), sweep_id="s1", per_category=False)
     assert {c.chosen["preprocessing_id"] for c in macro.choices} == {"A"}
     assert macro.global_value == pytest.approx(0.80)
     assert {c.chosen["preprocessing_id"] for c in micro.choices} == {"B"}
@@ -84,7 +84,7 @@ def test_global_macro_and_micro_averages_pick_different_configs():
 def test_global_needs_a_config_present_in_every_category():
     results = frame(result_row("a", 1, 10, 10, pp="A"), result_row("b", 1, 5, 5, pp="B"))
     with pytest.raises(UserError, match="per_category=: no configuration .* all 2 categories"):
-        select(results, objective("f1"), sweep_id="s1", shared=True)
+        select(results, objective("f1"), sweep_id="s1", per_category=False)
 
 
 def test_cost_selection_weighs_false_negatives_and_false_positives():
@@ -160,7 +160,7 @@ def test_global_comparisons_pool_micro_and_test_macro():
         vector[: int(row["xa_d_pos"])] = True  # positives first
         vector[100 : 100 + int(row["xa_d_neg"])] = True
         indicators[key] = vector
-    selection = select(results, objective("f1"), sweep_id="s1", shared=True, load_indicators=lambda k: indicators)
+    selection = select(results, objective("f1"), sweep_id="s1", per_category=False, load_indicators=lambda k: indicators)
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"A"}
     comparison = selection.choices[0].comparisons[0]
     assert comparison.macro_sign.n == 6 and comparison.macro_sign.statistic == 6

@@ -28,8 +28,8 @@ def _results() -> pd.DataFrame:
                          for category, curve in CURVES.items() for C, d in curve.items()])
 
 
-def _selection(results: pd.DataFrame, shared: bool = False) -> pd.DataFrame:
-    chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", shared=shared)
+def _selection(results: pd.DataFrame, per_category: bool = True) -> pd.DataFrame:
+    chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=per_category)
     return with_grid_edges(selection_frame(selection_rows(chosen, "sel-1")), results).set_index("category")
 
 

@@ -53,7 +53,7 @@ def test_the_default_selection_prefers_a_plateau_to_an_isolated_peak():
 def test_global_selections_average_the_shared_configurations_over_C_too():
     other = _spike_and_plateau().assign(category="b", config_key=lambda f: "b-" + f["config_key"])
     selection = select(pd.concat([_spike_and_plateau(), other]), Objective("f1", estimator="xa"), sweep_id="s1",
-                       shared=True)
+                       per_category=False)
     assert {c.chosen["C"] for c in selection.choices} == {100.0}
     assert selection.global_value == pytest.approx(np.mean([F1[10.0], F1[100.0], F1[1000.0]]))
 
