@@ -10,7 +10,7 @@ from selection_rows import chosen, result_row
 from xialpha.errors import UserError
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
-from xialpha.selection.records import selection_frame, selection_rows
+from xialpha.selection.records import records_frame, selection_records
 from xialpha.selection.selector import select
 
 
@@ -140,7 +140,7 @@ def test_runners_up_get_micro_tests_from_the_stored_indicators():
     assert far.micro_sign.n == 20 and far.micro_sign.p_value == pytest.approx(0.5**20)
     assert far.not_significant() is False
     assert np.isnan(far.p_values()["p_macro_t"])
-    row = selection_rows(selection, "sel-x")[0]
+    row = selection_records(selection, "sel-x")[0]
     assert row["runner_up_C"] == 100.0 and row["not_significant"] is True
     assert (row["n_runners_up"], row["n_runners_up_not_significant"]) == (2, 1)
 
@@ -168,7 +168,7 @@ def test_global_comparisons_pool_micro_and_test_macro():
     assert comparison.macro_t.n == 6
     # pooled: A errs on 5 positives + (5+i) negatives, B on (8+i) positives + 8 negatives
     assert comparison.micro_sign.n == sum(abs((8 + i) - 5) + abs(8 - (5 + i)) for i in range(6))
-    table = selection_frame(selection_rows(selection, "sel-g"))
+    table = records_frame(selection_records(selection, "sel-g"))
     assert list(table["category"]) == categories
     assert table["selection_value"].nunique() == 1 and table["mode"].eq("global").all()
     assert list(table["p_macro_sign"]) == [pytest.approx(0.5**6)] * 6

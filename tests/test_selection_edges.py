@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from selection_rows import result_row
-from xialpha.reports.frames import stored_selection, tidy_selection
+from xialpha.reports.frames import untidy_selection, tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.report import best_per_group, estimate_curves
 from xialpha.reports.verdicts import edge_lines, legend
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective
-from xialpha.selection.records import selection_frame, selection_rows
+from xialpha.selection.records import records_frame, selection_records
 from xialpha.selection.selector import select
 
 # false negatives of 100 positives by C (no false positives): rising to the largest C, falling
@@ -30,7 +30,7 @@ def _results() -> pd.DataFrame:
 
 def _selection(results: pd.DataFrame, per_category: bool = True) -> pd.DataFrame:
     chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=per_category)
-    return with_grid_edges(selection_frame(selection_rows(chosen, "sel-1")), results).set_index("category")
+    return with_grid_edges(records_frame(selection_records(chosen, "sel-1")), results).set_index("category")
 
 
 def test_the_edge_is_named_by_its_side_and_a_flat_estimate_apart():
@@ -52,7 +52,7 @@ def test_the_frames_carry_the_columns_and_the_store_never_gets_them():
     tidy = tidy_selection(rows, sweep_labels(results))
     assert list(tidy.columns[:8]) == ["config", "category", "value", "selection_value", "significant", "tie",
                                      "at_edge", "flat"]
-    assert "at_edge" not in stored_selection(tidy) and "flat" not in stored_selection(tidy)
+    assert "at_edge" not in untidy_selection(tidy) and "flat" not in untidy_selection(tidy)
 
 
 def test_one_line_per_kind_names_a_few_categories_then_how_many_more():
@@ -99,5 +99,5 @@ def test_an_edge_choice_against_its_own_slope_says_nothing_of_beyond():
     frame = _selection(results)
     assert frame["C"].tolist() == [0.5] and frame["at_edge"].tolist() == [None]
     error = select(results, Objective("error", estimator="xa", smooth=False), sweep_id="s1")
-    rows = with_grid_edges(selection_frame(selection_rows(error, "sel-e")), results)
+    rows = with_grid_edges(records_frame(selection_records(error, "sel-e")), results)
     assert rows["C"].tolist() == [5.0] and rows["at_edge"].tolist() == ["high"]

@@ -9,7 +9,7 @@ import pytest
 from selection_rows import chosen, result_row
 from xialpha.errors import UserError
 from xialpha.selection.objective import Objective
-from xialpha.selection.records import selection_rows
+from xialpha.selection.records import selection_records
 from xialpha.selection.selector import select
 from xialpha.selection.smoothing import smoothed_over_c
 
@@ -43,11 +43,11 @@ def test_the_default_selection_prefers_a_plateau_to_an_isolated_peak():
     choice = smoothed.choices[0]
     assert choice.chosen["value"] == pytest.approx(F1[100.0])
     assert choice.chosen["selection_value"] == pytest.approx(plateau)
-    row = selection_rows(smoothed, "sel-s")[0]
+    row = selection_records(smoothed, "sel-s")[0]
     assert row["smooth_c"] is True and row["value"] == pytest.approx(F1[100.0])
     assert row["selection_value"] == pytest.approx(plateau)
     assert row["runner_up_C"] == 1000.0 and row["runner_up_selection_value"] == pytest.approx((F1[100.0] + F1[1000.0]) / 2)
-    assert selection_rows(alone, "sel-a")[0]["smooth_c"] is False
+    assert selection_records(alone, "sel-a")[0]["smooth_c"] is False
 
 
 def test_global_selections_average_the_shared_configurations_over_C_too():

@@ -35,14 +35,14 @@ from xialpha.parameters import check_client, check_flag, check_int, check_number
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
-from xialpha.reports.frames import stored_selection, tidy_results, tidy_selection
+from xialpha.reports.frames import untidy_selection, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.plot import stored_report
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
-from xialpha.selection.records import saved_selection, stored_selection_id
+from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 from xialpha.selection.workflow import select_sweep
@@ -280,12 +280,12 @@ class TextClassifier:
         return f"TextClassifier({self.category!r}, kernel={self.config.get('kernel')}, C={self.config.get('C')})"
 
 
-def _selection_rows(result_store, selection) -> pd.DataFrame:
+def _selection_argument(result_store, selection) -> pd.DataFrame:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
-        rows = saved_selection(result_store, selection)
+        rows = read_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
-        rows = stored_selection(selection)
+        rows = untidy_selection(selection)
         missing = missing_columns("selections", rows.columns)
         if missing:
             raise UserError(f"selection=: not a selection select() returned: it has no column(s) "
@@ -302,16 +302,16 @@ def _saved(result_store, rows: pd.DataFrame) -> pd.DataFrame:
     selection saved before, or stored now under their id (one write)."""
     selection_id = str(rows["selection_id"].iloc[0])
     if not result_store.selections(selection_id=selection_id).empty:
-        return saved_selection(result_store, selection_id)
-    same = stored_selection_id(result_store, rows)
+        return read_selection(result_store, selection_id)
+    same = same_selection_id(result_store, rows)
     if same is not None:
-        return saved_selection(result_store, same)
+        return read_selection(result_store, same)
     try:
         result_store.add_selection(rows.to_dict("records"))
     except UserError as exc:
         raise UserError(f"selection=: cannot be stored before it is certified ({exc}); pass the DataFrame "
                         "select(save=True) returned, or a stored selection's id") from None
-    return saved_selection(result_store, selection_id)
+    return read_selection(result_store, selection_id)
 
 
 def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict[str, TextClassifier]:
@@ -326,7 +326,7 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     check_path("spec", spec)
     check_client(client)
     result_store = ResultStore(store_location(store), create=False)
-    rows = _selection_rows(result_store, selection)
+    rows = _selection_argument(result_store, selection)
     with _local_workers(client):
         trained = refit_selection(result_store, rows, None if spec is None else str(spec),
                                   corpus=None if corpus is None else as_corpus(corpus), client=client)
@@ -370,7 +370,7 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     check_path("spec", spec)
     check_client(client)
     result_store = ResultStore(store_location(store), create=False)
-    rows = _saved(result_store, _selection_rows(result_store, selection))
+    rows = _saved(result_store, _selection_argument(result_store, selection))
     with _local_workers(client):
         return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
                                  seed=seed, spec_path=None if spec is None else str(spec),

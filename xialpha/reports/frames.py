@@ -8,7 +8,7 @@ says `significant` (the choice differs significantly from its first runner-up by
 `alpha`; null when no test could run) and `tie` (the first runner-up has the same estimate or
 was ranked equal: only the C neighbours' average or simplicity decided) instead of the store's
 double negative `not_significant`, and where the choice lies on its C grid (`at_edge`, `flat`:
-`xialpha.selection.edges`) where the rows were given them; `stored_selection` turns such a frame back into the store's rows. Results leave out the
+`xialpha.selection.edges`) where the rows were given them; `untidy_selection` turns such a frame back into the store's rows. Results leave out the
 columns that hold no value in any row (estimators the sweep did not run, parameters of kernels
 it has not).
 """
@@ -64,7 +64,7 @@ def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
     return pd.array(np.where(no_value & no_rank, None, same_value | same_rank), dtype="boolean")
 
 
-def stored_selection(frame: pd.DataFrame) -> pd.DataFrame:
+def untidy_selection(frame: pd.DataFrame) -> pd.DataFrame:
     """A `tidy_selection` frame as the store's selection rows (rows already in that form unchanged)."""
     if "config" not in frame.columns:
         return frame

@@ -21,12 +21,12 @@ from xialpha.estimators import registry
 from xialpha.redaction import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
 from xialpha.reports.formatting import minute, objective_text
-from xialpha.reports.inventory import certifications_of, latest_selection
+from xialpha.reports.inventory import certifications_of
 from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.edges import grid_position, with_grid_edges
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
-from xialpha.selection.records import saved_selection
+from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.ranking import ranked_by_selection_value
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
@@ -126,11 +126,11 @@ def report_of(store, sweep: str | None = None, selection: str | None = None, **v
     selection of `sweep` (the store's only sweep when None); `view`: gather_report's metric,
     estimator, rho and command. The `xialpha report` command and `xialpha.report` both use it."""
     if selection is not None:
-        rows = saved_selection(store, selection, sweep)
+        rows = read_selection(store, selection, sweep)
         sweep_id = str(rows["sweep_id"].iloc[0])
     else:
         sweep_id = choose_sweep(store, sweep)
-        rows = latest_selection(store, sweep_id)
+        rows = newest_selection(store, sweep_id)
     return gather_report(store, sweep_id, rows, explicit=selection is not None, **view)
 
 

@@ -17,7 +17,7 @@ from xialpha.jobs.experiment import missing_rows
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective
 from xialpha.selection.options import SelectionOptions
-from xialpha.selection.records import rows_to_save, selection_frame
+from xialpha.selection.records import rows_to_save, records_frame
 from xialpha.selection.selector import default_estimator, select_stored
 
 
@@ -50,7 +50,7 @@ def select_sweep(store, sweep_id: str, options: SelectionOptions) -> SweepSelect
     selection = select_stored(store, results, objective, sweep_id=sweep_id, per_category=options.per_category,
                               runners_up=options.runners_up, alpha=options.alpha)
     rows, to_store = rows_to_save(store, selection, options.save)
-    return SweepSelection(results, objective, rows, with_grid_edges(selection_frame(rows), results), to_store,
+    return SweepSelection(results, objective, rows, with_grid_edges(records_frame(rows), results), to_store,
                           incomplete)
 
 
