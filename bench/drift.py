@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from xialpha.corpora import Corpus, load_reuters, make_synthetic
-from xialpha.jobs.drift import WindowJob, decide, fit_window, stream_data
+from xialpha.concept_drift.windows import WindowJob, decide, fit_window
+from xialpha.jobs.drift import stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 
 REPO = Path(__file__).resolve().parents[1]

@@ -76,6 +76,7 @@ def test_selections_and_results_are_tidy_frames_named_as_the_command_line_names_
     assert list(chosen.columns[:3]) == ["config", "category", "value"] and chosen.columns[-1] == "created_at"
     assert list(chosen["config"]) == [f"C={c:g}" for c in chosen["C"]]  # only C varies in this sweep
     assert str(chosen["significant"].dtype) == "boolean" and "not_significant" not in chosen
+    assert set(chosen["at_edge"].dropna()) <= {"low", "high"} and chosen["flat"].dtype == bool  # issue 36
     assert list(chosen.columns).index("selection_id") > list(chosen.columns).index("estimate_f1")  # ids last
     capsys.readouterr()
     assert main(["select", str(store), "--format", "csv"]) == 0
@@ -299,3 +300,35 @@ def test_report_from_python(swept, tmp_path):
     assert "<html" in (tmp_path / "report.html").read_text(encoding="utf-8")
     with pytest.raises(UserError, match="^estimator=: sweep 'api' has no 'loo' estimates"):
         xialpha.report(store, estimator="loo")
+
+
+def test_select_takes_every_selection_flag_under_the_flag_name():
+    """Issue 32 item 4: the Python API offers what `xialpha select` does, costs included, under the
+    same names (the flags' dests; --global is per_category=False, --no-smooth smooth=False)."""
+    import inspect
+
+    from xialpha.cli import build_parser
+    from xialpha.selection.options import SelectionOptions
+
+    actions = build_parser()._subparsers._group_actions[0].choices["select"]._actions
+    flags = {a.dest for a in actions if a.option_strings} - {"help"}
+    only_command_line = {"store_option", "sweep", "refit", "spec", "format", "wide"}  # --store, --sweep: store=, sweep=
+    fields = set(SelectionOptions.__dataclass_fields__)
+    assert flags - only_command_line == fields
+    assert fields | {"store", "sweep"} == set(inspect.signature(xialpha.select).parameters)
+
+
+def test_select_by_cost_from_python_as_the_command_line_does(swept, capsys):
+    from xialpha.cli import main
+
+    store, _ = swept
+    chosen = xialpha.select(store, cost_fn=5.0)
+    assert set(chosen["metric"]) == {"cost"} and set(chosen["cost_fn"]) == {5.0} and set(chosen["cost_fp"]) == {1.0}
+    capsys.readouterr()
+    assert main(["select", str(store), "--cost-fn", "5", "--format", "csv"]) == 0
+    table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert list(table["config"]) == list(chosen["config"]) and list(table["value"]) == pytest.approx(list(chosen["value"]))
+    with pytest.raises(UserError, match=r"^cost_fn=: applies to metric= cost only, not f1$"):
+        xialpha.select(store, metric="f1", cost_fn=5.0)
+    assert main(["select", str(store), "--metric", "f1", "--cost-fn", "5"]) == 2
+    assert capsys.readouterr().err.strip() == "xialpha select: error: --cost-fn: applies to --metric cost only, not f1"

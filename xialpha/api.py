@@ -35,14 +35,17 @@ from xialpha.parameters import check_client, check_flag, check_int, check_number
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
-from xialpha.reports.frames import stored_selection, tidy_results, tidy_selection
+from xialpha.reports.frames import untidy_selection, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.plot import stored_report
 from xialpha.selection.certification import certify_selection
-from xialpha.selection.choices import DEFAULT_SMOOTH
-from xialpha.selection.records import saved_selection, stored_selection_id
-from xialpha.selection.workflow import check_alpha, select_sweep
+from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.options import SelectionOptions
+from xialpha.selection.records import read_selection, same_selection_id
+from xialpha.selection.selector import RUNNERS_UP
+from xialpha.selection.significance import ALPHA
+from xialpha.selection.workflow import select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.store import ResultStore
@@ -214,10 +217,16 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
     return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
-def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimator: str | None = None,
-           rho: float = 1.0, per_category: bool = True, average: str = "macro", runners_up: int = 3,
-           alpha: float = 0.05, save: bool = False, smooth: bool = DEFAULT_SMOOTH, partial: bool = False) -> pd.DataFrame:
+def select(store=None, *, sweep: str | None = None, metric: str | None = None, estimator: str | None = None,
+           rho: float = DEFAULT_RHO, smooth: bool = DEFAULT_SMOOTH, per_category: bool = True, average: str = "macro",
+           cost_fn: float | None = None, cost_fp: float | None = None, runners_up: int = RUNNERS_UP,
+           alpha: float = ALPHA, save: bool = False, partial: bool = False) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
+
+    The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
+    per_category=False is --global, smooth=False --no-smooth): metric (default f1, or cost when
+    cost_fn or cost_fp is given: the cost of a false negative, of a false positive; default 1
+    each) of estimator (default: the sweep's, span) at rho, averaged over C neighbours (smooth).
 
     Returns one row per category, as `xialpha select --format csv` writes it: the chosen
     configuration's label (`config`), the category, its estimate (`value`) and what it was ranked
@@ -225,26 +234,21 @@ def select(store=None, *, sweep: str | None = None, metric: str = "f1", estimato
     neighbouring C of the same configuration), `significant` (the choice differs significantly
     from its first runner-up by a test at `alpha`; null when no test could run), `tie` (the
     runner-up has the same estimate or was ranked equal: only the C neighbours' average or
-    simplicity decided), the first runner-up, the
-    p-values and estimates, the configuration's parameters, and the ids last.
+    simplicity decided), `at_edge` ("high", "low": the choice is its C grid's largest or smallest
+    C and the optimum may lie beyond; `flat`: the same estimate at every C), the first runner-up,
+    the p-values and estimates, the configuration's parameters, and the ids last.
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice). A sweep that misses rows (still
     running, or interrupted) warns (UserWarning); saving a selection of it needs partial=True.
+    (`xialpha select --refit DIR` is `refit(store, selection=...)` here.)
     """
     check_path("store", store)
     check_text("sweep", sweep)
-    check_text("metric", metric, optional=False)
-    check_text("estimator", estimator)
-    check_text("average", average, optional=False)
-    rho, alpha = check_number("rho", rho), check_number("alpha", alpha)
-    runners_up = check_int("runners_up", runners_up)
-    for name, value in (("per_category", per_category), ("save", save), ("smooth", smooth), ("partial", partial)):
-        check_flag(name, value)
-    check_alpha(alpha)
+    options = SelectionOptions(metric=metric, estimator=estimator, rho=rho, smooth=smooth, per_category=per_category,
+                               average=average, cost_fn=cost_fn, cost_fp=cost_fp, runners_up=runners_up, alpha=alpha,
+                               save=save, partial=partial)
     result_store = ResultStore(store_location(store), create=False)
-    chosen = select_sweep(result_store, choose_sweep(result_store, sweep), metric=metric, estimator=estimator, rho=rho,
-                          average=average, smooth=smooth, costs={}, shared=not per_category, runners_up=runners_up,
-                          alpha=alpha, save=save, partial=partial)
+    chosen = select_sweep(result_store, choose_sweep(result_store, sweep), options)
     if chosen.incomplete:
         warnings.warn(f"{chosen.incomplete}; this selection is of the rows stored so far", UserWarning, stacklevel=2)
     if chosen.to_store:
@@ -276,12 +280,12 @@ class TextClassifier:
         return f"TextClassifier({self.category!r}, kernel={self.config.get('kernel')}, C={self.config.get('C')})"
 
 
-def _selection_rows(result_store, selection) -> pd.DataFrame:
+def _selection_argument(result_store, selection) -> pd.DataFrame:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
-        rows = saved_selection(result_store, selection)
+        rows = read_selection(result_store, selection)
     elif isinstance(selection, pd.DataFrame):
-        rows = stored_selection(selection)
+        rows = untidy_selection(selection)
         missing = missing_columns("selections", rows.columns)
         if missing:
             raise UserError(f"selection=: not a selection select() returned: it has no column(s) "
@@ -298,16 +302,16 @@ def _saved(result_store, rows: pd.DataFrame) -> pd.DataFrame:
     selection saved before, or stored now under their id (one write)."""
     selection_id = str(rows["selection_id"].iloc[0])
     if not result_store.selections(selection_id=selection_id).empty:
-        return saved_selection(result_store, selection_id)
-    same = stored_selection_id(result_store, rows)
+        return read_selection(result_store, selection_id)
+    same = same_selection_id(result_store, rows)
     if same is not None:
-        return saved_selection(result_store, same)
+        return read_selection(result_store, same)
     try:
         result_store.add_selection(rows.to_dict("records"))
     except UserError as exc:
         raise UserError(f"selection=: cannot be stored before it is certified ({exc}); pass the DataFrame "
                         "select(save=True) returned, or a stored selection's id") from None
-    return saved_selection(result_store, selection_id)
+    return read_selection(result_store, selection_id)
 
 
 def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict[str, TextClassifier]:
@@ -322,7 +326,7 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     check_path("spec", spec)
     check_client(client)
     result_store = ResultStore(store_location(store), create=False)
-    rows = _selection_rows(result_store, selection)
+    rows = _selection_argument(result_store, selection)
     with _local_workers(client):
         trained = refit_selection(result_store, rows, None if spec is None else str(spec),
                                   corpus=None if corpus is None else as_corpus(corpus), client=client)
@@ -366,7 +370,7 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
     check_path("spec", spec)
     check_client(client)
     result_store = ResultStore(store_location(store), create=False)
-    rows = _saved(result_store, _selection_rows(result_store, selection))
+    rows = _saved(result_store, _selection_argument(result_store, selection))
     with _local_workers(client):
         return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
                                  seed=seed, spec_path=None if spec is None else str(spec),

@@ -338,7 +338,7 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     assert len(records) == len(stored)
     # every stored column, the double negatives said plainly, the labels first and the ids last
     plain = {"not_significant": "significant", "n_runners_up_not_significant": "n_runners_up_significant"}
-    assert {plain.get(c, c) for c in stored.columns} | {"config", "runner_up_config", "tie"} == set(records[0])
+    assert {plain.get(c, c) for c in stored.columns} | {"config", "runner_up_config", "tie", "at_edge", "flat"} == set(records[0])
     assert list(records[0])[:3] == ["config", "category", "value"] and list(records[0])[-1] == "created_at"
     assert [r["significant"] for r in records] == [not flag for flag in stored["not_significant"]]
     assert [r["n_runners_up_significant"] for r in records] == \

@@ -14,20 +14,9 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha_indicator
-from xialpha.jobs.drift import (
-    EXIT_DRIFT,
-    EXIT_FAILED,
-    EXIT_NO_DRIFT,
-    DriftReport,
-    WindowJob,
-    WindowResult,
-    check_rows,
-    check_stream,
-    decide,
-    fit_window,
-    stream_data,
-    window_jobs,
-)
+from xialpha.concept_drift.report import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT, DriftReport, check_rows
+from xialpha.concept_drift.windows import WindowJob, WindowResult, decide, fit_window, window_jobs
+from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 from xialpha.storage.schema import DRIFT_COLUMNS
 
@@ -169,3 +158,25 @@ def test_rows_and_exit_codes_follow_the_verdicts(small_stream):
     for row in rows:
         row["verdict"] = "failed" if row["C"] == 2.0 else row["verdict"]
     assert report.n_failed == 1 and report.exit_code == EXIT_FAILED
+
+
+def test_the_window_checking_imports_no_dask_and_shares_the_selection_sign_test():
+    """The decision rule lives outside xialpha/jobs (no Dask) and tests with xialpha.stats, the
+    implementation the selection's significance tests use: one sign test, not two."""
+    import subprocess
+    import sys
+
+    code = ("import sys, xialpha.concept_drift.windows, xialpha.concept_drift.report, xialpha.selection.significance as s; "
+            "assert xialpha.concept_drift.windows.micro_sign_test is s.micro_sign_test; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed') "
+            "or m.startswith('xialpha.jobs')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_drift_p_value_is_the_one_sided_sign_test_on_discordant_examples():
+    full = _window(4, [True] * 12 + [False] * 88)
+    better = _window(1, [False] * 100)
+    decision = decide([better, full], 2.0, 0.05)
+    assert (decision.full_worse, decision.chosen_worse) == (12, 0)
+    assert decision.p_value == pytest.approx(0.5 ** 12)

@@ -115,3 +115,22 @@ def test_the_html_report_puts_each_estimate_beside_its_certified_figure(store, t
         test_f1 = certified.loc[certified["category"] == row["category"], "f1"].iloc[-1]
         assert f"<td>{percent(row['estimate_f1'])}</td><td>{percent(test_f1)}</td>" in section, row["category"]
     assert "not significant" not in page and html.escape(P_LEGEND) in page
+
+
+def test_choices_at_the_grid_edge_are_said_in_the_csv_and_under_the_table(store, capsys, monkeypatch):
+    """Issue 36: every choice of this sweep is its grid's largest C (as on the demo), and nothing said so."""
+    import io
+
+    from xialpha.reports.verdicts import edge_lines
+
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = _cli(capsys, "select", store, "--sweep", "sel", "--format", "csv")
+    frame = pd.read_csv(io.StringIO(out))
+    assert code == 0 and list(frame.columns[6:8]) == ["at_edge", "flat"]
+    assert set(frame["at_edge"].dropna()) <= {"low", "high"} and frame["at_edge"].notna().any()
+    frame["at_edge"] = frame["at_edge"].astype(object).where(frame["at_edge"].notna(), None)
+    said = edge_lines(frame)
+    code, out, _ = _cli(capsys, "select", store, "--sweep", "sel")
+    lines = out.splitlines()
+    assert code == 0 and said and all(line in lines for line in said)
+    assert lines.index(said[0]) < lines.index(next(line for line in lines if "what the labels stand for" in line))

@@ -264,11 +264,26 @@ def test_candidates_are_ranked_by_their_estimate_averaged_with_their_C_neighbour
     np.testing.assert_array_equal(own, alone.cv_results_["mean_test_score"])
     np.testing.assert_array_equal(own, alone.cv_results_["estimate_test_score"])
     params = smoothed.cv_results_["params"]
-    for i, p in enumerate(params):
-        line = sorted((q["C"], k) for k, q in enumerate(params) if q["gamma"] == p["gamma"])
-        at = [k for _, k in line].index(i)
-        near = [own[k] for _, k in line[max(0, at - 1): at + 2]]
-        assert smoothed.cv_results_["mean_test_score"][i] == pytest.approx(np.mean(near))
+
+    def line_of(i):
+        return [k for _, k in sorted((q["C"], k) for k, q in enumerate(params) if q["gamma"] == params[i]["gamma"])]
+
+    def near_mean(i):
+        line = line_of(i)
+        at = line.index(i)
+        return np.mean([own[k] for k in line[max(0, at - 1): at + 2]])
+
+    for i in range(len(params)):  # a plateau (adjacent C of equal estimates) shares its best average
+        line = line_of(i)
+        at = line.index(i)
+        start = at
+        while start > 0 and own[line[start - 1]] == own[i]:
+            start -= 1
+        end = at
+        while end + 1 < len(line) and own[line[end + 1]] == own[i]:
+            end += 1
+        expected = max(near_mean(k) for k in line[start: end + 1])
+        assert smoothed.cv_results_["mean_test_score"][i] == pytest.approx(expected)
     best = int(np.argmax(smoothed.cv_results_["mean_test_score"]))
     assert smoothed.best_index_ == best and smoothed.best_params_ == params[best]
     assert smoothed.best_score_ == pytest.approx(smoothed.cv_results_["mean_test_score"][best])

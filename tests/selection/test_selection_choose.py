@@ -10,7 +10,7 @@ from selection_rows import chosen, result_row
 from xialpha.errors import UserError
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
-from xialpha.selection.records import selection_frame, selection_rows
+from xialpha.selection.records import records_frame, selection_records
 from xialpha.selection.selector import select
 
 
@@ -54,7 +54,7 @@ def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
         result_row("a", 1, 10, 10, pp="pp2", n_sv=20), result_row("b", 1, 5, 5, pp="pp2", n_sv=20),
         result_row("a", 0.5, 40, 40, pp="pp1"), result_row("b", 0.5, 40, 40, pp="pp1"),
     )
-    selection = select(shared, objective("f1"), sweep_id="s1", shared=True)
+    selection = select(shared, objective("f1"), sweep_id="s1", per_category=False)
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"pp2"}
 
 
@@ -70,8 +70,8 @@ def test_global_macro_and_micro_averages_pick_different_configs():
     # F1 = 2TP / (2 n_pos - d_pos + d_neg). A: big 140/200 = 0.70, rare 18/20 = 0.90 -> macro 0.80;
     # B: big 180/200 = 0.90, rare 8/20 = 0.40 -> macro 0.65. Micro pools n_pos = 110:
     # A: TP = 79, F1 = 158/220 = 0.718; B: TP = 94, F1 = 188/220 = 0.855.
-    macro = select(micro_macro_results(), objective("f1", average="macro"), sweep_id="s1", shared=True)
-    micro = select(micro_macro_results(), objective("f1", average="micro"), sweep_id="s1", shared=True)
+    macro = select(micro_macro_results(), objective("f1", average="macro"), sweep_id="s1", per_category=False)
+    micro = select(micro_macro_results(), objective("f1", average="micro"), sweep_id="s1", per_category=False)
     assert {c.chosen["preprocessing_id"] for c in macro.choices} == {"A"}
     assert macro.global_value == pytest.approx(0.80)
     assert {c.chosen["preprocessing_id"] for c in micro.choices} == {"B"}
@@ -84,7 +84,7 @@ def test_global_macro_and_micro_averages_pick_different_configs():
 def test_global_needs_a_config_present_in_every_category():
     results = frame(result_row("a", 1, 10, 10, pp="A"), result_row("b", 1, 5, 5, pp="B"))
     with pytest.raises(UserError, match="per_category=: no configuration .* all 2 categories"):
-        select(results, objective("f1"), sweep_id="s1", shared=True)
+        select(results, objective("f1"), sweep_id="s1", per_category=False)
 
 
 def test_cost_selection_weighs_false_negatives_and_false_positives():
@@ -140,7 +140,7 @@ def test_runners_up_get_micro_tests_from_the_stored_indicators():
     assert far.micro_sign.n == 20 and far.micro_sign.p_value == pytest.approx(0.5**20)
     assert far.not_significant() is False
     assert np.isnan(far.p_values()["p_macro_t"])
-    row = selection_rows(selection, "sel-x")[0]
+    row = selection_records(selection, "sel-x")[0]
     assert row["runner_up_C"] == 100.0 and row["not_significant"] is True
     assert (row["n_runners_up"], row["n_runners_up_not_significant"]) == (2, 1)
 
@@ -160,7 +160,7 @@ def test_global_comparisons_pool_micro_and_test_macro():
         vector[: int(row["xa_d_pos"])] = True  # positives first
         vector[100 : 100 + int(row["xa_d_neg"])] = True
         indicators[key] = vector
-    selection = select(results, objective("f1"), sweep_id="s1", shared=True, load_indicators=lambda k: indicators)
+    selection = select(results, objective("f1"), sweep_id="s1", per_category=False, load_indicators=lambda k: indicators)
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"A"}
     comparison = selection.choices[0].comparisons[0]
     assert comparison.macro_sign.n == 6 and comparison.macro_sign.statistic == 6
@@ -168,7 +168,7 @@ def test_global_comparisons_pool_micro_and_test_macro():
     assert comparison.macro_t.n == 6
     # pooled: A errs on 5 positives + (5+i) negatives, B on (8+i) positives + 8 negatives
     assert comparison.micro_sign.n == sum(abs((8 + i) - 5) + abs(8 - (5 + i)) for i in range(6))
-    table = selection_frame(selection_rows(selection, "sel-g"))
+    table = records_frame(selection_records(selection, "sel-g"))
     assert list(table["category"]) == categories
     assert table["selection_value"].nunique() == 1 and table["mode"].eq("global").all()
     assert list(table["p_macro_sign"]) == [pytest.approx(0.5**6)] * 6

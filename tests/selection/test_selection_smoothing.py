@@ -9,7 +9,7 @@ import pytest
 from selection_rows import chosen, result_row
 from xialpha.errors import UserError
 from xialpha.selection.objective import Objective
-from xialpha.selection.records import selection_rows
+from xialpha.selection.records import selection_records
 from xialpha.selection.selector import select
 from xialpha.selection.smoothing import smoothed_over_c
 
@@ -43,17 +43,17 @@ def test_the_default_selection_prefers_a_plateau_to_an_isolated_peak():
     choice = smoothed.choices[0]
     assert choice.chosen["value"] == pytest.approx(F1[100.0])
     assert choice.chosen["selection_value"] == pytest.approx(plateau)
-    row = selection_rows(smoothed, "sel-s")[0]
+    row = selection_records(smoothed, "sel-s")[0]
     assert row["smooth_c"] is True and row["value"] == pytest.approx(F1[100.0])
     assert row["selection_value"] == pytest.approx(plateau)
     assert row["runner_up_C"] == 1000.0 and row["runner_up_selection_value"] == pytest.approx((F1[100.0] + F1[1000.0]) / 2)
-    assert selection_rows(alone, "sel-a")[0]["smooth_c"] is False
+    assert selection_records(alone, "sel-a")[0]["smooth_c"] is False
 
 
 def test_global_selections_average_the_shared_configurations_over_C_too():
     other = _spike_and_plateau().assign(category="b", config_key=lambda f: "b-" + f["config_key"])
     selection = select(pd.concat([_spike_and_plateau(), other]), Objective("f1", estimator="xa"), sweep_id="s1",
-                       shared=True)
+                       per_category=False)
     assert {c.chosen["C"] for c in selection.choices} == {100.0}
     assert selection.global_value == pytest.approx(np.mean([F1[10.0], F1[100.0], F1[1000.0]]))
 
@@ -61,3 +61,19 @@ def test_global_selections_average_the_shared_configurations_over_C_too():
 def test_smooth_must_be_a_boolean():
     with pytest.raises(UserError, match="smooth=: must be True or False"):
         Objective("f1", smooth="yes")
+
+
+def test_a_plateau_shares_its_best_average_so_its_smallest_C_wins_even_at_the_grid_edge():
+    """Issue 36: span's F1 equal at C = 3 and C = 10 (the largest) chose 10, whose average has one
+    neighbour only (the plateau), while 3's took in the lower value at C = 1."""
+    np.testing.assert_allclose(smoothed_over_c(["a"] * 3, [1.0, 3.0, 10.0], [0.5, 0.8, 0.8]), [0.65, 0.8, 0.8])
+    errors = smoothed_over_c(["a"] * 3, [1.0, 3.0, 10.0], [0.5, 0.2, 0.2], maximise=False)
+    np.testing.assert_allclose(errors, [0.35, 0.2, 0.2])
+    inside = smoothed_over_c(["a"] * 4, [1.0, 3.0, 10.0, 30.0], [0.5, 0.8, 0.8, 0.6])
+    assert inside[1] == inside[2] == pytest.approx((0.8 + 0.8 + 0.6) / 3)
+    apart = smoothed_over_c(["a"] * 4, [1.0, 3.0, 10.0, 30.0], [0.8, 0.5, 0.8, 0.8])  # not adjacent: no plateau
+    assert apart[0] == pytest.approx(0.65) and apart[2] == apart[3] == pytest.approx(0.8)
+    results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in {1.0: 60, 3.0: 20, 10.0: 20}.items()])
+    assert chosen(select(results, Objective("f1", estimator="xa"), sweep_id="s1")) == {"a": 3.0}
+    costs = select(results, Objective("error", estimator="xa"), sweep_id="s1")
+    assert chosen(costs) == {"a": 3.0}

@@ -18,7 +18,7 @@ from xialpha.selection.bounds import (
     point_metrics,
 )
 from xialpha.selection.significance import compare
-from xialpha.selection.stats import (
+from xialpha.stats import (
     macro_rank_t_test,
     macro_sign_test,
     macro_t_test,

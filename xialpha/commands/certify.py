@@ -17,7 +17,7 @@ from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import certification_table as terminal_table
 from xialpha.reports.terminal import key_table, print_table, write_records
 from xialpha.selection.certification import certify_selection
-from xialpha.selection.records import saved_selection
+from xialpha.selection.records import read_selection
 
 
 def add_arguments(parser) -> None:
@@ -36,7 +36,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     store = open_store(args)
-    rows = saved_selection(store, args.selection)
+    rows = read_selection(store, args.selection)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         frame = certify_selection(store, rows, args.test_split, force=args.force, confidence=args.confidence,

@@ -23,7 +23,7 @@ from xialpha.commands.output import add_wide_argument
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.reports.html import render_report, write_page
-from xialpha.reports.verdicts import legend
+from xialpha.reports.verdicts import grid_word, legend
 from xialpha.reports.report import report_of
 from xialpha.reports.terminal import (
     Column,
@@ -117,8 +117,10 @@ def _print_terminal(report, wide: bool) -> None:
                Column("config", lambda r: str(r["label"]), text=True),
                Column("best C", lambda r: number(r["best_C"])), Column("estimate", lambda r: percent(r["estimate"])),
                Column("held-out there", lambda r: percent(r["held_out"])),
-               Column("best held-out", lambda r: percent(r["best_held_out"]))]
-    print_table(rich_table(f"best C by {report.what}, beside held-out values (%)", columns, report.best))
+               Column("best held-out", lambda r: percent(r["best_held_out"])),
+               Column("on the C grid", grid_word, text=True, wide=True)]
+    print_table(rich_table(f"best C by {report.what}, beside held-out values (%)", columns, report.best, wide), wide)
+    print(textwrap.fill(report.best_note, 80))
     if not report.calibration.empty:
         print_table(calibration_table(report.calibration, report.metric))
     columns = [Column("category", lambda r: str(r["category"]), text=True), Column("n", lambda r: str(r["n"])),

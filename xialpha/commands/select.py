@@ -16,7 +16,6 @@ import sys
 
 from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
-from xialpha.errors import UserError
 from xialpha.models.artifact import check_target, save_artifact
 from xialpha.reports.formatting import plural
 from xialpha.reports.frames import tidy_selection
@@ -24,7 +23,8 @@ from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.reports.verdicts import legend
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
-from xialpha.selection.workflow import check_alpha, select_sweep
+from xialpha.selection.options import SelectionOptions
+from xialpha.selection.workflow import select_sweep
 
 
 def add_arguments(parser) -> None:
@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})")
     parser.add_argument("--no-smooth", dest="smooth", action="store_false",
                         help="rank by each config's own estimate, not averaged with its C neighbours' (the default)")
-    parser.add_argument("--global", dest="shared", action="store_true",
+    parser.add_argument("--global", dest="per_category", action="store_false",
                         help="one configuration (preprocessing, kernel, C, j) shared by all categories")
     parser.add_argument("--average", choices=AVERAGES, default="macro", help="how --global averages categories (default macro)")
     parser.add_argument("--cost-fn", type=float, help="cost of a false negative (metric cost; default 1)")
@@ -54,14 +54,19 @@ def add_arguments(parser) -> None:
     add_output_arguments(parser)
 
 
+def options_of(args) -> SelectionOptions:
+    """The SelectionOptions of the command's flags (`xialpha.select` takes the same, as parameters)."""
+    return SelectionOptions(metric=args.metric, estimator=args.estimator, rho=args.rho, smooth=args.smooth,
+                            per_category=args.per_category, average=args.average, cost_fn=args.cost_fn,
+                            cost_fp=args.cost_fp, runners_up=args.runners_up, alpha=args.alpha,
+                            save=args.save or bool(args.refit), partial=args.partial)
+
+
 def run(args) -> int:
-    check_alpha(args.alpha)
+    options = options_of(args)
     store = open_store(args)
     args.sweep = sweep_id(store, args.sweep)
-    metric, costs = _metric_and_costs(args)
-    chosen = select_sweep(store, args.sweep, metric=metric, estimator=args.estimator, rho=args.rho,
-                          average=args.average, smooth=args.smooth, costs=costs, shared=args.shared, runners_up=args.runners_up,
-                          alpha=args.alpha, save=args.save or bool(args.refit), partial=args.partial)
+    chosen = select_sweep(store, args.sweep, options)
     if chosen.incomplete:
         print(f"note: {chosen.incomplete}; this selection is of the rows stored so far", file=sys.stderr)
     if args.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
@@ -94,16 +99,6 @@ def run(args) -> int:
     if saved is not None:
         print(f"saved {plural(n_models, 'model')} to {saved}", file=status)
     return 0
-
-
-def _metric_and_costs(args) -> tuple[str, dict]:
-    """--metric (cost when --cost-fn or --cost-fp is given, else f1) and the costs given."""
-    costs = {"cost_fn": args.cost_fn, "cost_fp": args.cost_fp}
-    given = {name: value for name, value in costs.items() if value is not None}
-    metric = args.metric or ("cost" if given else "f1")
-    if given and metric != "cost":
-        raise UserError(f"--{next(iter(given)).replace('_', '-')}: applies to --metric cost only, not {metric}")
-    return metric, given
 
 
 def _refit(store, rows, labels, args):

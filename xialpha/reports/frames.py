@@ -7,7 +7,8 @@ its estimates, and the ids (hashes, run ids, versions, times: `ID_COLUMNS`) last
 says `significant` (the choice differs significantly from its first runner-up by a test at
 `alpha`; null when no test could run) and `tie` (the first runner-up has the same estimate or
 was ranked equal: only the C neighbours' average or simplicity decided) instead of the store's
-double negative `not_significant`; `stored_selection` turns such a frame back into the store's rows. Results leave out the
+double negative `not_significant`, and where the choice lies on its C grid (`at_edge`, `flat`:
+`xialpha.selection.edges`) where the rows were given them; `untidy_selection` turns such a frame back into the store's rows. Results leave out the
 columns that hold no value in any row (estimators the sweep did not run, parameters of kernels
 it has not).
 """
@@ -22,8 +23,10 @@ from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.ranking import VALUE_DECIMALS
 from xialpha.storage.schema import ESTIMATORS, ID_COLUMNS, P_VALUES, SELECTION_ESTIMATES, estimate_columns
 
-SELECTION_FIRST = ("config", "category", "value", "selection_value", "significant", "tie", "runner_up_config",
+SELECTION_FIRST = ("config", "category", "value", "selection_value", "significant", "tie", "at_edge", "flat",
+                   "runner_up_config",
                    "runner_up_value", "runner_up_selection_value", *P_VALUES, *SELECTION_ESTIMATES.values())
+SHOWN_ONLY = ("at_edge", "flat")  # said of a selection beside its rows (`xialpha.selection.edges`), never stored
 RESULTS_FIRST = ("config", "category", "C", "j", "kernel", "rho", "status",
                  *(column for prefix in by_preference(ESTIMATORS) for column in estimate_columns(prefix)))
 RESULTS_ORDER = ["category", "preprocessing_id", "kernel_id", "j", "C", "rho"]  # a configuration's rows together
@@ -61,11 +64,11 @@ def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
     return pd.array(np.where(no_value & no_rank, None, same_value | same_rank), dtype="boolean")
 
 
-def stored_selection(frame: pd.DataFrame) -> pd.DataFrame:
+def untidy_selection(frame: pd.DataFrame) -> pd.DataFrame:
     """A `tidy_selection` frame as the store's selection rows (rows already in that form unchanged)."""
     if "config" not in frame.columns:
         return frame
-    rows = frame.drop(columns=["config", "runner_up_config", "tie"])
+    rows = frame.drop(columns=["config", "runner_up_config", "tie", *(c for c in SHOWN_ONLY if c in frame)])
     significant = rows.pop("significant")
     rows["not_significant"] = [None if pd.isna(flag) else not bool(flag) for flag in significant]
     rows["n_runners_up_not_significant"] = rows["n_runners_up"] - rows.pop("n_runners_up_significant")

@@ -21,7 +21,7 @@ from xialpha.reports.plots import (
     first_categories,
     png,
 )
-from xialpha.reports.verdicts import legend, verdicts
+from xialpha.reports.verdicts import grid_word, legend, verdicts
 from xialpha.storage.schema import SELECTION_ESTIMATES
 
 STYLE = """
@@ -76,6 +76,7 @@ def _body(report) -> str:
         "a star marks the selection's choice (<code>xialpha.plot.curves</code> draws this figure in Python).</p>",
         _curves_section(report, what),
         f"<h2>Best C by the estimate, beside held-out values ({_e(what)}, %)</h2>",
+        f'<p class="note">{_e(report.best_note)}</p>',
         _best_section(report.best),
         "<h2>Leave-one-out candidates</h2>",
         '<p class="note">Examples that xi-alpha with rho = 2 flags as possible leave-one-out errors: an exact '
@@ -112,9 +113,11 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
     intro = (f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
              f'{_e(objective_text(first["metric"], first["estimator"], first["rho"]))}.</p>')
     rows = [[_e(r["category"]), _e(labels.of_row(r)), number(r["value"]), percent(r["estimate_f1"]),
-             percent(r["estimate_error"]), number(r["runner_up_value"]), p_value(r["p_micro_sign"]), word]
+             percent(r["estimate_error"]), number(r["runner_up_value"]), p_value(r["p_micro_sign"]), word,
+             _e(grid_word(r))]
             for (_, r), word in zip(selection.iterrows(), verdicts(selection))]
-    header = ["category", "config", "value", "F1 %", "error %", "runner-up value", "p (sign test)", "significant"]
+    header = ["category", "config", "value", "F1 %", "error %", "runner-up value", "p (sign test)", "significant",
+              "on the C grid"]
     notes = "".join(f'<p class="note">{_e(line)}</p>' for line in legend(selection))
     return intro + _table(header, rows, text_columns=2) + notes
 
@@ -207,8 +210,8 @@ def _provenance_section(report) -> str:
 
 def _best_section(best: pd.DataFrame) -> str:
     rows = [[_e(r["category"]), _e(r["label"]), number(r["best_C"]), percent(r["estimate"]), percent(r["held_out"]),
-             percent(r["best_held_out"])] for _, r in best.iterrows()]
-    header = ["category", "config", "best C", "estimate", "held-out at that C", "best held-out"]
+             percent(r["best_held_out"]), _e(grid_word(r))] for _, r in best.iterrows()]
+    header = ["category", "config", "best C", "estimate", "held-out at that C", "best held-out", "on the C grid"]
     return _table(header, rows, text_columns=2)
 
 

@@ -1,6 +1,5 @@
 """What a store holds, one row per thing a person can name: sweeps, saved selections,
-certifications and drift checks, with their ids (for `xialpha store ls`), and the selection a
-report shows by default.
+certifications and drift checks, with their ids (for `xialpha store ls`).
 
 Rows of the generic datasets are typed by what was appended, so every column but the id may be
 missing in an old or hand-written store; a missing one is shown as missing, never an error.
@@ -95,17 +94,6 @@ def _drift(store) -> pd.DataFrame:
 
 def _with_columns(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
     return pd.DataFrame({name: _column(frame, name).to_numpy() for name in COLUMNS[kind]})
-
-
-def latest_selection(store, sweep_id: str, mode: str = "category") -> pd.DataFrame | None:
-    """The rows of the newest saved selection of `sweep_id` made in `mode` ("category": one
-    configuration per category, "global"), sorted by category; None when there is none."""
-    frame = store.selections(sweep_id=sweep_id)
-    frame = frame[_column(frame, "mode") == mode]
-    if frame.empty:
-        return None
-    newest = frame.sort_values(["created_at", "selection_id"], kind="mergesort")["selection_id"].iloc[-1]
-    return frame[frame["selection_id"] == newest].sort_values("category").reset_index(drop=True)
 
 
 def certifications_of(store, selection_id: str) -> pd.DataFrame:

@@ -21,11 +21,13 @@ from xialpha.estimators import registry
 from xialpha.redaction import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
 from xialpha.reports.formatting import minute, objective_text
-from xialpha.reports.inventory import certifications_of, latest_selection
+from xialpha.reports.inventory import certifications_of
 from xialpha.reports.labels import ConfigLabels, sweep_labels
-from xialpha.selection.choices import DEFAULT_RHO
+from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.edges import grid_position, with_grid_edges
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
-from xialpha.selection.records import saved_selection
+from xialpha.selection.records import newest_selection, read_selection
+from xialpha.selection.ranking import ranked_by_selection_value
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
 
@@ -49,21 +51,29 @@ def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigL
     return curves.sort_values([*GROUP, "C"]).reset_index(drop=True)
 
 
-def best_per_group(curves: pd.DataFrame, maximise: bool) -> pd.DataFrame:
-    """Per group: its label, the C with the best estimate (ties: smaller C), its estimate and held-out
-    value, and the best held-out value over the group's C values (NaN without holdout)."""
+def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
+    """Per group: its label, the C a selection by `objective` would choose among the group's C
+    (`ranked_by_selection_value`: averaged over C neighbours when the objective smooths, plateaus
+    and ties to the smaller C), its estimate, the value it was ranked by (`selection_value`), its
+    held-out value, the best held-out value over the group's C values (NaN without holdout), and
+    where it lies on the group's C grid (`at_edge`, `flat`: `xialpha.selection.edges`)."""
     out = []
     for key, group in curves.groupby(list(GROUP), sort=True):
-        ranked = group.dropna(subset=["estimate"])
-        if ranked.empty:
+        candidates = group.dropna(subset=["estimate"])
+        if candidates.empty:
             continue
-        scores = ranked["estimate"] if maximise else -ranked["estimate"]
-        best = ranked.loc[scores.round(12).sort_values(ascending=False, kind="mergesort").index[0]]
+        ranked = ranked_by_selection_value(candidates.assign(value=candidates["estimate"], total_sv=candidates["n_sv"]),
+                                           objective, "C")
+        best = ranked.iloc[0]
+        at_edge, flat = grid_position(candidates.groupby("C")["estimate"].mean(), float(best["C"]), objective.maximise)
         held = group["held_out"].dropna()
         out.append({**dict(zip(GROUP, key)), "label": best["label"], "best_C": best["C"],
-                    "estimate": best["estimate"], "held_out": best["held_out"],
-                    "best_held_out": (held.max() if maximise else held.min()) if len(held) else np.nan})
-    return pd.DataFrame(out, columns=[*GROUP, "label", "best_C", "estimate", "held_out", "best_held_out"])
+                    "estimate": best["estimate"], "selection_value": best["selection_value"],
+                    "held_out": best["held_out"],
+                    "best_held_out": (held.max() if objective.maximise else held.min()) if len(held) else np.nan,
+                    "at_edge": at_edge, "flat": flat})
+    return pd.DataFrame(out, columns=[*GROUP, "label", "best_C", "estimate", "selection_value", "held_out",
+                                      "best_held_out", "at_edge", "flat"])
 
 
 def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
@@ -85,8 +95,9 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
 @dataclass(frozen=True)
 class Report:
     """Everything a report shows. metric/estimator/rho: what the curves and best-C tables show
-    (`what` in words); selection: the rows of the selection shown (None when the sweep has no
-    saved selection) and selection_note, which says which one it is and how to choose another;
+    (`what` in words); best: per group, the C a selection by them would choose (`best_per_group`),
+    and best_note how it relates to the selection shown; selection: the rows of the selection shown (None when the sweep has no
+    saved selection; with `at_edge` and `flat`, `xialpha.selection.edges`) and selection_note, which says which one it is and how to choose another;
     certifications: the stored certification rows of that selection; calibration: the
     calibration points (`xialpha.reports.calibration`); provenance: label -> text facts;
     runs: the sweep's runs (run_id, created_at, xialpha_version, command, data_fingerprint,
@@ -98,6 +109,7 @@ class Report:
     summary: dict
     curves: pd.DataFrame
     best: pd.DataFrame
+    best_note: str
     candidates: pd.DataFrame
     labels: ConfigLabels
     selection: pd.DataFrame | None
@@ -114,11 +126,11 @@ def report_of(store, sweep: str | None = None, selection: str | None = None, **v
     selection of `sweep` (the store's only sweep when None); `view`: gather_report's metric,
     estimator, rho and command. The `xialpha report` command and `xialpha.report` both use it."""
     if selection is not None:
-        rows = saved_selection(store, selection, sweep)
+        rows = read_selection(store, selection, sweep)
         sweep_id = str(rows["sweep_id"].iloc[0])
     else:
         sweep_id = choose_sweep(store, sweep)
-        rows = latest_selection(store, sweep_id)
+        rows = newest_selection(store, sweep_id)
     return gather_report(store, sweep_id, rows, explicit=selection is not None, **view)
 
 
@@ -134,8 +146,12 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
     metric = metric or (first["metric"] if first is not None and first["metric"] != "cost" else "f1")
     estimator = estimator or (first["estimator"] if first is not None else default_estimator(results))
     rho = rho if rho is not None else (float(first["rho"]) if first is not None else DEFAULT_RHO)
-    objective = Objective(metric=metric, estimator=estimator, rho=rho)
+    chosen_by = None if first is None else Objective.of_selection(first)
+    objective = Objective(metric=metric, estimator=estimator, rho=rho,
+                          smooth=DEFAULT_SMOOTH if chosen_by is None else chosen_by.smooth)
     candidate_rows(results, objective, sweep_id)  # a clear error when there is nothing to show
+    if selection is not None:
+        selection = with_grid_edges(selection, results)
     labels = sweep_labels(results)
     curves = estimate_curves(results, objective, labels)
     certifications = pd.DataFrame() if first is None else certifications_of(store, str(first["selection_id"]))
@@ -150,12 +166,27 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
     runs = _runs(store, sweep_id)
     return Report(
         sweep_id=sweep_id, metric=metric, what=objective_text(metric, estimator, rho), summary=summary,
-        curves=curves, best=best_per_group(curves, objective.maximise), candidates=loo_candidates(results),
+        curves=curves, best=best_per_group(curves, objective), best_note=_best_note(objective, chosen_by),
+        candidates=loo_candidates(results),
         labels=labels, selection=selection, selection_note=_selection_note(selection, explicit, sweep_id),
         certifications=certifications, calibration=calibration_points(results, metric, rho),
         choices=estimator_choices(results, metric, rho, labels),
         provenance=_provenance(results, runs, selection, certifications, command), runs=runs,
     )
+
+
+def _best_note(objective: Objective, chosen_by: Objective | None) -> str:
+    """How the best C per group was ranked, and whether the selection shown ranked the same way
+    (then its choice is the best C of its group; else the sentence says what differs)."""
+    how = "averaged with its C neighbours' (plateaus and ties to the smaller C)" if objective.smooth else "alone"
+    text = f"Each group's C is ranked by its estimate {how}"
+    if chosen_by is None:
+        return text + "."
+    differ = [f"{name} {getattr(chosen_by, name)} (here {getattr(objective, name)})"
+              for name in ("metric", "estimator", "rho") if getattr(chosen_by, name) != getattr(objective, name)]
+    if not differ:
+        return text + ", as the selection ranked: its choice is the best C of its group."
+    return text + f"; the selection chose by {', '.join(differ)}, so its C may differ."
 
 
 def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: str) -> str:

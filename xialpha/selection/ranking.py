@@ -16,11 +16,10 @@ import numpy as np
 import pandas as pd
 
 from xialpha.selection.objective import Objective
-from xialpha.selection.smoothing import smoothed_over_c
+from xialpha.selection.smoothing import VALUE_DECIMALS, smoothed_over_c
 
 SHARED_CONFIG = ("preprocessing_id", "kernel_id", "C", "j")
 SMOOTH_GROUP = ("preprocessing_id", "kernel_id", "j")  # one category's configurations that differ only in C
-VALUE_DECIMALS = 12
 
 
 def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
@@ -29,7 +28,7 @@ def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     ranked["value"] = objective.row_values(rows)
     ranked["total_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce") if "n_sv" in rows else np.nan
     ranked = ranked.dropna(subset=["value"])
-    return _sort(_with_selection_values(ranked, objective), objective, "config_key")
+    return ranked_by_selection_value(ranked, objective, "config_key")
 
 
 def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
@@ -63,7 +62,13 @@ def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str])
             }
         )
     ranked = pd.DataFrame(groups, columns=[*SHARED_CONFIG, "value", "total_sv", "config_keys", "group"])
-    return _sort(_with_selection_values(ranked, objective), objective, "group")
+    return ranked_by_selection_value(ranked, objective, "group")
+
+
+def ranked_by_selection_value(frame: pd.DataFrame, objective: Objective, last_key: str) -> pd.DataFrame:
+    """`frame` (columns value, C, total_sv, SMOOTH_GROUP and `last_key`) with `selection_value`,
+    best first: ties to the smaller C, then fewer support vectors, then `last_key`."""
+    return _sort(_with_selection_values(frame, objective), objective, last_key)
 
 
 def _with_selection_values(frame: pd.DataFrame, objective: Objective) -> pd.DataFrame:
@@ -72,7 +77,7 @@ def _with_selection_values(frame: pd.DataFrame, objective: Objective) -> pd.Data
     values = frame["value"].to_numpy(dtype=float)
     if objective.smooth and len(frame):
         groups = list(zip(*(frame[column].astype(str) for column in SMOOTH_GROUP)))
-        values = smoothed_over_c(groups, frame["C"].to_numpy(dtype=float), values)
+        values = smoothed_over_c(groups, frame["C"].to_numpy(dtype=float), values, objective.maximise)
     frame["selection_value"] = values
     return frame
 

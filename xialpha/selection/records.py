@@ -1,5 +1,10 @@
 """A Selection as rows of the store's "selections" dataset, and reading one back.
 
+One function per question: the rows of a Selection (`selection_records`, typed as the store gives
+them back: `records_frame`), whether they still need storing (`rows_to_save`), the id of a stored
+selection that is the same (`same_selection_id`), a stored selection by id (`read_selection`), the
+newest of a sweep (`newest_selection`). A `xialpha.select` frame back as rows: `reports.frames.untidy_selection`.
+
 One row per category, keyed by (selection_id, category). Besides the objective it holds the
 chosen config (config_key and the results columns that rebuild it: CONFIG_COLUMNS), the
 chosen config's estimates (estimate_*: completed metrics and counts of the selection
@@ -33,9 +38,9 @@ def new_selection_id() -> str:
     return f"sel-{now}-{secrets.token_hex(3)}"
 
 
-def selection_rows(selection: Selection, selection_id: str) -> list[dict]:
+def selection_records(selection: Selection, selection_id: str) -> list[dict]:
     """The "selections" rows of `selection`, one per category (`xialpha.storage.schema.SELECTION_COLUMNS`;
-    `selection_frame` shows them as the store gives them back)."""
+    `records_frame` shows them as the store gives them back)."""
     objective = selection.objective
     now = datetime.datetime.now(datetime.timezone.utc)
     rows = []
@@ -67,7 +72,7 @@ def selection_rows(selection: Selection, selection_id: str) -> list[dict]:
     return rows
 
 
-def selection_frame(rows: list[dict]) -> pd.DataFrame:
+def records_frame(rows: list[dict]) -> pd.DataFrame:
     """Selection rows as a DataFrame typed as the store gives them back once saved."""
     return typed_frame(DATASET, rows)
 
@@ -82,16 +87,16 @@ def rows_to_save(store, selection: Selection, save: bool) -> tuple[list[dict], b
     with `save`, under the id of a stored selection that is the same (SAME_SELECTION) if there is
     one, so that saving a selection twice (`select --save`, then `select --refit`) keeps one id,
     the one its certifications and reports name."""
-    rows = selection_rows(selection, new_selection_id())
+    rows = selection_records(selection, new_selection_id())
     if not save:
         return rows, False
-    same = stored_selection_id(store, selection_frame(rows))
-    return (rows, True) if same is None else (selection_rows(selection, same), False)
+    same = same_selection_id(store, records_frame(rows))
+    return (rows, True) if same is None else (selection_records(selection, same), False)
 
 
-def stored_selection_id(store, frame: pd.DataFrame) -> str | None:
+def same_selection_id(store, frame: pd.DataFrame) -> str | None:
     """The id of a stored selection that is the same (SAME_SELECTION) as the selection rows
-    `frame` (as `selection_frame` gives them), or None."""
+    `frame` (as `records_frame` gives them), or None."""
     stored = store.selections(sweep_id=str(frame["sweep_id"].iloc[0]))
     mine = _comparable(frame)
     for selection_id, theirs in ([] if stored.empty else stored.groupby("selection_id", sort=False)):
@@ -117,7 +122,7 @@ def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     }
 
 
-def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd.DataFrame:
+def read_selection(store, selection_id: str, sweep_id: str | None = None) -> pd.DataFrame:
     """The rows of saved selection `selection_id` (of `sweep_id`, when given), sorted by category;
     UserError naming the saved ones, and saying how to save one, when it is not stored."""
     rows = store.selections(selection_id=selection_id)
@@ -131,3 +136,17 @@ def saved_selection(store, selection_id: str, sweep_id: str | None = None) -> pd
         raise UserError(f"selection=: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, "
                         f"not of {sweep_id!r}")
     return rows.sort_values("category").reset_index(drop=True)
+
+
+def newest_selection(store, sweep_id: str, mode: str = "category") -> pd.DataFrame | None:
+    """The rows of the newest saved selection of `sweep_id` made in `mode` ("category": one
+    configuration per category, "global"), sorted by category; None when there is none (a row
+    without a mode, hand-written, is of none)."""
+    frame = store.selections(sweep_id=sweep_id)
+    if frame.empty or "mode" not in frame:
+        return None
+    frame = frame[frame["mode"] == mode]
+    if frame.empty:
+        return None
+    newest = frame.sort_values(["created_at", "selection_id"], kind="mergesort")["selection_id"].iloc[-1]
+    return frame[frame["selection_id"] == newest].sort_values("category").reset_index(drop=True)

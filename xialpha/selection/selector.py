@@ -65,12 +65,13 @@ def select(
     objective: Objective,
     *,
     sweep_id: str,
-    shared: bool = False,
+    per_category: bool = True,
     runners_up: int = RUNNERS_UP,
     load_indicators: IndicatorLoader | None = None,
     alpha: float = ALPHA,
 ) -> Selection:
-    """Select from `results` (the "ok" result rows of one sweep).
+    """Select from `results` (the "ok" result rows of one sweep): per category, or
+    (per_category=False) one configuration shared by every category.
 
     load_indicators(config_keys) returns the stored per-example indicators of the objective's
     estimator (absent keys: micro tests are skipped); None skips all micro tests.
@@ -83,14 +84,14 @@ def select(
     rows = candidate_rows(results, objective, sweep_id)
     categories = sorted(rows["category"].unique())
     loader = load_indicators or (lambda keys: {})
-    if shared:
+    if not per_category:
         return _select_shared(rows, objective, categories, sweep_id, runners_up, loader, alpha)
     return _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha)
 
 
 def select_stored(store, results: pd.DataFrame, objective: Objective, *, sweep_id: str, **options) -> Selection:
     """`select` on `results` read from `store`, with the store's per-example indicators of the
-    objective's estimator for the micro tests; options: shared, runners_up, alpha."""
+    objective's estimator for the micro tests; options: per_category, runners_up, alpha."""
     def load_indicators(keys):
         return store.read_examples(keys, estimator=objective.estimator, sweep_id=sweep_id)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xialpha.selection.stats import (
+from xialpha.stats import (
     TestResult,
     macro_rank_t_test,
     macro_sign_test,

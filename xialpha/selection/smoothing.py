@@ -6,6 +6,12 @@ most of their solution. Averaging each value with those of the next smaller and 
 the same configuration otherwise (same category, preprocessing, kernel, j) ranks by a smoother
 curve. What bench/selection_quality.py measured of it on fresh splits is in docs/concepts.md ("Which
 estimator to select by").
+
+Adjacent C with equal values (to VALUE_DECIMALS) form a plateau, and its points share one
+average, the best of theirs: a plateau ranks as its best point would, and its smallest C wins
+(equal values go to the simpler model). Without this, a plateau reaching the grid's edge went to its edge point, which
+has one neighbour only and so is not averaged with the lower values beside the plateau: on the
+demo, span's F1 equal at C = 3 and C = 10 chose 10.
 """
 
 from __future__ import annotations
@@ -13,13 +19,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+VALUE_DECIMALS = 12  # values equal to this many decimals are equal (a plateau here, a tie in a ranking)
 
-def smoothed_over_c(groups, C, values) -> np.ndarray:
+
+def smoothed_over_c(groups, C, values, maximise: bool = True) -> np.ndarray:
     """(m,) each value averaged with the values at the next smaller and next larger C of its group.
 
     groups: (m,) hashable labels (configurations that differ only in C share one); C: (m,) floats;
     values: (m,) floats, NaN where not estimated. A NaN neighbour is left out of the mean; a NaN
-    value stays NaN (it is not a candidate). Equal C within a group count as one grid point.
+    value stays NaN (it is not a candidate). Equal C within a group count as one grid point;
+    adjacent grid points of equal value (a plateau) share the best of their averages (the
+    largest when `maximise`, else the smallest).
     """
     values = np.asarray(values, dtype=float)
     frame = pd.DataFrame({"group": pd.Series(list(groups), dtype=object), "C": np.asarray(C, dtype=float),
@@ -37,7 +47,18 @@ def smoothed_over_c(groups, C, values) -> np.ndarray:
         near_count[1:] += count[:-1]
         near_total[:-1] += total[1:]
         near_count[:-1] += count[1:]
-        smoothed = near_total[at] / near_count[at]
+        averaged = _plateaus_shared(point, near_total / near_count, maximise)
+        smoothed = averaged[at]
         index = part.index.to_numpy()
         out[index] = np.where(np.isnan(values[index]), np.nan, smoothed)
     return out
+
+
+def _plateaus_shared(point: np.ndarray, averaged: np.ndarray, maximise: bool) -> np.ndarray:
+    """`averaged` (one value per grid point, by C) with each run of adjacent points whose `point`
+    values are equal and finite (to VALUE_DECIMALS) given the run's best average."""
+    rounded = np.round(point, VALUE_DECIMALS)
+    starts = np.r_[True, ~(rounded[1:] == rounded[:-1])]  # NaN never equals: it ends a run
+    run = np.cumsum(starts) - 1
+    means = pd.Series(averaged).groupby(run).transform("max" if maximise else "min").to_numpy()
+    return np.where(np.isfinite(point), means, averaged)

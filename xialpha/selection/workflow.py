@@ -14,15 +14,18 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.jobs.experiment import missing_rows
+from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective
-from xialpha.selection.records import rows_to_save, selection_frame
+from xialpha.selection.options import SelectionOptions
+from xialpha.selection.records import rows_to_save, records_frame
 from xialpha.selection.selector import default_estimator, select_stored
 
 
 @dataclass(frozen=True, eq=False)
 class SweepSelection:
     """A selection from a stored sweep: the results it was made from, its objective, its rows
-    (`rows`; `frame`: as the store gives them back), whether they still need storing, and (in
+    (`rows`; `frame`: as the store gives them back, with where each choice lies on its C grid:
+    `at_edge` and `flat`, `xialpha.selection.edges`), whether they still need storing, and (in
     `incomplete`) a sentence saying how much of the sweep is missing when rows of it are."""
 
     results: pd.DataFrame
@@ -33,31 +36,22 @@ class SweepSelection:
     incomplete: str | None = None
 
 
-def check_alpha(alpha: float) -> None:
-    """UserError naming alpha= unless 0 < alpha < 1 (before the store is opened)."""
-    if not 0 < alpha < 1:
-        raise UserError(f"alpha=: must be between 0 and 1, got {alpha}")
-
-
-def select_sweep(store, sweep_id: str, *, metric: str, estimator: str | None, rho: float, average: str,
-                 smooth: bool, costs: dict, shared: bool, runners_up: int, alpha: float, save: bool,
-                 partial: bool = False) -> SweepSelection:
-    """Select from the results of `sweep_id` in `store`; estimator None: the sweep's default
-    (`default_estimator`); smooth: rank by values averaged over C neighbours; costs: cost_fn and
-    cost_fp where given; save: reuse the id of the same selection stored before (see `rows_to_save`).
-    UserError when saving a selection of a sweep that misses rows (still running, or interrupted),
-    unless `partial`."""
+def select_sweep(store, sweep_id: str, options: SelectionOptions) -> SweepSelection:
+    """Select from the results of `sweep_id` in `store` as `options` ask; their estimator None:
+    the sweep's default (`default_estimator`); with options.save, the id of the same selection
+    stored before is reused (see `rows_to_save`). UserError when saving a selection of a sweep that
+    misses rows (still running, or interrupted), unless options.partial."""
     incomplete = _incomplete(store, sweep_id)
-    if incomplete and save and not partial:
+    if incomplete and options.save and not options.partial:
         raise UserError(f"save=: {incomplete}; select without saving, or partial=True to save a selection of the "
                         "rows stored so far")
     results = store.read_results_df(sweep_id)
-    objective = Objective(metric=metric, estimator=estimator or default_estimator(results), rho=rho, average=average,
-                          smooth=smooth, **costs)
-    selection = select_stored(store, results, objective, sweep_id=sweep_id, shared=shared, runners_up=runners_up,
-                              alpha=alpha)
-    rows, to_store = rows_to_save(store, selection, save)
-    return SweepSelection(results, objective, rows, selection_frame(rows), to_store, incomplete)
+    objective = options.objective(default_estimator(results))
+    selection = select_stored(store, results, objective, sweep_id=sweep_id, per_category=options.per_category,
+                              runners_up=options.runners_up, alpha=options.alpha)
+    rows, to_store = rows_to_save(store, selection, options.save)
+    return SweepSelection(results, objective, rows, with_grid_edges(records_frame(rows), results), to_store,
+                          incomplete)
 
 
 def _incomplete(store, sweep_id: str) -> str | None:

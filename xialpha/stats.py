@@ -1,4 +1,5 @@
-"""Significance tests between two classifiers (Yang & Liu 1999, section 5; McNemar).
+"""Significance tests between two classifiers (Yang & Liu 1999, section 5; McNemar): what selections
+(`xialpha.selection.significance`) and drift checks (`xialpha.concept_drift.windows`) test with.
 
 Micro level, on per-decision outcomes (one decision per document and category):
     s-test    micro sign test: n decisions on which A and B differ, k of them where A is right;

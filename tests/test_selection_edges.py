@@ -1,0 +1,103 @@
+"""Issue 36 item 3: a choice at its C grid's edge is said (the optimum may lie beyond the grid), and
+a flat estimate (the same at every C: no signal) is said apart, in select's frames and under its
+table; the report's best C per group ranks as the selection does."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from selection_rows import result_row
+from xialpha.reports.frames import untidy_selection, tidy_selection
+from xialpha.reports.labels import sweep_labels
+from xialpha.reports.report import best_per_group, estimate_curves
+from xialpha.reports.verdicts import edge_lines, legend
+from xialpha.selection.edges import with_grid_edges
+from xialpha.selection.objective import Objective
+from xialpha.selection.records import records_frame, selection_records
+from xialpha.selection.selector import select
+
+# false negatives of 100 positives by C (no false positives): rising to the largest C, falling
+# from the smallest, peaking inside, and none found at any C (F1 = 0 everywhere: flat)
+CURVES = {"up": {0.1: 60, 1.0: 40, 10.0: 20}, "down": {0.1: 20, 1.0: 40, 10.0: 60},
+          "inside": {0.1: 60, 1.0: 30, 10.0: 20, 100.0: 30, 1000.0: 60}, "none": {0.1: 100, 1.0: 100, 10.0: 100}}
+
+
+def _results() -> pd.DataFrame:
+    return pd.DataFrame([result_row(category, C, d_pos=d, d_neg=0)
+                         for category, curve in CURVES.items() for C, d in curve.items()])
+
+
+def _selection(results: pd.DataFrame, per_category: bool = True) -> pd.DataFrame:
+    chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=per_category)
+    return with_grid_edges(records_frame(selection_records(chosen, "sel-1")), results).set_index("category")
+
+
+def test_the_edge_is_named_by_its_side_and_a_flat_estimate_apart():
+    frame = _selection(_results())
+    assert frame["C"].to_dict() == {"down": 0.1, "inside": 10.0, "none": 0.1, "up": 10.0}
+    assert frame["at_edge"].to_dict() == {"down": "low", "inside": None, "none": None, "up": "high"}
+    assert frame["flat"].to_dict() == {"down": False, "inside": False, "none": True, "up": False}
+
+
+def test_a_grid_of_one_C_is_neither_at_an_edge_nor_flat():
+    results = pd.DataFrame([result_row("a", 1.0, d_pos=10, d_neg=0)])
+    frame = _selection(results)
+    assert frame["at_edge"].tolist() == [None] and frame["flat"].tolist() == [False]
+
+
+def test_the_frames_carry_the_columns_and_the_store_never_gets_them():
+    results = _results()
+    rows = _selection(results).reset_index()
+    tidy = tidy_selection(rows, sweep_labels(results))
+    assert list(tidy.columns[:8]) == ["config", "category", "value", "selection_value", "significant", "tie",
+                                     "at_edge", "flat"]
+    assert "at_edge" not in untidy_selection(tidy) and "flat" not in untidy_selection(tidy)
+
+
+def test_one_line_per_kind_names_a_few_categories_then_how_many_more():
+    many = pd.DataFrame({"category": [f"category-{i:03d}" for i in range(200)],
+                         "at_edge": [None] * 150 + ["high"] * 45 + ["low"] * 5,
+                         "flat": [True] * 150 + [False] * 50})
+    lines = edge_lines(many)
+    assert lines == ["category-150 and 44 more: chose the grid's largest C: widen the C grid upward",
+                     "category-195 and 4 more: chose the grid's smallest C: widen the C grid downward",
+                     "category-000 and 149 more: flat, no signal at any C: add documents, not C values"]
+    short = edge_lines(many.assign(category=[f"c{i:03d}" for i in range(200)]))
+    assert short[0] == "c150, c151 and 43 more: chose the grid's largest C: widen the C grid upward"
+    assert max(map(len, lines + short)) <= 80
+    assert edge_lines(many.assign(at_edge=None, flat=False)) == []
+    long_name = pd.DataFrame({"category": ["x" * 90, "y"], "at_edge": ["high", "high"], "flat": [False, False]})
+    assert edge_lines(long_name) == ["x" * 90 + " and 1 more: chose the grid's largest C: widen the C grid upward"]
+
+
+def test_the_legend_ends_with_the_edge_lines():
+    rows = _selection(_results()).reset_index()
+    lines = legend(rows)
+    assert lines[-3:] == ["up: chose the grid's largest C: widen the C grid upward",
+                          "down: chose the grid's smallest C: widen the C grid downward",
+                          "none: flat, no signal at any C: add documents, not C values"]
+
+
+@pytest.mark.parametrize("smooth", [True, False])
+def test_the_report_best_C_per_group_is_the_selection_choice(smooth):
+    """On a plateau reaching the edge (F1 equal at C = 3 and 10) both the selection and the
+    report's best C say 3; before, the selection said 10 and the report 3."""
+    results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in {1.0: 60, 3.0: 20, 10.0: 20}.items()]
+                           + [result_row("b", C, d_pos=d, d_neg=0) for C, d in {1.0: 10, 3.0: 30, 10.0: 29}.items()])
+    objective = Objective("f1", estimator="xa", smooth=smooth)
+    chosen = {c.category: float(c.chosen["C"]) for c in select(results, objective, sweep_id="s1").choices}
+    best = best_per_group(estimate_curves(results, objective), objective).set_index("category")
+    assert best["best_C"].to_dict() == chosen
+    assert chosen["a"] == 3.0 and pd.isna(best.loc["a", "at_edge"]) and best.loc["b", "at_edge"] == "low"
+
+
+def test_an_edge_choice_against_its_own_slope_says_nothing_of_beyond():
+    """Two C: the averages tie and the smaller C wins, though its own estimate is the worse one;
+    the optimum is not suggested below the grid. Errors (minimised) are read the other way."""
+    results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in {0.5: 60, 5.0: 20}.items()])
+    frame = _selection(results)
+    assert frame["C"].tolist() == [0.5] and frame["at_edge"].tolist() == [None]
+    error = select(results, Objective("error", estimator="xa", smooth=False), sweep_id="s1")
+    rows = with_grid_edges(records_frame(selection_records(error, "sel-e")), results)
+    assert rows["C"].tolist() == [5.0] and rows["at_edge"].tolist() == ["high"]

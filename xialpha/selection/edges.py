@@ -1,0 +1,62 @@
+"""Where a choice lies on its C grid: at the grid's edge (the optimum may lie beyond it), or on a
+flat estimate (no signal at any C).
+
+A chosen configuration's C grid is the C values of its category's results that differ from it
+only in C (same preprocessing, kernel and j) and have an estimate. `at_edge` is "low" when the
+choice is the grid's smallest C and its estimate is no worse than the next C's (the curve does
+not rise away from the edge), "high" likewise at the largest C: widen the grid that way. It is
+None otherwise (a choice at the edge by its neighbours' average alone, against its own estimate's
+slope, says nothing of beyond), on a grid of one C, and on a flat estimate: when every C of the grid has the same
+estimate (to VALUE_DECIMALS), the smallest C was taken as the simplest, and what is needed is
+more documents (a signal), not another grid; `flat` says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from xialpha.selection.objective import Objective
+from xialpha.selection.selector import at_rho
+from xialpha.selection.smoothing import VALUE_DECIMALS
+
+GRID = ("category", "preprocessing_id", "kernel_id", "j")  # a chosen configuration's C grid: results alike but in C
+EDGES = ("low", "high")  # the values of at_edge besides None: widen the grid to smaller, larger C
+
+
+def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """`selection` (the store's selection rows, one per category) with `at_edge` ("low", "high" or
+    None) and `flat` (bool) of each row's choice on its C grid in `results` (the sweep's rows)."""
+    frame = selection.copy()
+    if frame.empty:
+        return frame.assign(at_edge=pd.Series(dtype=object), flat=pd.Series(dtype=bool))
+    objective = Objective.of_selection(frame.iloc[0])
+    rows = at_rho(results, objective.rho)
+    rows = rows.assign(_value=objective.row_values(rows)).dropna(subset=["_value"])
+    grids = {key: group for key, group in rows.groupby(list(GRID), sort=False, dropna=False)}
+    found = [_position(grids.get(tuple(row[c] for c in GRID)), float(row["C"]), objective.maximise)
+             for _, row in frame.iterrows()]
+    frame["at_edge"] = pd.Series([edge for edge, _ in found], index=frame.index, dtype=object)
+    frame["flat"] = pd.Series([flat for _, flat in found], index=frame.index, dtype=bool)
+    return frame
+
+
+def _position(grid: pd.DataFrame | None, C: float, maximise: bool) -> tuple[str | None, bool]:
+    """(at_edge, flat) of C on `grid` (result rows with `_value`); (None, False) without one."""
+    return (None, False) if grid is None else grid_position(grid.groupby("C")["_value"].mean(), C, maximise)
+
+
+def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[str | None, bool]:
+    """(at_edge, flat) of C on a grid: `values` the estimates (finite) indexed by the grid's C,
+    larger better when `maximise`; (None, False) on a grid of fewer than two C."""
+    values = values.sort_index()
+    rounded = values.to_numpy(dtype=float).round(VALUE_DECIMALS) * (1.0 if maximise else -1.0)
+    if len(values) < 2:
+        return None, False
+    if np.unique(rounded).size == 1:
+        return None, True
+    if np.isclose(C, values.index[0]) and rounded[0] >= rounded[1]:
+        return EDGES[0], False
+    if np.isclose(C, values.index[-1]) and rounded[-1] >= rounded[-2]:
+        return EDGES[1], False
+    return None, False
