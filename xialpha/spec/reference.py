@@ -116,7 +116,8 @@ DESCRIPTIONS: dict[str, str] = {
     "loader.table.id_column": "a column of unique document ids (default: the row number)",
     "loader.table.time_column": "a column of timestamps (drift checks batch by time)",
     "loader.table.split_column": "a column naming each document's split (train, test, ...)",
-    "loader.table.label_separator": 'splits a cell of several labels (e.g. ";" for "finance;health")',
+    "loader.table.label_separator": 'the character between several labels in one cell (";" for "finance;health"), '
+                                    'or "" for one label per cell; unset, cells that look joined are refused',
     "loader.table.format": "auto (from the file suffix), csv, tsv, jsonl or parquet",
     "loader.table.header": "whether a CSV/TSV file's first line names its columns",
     "loader.table.column_names": "the columns in order, for a file without header",
