@@ -1,7 +1,8 @@
 """What a new user meets first, said so it can be acted on: a spec whose Reuters-21578 path is
 missing while a fetched copy is elsewhere names that copy (and never suggests downloading again),
-the tests can be pointed at a fetched copy, and they start Dask's commands from the interpreter
-they run in, whether or not its virtual environment is activated."""
+the tests can be pointed at a fetched copy, they start Dask's commands from the interpreter
+they run in, whether or not its virtual environment is activated, and a user's own CSV corpus is
+walked from its first spec to a planned sweep by errors each naming the key to set."""
 
 from __future__ import annotations
 
@@ -78,3 +79,35 @@ def test_dask_starts_from_this_interpreter_without_an_activated_environment():
     done = subprocess.run([*DASK, "scheduler", "--help"], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "--dashboard-address" in done.stdout
+
+
+USER_CSV = ("id,text,labels,split\n1,rates rise sharply,finance,train\n2,flu season early,health,train\n"
+            "3,hospital bonds sold,finance;health,train\n4,loan losses grow,finance,test\n5,vaccine trial ends,health,test\n")
+
+
+@pytest.mark.parametrize("keys, message", [
+    ('trian_split = "train"\nvalidaton_fraction = 0.2',
+     "corpus.trian_split: unknown key for corpus loader 'table'; did you mean train_split?"),
+    ('train_split = "train"', "corpus.label_column: {csv} has no column 'label'; did you mean labels? "
+                              "(columns: id, text, labels, split)"),
+    ('label_column = "labels"\ntrain_split = "train"',
+     "corpus.label_separator: 1 of 5 labels in column 'labels' of {csv} hold ';' (e.g. 'finance;health'): set "
+     'label_separator = ";" if they are several labels, or label_separator = "" if each is one label'),
+    ('label_column = "labels"\nlabel_separator = ";"\ntrain_split = "train"',
+     "corpus.train_split: the corpus has no split 'train': it has no splits at all (a table corpus gets them from "
+     'split_column, or from one file per split: path = {{train = "a.csv", test = "b.csv"}})'),
+    ('label_column = "labels"\nlabel_separator = ";"\nsplit_column = "split"\ntrain_split = "train"', None),
+], ids=["typo", "label-column", "multi-label", "no-splits", "planned"])
+def test_a_users_own_csv_is_walked_to_a_planned_sweep_by_errors_naming_the_key(tmp_path, monkeypatch, capsys, keys, message):
+    """Issue 34: each of these was an error naming no key (or the wrong one), or no error at all
+    (multi-label rows read as categories of their own)."""
+    csv = tmp_path / "news.csv"
+    csv.write_text(USER_CSV, encoding="utf-8")
+    spec = tmp_path / "news.toml"
+    spec.write_text(f'[sweep]\nid = "news"\n[corpus]\nloader = "table"\npath = "news.csv"\n{keys}\n', encoding="utf-8")
+    code = main(["sweep", str(spec), "--store", str(tmp_path / "store"), "--dry-run"])
+    out, err = capsys.readouterr()
+    if message is None:
+        assert code == 0 and "2 categories, 3 training documents" in out, err
+    else:
+        assert code == 2 and err.splitlines() == [f"xialpha sweep: error: {spec}: {message.format(csv=csv)}"], err

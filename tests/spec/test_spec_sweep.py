@@ -127,7 +127,7 @@ def test_unknown_category_names_its_spec_field(tmp_path):
         with pytest.raises(UserError, match=r"unknown category 'cat_01' .*; did you mean cat01\? \(most frequent: cat0"):
             prepare(spec, ResultStore(str(tmp_path / "store")), client, "b")
         spec = parse_spec(MINIMAL + 'train_split = "training"\ntest_fraction = 0.3\n')
-        with pytest.raises(UserError, match=r"^corpus.train_split: .*'training'; did you mean train\? \(it has: test, train\)"):
+        with pytest.raises(UserError, match=r"^<spec>: corpus.train_split: .*'training'; did you mean train\? \(it has: test, train\)"):
             prepare(spec, ResultStore(str(tmp_path / "store")), client, "c")
 
 

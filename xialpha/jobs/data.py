@@ -67,12 +67,15 @@ class ClusterCorpus:
 
 def load_spec_corpus(client: Client, corpus_spec, run_id: str, splits: dict[str, str | None]) -> ClusterCorpus:
     """`load_on_cluster` with a loader's errors named by the spec's keys (`corpus_errors`), and a
-    UserError naming the key of each split of `splits` ({spec key: split name or None}) that the
-    corpus does not have. Sweeps, drift checks and refits read their corpus so."""
+    UserError naming the spec file and the key of each split of `splits` ({spec key: split name
+    or None}) that the corpus does not have. Sweeps, drift checks and refits read their corpus so."""
     with corpus_errors(corpus_spec.source):
         corpus = load_on_cluster(client, corpus_spec, run_id)
     for key, name in splits.items():
-        corpus.check_split(name, key)
+        try:
+            corpus.check_split(name, key)
+        except UserError as exc:
+            raise exc.within(file=corpus_spec.source or None) from None
     return corpus
 
 
