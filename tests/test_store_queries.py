@@ -1,5 +1,6 @@
 """The store's named queries (`xialpha.storage.store.StoreQueries`), written once against that
-interface and run on a local store and on fsspec's in-memory filesystem: typed rows in (as a
+interface and run on a local store, fsspec's in-memory filesystem and a local S3 server (moto,
+as in test_storage_remote): typed rows in (as a
 sweep's tasks build them), DataFrames and records out; the Arrow layer (`datasets`) and the
 claims (`claims`) are parts of the store, not its methods."""
 
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 from xialpha.storage.bits import pack_bits
 from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
@@ -26,9 +28,13 @@ TRAINING = Training(n=20, n_pos=5, n_sv=7, n_bounded_sv=3, stable=True, r_delta2
                     estimate_seconds=0.02)
 
 
-@pytest.fixture(params=["local", "memory"])
+@pytest.fixture(params=["local", "memory", "s3"])
 def store(request, tmp_path) -> StoreQueries:
-    uri = str(tmp_path / "store") if request.param == "local" else f"memory://xialpha-queries-{uuid.uuid4().hex}"
+    name = f"xialpha-queries-{uuid.uuid4().hex}"
+    uri = {"local": lambda: str(tmp_path / "store"), "memory": lambda: f"memory://{name}",
+           # small files in one PutObject, as in test_storage_remote
+           "s3": lambda: (f"s3://xialpha/{name}?endpoint_override={request.getfixturevalue('s3_endpoint')}"
+                          "&scheme=http&allow_delayed_open=true")}[request.param]()
     return ResultStore(uri)
 
 

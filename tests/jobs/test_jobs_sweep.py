@@ -14,6 +14,7 @@ import pytest
 from distributed import Client
 
 from xialpha.cli import main
+from xialpha.errors import DataFailure
 from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import tasks
 from xialpha.jobs.plan import Batch, FitJob
@@ -224,10 +225,34 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
 def test_an_empty_vocabulary_is_named_on_both_paths():
     y = np.where(np.arange(20) < 5, 1, -1).astype(np.int8)[:, None]
     empty = FeatureBlock(sp.csr_matrix((20, 0)), None, y, y[:0], ("c",))
-    with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
+    with pytest.raises(DataFailure, match="vocabulary is empty after preprocessing"):
         tasks.linear_data(empty)
-    with pytest.raises(ValueError, match="vocabulary is empty after preprocessing"):
+    with pytest.raises(DataFailure, match="vocabulary is empty after preprocessing"):
         tasks.linear_gram(empty, False, None)
+
+
+def _data_failures():
+    """What a sweep's data can fail (each a DataFailure), as calls of the checks that find it."""
+    from xialpha.estimators.baselines import kfold
+    from xialpha.features.gram import check_gram_fits
+    from xialpha.features.preprocessing import Preprocessing
+    from xialpha.estimators.svm import fit_svm
+
+    y = np.array([1, 1, -1, -1, -1, -1])
+    return {
+        "no positive example": lambda: fit_svm(-np.ones(6), 1.0, gram=np.eye(6)),
+        "k-fold beyond the smaller class": lambda: kfold(y, 1.0, k=3, gram=np.eye(6)),
+        "an empty vocabulary": lambda: Preprocessing(min_df=100).fit(["a b", "b c"]),
+        "a Gram over the limit": lambda: check_gram_fits(100, 100, 1000),
+    }
+
+
+@pytest.mark.parametrize("failure", ["no positive example", "k-fold beyond the smaller class", "an empty vocabulary",
+                                     "a Gram over the limit"])
+def test_what_the_data_can_fail_is_a_data_failure(failure):
+    # before: each was a ValueError like any bug's, so a sweep could not tell them from a bug
+    with pytest.raises(DataFailure):
+        _data_failures()[failure]()
 
 
 @pytest.fixture
