@@ -133,3 +133,41 @@ def test_a_check_on_a_cluster_of_many_parts_equals_the_check_in_one_process(tmp_
     assert report.n_dropped == stream.n_dropped > 0 and report.n_documents == len(stream.corpus)
     assert {row["window"]: (row["xa_d_pos"], row["xa_d_neg"]) for row in report.rows} == expected
     assert {row["verdict"] for row in report.rows} == {"drift" if check.decision.drift else "no drift"}
+
+
+@pytest.fixture
+def threaded_scheduler():
+    """A scheduler and one worker thread in this process, so a fault planted with monkeypatch runs
+    in the check's window fits."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.mark.parametrize("fault", [IndexError("planted"), ValueError("planted shape mismatch")])
+def test_a_bug_in_a_window_fit_stops_the_check_and_stores_nothing(tmp_path, monkeypatch, capsys,
+                                                                  threaded_scheduler, fault):
+    """Only a data failure makes a failed window; a bug (any other error) stops the check in one
+    line, exit 1, no verdict stored (before, every task error became a 'failed' window)."""
+    from xialpha.concept_drift import windows
+
+    def planted(*args, **kwargs):
+        raise fault
+
+    monkeypatch.setattr(windows, "fit_svm", planted)
+    monkeypatch.delenv("XIALPHA_DEBUG", raising=False)
+    store = tmp_path / "store"
+    spec = write_spec(tmp_path, "planted", shift_batch=None)
+    assert main(["drift", spec, "--store", str(store), "--scheduler", threaded_scheduler, "--quiet"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "internal error" in err and "planted" in err, err
+    assert not store.exists() or drift_files(str(store)) == []
+
+
+def test_an_unknown_category_of_a_drift_spec_is_named_in_its_table(tmp_path, scheduler, capsys):
+    spec = write_spec(tmp_path, "unknown", shift_batch=None, category="relevnat")
+    assert main(["drift", spec, "--store", str(tmp_path / "store"), "--scheduler", scheduler, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "corpus.categories.names: " in err and "relevant" in err, err

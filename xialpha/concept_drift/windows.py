@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xialpha.errors import DataFailure
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha_indicator
@@ -102,8 +103,8 @@ def fit_window(data, starts: np.ndarray, job: WindowJob, rho: float, tol: float,
     """Train on the window's batches of `data` (all documents in batch order) and count the
     xi-alpha indicator over batch `job.newest`; R_delta^2 is the window's.
 
-    starts: (T + 1,) document offsets of the batches. A data problem (ValueError) gives status
-    "failed" with its message instead of raising.
+    starts: (T + 1,) document offsets of the batches. A data problem (`DataFailure`) gives status
+    "failed" with its message instead of raising; any other error is a bug and is raised.
     """
     begin, first_new, end = (int(starts[b]) for b in (job.newest + 1 - job.window, job.newest, job.newest + 1))
     y = data.y_train[job.category]
@@ -116,7 +117,7 @@ def fit_window(data, starts: np.ndarray, job: WindowJob, rho: float, tol: float,
     try:
         r_delta2 = data.window_r_delta2(begin, end)
         fit = fit_svm(y, job.C, j=job.j, sample_weight=weights, tol=tol, check_input=False, **data.svm_args())
-    except ValueError as exc:
+    except DataFailure as exc:
         return WindowResult(job, "failed", " ".join(str(exc).split()), **counts)
     indicator = xi_alpha_indicator(fit.alpha[first_new:end], fit.xi[first_new:end], r_delta2, rho)
     next_estimate = None
@@ -132,11 +133,11 @@ def fit_window(data, starts: np.ndarray, job: WindowJob, rho: float, tol: float,
 def decide(results: list[WindowResult], margin_points: float, alpha: float) -> Decision:
     """Choose the window with the smallest estimate (ties: larger) and test it against the full memory.
 
-    Raises ValueError when the full-memory fit has no estimate.
+    Raises DataFailure when the full-memory fit has no estimate.
     """
     full = max(results, key=lambda r: r.job.window)
     if full.status != "ok":
-        raise ValueError(f"full memory ({full.job.window} batches): {full.message}")
+        raise DataFailure(f"full memory ({full.job.window} batches): {full.message}")
     chosen = min((r for r in results if r.status == "ok"), key=lambda r: (r.estimate.error, -r.job.window))
     ours, theirs = chosen.estimate.indicator, full.estimate.indicator
     full_worse, chosen_worse = int((theirs & ~ours).sum()), int((ours & ~theirs).sum())
@@ -155,6 +156,6 @@ def group_checks(results: list[WindowResult], margin_points: float, alpha: float
     for windows in groups.values():
         try:
             checks.append(GroupCheck(windows, decide(windows, margin_points, alpha)))
-        except ValueError as exc:
+        except DataFailure as exc:
             checks.append(GroupCheck(windows, None, str(exc)))
     return checks

@@ -22,14 +22,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from distributed import as_completed
 
-from xialpha.corpora.corpus import choose_categories
 from xialpha.concept_drift.report import DriftReport, check_rows
 from xialpha.concept_drift.windows import GroupCheck, WindowResult, fit_window, group_checks, window_jobs
 from xialpha.errors import UserError
 from xialpha.jobs import tasks
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import load_spec_corpus, submit_features
-from xialpha.jobs.graph import RETRIES, error_line
+from xialpha.jobs.graph import RETRIES, TASK_FAILURES, error_line
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
 from xialpha.storage.keys import config_key
@@ -165,9 +164,7 @@ def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories:
         i = futures[future]
         try:
             results[i] = future.result()
-        except UserError:
-            raise
-        except Exception as exc:  # a task error after its retries: the window failed, the check goes on
+        except TASK_FAILURES as exc:  # the window failed for its data or a lost worker: the check goes on
             results[i] = WindowResult(jobs[i], "failed", error_line(exc))
         future.release()
     return group_checks(results, spec.margin_points, spec.alpha), positives.result()
@@ -186,9 +183,8 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
         if on_dashboard:
             on_dashboard(client.dashboard_link)
         stream = load_stream(client, spec, f"drift-{run_id}")
-        layout, cats = stream.layout, spec.corpus.categories
-        categories = choose_categories(stream.category_counts, stream.corpus.summary.name, top_k=cats.top_k,
-                                       names=list(cats.names) or None, min_positives=cats.min_positives)
+        layout = stream.layout
+        categories = spec.corpus.categories.choose(stream.category_counts, stream.corpus.summary.name)
         check_key = config_key(spec=spec.identity(), data=stream.fingerprint, newest_batch=layout.batch_ids[-1])
         report = DriftReport(spec.id, check_key, layout.batch_ids[-1], layout.n_batches,
                              int(layout.starts[-1]), layout.n_dropped)

@@ -10,8 +10,9 @@ of about P / workers preprocessings, and the client never ships features or Gram
 
 from __future__ import annotations
 
-from distributed import Client, Future
+from distributed import Client, Future, KilledWorker
 
+from xialpha.errors import DataFailure
 from xialpha.estimators.registry import HELD_OUT
 from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
@@ -20,6 +21,9 @@ from xialpha.redaction import redact
 from xialpha.storage.rows import BatchColumns
 
 RETRIES = 2  # a task that raised is run again at most this often (a lost worker's tasks are recomputed anyway)
+# What a task may fail of without a bug: its data (an empty vocabulary, one class, a Gram over the
+# limit) or the cluster (its worker lost every time it ran: out of memory, say). Anything else stops.
+TASK_FAILURES = (DataFailure, KilledWorker)
 ERROR_CHARS = 500  # of a task's error, as a failed row stores it
 
 

@@ -8,17 +8,15 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from distributed import KilledWorker, as_completed, get_task_stream
+from distributed import as_completed, get_task_stream
 
 from xialpha.version import __version__
-from xialpha.corpora.corpus import choose_categories
 from xialpha.features.blocks import estimated_feature_bytes
-from xialpha.errors import DataFailure, UserError
 from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.experiment import check_same_experiment, joined_categories
-from xialpha.jobs.graph import error_line, place_batches, submit_plan
+from xialpha.jobs.graph import TASK_FAILURES, error_line, place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.tasks import failed_rows
@@ -79,12 +77,7 @@ def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: 
                                                            "corpus.test_split": test_split})
     stage("planning")
     summary = corpus.summary
-    cats = spec.corpus.categories
-    try:
-        categories = choose_categories(summary.counts(train_split), summary.name, top_k=cats.top_k,
-                                       names=list(cats.names) or None, min_positives=cats.min_positives)
-    except UserError as exc:
-        raise exc.within("corpus.categories") from None
+    categories = spec.corpus.categories.choose(summary.counts(train_split), summary.name)
     fingerprint = spec.data_fingerprint(corpus.fingerprint)
     if not force_new_run:
         check_same_experiment(spec, store, categories, fingerprint)
@@ -223,7 +216,7 @@ def _outcome(future, batch: Batch, base: BatchColumns) -> tuple[list[ResultRow |
     every time it ran (`KilledWorker`: out of memory, say). Any other error is a bug: raised."""
     try:
         return future.result()
-    except (DataFailure, KilledWorker) as exc:  # record it, keep the sweep going
+    except TASK_FAILURES as exc:  # record it, keep the sweep going
         rows: list[ResultRow | FailedRow] = [row for job in batch.jobs
                                              for row in failed_rows(base, job, error_line(exc), 0, 0)]
         return rows, []

@@ -9,10 +9,12 @@ import contextlib
 import os
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xialpha.corpora import reuters_files
+from xialpha.corpora.corpus import choose_categories
 from xialpha.corpora.loading import check_loader_arguments, load_corpus
 from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
 from xialpha.errors import UserError, did_you_mean
@@ -29,6 +31,16 @@ class CategorySpec:
     top_k: int | None = None
     names: tuple[str, ...] = ()
     min_positives: int | None = None
+
+    def choose(self, counts: Mapping[str, int], corpus_name: str) -> list[str]:
+        """The categories to train, from `counts` {category: training documents} of corpus
+        `corpus_name` (`xialpha.corpora.corpus.choose_categories`); its errors named inside
+        [corpus.categories] ("corpus.categories.names: ...")."""
+        try:
+            return choose_categories(counts, corpus_name, top_k=self.top_k, names=list(self.names) or None,
+                                     min_positives=self.min_positives)
+        except UserError as exc:
+            raise exc.within("corpus.categories") from None
 
 
 @dataclass(frozen=True)
