@@ -55,14 +55,14 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
 
     provenance: JSON-able facts for the manifest (sweep_id, selection_id, ...). The files are
     written into a hidden staging directory renamed to `directory` once complete: a failure (a
-    full disk: UserError naming --refit and the directory) leaves nothing behind.
+    full disk: UserError naming refit= and the directory) leaves nothing behind.
     """
     target = check_target(directory)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     except OSError as exc:
-        raise UserError(f"--refit: cannot write {target}: {exc.strerror or exc}") from None
+        raise UserError(f"refit=: cannot write {target}: {exc.strerror or exc}") from None
     try:
         model, arrays = _encode(trained)
         (staging / MODEL).write_text(json.dumps(model, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -84,22 +84,22 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(exc, OSError):
-            raise UserError(f"--refit: cannot write {target}: {exc.strerror or exc}") from None
+            raise UserError(f"refit=: cannot write {target}: {exc.strerror or exc}") from None
         raise
     return target
 
 
 def check_target(directory: str | Path) -> Path:
     """`directory` as a Path if an artefact can be saved there: absent or an empty directory,
-    below a writable directory. UserError (naming --refit) otherwise; nothing is created."""
+    below a writable directory. UserError (naming refit=) otherwise; nothing is created."""
     target = Path(directory)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise UserError(f"--refit: {target} already exists and is not an empty directory")
+        raise UserError(f"refit=: {target} already exists and is not an empty directory")
     ancestor = target.absolute().parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise UserError(f"--refit: cannot create {target}: {ancestor} is not a writable directory")
+        raise UserError(f"refit=: cannot create {target}: {ancestor} is not a writable directory")
     return target
 
 
