@@ -311,11 +311,29 @@ def test_select_takes_every_selection_flag_under_the_flag_name():
     from xialpha.selection.options import SelectionOptions
 
     actions = build_parser()._subparsers._group_actions[0].choices["select"]._actions
-    flags = {a.dest for a in actions if a.option_strings} - {"help"}
-    only_command_line = {"store_option", "sweep", "refit", "spec", "format", "wide"}  # --store, --sweep: store=, sweep=
-    fields = set(SelectionOptions.__dataclass_fields__)
-    assert flags - only_command_line == fields
-    assert fields | {"store", "sweep"} == set(inspect.signature(xialpha.select).parameters)
+    flags = {a.dest for a in actions if a.option_strings} - {"help", "store_option", "format", "wide"}
+    parameters = set(inspect.signature(xialpha.select).parameters) - {"store", "client"}  # store: --store or STORE
+    assert flags == parameters == set(SelectionOptions.__dataclass_fields__) | {"sweep", "refit", "spec"}
+
+
+def test_select_refit_saves_an_artefact_and_stores_the_selection_after_it(swept, tmp_path):
+    """As `xialpha select --refit DIR`: the models are trained first, the selection stored last
+    (a target that is not an empty directory stores nothing)."""
+    from xialpha.models.artifact import load_artifact
+    from xialpha.storage.store import ResultStore
+
+    store, _ = swept
+    before = len(ResultStore(str(store)).selections())
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "file").write_text("x")
+    with pytest.raises(UserError, match=r"^refit=: .*taken already exists and is not an empty directory$"):
+        xialpha.select(store, metric="recall", refit=tmp_path / "taken")
+    assert len(ResultStore(str(store)).selections()) == before
+    chosen = xialpha.select(store, metric="recall", refit=tmp_path / "model")
+    stored = ResultStore(str(store)).selections(selection_id=chosen["selection_id"].iloc[0])
+    manifest, trained = load_artifact(tmp_path / "model")
+    assert len(stored) == len(chosen) and sorted(trained.categories) == sorted(chosen["category"])
+    assert manifest["selection_id"] == chosen["selection_id"].iloc[0]
 
 
 def test_select_by_cost_from_python_as_the_command_line_does(swept, capsys):

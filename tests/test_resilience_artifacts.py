@@ -221,7 +221,7 @@ def test_a_full_disk_while_saving_an_artefact_is_one_line_and_leaves_nothing(tmp
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(np, "savez_compressed", full)
-    with pytest.raises(UserError, match=r"^--refit: cannot write .*model: No space left on device$"):
+    with pytest.raises(UserError, match=r"^refit=: cannot write .*model: No space left on device$"):
         save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
     assert list(tmp_path.iterdir()) == []
 

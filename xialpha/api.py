@@ -51,6 +51,7 @@ from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.store import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
 from xialpha.storage.validate import missing_columns
+from xialpha.storing import store_selection
 
 MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script '
               'again: put the code that calls it under `if __name__ == "__main__":` (or pass client= a running '
@@ -220,7 +221,8 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
 def select(store=None, *, sweep: str | None = None, metric: str | None = None, estimator: str | None = None,
            rho: float = DEFAULT_RHO, smooth: bool = DEFAULT_SMOOTH, per_category: bool = True, average: str = "macro",
            cost_fn: float | None = None, cost_fp: float | None = None, runners_up: int = RUNNERS_UP,
-           alpha: float = ALPHA, save: bool = False, partial: bool = False) -> pd.DataFrame:
+           alpha: float = ALPHA, save: bool = False, partial: bool = False, refit=None, spec=None,
+           client=None) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
     The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
@@ -240,20 +242,29 @@ def select(store=None, *, sweep: str | None = None, metric: str | None = None, e
     save=True stores the selection in the store (its id is in the `selection_id` column; the same
     selection saved before keeps its id and is not stored twice). A sweep that misses rows (still
     running, or interrupted) warns (UserWarning); saving a selection of it needs partial=True.
-    (`xialpha select --refit DIR` is `refit(store, selection=...)` here.)
+    refit: a directory to save the chosen configurations to, trained on all training data, as a
+    deployable artefact (`xialpha predict`; saves the selection too, after the training, as the
+    artefact names it; spec, client: as for `refit`, which returns the models in memory instead).
     """
     check_path("store", store)
     check_text("sweep", sweep)
+    check_path("refit", refit)
+    check_path("spec", spec)
+    check_client(client)
+    check_flag("save", save)
     options = SelectionOptions(metric=metric, estimator=estimator, rho=rho, smooth=smooth, per_category=per_category,
                                average=average, cost_fn=cost_fn, cost_fp=cost_fp, runners_up=runners_up, alpha=alpha,
-                               save=save, partial=partial)
+                               save=save or refit is not None, partial=partial)
     result_store = ResultStore(store_location(store), create=False)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), options)
     if chosen.incomplete:
         warnings.warn(f"{chosen.incomplete}; this selection is of the rows stored so far", UserWarning, stacklevel=2)
-    if chosen.to_store:
-        result_store.add_selection(chosen.rows)
-    return tidy_selection(chosen.frame, sweep_labels(chosen.results))
+    labels = sweep_labels(chosen.results)
+    if options.save:
+        with _local_workers(client) if refit is not None else contextlib.nullcontext():
+            store_selection(result_store, chosen, labels, refit=refit, spec=None if spec is None else str(spec),
+                            client=client)
+    return tidy_selection(chosen.frame, labels)
 
 
 class TextClassifier:

@@ -11,12 +11,10 @@ saved before with the same objective and choices keeps its id and is not stored 
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
-from xialpha.models.artifact import check_target, save_artifact
 from xialpha.reports.formatting import plural
 from xialpha.reports.frames import tidy_selection
 from xialpha.reports.labels import sweep_labels
@@ -25,6 +23,7 @@ from xialpha.reports.verdicts import legend
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
+from xialpha.storing import store_selection
 
 
 def add_arguments(parser) -> None:
@@ -81,39 +80,15 @@ def run(args) -> int:
         print_table(key_table(labels.key(rows, ("", "runner_up_") if args.wide else ("",))))
     else:
         write_records(tidy_selection(rows, labels), args.format)
-    saved, n_models = _refit(store, rows, labels, args) if args.refit else (None, 0)
     status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
-    if not (args.save or args.refit):
+    if not options.save:
         print(f"selection {selection_id} not stored (--save stores it)", file=status)
         return 0
-    if chosen.to_store:
-        try:  # stored last: a command that fails (a bad --refit DIR, a refit error) leaves the store as it was
-            store.add_selection(chosen.rows)
-        except BaseException:
-            if saved is not None:
-                shutil.rmtree(saved, ignore_errors=True)
-            raise
+    done = store_selection(store, chosen, labels, refit=args.refit, spec=args.spec)
+    if done.stored:
         print(f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})", file=status)
     else:
         print(f"selection {selection_id} is stored already (the same choices)", file=status)
-    if saved is not None:
-        print(f"saved {plural(n_models, 'model')} to {saved}", file=status)
+    if done.artifact is not None:
+        print(f"saved {plural(done.n_models, 'model')} to {done.artifact}", file=status)
     return 0
-
-
-def _refit(store, rows, labels, args):
-    """Train the chosen configs on all training data and save the artefact to --refit: (its path, models).
-
-    The manifest names each category's config by its label (a ConfigLabels) and explains the labels.
-
-    --refit is checked before the training starts.
-    """
-    from xialpha.jobs.refit import refit_selection  # Dask, for --refit only
-
-    check_target(args.refit)
-    trained = refit_selection(store, rows.assign(label=labels.column(rows)), args.spec, "--refit")
-    first = rows.iloc[0]
-    provenance = {"sweep_id": args.sweep, "selection_id": str(first["selection_id"]), "store": store.uri,
-                  "data_fingerprint": str(first["data_fingerprint"]), "mode": str(first["mode"]),
-                  "labels": labels.key(rows).to_dict("records")}
-    return save_artifact(args.refit, trained, provenance), len(trained.models)

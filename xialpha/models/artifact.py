@@ -55,7 +55,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
 
     provenance: JSON-able facts for the manifest (sweep_id, selection_id, ...). The files are
     written into a hidden staging directory renamed to `directory` once complete: a failure (a
-    full disk: UserError naming --refit and the directory) leaves nothing behind.
+    full disk: UserError naming refit= and the directory) leaves nothing behind.
     """
     target = check_target(directory)
     try:
@@ -63,7 +63,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
         staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
         staging.mkdir()  # with the umask's permissions (tempfile.mkdtemp's are 0700: no one else could load it)
     except OSError as exc:
-        raise UserError(f"--refit: cannot write {target}: {exc.strerror or exc}") from None
+        raise UserError(f"refit=: cannot write {target}: {exc.strerror or exc}") from None
     try:
         model, arrays = _encode(trained)
         (staging / MODEL).write_text(json.dumps(model, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -85,24 +85,24 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(exc, OSError):
-            raise UserError(f"--refit: cannot write {target}: {exc.strerror or exc}") from None
+            raise UserError(f"refit=: cannot write {target}: {exc.strerror or exc}") from None
         raise
     return target
 
 
 def check_target(directory: str | Path) -> Path:
     """`directory` as a Path if an artefact can be saved there: absent or an empty directory,
-    below a writable directory. UserError (naming --refit) otherwise; nothing is created."""
+    below a writable directory. UserError (naming refit=) otherwise; nothing is created."""
     target = Path(directory)
     if target.is_symlink():  # replacing it would drop the link, following it would write elsewhere
         raise UserError(f"--refit: {target} is a symbolic link (to {os.readlink(target)}); give the directory itself")
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise UserError(f"--refit: {target} already exists and is not an empty directory")
+        raise UserError(f"refit=: {target} already exists and is not an empty directory")
     ancestor = target.absolute().parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise UserError(f"--refit: cannot create {target}: {ancestor} is not a writable directory")
+        raise UserError(f"refit=: cannot create {target}: {ancestor} is not a writable directory")
     return target
 
 

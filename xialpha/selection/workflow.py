@@ -3,7 +3,7 @@
 The sweep's "ok" rows are read, the objective gets the sweep's default estimator unless one is
 named, the selection is made with the stored per-example indicators for its significance tests,
 and its "selections" rows are made under a new id, or under the id of the same selection saved
-before. Storing them is the caller's: the command stores them last, after a refit succeeded.
+before. Storing them is `xialpha.storing.store_selection`'s: last, after a refit succeeded.
 """
 
 from __future__ import annotations
