@@ -67,6 +67,7 @@ from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha
 from xialpha.features import Preprocessing
 from xialpha.selection.choices import DEFAULT_ESTIMATOR
+from xialpha.selection.smoothing import smoothed_over_c
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_REUTERS = REPO.parent / "shared" / "corpora" / "reuters21578"
@@ -287,12 +288,10 @@ def _available(group: list[dict], selectors) -> list[str]:
 
 
 def _smoothed(group: list[dict], key: str) -> list[float]:
-    """group[i][key] averaged with its neighbours in C within the same preprocessing (grid order: C ascending)."""
-    values = []
-    for i, row in enumerate(group):
-        near = [group[k][key] for k in (i - 1, i, i + 1) if 0 <= k < len(group) and group[k]["prep"] == row["prep"]]
-        values.append(float(np.mean(near)))
-    return values
+    """group[i][key] averaged over C as selections average it (`xialpha.selection.smoothing`: its
+    neighbours in C within the same preprocessing, plateaus to their best average)."""
+    return smoothed_over_c([row["prep"] for row in group], [row["C"] for row in group],
+                           [row[key] for row in group]).tolist()
 
 
 def _costs(group: list[dict], selectors) -> dict:
