@@ -102,15 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + signum
 
 
-# library parameters whose command-line flag has another name
-PARAMETER_FLAGS = {"per_category": "--global"}
 _PARAMETER = re.compile(r"\b([a-z][a-z_]*)=(?:True\b)?(?=[:,;)\s]|$)")
 
 
 def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
     """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"}."""
     actions = parser._subparsers._group_actions[0].choices[command]._actions
-    return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings} | PARAMETER_FLAGS
+    return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
 
 
 def as_flags(message: str, flags: dict[str, str]) -> str:
