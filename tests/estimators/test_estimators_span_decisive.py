@@ -238,3 +238,15 @@ def test_a_sigmoid_kernel_takes_the_dense_path_whatever_the_method():
     fit = fit_svm(y, 1.0, gram=rows.block(np.arange(80), np.arange(80)), tol=1e-6)
     assert fit.stable
     assert _assert_calls_of_exact_spans(fit, rows, "iterative").method == "dense"
+
+
+def test_points_the_solve_leaves_undecided_are_computed_densely(monkeypatch):
+    """With the iterations capped at 2, most solved points stay undecided: the dense path computes
+    them exactly (by_exact), and the calls are still the exact spans'."""
+    from xialpha.estimators import span_iterative
+
+    monkeypatch.setattr(span_iterative, "MAX_ITERATIONS", 2)
+    X, y = _text_like(2, n=200, d=80)
+    fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+    calls = _assert_calls_of_exact_spans(fit, None, "iterative")
+    assert calls.by_exact > 10 and (calls.solve_iterations <= 2).all()

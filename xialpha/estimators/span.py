@@ -73,14 +73,10 @@ import scipy.linalg
 from numba import njit
 
 from xialpha.errors import UserError
+from xialpha.estimators import span_iterative
 from xialpha.estimators.kernel_rows import FeatureRows, NamedKernelRows, kernel_rows
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.span_iterative import (
-    BOUND_RTOL,
-    ROUNDING_RTOL,
-    UNDECIDED,
-    solve_calls,
-)
+from xialpha.estimators.span_iterative import BOUND_RTOL, ROUNDING_RTOL, UNDECIDED
 from xialpha.estimators.svm import SVMFit
 
 RIDGE_RTOL = 1e-8
@@ -270,7 +266,8 @@ def _iterative(kernel, points, unbounded, own, diag, t, ridge, spans, sv):
         by_bound += int((~todo).sum())
         if not todo.any():
             continue
-        solved = solve_calls(product, block[:, todo], diag[part][todo], own[part][todo], t[part][todo], ridge)
+        solved = span_iterative.solve_calls(product, block[:, todo], diag[part][todo], own[part][todo], t[part][todo],
+                                            ridge, max_iterations=span_iterative.MAX_ITERATIONS)
         done = solved.outcome != UNDECIDED
         spans[points[part][todo][done]] = solved.value[done]
         by_solve += int(done.sum())
