@@ -298,7 +298,7 @@ def test_report_from_python(swept, tmp_path):
     curves = xialpha.report(store, html=tmp_path / "report.html")
     assert len(curves) == 6 and set(curves["category"]) == {"cat00", "cat01"} and curves["estimate"].between(0, 1).all()
     assert "<html" in (tmp_path / "report.html").read_text(encoding="utf-8")
-    with pytest.raises(UserError, match="^estimator=: sweep 'api' has no 'loo' estimates"):
+    with pytest.raises(UserError, match="^estimator=: sweep 'api' computed no 'loo' estimates"):
         xialpha.report(store, estimator="loo")
 
 

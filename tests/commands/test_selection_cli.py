@@ -115,7 +115,7 @@ def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span,
     code, out, _ = run_cli(capsys, "report", uri, "--sweep", "plain")
     assert code == 0 and "best C by f1 of xa" in out
     code, _, err = run_cli(capsys, "select", uri, "--sweep", "plain", "--estimator", "span")
-    assert code == 2 and "--estimator: sweep 'plain' has no 'span' estimates" in err
+    assert code == 2 and "--estimator: sweep 'plain' computed no 'span' estimates" in err
 
 
 def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
@@ -242,7 +242,7 @@ def test_report_in_the_terminal(swept, capsys, monkeypatch):
     [
         (["select", "{uri}", "--sweep", "nope"], "--sweep: no sweep 'nope' in store"),
         (["select", "{uri}", "--sweep", "sel", "--rho", "3"], "--rho: sweep 'sel' has no results at rho=3"),
-        (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' has no 'loo' estimates"),
+        (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' computed no 'loo' estimates"),
         (["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"], "--cost-fn: applies to --metric cost only"),
         (["select", "{missing}", "--sweep", "sel"], "not a xialpha store: no such directory; `xialpha sweep SPEC --store"),
         (["select", "{empty}", "--sweep", "sel"], "not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep"),
@@ -386,3 +386,11 @@ def test_select_averages_over_C_neighbours_unless_told_not_to(swept, capsys, mon
     best = results[results["rho"] == 1.0].groupby("category")["span_f1"].max()
     assert np.allclose(alone["value"], best.loc[alone["category"]].to_numpy())
     assert np.allclose(alone["selection_value"], alone["value"])
+
+
+def test_an_estimator_the_sweep_did_not_compute_names_the_spec_key_that_turns_it_on(swept, capsys):
+    _, uri = swept
+    code, _, err = run_cli(capsys, "select", uri, "--estimator", "kfold")
+    assert code == 2
+    assert err.strip() == ("xialpha select: error: --estimator: sweep 'sel' computed no 'kfold' estimates; "
+                           "set [estimators] kfold in its spec and sweep again")  # no rho: k-fold has none

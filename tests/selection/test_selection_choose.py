@@ -109,7 +109,7 @@ def test_rho_and_estimator_must_have_results():
     assert select(results, objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(0.024)
     with pytest.raises(UserError, match=r"rho=: sweep 's1' has no results at rho=0\.5 \(stored: 1, 2\)"):
         select(results, objective("f1", rho=0.5), sweep_id="s1")
-    with pytest.raises(UserError, match="estimator=: sweep 's1' has no 'loo' estimates"):
+    with pytest.raises(UserError, match="estimator=: sweep 's1' computed no 'loo' estimates"):
         select(results, objective("f1", estimator="loo"), sweep_id="s1")
     with pytest.raises(UserError, match="metric=: must be one of"):
         objective("auc")

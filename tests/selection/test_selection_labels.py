@@ -44,6 +44,8 @@ def test_a_sweep_differing_in_preprocessing_names_the_parameters_that_differ():
     key = labels.key(pd.DataFrame([config(pp_id="1111aaaa2222bbbb")])).set_index("label")
     assert "stemming=porter" in key.loc["stemming=porter idf=none", "parameters"]
     assert "min_df=1 " in key.loc["stemming=porter idf=none", "parameters"]  # every parameter, as the spec spells it
+    # a fraction keeps its point: max_df=1 would read as "in at most one document"
+    assert "max_df=1.0 " in key.loc["stemming=porter idf=none", "parameters"]
 
 
 def test_a_sweep_differing_in_kernels_names_kernel_and_parameter_with_C_and_j():

@@ -10,13 +10,17 @@ preprocessing and kernel parts once each, with every parameter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import pandas as pd
 
 from xialpha.estimators import PARAMETER_NAMES
+from xialpha.features.preprocessing import Preprocessing
 from xialpha.reports.formatting import missing
 from xialpha.storage.schema import PP_PREFIX
+
+# The preprocessing parameters that are fractions (max_df), shown with a point.
+REAL_PARAMETERS = {field.name for field in fields(Preprocessing) if field.type == "float"}
 
 
 @dataclass(frozen=True)
@@ -97,10 +101,11 @@ def sweep_labels(results: pd.DataFrame) -> ConfigLabels:
 
 
 def _texts(table: pd.DataFrame, columns: list[str]) -> dict:
-    """column -> {id: the value as text ("none" when missing)}."""
+    """column -> {id: the value as text ("none" when missing)}; a whole value of a preprocessing
+    parameter that is a fraction keeps its point (max_df=1.0, not max_df=1: one document)."""
     out = {}
     for column in columns:
-        texts = _value_texts(table[column])
+        texts = _value_texts(table[column], keep_point=column.removeprefix(PP_PREFIX) in REAL_PARAMETERS)
         out[column] = {i: "none" if missing(v) else texts[v] for i, v in table[column].items()}
     return out
 
@@ -130,14 +135,15 @@ def _unique(labels: dict, fallback: str) -> dict:
     return out
 
 
-def _value_texts(values: pd.Series) -> dict:
+def _value_texts(values: pd.Series, keep_point: bool = False) -> dict:
     """Each distinct value -> its text: booleans true/false, numbers in the fewest significant
-    digits (4 to 17) that keep the distinct values apart, others as str."""
+    digits (4 to 17) that keep the distinct values apart (a whole one as "1.0" if `keep_point`),
+    others as str."""
     distinct = [v for v in dict.fromkeys(values.tolist()) if not missing(v)]
     numbers = [v for v in distinct if isinstance(v, (int, float)) and not isinstance(v, bool)]
     digits = next((d for d in range(4, 18) if len({_number(v, d) for v in numbers}) == len(set(numbers))), 17)
     return {v: ("true" if v else "false") if isinstance(v, bool)
-            else _number(v, digits) if v in numbers else str(v) for v in distinct}
+            else _number(v, digits, keep_point) if v in numbers else str(v) for v in distinct}
 
 
 def _part(name: str, texts: dict, value) -> str:
@@ -145,5 +151,6 @@ def _part(name: str, texts: dict, value) -> str:
     return f"{name}={texts.get(value, _number(value))}" if len(texts) > 1 else ""
 
 
-def _number(value, digits: int = 4) -> str:
-    return f"{float(value):.{digits}g}"
+def _number(value, digits: int = 4, keep_point: bool = False) -> str:
+    text = f"{float(value):.{digits}g}"
+    return f"{text}.0" if keep_point and text.lstrip("-").isdigit() else text

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.estimators.registry import always_on
+from xialpha.estimators.registry import always_on, estimator
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES
 from xialpha.selection.objective import Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows, rank_shared
@@ -118,11 +118,18 @@ def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -
     counts = objective.counts(rows)
     has_estimate = counts[["n", "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
     if not has_estimate.any():
-        raise UserError(
-            f"estimator=: sweep {sweep_id!r} has no {objective.estimator!r} estimates at rho={objective.rho:g}; "
-            "enable that estimator in the sweep spec"
-        )
+        raise UserError(f"estimator=: {_not_computed(sweep_id, objective)}")
     return rows[has_estimate]
+
+
+def _not_computed(sweep_id: str, objective: Objective) -> str:
+    """Why sweep `sweep_id` has no estimates of the objective's estimator, and the spec key that
+    turns it on (rho matters only to xi-alpha, computed at every rho)."""
+    switch = estimator(objective.estimator).switch
+    where = f" at rho={objective.rho:g}" if estimator(objective.estimator).per_rho else ""
+    how = (f"set [estimators] {switch.key} in its spec and sweep again" if switch is not None
+           else "sweep again with this version of xialpha")
+    return f"sweep {sweep_id!r} computed no {objective.estimator!r} estimates{where}; {how}"
 
 
 def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
