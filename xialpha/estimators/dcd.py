@@ -63,18 +63,25 @@ def _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, m
 
     state: [s = y^T a, u . m, v = mu s]; q_diag (n,) ||x_i - m||^2 + mu; x_m (n,) x_i . m; mm ||m||^2.
     order[:n_active]: the examples that may move (C_i > 0), permuted in place each epoch.
+    state[3:6]: the shrinking carried from subproblem to subproblem (the size of the active part of
+    order, and the last epoch's largest positive and smallest negative projected gradients), so a
+    subproblem after the first starts on the examples the last one left active.
+    An example is only ever shrunk while its own condition holds (alpha_i = 0 with a gradient
+    above a positive bound, or alpha_i = C_i below a negative one: projected gradient 0), so an
+    epoch that starts with every example active checks them all even if it shrinks some.
     Returns (epochs used, examples visited over them, converged).
     """
     s, um, v = state[0], state[1], state[2]
-    active = n_active
-    pg_max_old = np.inf
-    pg_min_old = -np.inf
+    active = int(state[3])
+    pg_max_old = state[4]
+    pg_min_old = state[5]
     epochs = 0
     visited = 0
     converged = False
     while epochs_done + epochs < max_epochs:
         epochs += 1
         visited += active
+        every = active == n_active  # this epoch checks every example
         pg_max = -np.inf
         pg_min = np.inf
         for k in range(active - 1, 0, -1):  # Fisher-Yates over the active part
@@ -123,17 +130,19 @@ def _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, m
                     um += delta * x_m[i]
                     v += mu * delta
             k += 1
+        if active < n_active:  # the shrunk examples' projected gradients are 0
+            pg_max = max(pg_max, 0.0)
+            pg_min = min(pg_min, 0.0)
         if pg_max - pg_min <= tol:
-            if active == n_active:
+            if every:
                 converged = True
                 break
             active = n_active  # converged on the shrunk set: check every example once more
-            pg_max_old = np.inf
-            pg_min_old = -np.inf
             continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
     state[0], state[1], state[2] = s, um, v
+    state[3], state[4], state[5] = active, pg_max_old, pg_min_old
     return epochs, visited, converged
 
 
@@ -182,7 +191,7 @@ def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, 
         um += u[f] * mean[f]
     w_m = um - s * mm  # w . m with w = u - s m
     weight = mu_first
-    state = np.array([s, um, weight * s])
+    state = np.array([s, um, weight * s, n_active, np.inf, -np.inf])
     shift = b + w_m - state[2]  # the start's centered threshold b + w . m, as shift + v
     epochs = 0
     visits = 0
