@@ -8,6 +8,7 @@ path, e.g. `batches.period: ...`; see config/drift.toml.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -120,7 +121,7 @@ class DriftSpec(GridSpec):
         return sorted(set(sizes)) + [n_batches]
 
 
-def load_drift_spec(path: str | Path) -> DriftSpec:
+def load_drift_spec(path: str | os.PathLike[str]) -> DriftSpec:
     """Read and validate a drift spec file (relative corpus paths are relative to the file)."""
     path = Path(path)
     return parse_drift_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)

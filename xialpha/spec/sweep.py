@@ -7,6 +7,7 @@ unknown keys are errors (a typo never silently falls back to a default). See con
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -89,7 +90,7 @@ def split_fingerprints(corpus: Corpus) -> Callable[[str | None], str]:
     return lambda split: (corpus if split is None else corpus.split(split)).fingerprint()
 
 
-def load_spec(path: str | Path, corpus: Corpus | None = None) -> SweepSpec:
+def load_spec(path: str | os.PathLike[str], corpus: Corpus | None = None) -> SweepSpec:
     """Read and validate a spec file (relative corpus paths are relative to the file); corpus: see `parse_spec`."""
     path = Path(path)
     return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem, corpus=corpus)
