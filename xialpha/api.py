@@ -22,8 +22,10 @@ import inspect
 import os
 import sys
 import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -53,6 +55,14 @@ from xialpha.storage.naming import choose_sweep, store_location
 from xialpha.storage.validate import missing_columns
 from xialpha.storing import store_selection
 
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from xialpha.concept_drift.report import DriftReport
+    from xialpha.jobs.sweep import SweepSummary
+    from xialpha.models.trained import TrainedSelection
+    from xialpha.spec.sweep import SweepSpec
+
 MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script '
               'again: put the code that calls it under `if __name__ == "__main__":` (or pass client= a running '
               'distributed.Client)')
@@ -64,7 +74,7 @@ class SweepResult:
     row of the sweep (`results`, a DataFrame as `results` returns it: one row per configuration,
     category and rho)."""
 
-    summary: object
+    summary: SweepSummary
     results: pd.DataFrame
     store: str
 
@@ -73,8 +83,9 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, quiet: bool = False,
-          force_new_run: bool = False) -> SweepResult:
+def sweep(spec: str | os.PathLike[str] | dict[str, Any], *, store: str | os.PathLike[str] | None = None,
+          client: Client | None = None, corpus: Corpus | Sequence[Iterable[Any]] | None = None, force: bool = False,
+          quiet: bool = False, force_new_run: bool = False) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
@@ -90,19 +101,19 @@ def sweep(spec, *, store=None, client=None, corpus=None, force: bool = False, qu
     check_client(client)
     for name, value in (("force", force), ("quiet", quiet), ("force_new_run", force_new_run)):
         check_flag(name, value)
-    spec = _spec(spec, corpus)
-    result_store = ResultStore(store_location(store, spec.store))
-    with _local_workers(client, spec.cluster.kind):
-        summary = run_sweep(spec, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client,
+    parsed = _spec(spec, corpus)
+    result_store = ResultStore(store_location(store, parsed.store))
+    with _local_workers(client, parsed.cluster.kind):
+        summary = run_sweep(parsed, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client,
                             force_new_run=force_new_run)
     if summary.held_out_note:
         warnings.warn(summary.held_out_note, UserWarning, stacklevel=2)
-    return SweepResult(summary, _tidy_results(result_store.read_results_df(spec.id, include_failed=True)),
+    return SweepResult(summary, _tidy_results(result_store.read_results_df(parsed.id, include_failed=True)),
                        result_store.uri)
 
 
 @contextlib.contextmanager
-def _local_workers(client, kind: str = "local"):
+def _local_workers(client: Client | None, kind: str = "local") -> Iterator[None]:
     """Around a call that starts a local cluster unless given a running `client` (the spec's
     cluster `kind`: only "local" starts processes here): UserError MAIN_GUARD before any process
     starts when the calling script lacks the guard, and one UserError saying why when the
@@ -161,7 +172,8 @@ def _is_main_test(node: ast.stmt) -> bool:
             and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
 
 
-def _spec(spec, corpus=None):
+def _spec(spec: str | os.PathLike[str] | dict[str, Any],
+          corpus: Corpus | Sequence[Iterable[Any]] | None = None) -> SweepSpec:
     """The SweepSpec of a path, TOML text or dict (`sweep`'s spec=), over `as_corpus(corpus)` if given."""
     corpus = None if corpus is None else as_corpus(corpus)
     if isinstance(spec, dict):
@@ -179,12 +191,12 @@ def _spec(spec, corpus=None):
     raise UserError(f"spec: give a path to a TOML file, TOML text or a dict, got {type(spec).__name__}")
 
 
-def _is_path(spec) -> bool:
+def _is_path(spec: object) -> bool:
     """spec= names a TOML file (a path, or a one-line string ending in .toml) rather than holding TOML text."""
     return isinstance(spec, os.PathLike) or (isinstance(spec, str) and "\n" not in spec and Path(spec).suffix == ".toml")
 
 
-def as_corpus(corpus):
+def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
     """corpus= as an `xialpha.corpora.Corpus`: one already, or (texts, label_sets) or (texts,
     label_sets, splits) with one label set (an iterable of category names, or one name) and one
     split name ("train", "test", ...) per text; documents are numbered 0..n-1."""
@@ -201,7 +213,8 @@ def as_corpus(corpus):
         raise UserError(f"corpus=: {exc}") from None
 
 
-def results(store=None, *, sweep: str | None = None, include_failed: bool = False) -> pd.DataFrame:
+def results(store: str | os.PathLike[str] | None = None, *, sweep: str | None = None,
+            include_failed: bool = False) -> pd.DataFrame:
     """The stored result rows of one sweep (the only one in the store when `sweep` is None), one
     per configuration, category and rho: `config` (the configuration's label, as the command
     line shows it) first, then category, C, j, kernel, rho, status, each estimator's estimates
@@ -218,11 +231,12 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
     return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
-def select(store=None, *, sweep: str | None = None, metric: str | None = None, estimator: str | None = None,
-           rho: float = DEFAULT_RHO, smooth: bool = DEFAULT_SMOOTH, per_category: bool = True, average: str = "macro",
-           cost_fn: float | None = None, cost_fp: float | None = None, runners_up: int = RUNNERS_UP,
-           alpha: float = ALPHA, save: bool = False, partial: bool = False, refit=None, spec=None,
-           client=None) -> pd.DataFrame:
+def select(store: str | os.PathLike[str] | None = None, *, sweep: str | None = None, metric: str | None = None,
+           estimator: str | None = None, rho: float = DEFAULT_RHO, smooth: bool = DEFAULT_SMOOTH,
+           per_category: bool = True, average: str = "macro", cost_fn: float | None = None,
+           cost_fp: float | None = None, runners_up: int = RUNNERS_UP, alpha: float = ALPHA, save: bool = False,
+           partial: bool = False, refit: str | os.PathLike[str] | None = None,
+           spec: str | os.PathLike[str] | None = None, client: Client | None = None) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
     The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
@@ -274,24 +288,24 @@ class TextClassifier:
     (m,) of -1/+1, `config` the chosen configuration. Picklable by the user.
     """
 
-    def __init__(self, trained, index: int):
+    def __init__(self, trained: TrainedSelection, index: int):
         self._trained, self._index = trained, index
         self.category = trained.models[index].category
         self.config = dict(trained.models[index].config)
         self.classes_ = np.array([-1, 1])
 
-    def decision_function(self, texts) -> np.ndarray:
+    def decision_function(self, texts: Iterable[str]) -> np.ndarray:
         item = self._trained.models[self._index]
         return item.model.decision_function(self._trained.features(item.preprocessing_id, texts=list(texts)))
 
-    def predict(self, texts) -> np.ndarray:
+    def predict(self, texts: Iterable[str]) -> np.ndarray:
         return np.where(self.decision_function(texts) > 0, 1, -1)
 
     def __repr__(self) -> str:
         return f"TextClassifier({self.category!r}, kernel={self.config.get('kernel')}, C={self.config.get('C')})"
 
 
-def _selection_argument(result_store, selection) -> pd.DataFrame:
+def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame) -> pd.DataFrame:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
         rows = read_selection(result_store, selection)
@@ -308,7 +322,7 @@ def _selection_argument(result_store, selection) -> pd.DataFrame:
     return rows
 
 
-def _saved(result_store, rows: pd.DataFrame) -> pd.DataFrame:
+def _saved(result_store: ResultStore, rows: pd.DataFrame) -> pd.DataFrame:
     """The selection `rows` as the store holds them: under their id, or the id of the same
     selection saved before, or stored now under their id (one write)."""
     selection_id = str(rows["selection_id"].iloc[0])
@@ -325,7 +339,9 @@ def _saved(result_store, rows: pd.DataFrame) -> pd.DataFrame:
     return read_selection(result_store, selection_id)
 
 
-def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict[str, TextClassifier]:
+def refit(store: str | os.PathLike[str] | None = None, *, selection: str | pd.DataFrame,
+          spec: str | os.PathLike[str] | None = None, corpus: Corpus | Sequence[Iterable[Any]] | None = None,
+          client: Client | None = None) -> dict[str, TextClassifier]:
     """Train the selected configurations on all training data: {category: TextClassifier}.
 
     selection: the DataFrame `select` returned, or the id of a stored selection. spec: the
@@ -344,7 +360,8 @@ def refit(store=None, *, selection, spec=None, corpus=None, client=None) -> dict
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
-def drift(spec, *, store=None, client=None, force: bool = False):
+def drift(spec: str | os.PathLike[str], *, store: str | os.PathLike[str] | None = None, client: Client | None = None,
+          force: bool = False) -> DriftReport:
     """Check the newest batch of a drift spec (a path to a TOML file, or TOML text) for concept
     drift and store the verdicts, as `xialpha drift` does; returns the `DriftReport`
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
@@ -354,17 +371,19 @@ def drift(spec, *, store=None, client=None, force: bool = False):
     check_client(client)
     check_flag("force", force)
     if _is_path(spec):
-        spec = load_drift_spec(spec)
+        parsed = load_drift_spec(spec)
     elif isinstance(spec, str):
-        spec = parse_drift_spec(spec, source="spec")
+        parsed = parse_drift_spec(spec, source="spec")
     else:
         raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
-    with _local_workers(client, spec.cluster.kind):
-        return run_drift_check(spec, ResultStore(store_location(store, spec.store)), force=force, client=client)
+    with _local_workers(client, parsed.cluster.kind):
+        return run_drift_check(parsed, ResultStore(store_location(store, parsed.store)), force=force, client=client)
 
 
-def certify(store=None, *, selection, test_split: str, force: bool = False, confidence: float = 0.95,
-            draws: int = 40_000, seed: int = 0, spec=None, corpus=None, client=None) -> pd.DataFrame:
+def certify(store: str | os.PathLike[str] | None = None, *, selection: str | pd.DataFrame, test_split: str,
+            force: bool = False, confidence: float = 0.95, draws: int = 40_000, seed: int = 0,
+            spec: str | os.PathLike[str] | None = None, corpus: Corpus | Sequence[Iterable[Any]] | None = None,
+            client: Client | None = None) -> pd.DataFrame:
     """Test a stored selection once on the sealed split `test_split`, as `xialpha certify` does,
     and store the result: one row per category, then "(micro)" and "(macro)", with the test
     counts, error, recall, precision, F1 and one-sided `confidence` bounds. A second
@@ -388,8 +407,9 @@ def certify(store=None, *, selection, test_split: str, force: bool = False, conf
                                  corpus=None if corpus is None else as_corpus(corpus), client=client)
 
 
-def report(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
-           estimator: str | None = None, rho: float | None = None, html=None) -> pd.DataFrame:
+def report(store: str | os.PathLike[str] | None = None, *, sweep: str | None = None, selection: str | None = None,
+           metric: str | None = None, estimator: str | None = None, rho: float | None = None,
+           html: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """A sweep's report as `xialpha report` shows it: returns the estimate curves (one row per
     category, config and C: `estimate` of `metric` by `estimator` at `rho`, `held_out` where the
     sweep computed it). selection: a saved selection's id (default: the newest per-category one);

@@ -9,6 +9,7 @@ I/O error): exit code 4; what was stored before stays stored.
 """
 
 import copy
+from collections.abc import Iterable
 
 
 class UserError(ValueError):
@@ -72,17 +73,18 @@ class StoreWarning(UserWarning):
     """Reads skipped unreadable or foreign files of a store; `xialpha store check` lists them."""
 
 
-def did_you_mean(name: str, known, *, listing: str | None = "stored", limit: int = 12, list_when_close: bool = True) -> str:
+def did_you_mean(name: str, known: Iterable[object], *, listing: str | None = "stored", limit: int = 12,
+                 list_when_close: bool = True) -> str:
     """The tail of a message about an unknown `name`: "; did you mean X?" when one of `known` is
     close (difflib), then " (<listing>: a, b, ...)" naming up to `limit` of them (left out when
     `listing` is None, or a close one was found and not `list_when_close`). Empty when there is
     nothing to add."""
     import difflib
 
-    known = [str(k) for k in known]
-    close = difflib.get_close_matches(str(name), known, n=1)
+    names = [str(k) for k in known]
+    close = difflib.get_close_matches(str(name), names, n=1)
     text = f"; did you mean {close[0]}?" if close else ""
-    if listing and known and (list_when_close or not close):
-        more = f", ... ({len(known) - limit} more)" if len(known) > limit else ""
-        text += f" ({listing}: {', '.join(known[:limit])}{more})"
+    if listing and names and (list_when_close or not close):
+        more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
+        text += f" ({listing}: {', '.join(names[:limit])}{more})"
     return text

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 import os
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn, overload
 
 from xialpha.errors import UserError
 
@@ -29,6 +29,12 @@ def check_flag(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         _refuse(name, value, "True or False")
     return value
+
+
+@overload
+def check_number(name: str, value: object, *, optional: Literal[False] = False) -> float: ...
+@overload
+def check_number(name: str, value: object, *, optional: bool) -> float | None: ...
 
 
 def check_number(name: str, value: object, *, optional: bool = False) -> float | None:

@@ -9,6 +9,7 @@ import inspect
 import os
 import types
 import typing
+from collections.abc import Callable
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.corpora.directory import DIRECTORY_PARTS, load_directory
@@ -19,7 +20,7 @@ from xialpha.corpora.synthetic import SYNTHETIC_PARTS, make_synthetic
 from xialpha.corpora.table import TABLE_PARTS, load_table
 from xialpha.errors import UserError, did_you_mean
 
-LOADERS = {
+LOADERS: dict[str, Callable[..., Corpus]] = {
     "reuters21578": load_reuters,
     "directory": load_directory,
     "svmlight": load_svmlight,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats
 
 from xialpha.estimators.metrics import metrics_from_counts
@@ -34,7 +35,7 @@ class Confusion:
     fn: int
     tn: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("tp", "fp", "fn", "tn"):
             value = getattr(self, name)
             if int(value) != value or value < 0:
@@ -43,7 +44,7 @@ class Confusion:
             raise ValueError("tp, fp, fn, tn: the test set is empty")
 
     @classmethod
-    def from_predictions(cls, y_true, y_pred) -> "Confusion":
+    def from_predictions(cls, y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> Confusion:
         """Counts from bool arrays (n,): truly positive, predicted positive."""
         t = np.asarray(y_true, dtype=bool)
         p = np.asarray(y_pred, dtype=bool)
@@ -108,7 +109,7 @@ def posterior_draws(c: Confusion, draws: int, rng: np.random.Generator) -> dict[
     }
 
 
-def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DRAWS, seed=0) -> float:
+def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> float:
     """One-sided lower bound on the population F1 (the Monte-Carlo method of Webber et al. 2013)."""
     if c.tp == 0:
         return 0.0
@@ -116,7 +117,8 @@ def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DR
     return float(np.quantile(sample, 1.0 - confidence))
 
 
-def macro_bounds(confusions: list[Confusion], confidence: float = CONFIDENCE, draws: int = DRAWS, seed=0) -> dict:
+def macro_bounds(confusions: list[Confusion], confidence: float = CONFIDENCE, draws: int = DRAWS,
+                 seed: int = 0) -> dict:
     """Bounds on the macro averages over categories: error_upper, *_lower for the others.
 
     Each category's posterior is drawn independently and the draws are averaged.

@@ -26,6 +26,7 @@ import operator
 import secrets
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,13 @@ from xialpha.selection.objective import metric_values
 from xialpha.spec.stored import sweep_spec
 from xialpha.storage.validate import typed_frame
 from xialpha.storage.schema import METRICS
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.spec.sweep import SweepSpec
+    from xialpha.storage.store import StoreQueries
 
 DATASET = "certifications"
 SEQUENTIAL_WARNING = (
@@ -77,8 +85,8 @@ class Run:
     claim: str | None
 
 
-def start_run(store, rows: pd.DataFrame, test_split: str, test_fingerprint: str, *, force: bool, confidence: float,
-              draws: int, seed: int) -> Run:
+def start_run(store: StoreQueries, rows: pd.DataFrame, test_split: str, test_fingerprint: str, *, force: bool,
+              confidence: float, draws: int, seed: int) -> Run:
     """Claim the test set for a new certification of the selection `rows`, or resume the one whose
     claim stands without rows when it has ended (see `xialpha.selection.claims`) and certified the
     same selection. UserError when the test set was used (unless forced), or is being used now."""
@@ -86,7 +94,7 @@ def start_run(store, rows: pd.DataFrame, test_split: str, test_fingerprint: str,
     previous = set() if stored.empty else set(stored["certification_id"])
     claim = store.claims.test_set_claim(test_fingerprint)
     holder = None if claim is None else str(claim.get("certification_id", "(unnamed claim)"))
-    if holder is not None and holder not in previous:
+    if claim is not None and holder is not None and holder not in previous:
         ended = holder_ended(claim, store.claims.test_set_beat(test_fingerprint))
         if not force:
             _check_pending(claim, holder, ended, str(rows["selection_id"].iloc[0]))
@@ -125,7 +133,7 @@ def _check_pending(claim: dict, holder: str, ended: str | None, selection_id: st
                         f"{claim.get('selection_id')} on it again to resume it with the same draws, or force=True")
 
 
-def store_certification(store, rows: list[dict], run: Run) -> None:
+def store_certification(store: StoreQueries, rows: list[dict], run: Run) -> None:
     """Store a certification's rows; if they cannot be stored, the claim `run` made is withdrawn."""
     try:
         store.add_certification(rows)
@@ -181,9 +189,9 @@ def certification_rows(frame: pd.DataFrame, identity: dict) -> list[dict]:
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
 
 
-def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool = False,
+def certify_selection(store: StoreQueries, rows: pd.DataFrame, test_split: str, *, force: bool = False,
                       confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0, spec_path: str | None = None,
-                      corpus=None, client=None):
+                      corpus: Corpus | None = None, client: Client | None = None) -> pd.DataFrame:
     """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
     them once on `test_split`, store the certification's rows and return them as the store gives
     them back (a DataFrame). The training and the counting run on the sweep's cluster (`client`: a
@@ -215,6 +223,8 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
             if run.claim is not None:
                 store.claims.withdraw(run.claim)  # nothing of the test set was shown
             raise
+    if held is None:  # train() counts on the held-out split it is given
+        raise ValueError(f"no held-out counts on {test_split!r}")
     confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
     frame = certification_frame(confusions, dict(zip(rows["category"], rows["config_key"])),
                                 confidence=run.confidence, draws=run.draws, seed=run.seed)
@@ -227,7 +237,7 @@ def certify_selection(store, rows: pd.DataFrame, test_split: str, *, force: bool
     return typed_frame(DATASET, rows)
 
 
-def _check_split(spec, name: str, estimator: str, force: bool) -> None:
+def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> None:
     """Refuse splits the sweep trained or selected on; warn where held-out values were computed."""
     train_split = spec.corpus.train_split
     if train_split is None:

@@ -19,8 +19,12 @@ import os
 import socket
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import psutil
+
+if TYPE_CHECKING:
+    from xialpha.storage.store import StoreQueries
 
 HEARTBEAT_SECONDS = 30.0
 STALE_SECONDS = 600.0  # 20 heartbeats missed: ended, for a holder on another host (clocks agreeing within minutes)
@@ -43,6 +47,8 @@ def holder_ended(claim: dict, last_beat: dict | None) -> str | None:
     if host == socket.gethostname():
         return None if _running(pid, claim.get("process_started")) else f"process {pid} on {host} is gone"
     last = (last_beat or {}).get("at", claim.get("claimed_at"))
+    if not isinstance(last, str):  # fromisoformat would raise TypeError, caught below
+        return None
     try:
         age = (datetime.datetime.now(datetime.timezone.utc) - datetime.datetime.fromisoformat(last)).total_seconds()
     except (TypeError, ValueError):
@@ -52,7 +58,7 @@ def holder_ended(claim: dict, last_beat: dict | None) -> str | None:
     return f"process {pid} on {host} has given no sign of life for {age / 60:.0f} minutes"
 
 
-def _running(pid: int, started) -> bool:
+def _running(pid: int, started: object) -> bool:
     """Process `pid` of this host runs and is the one that started at `started` (epoch seconds)."""
     try:
         process = psutil.Process(pid)
@@ -66,7 +72,7 @@ def _running(pid: int, started) -> bool:
 
 
 @contextlib.contextmanager
-def heartbeat(store, test_fingerprint: str, seconds: float = HEARTBEAT_SECONDS) -> Iterator[None]:
+def heartbeat(store: StoreQueries, test_fingerprint: str, seconds: float = HEARTBEAT_SECONDS) -> Iterator[None]:
     """Inside, the claim of `test_fingerprint` gets a heartbeat every `seconds`; deleted on the way out."""
     stop = threading.Event()
 

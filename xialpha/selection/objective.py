@@ -19,7 +19,9 @@ per-category values (Yang & Liu 1999). cost is the average cost per decision
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,7 +53,7 @@ class Objective:
     cost_fp: float = 1.0
     smooth: bool = DEFAULT_SMOOTH
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.metric not in MAXIMISED:
             raise UserError(f"metric=: must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}")
         if self.estimator not in SHOWN_ESTIMATORS:
@@ -70,12 +72,12 @@ class Objective:
             raise UserError(f"smooth=: must be True or False, got {self.smooth!r}")
 
     @classmethod
-    def of_selection(cls, row) -> "Objective":
+    def of_selection(cls, row: Mapping[str, Any]) -> Objective:
         """The objective a stored selection row (a mapping: "selections" columns) was chosen by; a
         selection stored before smoothing existed (smooth_c null) was ranked without it."""
         smooth = row.get("smooth_c")
         return cls(metric=row["metric"], estimator=row["estimator"], rho=float(row["rho"]),
-                   average=row.get("average") if isinstance(row.get("average"), str) else "macro",
+                   average=row["average"] if isinstance(row.get("average"), str) else "macro",
                    cost_fn=float(row["cost_fn"]), cost_fp=float(row["cost_fp"]),
                    smooth=False if smooth is None or pd.isna(smooth) else bool(smooth))
 

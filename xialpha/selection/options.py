@@ -45,7 +45,7 @@ class SelectionOptions:
     save: bool = False
     partial: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_text("metric", self.metric)
         check_text("estimator", self.estimator)
         check_text("average", self.average, optional=False)
@@ -67,6 +67,8 @@ class SelectionOptions:
 
     def objective(self, default_estimator: str) -> Objective:
         """The Objective these options select by; `default_estimator` where no estimator was named."""
+        if self.metric is None:  # __post_init__ fills it in
+            raise ValueError("SelectionOptions.metric: unset")
         costs = {name: getattr(self, name) for name in COSTS if getattr(self, name) is not None}
         return Objective(metric=self.metric, estimator=self.estimator or default_estimator, rho=self.rho,
                          average=self.average, smooth=self.smooth, **costs)

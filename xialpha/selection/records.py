@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime
 import secrets
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -28,6 +29,9 @@ from xialpha.selection.objective import stored_values
 from xialpha.selection.selector import Selection
 from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES, SELECTION_ESTIMATES
 from xialpha.storage.validate import typed_frame
+
+if TYPE_CHECKING:
+    from xialpha.storage.store import StoreQueries
 
 DATASET = "selections"
 
@@ -82,7 +86,7 @@ SAME_SELECTION = ("category", "mode", "metric", "estimator", "rho", "average", "
                   "alpha", "config_key", "value", "runner_up_config_key", "n_runners_up")
 
 
-def rows_to_save(store, selection: Selection, save: bool) -> tuple[list[dict], bool]:
+def rows_to_save(store: StoreQueries, selection: Selection, save: bool) -> tuple[list[dict], bool]:
     """The "selections" rows of `selection` and whether they still need storing: under a new id;
     with `save`, under the id of a stored selection that is the same (SAME_SELECTION) if there is
     one, so that saving a selection twice (`select --save`, then `select --refit`) keeps one id,
@@ -94,7 +98,7 @@ def rows_to_save(store, selection: Selection, save: bool) -> tuple[list[dict], b
     return (rows, True) if same is None else (selection_records(selection, same), False)
 
 
-def same_selection_id(store, frame: pd.DataFrame) -> str | None:
+def same_selection_id(store: StoreQueries, frame: pd.DataFrame) -> str | None:
     """The id of a stored selection that is the same (SAME_SELECTION) as the selection rows
     `frame` (as `records_frame` gives them), or None."""
     stored = store.selections(sweep_id=str(frame["sweep_id"].iloc[0]))
@@ -122,7 +126,7 @@ def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     }
 
 
-def read_selection(store, selection_id: str, sweep_id: str | None = None) -> pd.DataFrame:
+def read_selection(store: StoreQueries, selection_id: str, sweep_id: str | None = None) -> pd.DataFrame:
     """The rows of saved selection `selection_id` (of `sweep_id`, when given), sorted by category;
     UserError naming the saved ones, and saying how to save one, when it is not stored."""
     rows = store.selections(selection_id=selection_id)
@@ -138,7 +142,7 @@ def read_selection(store, selection_id: str, sweep_id: str | None = None) -> pd.
     return rows.sort_values("category").reset_index(drop=True)
 
 
-def newest_selection(store, sweep_id: str, mode: str = "category") -> pd.DataFrame | None:
+def newest_selection(store: StoreQueries, sweep_id: str, mode: str = "category") -> pd.DataFrame | None:
     """The rows of the newest saved selection of `sweep_id` made in `mode` ("category": one
     configuration per category, "global"), sorted by category; None when there is none (a row
     without a mode, hand-written, is of none)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,9 @@ from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES
 from xialpha.selection.objective import Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
+
+if TYPE_CHECKING:
+    from xialpha.storage.store import StoreQueries
 
 RUNNERS_UP = 3
 RHO_ATOL = 1e-9
@@ -89,13 +93,15 @@ def select(
     return _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha)
 
 
-def select_stored(store, results: pd.DataFrame, objective: Objective, *, sweep_id: str, **options) -> Selection:
+def select_stored(store: StoreQueries, results: pd.DataFrame, objective: Objective, *, sweep_id: str,
+                  per_category: bool = True, runners_up: int = RUNNERS_UP, alpha: float = ALPHA) -> Selection:
     """`select` on `results` read from `store`, with the store's per-example indicators of the
     objective's estimator for the micro tests; options: per_category, runners_up, alpha."""
-    def load_indicators(keys):
+    def load_indicators(keys: list[str]) -> dict[str, np.ndarray]:
         return store.read_examples(keys, estimator=objective.estimator, sweep_id=sweep_id)
 
-    return select(results, objective, sweep_id=sweep_id, load_indicators=load_indicators, **options)
+    return select(results, objective, sweep_id=sweep_id, load_indicators=load_indicators,
+                  per_category=per_category, runners_up=runners_up, alpha=alpha)
 
 
 def default_estimator(results: pd.DataFrame) -> str:
@@ -138,7 +144,8 @@ def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
     return results[np.isclose(results["rho"].astype(float), rho, rtol=0, atol=RHO_ATOL)]
 
 
-def _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha) -> Selection:
+def _select_per_category(rows: pd.DataFrame, objective: Objective, categories: list[str], sweep_id: str,
+                         runners_up: int, loader: IndicatorLoader, alpha: float) -> Selection:
     ranked = {category: rank_rows(rows[rows["category"] == category], objective) for category in categories}
     keys = [key for frame in ranked.values() for key in frame["config_key"].head(1 + runners_up)]
     indicators = loader(keys)
@@ -155,7 +162,8 @@ def _select_per_category(rows, objective, categories, sweep_id, runners_up, load
     return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
 
 
-def _select_shared(rows, objective, categories, sweep_id, runners_up, loader, alpha) -> Selection:
+def _select_shared(rows: pd.DataFrame, objective: Objective, categories: list[str], sweep_id: str,
+                   runners_up: int, loader: IndicatorLoader, alpha: float) -> Selection:
     groups = rank_shared(rows, objective, categories)
     if groups.empty:
         raise UserError(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from xialpha.stats import (
     TestResult,
@@ -54,8 +55,8 @@ class Comparison:
 def compare(
     chosen_keys: list[str],
     other_keys: list[str],
-    chosen_values,
-    other_values,
+    chosen_values: npt.ArrayLike,
+    other_values: npt.ArrayLike,
     indicators: Mapping[str, np.ndarray],
     *,
     maximise: bool,
@@ -81,7 +82,8 @@ def compare(
     return Comparison(**tests)
 
 
-def _micro_outcomes(chosen_keys, other_keys, indicators) -> tuple[np.ndarray, np.ndarray] | None:
+def _micro_outcomes(chosen_keys: list[str], other_keys: list[str],
+                    indicators: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
     a_parts, b_parts = [], []
     for a_key, b_key in zip(chosen_keys, other_keys):
         a, b = indicators.get(a_key), indicators.get(b_key)

@@ -16,13 +16,17 @@ demo, span's F1 equal at C = 3 and C = 10 chose 10.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 VALUE_DECIMALS = 12  # values equal to this many decimals are equal (a plateau here, a tie in a ranking)
 
 
-def smoothed_over_c(groups, C, values, maximise: bool = True) -> np.ndarray:
+def smoothed_over_c(groups: Iterable[object], C: npt.ArrayLike, values: npt.ArrayLike,
+                    maximise: bool = True) -> np.ndarray:
     """(m,) each value averaged with the values at the next smaller and next larger C of its group.
 
     groups: (m,) hashable labels (configurations that differ only in C share one); C: (m,) floats;

@@ -9,6 +9,7 @@ before. Storing them is `xialpha.storing.store_selection`'s: last, after a refit
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -19,6 +20,9 @@ from xialpha.selection.objective import Objective
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import rows_to_save, records_frame
 from xialpha.selection.selector import default_estimator, select_stored
+
+if TYPE_CHECKING:
+    from xialpha.storage.store import StoreQueries
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,7 +40,7 @@ class SweepSelection:
     incomplete: str | None = None
 
 
-def select_sweep(store, sweep_id: str, options: SelectionOptions) -> SweepSelection:
+def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) -> SweepSelection:
     """Select from the results of `sweep_id` in `store` as `options` ask; their estimator None:
     the sweep's default (`default_estimator`); with options.save, the id of the same selection
     stored before is reused (see `rows_to_save`). UserError when saving a selection of a sweep that
@@ -54,7 +58,7 @@ def select_sweep(store, sweep_id: str, options: SelectionOptions) -> SweepSelect
                           incomplete)
 
 
-def _incomplete(store, sweep_id: str) -> str | None:
+def _incomplete(store: StoreQueries, sweep_id: str) -> str | None:
     """A sentence when sweep `sweep_id` misses rows its newest run planned, else None."""
     missing = missing_rows(store, sweep_id)
     if not missing or not missing[0]:

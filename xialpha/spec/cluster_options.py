@@ -9,9 +9,13 @@ from __future__ import annotations
 import os
 import re
 import ssl
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from xialpha.errors import UserError
 from xialpha.spec.tables import parse_size
+
+if TYPE_CHECKING:
+    from xialpha.spec.cluster import ClusterSpec
 
 SECURITY_FILES = ("ca_file", "cert_file", "key_file")
 ADDRESS = re.compile(r"^((tcp|tls|ws|wss|ucx)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?$")
@@ -19,7 +23,7 @@ WALLTIME = re.compile(r"^(\d+-)?(\d{1,2}:)?\d{1,2}:\d{2}$")  # SLURM: [D-][HH:]M
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
-def check_cluster(spec) -> None:
+def check_cluster(spec: ClusterSpec) -> None:
     """Validate `[cluster]` at spec time: kind options, sizes, the address and the TLS files.
 
     Raises UserError naming the key, e.g. `cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'`.
@@ -54,7 +58,7 @@ def check_security_files(files: dict) -> None:
         context.load_verify_locations(cafile=files["ca_file"])
     except (ssl.SSLError, ValueError) as exc:
         raise UserError(f"cluster.security.ca_file: not a PEM CA certificate: {files['ca_file']} ({exc})") from None
-    def no_passphrase():  # else OpenSSL asks for one on the terminal (and fails without one)
+    def no_passphrase() -> NoReturn:  # else OpenSSL asks for one on the terminal (and fails without one)
         raise UserError(f"cluster.security.key_file: {files['key_file']} is protected by a passphrase; Dask's TLS "
                         "needs a key without one (openssl pkey -in KEY -out KEY.plain)")
 
@@ -67,7 +71,7 @@ def check_security_files(files: dict) -> None:
                         f"{files['key_file']}: {files['cert_file']} ({exc})") from None
 
 
-def check_address(name: str, address: str, security) -> None:
+def check_address(name: str, address: str, security: object) -> None:
     """UserError naming `name` unless `address` is a scheduler address, tls:// exactly when `security` is set."""
     if not ADDRESS.match(address):
         raise UserError(f"{name}: not a scheduler address like tcp://host:8786 or tls://host:8786, got {address!r}")
@@ -85,55 +89,55 @@ def _check_options(kind: str, options: dict, checks: dict) -> None:
         checks[key](f"cluster.{key}", value)
 
 
-def _string(path: str, value) -> str:
+def _string(path: str, value: object) -> str:
     if not isinstance(value, str) or not value:
         raise UserError(f"{path}: must be a non-empty string, got {value!r}")
     return value
 
 
-def _string_list(path: str, value) -> list:
+def _string_list(path: str, value: object) -> list:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UserError(f"{path}: must be a list of strings, got {value!r}")
     return value
 
 
-def _positive_int(path: str, value) -> int:
+def _positive_int(path: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise UserError(f"{path}: must be an integer >= 1, got {value!r}")
     return value
 
 
-def _positive_number(path: str, value) -> float:
+def _positive_number(path: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise UserError(f"{path}: must be a number > 0, got {value!r}")
     return value
 
 
-def _walltime(path: str, value) -> str:
+def _walltime(path: str, value: object) -> str:
     if not isinstance(value, str) or not WALLTIME.match(value):
         raise UserError(f"{path}: must be a SLURM time [D-]HH:MM:SS, got {value!r}")
     return value
 
 
-def _dns_label(path: str, value) -> str:
+def _dns_label(path: str, value: object) -> str:
     if not isinstance(value, str) or not DNS_LABEL.match(value):
         raise UserError(f"{path}: must be a Kubernetes name (lower-case letters, digits, '-', at most 63), got {value!r}")
     return value
 
 
-def _env(path: str, value) -> dict:
+def _env(path: str, value: object) -> dict:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise UserError(f"{path}: must be a table of string values, got {value!r}")
     return value
 
 
-def _resources(path: str, value) -> dict:
+def _resources(path: str, value: object) -> dict:
     if not isinstance(value, dict) or not all(k in ("requests", "limits") and isinstance(v, dict) for k, v in value.items()):
         raise UserError(f"{path}: must be a table with requests and/or limits tables, got {value!r}")
     return value
 
 
-def _pull_policy(path: str, value) -> str:
+def _pull_policy(path: str, value: Any) -> str:
     if value not in ("Always", "IfNotPresent", "Never"):
         raise UserError(f"{path}: must be one of Always, IfNotPresent, Never, got {value!r}")
     return value

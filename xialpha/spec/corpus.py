@@ -9,9 +9,10 @@ import contextlib
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xialpha.corpora import reuters_files
 from xialpha.corpora.corpus import choose_categories
@@ -19,6 +20,9 @@ from xialpha.corpora.loading import check_loader_arguments, load_corpus
 from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
 from xialpha.errors import UserError, did_you_mean
 from xialpha.spec.tables import Table
+
+if TYPE_CHECKING:
+    from xialpha.corpora.corpus import Corpus
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")  # a corpus path that is a URL, not a local file
 IN_MEMORY = "(in memory)"  # CorpusSpec.loader of a corpus given to parse_spec(corpus=)
@@ -59,9 +63,9 @@ class CorpusSpec:
     validation_seed: int = 0
 
     source: str = field(default="", compare=False)  # the spec file, for messages
-    data: object = field(default=None, compare=False, repr=False)  # the in-memory `xialpha.corpora.Corpus`
+    data: Corpus | None = field(default=None, compare=False, repr=False)  # the in-memory `xialpha.corpora.Corpus`
 
-    def load(self):
+    def load(self) -> Corpus:
         """Load the whole corpus (all splits) in this process; errors name the spec file and the
         key. A sweep reads it on the cluster instead (`xialpha.jobs.data.load_on_cluster`), part by
         part with the same functions, so both give the same documents."""
@@ -73,6 +77,8 @@ class CorpusSpec:
                 corpus = load_corpus(self.loader, **self.args)
         if self.validation_fraction is None:
             return corpus
+        if self.train_split is None:  # parse_corpus requires it with validation_fraction
+            raise UserError("needs corpus.train_split (the split it is carved from)", key="corpus.validation_fraction")
         return carve_validation(corpus, self.train_split, self.validation_fraction, self.validation_seed,
                                 self.source or "<spec>")
 
@@ -101,7 +107,7 @@ class CorpusSpec:
 
 
 @contextlib.contextmanager
-def corpus_errors(source: str | None = None):
+def corpus_errors(source: str | None = None) -> Iterator[None]:
     """A loader's UserError about an argument (its key "label_column", "path.train") named as the
     spec's key ("corpus.label_column") in spec file `source`; one naming its file already is
     complete (`CorpusSpec.check_paths`)."""

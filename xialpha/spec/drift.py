@@ -8,9 +8,12 @@ path, e.g. `batches.period: ...`; see config/drift.toml.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +25,9 @@ from xialpha.spec.corpus import parse_corpus
 from xialpha.spec.grid import GridSpec, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
+
+if TYPE_CHECKING:
+    from xialpha.corpora.corpus import Corpus
 
 BATCH_SOURCES = ("time", "split")
 _PERIOD = re.compile(r"^\s*(\d*)\s*([hDWMY])\s*$")
@@ -69,6 +75,12 @@ class BatchSpec:
     by: str = "time"
     period: Period | None = None
 
+    def time_period(self) -> Period:
+        """`period`, which batches by "time" always have (`_batches` requires it)."""
+        if self.period is None:
+            raise ValueError('batches by "time" need a period')
+        return self.period
+
 
 @dataclass(frozen=True)
 class DriftSpec(GridSpec):
@@ -109,7 +121,7 @@ class DriftSpec(GridSpec):
         return sorted(set(sizes)) + [n_batches]
 
 
-def load_drift_spec(path: str | Path) -> DriftSpec:
+def load_drift_spec(path: str | os.PathLike[str]) -> DriftSpec:
     """Read and validate a drift spec file (relative corpus paths are relative to the file)."""
     path = Path(path)
     return parse_drift_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)
@@ -223,7 +235,7 @@ class Stream:
 UNKNOWN_BATCH = np.iinfo(np.int64).max  # the batch key of a document without a time
 
 
-def split_batches(corpus, batches: BatchSpec, train_split: str | None = None) -> Stream:
+def split_batches(corpus: Corpus, batches: BatchSpec, train_split: str | None = None) -> Stream:
     """Order `corpus` into batches as `batches` says (after keeping only split `train_split`), in
     this process (a drift check on a cluster computes the same keys part by part)."""
     if train_split is not None:
@@ -240,7 +252,7 @@ def split_batches(corpus, batches: BatchSpec, train_split: str | None = None) ->
     return Stream(corpus.subset(order), layout.batch_ids, layout.starts, layout.n_dropped)
 
 
-def batch_keys(corpus, batches: BatchSpec, ranks: dict[str, int] | None) -> np.ndarray:
+def batch_keys(corpus: Corpus, batches: BatchSpec, ranks: dict[str, int] | None) -> np.ndarray:
     """(n,) int64: each document's batch key, ordered as the batches are (a time bin of
     `batches.period`, or the rank of its split name in `ranks`); UNKNOWN_BATCH without a time."""
     if batches.by == "time":
@@ -249,14 +261,16 @@ def batch_keys(corpus, batches: BatchSpec, ranks: dict[str, int] | None) -> np.n
                             'use by = "split" or a loader with a time column')
         known = ~np.isnat(corpus.timestamps)
         keys = np.full(len(corpus), UNKNOWN_BATCH)
-        keys[known] = batches.period.bins(corpus.timestamps[known])
+        keys[known] = batches.time_period().bins(corpus.timestamps[known])
         return keys
     if corpus.splits is None:
         raise UserError(f'batches.by: "split" needs split labels, and corpus {corpus.name!r} has none')
+    if ranks is None:
+        raise ValueError('batch_keys: batches by "split" need the ranks of the split names')
     return np.array([ranks[s] for s in corpus.splits.tolist()], dtype=np.int64)
 
 
-def split_ranks(names) -> dict[str, int]:
+def split_ranks(names: Iterable[str]) -> dict[str, int]:
     """{split name: batch rank}, digit runs ordered by value (batch2 before batch10)."""
     return {name: i for i, name in enumerate(sorted(names, key=_natural_key))}
 
@@ -285,7 +299,7 @@ def stream_layout(key_counts: dict[int, int], n_dropped: int, batches: BatchSpec
         raise UserError(f"batches: the corpus falls into {len(key_counts)} batch; a drift check needs at least 2")
     keys = sorted(key_counts)
     names = {rank: split for split, rank in (ranks or {}).items()}
-    labels = tuple(batches.period.label(k) if batches.by == "time" else names[k] for k in keys)
+    labels = tuple(batches.time_period().label(k) if batches.by == "time" else names[k] for k in keys)
     starts = np.concatenate([[0], np.cumsum([key_counts[k] for k in keys])]).astype(np.int64)
     return StreamLayout(labels, starts, n_dropped)
 

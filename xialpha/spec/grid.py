@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, TypeVar
 
 from xialpha.errors import UserError, did_you_mean
 from xialpha.estimators.validation import TOL_RANGE
@@ -13,6 +14,11 @@ from xialpha.features.kernels import Kernel
 from xialpha.features.preprocessing import Preprocessing
 from xialpha.spec.corpus import CorpusSpec
 from xialpha.spec.tables import Table
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_Dataclass = TypeVar("_Dataclass", bound="DataclassInstance")
 
 DEFAULT_MAX_CONFIGS = 100_000  # max_configs: preprocessings x kernels x C x j per category
 
@@ -80,7 +86,7 @@ def _kernels(entries: list) -> tuple:
     return _unique(kernels, "kernels")
 
 
-def _construct(cls, kwargs: dict, path: str):
+def _construct(cls: type[_Dataclass], kwargs: dict, path: str) -> _Dataclass:
     """cls(**kwargs) for a dataclass; an unknown key names the closest field, and an error about one
     of its fields is named as that key in the table at `path`."""
     known = [f.name for f in fields(cls) if f.init]

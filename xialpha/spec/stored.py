@@ -8,11 +8,18 @@ so a moved or changed corpus is refused, never used silently.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xialpha.errors import UserError
-from xialpha.spec.sweep import load_spec, parse_spec
+from xialpha.spec.sweep import SweepSpec, load_spec, parse_spec
+
+if TYPE_CHECKING:
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.storage.store import StoreQueries
 
 
-def sweep_spec(store, sweep_id: str, data_fingerprint: str, spec_path: str | None = None, corpus=None):
+def sweep_spec(store: StoreQueries, sweep_id: str, data_fingerprint: str, spec_path: str | None = None,
+               corpus: Corpus | None = None) -> SweepSpec:
     """The spec of `sweep_id` whose training data has `data_fingerprint`; `corpus`: the in-memory
     corpus the sweep was given (`parse_spec(corpus=)`), None to load the spec's."""
     if spec_path is not None:
@@ -24,7 +31,7 @@ def sweep_spec(store, sweep_id: str, data_fingerprint: str, spec_path: str | Non
     return parse_spec(text, source=f"sweep {sweep_id!r} spec", base_dir=spec_dir, corpus=corpus)
 
 
-def _stored_spec(store, sweep_id: str, data_fingerprint: str) -> tuple[str, str | None]:
+def _stored_spec(store: StoreQueries, sweep_id: str, data_fingerprint: str) -> tuple[str, str | None]:
     """The newest recorded spec text of the sweep on this data, and the directory it was read from."""
     runs = store.runs(sweep_id)
     if not runs.empty:

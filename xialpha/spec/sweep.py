@@ -7,8 +7,11 @@ unknown keys are errors (a typo never silently falls back to a default). See con
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import DEFAULT_SETTINGS, HELD_OUT, SELECTABLE, SETTINGS, default_for, switched_on
@@ -18,6 +21,10 @@ from xialpha.spec.corpus import parse_corpus
 from xialpha.spec.grid import GridSpec, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
 from xialpha.storage.schema import METRICS, SWEEP_ID_RULE, valid_sweep_id
+
+if TYPE_CHECKING:
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.estimators.registry import Setting
 
 METRIC_NAMES = METRICS
 
@@ -31,7 +38,7 @@ class EstimatorSpec:
     rhos: tuple[float, ...] = (1.0,)
     settings: tuple[tuple[str, object], ...] = tuple(DEFAULT_SETTINGS.items())
 
-    def __getitem__(self, key: str):
+    def __getitem__(self, key: str) -> object:
         return self.values[key]
 
     @property
@@ -68,7 +75,7 @@ class SweepSpec(GridSpec):
         it (the holdout estimator), else None."""
         return self.corpus.test_split if self.estimators.needs(HELD_OUT) else None
 
-    def data_fingerprint(self, fingerprint) -> str:
+    def data_fingerprint(self, fingerprint: Callable[[str | None], str]) -> str:
         """What the results depend on in the corpus loaded from this spec: the training split's
         fingerprint, combined with the test split's when the holdout estimator runs on it.
         fingerprint(split): the fingerprint of a split of that corpus (None: all of it)."""
@@ -78,19 +85,19 @@ class SweepSpec(GridSpec):
         return value
 
 
-def split_fingerprints(corpus):
+def split_fingerprints(corpus: Corpus) -> Callable[[str | None], str]:
     """fingerprint(split) of an in-memory corpus, as `SweepSpec.data_fingerprint` takes it."""
     return lambda split: (corpus if split is None else corpus.split(split)).fingerprint()
 
 
-def load_spec(path: str | Path, corpus=None) -> SweepSpec:
+def load_spec(path: str | os.PathLike[str], corpus: Corpus | None = None) -> SweepSpec:
     """Read and validate a spec file (relative corpus paths are relative to the file); corpus: see `parse_spec`."""
     path = Path(path)
     return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem, corpus=corpus)
 
 
-def parse_spec(text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "sweep",
-               corpus=None) -> SweepSpec:
+def parse_spec(text: str, source: str = "<spec>", base_dir: str | Path | None = None, default_id: str = "sweep",
+               corpus: Corpus | None = None) -> SweepSpec:
     """Validate spec text; errors name `source` and the key path.
 
     corpus: an `xialpha.corpora.Corpus` to sweep instead of loading one; the spec's [corpus] table
@@ -113,7 +120,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
         id=sweep_id,
         store=sweep.str("store", None),
         metric=sweep.choice("metric", METRIC_NAMES, "f1"),
-        selection_estimator=sweep.choice("estimator", SELECTABLE, None),
+        selection_estimator=sweep.choice("estimator", SELECTABLE, None),  # type: ignore[arg-type]  # None: set below
         batch_size=sweep.int("batch_size", None, minimum=1),
         gram_memory_limit=sweep.bytes("gram_memory_limit", DEFAULT_GRAM_LIMIT_BYTES),
         corpus=parse_corpus(root.table("corpus", required=not in_memory), base_dir, in_memory),
@@ -128,7 +135,8 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
     if spec.corpus.test_split is None:
         for estimator in switched_on(spec.estimators.values):
             if estimator.needs == HELD_OUT:
-                raise UserError(f"estimators.{estimator.switch.key}: needs corpus.test_split")
+                raise UserError(f"estimators.{estimator.switch.key if estimator.switch else estimator.name}: "
+                                "needs corpus.test_split")
     if spec.selection_estimator is None:  # the default when computed, else xi-alpha
         spec = replace(spec, selection_estimator=default_for(spec.estimators.enabled))
     if spec.selection_estimator not in spec.estimators.enabled:
@@ -148,7 +156,7 @@ def _estimators(t: Table) -> EstimatorSpec:
     return EstimatorSpec(rhos, tuple(values.items()))
 
 
-def _setting(t: Table, setting):
+def _setting(t: Table, setting: Setting) -> bool | int | str | None:
     """One estimator setting of `t`, of its default's type (a str one among its choices)."""
     if isinstance(setting.default, bool):
         return t.bool(setting.key, setting.default)

@@ -4,8 +4,10 @@ checks every spec value passes (64-bit integers, finite floats) and byte sizes."
 
 from __future__ import annotations
 
+import builtins
 import tomllib
 from pathlib import Path
+from typing import Any, overload
 
 from xialpha.errors import UserError, did_you_mean
 
@@ -24,7 +26,8 @@ class Table:
     def _key(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
 
-    def _get(self, key: str, default, required: bool):
+    def _get(self, key: str, default: object, required: bool) -> Any:
+        """The raw TOML value at `key` (any TOML type), else `default`."""
         self._read.add(key)
         if key in self.raw:
             return self.raw[key]
@@ -46,13 +49,19 @@ class Table:
             raise UserError(f"{self._key(key)}: must be a list of tables")
         return [(f"{self._key(key)}[{i}]", Table(v, f"{self._key(key)}[{i}]")) for i, v in enumerate(value)]
 
-    def str(self, key: str, default=_MISSING, required: bool = False):
+    @overload
+    def str(self, key: builtins.str, default: builtins.str = ..., required: builtins.bool = False) -> builtins.str: ...
+    @overload
+    def str(self, key: builtins.str, default: None, required: builtins.bool = False) -> builtins.str | None: ...
+
+    def str(self, key: builtins.str, default: object = _MISSING,
+            required: builtins.bool = False) -> builtins.str | None:
         value = self._get(key, None if default is _MISSING else default, required or default is _MISSING)
         if value is not None and not isinstance(value, str):
             raise UserError(f"{self._key(key)}: must be a string, got {value!r}")
         return value
 
-    def str_list(self, key: str, default: list) -> list[str]:
+    def str_list(self, key: builtins.str, default: list) -> list[builtins.str]:
         value = self._get(key, default, False)
         if isinstance(value, str):
             value = [value]
@@ -60,20 +69,34 @@ class Table:
             raise UserError(f"{self._key(key)}: must be a list of strings")
         return value
 
-    def choice(self, key: str, options: tuple[str, ...], default: str | None) -> str | None:
+    @overload
+    def choice(self, key: builtins.str, options: tuple[builtins.str, ...], default: builtins.str) -> builtins.str: ...
+    @overload
+    def choice(self, key: builtins.str, options: tuple[builtins.str, ...], default: None) -> builtins.str | None: ...
+
+    def choice(self, key: builtins.str, options: tuple[builtins.str, ...],
+               default: builtins.str | None) -> builtins.str | None:
         value = self.str(key, default)
         if value not in options and not (value is None and default is None):
             close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
             raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}{close}")
         return value
 
-    def bool(self, key: str, default: bool) -> bool:
+    def bool(self, key: builtins.str, default: builtins.bool) -> builtins.bool:
         value = self._get(key, default, False)
         if not isinstance(value, bool):
             raise UserError(f"{self._key(key)}: must be true or false, got {value!r}")
         return value
 
-    def int(self, key: str, default, minimum: int | None = None, maximum: int | None = None):
+    @overload
+    def int(self, key: builtins.str, default: builtins.int, minimum: builtins.int | None = None,
+            maximum: builtins.int | None = None) -> builtins.int: ...
+    @overload
+    def int(self, key: builtins.str, default: None, minimum: builtins.int | None = None,
+            maximum: builtins.int | None = None) -> builtins.int | None: ...
+
+    def int(self, key: builtins.str, default: builtins.int | None, minimum: builtins.int | None = None,
+            maximum: builtins.int | None = None) -> builtins.int | None:
         value = self._get(key, default, False)
         if value is None:
             return None
@@ -85,14 +108,15 @@ class Table:
             raise UserError(f"{self._key(key)}: must be <= {maximum:,}, got {value:,}")
         return value
 
-    def float(self, key: str, default: float, positive: bool = False, within: tuple[float, float] | None = None) -> float:
+    def float(self, key: builtins.str, default: builtins.float, positive: builtins.bool = False,
+              within: tuple[builtins.float, builtins.float] | None = None) -> builtins.float:
         """A finite number (> 0 if `positive`, inside the closed interval `within` if given)."""
         value = self._number(self._key(key), self._get(key, default, False), positive)
         if within is not None and not within[0] <= value <= within[1]:
             raise UserError(f"{self._key(key)}: must be between {within[0]:g} and {within[1]:g}, got {value:g}")
         return value
 
-    def float_list(self, key: str, default: list, positive: bool = False) -> list[float]:
+    def float_list(self, key: builtins.str, default: list, positive: builtins.bool = False) -> list[builtins.float]:
         value = self._get(key, default, False)
         values = value if isinstance(value, list) else [value]
         if not values:
@@ -102,7 +126,12 @@ class Table:
             raise UserError(f"{self._key(key)}: has duplicate values")
         return out
 
-    def bytes(self, key: str, default):
+    @overload
+    def bytes(self, key: builtins.str, default: builtins.int | builtins.str) -> builtins.int: ...
+    @overload
+    def bytes(self, key: builtins.str, default: None) -> builtins.int | None: ...
+
+    def bytes(self, key: builtins.str, default: builtins.int | builtins.str | None) -> builtins.int | None:
         """A size: an integer number of bytes or a string like "8GiB" (see `parse_size`)."""
         value = self._get(key, default, False)
         return None if value is None else parse_size(self._key(key), value)
@@ -119,7 +148,7 @@ class Table:
             raise UserError(f"{self._key(unknown[0])}: unknown key{did_you_mean(unknown[0], sorted(self._read), listing='keys', list_when_close=False)}")
 
     @staticmethod
-    def _number(path: str, value, positive: bool) -> float:
+    def _number(path: builtins.str, value: object, positive: builtins.bool) -> builtins.float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise UserError(f"{path}: must be a number, got {value!r}")
         if value != value or value in (float("inf"), float("-inf")):
@@ -129,7 +158,7 @@ class Table:
         return float(value)
 
 
-def parse_size(path: str, value) -> int:
+def parse_size(path: str, value: object) -> int:
     """Bytes (> 0, < 2**63) of a size like "8GiB", "500 MB" or a number, read by dask's parse_bytes
     (as Dask reads memory limits); UserError naming `path` otherwise."""
     from dask.utils import parse_bytes
@@ -145,7 +174,7 @@ def parse_size(path: str, value) -> int:
     return int(size)
 
 
-def check_values(value, path: str = "") -> None:
+def check_values(value: object, path: str = "") -> None:
     """Refuse integers beyond 64 bits (TOML's range) and infinite or NaN floats anywhere in a
     parsed spec, naming the key path: no field takes them, and they break arithmetic later."""
     if isinstance(value, dict):
@@ -160,7 +189,7 @@ def check_values(value, path: str = "") -> None:
         raise UserError(f"{path}: must be a finite number, got {value!r}")
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     """repr(value) for messages; a huge integer as its size, other long reprs cut to 40 characters."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
         return f"an integer of {value.bit_length()} bits"

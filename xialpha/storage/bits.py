@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from xialpha.errors import UserError
 
 
-def pack_bits(indicators) -> bytes:
+def pack_bits(indicators: npt.ArrayLike) -> bytes:
     """Pack a 1-D boolean vector of length n into ceil(n / 8) bytes.
 
     Example i is bit (i % 8), least significant first, of byte i // 8; padding bits are 0.

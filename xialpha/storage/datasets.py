@@ -231,7 +231,8 @@ class Datasets:
             raise UserError(f"dataset {name!r}: unknown; use one of {', '.join(DATASETS)}")
         return DATASETS[name]
 
-    def _read_newest(self, spec: Dataset, sweep_id: str | None, *, key_columns=None, columns=None, filter=None) -> pa.Table:
+    def _read_newest(self, spec: Dataset, sweep_id: str | None, *, key_columns: Sequence[str] | None = None,
+                     columns: Sequence[str] | None = None, filter: pc.Expression | None = None) -> pa.Table:
         """`reading.read_newest` over one dataset, or one sweep's partition of it."""
         directory = self.location.path(spec.name)
         if sweep_id is not None:
@@ -245,7 +246,7 @@ class Datasets:
         finally:
             self._warn(files.problems)  # including files whose data failed to decode
 
-    def _files(self, spec, directory: str) -> FileSet:
+    def _files(self, spec: Dataset, directory: str) -> FileSet:
         files = inspect(self.location, spec, self.location.data_files(directory))
         self._warn(files.problems)
         return files

@@ -24,6 +24,7 @@ import re
 import socket
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -222,7 +223,7 @@ class Location:
         except FileNotFoundError:
             pass
 
-    def _write_atomically(self, path: str, write) -> None:
+    def _write_atomically(self, path: str, write: Callable[[pa.NativeFile], object]) -> None:
         """Write `path` whole or not at all; on any failure the temporary file is removed, and
         (locally) the directories this write created (a new store's, a new partition's)."""
         directory, name = posixpath.split(path)

@@ -7,19 +7,23 @@ The store: the one given, else $XIALPHA_STORE, else the spec's `store` (sweep an
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError, did_you_mean
+
+if TYPE_CHECKING:
+    from xialpha.storage.store import StoreQueries
 
 DEFAULT_STORE = "xialpha-store"
 ENV_STORE = "XIALPHA_STORE"
 
 
-def store_location(given=None, spec_value: str | None = None) -> str:
+def store_location(given: str | os.PathLike[str] | None = None, spec_value: str | None = None) -> str:
     """`given` (a path or URI), else $XIALPHA_STORE, else `spec_value`, else ./xialpha-store."""
     return str(given) if given else os.environ.get(ENV_STORE) or spec_value or DEFAULT_STORE
 
 
-def choose_sweep(store, given: str | None, parameter: str = "sweep=") -> str:
+def choose_sweep(store: StoreQueries, given: str | None, parameter: str = "sweep=") -> str:
     """`given` when the store holds that sweep, else the store's only sweep when `given` is None;
     UserError naming `parameter` (`--sweep` on the command line), the sweeps stored and the
     closest id otherwise."""

@@ -48,7 +48,7 @@ def read_newest(
     pass over the key columns picks each key's winner, and a second pass with the filter pushed
     down keeps the rows that both win and match.
     """
-    schema = files.schema
+    schema = _schema(files)
     wanted = list(schema.names if columns is None else columns)
     unknown = [name for name in wanted if name not in schema.names]
     if unknown:
@@ -72,7 +72,7 @@ def scan(files: FileSet, columns: Sequence[str], *, filter: pc.Expression | None
     A file whose data cannot be decoded is dropped from `files` (named in its problems) and the
     others are read.
     """
-    fields = [files.schema.field(name) for name in columns]
+    fields = [_schema(files).field(name) for name in columns]
     try:
         return _scan(files, files.fragments, columns, fields, filter)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError):
@@ -86,7 +86,16 @@ def scan(files: FileSet, columns: Sequence[str], *, filter: pc.Expression | None
     return pa.concat_tables(tables) if tables else _empty(fields)
 
 
-def _scan(files: FileSet, fragments, columns, fields, filter) -> pa.Table:
+def _schema(files: FileSet) -> pa.Schema:
+    """The schema of `files`, which have one where they are read: None only for a row-typed
+    dataset without a usable file, which callers answer without reading."""
+    if files.schema is None:
+        raise ValueError("files without a schema (a row-typed dataset with no usable file) cannot be read")
+    return files.schema
+
+
+def _scan(files: FileSet, fragments: Sequence[ds.ParquetFileFragment], columns: Sequence[str],
+          fields: Sequence[pa.Field], filter: pc.Expression | None) -> pa.Table:
     if not fragments:
         return _empty(fields)
     dataset = ds.FileSystemDataset(fragments, files.schema, ds.ParquetFileFormat(), files.location.filesystem)
@@ -103,7 +112,7 @@ def _scan(files: FileSet, fragments, columns, fields, filter) -> pa.Table:
     return table.append_column(FILE_NAME_COLUMN, file_name)
 
 
-def _empty(fields) -> pa.Table:
+def _empty(fields: Sequence[pa.Field]) -> pa.Table:
     return pa.schema([*fields, pa.field(FILE_NAME_COLUMN, pa.string())]).empty_table()
 
 

@@ -13,9 +13,13 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xialpha.storage.schema import FAILED, OK, config_values
+
+if TYPE_CHECKING:
+    from xialpha.features.kernels import Kernel
+    from xialpha.features.preprocessing import Preprocessing
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +33,8 @@ class BatchColumns:
     configuration: Mapping[str, object]
 
     @classmethod
-    def of(cls, sweep_id: str, run_id: str, data_fingerprint: str, preprocessing, kernel) -> BatchColumns:
+    def of(cls, sweep_id: str, run_id: str, data_fingerprint: str, preprocessing: Preprocessing,
+           kernel: Kernel) -> BatchColumns:
         """The batch columns of an `xialpha.features` Preprocessing and Kernel."""
         return cls(sweep_id, run_id, data_fingerprint, config_values(preprocessing, kernel))
 

@@ -58,19 +58,26 @@ turns estimates into columns.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, TypeGuard
 
 import pyarrow as pa
 
 from xialpha.estimators import registry
+
+if TYPE_CHECKING:
+    from xialpha.estimators.metrics import Estimate
+    from xialpha.features.kernels import Kernel
+    from xialpha.features.preprocessing import Preprocessing
 
 SCHEMA_VERSION = 1
 _SWEEP_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 SWEEP_ID_RULE = "1-64 letters, digits, '-', '_' or '.' (not '.' or '..' alone)"
 
 
-def valid_sweep_id(value: object) -> bool:
+def valid_sweep_id(value: object) -> TypeGuard[str]:
     """Whether `value` may name a sweep (or drift check): SWEEP_ID_RULE, safe as a path part."""
     return isinstance(value, str) and bool(_SWEEP_ID.fullmatch(value)) and value not in (".", "..")
 
@@ -91,18 +98,20 @@ def estimate_columns(prefix: str) -> tuple[str, ...]:
     return tuple(estimate_column(prefix, name) for name in (*COUNTS, *METRICS))
 
 
-def estimate_values(estimate, prefix: str | None = None) -> dict:
+def estimate_values(estimate: Estimate | None, prefix: str | None = None) -> dict:
     """{column: value} of an `xialpha.estimators.metrics.Estimate` under `prefix` (default: its method);
     all None when `estimate` is None (not computed; then `prefix` is needed). Fractional counts
     (averaged over resamples) are stored as null."""
     if estimate is None:
+        if prefix is None:
+            raise ValueError("estimate_values: a prefix is needed when estimate is None")
         return dict.fromkeys(estimate_columns(prefix))
     counts = [int(value) if float(value).is_integer() else None for value in (estimate.d_pos, estimate.d_neg)]
     metrics = estimate.metrics()
     return dict(zip(estimate_columns(prefix or estimate.method), [*counts, *(metrics[name] for name in METRICS)]))
 
 
-def result_values(estimate, settings) -> dict:
+def result_values(estimate: Estimate, settings: Mapping[str, object]) -> dict:
     """{column: value} of an estimate in a results row: `estimate_values` and the columns its
     estimator declares (settings: every [estimators] setting by key)."""
     return {**estimate_values(estimate), **registry.estimator(estimate.method).column_values(estimate, settings)}
@@ -221,7 +230,7 @@ def _typed(doc: str, *groups: str) -> tuple[Column, ...]:
                  for kind, names in (group.split(":") for group in groups) for name in names.split())
 
 
-def config_values(preprocessing, kernel) -> dict:
+def config_values(preprocessing: Preprocessing, kernel: Kernel) -> dict:
     """The results columns of a configuration's preprocessing and kernel (an `xialpha.features`
     Preprocessing and Kernel): preprocessing_id, pp_<parameter> per preprocessing parameter, kernel
     (its name), kernel_id and the kernel's parameters (gamma, degree, coef0 where it has them)."""

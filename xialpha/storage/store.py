@@ -18,7 +18,7 @@ claims with their heartbeats (`claims`: `xialpha.storage.claims.Claims`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -166,7 +166,8 @@ class ResultStore(StoreQueries):
             return None
         newest = runs.sort_values("created_at", kind="stable").iloc[-1]
         values = {name: newest.get(name) for name in RunRow.__dataclass_fields__}  # None: not recorded by its writer
-        return RunRow(**{name: None if pd.isna(value) else value for name, value in values.items()})
+        stored: dict[str, Any] = {name: None if pd.isna(value) else value for name, value in values.items()}
+        return RunRow(**stored)
 
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None:
         """When the newest recorded run of `sweep_id` ended (UTC); None while it runs, before its
@@ -228,7 +229,7 @@ class ResultStore(StoreQueries):
         """`path` relative to the store root, as messages name files."""
         return self.datasets.relative(path)
 
-    def _frame(self, dataset: str, **equal) -> pd.DataFrame:
+    def _frame(self, dataset: str, **equal: str | None) -> pd.DataFrame:
         """Rows of a dataset typed by its rows where each column of `equal` given a value has it."""
         given = [(column, "=", value) for column, value in equal.items() if value is not None]
         return self.datasets.read(dataset, filters=given or None).to_pandas()

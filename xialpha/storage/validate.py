@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import datetime
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +16,9 @@ import pyarrow.compute as pc
 
 from xialpha.errors import UserError
 from xialpha.storage.schema import DATASETS, SWEEP_ID_RULE, TIMESTAMP, Column, valid_sweep_id
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def check_sweep_id(sweep_id: object) -> str:
@@ -36,7 +40,7 @@ def _is_aware_datetime(value: object) -> bool:
     return isinstance(value, datetime.datetime) and value.utcoffset() is not None
 
 
-def _python_check(type_: pa.DataType) -> tuple[str, object]:
+def _python_check(type_: pa.DataType) -> tuple[str, Callable[[object], bool]]:
     """(description, predicate) for Python values accepted in a column of `type_`."""
     if pa.types.is_string(type_):
         return "str", lambda v: isinstance(v, str)
@@ -53,7 +57,7 @@ def _python_check(type_: pa.DataType) -> tuple[str, object]:
     raise TypeError(f"no Python check for {type_}")
 
 
-def first_true(mask) -> int | None:
+def first_true(mask: pa.Array | pa.ChunkedArray) -> int | None:
     """Index of the first true value of a boolean array (nulls count as false), or None."""
     index = pc.index(pc.fill_null(mask, False), True).as_py()
     return None if index < 0 else index
@@ -63,7 +67,7 @@ def first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
-def _reject_unknown(names, columns: Sequence[Column], where: str) -> None:
+def _reject_unknown(names: Iterable[str], columns: Sequence[Column], where: str) -> None:
     known = {c.name for c in columns}
     unknown = [name for name in names if name not in known]
     if unknown:
@@ -201,13 +205,14 @@ def flat_table(rows_or_table: object, what: str) -> pa.Table:
         table = rows_or_table
     else:
         check_row_list(rows_or_table, what)
-        names = list(dict.fromkeys(name for row in rows_or_table for name in row))
+        rows = cast("Sequence[Mapping[object, object]]", rows_or_table)  # as check_row_list checked
+        names = list(dict.fromkeys(name for row in rows for name in row))
         arrays = {}
         for name in names:
             if not isinstance(name, str) or not name:
                 raise UserError(f"{what}: column names must be non-empty strings, got {name!r}")
             try:
-                arrays[name] = pa.array([row.get(name) for row in rows_or_table])
+                arrays[name] = pa.array([row.get(name) for row in rows])
             except (pa.ArrowException, OverflowError, ValueError) as exc:
                 raise UserError(f"{what}: column {name!r}: {first_line(exc)}") from None
         table = pa.table(arrays)
@@ -233,7 +238,7 @@ def typed_table(dataset: str, rows: Sequence[Mapping]) -> pa.Table:
     value) becomes null outside float columns; `created_at` defaults to now. A key that is not
     a column raises UserError.
     """
-    columns = DATASETS[dataset].row_columns
+    columns = _row_columns(dataset)
     check_row_list(rows, dataset)
     for index, row in enumerate(rows):
         _reject_unknown(row.keys(), columns, f"{dataset} row {index}")
@@ -243,13 +248,21 @@ def typed_table(dataset: str, rows: Sequence[Mapping]) -> pa.Table:
     return pa.Table.from_pylist(plain, schema=pa.schema([pa.field(c.name, c.type) for c in columns]))
 
 
-def missing_columns(dataset: str, names) -> list[str]:
+def missing_columns(dataset: str, names: Iterable[str]) -> list[str]:
     """The declared columns of `dataset` (selections, certifications, ...) not among `names`."""
     given = set(names)
-    return [c.name for c in DATASETS[dataset].row_columns if c.name not in given]
+    return [c.name for c in _row_columns(dataset) if c.name not in given]
 
 
-def typed_frame(dataset: str, rows: Sequence[Mapping]):
+def _row_columns(dataset: str) -> tuple[Column, ...]:
+    """The declared columns of a dataset typed by its rows (`Dataset.row_columns`)."""
+    columns = DATASETS[dataset].row_columns
+    if columns is None:
+        raise ValueError(f"dataset {dataset!r} is typed by its columns, not by rows")
+    return columns
+
+
+def typed_frame(dataset: str, rows: Sequence[Mapping]) -> pd.DataFrame:
     """`typed_table` as a pandas DataFrame: the rows as the store gives them back once appended."""
     return typed_table(dataset, rows).to_pandas()
 
