@@ -25,7 +25,7 @@ import sys
 import warnings
 
 from xialpha.version import __version__
-from xialpha.commands.signals import Interrupted, interrupt_from_now, signals_interrupt
+from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.printable import printable
 from xialpha.redaction import redact
@@ -205,6 +205,7 @@ def console() -> None:
     except Interrupted as exc:  # before the command ran (its imports, the arguments) or as it ended
         code = 128 + exc.signum
         print(_starting_interrupted(exc.signum), file=sys.stderr)
+    exit_at_once(_starting_interrupted)  # the interpreter's clean-up may wait (a store's request in flight)
     gc.freeze()
     sys.exit(code)
 

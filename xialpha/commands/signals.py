@@ -38,13 +38,28 @@ def interrupt_from_now(message: Callable[[int], str]) -> None:
         signal.signal(number, first)
 
 
-def _first_raises(message: Callable[[int], str]):
-    """A handler raising Interrupted, after which the next signal runs `forced`: one line, exit now."""
+def exit_at_once(message: Callable[[int], str]) -> None:
+    """From now on, SIGINT, SIGTERM or SIGHUP print `message(signum)` and exit at once with 128 +
+    signum: for the interpreter's exit, where an exception raised in its clean-up (a library's
+    atexit hook waiting for a network request) would only print a traceback and carry on."""
+    for number in SIGNALS:
+        signal.signal(number, _forced(message))
+
+
+def _forced(message: Callable[[int], str]):
     def forced(signum, frame):
         try:
+            with contextlib.suppress(Exception):  # what the command printed is not lost
+                sys.stdout.flush()
             print(message(signum), file=sys.stderr, flush=True)
         finally:
             os._exit(128 + signum)
+    return forced
+
+
+def _first_raises(message: Callable[[int], str]):
+    """A handler raising Interrupted, after which the next signal runs `forced`: one line, exit now."""
+    forced = _forced(message)
 
     def first(signum, frame):
         for number in SIGNALS:

@@ -24,9 +24,12 @@ Steps, each a function of one part (and small arguments):
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,6 +41,7 @@ from xialpha.errors import UserError
 PART_DOCUMENTS = 10_000  # documents per part where the loader chooses (synthetic, a corpus in memory)
 PART_BYTES = 16 * 2**20  # bytes of a text file (CSV, TSV, JSON lines, svmlight) per part, about
 WHOLE = "(all)"  # the split key of the whole corpus in fingerprints and counts
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,8 @@ class Part:
     corpus (set by `number_parts`); source: the file, URI or block it reads, for messages;
     args: the loader's keyword arguments; where: loader-specific position (a byte range and the
     line it starts on, a row group, a block of generated documents); group: parts whose default
-    ids are numbered together (one table file), None where ids need no numbering.
+    ids are numbered together (one table file), None where ids need no numbering; stamp: what the
+    file it reads was when the part was planned (`stamped`), checked as it is read (`checked`).
     """
 
     loader: str
@@ -57,6 +62,7 @@ class Part:
     where: tuple = ()
     group: str | None = None
     index: int = -1
+    stamp: tuple = ()  # (path, size in bytes, mtime in ns) of the file it reads when planned (`stamped`)
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,6 +98,50 @@ class Finish:
     train_split: str | None = None
     n_columns: int | None = None
     one_based: bool = False
+
+
+def stamped(part: Part) -> Part:
+    """`part` with the stamp of the one local file it reads (its source, or a path of its `where`):
+    path, size and modification time (ns); as it is where the part reads no single file (a folder of
+    files, generated documents, a remote URI)."""
+    candidates = [part.source, *(w for w in part.where if isinstance(w, os.PathLike)
+                                 or (isinstance(w, str) and os.path.isabs(w)))]
+    for candidate in candidates:
+        path = os.path.abspath(os.fspath(candidate))
+        try:
+            found = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(found.st_mode):
+            return replace(part, stamp=(path, found.st_size, found.st_mtime_ns))
+    return part
+
+
+def checked(step: Callable[[Part], T], part: Part) -> T:
+    """`step(part)` (reading or cutting it) on the file as it was planned: UserError naming the file
+    when it is gone or its size or modification time differ before or after the step, so nothing
+    read from another version of it goes under the planned one's fingerprint."""
+    _check_stamp(part)
+    try:
+        result = step(part)
+    except FileNotFoundError:
+        _check_stamp(part)
+        raise UserError(f"{part.source}: is gone") from None
+    _check_stamp(part)
+    return result
+
+
+def _check_stamp(part: Part) -> None:
+    if not part.stamp:
+        return
+    path, size, mtime_ns = part.stamp
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        raise UserError(f"{path}: was removed after the corpus was planned; restore it, or start again") from None
+    if (now.st_size, now.st_mtime_ns) != (size, mtime_ns):
+        change = f"{size:,} -> {now.st_size:,} bytes" if now.st_size != size else "modified"
+        raise UserError(f"{path}: changed while the corpus was read ({change}); start again once it stays unchanged")
 
 
 def memory_parts(corpus: Corpus) -> list[RawPart]:
@@ -302,8 +352,9 @@ class PartedLoader:
 def read_in_parts(loader: PartedLoader, arguments: dict) -> Corpus:
     """The corpus `loader` reads with `arguments`, its parts planned, read and finished here one
     after the other (what a sweep's tasks do on a cluster)."""
-    parts = number_parts([piece for part in loader.plan(**arguments) for piece in loader.refined(part)])
-    raws = [loader.read(part) for part in parts]
+    planned = [stamped(part) for part in loader.plan(**arguments)]
+    parts = number_parts([piece for part in planned for piece in checked(loader.refined, part)])
+    raws = [checked(loader.read, part) for part in parts]
     censuses = [census(raw) for raw in raws]
     loader.check_all(parts, censuses)
     return concat([finish(raw, how) for raw, how in zip(raws, finishes(parts, censuses))])

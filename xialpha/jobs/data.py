@@ -30,8 +30,8 @@ from toolz import identity
 
 from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
-    WHOLE, Census, Part, PartSummary, carve_positions, census, duplicate_id_position, finish, finishes,
-    fingerprints_and_duplicates, memory_parts, merge_summaries, number_parts, part_digests, summarize,
+    WHOLE, Census, Part, PartSummary, carve_positions, census, checked, duplicate_id_position, finish, finishes,
+    fingerprints_and_duplicates, memory_parts, merge_summaries, number_parts, part_digests, stamped, summarize,
 )
 from xialpha.corpora.validation import check_carving, no_such_split
 from xialpha.errors import UserError
@@ -92,7 +92,8 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
         parts = [Part("(in memory)", f"part {i + 1} of the corpus given in memory", {}, index=i) for i in range(len(raws))]
     else:
         parts = _planned_parts(client, corpus_spec, run_id)
-        raws = [client.submit(read_part, part, key=f"read-{part.index}-{run_id}", pure=False) for part in parts]
+        raws = [client.submit(checked, read_part, part, key=f"read-{part.index}-{run_id}", pure=False)
+                for part in parts]
     censuses: list[Census] = _results(client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))],
                                                  pure=False))
     if parts[0].loader in PARTED:
@@ -123,7 +124,7 @@ def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
     (it need not even see them: on a cluster the files are where the workers are)."""
     coarse = client.submit(_plan, corpus_spec, key=f"plan-{run_id}", pure=False).result()
     if PARTED[corpus_spec.loader].refine is not None:
-        refined = _results([client.submit(refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
+        refined = _results([client.submit(checked, refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
                             for i, part in enumerate(coarse)])
         coarse = [piece for pieces in refined for piece in pieces]
     return number_parts(coarse)
@@ -131,9 +132,9 @@ def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
 
 def _plan(corpus_spec) -> list[Part]:
     """A worker's check that the spec's local corpus paths exist (naming how to fetch Reuters), and
-    the loader's parts."""
+    the loader's parts, each stamped with its file as it is now (`stamped`): they are read as planned."""
     corpus_spec.check_paths()
-    return plan_parts(corpus_spec.loader, corpus_spec.args)
+    return [stamped(part) for part in plan_parts(corpus_spec.loader, corpus_spec.args)]
 
 
 def _carved(client: Client, corpus_spec, censuses: list[Census], run_id: str) -> list[Future] | None:

@@ -42,8 +42,9 @@ _SEQUENCED_NAME = re.compile(rf"part-s(\d{{{SEQUENCE_DIGITS}}})-")
 _DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 _OBJECT_STORE_PROTOCOLS = {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"}
 _HOST = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:40] or "host"
-REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds a remote store has to answer the first request
+REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store may wait for answers in all
 REMOTE_TIMEOUT_SECONDS = 10.0
+REMOTE_TRIES = 3  # an S3 request is tried this often, each try waiting at most timeout / REMOTE_TRIES
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,7 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
         return pafs.LocalFileSystem(), os.path.abspath(os.path.expanduser(local)), True
     try:
         filesystem, root = pafs.FileSystem.from_uri(uri)
+        filesystem = _bounded(filesystem)
     except pa.ArrowInvalid as exc:
         if "Unrecognized filesystem type" not in str(exc):
             raise UserError(f"store {shown}: {redact(str(exc))}") from None
@@ -316,19 +318,45 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
     return filesystem, root.rstrip("/") or root, False
 
 
-def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
-    """UserError unless a remote store answers one request within $XIALPHA_STORE_TIMEOUT seconds
-    (default 10): an unreachable host, or a client retrying without credentials for minutes,
-    fails fast. The request runs in a daemon thread, which is left behind if it hangs."""
+def remote_timeout() -> float:
+    """$XIALPHA_STORE_TIMEOUT (default 10): the seconds one call of a remote store may take waiting."""
     try:
         timeout = float(os.environ.get(REMOTE_TIMEOUT_ENV, REMOTE_TIMEOUT_SECONDS))
     except ValueError:
-        raise UserError(f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds, got {os.environ[REMOTE_TIMEOUT_ENV]!r}") from None
+        timeout = float("nan")
+    if not 0 < timeout < float("inf"):
+        raise UserError(f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds > 0, "
+                        f"got {os.environ[REMOTE_TIMEOUT_ENV]!r}")
+    return timeout
+
+
+def _bounded(filesystem: pafs.FileSystem) -> pafs.FileSystem:
+    """An S3 filesystem whose every request is tried REMOTE_TRIES times, each try ending after
+    timeout / REMOTE_TRIES seconds without a byte (to connect, or of an answer): a call (a listing,
+    a read, an upload) ends within about the timeout, also where a server accepts connections and
+    never answers; without this a stalled server hangs a command, even its exit. Other filesystems
+    as they are."""
+    if not isinstance(filesystem, pafs.S3FileSystem):
+        return filesystem
+    reconstruct, (options, *_) = filesystem.__reduce__()
+    each = max(remote_timeout() / REMOTE_TRIES, 1.0)
+    return reconstruct({**options, "request_timeout": each, "connect_timeout": each,
+                        "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=REMOTE_TRIES)})
+
+
+def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
+    """UserError unless a remote store answers within $XIALPHA_STORE_TIMEOUT seconds (default 10)
+    and, on an object store, its bucket exists: an unreachable host, or a client retrying without
+    credentials for minutes, fails fast. The requests run in a daemon thread, which is left behind
+    if it hangs."""
+    timeout = remote_timeout()
     outcome: dict = {}
 
     def ask() -> None:
         try:
-            filesystem.get_file_info(root)
+            if filesystem.get_file_info(root).type == pafs.FileType.NotFound and _is_object_store(filesystem):
+                bucket = root.split("/", 1)[0]
+                outcome["no bucket"] = filesystem.get_file_info(bucket).type == pafs.FileType.NotFound and bucket
         except Exception as exc:  # any client error means the store cannot be used
             outcome["error"] = exc
 
@@ -341,6 +369,9 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
     if "error" in outcome:
         reason = redact(" ".join(str(outcome["error"]).split()))
         raise UserError(f"store {uri}: cannot reach it: {reason[:300]}")
+    if outcome.get("no bucket"):
+        raise UserError(f"store {uri}: the bucket {outcome['no bucket']!r} does not exist (or these credentials cannot "
+                        "see it); create it, or give a store in an existing bucket")
 
 
 def _is_object_store(filesystem: pafs.FileSystem) -> bool:
