@@ -75,8 +75,12 @@ workers = {workers}
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "xialpha-bench-corpora",
-                        help="directory of the Parquet corpora (written once, reused)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "xialpha-bench-corpora",
+        help="directory of the Parquet corpora (written once, reused)",
+    )
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     n = 3_000 if args.quick else 100_000
@@ -84,20 +88,33 @@ def main() -> None:
     runs, rows = {}, {}
     for label, workers, slots in [*[(f"cut_{w}", w, None) for w in WORKERS], ("whole", 2, 0), ("cut_32", 2, 32)]:
         runs[label], rows[label] = run(path, n, label, workers, slots)
-    result = {"benchmark": "c_axis", "quick": args.quick, "n_docs": n, "C": C_GRID, "cpus": os.cpu_count(),
-              "runs": runs,
-              "projected_wall_s": projection(runs["cut_32"]), "projected_wall_s_unsplit": projection(runs["whole"]),
-              "same_results": {label: largest_differences(rows["whole"], rows[label])
-                               for label in rows if label != "whole"}}
+    result = {
+        "benchmark": "c_axis",
+        "quick": args.quick,
+        "n_docs": n,
+        "C": C_GRID,
+        "cpus": os.cpu_count(),
+        "runs": runs,
+        "projected_wall_s": projection(runs["cut_32"]),
+        "projected_wall_s_unsplit": projection(runs["whole"]),
+        "same_results": {label: largest_differences(rows["whole"], rows[label]) for label in rows if label != "whole"},
+    }
     result["projected_ratio_32"] = result["projected_wall_s"]["32"] / result["projected_wall_s_unsplit"]["32"]
     result["target_projected_ratio_32"] = 0.25
-    print_table(["run", "workers", "fit tasks", "wall s", "work s", "critical path s", "oversubscribed"],
-                [[label, r["workers"], r["fit_tasks"], r["wall_s"], r["work_s"], r["span_s"], r["oversubscribed"]]
-                 for label, r in runs.items()], title=f"1 category x 16 C, {n:,} documents")
-    print(f"projected wall at 32 / 128 workers: cut {result['projected_wall_s']['32']:.1f} / "
-          f"{result['projected_wall_s']['128']:.1f} s, whole path {result['projected_wall_s_unsplit']['32']:.1f} / "
-          f"{result['projected_wall_s_unsplit']['128']:.1f} s (ratio at 32: {result['projected_ratio_32']:.2f}; "
-          "target <= 0.25)")
+    print_table(
+        ["run", "workers", "fit tasks", "wall s", "work s", "critical path s", "oversubscribed"],
+        [
+            [label, r["workers"], r["fit_tasks"], r["wall_s"], r["work_s"], r["span_s"], r["oversubscribed"]]
+            for label, r in runs.items()
+        ],
+        title=f"1 category x 16 C, {n:,} documents",
+    )
+    print(
+        f"projected wall at 32 / 128 workers: cut {result['projected_wall_s']['32']:.1f} / "
+        f"{result['projected_wall_s']['128']:.1f} s, whole path {result['projected_wall_s_unsplit']['32']:.1f} / "
+        f"{result['projected_wall_s_unsplit']['128']:.1f} s (ratio at 32: {result['projected_ratio_32']:.2f}; "
+        "target <= 0.25)"
+    )
     print(f"largest estimate differences vs the whole path: {result['same_results']}")
     write_results(result, output_path("c_axis", args))
 
@@ -112,7 +129,10 @@ def run(path: Path, n: int, label: str, workers: int, slots: int | None) -> tupl
             return original(paths, cluster_slots)
         return [[path] for path in paths] if slots == 0 else original(paths, slots)
 
-    with tempfile.TemporaryDirectory(prefix="xialpha-c-axis-") as store, mock.patch.object(plan_module, "cut_paths", cut):
+    with (
+        tempfile.TemporaryDirectory(prefix="xialpha-c-axis-") as store,
+        mock.patch.object(plan_module, "cut_paths", cut),
+    ):
         figures = measure(spec_text, n, workers, store=store)
         from xialpha.storage.store import ResultStore
 

@@ -85,9 +85,16 @@ class SolverClock:
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--categories", type=int, default=None, help="the most frequent categories (default 10, --quick 3)")
-    parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS",
-                        help=f"documents of `large` (default {LARGE_DOCS:g}, --quick {QUICK_LARGE_DOCS}; 0 skips it)")
+    parser.add_argument(
+        "--categories", type=int, default=None, help="the most frequent categories (default 10, --quick 3)"
+    )
+    parser.add_argument(
+        "--large",
+        type=lambda text: int(float(text)),
+        default=None,
+        metavar="N_DOCS",
+        help=f"documents of `large` (default {LARGE_DOCS:g}, --quick {QUICK_LARGE_DOCS}; 0 skips it)",
+    )
     parser.add_argument("--large-categories", type=int, default=4)
     args = parser.parse_args()
     clock = SolverClock()
@@ -99,8 +106,14 @@ def main() -> None:
         X, _ = vectorize(Preprocessing(min_df=3), train.texts)
         categories = train.choose_categories(top_k=args.categories or (3 if args.quick else 10))
         _warm_up(X, train.y(categories[0]), clock)
-        result = {"benchmark": "c_path", "quick": args.quick, "tol": TOL, "peer_tol": PEER_TOL, "C": grid,
-                  "reuters" if not args.quick else "small": _dataset(X, [(c, train.y(c)) for c in categories], grid, clock)}
+        result = {
+            "benchmark": "c_path",
+            "quick": args.quick,
+            "tol": TOL,
+            "peer_tol": PEER_TOL,
+            "C": grid,
+            "reuters" if not args.quick else "small": _dataset(X, [(c, train.y(c)) for c in categories], grid, clock),
+        }
         n_large = args.large if args.large is not None else (QUICK_LARGE_DOCS if args.quick else LARGE_DOCS)
         if n_large:
             synthetic = make_synthetic(n_docs=n_large, n_categories=args.large_categories, seed=0)
@@ -121,8 +134,10 @@ def _warm_up(X, y, clock: SolverClock) -> None:
 
 def _dataset(X, targets: list[tuple[str, np.ndarray]], grid: list[float], clock: SolverClock) -> dict:
     print(f"{X.shape[0]:,} training documents, {X.shape[1]:,} features, nnz {X.nnz:,}", flush=True)
-    paths = [{"category": category, "n_pos": int((y > 0).sum()), **_category(X, np.asarray(y), grid, clock)}
-             for category, y in targets]
+    paths = [
+        {"category": category, "n_pos": int((y > 0).sum()), **_category(X, np.asarray(y), grid, clock)}
+        for category, y in targets
+    ]
     summary = {}
     for name in ("warm_later", "warm_path", "cold"):
         ratios = [p[f"{name}_over_linearsvc"] for p in paths]
@@ -138,7 +153,9 @@ def _dataset(X, targets: list[tuple[str, np.ndarray]], grid: list[float], clock:
         summary[f"{key}_epochs_mean"] = float(np.mean([f["epochs"] for f in fits]))
         summary[f"{key}_subproblems_mean"] = float(np.mean([f["subproblems"] for f in fits]))
         summary[f"{key}_full_pass_equivalents_mean"] = float(np.mean([f["full_pass_equivalents"] for f in fits]))
-        summary[f"{key}_fixed_share"] = float(sum(f["fit_s"] - f["solver_s"] for f in fits) / sum(f["fit_s"] for f in fits))
+        summary[f"{key}_fixed_share"] = float(
+            sum(f["fit_s"] - f["solver_s"] for f in fits) / sum(f["fit_s"] for f in fits)
+        )
     return {"n_train": int(X.shape[0]), "n_features": int(X.shape[1]), "nnz": int(X.nnz), **summary, "paths": paths}
 
 
@@ -161,26 +178,47 @@ def _category(X, y: np.ndarray, grid: list[float], clock: SolverClock) -> dict:
             model.fit(X, y)
         seconds = time.process_time() - start
         w, b = model.coef_.ravel(), float(model.intercept_[0])
-        peer.append({"C": C, "fit_s": seconds, "n_iter": int(model.n_iter_),
-                     "primal": _primal(w, b, X, y, C * np.ones(y.shape[0]))})
+        peer.append(
+            {
+                "C": C,
+                "fit_s": seconds,
+                "n_iter": int(model.n_iter_),
+                "primal": _primal(w, b, X, y, C * np.ones(y.shape[0])),
+            }
+        )
     for ours, theirs in zip(warm, peer):
         theirs["primal_rel_gap"] = theirs["primal"] / ours["primal"] - 1.0
     peer_s = np.mean([f["fit_s"] for f in peer])
-    out = {"warm": warm, "cold": cold, "linearsvc": peer,
-           "warm_later_over_linearsvc": float(np.mean([f["fit_s"] for f in warm[1:]]) / peer_s),
-           "warm_path_over_linearsvc": float(np.mean([f["fit_s"] for f in warm]) / peer_s),
-           "cold_over_linearsvc": float(np.mean([f["fit_s"] for f in cold]) / peer_s)}
+    out = {
+        "warm": warm,
+        "cold": cold,
+        "linearsvc": peer,
+        "warm_later_over_linearsvc": float(np.mean([f["fit_s"] for f in warm[1:]]) / peer_s),
+        "warm_path_over_linearsvc": float(np.mean([f["fit_s"] for f in warm]) / peer_s),
+        "cold_over_linearsvc": float(np.mean([f["fit_s"] for f in cold]) / peer_s),
+    }
     return out
 
 
 def _row(fit, seconds: float, solver: tuple, X, C: float) -> dict:
     solver_s, epochs, subproblems, visits = solver
     n_active = int((fit.c_i > 0).sum())
-    return {"C": C, "fit_s": seconds, "solver_s": solver_s, "epochs": epochs, "subproblems": subproblems,
-            "full_pass_equivalents": visits / n_active, "visited_share": visits / (epochs * n_active) if epochs else 0.0,
-            "pg_spread": pg_spread(fit), "kkt": kkt_violation(fit), "y_alpha": abs(float(fit.alpha @ fit.y)),
-            "sum_alpha": float(fit.alpha.sum()), "primal": _primal(fit.w, fit.b, X, fit.y, fit.c_i), "n_sv": fit.n_sv,
-            "converged": fit.converged}
+    return {
+        "C": C,
+        "fit_s": seconds,
+        "solver_s": solver_s,
+        "epochs": epochs,
+        "subproblems": subproblems,
+        "full_pass_equivalents": visits / n_active,
+        "visited_share": visits / (epochs * n_active) if epochs else 0.0,
+        "pg_spread": pg_spread(fit),
+        "kkt": kkt_violation(fit),
+        "y_alpha": abs(float(fit.alpha @ fit.y)),
+        "sum_alpha": float(fit.alpha.sum()),
+        "primal": _primal(fit.w, fit.b, X, fit.y, fit.c_i),
+        "n_sv": fit.n_sv,
+        "converged": fit.converged,
+    }
 
 
 def kkt_violation(fit) -> float:
@@ -214,11 +252,46 @@ def _print(result: dict) -> None:
         rows = []
         for p in data["paths"]:
             for w, c, l in zip(p["warm"], p["cold"], p["linearsvc"]):
-                rows.append([p["category"], w["C"], w["fit_s"], w["solver_s"], w["epochs"], w["subproblems"], w["pg_spread"],
-                             w["kkt"], c["fit_s"], c["epochs"], c["subproblems"], c["pg_spread"], l["fit_s"], l["n_iter"],
-                             l["primal_rel_gap"]])
-        print_table(["category", "C", "warm_s", "solver_s", "ep", "sub", "pg", "kkt", "cold_s", "ep", "sub", "pg",
-                     "lsvc_s", "it", "lsvc_gap"], rows, title=f"{name}: per fit (CPU s, one core)")
+                rows.append(
+                    [
+                        p["category"],
+                        w["C"],
+                        w["fit_s"],
+                        w["solver_s"],
+                        w["epochs"],
+                        w["subproblems"],
+                        w["pg_spread"],
+                        w["kkt"],
+                        c["fit_s"],
+                        c["epochs"],
+                        c["subproblems"],
+                        c["pg_spread"],
+                        l["fit_s"],
+                        l["n_iter"],
+                        l["primal_rel_gap"],
+                    ]
+                )
+        print_table(
+            [
+                "category",
+                "C",
+                "warm_s",
+                "solver_s",
+                "ep",
+                "sub",
+                "pg",
+                "kkt",
+                "cold_s",
+                "ep",
+                "sub",
+                "pg",
+                "lsvc_s",
+                "it",
+                "lsvc_gap",
+            ],
+            rows,
+            title=f"{name}: per fit (CPU s, one core)",
+        )
         print({k: v for k, v in data.items() if k != "paths"}, flush=True)
 
 

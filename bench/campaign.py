@@ -68,9 +68,27 @@ C = [0.5, 5.0]
 [cluster]
 workers = 1
 """
-HOSTILE_PARTS = ["[/]", "[bold red]x[/bold red]", ":warning:", "\u202eevil", "zero\u200bwidth", "=cmd|' /C calc'!A0",
-                 "+1", "-2", "@sum", "\x1b[31mred", "\x9bcsi", "a\tb", "é", "<script>alert(1)</script>", "%s%n",
-                 "'quote", '"dq', ";semi", "long" * 30]
+HOSTILE_PARTS = [
+    "[/]",
+    "[bold red]x[/bold red]",
+    ":warning:",
+    "\u202eevil",
+    "zero\u200bwidth",
+    "=cmd|' /C calc'!A0",
+    "+1",
+    "-2",
+    "@sum",
+    "\x1b[31mred",
+    "\x9bcsi",
+    "a\tb",
+    "é",
+    "<script>alert(1)</script>",
+    "%s%n",
+    "'quote",
+    '"dq',
+    ";semi",
+    "long" * 30,
+]
 
 
 def cli(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[int | None, str, str]:
@@ -81,8 +99,9 @@ def cli(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[int | None
 def run(command: list[str], cwd: Path, env: dict | None = None, timeout: float = TIMEOUT_S):
     full_env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100", **(env or {})}
     try:
-        done = subprocess.run(command, cwd=cwd, env=full_env, capture_output=True, timeout=timeout,
-                              start_new_session=True)
+        done = subprocess.run(
+            command, cwd=cwd, env=full_env, capture_output=True, timeout=timeout, start_new_session=True
+        )
     except subprocess.TimeoutExpired as exc:
         return None, (exc.stdout or b"").decode("utf-8", "replace"), (exc.stderr or b"").decode("utf-8", "replace")
     return done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
@@ -113,8 +132,11 @@ def result_rows(store: Path) -> int:
 def holds_secret(root: Path, inputs: tuple[str, ...] = ()) -> bool:
     """The secret is in a file under `root` other than the user's own `inputs` (a spec naming it)."""
     needle = SECRET.encode()
-    return any(needle in path.read_bytes() for path in root.rglob("*")
-               if path.is_file() and not path.is_symlink() and path.name not in inputs)
+    return any(
+        needle in path.read_bytes()
+        for path in root.rglob("*")
+        if path.is_file() and not path.is_symlink() and path.name not in inputs
+    )
 
 
 class Campaign:
@@ -138,11 +160,14 @@ class Campaign:
             for i in range(240):
                 label = labels[i % len(labels)]
                 text = " ".join([f"topic{i % len(labels)}"] * 3 + [f"w{rng.randrange(40)}" for _ in range(8)])
-                stream.write(json.dumps({"text": text, "label": [label], "split": "test" if i % 4 == 0 else "train"}) + "\n")
+                stream.write(
+                    json.dumps({"text": text, "label": [label], "split": "test" if i % 4 == 0 else "train"}) + "\n"
+                )
         (base / "hostile.toml").write_text(
             '[sweep]\nid = "hostile"\n[corpus]\nloader = "table"\npath = "hostile.jsonl"\nsplit_column = "split"\n'
             'train_split = "train"\ntest_split = "test"\n[corpus.categories]\ntop_k = 4\n[svm]\nC = [0.5, 5.0]\n'
-            "[cluster]\nworkers = 1\n")
+            "[cluster]\nworkers = 1\n"
+        )
         self._must(cli(["sweep", "hostile.toml", "--store", "hstore", "--quiet"], base))
         out = self._must(cli(["select", "hstore", "--save"], base))
         self.hostile_selection = re.search(r"stored selection (sel-\S+)", out).group(1)
@@ -171,8 +196,19 @@ class Campaign:
         shutil.copytree(self.base, directory, symlinks=True)
         return directory
 
-    def record(self, family: str, what: str, code, out: str, err: str, root: Path, store: Path | None,
-               before: tuple | None, extra: dict | None = None, failed: bool | None = None) -> None:
+    def record(
+        self,
+        family: str,
+        what: str,
+        code,
+        out: str,
+        err: str,
+        root: Path,
+        store: Path | None,
+        before: tuple | None,
+        extra: dict | None = None,
+        failed: bool | None = None,
+    ) -> None:
         """Check the invariants of one case and keep its outcome."""
         failed = (code != 0) if failed is None else failed
         after = (tree_digest(store), result_rows(store)) if store is not None else None
@@ -185,8 +221,15 @@ class Campaign:
             "secret": SECRET in text or holds_secret(root, ("camp.toml",)),
             **(extra or {}),
         }
-        self.cases.append({"family": family, "case": what, "exit": code, "findings": [k for k, v in findings.items() if v],
-                           "stderr": err.strip().splitlines()[-1][:300] if err.strip() else ""})
+        self.cases.append(
+            {
+                "family": family,
+                "case": what,
+                "exit": code,
+                "findings": [k for k, v in findings.items() if v],
+                "stderr": err.strip().splitlines()[-1][:300] if err.strip() else "",
+            }
+        )
         shutil.rmtree(root, ignore_errors=True)
 
     def snapshot(self, store: Path) -> tuple:
@@ -195,27 +238,40 @@ class Campaign:
 
 # --- families -------------------------------------------------------------------------------------
 
+
 def secret_carriers(campaign: Campaign, rng: random.Random, n: int) -> None:
-    commands = [["select", "{S}"], ["report", "{S}"], ["store", "ls", "{S}"], ["store", "check", "{S}"],
-                ["select", "{S}", "--save"], ["certify", "{S}", "--selection", "{SEL}", "--test-split", "test",
-                                               "--draws", "1000"]]
+    commands = [
+        ["select", "{S}"],
+        ["report", "{S}"],
+        ["store", "ls", "{S}"],
+        ["store", "check", "{S}"],
+        ["select", "{S}", "--save"],
+        ["certify", "{S}", "--selection", "{SEL}", "--test-split", "test", "--draws", "1000"],
+    ]
     for _ in range(n):
         root = campaign.case_dir()
         store = root / "store"
         carrier = rng.choice(["file-user", "memory-user", "query", "env", "spec", "http", "s3"])
-        uri = {"file-user": f"file://AKIAUSER:{SECRET}@localhost{store}",
-               "memory-user": f"memory://AKIAUSER:{SECRET}@bucket/store",
-               "query": f"{store}?secret_access_key={SECRET}&token={SECRET}",
-               "env": str(store), "spec": str(store),
-               "http": f"http://user:{SECRET}@127.0.0.1:9/store",
-               "s3": f"s3://AKIAUSER:{SECRET}@bucket/store?endpoint_override=127.0.0.1:9&scheme=http"}[carrier]
+        uri = {
+            "file-user": f"file://AKIAUSER:{SECRET}@localhost{store}",
+            "memory-user": f"memory://AKIAUSER:{SECRET}@bucket/store",
+            "query": f"{store}?secret_access_key={SECRET}&token={SECRET}",
+            "env": str(store),
+            "spec": str(store),
+            "http": f"http://user:{SECRET}@127.0.0.1:9/store",
+            "s3": f"s3://AKIAUSER:{SECRET}@bucket/store?endpoint_override=127.0.0.1:9&scheme=http",
+        }[carrier]
         env = {"AWS_EC2_METADATA_DISABLED": "true"}
         if carrier == "env":
             env["XIALPHA_STORE"] = f"memory://AKIAUSER:{SECRET}@bucket/x"
             argv = [part.replace("{S}", "") for part in rng.choice(commands[:3])]
             argv = [a for a in argv if a]
         elif carrier == "spec":
-            spec = (root / "camp.toml").read_text().replace('id = "camp"\n', f'id = "camp"\nstore = "memory://u:{SECRET}@b/x"\n')
+            spec = (
+                (root / "camp.toml")
+                .read_text()
+                .replace('id = "camp"\n', f'id = "camp"\nstore = "memory://u:{SECRET}@b/x"\n')
+            )
             (root / "camp.toml").write_text(spec)
             argv = ["sweep", "camp.toml", "--dry-run"]
         else:
@@ -226,13 +282,22 @@ def secret_carriers(campaign: Campaign, rng: random.Random, n: int) -> None:
 
 
 def hostile_labels(campaign: Campaign, rng: random.Random, n: int) -> None:
-    variants = [["select", "hstore"], ["select", "hstore", "--wide"], ["select", "hstore", "--format", "csv"],
-                ["select", "hstore", "--format", "json"], ["select", "hstore", "--global"],
-                ["select", "hstore", "--metric", "error", "--no-smooth"], ["select", "hstore", "--save"],
-                ["report", "hstore"], ["report", "hstore", "--html", "page.html"], ["store", "ls", "hstore"],
-                ["store", "check", "hstore"], ["predict", "hmodel", "--input", "docs.txt"],
-                ["predict", "hmodel", "--input", "docs.txt", "--output", "out.csv"],
-                ["certify", "hstore", "--selection", "{HSEL}", "--test-split", "test", "--draws", "1000"]]
+    variants = [
+        ["select", "hstore"],
+        ["select", "hstore", "--wide"],
+        ["select", "hstore", "--format", "csv"],
+        ["select", "hstore", "--format", "json"],
+        ["select", "hstore", "--global"],
+        ["select", "hstore", "--metric", "error", "--no-smooth"],
+        ["select", "hstore", "--save"],
+        ["report", "hstore"],
+        ["report", "hstore", "--html", "page.html"],
+        ["store", "ls", "hstore"],
+        ["store", "check", "hstore"],
+        ["predict", "hmodel", "--input", "docs.txt"],
+        ["predict", "hmodel", "--input", "docs.txt", "--output", "out.csv"],
+        ["certify", "hstore", "--selection", "{HSEL}", "--test-split", "test", "--draws", "1000"],
+    ]
     for _ in range(n):
         root = campaign.case_dir()
         store = root / "hstore"
@@ -243,23 +308,51 @@ def hostile_labels(campaign: Campaign, rng: random.Random, n: int) -> None:
         if "--format" in argv or argv[0] == "predict":  # data for scripts keeps the labels as they are
             shown = err
         cells = []
-        csv_text = (root / "out.csv").read_text(encoding="utf-8") if (root / "out.csv").exists() else (
-            out if argv[0] == "predict" else "")
+        csv_text = (
+            (root / "out.csv").read_text(encoding="utf-8")
+            if (root / "out.csv").exists()
+            else (out if argv[0] == "predict" else "")
+        )
         import csv
         import io
 
         for row in list(csv.reader(io.StringIO(csv_text)))[1:]:
             cells.extend(row[:2])
         formula = any(cell[:1] in ("=", "+", "-", "@") for cell in cells)
-        campaign.record("hostile_labels", " ".join(argv[:3]), code, out, err, root, store, before,
-                        {"raw_control": bool(CONTROL.search(shown)) or formula})
+        campaign.record(
+            "hostile_labels",
+            " ".join(argv[:3]),
+            code,
+            out,
+            err,
+            root,
+            store,
+            before,
+            {"raw_control": bool(CONTROL.search(shown)) or formula},
+        )
 
 
 API_FUNCTIONS = {
-    "select": ("xialpha.select(STORE, {p}={v})", ["sweep", "metric", "estimator", "rho", "per_category", "average",
-                                                 "runners_up", "alpha", "save", "smooth", "partial"]),
-    "certify": ("xialpha.certify(STORE, selection=SEL, test_split='test', {p}={v})",
-                ["force", "confidence", "draws", "seed", "spec", "client"]),
+    "select": (
+        "xialpha.select(STORE, {p}={v})",
+        [
+            "sweep",
+            "metric",
+            "estimator",
+            "rho",
+            "per_category",
+            "average",
+            "runners_up",
+            "alpha",
+            "save",
+            "smooth",
+            "partial",
+        ],
+    ),
+    "certify": (
+        "xialpha.certify(STORE, selection=SEL, test_split='test', {p}={v})",
+        ["force", "confidence", "draws", "seed", "spec", "client"],
+    ),
     "certify_sel": ("xialpha.certify(STORE, selection={v}, test_split='test')", ["selection"]),
     "report": ("xialpha.report(STORE, {p}={v})", ["sweep", "selection", "metric", "estimator", "rho", "html"]),
     "refit": ("xialpha.refit(STORE, selection={v})", ["selection"]),
@@ -267,8 +360,22 @@ API_FUNCTIONS = {
     "sweep": ("xialpha.sweep('camp.toml', store=STORE, {p}={v})", ["client", "force", "quiet", "force_new_run"]),
     "store": ("xialpha.select({v})", ["store"]),
 }
-WRONG_VALUES = ["'1'", "b'x'", "[1]", "{'a': 1}", "1.5", "-1", "object()", "float('nan')", "('a', 'b')",
-                "'tcp://127.0.0.1:9'", "__import__('pandas').DataFrame({'x': [1]})", "2**80", "'false'", "set()"]
+WRONG_VALUES = [
+    "'1'",
+    "b'x'",
+    "[1]",
+    "{'a': 1}",
+    "1.5",
+    "-1",
+    "object()",
+    "float('nan')",
+    "('a', 'b')",
+    "'tcp://127.0.0.1:9'",
+    "__import__('pandas').DataFrame({'x': [1]})",
+    "2**80",
+    "'false'",
+    "set()",
+]
 API_SNIPPET = """
 import sys, xialpha
 from xialpha.errors import UserError
@@ -310,16 +417,35 @@ def certify_kills(campaign: Campaign, rng: random.Random, n: int) -> None:
     for _ in range(n):
         root = campaign.case_dir()
         store = root / "store"
-        argv = [sys.executable, "-m", "xialpha.cli", "certify", "store", "--selection", campaign.selection,
-                "--test-split", "test", "--draws", "1000"]
+        argv = [
+            sys.executable,
+            "-m",
+            "xialpha.cli",
+            "certify",
+            "store",
+            "--selection",
+            campaign.selection,
+            "--test-split",
+            "test",
+            "--draws",
+            "1000",
+        ]
         before = campaign.snapshot(store)
-        child = subprocess.Popen(argv, cwd=root, env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        child = subprocess.Popen(
+            argv,
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         at_claim = rng.random() < 0.5  # half the kills land once the test set is claimed, the others at random
         delay = rng.uniform(0.0, 0.3) if at_claim else rng.uniform(0.5, 8.0)
         claims = store / "certifications" / "_claims"
         deadline = time.monotonic() + TIMEOUT_S
-        while at_claim and child.poll() is None and not list(claims.glob("*/claim*.json")) and time.monotonic() < deadline:
+        while (
+            at_claim and child.poll() is None and not list(claims.glob("*/claim*.json")) and time.monotonic() < deadline
+        ):
             time.sleep(0.01)
         try:
             child.wait(timeout=delay)
@@ -339,9 +465,18 @@ def certify_kills(campaign: Campaign, rng: random.Random, n: int) -> None:
         code, out, err = first
         resumed = " (resumed the killed one)" if "resuming certification" in first[2] else ""
         when = f"{delay:.2f} s after the claim" if at_claim else f"after {delay:.1f} s"
-        campaign.record("certify_kills", f"kill {when}, rerun exit {first[0]}{resumed}, again {second[0]}",
-                        code, out, err + second[2], root, store, before,
-                        {"test_set_lost_or_reused": lost or twice}, failed=False)
+        campaign.record(
+            "certify_kills",
+            f"kill {when}, rerun exit {first[0]}{resumed}, again {second[0]}",
+            code,
+            out,
+            err + second[2],
+            root,
+            store,
+            before,
+            {"test_set_lost_or_reused": lost or twice},
+            failed=False,
+        )
 
 
 ARTEFACT_FIELDS = ["token_pattern", "lowercase", "min_df", "max_df", "stop_words", "stemming", "tf", "idf", "norm"]
@@ -349,8 +484,20 @@ ARTEFACT_FIELDS = ["token_pattern", "lowercase", "min_df", "max_df", "stop_words
 
 def _pattern(rng: random.Random) -> str:
     atom = rng.choice(["a", "aa", "a|aa", "\\w", "a*", ".", "[ab]", "(a|a)"])
-    return rng.choice([f"({atom})+b", f"(({atom})*)*$", f"({atom}+)+$", f"(?:{atom}){{1,40}}b", f"({atom}|a?)+c",
-                       "(", "[", "a{99999999}", "(?P<x>a)(?P=x)+", "\\b\\w\\w+\\b"])
+    return rng.choice(
+        [
+            f"({atom})+b",
+            f"(({atom})*)*$",
+            f"({atom}+)+$",
+            f"(?:{atom}){{1,40}}b",
+            f"({atom}|a?)+c",
+            "(",
+            "[",
+            "a{99999999}",
+            "(?P<x>a)(?P=x)+",
+            "\\b\\w\\w+\\b",
+        ]
+    )
 
 
 def artefact_mutations(campaign: Campaign, rng: random.Random, n: int) -> None:
@@ -359,8 +506,11 @@ def artefact_mutations(campaign: Campaign, rng: random.Random, n: int) -> None:
         model = root / "model"
         content = json.loads((model / "model.json").read_text())
         field = rng.choice(ARTEFACT_FIELDS)
-        value = _pattern(rng) if field == "token_pattern" else rng.choice(
-            [None, -1, 0, 1e308, "yes", [], {}, True, "x" * 5000, 2**70])
+        value = (
+            _pattern(rng)
+            if field == "token_pattern"
+            else rng.choice([None, -1, 0, 1e308, "yes", [], {}, True, "x" * 5000, 2**70])
+        )
         for entry in content["preprocessings"].values():
             entry["params"][field] = value
         (model / "model.json").write_text(json.dumps(content))
@@ -371,9 +521,13 @@ def artefact_mutations(campaign: Campaign, rng: random.Random, n: int) -> None:
         campaign.record("artefact_mutations", f"{field}={str(value)[:40]!r}", code, out, err, root, None, None)
 
 
-FAMILIES = {"secret_carriers": (secret_carriers, 45), "hostile_labels": (hostile_labels, 45),
-            "api_types": (api_types, 70), "certify_kills": (certify_kills, 8),
-            "artefact_mutations": (artefact_mutations, 45)}
+FAMILIES = {
+    "secret_carriers": (secret_carriers, 45),
+    "hostile_labels": (hostile_labels, 45),
+    "api_types": (api_types, 70),
+    "certify_kills": (certify_kills, 8),
+    "artefact_mutations": (artefact_mutations, 45),
+}
 
 
 def main() -> None:
@@ -385,31 +539,52 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="xialpha-campaign-") as work:
         campaign = Campaign(Path(work))
         campaign.setup()
-        for name, (family, count) in FAMILIES.items():
+        for _name, (family, count) in FAMILIES.items():
             family(campaign, rng, max(2, count // 10) if args.quick else count)
     cases = campaign.cases
     findings = Counter(f for case in cases for f in case["findings"])
-    by_family = {family: {"cases": sum(c["family"] == family for c in cases),
-                          "broken": sum(bool(c["findings"]) and c["family"] == family for c in cases),
-                          "exits": dict(Counter(str(c["exit"]) for c in cases if c["family"] == family))}
-                 for family in FAMILIES}
-    summary = {
-        "benchmark": "campaign", "quick": args.quick, "seed": args.seed, "cases": len(cases),
-        "broken_cases": sum(bool(c["findings"]) for c in cases),
-        "tracebacks": findings["traceback"] + findings["traceback_unnamed"], "hangs": findings["hang"],
-        "stores_changed_by_failures": findings["store_changed"], "rows_lost": findings["rows_lost"],
-        "secrets": findings["secret"], "findings": dict(findings), "by_family": by_family,
-        "wall_s": round(time.monotonic() - start, 1),
-        "broken": [c for c in cases if c["findings"]], "cases_run": cases,
+    by_family = {
+        family: {
+            "cases": sum(c["family"] == family for c in cases),
+            "broken": sum(bool(c["findings"]) and c["family"] == family for c in cases),
+            "exits": dict(Counter(str(c["exit"]) for c in cases if c["family"] == family)),
+        }
+        for family in FAMILIES
     }
-    print_table(["family", "cases", "broken", "exit codes"],
-                [[f, v["cases"], v["broken"], " ".join(f"{k}:{n}" for k, n in sorted(v["exits"].items()))]
-                 for f, v in by_family.items()], title="campaign")
-    print(f"{len(cases)} cases: {summary['tracebacks']} tracebacks, {summary['hangs']} hangs, "
-          f"{summary['stores_changed_by_failures']} stores changed by failing commands, {summary['rows_lost']} "
-          f"rows lost, {summary['secrets']} secrets; findings {dict(findings)}")
+    summary = {
+        "benchmark": "campaign",
+        "quick": args.quick,
+        "seed": args.seed,
+        "cases": len(cases),
+        "broken_cases": sum(bool(c["findings"]) for c in cases),
+        "tracebacks": findings["traceback"] + findings["traceback_unnamed"],
+        "hangs": findings["hang"],
+        "stores_changed_by_failures": findings["store_changed"],
+        "rows_lost": findings["rows_lost"],
+        "secrets": findings["secret"],
+        "findings": dict(findings),
+        "by_family": by_family,
+        "wall_s": round(time.monotonic() - start, 1),
+        "broken": [c for c in cases if c["findings"]],
+        "cases_run": cases,
+    }
+    print_table(
+        ["family", "cases", "broken", "exit codes"],
+        [
+            [f, v["cases"], v["broken"], " ".join(f"{k}:{n}" for k, n in sorted(v["exits"].items()))]
+            for f, v in by_family.items()
+        ],
+        title="campaign",
+    )
+    print(
+        f"{len(cases)} cases: {summary['tracebacks']} tracebacks, {summary['hangs']} hangs, "
+        f"{summary['stores_changed_by_failures']} stores changed by failing commands, {summary['rows_lost']} "
+        f"rows lost, {summary['secrets']} secrets; findings {dict(findings)}"
+    )
     for case in summary["broken"][:30]:
-        print(f"  {case['family']}: {case['case'][:90]} -> exit {case['exit']} {case['findings']}: {case['stderr'][:160]}")
+        print(
+            f"  {case['family']}: {case['case'][:90]} -> exit {case['exit']} {case['findings']}: {case['stderr'][:160]}"
+        )
     write_results(summary, output_path("campaign", args))
 
 

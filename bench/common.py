@@ -14,7 +14,7 @@ import os
 import platform
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -66,13 +66,22 @@ kind = "local"
 
 def make_parser(doc: str) -> argparse.ArgumentParser:
     """An ArgumentParser with the common --quick, --reuters and --out options."""
-    parser = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc)
+    parser = argparse.ArgumentParser(
+        description=doc.strip().splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc
+    )
     parser.add_argument("--quick", action="store_true", help="small synthetic smoke run (CI)")
-    parser.add_argument("--reuters", type=Path, default=DEFAULT_REUTERS,
-                        help="Reuters-21578 directory or archive (default: ../shared/corpora/reuters21578)")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="JSON results file (default: bench/results/<name>.json, or <name>.quick.json)")
+    parser.add_argument(
+        "--reuters",
+        type=Path,
+        default=DEFAULT_REUTERS,
+        help="Reuters-21578 directory or archive (default: ../shared/corpora/reuters21578)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="JSON results file (default: bench/results/<name>.json, or <name>.quick.json)",
+    )
     return parser
 
 
@@ -135,8 +144,12 @@ def reference_rows(dataset: str = "reuters", path: Path = REFERENCE_TABLES) -> d
         return {}
     with path.open(newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["dataset"] == dataset]
-    return {(row["category"], float(row["rho"])): {k: float(v) for k, v in row.items() if k not in ("dataset", "category", "rho")}
-            for row in rows}
+    return {
+        (row["category"], float(row["rho"])): {
+            k: float(v) for k, v in row.items() if k not in ("dataset", "category", "rho")
+        }
+        for row in rows
+    }
 
 
 def machine_info() -> dict:
@@ -146,8 +159,10 @@ def machine_info() -> dict:
     import scipy
     import sklearn
 
-    model = next((line.split(":", 1)[1].strip() for line in _lines("/proc/cpuinfo") if line.startswith("model name")),
-                 platform.processor() or platform.machine())
+    model = next(
+        (line.split(":", 1)[1].strip() for line in _lines("/proc/cpuinfo") if line.startswith("model name")),
+        platform.processor() or platform.machine(),
+    )
     mem_kib = next((int(line.split()[1]) for line in _lines("/proc/meminfo") if line.startswith("MemTotal:")), 0)
     return {
         "nproc": os.cpu_count(),
@@ -159,7 +174,7 @@ def machine_info() -> dict:
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
         "scikit_learn": sklearn.__version__,
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 
@@ -195,7 +210,9 @@ def print_table(headers: list[str], rows: list[list], title: str | None = None) 
     """A plain fixed-width table on stdout: first column left-aligned, the rest right-aligned."""
     cells = [[str(h) for h in headers]] + [[_cell(value) for value in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths))) for row in cells]
+    lines = [
+        "  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths))) for row in cells
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     print("\n".join(([title] if title else []) + lines), flush=True)
 

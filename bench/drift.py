@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from xialpha.corpora import Corpus, load_reuters, make_synthetic
 from xialpha.concept_drift.windows import WindowJob, decide, fit_window
+from xialpha.corpora import Corpus, load_reuters, make_synthetic
 from xialpha.jobs.drift import stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 
@@ -94,19 +94,34 @@ def run_scenario(spec, data, starts: np.ndarray, n_batches: int) -> dict:
     """Checks at t = 1 .. n_batches - 2, each window also scored on batch t + 1."""
     steps = []
     for t in range(1, n_batches - 1):
-        windows = [fit_window(data, starts, WindowJob(0, 0, "relevant", spec.C[0], 1.0, t, h), spec.rho, spec.tol,
-                              evaluate_on=t + 1) for h in spec.window_sizes(t + 1)]
+        windows = [
+            fit_window(
+                data, starts, WindowJob(0, 0, "relevant", spec.C[0], 1.0, t, h), spec.rho, spec.tol, evaluate_on=t + 1
+            )
+            for h in spec.window_sizes(t + 1)
+        ]
         decision = decide(windows, spec.margin_points, spec.alpha)
         by_size = {r.job.window: r for r in windows}
-        steps.append({
-            "t": t, "chosen_window": decision.chosen.job.window, "drift": decision.drift, "p_value": decision.p_value,
-            "xa_error_chosen": decision.chosen.estimate.error, "xa_error_full": decision.full.estimate.error,
-            "next_error_adaptive": decision.chosen.next_estimate.error,
-            "next_error_full": decision.full.next_estimate.error,
-            "next_error_last": by_size[1].next_estimate.error if by_size[1].status == "ok" else float("nan"),
-        })
-    return {"steps": steps, **{f"mean_next_error_{name}": float(np.nanmean([s[f"next_error_{name}"] for s in steps]))
-                               for name in ("adaptive", "full", "last")}}
+        steps.append(
+            {
+                "t": t,
+                "chosen_window": decision.chosen.job.window,
+                "drift": decision.drift,
+                "p_value": decision.p_value,
+                "xa_error_chosen": decision.chosen.estimate.error,
+                "xa_error_full": decision.full.estimate.error,
+                "next_error_adaptive": decision.chosen.next_estimate.error,
+                "next_error_full": decision.full.next_estimate.error,
+                "next_error_last": by_size[1].next_estimate.error if by_size[1].status == "ok" else float("nan"),
+            }
+        )
+    return {
+        "steps": steps,
+        **{
+            f"mean_next_error_{name}": float(np.nanmean([s[f"next_error_{name}"] for s in steps]))
+            for name in ("adaptive", "full", "last")
+        },
+    }
 
 
 def main() -> None:
@@ -127,8 +142,10 @@ def main() -> None:
     assert stream.corpus.ids.tolist() == corpus.ids.tolist()  # batches are consecutive: order kept
     data = stream_data(spec, stream, ["relevant"], 0, 0)
     prepared = time.perf_counter() - start
-    print(f"{setting.corpus.name}: {len(corpus)} documents in {setting.n_batches} batches, relevance "
-          f"{setting.before} -> {setting.after} at batch {setting.shift}; vectorised + Gram in {prepared:.1f} s")
+    print(
+        f"{setting.corpus.name}: {len(corpus)} documents in {setting.n_batches} batches, relevance "
+        f"{setting.before} -> {setting.after} at batch {setting.shift}; vectorised + Gram in {prepared:.1f} s"
+    )
 
     results = {}
     for scenario in ("A", "B", "C"):
@@ -137,14 +154,26 @@ def main() -> None:
         began = time.perf_counter()
         results[scenario] = run_scenario(spec, scenario_data, stream.starts, setting.n_batches)
         results[scenario]["seconds"] = time.perf_counter() - began
-        results[scenario]["positives_per_batch"] = [int((y[a:b] > 0).sum()) for a, b in zip(stream.starts, stream.starts[1:])]
+        results[scenario]["positives_per_batch"] = [
+            int((y[a:b] > 0).sum()) for a, b in zip(stream.starts, stream.starts[1:])
+        ]
         print_scenario(scenario, results[scenario])
 
     report = {
-        "benchmark": "drift", "quick": args.quick, "corpus": setting.corpus.name, "n_documents": len(corpus),
-        "n_batches": setting.n_batches, "before": setting.before, "after": setting.after, "shift_batch": setting.shift,
-        "margin_points": spec.margin_points, "alpha": spec.alpha, "C": spec.C[0], "rho": spec.rho,
-        "prepare_seconds": prepared, "total_seconds": time.perf_counter() - start,
+        "benchmark": "drift",
+        "quick": args.quick,
+        "corpus": setting.corpus.name,
+        "n_documents": len(corpus),
+        "n_batches": setting.n_batches,
+        "before": setting.before,
+        "after": setting.after,
+        "shift_batch": setting.shift,
+        "margin_points": spec.margin_points,
+        "alpha": spec.alpha,
+        "C": spec.C[0],
+        "rho": spec.rho,
+        "prepare_seconds": prepared,
+        "total_seconds": time.perf_counter() - start,
         "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
         "scenarios": results,
     }
@@ -155,15 +184,23 @@ def main() -> None:
 
 def print_scenario(name: str, result: dict) -> None:
     print(f"\nscenario {name}: t = newest batch; next-batch errors in %")
-    print(f"{'t':>3} {'window':>6} {'drift':>5} {'p':>8} {'xa_chosen':>9} {'xa_full':>7} "
-          f"{'next_adaptive':>13} {'next_full':>9} {'next_last':>9}")
+    print(
+        f"{'t':>3} {'window':>6} {'drift':>5} {'p':>8} {'xa_chosen':>9} {'xa_full':>7} "
+        f"{'next_adaptive':>13} {'next_full':>9} {'next_last':>9}"
+    )
     for s in result["steps"]:
-        print(f"{s['t']:>3} {s['chosen_window']:>6} {'DRIFT' if s['drift'] else '':>5} {s['p_value']:>8.2g} "
-              f"{100 * s['xa_error_chosen']:>9.1f} {100 * s['xa_error_full']:>7.1f} "
-              f"{100 * s['next_error_adaptive']:>13.1f} {100 * s['next_error_full']:>9.1f} {100 * s['next_error_last']:>9.1f}")
-    print(f"mean next-batch error: adaptive {100 * result['mean_next_error_adaptive']:.2f}%, "
-          f"full memory {100 * result['mean_next_error_full']:.2f}%, last batch {100 * result['mean_next_error_last']:.2f}% "
-          f"({result['seconds']:.1f} s)")
+        print(
+            f"{s['t']:>3} {s['chosen_window']:>6} {'DRIFT' if s['drift'] else '':>5} {s['p_value']:>8.2g} "
+            f"{100 * s['xa_error_chosen']:>9.1f} {100 * s['xa_error_full']:>7.1f} "
+            f"{100 * s['next_error_adaptive']:>13.1f} {100 * s['next_error_full']:>9.1f} "
+            f"{100 * s['next_error_last']:>9.1f}"
+        )
+    print(
+        f"mean next-batch error: adaptive {100 * result['mean_next_error_adaptive']:.2f}%, "
+        f"full memory {100 * result['mean_next_error_full']:.2f}%, last batch "
+        f"{100 * result['mean_next_error_last']:.2f}% "
+        f"({result['seconds']:.1f} s)"
+    )
 
 
 if __name__ == "__main__":

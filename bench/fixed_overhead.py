@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from common import REPO, make_parser, output_path, print_table, write_results
+
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.sweep import run_sweep
 from xialpha.spec.sweep import parse_spec
@@ -75,8 +76,12 @@ def main() -> None:
         spec_path = Path(directory) / "tiny.toml"
         spec_path.write_text(SPEC)
         xialpha = Path(sys.executable).with_name("xialpha")
-        cli = [_wall(lambda i=i: _run([str(xialpha), "sweep", str(spec_path), "--store", f"{directory}/cli{i}", "--quiet"]))
-               for i in range(repeat)]
+        cli = [
+            _wall(
+                lambda i=i: _run([str(xialpha), "sweep", str(spec_path), "--store", f"{directory}/cli{i}", "--quiet"])
+            )
+            for i in range(repeat)
+        ]
         imports = [_wall(lambda: _run([sys.executable, "-c", "import xialpha.cli"])) for _ in range(repeat)]
         spec = parse_spec(SPEC, source="bench fixed_overhead spec")
         cluster, sweeps = [], []
@@ -84,17 +89,27 @@ def main() -> None:
             start = time.perf_counter()
             with connect(spec.cluster) as client:
                 started = time.perf_counter()
-                sweeps.append(_wall(lambda: run_sweep(spec, ResultStore(f"{directory}/lib{i}"),
-                                                      client=client)))
+                sweeps.append(_wall(lambda: run_sweep(spec, ResultStore(f"{directory}/lib{i}"), client=client)))
                 stop = time.perf_counter()
             cluster.append((started - start) + (time.perf_counter() - stop))
-    result = {"benchmark": "fixed_overhead", "quick": args.quick, "repeat": repeat, "target_s": TARGET_S,
-              "cli_s": statistics.median(cli), "import_s": statistics.median(imports),
-              "cluster_s": statistics.median(cluster), "run_sweep_s": statistics.median(sweeps),
-              "runs": {"cli_s": cli, "import_s": imports, "cluster_s": cluster, "run_sweep_s": sweeps}}
-    print_table(["what", "median s", "runs"],
-                [[key, f"{result[key]:.2f}", " ".join(f"{v:.2f}" for v in result["runs"][key])]
-                 for key in ("cli_s", "import_s", "cluster_s", "run_sweep_s")])
+    result = {
+        "benchmark": "fixed_overhead",
+        "quick": args.quick,
+        "repeat": repeat,
+        "target_s": TARGET_S,
+        "cli_s": statistics.median(cli),
+        "import_s": statistics.median(imports),
+        "cluster_s": statistics.median(cluster),
+        "run_sweep_s": statistics.median(sweeps),
+        "runs": {"cli_s": cli, "import_s": imports, "cluster_s": cluster, "run_sweep_s": sweeps},
+    }
+    print_table(
+        ["what", "median s", "runs"],
+        [
+            [key, f"{result[key]:.2f}", " ".join(f"{v:.2f}" for v in result["runs"][key])]
+            for key in ("cli_s", "import_s", "cluster_s", "run_sweep_s")
+        ],
+    )
     print(f"fixed overhead of `xialpha sweep`: {result['cli_s']:.2f} s (target <= {TARGET_S:g} s)")
     write_results(result, output_path("fixed_overhead", args))
 

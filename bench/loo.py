@@ -16,8 +16,8 @@ fraction of examples retrained (the rest is saved), seconds, and the xi-alpha es
 from __future__ import annotations
 
 import numpy as np
-
 from common import load_corpus, make_parser, output_path, print_table, timed, vectorize, write_results
+
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
@@ -52,18 +52,33 @@ def main() -> None:
             xa1 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)
             xa2 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 2.0)
             flagged = xi_alpha_indicator(fit.alpha, fit.xi, r_delta2, 2.0)
-            rows.append({
-                "category": category, "C": C, "n": n_docs, "n_pos": pruned.n_pos, "stable": fit.stable,
-                "loo_error": brute.error, "pruned_error": pruned.error, "xa1_error": xa1.error, "xa2_error": xa2.error,
-                "pruned_equals_bruteforce": bool(np.array_equal(pruned.indicator, brute.indicator)),
-                "xa2_flags_every_loo_error": bool(np.all(flagged[brute.indicator])),
-                "retrains": pruned.retrains, "retrain_fraction": pruned.retrains / n_docs,
-                "xi_alpha_pruned_equals_bruteforce": bool(np.array_equal(lemma.indicator, brute.indicator)),
-                "xi_alpha_retrains": lemma.retrains, "pruned_s": pruned_s, "xi_alpha_pruned_s": lemma_s,
-                "bruteforce_s": brute_s,
-            })
-            print(f"{category} C={C:g}: retrained {pruned.retrains} (support) / {lemma.retrains} (xi_alpha) of "
-                  f"{n_docs}, {pruned_s:.1f} / {lemma_s:.1f} s, brute force {brute_s:.1f} s", flush=True)
+            rows.append(
+                {
+                    "category": category,
+                    "C": C,
+                    "n": n_docs,
+                    "n_pos": pruned.n_pos,
+                    "stable": fit.stable,
+                    "loo_error": brute.error,
+                    "pruned_error": pruned.error,
+                    "xa1_error": xa1.error,
+                    "xa2_error": xa2.error,
+                    "pruned_equals_bruteforce": bool(np.array_equal(pruned.indicator, brute.indicator)),
+                    "xa2_flags_every_loo_error": bool(np.all(flagged[brute.indicator])),
+                    "retrains": pruned.retrains,
+                    "retrain_fraction": pruned.retrains / n_docs,
+                    "xi_alpha_pruned_equals_bruteforce": bool(np.array_equal(lemma.indicator, brute.indicator)),
+                    "xi_alpha_retrains": lemma.retrains,
+                    "pruned_s": pruned_s,
+                    "xi_alpha_pruned_s": lemma_s,
+                    "bruteforce_s": brute_s,
+                }
+            )
+            print(
+                f"{category} C={C:g}: retrained {pruned.retrains} (support) / {lemma.retrains} (xi_alpha) of "
+                f"{n_docs}, {pruned_s:.1f} / {lemma_s:.1f} s, brute force {brute_s:.1f} s",
+                flush=True,
+            )
     retrains = sum(row["retrains"] for row in rows)
     lemma_retrains = sum(row["xi_alpha_retrains"] for row in rows)
     result = {
@@ -103,18 +118,56 @@ def _brute_force_loo(y: np.ndarray, C: float, gram: np.ndarray) -> Estimate:
 
 
 def _print(result: dict) -> None:
-    rows = [[r["category"], r["C"], r["n_pos"], r["stable"], 100 * r["loo_error"], 100 * r["pruned_error"],
-             100 * r["xa1_error"], 100 * r["xa2_error"], r["pruned_equals_bruteforce"], r["retrains"],
-             r["xi_alpha_pruned_equals_bruteforce"], r["xi_alpha_retrains"], r["pruned_s"], r["xi_alpha_pruned_s"],
-             r["bruteforce_s"]] for r in result["configs"]]
-    print_table(["category", "C", "n_pos", "stable", "loo_%", "pruned_%", "xa1_%", "xa2_%", "equal", "retrains",
-                 "xa_equal", "xa_retrains", "pruned_s", "xa_pruned_s", "brute_s"], rows,
-                title=f"\n{result['n_documents']} documents of {result['corpus']}, R_delta^2 = {result['r_delta2']:.3f}")
-    print(f"prune=support == brute force: {result['pruned_equals_bruteforce']}; retrained "
-          f"{100 * result['retrain_fraction']:.1f} % of the examples ({result['retrainings_saved']} retrainings saved); "
-          f"{result['pruned_s']:.1f} s vs {result['bruteforce_s']:.1f} s")
-    print(f"prune=xi_alpha == brute force: {result['xi_alpha_pruned_equals_bruteforce']}; retrained "
-          f"{100 * result['retrain_fraction_xi_alpha']:.1f} %; {result['xi_alpha_pruned_s']:.1f} s")
+    rows = [
+        [
+            r["category"],
+            r["C"],
+            r["n_pos"],
+            r["stable"],
+            100 * r["loo_error"],
+            100 * r["pruned_error"],
+            100 * r["xa1_error"],
+            100 * r["xa2_error"],
+            r["pruned_equals_bruteforce"],
+            r["retrains"],
+            r["xi_alpha_pruned_equals_bruteforce"],
+            r["xi_alpha_retrains"],
+            r["pruned_s"],
+            r["xi_alpha_pruned_s"],
+            r["bruteforce_s"],
+        ]
+        for r in result["configs"]
+    ]
+    print_table(
+        [
+            "category",
+            "C",
+            "n_pos",
+            "stable",
+            "loo_%",
+            "pruned_%",
+            "xa1_%",
+            "xa2_%",
+            "equal",
+            "retrains",
+            "xa_equal",
+            "xa_retrains",
+            "pruned_s",
+            "xa_pruned_s",
+            "brute_s",
+        ],
+        rows,
+        title=f"\n{result['n_documents']} documents of {result['corpus']}, R_delta^2 = {result['r_delta2']:.3f}",
+    )
+    print(
+        f"prune=support == brute force: {result['pruned_equals_bruteforce']}; retrained "
+        f"{100 * result['retrain_fraction']:.1f} % of the examples ({result['retrainings_saved']} retrainings saved); "
+        f"{result['pruned_s']:.1f} s vs {result['bruteforce_s']:.1f} s"
+    )
+    print(
+        f"prune=xi_alpha == brute force: {result['xi_alpha_pruned_equals_bruteforce']}; retrained "
+        f"{100 * result['retrain_fraction_xi_alpha']:.1f} %; {result['xi_alpha_pruned_s']:.1f} s"
+    )
 
 
 if __name__ == "__main__":

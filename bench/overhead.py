@@ -68,17 +68,35 @@ LARGE_DOCS, QUICK_LARGE_DOCS, LARGE_C = 100_000, 3_000, (0.5, 5.0)
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--categories", nargs="+", default=None,
-                        help="category names (default: the 10 most frequent, or with --quick 3)")
-    parser.add_argument("--C", nargs="+", type=float, default=None, help="the C path (default: config/reuters.toml's grid)")
+    parser.add_argument(
+        "--categories",
+        nargs="+",
+        default=None,
+        help="category names (default: the 10 most frequent, or with --quick 3)",
+    )
+    parser.add_argument(
+        "--C", nargs="+", type=float, default=None, help="the C path (default: config/reuters.toml's grid)"
+    )
     parser.add_argument("--repeat", type=int, default=2, help="runs of each path (the best counts)")
-    parser.add_argument("--check-max", type=int, default=20_000,
-                        help="largest n_U whose fits' calls are compared with the full dense computation")
-    parser.add_argument("--both-methods", action="store_true",
-                        help="also time the span method the cost model did not choose, on every fit")
-    parser.add_argument("--large", type=lambda text: int(float(text)), default=None, metavar="N_DOCS",
-                        help=f"documents of the synthetic corpus of `large` (default {LARGE_DOCS:g}, --quick "
-                             f"{QUICK_LARGE_DOCS}; 0 skips it)")
+    parser.add_argument(
+        "--check-max",
+        type=int,
+        default=20_000,
+        help="largest n_U whose fits' calls are compared with the full dense computation",
+    )
+    parser.add_argument(
+        "--both-methods",
+        action="store_true",
+        help="also time the span method the cost model did not choose, on every fit",
+    )
+    parser.add_argument(
+        "--large",
+        type=lambda text: int(float(text)),
+        default=None,
+        metavar="N_DOCS",
+        help=f"documents of the synthetic corpus of `large` (default {LARGE_DOCS:g}, --quick "
+        f"{QUICK_LARGE_DOCS}; 0 skips it)",
+    )
     args = parser.parse_args()
     with threadpool_limits(limits=1):
         _run(args)
@@ -101,9 +119,12 @@ def _run(args) -> None:
             for row in fits:
                 rows.append({"category": category, "start": start, **row})
         row = next(r for r in path if r["C"] == COLD_C) if COLD_C in grid else path[0]
-        print(f"{category}: path {sum(r['fit_s'] for r in path):.2f} s solver, C={row['C']:g} in the path: "
-              f"estimate {100 * row['estimate_over_fit']:.1f} %, span {100 * row['span_over_fit']:.0f} % of the fit; "
-              f"cold C={COLD_C:g}: fit {cold[0]['fit_s']:.3f} s", flush=True)
+        print(
+            f"{category}: path {sum(r['fit_s'] for r in path):.2f} s solver, C={row['C']:g} in the path: "
+            f"estimate {100 * row['estimate_over_fit']:.1f} %, span {100 * row['span_over_fit']:.0f} % of the fit; "
+            f"cold C={COLD_C:g}: fit {cold[0]['fit_s']:.3f} s",
+            flush=True,
+        )
     warm = [r for r in rows if r["start"] == "warm"]
     cold = [r for r in rows if r["start"] == "cold"]
     ratio = np.array([r["estimate_over_fit"] for r in warm])
@@ -127,9 +148,11 @@ def _run(args) -> None:
         "default_estimate_over_fit_median": float(np.median([r["default_over_fit"] for r in warm])),
         "default_estimate_over_fit_total": float(sum(r["default_s"] for r in warm) / sum(r["fit_s"] for r in warm)),
         "target_default_over_fit": TARGET_DEFAULT_OVER_FIT,
-        "cold_c05": {"estimate_over_fit_median": float(np.median([r["estimate_over_fit"] for r in cold])),
-                     "span_over_fit_median": float(np.median([r["span_over_fit"] for r in cold])),
-                     "fit_median_s": float(np.median([r["fit_s"] for r in cold]))},
+        "cold_c05": {
+            "estimate_over_fit_median": float(np.median([r["estimate_over_fit"] for r in cold])),
+            "span_over_fit_median": float(np.median([r["span_over_fit"] for r in cold])),
+            "fit_median_s": float(np.median([r["fit_s"] for r in cold])),
+        },
         "fit_median_s": float(np.median([r["fit_s"] for r in warm])),
         "span_median_s": float(np.median([r["span_s"] for r in warm])),
         **_span_summary(rows),
@@ -141,8 +164,11 @@ def _run(args) -> None:
     large = args.large if args.large is not None else (QUICK_LARGE_DOCS if args.quick else LARGE_DOCS)
     if large:
         result["large"] = _large(large, args)
-    result["sizes"] = {name: _size_summary(part) for name, part in (("reuters", result), ("large", result.get("large")))
-                       if part is not None}
+    result["sizes"] = {
+        name: _size_summary(part)
+        for name, part in (("reuters", result), ("large", result.get("large")))
+        if part is not None
+    }
     _print(result)
     write_results(result, output_path("overhead", args))
 
@@ -150,16 +176,30 @@ def _run(args) -> None:
 def _size_summary(part: dict) -> dict:
     """One size's headline figures (the whole C paths, warm-started fits) and how span decided its calls."""
     fits = [r for r in part["fits"] if r.get("start", "warm") == "warm"]
-    shares = {key: float(np.mean([r[key] for r in fits]))
-              for key in ("span_by_sign", "span_by_bound", "span_by_solve", "span_by_exact")}
-    return {"n_docs": part["n_docs"], "n_train": part["n_train"],
-            "default_estimate_over_fit_median": part["default_estimate_over_fit_median"],
-            "span_over_fit_median": part["span_over_fit_median"],
-            "n_unbounded_median": float(np.median([r["n_unbounded"] for r in fits])),
-            "n_unbounded_max": int(max(r["n_unbounded"] for r in fits)),
-            **{f"{key}_mean_share": value for key, value in shares.items()},
-            **{key: part[key] for key in ("span_sampled_fits", "span_methods", "span_auto_choices", "calls_identical",
-                                           "calls_identical_fits", "calls_checked_fits")}}
+    shares = {
+        key: float(np.mean([r[key] for r in fits]))
+        for key in ("span_by_sign", "span_by_bound", "span_by_solve", "span_by_exact")
+    }
+    return {
+        "n_docs": part["n_docs"],
+        "n_train": part["n_train"],
+        "default_estimate_over_fit_median": part["default_estimate_over_fit_median"],
+        "span_over_fit_median": part["span_over_fit_median"],
+        "n_unbounded_median": float(np.median([r["n_unbounded"] for r in fits])),
+        "n_unbounded_max": int(max(r["n_unbounded"] for r in fits)),
+        **{f"{key}_mean_share": value for key, value in shares.items()},
+        **{
+            key: part[key]
+            for key in (
+                "span_sampled_fits",
+                "span_methods",
+                "span_auto_choices",
+                "calls_identical",
+                "calls_identical_fits",
+                "calls_checked_fits",
+            )
+        },
+    }
 
 
 def _path(X, y: np.ndarray, grid: list[float], r_delta2: float, args) -> list[dict]:
@@ -174,15 +214,26 @@ def _path(X, y: np.ndarray, grid: list[float], r_delta2: float, args) -> list[di
         xa_s = time.perf_counter() - start
         calls, span_s = timed(_span, fit, "auto")
         n_unbounded = fit.n_sv - fit.n_bounded_sv
-        row = {"C": C, "n_sv": fit.n_sv, "n_unbounded": n_unbounded, "fit_s": fit.fit_seconds, "rest_s": rest_s,
-               "xa_s": xa_s, "span_s": span_s, "span_sampled": False, **_call_shares(calls)}
+        row = {
+            "C": C,
+            "n_sv": fit.n_sv,
+            "n_unbounded": n_unbounded,
+            "fit_s": fit.fit_seconds,
+            "rest_s": rest_s,
+            "xa_s": xa_s,
+            "span_s": span_s,
+            "span_sampled": False,
+            **_call_shares(calls),
+        }
         if args.both_methods and calls.method in ("dense", "iterative"):
             row["span_other_s"] = timed(_span, fit, "iterative" if calls.method == "dense" else "dense")[1]
         thresholds = call_thresholds(fit)
         sv = fit.alpha > 0
-        row["calls_identical"] = (bool(np.array_equal(calls.spans[sv] >= thresholds[sv],
-                                                      span_squared(fit)[sv] >= thresholds[sv]))
-                                  if n_unbounded <= args.check_max else None)
+        row["calls_identical"] = (
+            bool(np.array_equal(calls.spans[sv] >= thresholds[sv], span_squared(fit)[sv] >= thresholds[sv]))
+            if n_unbounded <= args.check_max
+            else None
+        )
         rows.append(_ratios(row))
         previous = fit
     return rows
@@ -202,21 +253,30 @@ def _call_shares(calls) -> dict:
     """Per fit: the span method, and the share of the SVs' calls decided by each means; solve iterations."""
     total = max(1, calls.by_sign + calls.by_bound + calls.by_solve + calls.by_exact)
     iterations = calls.solve_iterations
-    return {"span_method": calls.method, "span_by_sign": calls.by_sign / total, "span_by_bound": calls.by_bound / total,
-            "span_by_solve": calls.by_solve / total, "span_by_exact": calls.by_exact / total,
-            "solve_iterations_total": int(iterations.sum()),
-            "solve_iterations_median": float(np.median(iterations)) if iterations.size else None,
-            "solve_iterations_max": int(iterations.max()) if iterations.size else None}
+    return {
+        "span_method": calls.method,
+        "span_by_sign": calls.by_sign / total,
+        "span_by_bound": calls.by_bound / total,
+        "span_by_solve": calls.by_solve / total,
+        "span_by_exact": calls.by_exact / total,
+        "solve_iterations_total": int(iterations.sum()),
+        "solve_iterations_median": float(np.median(iterations)) if iterations.size else None,
+        "solve_iterations_max": int(iterations.max()) if iterations.size else None,
+    }
 
 
 def _span_summary(rows: list[dict]) -> dict:
     """Over the fits: sampled fits (always 0), methods, calls identical to the full computation."""
     checked = [r["calls_identical"] for r in rows if r["calls_identical"] is not None]
     timed_both = [r["span_s"] <= r["span_other_s"] for r in rows if "span_other_s" in r]
-    return {"span_auto_choices": {"faster": int(sum(timed_both)), "timed_both": len(timed_both)},"span_sampled_fits": int(sum(r["span_sampled"] for r in rows)),
-            "span_methods": {m: sum(r["span_method"] == m for r in rows) for m in ("dense", "iterative", "diameter")},
-            "calls_identical_fits": int(sum(checked)), "calls_checked_fits": len(checked),
-            "calls_identical": bool(all(checked)) if checked else None}
+    return {
+        "span_auto_choices": {"faster": int(sum(timed_both)), "timed_both": len(timed_both)},
+        "span_sampled_fits": int(sum(r["span_sampled"] for r in rows)),
+        "span_methods": {m: sum(r["span_method"] == m for r in rows) for m in ("dense", "iterative", "diameter")},
+        "calls_identical_fits": int(sum(checked)),
+        "calls_checked_fits": len(checked),
+        "calls_identical": bool(all(checked)) if checked else None,
+    }
 
 
 def _ratios(row: dict) -> dict:
@@ -238,12 +298,20 @@ def _large(n_docs: int, args) -> dict:
     for category in corpus.choose_categories(top_k=4):
         fits += [{"category": category, **row} for row in _path(X, train.y(category), list(LARGE_C), r_delta2, args)]
     print(f"large: {n_docs:,} documents, {X.shape[0]:,} training", flush=True)
-    return {"n_docs": n_docs, "n_train": int(X.shape[0]), "n_features": int(X.shape[1]), "C": list(LARGE_C),
-            "default_estimator": DEFAULT_ESTIMATOR,
-            **{f"{key}_over_fit_median": float(np.median([r[f"{name}_over_fit"] for r in fits]))
-               for name, key in (("estimate", "estimate"), ("span", "span"), ("default", "default_estimate"))},
-            "default_estimate_over_fit_total": float(sum(r["default_s"] for r in fits) / sum(r["fit_s"] for r in fits)),
-            **_span_summary(fits), "fits": fits}
+    return {
+        "n_docs": n_docs,
+        "n_train": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "C": list(LARGE_C),
+        "default_estimator": DEFAULT_ESTIMATOR,
+        **{
+            f"{key}_over_fit_median": float(np.median([r[f"{name}_over_fit"] for r in fits]))
+            for name, key in (("estimate", "estimate"), ("span", "span"), ("default", "default_estimate"))
+        },
+        "default_estimate_over_fit_total": float(sum(r["default_s"] for r in fits) / sum(r["fit_s"] for r in fits)),
+        **_span_summary(fits),
+        "fits": fits,
+    }
 
 
 def _best_of(repeat: int, run) -> list[dict]:
@@ -260,32 +328,82 @@ def _best_of(repeat: int, run) -> list[dict]:
 
 
 def _print(result: dict) -> None:
-    columns = ["category", "start", "C", "n_sv", "n_unbounded", "fit_ms", "rest_of_fit_svm_ms", "xa_ms",
-               "estimate/fit_%", "span_ms", "span/fit_%", "method", "sign_%", "bound_%", "solve_%", "exact_%",
-               "iter_med", "iter_max", "same_calls"]
-    for part, title in ((result, f"{result['corpus']}: {result['n_train']} training documents, {result['n_features']} features"),
-                        (result.get("large"), "large")):
+    columns = [
+        "category",
+        "start",
+        "C",
+        "n_sv",
+        "n_unbounded",
+        "fit_ms",
+        "rest_of_fit_svm_ms",
+        "xa_ms",
+        "estimate/fit_%",
+        "span_ms",
+        "span/fit_%",
+        "method",
+        "sign_%",
+        "bound_%",
+        "solve_%",
+        "exact_%",
+        "iter_med",
+        "iter_max",
+        "same_calls",
+    ]
+    for part, title in (
+        (result, f"{result['corpus']}: {result['n_train']} training documents, {result['n_features']} features"),
+        (result.get("large"), "large"),
+    ):
         if part is None:
             continue
-        rows = [[r["category"], r.get("start", "warm"), r["C"], r["n_sv"], r["n_unbounded"], 1000 * r["fit_s"],
-                 1000 * r["rest_s"], 1000 * r["xa_s"], 100 * r["estimate_over_fit"], 1000 * r["span_s"],
-                 100 * r["span_over_fit"], r["span_method"], 100 * r["span_by_sign"], 100 * r["span_by_bound"],
-                 100 * r["span_by_solve"], 100 * r["span_by_exact"], r["solve_iterations_median"],
-                 r["solve_iterations_max"], r["calls_identical"]] for r in part["fits"]]
+        rows = [
+            [
+                r["category"],
+                r.get("start", "warm"),
+                r["C"],
+                r["n_sv"],
+                r["n_unbounded"],
+                1000 * r["fit_s"],
+                1000 * r["rest_s"],
+                1000 * r["xa_s"],
+                100 * r["estimate_over_fit"],
+                1000 * r["span_s"],
+                100 * r["span_over_fit"],
+                r["span_method"],
+                100 * r["span_by_sign"],
+                100 * r["span_by_bound"],
+                100 * r["span_by_solve"],
+                100 * r["span_by_exact"],
+                r["solve_iterations_median"],
+                r["solve_iterations_max"],
+                r["calls_identical"],
+            ]
+            for r in part["fits"]
+        ]
         print_table(columns, rows, title="\n" + title)
-    print(f"xi-alpha estimate / fit (warm-started C paths): median {100 * result['estimate_over_fit_median']:.2f} % "
-          f"(max {100 * result['estimate_over_fit_max']:.2f} %, target <= {100 * TARGET_ESTIMATE_OVER_FIT:.0f} %); "
-          f"R_delta^2 + indicator alone {100 * result['xa_only_over_fit_median']:.2f} %")
-    print(f"span / fit: median {100 * result['span_over_fit_median']:.0f} % (max {100 * result['span_over_fit_max']:.0f} %); "
-          f"cold C={COLD_C:g}: estimate {100 * result['cold_c05']['estimate_over_fit_median']:.2f} %, span "
-          f"{100 * result['cold_c05']['span_over_fit_median']:.0f} %; first fit (JIT or cache load) {result['first_fit_s']:.2f} s")
-    print(f"default estimates ({result['default_estimator']}) / fit: median {result['default_estimate_over_fit_median']:.3f}, "
-          f"total {result['default_estimate_over_fit_total']:.3f} (target <= {TARGET_DEFAULT_OVER_FIT})")
+    print(
+        f"xi-alpha estimate / fit (warm-started C paths): median {100 * result['estimate_over_fit_median']:.2f} % "
+        f"(max {100 * result['estimate_over_fit_max']:.2f} %, target <= {100 * TARGET_ESTIMATE_OVER_FIT:.0f} %); "
+        f"R_delta^2 + indicator alone {100 * result['xa_only_over_fit_median']:.2f} %"
+    )
+    print(
+        f"span / fit: median {100 * result['span_over_fit_median']:.0f} % (max "
+        f"{100 * result['span_over_fit_max']:.0f} %); "
+        f"cold C={COLD_C:g}: estimate {100 * result['cold_c05']['estimate_over_fit_median']:.2f} %, span "
+        f"{100 * result['cold_c05']['span_over_fit_median']:.0f} %; first fit (JIT or cache load) "
+        f"{result['first_fit_s']:.2f} s"
+    )
+    print(
+        f"default estimates ({result['default_estimator']}) / fit: median "
+        f"{result['default_estimate_over_fit_median']:.3f}, "
+        f"total {result['default_estimate_over_fit_total']:.3f} (target <= {TARGET_DEFAULT_OVER_FIT})"
+    )
     if "large" in result:
         large = result["large"]
-        print(f"large ({large['n_train']:,} training documents): default estimates / fit median "
-              f"{large['default_estimate_over_fit_median']:.3f}, total {large['default_estimate_over_fit_total']:.3f}; "
-              f"span / fit {large['span_over_fit_median']:.3f}")
+        print(
+            f"large ({large['n_train']:,} training documents): default estimates / fit median "
+            f"{large['default_estimate_over_fit_median']:.3f}, total {large['default_estimate_over_fit_total']:.3f}; "
+            f"span / fit {large['span_over_fit_median']:.3f}"
+        )
 
 
 if __name__ == "__main__":

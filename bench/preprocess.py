@@ -34,14 +34,19 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small synthetic smoke run")
     parser.add_argument("--reuters", type=Path, default=DEFAULT_REUTERS, help="Reuters-21578 directory or archive")
     parser.add_argument("--repeat", type=int, default=3, help="Gram timings: best of this many runs")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="JSON results file (default: bench/results/preprocess.json, or preprocess.quick.json)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="JSON results file (default: bench/results/preprocess.json, or preprocess.quick.json)",
+    )
     args = parser.parse_args()
 
     wall: dict[str, float] = {}
     cpu: dict[str, float] = {}
-    corpus = _timed("load", wall, cpu, lambda: make_synthetic(n_docs=2000, seed=0) if args.quick
-                    else load_reuters(args.reuters))
+    corpus = _timed(
+        "load", wall, cpu, lambda: make_synthetic(n_docs=2000, seed=0) if args.quick else load_reuters(args.reuters)
+    )
     spec = Preprocessing(min_df=3)
     _, X_all = _timed("preprocess", wall, cpu, lambda: spec.fit_transform(corpus.texts))
     for table in (wall, cpu):
@@ -77,8 +82,12 @@ def main() -> None:
         "seconds": {name: round(value, 3) for name, value in wall.items()},
         "cpu_seconds": {name: round(value, 3) for name, value in cpu.items()},
         "targets_seconds": TARGETS,
-        "machine": {"python": platform.python_version(), "processor": platform.machine(),
-                    "cpus": os.cpu_count(), "load_average_1min": round(os.getloadavg()[0], 2)},
+        "machine": {
+            "python": platform.python_version(),
+            "processor": platform.machine(),
+            "cpus": os.cpu_count(),
+            "load_average_1min": round(os.getloadavg()[0], 2),
+        },
     }
     _print_table(result)
     out = args.out or RESULTS / ("preprocess.quick.json" if args.quick else "preprocess.json")
@@ -101,20 +110,24 @@ def _row_blocks(X, block_rows: int) -> np.ndarray:
     X_t = X.T.tocsr()
     out = np.empty((X.shape[0], X.shape[0]))
     for start in range(0, X.shape[0], block_rows):
-        out[start:start + block_rows] = (X[start:start + block_rows] @ X_t).toarray()
+        out[start : start + block_rows] = (X[start : start + block_rows] @ X_t).toarray()
     return out
 
 
 def _print_table(result: dict) -> None:
     n = result["gram_shape"][0]
-    print(f"{result['corpus']}: {result['n_documents']} documents, {result['n_features']} features; "
-          f"Gram {n} x {n}; load average {result['machine']['load_average_1min']} on {result['machine']['cpus']} CPUs")
+    print(
+        f"{result['corpus']}: {result['n_documents']} documents, {result['n_features']} features; "
+        f"Gram {n} x {n}; load average {result['machine']['load_average_1min']} on {result['machine']['cpus']} CPUs"
+    )
     print(f"{'step':<22}{'wall s':>10}{'cpu s':>10}{'target':>10}")
     for name, seconds in result["seconds"].items():
         target = TARGETS.get(name)
         mark = "" if target is None or result["quick"] else ("  ok" if seconds <= target else "  OVER")
-        print(f"{name:<22}{seconds:>10.3f}{result['cpu_seconds'][name]:>10.3f}"
-              f"{'' if target is None else f'{target:>10.1f}'}{mark}")
+        print(
+            f"{name:<22}{seconds:>10.3f}{result['cpu_seconds'][name]:>10.3f}"
+            f"{'' if target is None else f'{target:>10.1f}'}{mark}"
+        )
 
 
 if __name__ == "__main__":

@@ -65,9 +65,14 @@ class ProcessTreeSampler:
         self.peak = max(self.peak, total)
 
     def figures(self) -> dict:
-        return {"cpu_s": float(sum(self.cpu.values())), "peak_rss_gb": self.peak / 1e9,
-                "peak_rss_driver_gb": self.peak_root / 1e9, "peak_rss_process_gb": self.peak_single / 1e9,
-                "peak_rss_worker_gb": self.peak_other / 1e9, "processes": len(self.cpu)}
+        return {
+            "cpu_s": float(sum(self.cpu.values())),
+            "peak_rss_gb": self.peak / 1e9,
+            "peak_rss_driver_gb": self.peak_root / 1e9,
+            "peak_rss_process_gb": self.peak_single / 1e9,
+            "peak_rss_worker_gb": self.peak_other / 1e9,
+            "processes": len(self.cpu),
+        }
 
 
 class MessageMeter:
@@ -81,7 +86,7 @@ class MessageMeter:
         self.largest = (0, "", "")
         self.count = 0
 
-    def __enter__(self) -> "MessageMeter":
+    def __enter__(self) -> MessageMeter:
         from distributed.comm import tcp
         from distributed.utils import nbytes
 
@@ -111,8 +116,11 @@ class MessageMeter:
 
     def figures(self) -> dict:
         size, direction, peer = self.largest
-        return {"largest_message_mb": size / 1e6, "largest_message": f"{direction} {peer}".strip(),
-                "messages": self.count}
+        return {
+            "largest_message_mb": size / 1e6,
+            "largest_message": f"{direction} {peer}".strip(),
+            "messages": self.count,
+        }
 
 
 def dependency_recorder(scheduler):

@@ -15,8 +15,18 @@ xi-alpha is below the held-out error (seed: 3 of 100 for rho = 1).
 from __future__ import annotations
 
 import numpy as np
+from common import (
+    load_corpus,
+    make_parser,
+    output_path,
+    print_table,
+    random_halves,
+    reference_rows,
+    timed,
+    vectorize,
+    write_results,
+)
 
-from common import make_parser, load_corpus, output_path, print_table, random_halves, reference_rows, timed, vectorize, write_results
 from xialpha.estimators.baselines import holdout
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
@@ -43,7 +53,9 @@ def main() -> None:
     runs = {c: {rho: {f"{k}_{s}": [] for k in METRICS for s in ("xa", "true")} for rho in RHOS} for c in categories}
     seconds = {"load": load_s, "features_and_grams": 0.0, "fits": 0.0}
     for split_no, (train, test) in enumerate(random_halves(len(corpus), n_splits, args.seed)):
-        (X_train, X_test), vec_s = timed(vectorize, preprocessing, corpus.subset(train).texts, corpus.subset(test).texts)
+        (X_train, X_test), vec_s = timed(
+            vectorize, preprocessing, corpus.subset(train).texts, corpus.subset(test).texts
+        )
         (gram, cross), gram_s = timed(lambda: (linear_gram(X_train), linear_gram(X_test, X_train)))
         r_delta2 = r_delta_squared(gram=gram)
         seconds["features_and_grams"] += vec_s + gram_s
@@ -57,8 +69,11 @@ def main() -> None:
                 for key, name in METRICS.items():
                     runs[category][rho][f"{key}_xa"].append(100 * estimate[name])
                     runs[category][rho][f"{key}_true"].append(100 * true[name])
-        print(f"split {split_no + 1}/{n_splits}: {len(train)} train / {len(test)} test, "
-              f"R_delta^2 = {r_delta2:.3f}, features+Grams {vec_s + gram_s:.1f} s", flush=True)
+        print(
+            f"split {split_no + 1}/{n_splits}: {len(train)} train / {len(test)} test, "
+            f"R_delta^2 = {r_delta2:.3f}, features+Grams {vec_s + gram_s:.1f} s",
+            flush=True,
+        )
     table = _summarise(runs, reference_rows())
     below = _below_counts(runs)
     _print(table, below, n_splits)
@@ -104,8 +119,10 @@ def _below_counts(runs: dict) -> dict:
     """Per rho, over categories x splits: how often xi-alpha errs on the optimistic side of held-out."""
     counts = {}
     for rho in RHOS:
-        pairs = {key: [(xa, true) for c in runs for xa, true in zip(runs[c][rho][f"{key}_xa"], runs[c][rho][f"{key}_true"])]
-                 for key in METRICS}
+        pairs = {
+            key: [(xa, true) for c in runs for xa, true in zip(runs[c][rho][f"{key}_xa"], runs[c][rho][f"{key}_true"])]
+            for key in METRICS
+        }
         counts[f"{rho:g}"] = {
             "error_below": sum(xa < true for xa, true in pairs["err"]),
             "recall_above": sum(xa > true for xa, true in pairs["rec"]),
@@ -118,8 +135,11 @@ def _below_counts(runs: dict) -> dict:
 
 def _agreement(table: dict) -> dict:
     """rho = 1: |our mean xi-alpha error - Table 1's| per category, its maximum, and how many are within 0.4 points."""
-    gaps = {c: abs(rows["1"]["err_xa"] - rows["1"]["paper_err_xa"]) for c, rows in table.items()
-            if np.isfinite(rows["1"]["paper_err_xa"])}
+    gaps = {
+        c: abs(rows["1"]["err_xa"] - rows["1"]["paper_err_xa"])
+        for c, rows in table.items()
+        if np.isfinite(rows["1"]["paper_err_xa"])
+    }
     return {
         "abs_gap_points": gaps,
         "max_abs_gap_points": max(gaps.values()) if gaps else float("nan"),
@@ -134,13 +154,19 @@ def _print(table: dict, below: dict, n_splits: int) -> None:
         rows = []
         for category, by_rho in table.items():
             row = by_rho[rho]
-            rows.append([category] + [f"{row[f'{k}_{s}']:.2f}±{row[f'{k}_{s}_sd']:.2f}" for k in METRICS for s in ("xa", "true")]
-                        + [f"{row['paper_err_xa']:.2f}", f"{row['paper_f1_xa']:.1f}"])
+            rows.append(
+                [category]
+                + [f"{row[f'{k}_{s}']:.2f}±{row[f'{k}_{s}_sd']:.2f}" for k in METRICS for s in ("xa", "true")]
+                + [f"{row['paper_err_xa']:.2f}", f"{row['paper_f1_xa']:.1f}"]
+            )
         headers = ["category"] + [f"{k}_{s}" for k in METRICS for s in ("xa", "true")] + ["paper_err_xa", "paper_f1_xa"]
         print_table(headers, rows, title=f"\nrho = {rho}, C = {C}, {n_splits} random 50/50 splits (percent, mean±sd)")
         count = below[rho]
-        print(f"xi-alpha error below held-out: {count['error_below']} of {count['of']}; recall above: {count['recall_above']}, "
-              f"precision above: {count['precision_above']}, F1 above: {count['f1_above']}")
+        print(
+            f"xi-alpha error below held-out: {count['error_below']} of {count['of']}; recall above: "
+            f"{count['recall_above']}, "
+            f"precision above: {count['precision_above']}, F1 above: {count['f1_above']}"
+        )
 
 
 if __name__ == "__main__":

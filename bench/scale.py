@@ -33,17 +33,17 @@ import time
 import warnings
 
 import numpy as np
+from common import make_parser, output_path, print_table, timed, write_results
 from distributed import get_task_stream
 from joblib.externals.loky import get_reusable_executor
+from processes import SAMPLE_S, ProcessTreeSampler
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
 
-from common import make_parser, output_path, print_table, timed, write_results
-from processes import SAMPLE_S, ProcessTreeSampler
 from xialpha.jobs.cluster import connect
-from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
+from xialpha.spec.sweep import parse_spec
 from xialpha.storage.store import ResultStore
 
 SIZES = (10_000, 100_000, 1_000_000)
@@ -91,16 +91,33 @@ kind = "local"
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--sizes", type=_sizes, default=None,
-                        help="comma-separated corpus sizes, e.g. 1e4,1e5 (default 1e4,1e5,1e6; --quick 300,1500)")
-    parser.add_argument("--compare-size", type=lambda text: int(float(text)), default=None,
-                        help="size of the 1-worker run and the GridSearchCV peer (default 1e5; --quick the largest)")
+    parser.add_argument(
+        "--sizes",
+        type=_sizes,
+        default=None,
+        help="comma-separated corpus sizes, e.g. 1e4,1e5 (default 1e4,1e5,1e6; --quick 300,1500)",
+    )
+    parser.add_argument(
+        "--compare-size",
+        type=lambda text: int(float(text)),
+        default=None,
+        help="size of the 1-worker run and the GridSearchCV peer (default 1e5; --quick the largest)",
+    )
     args = parser.parse_args()
     sizes = sorted(args.sizes or (QUICK_SIZES if args.quick else SIZES))
     compare = args.compare_size or (max(sizes) if args.quick else 100_000)
     folds = 3 if args.quick else 10
-    runs, result = [], {"benchmark": "scale", "quick": args.quick, "sizes": sizes, "compare_n_docs": compare,
-                        "workers": WORKERS, "sample_s": SAMPLE_S}
+    runs, result = (
+        [],
+        {
+            "benchmark": "scale",
+            "quick": args.quick,
+            "sizes": sizes,
+            "compare_n_docs": compare,
+            "workers": WORKERS,
+            "sample_s": SAMPLE_S,
+        },
+    )
     for n in sizes:
         spec = parse_spec(SPEC.format(n=n), source=f"bench scale spec n={n}")
         runs.append(_sweep(spec, n, WORKERS))
@@ -109,13 +126,21 @@ def main() -> None:
             runs.append(one)
             result["speedup_2_vs_1_workers_1e5"] = one["wall_s"] / runs[-2]["wall_s"] if "error" not in one else None
             peer = _gscv(spec, folds)
-            result.update({"gscv": peer, "gscv_wall_s_1e5": peer["wall_s"], "speedup_1e5": peer["wall_s"] / runs[-2]["wall_s"]})
+            result.update(
+                {"gscv": peer, "gscv_wall_s_1e5": peer["wall_s"], "speedup_1e5": peer["wall_s"] / runs[-2]["wall_s"]}
+            )
     two = [r for r in runs if r["workers"] == WORKERS and "error" not in r]
     result["runs"] = runs
-    result["loglog_slope"] = float(np.polyfit(np.log([r["n_docs"] for r in two]), np.log([r["wall_s"] for r in two]), 1)[0]) \
-        if len({r["n_docs"] for r in two}) >= 2 else None
-    result["targets"] = {"wall_1e6_s": TARGET_WALL_1E6_S, "peak_rss_1e6_gb": TARGET_RSS_1E6_GB,
-                         "speedup_2_vs_1_workers": TARGET_SPEEDUP_WORKERS}
+    result["loglog_slope"] = (
+        float(np.polyfit(np.log([r["n_docs"] for r in two]), np.log([r["wall_s"] for r in two]), 1)[0])
+        if len({r["n_docs"] for r in two}) >= 2
+        else None
+    )
+    result["targets"] = {
+        "wall_1e6_s": TARGET_WALL_1E6_S,
+        "peak_rss_1e6_gb": TARGET_RSS_1E6_GB,
+        "speedup_2_vs_1_workers": TARGET_SPEEDUP_WORKERS,
+    }
     _print(result)
     write_results(result, output_path("scale", args))
 
@@ -142,11 +167,22 @@ def _sweep(spec, n: int, workers: int) -> dict:
         row["wall_s"] = time.perf_counter() - start
     row.update(tree.figures())
     if summary is not None:
-        row.update({"fits": summary.fits, "ok": summary.ok, "failed": summary.failed, "failures": summary.failures[:3],
-                    "task_s": summary.task_seconds, "threads": summary.threads,
-                    "stages": {"cluster_start_s": cluster_start_s, **_stages(tasks, start_clock)}})
-    print(f"  wall {row['wall_s']:.1f} s, cpu {row['cpu_s']:.1f} s, peak RSS {row['peak_rss_gb']:.2f} GB"
-          + (f", {row['fits']} fits, {row['failed']} failed" if summary else f": {row['error']}"), flush=True)
+        row.update(
+            {
+                "fits": summary.fits,
+                "ok": summary.ok,
+                "failed": summary.failed,
+                "failures": summary.failures[:3],
+                "task_s": summary.task_seconds,
+                "threads": summary.threads,
+                "stages": {"cluster_start_s": cluster_start_s, **_stages(tasks, start_clock)},
+            }
+        )
+    print(
+        f"  wall {row['wall_s']:.1f} s, cpu {row['cpu_s']:.1f} s, peak RSS {row['peak_rss_gb']:.2f} GB"
+        + (f", {row['fits']} fits, {row['failed']} failed" if summary else f": {row['error']}"),
+        flush=True,
+    )
     return row
 
 
@@ -188,16 +224,33 @@ def _gscv(spec, folds: int) -> dict:
         data, vectorize_s = timed(vectorize, corpus, spec.preprocessings[0], spec.corpus.train_split, None, categories)
         search_s = {}
         for category in categories:
-            search = GridSearchCV(LinearSVC(loss="hinge", random_state=0), {"C": list(spec.C)}, cv=folds, scoring="f1",
-                                  n_jobs=WORKERS, refit=False)
+            search = GridSearchCV(
+                LinearSVC(loss="hinge", random_state=0),
+                {"C": list(spec.C)},
+                cv=folds,
+                scoring="f1",
+                n_jobs=WORKERS,
+                refit=False,
+            )
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # LinearSVC's non-convergence at large C, F1 of folds without a positive
+                warnings.simplefilter(
+                    "ignore"
+                )  # LinearSVC's non-convergence at large C, F1 of folds without a positive
                 _, search_s[category] = timed(search.fit, data.X_train, data.targets()[0][category])
         wall = time.perf_counter() - start
-    row = {"wall_s": wall, "load_s": load_s, "vectorize_s": vectorize_s, "search_s": search_s, "folds": folds,
-           **tree.figures()}
-    print(f"  wall {wall:.1f} s (corpus {load_s:.1f}, features {vectorize_s:.1f}, searches "
-          f"{sum(search_s.values()):.1f}), peak RSS {row['peak_rss_gb']:.2f} GB", flush=True)
+    row = {
+        "wall_s": wall,
+        "load_s": load_s,
+        "vectorize_s": vectorize_s,
+        "search_s": search_s,
+        "folds": folds,
+        **tree.figures(),
+    }
+    print(
+        f"  wall {wall:.1f} s (corpus {load_s:.1f}, features {vectorize_s:.1f}, searches "
+        f"{sum(search_s.values()):.1f}), peak RSS {row['peak_rss_gb']:.2f} GB",
+        flush=True,
+    )
     return row
 
 
@@ -206,23 +259,53 @@ def _print(result: dict) -> None:
     for r in result["runs"]:
         stages = r.get("stages", {})
         by_task = stages.get("by_task", {})
-        rows.append([f"{r['n_docs']:,}", r["workers"], r["wall_s"], r["cpu_s"], r["peak_rss_gb"], r["peak_rss_driver_gb"],
-                     r.get("fits", "-"), r.get("failed", r.get("error", "-")), stages.get("cluster_start_s", float("nan")),
-                     stages.get("first_task_start_s", float("nan")),
-                     sum(by_task.get(kind, {}).get("compute_s", 0.0) for kind in LOAD_TASKS),
-                     sum(by_task.get(kind, {}).get("compute_s", 0.0) for kind in VECTORISE_TASKS),
-                     by_task.get("fit", {}).get("compute_s", float("nan")),
-                     sum(kind["transfer_s"] for kind in by_task.values())])
-    print_table(["n_docs", "workers", "wall_s", "cpu_s", "peak_rss_gb", "driver_gb", "fits", "failed", "cluster_s",
-                 "first_task_s", "load_s", "vectorize_s", "fit_tasks_s", "transfer_s"], rows,
-                title="\nlinear sweeps, 4 categories x 8 C, xi-alpha + span + holdout")
+        rows.append(
+            [
+                f"{r['n_docs']:,}",
+                r["workers"],
+                r["wall_s"],
+                r["cpu_s"],
+                r["peak_rss_gb"],
+                r["peak_rss_driver_gb"],
+                r.get("fits", "-"),
+                r.get("failed", r.get("error", "-")),
+                stages.get("cluster_start_s", float("nan")),
+                stages.get("first_task_start_s", float("nan")),
+                sum(by_task.get(kind, {}).get("compute_s", 0.0) for kind in LOAD_TASKS),
+                sum(by_task.get(kind, {}).get("compute_s", 0.0) for kind in VECTORISE_TASKS),
+                by_task.get("fit", {}).get("compute_s", float("nan")),
+                sum(kind["transfer_s"] for kind in by_task.values()),
+            ]
+        )
+    print_table(
+        [
+            "n_docs",
+            "workers",
+            "wall_s",
+            "cpu_s",
+            "peak_rss_gb",
+            "driver_gb",
+            "fits",
+            "failed",
+            "cluster_s",
+            "first_task_s",
+            "load_s",
+            "vectorize_s",
+            "fit_tasks_s",
+            "transfer_s",
+        ],
+        rows,
+        title="\nlinear sweeps, 4 categories x 8 C, xi-alpha + span + holdout",
+    )
     if result["loglog_slope"] is not None:
         print(f"log-log slope of wall vs n (2 workers): {result['loglog_slope']:.2f}")
     if "gscv" in result:
         n = result["compare_n_docs"]
-        print(f"n={n:,}: GridSearchCV(LinearSVC) {result['gscv_wall_s_1e5']:.1f} s "
-              f"(peak RSS {result['gscv']['peak_rss_gb']:.2f} GB) -> xialpha speedup {result['speedup_1e5']:.2f}x; "
-              f"2 vs 1 workers {result['speedup_2_vs_1_workers_1e5'] or float('nan'):.2f}x")
+        print(
+            f"n={n:,}: GridSearchCV(LinearSVC) {result['gscv_wall_s_1e5']:.1f} s "
+            f"(peak RSS {result['gscv']['peak_rss_gb']:.2f} GB) -> xialpha speedup {result['speedup_1e5']:.2f}x; "
+            f"2 vs 1 workers {result['speedup_2_vs_1_workers_1e5'] or float('nan'):.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -38,7 +38,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from common import make_parser, output_path, print_table, write_results
 from processes import SAMPLE_S, MessageMeter, ProcessTreeSampler, critical_path, dependency_recorder
 
@@ -46,8 +45,12 @@ SIZES = (100_000, 1_000_000)
 QUICK_SIZES = (3_000,)
 PROJECTED_WORKERS = (8, 32, 128)
 ROW_GROUP = 10_000
-TARGETS = {"driver_peak_rss_gb_1e6": 0.5, "largest_message_mb": 10.0, "nonfit_share_of_span_1e6": 0.10,
-           "speedup_2_vs_1_workers_1e5": 1.9}
+TARGETS = {
+    "driver_peak_rss_gb_1e6": 0.5,
+    "largest_message_mb": 10.0,
+    "nonfit_share_of_span_1e6": 0.10,
+    "speedup_2_vs_1_workers_1e5": 1.9,
+}
 SPEC = """\
 [sweep]
 id = "scale-out-{n}"
@@ -91,10 +94,18 @@ def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--sizes", type=_sizes, default=None, help="corpus sizes, e.g. 1e5,1e6")
     parser.add_argument("--workers", type=_sizes, default=None, help="worker counts at the first size (default 1,2,4)")
-    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "xialpha-bench-corpora",
-                        help="directory of the Parquet corpora (written once, reused)")
-    parser.add_argument("--load-only", type=lambda text: int(float(text)), default=None,
-                        help="read and vectorise a corpus of this many documents on 2 workers, no fit")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "xialpha-bench-corpora",
+        help="directory of the Parquet corpora (written once, reused)",
+    )
+    parser.add_argument(
+        "--load-only",
+        type=lambda text: int(float(text)),
+        default=None,
+        help="read and vectorise a corpus of this many documents on 2 workers, no fit",
+    )
     parser.add_argument("--label", default="", help="a name for the code measured (e.g. 'before')")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -111,7 +122,7 @@ def main() -> None:
     for n in sizes:
         path = corpus_file(n, 32 if not args.quick else 4, args.cache)
         spec_text = SPEC.format(n=n, path=path, categories=categories, C=C)
-        for workers in (first_workers if n == sizes[0] else [2]):
+        for workers in first_workers if n == sizes[0] else [2]:
             runs.append(measure(spec_text, n, workers))
     result["runs"] = runs
     result["speedup_2_vs_1_workers"] = _speedup(runs, sizes[0])
@@ -145,8 +156,14 @@ def corpus_file(n: int, n_categories: int, cache: Path) -> Path:
     writer = None
     for part in synthetic_parts(n_docs=n, n_categories=n_categories, seed=0):
         corpus = read_synthetic_part(part).corpus
-        table = pa.table({"id": corpus.ids.tolist(), "text": corpus.texts,
-                          "labels": [sorted(labels) for labels in corpus.labels], "split": corpus.splits.tolist()})
+        table = pa.table(
+            {
+                "id": corpus.ids.tolist(),
+                "text": corpus.texts,
+                "labels": [sorted(labels) for labels in corpus.labels],
+                "split": corpus.splits.tolist(),
+            }
+        )
         writer = writer or pq.ParquetWriter(partial, table.schema)
         writer.write_table(table, row_group_size=ROW_GROUP)
     writer.close()
@@ -167,8 +184,11 @@ def measure(spec_text: str, n: int, workers: int, store: str | None = None) -> d
     print(f"n_docs={n:,}, {workers} worker(s) ...", flush=True)
     spec = parse_spec(spec_text, source=f"scale-out spec n={n}")
     row = {"n_docs": n, "workers": workers, "oversubscribed": workers > (os.cpu_count() or 1)}
-    with tempfile.TemporaryDirectory(prefix="xialpha-scale-out-") as scratch, \
-            ProcessTreeSampler() as tree, MessageMeter() as meter:
+    with (
+        tempfile.TemporaryDirectory(prefix="xialpha-scale-out-") as scratch,
+        ProcessTreeSampler() as tree,
+        MessageMeter() as meter,
+    ):
         directory = store or scratch
         with connect(spec.cluster, workers=workers) as client:
             recorder = dependency_recorder(client.cluster.scheduler)
@@ -178,13 +198,24 @@ def measure(spec_text: str, n: int, workers: int, store: str | None = None) -> d
             row["wall_s"] = time.perf_counter() - start
             tasks = stream.data
     row.update(_graph_figures(tasks, recorder.dependencies, start_clock))
-    row.update({"fits": summary.fits, "ok": summary.ok, "failed": summary.failed, "processes": tree.figures()["processes"],
-                "driver_peak_rss_gb": tree.figures()["peak_rss_driver_gb"],
-                "worker_peak_rss_gb": tree.figures()["peak_rss_worker_gb"], "cpu_s": tree.figures()["cpu_s"],
-                **meter.figures()})
-    print(f"  wall {row['wall_s']:.1f} s, work {row['work_s']:.1f} s, span {row['span_s']:.1f} s "
-          f"(non-fit {row['nonfit_critical_s']:.1f} s), driver {row['driver_peak_rss_gb']:.2f} GB, "
-          f"largest message {row['largest_message_mb']:.2f} MB", flush=True)
+    row.update(
+        {
+            "fits": summary.fits,
+            "ok": summary.ok,
+            "failed": summary.failed,
+            "processes": tree.figures()["processes"],
+            "driver_peak_rss_gb": tree.figures()["peak_rss_driver_gb"],
+            "worker_peak_rss_gb": tree.figures()["peak_rss_worker_gb"],
+            "cpu_s": tree.figures()["cpu_s"],
+            **meter.figures(),
+        }
+    )
+    print(
+        f"  wall {row['wall_s']:.1f} s, work {row['work_s']:.1f} s, span {row['span_s']:.1f} s "
+        f"(non-fit {row['nonfit_critical_s']:.1f} s), driver {row['driver_peak_rss_gb']:.2f} GB, "
+        f"largest message {row['largest_message_mb']:.2f} MB",
+        flush=True,
+    )
     return row
 
 
@@ -192,8 +223,13 @@ def measure(spec_text: str, n: int, workers: int, store: str | None = None) -> d
 # list, then their censuses, then the summaries and fingerprint before it plans the fits): a task
 # of the kind on the left was submitted only once every task of the kinds on the right had finished,
 # so they count as its dependencies in the critical path.
-BARRIERS = {"refine": ("plan",), "read": ("plan", "refine"), "part": ("census",),
-            "count": ("summary", "fingerprint"), "block": ("summary", "fingerprint")}
+BARRIERS = {
+    "refine": ("plan",),
+    "read": ("plan", "refine"),
+    "part": ("census",),
+    "count": ("summary", "fingerprint"),
+    "block": ("summary", "fingerprint"),
+}
 
 
 def _graph_figures(tasks: list[dict], dependencies: dict[str, list[str]], start_clock: float) -> dict:
@@ -213,10 +249,19 @@ def _graph_figures(tasks: list[dict], dependencies: dict[str, list[str]], start_
     work = sum(durations.values())
     fits = [seconds for key, seconds in durations.items() if _kind(key) == "fit"]
     nonfit = sum(durations.get(key, 0.0) for key in path if _kind(key) != "fit")
-    return {"work_s": work, "span_s": span, "nonfit_critical_s": nonfit, "parallelism": work / span if span else None,
-            "nonfit_share_of_span": nonfit / span if span else None, "longest_fit_s": max(fits, default=0.0),
-            "first_task_s": min(starts) - start_clock if starts else None, "critical_path": [_kind(key) for key in path],
-            "work_by_kind_s": by_kind, "tasks": len(durations), "tasks_by_kind": counts}
+    return {
+        "work_s": work,
+        "span_s": span,
+        "nonfit_critical_s": nonfit,
+        "parallelism": work / span if span else None,
+        "nonfit_share_of_span": nonfit / span if span else None,
+        "longest_fit_s": max(fits, default=0.0),
+        "first_task_s": min(starts) - start_clock if starts else None,
+        "critical_path": [_kind(key) for key in path],
+        "work_by_kind_s": by_kind,
+        "tasks": len(durations),
+        "tasks_by_kind": counts,
+    }
 
 
 def _with_barriers(dependencies: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -224,8 +269,10 @@ def _with_barriers(dependencies: dict[str, list[str]]) -> dict[str, list[str]]:
     by_kind: dict[str, list[str]] = {}
     for key in dependencies:
         by_kind.setdefault(_kind(key), []).append(key)
-    return {key: deps + [other for kind in BARRIERS.get(_kind(key), ()) for other in by_kind.get(kind, [])]
-            for key, deps in dependencies.items()}
+    return {
+        key: deps + [other for kind in BARRIERS.get(_kind(key), ()) for other in by_kind.get(kind, [])]
+        for key, deps in dependencies.items()
+    }
 
 
 def _kind(key: str) -> str:
@@ -246,9 +293,11 @@ def speedup_decomposition(runs: list[dict], n: int) -> dict | None:
     if 1 not in by_workers or 2 not in by_workers:
         return None
     one, two = by_workers[1], by_workers[2]
-    return {"task_slowdown_two_at_once": two["work_s"] / one["work_s"],
-            "schedule_efficiency_2": two["work_s"] / 2 / two["wall_s"],
-            "ceiling_from_task_slowdown": 2 * one["work_s"] / two["work_s"]}
+    return {
+        "task_slowdown_two_at_once": two["work_s"] / one["work_s"],
+        "schedule_efficiency_2": two["work_s"] / 2 / two["wall_s"],
+        "ceiling_from_task_slowdown": 2 * one["work_s"] / two["work_s"],
+    }
 
 
 def _sparse_products() -> float:
@@ -289,8 +338,10 @@ def cpath_split(run: dict) -> dict:
     """The critical path if each C path were split into k warm-started segments (the fits of the
     longest path divided by k; an optimistic bound, warm starts from the previous segment's end)."""
     other = run["span_s"] - run["longest_fit_s"]
-    return {"longest_fit_share_of_span": run["longest_fit_s"] / run["span_s"] if run["span_s"] else None,
-            **{f"span_if_split_{k}_s": other + run["longest_fit_s"] / k for k in (2, 4, 8)}}
+    return {
+        "longest_fit_share_of_span": run["longest_fit_s"] / run["span_s"] if run["span_s"] else None,
+        **{f"span_if_split_{k}_s": other + run["longest_fit_s"] / k for k in (2, 4, 8)},
+    }
 
 
 def _load_only(n: int, cache: Path) -> dict:
@@ -312,31 +363,80 @@ def _load_only(n: int, cache: Path) -> dict:
             categories = list(corpus.summary.counts("train"))[:32]
             features = submit_features(client, corpus, spec.preprocessings[0], "train", "test", categories, "load-only")
             wait(features.blocks)
-            nnz = sum(client.gather([client.submit(lambda block: block.X_train.nnz + block.X_test.nnz, block)
-                                     for block in features.blocks]))
+            nnz = sum(
+                client.gather(
+                    [
+                        client.submit(lambda block: block.X_train.nnz + block.X_test.nnz, block)
+                        for block in features.blocks
+                    ]
+                )
+            )
             wall = time.perf_counter() - start
     figures = tree.figures()
-    return {"n_docs": n, "workers": 2, "parts": len(corpus.parts), "load_s": loaded, "wall_s": wall, "nnz": nnz,
-            "driver_peak_rss_gb": figures["peak_rss_driver_gb"], "worker_peak_rss_gb": figures["peak_rss_worker_gb"],
-            "peak_rss_gb": figures["peak_rss_gb"], **meter.figures()}
+    return {
+        "n_docs": n,
+        "workers": 2,
+        "parts": len(corpus.parts),
+        "load_s": loaded,
+        "wall_s": wall,
+        "nnz": nnz,
+        "driver_peak_rss_gb": figures["peak_rss_driver_gb"],
+        "worker_peak_rss_gb": figures["peak_rss_worker_gb"],
+        "peak_rss_gb": figures["peak_rss_gb"],
+        **meter.figures(),
+    }
 
 
 def _print(result: dict) -> None:
-    rows = [[f"{r['n_docs']:,}", r["workers"], r["wall_s"], r["work_s"], r["span_s"], r["nonfit_critical_s"],
-             r["parallelism"], r["first_task_s"], r["driver_peak_rss_gb"], r["worker_peak_rss_gb"],
-             r["largest_message_mb"]] for r in result["runs"]]
-    print_table(["n_docs", "workers", "wall_s", "work_s", "span_s", "nonfit_crit_s", "parallelism", "first_task_s",
-                 "driver_gb", "worker_gb", "max_msg_mb"], rows, title="\nscale-out: 64 C paths, xi-alpha + span + holdout")
-    print(f"machine: one process's sparse products take {result['machine_two_at_once']['ratio']:.2f}x as long "
-          "when two run at once")
-    print(f"2 vs 1 workers: {result['speedup_2_vs_1_workers'] or float('nan'):.2f}x; projection "
-          + ", ".join(f"{w} workers {result['projection'][str(w)]:.0f} s" for w in PROJECTED_WORKERS))
+    rows = [
+        [
+            f"{r['n_docs']:,}",
+            r["workers"],
+            r["wall_s"],
+            r["work_s"],
+            r["span_s"],
+            r["nonfit_critical_s"],
+            r["parallelism"],
+            r["first_task_s"],
+            r["driver_peak_rss_gb"],
+            r["worker_peak_rss_gb"],
+            r["largest_message_mb"],
+        ]
+        for r in result["runs"]
+    ]
+    print_table(
+        [
+            "n_docs",
+            "workers",
+            "wall_s",
+            "work_s",
+            "span_s",
+            "nonfit_crit_s",
+            "parallelism",
+            "first_task_s",
+            "driver_gb",
+            "worker_gb",
+            "max_msg_mb",
+        ],
+        rows,
+        title="\nscale-out: 64 C paths, xi-alpha + span + holdout",
+    )
+    print(
+        f"machine: one process's sparse products take {result['machine_two_at_once']['ratio']:.2f}x as long "
+        "when two run at once"
+    )
+    print(
+        f"2 vs 1 workers: {result['speedup_2_vs_1_workers'] or float('nan'):.2f}x; projection "
+        + ", ".join(f"{w} workers {result['projection'][str(w)]:.0f} s" for w in PROJECTED_WORKERS)
+    )
 
 
 def _print_load(load: dict) -> None:
-    print(f"{load['n_docs']:,} documents in {load['parts']} parts read in {load['load_s']:.1f} s, vectorised by "
-          f"{load['wall_s']:.1f} s; driver {load['driver_peak_rss_gb']:.2f} GB, largest worker "
-          f"{load['worker_peak_rss_gb']:.2f} GB, largest message {load['largest_message_mb']:.2f} MB")
+    print(
+        f"{load['n_docs']:,} documents in {load['parts']} parts read in {load['load_s']:.1f} s, vectorised by "
+        f"{load['wall_s']:.1f} s; driver {load['driver_peak_rss_gb']:.2f} GB, largest worker "
+        f"{load['worker_peak_rss_gb']:.2f} GB, largest message {load['largest_message_mb']:.2f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -73,8 +73,19 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_REUTERS = REPO.parent / "shared" / "corpora" / "reuters21578"
 RESULTS = REPO / "bench" / "results"
 PREPROCESSINGS = {"plain": Preprocessing(), "porter": Preprocessing(stemming="porter")}
-SELECTORS = ("xa", "xa05", "xa05_smooth", "span", "span_bigC", "span_smooth", "loo", "short_xa3", "short_span3",
-             "cv10", "cv5")
+SELECTORS = (
+    "xa",
+    "xa05",
+    "xa05_smooth",
+    "span",
+    "span_bigC",
+    "span_smooth",
+    "loo",
+    "short_xa3",
+    "short_span3",
+    "cv10",
+    "cv5",
+)
 CANDIDATES = ("xa05_smooth", "span_smooth")  # issue 24's pre-registered candidates, cheapest estimates first
 SMOOTHED = {"xa05_smooth": "f1_xa05", "span_smooth": "f1_span"}  # selector -> the F1 it smooths over C
 SHORTLIST = 3
@@ -108,11 +119,21 @@ def main() -> None:
                     halves.append(_half_test(group, y[test], selectors, seed))
                     rows.extend(_public(row) for row in group)
                     print(f"  {setting} split {seed} {category:<10} [{time.perf_counter() - wall:6.0f} s]", flush=True)
-    result = {"benchmark": "selection_quality", "quick": args.quick, "default_selector": DEFAULT_ESTIMATOR,
-              "settings": settings, "c_values": c_values, "preprocessings": list(PREPROCESSINGS),
-              **_summary(rows, halves, selectors), "halves": halves}
-    result |= {"wall_seconds": round(time.perf_counter() - wall, 1),
-               "machine": {"python": platform.python_version(), "processor": platform.machine()}, "rows": rows}
+    result = {
+        "benchmark": "selection_quality",
+        "quick": args.quick,
+        "default_selector": DEFAULT_ESTIMATOR,
+        "settings": settings,
+        "c_values": c_values,
+        "preprocessings": list(PREPROCESSINGS),
+        **_summary(rows, halves, selectors),
+        "halves": halves,
+    }
+    result |= {
+        "wall_seconds": round(time.perf_counter() - wall, 1),
+        "machine": {"python": platform.python_version(), "processor": platform.machine()},
+        "rows": rows,
+    }
     _write(result, args.out or RESULTS / ("selection_quality.quick.json" if args.quick else "selection_quality.json"))
 
 
@@ -127,11 +148,21 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--c-min", type=float, default=0.05)
     parser.add_argument("--c-max", type=float, default=50.0)
     parser.add_argument("--no-loo", dest="loo", action="store_false", help="skip exact LOO on every configuration")
-    parser.add_argument("--no-shortlist", dest="shortlist", action="store_false",
-                        help="skip the LOO shortlists too (no exact LOO at all: short_* are left out of this run)")
+    parser.add_argument(
+        "--no-shortlist",
+        dest="shortlist",
+        action="store_false",
+        help="skip the LOO shortlists too (no exact LOO at all: short_* are left out of this run)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default bench/results/...)")
-    parser.add_argument("--pool", type=Path, nargs="+", default=None, metavar="JSON",
-                        help="only summarise the rows of earlier runs (distinct settings or seeds) together")
+    parser.add_argument(
+        "--pool",
+        type=Path,
+        nargs="+",
+        default=None,
+        metavar="JSON",
+        help="only summarise the rows of earlier runs (distinct settings or seeds) together",
+    )
     args = parser.parse_args()
     if args.quick:
         args.setting, args.splits, args.n_c = ["synthetic"], 1, 3
@@ -146,16 +177,24 @@ def _setting(name: str, args):
         splits = []
         for seed in seeds:
             corpus = make_synthetic(n_docs=n_docs, n_categories=k, seed=seed)
-            splits.append((seed, corpus, np.flatnonzero(corpus.splits == "train"), np.flatnonzero(corpus.splits == "test")))
-        return splits, list(corpus.choose_categories(top_k=k)), {
-            "corpus": f"make_synthetic(n_docs={n_docs}, n_categories={k}, seed=split)", "splits": "its own 70/30"}
+            splits.append(
+                (seed, corpus, np.flatnonzero(corpus.splits == "train"), np.flatnonzero(corpus.splits == "test"))
+            )
+        return (
+            splits,
+            list(corpus.choose_categories(top_k=k)),
+            {"corpus": f"make_synthetic(n_docs={n_docs}, n_categories={k}, seed=split)", "splits": "its own 70/30"},
+        )
     corpus = _reuters(args.reuters)
     ranked = corpus.choose_categories(top_k=40)
     if name == "chrono":
         order = np.argsort(corpus.timestamps.astype("int64"), kind="stable")
         half = order.size // 2
-        return [(0, corpus, np.sort(order[:half]), np.sort(order[half:]))], ranked[:10], {
-            "corpus": corpus.name, "splits": "chronological halves (older trains)"}
+        return (
+            [(0, corpus, np.sort(order[:half]), np.sort(order[half:]))],
+            ranked[:10],
+            {"corpus": corpus.name, "splits": "chronological halves (older trains)"},
+        )
     splits = []
     for seed in seeds:
         order = np.random.default_rng(seed).permutation(len(corpus))
@@ -195,8 +234,17 @@ def _grid(y: np.ndarray, y_test: np.ndarray, data: dict, c_values: list[float], 
             fit, fit_cost = _cpu(lambda: fit_svm(y, C, X=split["X"], tol=TOL, warm_start=previous, check_input=False))
             previous = fit
             decision = fit.decision_function(split["X_test"])
-            row = {"prep": prep, "C": C, "fit_cost": fit_cost, "n_sv": fit.n_sv, "n_bounded_sv": fit.n_bounded_sv,
-                   "heldout_f1": _f1_predicted(y_test, decision > 0), "_predicted": decision > 0, "_fit": fit, "_split": split}
+            row = {
+                "prep": prep,
+                "C": C,
+                "fit_cost": fit_cost,
+                "n_sv": fit.n_sv,
+                "n_bounded_sv": fit.n_bounded_sv,
+                "heldout_f1": _f1_predicted(y_test, decision > 0),
+                "_predicted": decision > 0,
+                "_fit": fit,
+                "_split": split,
+            }
             xa, row["cost_xa_only"] = _cpu(lambda: xi_alpha(fit.alpha, fit.xi, y, split["r_delta2"], rho=1.0))
             xa05 = xi_alpha(fit.alpha, fit.xi, y, split["r_delta2"], rho=0.5)
             span, row["cost_span_only"] = _cpu(lambda: span_estimate(fit))
@@ -218,7 +266,9 @@ def _grid(y: np.ndarray, y_test: np.ndarray, data: dict, c_values: list[float], 
 def _loo(row: dict, y: np.ndarray) -> None:
     """Exact LOO F1 and its CPU cost for one configuration (once)."""
     if "f1_loo" not in row:
-        estimate, row["cost_loo_only"] = _cpu(lambda: loo_exact(y, row["C"], fit=row["_fit"], X=row["_split"]["X"], tol=TOL))
+        estimate, row["cost_loo_only"] = _cpu(
+            lambda: loo_exact(y, row["C"], fit=row["_fit"], X=row["_split"]["X"], tol=TOL)
+        )
         row["f1_loo"], row["loo_retrains"] = _f1(estimate), estimate.retrains
 
 
@@ -233,8 +283,11 @@ def _cross_validate(rows: list[dict], y: np.ndarray, data: dict, c_values: list[
             weights[train_idx] = 1.0
             previous = None
             for C in c_values:
-                fold, seconds = _cpu(lambda: fit_svm(y, C, X=split["X"], sample_weight=weights, tol=TOL,
-                                                     warm_start=previous, check_input=False))
+                fold, seconds = _cpu(
+                    lambda: fit_svm(
+                        y, C, X=split["X"], sample_weight=weights, tol=TOL, warm_start=previous, check_input=False
+                    )
+                )
                 previous = fold
                 predicted[C][test_idx] = fold.decision_function(split["X"][test_idx]) > 0
                 cost[C] += seconds
@@ -259,13 +312,25 @@ def _f1_predicted(y: np.ndarray, predicted: np.ndarray) -> float:
 def _choices(group: list[dict], selectors) -> dict:
     """The index of the configuration each selector picks in one (split, category) group."""
     order = range(len(group))
-    first = lambda key: max(order, key=lambda i: (group[i][key], -i))  # ties: first in grid order
-    smoothed = lambda key: max(order, key=lambda i: (_smoothed(group, key)[i], -i))
-    rules = {"xa": lambda: first("f1_xa"), "xa05": lambda: first("f1_xa05"), "span": lambda: first("f1_span"),
-             "span_bigC": lambda: max(order, key=lambda i: (group[i]["f1_span"], group[i]["C"], -i)),
-             **{name: (lambda key=key: smoothed(key)) for name, key in SMOOTHED.items()},
-             **{name: (lambda key=key: max(_shortlist(group, key), key=lambda i: (group[i]["f1_loo"], -i)))
-                for name, key in SHORTLISTS.items()}}
+
+    def first(key: str) -> int:  # ties: first in grid order
+        return max(order, key=lambda i: (group[i][key], -i))
+
+    def smoothed(key: str) -> int:
+        values = _smoothed(group, key)
+        return max(order, key=lambda i: (values[i], -i))
+
+    rules = {
+        "xa": lambda: first("f1_xa"),
+        "xa05": lambda: first("f1_xa05"),
+        "span": lambda: first("f1_span"),
+        "span_bigC": lambda: max(order, key=lambda i: (group[i]["f1_span"], group[i]["C"], -i)),
+        **{name: (lambda key=key: smoothed(key)) for name, key in SMOOTHED.items()},
+        **{
+            name: (lambda key=key: max(_shortlist(group, key), key=lambda i: (group[i]["f1_loo"], -i)))
+            for name, key in SHORTLISTS.items()
+        },
+    }
     return {name: rules[name]() if name in rules else first(f"f1_{name}") for name in selectors}
 
 
@@ -281,7 +346,12 @@ def _available(group: list[dict], selectors) -> list[str]:
     for name in selectors:
         if name == "loo" and with_loo < len(group) or name.startswith("short_") and with_loo < SHORTLIST:
             continue
-        if name.startswith("cv") and f"f1_{name}" not in group[0] or name.startswith("xa05") and "f1_xa05" not in group[0]:
+        if (
+            name.startswith("cv")
+            and f"f1_{name}" not in group[0]
+            or name.startswith("xa05")
+            and "f1_xa05" not in group[0]
+        ):
             continue
         keep.append(name)
     return keep
@@ -290,8 +360,9 @@ def _available(group: list[dict], selectors) -> list[str]:
 def _smoothed(group: list[dict], key: str) -> list[float]:
     """group[i][key] averaged over C as selections average it (`xialpha.selection.smoothing`: its
     neighbours in C within the same preprocessing, plateaus to their best average)."""
-    return smoothed_over_c([row["prep"] for row in group], [row["C"] for row in group],
-                           [row[key] for row in group]).tolist()
+    return smoothed_over_c(
+        [row["prep"] for row in group], [row["C"] for row in group], [row[key] for row in group]
+    ).tolist()
 
 
 def _costs(group: list[dict], selectors) -> dict:
@@ -325,8 +396,12 @@ def _half_test(group: list[dict], y_test: np.ndarray, selectors, seed: int) -> d
         regrets["fresh_half"].append(100.0 * (best - score[int(np.argmax(pick))]))
         for name, index in chosen.items():
             regrets[name].append(100.0 * (best - score[index]))
-    return {"setting": group[0]["setting"], "split": group[0]["split"], "category": group[0]["category"],
-            **{name: round(float(np.mean(values)), 4) for name, values in regrets.items()}}
+    return {
+        "setting": group[0]["setting"],
+        "split": group[0]["split"],
+        "category": group[0]["category"],
+        **{name: round(float(np.mean(values)), 4) for name, values in regrets.items()},
+    }
 
 
 def _public(row: dict) -> dict:
@@ -344,13 +419,24 @@ def _summary(rows: list[dict], halves: list[dict], selectors) -> dict:
         best = max(r["heldout_f1"] for r in group)
         here = _available(group, selectors)
         for name, index in _choices(group, here).items():
-            per.setdefault(setting, {}).setdefault(name, {}).setdefault(split, []).append(100.0 * (best - group[index]["heldout_f1"]))
+            per.setdefault(setting, {}).setdefault(name, {}).setdefault(split, []).append(
+                100.0 * (best - group[index]["heldout_f1"])
+            )
         for name, seconds in _costs(group, here).items():
             cost.setdefault(setting, {}).setdefault((name, split), 0.0)
             cost[setting][(name, split)] += seconds
-    by_setting = {setting: _block(per[setting], {k: v for k, v in cost[setting].items()},
-                                  [f for f in halves if f["setting"] == setting], selectors) for setting in per}
-    pooled_regrets = {name: {(s, split): v for s in per for split, v in per[s].get(name, {}).items()} for name in selectors}
+    by_setting = {
+        setting: _block(
+            per[setting],
+            dict(cost[setting].items()),
+            [f for f in halves if f["setting"] == setting],
+            selectors,
+        )
+        for setting in per
+    }
+    pooled_regrets = {
+        name: {(s, split): v for s in per for split, v in per[s].get(name, {}).items()} for name in selectors
+    }
     pooled_cost = {(name, (s, split)): v for s in cost for (name, split), v in cost[s].items()}
     pooled = _block(pooled_regrets, pooled_cost, halves, selectors)
     return {**pooled, "by_setting": by_setting, "rule": _rule(pooled, by_setting)}
@@ -363,11 +449,18 @@ def _rule(pooled: dict, by_setting: dict) -> dict:
         if name not in pooled["regret"] or "cv10" not in pooled["regret"]:
             continue
         pooled_ok = pooled["regret"][name] <= pooled["regret"]["cv10"]
-        settings = {setting: block["vs_cv10"][name].get("ci95", [block["vs_cv10"][name]["mean"]] * 2)[0] <= 0
-                    for setting, block in by_setting.items() if name in block.get("vs_cv10", {})}
-        verdicts[name] = {"pooled_regret": pooled["regret"][name], "pooled_regret_cv10": pooled["regret"]["cv10"],
-                          "pooled_at_most_cv10": pooled_ok, "no_setting_significantly_worse": settings,
-                          "passes": bool(pooled_ok and all(settings.values()))}
+        settings = {
+            setting: block["vs_cv10"][name].get("ci95", [block["vs_cv10"][name]["mean"]] * 2)[0] <= 0
+            for setting, block in by_setting.items()
+            if name in block.get("vs_cv10", {})
+        }
+        verdicts[name] = {
+            "pooled_regret": pooled["regret"][name],
+            "pooled_regret_cv10": pooled["regret"]["cv10"],
+            "pooled_at_most_cv10": pooled_ok,
+            "no_setting_significantly_worse": settings,
+            "passes": bool(pooled_ok and all(settings.values())),
+        }
     default = next((name for name in CANDIDATES if verdicts.get(name, {}).get("passes")), None)
     return {"candidates": verdicts, "default": default}
 
@@ -380,16 +473,28 @@ def _block(regrets: dict, cost: dict, halves: list[dict], selectors) -> dict:
     """
     names = [name for name in selectors if regrets.get(name)]
     regret = {name: round(float(np.mean([np.mean(v) for v in regrets[name].values()])), 3) for name in names}
-    block = {"regret": regret, "splits": {name: len(regrets[name]) for name in names},
-             "cost_s": {name: round(sum(v for (n, _), v in cost.items() if n == name), 2) for name in names},
-             "regret_half_test": {name: round(float(np.mean([f[name] for f in halves if name in f])), 3)
-                                  for name in ("fresh_half", *names)}}
+    block = {
+        "regret": regret,
+        "splits": {name: len(regrets[name]) for name in names},
+        "cost_s": {name: round(sum(v for (n, _), v in cost.items() if n == name), 2) for name in names},
+        "regret_half_test": {
+            name: round(float(np.mean([f[name] for f in halves if name in f])), 3) for name in ("fresh_half", *names)
+        },
+    }
     if "cv10" in names:
         block["cost_relative_to_cv10"] = {
-            name: round(sum(cost[(name, split)] for split in regrets[name]) /
-                        sum(cost[("cv10", split)] for split in regrets[name]), 4) for name in names}
-        block["vs_cv10"] = {name: _paired(regrets[name], {k: regrets["cv10"][k] for k in regrets[name]})
-                            for name in names if name != "cv10"}
+            name: round(
+                sum(cost[(name, split)] for split in regrets[name])
+                / sum(cost[("cv10", split)] for split in regrets[name]),
+                4,
+            )
+            for name in names
+        }
+        block["vs_cv10"] = {
+            name: _paired(regrets[name], {k: regrets["cv10"][k] for k in regrets[name]})
+            for name in names
+            if name != "cv10"
+        }
     return block
 
 
@@ -397,9 +502,13 @@ def _paired(regrets: dict, reference: dict) -> dict:
     """Regret minus cv10's, paired by split: mean, 95% t-interval, wins/ties/losses over (split, category)."""
     by_split = np.array([np.mean(regrets[s]) - np.mean(reference[s]) for s in reference])
     pairs = np.concatenate([np.subtract(regrets[s], reference[s]) for s in reference])
-    result = {"mean": round(float(by_split.mean()), 3), "splits": int(by_split.size),
-              "wins": int(np.sum(pairs < -1e-9)), "ties": int(np.sum(np.abs(pairs) <= 1e-9)),
-              "losses": int(np.sum(pairs > 1e-9))}
+    result = {
+        "mean": round(float(by_split.mean()), 3),
+        "splits": int(by_split.size),
+        "wins": int(np.sum(pairs < -1e-9)),
+        "ties": int(np.sum(np.abs(pairs) <= 1e-9)),
+        "losses": int(np.sum(pairs > 1e-9)),
+    }
     if by_split.size > 1:
         half = scipy.stats.t.ppf(0.975, by_split.size - 1) * by_split.std(ddof=1) / np.sqrt(by_split.size)
         result["ci95"] = [round(float(by_split.mean() - half), 3), round(float(by_split.mean() + half), 3)]
@@ -414,10 +523,15 @@ def _pooled(paths: list[Path]) -> dict:
     if len(set(seen)) != len(seen):
         raise SystemExit("--pool: the runs share (setting, split) pairs; pool distinct ones")
     selectors = list(SELECTORS)
-    result = {"benchmark": "selection_quality", "quick": any(run["quick"] for run in runs),
-              "default_selector": DEFAULT_ESTIMATOR, "pooled_from": [str(p) for p in paths],
-              "settings": {k: v for run in runs for k, v in run.get("settings", {}).items()},
-              **_summary(rows, halves, selectors), "halves": halves}
+    result = {
+        "benchmark": "selection_quality",
+        "quick": any(run["quick"] for run in runs),
+        "default_selector": DEFAULT_ESTIMATOR,
+        "pooled_from": [str(p) for p in paths],
+        "settings": {k: v for run in runs for k, v in run.get("settings", {}).items()},
+        **_summary(rows, halves, selectors),
+        "halves": halves,
+    }
     return result | {"wall_seconds": round(sum(run["wall_seconds"] for run in runs), 1), "rows": rows}
 
 
@@ -431,20 +545,29 @@ def _write(result: dict, out: Path) -> None:
 def _print(result: dict) -> None:
     blocks = {"pooled": result, **result.get("by_setting", {})}
     for title, block in blocks.items():
-        print(f"\n{title}: selector, regret (F1 points), regret on half the test set, cost / cv10, minus cv10 [95% CI], w/t/l")
+        print(
+            f"\n{title}: selector, regret (F1 points), regret on half the test set, cost / cv10, minus cv10 [95% "
+            "CI], w/t/l"
+        )
         print(f"  {'fresh_half':<12} {'':>7} {block['regret_half_test']['fresh_half']:>7.2f}")
         for name, regret in block["regret"].items():
             relative = block.get("cost_relative_to_cv10", {}).get(name, float("nan"))
             paired = block.get("vs_cv10", {}).get(name)
-            versus = "-" if paired is None else f"{paired['mean']:+.2f}" + (
-                f" [{paired['ci95'][0]:+.2f}, {paired['ci95'][1]:+.2f}]" if "ci95" in paired else "") + \
-                f" {paired['wins']}/{paired['ties']}/{paired['losses']}"
+            versus = (
+                "-"
+                if paired is None
+                else f"{paired['mean']:+.2f}"
+                + (f" [{paired['ci95'][0]:+.2f}, {paired['ci95'][1]:+.2f}]" if "ci95" in paired else "")
+                + f" {paired['wins']}/{paired['ties']}/{paired['losses']}"
+            )
             print(f"  {name:<12} {regret:>7.2f} {block['regret_half_test'][name]:>7.2f} {relative:>8.3f}  {versus}")
     for name, verdict in result.get("rule", {}).get("candidates", {}).items():
-        print(f"\nrule, {name}: pooled {verdict['pooled_regret']:.2f} vs cv10 {verdict['pooled_regret_cv10']:.2f} "
-              f"({'ok' if verdict['pooled_at_most_cv10'] else 'no'}); not significantly worse in "
-              f"{', '.join(s for s, ok in verdict['no_setting_significantly_worse'].items() if ok) or 'no setting'}: "
-              f"{'passes' if verdict['passes'] else 'does not pass'}")
+        print(
+            f"\nrule, {name}: pooled {verdict['pooled_regret']:.2f} vs cv10 {verdict['pooled_regret_cv10']:.2f} "
+            f"({'ok' if verdict['pooled_at_most_cv10'] else 'no'}); not significantly worse in "
+            f"{', '.join(s for s, ok in verdict['no_setting_significantly_worse'].items() if ok) or 'no setting'}: "
+            f"{'passes' if verdict['passes'] else 'does not pass'}"
+        )
     if "rule" in result:
         print(f"rule: default -> {result['rule']['default'] or 'unchanged (no candidate passes)'}")
 

@@ -28,14 +28,38 @@ CATEGORIES = [f"cat{i:02d}" for i in range(90)]
 def result_row(i: int, sweep_id: str) -> dict:
     """A plausible results row for config number i."""
     return {
-        "sweep_id": sweep_id, "run_id": "bench", "config_key": config_key(i=i), "status": "ok",
-        "data_fingerprint": "fp", "category": CATEGORIES[i % len(CATEGORIES)], "preprocessing_id": f"pp{i % 4}",
-        "pp_lowercase": True, "pp_min_df": 3.0, "pp_tf": "log", "pp_idf": "idf", "pp_norm": "l2",
-        "kernel": "linear", "kernel_id": "linear", "C": 2.0 ** (i % 7 - 3), "j": 1.0 + i % 3, "rho": 2.0,
-        "n": 9603, "n_pos": 1 + i % 500, "n_sv": 800 + i % 300, "n_bounded_sv": 50, "stable": True,
-        "r_delta2": 1.0, "fit_seconds": 1.5, "estimate_seconds": 0.01,
-        "xa_d_pos": i % 40, "xa_d_neg": i % 17, "xa_d": i % 40 + i % 17, "xa_error": 0.01,
-        "xa_recall": 0.9, "xa_precision": 0.8, "xa_f1": 0.85,
+        "sweep_id": sweep_id,
+        "run_id": "bench",
+        "config_key": config_key(i=i),
+        "status": "ok",
+        "data_fingerprint": "fp",
+        "category": CATEGORIES[i % len(CATEGORIES)],
+        "preprocessing_id": f"pp{i % 4}",
+        "pp_lowercase": True,
+        "pp_min_df": 3.0,
+        "pp_tf": "log",
+        "pp_idf": "idf",
+        "pp_norm": "l2",
+        "kernel": "linear",
+        "kernel_id": "linear",
+        "C": 2.0 ** (i % 7 - 3),
+        "j": 1.0 + i % 3,
+        "rho": 2.0,
+        "n": 9603,
+        "n_pos": 1 + i % 500,
+        "n_sv": 800 + i % 300,
+        "n_bounded_sv": 50,
+        "stable": True,
+        "r_delta2": 1.0,
+        "fit_seconds": 1.5,
+        "estimate_seconds": 0.01,
+        "xa_d_pos": i % 40,
+        "xa_d_neg": i % 17,
+        "xa_d": i % 40 + i % 17,
+        "xa_error": 0.01,
+        "xa_recall": 0.9,
+        "xa_precision": 0.8,
+        "xa_f1": 0.85,
     }
 
 
@@ -95,8 +119,10 @@ def _time_reads(store: ResultStore, seconds: dict, suffix: str, configs: int) ->
 
 
 def _print_table(result: dict) -> None:
-    print(f"{result['configs']} configs in {result['files_written']} files -> {result['files_after_compact']} "
-          f"after compaction; {result['ms_per_file_write']} ms per file write")
+    print(
+        f"{result['configs']} configs in {result['files_written']} files -> {result['files_after_compact']} "
+        f"after compaction; {result['ms_per_file_write']} ms per file write"
+    )
     print(f"{'step':<26}{'seconds':>10}")
     for name, value in result["seconds"].items():
         print(f"{name:<26}{value:>10.3f}")

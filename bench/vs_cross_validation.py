@@ -29,10 +29,10 @@ import tempfile
 import warnings
 
 import numpy as np
+from common import make_parser, output_path, print_table, sweep_spec, timed, vectorize, write_results
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
-from common import make_parser, output_path, print_table, sweep_spec, timed, vectorize, write_results
 from xialpha.features import linear_gram
 from xialpha.jobs.sweep import run_sweep
 from xialpha.storage.store import ResultStore
@@ -42,14 +42,20 @@ N_JOBS = 2
 
 def main() -> None:
     parser = make_parser(__doc__)
-    parser.add_argument("--sparse-budget", type=float, default=900.0,
-                        help="seconds the full sparse GridSearchCV may take; beyond, one fold x folds is reported")
+    parser.add_argument(
+        "--sparse-budget",
+        type=float,
+        default=900.0,
+        help="seconds the full sparse GridSearchCV may take; beyond, one fold x folds is reported",
+    )
     parser.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 10, --quick 3)")
     args = parser.parse_args()
     folds = args.folds or (3 if args.quick else 10)
     spec = sweep_spec(args)
     results, xialpha_wall = _xialpha(spec)
-    categories = sorted(results["category"].unique(), key=lambda c: -results.loc[results.category == c, "n_pos"].iloc[0])
+    categories = sorted(
+        results["category"].unique(), key=lambda c: -results.loc[results.category == c, "n_pos"].iloc[0]
+    )
     data, prepare_s = _features(spec, categories)
     _, prepare_s["worker_pool"] = timed(_start_worker_pool)
     grid = {"C": list(spec.C)}
@@ -57,7 +63,8 @@ def main() -> None:
     for category in categories:
         for pre_id, (_, gram, y) in data.items():
             gram_scores[category, pre_id], gram_fit_s[category, pre_id] = _grid_search(
-                SVC(kernel="precomputed"), grid, folds, gram, y[category])
+                SVC(kernel="precomputed"), grid, folds, gram, y[category]
+            )
         print(f"gscv_gram {category}: {sum(gram_fit_s[category, p] for p in data):.1f} s", flush=True)
     sparse_scores, sparse_fit_s, one_fold_s = _sparse(data, grid, folds, categories, args.sparse_budget)
     extrapolated = sparse_scores is None
@@ -66,9 +73,11 @@ def main() -> None:
     gram_wall = shared_s + prepare_s["gram"] + sum(gram_fit_s.values())
     sparse_wall = shared_s + sparse_total
     stemming = {p.id: p.stemming for p in spec.preprocessings}
-    choices = {"xialpha": _xialpha_choices(results, f"{spec.selection_estimator}_f1"),
-               "xialpha_xa": _xialpha_choices(results, "xa_f1"),
-               "cv": _cv_choices(gram_scores, categories, list(data), spec.C)}
+    choices = {
+        "xialpha": _xialpha_choices(results, f"{spec.selection_estimator}_f1"),
+        "xialpha_xa": _xialpha_choices(results, "xa_f1"),
+        "cv": _cv_choices(gram_scores, categories, list(data), spec.C),
+    }
     regrets = {name: _regrets(results, chosen) for name, chosen in choices.items()}
     sparse_choices = {} if extrapolated else _cv_choices(sparse_scores, categories, list(data), spec.C)
     sparse_agrees = {c: sparse_choices[c] == choices["cv"][c] for c in sparse_choices}
@@ -76,8 +85,14 @@ def main() -> None:
         "benchmark": "vs_cross_validation",
         "quick": args.quick,
         "sweep_id": spec.id,
-        "grid": {"categories": categories, "preprocessings": {p.id: p.params() for p in spec.preprocessings},
-                 "C": list(spec.C), "folds": folds, "n_jobs": N_JOBS, "xialpha_workers": N_JOBS},
+        "grid": {
+            "categories": categories,
+            "preprocessings": {p.id: p.params() for p in spec.preprocessings},
+            "C": list(spec.C),
+            "folds": folds,
+            "n_jobs": N_JOBS,
+            "xialpha_workers": N_JOBS,
+        },
         "xialpha_wall_s": xialpha_wall,
         "xialpha_estimate_over_fit_median": float((results["estimate_seconds"] / results["fit_seconds"]).median()),
         "gscv_gram_wall_s": gram_wall,
@@ -92,8 +107,10 @@ def main() -> None:
         "regret_xialpha": regrets["xialpha"],
         "regret_xialpha_xa": regrets["xialpha_xa"],
         "regret_cv": regrets["cv"],
-        "chosen": {name: {c: {"preprocessing_id": p, "stemming": stemming[p], "C": C} for c, (p, C) in chosen.items()}
-                   for name, chosen in choices.items()},
+        "chosen": {
+            name: {c: {"preprocessing_id": p, "stemming": stemming[p], "C": C} for c, (p, C) in chosen.items()}
+            for name, chosen in choices.items()
+        },
         "gscv_sparse_same_choice_as_gram": sparse_agrees,
         "gscv_gram_fit_s": {f"{c}/{p}": s for (c, p), s in gram_fit_s.items()},
         "gscv_sparse_fit_s": {f"{c}/{p}": s for (c, p), s in sparse_fit_s.items()},
@@ -166,7 +183,9 @@ def _sparse(data: dict, grid: dict, folds: int, categories: list[str], budget: f
     scores, seconds = {}, {}
     for category in categories:
         for pre_id, (X, _, y) in data.items():
-            scores[category, pre_id], seconds[category, pre_id] = _grid_search(SVC(kernel="linear"), grid, folds, X, y[category])
+            scores[category, pre_id], seconds[category, pre_id] = _grid_search(
+                SVC(kernel="linear"), grid, folds, X, y[category]
+            )
         print(f"gscv_sparse {category}: {sum(seconds[category, p] for p in data):.1f} s", flush=True)
     return scores, seconds, one_fold
 
@@ -205,19 +224,33 @@ def _regrets(results, chosen: dict) -> dict:
 
 def _print(result: dict) -> None:
     names = ("regret_xialpha", "regret_xialpha_xa", "regret_cv")
-    rows = [[c, *(result[name]["per_category"][c] for name in names), _label(result["chosen"]["xialpha"][c]),
-             _label(result["chosen"]["cv"][c])] for c in result["grid"]["categories"]]
+    rows = [
+        [
+            c,
+            *(result[name]["per_category"][c] for name in names),
+            _label(result["chosen"]["xialpha"][c]),
+            _label(result["chosen"]["cv"][c]),
+        ]
+        for c in result["grid"]["categories"]
+    ]
     rows.append(["macro", *(result[name]["macro"] for name in names), "", ""])
     estimator = result["xialpha_estimator"]
-    print_table(["category", f"regret_{estimator}_pts", "regret_xa_pts", "regret_cv_pts", f"{estimator}_choice", "cv_choice"],
-                rows, title="\nselection regret")
+    print_table(
+        ["category", f"regret_{estimator}_pts", "regret_xa_pts", "regret_cv_pts", f"{estimator}_choice", "cv_choice"],
+        rows,
+        title="\nselection regret",
+    )
     folds = result["grid"]["folds"]
     extrapolated = f" (1 of {folds} folds run, x {folds})" if result["gscv_sparse_extrapolated"] else ""
-    print_table(["method", "wall_s", "xialpha_speedup"], [
-        ["xialpha sweep", result["xialpha_wall_s"], 1.0],
-        ["GridSearchCV precomputed Gram", result["gscv_gram_wall_s"], result["speedup_vs_gram"]],
-        ["GridSearchCV sparse" + extrapolated, result["gscv_sparse_wall_s"], result["speedup_vs_sparse"]],
-    ], title="\nwall time, same grid, 2 cores")
+    print_table(
+        ["method", "wall_s", "xialpha_speedup"],
+        [
+            ["xialpha sweep", result["xialpha_wall_s"], 1.0],
+            ["GridSearchCV precomputed Gram", result["gscv_gram_wall_s"], result["speedup_vs_gram"]],
+            ["GridSearchCV sparse" + extrapolated, result["gscv_sparse_wall_s"], result["speedup_vs_sparse"]],
+        ],
+        title="\nwall time, same grid, 2 cores",
+    )
 
 
 def _label(choice: dict) -> str:

@@ -26,7 +26,8 @@ stream), of which the fits (the solver, `fit_seconds` of the stored rows) and th
 of each fit task beyond the solver: decision values, xi-alpha, span, held-out scoring:
 `estimate_seconds`); the rest of the task seconds is the data path on the workers (vectorising,
 training data) and batch bookkeeping; wall x workers - task seconds is the driver's part (loading
-the corpus, cluster start and stop, sending data, storing) and idle workers. `small` repeats all of it on a seeded random 2,000 of ModApte's 12,902 documents (train and
+the corpus, cluster start and stop, sending data, storing) and idle workers. `small` repeats all of it on a seeded
+random 2,000 of ModApte's 12,902 documents (train and
 test together, each keeping its ModApte split), written to a JSON-lines table that both sides load.
 
 Beside it, LIBLINEAR's own warm-started C search (`liblinear-official`, `train -s 2 -C -v 10`) on the
@@ -51,13 +52,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from common import make_parser, output_path, print_table, sweep_spec, timed, write_results
 from joblib.externals.loky import get_reusable_executor
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import f1_score
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
 
-from common import make_parser, output_path, print_table, sweep_spec, timed, write_results
 from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
 from xialpha.selection.objective import Objective
@@ -73,8 +74,12 @@ def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--folds", type=int, default=None, help="cross-validation folds (default 10, --quick 3)")
     parser.add_argument("--folds-short", type=int, default=None, help="the second peer's folds (default 5, --quick 2)")
-    parser.add_argument("--small-docs", type=int, default=None,
-                        help=f"documents of the `small` subset (default {SMALL_DOCS}, --quick {QUICK_SMALL_DOCS})")
+    parser.add_argument(
+        "--small-docs",
+        type=int,
+        default=None,
+        help=f"documents of the `small` subset (default {SMALL_DOCS}, --quick {QUICK_SMALL_DOCS})",
+    )
     parser.add_argument("--no-liblinear", action="store_true", help="skip LIBLINEAR's C search")
     args = parser.parse_args()
     folds = args.folds or (3 if args.quick else 10)
@@ -82,8 +87,9 @@ def main() -> None:
     liblinear = None if args.no_liblinear else _liblinear_train()
     spec = sweep_spec(args)
     with tempfile.TemporaryDirectory(prefix="xialpha-vs-linear-cv-") as directory:
-        small_spec, subset = _subset_spec(spec, args.small_docs or (QUICK_SMALL_DOCS if args.quick else SMALL_DOCS),
-                                          Path(directory) / "subset.jsonl")
+        small_spec, subset = _subset_spec(
+            spec, args.small_docs or (QUICK_SMALL_DOCS if args.quick else SMALL_DOCS), Path(directory) / "subset.jsonl"
+        )
         full = _compare(spec, folds, folds_short, liblinear)
         small = _compare(small_spec, folds, folds_short, liblinear)
     result = {
@@ -96,13 +102,16 @@ def main() -> None:
         "xialpha_estimator": spec.selection_estimator,
         "xialpha_smooth": Objective().smooth,
         "regret_units": "F1 points: best held-out F1 in the grid minus held-out F1 of the chosen config, "
-                        "macro over categories, each method scored with its own solver",
+        "macro over categories, each method scored with its own solver",
         **full,
         "small": {**small, "subset": subset},
-        "liblinear_note": ("LIBLINEAR train -s 2 -C -v %d (L2-loss primal, no bias, its own C range, selects by "
-                           "accuracy): time only; per core-second = its load + features + search on 1 core over "
-                           "xialpha's wall x %d cores" % (folds, N_JOBS)) if liblinear else
-                          "skipped: liblinear-official is not installed (pip install liblinear-official)",
+        "liblinear_note": (
+            "LIBLINEAR train -s 2 -C -v %d (L2-loss primal, no bias, its own C range, selects by "
+            "accuracy): time only; per core-second = its load + features + search on 1 core over "
+            "xialpha's wall x %d cores" % (folds, N_JOBS)
+        )
+        if liblinear
+        else "skipped: liblinear-official is not installed (pip install liblinear-official)",
     }
     _print(result)
     write_results(result, output_path("vs_linear_cv", args))
@@ -111,16 +120,20 @@ def main() -> None:
 def _compare(spec, folds: int, folds_short: int, liblinear) -> dict:
     """xialpha and both peers on one spec: walls, choices, regrets (and LIBLINEAR's C search when given)."""
     results, first_wall, fits, seconds = _xialpha(spec)
-    categories = sorted(results["category"].unique(), key=lambda c: -results.loc[results.category == c, "n_pos"].iloc[0])
+    categories = sorted(
+        results["category"].unique(), key=lambda c: -results.loc[results.category == c, "n_pos"].iloc[0]
+    )
     features, cv_scores, peer = _peer(spec, categories, folds)
     _, cv_short_scores, peer_short = _peer(spec, categories, folds_short)
     second_wall = _xialpha(spec)[1]  # before and after the peers: load that comes or goes meanwhile shows
     xialpha_wall = max(first_wall, second_wall)  # the slower of the two counts
     grid = [float(C) for C in spec.C]
     heldout, not_converged = _linearsvc_heldout(features, categories, grid)
-    choices = {"xialpha": _xialpha_choices(results, spec),
-               "cv": _cv_choices(cv_scores, categories, list(features), grid),
-               "cv5": _cv_choices(cv_short_scores, categories, list(features), grid)}
+    choices = {
+        "xialpha": _xialpha_choices(results, spec),
+        "cv": _cv_choices(cv_scores, categories, list(features), grid),
+        "cv5": _cv_choices(cv_short_scores, categories, list(features), grid),
+    }
     per_category = {}
     for category in categories:
         rows = results[results["category"] == category]
@@ -148,10 +161,15 @@ def _compare(spec, folds: int, folds_short: int, liblinear) -> dict:
         "peer_cv5_seconds": peer_short,
         "speedup": peer["wall_s"] / xialpha_wall,
         "speedup_cv5": peer_short["wall_s"] / xialpha_wall,
-        **{f"regret_{name}": float(np.mean([r[name] for r in per_category.values()])) for name in ("xialpha", "cv", "cv5")},
+        **{
+            f"regret_{name}": float(np.mean([r[name] for r in per_category.values()]))
+            for name in ("xialpha", "cv", "cv5")
+        },
         "regret_per_category": per_category,
-        "chosen": {name: {c: {"preprocessing_id": p, "stemming": stemming[p], "C": C} for c, (p, C) in chosen.items()}
-                   for name, chosen in choices.items()},
+        "chosen": {
+            name: {c: {"preprocessing_id": p, "stemming": stemming[p], "C": C} for c, (p, C) in chosen.items()}
+            for name, chosen in choices.items()
+        },
         "linearsvc_heldout_not_converged": not_converged,
         "xialpha_estimate_over_fit_median": float((results["estimate_seconds"] / results["fit_seconds"]).median()),
     }
@@ -171,12 +189,20 @@ def _xialpha(spec):
         results = store.read_results_df(spec.id)
     results = results[np.isclose(results["rho"], 1.0)]
     fits_s, estimates_s = float(results["fit_seconds"].sum()), float(results["estimate_seconds"].sum())
-    seconds = {"wall_s": summary.wall_seconds, "threads": summary.threads, "task_s": summary.task_seconds,
-               "fits_s": fits_s, "estimates_s": estimates_s,
-               "data_path_and_bookkeeping_task_s": summary.task_seconds - fits_s - estimates_s,
-               "driver_and_idle_thread_s": summary.wall_seconds * summary.threads - summary.task_seconds}
-    print(f"xialpha sweep {spec.id}: {summary.fits} fits in {summary.wall_seconds:.1f} s (task seconds "
-          f"{summary.task_seconds:.1f}: fits {fits_s:.1f}, estimates {estimates_s:.1f})", flush=True)
+    seconds = {
+        "wall_s": summary.wall_seconds,
+        "threads": summary.threads,
+        "task_s": summary.task_seconds,
+        "fits_s": fits_s,
+        "estimates_s": estimates_s,
+        "data_path_and_bookkeeping_task_s": summary.task_seconds - fits_s - estimates_s,
+        "driver_and_idle_thread_s": summary.wall_seconds * summary.threads - summary.task_seconds,
+    }
+    print(
+        f"xialpha sweep {spec.id}: {summary.fits} fits in {summary.wall_seconds:.1f} s (task seconds "
+        f"{summary.task_seconds:.1f}: fits {fits_s:.1f}, estimates {estimates_s:.1f})",
+        flush=True,
+    )
     return results, summary.wall_seconds, summary.fits, seconds
 
 
@@ -188,22 +214,32 @@ def _peer(spec, categories: list[str], folds: int):
     corpus, load_s = timed(spec.corpus.load)
     features, vectorize_s = {}, 0.0
     for pre in spec.preprocessings:
-        features[pre.id], seconds = timed(vectorize, corpus, pre, spec.corpus.train_split, spec.corpus.test_split,
-                                          categories)
+        features[pre.id], seconds = timed(
+            vectorize, corpus, pre, spec.corpus.train_split, spec.corpus.test_split, categories
+        )
         vectorize_s += seconds
     scores, search_s = {}, 0.0
     for category in categories:
         for pre_id, data in features.items():
-            search = GridSearchCV(LinearSVC(loss="hinge", random_state=0), {"C": list(spec.C)}, cv=folds,
-                                  scoring="f1", n_jobs=N_JOBS, refit=False)
+            search = GridSearchCV(
+                LinearSVC(loss="hinge", random_state=0),
+                {"C": list(spec.C)},
+                cv=folds,
+                scoring="f1",
+                n_jobs=N_JOBS,
+                refit=False,
+            )
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # non-convergence, F1 of folds without a positive prediction
                 _, seconds = timed(search.fit, data.X_train, data.targets()[0][category])
             scores[category, pre_id] = np.asarray(search.cv_results_["mean_test_score"], dtype=float)
             search_s += seconds
     wall = time.perf_counter() - start
-    print(f"GridSearchCV(LinearSVC, cv={folds}) {spec.id}: {wall:.1f} s (load {load_s:.1f}, features {vectorize_s:.1f}, "
-          f"searches {search_s:.1f})", flush=True)
+    print(
+        f"GridSearchCV(LinearSVC, cv={folds}) {spec.id}: {wall:.1f} s (load {load_s:.1f}, features {vectorize_s:.1f}, "
+        f"searches {search_s:.1f})",
+        flush=True,
+    )
     return features, scores, {"load_s": load_s, "vectorize_s": vectorize_s, "search_s": search_s, "wall_s": wall}
 
 
@@ -236,7 +272,9 @@ def _cv_choices(scores: dict, categories: list[str], pre_ids: list[str], grid: l
     """{category: (preprocessing_id, C)} with the largest mean CV F1 (ties: first in grid order)."""
     chosen = {}
     for category in categories:
-        candidates = [(score, pre_id, C) for pre_id in sorted(pre_ids) for C, score in zip(grid, scores[category, pre_id])]
+        candidates = [
+            (score, pre_id, C) for pre_id in sorted(pre_ids) for C, score in zip(grid, scores[category, pre_id])
+        ]
         best = max(score for score, _, _ in candidates)
         chosen[category] = next((pre_id, C) for score, pre_id, C in candidates if score == best)
     return chosen
@@ -252,15 +290,18 @@ def _liblinear_train():
     return train
 
 
-def _liblinear_search(train, features: dict, categories: list[str], folds: int, peer: dict, xialpha_wall: float) -> dict:
+def _liblinear_search(
+    train, features: dict, categories: list[str], folds: int, peer: dict, xialpha_wall: float
+) -> dict:
     """LIBLINEAR's `-s 2 -C -v folds` per category x preprocessing in this process (one core)."""
     seconds, chosen = {}, {}
     for category in categories:
         for pre_id, data in features.items():
             y = data.targets()[0][category].astype(np.float64)
             with contextlib.redirect_stdout(io.StringIO()):  # its "Best C = ..." line, printed despite -q
-                (best_C, _, accuracy), seconds[f"{category}/{pre_id}"] = timed(train, y, data.X_train,
-                                                                               f"-s 2 -C -v {folds} -q")
+                (best_C, _, accuracy), seconds[f"{category}/{pre_id}"] = timed(
+                    train, y, data.X_train, f"-s 2 -C -v {folds} -q"
+                )
             chosen[f"{category}/{pre_id}"] = {"C": best_C, "cv_accuracy": accuracy}
     search = sum(seconds.values())
     end_to_end = peer["load_s"] + peer["vectorize_s"] + search
@@ -283,40 +324,79 @@ def _subset_spec(spec, n_docs: int, path: Path):
     keep = np.sort(rng.choice(len(corpus), size=min(n_docs, len(corpus)), replace=False))
     with path.open("w") as handle:
         for i in keep:
-            handle.write(json.dumps({"id": str(corpus.ids[i]), "text": corpus.texts[i], "labels": sorted(corpus.labels[i]),
-                                     "split": str(corpus.splits[i])}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "id": str(corpus.ids[i]),
+                        "text": corpus.texts[i],
+                        "labels": sorted(corpus.labels[i]),
+                        "split": str(corpus.splits[i]),
+                    }
+                )
+                + "\n"
+            )
     args = {"path": str(path), "id_column": "id", "label_column": "labels", "split_column": "split"}
-    small = dataclasses.replace(spec, id=f"{spec.id}-small",
-                                corpus=dataclasses.replace(spec.corpus, loader="table", args=args))
+    small = dataclasses.replace(
+        spec, id=f"{spec.id}-small", corpus=dataclasses.replace(spec.corpus, loader="table", args=args)
+    )
     splits = corpus.splits[keep]
-    return small, {"of": corpus.name, "n_docs": int(keep.size), "seed": SMALL_SEED,
-                   "choice": "seeded random sample of all documents (every split), corpus order, splits kept",
-                   "split_counts": {name: int((splits == name).sum()) for name in sorted(set(splits.tolist()))}}
+    return small, {
+        "of": corpus.name,
+        "n_docs": int(keep.size),
+        "seed": SMALL_SEED,
+        "choice": "seeded random sample of all documents (every split), corpus order, splits kept",
+        "split_counts": {name: int((splits == name).sum()) for name in sorted(set(splits.tolist()))},
+    }
 
 
 def _print(result: dict) -> None:
     for name, part in (("full", result), ("small", result["small"])):
-        rows = [[c, r["xialpha"], r["cv"], r["cv5"], _label(part["chosen"]["xialpha"][c]), _label(part["chosen"]["cv"][c])]
-                for c, r in part["regret_per_category"].items()]
+        rows = [
+            [c, r["xialpha"], r["cv"], r["cv5"], _label(part["chosen"]["xialpha"][c]), _label(part["chosen"]["cv"][c])]
+            for c, r in part["regret_per_category"].items()
+        ]
         rows.append(["macro", part["regret_xialpha"], part["regret_cv"], part["regret_cv5"], "", ""])
-        print_table(["category", f"regret_xialpha_{result['xialpha_estimator']}_pts", f"regret_cv{result['folds']}_pts",
-                     f"regret_cv{result['folds_short']}_pts", "xialpha_choice", "cv_choice"], rows,
-                    title=f"\n{name}: {part['n_train']} train / {part['n_test']} test, selection regret")
-        walls = [["xialpha sweep (2 workers)", part["xialpha_wall_s"], 1.0],
-                 [f"GridSearchCV(LinearSVC, cv={result['folds']}), n_jobs=2", part["peer_wall_s"], part["speedup"]],
-                 [f"GridSearchCV(LinearSVC, cv={result['folds_short']}), n_jobs=2", part["peer_cv5_wall_s"],
-                  part["speedup_cv5"]]]
+        print_table(
+            [
+                "category",
+                f"regret_xialpha_{result['xialpha_estimator']}_pts",
+                f"regret_cv{result['folds']}_pts",
+                f"regret_cv{result['folds_short']}_pts",
+                "xialpha_choice",
+                "cv_choice",
+            ],
+            rows,
+            title=f"\n{name}: {part['n_train']} train / {part['n_test']} test, selection regret",
+        )
+        walls = [
+            ["xialpha sweep (2 workers)", part["xialpha_wall_s"], 1.0],
+            [f"GridSearchCV(LinearSVC, cv={result['folds']}), n_jobs=2", part["peer_wall_s"], part["speedup"]],
+            [
+                f"GridSearchCV(LinearSVC, cv={result['folds_short']}), n_jobs=2",
+                part["peer_cv5_wall_s"],
+                part["speedup_cv5"],
+            ],
+        ]
         if "liblinear_c_search_wall_s" in part:
-            walls.append(["LIBLINEAR -s 2 -C, 1 core (load+features+search)", part["liblinear_end_to_end_s"],
-                          part["liblinear_end_to_end_s"] / part["xialpha_wall_s"]])
+            walls.append(
+                [
+                    "LIBLINEAR -s 2 -C, 1 core (load+features+search)",
+                    part["liblinear_end_to_end_s"],
+                    part["liblinear_end_to_end_s"] / part["xialpha_wall_s"],
+                ]
+            )
         print_table(["method", "wall_s", "over_xialpha_wall"], walls, title=f"{name}: end-to-end wall")
         spent = part["xialpha_seconds"]
-        print(f"xialpha: wall {spent['wall_s']:.2f} s x {spent['threads']} threads; task seconds {spent['task_s']:.2f} = "
-              f"fits {spent['fits_s']:.2f} + estimates {spent['estimates_s']:.2f} + data path and bookkeeping "
-              f"{spent['data_path_and_bookkeeping_task_s']:.2f}; driver and idle {spent['driver_and_idle_thread_s']:.2f}")
+        print(
+            f"xialpha: wall {spent['wall_s']:.2f} s x {spent['threads']} threads; task seconds {spent['task_s']:.2f} = "
+            f"fits {spent['fits_s']:.2f} + estimates {spent['estimates_s']:.2f} + data path and bookkeeping "
+            f"{spent['data_path_and_bookkeeping_task_s']:.2f}; driver and idle {spent['driver_and_idle_thread_s']:.2f}"
+        )
         if "liblinear_c_search_wall_s" in part:
-            print(f"LIBLINEAR search alone {part['liblinear_c_search_wall_s']:.1f} s; per core-second LIBLINEAR / "
-                  f"xialpha = {part['liblinear_over_xialpha_core_s']:.2f} (> 1: xialpha does more per core-second)")
+            print(
+                f"LIBLINEAR search alone {part['liblinear_c_search_wall_s']:.1f} s; per core-second LIBLINEAR / "
+                f"xialpha = {part['liblinear_over_xialpha_core_s']:.2f} (> 1: xialpha does more per core-second)"
+            )
 
 
 def _label(choice: dict) -> str:

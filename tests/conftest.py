@@ -17,6 +17,8 @@ REUTERS_DIR = Path(os.environ.get("XIALPHA_REUTERS") or SHARED / "corpora" / "re
 def reuters_dir() -> Path:
     """The Reuters-21578 SGML directory ($XIALPHA_REUTERS, else under ../shared); skips the test where it is absent."""
     if not (REUTERS_DIR / "reut2-000.sgm").is_file():
-        pytest.skip(f"Reuters-21578 not found at {REUTERS_DIR} (set XIALPHA_REUTERS to a copy that "
-                    "`xialpha fetch reuters21578 --dest DIR` made)")
+        pytest.skip(
+            f"Reuters-21578 not found at {REUTERS_DIR} (set XIALPHA_REUTERS to a copy that "
+            "`xialpha fetch reuters21578 --dest DIR` made)"
+        )
     return REUTERS_DIR

@@ -36,8 +36,9 @@ def svmlight_before(path, n_features=None, zero_based="auto"):
         if width > n_features:
             raise ValueError("n_features")
         width = n_features
-    X = sp.csr_matrix((np.asarray(values, dtype=np.float64), columns, np.asarray(indptr, dtype=np.int64)),
-                      shape=(len(ids), width))
+    X = sp.csr_matrix(
+        (np.asarray(values, dtype=np.float64), columns, np.asarray(indptr, dtype=np.int64)), shape=(len(ids), width)
+    )
     return ids, X, labels
 
 

@@ -49,6 +49,7 @@ class Outcome:
 @contextlib.contextmanager
 def time_bound(seconds: int, what: object):
     """Raise Hang in the main thread when the block runs longer than `seconds` (SIGALRM)."""
+
     def hang(signum, frame):
         raise Hang(f"no answer within {seconds} s: {what}")
 
@@ -76,8 +77,12 @@ def swept_store(root: Path, spec_text: str) -> Path:
     """root/store holding the sweep of `spec_text` (root/spec.toml), run by a real `xialpha sweep` process."""
     spec = root / "spec.toml"
     spec.write_text(spec_text)
-    done = subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(root / "store"), "--quiet"],
-                          capture_output=True, text=True, timeout=240)
+    done = subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(root / "store"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert done.returncode == 0, done.stderr
     return root / "store"
 
@@ -116,8 +121,10 @@ def toml_value(value) -> str:
     if isinstance(value, float):
         return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
     if isinstance(value, str):
-        escaped = "".join(f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else "\\\\" if c == "\\" else '\\"'
-                          if c == '"' else c for c in value)
+        escaped = "".join(
+            f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else "\\\\" if c == "\\" else '\\"' if c == '"' else c
+            for c in value
+        )
         return f'"{escaped}"'
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
@@ -134,7 +141,9 @@ def toml_key(key: str) -> str:
 
 def toml_dumps(document: dict) -> str:
     """A TOML document: top-level tables as [name], lists of tables as [[name]], other values inline."""
-    lines = [f"{toml_key(k)} = {toml_value(v)}" for k, v in document.items() if not _is_table(v) and not _is_table_list(v)]
+    lines = [
+        f"{toml_key(k)} = {toml_value(v)}" for k, v in document.items() if not _is_table(v) and not _is_table_list(v)
+    ]
     for name, value in document.items():
         if _is_table(value):
             lines += [f"[{toml_key(name)}]", *(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items())]
@@ -154,17 +163,71 @@ def _is_table_list(value) -> bool:
 
 # -- hostile values -------------------------------------------------------------------------------------------
 
-SPECIAL_NUMBERS = [0, 1, -1, 2, 2**31, 2**53 + 1, 2**63 - 1, -(2**63), 2**63, 10**18, 10**400, -(10**400),
-                   0.5, -0.0, 1e-320, 1e308, -1e308, math.inf, -math.inf, math.nan]
-SPECIAL_TEXT = ["", " ", "8GiB", "1..5kB", "1e999GB", "auto", "all", "none", "linear", "rbf", "poly", "porter",
-                "english", "train", "test", "(", "\\", "$^$", "../x", "a" * 300, "\u00e9t\u00e9", "tcp://127.0.0.1:9",
-                "s3://nope", "99999999999999999999D", "7D"]
+SPECIAL_NUMBERS = [
+    0,
+    1,
+    -1,
+    2,
+    2**31,
+    2**53 + 1,
+    2**63 - 1,
+    -(2**63),
+    2**63,
+    10**18,
+    10**400,
+    -(10**400),
+    0.5,
+    -0.0,
+    1e-320,
+    1e308,
+    -1e308,
+    math.inf,
+    -math.inf,
+    math.nan,
+]
+SPECIAL_TEXT = [
+    "",
+    " ",
+    "8GiB",
+    "1..5kB",
+    "1e999GB",
+    "auto",
+    "all",
+    "none",
+    "linear",
+    "rbf",
+    "poly",
+    "porter",
+    "english",
+    "train",
+    "test",
+    "(",
+    "\\",
+    "$^$",
+    "../x",
+    "a" * 300,
+    "\u00e9t\u00e9",
+    "tcp://127.0.0.1:9",
+    "s3://nope",
+    "99999999999999999999D",
+    "7D",
+]
 scalars = st.one_of(
-    st.integers(), st.integers(min_value=-(2**80), max_value=2**80), st.sampled_from(SPECIAL_NUMBERS),
-    st.floats(), st.text(max_size=12), st.sampled_from(SPECIAL_TEXT), st.booleans(), st.dates(),
+    st.integers(),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.sampled_from(SPECIAL_NUMBERS),
+    st.floats(),
+    st.text(max_size=12),
+    st.sampled_from(SPECIAL_TEXT),
+    st.booleans(),
+    st.dates(),
 )
-hostile = st.one_of(scalars, st.lists(scalars, max_size=4), st.dictionaries(st.text(max_size=6), scalars, max_size=3),
-                    st.lists(st.lists(scalars, max_size=2), min_size=1, max_size=2))
+hostile = st.one_of(
+    scalars,
+    st.lists(scalars, max_size=4),
+    st.dictionaries(st.text(max_size=6), scalars, max_size=3),
+    st.lists(st.lists(scalars, max_size=2), min_size=1, max_size=2),
+)
 
 
 def corrupt(text: str, data: st.DataObject) -> bytes:
@@ -175,7 +238,9 @@ def corrupt(text: str, data: st.DataObject) -> bytes:
         return raw[: data.draw(st.integers(0, len(raw)), label="cut")]
     if kind == "insert":
         at = data.draw(st.integers(0, len(raw)), label="at")
-        junk = data.draw(st.sampled_from([b"\x00", b"\xff\xfe", b'"', b"[", b"]]", b"=", b"\n[corpus]\n", b"\r"]), label="junk")
+        junk = data.draw(
+            st.sampled_from([b"\x00", b"\xff\xfe", b'"', b"[", b"]]", b"=", b"\n[corpus]\n", b"\r"]), label="junk"
+        )
         return raw[:at] + junk + raw[at:]
     if kind == "double":
         lines = raw.splitlines(keepends=True)
@@ -190,8 +255,26 @@ def corrupt(text: str, data: st.DataObject) -> bytes:
 def store(tmp_path_factory):
     """A store holding two hand-made result rows (no cluster needed)."""
     root = tmp_path_factory.mktemp("fuzz-specs") / "store"
-    rows = [{"sweep_id": "other", "run_id": "r", "status": "ok", "data_fingerprint": "fp", "config_key": f"k{C}",
-             "category": "a", "preprocessing_id": "pp", "kernel": "linear", "kernel_id": "lin", "C": C, "j": 1.0,
-             "rho": 1.0, "n": 10, "n_pos": 2, "n_sv": 3, **estimate_values(Estimate("xa", 10, 2, 1, 0))} for C in (1.0, 2.0)]
+    rows = [
+        {
+            "sweep_id": "other",
+            "run_id": "r",
+            "status": "ok",
+            "data_fingerprint": "fp",
+            "config_key": f"k{C}",
+            "category": "a",
+            "preprocessing_id": "pp",
+            "kernel": "linear",
+            "kernel_id": "lin",
+            "C": C,
+            "j": 1.0,
+            "rho": 1.0,
+            "n": 10,
+            "n_pos": 2,
+            "n_sv": 3,
+            **estimate_values(Estimate("xa", 10, 2, 1, 0)),
+        }
+        for C in (1.0, 2.0)
+    ]
     ResultStore(str(root)).datasets.write_results(rows)
     return root

@@ -26,8 +26,12 @@ def s3_endpoint(monkeypatch):
     """host:port of a moto S3 server on 127.0.0.1 with a bucket "xialpha"."""
     server_module = pytest.importorskip("moto.server")
     boto3 = pytest.importorskip("boto3")
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1"}.items():
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+    }.items():
         monkeypatch.setenv(name, value)
     port = free_port()
     server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
@@ -49,14 +53,22 @@ class AuthS3:
     def client(self):
         import boto3
 
-        return boto3.client("s3", endpoint_url=f"http://{self.endpoint}", region_name="us-east-1",
-                            aws_access_key_id=self.access_key, aws_secret_access_key=self.secret_key)
+        return boto3.client(
+            "s3",
+            endpoint_url=f"http://{self.endpoint}",
+            region_name="us-east-1",
+            aws_access_key_id=self.access_key,
+            aws_secret_access_key=self.secret_key,
+        )
 
     def objects(self) -> dict[str, bytes]:
         """{key: bytes} of every object in the bucket."""
         client = self.client()
-        keys = [item["Key"] for page in client.get_paginator("list_objects_v2").paginate(Bucket="xialpha")
-                for item in page.get("Contents", [])]
+        keys = [
+            item["Key"]
+            for page in client.get_paginator("list_objects_v2").paginate(Bucket="xialpha")
+            for item in page.get("Contents", [])
+        ]
         return {key: client.get_object(Bucket="xialpha", Key=key)["Body"].read() for key in keys}
 
 
@@ -68,8 +80,12 @@ def s3_with_auth():
     boto3 = pytest.importorskip("boto3")
     port = free_port()
     env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "4"}
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -80,8 +96,12 @@ def s3_with_auth():
                 if time.monotonic() > deadline or server.poll() is not None:
                     pytest.fail("the moto server did not start")
                 time.sleep(0.1)
-        anyone = {"endpoint_url": f"http://127.0.0.1:{port}", "region_name": "us-east-1",
-                  "aws_access_key_id": "unchecked", "aws_secret_access_key": "unchecked"}
+        anyone = {
+            "endpoint_url": f"http://127.0.0.1:{port}",
+            "region_name": "us-east-1",
+            "aws_access_key_id": "unchecked",
+            "aws_secret_access_key": "unchecked",
+        }
         iam = boto3.client("iam", **anyone)
         iam.create_user(UserName="xialpha")
         policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}

@@ -15,7 +15,7 @@ from xialpha.storage.keys import config_key
 from xialpha.storage.schema import estimate_values
 from xialpha.storage.store import ResultStore
 
-T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 CATEGORIES = ("earn", "acq", "<grain&co>")
 
 
@@ -63,13 +63,31 @@ def result_rows(sweep_id: str = "r1") -> list[dict]:
                     scale = 1 if rho == 1.0 else 2
                     estimate = Estimate("xa", 1000, 100, min(100, d_pos * scale), d_neg * scale)
                     held = Estimate("holdout", 500, 50, d_pos // 2, d_neg // 2)
-                    rows.append({
-                        "sweep_id": sweep_id, "run_id": "run1", "status": "ok", "data_fingerprint": "fp",
-                        "config_key": f"{category}-{pp}-{C}-{rho}", "category": category, "preprocessing_id": pp,
-                        "kernel": "linear", "kernel_id": "lin", "C": C, "j": 1.0, "rho": rho, "n": 1000, "n_pos": 100,
-                        "n_sv": int(100 + 10 * C), **estimate_values(estimate), "xa_d": int(estimate.d),
-                        **estimate_values(held), "holdout_n": 500, "holdout_n_pos": 50, "loo_retrains": int(estimate.d) - 3,
-                    })
+                    rows.append(
+                        {
+                            "sweep_id": sweep_id,
+                            "run_id": "run1",
+                            "status": "ok",
+                            "data_fingerprint": "fp",
+                            "config_key": f"{category}-{pp}-{C}-{rho}",
+                            "category": category,
+                            "preprocessing_id": pp,
+                            "kernel": "linear",
+                            "kernel_id": "lin",
+                            "C": C,
+                            "j": 1.0,
+                            "rho": rho,
+                            "n": 1000,
+                            "n_pos": 100,
+                            "n_sv": int(100 + 10 * C),
+                            **estimate_values(estimate),
+                            "xa_d": int(estimate.d),
+                            **estimate_values(held),
+                            "holdout_n": 500,
+                            "holdout_n_pos": 50,
+                            "loo_retrains": int(estimate.d) - 3,
+                        }
+                    )
     return rows
 
 
@@ -77,9 +95,18 @@ def certify_by_hand(store: ResultStore, selection: pd.DataFrame, certification_i
     """Store a certification of `selection` as `xialpha certify` would, from made-up test-set counts."""
     counts = {c: Confusion(tp=40 + i, fp=5, fn=10, tn=445 - i) for i, c in enumerate(selection["category"])}
     frame = certification_frame(counts, dict(zip(selection["category"], selection["config_key"])), draws=1000)
-    identity = {"certification_id": certification_id, "sweep_id": "r1", "selection_id": selection["selection_id"].iloc[0],
-                "test_split": "test", "test_fingerprint": "tfp", "n_test": 500, "confidence": 0.95, "draws": 1000,
-                "forced": False, "previous_certifications": 0}
+    identity = {
+        "certification_id": certification_id,
+        "sweep_id": "r1",
+        "selection_id": selection["selection_id"].iloc[0],
+        "test_split": "test",
+        "test_fingerprint": "tfp",
+        "n_test": 500,
+        "confidence": 0.95,
+        "draws": 1000,
+        "forced": False,
+        "previous_certifications": 0,
+    }
     store.add_certification(certification_rows(frame, identity))
 
 

@@ -69,9 +69,9 @@ def live_processes() -> list[tuple[int, int, int, str]]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:  # ended meanwhile
             continue
-        fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp session ...
+        fields = stat[stat.rindex(")") + 2 :].split()  # state ppid pgrp session ...
         if fields[0] != "Z":
-            found.append((int(entry), int(fields[1]), int(fields[3]), stat[stat.index("(") + 1:stat.rindex(")")]))
+            found.append((int(entry), int(fields[1]), int(fields[3]), stat[stat.index("(") + 1 : stat.rindex(")")]))
     return found
 
 
@@ -122,8 +122,8 @@ def expected_keys(spec: Path, store: Path) -> set[str]:
     """All config keys of the spec, from a plan made with the corpus read by threads of this process."""
     from distributed import Client
 
-    from xialpha.spec.sweep import load_spec
     from xialpha.jobs.sweep import prepare
+    from xialpha.spec.sweep import load_spec
 
     loaded = load_spec(spec)
     with Client(processes=False, n_workers=1, dashboard_address=None) as client:
@@ -131,8 +131,17 @@ def expected_keys(spec: Path, store: Path) -> set[str]:
     return {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
 
 
-def sweep_spec(path: Path, sweep_id: str, *, n_docs: int = 700, categories: int = 2, C: str = C_GRID,
-               cluster: str = "", sweep: str = "batch_size = 1", kernel: str = "linear") -> Path:
+def sweep_spec(
+    path: Path,
+    sweep_id: str,
+    *,
+    n_docs: int = 700,
+    categories: int = 2,
+    C: str = C_GRID,
+    cluster: str = "",
+    sweep: str = "batch_size = 1",
+    kernel: str = "linear",
+) -> Path:
     """A synthetic sweep spec at `path`: `categories` categories x the C values with one kernel,
     `sweep` and `cluster` lines added to [sweep] and [cluster]."""
     path.write_text(f"""
@@ -149,7 +158,7 @@ train_split = "train"
 top_k = {categories}
 [[kernels]]
 name = "{kernel}"
-{'gamma = 0.5' if kernel == 'rbf' else ''}
+{"gamma = 0.5" if kernel == "rbf" else ""}
 [svm]
 C = {C}
 [cluster]

@@ -51,8 +51,18 @@ def fill_store(spec, store: ResultStore, batches: int | None = None) -> None:
         _, plan = prepare(spec, store, client, "fill")
     corpus = spec.corpus.load()
     run_id = uuid.uuid4().hex[:12]
-    store.datasets.append("sweeps", [{"sweep_id": spec.id, "run_id": run_id, "spec_toml": spec.text,
-                             "data_fingerprint": plan.fingerprint, "categories": joined_categories(plan.categories)}])
+    store.datasets.append(
+        "sweeps",
+        [
+            {
+                "sweep_id": spec.id,
+                "run_id": run_id,
+                "spec_toml": spec.text,
+                "data_fingerprint": plan.fingerprint,
+                "categories": joined_categories(plan.categories),
+            }
+        ],
+    )
     for batch in plan.batches[:batches]:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
         features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
@@ -86,11 +96,26 @@ workers = 1
 """
 
 
-def small_spec(sweep_id: str, *, categories: str = "top_k = 2", splits: bool = False, kernel: str = 'name = "linear"',
-               C: str = "[0.5, 5.0]", rho: str = "[1.0]", sweep_extra: str = "") -> str:
+def small_spec(
+    sweep_id: str,
+    *,
+    categories: str = "top_k = 2",
+    splits: bool = False,
+    kernel: str = 'name = "linear"',
+    C: str = "[0.5, 5.0]",
+    rho: str = "[1.0]",
+    sweep_extra: str = "",
+) -> str:
     """A spec of 2 categories x 2 C x 1 rho (by default) on a synthetic corpus, with train/test splits if `splits`."""
-    return SWEEP_SPEC.format(id=sweep_id, categories=categories, kernel=kernel, C=C, rho=rho, sweep_extra=sweep_extra,
-                             splits='train_split = "train"\ntest_split = "test"' if splits else "")
+    return SWEEP_SPEC.format(
+        id=sweep_id,
+        categories=categories,
+        kernel=kernel,
+        C=C,
+        rho=rho,
+        sweep_extra=sweep_extra,
+        splits='train_split = "train"\ntest_split = "test"' if splits else "",
+    )
 
 
 def tree_digest(root: Path) -> str | None:

@@ -20,11 +20,19 @@ import xialpha.api
 from xialpha.errors import UserError
 
 REPO = Path(__file__).resolve().parents[1]
-SPEC = {"sweep": {"id": "api"},
-        "corpus": {"loader": "synthetic", "n_docs": 300, "n_categories": 2, "seed": 4,
-                   "train_split": "train", "test_split": "test"},
-        "svm": {"C": [0.1, 1.0, 10.0]},
-        "cluster": {"workers": 1}}
+SPEC = {
+    "sweep": {"id": "api"},
+    "corpus": {
+        "loader": "synthetic",
+        "n_docs": 300,
+        "n_categories": 2,
+        "seed": 4,
+        "train_split": "train",
+        "test_split": "test",
+    },
+    "svm": {"C": [0.1, 1.0, 10.0]},
+    "cluster": {"workers": 1},
+}
 
 
 def _python_blocks(text: str) -> list[str]:
@@ -83,8 +91,14 @@ def test_selections_and_results_are_tidy_frames_named_as_the_command_line_names_
     assert capsys.readouterr().out.splitlines()[0].split(",") == list(chosen.columns)  # as the CLI writes it
     rows = xialpha.results(store)
     assert list(rows.columns[:7]) == ["config", "category", "C", "j", "kernel", "rho", "status"]
-    assert list(rows.columns[7:13]) == ["span_d_pos", "span_d_neg", "span_error", "span_recall", "span_precision",
-                                        "span_f1"]  # the default estimator's estimates first
+    assert list(rows.columns[7:13]) == [
+        "span_d_pos",
+        "span_d_neg",
+        "span_error",
+        "span_recall",
+        "span_precision",
+        "span_f1",
+    ]  # the default estimator's estimates first
     assert "loo_f1" not in rows and rows.notna().any().all()  # no column without a value (loo never ran)
     assert rows.columns[-1] == "created_at" and "config_key" in rows.columns[-8:]
     assert list(result.results.columns) == list(xialpha.results(store, include_failed=True).columns)
@@ -107,8 +121,8 @@ def test_mistakes_are_named_by_parameter(swept, tmp_path):
 
 def test_the_readme_and_module_examples_run_as_written(tmp_path):
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## From Python"):]
-    (example,) = _python_blocks(section[:section.index("\n## ", 3)])
+    section = readme[readme.index("## From Python") :]
+    (example,) = _python_blocks(section[: section.index("\n## ", 3)])
     assert len(example.strip().splitlines()) <= 15 and "xialpha." in example
     docstring = textwrap.dedent(xialpha.api.__doc__.split("\n\n")[1])
     assert docstring.startswith("import xialpha\n") and "xialpha.refit(" in docstring
@@ -126,13 +140,22 @@ def test_a_script_without_a_main_guard_gets_one_sentence_before_any_process_star
     script.write_text(f"import xialpha\nxialpha.sweep({SPEC!r}, store='store')\n", encoding="utf-8")
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
-    assert done.stderr.strip().splitlines()[-1].endswith('put the code that calls it under `if __name__ == "__main__":` '
-                                                         "(or pass client= a running distributed.Client)")
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .endswith(
+            'put the code that calls it under `if __name__ == "__main__":` '
+            "(or pass client= a running distributed.Client)"
+        )
+    )
     assert "Nanny" not in done.stderr and "bootstrapping" not in done.stderr  # before: pages of both
     assert not (tmp_path / "store").exists()
     # inside a function called from guarded code it just works
-    script.write_text(f"import xialpha\ndef main():\n    print(xialpha.sweep({SPEC!r}, store='store').summary.ok)\n"
-                      "if __name__ == '__main__':\n    main()\n", encoding="utf-8")
+    script.write_text(
+        f"import xialpha\ndef main():\n    print(xialpha.sweep({SPEC!r}, store='store').summary.ok)\n"
+        "if __name__ == '__main__':\n    main()\n",
+        encoding="utf-8",
+    )
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "6", done.stderr[-2000:]
 
@@ -141,21 +164,30 @@ def test_a_guarded_script_whose_workers_fail_to_start_is_not_told_to_add_the_gua
     """The guard advice only where the guard is missing: here it is there, and importing the
     script again in the worker processes fails for a reason of the script's own."""
     script = tmp_path / "guarded.py"
-    script.write_text("import xialpha\nif __name__ != '__main__':\n    raise RuntimeError('not importable')\n"
-                      f"if __name__ == '__main__':\n    xialpha.sweep({SPEC!r}, store='store')\n", encoding="utf-8")
+    script.write_text(
+        "import xialpha\nif __name__ != '__main__':\n    raise RuntimeError('not importable')\n"
+        f"if __name__ == '__main__':\n    xialpha.sweep({SPEC!r}, store='store')\n",
+        encoding="utf-8",
+    )
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("xialpha.errors.UserError: the local cluster's worker processes failed to start"), last
-    assert "they import your script guarded.py again first" in last and "__main__" not in last.replace("__mp_main__", "")
+    assert "they import your script guarded.py again first" in last and "__main__" not in last.replace(
+        "__mp_main__", ""
+    )
     assert "RuntimeError: not importable" in done.stderr  # the script's own error, as the workers met it
     assert "The above exception was the direct cause" not in done.stderr  # one error, not Dask's chain
 
 
 def test_a_guarded_script_piped_to_python_sweeps(tmp_path):
     """`python - < script.py`: the script is no file, so the workers do not try to run it again."""
-    script = f"import xialpha\nif __name__ == '__main__':\n    print(xialpha.sweep({SPEC!r}, store='store').summary.ok)\n"
-    done = subprocess.run([sys.executable, "-"], input=script, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    script = (
+        f"import xialpha\nif __name__ == '__main__':\n    print(xialpha.sweep({SPEC!r}, store='store').summary.ok)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-"], input=script, cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0 and done.stdout.strip() == "6", done.stderr[-2000:]
     assert "Traceback" not in done.stderr and "FileNotFoundError" not in done.stderr
 
@@ -163,8 +195,10 @@ def test_a_guarded_script_piped_to_python_sweeps(tmp_path):
 def test_a_running_client_is_used_and_left_open(tmp_path):
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         result = xialpha.sweep(SPEC, store=tmp_path / "store", client=client)
         assert result.summary.ok == 6
         assert client.status == "running" and client.submit(sum, [1, 2]).result() == 3
@@ -186,10 +220,15 @@ def test_a_corpus_in_memory_is_swept_selected_and_refitted(tmp_path):
     from distributed import Client, LocalCluster
 
     corpus = _in_memory_corpus()
-    spec = {"sweep": {"id": "memory"}, "corpus": {"train_split": "train", "test_split": "test"},
-            "svm": {"C": [0.1, 1.0]}}
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    spec = {
+        "sweep": {"id": "memory"},
+        "corpus": {"train_split": "train", "test_split": "test"},
+        "svm": {"C": [0.1, 1.0]},
+    }
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         result = xialpha.sweep(spec, store=tmp_path / "store", corpus=corpus, client=client)
     assert result.summary.ok == 4 and set(result.results["category"]) == {"money", "sport"}
     assert (result.results["n"] == 128).all()  # trained on the train split of the documents given
@@ -217,13 +256,17 @@ def test_corpus_mistakes_are_named_by_parameter(tmp_path):
 def test_a_drift_check_from_python(tmp_path):
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         report = xialpha.drift(REPO / "config" / "drift.toml", store=tmp_path / "store", client=client)
         again = xialpha.drift(REPO / "config" / "drift.toml", store=tmp_path / "store", client=client)
     assert report.exit_code == 3 and report.n_drift >= 1 and not report.skipped  # the demo stream drifts
     assert again.skipped  # stored: the same verdicts, nothing recomputed
-    assert {k: r["verdict"] for k, r in again.verdicts().items()} == {k: r["verdict"] for k, r in report.verdicts().items()}
+    assert {k: r["verdict"] for k, r in again.verdicts().items()} == {
+        k: r["verdict"] for k, r in report.verdicts().items()
+    }
     with pytest.raises(UserError, match="spec: give a path to a TOML file or TOML text"):
         xialpha.drift({"drift": {}}, store=tmp_path / "store")
 
@@ -233,10 +276,15 @@ def test_the_command_line_names_its_flags_where_the_library_names_parameters():
 
     parser = build_parser()
     certify, select = _flags(parser, "certify"), _flags(parser, "select")
-    assert as_flags("test_split=: used before; use a fresh test set, or force=True", certify) == \
-        "--test-split: used before; use a fresh test set, or --force"
+    assert (
+        as_flags("test_split=: used before; use a fresh test set, or force=True", certify)
+        == "--test-split: used before; use a fresh test set, or --force"
+    )
     assert as_flags("rho=: sweep 's' has no results at rho=0.5", select) == "--rho: sweep 's' has no results at rho=0.5"
-    assert as_flags("cost_fn=, cost_fp=: at least one cost must be > 0", select) == "--cost-fn, --cost-fp: at least one cost must be > 0"
+    assert (
+        as_flags("cost_fn=, cost_fp=: at least one cost must be > 0", select)
+        == "--cost-fn, --cost-fp: at least one cost must be > 0"
+    )
     assert as_flags("per_category=: no configuration", select) == "--global: no configuration"
     assert as_flags("alpha=: must be between 0 and 1", certify) == "alpha=: must be between 0 and 1"  # no such flag
 
@@ -246,8 +294,10 @@ def test_a_library_error_reaches_the_command_line_as_its_flag(swept, capsys):
 
     store, _ = swept
     assert main(["select", str(store), "--rho", "0.5"]) == 2
-    assert capsys.readouterr().err.strip() == \
-        "xialpha select: error: --rho: sweep 'api' has no results at rho=0.5 (stored: 1)"
+    assert (
+        capsys.readouterr().err.strip()
+        == "xialpha select: error: --rho: sweep 'api' has no results at rho=0.5 (stored: 1)"
+    )
 
 
 def test_certify_from_python_once_per_test_set(swept):
@@ -345,7 +395,9 @@ def test_select_by_cost_from_python_as_the_command_line_does(swept, capsys):
     capsys.readouterr()
     assert main(["select", str(store), "--cost-fn", "5", "--format", "csv"]) == 0
     table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
-    assert list(table["config"]) == list(chosen["config"]) and list(table["value"]) == pytest.approx(list(chosen["value"]))
+    assert list(table["config"]) == list(chosen["config"]) and list(table["value"]) == pytest.approx(
+        list(chosen["value"])
+    )
     with pytest.raises(UserError, match=r"^cost_fn=: applies to metric= cost only, not f1$"):
         xialpha.select(store, metric="f1", cost_fn=5.0)
     assert main(["select", str(store), "--metric", "f1", "--cost-fn", "5"]) == 2

@@ -11,25 +11,41 @@ import xialpha
 from xialpha.errors import UserError
 from xialpha.parameters import ParameterTypeError
 
-SPEC = {"sweep": {"id": "types"}, "corpus": {"loader": "synthetic", "n_docs": 60, "n_categories": 2},
-        "svm": {"C": [1.0]}, "cluster": {"workers": 1}}
+SPEC = {
+    "sweep": {"id": "types"},
+    "corpus": {"loader": "synthetic", "n_docs": 60, "n_categories": 2},
+    "svm": {"C": [1.0]},
+    "cluster": {"workers": 1},
+}
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: xialpha.sweep(SPEC, store=123), r"^store=: must be a path or URI \(str or os.PathLike\), got int 123$"),
-    (lambda: xialpha.sweep(SPEC, store=["a", "b"]), r"^store=: must be a path or URI .*, got list$"),
-    (lambda: xialpha.sweep(SPEC, store=0), r"^store=: must be a path or URI .*, got int 0$"),
-    (lambda: xialpha.sweep(SPEC, store="s", client="tcp://127.0.0.1:8786"),
-     r"^client=: must be a running distributed.Client .*, got str 'tcp://127.0.0.1:8786'$"),
-    (lambda: xialpha.select("s", rho="1"), r"^rho=: must be a number, got str '1'$"),
-    (lambda: xialpha.select("s", alpha="0.05"), r"^alpha=: must be a number, got str '0.05'$"),
-    (lambda: xialpha.select("s", save="false"), r"^save=: must be True or False, got str 'false'$"),
-    (lambda: xialpha.select("s", runners_up=2.5), r"^runners_up=: must be a whole number, got float 2.5$"),
-    (lambda: xialpha.certify("s", selection="sel-x", test_split="test", draws="many"),
-     r"^draws=: must be a whole number, got str 'many'$"),
-    (lambda: xialpha.report("s", selection=pd.DataFrame({"selection_id": ["x"]})),
-     r"^selection=: must be a str or None, got DataFrame$"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: xialpha.sweep(SPEC, store=123),
+            r"^store=: must be a path or URI \(str or os.PathLike\), got int 123$",
+        ),
+        (lambda: xialpha.sweep(SPEC, store=["a", "b"]), r"^store=: must be a path or URI .*, got list$"),
+        (lambda: xialpha.sweep(SPEC, store=0), r"^store=: must be a path or URI .*, got int 0$"),
+        (
+            lambda: xialpha.sweep(SPEC, store="s", client="tcp://127.0.0.1:8786"),
+            r"^client=: must be a running distributed.Client .*, got str 'tcp://127.0.0.1:8786'$",
+        ),
+        (lambda: xialpha.select("s", rho="1"), r"^rho=: must be a number, got str '1'$"),
+        (lambda: xialpha.select("s", alpha="0.05"), r"^alpha=: must be a number, got str '0.05'$"),
+        (lambda: xialpha.select("s", save="false"), r"^save=: must be True or False, got str 'false'$"),
+        (lambda: xialpha.select("s", runners_up=2.5), r"^runners_up=: must be a whole number, got float 2.5$"),
+        (
+            lambda: xialpha.certify("s", selection="sel-x", test_split="test", draws="many"),
+            r"^draws=: must be a whole number, got str 'many'$",
+        ),
+        (
+            lambda: xialpha.report("s", selection=pd.DataFrame({"selection_id": ["x"]})),
+            r"^selection=: must be a str or None, got DataFrame$",
+        ),
+    ],
+)
 def test_a_parameter_of_the_wrong_type_is_named_and_nothing_is_written(call, message, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ParameterTypeError, match=message) as caught:
@@ -40,12 +56,16 @@ def test_a_parameter_of_the_wrong_type_is_named_and_nothing_is_written(call, mes
 
 def test_a_selection_frame_without_its_columns_is_named(tmp_path, monkeypatch):
     from store_rows import result_row
+
     from xialpha.storage.store import ResultStore
 
     ResultStore(str(tmp_path / "store")).datasets.write_results([result_row(0)])
     frame = pd.DataFrame({"selection_id": ["sel-1"], "sweep_id": ["s"], "category": ["a"]})
-    with pytest.raises(UserError, match=r"^selection=: not a selection select\(\) returned: it has no column\(s\) "
-                                        r".*'data_fingerprint'"):
+    with pytest.raises(
+        UserError,
+        match=r"^selection=: not a selection select\(\) returned: it has no column\(s\) "
+        r".*'data_fingerprint'",
+    ):
         xialpha.refit(tmp_path / "store", selection=frame, client=object.__new__(_FakeClient))
 
 

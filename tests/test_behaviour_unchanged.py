@@ -126,8 +126,21 @@ C = [1.0, 4.0]
 """
 
 # columns that differ between runs of the same code
-VOLATILE = {"run_id", "created_at", "worker", "xialpha_version", "fit_seconds", "estimate_seconds", "selection_id",
-            "certification_id", "checked_at", "spec_dir", "first_created_at", "last_created_at", "mean_fit_time"}
+VOLATILE = {
+    "run_id",
+    "created_at",
+    "worker",
+    "xialpha_version",
+    "fit_seconds",
+    "estimate_seconds",
+    "selection_id",
+    "certification_id",
+    "checked_at",
+    "spec_dir",
+    "first_created_at",
+    "last_created_at",
+    "mean_fit_time",
+}
 MASKS = [
     (re.compile(r"sel-\d{8}T\d{6}-[0-9a-f]{6}"), "SELECTION-ID"),
     (re.compile(r"cert-\d{8}T\d{6}-[0-9a-f]{6}"), "CERTIFICATION-ID"),
@@ -198,9 +211,14 @@ def behaviour(tmp: Path, capsys) -> dict:
         for name, text in (("golden", SWEEP), ("golden-xa", SWEEP_XA), ("golden-fail", SWEEP_FAILING)):
             result = xialpha.sweep(text, store=store, client=client)
             summary = result.summary
-            out[f"sweep {name}"] = {"ok": summary.ok, "failed": summary.failed, "skipped": summary.skipped,
-                                    "fits": summary.fits, "n_keys": summary.n_keys,
-                                    "failures": sorted(summary.failures)}
+            out[f"sweep {name}"] = {
+                "ok": summary.ok,
+                "failed": summary.failed,
+                "skipped": summary.skipped,
+                "fits": summary.fits,
+                "n_keys": summary.n_keys,
+                "failures": sorted(summary.failures),
+            }
             out[f"results {name}"] = records(result.results, ["config_key"])
         opened = ResultStore(str(store), create=False)
         keys = sorted(xialpha.results(store, sweep="golden")["config_key"])
@@ -211,25 +229,41 @@ def behaviour(tmp: Path, capsys) -> dict:
 
         chosen = xialpha.select(store, sweep="golden", save=True)
         out["select"] = records(chosen, ["category"])
-        out["select global micro"] = records(xialpha.select(store, sweep="golden", per_category=False,
-                                                            average="micro"), ["category"])
+        out["select global micro"] = records(
+            xialpha.select(store, sweep="golden", per_category=False, average="micro"), ["category"]
+        )
         out["select cost"] = records(xialpha.select(store, sweep="golden", metric="cost"), ["category"])
-        out["select xa rho 2 error"] = records(xialpha.select(store, sweep="golden", estimator="xa", rho=2.0,
-                                                              metric="error", runners_up=1), ["category"])
+        out["select xa rho 2 error"] = records(
+            xialpha.select(store, sweep="golden", estimator="xa", rho=2.0, metric="error", runners_up=1), ["category"]
+        )
         out["select golden-xa"] = records(xialpha.select(store, sweep="golden-xa"), ["category"])
-        out["select golden-xa global"] = records(xialpha.select(store, sweep="golden-xa", per_category=False,
-                                                                save=True), ["category"])
-        certified = xialpha.certify(store, selection=str(chosen["selection_id"].iloc[0]), test_split="test",
-                                    client=client, draws=2000, spec=tmp / "golden.toml")
+        out["select golden-xa global"] = records(
+            xialpha.select(store, sweep="golden-xa", per_category=False, save=True), ["category"]
+        )
+        certified = xialpha.certify(
+            store,
+            selection=str(chosen["selection_id"].iloc[0]),
+            test_split="test",
+            client=client,
+            draws=2000,
+            spec=tmp / "golden.toml",
+        )
         out["certify"] = records(certified, ["scope", "category"])
         models = xialpha.refit(store, selection=chosen, client=client)
         texts = ["w1 w2 w3 w4 w5", "w10 w11 w12", "a document without known words", "w3 w3 w3 w40 w41"]
-        out["refit"] = {category: {"config": {k: _plain(v) for k, v in sorted(model.config.items())},
-                                   "decision": model.decision_function(texts).tolist()}
-                        for category, model in sorted(models.items())}
+        out["refit"] = {
+            category: {
+                "config": {k: _plain(v) for k, v in sorted(model.config.items())},
+                "decision": model.decision_function(texts).tolist(),
+            }
+            for category, model in sorted(models.items())
+        }
         drift = xialpha.drift(DRIFT, store=store, client=client)
-        out["drift"] = {"exit_code": drift.exit_code, "newest_batch": drift.newest_batch,
-                        "rows": records(pd.DataFrame(drift.rows), ["check_id"])}
+        out["drift"] = {
+            "exit_code": drift.exit_code,
+            "newest_batch": drift.newest_batch,
+            "rows": records(pd.DataFrame(drift.rows), ["check_id"]),
+        }
         again = xialpha.drift(DRIFT, store=store, client=client)
         out["drift again"] = {"skipped": again.skipped, "rows": records(pd.DataFrame(again.rows), ["check_id"])}
 
@@ -239,8 +273,9 @@ def behaviour(tmp: Path, capsys) -> dict:
     out["cli report"] = cli(capsys, tmp, "report", str(store), "--sweep", "golden")
     out["cli report xa"] = cli(capsys, tmp, "report", str(store), "--sweep", "golden-xa", "--wide")
     out["cli select"] = cli(capsys, tmp, "select", str(store), "--sweep", "golden", "--wide")
-    out["cli select global json"] = cli(capsys, tmp, "select", str(store), "--sweep", "golden", "--global",
-                                        "--format", "json")
+    out["cli select global json"] = cli(
+        capsys, tmp, "select", str(store), "--sweep", "golden", "--global", "--format", "json"
+    )
     out["cli select xa note"] = cli(capsys, tmp, "select", str(store), "--sweep", "golden-xa", "--format", "csv")
     out["cli select apparent"] = cli(capsys, tmp, "select", str(store), "--sweep", "golden", "--estimator", "apparent")
     out["cli select unknown"] = cli(capsys, tmp, "select", str(store), "--sweep", "golden", "--estimator", "nope")
@@ -260,11 +295,15 @@ def behaviour(tmp: Path, capsys) -> dict:
     from sklearn.svm import SVC
 
     for estimate in ("span", "xa"):
-        search = XiAlphaSearchCV(SVC(kernel="rbf", gamma=0.5), {"C": [0.1, 1.0, 10.0]}, scoring="f1",
-                                 estimate=estimate).fit(X, y)
+        search = XiAlphaSearchCV(
+            SVC(kernel="rbf", gamma=0.5), {"C": [0.1, 1.0, 10.0]}, scoring="f1", estimate=estimate
+        ).fit(X, y)
         results = {k: v for k, v in search.cv_results_.items() if k not in VOLATILE}
-        out[f"search {estimate}"] = {"best_params": search.best_params_, "best_score": search.best_score_,
-                                     "cv_results": {k: _plain(list(v)) for k, v in sorted(results.items())}}
+        out[f"search {estimate}"] = {
+            "best_params": search.best_params_,
+            "best_score": search.best_score_,
+            "cv_results": {k: _plain(list(v)) for k, v in sorted(results.items())},
+        }
     return out
 
 
@@ -305,7 +344,11 @@ def test_outputs_are_those_of_the_golden_record(tmp_path, capsys, monkeypatch):
 def test_the_comparison_catches_a_changed_number_key_or_row():
     want = {"a": [{"x": 1.0, "y": "s"}], "b": 2}
     assert_same({"a": [{"x": 1.0 + 1e-12, "y": "s"}], "b": 2}, want)
-    for changed in ({"a": [{"x": 1.001, "y": "s"}], "b": 2}, {"a": [{"x": 1.0, "y": "t"}], "b": 2},
-                    {"a": [], "b": 2}, {"a": [{"x": 1.0, "y": "s"}]}):
+    for changed in (
+        {"a": [{"x": 1.001, "y": "s"}], "b": 2},
+        {"a": [{"x": 1.0, "y": "t"}], "b": 2},
+        {"a": [], "b": 2},
+        {"a": [{"x": 1.0, "y": "s"}]},
+    ):
         with pytest.raises(AssertionError):
             assert_same(changed, want)

@@ -17,18 +17,61 @@ BENCH = REPO / "bench"
 # script -> keys its JSON must have at the top level
 SCRIPTS = {
     "reproduce_table1": ["table", "xa_beyond_holdout_counts", "paper_agreement_rho1", "machine"],
-    "vs_cross_validation": ["xialpha_wall_s", "gscv_sparse_wall_s", "gscv_sparse_extrapolated", "gscv_gram_wall_s",
-                            "speedup_vs_sparse", "speedup_vs_gram", "regret_xialpha", "regret_cv", "machine"],
-    "overhead": ["estimate_over_fit_median", "span_over_fit_median", "xa_only_over_fit_median",
-                 "default_estimate_over_fit_median", "large", "fits", "machine"],
+    "vs_cross_validation": [
+        "xialpha_wall_s",
+        "gscv_sparse_wall_s",
+        "gscv_sparse_extrapolated",
+        "gscv_gram_wall_s",
+        "speedup_vs_sparse",
+        "speedup_vs_gram",
+        "regret_xialpha",
+        "regret_cv",
+        "machine",
+    ],
+    "overhead": [
+        "estimate_over_fit_median",
+        "span_over_fit_median",
+        "xa_only_over_fit_median",
+        "default_estimate_over_fit_median",
+        "large",
+        "fits",
+        "machine",
+    ],
     "scaling": ["speedup_2_vs_1", "wall_over_floor", "overhead", "runs", "machine"],
-    "vs_linear_cv": ["speedup", "speedup_cv5", "regret_xialpha", "regret_cv", "regret_cv5", "xialpha_wall_s",
-                     "peer_wall_s", "peer_cv5_wall_s", "xialpha_seconds", "small", "machine"],
+    "vs_linear_cv": [
+        "speedup",
+        "speedup_cv5",
+        "regret_xialpha",
+        "regret_cv",
+        "regret_cv5",
+        "xialpha_wall_s",
+        "peer_wall_s",
+        "peer_cv5_wall_s",
+        "xialpha_seconds",
+        "small",
+        "machine",
+    ],
     "scale": ["runs", "loglog_slope", "gscv_wall_s_1e5", "speedup_1e5", "speedup_2_vs_1_workers_1e5", "machine"],
-    "campaign": ["cases", "tracebacks", "hangs", "stores_changed_by_failures", "rows_lost", "secrets", "findings",
-                 "by_family", "machine"],
-    "loo": ["retrain_fraction", "pruned_equals_bruteforce", "retrain_fraction_xi_alpha",
-            "xi_alpha_pruned_equals_bruteforce", "xa2_flags_every_loo_error", "configs", "machine"],
+    "campaign": [
+        "cases",
+        "tracebacks",
+        "hangs",
+        "stores_changed_by_failures",
+        "rows_lost",
+        "secrets",
+        "findings",
+        "by_family",
+        "machine",
+    ],
+    "loo": [
+        "retrain_fraction",
+        "pruned_equals_bruteforce",
+        "retrain_fraction_xi_alpha",
+        "xi_alpha_pruned_equals_bruteforce",
+        "xa2_flags_every_loo_error",
+        "configs",
+        "machine",
+    ],
 }
 # other developers' bench scripts that take --quick and --out: run, check they write JSON
 OTHERS = ["preprocess", "selection_quality", "drift", "store", "fixed_overhead"]
@@ -48,8 +91,13 @@ def quick(tmp_path_factory):
 
 
 def run_quick(name: str, out: Path) -> dict:
-    completed = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--quick", "--out", str(out)],
-                               cwd=REPO, capture_output=True, text=True, timeout=300)
+    completed = subprocess.run(
+        [sys.executable, str(BENCH / f"{name}.py"), "--quick", "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, f"{name} --quick failed:\n{completed.stderr[-3000:]}"
     return json.loads(out.read_text())
 
@@ -72,7 +120,12 @@ def test_other_bench_scripts_quick_run(name, quick):
 def test_the_quick_campaign_breaks_no_invariant(quick):
     result = quick("campaign")
     assert result["cases"] >= 20 and set(result["by_family"]) == {
-        "secret_carriers", "hostile_labels", "api_types", "certify_kills", "artefact_mutations"}
+        "secret_carriers",
+        "hostile_labels",
+        "api_types",
+        "certify_kills",
+        "artefact_mutations",
+    }
     assert result["broken_cases"] == 0, result["broken"]
 
 
@@ -122,11 +175,31 @@ def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
     script = str(BENCH / "selection_quality.py")
     second_path, first_path, pooled_path = tmp_path / "seed1.json", tmp_path / "seed0.json", tmp_path / "pooled.json"
     first_path.write_text(json.dumps(first))
-    run = subprocess.run([sys.executable, script, "--quick", "--first-seed", "16", "--no-loo", "--no-shortlist",
-                          "--out", str(second_path)], cwd=REPO, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [
+            sys.executable,
+            script,
+            "--quick",
+            "--first-seed",
+            "16",
+            "--no-loo",
+            "--no-shortlist",
+            "--out",
+            str(second_path),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
-    pool = subprocess.run([sys.executable, script, "--pool", str(first_path), str(second_path), "--out", str(pooled_path)],
-                          cwd=REPO, capture_output=True, text=True, timeout=300)
+    pool = subprocess.run(
+        [sys.executable, script, "--pool", str(first_path), str(second_path), "--out", str(pooled_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert pool.returncode == 0, pool.stderr[-3000:]
     pooled = json.loads(pooled_path.read_text())
     assert sorted({row["split"] for row in pooled["rows"]}) == [15, 16]
@@ -137,8 +210,13 @@ def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
     assert paired["splits"] == 2 and paired["ci95"][0] <= paired["mean"] <= paired["ci95"][1]
     assert paired["wins"] + paired["ties"] + paired["losses"] == len(first["settings"]["synthetic"]["categories"]) * 2
     assert pooled["vs_cv10"]["loo"]["splits"] == 1
-    twice = subprocess.run([sys.executable, script, "--pool", str(first_path), str(first_path), "--out", str(pooled_path)],
-                           cwd=REPO, capture_output=True, text=True, timeout=300)
+    twice = subprocess.run(
+        [sys.executable, script, "--pool", str(first_path), str(first_path), "--out", str(pooled_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert twice.returncode != 0 and "share (setting, split) pairs" in twice.stderr
 
 
@@ -153,12 +231,17 @@ def test_vs_linear_cv_regrets_speedups_and_small_subset(quick):
         assert set(per_category) == set(part["categories"])
         for method in ("xialpha", "cv"):
             assert all(row[method] >= 0 for row in per_category.values())
-            assert math.isclose(part[f"regret_{method}"], sum(row[method] for row in per_category.values()) / len(per_category))
+            assert math.isclose(
+                part[f"regret_{method}"], sum(row[method] for row in per_category.values()) / len(per_category)
+            )
         assert part["xialpha_fits"] == len(part["categories"]) * len(part["preprocessings"]) * len(part["C"])
         if "liblinear_c_search_wall_s" in part:  # liblinear-official installed
-            assert math.isclose(part["liblinear_over_xialpha_core_s"],
-                                part["liblinear_end_to_end_s"] / (2 * part["xialpha_wall_s"]))
-            assert set(part["liblinear_chosen"]) == {f"{c}/{p}" for c in part["categories"] for p in part["preprocessings"]}
+            assert math.isclose(
+                part["liblinear_over_xialpha_core_s"], part["liblinear_end_to_end_s"] / (2 * part["xialpha_wall_s"])
+            )
+            assert set(part["liblinear_chosen"]) == {
+                f"{c}/{p}" for c in part["categories"] for p in part["preprocessings"]
+            }
         else:
             assert result["liblinear_note"].startswith("skipped")
     small = result["small"]
@@ -176,7 +259,10 @@ def test_scale_runs_measure_every_process(quick):
         # the driver (with the nannies) and every worker process were sampled: the tree's peak exceeds the driver's
         assert run["processes"] >= 1 + run["workers"]
         assert run["peak_rss_gb"] > run["peak_rss_driver_gb"] > 0
-        assert run["cpu_s"] > 0 and run["wall_s"] >= run["stages"]["last_task_end_s"] > run["stages"]["first_task_start_s"] > 0
+        assert (
+            run["cpu_s"] > 0
+            and run["wall_s"] >= run["stages"]["last_task_end_s"] > run["stages"]["first_task_start_s"] > 0
+        )
         assert {"read", "count", "block", "fit"} <= set(run["stages"]["by_task"])
     two = [run for run in runs if run["n_docs"] == result["compare_n_docs"] and run["workers"] == 2][0]
     one = [run for run in runs if run["n_docs"] == result["compare_n_docs"] and run["workers"] == 1][0]
@@ -191,8 +277,9 @@ def test_vs_linear_cv_compares_both_peers_and_splits_xialphas_seconds(quick):
         assert math.isclose(part["speedup_cv5"], part["peer_cv5_wall_s"] / part["xialpha_wall_s"])
         assert set(part["chosen"]) == {"xialpha", "cv", "cv5"}
         spent = part["xialpha_seconds"]
-        assert math.isclose(spent["fits_s"] + spent["estimates_s"] + spent["data_path_and_bookkeeping_task_s"],
-                            spent["task_s"])
+        assert math.isclose(
+            spent["fits_s"] + spent["estimates_s"] + spent["data_path_and_bookkeeping_task_s"], spent["task_s"]
+        )
         assert spent["fits_s"] > 0 and spent["estimates_s"] > 0
 
 

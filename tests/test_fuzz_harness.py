@@ -8,19 +8,21 @@ import math
 import tomllib
 
 import pytest
+from fuzzing import FUZZ_SETTINGS, Hang, Outcome, check_outcome, run_cli, scalars, toml_dumps, toml_value
 from hypothesis import given
 from hypothesis import strategies as st
-
-from fuzzing import FUZZ_SETTINGS, Hang, Outcome, check_outcome, run_cli, scalars, toml_dumps, toml_value
 from swept import tree_digest
-
 
 # -- checks of the harness ------------------------------------------------------------------------------------
 
 toml_documents = st.dictionaries(
     st.text(min_size=1, max_size=8),
-    st.one_of(st.dictionaries(st.text(min_size=1, max_size=6), st.one_of(scalars, st.lists(scalars, max_size=3)), max_size=4),
-              st.lists(st.dictionaries(st.text(min_size=1, max_size=6), scalars, min_size=1, max_size=3), min_size=1, max_size=2)),
+    st.one_of(
+        st.dictionaries(st.text(min_size=1, max_size=6), st.one_of(scalars, st.lists(scalars, max_size=3)), max_size=4),
+        st.lists(
+            st.dictionaries(st.text(min_size=1, max_size=6), scalars, min_size=1, max_size=3), min_size=1, max_size=2
+        ),
+    ),
     max_size=4,
 )
 
@@ -74,4 +76,4 @@ def test_tree_digest_sees_every_change(tmp_path):
     (tmp_path / "store" / "new").mkdir()
     assert len({before, changed, tree_digest(tmp_path / "store")}) == 3
     assert tree_digest(tmp_path / "nothing") is None
-    assert json.dumps(toml_value("a\"b\\c\n")) and toml_value(float("nan")) == "nan"
+    assert json.dumps(toml_value('a"b\\c\n')) and toml_value(float("nan")) == "nan"

@@ -23,7 +23,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 PACKAGE = REPO / "xialpha"
@@ -33,10 +32,34 @@ DASK = ("dask", "distributed", "dask_jobqueue", "dask_kubernetes")
 DASK_ALLOWED = ("dask.utils",)
 # A user's Parquet corpus is read one row group (one part) at a time, which pandas cannot do.
 PYARROW_READER = {"xialpha/corpora/table_files.py": ("pyarrow.parquet",)}
-WRITERS = {"write_text", "write_bytes", "to_parquet", "to_csv", "to_json", "to_pickle", "to_feather", "mkdir",
-           "makedirs", "unlink", "rmdir", "rmtree", "touch", "symlink_to", "hardlink_to", "savez",
-           "savez_compressed", "tofile", "write_table", "write_dataset", "copyfile", "copytree", "move",
-           "extractall", "urlretrieve", "dump"}
+WRITERS = {
+    "write_text",
+    "write_bytes",
+    "to_parquet",
+    "to_csv",
+    "to_json",
+    "to_pickle",
+    "to_feather",
+    "mkdir",
+    "makedirs",
+    "unlink",
+    "rmdir",
+    "rmtree",
+    "touch",
+    "symlink_to",
+    "hardlink_to",
+    "savez",
+    "savez_compressed",
+    "tofile",
+    "write_table",
+    "write_dataset",
+    "copyfile",
+    "copytree",
+    "move",
+    "extractall",
+    "urlretrieve",
+    "dump",
+}
 WRITE_MODES = set("wax+")
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 
@@ -57,9 +80,14 @@ def imported(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-def import_violations(modules, top: tuple[str, ...], home: str, allowed: tuple[str, ...] = (),
-                      allowed_in: dict[str, tuple[str, ...]] | None = None) -> list[str]:
-    """"path:line module" for each import of a `top` package outside xialpha/`home`, except the
+def import_violations(
+    modules,
+    top: tuple[str, ...],
+    home: str,
+    allowed: tuple[str, ...] = (),
+    allowed_in: dict[str, tuple[str, ...]] | None = None,
+) -> list[str]:
+    """ "path:line module" for each import of a `top` package outside xialpha/`home`, except the
     modules `allowed` everywhere and those `allowed_in` {path: modules} names for one file."""
     bad = []
     for path, tree in modules:
@@ -80,7 +108,7 @@ def _literal(node) -> object:
 
 
 def write_violations(modules) -> list[str]:
-    """"path:line what" for each call that writes, moves or removes a file."""
+    """ "path:line what" for each call that writes, moves or removes a file."""
     bad = []
     for path, tree in modules:
         for node in ast.walk(tree):
@@ -96,7 +124,9 @@ def write_violations(modules) -> list[str]:
                 mode = [_literal(k.value) for k in node.keywords if k.arg == "mode"]
                 mode += [_literal(a) for a in node.args[:2]] if owner != "os" else []
                 mode = [m for m in mode if isinstance(m, str) and 0 < len(m) <= 4 and set(m) <= set("rwxabt+U")]
-                if name in ("NamedTemporaryFile", "TemporaryDirectory", "mkstemp") or any(WRITE_MODES & set(m) for m in mode):
+                if name in ("NamedTemporaryFile", "TemporaryDirectory", "mkstemp") or any(
+                    WRITE_MODES & set(m) for m in mode
+                ):
                     bad.append(f"{path}:{node.lineno} {name}({mode[0] if mode else ''})")
                 elif owner == "os" and name == "open":
                     flags = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)} & WRITE_FLAGS
@@ -130,36 +160,69 @@ def _planted(source: str) -> list[tuple[str, ast.AST]]:
     return [("xialpha/selection/planted.py", ast.parse(source))]
 
 
-@pytest.mark.parametrize("source", [
-    "import pyarrow as pa", "import pyarrow.parquet as pq", "def f():\n    from pyarrow import compute\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import pyarrow as pa",
+        "import pyarrow.parquet as pq",
+        "def f():\n    from pyarrow import compute\n",
+    ],
+)
 def test_the_pyarrow_rule_catches_an_import_outside_storage(source):
     assert len(import_violations(_planted(source), ("pyarrow",), "storage")) == 1
     assert import_violations([("xialpha/storage/x.py", ast.parse(source))], ("pyarrow",), "storage") == []
 
 
-@pytest.mark.parametrize("source", [
-    "import dask", "from distributed import Client", "import dask.array", "from dask_jobqueue import SLURMCluster",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import dask",
+        "from distributed import Client",
+        "import dask.array",
+        "from dask_jobqueue import SLURMCluster",
+    ],
+)
 def test_the_dask_rule_catches_an_import_outside_jobs(source):
     assert len(import_violations(_planted(source), DASK, "jobs", DASK_ALLOWED)) == 1
     assert import_violations([("xialpha/jobs/x.py", ast.parse(source))], DASK, "jobs", DASK_ALLOWED) == []
     assert import_violations(_planted("from dask.utils import parse_bytes"), DASK, "jobs", DASK_ALLOWED) == []
 
 
-@pytest.mark.parametrize("source", [
-    'open(path, "w")', 'open(path, mode="ab")', 'path.open("x")', 'gzip.open(path, "wt")', "Path(p).write_text(s)",
-    "frame.to_parquet(p)", "np.save(p, a)", "pq.write_table(t, p)", "os.open(p, os.O_WRONLY | os.O_CREAT)",
-    "json.dump(obj, stream)", "tempfile.NamedTemporaryFile()", 'open(path, "r+")', "archive.extractall(d)",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'open(path, "w")',
+        'open(path, mode="ab")',
+        'path.open("x")',
+        'gzip.open(path, "wt")',
+        "Path(p).write_text(s)",
+        "frame.to_parquet(p)",
+        "np.save(p, a)",
+        "pq.write_table(t, p)",
+        "os.open(p, os.O_WRONLY | os.O_CREAT)",
+        "json.dump(obj, stream)",
+        "tempfile.NamedTemporaryFile()",
+        'open(path, "r+")',
+        "archive.extractall(d)",
+    ],
+)
 def test_the_write_rule_catches_a_planted_write(source):
     assert len(write_violations(_planted(source))) == 1, source
 
 
-@pytest.mark.parametrize("source", [
-    'open(path, "rb")', "open(path)", 'open(path, encoding="utf-8")', "os.open(p, os.O_RDONLY | os.O_NONBLOCK)",
-    'tarfile.open(path)', "text.replace('a', 'b')", "np.load(p)", "json.loads(s)",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'open(path, "rb")',
+        "open(path)",
+        'open(path, encoding="utf-8")',
+        "os.open(p, os.O_RDONLY | os.O_NONBLOCK)",
+        "tarfile.open(path)",
+        "text.replace('a', 'b')",
+        "np.load(p)",
+        "json.loads(s)",
+    ],
+)
 def test_the_write_rule_lets_reads_pass(source):
     assert write_violations(_planted(source)) == []
 
@@ -234,6 +297,7 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     """The import graph between xialpha's packages (a top-level module is a package of its own);
     the root package `xialpha`, whose lazy exports name the API, is the top of the house: no
     module imports it."""
+
     def package(module: str) -> str:
         return ".".join(module.split(".")[:2])
 
@@ -254,14 +318,18 @@ def test_the_packages_are_layered_without_a_circle():
 
 
 def test_the_circle_rule_catches_a_function_level_circle():
-    planted = [("xialpha/a.py", ast.parse("import xialpha.b\n")),
-               ("xialpha/b.py", ast.parse("def f():\n    from xialpha.c import x\n")),
-               ("xialpha/c.py", ast.parse("from xialpha import a\n")),
-               ("xialpha/d.py", ast.parse("import xialpha.a\n"))]
+    planted = [
+        ("xialpha/a.py", ast.parse("import xialpha.b\n")),
+        ("xialpha/b.py", ast.parse("def f():\n    from xialpha.c import x\n")),
+        ("xialpha/c.py", ast.parse("from xialpha import a\n")),
+        ("xialpha/d.py", ast.parse("import xialpha.a\n")),
+    ]
     assert circles(import_graph(planted)) == [["xialpha.a", "xialpha.b", "xialpha.c"]]
-    layered = [("xialpha/p/one.py", ast.parse("import xialpha.q.two\n")),
-               ("xialpha/q/two.py", ast.parse("def f():\n    import xialpha.p.three\n")),
-               ("xialpha/p/three.py", ast.parse("x = 1\n"))]
+    layered = [
+        ("xialpha/p/one.py", ast.parse("import xialpha.q.two\n")),
+        ("xialpha/q/two.py", ast.parse("def f():\n    import xialpha.p.three\n")),
+        ("xialpha/p/three.py", ast.parse("x = 1\n")),
+    ]
     assert circles(import_graph(layered)) == []
     assert circles(package_graph(import_graph(layered))) == [["xialpha.p", "xialpha.q"]]
 
@@ -270,7 +338,7 @@ ARROW_CALLS = {"to_pandas", "to_pylist", "typed_table"}
 
 
 def arrow_violations(modules) -> list[str]:
-    """"path:line what" for each Arrow conversion, `filters=` keyword or `typed_table` use outside
+    """ "path:line what" for each Arrow conversion, `filters=` keyword or `typed_table` use outside
     xialpha/storage (and the Parquet corpus reader)."""
     bad = []
     for path, tree in modules:
@@ -292,10 +360,15 @@ def test_outside_storage_the_store_is_asked_by_name_not_by_arrow():
     assert arrow_violations(_modules()) == []
 
 
-@pytest.mark.parametrize("source", [
-    "rows = store.read('drift').to_pylist()", "frame = table.to_pandas()",
-    "store.read('selections', filters=[('sweep_id', '=', s)])", "from xialpha.storage.validate import typed_table",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "rows = store.read('drift').to_pylist()",
+        "frame = table.to_pandas()",
+        "store.read('selections', filters=[('sweep_id', '=', s)])",
+        "from xialpha.storage.validate import typed_table",
+    ],
+)
 def test_the_arrow_rule_catches_a_planted_conversion(source):
     assert len(arrow_violations(_planted(source))) == 1
     assert arrow_violations([("xialpha/storage/x.py", ast.parse(source))]) == []
@@ -306,21 +379,32 @@ ROW_BUILDERS = ("xialpha/jobs/tasks.py", "xialpha/jobs/sweep.py", "xialpha/jobs/
 
 
 def column_literals(modules, paths=ROW_BUILDERS) -> list[str]:
-    """"path:line 'name'" for each string constant in the modules `paths` that names a column of
+    """ "path:line 'name'" for each string constant in the modules `paths` that names a column of
     the results or examples dataset."""
     from xialpha.storage.schema import EXAMPLE_COLUMNS, RESULT_COLUMNS
 
     names = {column.name for column in (*RESULT_COLUMNS, *EXAMPLE_COLUMNS)}
-    return [f"{path}:{node.lineno} {node.value!r}" for path, tree in modules if path in paths
-            for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value in names]
+    return [
+        f"{path}:{node.lineno} {node.value!r}"
+        for path, tree in modules
+        if path in paths
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and node.value in names
+    ]
 
 
 def test_the_sweep_names_no_result_column():
     assert column_literals(_modules()) == []
 
 
-@pytest.mark.parametrize("source", ['row = {**base, "category": job.category}', 'if row["status"] == "ok": pass',
-                                    "failed = rows.error_message if 'n_pos' else None"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'row = {**base, "category": job.category}',
+        'if row["status"] == "ok": pass',
+        "failed = rows.error_message if 'n_pos' else None",
+    ],
+)
 def test_the_column_rule_catches_a_planted_column_name(source):
     assert len(column_literals([("xialpha/jobs/tasks.py", ast.parse(source))])) == 1
     assert column_literals([("xialpha/storage/rows.py", ast.parse(source))]) == []

@@ -25,8 +25,8 @@ def _code_cells(notebook) -> list[str]:
 def test_the_readme_python_section_is_the_notebooks_code():
     nbformat = pytest.importorskip("nbformat")
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## From Python"):]
-    section = section[:section.index("\n## ", 3)]
+    section = readme[readme.index("## From Python") :]
+    section = section[: section.index("\n## ", 3)]
     (block,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert block == "\n".join(_code_cells(nbformat.read(NOTEBOOK, as_version=4))) + "\n"
     assert "notebooks/tour.ipynb" in section
@@ -38,8 +38,9 @@ def test_the_tour_notebook_runs_in_a_jupyter_kernel(tmp_path):
     pytest.importorskip("ipykernel")
     shutil.copy(NOTEBOOK, tmp_path / NOTEBOOK.name)
     notebook = nbformat.read(tmp_path / NOTEBOOK.name, as_version=4)
-    nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    nbclient.NotebookClient(
+        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     sweep, selection, curves, certification, prediction = [c for c in notebook.cells if c.cell_type == "code"]
     assert "xialpha.sweep(" in sweep.source and "xialpha.refit(" in prediction.source
     for cell in notebook.cells:

@@ -23,7 +23,9 @@ def test_star_import_gives_the_workflow_and_nothing_private():
 
 
 def test_importing_xialpha_stays_light():
-    code = "import sys, xialpha; print(sorted(m for m in ('dask', 'distributed', 'sklearn', 'numba') if m in sys.modules))"
+    code = (
+        "import sys, xialpha; print(sorted(m for m in ('dask', 'distributed', 'sklearn', 'numba') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -32,7 +34,9 @@ def test_importing_xialpha_stays_light():
 def test_store_ls_imports_no_dask_scikit_learn_or_numba(tmp_path):
     """`xialpha store ls` only reads the store: it must start without the fitting stack (issue 33:
     scikit-learn alone cost a second of start-up when the kernel table moved next to its checks)."""
-    code = ("import sys\nfrom xialpha.cli import main\nmain(['store', 'ls', 'no-store'])\n"
-            "print(sorted(m for m in ('dask', 'distributed', 'sklearn', 'numba') if m in sys.modules))")
+    code = (
+        "import sys\nfrom xialpha.cli import main\nmain(['store', 'ls', 'no-store'])\n"
+        "print(sorted(m for m in ('dask', 'distributed', 'sklearn', 'numba') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr

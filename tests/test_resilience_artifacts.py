@@ -33,10 +33,21 @@ def _trained():
     weights = np.zeros(X.shape[1])
     weights[fitted.vocabulary["wheat"]] = 2.0
     vectors = X[[1, 3]]
-    models = [CategoryModel("grain", preprocessing.id, KernelModel(Kernel(), -0.25, weights=weights), {"category": "grain"}),
-              CategoryModel("crude", preprocessing.id, KernelModel(Kernel("rbf", gamma=0.5), -0.5, support_vectors=vectors,
-                                                                   sv_sq_norms=row_sq_norms(vectors), coef=np.array([1.0, 0.5])),
-                            {"category": "crude"})]
+    models = [
+        CategoryModel("grain", preprocessing.id, KernelModel(Kernel(), -0.25, weights=weights), {"category": "grain"}),
+        CategoryModel(
+            "crude",
+            preprocessing.id,
+            KernelModel(
+                Kernel("rbf", gamma=0.5),
+                -0.5,
+                support_vectors=vectors,
+                sv_sq_norms=row_sq_norms(vectors),
+                coef=np.array([1.0, 0.5]),
+            ),
+            {"category": "crude"},
+        ),
+    ]
     return TrainedSelection({preprocessing.id: fitted}, models)
 
 
@@ -114,11 +125,14 @@ def test_pickled_artefacts_load_only_with_allow_pickle(tmp_path, capsys):
     assert code == 2 and err.startswith("warning: ") and "runs code from the file" in err and "cannot be loaded" in err
 
 
-@pytest.mark.parametrize("name, rehash, message", [
-    ("arrays.npz", False, "arrays.npz does not match the SHA-256 in manifest.json (changed or corrupt)"),
-    ("arrays.npz", True, "model.json or arrays.npz is malformed"),
-    ("model.json", True, "model.json or arrays.npz is malformed (JSONDecodeError"),
-])
+@pytest.mark.parametrize(
+    "name, rehash, message",
+    [
+        ("arrays.npz", False, "arrays.npz does not match the SHA-256 in manifest.json (changed or corrupt)"),
+        ("arrays.npz", True, "model.json or arrays.npz is malformed"),
+        ("model.json", True, "model.json or arrays.npz is malformed (JSONDecodeError"),
+    ],
+)
 def test_truncated_model_files_are_one_line(tmp_path, capsys, name, rehash, message):
     from xialpha.models.artifact import save_artifact
 
@@ -164,9 +178,13 @@ def test_a_token_pattern_that_backtracks_is_refused_within_its_time_budget(tmp_p
     (artifact / "model.json").write_text(json.dumps(model))
     _rehash(artifact, "model.json")
     (tmp_path / "docs.txt").write_text("wheat\n" + "a" * 60 + "\n")
-    done = subprocess.run([sys.executable, "-m", "xialpha.cli", "predict", str(artifact), "--input",
-                           str(tmp_path / "docs.txt")], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    done = subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", "predict", str(artifact), "--input", str(tmp_path / "docs.txt")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "token_pattern '(a|aa)+b'" in done.stderr and "document 2" in done.stderr, done.stderr
 

@@ -15,14 +15,21 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
-from sweep_processes import DEADLINE, LONG_C_GRID, expected_keys as _expected_keys, kill as _kill, ok_keys as _ok_keys
+from sweep_processes import DASK, DEADLINE, LONG_C_GRID
+from sweep_processes import expected_keys as _expected_keys
+from sweep_processes import kill as _kill
+from sweep_processes import ok_keys as _ok_keys
+from sweep_processes import raw_keys as _raw_keys
+from sweep_processes import result_files as _result_files
+from sweep_processes import start as _start
+from sweep_processes import sweep_argv as _sweep_argv
 from sweep_processes import sweep_spec as _spec
-from sweep_processes import raw_keys as _raw_keys, result_files as _result_files, start as _start
-from sweep_processes import DASK, sweep_argv as _sweep_argv, wait_for as _wait_for
+from sweep_processes import wait_for as _wait_for
+
 from xialpha.storage.store import ResultStore
 
 pytestmark = pytest.mark.cluster
+
 
 @contextlib.contextmanager
 def dask_cluster(tmp_path: Path, n_workers: int = 2):
@@ -32,13 +39,46 @@ def dask_cluster(tmp_path: Path, n_workers: int = 2):
     processes = []
     try:
         scheduler_file = tmp_path / "scheduler.json"
-        processes.append(_start([*DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
-                                 "--scheduler-file", str(scheduler_file)], tmp_path / "scheduler.log"))
+        processes.append(
+            _start(
+                [
+                    *DASK,
+                    "scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--dashboard-address",
+                    ":0",
+                    "--scheduler-file",
+                    str(scheduler_file),
+                ],
+                tmp_path / "scheduler.log",
+            )
+        )
         _wait_for(scheduler_file.exists, "the scheduler file", 60, processes[0])
         address = json.loads(scheduler_file.read_text())["address"]
-        workers = [_start([*DASK, "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--name", f"w{i}",
-                           "--dashboard-address", ":0", "--memory-limit", "2GiB"], tmp_path / f"worker{i}.log")
-                   for i in range(n_workers)]
+        workers = [
+            _start(
+                [
+                    *DASK,
+                    "worker",
+                    address,
+                    "--nthreads",
+                    "1",
+                    "--host",
+                    "127.0.0.1",
+                    "--name",
+                    f"w{i}",
+                    "--dashboard-address",
+                    ":0",
+                    "--memory-limit",
+                    "2GiB",
+                ],
+                tmp_path / f"worker{i}.log",
+            )
+            for i in range(n_workers)
+        ]
         processes += workers
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(n_workers, timeout=120)
@@ -70,8 +110,15 @@ def test_sigkill_one_of_two_workers_mid_sweep_loses_no_row(tmp_path):
     # 4 C paths of 4,000 documents: two rounds on 2 workers, each lasting seconds
     spec = _spec(tmp_path / "kw.toml", "kill-worker", n_docs=4000, categories=4)
     with dask_cluster(tmp_path) as (address, workers):
-        _kill_mid_sweep(tmp_path, spec, "kill-worker", address, workers[0],
-                        lambda store: _result_files(store, "kill-worker"), "the first stored batch")
+        _kill_mid_sweep(
+            tmp_path,
+            spec,
+            "kill-worker",
+            address,
+            workers[0],
+            lambda store: _result_files(store, "kill-worker"),
+            "the first stored batch",
+        )
 
 
 def _kill_mid_sweep(tmp_path: Path, spec: Path, sweep_id: str, address: str, worker, when, what: str) -> None:
@@ -105,9 +152,15 @@ def test_sigkill_a_worker_holding_corpus_parts_or_features_loses_no_row(tmp_path
     spec = _spec(tmp_path / "kp.toml", f"kill-{held}", n_docs=25_000, C=LONG_C_GRID)
     with dask_cluster(tmp_path) as (address, workers), Client(address, timeout="60s") as watcher:
         victim = next(a for a, w in watcher.scheduler_info()["workers"].items() if w["name"] == "w0")
-        _kill_mid_sweep(tmp_path, spec, f"kill-{held}", address, workers[0],
-                        lambda _: any(str(key).startswith(f"{held}-") for key in watcher.has_what().get(victim, ())),
-                        f"worker w0 holding {held}-* data")
+        _kill_mid_sweep(
+            tmp_path,
+            spec,
+            f"kill-{held}",
+            address,
+            workers[0],
+            lambda _: any(str(key).startswith(f"{held}-") for key in watcher.has_what().get(victim, ())),
+            f"worker w0 holding {held}-* data",
+        )
 
 
 def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shared_cluster):
@@ -140,8 +193,10 @@ def test_two_sweeps_write_one_store_at_once(tmp_path, shared_cluster):
     }
     expected = {name: _expected_keys(spec, tmp_path / f"plan-{name}") for name, spec in specs.items()}
     ResultStore(str(store))  # both drivers open an existing store, as a shared one would be
-    drivers = {name: _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / f"{name}.log")
-               for name, spec in specs.items()}
+    drivers = {
+        name: _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / f"{name}.log")
+        for name, spec in specs.items()
+    }
     try:
         for driver in drivers.values():
             driver.wait(timeout=DEADLINE)
@@ -159,8 +214,9 @@ def test_two_sweeps_write_one_store_at_once(tmp_path, shared_cluster):
 
 def test_gram_over_the_spec_limit_fails_its_configs_with_a_clear_message(tmp_path, shared_cluster):
     # the kernel path (a Gram matrix); linear kernels train on features and need no Gram
-    spec = _spec(tmp_path / "gram.toml", "gram", n_docs=300, C="[1.0, 10.0]", sweep='gram_memory_limit = "100kB"',
-                 kernel="rbf")
+    spec = _spec(
+        tmp_path / "gram.toml", "gram", n_docs=300, C="[1.0, 10.0]", sweep='gram_memory_limit = "100kB"', kernel="rbf"
+    )
     store = tmp_path / "store"
     done = _run(_sweep_argv(spec, store, "--scheduler", shared_cluster))
     assert done.returncode == 1, done.stderr
@@ -174,8 +230,15 @@ def test_worker_out_of_memory_ends_the_sweep_with_killed_worker_not_a_hang(tmp_p
     """A 400 MB worker (~260 MB of it its own libraries) and a 5,600 x 5,600 Gram (250 MB): the
     nanny kills the worker at 95%, the task is retried once (allowed-failures = 1), then
     KilledWorker fails the batch's configs and the sweep exits 1."""
-    spec = _spec(tmp_path / "oom.toml", "oom", n_docs=8000, categories=1, C="[1.0]",
-                 cluster='workers = 1\nmemory_limit = "400MB"', kernel="rbf")
+    spec = _spec(
+        tmp_path / "oom.toml",
+        "oom",
+        n_docs=8000,
+        categories=1,
+        C="[1.0]",
+        cluster='workers = 1\nmemory_limit = "400MB"',
+        kernel="rbf",
+    )
     store = tmp_path / "store"
     done = _run(_sweep_argv(spec, store), env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
     assert done.returncode == 1, done.stdout + done.stderr

@@ -7,7 +7,6 @@ the estimates in Parquet and selects configurations from them.
 
 from xialpha.version import __version__ as __version__
 
-
 API = ("sweep", "select", "refit", "results", "certify", "report", "drift", "as_corpus")
 # The public names: the workflow, its plots, the scikit-learn estimator and the version.
 __all__ = [*API, "plot", "XiAlphaSearchCV", "__version__"]

@@ -33,14 +33,14 @@ import pandas as pd
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import UserError
 from xialpha.jobs.drift import run_drift_check
-from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
-from xialpha.reports.frames import untidy_selection, tidy_results, tidy_selection
+from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
+from xialpha.plot import stored_report
+from xialpha.reports.frames import tidy_results, tidy_selection, untidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
-from xialpha.plot import stored_report
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
@@ -50,8 +50,8 @@ from xialpha.selection.significance import ALPHA
 from xialpha.selection.workflow import select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
-from xialpha.storage.store import ResultStore
 from xialpha.storage.naming import choose_sweep, store_location
+from xialpha.storage.store import ResultStore
 from xialpha.storage.validate import missing_columns
 from xialpha.storing import store_selection
 
@@ -63,9 +63,11 @@ if TYPE_CHECKING:
     from xialpha.models.trained import TrainedSelection
     from xialpha.spec.sweep import SweepSpec
 
-MAIN_GUARD = ('xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script '
-              'again: put the code that calls it under `if __name__ == "__main__":` (or pass client= a running '
-              'distributed.Client)')
+MAIN_GUARD = (
+    "xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script "
+    'again: put the code that calls it under `if __name__ == "__main__":` (or pass client= a running '
+    "distributed.Client)"
+)
 
 
 @dataclass(frozen=True)
@@ -83,9 +85,16 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-def sweep(spec: str | os.PathLike[str] | dict[str, Any], *, store: str | os.PathLike[str] | None = None,
-          client: Client | None = None, corpus: Corpus | Sequence[Iterable[Any]] | None = None, force: bool = False,
-          quiet: bool = False, force_new_run: bool = False) -> SweepResult:
+def sweep(
+    spec: str | os.PathLike[str] | dict[str, Any],
+    *,
+    store: str | os.PathLike[str] | None = None,
+    client: Client | None = None,
+    corpus: Corpus | Sequence[Iterable[Any]] | None = None,
+    force: bool = False,
+    quiet: bool = False,
+    force_new_run: bool = False,
+) -> SweepResult:
     """Train every configuration of `spec` and store the estimates (resumable: stored keys are skipped).
 
     spec: a path to a TOML file, TOML text, or a dict of the same tables. store: see
@@ -104,12 +113,19 @@ def sweep(spec: str | os.PathLike[str] | dict[str, Any], *, store: str | os.Path
     parsed = _spec(spec, corpus)
     result_store = ResultStore(store_location(store, parsed.store))
     with _local_workers(client, parsed.cluster.kind):
-        summary = run_sweep(parsed, result_store, force=force, progress_mode=Progress.mode_for(quiet), client=client,
-                            force_new_run=force_new_run)
+        summary = run_sweep(
+            parsed,
+            result_store,
+            force=force,
+            progress_mode=Progress.mode_for(quiet),
+            client=client,
+            force_new_run=force_new_run,
+        )
     if summary.held_out_note:
         warnings.warn(summary.held_out_note, UserWarning, stacklevel=2)
-    return SweepResult(summary, _tidy_results(result_store.read_results_df(parsed.id, include_failed=True)),
-                       result_store.uri)
+    return SweepResult(
+        summary, _tidy_results(result_store.read_results_df(parsed.id, include_failed=True)), result_store.uri
+    )
 
 
 @contextlib.contextmanager
@@ -127,10 +143,16 @@ def _local_workers(client: Client | None, kind: str = "local") -> Iterator[None]
         if not (local and "failed to start" in str(exc)):
             raise
         script = _main_script()
-        again = (f"; they import your script {Path(script).name} again first (as `__mp_main__`), which must work "
-                 "without running anything: see its error printed above" if script else "; see the errors above")
-        raise UserError(f"the local cluster's worker processes failed to start ({exc}){again} (or pass client= a "
-                        "running distributed.Client)") from None
+        again = (
+            f"; they import your script {Path(script).name} again first (as `__mp_main__`), which must work "
+            "without running anything: see its error printed above"
+            if script
+            else "; see the errors above"
+        )
+        raise UserError(
+            f"the local cluster's worker processes failed to start ({exc}){again} (or pass client= a "
+            "running distributed.Client)"
+        ) from None
 
 
 def _main_script() -> str | None:
@@ -168,12 +190,16 @@ def _is_main_test(node: ast.stmt) -> bool:
     if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare) or len(node.test.comparators) != 1:
         return False
     sides = [node.test.left, node.test.comparators[0]]
-    return (isinstance(node.test.ops[0], ast.Eq) and any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
-            and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides))
+    return (
+        isinstance(node.test.ops[0], ast.Eq)
+        and any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
+        and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides)
+    )
 
 
-def _spec(spec: str | os.PathLike[str] | dict[str, Any],
-          corpus: Corpus | Sequence[Iterable[Any]] | None = None) -> SweepSpec:
+def _spec(
+    spec: str | os.PathLike[str] | dict[str, Any], corpus: Corpus | Sequence[Iterable[Any]] | None = None
+) -> SweepSpec:
     """The SweepSpec of a path, TOML text or dict (`sweep`'s spec=), over `as_corpus(corpus)` if given."""
     corpus = None if corpus is None else as_corpus(corpus)
     if isinstance(spec, dict):
@@ -193,7 +219,9 @@ def _spec(spec: str | os.PathLike[str] | dict[str, Any],
 
 def _is_path(spec: object) -> bool:
     """spec= names a TOML file (a path, or a one-line string ending in .toml) rather than holding TOML text."""
-    return isinstance(spec, os.PathLike) or (isinstance(spec, str) and "\n" not in spec and Path(spec).suffix == ".toml")
+    return isinstance(spec, os.PathLike) or (
+        isinstance(spec, str) and "\n" not in spec and Path(spec).suffix == ".toml"
+    )
 
 
 def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
@@ -203,18 +231,25 @@ def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
     if isinstance(corpus, Corpus):
         return corpus
     if not isinstance(corpus, (tuple, list)) or len(corpus) not in (2, 3):
-        raise UserError(f"corpus=: give a Corpus, (texts, label_sets) or (texts, label_sets, splits), "
-                        f"got {type(corpus).__name__}")
+        raise UserError(
+            f"corpus=: give a Corpus, (texts, label_sets) or (texts, label_sets, splits), got {type(corpus).__name__}"
+        )
     texts, labels, *splits = corpus
     try:
-        return Corpus(ids=np.arange(len(texts)).astype(str), labels=list(labels), name="corpus=", texts=list(texts),
-                      splits=None if not splits else np.asarray(list(splits[0]), dtype=str))
+        return Corpus(
+            ids=np.arange(len(texts)).astype(str),
+            labels=list(labels),
+            name="corpus=",
+            texts=list(texts),
+            splits=None if not splits else np.asarray(list(splits[0]), dtype=str),
+        )
     except UserError as exc:
         raise UserError(f"corpus=: {exc}") from None
 
 
-def results(store: str | os.PathLike[str] | None = None, *, sweep: str | None = None,
-            include_failed: bool = False) -> pd.DataFrame:
+def results(
+    store: str | os.PathLike[str] | None = None, *, sweep: str | None = None, include_failed: bool = False
+) -> pd.DataFrame:
     """The stored result rows of one sweep (the only one in the store when `sweep` is None), one
     per configuration, category and rho: `config` (the configuration's label, as the command
     line shows it) first, then category, C, j, kernel, rho, status, each estimator's estimates
@@ -231,12 +266,26 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
     return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
-def select(store: str | os.PathLike[str] | None = None, *, sweep: str | None = None, metric: str | None = None,
-           estimator: str | None = None, rho: float = DEFAULT_RHO, smooth: bool = DEFAULT_SMOOTH,
-           per_category: bool = True, average: str = "macro", cost_fn: float | None = None,
-           cost_fp: float | None = None, runners_up: int = RUNNERS_UP, alpha: float = ALPHA, save: bool = False,
-           partial: bool = False, refit: str | os.PathLike[str] | None = None,
-           spec: str | os.PathLike[str] | None = None, client: Client | None = None) -> pd.DataFrame:
+def select(
+    store: str | os.PathLike[str] | None = None,
+    *,
+    sweep: str | None = None,
+    metric: str | None = None,
+    estimator: str | None = None,
+    rho: float = DEFAULT_RHO,
+    smooth: bool = DEFAULT_SMOOTH,
+    per_category: bool = True,
+    average: str = "macro",
+    cost_fn: float | None = None,
+    cost_fp: float | None = None,
+    runners_up: int = RUNNERS_UP,
+    alpha: float = ALPHA,
+    save: bool = False,
+    partial: bool = False,
+    refit: str | os.PathLike[str] | None = None,
+    spec: str | os.PathLike[str] | None = None,
+    client: Client | None = None,
+) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
     The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
@@ -266,9 +315,20 @@ def select(store: str | os.PathLike[str] | None = None, *, sweep: str | None = N
     check_path("spec", spec)
     check_client(client)
     check_flag("save", save)
-    options = SelectionOptions(metric=metric, estimator=estimator, rho=rho, smooth=smooth, per_category=per_category,
-                               average=average, cost_fn=cost_fn, cost_fp=cost_fp, runners_up=runners_up, alpha=alpha,
-                               save=save or refit is not None, partial=partial)
+    options = SelectionOptions(
+        metric=metric,
+        estimator=estimator,
+        rho=rho,
+        smooth=smooth,
+        per_category=per_category,
+        average=average,
+        cost_fn=cost_fn,
+        cost_fp=cost_fp,
+        runners_up=runners_up,
+        alpha=alpha,
+        save=save or refit is not None,
+        partial=partial,
+    )
     result_store = ResultStore(store_location(store), create=False)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), options)
     if chosen.incomplete:
@@ -276,8 +336,9 @@ def select(store: str | os.PathLike[str] | None = None, *, sweep: str | None = N
     labels = sweep_labels(chosen.results)
     if options.save:
         with _local_workers(client) if refit is not None else contextlib.nullcontext():
-            store_selection(result_store, chosen, labels, refit=refit, spec=None if spec is None else str(spec),
-                            client=client)
+            store_selection(
+                result_store, chosen, labels, refit=refit, spec=None if spec is None else str(spec), client=client
+            )
     return tidy_selection(chosen.frame, labels)
 
 
@@ -313,10 +374,13 @@ def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame
         rows = untidy_selection(selection)
         missing = missing_columns("selections", rows.columns)
         if missing:
-            raise UserError(f"selection=: not a selection select() returned: it has no column(s) "
-                            f"{', '.join(map(repr, missing))}")
+            raise UserError(
+                f"selection=: not a selection select() returned: it has no column(s) {', '.join(map(repr, missing))}"
+            )
     else:
-        raise UserError(f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}")
+        raise UserError(
+            f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}"
+        )
     if rows.empty:
         raise UserError("selection=: is empty")
     return rows
@@ -334,14 +398,21 @@ def _saved(result_store: ResultStore, rows: pd.DataFrame) -> pd.DataFrame:
     try:
         result_store.add_selection(rows.to_dict("records"))
     except UserError as exc:
-        raise UserError(f"selection=: cannot be stored before it is certified ({exc}); pass the DataFrame "
-                        "select(save=True) returned, or a stored selection's id") from None
+        raise UserError(
+            f"selection=: cannot be stored before it is certified ({exc}); pass the DataFrame "
+            "select(save=True) returned, or a stored selection's id"
+        ) from None
     return read_selection(result_store, selection_id)
 
 
-def refit(store: str | os.PathLike[str] | None = None, *, selection: str | pd.DataFrame,
-          spec: str | os.PathLike[str] | None = None, corpus: Corpus | Sequence[Iterable[Any]] | None = None,
-          client: Client | None = None) -> dict[str, TextClassifier]:
+def refit(
+    store: str | os.PathLike[str] | None = None,
+    *,
+    selection: str | pd.DataFrame,
+    spec: str | os.PathLike[str] | None = None,
+    corpus: Corpus | Sequence[Iterable[Any]] | None = None,
+    client: Client | None = None,
+) -> dict[str, TextClassifier]:
     """Train the selected configurations on all training data: {category: TextClassifier}.
 
     selection: the DataFrame `select` returned, or the id of a stored selection. spec: the
@@ -355,13 +426,23 @@ def refit(store: str | os.PathLike[str] | None = None, *, selection: str | pd.Da
     result_store = ResultStore(store_location(store), create=False)
     rows = _selection_argument(result_store, selection)
     with _local_workers(client):
-        trained = refit_selection(result_store, rows, None if spec is None else str(spec),
-                                  corpus=None if corpus is None else as_corpus(corpus), client=client)
+        trained = refit_selection(
+            result_store,
+            rows,
+            None if spec is None else str(spec),
+            corpus=None if corpus is None else as_corpus(corpus),
+            client=client,
+        )
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
-def drift(spec: str | os.PathLike[str], *, store: str | os.PathLike[str] | None = None, client: Client | None = None,
-          force: bool = False) -> DriftReport:
+def drift(
+    spec: str | os.PathLike[str],
+    *,
+    store: str | os.PathLike[str] | None = None,
+    client: Client | None = None,
+    force: bool = False,
+) -> DriftReport:
     """Check the newest batch of a drift spec (a path to a TOML file, or TOML text) for concept
     drift and store the verdicts, as `xialpha drift` does; returns the `DriftReport`
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
@@ -380,10 +461,19 @@ def drift(spec: str | os.PathLike[str], *, store: str | os.PathLike[str] | None 
         return run_drift_check(parsed, ResultStore(store_location(store, parsed.store)), force=force, client=client)
 
 
-def certify(store: str | os.PathLike[str] | None = None, *, selection: str | pd.DataFrame, test_split: str,
-            force: bool = False, confidence: float = 0.95, draws: int = 40_000, seed: int = 0,
-            spec: str | os.PathLike[str] | None = None, corpus: Corpus | Sequence[Iterable[Any]] | None = None,
-            client: Client | None = None) -> pd.DataFrame:
+def certify(
+    store: str | os.PathLike[str] | None = None,
+    *,
+    selection: str | pd.DataFrame,
+    test_split: str,
+    force: bool = False,
+    confidence: float = 0.95,
+    draws: int = 40_000,
+    seed: int = 0,
+    spec: str | os.PathLike[str] | None = None,
+    corpus: Corpus | Sequence[Iterable[Any]] | None = None,
+    client: Client | None = None,
+) -> pd.DataFrame:
     """Test a stored selection once on the sealed split `test_split`, as `xialpha certify` does,
     and store the result: one row per category, then "(micro)" and "(macro)", with the test
     counts, error, recall, precision, F1 and one-sided `confidence` bounds. A second
@@ -402,14 +492,30 @@ def certify(store: str | os.PathLike[str] | None = None, *, selection: str | pd.
     result_store = ResultStore(store_location(store), create=False)
     rows = _saved(result_store, _selection_argument(result_store, selection))
     with _local_workers(client):
-        return certify_selection(result_store, rows, test_split, force=force, confidence=confidence, draws=draws,
-                                 seed=seed, spec_path=None if spec is None else str(spec),
-                                 corpus=None if corpus is None else as_corpus(corpus), client=client)
+        return certify_selection(
+            result_store,
+            rows,
+            test_split,
+            force=force,
+            confidence=confidence,
+            draws=draws,
+            seed=seed,
+            spec_path=None if spec is None else str(spec),
+            corpus=None if corpus is None else as_corpus(corpus),
+            client=client,
+        )
 
 
-def report(store: str | os.PathLike[str] | None = None, *, sweep: str | None = None, selection: str | None = None,
-           metric: str | None = None, estimator: str | None = None, rho: float | None = None,
-           html: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+def report(
+    store: str | os.PathLike[str] | None = None,
+    *,
+    sweep: str | None = None,
+    selection: str | None = None,
+    metric: str | None = None,
+    estimator: str | None = None,
+    rho: float | None = None,
+    html: str | os.PathLike[str] | None = None,
+) -> pd.DataFrame:
     """A sweep's report as `xialpha report` shows it: returns the estimate curves (one row per
     category, config and C: `estimate` of `metric` by `estimator` at `rho`, `held_out` where the
     sweep computed it). selection: a saved selection's id (default: the newest per-category one);

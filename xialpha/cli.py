@@ -24,19 +24,28 @@ import signal
 import sys
 import warnings
 
-from xialpha.version import __version__
 from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.printable import printable
 from xialpha.redaction import redact
+from xialpha.version import __version__
 
 EXIT_FAILED = 1
 EXIT_USER_ERROR = 2
 EXIT_STORE_WRITE = 4
 EXIT_STDOUT_CLOSED = 1
 # errors about a path the user gave: missing, not permitted, wrong kind, a loop of links, too long
-USER_ERRNOS = {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP,
-               errno.ENAMETOOLONG, errno.EROFS, errno.ENXIO}
+USER_ERRNOS = {
+    errno.ENOENT,
+    errno.EACCES,
+    errno.EPERM,
+    errno.EISDIR,
+    errno.ENOTDIR,
+    errno.ELOOP,
+    errno.ENAMETOOLONG,
+    errno.EROFS,
+    errno.ENXIO,
+}
 NO_SPACE = {errno.ENOSPC, errno.EDQUOT}
 
 # name -> (module under xialpha.commands, one-line help)
@@ -47,8 +56,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
     "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),
     "report": ("report", "a sweep's estimates as terminal tables or a self-contained HTML page"),
-    "predict": ("predict", "label documents with an artefact from `select --refit` (data only; no pickle unless --allow-pickle)"),
-    "drift": ("drift", "check the newest batch of a stream for concept drift (exit 0 none, 3 drift, 1 failed, 2 bad input)"),
+    "predict": (
+        "predict",
+        "label documents with an artefact from `select --refit` (data only; no pickle unless --allow-pickle)",
+    ),
+    "drift": (
+        "drift",
+        "check the newest batch of a stream for concept drift (exit 0 none, 3 drift, 1 failed, 2 bad input)",
+    ),
 }
 
 
@@ -76,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     named = next((arg for arg in argv if not arg.startswith("-")), None)  # the top level takes no option values
     parser = build_parser([named] if named in COMMANDS else [])
     args = parser.parse_args(argv)
+
     def interrupted(signum: int) -> str:
         return f"xialpha {args.command}: interrupted by {signal.Signals(signum).name}; results stored so far are kept"
 
@@ -125,6 +141,7 @@ def _one_line_warning(command: str, default):
         if not issubclass(category, StoreWarning):
             return default(message, category, filename, lineno, file, line)
         print(f"xialpha {command}: warning: {_shown(str(message))}", file=sys.stderr)
+
     return show
 
 
@@ -141,8 +158,10 @@ def _classify(exc: Exception, flags: dict[str, str]) -> tuple[int, str]:
         return EXIT_STORE_WRITE, f"error: {_one_line(exc) if exc.filename else exc.strerror}"
     if isinstance(exc, MemoryError):
         return EXIT_FAILED, "error: out of memory"
-    return EXIT_FAILED, (f"internal error: {type(exc).__name__}: {_one_line(exc)} "
-                         "(set XIALPHA_DEBUG=1 for the traceback, and please report it)")
+    return EXIT_FAILED, (
+        f"internal error: {type(exc).__name__}: {_one_line(exc)} "
+        "(set XIALPHA_DEBUG=1 for the traceback, and please report it)"
+    )
 
 
 def _stdout_failing() -> bool:
@@ -177,7 +196,7 @@ def _one_line(exc: BaseException | str, limit: int = 2000) -> str:
     else:
         text = _shown(" ".join(str(exc).split()))
     text = _LONG_WORD.sub(lambda word: f"{word.group()[:100]}...{word.group()[-100:]}", text)
-    return text if len(text) <= limit else f"{text[:limit // 2]} ... {text[-limit // 2:]}"
+    return text if len(text) <= limit else f"{text[: limit // 2]} ... {text[-limit // 2 :]}"
 
 
 _LONG_WORD = re.compile(r"\S{241,}")

@@ -23,8 +23,14 @@ class UserError(ValueError):
     error is about, shown as "test_split=: message", and by the CLI as its flag (`named`).
     """
 
-    def __init__(self, message: str = "", *, key: str | None = None, file: str | None = None,
-                 parameter: str | tuple[str, ...] = ()):
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        key: str | None = None,
+        file: str | None = None,
+        parameter: str | tuple[str, ...] = (),
+    ):
         super().__init__(message)
         self.message = message
         self.key = key
@@ -73,8 +79,9 @@ class StoreWarning(UserWarning):
     """Reads skipped unreadable or foreign files of a store; `xialpha store check` lists them."""
 
 
-def did_you_mean(name: str, known: Iterable[object], *, listing: str | None = "stored", limit: int = 12,
-                 list_when_close: bool = True) -> str:
+def did_you_mean(
+    name: str, known: Iterable[object], *, listing: str | None = "stored", limit: int = 12, list_when_close: bool = True
+) -> str:
     """The tail of a message about an unknown `name`: "; did you mean X?" when one of `known` is
     close (difflib), then " (<listing>: a, b, ...)" naming up to `limit` of them (left out when
     `listing` is None, or a close one was found and not `list_when_close`). Empty when there is

@@ -30,8 +30,12 @@ STDOUT = "-"  # the path that means standard output
 _DESCRIPTOR = re.compile(r"/dev/std(in|out|err)|/dev/fd/.*|/proc/[^/]+/fd/.*")
 
 
-def write_file(path: str | os.PathLike, write: Callable[[TextIO], None], parameter: str,
-               protected: Iterable[tuple[str, str | os.PathLike]] = ()) -> None:
+def write_file(
+    path: str | os.PathLike,
+    write: Callable[[TextIO], None],
+    parameter: str,
+    protected: Iterable[tuple[str, str | os.PathLike]] = (),
+) -> None:
     """Call `write(stream)` with a UTF-8 text stream (no newline translation) for `path` and complete
     the file as the module docstring says; UserError naming `parameter` (`--html`, `html=`) and
     `path` if it cannot be written or must not be. protected: (name of the parameter, path) of
@@ -42,14 +46,18 @@ def write_file(path: str | os.PathLike, write: Callable[[TextIO], None], paramet
     target = Path(path)
     for name, read in protected:
         if _falls_in(target, Path(read)):
-            raise UserError(f"{parameter}: {path} is {'inside ' if Path(read).is_dir() else ''}{name} {read}, which "
-                            f"this command reads; writing it would destroy it: choose another file")
+            raise UserError(
+                f"{parameter}: {path} is {'inside ' if Path(read).is_dir() else ''}{name} {read}, which "
+                f"this command reads; writing it would destroy it: choose another file"
+            )
     try:
         mode = os.stat(target).st_mode  # through links: what the path points at
     except FileNotFoundError:
         if target.is_symlink():
-            raise UserError(f"{parameter}: {path} is a symbolic link to {os.readlink(target)}, which does not exist; "
-                            "give the file itself") from None
+            raise UserError(
+                f"{parameter}: {path} is a symbolic link to {os.readlink(target)}, which does not exist; "
+                "give the file itself"
+            ) from None
         mode = None
     except OSError as exc:
         raise UserError(f"{parameter}: cannot write {path}: {exc.strerror or exc}") from None

@@ -18,8 +18,16 @@ from xialpha.storage.naming import store_location
 from xialpha.storage.store import ResultStore
 
 
-def curves(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
-           estimator: str | None = None, rho: float | None = None, categories=None):
+def curves(
+    store=None,
+    *,
+    sweep: str | None = None,
+    selection: str | None = None,
+    metric: str | None = None,
+    estimator: str | None = None,
+    rho: float | None = None,
+    categories=None,
+):
     """The estimate of `metric` by `estimator` (at `rho`) against C, solid, and the held-out value,
     dashed, where the sweep scored one: one panel per category, a line per preprocessing, kernel
     and j, a star at the selection's choice. metric, estimator and rho default to the selection's
@@ -35,16 +43,24 @@ def curves(store=None, *, sweep: str | None = None, selection: str | None = None
         return curves_figure(view.curves, view.selection, view.what, categories)
 
 
-def calibration(store=None, *, sweep: str | None = None, selection: str | None = None, metric: str | None = None,
-                rho: float | None = None):
+def calibration(
+    store=None,
+    *,
+    sweep: str | None = None,
+    selection: str | None = None,
+    metric: str | None = None,
+    rho: float | None = None,
+):
     """Each estimator's estimate of `metric` (x) against the value on the held-out split (y), one
     point per category and configuration at `rho`, one panel per estimator, the selection's
     choices ringed: on the diagonal an estimate was honest. Returns a matplotlib Figure; UserError
     when the sweep scored no held-out split."""
     view = stored_report(store, sweep, selection, metric=metric, rho=rho)
     if view.calibration.empty:
-        raise UserError(f"sweep=: sweep {view.sweep_id!r} scored no held-out split to compare estimates with "
-                        "([estimators] holdout = true with corpus.validation_fraction scores one carved from training)")
+        raise UserError(
+            f"sweep=: sweep {view.sweep_id!r} scored no held-out split to compare estimates with "
+            "([estimators] holdout = true with corpus.validation_fraction scores one carved from training)"
+        )
     with as_typed():
         return calibration_figure(view.calibration, view.selection, view.metric)
 

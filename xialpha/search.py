@@ -26,12 +26,11 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
-from xialpha.estimators import registry
+from xialpha.estimators import KERNEL_PARAMETERS, registry
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators import KERNEL_PARAMETERS
 from xialpha.selection.choices import DEFAULT_SMOOTH
 from xialpha.selection.smoothing import smoothed_over_c
 from xialpha.storage.schema import estimate_columns, estimate_values
@@ -41,7 +40,9 @@ LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm'
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
 KERNELS = (*KERNEL_PARAMETERS, "precomputed")
 # What a candidate can be scored by: the selectable estimators that need only the fit (span, xa).
-ESTIMATES = tuple(registry.by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT))
+ESTIMATES = tuple(
+    registry.by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT)
+)
 
 
 class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -83,8 +84,17 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     best_estimator_, classes_, pos_label_, n_features_in_ (when the estimator has it).
     """
 
-    def __init__(self, estimator, param_grid, *, scoring="accuracy", estimate="span", rho=1.0, pos_label=None,
-                 smooth=DEFAULT_SMOOTH):
+    def __init__(
+        self,
+        estimator,
+        param_grid,
+        *,
+        scoring="accuracy",
+        estimate="span",
+        rho=1.0,
+        pos_label=None,
+        smooth=DEFAULT_SMOOTH,
+    ):
         self.estimator = estimator
         self.param_grid = param_grid
         self.scoring = scoring
@@ -117,8 +127,9 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if pos_label not in classes:
             raise ValueError(f"pos_label: {pos_label!r} is not one of the classes {list(classes)}")
         if not isinstance(self.estimator, Pipeline):  # a pipeline's first step validates its own input
-            X = check_array(X, accept_sparse="csr" if get_tags(self.estimator).input_tags.sparse else False,
-                            dtype=np.float64)
+            X = check_array(
+                X, accept_sparse="csr" if get_tags(self.estimator).input_tags.sparse else False, dtype=np.float64
+            )
             check_consistent_length(X, y)
         candidates = list(ParameterGrid(self.param_grid))
         rows = []
@@ -128,7 +139,9 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             row = scorer.score(clone(self.estimator).set_params(**params))
             row["fit_time"] = time.perf_counter() - start
             prefix = self.estimate
-            row["score"] = 1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
+            row["score"] = (
+                1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
+            )
             rows.append(row)
         ranked = np.array([row["score"] for row in rows], dtype=float)
         if self.smooth:
@@ -148,13 +161,19 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         svc = self.estimator[-1] if isinstance(self.estimator, Pipeline) else self.estimator
         if not isinstance(svc, (SVC, LinearSVC)):
-            raise TypeError("estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, "
-                            f"got {type(svc).__name__}")
+            raise TypeError(
+                f"estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, got {type(svc).__name__}"
+            )
         if self.estimate not in ESTIMATES:
             raise ValueError(f"estimate: must be one of {', '.join(ESTIMATES)}, got {self.estimate!r}")
         if self.scoring not in SCORINGS:
             raise ValueError(f"scoring: must be one of {', '.join(SCORINGS)}, got {self.scoring!r}")
-        if isinstance(self.rho, bool) or not isinstance(self.rho, (int, float)) or not np.isfinite(self.rho) or self.rho <= 0:
+        if (
+            isinstance(self.rho, bool)
+            or not isinstance(self.rho, (int, float))
+            or not np.isfinite(self.rho)
+            or self.rho <= 0
+        ):
             raise ValueError(f"rho: must be a number > 0, got {self.rho!r}")
         if not isinstance(self.param_grid, (Mapping, list)):
             raise TypeError(f"param_grid: must be a dict or a list of dicts, got {type(self.param_grid).__name__}")
@@ -196,8 +215,11 @@ class Candidates:
     def __init__(self, X, y: np.ndarray, pos_label, rho: float, estimate: str):
         self.X, self.y, self.rho = X, y, rho
         # only `estimate` of the ESTIMATES with a switch is on (the others cost time; xa always runs)
-        self.settings = {registry.estimator(name).switch.key: name == estimate for name in ESTIMATES
-                         if registry.estimator(name).switch is not None}
+        self.settings = {
+            registry.estimator(name).switch.key: name == estimate
+            for name in ESTIMATES
+            if registry.estimator(name).switch is not None
+        }
         self.classes = unique_labels(y)
         self.y_svm = np.where(y == self.classes[1], 1, -1)  # +1 = classes_[1], as scikit-learn's decision
         self.y_pos = np.where(y == pos_label, 1, -1)
@@ -221,8 +243,9 @@ class Candidates:
         fit = fit_svm(self.y_svm, C, j=j, warm_start=self.last.get(state) if linear else None, **data, **settings)
         if linear:
             self.last[state] = fit
-        estimates = one_fit_estimates(fit, C, {**data, "j": j, "tol": settings["tol"]}, self.r_delta2[key],
-                                      rhos=(self.rho,), **self.settings)
+        estimates = one_fit_estimates(
+            fit, C, {**data, "j": j, "tol": settings["tol"]}, self.r_delta2[key], rhos=(self.rho,), **self.settings
+        )
         columns = {}
         computed = {estimate.method: estimate for estimate in estimates.at(self.rho)}
         for method in (name for name in ESTIMATES if name in computed):
@@ -235,10 +258,14 @@ def _training_args(svm, features) -> tuple[dict, dict]:
     data is gram= (precomputed) or X= with kernel= and kernel_params=; settings tol, max_iter, cache_mb."""
     if isinstance(svm, LinearSVC):
         params = svm.get_params()
-        bad = {k: params[k] for k, v in (("loss", "hinge"), ("penalty", "l2"), ("fit_intercept", True)) if params[k] != v}
+        bad = {
+            k: params[k] for k, v in (("loss", "hinge"), ("penalty", "l2"), ("fit_intercept", True)) if params[k] != v
+        }
         if bad:
-            raise ValueError("estimator: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
-                             f"estimates are derived for the hinge-loss SVM with threshold), got {bad}")
+            raise ValueError(
+                "estimator: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
+                f"estimates are derived for the hinge-loss SVM with threshold), got {bad}"
+            )
         # LinearSVC's tol and max_iter are LIBLINEAR's criteria: the linear path keeps its own
         return {"X": sp.csr_matrix(features, dtype=np.float64), "kernel": "linear"}, {"tol": LINEAR_TOL}
     if svm.kernel not in KERNELS:

@@ -112,7 +112,7 @@ def macro_rank_t_test(a_scores, b_scores) -> TestResult:
     _check_finite(a, b)
     pooled = np.concatenate([a, b])
     ranks = stats.rankdata(np.round(pooled / SCORE_ATOL) * SCORE_ATOL)
-    return _t_test("T'-test", ranks[: a.shape[0]], ranks[a.shape[0]:])
+    return _t_test("T'-test", ranks[: a.shape[0]], ranks[a.shape[0] :])
 
 
 def _t_test(name: str, a: np.ndarray, b: np.ndarray) -> TestResult:

@@ -28,8 +28,9 @@ class Stored:
     stored: bool
 
 
-def store_selection(store, chosen: SweepSelection, labels: ConfigLabels, *, refit=None, spec: str | None = None,
-                    client=None) -> Stored:
+def store_selection(
+    store, chosen: SweepSelection, labels: ConfigLabels, *, refit=None, spec: str | None = None, client=None
+) -> Stored:
     """Train `chosen`'s configurations into an artefact at `refit` (a directory path, checked
     before the training starts) when given, on the sweep's cluster (its stored spec, or the spec
     file `spec`; `client`: a running distributed.Client), then store its rows unless the same
@@ -55,7 +56,12 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
     rows = chosen.frame
     trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit=", client=client)
     first = rows.iloc[0]
-    provenance = {"sweep_id": str(first["sweep_id"]), "selection_id": str(first["selection_id"]), "store": store.uri,
-                  "data_fingerprint": str(first["data_fingerprint"]), "mode": str(first["mode"]),
-                  "labels": labels.key(rows).to_dict("records")}
+    provenance = {
+        "sweep_id": str(first["sweep_id"]),
+        "selection_id": str(first["selection_id"]),
+        "store": store.uri,
+        "data_fingerprint": str(first["data_fingerprint"]),
+        "mode": str(first["mode"]),
+        "labels": labels.key(rows).to_dict("records"),
+    }
     return save_artifact(refit, trained, provenance), len(trained.models)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from streams import relevance_stream
 
 from xialpha.cli import main
 from xialpha.storage.store import ResultStore
-from streams import relevance_stream
 
 pytestmark = pytest.mark.cluster
 
@@ -34,8 +34,9 @@ min_df = 2
 def scheduler():
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      host="127.0.0.1") as cluster:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0", host="127.0.0.1"
+    ) as cluster:
         yield cluster.scheduler_address
 
 
@@ -117,12 +118,19 @@ def test_a_check_on_a_cluster_of_many_parts_equals_the_check_in_one_process(tmp_
     with open(tmp_path / "parts.jsonl", "w", encoding="utf-8") as out:
         for i, (text, labels, time) in enumerate(zip(corpus.texts, corpus.labels, corpus.timestamps)):
             dated = "" if i % 37 == 0 else str(time)  # some documents without a time: left out of the stream
-            out.write(json.dumps({"text": text, "labels": sorted(labels), "time": dated,
-                                  "part": "test" if i % 11 == 0 else "train"}) + "\n")
+            out.write(
+                json.dumps(
+                    {"text": text, "labels": sorted(labels), "time": dated, "part": "test" if i % 11 == 0 else "train"}
+                )
+                + "\n"
+            )
     spec_path = tmp_path / "parts.toml"
-    spec_path.write_text(SPEC.format(id="parts", file="parts.jsonl", category="relevant")
-                         .replace('label_column = "labels"', 'label_column = "labels"\nsplit_column = "part"\n'
-                                  'train_split = "train"'), encoding="utf-8")
+    spec_path.write_text(
+        SPEC.format(id="parts", file="parts.jsonl", category="relevant").replace(
+            'label_column = "labels"', 'label_column = "labels"\nsplit_column = "part"\ntrain_split = "train"'
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setattr(table_module, "PART_BYTES", 8192)  # the workers are threads of this process
     with Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
         report = xialpha.drift(str(spec_path), store=tmp_path / "store", client=client)
@@ -141,14 +149,16 @@ def threaded_scheduler():
     in the check's window fits."""
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         yield cluster.scheduler_address
 
 
 @pytest.mark.parametrize("fault", [IndexError("planted"), ValueError("planted shape mismatch")])
-def test_a_bug_in_a_window_fit_stops_the_check_and_stores_nothing(tmp_path, monkeypatch, capsys,
-                                                                  threaded_scheduler, fault):
+def test_a_bug_in_a_window_fit_stops_the_check_and_stores_nothing(
+    tmp_path, monkeypatch, capsys, threaded_scheduler, fault
+):
     """Only a data failure makes a failed window; a bug (any other error) stops the check in one
     line, exit 1, no verdict stored (before, every task error became a 'failed' window)."""
     from xialpha.concept_drift import windows

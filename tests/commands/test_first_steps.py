@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from sweep_processes import DASK
+
 from xialpha.cli import main
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -45,7 +45,10 @@ def test_without_a_copy_it_says_how_to_fetch_one(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["sweep", str(spec), "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert f"`xialpha fetch reuters21578 --dest {tmp_path / 'config' / 'corpora' / 'reuters21578'}` downloads it there" in err
+    assert (
+        f"`xialpha fetch reuters21578 --dest {tmp_path / 'config' / 'corpora' / 'reuters21578'}` downloads it there"
+        in err
+    )
     assert "relative to the spec file" in err
 
 
@@ -59,7 +62,9 @@ def test_fetch_says_the_path_a_spec_reads_it_with(tmp_path, monkeypatch, capsys)
     monkeypatch.chdir(tmp_path)
     assert main(["fetch", "reuters21578", "--from", "copy", "--dest", "data"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[-1] == f'a spec reads it with path = "{tmp_path / "data"}" (a relative path is relative to the spec file)'
+    assert (
+        out[-1] == f'a spec reads it with path = "{tmp_path / "data"}" (a relative path is relative to the spec file)'
+    )
 
 
 def test_the_tests_read_reuters_from_xialpha_reuters(tmp_path):
@@ -81,24 +86,41 @@ def test_dask_starts_from_this_interpreter_without_an_activated_environment():
     assert "--dashboard-address" in done.stdout
 
 
-USER_CSV = ("id,text,labels,split\n1,rates rise sharply,finance,train\n2,flu season early,health,train\n"
-            "3,hospital bonds sold,finance;health,train\n4,loan losses grow,finance,test\n5,vaccine trial ends,health,test\n")
+USER_CSV = (
+    "id,text,labels,split\n1,rates rise sharply,finance,train\n2,flu season early,health,train\n"
+    "3,hospital bonds sold,finance;health,train\n4,loan losses grow,finance,test\n5,vaccine trial ends,health,test\n"
+)
 
 
-@pytest.mark.parametrize("keys, message", [
-    ('trian_split = "train"\nvalidaton_fraction = 0.2',
-     "corpus.trian_split: unknown key for corpus loader 'table'; did you mean train_split?"),
-    ('train_split = "train"', "corpus.label_column: {csv} has no column 'label'; did you mean labels? "
-                              "(columns: id, text, labels, split)"),
-    ('label_column = "labels"\ntrain_split = "train"',
-     "corpus.label_separator: 1 of 5 labels in column 'labels' of {csv} hold ';' (e.g. 'finance;health'): set "
-     'label_separator = ";" if they are several labels, or label_separator = "" if each is one label'),
-    ('label_column = "labels"\nlabel_separator = ";"\ntrain_split = "train"',
-     "corpus.train_split: the corpus has no split 'train': it has no splits at all (a table corpus gets them from "
-     'split_column, or from one file per split: path = {{train = "a.csv", test = "b.csv"}})'),
-    ('label_column = "labels"\nlabel_separator = ";"\nsplit_column = "split"\ntrain_split = "train"', None),
-], ids=["typo", "label-column", "multi-label", "no-splits", "planned"])
-def test_a_users_own_csv_is_walked_to_a_planned_sweep_by_errors_naming_the_key(tmp_path, monkeypatch, capsys, keys, message):
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        (
+            'trian_split = "train"\nvalidaton_fraction = 0.2',
+            "corpus.trian_split: unknown key for corpus loader 'table'; did you mean train_split?",
+        ),
+        (
+            'train_split = "train"',
+            "corpus.label_column: {csv} has no column 'label'; did you mean labels? (columns: id, text, labels, split)",
+        ),
+        (
+            'label_column = "labels"\ntrain_split = "train"',
+            "corpus.label_separator: 1 of 5 labels in column 'labels' of {csv} hold ';' (e.g. 'finance;health'): set "
+            'label_separator = ";" if they are several labels, or label_separator = "" if each is one label',
+        ),
+        (
+            'label_column = "labels"\nlabel_separator = ";"\ntrain_split = "train"',
+            "corpus.train_split: the corpus has no split 'train': it has no splits at all (a table corpus gets them "
+            "from "
+            'split_column, or from one file per split: path = {{train = "a.csv", test = "b.csv"}})',
+        ),
+        ('label_column = "labels"\nlabel_separator = ";"\nsplit_column = "split"\ntrain_split = "train"', None),
+    ],
+    ids=["typo", "label-column", "multi-label", "no-splits", "planned"],
+)
+def test_a_users_own_csv_is_walked_to_a_planned_sweep_by_errors_naming_the_key(
+    tmp_path, monkeypatch, capsys, keys, message
+):
     """Issue 34: each of these was an error naming no key (or the wrong one), or no error at all
     (multi-label rows read as categories of their own)."""
     csv = tmp_path / "news.csv"

@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 
 import pytest
+from fuzzing import FUZZ_SETTINGS, check_outcome, no_debug, run_cli, swept_store  # noqa: F401 (fixtures)
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from fuzzing import FUZZ_SETTINGS, check_outcome, no_debug, run_cli, swept_store  # noqa: F401 (fixtures)
 from swept import tree_digest
 
 SPEC = """
@@ -48,8 +48,13 @@ def world(tmp_path_factory) -> dict:
     (root / "loop").symlink_to(root / "loop")
     os.mkfifo(root / "fifo")
     (root / "empty").mkdir()
-    return {"root": root, "store": root / "store", "spec": root / "spec.toml", "model": root / "model",
-            "selection": next(w for w in selected.out.split() if w.startswith("sel-"))}
+    return {
+        "root": root,
+        "store": root / "store",
+        "spec": root / "spec.toml",
+        "model": root / "model",
+        "selection": next(w for w in selected.out.split() if w.startswith("sel-")),
+    }
 
 
 NUMBERS = ["0", "1", "-1", "2", "0.5", "1000", "40000", "nan", "inf", "-inf", "1e400", str(10**30), "abc", "", "1_000"]
@@ -57,8 +62,10 @@ NUMBERS = ["0", "1", "-1", "2", "0.5", "1000", "40000", "nan", "inf", "-inf", "1
 
 def _paths(world: dict, *extra: str) -> st.SearchStrategy[str]:
     root = world["root"]
-    return st.sampled_from([str(root / name) for name in ("store", "nowhere", "a-file", "loop", "fifo", "empty", *extra)]
-                           + ["memory://fuzz-store", ""])
+    return st.sampled_from(
+        [str(root / name) for name in ("store", "nowhere", "a-file", "loop", "fifo", "empty", *extra)]
+        + ["memory://fuzz-store", ""]
+    )
 
 
 @st.composite
@@ -72,7 +79,9 @@ def command_lines(draw, world: dict) -> list[str]:
         if draw(st.booleans(), label=flag):
             flags.extend([flag, draw(values, label=f"{flag} value")] if values is not None else [flag])
 
-    command = draw(st.sampled_from(["store", "select", "report", "certify", "predict", "sweep", "drift", "fetch"]), label="command")
+    command = draw(
+        st.sampled_from(["store", "select", "report", "certify", "predict", "sweep", "drift", "fetch"]), label="command"
+    )
     if command == "store":
         return ["store", draw(st.sampled_from(["ls", "compact", "check", "rm"]), label="action"), store]
     if command in ("select", "report"):
@@ -102,13 +111,23 @@ def command_lines(draw, world: dict) -> list[str]:
         maybe("--output", _paths(world, "out.jsonl"))
         maybe("--allow-pickle", None)
         artifact = draw(st.one_of(st.just(str(world["model"])), _paths(world)), label="artifact")
-        docs = draw(st.sampled_from([str(world["root"] / "docs.txt"), str(world["root"] / "docs.csv")]) | _paths(world), label="input")
+        docs = draw(
+            st.sampled_from([str(world["root"] / "docs.txt"), str(world["root"] / "docs.csv")]) | _paths(world),
+            label="input",
+        )
         return ["predict", artifact, "--input", docs, *flags]
     spec = draw(st.sampled_from([str(world["spec"])]) | _paths(world), label="spec")
     if command == "fetch":
         maybe("--timeout", number)
-        return ["fetch", "reuters21578", "--dest", draw(_paths(world, "dest"), label="dest"),
-                "--from", draw(_paths(world), label="from"), *flags]
+        return [
+            "fetch",
+            "reuters21578",
+            "--dest",
+            draw(_paths(world, "dest"), label="dest"),
+            "--from",
+            draw(_paths(world), label="from"),
+            *flags,
+        ]
     maybe("--workers", number)
     maybe("--scheduler", st.sampled_from(["tcp://127.0.0.1:9", "nonsense", "tls://127.0.0.1:9"]))
     maybe("--force", None)
@@ -119,7 +138,7 @@ def command_lines(draw, world: dict) -> list[str]:
 
 @settings(FUZZ_SETTINGS, max_examples=80)
 @given(data=st.data())
-def test_generated_command_lines_end_cleanly(data, world, no_debug, monkeypatch):  # noqa: F811
+def test_generated_command_lines_end_cleanly(data, world, no_debug, monkeypatch):
     monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
     argv = data.draw(command_lines(world), label="argv")
     before = tree_digest(world["store"])

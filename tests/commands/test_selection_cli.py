@@ -14,15 +14,15 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-
 from swept import SELECTION_SPEC as SPEC
 from swept import fill_store
+
 from xialpha.cli import main
-from xialpha.spec.sweep import load_spec
 from xialpha.models.artifact import load_artifact
 from xialpha.selection.objective import Objective
-from xialpha.storage.store import ResultStore
+from xialpha.spec.sweep import load_spec
 from xialpha.storage.schema import DATASETS
+from xialpha.storage.store import ResultStore
 
 HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's time stamp is no match)
 
@@ -43,8 +43,10 @@ def swept_without_span(tmp_path_factory):
     """Store uri of a finished sweep "plain" run with `span = false` (as sweeps were before span was on)."""
     root = tmp_path_factory.mktemp("plain")
     spec_path = root / "plain.toml"
-    spec_path.write_text(SPEC.replace('id = "sel"', 'id = "plain"').replace("top_k = 3", "top_k = 2")
-                         + "span = false\n", encoding="utf-8")
+    spec_path.write_text(
+        SPEC.replace('id = "sel"', 'id = "plain"').replace("top_k = 3", "top_k = 2") + "span = false\n",
+        encoding="utf-8",
+    )
     uri = str(root / "store")
     fill_store(load_spec(spec_path), ResultStore(uri))
     return uri
@@ -121,7 +123,20 @@ def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span,
 def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "300")  # --wide: every column, headers unwrapped
     _, uri = swept
-    code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--global", "--average", "micro", "--metric", "error", "--wide")
+    code, out, _ = run_cli(
+        capsys,
+        "select",
+        uri,
+        "--sweep",
+        "sel",
+        "--save",
+        "--global",
+        "--average",
+        "micro",
+        "--metric",
+        "error",
+        "--wide",
+    )
     assert code == 0
     rows = selection_of(uri, stored_id(out, "sel-"))
     assert rows[["preprocessing_id", "kernel_id", "C", "j"]].drop_duplicates().shape[0] == 1
@@ -129,12 +144,16 @@ def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
     results = ResultStore(uri).read_results_df("sel")
     results = results[results["rho"] == 1.0]
     shared = ["preprocessing_id", "kernel_id", "j"]
-    micro = {C: (group["span_d_pos"] + group["span_d_neg"]).sum() / group["n"].sum()
-             for C, group in results.merge(rows[shared]).groupby("C")}  # the chosen shared config at each C
+    micro = {
+        C: (group["span_d_pos"] + group["span_d_neg"]).sum() / group["n"].sum()
+        for C, group in results.merge(rows[shared]).groupby("C")
+    }  # the chosen shared config at each C
     grid, C = sorted(micro), float(rows["C"].iloc[0])
-    near = grid[max(0, grid.index(C) - 1): grid.index(C) + 2]
+    near = grid[max(0, grid.index(C) - 1) : grid.index(C) + 2]
     assert rows["selection_value"].iloc[0] == pytest.approx(np.mean([micro[c] for c in near]))  # averaged over C
-    assert rows["value"].to_numpy() == pytest.approx(results.set_index("config_key").loc[rows["config_key"], "span_error"])
+    assert rows["value"].to_numpy() == pytest.approx(
+        results.set_index("config_key").loc[rows["config_key"], "span_error"]
+    )
     assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
     assert rows["p_macro_rank_t"].between(0, 1).all() and rows["p_proportion"].between(0, 1).all()
     assert "T'" in out  # the header "p macro T'", wrapped to the width of its numbers
@@ -173,7 +192,10 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
         y = train.y(model.category)
         wrong = y * decision[:, column] <= 0
         stored = results.loc[model.config["config_key"]]
-        assert (int((wrong & (y > 0)).sum()), int((wrong & (y < 0)).sum())) == (stored["apparent_d_pos"], stored["apparent_d_neg"])
+        assert (int((wrong & (y > 0)).sum()), int((wrong & (y < 0)).sum())) == (
+            stored["apparent_d_pos"],
+            stored["apparent_d_neg"],
+        )
 
     # predict: one document per line, and a CSV table with ids
     lines = tmp_path / "docs.txt"
@@ -183,14 +205,18 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     predicted = list(csv.DictReader(out.splitlines()))
     assert [row["id"] for row in predicted] == ["1", "2", "3", "4", "5"]
     expected = trained.decision_values(texts=test.texts[:5])
-    assert np.allclose([[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5)
+    assert np.allclose(
+        [[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5
+    )
     # a blank line is an empty document: row n is still line n (before: dropped, the ids skipped 2)
     lines.write_text(f"{test.texts[0]}\n\n{test.texts[1]}\n", encoding="utf-8")
     code, out, err = run_cli(capsys, "predict", artifact, "--input", lines, "--output", tmp_path / "blank.csv")
     predicted = list(csv.DictReader((tmp_path / "blank.csv").read_text(encoding="utf-8").splitlines()))
     assert code == 0 and [row["id"] for row in predicted] == ["1", "2", "3"] and "labelled 3 documents" in err
     expected = trained.decision_values(texts=[test.texts[0], "", test.texts[1]])
-    assert np.allclose([[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5)
+    assert np.allclose(
+        [[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5
+    )
     table = tmp_path / "docs.csv"
     pd.DataFrame({"doc": test.ids[:4], "text": test.texts[:4]}).to_csv(table, index=False)
     out_file = tmp_path / "labels.jsonl"
@@ -201,16 +227,25 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
         assert record["categories"] == [c for c, v in zip(trained.categories, values) if v > 0]
 
     # certify once on the sealed test split; a second time is refused; --force warns and records it
-    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test", "--draws", "4000")
+    code, out, err = run_cli(
+        capsys, "certify", uri, "--selection", selection_id, "--test-split", "test", "--draws", "4000"
+    )
     assert code == 0, err
     certification_id = stored_id(out, "cert-")
-    rows = ResultStore(uri).datasets.read("certifications", filters=[("certification_id", "=", certification_id)]).to_pandas()
+    rows = (
+        ResultStore(uri)
+        .datasets.read("certifications", filters=[("certification_id", "=", certification_id)])
+        .to_pandas()
+    )
     per_category = rows[rows["scope"] == "category"].set_index("category")
     decision = trained.decision_values(texts=test.texts)
     for column, category in enumerate(trained.categories):
         truth, guess = test.y(category) > 0, decision[:, column] > 0
         assert per_category.loc[category, ["tp", "fp", "fn"]].tolist() == [
-            int((truth & guess).sum()), int((~truth & guess).sum()), int((truth & ~guess).sum())]
+            int((truth & guess).sum()),
+            int((~truth & guess).sum()),
+            int((truth & ~guess).sum()),
+        ]
     assert (rows["test_fingerprint"] == test.fingerprint()).all() and (rows["n_test"] == len(test)).all()
     assert (rows["f1_lower"] <= rows["f1"]).all() and (rows["error_upper"] >= rows["error"]).all()
     assert set(rows["scope"]) == {"category", "micro", "macro"}
@@ -219,10 +254,13 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
 
     code, _, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test")
     assert code == 2 and "already used for certification" in err and len(err.strip().splitlines()) == 1
-    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
-                             "--force", "--draws", "4000")
+    code, out, err = run_cli(
+        capsys, "certify", uri, "--selection", selection_id, "--test-split", "test", "--force", "--draws", "4000"
+    )
     assert code == 0 and "sequential testing" in err
-    forced = ResultStore(uri).datasets.read("certifications", filters=[("certification_id", "=", stored_id(out, "cert-"))])
+    forced = ResultStore(uri).datasets.read(
+        "certifications", filters=[("certification_id", "=", stored_id(out, "cert-"))]
+    )
     assert set(forced["previous_certifications"].to_pylist()) == {1} and all(forced["forced"].to_pylist())
 
 
@@ -242,14 +280,35 @@ def test_report_in_the_terminal(swept, capsys, monkeypatch):
     [
         (["select", "{uri}", "--sweep", "nope"], "--sweep: no sweep 'nope' in store"),
         (["select", "{uri}", "--sweep", "sel", "--rho", "3"], "--rho: sweep 'sel' has no results at rho=3"),
-        (["select", "{uri}", "--sweep", "sel", "--estimator", "loo"], "--estimator: sweep 'sel' computed no 'loo' estimates"),
-        (["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"], "--cost-fn: applies to --metric cost only"),
-        (["select", "{missing}", "--sweep", "sel"], "not a xialpha store: no such directory; `xialpha sweep SPEC --store"),
-        (["select", "{empty}", "--sweep", "sel"], "not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep"),
-        (["certify", "{uri}", "--selection", "sel-none", "--test-split", "test"], "--selection: no selection 'sel-none'"),
+        (
+            ["select", "{uri}", "--sweep", "sel", "--estimator", "loo"],
+            "--estimator: sweep 'sel' computed no 'loo' estimates",
+        ),
+        (
+            ["select", "{uri}", "--sweep", "sel", "--metric", "f1", "--cost-fn", "2"],
+            "--cost-fn: applies to --metric cost only",
+        ),
+        (
+            ["select", "{missing}", "--sweep", "sel"],
+            "not a xialpha store: no such directory; `xialpha sweep SPEC --store",
+        ),
+        (
+            ["select", "{empty}", "--sweep", "sel"],
+            "not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep",
+        ),
+        (
+            ["certify", "{uri}", "--selection", "sel-none", "--test-split", "test"],
+            "--selection: no selection 'sel-none'",
+        ),
         (["report", "{uri}", "--sweep", "sel", "--rho", "0"], "--rho: must be a number > 0"),
-        (["predict", "{missing}", "--input", "x.txt"], "is not a xialpha artefact: no such directory; `xialpha select --refit"),
-        (["predict", "{empty}", "--input", "x.txt"], "is not a xialpha artefact (no manifest.json); `xialpha select --refit DIR`"),
+        (
+            ["predict", "{missing}", "--input", "x.txt"],
+            "is not a xialpha artefact: no such directory; `xialpha select --refit",
+        ),
+        (
+            ["predict", "{empty}", "--input", "x.txt"],
+            "is not a xialpha artefact (no manifest.json); `xialpha select --refit DIR`",
+        ),
     ],
 )
 def test_bad_input_is_one_line_with_exit_code_2(swept, tmp_path, capsys, argv, message):
@@ -302,6 +361,7 @@ def test_refit_of_linear_choices_builds_no_gram(swept, tmp_path, capsys, monkeyp
 
 # --- labels and output formats: 80 columns, no hashes, csv and json for scripts ------------------
 
+
 def test_select_and_certify_fit_80_columns_without_hashes(swept, capsys, monkeypatch):
     _, uri = swept
     monkeypatch.setenv("COLUMNS", "80")
@@ -309,8 +369,18 @@ def test_select_and_certify_fit_80_columns_without_hashes(swept, capsys, monkeyp
     assert code == 0
     assert max(len(line) for line in out.splitlines() if not line.startswith("stored ")) <= 80
     assert not HASH.search(out) and "min_df=" in out and "what the labels stand for" in out
-    code, cert, err = run_cli(capsys, "certify", uri, "--selection", stored_id(out, "sel-"), "--test-split", "test",
-                              "--draws", "2000", "--force")
+    code, cert, err = run_cli(
+        capsys,
+        "certify",
+        uri,
+        "--selection",
+        stored_id(out, "sel-"),
+        "--test-split",
+        "test",
+        "--draws",
+        "2000",
+        "--force",
+    )
     assert code == 0, err
     assert max(len(line) for line in cert.splitlines() if not line.startswith("stored ")) <= 80
     assert not HASH.search(cert) and "min_df=" in cert and ">= lower" in cert
@@ -338,11 +408,14 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     assert len(records) == len(stored)
     # every stored column, the double negatives said plainly, the labels first and the ids last
     plain = {"not_significant": "significant", "n_runners_up_not_significant": "n_runners_up_significant"}
-    assert {plain.get(c, c) for c in stored.columns} | {"config", "runner_up_config", "tie", "at_edge", "flat"} == set(records[0])
+    assert {plain.get(c, c) for c in stored.columns} | {"config", "runner_up_config", "tie", "at_edge", "flat"} == set(
+        records[0]
+    )
     assert list(records[0])[:3] == ["config", "category", "value"] and list(records[0])[-1] == "created_at"
     assert [r["significant"] for r in records] == [not flag for flag in stored["not_significant"]]
-    assert [r["n_runners_up_significant"] for r in records] == \
-        (stored["n_runners_up"] - stored["n_runners_up_not_significant"]).tolist()
+    assert [r["n_runners_up_significant"] for r in records] == (
+        stored["n_runners_up"] - stored["n_runners_up_not_significant"]
+    ).tolist()
     assert [r["value"] for r in records] == stored["value"].tolist()  # every digit
     assert all(r["config"] and not HASH.search(r["config"]) for r in records)
 
@@ -351,14 +424,38 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     table = pd.read_csv(io.StringIO(out))
     assert list(table.columns) == list(records[0]) and len(table) == len(stored)
 
-    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
-                             "--draws", "2000", "--force", "--format", "csv")
+    code, out, err = run_cli(
+        capsys,
+        "certify",
+        uri,
+        "--selection",
+        selection_id,
+        "--test-split",
+        "test",
+        "--draws",
+        "2000",
+        "--force",
+        "--format",
+        "csv",
+    )
     assert code == 0, err
     rows = pd.read_csv(io.StringIO(out))
     assert {"certification_id", "f1", "f1_lower", "tp", "config"} <= set(rows.columns)
     assert list(rows["category"])[-2:] == ["(micro)", "(macro)"] and rows["config"].iloc[0].startswith("min_df=")
-    code, out, err = run_cli(capsys, "certify", uri, "--selection", selection_id, "--test-split", "test",
-                             "--draws", "2000", "--force", "--format", "json")
+    code, out, err = run_cli(
+        capsys,
+        "certify",
+        uri,
+        "--selection",
+        selection_id,
+        "--test-split",
+        "test",
+        "--draws",
+        "2000",
+        "--force",
+        "--format",
+        "json",
+    )
     assert code == 0 and len(json.loads(out)) == len(rows)
 
 
@@ -392,5 +489,7 @@ def test_an_estimator_the_sweep_did_not_compute_names_the_spec_key_that_turns_it
     _, uri = swept
     code, _, err = run_cli(capsys, "select", uri, "--estimator", "kfold")
     assert code == 2
-    assert err.strip() == ("xialpha select: error: --estimator: sweep 'sel' computed no 'kfold' estimates; "
-                           "set [estimators] kfold in its spec and sweep again")  # no rho: k-fold has none
+    assert err.strip() == (
+        "xialpha select: error: --estimator: sweep 'sel' computed no 'kfold' estimates; "
+        "set [estimators] kfold in its spec and sweep again"
+    )  # no rho: k-fold has none

@@ -20,9 +20,19 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
-from sweep_processes import LONG_C_GRID, expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
-from sweep_processes import start, sweep_argv, sweep_spec, wait_for
+from sweep_processes import (
+    LONG_C_GRID,
+    expected_keys,
+    kill,
+    ok_keys,
+    raw_keys,
+    result_files,
+    session_ends,
+    start,
+    sweep_argv,
+    sweep_spec,
+    wait_for,
+)
 
 pytestmark = pytest.mark.cluster
 
@@ -36,13 +46,15 @@ def _spec(path: Path) -> Path:
     return sweep_spec(path, SWEEP, n_docs=4000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
 
 
-def _check_interrupted(tmp_path: Path, process: subprocess.Popen, signum: int, spec: Path, store: Path,
-                       stored: set[str]) -> None:
+def _check_interrupted(
+    tmp_path: Path, process: subprocess.Popen, signum: int, spec: Path, store: Path, stored: set[str]
+) -> None:
     """Exit 128 + signum, one line on stderr, rows stored before the signal kept, each key once."""
     err = (tmp_path / "driver.err").read_text()
     assert process.returncode == 128 + signum, err
-    assert err.splitlines() == [f"xialpha sweep: interrupted by {signal.Signals(signum).name}; "
-                                "results stored so far are kept"]
+    assert err.splitlines() == [
+        f"xialpha sweep: interrupted by {signal.Signals(signum).name}; results stored so far are kept"
+    ]
     assert stored <= ok_keys(store, SWEEP) < expected_keys(spec, tmp_path / "plan-store")
     assert set(raw_keys(store, SWEEP).values()) == {1}
     for path in store.rglob("*.parquet"):
@@ -64,8 +76,10 @@ def test_a_signalled_local_sweep_closes_its_workers_keeps_its_rows_and_prints_on
     _check_interrupted(tmp_path, driver, signum, spec, store, stored)
 
 
-STAGE_LINE = re.compile(r"^(loading corpus|planning|starting cluster|vectorising|building features"
-                        r"|fitting|storing|closing cluster) \(\d+ s\)$")
+STAGE_LINE = re.compile(
+    r"^(loading corpus|planning|starting cluster|vectorising|building features"
+    r"|fitting|storing|closing cluster) \(\d+ s\)$"
+)
 
 
 @pytest.mark.parametrize("when", ["cluster up", "batches stored"])
@@ -99,7 +113,9 @@ def _pid1_possible() -> str | None:
         return "unshare (util-linux) not found"
     if os.geteuid() != 0:
         return "a new PID namespace needs root"
-    done = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True, text=True, timeout=30
+    )
     return None if done.returncode == 0 else f"unshare --pid failed: {done.stderr.strip()}"
 
 
@@ -109,12 +125,17 @@ def test_sigterm_to_xialpha_as_pid_1_as_in_a_container(tmp_path):
     if reason:
         pytest.skip(reason)
     spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
-    outer = start(["unshare", "--pid", "--fork", "--mount-proc", *sweep_argv(spec, store)], tmp_path / "driver.out",
-                  stderr=tmp_path / "driver.err")
+    outer = start(
+        ["unshare", "--pid", "--fork", "--mount-proc", *sweep_argv(spec, store)],
+        tmp_path / "driver.out",
+        stderr=tmp_path / "driver.err",
+    )
     try:
         wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=outer)
         pid1 = int(Path(f"/proc/{outer.pid}/task/{outer.pid}/children").read_text().split()[0])
-        nspid = next(line for line in Path(f"/proc/{pid1}/status").read_text().splitlines() if line.startswith("NSpid:"))
+        nspid = next(
+            line for line in Path(f"/proc/{pid1}/status").read_text().splitlines() if line.startswith("NSpid:")
+        )
         assert nspid.split()[-1] == "1"  # its id inside its PID namespace
         stored = ok_keys(store, SWEEP)
         os.kill(pid1, signal.SIGTERM)

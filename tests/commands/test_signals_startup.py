@@ -36,9 +36,13 @@ def _signalled_while_importing(tmp_path: Path, argv: list[str], signum: int) -> 
     """Run `python -m xialpha.cli ARGV` and send `signum` once the first numpy module is imported
     (-X importtime prints a line as each import ends; hundreds follow it); return the exit code and
     the lines of stderr other than -X importtime's."""
-    process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "xialpha.cli",
-                                *[arg.format(tmp=tmp_path) for arg in argv]],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-X", "importtime", "-m", "xialpha.cli", *[arg.format(tmp=tmp_path) for arg in argv]],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         seen = []
         for line in process.stderr:

@@ -89,7 +89,9 @@ def test_fingerprint_is_stable_and_sensitive():
     base = small_corpus().fingerprint()
     assert base == small_corpus().fingerprint()
     assert len(base) == 64
-    assert small_corpus(texts=["wheat corn", "oil crude", "wheat", "dividend earn", "earn  profit"]).fingerprint() != base
+    assert (
+        small_corpus(texts=["wheat corn", "oil crude", "wheat", "dividend earn", "earn  profit"]).fingerprint() != base
+    )
     assert small_corpus(labels=[{"grain"}, {"crude"}, {"grain"}, {"earn"}, {"earn"}]).fingerprint() != base
     assert small_corpus(ids=np.array(["a", "b", "c", "d", "f"])).fingerprint() != base
     X = sp.csr_matrix(np.eye(5))

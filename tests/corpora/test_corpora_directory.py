@@ -19,9 +19,9 @@ def write_tree(root, files: dict[str, bytes]) -> None:
 
 
 BYDATE = {
-    "20news-bydate-train/sci.space/101": "orbit launch shuttle".encode(),
-    "20news-bydate-train/sci.space/102": "moon landing".encode(),
-    "20news-bydate-train/rec.autos/101": "engine wheels".encode(),
+    "20news-bydate-train/sci.space/101": b"orbit launch shuttle",
+    "20news-bydate-train/sci.space/102": b"moon landing",
+    "20news-bydate-train/rec.autos/101": b"engine wheels",
     "20news-bydate-test/sci.space/201": "rocket \u00fcber fuel".encode("utf-8"),
     "20news-bydate-test/rec.autos/202": "caf\xe9 car".encode("latin-1"),
 }
@@ -53,12 +53,15 @@ def test_archive_with_a_wrapping_folder_matches_the_directory(tmp_path):
 
 
 def test_same_file_in_several_categories_is_one_multilabel_document(tmp_path):
-    write_tree(tmp_path / "cats", {
-        "grain/0001": b"wheat and corn harvest",
-        "wheat/0001": b"wheat and corn harvest",
-        "grain/0002": b"barley",
-        "wheat/0003": b"durum wheat",
-    })
+    write_tree(
+        tmp_path / "cats",
+        {
+            "grain/0001": b"wheat and corn harvest",
+            "wheat/0001": b"wheat and corn harvest",
+            "grain/0002": b"barley",
+            "wheat/0003": b"durum wheat",
+        },
+    )
     corpus = load_directory(tmp_path / "cats")
     assert corpus.splits is None
     assert len(corpus) == 3
@@ -125,8 +128,11 @@ def test_symlinks_leaving_the_corpus_are_refused_unless_allowed(tmp_path):
     write_tree(tmp_path / "news", TREE)
     (tmp_path / "secret.txt").write_text("the password is swordfish")
     (tmp_path / "news" / "autos" / "2").symlink_to(tmp_path / "secret.txt")
-    with pytest.raises(UserError, match=r"autos/2 is a symbolic link to .*secret.txt, outside the corpus .*news; "
-                                        r"set follow_symlinks = true"):
+    with pytest.raises(
+        UserError,
+        match=r"autos/2 is a symbolic link to .*secret.txt, outside the corpus .*news; "
+        r"set follow_symlinks = true",
+    ):
         load_directory(tmp_path / "news")
     corpus = load_directory(tmp_path / "news", follow_symlinks=True)
     assert "the password is swordfish" in corpus.texts
@@ -169,7 +175,9 @@ def test_loader_arguments_of_the_wrong_type_are_refused(tmp_path):
     write_tree(tmp_path / "news", TREE)
     with pytest.raises(UserError, match=r"^path: must be a string or a path, got \["):
         load_corpus("directory", path=[str(tmp_path / "news")])
-    with pytest.raises(UserError, match="^skip_empty: must be true or false, got 'false' \\(corpus loader 'directory'\\)$"):
+    with pytest.raises(
+        UserError, match="^skip_empty: must be true or false, got 'false' \\(corpus loader 'directory'\\)$"
+    ):
         load_corpus("directory", path=str(tmp_path / "news"), skip_empty="false")
 
 
@@ -179,9 +187,11 @@ def _old_archive_files(path, wanted=lambda relative: True):
 
     with tarfile.open(path) as archive:
         members = sorted((m for m in archive.getmembers() if not m.isdir()), key=lambda m: m.name)
-        return [(PurePosixPath(m.name), archive.extractfile(m).read()) for m in members
-                if not any(part.startswith(".") for part in PurePosixPath(m.name).parts)
-                and wanted(PurePosixPath(m.name))]
+        return [
+            (PurePosixPath(m.name), archive.extractfile(m).read())
+            for m in members
+            if not any(part.startswith(".") for part in PurePosixPath(m.name).parts) and wanted(PurePosixPath(m.name))
+        ]
 
 
 def _add(archive, name: str, data: bytes = b"", **fields) -> None:
@@ -212,12 +222,18 @@ def test_archives_are_read_in_one_pass_in_archive_order_with_the_old_result(tmp_
     old_corpus = _corpus_with(monkeypatch, _old_archive_files, path)
     reads = []
     extract = tarfile.TarFile.extractfile
-    monkeypatch.setattr(tarfile.TarFile, "extractfile",
-                        lambda self, member: reads.append((member.name, member.offset_data)) or extract(self, member))
+    monkeypatch.setattr(
+        tarfile.TarFile,
+        "extractfile",
+        lambda self, member: reads.append((member.name, member.offset_data)) or extract(self, member),
+    )
     files = list(iter_tree_files(Path(path)))
     assert files == expected  # same members, same bytes, same (name) order
-    assert files[:3] == [(PurePosixPath("news/autos/5"), b"dot-slash name"),  # "./news" sorts first
-                         (PurePosixPath("news/autos/3"), b"same bytes twice"), (PurePosixPath("news/autos/4"), b"hidden text")]
+    assert files[:3] == [
+        (PurePosixPath("news/autos/5"), b"dot-slash name"),  # "./news" sorts first
+        (PurePosixPath("news/autos/3"), b"same bytes twice"),
+        (PurePosixPath("news/autos/4"), b"hidden text"),
+    ]
     # one pass: every member read once, forwards; only the link to the unread hidden member goes back
     assert reads[-3:-1] == [("news/autos/4", reads[-3][1]), ("news/autos/.hidden", reads[-2][1])]
     forwards = [offset for name, offset in reads if name not in ("news/autos/4", "news/autos/.hidden")]

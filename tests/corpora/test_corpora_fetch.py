@@ -10,16 +10,17 @@ import tarfile
 import pytest
 
 from xialpha.cli import main
-from xialpha.corpora import load_reuters
-from xialpha.corpora import reuters_files
+from xialpha.corpora import load_reuters, reuters_files
 
-FAKE = {"reut2-000.sgm": b"<REUTERS NEWID=\"1\">one</REUTERS>\n", "reut2-001.sgm": b"<REUTERS NEWID=\"2\">two</REUTERS>\n"}
+FAKE = {"reut2-000.sgm": b'<REUTERS NEWID="1">one</REUTERS>\n', "reut2-001.sgm": b'<REUTERS NEWID="2">two</REUTERS>\n'}
 
 
 @pytest.fixture
 def fake_manifest(monkeypatch):
     """A two-file distribution whose digests stand in for the real manifest."""
-    monkeypatch.setattr(reuters_files, "SGML_SHA256", {name: hashlib.sha256(data).hexdigest() for name, data in FAKE.items()})
+    monkeypatch.setattr(
+        reuters_files, "SGML_SHA256", {name: hashlib.sha256(data).hexdigest() for name, data in FAKE.items()}
+    )
 
 
 def write_copy(folder, files=FAKE):
@@ -112,7 +113,9 @@ def test_file_digest_gives_the_chunked_digest(tmp_path):
     for size in (0, 1, 2**20 - 1, 2**20, 2**20 + 1, 3 * 2**20 + 17):
         path = tmp_path / f"{size}.bin"
         path.write_bytes(rng.randbytes(size))
-        assert reuters_files.file_sha256(path) == file_sha256_before(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert (
+            reuters_files.file_sha256(path) == file_sha256_before(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+        )
 
 
 def test_a_full_disk_is_one_line_naming_dest_and_leaves_nothing(tmp_path, fake_manifest, capsys, monkeypatch):
@@ -133,8 +136,9 @@ def test_a_full_disk_is_one_line_naming_dest_and_leaves_nothing(tmp_path, fake_m
 
 
 @pytest.mark.parametrize("data_filter", [True, False], ids=["data-filter", "python-before-3.11.4"])
-def test_an_archive_member_leaving_the_destination_is_refused(tmp_path, fake_manifest, capsys, monkeypatch,
-                                                              data_filter):
+def test_an_archive_member_leaving_the_destination_is_refused(
+    tmp_path, fake_manifest, capsys, monkeypatch, data_filter
+):
     """A member named ../escaped.sgm: refused with one line, nothing written outside --dest, on a
     Python with tarfile's "data" filter and on one without it (3.11.0-3.11.3, which a fetch once
     failed on with "internal error: TypeError")."""

@@ -14,7 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import xialpha.corpora.svmlight as svmlight_module
 import xialpha.corpora.table as table_module
@@ -38,12 +39,18 @@ def same_corpus(a, b) -> None:
 
 # --- synthetic: blocks of PART_DOCUMENTS -------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, digest", [
-    # sha256 of the texts joined by \x1e, as the generator gave them before it generated in blocks
-    (dict(n_docs=300, seed=3), "b86a20a292fbd147b92168cda2a66c738abd4ec014d5e96eecfe67d50b51ceef"),
-    (dict(n_docs=9999, seed=2, n_batches=7, shift="abrupt-return", shifted_categories=2),
-     "59d8411086b5f18f552999e92d147b73f5451d8a03645def43ae4436c6b4c530"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, digest",
+    [
+        # sha256 of the texts joined by \x1e, as the generator gave them before it generated in blocks
+        (dict(n_docs=300, seed=3), "b86a20a292fbd147b92168cda2a66c738abd4ec014d5e96eecfe67d50b51ceef"),
+        (
+            dict(n_docs=9999, seed=2, n_batches=7, shift="abrupt-return", shifted_categories=2),
+            "59d8411086b5f18f552999e92d147b73f5451d8a03645def43ae4436c6b4c530",
+        ),
+    ],
+)
 def test_a_corpus_of_one_block_is_what_one_draw_gave_before(kwargs, digest):
     corpus = make_synthetic(**kwargs)
     assert hashlib.sha256("\x1e".join(corpus.texts).encode()).hexdigest() == digest
@@ -53,16 +60,22 @@ def test_blocks_are_generated_apart_and_joined_in_order():
     n = 2 * PART_DOCUMENTS + 500
     whole = make_synthetic(n_docs=n, n_categories=3, seed=1, n_batches=4)
     parts = plan_parts("synthetic", {"n_docs": n, "n_categories": 3, "seed": 1, "n_batches": 4})
-    assert [part.where[1:] for part in parts] == [(0, PART_DOCUMENTS), (PART_DOCUMENTS, 2 * PART_DOCUMENTS),
-                                                  (2 * PART_DOCUMENTS, n)]
+    assert [part.where[1:] for part in parts] == [
+        (0, PART_DOCUMENTS),
+        (PART_DOCUMENTS, 2 * PART_DOCUMENTS),
+        (2 * PART_DOCUMENTS, n),
+    ]
     last = read_part(parts[2]).corpus  # a block read by itself equals its slice of the whole
-    assert last.texts == whole.texts[2 * PART_DOCUMENTS:] and last.ids.tolist() == whole.ids[2 * PART_DOCUMENTS:].tolist()
-    assert np.array_equal(last.timestamps, whole.timestamps[2 * PART_DOCUMENTS:])
+    assert (
+        last.texts == whole.texts[2 * PART_DOCUMENTS :]
+        and last.ids.tolist() == whole.ids[2 * PART_DOCUMENTS :].tolist()
+    )
+    assert np.array_equal(last.timestamps, whole.timestamps[2 * PART_DOCUMENTS :])
     assert len(set(whole.ids.tolist())) == n
     firsts = [-(-b * n // 4) for b in range(4)]  # each batch's first document is dated at midnight of its day
     assert whole.timestamps[firsts].tolist() == [np.datetime64(f"2000-01-0{b + 1}T00:00:00") for b in range(4)]
     # each block draws its own documents
-    assert whole.texts[:100] != whole.texts[PART_DOCUMENTS:PART_DOCUMENTS + 100]
+    assert whole.texts[:100] != whole.texts[PART_DOCUMENTS : PART_DOCUMENTS + 100]
 
 
 # --- text files cut at record starts ---------------------------------------------------------
@@ -71,8 +84,12 @@ FIELD = st.text(alphabet=st.sampled_from(list('ab ,"\n\r\té')), max_size=12)
 
 
 @settings(max_examples=60, deadline=None)
-@given(rows=st.lists(st.tuples(FIELD, FIELD), min_size=1, max_size=30), terminator=st.sampled_from(["\n", "\r\n"]),
-       step=st.integers(1, 40), blank=st.booleans())
+@given(
+    rows=st.lists(st.tuples(FIELD, FIELD), min_size=1, max_size=30),
+    terminator=st.sampled_from(["\n", "\r\n"]),
+    step=st.integers(1, 40),
+    blank=st.booleans(),
+)
 def test_csv_cuts_fall_on_record_starts_and_know_their_line(tmp_path_factory, rows, terminator, step, blank):
     path = tmp_path_factory.mktemp("csv") / "t.csv"
     buffer = io.StringIO(newline="")
@@ -120,8 +137,15 @@ def _write_csv(path, n: int, bad_row: int | None = None) -> int | None:
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "tsv-headerless", "jsonl", "parquet"])
 def test_a_table_read_in_many_parts_is_the_table_read_in_one(tmp_path, monkeypatch, fmt):
     n = 400
-    rows = [{"id": f"n{i}", "text": f"doc {i} wheat\tcorn" if fmt == "jsonl" else f"doc {i} wheat corn",
-             "label": "a" if i % 3 else "b", "split": "test" if i % 4 == 0 else "train"} for i in range(1, n + 1)]
+    rows = [
+        {
+            "id": f"n{i}",
+            "text": f"doc {i} wheat\tcorn" if fmt == "jsonl" else f"doc {i} wheat corn",
+            "label": "a" if i % 3 else "b",
+            "split": "test" if i % 4 == 0 else "train",
+        }
+        for i in range(1, n + 1)
+    ]
     args = {"label_column": "label", "split_column": "split"}
     if fmt == "csv":
         path = tmp_path / "t.csv"
@@ -178,12 +202,15 @@ def test_an_undecodable_byte_is_named_by_its_file_offset(tmp_path, monkeypatch):
     body = "".join(f"doc {i},a\n" for i in range(500)).encode() + "caf\xe9,b\n".encode("latin-1")
     path.write_bytes(b"text,label\n" + body)
     monkeypatch.setattr(table_module, "PART_BYTES", 300)
-    with pytest.raises(UserError, match=rf"bytes at offset {len(b'text,label') + 1 + body.index(b'caf') + 3} are not valid utf-8"):
+    with pytest.raises(
+        UserError, match=rf"bytes at offset {len(b'text,label') + 1 + body.index(b'caf') + 3} are not valid utf-8"
+    ):
         load_table(path)
     assert load_table(path, encoding="latin-1").texts[-1] == "caf\xe9"
 
 
 # --- svmlight ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("first_zero_at", [None, 299])
 def test_svmlight_in_parts_decides_the_index_base_from_all_of_them(tmp_path, monkeypatch, first_zero_at):

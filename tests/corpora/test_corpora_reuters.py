@@ -113,19 +113,35 @@ def test_modapte_counts_on_the_real_corpus(reuters_dir):
     top = dict(list(corpus.category_counts().items())[:10])
     # Documents per category. The figures 487 (trade) and 238 (corn) count <D> entries, not
     # documents: story 19918 lists "trade" twice and story 5467 lists "corn" twice in TOPICS.
-    assert top == {"earn": 3964, "acq": 2369, "money-fx": 717, "grain": 582, "crude": 578,
-                   "trade": 486, "interest": 478, "ship": 286, "wheat": 283, "corn": 237}
+    assert top == {
+        "earn": 3964,
+        "acq": 2369,
+        "money-fx": 717,
+        "grain": 582,
+        "crude": 578,
+        "trade": 486,
+        "interest": 478,
+        "ship": 286,
+        "wheat": 283,
+        "corn": 237,
+    }
     labels = dict(zip(corpus.ids, corpus.labels))
     assert "trade" in labels["19918"] and "corn" in labels["5467"]
     assert not np.isnat(corpus.timestamps).any()
     assert all(text.strip() for text in corpus.texts)
 
 
-@pytest.mark.parametrize("cut, message", [
-    (SGML.index(b"Net free reserves"), r"story 3 \(NEWID=3, line 21\) has no </REUTERS>: the file is truncated or corrupt"),
-    (SGML.index(b'<REUTERS TOPICS="NO"') + 12, r"story 4 \(NEWID=\?, line 29\) has no </REUTERS>"),
-    (SGML.index(b"</REUTERS>", SGML.index(b'NEWID="5"')) + 5, r"story 5 \(NEWID=5, line 34\) has no </REUTERS>"),
-])
+@pytest.mark.parametrize(
+    "cut, message",
+    [
+        (
+            SGML.index(b"Net free reserves"),
+            r"story 3 \(NEWID=3, line 21\) has no </REUTERS>: the file is truncated or corrupt",
+        ),
+        (SGML.index(b'<REUTERS TOPICS="NO"') + 12, r"story 4 \(NEWID=\?, line 29\) has no </REUTERS>"),
+        (SGML.index(b"</REUTERS>", SGML.index(b'NEWID="5"')) + 5, r"story 5 \(NEWID=5, line 34\) has no </REUTERS>"),
+    ],
+)
 def test_a_truncated_file_is_refused_naming_file_and_story(sgml_dir, cut, message):
     # before: the stories before the cut were loaded and the cut one (and the rest) silently dropped
     (sgml_dir / "reut2-001.sgm").write_bytes(SGML.replace(b'NEWID="', b'NEWID="1'))

@@ -86,7 +86,9 @@ def test_other_bad_inputs(tmp_path):
         load_svmlight(binary)
     zero = tmp_path / "zero.svm"
     zero.write_text("1 0:1\n")
-    with pytest.raises(UserError, match=r"zero.svm, line 1: .*feature index 0 in a file read as 1-based \(zero_based = false\)"):
+    with pytest.raises(
+        UserError, match=r"zero.svm, line 1: .*feature index 0 in a file read as 1-based \(zero_based = false\)"
+    ):
         load_svmlight(zero, zero_based=False)
 
 
@@ -95,7 +97,9 @@ def test_feature_indices_beyond_int32_are_refused(tmp_path):
     for index in (10**25, 2**62, 2**31):
         path = tmp_path / "wide.svm"
         path.write_text(f"1 {index}:1\n")
-        with pytest.raises(UserError, match=r"wide.svm, line 1: malformed svmlight line \(a feature index beyond 2,147,483,647\)"):
+        with pytest.raises(
+            UserError, match=r"wide.svm, line 1: malformed svmlight line \(a feature index beyond 2,147,483,647\)"
+        ):
             load_svmlight(path)
     with pytest.raises(UserError, match="n_features: must be an integer between 1 and 2,147,483,647"):
         load_svmlight(path, n_features=2**63 - 1)
@@ -106,8 +110,10 @@ def svmlight_text(draw) -> str:
     """Well-formed svmlight text: labels (none, one, several, non-canonical), qid, sorted indices,
     values including explicit zeros and extremes, comments, blank lines, CRLF endings."""
     label = st.sampled_from(["", "1", "-1", "+1", "1.0", "2,7", "7,2,2", "3.5", "-0", "1e3"])
-    value = st.one_of(st.sampled_from(["0", "-0.0", "1e-300", "1e300", "1.5e-3", "+2"]),
-                      st.floats(-1e6, 1e6, allow_nan=False).map(repr))
+    value = st.one_of(
+        st.sampled_from(["0", "-0.0", "1e-300", "1e300", "1.5e-3", "+2"]),
+        st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+    )
     lines = []
     for _ in range(draw(st.integers(1, 12))):
         kind = draw(st.integers(0, 9))
@@ -122,8 +128,9 @@ def svmlight_text(draw) -> str:
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=svmlight_text(), zero_based=st.sampled_from(["auto", True, False]),
-       n_features=st.sampled_from([None, 41, 60]))
+@given(
+    text=svmlight_text(), zero_based=st.sampled_from(["auto", True, False]), n_features=st.sampled_from([None, 41, 60])
+)
 def test_the_same_corpus_as_the_hand_written_parser(tmp_path, text, zero_based, n_features):
     path = tmp_path / "same.svm"
     path.write_text(text, newline="")

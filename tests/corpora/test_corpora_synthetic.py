@@ -73,7 +73,14 @@ def _errors_per_batch(corpus, category: str, train_batches: int) -> np.ndarray:
 
 @pytest.mark.parametrize("shift", [None, "abrupt", "gradual", "abrupt-return"])
 def test_concept_shift_changes_the_shifted_category_only(shift):
-    corpus = make_synthetic(n_docs=2400, n_batches=6, shift=shift, shift_batch=3, shift_width=2 if shift == "abrupt-return" else None, seed=2)
+    corpus = make_synthetic(
+        n_docs=2400,
+        n_batches=6,
+        shift=shift,
+        shift_batch=3,
+        shift_width=2 if shift == "abrupt-return" else None,
+        seed=2,
+    )
     assert np.all(np.diff(corpus.timestamps.astype("int64")) > 0)  # time-ordered
     shifted = _errors_per_batch(corpus, "cat00", train_batches=2)
     steady = _errors_per_batch(corpus, "cat01", train_batches=2)
@@ -110,13 +117,22 @@ def test_a_strong_signal_makes_topic_heavy_documents_not_an_error():
     assert len(corpus) == 300 and all(text.split() for text in corpus.texts)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"n_docs": 10**15}, r"n_docs: must be at most 1,000,000,000, got 1,000,000,000,000,000"),  # before: ValueError
-    ({"n_docs": 100, "mean_length": 1e300}, r"mean_length: blocks of 100 documents of mean_length 1e\+300"),  # before: lam value too large
-    ({"n_docs": 10**6, "n_categories": 2 * 10**4}, r"n_categories: blocks of 10,000 documents x 20,000 categories"),
-    ({"vocabulary_size": 10**12}, r"vocabulary_size: must be at most 10,000,000"),
-    ({"n_docs": 20, "n_batches": 2, "start": "the year 2000"}, r"start: must be a date like \"2000-01-01\", got 'the year 2000'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"n_docs": 10**15}, r"n_docs: must be at most 1,000,000,000, got 1,000,000,000,000,000"),  # before: ValueError
+        (
+            {"n_docs": 100, "mean_length": 1e300},
+            r"mean_length: blocks of 100 documents of mean_length 1e\+300",
+        ),  # before: lam value too large
+        ({"n_docs": 10**6, "n_categories": 2 * 10**4}, r"n_categories: blocks of 10,000 documents x 20,000 categories"),
+        ({"vocabulary_size": 10**12}, r"vocabulary_size: must be at most 10,000,000"),
+        (
+            {"n_docs": 20, "n_batches": 2, "start": "the year 2000"},
+            r"start: must be a date like \"2000-01-01\", got 'the year 2000'",
+        ),
+    ],
+)
 def test_corpora_too_large_to_generate_are_refused(kwargs, message):
     with pytest.raises(UserError, match=message):
         make_synthetic(**kwargs)

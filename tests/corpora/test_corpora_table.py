@@ -13,12 +13,24 @@ from xialpha.corpora import load_corpus, load_table
 from xialpha.errors import UserError
 
 ROWS = [
-    {"doc": "n1", "body": "wheat prices rise, \"sharply\"", "tags": "grain;wheat", "when": "1987-02-26T15:01:01", "part": "train"},
+    {
+        "doc": "n1",
+        "body": 'wheat prices rise, "sharply"',
+        "tags": "grain;wheat",
+        "when": "1987-02-26T15:01:01",
+        "part": "train",
+    },
     {"doc": "n2", "body": "oil output\nfalls", "tags": "crude", "when": "1987-02-27T00:00:00+02:00", "part": "test"},
     {"doc": "n3", "body": "quarterly dividend", "tags": "", "when": "", "part": "train"},
 ]
-ARGS = dict(text_column="body", label_column="tags", id_column="doc", time_column="when", split_column="part",
-            label_separator=";")
+ARGS = dict(
+    text_column="body",
+    label_column="tags",
+    id_column="doc",
+    time_column="when",
+    split_column="part",
+    label_separator=";",
+)
 
 
 def check_rows(corpus):
@@ -51,14 +63,18 @@ def test_jsonl_round_trip_with_list_labels(tmp_path):
 
 def test_parquet_round_trip_with_list_labels_and_timestamps(tmp_path):
     path = tmp_path / "news.parquet"
-    table = pa.table({
-        "doc": [row["doc"] for row in ROWS],
-        "body": [row["body"] for row in ROWS],
-        "tags": [["grain", "wheat"], ["crude"], []],
-        "when": pa.array([np.datetime64("1987-02-26T15:01:01"), np.datetime64("1987-02-26T22:00:00"), None],
-                         type=pa.timestamp("s")),
-        "part": [row["part"] for row in ROWS],
-    })
+    table = pa.table(
+        {
+            "doc": [row["doc"] for row in ROWS],
+            "body": [row["body"] for row in ROWS],
+            "tags": [["grain", "wheat"], ["crude"], []],
+            "when": pa.array(
+                [np.datetime64("1987-02-26T15:01:01"), np.datetime64("1987-02-26T22:00:00"), None],
+                type=pa.timestamp("s"),
+            ),
+            "part": [row["part"] for row in ROWS],
+        }
+    )
     pq.write_table(table, path)
     check_rows(load_table(path, **{**ARGS, "label_separator": None}))
 
@@ -106,9 +122,11 @@ def test_labels_joined_by_a_separator_are_refused_until_the_spec_says_how_to_spl
     path.write_text(f'text,label\nrates rise,finance\nflu season,health\nhospital bonds,"{joined}"\n')
     with pytest.raises(UserError) as error:
         load_table(path)
-    assert str(error.value) == (f"label_separator: 1 of 3 labels in column 'label' of {path} hold {separator!r} "
-                                f"(e.g. {joined!r}): set label_separator = \"{separator}\" if they are several labels, "
-                                'or label_separator = "" if each is one label')
+    assert str(error.value) == (
+        f"label_separator: 1 of 3 labels in column 'label' of {path} hold {separator!r} "
+        f'(e.g. {joined!r}): set label_separator = "{separator}" if they are several labels, '
+        'or label_separator = "" if each is one label'
+    )
     assert load_table(path, label_separator=separator).labels[2] == frozenset({"finance", "health"})
     assert load_table(path, label_separator="").labels[2] == frozenset({joined})  # said: one label each
 
@@ -123,11 +141,17 @@ def test_a_rare_separator_in_single_labels_is_read_as_one_label(tmp_path):
 def test_a_label_column_named_as_holding_several_needs_label_separator(tmp_path):
     path = tmp_path / "docs.csv"
     path.write_text("text,tags\nrates rise,finance\nflu season,health\n")
-    with pytest.raises(UserError, match=r"^label_separator: label column 'tags' of \S+ is named as holding several "
-                                        r"labels, and none holds ';', ',', '\|': set label_separator to the character "
-                                        r'between them, or label_separator = "" if each is one label$'):
+    with pytest.raises(
+        UserError,
+        match=r"^label_separator: label column 'tags' of \S+ is named as holding several "
+        r"labels, and none holds ';', ',', '\|': set label_separator to the character "
+        r'between them, or label_separator = "" if each is one label$',
+    ):
         load_table(path, label_column="tags")
-    assert load_table(path, label_column="tags", label_separator="").labels == [frozenset({"finance"}), frozenset({"health"})]
+    assert load_table(path, label_column="tags", label_separator="").labels == [
+        frozenset({"finance"}),
+        frozenset({"health"}),
+    ]
     lists = tmp_path / "docs.jsonl"  # a JSON list of labels says it itself
     lists.write_text('{"text": "rates rise", "tags": ["finance", "rates"]}\n')
     assert load_table(lists, label_column="tags").labels == [frozenset({"finance", "rates"})]
@@ -138,8 +162,10 @@ def test_a_text_column_of_numbers_is_refused_naming_text_column(tmp_path):
     path.write_text("id,body,label\n17,rates rise,a\n18,flu season,b\n")
     with pytest.raises(UserError) as error:
         load_table(path, text_column="id")
-    assert str(error.value) == (f"text_column: column 'id' of {path} holds numbers, not text (e.g. '17'); set "
-                                "text_column to the column holding the documents")
+    assert str(error.value) == (
+        f"text_column: column 'id' of {path} holds numbers, not text (e.g. '17'); set "
+        "text_column to the column holding the documents"
+    )
     assert load_table(path, text_column="body").texts == ["rates rise", "flu season"]
     path.write_text("doc,body,label\ndoc-17,rates rise,a\ndoc-18,flu season,b\n")
     with pytest.raises(UserError, match=r"^text_column: column 'doc' of \S+ holds ids, not text \(e.g. 'doc-17'\); "):
@@ -156,7 +182,11 @@ def test_bad_tables(tmp_path):
     with pytest.raises(UserError, match="does not exist"):
         load_table(tmp_path / "missing.csv")
     (tmp_path / "t.xlsx").write_text("x")
-    with pytest.raises(UserError, match=r"cannot tell the format of t.xlsx from its suffix; set format = \"csv\" or another of tsv, jsonl, parquet$"):
+    with pytest.raises(
+        UserError,
+        match=r"cannot tell the format of t.xlsx from its suffix; "
+        r"set format = \"csv\" or another of tsv, jsonl, parquet$",
+    ):
         load_table(tmp_path / "t.xlsx")
     empty = tmp_path / "empty.csv"
     empty.write_text("text,label\n")
@@ -164,7 +194,9 @@ def test_bad_tables(tmp_path):
         load_table(empty)
     blank = tmp_path / "blank.csv"
     blank.write_text("text,label\nfine,a\n  ,b\n")
-    with pytest.raises(UserError, match=r"blank.csv, line 3: text column 'text' is empty \(set skip_empty = true in \[corpus\]"):
+    with pytest.raises(
+        UserError, match=r"blank.csv, line 3: text column 'text' is empty \(set skip_empty = true in \[corpus\]"
+    ):
         load_table(blank)
     assert load_table(blank, skip_empty=True).ids.tolist() == ["1"]
     ragged = tmp_path / "ragged.csv"
@@ -194,22 +226,52 @@ def test_bad_tables(tmp_path):
         load_table(not_parquet)
 
 
-@pytest.mark.parametrize("name, data, message", [
-    # before: the open quote swallowed lines 3-4 into row 1's label, and 1 row of 3 was loaded
-    ("quote.csv", 'text,label\nfirst,"a\nsecond,b\nthird,c\n', r"quote.csv, line 2: a quoted field is never closed \(unterminated quote\)"),
-    ("quote_headerless.csv", 'a,fine\nb,"open\nc,rest\n', r"line 2: a quoted field is never closed"),
-    ("stray.csv", 'text,label\n"hel"lo,a\n', r"stray.csv, line 2: malformed CSV \(',' expected after '\"'\)"),
-    ("nul.csv", "text,label\nfine,a\nhel\0lo,b\n", r"nul.csv, line 3: holds a NUL byte"),
-    ("nul_header.csv", "te\0xt,label\nfine,a\n", r"nul_header.csv, line 1: holds a NUL byte"),
-    ("nul.tsv", "text\tlabel\nhel\0lo\tb\n", r"nul.tsv, line 2: holds a NUL byte"),
-    ("deep.jsonl", '{"text": "a", "label": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
-     r"deep.jsonl, line 1: unreadable JSON \(values nested too deeply\)"),
-    ("huge.jsonl", '{"text": "a", "label": ' + "9" * 5000 + "}\n", r"huge.jsonl, line 1: unreadable JSON \(Exceeds the limit"),
-    ("object.jsonl", '{"text": "a", "label": {"name": "x"}}\n', r"object.jsonl, line 1: label column 'label' holds a dict"),
-    ("nested.jsonl", '{"text": "a", "label": [["x", "y"]]}\n', r"nested.jsonl, line 1: label column 'label' holds a list \['x', 'y'\]"),
-    ("deep_label.jsonl", '{"text": "a", "label": ' + "[" * 500 + "]" * 500 + "}\n", r"deep_label.jsonl, line 1: label column 'label' holds a list"),
-    ("id.jsonl", '{"text": "a", "label": "x", "id": [1]}\n', r"id.jsonl, line 1: id column 'id' holds a list \[1\], expected a single value"),
-])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        # before: the open quote swallowed lines 3-4 into row 1's label, and 1 row of 3 was loaded
+        (
+            "quote.csv",
+            'text,label\nfirst,"a\nsecond,b\nthird,c\n',
+            r"quote.csv, line 2: a quoted field is never closed \(unterminated quote\)",
+        ),
+        ("quote_headerless.csv", 'a,fine\nb,"open\nc,rest\n', r"line 2: a quoted field is never closed"),
+        ("stray.csv", 'text,label\n"hel"lo,a\n', r"stray.csv, line 2: malformed CSV \(',' expected after '\"'\)"),
+        ("nul.csv", "text,label\nfine,a\nhel\0lo,b\n", r"nul.csv, line 3: holds a NUL byte"),
+        ("nul_header.csv", "te\0xt,label\nfine,a\n", r"nul_header.csv, line 1: holds a NUL byte"),
+        ("nul.tsv", "text\tlabel\nhel\0lo\tb\n", r"nul.tsv, line 2: holds a NUL byte"),
+        (
+            "deep.jsonl",
+            '{"text": "a", "label": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            r"deep.jsonl, line 1: unreadable JSON \(values nested too deeply\)",
+        ),
+        (
+            "huge.jsonl",
+            '{"text": "a", "label": ' + "9" * 5000 + "}\n",
+            r"huge.jsonl, line 1: unreadable JSON \(Exceeds the limit",
+        ),
+        (
+            "object.jsonl",
+            '{"text": "a", "label": {"name": "x"}}\n',
+            r"object.jsonl, line 1: label column 'label' holds a dict",
+        ),
+        (
+            "nested.jsonl",
+            '{"text": "a", "label": [["x", "y"]]}\n',
+            r"nested.jsonl, line 1: label column 'label' holds a list \['x', 'y'\]",
+        ),
+        (
+            "deep_label.jsonl",
+            '{"text": "a", "label": ' + "[" * 500 + "]" * 500 + "}\n",
+            r"deep_label.jsonl, line 1: label column 'label' holds a list",
+        ),
+        (
+            "id.jsonl",
+            '{"text": "a", "label": "x", "id": [1]}\n',
+            r"id.jsonl, line 1: id column 'id' holds a list \[1\], expected a single value",
+        ),
+    ],
+)
 def test_half_readable_tables_are_refused_naming_file_and_line(tmp_path, name, data, message):
     path = tmp_path / name
     path.write_text(data)
@@ -254,12 +316,18 @@ def test_split_files_errors_name_the_key_and_the_file(tmp_path):
         load_table({"train": train}, split_column="part")
     with pytest.raises(UserError, match=r"^path: the table of split = file is empty"):
         load_table({})
-    with pytest.raises(UserError, match=r'^path: a list of files does not say which split each holds; '
-                                        r'write path = \{train = "a.csv", test = "b.csv"\}$'):
+    with pytest.raises(
+        UserError,
+        match=r"^path: a list of files does not say which split each holds; "
+        r'write path = \{train = "a.csv", test = "b.csv"\}$',
+    ):
         load_table([train, train])
-    with pytest.raises(UserError, match=r"^path: must be a string or a path or "
-                                        r'a table of split = file, e.g. \{train = "a.csv", test = "b.csv"\}, got \[.*'
-                                        r"\(corpus loader 'table'\)$"):
+    with pytest.raises(
+        UserError,
+        match=r"^path: must be a string or a path or "
+        r'a table of split = file, e.g. \{train = "a.csv", test = "b.csv"\}, got \[.*'
+        r"\(corpus loader 'table'\)$",
+    ):
         load_corpus("table", path=[train, train])
     with pytest.raises(UserError, match=r"^path: must be .*, got \{'train': 3\}"):
         load_corpus("table", path={"train": 3})
@@ -274,16 +342,29 @@ def test_parquet_through_pandas_gives_what_pyarrow_gave(tmp_path):
     from xialpha.corpora.table_files import read_columns
 
     path = tmp_path / "types.parquet"
-    pq.write_table(pa.table({
-        "text": ["a", None, "c"], "int": pa.array([1, None, 2**62], pa.int64()), "float": [1.5, float("nan"), None],
-        "list": [["x", None], [], None], "nested": [[["a"]], None, [[]]], "struct": [{"n": "x"}, None, {"n": None}],
-        "time": pa.array([1, None, 2], pa.timestamp("s")), "zoned": pa.array([1, None, 3], pa.timestamp("us", tz="+02:00")),
-        "date": pa.array([dt.date(2000, 1, 2), None, dt.date(1970, 1, 1)], pa.date32()), "bool": [True, False, None],
-    }), path)
+    pq.write_table(
+        pa.table(
+            {
+                "text": ["a", None, "c"],
+                "int": pa.array([1, None, 2**62], pa.int64()),
+                "float": [1.5, float("nan"), None],
+                "list": [["x", None], [], None],
+                "nested": [[["a"]], None, [[]]],
+                "struct": [{"n": "x"}, None, {"n": None}],
+                "time": pa.array([1, None, 2], pa.timestamp("s")),
+                "zoned": pa.array([1, None, 3], pa.timestamp("us", tz="+02:00")),
+                "date": pa.array([dt.date(2000, 1, 2), None, dt.date(1970, 1, 1)], pa.date32()),
+                "bool": [True, False, None],
+            }
+        ),
+        path,
+    )
     names = ["text", "int", "float", "list", "nested", "struct", "time", "zoned", "date", "bool"]
     new, old = read_columns(path, "parquet", names, True, (), "utf-8"), parquet_columns_before(path, names)
     for name in names:
         assert repr(new[name]) == repr(old[name]), name  # equal values of equal types (nan too)
         assert [type(value) for value in new[name]] == [type(value) for value in old[name]], name
-    with pytest.raises(UserError, match=r"^label_column: \S*types.parquet has no column 'label' \(columns: text, int, float, list, "):
+    with pytest.raises(
+        UserError, match=r"^label_column: \S*types.parquet has no column 'label' \(columns: text, int, float, list, "
+    ):
         load_table(path)

@@ -26,9 +26,14 @@ REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 IMAGE = "xialpha"
 KUBERNETES_KINDS = {
-    ("v1", "Namespace"), ("v1", "PersistentVolumeClaim"), ("v1", "ConfigMap"), ("v1", "Secret"),
-    ("batch/v1", "CronJob"), ("batch/v1", "Job"),
-    ("kubernetes.dask.org/v1", "DaskCluster"), ("kubernetes.dask.org/v1", "DaskJob"),
+    ("v1", "Namespace"),
+    ("v1", "PersistentVolumeClaim"),
+    ("v1", "ConfigMap"),
+    ("v1", "Secret"),
+    ("batch/v1", "CronJob"),
+    ("batch/v1", "Job"),
+    ("kubernetes.dask.org/v1", "DaskCluster"),
+    ("kubernetes.dask.org/v1", "DaskJob"),
     ("kustomize.config.k8s.io/v1beta1", "Kustomization"),
 }
 
@@ -116,12 +121,13 @@ def test_every_yaml_parses_and_kubernetes_kinds_are_known(path):
     if path.parent.name != "kubernetes" or path in _kustomize_configurations():
         return
     for doc in docs:
-        assert (doc.get("apiVersion"), doc.get("kind")) in KUBERNETES_KINDS, f"{path}: {doc.get('apiVersion')}/{doc.get('kind')}"
+        assert (doc.get("apiVersion"), doc.get("kind")) in KUBERNETES_KINDS, (
+            f"{path}: {doc.get('apiVersion')}/{doc.get('kind')}"
+        )
         assert doc["kind"] == "Kustomization" or doc["metadata"].get("name"), f"{path}: {doc['kind']} without a name"
 
 
-@pytest.mark.parametrize("path", [p for p in _yaml_files() if p.parent.name == "kubernetes"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in _yaml_files() if p.parent.name == "kubernetes"], ids=lambda p: p.name)
 def test_kubernetes_containers_run_what_the_image_provides(path):
     """`command` replaces the ENTRYPOINT (then it must be dask or xialpha); `args` follow it."""
     entrypoint = _entrypoint()
@@ -172,8 +178,10 @@ def test_daskjob_runs_the_configmap_spec_on_its_own_scheduler():
     # Otherwise the job's cluster is the standalone DaskCluster, named after the job.
     cluster = kubernetes_cluster_spec(load_spec(REPO / "config" / "kubernetes.toml").cluster)["spec"]
     cluster["scheduler"]["service"]["selector"]["dask.org/cluster-name"] = job["metadata"]["name"]
-    assert {**job["spec"]["cluster"]["spec"], "worker": {**job["spec"]["cluster"]["spec"]["worker"], "spec": worker_pod}} \
-        == cluster
+    assert {
+        **job["spec"]["cluster"]["spec"],
+        "worker": {**job["spec"]["cluster"]["spec"]["worker"], "spec": worker_pod},
+    } == cluster
 
 
 def test_kustomization_lists_existing_files_and_every_namespaced_object_shares_the_namespace():
@@ -241,8 +249,12 @@ def test_dockerignore_keeps_only_what_the_build_copies():
     lines = [l for l in (REPO / ".dockerignore").read_text().splitlines() if l and not l.startswith("#")]
     assert lines[0] == "*"
     kept = {l[1:].rstrip("/") for l in lines if l.startswith("!")}
-    copied = {part.rstrip("/").removeprefix("./") for word, args in _dockerfile() if word == "COPY" and "--from" not in args
-              for part in args.split()[:-1]}
+    copied = {
+        part.rstrip("/").removeprefix("./")
+        for word, args in _dockerfile()
+        if word == "COPY" and "--from" not in args
+        for part in args.split()[:-1]
+    }
     assert copied <= kept
 
 
@@ -259,7 +271,9 @@ def test_dockerfile_uses_only_syntax_every_builder_reads():
     assert "<<" not in text  # heredocs are BuildKit-only
     for word, args in _dockerfile():
         flags = {token.split("=")[0] for token in itertools.takewhile(lambda t: t.startswith("--"), args.split())}
-        assert flags <= LEGACY_FLAGS.get(word, set()), f"{word} {args}: {flags - LEGACY_FLAGS.get(word, set())} needs BuildKit"
+        assert flags <= LEGACY_FLAGS.get(word, set()), (
+            f"{word} {args}: {flags - LEGACY_FLAGS.get(word, set())} needs BuildKit"
+        )
     assert dict(_final_stage()).get("STOPSIGNAL", "SIGTERM") == "SIGTERM"  # what xialpha handles as PID 1
 
 
@@ -282,7 +296,12 @@ def test_sbatch_scripts_are_valid_bash_with_directives_before_commands(name):
 def test_readme_explains_every_deploy_file():
     readme = (DEPLOY / "README.md").read_text(encoding="utf-8")
     for path in DEPLOY.rglob("*"):
-        if path.is_file() and path.name != "README.md" and "cron" not in path.parts and path.name != "drift-cronjob.yaml":
+        if (
+            path.is_file()
+            and path.name != "README.md"
+            and "cron" not in path.parts
+            and path.name != "drift-cronjob.yaml"
+        ):
             assert path.name in readme, f"deploy/README.md does not mention {path.relative_to(DEPLOY)}"
     assert "## What was run for real, and what was only validated" in readme
     assert "The image was not built" in readme  # says so: no base image can be pulled here

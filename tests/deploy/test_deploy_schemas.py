@@ -37,9 +37,12 @@ NOT_VALIDATED = {"Kustomization"}  # kustomize's own file, never sent to the API
 
 def _documents() -> list[tuple[str, dict]]:
     """(file name, document) of every Kubernetes object under deploy/kubernetes."""
-    return [(path.name, doc) for path in sorted(KUBERNETES.glob("*.yaml"))
-            for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
-            if doc and "apiVersion" in doc and doc["kind"] not in NOT_VALIDATED]
+    return [
+        (path.name, doc)
+        for path in sorted(KUBERNETES.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
+        if doc and "apiVersion" in doc and doc["kind"] not in NOT_VALIDATED
+    ]
 
 
 def _versions() -> list[str]:
@@ -98,14 +101,19 @@ def _dask_crd_schema(kind: str) -> dict:
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
     schema = _strict(copy.deepcopy(version["schema"]["openAPIV3Schema"]))
     # The API server itself checks apiVersion, kind and metadata, which the CRD schema leaves out.
-    schema["properties"].update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}})
+    schema["properties"].update(
+        {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}}
+    )
     return schema
 
 
 def _strict(schema):
     if isinstance(schema, dict):
-        if ("properties" in schema and "additionalProperties" not in schema
-                and not schema.get("x-kubernetes-preserve-unknown-fields")):
+        if (
+            "properties" in schema
+            and "additionalProperties" not in schema
+            and not schema.get("x-kubernetes-preserve-unknown-fields")
+        ):
             schema["additionalProperties"] = False
         for value in schema.values():
             _strict(value)
@@ -120,7 +128,9 @@ def test_dask_resources_validate_strictly_against_the_operator_crds(kind):
     schema = _dask_crd_schema(kind)
     docs = [(name, doc) for name, doc in _documents() if doc["kind"] == kind]
     if kind == "DaskCluster":  # what `kind = "kubernetes"` creates, besides the shipped manifest
-        docs.append(("config/kubernetes.toml", kubernetes_cluster_spec(load_spec(REPO / "config" / "kubernetes.toml").cluster)))
+        docs.append(
+            ("config/kubernetes.toml", kubernetes_cluster_spec(load_spec(REPO / "config" / "kubernetes.toml").cluster))
+        )
     assert docs
     for name, doc in docs:
         errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
@@ -159,6 +169,10 @@ def test_compose_v1_reads_the_compose_file():
     version = subprocess.run(["docker-compose", "version", "--short"], capture_output=True, text=True, timeout=60)
     if not version.stdout.startswith("1."):
         pytest.skip(f"docker-compose is not Compose v1: {version.stdout.strip()}")
-    done = subprocess.run(["docker-compose", "-p", "xialpha", "-f", str(DEPLOY / "docker-compose.yml"), "config", "-q"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["docker-compose", "-p", "xialpha", "-f", str(DEPLOY / "docker-compose.yml"), "config", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr

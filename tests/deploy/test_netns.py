@@ -19,9 +19,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from sweep_processes import DEADLINE, expected_keys, kill, raw_keys, result_files, start, sweep_argv, sweep_spec
-from sweep_processes import DASK, wait_for
+from sweep_processes import (
+    DASK,
+    DEADLINE,
+    expected_keys,
+    kill,
+    raw_keys,
+    result_files,
+    start,
+    sweep_argv,
+    sweep_spec,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.netns, pytest.mark.cluster]
 pytest.importorskip("cryptography")
@@ -104,15 +113,47 @@ def test_a_worker_cut_off_mid_sweep_over_tls_loses_nothing(tmp_path):
     processes = []
     with _network(f"{os.getpid() % 10000:04d}") as (names, links):
         try:
+
             def run(namespace: str, argv: list[str], log: str):
                 processes.append(start(["ip", "netns", "exec", names[namespace], *argv], tmp_path / log, env=TIMEOUTS))
                 return processes[-1]
 
-            run("s", [*DASK, "scheduler", "--protocol", "tls", "--host", SCHEDULER, "--port", "8786",
-                      "--dashboard-address", ":0", *tls], "scheduler.log")
+            run(
+                "s",
+                [
+                    *DASK,
+                    "scheduler",
+                    "--protocol",
+                    "tls",
+                    "--host",
+                    SCHEDULER,
+                    "--port",
+                    "8786",
+                    "--dashboard-address",
+                    ":0",
+                    *tls,
+                ],
+                "scheduler.log",
+            )
             for worker, address in WORKERS.items():
-                run(worker, [*DASK, "worker", f"tls://{SCHEDULER}:8786", "--host", address, "--name", worker,
-                             "--nthreads", "1", "--dashboard-address", ":0", *tls], f"{worker}.log")
+                run(
+                    worker,
+                    [
+                        *DASK,
+                        "worker",
+                        f"tls://{SCHEDULER}:8786",
+                        "--host",
+                        address,
+                        "--name",
+                        worker,
+                        "--nthreads",
+                        "1",
+                        "--dashboard-address",
+                        ":0",
+                        *tls,
+                    ],
+                    f"{worker}.log",
+                )
             driver = run("s", sweep_argv(spec, store), "driver.log")
             wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
             _ip("link", "set", links["w1"], "down", namespace=names["s"])  # w1 drops off the network

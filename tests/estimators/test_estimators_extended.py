@@ -8,9 +8,8 @@ import pytest
 from xialpha.errors import UserError
 from xialpha.estimators.extended import xi_alpha_extended
 from xialpha.estimators.radius import r_delta_squared
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMFit, fit_svm
 from xialpha.estimators.xialpha import xi_alpha
-from xialpha.estimators.svm import SVMFit
 
 
 def _problem(seed: int, n: int = 60, dim: int = 8):
@@ -25,9 +24,18 @@ def _problem(seed: int, n: int = 60, dim: int = 8):
 def _crafted_fit(y, alpha, c_i, decision) -> SVMFit:
     """An SVMFit with chosen dual variables, for configurations libsvm rarely produces."""
     y, alpha, c_i, decision = (np.asarray(v, dtype=float) for v in (y, alpha, c_i, decision))
-    return SVMFit(y=y.astype(np.int8), alpha=alpha, xi=np.maximum(0.0, 1 - y * decision), b=0.0, c_i=c_i,
-                  decision=decision, support=np.flatnonzero(alpha > 0), fit_seconds=0.0, model=None,
-                  precomputed=True)
+    return SVMFit(
+        y=y.astype(np.int8),
+        alpha=alpha,
+        xi=np.maximum(0.0, 1 - y * decision),
+        b=0.0,
+        c_i=c_i,
+        decision=decision,
+        support=np.flatnonzero(alpha > 0),
+        fit_seconds=0.0,
+        model=None,
+        precomputed=True,
+    )
 
 
 def _one_example_at_a_time(fit, gram, r_delta2, rho, depth):
@@ -66,8 +74,9 @@ def _one_example_at_a_time(fit, gram, r_delta2, rho, depth):
     return errors
 
 
-@pytest.mark.parametrize("seed, C, rho, depth",
-                         [(0, 1.0, 1.0, 1), (1, 5.0, 1.0, 3), (2, 20.0, 2.0, 10), (3, 2.0, 1.0, 100)])
+@pytest.mark.parametrize(
+    "seed, C, rho, depth", [(0, 1.0, 1.0, 1), (1, 5.0, 1.0, 3), (2, 20.0, 2.0, 10), (3, 2.0, 1.0, 100)]
+)
 def test_matches_the_rule_applied_one_example_at_a_time(seed, C, rho, depth):
     X, y = _problem(seed)
     gram = X @ X.T
@@ -91,8 +100,10 @@ def test_search_stops_at_the_first_candidate_below_the_r_delta2_threshold():
     assert xi_alpha_extended(fit, gram, 0.2, rho=3.0, depth=2).indicator.tolist() == [True, False, False]
     assert xi_alpha_extended(fit, gram, 1.0, rho=3.0, depth=2).indicator.tolist() == [False, False, False]
     for r_delta2 in (0.2, 1.0):
-        assert np.array_equal(xi_alpha_extended(fit, gram, r_delta2, rho=3.0, depth=2).indicator,
-                              _one_example_at_a_time(fit, gram, r_delta2, 3.0, 2))
+        assert np.array_equal(
+            xi_alpha_extended(fit, gram, r_delta2, rho=3.0, depth=2).indicator,
+            _one_example_at_a_time(fit, gram, r_delta2, 3.0, 2),
+        )
 
 
 def test_depth_zero_is_plain_xi_alpha():
@@ -122,8 +133,9 @@ def test_distance_to_the_mean_of_unbounded_svs_decides():
     # t = 0 (bounded, xi = 0.5, alpha = 1) is flagged (1 * 1 + 0.5 >= 1). Its candidates are the
     # unbounded SVs 1 and 2; the best mean is x_1 alone, at squared distance 0.02: 0.02 + 0.5 < 1.
     X = np.array([[1.0, 0.0], [0.9, 0.1], [-1.0, 0.0], [0.0, 1.0]])
-    fit = _crafted_fit([1, 1, -1, -1], alpha=[1.0, 0.4, 0.6, 0.8], c_i=[1.0, 1.0, 1.0, 0.8],
-                       decision=[0.5, 1.0, -1.0, 0.2])
+    fit = _crafted_fit(
+        [1, 1, -1, -1], alpha=[1.0, 0.4, 0.6, 0.8], c_i=[1.0, 1.0, 1.0, 0.8], decision=[0.5, 1.0, -1.0, 0.2]
+    )
     estimate = xi_alpha_extended(fit, X @ X.T, 1.0, depth=2)
     assert estimate.indicator[0] == np.False_
     # t = 3 (bounded, xi = 1.2) stays an error: xi alone exceeds 1.

@@ -16,23 +16,29 @@ FORBIDDEN = {"dask", "distributed", "pyarrow", "pandas", "fsspec"}
 
 
 def _run(code: str) -> str:
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=REPO, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
 def test_public_names_import_in_a_fresh_interpreter():
-    out = _run("from xialpha.estimators.svm import fit_svm; from xialpha.estimators.xialpha import xi_alpha\n"
-               "from xialpha.estimators.loo import loo_exact; from xialpha.estimators.radius import r_delta_squared\n"
-               "print('ok')")
+    out = _run(
+        "from xialpha.estimators.svm import fit_svm; from xialpha.estimators.xialpha import xi_alpha\n"
+        "from xialpha.estimators.loo import loo_exact; from xialpha.estimators.radius import r_delta_squared\n"
+        "print('ok')"
+    )
     assert out.strip() == "ok"
 
 
 def test_the_registry_loads_no_algorithm_and_no_numerical_library():
     # the command line's parser and the store's schema read it: it must stay as light as they are
-    out = _run("import json, sys; import xialpha.estimators.registry\n"
-               "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-               "('numpy', 'scipy', 'sklearn', 'numba', 'xialpha'))))")
+    out = _run(
+        "import json, sys; import xialpha.estimators.registry\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('numpy', 'scipy', 'sklearn', 'numba', 'xialpha'))))"
+    )
     assert set(json.loads(out)) == {"xialpha", "xialpha.version", "xialpha.estimators", "xialpha.estimators.registry"}
 
 
@@ -51,12 +57,15 @@ def test_no_dask_or_other_xialpha_layers_after_import_and_use():
         fit = fit_svm(y, 1.0, X=X)
         xi_alpha(fit.alpha, fit.xi, y, r_delta_squared(X=X))
         loo_exact(y, 1.0, X=X); kfold(y, 1.0, k=3, X=X); bootstrap(y, 1.0, n_boot=2, X=X)
-        print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("dask", "distributed", "fsspec", "xialpha"))))
+        roots = ("dask", "distributed", "fsspec", "xialpha")
+        print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in roots)))
         """
     )
     loaded = set(json.loads(out))
     assert not loaded & {"dask", "distributed", "fsspec"}
-    assert not {name for name in loaded if name.startswith("xialpha.") and not name.startswith("xialpha.estimators")} - {"xialpha.errors", "xialpha.version"}
+    assert not {
+        name for name in loaded if name.startswith("xialpha.") and not name.startswith("xialpha.estimators")
+    } - {"xialpha.errors", "xialpha.version"}
 
 
 def test_estimators_source_imports_no_dask_storage_or_jobs():

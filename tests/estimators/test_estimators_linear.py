@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.linear import ConvergenceWarning
+from xialpha.estimators.svm import fit_svm
 
 TOL = 1e-6
 N_PROBLEMS = 220
@@ -35,8 +35,14 @@ def _problem(seed: int) -> dict:
     if seed % 4 == 0:
         weights = rng.integers(0, 3, size=n).astype(float)
         weights[:4] = 1.0
-    return {"X": sp.csr_matrix(X) if seed % 2 else X, "dense": X, "y": y, "weights": weights,
-            "C": float(10 ** rng.uniform(-2, 2.5)), "j": float(rng.choice([1.0, 0.5, 2.0, 5.0]))}
+    return {
+        "X": sp.csr_matrix(X) if seed % 2 else X,
+        "dense": X,
+        "y": y,
+        "weights": weights,
+        "C": float(10 ** rng.uniform(-2, 2.5)),
+        "j": float(rng.choice([1.0, 0.5, 2.0, 5.0])),
+    }
 
 
 def _dual(alpha: np.ndarray, y: np.ndarray, X: np.ndarray) -> float:
@@ -68,7 +74,8 @@ def test_kkt_conditions_hold_on_every_problem(studies):
         margin = fit.y * fit.decision
         free = (fit.alpha > 0) & (fit.alpha < fit.c_i)
         ok = (
-            np.all(fit.alpha >= 0) and np.all(fit.alpha <= fit.c_i)
+            np.all(fit.alpha >= 0)
+            and np.all(fit.alpha <= fit.c_i)
             and abs(float(fit.alpha @ fit.y)) <= 1e-3 * max(1.0, fit.c_i.max())
             and np.allclose(fit.w, X.T @ (fit.alpha * fit.y), atol=1e-9)
             and np.allclose(fit.decision, X @ fit.w + fit.b, atol=1e-9)
@@ -94,8 +101,10 @@ def test_dual_objective_equals_libsvms(studies):
 def test_decisions_equal_libsvms_where_the_solution_is_unique(studies):
     unique = [s for s in studies if s["ref"].stable]
     assert len(unique) >= 0.5 * len(studies)
-    worst = max(float(np.max(np.abs(s["fit"].decision - s["ref"].decision))
-                      / max(1.0, np.abs(s["ref"].decision).max())) for s in unique)
+    worst = max(
+        float(np.max(np.abs(s["fit"].decision - s["ref"].decision)) / max(1.0, np.abs(s["ref"].decision).max()))
+        for s in unique
+    )
     assert worst <= 1e-2
 
 
@@ -106,7 +115,9 @@ def test_a_warm_started_C_path_equals_cold_fits():
         for C in (0.1, 1.0, 10.0, 1.0):  # up, then down: alphas above the new bound are clipped
             warm = fit_svm(p["y"], C, X=p["X"], j=p["j"], tol=TOL, warm_start=previous)
             cold = fit_svm(p["y"], C, X=p["X"], j=p["j"], tol=TOL)
-            assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(_dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6)
+            assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(
+                _dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6
+            )
             previous = warm
 
 
@@ -121,7 +132,9 @@ def test_an_ascending_C_path_keeps_its_solution_once_no_support_vector_is_at_its
         for C in (10.0, 100.0, 1000.0):
             fit = fit_svm(p["y"], C, X=X, j=p["j"], tol=TOL, warm_start=previous, check_input=False)
             cold = fit_svm(p["y"], C, X=X, j=p["j"], tol=TOL, check_input=False)
-            assert _dual(fit.alpha, p["y"], p["dense"]) == pytest.approx(_dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6)
+            assert _dual(fit.alpha, p["y"], p["dense"]) == pytest.approx(
+                _dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6
+            )
             np.testing.assert_array_equal(fit.c_i, cold.c_i)
             if previous.n_bounded_sv == 0:
                 assert fit.alpha is previous.alpha and fit.b == previous.b
@@ -227,12 +240,14 @@ def test_a_sweeps_C_path_meets_the_tolerance_at_every_C_as_cold_fits_do():
         X = sp.csr_matrix(p["dense"])
         previous = None
         for C in (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0):
-            warm = fit_svm(p["y"], C, X=X, j=p["j"], sample_weight=p["weights"], tol=tol, warm_start=previous,
-                           check_input=False)
+            warm = fit_svm(
+                p["y"], C, X=X, j=p["j"], sample_weight=p["weights"], tol=tol, warm_start=previous, check_input=False
+            )
             cold = fit_svm(p["y"], C, X=X, j=p["j"], sample_weight=p["weights"], tol=tol, check_input=False)
             assert warm.converged and _pg_spread(warm) <= tol * (1 + 1e-9), (seed, C, _pg_spread(warm))
-            assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(_dual(cold.alpha, p["y"], p["dense"]),
-                                                                         rel=1e-2, abs=1e-3)
+            assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(
+                _dual(cold.alpha, p["y"], p["dense"]), rel=1e-2, abs=1e-3
+            )
             previous = warm
 
 

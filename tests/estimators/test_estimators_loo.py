@@ -87,10 +87,18 @@ def _study(seed: int, tiny: bool) -> dict:
     y, C, j = p["y"], p["C"], p["j"]
     fit = fit_svm(y, C, gram=p["gram"], j=j, tol=TOL, max_iter=MAX_ITER)
     brute = _brute_force(p)
-    record = {"seed": seed, "tiny": tiny, "n": y.size, "j": j, "kernel": p["kernel"], "stable": fit.stable,
-              "converged": brute["converged"] and fit.model.n_iter_[0] < MAX_ITER, "brute": brute["errors"],
-              "brute_loo_stable": brute["loo_stable"],
-              "bounded_fraction": fit.n_bounded_sv / y.size}
+    record = {
+        "seed": seed,
+        "tiny": tiny,
+        "n": y.size,
+        "j": j,
+        "kernel": p["kernel"],
+        "stable": fit.stable,
+        "converged": brute["converged"] and fit.model.n_iter_[0] < MAX_ITER,
+        "brute": brute["errors"],
+        "brute_loo_stable": brute["loo_stable"],
+        "bounded_fraction": fit.n_bounded_sv / y.size,
+    }
     args = {"j": j, "tol": TOL, "max_iter": MAX_ITER}
     by_gram = loo_exact(y, C, gram=p["gram"], **args)
     by_features = loo_exact(y, C, X=p["X"], kernel=p["kernel"], kernel_params=p["params"], **args)
@@ -100,9 +108,13 @@ def _study(seed: int, tiny: bool) -> dict:
     missed = brute["errors"] & ~flagged
     proof_applies = (_full_room(fit) >= fit.alpha + 1e-6) & (brute["loo_room"] >= fit.alpha + 1e-6)
     record.update(
-        gram=by_gram.indicator, features=by_features.indicator, pruned=pruned.indicator,
-        retrain_fraction=by_gram.retrains / y.size, pruned_retrain_fraction=pruned.retrains / y.size,
-        d2=int(xi_alpha(fit.alpha, fit.xi, y, r_delta2, rho=2.0).d), missed=missed,
+        gram=by_gram.indicator,
+        features=by_features.indicator,
+        pruned=pruned.indicator,
+        retrain_fraction=by_gram.retrains / y.size,
+        pruned_retrain_fraction=pruned.retrains / y.size,
+        d2=int(xi_alpha(fit.alpha, fit.xi, y, r_delta2, rho=2.0).d),
+        missed=missed,
         missed_where_proof_applies=missed & proof_applies,
         missed_in_seed_setting=missed & (j == 1.0) & brute["loo_stable"],
         missed_with_unstable_loo=missed & ~brute["loo_stable"],
@@ -157,7 +169,11 @@ def test_loo_exact_retrains_fewer_than_all(records):
 
 def test_lemma1_holds_where_its_proof_applies(records):
     # Stable solution, and both feasible points of the proof exist: no leave-one-out error escapes rho = 2.
-    bad = [(r["seed"], np.flatnonzero(r["missed_where_proof_applies"]).tolist()) for r in records if r["stable"] and r["missed_where_proof_applies"].any()]
+    bad = [
+        (r["seed"], np.flatnonzero(r["missed_where_proof_applies"]).tolist())
+        for r in records
+        if r["stable"] and r["missed_where_proof_applies"].any()
+    ]
     assert bad == []
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.loo_linear import WorkingSet, _full_retrain_margin
+from xialpha.estimators.svm import fit_svm
 
 TOL = 1e-4
 

@@ -39,7 +39,11 @@ def test_rbf_by_hand():
 @pytest.mark.parametrize("block_rows", [1, 2, 3, 1024])
 def test_block_scan_independent_of_block_size(block_rows):
     X = np.random.default_rng(0).normal(size=(7, 3))
-    for kernel, params in [("linear", {}), ("rbf", {"gamma": 0.3}), ("poly", {"gamma": 0.5, "degree": 2, "coef0": 1.0})]:
+    for kernel, params in [
+        ("linear", {}),
+        ("rbf", {"gamma": 0.3}),
+        ("poly", {"gamma": 0.5, "degree": 2, "coef0": 1.0}),
+    ]:
         gram = pairwise_kernels(X, metric=kernel, **params)
         expected = gram.diagonal().max() - gram.min()
         got = r_delta_squared(X=X, kernel=kernel, kernel_params=params, block_rows=block_rows)
@@ -108,4 +112,6 @@ def test_closed_form_not_used_for_poly_kernel():
     X = np.array([[0.6, 0.8], [0.8, 0.6]])
     params = {"gamma": 1.0, "degree": 2, "coef0": 1.0}
     gram = pairwise_kernels(X, metric="poly", **params)
-    assert r_delta_squared(X=X, kernel="poly", kernel_params=params) == pytest.approx(gram.diagonal().max() - gram.min())
+    assert r_delta_squared(X=X, kernel="poly", kernel_params=params) == pytest.approx(
+        gram.diagonal().max() - gram.min()
+    )

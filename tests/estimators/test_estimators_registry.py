@@ -16,8 +16,8 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import REPO
+
 from xialpha.estimators import registry
 from xialpha.jobs.plan import estimator_settings
 from xialpha.selection.choices import ESTIMATOR_CHOICES
@@ -35,7 +35,7 @@ def margin_estimate(fit) -> Estimate:
     return Estimate.from_indicator("margin", fit.y, fit.y * fit.decision < 1)
 '''
 
-TOY_ENTRY = '''
+TOY_ENTRY = """
 def _margin(fit, data: FitData):
     from xialpha.estimators.margin import margin_estimate
 
@@ -48,7 +48,7 @@ ESTIMATORS += (
         ResultColumn("margin_inside", "int", "margin: examples inside the margin",
                      lambda estimate, settings: int(estimate.d)),)),
 )
-'''
+"""
 
 SPEC = """
 [sweep]
@@ -65,7 +65,7 @@ C = [0.5, 5.0]
 margin = true
 """
 
-SCRIPT = '''
+SCRIPT = """
 import json, sys
 from pathlib import Path
 
@@ -101,7 +101,7 @@ y = (X[:, 0] > 0).astype(int)
 search = XiAlphaSearchCV(SVC(kernel="rbf", gamma=1.0), {"C": [0.5, 5.0]}, estimate="margin").fit(X, y)
 found["search"] = sorted(k for k in search.cv_results_ if k.startswith("margin"))
 print("RESULT " + json.dumps(found))
-'''
+"""
 
 
 def test_adding_an_estimator_is_its_module_and_its_registry_entry(tmp_path):
@@ -113,21 +113,28 @@ def test_adding_an_estimator_is_its_module_and_its_registry_entry(tmp_path):
     anchor = "\nBY_NAME = "
     assert anchor in source
     registry_file.write_text(source.replace(anchor, TOY_ENTRY + anchor, 1), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(SCRIPT), SPEC], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300, env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SCRIPT), SPEC],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(copy), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.split("RESULT ", 1)[1])
     assert found["package"] == str(copy / "xialpha" / "__init__.py")
-    assert found["columns"] == [f"margin_{name}" for name in ("d_pos", "d_neg", "error", "recall", "precision", "f1")] \
-        + ["margin_inside"]
+    assert found["columns"] == [
+        f"margin_{name}" for name in ("d_pos", "d_neg", "error", "recall", "precision", "f1")
+    ] + ["margin_inside"]
     assert found["enabled"] == ["xa", "apparent", "span", "margin"]
     assert found["stored"] and found["indicators"] == 4  # 2 categories x 2 C, one rho
     assert found["select"] == 0 and found["report"] == 0
     assert found["search"] == [f"margin_{name}" for name in ("d_neg", "d_pos", "error", "f1", "precision", "recall")]
     # the configs that do not use it keep their keys: the settings a key holds are the ones before
-    assert found["settings without it"] == estimator_settings(parse_spec(SPEC.replace("margin = true", "")
-                                                                         .replace('estimator = "margin"', ""),
-                                                                         source="s"))
+    assert found["settings without it"] == estimator_settings(
+        parse_spec(SPEC.replace("margin = true", "").replace('estimator = "margin"', ""), source="s")
+    )
 
 
 def test_the_schema_holds_each_registered_estimator_and_its_own_columns():
@@ -142,16 +149,29 @@ def test_the_schema_holds_each_registered_estimator_and_its_own_columns():
 
 def test_only_selectable_estimators_are_choices_and_apparent_is_none():
     assert "apparent" not in ESTIMATOR_CHOICES and set(ESTIMATOR_CHOICES) == set(registry.NAMES) - {"apparent"}
-    assert registry.by_preference(registry.NAMES)[0] == "span" and registry.by_preference(registry.NAMES)[-1] == "apparent"
+    assert (
+        registry.by_preference(registry.NAMES)[0] == "span" and registry.by_preference(registry.NAMES)[-1] == "apparent"
+    )
 
 
 def test_settings_come_from_the_registry_with_their_rules():
-    spec = parse_spec('[corpus]\nloader = "synthetic"\ntrain_split = "train"\ntest_split = "test"\n'
-                      "[estimators]\nkfold = 3\nholdout = true\n", source="s")
+    spec = parse_spec(
+        '[corpus]\nloader = "synthetic"\ntrain_split = "train"\ntest_split = "test"\n'
+        "[estimators]\nkfold = 3\nholdout = true\n",
+        source="s",
+    )
     assert spec.estimators["kfold"] == 3 and spec.estimators.enabled == ("xa", "apparent", "holdout", "kfold", "span")
     assert spec.estimators.needs(registry.HELD_OUT) and not spec.estimators.needs(registry.KERNEL_ROWS)
-    assert estimator_settings(spec) == {"tol": 1e-3, "span": True, "xa_ext_depth": 0, "exact_loo": False,
-                                        "loo_prune": "support", "holdout": True, "kfold": 3, "bootstrap": 0}
+    assert estimator_settings(spec) == {
+        "tol": 1e-3,
+        "span": True,
+        "xa_ext_depth": 0,
+        "exact_loo": False,
+        "loo_prune": "support",
+        "holdout": True,
+        "kfold": 3,
+        "bootstrap": 0,
+    }
 
 
 @pytest.mark.parametrize("name", registry.NAMES)

@@ -10,13 +10,13 @@ from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
 from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
 from xialpha.estimators.extended import xi_alpha_extended
+from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.radius import r_delta_squared
+from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha
-from xialpha.estimators.kernel_rows import NamedKernelRows
-from xialpha.estimators.scoring import one_fit_estimates
 
 
 def problem(seed=0, n=120):
@@ -42,14 +42,29 @@ def test_every_requested_estimate_is_the_estimator_called_directly(path):
     svm_args = {**data, "j": 2.0, "tol": 1e-3}
     C = 1.0
     fit = fit_svm(y, C, **svm_args)
-    got = one_fit_estimates(fit, C, svm_args, r2, rhos=(1.0, 2.0), span=True, xa_ext_depth=3, exact_loo=True,
-                            kfold=3, bootstrap=4, holdout=True, held_out=(y_test, test_data))
+    got = one_fit_estimates(
+        fit,
+        C,
+        svm_args,
+        r2,
+        rhos=(1.0, 2.0),
+        span=True,
+        xa_ext_depth=3,
+        exact_loo=True,
+        kfold=3,
+        bootstrap=4,
+        holdout=True,
+        held_out=(y_test, test_data),
+    )
     gram = data.get("gram")
-    expected_shared = [("apparent", apparent(fit)), ("loo", loo_exact(y, C, fit=fit, r_delta2=r2, **svm_args)),
-                       ("holdout", holdout(fit, y_test, test_data)),
-                       ("kfold", kfold(y, C, k=3, fit=fit, **svm_args)),
-                       ("bootstrap", bootstrap(y, C, n_boot=4, fit=fit, **svm_args)),
-                       ("span", span_estimate(fit, gram))]  # in registry order
+    expected_shared = [
+        ("apparent", apparent(fit)),
+        ("loo", loo_exact(y, C, fit=fit, r_delta2=r2, **svm_args)),
+        ("holdout", holdout(fit, y_test, test_data)),
+        ("kfold", kfold(y, C, k=3, fit=fit, **svm_args)),
+        ("bootstrap", bootstrap(y, C, n_boot=4, fit=fit, **svm_args)),
+        ("span", span_estimate(fit, gram)),
+    ]  # in registry order
     assert [e.method for e in got.shared] == [method for method, _ in expected_shared]
     for estimate, (_, expected) in zip(got.shared, expected_shared):
         assert counts(estimate) == counts(expected)
@@ -77,10 +92,17 @@ def test_only_what_is_asked_for_is_computed():
         one_fit_estimates(fit, 1.0, {"X": X}, r_delta_squared(X=X), holdout=True)
 
 
-@pytest.mark.parametrize("kernel, params, gram_of", [
-    ("rbf", {"gamma": 0.3}, lambda X: rbf_kernel(X, gamma=0.3)),
-    ("poly", {"gamma": 0.2, "degree": 2, "coef0": 1.0}, lambda X: polynomial_kernel(X, degree=2, gamma=0.2, coef0=1.0)),
-])
+@pytest.mark.parametrize(
+    "kernel, params, gram_of",
+    [
+        ("rbf", {"gamma": 0.3}, lambda X: rbf_kernel(X, gamma=0.3)),
+        (
+            "poly",
+            {"gamma": 0.2, "degree": 2, "coef0": 1.0},
+            lambda X: polynomial_kernel(X, degree=2, gamma=0.2, coef0=1.0),
+        ),
+    ],
+)
 def test_features_under_a_named_kernel_give_the_estimates_of_their_gram(kernel, params, gram_of):
     # a fit trained by libsvm on features with a named kernel: span and xa_ext read kernel blocks of
     # the features (NamedKernelRows), and equal what the full Gram of the same kernel gives

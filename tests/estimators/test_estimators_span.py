@@ -8,11 +8,9 @@ import pytest
 from xialpha.errors import UserError
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.radius import r_delta_squared
-from xialpha.estimators.span import span_estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.span import span_estimate, span_loo_margins, span_squared
+from xialpha.estimators.svm import SVMFit, fit_svm
 from xialpha.estimators.xialpha import xi_alpha
-from xialpha.estimators.span import span_loo_margins, span_squared
-from xialpha.estimators.svm import SVMFit
 
 
 def _problem(seed: int, n: int = 16, dim: int = 3, noise: float = 0.0, gap: float = 0.0):
@@ -103,9 +101,18 @@ def test_gram_from_features_gives_the_same_estimate_as_the_feature_fit():
 def _crafted_fit(y, alpha, c_i, decision) -> SVMFit:
     """An SVMFit with chosen dual variables, for configurations libsvm rarely produces."""
     y, alpha, c_i, decision = (np.asarray(v, dtype=float) for v in (y, alpha, c_i, decision))
-    return SVMFit(y=y.astype(np.int8), alpha=alpha, xi=np.maximum(0.0, 1 - y * decision), b=0.0, c_i=c_i,
-                  decision=decision, support=np.flatnonzero(alpha > 0), fit_seconds=0.0, model=None,
-                  precomputed=True)
+    return SVMFit(
+        y=y.astype(np.int8),
+        alpha=alpha,
+        xi=np.maximum(0.0, 1 - y * decision),
+        b=0.0,
+        c_i=c_i,
+        decision=decision,
+        support=np.flatnonzero(alpha > 0),
+        fit_seconds=0.0,
+        model=None,
+        precomputed=True,
+    )
 
 
 def _squared_distances(X):

@@ -74,8 +74,10 @@ def test_calls_equal_those_of_exact_spans_and_every_shortcut_is_taken(method):
     for seed in range(40):
         X, y = _text_like(seed)
         for C in (0.1, 1.0, 10.0, 100.0):
-            for fit, gram in ((fit_svm(y, C, X=X, tol=1e-6), None),
-                              (fit_svm(y, C, gram=(X @ X.T).toarray(), tol=1e-6), (X @ X.T).toarray())):
+            for fit, gram in (
+                (fit_svm(y, C, X=X, tol=1e-6), None),
+                (fit_svm(y, C, gram=(X @ X.T).toarray(), tol=1e-6), (X @ X.T).toarray()),
+            ):
                 calls = _assert_calls_of_exact_spans(fit, gram, method, cases)
                 solved += calls.by_solve
                 margins = span_loo_margins(fit, gram, method=method)
@@ -169,8 +171,12 @@ def test_a_wrong_lower_bound_changes_calls(monkeypatch):
         fit = fit_svm(y, 10.0, X=X, tol=1e-6)
         thresholds = call_thresholds(fit)
         sv = fit.alpha > 0
-        flipped += int(np.sum((span_squared(fit, method="iterative", thresholds=thresholds)[sv] >= thresholds[sv])
-                              != (span_squared(fit)[sv] >= thresholds[sv])))
+        flipped += int(
+            np.sum(
+                (span_squared(fit, method="iterative", thresholds=thresholds)[sv] >= thresholds[sv])
+                != (span_squared(fit)[sv] >= thresholds[sv])
+            )
+        )
     assert flipped > 0
 
 
@@ -180,12 +186,15 @@ def test_undecided_unbounded_svs_alone_get_the_triangular_inverse(monkeypatch):
 
     sizes = []
     original = span._CholeskyHull.member_inverse_diagonal
-    monkeypatch.setattr(span._CholeskyHull, "member_inverse_diagonal",
-                        lambda self, k: sizes.append((k, self.factor.shape[0])) or original(self, k))
+    monkeypatch.setattr(
+        span._CholeskyHull,
+        "member_inverse_diagonal",
+        lambda self, k: sizes.append((k, self.factor.shape[0])) or original(self, k),
+    )
     X, y = _text_like(3, n=300, d=80)
     fit = fit_svm(y, 10.0, X=X, tol=1e-6)
     span_estimate(fit)
-    (k, n_u), = sizes
+    ((k, n_u),) = sizes
     assert n_u == fit.n_sv - fit.n_bounded_sv
     assert 0 < k < n_u
 
@@ -202,8 +211,12 @@ def test_gram_block_equals_the_sparse_product():
         unsorted.indices[part], unsorted.data[part] = unsorted.indices[part][::-1], unsorted.data[part][::-1]
     unsorted.has_sorted_indices = False
     for matrix in (X, unsorted):
-        for rows, cols in ((np.arange(50), np.arange(50)), (rng.permutation(50)[:17], rng.permutation(50)[:23]),
-                           (np.array([4, 4, 3, 9]), np.array([4, 4, 3, 9])), (np.array([2, 3]), np.arange(0))):
+        for rows, cols in (
+            (np.arange(50), np.arange(50)),
+            (rng.permutation(50)[:17], rng.permutation(50)[:23]),
+            (np.array([4, 4, 3, 9]), np.array([4, 4, 3, 9])),
+            (np.array([2, 3]), np.arange(0)),
+        ):
             expected = (X[rows] @ X[cols].T).toarray()
             block = gram_block(matrix, rows, cols)
             assert block.shape == (rows.size, cols.size) and block.dtype == np.float64
@@ -213,9 +226,18 @@ def test_gram_block_equals_the_sparse_product():
 def _crafted_fit(y, alpha, c_i, decision) -> SVMFit:
     """An SVMFit with chosen dual variables (as in test_estimators_span)."""
     y, alpha, c_i, decision = (np.asarray(v, dtype=float) for v in (y, alpha, c_i, decision))
-    return SVMFit(y=y.astype(np.int8), alpha=alpha, xi=np.maximum(0.0, 1 - y * decision), b=0.0, c_i=c_i,
-                  decision=decision, support=np.flatnonzero(alpha > 0), fit_seconds=0.0, model=None,
-                  precomputed=True)
+    return SVMFit(
+        y=y.astype(np.int8),
+        alpha=alpha,
+        xi=np.maximum(0.0, 1 - y * decision),
+        b=0.0,
+        c_i=c_i,
+        decision=decision,
+        support=np.flatnonzero(alpha > 0),
+        fit_seconds=0.0,
+        model=None,
+        precomputed=True,
+    )
 
 
 def test_auto_takes_the_iterative_path_above_the_dense_limit(monkeypatch):

@@ -27,7 +27,11 @@ def _problem(seed: int, kernel: str):
     return X, y, params, pairwise_kernels(X, metric=kernel, **params)
 
 
-CASES = [(seed, kernel, C, j) for seed, (C, j) in enumerate([(0.3, 1.0), (3.0, 1.0), (10.0, 2.0), (1.0, 0.5), (30.0, 5.0)]) for kernel in ("linear", "rbf")]
+CASES = [
+    (seed, kernel, C, j)
+    for seed, (C, j) in enumerate([(0.3, 1.0), (3.0, 1.0), (10.0, 2.0), (1.0, 0.5), (30.0, 5.0)])
+    for kernel in ("linear", "rbf")
+]
 
 
 @pytest.mark.parametrize("seed, kernel, C, j", CASES)
@@ -71,7 +75,9 @@ def test_decision_values_equal_scikit_learn(kernel):
     # rbf on features is libsvm itself; linear takes xialpha's own solver: the same optimum within tol
     same_solver = 1e-12 if kernel == "rbf" else 1e-5
     np.testing.assert_allclose(by_features.decision, reference.decision_function(X), atol=same_solver)
-    np.testing.assert_allclose(by_features.decision_function(X_test), reference.decision_function(X_test), atol=same_solver)
+    np.testing.assert_allclose(
+        by_features.decision_function(X_test), reference.decision_function(X_test), atol=same_solver
+    )
     np.testing.assert_allclose(by_features.alpha, by_gram.alpha, atol=1e-5)
     assert by_features.b == pytest.approx(by_gram.b, abs=1e-5)
 
@@ -85,7 +91,9 @@ def test_zero_weights_equal_fit_on_sub_gram(kernel):
     weights = np.ones(n)
     weights[dropped] = 0.0
     keep = np.flatnonzero(weights > 0)
-    sub = SVC(C=1.5, kernel="precomputed", class_weight={1: 2.0, -1: 1.0}, tol=TOL).fit(gram[np.ix_(keep, keep)], y[keep])
+    sub = SVC(C=1.5, kernel="precomputed", class_weight={1: 2.0, -1: 1.0}, tol=TOL).fit(
+        gram[np.ix_(keep, keep)], y[keep]
+    )
     sub_alpha = np.zeros(n)
     sub_alpha[keep[sub.support_]] = np.abs(sub.dual_coef_[0])
     sub_decision = sub.decision_function(gram[:, keep])

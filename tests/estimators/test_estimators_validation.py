@@ -42,7 +42,11 @@ BAD_CALLS = {
     "rho: negative": (lambda: xi_alpha(np.zeros(6), np.zeros(6), Y, 1.0, rho=-2.0), "rho", "> 0"),
     "r_delta2: zero": (lambda: xi_alpha(np.zeros(6), np.zeros(6), Y, 0.0), "r_delta2", "> 0"),
     "r_delta2: inf": (lambda: xi_alpha(np.zeros(6), np.zeros(6), Y, float("inf")), "r_delta2", "> 0"),
-    "r_delta2: negative (loo)": (lambda: loo_exact(Y, 1.0, gram=GRAM, prune="xi_alpha", r_delta2=-1.0), "r_delta2", "> 0"),
+    "r_delta2: negative (loo)": (
+        lambda: loo_exact(Y, 1.0, gram=GRAM, prune="xi_alpha", r_delta2=-1.0),
+        "r_delta2",
+        "> 0",
+    ),
     # alpha, xi
     "alpha: length": (lambda: xi_alpha(np.zeros(5), np.zeros(6), Y, 1.0), "alpha", "shape"),
     "alpha: negative": (lambda: xi_alpha(_with(np.zeros(6), 0, -0.1), np.zeros(6), Y, 1.0), "alpha", ">= 0"),
@@ -69,14 +73,30 @@ BAD_CALLS = {
     "kernel: radius unknown": (lambda: r_delta_squared(X=X, kernel="laplacian"), "kernel", "must be one of"),
     "gamma: missing for rbf": (lambda: fit_svm(Y, 1.0, X=X, kernel="rbf"), "kernel_params.gamma", "number"),
     "gamma: radius missing": (lambda: r_delta_squared(X=X, kernel="rbf"), "kernel_params.gamma", "number"),
-    "gamma: negative": (lambda: fit_svm(Y, 1.0, X=X, kernel="rbf", kernel_params={"gamma": -1}), "kernel_params.gamma", "> 0"),
+    "gamma: negative": (
+        lambda: fit_svm(Y, 1.0, X=X, kernel="rbf", kernel_params={"gamma": -1}),
+        "kernel_params.gamma",
+        "> 0",
+    ),
     "kernel_params: unknown": (lambda: fit_svm(Y, 1.0, X=X, kernel_params={"gamma": 1.0}), "kernel_params", "gamma"),
     # sample weights
     "sample_weight: length": (lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=np.ones(5)), "sample_weight", "shape"),
-    "sample_weight: negative": (lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=_with(np.ones(6), 0, -1)), "sample_weight", ">= 0"),
+    "sample_weight: negative": (
+        lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=_with(np.ones(6), 0, -1)),
+        "sample_weight",
+        ">= 0",
+    ),
     "sample_weight: all zero": (lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=np.zeros(6)), "sample_weight", "none"),
-    "sample_weight: one class": (lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=(Y > 0).astype(float)), "sample_weight", "single class"),
-    "sample_weight: NaN": (lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=_with(np.ones(6), 0, np.nan)), "sample_weight", "NaN"),
+    "sample_weight: one class": (
+        lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=(Y > 0).astype(float)),
+        "sample_weight",
+        "single class",
+    ),
+    "sample_weight: NaN": (
+        lambda: fit_svm(Y, 1.0, gram=GRAM, sample_weight=_with(np.ones(6), 0, np.nan)),
+        "sample_weight",
+        "NaN",
+    ),
     # resampling estimators check the data they retrain on
     "k: too large": (lambda: kfold(Y, 1.0, k=4, gram=GRAM), "k", "smaller class"),
     "k: one": (lambda: kfold(Y, 1.0, k=1, gram=GRAM), "k", "between 2"),
@@ -84,14 +104,22 @@ BAD_CALLS = {
     "gram: kfold rows": (lambda: kfold(Y, 1.0, k=2, gram=GRAM[:5, :5]), "gram", "5 rows"),
     "X: bootstrap NaN": (lambda: bootstrap(Y, 1.0, n_boot=2, X=_with(X, (0, 1), np.nan)), "X", "NaN"),
     "gram, X: kfold neither": (lambda: kfold(Y, 1.0, k=2), "gram, X", "exactly one"),
-    "sample_weight: kfold": (lambda: kfold(Y, 1.0, k=2, gram=GRAM, sample_weight=np.ones(6)), "sample_weight", "not accepted"),
+    "sample_weight: kfold": (
+        lambda: kfold(Y, 1.0, k=2, gram=GRAM, sample_weight=np.ones(6)),
+        "sample_weight",
+        "not accepted",
+    ),
     "method: bootstrap": (lambda: bootstrap(Y, 1.0, method=".5", gram=GRAM), "method", "must be one of"),
     "n_boot: zero": (lambda: bootstrap(Y, 1.0, n_boot=0, gram=GRAM), "n_boot", ">= 1"),
     "C: loo": (lambda: loo_exact(Y, 0.0, gram=GRAM), "C", "> 0"),
     "y: loo labels": (lambda: loo_exact([1, 0, 1, -1, 1, -1], 1.0, gram=GRAM), "y", "-1 or +1"),
     "X: loo NaN": (lambda: loo_exact(Y, 1.0, X=_with(X, (5, 0), np.nan)), "X", "NaN"),
     "prune: loo unknown": (lambda: loo_exact(Y, 1.0, gram=GRAM, prune="lemma"), "prune", "must be one of"),
-    "sample_weight: loo": (lambda: loo_exact(Y, 1.0, gram=GRAM, sample_weight=np.ones(6)), "sample_weight", "not accepted"),
+    "sample_weight: loo": (
+        lambda: loo_exact(Y, 1.0, gram=GRAM, sample_weight=np.ones(6)),
+        "sample_weight",
+        "not accepted",
+    ),
 }
 
 
@@ -113,7 +141,10 @@ def fit():
 
 def test_fit_trained_on_other_labels_is_rejected(fit):
     other = -Y
-    for call in (lambda: loo_exact(other, 1.0, fit=fit, gram=GRAM), lambda: bootstrap(other, 1.0, fit=fit, n_boot=2, gram=GRAM)):
+    for call in (
+        lambda: loo_exact(other, 1.0, fit=fit, gram=GRAM),
+        lambda: bootstrap(other, 1.0, fit=fit, n_boot=2, gram=GRAM),
+    ):
         with pytest.raises(ValueError, match=r"^fit: was trained on other labels than y$"):
             call()
 

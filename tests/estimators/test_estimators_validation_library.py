@@ -8,14 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 import validation_before as before
+
 from xialpha.corpora.synthetic import make_synthetic
+from xialpha.estimators import KERNEL_PARAMETERS
 from xialpha.estimators import validation as after
 from xialpha.estimators.svm import DEFAULT_TOL
 from xialpha.features import Preprocessing, linear_gram
 from xialpha.features import kernels as feature_kernels
-from xialpha.estimators import KERNEL_PARAMETERS
 
 CORPUS = make_synthetic(n_docs=120, n_categories=2, seed=3, vocabulary_size=400)
 _, FEATURES = Preprocessing().fit_transform(CORPUS.texts)
@@ -61,9 +61,30 @@ def _same(old, new) -> None:
         assert a == b or (a != a and b != b)
 
 
-NUMBERS = [*(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0), 1, 3, 2.0, np.float64(0.3), np.float32(0.1), np.int64(7), True,
-           1e300, 5e-324, 0, 0.0, -1, -0.5, float("nan"), float("inf"), -float("inf"), np.float64("nan"), None, "big", [1.0],
-           object()]
+NUMBERS = [
+    *(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+    1,
+    3,
+    2.0,
+    np.float64(0.3),
+    np.float32(0.1),
+    np.int64(7),
+    True,
+    1e300,
+    5e-324,
+    0,
+    0.0,
+    -1,
+    -0.5,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    np.float64("nan"),
+    None,
+    "big",
+    [1.0],
+    object(),
+]
 
 
 @pytest.mark.parametrize("value", NUMBERS, ids=repr)
@@ -81,17 +102,29 @@ def test_check_positive_now_refuses_text_and_arrays(value):
         after.check_positive(value, "C")
 
 
-@pytest.mark.parametrize("value", [DEFAULT_TOL, 1e-3, 1e-12, 1.0, 0.5, 1, 9e-13, 1.0000001, 2, 0, -1e-3, float("nan"),
-                                   float("inf"), "tight"], ids=repr)
+@pytest.mark.parametrize(
+    "value",
+    [DEFAULT_TOL, 1e-3, 1e-12, 1.0, 0.5, 1, 9e-13, 1.0000001, 2, 0, -1e-3, float("nan"), float("inf"), "tight"],
+    ids=repr,
+)
 def test_check_tolerance_agrees(value):
     _same(_outcome(before.check_tolerance, value), _outcome(after.check_tolerance, value))
 
 
 VECTORS = {
-    "zeros": (np.zeros(N), N), "list": ([0.5] * 6, 6), "ints": (np.arange(6), 6), "int8 labels": (CORPUS.y("cat00"), N),
-    "float32": (np.linspace(0, 1, 6, dtype=np.float32), 6), "empty": (np.zeros(0), 0), "NaN": (_with(np.zeros(6), 2, np.nan), 6),
-    "inf": (_with(np.ones(6), 0, np.inf), 6), "-inf": (_with(np.ones(6), 5, -np.inf), 6), "short": (np.ones(5), 6),
-    "2-d": (np.ones((6, 1)), 6), "scalar": (1.0, 1), "NaN and short": (_with(np.ones(5), 0, np.nan), 6),
+    "zeros": (np.zeros(N), N),
+    "list": ([0.5] * 6, 6),
+    "ints": (np.arange(6), 6),
+    "int8 labels": (CORPUS.y("cat00"), N),
+    "float32": (np.linspace(0, 1, 6, dtype=np.float32), 6),
+    "empty": (np.zeros(0), 0),
+    "NaN": (_with(np.zeros(6), 2, np.nan), 6),
+    "inf": (_with(np.ones(6), 0, np.inf), 6),
+    "-inf": (_with(np.ones(6), 5, -np.inf), 6),
+    "short": (np.ones(5), 6),
+    "2-d": (np.ones((6, 1)), 6),
+    "scalar": (1.0, 1),
+    "NaN and short": (_with(np.ones(5), 0, np.nan), 6),
 }
 
 
@@ -102,10 +135,18 @@ def test_check_vector_agrees(case):
 
 
 GRAMS = {
-    "synthetic": (GRAM, N), "synthetic, n unknown": (GRAM, None), "float32": (GRAM.astype(np.float32), N),
-    "ints": (np.eye(4, dtype=int), 4), "list": (GRAM[:3, :3].tolist(), 3), "empty": (np.zeros((0, 0)), None),
-    "NaN": (_with(GRAM, (0, 1), np.nan), N), "inf": (_with(GRAM, (2, 2), np.inf), N), "not square": (GRAM[:, :5], N),
-    "1-d": (GRAM[0], N), "rows vs labels": (GRAM, N - 1), "NaN and rows vs labels": (_with(GRAM, (0, 0), np.nan), 3),
+    "synthetic": (GRAM, N),
+    "synthetic, n unknown": (GRAM, None),
+    "float32": (GRAM.astype(np.float32), N),
+    "ints": (np.eye(4, dtype=int), 4),
+    "list": (GRAM[:3, :3].tolist(), 3),
+    "empty": (np.zeros((0, 0)), None),
+    "NaN": (_with(GRAM, (0, 1), np.nan), N),
+    "inf": (_with(GRAM, (2, 2), np.inf), N),
+    "not square": (GRAM[:, :5], N),
+    "1-d": (GRAM[0], N),
+    "rows vs labels": (GRAM, N - 1),
+    "NaN and rows vs labels": (_with(GRAM, (0, 0), np.nan), 3),
 }
 
 
@@ -121,14 +162,26 @@ def test_check_gram_does_not_copy_a_float64_gram():
 
 DENSE = FEATURES[:10].toarray()
 FEATURE_CASES = {
-    "synthetic csr": (FEATURES, N), "synthetic csr, n unknown": (FEATURES, None),
-    "explicit zeros": (_explicit_zeros(FEATURES), N), "float32 csr": (FEATURES.astype(np.float32), N),
-    "csc": (FEATURES.tocsc(), N), "coo": (FEATURES.tocoo(), N), "csr_array": (sp.csr_array(FEATURES), N),
-    "dense": (DENSE, 10), "dense list": (DENSE.tolist(), 10), "dense ints": (np.ones((3, 2), dtype=int), 3),
-    "no rows": (np.zeros((0, 4)), 0), "no columns": (np.zeros((3, 0)), 3),
-    "dense NaN": (_with(DENSE, (1, 1), np.nan), 10), "dense inf": (_with(DENSE, (0, 0), np.inf), 10),
-    "sparse inf": (sp.csr_matrix(_with(DENSE, (1, 3), np.inf)), 10), "sparse NaN": (sp.csr_matrix(_with(DENSE, (9, 0), np.nan)), 10),
-    "rows vs labels": (FEATURES, N + 1), "dense rows vs labels": (DENSE, 4), "1-d": (DENSE[:, 0], 10), "3-d": (np.ones((2, 2, 2)), 2),
+    "synthetic csr": (FEATURES, N),
+    "synthetic csr, n unknown": (FEATURES, None),
+    "explicit zeros": (_explicit_zeros(FEATURES), N),
+    "float32 csr": (FEATURES.astype(np.float32), N),
+    "csc": (FEATURES.tocsc(), N),
+    "coo": (FEATURES.tocoo(), N),
+    "csr_array": (sp.csr_array(FEATURES), N),
+    "dense": (DENSE, 10),
+    "dense list": (DENSE.tolist(), 10),
+    "dense ints": (np.ones((3, 2), dtype=int), 3),
+    "no rows": (np.zeros((0, 4)), 0),
+    "no columns": (np.zeros((3, 0)), 3),
+    "dense NaN": (_with(DENSE, (1, 1), np.nan), 10),
+    "dense inf": (_with(DENSE, (0, 0), np.inf), 10),
+    "sparse inf": (sp.csr_matrix(_with(DENSE, (1, 3), np.inf)), 10),
+    "sparse NaN": (sp.csr_matrix(_with(DENSE, (9, 0), np.nan)), 10),
+    "rows vs labels": (FEATURES, N + 1),
+    "dense rows vs labels": (DENSE, 4),
+    "1-d": (DENSE[:, 0], 10),
+    "3-d": (np.ones((2, 2, 2)), 2),
     "NaN and rows vs labels": (_with(DENSE, (0, 0), np.nan), 3),
 }
 
@@ -148,10 +201,22 @@ def test_unusable_feature_values_now_name_the_argument(data):
 
 
 KERNEL_CASES = [
-    ("linear", None), ("linear", {}), ("rbf", {"gamma": 0.5}), ("rbf", {"gamma": 1}), ("poly", {"gamma": 1.0, "degree": 2}),
-    ("poly", {"gamma": 0.5, "degree": 3, "coef0": 1.0}), ("sigmoid", {"gamma": 0.5, "coef0": -1.0}), ("rbf", None),
-    ("rbf", {"gamma": -1}), ("rbf", {"gamma": "x"}), ("linear", {"gamma": 1.0}), ("rbf", {"degree": 2, "gamma": 1.0}),
-    ("sigmoid", {"gamma": 1.0, "degree": 2}), ("cosine", None), ("precomputed", None), ("RBF", {"gamma": 1.0}),
+    ("linear", None),
+    ("linear", {}),
+    ("rbf", {"gamma": 0.5}),
+    ("rbf", {"gamma": 1}),
+    ("poly", {"gamma": 1.0, "degree": 2}),
+    ("poly", {"gamma": 0.5, "degree": 3, "coef0": 1.0}),
+    ("sigmoid", {"gamma": 0.5, "coef0": -1.0}),
+    ("rbf", None),
+    ("rbf", {"gamma": -1}),
+    ("rbf", {"gamma": "x"}),
+    ("linear", {"gamma": 1.0}),
+    ("rbf", {"degree": 2, "gamma": 1.0}),
+    ("sigmoid", {"gamma": 1.0, "degree": 2}),
+    ("cosine", None),
+    ("precomputed", None),
+    ("RBF", {"gamma": 1.0}),
 ]
 
 
@@ -173,4 +238,8 @@ def test_both_users_follow_the_table(monkeypatch):
     assert feature_kernels.Kernel("laplacian", gamma=2.0).svc_kwargs() == {"kernel": "laplacian", "gamma": 2.0}
     monkeypatch.setitem(KERNEL_PARAMETERS, "rbf", ("gamma", "coef0"))
     assert after.check_kernel("rbf", {"gamma": 1.0, "coef0": 0.5}) == {"gamma": 1.0, "coef0": 0.5}
-    assert feature_kernels.Kernel("rbf", gamma=1.0, coef0=0.5).svc_kwargs() == {"kernel": "rbf", "gamma": 1.0, "coef0": 0.5}
+    assert feature_kernels.Kernel("rbf", gamma=1.0, coef0=0.5).svc_kwargs() == {
+        "kernel": "rbf",
+        "gamma": 1.0,
+        "coef0": 0.5,
+    }

@@ -7,9 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from xialpha.estimators.metrics import Estimate, METRICS
+from xialpha.estimators.metrics import METRICS, Estimate, weighted_average
 from xialpha.estimators.xialpha import xi_alpha, xi_alpha_indicator
-from xialpha.estimators.metrics import weighted_average
 
 # Five examples, R_delta^2 = 1. rho * alpha_i * R^2 + xi_i for rho = 1 and rho = 2:
 #   i  y   alpha  xi    rho=1  rho=2
@@ -98,8 +97,8 @@ def test_empty_estimate_error_is_nan():
 
 
 def test_stored_columns_integer_and_fractional_counts():
-    from xialpha.storage.schema import estimate_values
     from xialpha.storage.schema import METRICS as STORED_METRICS
+    from xialpha.storage.schema import estimate_values
 
     assert STORED_METRICS == METRICS  # the store's column registry and the metrics estimators compute
     cols = estimate_values(xi_alpha(ALPHA, XI, Y, 1.0, rho=2.0))
@@ -110,8 +109,9 @@ def test_stored_columns_integer_and_fractional_counts():
     assert frac["bs_d_pos"] is None  # a fractional count is not an integer count
     assert frac["bs_d_neg"] == 1
     assert frac["bs_recall"] == pytest.approx(0.75)
-    assert estimate_values(None, "span") == dict.fromkeys(("span_d_pos", "span_d_neg", "span_error", "span_recall",
-                                                          "span_precision", "span_f1"))
+    assert estimate_values(None, "span") == dict.fromkeys(
+        ("span_d_pos", "span_d_neg", "span_error", "span_recall", "span_precision", "span_f1")
+    )
 
 
 def test_weighted_average_by_hand():

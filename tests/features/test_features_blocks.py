@@ -15,8 +15,9 @@ from xialpha.features.preprocessing import DocumentFrequencies
 PREPROCESSINGS = [
     Preprocessing(),
     Preprocessing(stemming="porter", stop_words="english", min_df=3, tf="log", idf="smooth"),
-    Preprocessing(lowercase=False, token_pattern=r"[A-Za-z]+", max_df=0.3, min_df=2, tf="binary", idf="none",
-                  norm="none"),
+    Preprocessing(
+        lowercase=False, token_pattern=r"[A-Za-z]+", max_df=0.3, min_df=2, tf="binary", idf="none", norm="none"
+    ),
 ]
 
 
@@ -24,11 +25,15 @@ def in_parts(corpus, preprocessing, size: int, train_split="train", test_split="
     """(fitted, stacked block) with the corpus cut into parts of `size` documents, as the cluster does."""
     chunks = [corpus.subset(np.arange(lo, min(lo + size, len(corpus)))) for lo in range(0, len(corpus), size)]
     counts = [count_part(chunk, preprocessing, train_split) for chunk in chunks]
-    halves = [DocumentFrequencies.merge([c.frequencies() for c in counts[:2]]),
-              DocumentFrequencies.merge([c.frequencies() for c in counts[2:]])]  # merged in a tree, as on workers
+    halves = [
+        DocumentFrequencies.merge([c.frequencies() for c in counts[:2]]),
+        DocumentFrequencies.merge([c.frequencies() for c in counts[2:]]),
+    ]  # merged in a tree, as on workers
     fitted = preprocessing.fit_frequencies(DocumentFrequencies.merge(halves))
-    blocks = [feature_block(chunk, train_split, test_split, list(categories), count, fitted)
-              for chunk, count in zip(chunks, counts)]
+    blocks = [
+        feature_block(chunk, train_split, test_split, list(categories), count, fitted)
+        for chunk, count in zip(chunks, counts)
+    ]
     return fitted, stack(blocks)
 
 

@@ -53,7 +53,9 @@ def test_memory_estimate_and_refusal():
     assert gram_nbytes(6451, 6451) == 8 * 6451 * 6451
     check_gram_fits(1000, 1000, limit_bytes=8_000_000)
     check_gram_fits(10**6, 10**6, limit_bytes=None)
-    with pytest.raises(GramTooLarge, match=r"Gram matrix 50,000 x 50,000 \(float64\) needs 18.6 GiB, more than the limit of 4.0 GiB"):
+    with pytest.raises(
+        GramTooLarge, match=r"Gram matrix 50,000 x 50,000 \(float64\) needs 18.6 GiB, more than the limit of 4.0 GiB"
+    ):
         check_gram_fits(50_000, 50_000, limit_bytes=4 * 2**30)
     assert issubclass(GramTooLarge, UserError)
     with pytest.raises(GramTooLarge, match="needs 3.1 KiB, more than the limit of 3.0 KiB"):
@@ -76,16 +78,22 @@ def test_derived_kernels_equal_sklearn_pairwise(X, Y, gamma, degree, coef0):
     sq_x, sq_y = row_sq_norms(X), row_sq_norms(Y)
     cases = [
         (Kernel("rbf", gamma=gamma), lambda A, B: rbf_kernel(A, B, gamma=gamma)),
-        (Kernel("poly", gamma=gamma, degree=degree, coef0=coef0),
-         lambda A, B: polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)),
+        (
+            Kernel("poly", gamma=gamma, degree=degree, coef0=coef0),
+            lambda A, B: polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0),
+        ),
         (Kernel("sigmoid", gamma=gamma, coef0=coef0), lambda A, B: sigmoid_kernel(A, B, gamma=gamma, coef0=coef0)),
         (Kernel("linear"), lambda A, B: A @ B.T),
     ]
     for kernel, reference in cases:
         scale = max(1.0, np.abs(reference(X, X)).max())
         np.testing.assert_allclose(kernel.from_linear(G_xx, sq_x), reference(X, X), rtol=1e-9, atol=1e-9 * scale)
-        np.testing.assert_allclose(kernel.from_linear(G_yx, sq_y, sq_x), reference(Y, X), rtol=1e-9,
-                                   atol=1e-9 * max(1.0, np.abs(reference(Y, X)).max()))
+        np.testing.assert_allclose(
+            kernel.from_linear(G_yx, sq_y, sq_x),
+            reference(Y, X),
+            rtol=1e-9,
+            atol=1e-9 * max(1.0, np.abs(reference(Y, X)).max()),
+        )
 
 
 def test_rbf_gram_has_exact_unit_diagonal():
@@ -101,7 +109,9 @@ def test_svc_kwargs_give_the_same_kernel_as_the_derived_gram():
     for kernel in (Kernel("rbf", gamma=0.5), Kernel("poly", gamma=0.5, degree=2, coef0=1.0), Kernel("linear")):
         on_features = SVC(C=1.0, **kernel.svc_kwargs()).fit(X, y)
         on_gram = SVC(C=1.0, kernel="precomputed").fit(kernel.from_linear(linear_gram(X), row_sq_norms(X)), y)
-        np.testing.assert_allclose(np.sort(np.abs(on_features.dual_coef_)), np.sort(np.abs(on_gram.dual_coef_)), atol=1e-6)
+        np.testing.assert_allclose(
+            np.sort(np.abs(on_features.dual_coef_)), np.sort(np.abs(on_gram.dual_coef_)), atol=1e-6
+        )
 
 
 def test_kernel_defaults_ids_and_params():
@@ -109,7 +119,10 @@ def test_kernel_defaults_ids_and_params():
     poly = Kernel("poly")
     assert (poly.gamma, poly.degree, poly.coef0) == (1.0, 3, 0.0)
     assert Kernel("linear").params() == {"name": "linear", "gamma": None, "degree": None, "coef0": None}
-    assert Kernel("rbf", gamma=0.5) == Kernel("rbf", gamma=0.5) and len({Kernel("rbf", gamma=0.5), Kernel("rbf", gamma=0.5)}) == 1
+    assert (
+        Kernel("rbf", gamma=0.5) == Kernel("rbf", gamma=0.5)
+        and len({Kernel("rbf", gamma=0.5), Kernel("rbf", gamma=0.5)}) == 1
+    )
     assert Kernel("rbf", gamma=0.5).id != Kernel("rbf", gamma=0.25).id
     assert Kernel("sigmoid", gamma=2, coef0=-1).svc_kwargs() == {"kernel": "sigmoid", "gamma": 2.0, "coef0": -1.0}
 

@@ -19,7 +19,7 @@ from xialpha.spec.sweep import parse_spec
 
 N_DOCS = 30_000  # 30,000^2 float64 = 6.7 GiB
 LIMIT = 8 * 2**30
-SPEC = f"""
+SPEC = """
 [sweep]
 gram_memory_limit = "8GiB"
 [corpus]

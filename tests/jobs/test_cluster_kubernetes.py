@@ -56,23 +56,59 @@ class FakeKubernetes(BaseHTTPRequestHandler):
             return self._reply(200, {"kind": "APIVersions", "versions": ["v1"]})
         if path == "/apis":
             version = {"groupVersion": DASK_GROUP, "version": "v1"}
-            return self._reply(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-                {"name": DASK_GROUP.split("/")[0], "versions": [version], "preferredVersion": version}]})
+            return self._reply(
+                200,
+                {
+                    "kind": "APIGroupList",
+                    "apiVersion": "v1",
+                    "groups": [{"name": DASK_GROUP.split("/")[0], "versions": [version], "preferredVersion": version}],
+                },
+            )
         group = {"/api/v1": "v1", f"/apis/{DASK_GROUP}": DASK_GROUP}.get(path)
         if group:
-            return self._reply(200, {"kind": "APIResourceList", "groupVersion": group, "resources": [
-                {"name": f"{kind.lower()}s", "singularName": kind.lower(), "namespaced": True, "kind": kind,
-                 "verbs": ["create", "delete", "get", "list", "patch"]} for kind in RESOURCES[group]]})
+            return self._reply(
+                200,
+                {
+                    "kind": "APIResourceList",
+                    "groupVersion": group,
+                    "resources": [
+                        {
+                            "name": f"{kind.lower()}s",
+                            "singularName": kind.lower(),
+                            "namespaced": True,
+                            "kind": kind,
+                            "verbs": ["create", "delete", "get", "list", "patch"],
+                        }
+                        for kind in RESOURCES[group]
+                    ],
+                },
+            )
         if path in self.objects:
             return self._reply(200, self.objects[path])
-        names = {selector.split("=", 1)[1] for query in parse_qs(url.query).get("fieldSelector", [])
-                 for selector in query.split(",") if selector.startswith("metadata.name=")}
-        items = [obj for key, obj in self.objects.items() if key.rsplit("/", 1)[0] == path
-                 and (not names or obj["metadata"]["name"] in names)]
+        names = {
+            selector.split("=", 1)[1]
+            for query in parse_qs(url.query).get("fieldSelector", [])
+            for selector in query.split(",")
+            if selector.startswith("metadata.name=")
+        }
+        items = [
+            obj
+            for key, obj in self.objects.items()
+            if key.rsplit("/", 1)[0] == path and (not names or obj["metadata"]["name"] in names)
+        ]
         if path.endswith("s"):
             return self._reply(200, {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": items})
-        self._reply(404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound",
-                          "message": f"{path} not found", "code": 404})
+        self._reply(
+            404,
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "status": "Failure",
+                "reason": "NotFound",
+                "message": f"{path} not found",
+                "code": 404,
+            },
+        )
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path.rstrip("/")
@@ -97,12 +133,18 @@ def fake_kubernetes(tmp_path, monkeypatch):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": "fake",
-        "clusters": [{"name": "fake", "cluster": {"server": f"http://127.0.0.1:{server.server_address[1]}"}}],
-        "users": [{"name": "fake", "user": {"token": "fake"}}],
-        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake", "namespace": "xialpha"}}],
-    }))
+    kubeconfig.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "fake",
+                "clusters": [{"name": "fake", "cluster": {"server": f"http://127.0.0.1:{server.server_address[1]}"}}],
+                "users": [{"name": "fake", "user": {"token": "fake"}}],
+                "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake", "namespace": "xialpha"}}],
+            }
+        )
+    )
     monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
     try:
         yield handler.requests

@@ -25,8 +25,8 @@ from xialpha.spec.sweep import parse_spec
 from xialpha.storage.store import ResultStore
 
 pytest.importorskip("cryptography")
-from certificates import write_certificates  # noqa: E402
-from sweep_processes import DASK  # noqa: E402
+from certificates import write_certificates
+from sweep_processes import DASK
 
 CORPUS = '[corpus]\nloader = "synthetic"\nn_docs = 50\n'
 PROCESS_TIMEOUT = 120  # s, any subprocess of these tests
@@ -49,8 +49,12 @@ def test_make_security_is_mutual_tls_with_encryption_required(certificates):
     assert security.require_encryption
     for role in ("client", "scheduler", "worker"):
         config = security.get_tls_config_for_role(role)
-        assert config == {"ca_file": certificates["ca_file"], "cert": certificates["cert_file"],
-                          "key": certificates["key_file"], "ciphers": None}
+        assert config == {
+            "ca_file": certificates["ca_file"],
+            "cert": certificates["cert_file"],
+            "key": certificates["key_file"],
+            "ciphers": None,
+        }
     assert make_security({}) is None
 
 
@@ -60,8 +64,13 @@ def _with_passphrase(key_file: str, directory: Path) -> str:
 
     key = serialization.load_pem_private_key(Path(key_file).read_bytes(), None)
     path = directory / "encrypted-key.pem"
-    path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                       serialization.BestAvailableEncryption(b"passphrase")))
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"passphrase"),
+        )
+    )
     return str(path)
 
 
@@ -70,10 +79,14 @@ def _with_passphrase(key_file: str, directory: Path) -> str:
     [
         (lambda f, d: {**f, "ca_file": str(d / "absent.pem")}, "cluster.security.ca_file: file not found"),
         (lambda f, d: {**f, "ca_file": f["key_file"]}, "cluster.security.ca_file: not a PEM CA certificate"),
-        (lambda f, d: {**f, "key_file": write_certificates(d, "other-")["key_file"]},
-         "cluster.security.cert_file: not a PEM certificate matching key_file"),
-        (lambda f, d: {**f, "key_file": _with_passphrase(f["key_file"], d)},  # was "internal error: OSError"
-         "cluster.security.key_file: "),
+        (
+            lambda f, d: {**f, "key_file": write_certificates(d, "other-")["key_file"]},
+            "cluster.security.cert_file: not a PEM certificate matching key_file",
+        ),
+        (
+            lambda f, d: {**f, "key_file": _with_passphrase(f["key_file"], d)},  # was "internal error: OSError"
+            "cluster.security.key_file: ",
+        ),
     ],
 )
 def test_bad_tls_files_fail_when_the_spec_is_parsed(certificates, tmp_path, change, message):
@@ -95,7 +108,9 @@ def test_clear_text_address_with_tls_is_refused(certificates):
 def test_slurm_worker_jobs_get_the_tls_files(certificates, tmp_path, monkeypatch):
     dask_jobqueue = pytest.importorskip("dask_jobqueue")
     monkeypatch.chdir(tmp_path)
-    spec = parse_spec(CORPUS + '[cluster]\nkind = "slurm"\nmemory_limit = "1GiB"\n' + _security_toml(certificates)).cluster
+    spec = parse_spec(
+        CORPUS + '[cluster]\nkind = "slurm"\nmemory_limit = "1GiB"\n' + _security_toml(certificates)
+    ).cluster
     with dask_jobqueue.SLURMCluster(security=make_security(spec.security), **slurm_cluster_kwargs(spec)) as cluster:
         script = cluster.job_script()
         assert cluster.scheduler_address.startswith("tls://")
@@ -138,8 +153,12 @@ C = [0.5, 2.0]
 
 
 def _run_sweep(spec: Path, store: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store), "--quiet"],
-                          capture_output=True, text=True, timeout=PROCESS_TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=PROCESS_TIMEOUT,
+    )
 
 
 def _check_complete(store: Path, n_rows: int) -> None:
@@ -159,10 +178,17 @@ def test_sweep_over_tls_on_a_local_cluster(certificates, tmp_path):
 
 @pytest.mark.cluster
 def test_sweep_over_tls_on_scheduler_and_worker_processes(certificates, tmp_path):
-    tls = ["--tls-ca-file", certificates["ca_file"], "--tls-cert", certificates["cert_file"],
-           "--tls-key", certificates["key_file"]]
+    tls = [
+        "--tls-ca-file",
+        certificates["ca_file"],
+        "--tls-cert",
+        certificates["cert_file"],
+        "--tls-key",
+        certificates["key_file"],
+    ]
     scheduler_file = tmp_path / "scheduler.json"
     with contextlib.ExitStack() as stack:
+
         def start(argv: list[str], log: str) -> None:
             """A process in its own session, SIGKILLed with its children when the test ends."""
             out = stack.enter_context((tmp_path / log).open("w"))
@@ -170,15 +196,33 @@ def test_sweep_over_tls_on_scheduler_and_worker_processes(certificates, tmp_path
             stack.callback(process.wait, timeout=30)
             stack.callback(os.killpg, process.pid, signal.SIGKILL)
 
-        start([*DASK, "scheduler", "--protocol", "tls", "--host", "127.0.0.1", "--port", "0", "--dashboard-address", ":0",
-               "--scheduler-file", str(scheduler_file), *tls], "scheduler.log")
+        start(
+            [
+                *DASK,
+                "scheduler",
+                "--protocol",
+                "tls",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--dashboard-address",
+                ":0",
+                "--scheduler-file",
+                str(scheduler_file),
+                *tls,
+            ],
+            "scheduler.log",
+        )
         deadline = time.monotonic() + PROCESS_TIMEOUT
         while not scheduler_file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
         address = json.loads(scheduler_file.read_text())["address"]
         assert address.startswith("tls://127.0.0.1:")
-        start([*DASK, "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", ":0", *tls],
-              "worker.log")
+        start(
+            [*DASK, "worker", address, "--nthreads", "1", "--host", "127.0.0.1", "--dashboard-address", ":0", *tls],
+            "worker.log",
+        )
         spec = _sweep_spec(tmp_path / "tls.toml", certificates, f'kind = "address"\naddress = "{address}"')
         done = _run_sweep(spec, tmp_path / "store")
         assert done.returncode == 0, done.stderr + (tmp_path / "scheduler.log").read_text()[-3000:]

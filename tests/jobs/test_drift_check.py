@@ -7,15 +7,15 @@ import datetime
 
 import numpy as np
 import pytest
-
 from streams import relevance_stream
+
+from xialpha.concept_drift.report import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT, DriftReport, check_rows
+from xialpha.concept_drift.windows import WindowJob, WindowResult, decide, fit_window, window_jobs
 from xialpha.corpora import Corpus
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha_indicator
-from xialpha.concept_drift.report import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT, DriftReport, check_rows
-from xialpha.concept_drift.windows import WindowJob, WindowResult, decide, fit_window, window_jobs
 from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 from xialpha.storage.schema import DRIFT_COLUMNS
@@ -77,7 +77,7 @@ def test_window_fit_equals_a_fit_on_the_window_alone(small_stream):
     y = data.y_train["relevant"][begin:end]
     alone = fit_svm(y, 0.5, X=window, tol=1e-6)
     r_delta2 = r_delta_squared(X=window)
-    expected = xi_alpha_indicator(alone.alpha, alone.xi, r_delta2)[first_new - begin:]
+    expected = xi_alpha_indicator(alone.alpha, alone.xi, r_delta2)[first_new - begin :]
     assert result.status == "ok" and result.n == end - begin and result.r_delta2 == pytest.approx(r_delta2)
     assert result.estimate.n == end - first_new
     assert np.array_equal(result.estimate.indicator, expected)
@@ -94,7 +94,7 @@ def test_window_fit_can_count_real_errors_on_the_next_batch(small_stream):
 def test_a_single_class_window_is_skipped_not_fitted(small_stream):
     spec, stream, data = small_stream
     y = data.y_train["relevant"].copy()
-    y[stream.starts[3]:stream.starts[4]] = -1
+    y[stream.starts[3] : stream.starts[4]] = -1
     no_positives = type(data)(data.r_delta2, {"relevant": y}, {}, X=data.X)
     result = fit_window(no_positives, stream.starts, WindowJob(0, 0, "relevant", 1.0, 1.0, 3, 1), 1.0, 1e-3)
     assert result.status == "skipped" and result.estimate is None
@@ -127,7 +127,9 @@ def test_decide_needs_margin_and_significance():
     assert not decide([better, full], 15.0, 0.05).drift  # within the margin
     slightly = _window(1, [True] * 9 + [False] * 91, full=20)
     decision = decide([_window(1, [False] * 97 + [True] * 3, full=20), full], 2.0, 0.05)
-    assert decision.full_worse == 12 and decision.chosen_worse == 3 and decision.p_value == pytest.approx(0.0176, abs=1e-3)
+    assert (
+        decision.full_worse == 12 and decision.chosen_worse == 3 and decision.p_value == pytest.approx(0.0176, abs=1e-3)
+    )
     assert decision.drift
     assert not decide([slightly, full], 2.0, 0.05).drift  # 3 points but p = 0.5**3 > 0.05
 
@@ -143,8 +145,16 @@ def test_rows_and_exit_codes_follow_the_verdicts(small_stream):
     checks = check_stream(spec, stream, ["relevant"])
     newest = slice(int(stream.starts[-2]), int(stream.starts[-1]))
     positives = {"relevant": int((stream.corpus.y("relevant")[newest] > 0).sum())}
-    rows = check_rows(spec, stream, checks, positives, check_key="k", run_id="r", fingerprint="f",
-                      checked_at=datetime.datetime.now(datetime.timezone.utc))
+    rows = check_rows(
+        spec,
+        stream,
+        checks,
+        positives,
+        check_key="k",
+        run_id="r",
+        fingerprint="f",
+        checked_at=datetime.datetime.now(datetime.UTC),
+    )
     assert len(rows) == 2 * 5 and len({row["check_id"] for row in rows}) == 10
     assert all(sorted(row) == sorted(c.name for c in DRIFT_COLUMNS) for row in rows)
     assert sum(row["chosen"] for row in rows) == 2
@@ -166,10 +176,12 @@ def test_the_window_checking_imports_no_dask_and_shares_the_selection_sign_test(
     import subprocess
     import sys
 
-    code = ("import sys, xialpha.concept_drift.windows, xialpha.concept_drift.report, xialpha.selection.significance as s; "
-            "assert xialpha.concept_drift.windows.micro_sign_test is s.micro_sign_test; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed') "
-            "or m.startswith('xialpha.jobs')))")
+    code = (
+        "import sys, xialpha.concept_drift.windows, xialpha.concept_drift.report, xialpha.selection.significance as s; "
+        "assert xialpha.concept_drift.windows.micro_sign_test is s.micro_sign_test; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed') "
+        "or m.startswith('xialpha.jobs')))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -179,4 +191,4 @@ def test_the_drift_p_value_is_the_one_sided_sign_test_on_discordant_examples():
     better = _window(1, [False] * 100)
     decision = decide([better, full], 2.0, 0.05)
     assert (decision.full_worse, decision.chosen_worse) == (12, 0)
-    assert decision.p_value == pytest.approx(0.5 ** 12)
+    assert decision.p_value == pytest.approx(0.5**12)

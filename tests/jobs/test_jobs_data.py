@@ -54,23 +54,30 @@ def test_a_synthetic_corpus_of_several_blocks(client):
     spec = _spec(SYNTHETIC.format(n=2 * PART_DOCUMENTS + 300, extra=""))
     loaded, corpus = _check_like_in_process(client, spec, "syn")
     assert len(loaded.chunks) == 3
-    assert client.gather(loaded.chunks[2]).texts == corpus.texts[2 * PART_DOCUMENTS:]
+    assert client.gather(loaded.chunks[2]).texts == corpus.texts[2 * PART_DOCUMENTS :]
 
 
 def test_a_carved_validation_split_is_the_one_carved_in_process(client):
     spec = _spec(SYNTHETIC.format(n=PART_DOCUMENTS + 2000, extra="validation_fraction = 0.2\nvalidation_seed = 7"))
     loaded, corpus = _check_like_in_process(client, spec, "carve")
-    assert loaded.summary.size("validation") == round(0.2 * (len(corpus.split("train")) + loaded.summary.size("validation")))
+    assert loaded.summary.size("validation") == round(
+        0.2 * (len(corpus.split("train")) + loaded.summary.size("validation"))
+    )
 
 
 def test_table_parts_and_their_features(client, tmp_path, monkeypatch):
     path = tmp_path / "news.csv"
-    rows = [f'n{i},"story {i} about {"wheat" if i % 3 else "oil"}\n prices",{"grain" if i % 3 else "crude"},'
-            f'{"test" if i % 5 == 0 else "train"}' for i in range(3000)]
+    rows = [
+        f'n{i},"story {i} about {"wheat" if i % 3 else "oil"}\n prices",{"grain" if i % 3 else "crude"},'
+        f"{'test' if i % 5 == 0 else 'train'}"
+        for i in range(3000)
+    ]
     path.write_text("id,text,label,split\n" + "\n".join(rows) + "\n")
     monkeypatch.setattr(table_module, "PART_BYTES", 4096)  # the workers are threads of this process
-    spec = _spec(f'[corpus]\nloader = "table"\npath = "{path}"\nid_column = "id"\nsplit_column = "split"\n'
-                 'train_split = "train"\ntest_split = "test"\n[[preprocessing]]\nmin_df = 2\nstemming = "porter"')
+    spec = _spec(
+        f'[corpus]\nloader = "table"\npath = "{path}"\nid_column = "id"\nsplit_column = "split"\n'
+        'train_split = "train"\ntest_split = "test"\n[[preprocessing]]\nmin_df = 2\nstemming = "porter"'
+    )
     loaded, corpus = _check_like_in_process(client, spec, "table")
     assert len(loaded.parts) > 20
     features = submit_features(client, loaded, spec.preprocessings[0], "train", "test", ["grain", "crude"], "t")
@@ -116,7 +123,9 @@ def test_a_corpus_given_in_memory_is_sent_in_parts(client):
 
 def test_a_validation_split_that_cannot_be_carved_is_refused(client):
     spec = _spec(SYNTHETIC.format(n=30, extra="validation_fraction = 0.01"))
-    with pytest.raises(UserError, match="corpus.validation_fraction: 0.01 of .* training documents leaves no validation"):
+    with pytest.raises(
+        UserError, match="corpus.validation_fraction: 0.01 of .* training documents leaves no validation"
+    ):
         load_on_cluster(client, spec.corpus, "nocarve")
 
 
@@ -149,10 +158,16 @@ def test_preprocessings_that_split_texts_alike_count_them_once(client):
     spec = _spec(SYNTHETIC.format(n=PART_DOCUMENTS + 500, extra='test_split = "test"'))
     loaded = load_on_cluster(client, spec.corpus, "shared")
     corpus = spec.corpus.load()
-    raw, log, stemmed = Preprocessing(min_df=2), Preprocessing(min_df=3, tf="log", idf="smooth"), Preprocessing(stemming="porter")
+    raw, log, stemmed = (
+        Preprocessing(min_df=2),
+        Preprocessing(min_df=3, tf="log", idf="smooth"),
+        Preprocessing(stemming="porter"),
+    )
     counted = {}
-    features = {pre: submit_features(client, loaded, pre, "train", "test", ["cat00"], "shared", counted=counted)
-                for pre in (raw, log, stemmed)}
+    features = {
+        pre: submit_features(client, loaded, pre, "train", "test", ["cat00"], "shared", counted=counted)
+        for pre in (raw, log, stemmed)
+    }
     assert raw.analyzer_id == log.analyzer_id != stemmed.analyzer_id and len(counted) == 2
     for pre, found in features.items():
         stacked = client.submit(tasks.stack_blocks, found.blocks).result()

@@ -29,13 +29,16 @@ def path(n: int, category: str = "a") -> tuple[FitJob, ...]:
     return tuple(FitJob(category, float(c), 1.0, ((1.0, f"{category}{c}"),)) for c in range(n))
 
 
-@pytest.mark.parametrize(("lengths", "slots", "expected"), [
-    ([16], 8, [[2] * 8]),             # one path, 8 threads: 8 segments of 2 C
-    ([16], 32, [[1] * 16]),           # never more segments than C
-    ([5, 5], 4, [[3, 2], [3, 2]]),    # ceil(4 / 2) = 2 each, nearly equal lengths
-    ([8, 8, 8], 3, [[8], [8], [8]]),  # as many paths as threads: whole paths
-    ([8] * 5, 2, [[8]] * 5),          # more paths than threads: whole paths
-])
+@pytest.mark.parametrize(
+    ("lengths", "slots", "expected"),
+    [
+        ([16], 8, [[2] * 8]),  # one path, 8 threads: 8 segments of 2 C
+        ([16], 32, [[1] * 16]),  # never more segments than C
+        ([5, 5], 4, [[3, 2], [3, 2]]),  # ceil(4 / 2) = 2 each, nearly equal lengths
+        ([8, 8, 8], 3, [[8], [8], [8]]),  # as many paths as threads: whole paths
+        ([8] * 5, 2, [[8]] * 5),  # more paths than threads: whole paths
+    ],
+)
 def test_paths_are_cut_into_contiguous_segments_only_when_threads_outnumber_them(lengths, slots, expected):
     paths = [path(n, f"c{i}") for i, n in enumerate(lengths)]
     cut = cut_paths(paths, slots)
@@ -60,9 +63,13 @@ def test_a_plan_for_more_threads_than_paths_has_a_task_per_thread_and_says_why(s
     assert "each path one task, warm-started along C (1 worker thread for 2 paths)" in whole.path_cut.describe()
     split = make_plan(spec, categories, "f", data.n, 0, set(), threads=8)
     assert len(split.batches) == 8 and split.path_cut.segments == 8
-    assert split.path_cut.describe() == ("2 C paths of up to 8 C cut into 8 segments that run at once (8 worker threads "
-                                         "for 2 paths); each segment warm-starts along its C after a cold first C")
-    assert sorted(job.keys for b in split.batches for job in b.jobs) == sorted(job.keys for b in whole.batches for job in b.jobs)
+    assert split.path_cut.describe() == (
+        "2 C paths of up to 8 C cut into 8 segments that run at once (8 worker threads "
+        "for 2 paths); each segment warm-starts along its C after a cold first C"
+    )
+    assert sorted(job.keys for b in split.batches for job in b.jobs) == sorted(
+        job.keys for b in whole.batches for job in b.jobs
+    )
 
 
 def _rows(spec, categories, data, threads: int) -> dict[str, dict]:
@@ -90,8 +97,11 @@ def test_a_dry_run_on_four_workers_says_how_one_path_of_16_c_was_cut(tmp_path, c
     from xialpha.cli import main
 
     spec = tmp_path / "one_path.toml"
-    spec.write_text(SPEC.replace(f"C = {C_GRID}", f"C = {[c * s for c in C_GRID for s in (1, 2)]}")
-                    + "[corpus.categories]\ntop_k = 1\n[cluster]\nworkers = 4\n", encoding="utf-8")
+    spec.write_text(
+        SPEC.replace(f"C = {C_GRID}", f"C = {[c * s for c in C_GRID for s in (1, 2)]}")
+        + "[corpus.categories]\ntop_k = 1\n[cluster]\nworkers = 4\n",
+        encoding="utf-8",
+    )
     assert main(["sweep", str(spec), "--store", str(tmp_path / "store"), "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "linear path: 16 fits on sparse features (no Gram matrix) in 4 fit tasks" in out

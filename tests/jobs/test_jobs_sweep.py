@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import numpy as np
-import scipy.sparse as sp
 import pyarrow.parquet as pq
 import pytest
+import scipy.sparse as sp
 from distributed import Client
 
 from xialpha.cli import main
@@ -18,8 +18,8 @@ from xialpha.errors import DataFailure
 from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import tasks
 from xialpha.jobs.plan import Batch, FitJob
-from xialpha.spec.sweep import parse_spec
 from xialpha.jobs.sweep import prepare, run_sweep
+from xialpha.spec.sweep import parse_spec
 from xialpha.storage.rows import BatchColumns, FailedRow, result_columns
 from xialpha.storage.store import ResultStore
 
@@ -54,8 +54,13 @@ RBF = '[[kernels]]\nname = "rbf"\ngamma = 1.0'
 
 def spec_text(sweep_id: str = "t", C=(0.5, 2.0), full: bool = True) -> str:
     """full: 2 preprocessings x 2 kernels with exact LOO; else 1 preprocessing, linear, no LOO."""
-    return SPEC.format(id=sweep_id, C=list(C), stemming='["none", "porter"]' if full else '"none"',
-                       rbf=RBF if full else "", loo="true" if full else "false")
+    return SPEC.format(
+        id=sweep_id,
+        C=list(C),
+        stemming='["none", "porter"]' if full else '"none"',
+        rbf=RBF if full else "",
+        loo="true" if full else "false",
+    )
 
 
 def spec_for(sweep_id: str = "t", C=(0.5, 2.0), full: bool = True):
@@ -118,8 +123,12 @@ def test_rerun_computes_only_missing_keys(tmp_path):
     assert second.skipped == first.ok and second.ok == first.ok
     third = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store)
     assert (third.ok, third.skipped, third.fits) == (0, 2 * first.ok, 0)
-    keys = [k for f in sorted((tmp_path / "store").rglob("*.parquet")) if "results" in f.parts
-            for k in pq.read_table(f, columns=["config_key"]).column("config_key").to_pylist()]
+    keys = [
+        k
+        for f in sorted((tmp_path / "store").rglob("*.parquet"))
+        if "results" in f.parts
+        for k in pq.read_table(f, columns=["config_key"]).column("config_key").to_pylist()
+    ]
     assert len(keys) == len(set(keys)) == 2 * first.ok  # every key written exactly once
     forced = run_sweep(spec_for("resume", C=[0.5], full=False), store, force=True, force_new_run=True)
     assert forced.ok == first.ok and store.datasets.read_results("resume").num_rows == 2 * first.ok
@@ -128,10 +137,15 @@ def test_rerun_computes_only_missing_keys(tmp_path):
 @pytest.mark.parametrize("path", ["gram", "linear"])
 def test_a_config_without_positive_examples_is_stored_as_failed(path):
     y = {"empty": -np.ones(20, dtype=np.int8)}
-    data = (tasks.TrainingData(1.0, y, {}, gram=np.eye(20)) if path == "gram"
-            else tasks.TrainingData(1.0, y, {}, X=sp.identity(20, format="csr")))
+    data = (
+        tasks.TrainingData(1.0, y, {}, gram=np.eye(20))
+        if path == "gram"
+        else tasks.TrainingData(1.0, y, {}, X=sp.identity(20, format="csr"))
+    )
     batch = Batch(0, 0, (FitJob("empty", 1.0, 1.0, ((1.0, "k1"),)),))
-    rows, examples = tasks.fit_batch(data, batch, BatchColumns("s", "r", "", {}), spec_for().estimators.__class__(), 1e-3)
+    rows, examples = tasks.fit_batch(
+        data, batch, BatchColumns("s", "r", "", {}), spec_for().estimators.__class__(), 1e-3
+    )
     assert isinstance(rows[0], FailedRow) and "single class" in rows[0].error_message
     assert rows[0].config_key == "k1" and examples == []
 
@@ -147,13 +161,43 @@ def test_sweep_against_a_real_scheduler_and_two_workers(tmp_path):
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                          "--dashboard-address", ":0"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "distributed.cli.dask_scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--dashboard-address",
+                ":0",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     try:
         for _ in range(2):
-            procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                                      "--memory-limit", "2GiB"], env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "distributed.cli.dask_worker",
+                        address,
+                        "--nthreads",
+                        "1",
+                        "--memory-limit",
+                        "2GiB",
+                    ],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         from distributed import Client
 
         with Client(address, timeout="30s") as client:
@@ -234,9 +278,9 @@ def test_an_empty_vocabulary_is_named_on_both_paths():
 def _data_failures():
     """What a sweep's data can fail (each a DataFailure), as calls of the checks that find it."""
     from xialpha.estimators.baselines import kfold
+    from xialpha.estimators.svm import fit_svm
     from xialpha.features.gram import check_gram_fits
     from xialpha.features.preprocessing import Preprocessing
-    from xialpha.estimators.svm import fit_svm
 
     y = np.array([1, 1, -1, -1, -1, -1])
     return {
@@ -247,8 +291,10 @@ def _data_failures():
     }
 
 
-@pytest.mark.parametrize("failure", ["no positive example", "k-fold beyond the smaller class", "an empty vocabulary",
-                                     "a Gram over the limit"])
+@pytest.mark.parametrize(
+    "failure",
+    ["no positive example", "k-fold beyond the smaller class", "an empty vocabulary", "a Gram over the limit"],
+)
 def test_what_the_data_can_fail_is_a_data_failure(failure):
     # before: each was a ValueError like any bug's, so a sweep could not tell them from a bug
     with pytest.raises(DataFailure):
@@ -262,8 +308,9 @@ def threaded_scheduler():
     batches one after another, in plan order."""
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
         yield cluster.scheduler_address
 
 
@@ -295,8 +342,13 @@ def _planted_sweep(tmp_path, monkeypatch, capsys, scheduler: str, fault: BaseExc
     return code, err.splitlines(), statuses, last
 
 
-@pytest.mark.parametrize("bug", [ValueError("operands could not be broadcast together with shapes (3,) (4,)"),
-                                 IndexError("index 7 is out of bounds for axis 0 with size 7")])
+@pytest.mark.parametrize(
+    "bug",
+    [
+        ValueError("operands could not be broadcast together with shapes (3,) (4,)"),
+        IndexError("index 7 is out of bounds for axis 0 with size 7"),
+    ],
+)
 def test_a_bug_in_a_fit_stops_the_sweep_keeping_what_was_stored(tmp_path, monkeypatch, capsys, threaded_scheduler, bug):
     # before: the bug's configs were stored as "failed" rows, the sweep went on and exited 1 with
     # "failed:" lines, and selection chose among the rest as if nothing were wrong
@@ -313,12 +365,14 @@ def test_a_bug_in_a_fit_shows_its_traceback_under_xialpha_debug(tmp_path, monkey
         _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler, IndexError("planted"))
 
 
-def test_a_data_failure_in_a_fit_is_stored_as_failed_and_the_sweep_goes_on(tmp_path, monkeypatch, capsys,
-                                                                          threaded_scheduler):
+def test_a_data_failure_in_a_fit_is_stored_as_failed_and_the_sweep_goes_on(
+    tmp_path, monkeypatch, capsys, threaded_scheduler
+):
     from xialpha.errors import DataFailure
 
-    code, err, statuses, last = _planted_sweep(tmp_path, monkeypatch, capsys, threaded_scheduler,
-                                               DataFailure("y: no positive example (planted)"))
+    code, err, statuses, last = _planted_sweep(
+        tmp_path, monkeypatch, capsys, threaded_scheduler, DataFailure("y: no positive example (planted)")
+    )
     assert code == 1
     assert statuses.pop(last) == ["failed"] and len(statuses) == 2
     assert set(map(tuple, statuses.values())) == {("ok",)}  # every other category is stored

@@ -16,9 +16,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from sweep_processes import (
+    LONG_C_GRID,
+    command_line,
+    expected_keys,
+    kill,
+    live_processes,
+    ok_keys,
+    raw_keys,
+    result_files,
+    session_ends,
+    start,
+    sweep_argv,
+    sweep_spec,
+    wait_for,
+)
 
-from sweep_processes import LONG_C_GRID, command_line, expected_keys, kill, live_processes, ok_keys, raw_keys
-from sweep_processes import result_files, session_ends, start, sweep_argv, sweep_spec, wait_for
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.worker_processes import LOCAL_WORKER_MODULES
 from xialpha.spec.sweep import load_spec
@@ -85,8 +98,9 @@ def test_a_killed_fork_server_then_a_killed_worker_mid_sweep_lose_no_row(tmp_pat
         os.kill(workers[0], signal.SIGKILL)
         stored_at_kill = len(raw_keys(store, SWEEP))
         expected = expected_keys(spec, tmp_path / "plan-store")
-        assert driver.poll() is None and stored_at_kill < len(expected), \
+        assert driver.poll() is None and stored_at_kill < len(expected), (
             f"the sweep ended before the kills: {stored_at_kill} of {len(expected)} stored"
+        )
         driver.wait(timeout=120)
         session_ends(driver.pid)
     finally:
@@ -103,8 +117,10 @@ def test_the_cluster_table_is_read_ahead_without_heavy_imports(tmp_path):
     spec = sweep_spec(tmp_path / "s.toml", SWEEP, cluster='kind = "local"\nworkers = 3')
     broken = tmp_path / "broken.toml"
     broken.write_text("[cluster\n")
-    code = ("import sys; from xialpha.spec.cluster import cluster_of_file as of; "
-            f"c = of({str(spec)!r}); print(c.kind, c.workers, of({str(broken)!r}), "
-            "[m for m in ('numpy', 'dask', 'distributed') if m in sys.modules])")
+    code = (
+        "import sys; from xialpha.spec.cluster import cluster_of_file as of; "
+        f"c = of({str(spec)!r}); print(c.kind, c.workers, of({str(broken)!r}), "
+        "[m for m in ('numpy', 'dask', 'distributed') if m in sys.modules])"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.split("\n")[0] == "local 3 None []", done.stderr

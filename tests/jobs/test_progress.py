@@ -40,7 +40,7 @@ def test_a_plain_stage_line_comes_once_the_stage_lasts_and_only_once(fast, monke
         _wait_for(lambda: stream.getvalue())
         for stage in ("fitting", "storing", "fitting"):
             progress.set_stage(stage)
-            _wait_for(lambda: stage in stream.getvalue())
+            _wait_for(lambda stage=stage: stage in stream.getvalue())
         progress.set_total(2)
         progress.advance(2)
     finally:

@@ -24,8 +24,13 @@ def _sweep_under(tmp_path: Path, limit: int, value: int) -> subprocess.Completed
     def limited():
         resource.setrlimit(limit, (value, value))
 
-    return subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(tmp_path / "store"),
-                           "--quiet"], capture_output=True, text=True, timeout=120, preexec_fn=limited)
+    return subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(tmp_path / "store"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited,
+    )
 
 
 def test_too_few_file_descriptors_is_one_line_naming_the_limit(tmp_path):
@@ -63,9 +68,13 @@ def test_standard_output_on_a_full_device_is_exit_4_and_one_line(tmp_path):
     artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
     (tmp_path / "docs.txt").write_text("wheat\noil\n" * 2000)
     with open(full, "w") as stdout:
-        done = subprocess.run([sys.executable, "-m", "xialpha.cli", "predict", str(artifact), "--input",
-                               str(tmp_path / "docs.txt")], stdout=stdout, stderr=subprocess.PIPE, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "xialpha.cli", "predict", str(artifact), "--input", str(tmp_path / "docs.txt")],
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode == 4, done.stderr
     assert done.stderr == "xialpha predict: error: cannot write standard output: No space left on device\n"
     assert stat.S_ISCHR(os.lstat(full).st_mode)

@@ -20,11 +20,22 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from sweep_processes import (
+    DEADLINE,
+    expected_keys,
+    kill,
+    ok_keys,
+    raw_keys,
+    result_files,
+    session_ends,
+    start,
+    sweep_argv,
+    sweep_spec,
+    wait_for,
+)
 
-from sweep_processes import DEADLINE, expected_keys, kill, ok_keys, raw_keys, result_files, session_ends
-from sweep_processes import start, sweep_argv, sweep_spec, wait_for
-from xialpha.spec.sweep import load_spec
 from xialpha.jobs.sweep import run_sweep
+from xialpha.spec.sweep import load_spec
 from xialpha.storage.store import ResultStore
 
 pytestmark = [pytest.mark.slurm, pytest.mark.cluster]
@@ -64,7 +75,7 @@ memory_limit = "1GiB"
 walltime = "00:30:00"
 interface = "lo"
 job_name = "{job_name}"
-log_directory = "{path.parent / 'worker-logs'}"
+log_directory = "{path.parent / "worker-logs"}"
 death_timeout = 60''',
         "local": 'kind = "local"\nworkers = 2',
     }[kind]
@@ -73,8 +84,13 @@ death_timeout = 60''',
 
 def _jobs(name: str) -> dict[str, str]:
     """{job id: state} of the queued and running jobs named `name`."""
-    done = subprocess.run(["squeue", "--noheader", f"--name={name}", "--format=%i %T"],
-                          capture_output=True, text=True, timeout=30, check=True)
+    done = subprocess.run(
+        ["squeue", "--noheader", f"--name={name}", "--format=%i %T"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
     return dict(line.split() for line in done.stdout.splitlines())
 
 
@@ -164,8 +180,13 @@ def test_a_worker_job_slurm_refuses_is_one_line_exit_2_and_no_store(slurm, job_n
     for workers forever; now `sbatch --test-only` is asked first: one line with SLURM's reason."""
     spec = _spec(tmp_path / "spec.toml", job_name)
     spec.write_text(spec.read_text().replace('kind = "slurm"', 'kind = "slurm"\nqueue = "no-such-partition"'))
-    done = subprocess.run([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(tmp_path / "store"),
-                           "--quiet"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(tmp_path / "store"), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "SLURM refuses the worker job" in done.stderr and "no-such-partition" in done.stderr, done.stderr
     assert not (tmp_path / "store").exists() and not _jobs(job_name)
@@ -190,8 +211,9 @@ def test_scancel_of_every_worker_job_brings_replacements_and_the_sweep_finishes(
         cancelled = set(_mid_sweep(store, job_name, driver))
         _scancel(f"--name={job_name}")
         assert driver.poll() is None and len(raw_keys(store, SWEEP)) < N_KEYS, "the sweep ended before the scancel"
-        replacements = wait_for(lambda: set(_running(job_name)) - cancelled, "a replacement worker job", timeout=120,
-                                process=driver)
+        replacements = wait_for(
+            lambda: set(_running(job_name)) - cancelled, "a replacement worker job", timeout=120, process=driver
+        )
         driver.wait(timeout=DEADLINE)
     finally:
         kill(driver)
@@ -201,8 +223,9 @@ def test_scancel_of_every_worker_job_brings_replacements_and_the_sweep_finishes(
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signalled_driver_cancels_its_worker_jobs_keeps_its_rows_and_says_so_in_one_line(slurm, job_name, tmp_path,
-                                                                                           signum):
+def test_a_signalled_driver_cancels_its_worker_jobs_keeps_its_rows_and_says_so_in_one_line(
+    slurm, job_name, tmp_path, signum
+):
     """SIGINT as a terminal's Ctrl-C sends it (to the process group); SIGTERM as `kill` does."""
     spec, store, driver = _sweep(tmp_path, job_name)
     try:
@@ -220,7 +243,8 @@ def test_a_signalled_driver_cancels_its_worker_jobs_keeps_its_rows_and_says_so_i
     name = signal.Signals(signum).name
     assert driver.returncode == 128 + signum, _log(tmp_path)
     assert (tmp_path / "driver.err").read_text().splitlines() == [
-        f"xialpha sweep: interrupted by {name}; results stored so far are kept"]
+        f"xialpha sweep: interrupted by {name}; results stored so far are kept"
+    ]
     assert stored <= ok_keys(store, SWEEP) < expected_keys(spec, tmp_path / "plan-store")
     assert set(raw_keys(store, SWEEP).values()) == {1}
 
@@ -244,8 +268,14 @@ def _checkout(tmp_path: Path) -> Path:
 def _sbatch(checkout: Path, script: str, *args: str) -> str:
     """Submit deploy/slurm/SCRIPT from the checkout with the test's environment, as `sbatch` does by default."""
     env = {**os.environ, "XIALPHA_VENV": sys.prefix, "XIALPHA_INTERFACE": "lo"}
-    done = subprocess.run(["sbatch", "--parsable", f"deploy/slurm/{script}", *args], cwd=checkout, env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["sbatch", "--parsable", f"deploy/slurm/{script}", *args],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().split(";")[0]
 
@@ -255,8 +285,9 @@ def _finished(job: str) -> str:
     return state if state in ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY") else ""
 
 
-@pytest.mark.parametrize("script, kind, log", [("sweep.sbatch", "slurm", "xialpha-driver"),
-                                               ("allocation.sbatch", "local", "xialpha-sweep")])
+@pytest.mark.parametrize(
+    "script, kind, log", [("sweep.sbatch", "slurm", "xialpha-driver"), ("allocation.sbatch", "local", "xialpha-sweep")]
+)
 def test_sbatch_script_from_a_fresh_checkout_completes(slurm, job_name, local_rows, tmp_path, script, kind, log):
     checkout = _checkout(tmp_path)
     spec, store = _spec(checkout / "ci.toml", job_name, kind=kind), tmp_path / "store"

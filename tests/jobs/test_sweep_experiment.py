@@ -8,8 +8,8 @@ import re
 
 import pytest
 from distributed import Client
-
 from swept import fill_store, small_spec, tree_digest
+
 from xialpha.cli import main
 from xialpha.errors import UserError
 from xialpha.jobs.sweep import prepare
@@ -35,9 +35,12 @@ def swept(tmp_path):
 
 def test_another_grid_under_a_stored_sweeps_id_is_refused_unless_a_new_run_is_forced(swept):
     _prepare(_spec(), swept)  # the same experiment resumes
-    with pytest.raises(UserError, match=r"^sweep.id: sweep 'exp' was run with another grid \(0 of its rows are not "
-                                        r"in this spec's, 2 of this spec's are new\); use a new sweep id, or "
-                                        r"force_new_run=True"):
+    with pytest.raises(
+        UserError,
+        match=r"^sweep.id: sweep 'exp' was run with another grid \(0 of its rows are not "
+        r"in this spec's, 2 of this spec's are new\); use a new sweep id, or "
+        r"force_new_run=True",
+    ):
         _prepare(_spec(C="[0.5, 5.0, 50.0]"), swept)
     with pytest.raises(UserError, match=r"another grid \(2 of its rows are not in this spec's, 0 of"):
         _prepare(_spec(C="[0.5]"), swept)
@@ -46,8 +49,11 @@ def test_another_grid_under_a_stored_sweeps_id_is_refused_unless_a_new_run_is_fo
 
 def test_other_training_documents_under_a_stored_sweeps_id_are_named(swept):
     changed = parse_spec(small_spec("exp", splits=True).replace("seed = 3", "seed = 4"), source="spec")
-    with pytest.raises(UserError, match=r"^corpus: the training documents of sweep 'exp' changed since its run \w+"
-                                        r" \(data fingerprint \w{12} then, \w{12} now\)"):
+    with pytest.raises(
+        UserError,
+        match=r"^corpus: the training documents of sweep 'exp' changed since its run \w+"
+        r" \(data fingerprint \w{12} then, \w{12} now\)",
+    ):
         _prepare(changed, swept)
 
 
@@ -76,17 +82,19 @@ def test_a_selection_of_a_sweep_that_misses_rows_is_saved_only_as_partial(tmp_pa
     assert re.search(r"^stored selection sel-", capsys.readouterr().out, re.MULTILINE)
 
 
-
 def test_a_category_name_with_a_comma_is_one_category_in_the_run_record(tmp_path, capsys):
     """The run record joined category names with commas, so a complete sweep with a category "oil, gas"
     looked incomplete (its --save refused) and a rerun under its id looked like another experiment."""
     corpus = tmp_path / "news.csv"
     labels = ("grain", '"oil, gas"')
-    rows = [f'n{i},story {i},{labels[i % 2]},{"test" if i % 5 == 0 else "train"}' for i in range(200)]
+    rows = [f"n{i},story {i},{labels[i % 2]},{'test' if i % 5 == 0 else 'train'}" for i in range(200)]
     corpus.write_text("id,text,labels,split\n" + "\n".join(rows) + "\n")
-    spec = parse_spec(f'[sweep]\nid = "comma"\n[corpus]\nloader = "table"\npath = "{corpus}"\nid_column = "id"\n'
-                      'label_column = "labels"\nlabel_separator = ";"\nsplit_column = "split"\ntrain_split = "train"\n'
-                      'test_split = "test"\n[svm]\nC = [1.0]\n', source="spec")
+    spec = parse_spec(
+        f'[sweep]\nid = "comma"\n[corpus]\nloader = "table"\npath = "{corpus}"\nid_column = "id"\n'
+        'label_column = "labels"\nlabel_separator = ";"\nsplit_column = "split"\ntrain_split = "train"\n'
+        'test_split = "test"\n[svm]\nC = [1.0]\n',
+        source="spec",
+    )
     store = ResultStore(str(tmp_path / "store"))
     fill_store(spec, store)
     assert main(["select", store.uri, "--save"]) == 0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from store_rows import CATEGORIES, certify_by_hand, result_rows, saved_selections
+
 from xialpha.cli import main
 from xialpha.storage.store import ResultStore
 
@@ -22,8 +22,19 @@ def report_store(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("report")
     store = ResultStore(str(root / "store"))
     store.datasets.write_results(result_rows())
-    store.datasets.append("sweeps", [{"sweep_id": "r1", "run_id": "run1", "spec_toml": "[sweep]\nid = 'r1'\n",
-                             "data_fingerprint": "fp", "xialpha_version": "0.1.0", "command": "xialpha sweep r1.toml"}])
+    store.datasets.append(
+        "sweeps",
+        [
+            {
+                "sweep_id": "r1",
+                "run_id": "run1",
+                "spec_toml": "[sweep]\nid = 'r1'\n",
+                "data_fingerprint": "fp",
+                "xialpha_version": "0.1.0",
+                "command": "xialpha sweep r1.toml",
+            }
+        ],
+    )
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
     certify_by_hand(store, saved_selections(store))
     assert main(["select", store.uri, "--estimator", "xa", "--global", "--save"]) == 0
@@ -44,9 +55,16 @@ def test_page_is_self_contained_and_shows_every_category(report_html):
     # bars and the calibration plot
     assert page.count('src="data:image/png;base64,') == 3
     assert "&lt;grain&amp;co&gt;" in page and "<grain&co>" not in page  # escaped
-    for heading in ("Estimate vs C", "beside held-out values", "Leave-one-out candidates", "Selection shown",
-                    "Certifications", "Estimates against held-out values", "What each estimator would choose",
-                    "Provenance"):
+    for heading in (
+        "Estimate vs C",
+        "beside held-out values",
+        "Leave-one-out candidates",
+        "Selection shown",
+        "Certifications",
+        "Estimates against held-out values",
+        "What each estimator would choose",
+        "Provenance",
+    ):
         assert heading in page
 
 
@@ -91,32 +109,42 @@ def test_calibration_points_and_estimator_choices_are_the_stored_values():
     assert summary["mean_difference"] == pytest.approx((at_rho1["xa_f1"] - at_rho1["holdout_f1"]).mean())
     choices = estimator_choices(results, "f1", 1.0, sweep_labels(results)).set_index("category")
     for category, rows in at_rho1.groupby("category"):
-        rows = rows.sort_values(["preprocessing_id", "C"]).copy()  # as `xialpha select` ranks: F1 averaged over C neighbours
+        rows = rows.sort_values(
+            ["preprocessing_id", "C"]
+        ).copy()  # as `xialpha select` ranks: F1 averaged over C neighbours
         rows["smooth"] = rows.groupby("preprocessing_id")["xa_f1"].transform(
-            lambda f1: (f1 + f1.shift(1).fillna(0) + f1.shift(-1).fillna(0)) / (1 + f1.shift(1).notna() + f1.shift(-1).notna()))
+            lambda f1: (
+                (f1 + f1.shift(1).fillna(0) + f1.shift(-1).fillna(0)) / (1 + f1.shift(1).notna() + f1.shift(-1).notna())
+            )
+        )
         best = rows.sort_values(["smooth", "C"], ascending=[False, True]).iloc[0]
         assert choices.loc[category, "held_out"] == pytest.approx(best["holdout_f1"])
         assert choices.loc[category, "best_held_out"] == pytest.approx(rows["holdout_f1"].max())
 
 
 def test_held_out_and_candidate_figures_are_the_stored_ones(report_html):
-    from xialpha.selection.objective import Objective
-    from xialpha.reports.report import best_per_group, estimate_curves, loo_candidates
-
     import pandas as pd
+
+    from xialpha.reports.report import best_per_group, estimate_curves, loo_candidates
+    from xialpha.selection.objective import Objective
 
     results = pd.DataFrame(result_rows())
     alone = Objective("f1", estimator="xa", smooth=False)  # the best C by its own estimate
     best = best_per_group(estimate_curves(results, alone), alone)
     first = best.iloc[0]
-    rows = results[(results["category"] == first["category"]) & (results["preprocessing_id"] == first["preprocessing_id"])
-                   & (results["rho"] == 1.0)]
+    rows = results[
+        (results["category"] == first["category"])
+        & (results["preprocessing_id"] == first["preprocessing_id"])
+        & (results["rho"] == 1.0)
+    ]
     assert first["estimate"] == pytest.approx(rows["xa_f1"].max())
     assert first["best_held_out"] == pytest.approx(rows["holdout_f1"].max())
     candidates = loo_candidates(results).set_index("category")
     rho2 = results[results["rho"] == 2.0].groupby("category")["xa_d"]
     assert candidates["candidates_mean"].to_dict() == pytest.approx(rho2.mean().to_dict())
-    assert candidates["loo_retrains_mean"].to_dict() == pytest.approx(results.groupby("category")["loo_retrains"].mean().to_dict())
+    assert candidates["loo_retrains_mean"].to_dict() == pytest.approx(
+        results.groupby("category")["loo_retrains"].mean().to_dict()
+    )
 
 
 def _page_pngs(page: str) -> list[bytes]:
@@ -169,7 +197,9 @@ def test_calibration_without_a_held_out_split_says_how_to_get_one(tmp_path):
     from xialpha.errors import UserError
 
     store = ResultStore(str(tmp_path / "store"))
-    store.datasets.write_results([{k: v for k, v in row.items() if not k.startswith("holdout")} for row in result_rows()])
+    store.datasets.write_results(
+        [{k: v for k, v in row.items() if not k.startswith("holdout")} for row in result_rows()]
+    )
     with pytest.raises(UserError, match=r"^sweep=: sweep 'r1' scored no held-out split .*holdout = true"):
         xialpha.plot.calibration(store.uri)
 
@@ -187,9 +217,18 @@ def render(url: str, screenshot: Path, inspect=None) -> tuple[list[str], list[st
         pytest.skip("no chromium binary found (apt-get install -y chromium)")
     errors, requests = [], []
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=binary, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = playwright.chromium.launch(
+            executable_path=binary,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
@@ -254,7 +293,9 @@ def test_page_renders_in_headless_chromium_without_console_errors(report_html, r
 @pytest.mark.browser
 def test_the_browser_check_catches_errors_and_blank_pages(tmp_path):
     broken = tmp_path / "broken.html"
-    broken.write_text("<!DOCTYPE html><html><body><script>console.error('boom'); undefinedCall();</script></body></html>")
+    broken.write_text(
+        "<!DOCTYPE html><html><body><script>console.error('boom'); undefinedCall();</script></body></html>"
+    )
     shot = tmp_path / "broken.png"
     errors, _ = render(broken.as_uri(), shot)
     assert any("boom" in e for e in errors) and any("undefinedCall" in e for e in errors)

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from swept import SELECTION_SPEC, fill_store
 from sweep_processes import DEADLINE, kill, result_files, start, sweep_spec, wait_for
+from swept import SELECTION_SPEC, fill_store
+
 from xialpha.spec.sweep import load_spec
 from xialpha.storage.store import ResultStore
 
@@ -22,8 +22,9 @@ REFRESH = '<meta http-equiv="refresh" content="1">'
 
 
 def _watch(store: Path, page: Path, log: Path, *extra: str):
-    return start([sys.executable, "-m", "xialpha.cli", "report", str(store), "--html", str(page), "--watch", "0.5",
-                  *extra], log)
+    return start(
+        [sys.executable, "-m", "xialpha.cli", "report", str(store), "--html", str(page), "--watch", "0.5", *extra], log
+    )
 
 
 def _text(path: Path) -> str:
@@ -42,15 +43,19 @@ def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
         # before the sweep has written anything: a waiting page that reloads itself
         wait_for(lambda: "Waiting" in _text(page), "the waiting page", process=watcher)
         assert REFRESH in _text(page)
-        sweep = start([sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)],
-                      tmp_path / "sweep.log")
+        sweep = start(
+            [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store)], tmp_path / "sweep.log"
+        )
         # while it runs (held after its first stored batch: SIGSTOP to its driver and workers): the
         # report of the rows stored so far, still reloading
         wait_for(lambda: result_files(store, "watched"), "the first stored batch", process=sweep)
         os.killpg(sweep.pid, signal.SIGSTOP)
         try:
-            wait_for(lambda: "<h1>xialpha sweep watched</h1>" in (text := _text(page)) and REFRESH in text,
-                     "a report page of the running sweep", process=watcher)
+            wait_for(
+                lambda: "<h1>xialpha sweep watched</h1>" in (text := _text(page)) and REFRESH in text,
+                "a report page of the running sweep",
+                process=watcher,
+            )
         finally:
             os.killpg(sweep.pid, signal.SIGCONT)
         assert sweep.wait(timeout=DEADLINE) == 0, (tmp_path / "sweep.log").read_text()[-3000:]
@@ -68,8 +73,9 @@ def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
     assert "Traceback" not in log
     # the sweep's suggested next command is one line
     sweep_out = (tmp_path / "sweep.log").read_text()
-    assert re.search(rf"^significance tests: xialpha select {re.escape(str(store))} --sweep watched$", sweep_out,
-                     re.MULTILINE), sweep_out[-2000:]
+    assert re.search(
+        rf"^significance tests: xialpha select {re.escape(str(store))} --sweep watched$", sweep_out, re.MULTILINE
+    ), sweep_out[-2000:]
 
 
 def test_ctrl_c_stops_watching_cleanly(tmp_path):
@@ -79,13 +85,15 @@ def test_ctrl_c_stops_watching_cleanly(tmp_path):
     (tmp_path / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
     store, page = tmp_path / "store", tmp_path / "watch.html"
     fill_store(load_spec(tmp_path / "sel.toml"), ResultStore(str(store)))
-    ended = datetime.datetime.now(datetime.timezone.utc)  # the newest run, ended before watching
-    ResultStore(str(store)).datasets.append("sweeps", [{"sweep_id": "sel", "run_id": "ended", "created_at": ended,
-                                               "finished_at": ended}])
+    ended = datetime.datetime.now(datetime.UTC)  # the newest run, ended before watching
+    ResultStore(str(store)).datasets.append(
+        "sweeps", [{"sweep_id": "sel", "run_id": "ended", "created_at": ended, "finished_at": ended}]
+    )
     watcher = _watch(store, page, tmp_path / "watch.log")
     try:
-        wait_for(lambda: REFRESH in _text(page) and "<h1>xialpha sweep sel</h1>" in _text(page), "the page",
-                 process=watcher)
+        wait_for(
+            lambda: REFRESH in _text(page) and "<h1>xialpha sweep sel</h1>" in _text(page), "the page", process=watcher
+        )
         watcher.send_signal(signal.SIGINT)
         assert watcher.wait(timeout=60) == 0
     finally:
@@ -93,7 +101,9 @@ def test_ctrl_c_stops_watching_cleanly(tmp_path):
     assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)
     log = (tmp_path / "watch.log").read_text()
     assert log.splitlines()[-1] == f"stopped watching; {page} shows the store as it was last read"
-    assert re.search(r"^the sweep's newest run ended at [0-9-]+ [0-9:]+ UTC; waiting for another run$", log, re.MULTILINE)
+    assert re.search(
+        r"^the sweep's newest run ended at [0-9-]+ [0-9:]+ UTC; waiting for another run$", log, re.MULTILINE
+    )
     assert "Traceback" not in log and "interrupted" not in log
 
 

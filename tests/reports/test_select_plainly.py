@@ -10,8 +10,8 @@ import re
 
 import pandas as pd
 import pytest
-
 from swept import SELECTION_SPEC, fill_store
+
 from xialpha.cli import main
 from xialpha.reports.formatting import percent
 from xialpha.reports.verdicts import legend, verdicts
@@ -65,13 +65,22 @@ def test_the_select_table_says_significant_with_a_legend_and_no_rho_for_span(sto
 def test_ties_are_marked_and_no_significance_says_what_to_do():
     # ranked equal; the same estimate, ranked apart by the C neighbours' average (the issue's
     # "0.8171 0.8171 1.0000"); significant; neither; no runner-up
-    rows = _rows(not_significant=[True, True, False, True, None], value=[0.8, 0.8171, 0.9, 0.7, 0.5],
-                 runner_up_value=[0.81, 0.8171, 0.8, 0.6, None], selection_value=[0.8171, 0.82, 0.9, 0.7, 0.5],
-                 runner_up_selection_value=[0.8171, 0.81, 0.8, 0.6, None])
+    rows = _rows(
+        not_significant=[True, True, False, True, None],
+        value=[0.8, 0.8171, 0.9, 0.7, 0.5],
+        runner_up_value=[0.81, 0.8171, 0.8, 0.6, None],
+        selection_value=[0.8171, 0.82, 0.9, 0.7, 0.5],
+        runner_up_selection_value=[0.8171, 0.81, 0.8, 0.6, None],
+    )
     assert verdicts(rows) == ["tie", "tie", "yes", "no", "-"]
     assert legend(rows) == [P_LEGEND, "tie: same estimate as the runner-up; C neighbours or simplicity decided"]
-    none = _rows(not_significant=[True, True], value=[0.9, 0.7], runner_up_value=[0.8, 0.6], selection_value=[0.9, 0.7],
-                 runner_up_selection_value=[0.8, 0.6])
+    none = _rows(
+        not_significant=[True, True],
+        value=[0.9, 0.7],
+        runner_up_value=[0.8, 0.6],
+        selection_value=[0.9, 0.7],
+        runner_up_selection_value=[0.8, 0.6],
+    )
     assert legend(none)[-1] == "no choice is significant: its runners-up do as well; keep it or add documents"
     costly = none.assign(metric="cost", cost_fn=10.0, cost_fp=0.5)
     assert legend(costly)[-1] == "cost = (10 x misses + 0.5 x false alarms) per document; lower is better"
@@ -101,13 +110,16 @@ def test_costs_say_their_unit_and_direction(store, capsys, monkeypatch):
 
 def test_the_html_report_puts_each_estimate_beside_its_certified_figure(store, tmp_path, capsys):
     code, out, _ = _cli(capsys, "select", store, "--sweep", "sel", "--save")
-    selection_id = re.search(r"^(?:stored selection|selection) (sel-\S+)(?: in | is stored)", out, re.MULTILINE).group(1)
-    code, _, err = _cli(capsys, "certify", store, "--selection", selection_id, "--test-split", "test", "--draws", "2000",
-                        "--force")
+    selection_id = re.search(r"^(?:stored selection|selection) (sel-\S+)(?: in | is stored)", out, re.MULTILINE).group(
+        1
+    )
+    code, _, err = _cli(
+        capsys, "certify", store, "--selection", selection_id, "--test-split", "test", "--draws", "2000", "--force"
+    )
     assert code == 0, err
     assert _cli(capsys, "report", store, "--selection", selection_id, "--html", tmp_path / "r.html")[0] == 0
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
-    section = page[page.index('id="certifications"'):page.index("<h2", page.index('id="certifications"'))]
+    section = page[page.index('id="certifications"') : page.index("<h2", page.index('id="certifications"'))]
     assert "<th>F1 % estimated</th><th>F1 % test</th>" in section
     selection = ResultStore(store).selections(selection_id=selection_id)
     certified = ResultStore(store).certifications(selection_id=selection_id)

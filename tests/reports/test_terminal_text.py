@@ -9,8 +9,8 @@ import random
 
 import numpy as np
 import pytest
-
 from swept import fill_store
+
 from xialpha.cli import main
 from xialpha.models.prediction import write_predictions
 from xialpha.printable import printable, spreadsheet_safe
@@ -30,17 +30,30 @@ def hostile_store(tmp_path_factory):
         for i in range(240):
             label = HOSTILE[i % 3]
             text = " ".join([f"topic{i % 3}"] * 3 + rng.sample(words, 8))
-            stream.write(json.dumps({"text": text, "label": [label], "split": "test" if i % 4 == 0 else "train"}) + "\n")
-    spec = parse_spec(f'[sweep]\nid = "hostile"\n[corpus]\nloader = "table"\npath = "{folder / "docs.jsonl"}"\n'
-                      'split_column = "split"\ntrain_split = "train"\ntest_split = "test"\n[svm]\nC = [0.5, 5.0]\n'
-                      "[cluster]\nworkers = 1\n", source="spec")
+            stream.write(
+                json.dumps({"text": text, "label": [label], "split": "test" if i % 4 == 0 else "train"}) + "\n"
+            )
+    spec = parse_spec(
+        f'[sweep]\nid = "hostile"\n[corpus]\nloader = "table"\npath = "{folder / "docs.jsonl"}"\n'
+        'split_column = "split"\ntrain_split = "train"\ntest_split = "test"\n[svm]\nC = [0.5, 5.0]\n'
+        "[cluster]\nworkers = 1\n",
+        source="spec",
+    )
     store = folder / "store"
     fill_store(spec, ResultStore(str(store)))
     return store
 
 
-@pytest.mark.parametrize("argv", [["select", "{store}"], ["select", "{store}", "--save"], ["select", "{store}", "--wide"],
-                                  ["report", "{store}"], ["store", "ls", "{store}"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["select", "{store}"],
+        ["select", "{store}", "--save"],
+        ["select", "{store}", "--wide"],
+        ["report", "{store}"],
+        ["store", "ls", "{store}"],
+    ],
+)
 def test_hostile_labels_are_shown_as_text(hostile_store, argv, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "250")  # one line per row: the labels unbroken
     assert main([part.format(store=hostile_store) for part in argv]) == 0
@@ -57,8 +70,9 @@ def test_printable_escapes_control_characters_only():
 
 def test_predict_csv_cells_a_spreadsheet_would_run_are_text():
     stream = io.StringIO()
-    write_predictions(stream, ["=1+1", "2"], ["=cmd|' /C calc'!A0", "@sum"], np.array([[1.0, -2.0], [-1.0, 0.5]]),
-                      "csv")
+    write_predictions(
+        stream, ["=1+1", "2"], ["=cmd|' /C calc'!A0", "@sum"], np.array([[1.0, -2.0], [-1.0, 0.5]]), "csv"
+    )
     lines = stream.getvalue().splitlines()
     assert lines[1] == "'=1+1,'=cmd|' /C calc'!A0,1,-2" and lines[2] == "2,'@sum,-1,0.5", lines
     assert spreadsheet_safe("-0.5") == "'-0.5" and spreadsheet_safe("plain") == "plain"

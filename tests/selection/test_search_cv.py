@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -40,7 +40,9 @@ def test_scikit_learn_estimator_checks(estimator, check):
 
 def toy_problem(seed=0):
     """300 training and 2,000 held-out examples; 3:1 classes, so a too small C predicts the majority."""
-    X, y = make_classification(n_samples=2300, n_features=10, n_informative=4, flip_y=0.05, weights=[0.75], random_state=seed)
+    X, y = make_classification(
+        n_samples=2300, n_features=10, n_informative=4, flip_y=0.05, weights=[0.75], random_state=seed
+    )
     return X[:300], y[:300], X[300:], y[300:]
 
 
@@ -54,8 +56,16 @@ def test_chosen_C_is_as_good_on_held_out_data_as_grid_search_cv(estimate):
     assert max(held_out) - min(held_out) > 0.05  # the choice matters on this problem
     assert ours.score(X_test, y_test) >= reference.score(X_test, y_test) - 0.03
     assert ours.score(X_test, y_test) >= max(held_out) - 0.03
-    assert set(ours.cv_results_) >= {"params", "param_C", "mean_test_score", "rank_test_score", "xa_f1", "xa_error",
-                                     f"{estimate}_f1", f"{estimate}_error"}
+    assert set(ours.cv_results_) >= {
+        "params",
+        "param_C",
+        "mean_test_score",
+        "rank_test_score",
+        "xa_f1",
+        "xa_error",
+        f"{estimate}_f1",
+        f"{estimate}_error",
+    }
     assert list(ours.cv_results_["params"]) == list(reference.cv_results_["params"])
     assert ours.best_params_ == ours.cv_results_["params"][ours.best_index_]
     own = ours.cv_results_["estimate_test_score"]
@@ -70,8 +80,9 @@ def test_chosen_C_is_as_good_on_held_out_data_as_grid_search_cv(estimate):
 
 def test_scores_are_the_xialpha_estimates_of_each_candidate():
     X, y, _, _ = toy_problem(seed=1)
-    search = XiAlphaSearchCV(SVC(kernel="rbf", gamma=0.05), {"C": [0.1, 1.0, 10.0]}, scoring="f1", estimate="xa",
-                             rho=2.0).fit(X, y)
+    search = XiAlphaSearchCV(
+        SVC(kernel="rbf", gamma=0.05), {"C": [0.1, 1.0, 10.0]}, scoring="f1", estimate="xa", rho=2.0
+    ).fit(X, y)
     assert "span_f1" not in search.cv_results_  # span is computed only when it scores
     y_pm = np.where(y == 1, 1, -1)
     for index, C in enumerate([0.1, 1.0, 10.0]):
@@ -111,8 +122,12 @@ def test_text_pipeline_and_pos_label():
         docs.append(" ".join(words))
         labels.append("sport" if i % 3 else "money")
     pipeline = make_pipeline(TfidfVectorizer(), SVC(kernel="linear"))
-    search = XiAlphaSearchCV(pipeline, {"svc__C": [0.1, 1.0, 10.0], "tfidfvectorizer__sublinear_tf": [False, True]},
-                             scoring="f1", pos_label="money").fit(docs, labels)
+    search = XiAlphaSearchCV(
+        pipeline,
+        {"svc__C": [0.1, 1.0, 10.0], "tfidfvectorizer__sublinear_tf": [False, True]},
+        scoring="f1",
+        pos_label="money",
+    ).fit(docs, labels)
     assert search.pos_label_ == "money" and list(search.classes_) == ["money", "sport"]
     assert len(search.cv_results_["params"]) == 6
     assert search.cv_results_["param_tfidfvectorizer__sublinear_tf"].shape == (6,)
@@ -136,7 +151,10 @@ def test_bad_input_gets_clear_errors():
     X, y, _, _ = toy_problem()
     with pytest.raises(ValueError, match="Only binary classification is supported .* got 3 classes"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}).fit(X[:30], np.arange(30) % 3)
-    with pytest.raises(TypeError, match="estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, got LogisticRegression"):
+    with pytest.raises(
+        TypeError,
+        match="estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, got LogisticRegression",
+    ):
         XiAlphaSearchCV(LogisticRegression(), {"C": [1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="estimator: LinearSVC must have loss='hinge'.*'loss': 'squared_hinge'"):
         XiAlphaSearchCV(LinearSVC(), {"C": [1.0]}).fit(X, y)
@@ -162,8 +180,10 @@ def test_column_vector_y_gives_the_same_estimates_as_1d_y(estimate):
     assert 0 <= column.cv_results_["xa_error"].max() <= 1
 
 
-@pytest.mark.parametrize("make", [lambda: SVC(kernel="linear", class_weight={1: 2.0}),
-                                  lambda: LinearSVC(loss="hinge", class_weight={1: 2.0})])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: SVC(kernel="linear", class_weight={1: 2.0}), lambda: LinearSVC(loss="hinge", class_weight={1: 2.0})],
+)
 def test_linear_candidates_are_scored_on_the_linear_path(make, monkeypatch):
     # SVC(kernel="linear") and LinearSVC(loss="hinge") are scored by xialpha's solver on the
     # features (warm-started along C), with the estimates of fit_svm(X=...) at each C and j = 2,
@@ -179,15 +199,21 @@ def test_linear_candidates_are_scored_on_the_linear_path(make, monkeypatch):
         fit = fit_svm(y_pm, C, X=X, j=2.0, tol=1e-3)
         assert search.cv_results_["span_f1"][index] == pytest.approx(span_estimate(fit).f1, abs=0.02)
         assert search.cv_results_["xa_f1"][index] == pytest.approx(
-            xi_alpha(fit.alpha, fit.xi, y_pm, r_delta_squared(X=X)).f1, abs=0.02)
+            xi_alpha(fit.alpha, fit.xi, y_pm, r_delta_squared(X=X)).f1, abs=0.02
+        )
     best = search.best_estimator_
     assert type(best) is type(make()) and best.C == search.best_params_["C"]
     np.testing.assert_array_equal(search.predict(X_test), best.predict(X_test))
 
 
-@pytest.mark.parametrize("make", [lambda: SVC(kernel="rbf", gamma="scale", class_weight={1: 2.0}),
-                                  lambda: SVC(kernel="poly", gamma="auto", degree=2, coef0=1.0, class_weight="balanced"),
-                                  lambda: SVC(kernel="linear")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SVC(kernel="rbf", gamma="scale", class_weight={1: 2.0}),
+        lambda: SVC(kernel="poly", gamma="auto", degree=2, coef0=1.0, class_weight="balanced"),
+        lambda: SVC(kernel="linear"),
+    ],
+)
 def test_scores_are_what_the_shared_scoring_function_gives_for_the_same_fit(make):
     # the search and a sweep's tasks score by one function: the same fit_svm training scored by
     # one_fit_estimates gives every column of cv_results_ to the last digit
@@ -204,7 +230,8 @@ def test_scores_are_what_the_shared_scoring_function_gives_for_the_same_fit(make
     data = {"X": X, "kernel": svc.kernel}
     if svc.kernel != "linear":
         data["kernel_params"] = {"gamma": resolved_gamma(svc.gamma, X)} | (
-            {"degree": svc.degree, "coef0": svc.coef0} if svc.kernel == "poly" else {})
+            {"degree": svc.degree, "coef0": svc.coef0} if svc.kernel == "poly" else {}
+        )
         assert data["kernel_params"]["gamma"] == pytest.approx(SVC(gamma=svc.gamma).fit(X, y)._gamma, rel=1e-12)
     r2 = r_delta_squared(**data)
     previous = None
@@ -237,8 +264,14 @@ class NoPrivateReadsSVC(SVC):
         return super().__getattribute__(name)
 
 
-@pytest.mark.parametrize("params", [{"kernel": "rbf"}, {"kernel": "poly", "gamma": "auto", "degree": 2},
-                                    {"kernel": "linear", "class_weight": "balanced"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"kernel": "rbf"},
+        {"kernel": "poly", "gamma": "auto", "degree": 2},
+        {"kernel": "linear", "class_weight": "balanced"},
+    ],
+)
 def test_the_search_reads_no_private_svc_attribute(params, monkeypatch):
     # scikit-learn's private fitted state (_gamma, _sparse, ...) may change between releases: the
     # search uses only the estimator's public parameters, and still chooses as before
@@ -271,7 +304,7 @@ def test_candidates_are_ranked_by_their_estimate_averaged_with_their_C_neighbour
     def near_mean(i):
         line = line_of(i)
         at = line.index(i)
-        return np.mean([own[k] for k in line[max(0, at - 1): at + 2]])
+        return np.mean([own[k] for k in line[max(0, at - 1) : at + 2]])
 
     for i in range(len(params)):  # a plateau (adjacent C of equal estimates) shares its best average
         line = line_of(i)
@@ -282,7 +315,7 @@ def test_candidates_are_ranked_by_their_estimate_averaged_with_their_C_neighbour
         end = at
         while end + 1 < len(line) and own[line[end + 1]] == own[i]:
             end += 1
-        expected = max(near_mean(k) for k in line[start: end + 1])
+        expected = max(near_mean(k) for k in line[start : end + 1])
         assert smoothed.cv_results_["mean_test_score"][i] == pytest.approx(expected)
     best = int(np.argmax(smoothed.cv_results_["mean_test_score"]))
     assert smoothed.best_index_ == best and smoothed.best_params_ == params[best]

@@ -17,8 +17,11 @@ from xialpha.selection.certification import certification_frame, certification_r
 from xialpha.storage.validate import typed_frame
 
 REPO = Path(__file__).resolve().parents[2]
-COUNTS = {"a": Confusion(tp=40, fp=10, fn=20, tn=930), "b": Confusion(tp=0, fp=3, fn=0, tn=997),
-          "c": Confusion(tp=90, fp=5, fn=5, tn=900)}
+COUNTS = {
+    "a": Confusion(tp=40, fp=10, fn=20, tn=930),
+    "b": Confusion(tp=0, fp=3, fn=0, tn=997),
+    "c": Confusion(tp=90, fp=5, fn=5, tn=900),
+}
 
 
 def frame():
@@ -48,8 +51,10 @@ def test_micro_pools_counts_and_macro_averages_completed_values():
     assert macro["precision"] == pytest.approx((0.8 + 0.0 + 90 / 95) / 3)
     assert macro["f1"] == pytest.approx((80 / 110 + 0.0 + 180 / 190) / 3)
     assert macro["f1_lower"] < macro["f1"] and macro["error_upper"] > macro["error"]
-    rows = typed_frame("certifications", certification_rows(frame().reset_index(),
-                                                            {"certification_id": "cert-x", "test_fingerprint": "fp"}))
+    rows = typed_frame(
+        "certifications",
+        certification_rows(frame().reset_index(), {"certification_id": "cert-x", "test_fingerprint": "fp"}),
+    )
     assert len(rows) == 5 and rows["tp"].isna().sum() == 1  # the macro row has no counts
 
 
@@ -82,6 +87,7 @@ sys.exit(main(sys.argv[2:]))
 def selected(tmp_path, capsys):
     """(store dir, selection id) of a selection of the sweep "sel" of test_selection_cli."""
     from swept import fill_store, small_spec
+
     from xialpha.cli import main
     from xialpha.spec.sweep import load_spec
     from xialpha.storage.store import ResultStore
@@ -102,8 +108,17 @@ def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_
     go = tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     argv = ["certify", str(store), "--selection", selection_id, "--test-split", "test", "--draws", "1000"]
-    children = [subprocess.Popen([sys.executable, "-c", CERTIFY_WHEN_SIGNALLED, str(go), *argv], env=env, cwd=REPO,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", CERTIFY_WHEN_SIGNALLED, str(go), *argv],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     time.sleep(1.0)  # let both finish importing
     go.touch()
     outcomes = [(child.wait(timeout=300), *child.communicate()) for child in children]
@@ -113,11 +128,14 @@ def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_
     assert "used this test set" in loser and loser.count("\n") == 1, loser
     assert not re.search(r"\bf1\b|%", loser.lower())  # the loser shows no test-set figures (ids may hold "f1")
     stored = ResultStore(str(store), create=False).datasets.read("certifications")
-    assert set(stored["certification_id"].to_pylist()) == {re.search(r"stored certification (cert-\S+)", winner).group(1)}
+    assert set(stored["certification_id"].to_pylist()) == {
+        re.search(r"stored certification (cert-\S+)", winner).group(1)
+    }
 
 
 def test_a_certification_that_cannot_store_its_rows_withdraws_its_claim(selected, capsys, monkeypatch):
     from swept import tree_digest
+
     from xialpha.cli import main
     from xialpha.errors import StoreWriteError
     from xialpha.storage.datasets import Datasets
@@ -170,9 +188,15 @@ def _kill_after_claim(store: Path, argv: list[str]) -> str:
     import signal
 
     claims = store / "certifications" / "_claims"
-    child = subprocess.Popen([sys.executable, "-c", SLOW_CERTIFY, *argv], env={**os.environ, "PYTHONPATH": str(REPO)},
-                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", SLOW_CERTIFY, *argv],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 180
         while not list(claims.glob("*/claim.json")):
@@ -242,8 +266,11 @@ def _start(store, rows):
 
 def test_a_claim_whose_process_runs_is_not_taken_over(tmp_path):
     store, rows = _pending(tmp_path)  # this very process holds it
-    with pytest.raises(UserError, match=rf"certification cert-old \(process {os.getpid()} on .*\) used this test set "
-                                        "and has not stored its rows"):
+    with pytest.raises(
+        UserError,
+        match=rf"certification cert-old \(process {os.getpid()} on .*\) used this test set "
+        "and has not stored its rows",
+    ):
         _start(store, rows)
 
 
@@ -268,7 +295,7 @@ def test_a_claim_from_another_host_ends_when_its_heartbeat_stops(tmp_path):
 
     from xialpha.selection.claims import STALE_SECONDS, heartbeat
 
-    long_ago = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=2 * STALE_SECONDS)
+    long_ago = datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=2 * STALE_SECONDS)
     store, rows = _pending(tmp_path, host="elsewhere.invalid", claimed_at=long_ago.isoformat())
     with heartbeat(store, "fp"):  # beating now: still running
         assert store.claims.test_set_beat("fp") is not None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from selection_rows import chosen, result_row
+
 from xialpha.errors import UserError
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
@@ -26,8 +26,10 @@ def frame(*rows) -> pd.DataFrame:
 
 def test_per_category_choice_optimises_the_metric_in_its_direction():
     results = frame(
-        result_row("a", 0.1, d_pos=30, d_neg=5), result_row("a", 1, d_pos=10, d_neg=20),
-        result_row("a", 10, d_pos=20, d_neg=8), result_row("b", 0.1, d_pos=2, d_neg=1),
+        result_row("a", 0.1, d_pos=30, d_neg=5),
+        result_row("a", 1, d_pos=10, d_neg=20),
+        result_row("a", 10, d_pos=20, d_neg=8),
+        result_row("b", 0.1, d_pos=2, d_neg=1),
         result_row("b", 1, d_pos=1, d_neg=9),
     )
     by_f1 = select(results, objective("f1"), sweep_id="s1")
@@ -42,17 +44,23 @@ def test_per_category_choice_optimises_the_metric_in_its_direction():
 
 def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
     results = frame(
-        result_row("a", 10, 10, 10, n_sv=40), result_row("a", 1, 10, 10, n_sv=90), result_row("a", 100, 20, 20),
-        result_row("b", 1, 5, 5, n_sv=70, pp="pp1"), result_row("b", 1, 5, 5, n_sv=30, pp="pp2"),
+        result_row("a", 10, 10, 10, n_sv=40),
+        result_row("a", 1, 10, 10, n_sv=90),
+        result_row("a", 100, 20, 20),
+        result_row("b", 1, 5, 5, n_sv=70, pp="pp1"),
+        result_row("b", 1, 5, 5, n_sv=30, pp="pp2"),
     )
     selection = select(results, objective("f1"), sweep_id="s1")
     assert chosen(selection)["a"] == 1.0
     assert selection.choices[1].chosen["preprocessing_id"] == "pp2"
     # shared configs tie as well: pp1/C=1 and pp2/C=1 have equal macro F1; pp2 has fewer SVs
     shared = frame(
-        result_row("a", 1, 10, 10, pp="pp1", n_sv=50), result_row("b", 1, 5, 5, pp="pp1", n_sv=50),
-        result_row("a", 1, 10, 10, pp="pp2", n_sv=20), result_row("b", 1, 5, 5, pp="pp2", n_sv=20),
-        result_row("a", 0.5, 40, 40, pp="pp1"), result_row("b", 0.5, 40, 40, pp="pp1"),
+        result_row("a", 1, 10, 10, pp="pp1", n_sv=50),
+        result_row("b", 1, 5, 5, pp="pp1", n_sv=50),
+        result_row("a", 1, 10, 10, pp="pp2", n_sv=20),
+        result_row("b", 1, 5, 5, pp="pp2", n_sv=20),
+        result_row("a", 0.5, 40, 40, pp="pp1"),
+        result_row("b", 0.5, 40, 40, pp="pp1"),
     )
     selection = select(shared, objective("f1"), sweep_id="s1", per_category=False)
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"pp2"}
@@ -61,8 +69,10 @@ def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
 def micro_macro_results() -> pd.DataFrame:
     """Config A is better on the rare category, B on the frequent one (values by hand below)."""
     return frame(
-        result_row("big", 1, 30, 30, n_pos=100, pp="A"), result_row("rare", 1, 1, 1, n_pos=10, pp="A"),
-        result_row("big", 1, 10, 10, n_pos=100, pp="B"), result_row("rare", 1, 6, 6, n_pos=10, pp="B"),
+        result_row("big", 1, 30, 30, n_pos=100, pp="A"),
+        result_row("rare", 1, 1, 1, n_pos=10, pp="A"),
+        result_row("big", 1, 10, 10, n_pos=100, pp="B"),
+        result_row("rare", 1, 6, 6, n_pos=10, pp="B"),
     )
 
 
@@ -106,7 +116,9 @@ def test_undefined_metrics_are_completed_not_dropped():
 
 def test_rho_and_estimator_must_have_results():
     results = frame(result_row("a", 1, 10, 10, rho=1.0), result_row("a", 1, 12, 12, rho=2.0))
-    assert select(results, objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(0.024)
+    assert select(results, objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(
+        0.024
+    )
     with pytest.raises(UserError, match=r"rho=: sweep 's1' has no results at rho=0\.5 \(stored: 1, 2\)"):
         select(results, objective("f1", rho=0.5), sweep_id="s1")
     with pytest.raises(UserError, match="estimator=: sweep 's1' computed no 'loo' estimates"):
@@ -154,13 +166,15 @@ def test_global_comparisons_pool_micro_and_test_macro():
     results = frame(*rows)
     keys = dict(zip(zip(results["category"], results["preprocessing_id"]), results["config_key"]))
     indicators = {}
-    for (category, pp), key in keys.items():
+    for (_category, _pp), key in keys.items():
         row = results[results["config_key"] == key].iloc[0]
         vector = np.zeros(1000, dtype=bool)
         vector[: int(row["xa_d_pos"])] = True  # positives first
         vector[100 : 100 + int(row["xa_d_neg"])] = True
         indicators[key] = vector
-    selection = select(results, objective("f1"), sweep_id="s1", per_category=False, load_indicators=lambda k: indicators)
+    selection = select(
+        results, objective("f1"), sweep_id="s1", per_category=False, load_indicators=lambda k: indicators
+    )
     assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"A"}
     comparison = selection.choices[0].comparisons[0]
     assert comparison.macro_sign.n == 6 and comparison.macro_sign.statistic == 6

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from selection_rows import result_row
-from xialpha.reports.frames import untidy_selection, tidy_selection
+
+from xialpha.reports.frames import tidy_selection, untidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.report import best_per_group, estimate_curves
 from xialpha.reports.verdicts import edge_lines, legend
@@ -19,13 +19,18 @@ from xialpha.selection.selector import select
 
 # false negatives of 100 positives by C (no false positives): rising to the largest C, falling
 # from the smallest, peaking inside, and none found at any C (F1 = 0 everywhere: flat)
-CURVES = {"up": {0.1: 60, 1.0: 40, 10.0: 20}, "down": {0.1: 20, 1.0: 40, 10.0: 60},
-          "inside": {0.1: 60, 1.0: 30, 10.0: 20, 100.0: 30, 1000.0: 60}, "none": {0.1: 100, 1.0: 100, 10.0: 100}}
+CURVES = {
+    "up": {0.1: 60, 1.0: 40, 10.0: 20},
+    "down": {0.1: 20, 1.0: 40, 10.0: 60},
+    "inside": {0.1: 60, 1.0: 30, 10.0: 20, 100.0: 30, 1000.0: 60},
+    "none": {0.1: 100, 1.0: 100, 10.0: 100},
+}
 
 
 def _results() -> pd.DataFrame:
-    return pd.DataFrame([result_row(category, C, d_pos=d, d_neg=0)
-                         for category, curve in CURVES.items() for C, d in curve.items()])
+    return pd.DataFrame(
+        [result_row(category, C, d_pos=d, d_neg=0) for category, curve in CURVES.items() for C, d in curve.items()]
+    )
 
 
 def _selection(results: pd.DataFrame, per_category: bool = True) -> pd.DataFrame:
@@ -50,19 +55,33 @@ def test_the_frames_carry_the_columns_and_the_store_never_gets_them():
     results = _results()
     rows = _selection(results).reset_index()
     tidy = tidy_selection(rows, sweep_labels(results))
-    assert list(tidy.columns[:8]) == ["config", "category", "value", "selection_value", "significant", "tie",
-                                     "at_edge", "flat"]
+    assert list(tidy.columns[:8]) == [
+        "config",
+        "category",
+        "value",
+        "selection_value",
+        "significant",
+        "tie",
+        "at_edge",
+        "flat",
+    ]
     assert "at_edge" not in untidy_selection(tidy) and "flat" not in untidy_selection(tidy)
 
 
 def test_one_line_per_kind_names_a_few_categories_then_how_many_more():
-    many = pd.DataFrame({"category": [f"category-{i:03d}" for i in range(200)],
-                         "at_edge": [None] * 150 + ["high"] * 45 + ["low"] * 5,
-                         "flat": [True] * 150 + [False] * 50})
+    many = pd.DataFrame(
+        {
+            "category": [f"category-{i:03d}" for i in range(200)],
+            "at_edge": [None] * 150 + ["high"] * 45 + ["low"] * 5,
+            "flat": [True] * 150 + [False] * 50,
+        }
+    )
     lines = edge_lines(many)
-    assert lines == ["category-150 and 44 more: chose the grid's largest C: widen the C grid upward",
-                     "category-195 and 4 more: chose the grid's smallest C: widen the C grid downward",
-                     "category-000 and 149 more: flat, no signal at any C: add documents, not C values"]
+    assert lines == [
+        "category-150 and 44 more: chose the grid's largest C: widen the C grid upward",
+        "category-195 and 4 more: chose the grid's smallest C: widen the C grid downward",
+        "category-000 and 149 more: flat, no signal at any C: add documents, not C values",
+    ]
     short = edge_lines(many.assign(category=[f"c{i:03d}" for i in range(200)]))
     assert short[0] == "c150, c151 and 43 more: chose the grid's largest C: widen the C grid upward"
     assert max(map(len, lines + short)) <= 80
@@ -74,17 +93,21 @@ def test_one_line_per_kind_names_a_few_categories_then_how_many_more():
 def test_the_legend_ends_with_the_edge_lines():
     rows = _selection(_results()).reset_index()
     lines = legend(rows)
-    assert lines[-3:] == ["up: chose the grid's largest C: widen the C grid upward",
-                          "down: chose the grid's smallest C: widen the C grid downward",
-                          "none: flat, no signal at any C: add documents, not C values"]
+    assert lines[-3:] == [
+        "up: chose the grid's largest C: widen the C grid upward",
+        "down: chose the grid's smallest C: widen the C grid downward",
+        "none: flat, no signal at any C: add documents, not C values",
+    ]
 
 
 @pytest.mark.parametrize("smooth", [True, False])
 def test_the_report_best_C_per_group_is_the_selection_choice(smooth):
     """On a plateau reaching the edge (F1 equal at C = 3 and 10) both the selection and the
     report's best C say 3; before, the selection said 10 and the report 3."""
-    results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in {1.0: 60, 3.0: 20, 10.0: 20}.items()]
-                           + [result_row("b", C, d_pos=d, d_neg=0) for C, d in {1.0: 10, 3.0: 30, 10.0: 29}.items()])
+    results = pd.DataFrame(
+        [result_row("a", C, d_pos=d, d_neg=0) for C, d in {1.0: 60, 3.0: 20, 10.0: 20}.items()]
+        + [result_row("b", C, d_pos=d, d_neg=0) for C, d in {1.0: 10, 3.0: 30, 10.0: 29}.items()]
+    )
     objective = Objective("f1", estimator="xa", smooth=smooth)
     chosen = {c.category: float(c.chosen["C"]) for c in select(results, objective, sweep_id="s1").choices}
     best = best_per_group(estimate_curves(results, objective), objective).set_index("category")

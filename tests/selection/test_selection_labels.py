@@ -9,18 +9,39 @@ import pandas as pd
 
 from xialpha.reports.labels import sweep_labels
 
-PP = {"pp_lowercase": True, "pp_token_pattern": r"(?u)\b\w\w+\b", "pp_stop_words": "none", "pp_stemming": "none",
-      "pp_min_df": 1.0, "pp_max_df": 1.0, "pp_tf": "raw", "pp_idf": "log", "pp_norm": "l2"}
+PP = {
+    "pp_lowercase": True,
+    "pp_token_pattern": r"(?u)\b\w\w+\b",
+    "pp_stop_words": "none",
+    "pp_stemming": "none",
+    "pp_min_df": 1.0,
+    "pp_max_df": 1.0,
+    "pp_tf": "raw",
+    "pp_idf": "log",
+    "pp_norm": "l2",
+}
 HASH = re.compile(r"\b[0-9a-f]{8,}\b")
 
 
 def config(pp_id="a1b2c3d4e5f60718", kernel_id="9f8e7d6c5b4a3928", C=1.0, j=1.0, kernel="linear", **params):
     """One results row: preprocessing and kernel ids (hashes, as in a store), their parameters, C and j."""
     pp = {**PP, **{k: v for k, v in params.items() if k.startswith("pp_")}}
-    kernel_params = {"gamma": None, "degree": None, "coef0": None,
-                     **{k: v for k, v in params.items() if not k.startswith("pp_")}}
-    return {"category": "c", "preprocessing_id": pp_id, **pp, "kernel": kernel, "kernel_id": kernel_id,
-            **kernel_params, "C": C, "j": j}
+    kernel_params = {
+        "gamma": None,
+        "degree": None,
+        "coef0": None,
+        **{k: v for k, v in params.items() if not k.startswith("pp_")},
+    }
+    return {
+        "category": "c",
+        "preprocessing_id": pp_id,
+        **pp,
+        "kernel": kernel,
+        "kernel_id": kernel_id,
+        **kernel_params,
+        "C": C,
+        "j": j,
+    }
 
 
 def labels_of(*rows):
@@ -59,8 +80,10 @@ def test_a_sweep_differing_in_kernels_names_kernel_and_parameter_with_C_and_j():
 
 def test_labels_stay_unique_where_parameters_would_collide():
     labels, names = labels_of(
-        config(C=1.0), config(C=1.00001),  # equal at 4 significant digits: more digits
-        config(pp_id="twin-one", C=1.0), config(pp_id="twin-two", C=1.0),  # same stored parameters, other ids
+        config(C=1.0),
+        config(C=1.00001),  # equal at 4 significant digits: more digits
+        config(pp_id="twin-one", C=1.0),
+        config(pp_id="twin-two", C=1.0),  # same stored parameters, other ids
     )
     assert names == ["pp#1 C=1", "pp#1 C=1.00001", "pp#2 C=1", "pp#3 C=1"]  # pp#: in id order
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from selection_rows import chosen, result_row
+
 from xialpha.errors import UserError
 from xialpha.selection.objective import Objective
 from xialpha.selection.records import selection_records
@@ -46,14 +46,17 @@ def test_the_default_selection_prefers_a_plateau_to_an_isolated_peak():
     row = selection_records(smoothed, "sel-s")[0]
     assert row["smooth_c"] is True and row["value"] == pytest.approx(F1[100.0])
     assert row["selection_value"] == pytest.approx(plateau)
-    assert row["runner_up_C"] == 1000.0 and row["runner_up_selection_value"] == pytest.approx((F1[100.0] + F1[1000.0]) / 2)
+    assert row["runner_up_C"] == 1000.0 and row["runner_up_selection_value"] == pytest.approx(
+        (F1[100.0] + F1[1000.0]) / 2
+    )
     assert selection_records(alone, "sel-a")[0]["smooth_c"] is False
 
 
 def test_global_selections_average_the_shared_configurations_over_C_too():
     other = _spike_and_plateau().assign(category="b", config_key=lambda f: "b-" + f["config_key"])
-    selection = select(pd.concat([_spike_and_plateau(), other]), Objective("f1", estimator="xa"), sweep_id="s1",
-                       per_category=False)
+    selection = select(
+        pd.concat([_spike_and_plateau(), other]), Objective("f1", estimator="xa"), sweep_id="s1", per_category=False
+    )
     assert {c.chosen["C"] for c in selection.choices} == {100.0}
     assert selection.global_value == pytest.approx(np.mean([F1[10.0], F1[100.0], F1[1000.0]]))
 

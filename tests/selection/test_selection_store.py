@@ -18,10 +18,23 @@ from xialpha.storage.store import ResultStore
 
 def row(category, pp, C, d_pos, d_neg, n_pos, *, n=1000, n_sv=50):
     return {
-        "sweep_id": "hand", "run_id": "r", "status": "ok", "data_fingerprint": "fp",
-        "config_key": f"{category}-{pp}-{C}", "category": category, "preprocessing_id": pp, "kernel": "linear",
-        "kernel_id": "lin", "C": float(C), "j": 1.0, "rho": 1.0, "n": n, "n_pos": n_pos, "n_sv": n_sv,
-        **estimate_values(Estimate("xa", n, n_pos, d_pos, d_neg)), "xa_d": d_pos + d_neg,
+        "sweep_id": "hand",
+        "run_id": "r",
+        "status": "ok",
+        "data_fingerprint": "fp",
+        "config_key": f"{category}-{pp}-{C}",
+        "category": category,
+        "preprocessing_id": pp,
+        "kernel": "linear",
+        "kernel_id": "lin",
+        "C": float(C),
+        "j": 1.0,
+        "rho": 1.0,
+        "n": n,
+        "n_pos": n_pos,
+        "n_sv": n_sv,
+        **estimate_values(Estimate("xa", n, n_pos, d_pos, d_neg)),
+        "xa_d": d_pos + d_neg,
     }
 
 
@@ -39,13 +52,30 @@ def store_uri(tmp_path):
     # A: big 140/200 = 0.70, rare 18/20 = 0.90 -> macro 0.80, micro (TP 79 of 110) 158/220
     # B: big 180/200 = 0.90, rare 8/20 = 0.40 -> macro 0.65, micro (TP 94) 188/220.
     # C=1 and C=10 of config T tie everywhere (same counts): the smaller C must win.
-    specs = [("big", "A", 1, 30, 30, 100), ("rare", "A", 1, 1, 1, 10), ("big", "B", 1, 10, 10, 100),
-             ("rare", "B", 1, 6, 6, 10), ("big", "T", 10, 60, 60, 100), ("rare", "T", 10, 8, 8, 10),
-             ("big", "T", 1, 60, 60, 100), ("rare", "T", 1, 8, 8, 10)]
+    specs = [
+        ("big", "A", 1, 30, 30, 100),
+        ("rare", "A", 1, 1, 1, 10),
+        ("big", "B", 1, 10, 10, 100),
+        ("rare", "B", 1, 6, 6, 10),
+        ("big", "T", 10, 60, 60, 100),
+        ("rare", "T", 10, 8, 8, 10),
+        ("big", "T", 1, 60, 60, 100),
+        ("rare", "T", 1, 8, 8, 10),
+    ]
     store = ResultStore(str(tmp_path / "store"))
     store.datasets.write_results([row(*spec) for spec in specs])
-    store.datasets.write_examples([{"sweep_id": "hand", "config_key": f"{c}-{pp}-{C}", "category": c, "estimator": "xa",
-                           "bits": indicator(d_pos, d_neg, n_pos)} for c, pp, C, d_pos, d_neg, n_pos in specs])
+    store.datasets.write_examples(
+        [
+            {
+                "sweep_id": "hand",
+                "config_key": f"{c}-{pp}-{C}",
+                "category": c,
+                "estimator": "xa",
+                "bits": indicator(d_pos, d_neg, n_pos),
+            }
+            for c, pp, C, d_pos, d_neg, n_pos in specs
+        ]
+    )
     return str(tmp_path / "store")
 
 

@@ -41,8 +41,13 @@ def test_slurm_job_script_carries_config_slurm_toml(tmp_path, monkeypatch):
 
 def test_slurm_processes_multiply_cores_and_memory_per_job():
     kwargs = slurm_cluster_kwargs(_cluster(SLURM + 'threads_per_worker = 3\nprocesses = 2\naccount = "a"\n'))
-    assert kwargs == {"cores": 6, "processes": 2, "memory": 2 * 4 * 2**30, "account": "a",
-                      "scheduler_options": {"dashboard_address": ":0"}}
+    assert kwargs == {
+        "cores": 6,
+        "processes": 2,
+        "memory": 2 * 4 * 2**30,
+        "account": "a",
+        "scheduler_options": {"dashboard_address": ":0"},
+    }
 
 
 def test_a_slurm_schedulers_dashboard_takes_a_free_port_when_8787_is_taken(tmp_path, monkeypatch):
@@ -64,17 +69,17 @@ def test_a_slurm_schedulers_dashboard_takes_a_free_port_when_8787_is_taken(tmp_p
     "text, message",
     [
         (SLURM + "cores = 4", 'cluster.cores: unknown key for kind "slurm"; use threads_per_worker'),
-        (SLURM + 'memory = "4GiB"', "cluster.memory: unknown key for kind \"slurm\"; use memory_limit"),
+        (SLURM + 'memory = "4GiB"', 'cluster.memory: unknown key for kind "slurm"; use memory_limit'),
         (SLURM + 'partition = "x"', 'cluster.partition: unknown key for kind "slurm"'),
         (SLURM + 'walltime = "2h"', "cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'"),
         (SLURM + "walltime = 3600", "cluster.walltime: must be a SLURM time"),
         (SLURM + "processes = 0", "cluster.processes: must be an integer >= 1, got 0"),
         (SLURM + 'account = ""', "cluster.account: must be a non-empty string"),
         (SLURM + 'job_extra_directives = "--exclusive"', "cluster.job_extra_directives: must be a list of strings"),
-        (CORPUS + '[cluster]\nkind = "slurm"\n', "cluster.memory_limit: is required for kind \"slurm\""),
+        (CORPUS + '[cluster]\nkind = "slurm"\n', 'cluster.memory_limit: is required for kind "slurm"'),
         (CORPUS + '[cluster]\nmemory_limit = "lots"\n', "cluster.memory_limit: must be a size like 8GiB"),
         (CORPUS + '[cluster]\nmemory_limit = "-1GB"\n', "cluster.memory_limit: must be a size"),
-        (CORPUS + '[cluster]\nkind = "kubernetes"\n', "cluster.image: is required for kind \"kubernetes\""),
+        (CORPUS + '[cluster]\nkind = "kubernetes"\n', 'cluster.image: is required for kind "kubernetes"'),
         (KUBERNETES + 'name = "Xialpha_1"', "cluster.name: must be a Kubernetes name"),
         (KUBERNETES + 'image_pull_policy = "always"', "cluster.image_pull_policy: must be one of Always"),
         (KUBERNETES + "env = { A = 1 }", "cluster.env: must be a table of string values"),
@@ -82,7 +87,10 @@ def test_a_slurm_schedulers_dashboard_takes_a_free_port_when_8787_is_taken(tmp_p
         (KUBERNETES + 'walltime = "01:00:00"', 'cluster.walltime: unknown key for kind "kubernetes"'),
         (CORPUS + '[cluster]\naddress = "tcp://host:port"\n', "cluster.address: not a scheduler address"),
         (CORPUS + '[cluster]\naddress = "http://host:8786"\n', "cluster.address: not a scheduler address"),
-        (CORPUS + '[cluster]\naddress = "tls://host:8786"\n', "cluster.address: a tls:// address needs [cluster.security]"),
+        (
+            CORPUS + '[cluster]\naddress = "tls://host:8786"\n',
+            "cluster.address: a tls:// address needs [cluster.security]",
+        ),
     ],
 )
 def test_cluster_mistakes_fail_when_the_spec_is_parsed(text, message):
@@ -94,8 +102,10 @@ def test_cluster_mistakes_fail_when_the_spec_is_parsed(text, message):
 
 
 def test_kubernetes_containers_override_the_entrypoint_and_carry_worker_limits():
-    spec = _cluster(KUBERNETES + 'workers = 3\nthreads_per_worker = 4\nmemory_limit = "2GiB"\nname = "sweep-1"\n'
-                    'env = { OMP_NUM_THREADS = "1" }\n[cluster.resources.limits]\nmemory = "3Gi"\n')
+    spec = _cluster(
+        KUBERNETES + 'workers = 3\nthreads_per_worker = 4\nmemory_limit = "2GiB"\nname = "sweep-1"\n'
+        'env = { OMP_NUM_THREADS = "1" }\n[cluster.resources.limits]\nmemory = "3Gi"\n'
+    )
     resource = kubernetes_cluster_spec(spec)
     assert resource["metadata"]["name"] == "sweep-1"
     worker_group = resource["spec"]["worker"]
@@ -127,14 +137,18 @@ def test_unreachable_scheduler_is_a_one_line_user_error(monkeypatch):
     import xialpha.jobs.cluster
 
     started = time.monotonic()
-    with pytest.raises(UserError, match=r"^--scheduler: no Dask scheduler listens at tcp://127.0.0.1:9 \(connection refused\)"):
+    with pytest.raises(
+        UserError, match=r"^--scheduler: no Dask scheduler listens at tcp://127.0.0.1:9 \(connection refused\)"
+    ):
         with connect(_cluster(CORPUS), address="tcp://127.0.0.1:9"):
             pass
     assert time.monotonic() - started < 10  # said at once, not after Dask's 30 s connect timeout
     # what is not refused outright (no answer yet) is left to Dask's retries, until its timeout
     monkeypatch.setattr(xialpha.jobs.cluster, "_refuse_if_nothing_listens", lambda name, address: None)
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
-        with pytest.raises(UserError, match=r"^--scheduler: cannot reach a Dask scheduler at tcp://127.0.0.1:9 within 1s"):
+        with pytest.raises(
+            UserError, match=r"^--scheduler: cannot reach a Dask scheduler at tcp://127.0.0.1:9 within 1s"
+        ):
             with connect(_cluster(CORPUS), address="tcp://127.0.0.1:9"):
                 pass
 

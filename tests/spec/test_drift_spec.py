@@ -47,31 +47,39 @@ def test_config_files_parse():
     "extra, message",
     [
         ("[drift]\nwindows = [0, 2]\n", "drift.windows[0]: must be > 0"),
-        ("[drift]\nwindows = [1.5]\n", "drift.windows: must be \"all\" or a list of whole numbers"),
-        ("[drift]\nwindows = \"some\"\n", "drift.windows: must be one of all"),
+        ("[drift]\nwindows = [1.5]\n", 'drift.windows: must be "all" or a list of whole numbers'),
+        ('[drift]\nwindows = "some"\n', "drift.windows: must be one of all"),
         ("[drift]\nmargin = -1\n", "drift.margin: must be in [0, 100]"),
         ("[drift]\nalpha = 0\n", "drift.alpha: must be in (0, 1]"),
-        ("[drift]\nid = \"a b\"\n", "drift.id: must be 1-64"),
+        ('[drift]\nid = "a b"\n', "drift.id: must be 1-64"),
         ("[drift]\nwindow = 3\n", "drift.window: unknown key"),
-        ("[batches]\nby = \"week\"\n", "batches.by: must be one of time, split"),
+        ('[batches]\nby = "week"\n', "batches.by: must be one of time, split"),
         ("[svm]\nC = [0]\n", "svm.C[0]: must be > 0"),
     ],
 )
 def test_bad_keys_name_their_path(extra, message):
-    text = MINIMAL.replace("[batches]\nperiod = \"7D\"\n", "") if extra.startswith("[batches]") else MINIMAL
-    with pytest.raises(UserError, match=message.replace("[", r"\[").replace("(", r"\(").replace("]", r"\]").replace(")", r"\)")):
+    text = MINIMAL.replace('[batches]\nperiod = "7D"\n', "") if extra.startswith("[batches]") else MINIMAL
+    with pytest.raises(
+        UserError, match=message.replace("[", r"\[").replace("(", r"\(").replace("]", r"\]").replace(")", r"\)")
+    ):
         parse_drift_spec(text + extra, source="d.toml")
 
 
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("[corpus]\nloader = \"synthetic\"\n", "batches.period: is required"),
-        ("[batches]\nby = \"split\"\nperiod = \"1D\"\n[corpus]\nloader = \"synthetic\"\n", "batches.period: only applies"),
-        ("[batches]\nperiod = \"7 days\"\n[corpus]\nloader = \"synthetic\"\n", "batches.period: must be a positive count"),
-        ("[batches]\nperiod = \"0D\"\n[corpus]\nloader = \"synthetic\"\n", "batches.period: the count must be between 1 and 100,000"),
-        (MINIMAL + "test_split = \"test\"\n", "corpus.test_split: a drift check has no test split"),
-        ("[batches]\nby = \"split\"\n[corpus]\nloader = \"synthetic\"\ntrain_split = \"train\"\n", "corpus.train_split: cannot"),
+        ('[corpus]\nloader = "synthetic"\n', "batches.period: is required"),
+        ('[batches]\nby = "split"\nperiod = "1D"\n[corpus]\nloader = "synthetic"\n', "batches.period: only applies"),
+        ('[batches]\nperiod = "7 days"\n[corpus]\nloader = "synthetic"\n', "batches.period: must be a positive count"),
+        (
+            '[batches]\nperiod = "0D"\n[corpus]\nloader = "synthetic"\n',
+            "batches.period: the count must be between 1 and 100,000",
+        ),
+        (MINIMAL + 'test_split = "test"\n', "corpus.test_split: a drift check has no test split"),
+        (
+            '[batches]\nby = "split"\n[corpus]\nloader = "synthetic"\ntrain_split = "train"\n',
+            "corpus.train_split: cannot",
+        ),
     ],
 )
 def test_batch_and_corpus_errors(text, message):
@@ -81,7 +89,9 @@ def test_batch_and_corpus_errors(text, message):
 
 def test_identity_ignores_where_it_runs_but_not_what_it_checks():
     base = parse_drift_spec(MINIMAL)
-    elsewhere = parse_drift_spec(MINIMAL + "[cluster]\nkind = \"address\"\naddress = \"tcp://h:8786\"\n[drift]\nstore = \"s3://b/x\"\n")
+    elsewhere = parse_drift_spec(
+        MINIMAL + '[cluster]\nkind = "address"\naddress = "tcp://h:8786"\n[drift]\nstore = "s3://b/x"\n'
+    )
     stricter = parse_drift_spec(MINIMAL + "[drift]\nalpha = 0.01\n")
     assert base.identity() == elsewhere.identity()
     assert base.identity() != stricter.identity()
@@ -106,9 +116,14 @@ def test_period_bins_are_calendar_aligned(period, moments, labels):
 
 
 def _corpus(times=None, splits=None, n=6) -> Corpus:
-    return Corpus(ids=[f"d{i}" for i in range(n)], texts=[f"text {i}" for i in range(n)],
-                  labels=[{"a"} if i % 2 else set() for i in range(n)], name="tiny",
-                  timestamps=None if times is None else np.array(times, dtype="datetime64[s]"), splits=splits)
+    return Corpus(
+        ids=[f"d{i}" for i in range(n)],
+        texts=[f"text {i}" for i in range(n)],
+        labels=[{"a"} if i % 2 else set() for i in range(n)],
+        name="tiny",
+        timestamps=None if times is None else np.array(times, dtype="datetime64[s]"),
+        splits=splits,
+    )
 
 
 def test_split_batches_by_time_orders_documents_and_drops_undated_ones():
@@ -138,10 +153,10 @@ def test_split_batches_keeps_only_the_train_split_when_asked():
 @pytest.mark.parametrize(
     "corpus, batches, message",
     [
-        (_corpus(), BatchSpec("time", Period(1, "D")), "batches.by: \"time\" needs timestamps"),
+        (_corpus(), BatchSpec("time", Period(1, "D")), 'batches.by: "time" needs timestamps'),
         (_corpus(["NaT"] * 6), BatchSpec("time", Period(1, "D")), "batches.by: no document .* has a timestamp"),
         (_corpus(["2000-01-01"] * 6), BatchSpec("time", Period(1, "D")), "batches: the corpus falls into 1 batch"),
-        (_corpus(), BatchSpec("split"), "batches.by: \"split\" needs split labels"),
+        (_corpus(), BatchSpec("split"), 'batches.by: "split" needs split labels'),
     ],
 )
 def test_split_batches_errors(corpus, batches, message):
@@ -149,17 +164,23 @@ def test_split_batches_errors(corpus, batches, message):
         split_batches(corpus, batches)
 
 
-@pytest.mark.parametrize("extra, message", [
-    ("[drift]\nwindows = [1, %s]\n" % ("9" * 400), "drift.windows[1]: integer out of range"),
-    ("[drift]\nwindows = [inf]\n", "drift.windows[0]: must be a finite number"),
-    ("[drift]\nmargin = nan\n", "drift.margin: must be a finite number"),
-    ("[drift]\nalpha = -inf\n", "drift.alpha: must be a finite number"),
-    ("[drift]\nrho = %s\n" % ("1" + "0" * 400), "drift.rho: integer out of range"),
-    ("[[preprocessing]]\nmin_df = inf\n", "preprocessing[0].min_df: must be a finite number"),
-    ("[drift]\nmax_configs = 10\n[svm]\nC = [1, 2, 3, 4]\nj = [1, 2, 3]\n", "drift.max_configs: the grid has 12 configurations"),
-    ('[drift]\ngram_memory_limit = "1..5kB"\n', "drift.gram_memory_limit: must be a size like 8GiB"),
-    ("[cluster]\nworkers = 5000\n", "cluster.workers: 5,000 workers is more than cluster.max_workers = 1,024"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ("[drift]\nwindows = [1, %s]\n" % ("9" * 400), "drift.windows[1]: integer out of range"),
+        ("[drift]\nwindows = [inf]\n", "drift.windows[0]: must be a finite number"),
+        ("[drift]\nmargin = nan\n", "drift.margin: must be a finite number"),
+        ("[drift]\nalpha = -inf\n", "drift.alpha: must be a finite number"),
+        ("[drift]\nrho = %s\n" % ("1" + "0" * 400), "drift.rho: integer out of range"),
+        ("[[preprocessing]]\nmin_df = inf\n", "preprocessing[0].min_df: must be a finite number"),
+        (
+            "[drift]\nmax_configs = 10\n[svm]\nC = [1, 2, 3, 4]\nj = [1, 2, 3]\n",
+            "drift.max_configs: the grid has 12 configurations",
+        ),
+        ('[drift]\ngram_memory_limit = "1..5kB"\n', "drift.gram_memory_limit: must be a size like 8GiB"),
+        ("[cluster]\nworkers = 5000\n", "cluster.workers: 5,000 workers is more than cluster.max_workers = 1,024"),
+    ],
+)
 def test_numbers_no_field_takes_are_refused(extra, message):
     with pytest.raises(UserError) as info:
         parse_drift_spec(MINIMAL + extra, source="d.toml")

@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import assume, event, given
-from hypothesis import strategies as st
-from hypothesis import settings
 from fuzzing import FUZZ_SETTINGS, check_outcome, corrupt, hostile, no_debug, run_cli, store, toml_dumps  # noqa: F401 (fixtures)
+from hypothesis import assume, event, given, settings
+from hypothesis import strategies as st
 from swept import tree_digest
 
 BASE = {
     "sweep": {"id": "fuzz"},
-    "corpus": {"loader": "synthetic", "n_docs": 40, "n_categories": 2, "seed": 3, "vocabulary_size": 200,
-               "topic_words": 5, "train_split": "train"},
+    "corpus": {
+        "loader": "synthetic",
+        "n_docs": 40,
+        "n_categories": 2,
+        "seed": 3,
+        "vocabulary_size": 200,
+        "topic_words": 5,
+        "train_split": "train",
+    },
     "preprocessing": [{"min_df": 1}],
     "kernels": [{"name": "linear"}],
     "svm": {"C": [1.0]},
@@ -28,9 +34,29 @@ BASE = {
 }
 KEYS = {
     "sweep": ["id", "store", "metric", "estimator", "batch_size", "gram_memory_limit", "max_configs"],
-    "corpus": ["loader", "n_docs", "n_categories", "seed", "vocabulary_size", "mean_length", "topic_words", "signal",
-               "max_prevalence", "category_skew", "test_fraction", "start", "n_batches", "shift", "shift_batch",
-               "shift_width", "shifted_categories", "train_split", "test_split", "path", "categories"],
+    "corpus": [
+        "loader",
+        "n_docs",
+        "n_categories",
+        "seed",
+        "vocabulary_size",
+        "mean_length",
+        "topic_words",
+        "signal",
+        "max_prevalence",
+        "category_skew",
+        "test_fraction",
+        "start",
+        "n_batches",
+        "shift",
+        "shift_batch",
+        "shift_width",
+        "shifted_categories",
+        "train_split",
+        "test_split",
+        "path",
+        "categories",
+    ],
     "preprocessing": ["lowercase", "token_pattern", "stop_words", "stemming", "min_df", "max_df", "tf", "idf", "norm"],
     "kernels": ["name", "gamma", "degree", "coef0"],
     "svm": ["C", "j", "tol"],
@@ -38,10 +64,41 @@ KEYS = {
     "cluster": ["kind", "address", "workers", "max_workers", "threads_per_worker", "memory_limit", "security", "queue"],
 }
 # values of the right kind, often valid, so that cases also get past validation into loading and planning
-plausible = st.one_of(st.integers(-2, 60), st.floats(-1, 100), st.lists(st.floats(0.01, 100), min_size=1, max_size=3),
-                      st.sampled_from(["linear", "rbf", "poly", "sigmoid", "porter", "english", "none", "log", "smooth",
-                                       "binary", "l2", "f1", "error", "xa", "span", "loo", "kfold", "train", "test",
-                                       "gradual", "abrupt", "2001-05-06", "2GiB", "local", "slurm", "support"]))
+plausible = st.one_of(
+    st.integers(-2, 60),
+    st.floats(-1, 100),
+    st.lists(st.floats(0.01, 100), min_size=1, max_size=3),
+    st.sampled_from(
+        [
+            "linear",
+            "rbf",
+            "poly",
+            "sigmoid",
+            "porter",
+            "english",
+            "none",
+            "log",
+            "smooth",
+            "binary",
+            "l2",
+            "f1",
+            "error",
+            "xa",
+            "span",
+            "loo",
+            "kfold",
+            "train",
+            "test",
+            "gradual",
+            "abrupt",
+            "2001-05-06",
+            "2GiB",
+            "local",
+            "slurm",
+            "support",
+        ]
+    ),
+)
 # values that are valid but make a synthetic corpus slow to generate (seconds, not a hang): left out here
 _SLOW = {"n_docs": (5_000, 1_250_000), "vocabulary_size": (20_000, 10**7), "mean_length": (500, 10**8)}
 
@@ -71,8 +128,10 @@ def specs(draw) -> bytes:
             document[section] = draw(hostile, label=f"{section} replaced")
     if draw(st.booleans(), label="grow grid"):
         sizes = st.sampled_from([1, 2, 5, 400, 2000])
-        document["svm"] = {"C": [float(i + 1) for i in range(draw(sizes, label="C"))],
-                           "j": [float(i + 1) for i in range(draw(sizes, label="j"))]}
+        document["svm"] = {
+            "C": [float(i + 1) for i in range(draw(sizes, label="C"))],
+            "j": [float(i + 1) for i in range(draw(sizes, label="j"))],
+        }
     try:
         text = toml_dumps(document)
     except (TypeError, ValueError):  # a value TOML cannot hold (a list mixing tables and values)

@@ -26,7 +26,8 @@ def documented() -> set[str]:
 
 def test_the_committed_reference_is_what_the_generator_writes():
     assert REFERENCE.read_text(encoding="utf-8") == reference.generate(), (
-        "docs/spec-reference.md is out of date: python -m xialpha.spec.reference > docs/spec-reference.md")
+        "docs/spec-reference.md is out of date: python -m xialpha.spec.reference > docs/spec-reference.md"
+    )
 
 
 def test_every_key_a_spec_parser_names_is_in_the_reference():
@@ -36,11 +37,28 @@ def test_every_key_a_spec_parser_names_is_in_the_reference():
     named = set()
     for path in (REPO / "xialpha" / "spec").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in readers
-                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in readers
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 named.add(node.args[0].value)
-    tables = {"sweep", "corpus", "categories", "preprocessing", "kernels", "svm", "estimators", "cluster", "security",
-              "drift", "batches"}
+    tables = {
+        "sweep",
+        "corpus",
+        "categories",
+        "preprocessing",
+        "kernels",
+        "svm",
+        "estimators",
+        "cluster",
+        "security",
+        "drift",
+        "batches",
+    }
     assert named - tables - documented() == set()
 
 
@@ -52,10 +70,24 @@ def test_every_key_of_the_shipped_specs_is_in_the_reference(spec: Path):
             parse(spec.read_text(encoding="utf-8"), source=str(spec), base_dir=spec.parent)
         except UserError:
             pass  # a corpus path missing here (Reuters): the keys read up to there are checked
-    loader_arguments = {name for parameters in map(loading.inspect.signature, loading.LOADERS.values())
-                        for name in parameters.parameters}
-    assert {name for _, name in calls} - {"corpus", "sweep", "svm", "estimators", "cluster", "security", "categories",
-                                          "drift", "batches", "kernels", "preprocessing"} <= documented()
+    loader_arguments = {
+        name
+        for parameters in map(loading.inspect.signature, loading.LOADERS.values())
+        for name in parameters.parameters
+    }
+    assert {name for _, name in calls} - {
+        "corpus",
+        "sweep",
+        "svm",
+        "estimators",
+        "cluster",
+        "security",
+        "categories",
+        "drift",
+        "batches",
+        "kernels",
+        "preprocessing",
+    } <= documented()
     assert loader_arguments <= documented()
 
 

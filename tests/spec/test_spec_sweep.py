@@ -31,7 +31,9 @@ def test_selection_estimator_falls_back_to_xi_alpha_when_span_is_off():
 
 
 def test_lists_expand_to_grids():
-    spec = parse_spec(MINIMAL + """
+    spec = parse_spec(
+        MINIMAL
+        + """
 [[preprocessing]]
 stemming = ["none", "porter"]
 min_df = [1, 3]
@@ -45,9 +47,15 @@ C = [0.1, 1, 10]
 j = [1, 2]
 [estimators]
 rho = [1, 2]
-""")
+"""
+    )
     assert len(spec.preprocessings) == 4
-    assert {(p.stemming, p.min_df) for p in spec.preprocessings} == {("none", 1), ("none", 3), ("porter", 1), ("porter", 3)}
+    assert {(p.stemming, p.min_df) for p in spec.preprocessings} == {
+        ("none", 1),
+        ("none", 3),
+        ("porter", 1),
+        ("porter", 3),
+    }
     assert [(k.name, k.gamma) for k in spec.kernels] == [("linear", None), ("rbf", 0.5), ("rbf", 2.0)]
     assert spec.C == (0.1, 1.0, 10.0) and spec.j == (1.0, 2.0) and spec.estimators.rhos == (1.0, 2.0)
 
@@ -124,10 +132,14 @@ def test_unknown_category_names_its_spec_field(tmp_path):
         with pytest.raises(UserError, match=r"^corpus\.categories\.names: unknown category 'nope'"):
             prepare(spec, ResultStore(str(tmp_path / "store")), client, "a")
         spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["cat_01"]\n')
-        with pytest.raises(UserError, match=r"unknown category 'cat_01' .*; did you mean cat01\? \(most frequent: cat0"):
+        with pytest.raises(
+            UserError, match=r"unknown category 'cat_01' .*; did you mean cat01\? \(most frequent: cat0"
+        ):
             prepare(spec, ResultStore(str(tmp_path / "store")), client, "b")
         spec = parse_spec(MINIMAL + 'train_split = "training"\ntest_fraction = 0.3\n')
-        with pytest.raises(UserError, match=r"^<spec>: corpus.train_split: .*'training'; did you mean train\? \(it has: test, train\)"):
+        with pytest.raises(
+            UserError, match=r"^<spec>: corpus.train_split: .*'training'; did you mean train\? \(it has: test, train\)"
+        ):
             prepare(spec, ResultStore(str(tmp_path / "store")), client, "c")
 
 
@@ -140,8 +152,11 @@ def test_unknown_category_names_its_spec_field(tmp_path):
         ("[svm]\nCc = [1.0]", "svm.Cc: unknown key; did you mean C?"),
         ("[[preprocessing]]\nzzz = 2", "preprocessing[0].zzz: unknown key (keys: lowercase, token_pattern, "),
         ("[corpus.categories]\ntop = 2", "corpus.categories.top: unknown key; did you mean top_k?"),
-        ('[sweep]\nestimator = "spna"', "sweep.estimator: must be one of xa, loo, holdout, kfold, bootstrap, span, "
-                                        "xa_ext, got 'spna'; did you mean span?"),
+        (
+            '[sweep]\nestimator = "spna"',
+            "sweep.estimator: must be one of xa, loo, holdout, kfold, bootstrap, span, "
+            "xa_ext, got 'spna'; did you mean span?",
+        ),
     ],
 )
 def test_unknown_keys_suggest_the_closest_key(extra, message):
@@ -151,23 +166,37 @@ def test_unknown_keys_suggest_the_closest_key(extra, message):
 
 
 def test_unknown_loader_arguments_and_loaders_suggest_the_closest(tmp_path):
-    with pytest.raises(UserError, match=r"^s.toml: corpus.n_doc: unknown key for corpus loader 'synthetic'; did you mean n_docs\?$"):
+    with pytest.raises(
+        UserError, match=r"^s.toml: corpus.n_doc: unknown key for corpus loader 'synthetic'; did you mean n_docs\?$"
+    ):
         parse_spec(MINIMAL.replace("n_docs", "n_doc"), source="s.toml")
-    with pytest.raises(UserError, match=r"^s.toml: corpus.loader: unknown corpus loader 'reuters'; did you mean reuters21578\? \(known: "):
+    with pytest.raises(
+        UserError,
+        match=r"^s.toml: corpus.loader: unknown corpus loader 'reuters'; did you mean reuters21578\? \(known: ",
+    ):
         parse_spec(MINIMAL.replace('"synthetic"', '"reuters"').replace("n_docs = 100", ""), source="s.toml")
 
 
-@pytest.mark.parametrize("typo, message", [
-    # issue 34: "did you mean test_fraction?" (a synthetic argument), and a consequence of the typo
-    # ("validation_fraction: needs corpus.train_split") named instead of the typo itself
-    ("validaton_fraction = 0.2", "corpus.validaton_fraction: unknown key for corpus loader 'synthetic'; "
-                                 "did you mean validation_fraction?"),
-    ('trian_split = "train"\nvalidation_fraction = 0.2', "corpus.trian_split: unknown key for corpus loader "
-                                                         "'synthetic'; did you mean train_split?"),
-    ('test_splt = "test"', "corpus.test_splt: unknown key for corpus loader 'synthetic'; did you mean test_split?"),
-    ("validation_sed = 1", "corpus.validation_sed: unknown key for corpus loader 'synthetic'; did you mean "
-                           "validation_seed?"),
-])
+@pytest.mark.parametrize(
+    "typo, message",
+    [
+        # issue 34: "did you mean test_fraction?" (a synthetic argument), and a consequence of the typo
+        # ("validation_fraction: needs corpus.train_split") named instead of the typo itself
+        (
+            "validaton_fraction = 0.2",
+            "corpus.validaton_fraction: unknown key for corpus loader 'synthetic'; did you mean validation_fraction?",
+        ),
+        (
+            'trian_split = "train"\nvalidation_fraction = 0.2',
+            "corpus.trian_split: unknown key for corpus loader 'synthetic'; did you mean train_split?",
+        ),
+        ('test_splt = "test"', "corpus.test_splt: unknown key for corpus loader 'synthetic'; did you mean test_split?"),
+        (
+            "validation_sed = 1",
+            "corpus.validation_sed: unknown key for corpus loader 'synthetic'; did you mean validation_seed?",
+        ),
+    ],
+)
 def test_a_mistyped_corpus_key_is_named_first_and_compared_with_every_corpus_key(typo, message):
     with pytest.raises(UserError) as error:
         parse_spec(MINIMAL.replace("n_docs = 100", f"n_docs = 100\n{typo}"), source="s.toml")
@@ -177,8 +206,11 @@ def test_a_mistyped_corpus_key_is_named_first_and_compared_with_every_corpus_key
 def test_a_mistyped_key_of_a_corpus_given_in_memory_names_the_closest():
     from xialpha.corpora.synthetic import make_synthetic
 
-    with pytest.raises(UserError, match=r"^<spec>: corpus.trian_split: unknown key for a corpus given in memory "
-                                        r"\(corpus=\); did you mean train_split\?$"):
+    with pytest.raises(
+        UserError,
+        match=r"^<spec>: corpus.trian_split: unknown key for a corpus given in memory "
+        r"\(corpus=\); did you mean train_split\?$",
+    ):
         parse_spec('[corpus]\ntrian_split = "train"\n', corpus=make_synthetic(n_docs=20))
 
 
@@ -189,9 +221,11 @@ def test_a_split_asked_of_a_table_without_splits_says_how_a_table_gets_them(tmp_
     spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\ntrain_split = "train"\nvalidation_fraction = 0.5\n')
     with pytest.raises(UserError) as error:
         load_spec(spec).corpus.load()
-    assert str(error.value) == (f"{spec}: corpus.train_split: the corpus has no split 'train': it has no splits at all "
-                                "(a table corpus gets them from split_column, or from one file per split: "
-                                'path = {train = "a.csv", test = "b.csv"})')
+    assert str(error.value) == (
+        f"{spec}: corpus.train_split: the corpus has no split 'train': it has no splits at all "
+        "(a table corpus gets them from split_column, or from one file per split: "
+        'path = {train = "a.csv", test = "b.csv"})'
+    )
 
 
 def test_a_column_the_file_lacks_names_the_key_to_set_and_the_closest_column(tmp_path):
@@ -202,23 +236,31 @@ def test_a_column_the_file_lacks_names_the_key_to_set_and_the_closest_column(tmp
     spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\n')
     with pytest.raises(UserError) as error:
         load_spec(spec).corpus.load()
-    assert str(error.value) == (f"{spec}: corpus.label_column: {tmp_path / 'docs.csv'} has no column 'label'; "
-                                "did you mean labels? (columns: id, text, labels, split)")
+    assert str(error.value) == (
+        f"{spec}: corpus.label_column: {tmp_path / 'docs.csv'} has no column 'label'; "
+        "did you mean labels? (columns: id, text, labels, split)"
+    )
     spec.write_text('[corpus]\nloader = "table"\npath = "docs.jsonl"\n')
     with pytest.raises(UserError) as error:
         load_spec(spec).corpus.load()
-    assert str(error.value) == (f"{spec}: corpus.text_column: {tmp_path / 'docs.jsonl'}, line 2 has no column 'text' "
-                                "(columns: body, label)")
+    assert str(error.value) == (
+        f"{spec}: corpus.text_column: {tmp_path / 'docs.jsonl'}, line 2 has no column 'text' (columns: body, label)"
+    )
 
 
 def test_multi_label_rows_are_refused_naming_the_spec_key(tmp_path):
     """The corpus of issue 34: "finance;health" in a column of single labels, no label_separator."""
-    (tmp_path / "docs.csv").write_text("id,text,label,split\n1,rates rise,finance,train\n2,flu season,health,train\n"
-                                       "3,hospital bonds,finance;health,test\n4,loan losses,finance,test\n")
+    (tmp_path / "docs.csv").write_text(
+        "id,text,label,split\n1,rates rise,finance,train\n2,flu season,health,train\n"
+        "3,hospital bonds,finance;health,test\n4,loan losses,finance,test\n"
+    )
     spec = tmp_path / "s.toml"
     spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\nsplit_column = "split"\n')
-    with pytest.raises(UserError, match=r"^\S+s.toml: corpus.label_separator: 1 of 4 labels in column 'label' of \S+docs.csv "
-                                        r"hold ';' \(e.g. 'finance;health'\): set label_separator = \";\" if"):
+    with pytest.raises(
+        UserError,
+        match=r"^\S+s.toml: corpus.label_separator: 1 of 4 labels in column 'label' of \S+docs.csv "
+        r"hold ';' \(e.g. 'finance;health'\): set label_separator = \";\" if",
+    ):
         load_spec(spec).corpus.load()
     spec.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\nsplit_column = "split"\nlabel_separator = ";"\n')
     assert load_spec(spec).corpus.load().category_counts() == {"finance": 3, "health": 2}
@@ -238,7 +280,9 @@ def test_a_user_error_keeps_its_key_and_file_across_processes():
 
 
 def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reuters(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # no copy fetched into the working directory (tests/commands/test_first_steps.py: one is)
+    monkeypatch.chdir(
+        tmp_path
+    )  # no copy fetched into the working directory (tests/commands/test_first_steps.py: one is)
     path = tmp_path / "specs" / "reuters.toml"
     path.parent.mkdir()
     path.write_text('[corpus]\nloader = "reuters21578"\npath = "../data/reuters21578"\n', encoding="utf-8")
@@ -246,13 +290,16 @@ def test_a_missing_corpus_path_names_the_spec_file_and_key_and_how_to_fetch_reut
     missing = tmp_path / "data" / "reuters21578"
     with pytest.raises(UserError) as error:
         spec.corpus.load()
-    assert str(error.value) == (f"{path}: corpus.path: {missing} does not exist; "
-                                f"`xialpha fetch reuters21578 --dest {missing}` downloads it there (a relative path in a "
-                                "spec is relative to the spec file)")
+    assert str(error.value) == (
+        f"{path}: corpus.path: {missing} does not exist; "
+        f"`xialpha fetch reuters21578 --dest {missing}` downloads it there (a relative path in a "
+        "spec is relative to the spec file)"
+    )
     path.write_text('[corpus]\nloader = "table"\npath = "docs.csv"\n', encoding="utf-8")
     with pytest.raises(UserError) as error:
         load_spec(path).corpus.load()
     assert str(error.value) == f"{path}: corpus.path: {path.parent / 'docs.csv'} does not exist"
+
 
 def test_a_missing_corpus_path_of_a_spec_named_relatively_is_named_once(tmp_path, monkeypatch, capsys):
     from xialpha.cli import main
@@ -268,24 +315,41 @@ def test_a_missing_corpus_path_of_a_spec_named_relatively_is_named_once(tmp_path
 # for a float at 10**400), infinities and NaN. Before: OverflowError tracebacks or silent acceptance.
 HUGE = "1" + "0" * 400
 NUMERIC_FIELDS = [
-    ("[svm]\nC = [{v}]", "svm.C[0]"), ("[svm]\nj = [1, {v}]", "svm.j[1]"), ("[svm]\ntol = {v}", "svm.tol"),
-    ("[estimators]\nrho = [{v}]", "estimators.rho[0]"), ("[estimators]\nkfold = {v}", "estimators.kfold"),
-    ("[estimators]\nbootstrap = {v}", "estimators.bootstrap"), ("[estimators]\nxa_ext_depth = {v}", "estimators.xa_ext_depth"),
-    ("[sweep]\nbatch_size = {v}", "sweep.batch_size"), ("[sweep]\nmax_configs = {v}", "sweep.max_configs"),
+    ("[svm]\nC = [{v}]", "svm.C[0]"),
+    ("[svm]\nj = [1, {v}]", "svm.j[1]"),
+    ("[svm]\ntol = {v}", "svm.tol"),
+    ("[estimators]\nrho = [{v}]", "estimators.rho[0]"),
+    ("[estimators]\nkfold = {v}", "estimators.kfold"),
+    ("[estimators]\nbootstrap = {v}", "estimators.bootstrap"),
+    ("[estimators]\nxa_ext_depth = {v}", "estimators.xa_ext_depth"),
+    ("[sweep]\nbatch_size = {v}", "sweep.batch_size"),
+    ("[sweep]\nmax_configs = {v}", "sweep.max_configs"),
     ("[sweep]\ngram_memory_limit = {v}", "sweep.gram_memory_limit"),
-    ('[[kernels]]\nname = "rbf"\ngamma = {v}', "kernels[0].gamma"), ('[[kernels]]\nname = "poly"\ndegree = {v}', "kernels[0].degree"),
+    ('[[kernels]]\nname = "rbf"\ngamma = {v}', "kernels[0].gamma"),
+    ('[[kernels]]\nname = "poly"\ndegree = {v}', "kernels[0].degree"),
     ('[[kernels]]\nname = "sigmoid"\ncoef0 = [0.5, {v}]', "kernels[0].coef0[1]"),
-    ("[[preprocessing]]\nmin_df = {v}", "preprocessing[0].min_df"), ("[[preprocessing]]\nmax_df = {v}", "preprocessing[0].max_df"),
-    ("[cluster]\nworkers = {v}", "cluster.workers"), ("[cluster]\nthreads_per_worker = {v}", "cluster.threads_per_worker"),
-    ("[cluster]\nmax_workers = {v}", "cluster.max_workers"), ("[cluster]\nmemory_limit = {v}", "cluster.memory_limit"),
+    ("[[preprocessing]]\nmin_df = {v}", "preprocessing[0].min_df"),
+    ("[[preprocessing]]\nmax_df = {v}", "preprocessing[0].max_df"),
+    ("[cluster]\nworkers = {v}", "cluster.workers"),
+    ("[cluster]\nthreads_per_worker = {v}", "cluster.threads_per_worker"),
+    ("[cluster]\nmax_workers = {v}", "cluster.max_workers"),
+    ("[cluster]\nmemory_limit = {v}", "cluster.memory_limit"),
     ("[corpus.categories]\ntop_k = {v}", "corpus.categories.top_k"),
 ]
 
 
-@pytest.mark.parametrize("value, problem", [(HUGE, "integer out of range"), (str(2**63), "integer out of range"),
-                                            (str(-(2**63) - 1), "integer out of range"), ("inf", "must be a finite number"),
-                                            ("-inf", "must be a finite number"), ("nan", "must be a finite number")],
-                         ids=["10^400", "2^63", "-2^63-1", "inf", "-inf", "nan"])
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        (HUGE, "integer out of range"),
+        (str(2**63), "integer out of range"),
+        (str(-(2**63) - 1), "integer out of range"),
+        ("inf", "must be a finite number"),
+        ("-inf", "must be a finite number"),
+        ("nan", "must be a finite number"),
+    ],
+    ids=["10^400", "2^63", "-2^63-1", "inf", "-inf", "nan"],
+)
 @pytest.mark.parametrize("template, path", NUMERIC_FIELDS, ids=[path for _, path in NUMERIC_FIELDS])
 def test_numbers_no_field_takes_are_refused_naming_the_field(template, path, value, problem):
     with pytest.raises(UserError) as info:
@@ -294,7 +358,7 @@ def test_numbers_no_field_takes_are_refused_naming_the_field(template, path, val
 
 
 def test_loader_arguments_are_checked_too():
-    with pytest.raises(UserError, match=f"corpus.n_docs: integer out of range.*\\(TOML integers are 64-bit\\)"):
+    with pytest.raises(UserError, match="corpus.n_docs: integer out of range.*\\(TOML integers are 64-bit\\)"):
         parse_spec(MINIMAL.replace("n_docs = 100", f"n_docs = {HUGE}"))
     with pytest.raises(UserError, match="corpus.mean_length: must be a finite number, got inf"):
         parse_spec(MINIMAL + "mean_length = inf\n")
@@ -302,10 +366,13 @@ def test_loader_arguments_are_checked_too():
     assert parse_spec(MINIMAL + f"seed = {2**63 - 1}\n[svm]\nC = [1e300]").C == (1e300,)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("a = " + "1" * 5000, "not valid TOML: Exceeds the limit"),  # a ValueError that is not a TOMLDecodeError
-    ("a = " + "[" * 100_000 + "]" * 100_000, "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("a = " + "1" * 5000, "not valid TOML: Exceeds the limit"),  # a ValueError that is not a TOMLDecodeError
+        ("a = " + "[" * 100_000 + "]" * 100_000, "not valid TOML"),
+    ],
+)
 def test_toml_the_parser_chokes_on_is_one_line(text, message):
     with pytest.raises(UserError, match=message):
         parse_spec(text, source="bad.toml")
@@ -327,14 +394,20 @@ def test_a_spec_that_is_not_utf8_is_named(tmp_path):
         load_spec(spec)
 
 
-@pytest.mark.parametrize("args, message", [
-    ('loader = "directory"\npath = ["docs"]', "corpus.path: must be a string or a path, got ['docs']"),
-    ('loader = "table"\npath = "x.csv"\nheader = "no"', "corpus.header: must be true or false, got 'no'"),
-    ('loader = "table"\npath = "x.csv"\ncolumn_names = "label"', "corpus.column_names: must be a list of strings"),
-    ('loader = "synthetic"\nn_docs = 10.5', "corpus.n_docs: must be an integer, got 10.5"),
-    ('loader = "synthetic"\nstart = 2000-01-01', "corpus.start: must be a string, got datetime.date(2000, 1, 1)"),
-    ('loader = "svmlight"\npath = "x.svm"\nzero_based = 1', "corpus.zero_based: must be true or false or a string, got 1"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ('loader = "directory"\npath = ["docs"]', "corpus.path: must be a string or a path, got ['docs']"),
+        ('loader = "table"\npath = "x.csv"\nheader = "no"', "corpus.header: must be true or false, got 'no'"),
+        ('loader = "table"\npath = "x.csv"\ncolumn_names = "label"', "corpus.column_names: must be a list of strings"),
+        ('loader = "synthetic"\nn_docs = 10.5', "corpus.n_docs: must be an integer, got 10.5"),
+        ('loader = "synthetic"\nstart = 2000-01-01', "corpus.start: must be a string, got datetime.date(2000, 1, 1)"),
+        (
+            'loader = "svmlight"\npath = "x.svm"\nzero_based = 1',
+            "corpus.zero_based: must be true or false or a string, got 1",
+        ),
+    ],
+)
 def test_loader_arguments_of_the_wrong_type_are_refused_at_spec_time(args, message):
     with pytest.raises(UserError) as info:
         parse_spec(f"[corpus]\n{args}\n", source="bad.toml")
@@ -343,13 +416,21 @@ def test_loader_arguments_of_the_wrong_type_are_refused_at_spec_time(args, messa
 
 
 def test_a_grid_beyond_max_configs_is_refused_with_its_count_before_expanding():
-    grid = "[svm]\nC = [%s]\nj = [%s]\n" % (", ".join(str(i + 1) for i in range(1000)), ", ".join(str(i + 1) for i in range(1000)))
-    with pytest.raises(UserError, match=r"sweep.max_configs: the grid has 1,000,000 configurations per category "
-                                        r"\(1 preprocessings x 1 kernels x 1,000 C values x 1,000 j values\), more than the limit 100,000"):
+    grid = "[svm]\nC = [%s]\nj = [%s]\n" % (
+        ", ".join(str(i + 1) for i in range(1000)),
+        ", ".join(str(i + 1) for i in range(1000)),
+    )
+    with pytest.raises(
+        UserError,
+        match=r"sweep.max_configs: the grid has 1,000,000 configurations per category "
+        r"\(1 preprocessings x 1 kernels x 1,000 C values x 1,000 j values\), more than the limit 100,000",
+    ):
         parse_spec(MINIMAL + grid)
     # a preprocessing grid of a million variants is counted, not built (building it takes minutes)
-    pp = "[[preprocessing]]\nmin_df = [%s]\nmax_df = [%s]\n" % (", ".join(str(i + 1) for i in range(1000)),
-                                                                 ", ".join(str((i + 1) / 1000) for i in range(1000)))
+    pp = "[[preprocessing]]\nmin_df = [%s]\nmax_df = [%s]\n" % (
+        ", ".join(str(i + 1) for i in range(1000)),
+        ", ".join(str((i + 1) / 1000) for i in range(1000)),
+    )
     with pytest.raises(UserError, match=r"1,000,000 preprocessings x 1 kernels"):
         parse_spec(MINIMAL + pp)
     assert len(parse_spec(MINIMAL + "[sweep]\nmax_configs = 1000000\n" + grid).C) == 1000
@@ -383,6 +464,7 @@ def test_table_files_per_split_resolve_next_to_the_spec_and_errors_name_the_key(
 
 # --- a validation split carved from training keeps the test split sealed (issue 18) ---------------
 
+
 def _carving(corpus_keys: str) -> str:
     return f'[corpus]\nloader = "synthetic"\nn_docs = 400\nseed = 3\n{corpus_keys}\n[estimators]\nholdout = true\n'
 
@@ -405,15 +487,23 @@ def test_validation_fraction_carves_a_seeded_validation_split_from_training_only
     assert not np.array_equal(carved.splits, other.splits)
 
 
-@pytest.mark.parametrize("keys, message", [
-    ("validation_fraction = 0.2", "corpus.validation_fraction: needs corpus.train_split"),
-    ('train_split = "train"\nvalidation_fraction = 1.0', "corpus.validation_fraction: must be > 0 and < 1, got 1"),
-    ('train_split = "train"\nvalidation_fraction = 0', "corpus.validation_fraction: must be > 0 and < 1, got 0"),
-    ('train_split = "train"\nvalidation_fraction = "a"', "corpus.validation_fraction: must be a number"),
-    ('train_split = "train"\ntest_split = "test"\nvalidation_fraction = 0.2',
-     "corpus.test_split: with validation_fraction the held-out split is 'validation'; leave test_split out"),
-    ('train_split = "train"\nvalidation_fraction = 0.2\nvalidation_seed = -1', "corpus.validation_seed: must be >= 0"),
-])
+@pytest.mark.parametrize(
+    "keys, message",
+    [
+        ("validation_fraction = 0.2", "corpus.validation_fraction: needs corpus.train_split"),
+        ('train_split = "train"\nvalidation_fraction = 1.0', "corpus.validation_fraction: must be > 0 and < 1, got 1"),
+        ('train_split = "train"\nvalidation_fraction = 0', "corpus.validation_fraction: must be > 0 and < 1, got 0"),
+        ('train_split = "train"\nvalidation_fraction = "a"', "corpus.validation_fraction: must be a number"),
+        (
+            'train_split = "train"\ntest_split = "test"\nvalidation_fraction = 0.2',
+            "corpus.test_split: with validation_fraction the held-out split is 'validation'; leave test_split out",
+        ),
+        (
+            'train_split = "train"\nvalidation_fraction = 0.2\nvalidation_seed = -1',
+            "corpus.validation_seed: must be >= 0",
+        ),
+    ],
+)
 def test_bad_validation_settings_name_their_key(keys, message):
     with pytest.raises(UserError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_spec(_carving(keys))

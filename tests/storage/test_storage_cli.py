@@ -11,11 +11,11 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
-
 from store_rows import CATEGORIES, T0, certify_by_hand, data_files, result_row, result_rows, saved_selections
+
 from xialpha.cli import main
-from xialpha.storage.store import ResultStore
 from xialpha.storage.reading import __doc__ as READ_RULE_DOC
+from xialpha.storage.store import ResultStore
 
 SECOND = datetime.timedelta(seconds=1)
 
@@ -28,18 +28,30 @@ def filled(tmp_path):
     for i in range(8):
         store.datasets.write_results([result_row(i, created_at=T0)])
     store.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + SECOND)])
-    store.datasets.write_results([result_row(3, status="failed", error_message="solver diverged", created_at=T0 + SECOND)])
-    store.datasets.write_results([result_row(8, status="failed", error_message="out of memory", created_at=T0 + SECOND)])
+    store.datasets.write_results(
+        [result_row(3, status="failed", error_message="solver diverged", created_at=T0 + SECOND)]
+    )
+    store.datasets.write_results(
+        [result_row(8, status="failed", error_message="out of memory", created_at=T0 + SECOND)]
+    )
     store.datasets.write_results([result_row(4, created_at=T0 + SECOND)])  # same content, newer
     store.datasets.write_results([result_row(4, xa_error=0.2, created_at=T0 + SECOND)])  # tie: later file name wins
     for i in range(3):
         store.datasets.write_results([result_row(i, sweep_id="other", created_at=T0 + 2 * SECOND)])
     for i in range(3):
         bits = np.arange(13) % (i + 2) == 0
-        store.datasets.write_examples([{"sweep_id": "sweep-1", "config_key": f"k{i}", "category": "earn", "estimator": "xa", "bits": bits}])
-    store.datasets.write_examples([{"sweep_id": "sweep-1", "config_key": "k0", "category": "earn", "estimator": "xa", "bits": np.ones(13, bool)}])
-    store.datasets.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k0"}])
-    store.datasets.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k1"}])
+        store.datasets.write_examples(
+            [{"sweep_id": "sweep-1", "config_key": f"k{i}", "category": "earn", "estimator": "xa", "bits": bits}]
+        )
+    store.datasets.write_examples(
+        [{"sweep_id": "sweep-1", "config_key": "k0", "category": "earn", "estimator": "xa", "bits": np.ones(13, bool)}]
+    )
+    store.datasets.append(
+        "selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k0"}]
+    )
+    store.datasets.append(
+        "selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "config_key": "k1"}]
+    )
     return store
 
 
@@ -74,11 +86,29 @@ def test_ls_lists_selections_certifications_and_drift_checks_with_their_ids(tmp_
     assert store.datasets.read("selections").num_rows == 0  # without --save nothing is stored
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
     certify_by_hand(store, saved_selections(store))
-    store.datasets.append("drift", [{"check_id": f"c{i}", "run_id": "drift-run-1", "sweep_id": "d1", "newest_batch": "2026-W01",
-                            "category": category, "window": window, "verdict": verdict}
-                           for i, (category, window, verdict) in enumerate(
-                               [("acq", 1, "drift"), ("acq", 2, "drift"), ("earn", 1, "no drift"), ("earn", 2, "no drift"),
-                                ("wheat", 1, "no drift")])])
+    store.datasets.append(
+        "drift",
+        [
+            {
+                "check_id": f"c{i}",
+                "run_id": "drift-run-1",
+                "sweep_id": "d1",
+                "newest_batch": "2026-W01",
+                "category": category,
+                "window": window,
+                "verdict": verdict,
+            }
+            for i, (category, window, verdict) in enumerate(
+                [
+                    ("acq", 1, "drift"),
+                    ("acq", 2, "drift"),
+                    ("earn", 1, "no drift"),
+                    ("earn", 2, "no drift"),
+                    ("wheat", 1, "no drift"),
+                ]
+            )
+        ],
+    )
     selection_id = saved_selections(store)["selection_id"].iloc[0]
     capsys.readouterr()
     assert main(["store", "ls", store.uri]) == 0
@@ -92,7 +122,11 @@ def test_ls_lists_selections_certifications_and_drift_checks_with_their_ids(tmp_
     records = json.loads(capsys.readouterr().out)
     ids = {"sweeps": "sweep_id", "selections": "selection_id", "certifications": "certification_id", "drift": "run_id"}
     assert [(r["kind"], r[ids[r["kind"]]]) for r in records] == [
-        ("sweeps", "r1"), ("selections", selection_id), ("certifications", "cert-hand"), ("drift", "drift-run-1")]
+        ("sweeps", "r1"),
+        ("selections", selection_id),
+        ("certifications", "cert-hand"),
+        ("drift", "drift-run-1"),
+    ]
     assert records[1]["categories"] == len(CATEGORIES) and records[3]["verdicts"] == "1 drift, 2 no drift"
     assert main(["store", "ls", store.uri, "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("kind,sweep_id,runs,")
@@ -178,7 +212,10 @@ def test_sweep_may_be_left_out_only_when_the_store_holds_one(filled, tmp_path, c
     empty.datasets.append("drift", [{"check_id": "c1"}])
     assert main(["select", empty.uri]) == 2 and "holds no sweep yet" in capsys.readouterr().err
     assert main(["certify", filled.uri, "--selection", "s11", "--test-split", "test"]) == 2
-    assert "no selection 's11' in store" in (err := capsys.readouterr().err) and "did you mean s1? (newest stored: s1)" in err
+    assert (
+        "no selection 's11' in store" in (err := capsys.readouterr().err)
+        and "did you mean s1? (newest stored: s1)" in err
+    )
 
 
 def test_ls_on_a_store_without_results(tmp_path, capsys):

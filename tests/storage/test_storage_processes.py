@@ -89,7 +89,7 @@ def test_writer_killed_mid_write_leaves_no_readable_partial_file(tmp_path):
     assert "finished" not in output, "the writer finished before it was killed: make the write slower"
     assert child.returncode == -signal.SIGKILL
 
-    visible = [p for p in partition.glob("*.parquet")]
+    visible = list(partition.glob("*.parquet"))
     assert len(visible) == 1
     for path in visible:
         pq.read_table(path)  # every visible file is complete

@@ -8,9 +8,9 @@ import uuid
 import numpy as np
 import pyarrow.compute as pc
 import pytest
-
 from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 from store_rows import T0, result_row
+
 from xialpha.errors import UserError
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore
@@ -21,10 +21,18 @@ def _exercise(uri: str) -> ResultStore:
     store = ResultStore(uri)
     store.datasets.write_results([result_row(i, created_at=T0) for i in range(4)])
     store.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + datetime.timedelta(seconds=1))])
-    store.datasets.write_results([result_row(1, status="failed", error_message="oom", created_at=T0 + datetime.timedelta(seconds=1)),
-                         result_row(4, status="failed", error_message="oom")])
-    store.datasets.write_examples([{"sweep_id": "sweep-1", "config_key": "k", "category": "earn", "estimator": "xa", "bits": np.ones(11, bool)}])
-    store.datasets.append("certifications", [{"certification_id": "c1", "category": "earn", "sweep_id": "sweep-1", "bound": 0.1}])
+    store.datasets.write_results(
+        [
+            result_row(1, status="failed", error_message="oom", created_at=T0 + datetime.timedelta(seconds=1)),
+            result_row(4, status="failed", error_message="oom"),
+        ]
+    )
+    store.datasets.write_examples(
+        [{"sweep_id": "sweep-1", "config_key": "k", "category": "earn", "estimator": "xa", "bits": np.ones(11, bool)}]
+    )
+    store.datasets.append(
+        "certifications", [{"certification_id": "c1", "category": "earn", "sweep_id": "sweep-1", "bound": 0.1}]
+    )
 
     before = store.datasets.read_results(include_failed=True)
     assert before.num_rows == 5

@@ -11,13 +11,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from store_rows import T0, data_files, result_row
 
 from xialpha.errors import UserError
 from xialpha.storage.bits import pack_bits, unpack_bits
 from xialpha.storage.keys import config_key
-from xialpha.storage.schema import RESULT_COLUMNS, results_schema, SCHEMA_VERSION
+from xialpha.storage.schema import RESULT_COLUMNS, SCHEMA_VERSION, results_schema
 from xialpha.storage.store import ResultStore
-from store_rows import T0, data_files, result_row
 
 
 @pytest.fixture
@@ -215,7 +215,9 @@ def test_old_file_without_a_later_column_still_reads(store, store_dir):
     old_row = {c.name: result_row(1).get(c.name) for c in RESULT_COLUMNS if c.name != "xa_ext_depth"}
     old_row.update(created_at=T0, schema_version=1, worker="old-host", xialpha_version="0.0.1")
     directory = store_dir / "results" / "sweep_id=sweep-1"
-    pq.write_table(pa.Table.from_pylist([old_row], schema=old_schema), directory / "part-20250101T000000000000Z-old.parquet")
+    pq.write_table(
+        pa.Table.from_pylist([old_row], schema=old_schema), directory / "part-20250101T000000000000Z-old.parquet"
+    )
     depths = {r["config_key"]: r["xa_ext_depth"] for r in store.datasets.read_results().to_pylist()}
     assert depths == {config_key(i=0): 3, config_key(i=1): None}
 
@@ -261,13 +263,24 @@ def test_bits_round_trip_little_endian(n):
 
 def test_examples_round_trip_by_config_key(store):
     a, b = np.array([1, 0, 0, 1, 1, 0, 0, 0, 1], bool), np.zeros(20, bool)
-    store.datasets.write_examples([
-        {"sweep_id": "sweep-1", "config_key": "k1", "category": "earn", "estimator": "xa", "bits": a},
-        {"sweep_id": "sweep-1", "config_key": "k2", "category": "earn", "estimator": "xa", "bits": pack_bits(b), "n": 20},
-        {"sweep_id": "sweep-1", "config_key": "k1", "category": "earn", "estimator": "loo", "bits": ~a},
-    ])
+    store.datasets.write_examples(
+        [
+            {"sweep_id": "sweep-1", "config_key": "k1", "category": "earn", "estimator": "xa", "bits": a},
+            {
+                "sweep_id": "sweep-1",
+                "config_key": "k2",
+                "category": "earn",
+                "estimator": "xa",
+                "bits": pack_bits(b),
+                "n": 20,
+            },
+            {"sweep_id": "sweep-1", "config_key": "k1", "category": "earn", "estimator": "loo", "bits": ~a},
+        ]
+    )
     newer = np.ones(9, bool)
-    store.datasets.write_examples([{"sweep_id": "sweep-1", "config_key": "k1", "category": "earn", "estimator": "xa", "bits": newer}])
+    store.datasets.write_examples(
+        [{"sweep_id": "sweep-1", "config_key": "k1", "category": "earn", "estimator": "xa", "bits": newer}]
+    )
     got = store.read_examples(["k1", "k2", "missing"])
     assert set(got) == {"k1", "k2"}
     np.testing.assert_array_equal(got["k1"], newer)
@@ -289,8 +302,15 @@ def test_bad_example_rows_are_refused(store):
 
 
 def test_generic_dataset_append_and_read_newest_per_id(store, store_dir):
-    store.datasets.append("selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "score": 0.5, "chosen": "k1"}])
-    store.datasets.append("selections", pa.table({"selection_id": ["s1", "s2"], "category": ["earn"] * 2, "sweep_id": ["sweep-1"] * 2, "score": [0.7, 0.1]}))
+    store.datasets.append(
+        "selections", [{"selection_id": "s1", "category": "earn", "sweep_id": "sweep-1", "score": 0.5, "chosen": "k1"}]
+    )
+    store.datasets.append(
+        "selections",
+        pa.table(
+            {"selection_id": ["s1", "s2"], "category": ["earn"] * 2, "sweep_id": ["sweep-1"] * 2, "score": [0.7, 0.1]}
+        ),
+    )
     store.datasets.append("drift", [{"check_id": "d1", "psi": 0.2}])
     table = store.datasets.read("selections")
     assert table["selection_id"].to_pylist() == ["s1", "s2"]

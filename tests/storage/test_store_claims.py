@@ -7,9 +7,9 @@ import threading
 import uuid
 
 import pytest
-
 from store_rows import result_row
 from swept import tree_digest
+
 from xialpha.errors import UserError
 from xialpha.storage.store import ResultStore
 

@@ -12,15 +12,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from store_rows import result_row
 from swept import fill_store, small_spec
+
 from xialpha.cli import main
-from xialpha.spec.sweep import load_spec
 from xialpha.errors import StoreWarning
+from xialpha.spec.sweep import load_spec
 from xialpha.storage.bits import pack_bits
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore
+
 
 def _first_file(partition: Path) -> Path:
     return sorted(partition.glob("*.parquet"))[0]
@@ -39,12 +40,14 @@ def _corrupt_page(partition: Path) -> None:
     """A complete footer over data pages overwritten with garbage: only reading the data fails."""
     data = bytearray(_first_file(partition).read_bytes())
     footer = int.from_bytes(data[-8:-4], "little") + 8
-    data[4: len(data) - footer] = b"\xff" * (len(data) - footer - 4)
+    data[4 : len(data) - footer] = b"\xff" * (len(data) - footer - 4)
     (partition / "part-corrupt-page.parquet").write_bytes(bytes(data))
 
 
 def _unknown_column(partition: Path) -> None:
-    pq.write_table(pa.Table.from_pylist([{**result_row(50, sweep_id="s"), "shoe_size": 44}]), partition / "part-extra.parquet")
+    pq.write_table(
+        pa.Table.from_pylist([{**result_row(50, sweep_id="s"), "shoe_size": 44}]), partition / "part-extra.parquet"
+    )
 
 
 def _wrong_type(partition: Path) -> None:
@@ -53,7 +56,14 @@ def _wrong_type(partition: Path) -> None:
 
 
 def _examples_in_results(partition: Path) -> None:
-    row = {"sweep_id": "s", "config_key": "k", "category": "c", "estimator": "xa", "n": 3, "bits": pack_bits(np.ones(3, bool))}
+    row = {
+        "sweep_id": "s",
+        "config_key": "k",
+        "category": "c",
+        "estimator": "xa",
+        "n": 3,
+        "bits": pack_bits(np.ones(3, bool)),
+    }
     pq.write_table(pa.Table.from_pylist([row]), partition / "part-examples.parquet")
 
 
@@ -117,7 +127,10 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
     assert sorted(merged[0]["config_key"].to_pylist()) == sorted(before["config_key"])  # no foreign row merged
 
     (moved,) = reader.quarantine(problems)
-    assert not bad.exists() and Path(moved) == Path(store.datasets.location.root) / "_quarantine" / "results" / "sweep_id=s" / bad.name
+    assert (
+        not bad.exists()
+        and Path(moved) == Path(store.datasets.location.root) / "_quarantine" / "results" / "sweep_id=s" / bad.name
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ResultStore(store.uri).read_results_df(include_failed=True).equals(before)
@@ -127,8 +140,10 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
 def test_appending_to_a_row_typed_dataset_ignores_foreign_files(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
     store.datasets.append("drift", [{"check_id": "c1", "psi": 0.2}])
-    pq.write_table(pa.table({"check_id": ["c9"], "psi": ["high"], "created_at": pa.array([0], pa.timestamp("us", tz="UTC"))}),
-                   tmp_path / "store" / "drift" / "part-zz-typed.parquet")
+    pq.write_table(
+        pa.table({"check_id": ["c9"], "psi": ["high"], "created_at": pa.array([0], pa.timestamp("us", tz="UTC"))}),
+        tmp_path / "store" / "drift" / "part-zz-typed.parquet",
+    )
     pq.write_table(pa.table({"whatever": [1]}), tmp_path / "store" / "drift" / "part-zz-nokey.parquet")
     with pytest.warns(StoreWarning) as caught:
         store.datasets.append("drift", [{"check_id": "c2", "psi": 0.4}])
@@ -157,13 +172,17 @@ def _run(capsys, *argv) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("argv", [
-    ("store", "ls", "{store}"),
-    ("select", "{store}", "--sweep", "files"),
-    ("report", "{store}", "--sweep", "files"),
-    ("sweep", "{spec}", "--store", "{store}", "--quiet"),
-    ("store", "compact", "{store}"),
-], ids=["ls", "select", "report", "sweep-resume", "compact"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("store", "ls", "{store}"),
+        ("select", "{store}", "--sweep", "files"),
+        ("report", "{store}", "--sweep", "files"),
+        ("sweep", "{spec}", "--store", "{store}", "--quiet"),
+        ("store", "compact", "{store}"),
+    ],
+    ids=["ls", "select", "report", "sweep-resume", "compact"],
+)
 def test_every_command_works_beside_a_truncated_and_a_foreign_file(planted, argv, capsys):
     spec, store_dir = planted
     keys = _quiet_done_keys(store_dir)
@@ -171,8 +190,11 @@ def test_every_command_works_beside_a_truncated_and_a_foreign_file(planted, argv
     assert code == 0, err
     warning_lines = [line for line in err.splitlines() if ": warning: store " in line]
     assert len(warning_lines) == 1 and err.count("Traceback") == 0, err
-    for name in ("results/sweep_id=files/part-truncated.parquet", "results/sweep_id=files/part-extra.parquet",
-                 "examples/sweep_id=files/part-results.parquet"):
+    for name in (
+        "results/sweep_id=files/part-truncated.parquet",
+        "results/sweep_id=files/part-extra.parquet",
+        "examples/sweep_id=files/part-results.parquet",
+    ):
         assert name in warning_lines[0]
     if argv[0] == "sweep":
         assert "0 stored, 4 skipped (already stored)" in out
@@ -190,15 +212,19 @@ def test_store_check_lists_then_quarantines(planted, capsys):
     code, out, err = _run(capsys, "store", "check", store_dir)
     assert code == 1 and not err
     lines = out.splitlines()
-    assert lines[0] == ("results/sweep_id=files/part-extra.parquet: foreign: column(s) 'shoe_size' "
-                        "not in the results schema")
+    assert lines[0] == (
+        "results/sweep_id=files/part-extra.parquet: foreign: column(s) 'shoe_size' not in the results schema"
+    )
     assert lines[1].startswith("results/sweep_id=files/part-truncated.parquet: unreadable: ")
     assert lines[2].startswith("examples/sweep_id=files/part-results.parquet: foreign: column(s) ")
     assert "--quarantine" in lines[3]
     code, out, _ = _run(capsys, "store", "check", store_dir, "--quarantine")
     assert code == 0 and "moved 3 file(s) under _quarantine/" in out
     assert sorted(p.name for p in (store_dir / "_quarantine").rglob("*.parquet")) == [
-        "part-extra.parquet", "part-results.parquet", "part-truncated.parquet"]
+        "part-extra.parquet",
+        "part-results.parquet",
+        "part-truncated.parquet",
+    ]
     code, out, err = _run(capsys, "select", store_dir, "--sweep", "files")
     assert code == 0 and "warning" not in err
     assert _run(capsys, "store", "check", store_dir)[0] == 0

@@ -5,9 +5,9 @@ and say so; reads still follow such links."""
 from __future__ import annotations
 
 import pytest
-
 from store_rows import result_row
 from swept import tree_digest
+
 from xialpha.cli import main
 from xialpha.storage.store import ResultStore
 

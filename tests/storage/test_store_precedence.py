@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from store_rows import T0, result_row
 from swept import small_spec
+
 from xialpha.cli import main
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore
@@ -23,13 +23,21 @@ DAY = datetime.timedelta(days=1)
 
 def _spec(limit: str = "") -> str:
     """2 categories x 3 C x 2 rho = 12 keys, on an rbf kernel (the Gram path, where `gram_memory_limit` applies)."""
-    return small_spec("lost", kernel='name = "rbf"\ngamma = 1.0', C="[0.1, 1.0, 10.0]", rho="[1.0, 2.0]", sweep_extra=limit)
+    return small_spec(
+        "lost", kernel='name = "rbf"\ngamma = 1.0', C="[0.1, 1.0, 10.0]", rho="[1.0, 2.0]", sweep_extra=limit
+    )
 
 
 def _xialpha(*argv) -> subprocess.CompletedProcess:
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-m", "xialpha.cli", *map(str, argv)], capture_output=True, text=True,
-                          env=env, cwd=REPO, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=300,
+    )
 
 
 @pytest.mark.cluster
@@ -77,9 +85,13 @@ def test_failed_attempts_never_hide_an_ok_row_and_compaction_keeps_it(tmp_path):
         store.compact()
     kept = pq.read_table(next((tmp_path / "store" / "results").rglob("*.parquet")))
     # per key: the ok row and the newest failed attempt
-    assert sorted(zip(kept["config_key"].to_pylist(), kept["status"].to_pylist(), kept["error_message"].to_pylist())) == sorted(
+    assert sorted(
+        zip(kept["config_key"].to_pylist(), kept["status"].to_pylist(), kept["error_message"].to_pylist())
+    ) == sorted(
         [(config_key(i=i), "ok", None) for i in range(3)]
-        + [(config_key(i=i), "failed", "oom 2") for i in range(2)] + [(config_key(i=5), "failed", "never worked")])
+        + [(config_key(i=i), "failed", "oom 2") for i in range(2)]
+        + [(config_key(i=5), "failed", "never worked")]
+    )
 
 
 def test_an_ok_row_is_replaced_only_by_a_newer_ok_row(tmp_path):
@@ -97,7 +109,9 @@ def test_two_drivers_with_skewed_clocks_the_later_write_wins(tmp_path):
     """Driver "behind" has a clock a day late, "ahead" a day early: created_at does not decide."""
     uri = str(tmp_path / "store")
     behind, ahead = ResultStore(uri), ResultStore(uri)
-    ahead.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + DAY), result_row(1, xa_error=0.5, created_at=T0 + DAY)])
+    ahead.datasets.write_results(
+        [result_row(0, xa_error=0.5, created_at=T0 + DAY), result_row(1, xa_error=0.5, created_at=T0 + DAY)]
+    )
     behind.datasets.write_results([result_row(0, xa_error=0.1, created_at=T0 - DAY)])
     ahead.compact()
     behind.datasets.write_results([result_row(1, xa_error=0.1, created_at=T0 - DAY)])

@@ -19,8 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from store_rows import T0, result_row
+
 from xialpha.errors import StoreWarning
 from xialpha.storage.keys import config_key
 from xialpha.storage.store import ResultStore
@@ -53,13 +53,17 @@ def _plant(root: Path, kind: str, serial: int) -> None:
         pq.write_table(pa.table({"sweep_id": ["sweep-1"], "config_key": [config_key(i=0)], "oops": [1]}), path)
     else:  # a complete results file of another sweep
         with tempfile.TemporaryDirectory() as scratch:
-            written = ResultStore(f"{scratch}/s").datasets.write_results([result_row(0, sweep_id="other", xa_error=0.99)])
+            written = ResultStore(f"{scratch}/s").datasets.write_results(
+                [result_row(0, sweep_id="other", xa_error=0.99)]
+            )
             path.write_bytes(Path(written).read_bytes())
 
 
 def _check(store: ResultStore, model: dict) -> None:
     columns = ["config_key", "status", "xa_error", "error_message"]
-    rows = {row["config_key"]: row for row in store.datasets.read_results(include_failed=True, columns=columns).to_pylist()}
+    rows = {
+        row["config_key"]: row for row in store.datasets.read_results(include_failed=True, columns=columns).to_pylist()
+    }
     assert set(rows) == {config_key(i=key) for key in model}
     for key, (ok_value, failure) in model.items():
         row = rows[config_key(i=key)]
@@ -69,7 +73,9 @@ def _check(store: ResultStore, model: dict) -> None:
             assert (row["status"], row["error_message"]) == ("failed", failure)
     assert store.done_keys("sweep-1") == {config_key(i=k) for k, (ok, _) in model.items() if ok is not None}
     high = store.datasets.read_results(filters=[("xa_error", ">=", 0.5)], columns=["config_key"])
-    assert set(high["config_key"].to_pylist()) == {config_key(i=k) for k, (ok, _) in model.items() if ok is not None and ok >= 0.5}
+    assert set(high["config_key"].to_pylist()) == {
+        config_key(i=k) for k, (ok, _) in model.items() if ok is not None and ok >= 0.5
+    }
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,34 +13,51 @@ import uuid
 import numpy as np
 import pandas as pd
 import pytest
-
 from s3_server import s3_endpoint  # noqa: F401 (a fixture)
+
 from xialpha.storage.bits import pack_bits
 from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow, Training
 from xialpha.storage.store import ResultStore, StoreQueries
 
-T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
-BATCH = BatchColumns("s1", "run-1", "fp-1", {"preprocessing_id": "pp-1", "pp_min_df": 2.0, "kernel": "linear",
-                                              "kernel_id": "linear"})
-TRAINING = Training(n=20, n_pos=5, n_sv=7, n_bounded_sv=3, stable=True, r_delta2=1.5, fit_seconds=0.01,
-                    estimate_seconds=0.02)
+T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
+BATCH = BatchColumns(
+    "s1", "run-1", "fp-1", {"preprocessing_id": "pp-1", "pp_min_df": 2.0, "kernel": "linear", "kernel_id": "linear"}
+)
+TRAINING = Training(
+    n=20, n_pos=5, n_sv=7, n_bounded_sv=3, stable=True, r_delta2=1.5, fit_seconds=0.01, estimate_seconds=0.02
+)
 
 
 @pytest.fixture(params=["local", "memory", "s3"])
 def store(request, tmp_path) -> StoreQueries:
     name = f"xialpha-queries-{uuid.uuid4().hex}"
-    uri = {"local": lambda: str(tmp_path / "store"), "memory": lambda: f"memory://{name}",
-           # small files in one PutObject, as in test_storage_remote
-           "s3": lambda: (f"s3://xialpha/{name}?endpoint_override={request.getfixturevalue('s3_endpoint')}"
-                          "&scheme=http&allow_delayed_open=true")}[request.param]()
+    uri = {
+        "local": lambda: str(tmp_path / "store"),
+        "memory": lambda: f"memory://{name}",
+        # small files in one PutObject, as in test_storage_remote
+        "s3": lambda: (
+            f"s3://xialpha/{name}?endpoint_override={request.getfixturevalue('s3_endpoint')}"
+            "&scheme=http&allow_delayed_open=true"
+        ),
+    }[request.param]()
     return ResultStore(uri)
 
 
 def _ok(i: int, category: str = "earn", **estimates) -> ResultRow:
-    return ResultRow(BATCH, category, 0.5 * (i + 1), 1.0, 1.0, f"key-{i}", TRAINING,
-                     {"xa_d_pos": 1, "xa_d_neg": 2, "xa_error": 0.15, **estimates}, "host-a", "9.9.9")
+    return ResultRow(
+        BATCH,
+        category,
+        0.5 * (i + 1),
+        1.0,
+        1.0,
+        f"key-{i}",
+        TRAINING,
+        {"xa_d_pos": 1, "xa_d_neg": 2, "xa_error": 0.15, **estimates},
+        "host-a",
+        "9.9.9",
+    )
 
 
 def _failed(i: int, message: str = "y: has a single class (-1); an SVM needs both -1 and +1") -> FailedRow:
@@ -61,8 +78,11 @@ def test_typed_result_rows_come_back_as_their_columns(store):
     assert (row.worker, row.xialpha_version) == ("host-a", "9.9.9")
     assert pd.isna(row.span_error) and pd.isna(row.error_message)  # not computed; not failed
 
-    every = store.read_results_df("s1", include_failed=True, columns=["config_key", "status", "error_message", "n_pos",
-                                                                       "worker", "xialpha_version"])
+    every = store.read_results_df(
+        "s1",
+        include_failed=True,
+        columns=["config_key", "status", "error_message", "n_pos", "worker", "xialpha_version"],
+    )
     failed = every.set_index("config_key").loc["key-2"]
     assert (failed.status, failed.n_pos) == ("failed", 0) and "single class" in failed.error_message
     assert failed.worker and failed.xialpha_version  # a failed row without them gets the storing host's
@@ -74,8 +94,12 @@ def test_typed_result_rows_come_back_as_their_columns(store):
 
 def test_example_rows_come_back_as_indicator_vectors(store):
     errors = np.array([True, False, False, True, True, False, False, False, True, False, True])
-    store.write_examples([ExampleRow("s1", "key-0", "earn", "xa", errors.size, pack_bits(errors)),
-                          ExampleRow("s1", "key-0", "earn", "span", errors.size, pack_bits(~errors))])
+    store.write_examples(
+        [
+            ExampleRow("s1", "key-0", "earn", "xa", errors.size, pack_bits(errors)),
+            ExampleRow("s1", "key-0", "earn", "span", errors.size, pack_bits(~errors)),
+        ]
+    )
     assert store.read_examples(["key-0", "key-9"], "xa", sweep_id="s1")["key-0"].tolist() == errors.tolist()
     assert store.read_examples(["key-0"], "span")["key-0"].tolist() == (~errors).tolist()
 
@@ -86,8 +110,14 @@ def test_a_run_row_is_recorded_and_its_end_read(store):
     store.add_run(run)
     assert store.sweep_ended_at("s1") is None  # still running
     assert store.newest_run("s1") == run
-    store.add_run(RunRow(**{**{name: getattr(run, name) for name in RunRow.__slots__},
-                            "finished_at": T0 + datetime.timedelta(minutes=5)}))
+    store.add_run(
+        RunRow(
+            **{
+                **{name: getattr(run, name) for name in RunRow.__slots__},
+                "finished_at": T0 + datetime.timedelta(minutes=5),
+            }
+        )
+    )
     runs = store.runs("s1")
     assert runs["run_id"].tolist() == ["run-1"] and runs["command"].iloc[0] == "xialpha sweep s.toml"
     assert store.sweep_ended_at("s1") == T0 + datetime.timedelta(minutes=5)
@@ -111,17 +141,26 @@ def test_the_store_answers_every_named_query_and_composes_its_layers(store):
     assert not missing, missing  # each query is answered, not left as the protocol's stub
     assert isinstance(store.datasets, Datasets) and not isinstance(store, Datasets)
     # the Arrow-level datasets and the claims are parts of the store, not inherited methods
-    for low_level in ("read", "append", "read_results", "claim", "claimed", "beat", "last_beat", "withdraw",
-                      "claim_test_set", "location"):
+    for low_level in (
+        "read",
+        "append",
+        "read_results",
+        "claim",
+        "claimed",
+        "beat",
+        "last_beat",
+        "withdraw",
+        "claim_test_set",
+        "location",
+    ):
         assert not hasattr(store, low_level), low_level
 
 
 def test_the_named_result_columns_are_the_schemas_descriptive_columns():
-    from xialpha.storage.schema import PP_PREFIX, RESULT_COLUMNS, ResultColumn, estimate_columns
     from xialpha.estimators.registry import ESTIMATORS, NAMES
+    from xialpha.storage.schema import PP_PREFIX, RESULT_COLUMNS, ResultColumn, estimate_columns
 
     estimates = {name for prefix in NAMES for name in estimate_columns(prefix)}
     own = {column.name for estimator in ESTIMATORS for column in estimator.columns}
-    descriptive = [c.name for c in RESULT_COLUMNS
-                   if c.name not in estimates | own and not c.name.startswith(PP_PREFIX)]
+    descriptive = [c.name for c in RESULT_COLUMNS if c.name not in estimates | own and not c.name.startswith(PP_PREFIX)]
     assert [member.value for member in ResultColumn] == descriptive

@@ -5,8 +5,8 @@ store's write probe is made to fail as a read-only filesystem's would."""
 from __future__ import annotations
 
 import pytest
-
 from swept import fill_store, small_spec, tree_digest
+
 from xialpha.cli import main
 from xialpha.errors import UserError
 from xialpha.spec.sweep import parse_spec

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from store_rows import result_row
 from swept import SELECTION_SPEC as SELECT_SPEC
 from swept import fill_store, small_spec, tree_digest
+
 from xialpha.cli import main
 from xialpha.errors import StoreWriteError
 from xialpha.spec.sweep import load_spec
-from xialpha.storage.store import ResultStore
 from xialpha.storage import location as location_module
+from xialpha.storage.store import ResultStore
 
 
 def _spec(tmp_path: Path, sweep_id: str = "keep", categories: str = "top_k = 2") -> Path:
@@ -94,7 +94,9 @@ def test_a_sweep_that_stops_before_computing_creates_no_store(tmp_path, capsys, 
         "unknown-category": lambda: _spec(tmp_path, categories='names = ["nope"]'),
     }[case]()
     for store in (tmp_path / "new-store", tmp_path / "deeper" / "new-store"):
-        code, out, err = _run(capsys, "sweep", spec, "--store", store, "--quiet", *(["--dry-run"] if case == "dry-run" else []))
+        code, out, err = _run(
+            capsys, "sweep", spec, "--store", store, "--quiet", *(["--dry-run"] if case == "dry-run" else [])
+        )
         assert code == (0 if case == "dry-run" else 2), err
         assert ("4 configs x rho" in out) if case == "dry-run" else err.count("\n") == 1
         assert not os.path.lexists(store) and not os.path.lexists(tmp_path / "deeper")
@@ -144,7 +146,9 @@ def test_a_full_disk_while_writing_removes_the_temporary_file(tmp_path, monkeypa
     store = ResultStore(str(tmp_path / "store"))
     store.datasets.write_results([result_row(0)])
     _fail_after(monkeypatch, 0, _half_then_enospc)
-    with pytest.raises(StoreWriteError, match=r"disk full \(no space left on device\) writing .*results/sweep_id=sweep-1/part-s"):
+    with pytest.raises(
+        StoreWriteError, match=r"disk full \(no space left on device\) writing .*results/sweep_id=sweep-1/part-s"
+    ):
         store.datasets.write_results([result_row(1)])
     assert _temp_files(tmp_path / "store") == []
     assert ResultStore(store.uri).datasets.read_results().num_rows == 1
@@ -170,10 +174,13 @@ def small_disk(tmp_path):
     """A 2 MiB tmpfs mounted at tmp_path/disk (skips where mounting is not allowed)."""
     mount_point = tmp_path / "disk"
     mount_point.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)],
-                             capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount_point)], capture_output=True, text=True
+    )
     if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.strip() or 'not root'}); the monkeypatched tests cover it")
+        pytest.skip(
+            f"cannot mount a tmpfs here ({mounted.stderr.strip() or 'not root'}); the monkeypatched tests cover it"
+        )
     try:
         yield mount_point
     finally:
@@ -218,4 +225,7 @@ def test_a_real_full_disk_during_a_sweep_is_exit_4(small_disk, tmp_path, capsys,
     assert code == 4 and "disk full" in err and err.count("\n") == 1, err
     assert _temp_files(small_disk) == []
     (small_disk / "filler").unlink()
-    assert ResultStore(str(small_disk / "store")).datasets.read_results("keep").num_rows == pq.read_metadata(calls[1]).num_rows
+    assert (
+        ResultStore(str(small_disk / "store")).datasets.read_results("keep").num_rows
+        == pq.read_metadata(calls[1]).num_rows
+    )

@@ -22,11 +22,20 @@ from xialpha.selection.records import read_selection
 
 def add_arguments(parser) -> None:
     add_store_arguments(parser)
-    parser.add_argument("--selection", required=True, metavar="ID",
-                        help="a saved selection's id (`xialpha select --save` prints it, `xialpha store ls` lists them)")
-    parser.add_argument("--test-split", required=True, metavar="NAME", help="the sealed test split of the sweep's corpus")
-    parser.add_argument("--force", action="store_true",
-                        help="certify even if this test set was used before (the bounds are then biased)")
+    parser.add_argument(
+        "--selection",
+        required=True,
+        metavar="ID",
+        help="a saved selection's id (`xialpha select --save` prints it, `xialpha store ls` lists them)",
+    )
+    parser.add_argument(
+        "--test-split", required=True, metavar="NAME", help="the sealed test split of the sweep's corpus"
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="certify even if this test set was used before (the bounds are then biased)",
+    )
     parser.add_argument("--confidence", type=float, default=0.95, help="one-sided confidence level (default 0.95)")
     parser.add_argument("--draws", type=int, default=40_000, help="Monte-Carlo draws for the F1 bounds (default 40000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the Monte-Carlo draws (default 0)")
@@ -39,8 +48,16 @@ def run(args) -> int:
     rows = read_selection(store, args.selection)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        frame = certify_selection(store, rows, args.test_split, force=args.force, confidence=args.confidence,
-                                  draws=args.draws, seed=args.seed, spec_path=args.spec)
+        frame = certify_selection(
+            store,
+            rows,
+            args.test_split,
+            force=args.force,
+            confidence=args.confidence,
+            draws=args.draws,
+            seed=args.seed,
+            spec_path=args.spec,
+        )
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
     certification_id = str(frame["certification_id"].iloc[0])
@@ -48,7 +65,8 @@ def run(args) -> int:
     configs = dict(zip(rows["category"], labels.column(rows)))
     if args.format == "table":
         title = f"certification {certification_id} of {args.selection}"
-        caption = f"split {args.test_split!r}: {int(frame['n_test'].iloc[0])} documents; one-sided {args.confidence:.0%} bounds"
+        documents = int(frame["n_test"].iloc[0])
+        caption = f"split {args.test_split!r}: {documents} documents; one-sided {args.confidence:.0%} bounds"
         print_table(terminal_table(frame, title, configs, args.wide, caption=caption), args.wide)
         print_table(key_table(labels.key(rows)))
     else:

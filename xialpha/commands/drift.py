@@ -27,9 +27,13 @@ from xialpha.commands.stores import store_uri
 def add_arguments(parser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__
-    add_run_arguments(parser, "drift", "config/drift.toml",
-                      force_help="recheck a newest batch already checked with this spec and data",
-                      quiet_help="print only the one-line summary")
+    add_run_arguments(
+        parser,
+        "drift",
+        "config/drift.toml",
+        force_help="recheck a newest batch already checked with this spec and data",
+        quiet_help="print only the one-line summary",
+    )
 
 
 def run(args) -> int:
@@ -42,25 +46,30 @@ def run(args) -> int:
     check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args, spec.store))
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
-    report = run_drift_check(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
-                             on_dashboard=dashboard)
+    report = run_drift_check(
+        spec, store, address=args.scheduler, workers=args.workers, force=args.force, on_dashboard=dashboard
+    )
     if not args.quiet:
         print(textwrap.fill(_header(report, store.uri), 80, subsequent_indent="  "))
         for line in _verdict_lines(report, spec):
             print(line)
     verdicts = report.verdicts()
     n_ok = len(verdicts) - report.n_drift - report.n_failed
-    print(f"drift {report.drift_id} at batch {report.newest_batch}: {report.n_drift} drift, {n_ok} no drift, "
-          f"{report.n_failed} failed{' (stored verdict, use --force to recheck)' if report.skipped else ''}; "
-          f"exit {report.exit_code}")
+    print(
+        f"drift {report.drift_id} at batch {report.newest_batch}: {report.n_drift} drift, {n_ok} no drift, "
+        f"{report.n_failed} failed{' (stored verdict, use --force to recheck)' if report.skipped else ''}; "
+        f"exit {report.exit_code}"
+    )
     return report.exit_code
 
 
 def _header(report, uri: str) -> str:
     how = "already checked" if report.skipped else f"run {report.run_id}, {report.wall_seconds:.1f} s"
     dropped = f", {report.n_dropped} without a timestamp left out" if report.n_dropped else ""
-    return (f"drift check {report.drift_id}: newest batch {report.newest_batch} of {report.n_batches} "
-            f"({report.n_documents} documents{dropped}); {how}; store {uri}")
+    return (
+        f"drift check {report.drift_id}: newest batch {report.newest_batch} of {report.n_batches} "
+        f"({report.n_documents} documents{dropped}); {how}; store {uri}"
+    )
 
 
 def _verdict_lines(report, spec) -> list[str]:
@@ -68,7 +77,9 @@ def _verdict_lines(report, spec) -> list[str]:
     window and full memory, then every window's estimate; lines of at most 80 characters."""
     windows: dict[tuple, list[dict]] = {}
     for row in report.rows:
-        windows.setdefault((row["category"], row["preprocessing_id"], row["kernel_id"], row["C"], row["j"]), []).append(row)
+        windows.setdefault((row["category"], row["preprocessing_id"], row["kernel_id"], row["C"], row["j"]), []).append(
+            row
+        )
     labels = _labels(spec, report.rows)
     lines = []
     for key, row in report.verdicts().items():
@@ -78,10 +89,12 @@ def _verdict_lines(report, spec) -> list[str]:
             lines.append(f"  FAILED    {config}: {row['check_error']}")
             continue
         label = "DRIFT" if row["verdict"] == "drift" else "no drift"
-        text = (f"{label:<9} {config}: window {row['chosen_window']} of {row['n_batches']} batches, xi-alpha error "
-                f"{100 * row['chosen_error']:.1f}% vs full memory {100 * row['full_error']:.1f}% (discordant "
-                f"{row['full_worse']}:{row['chosen_worse']}, p={row['p_value']:.3g}); windows (batches: error %): "
-                + " ".join(_window_estimate(r) for r in sorted(windows[key], key=lambda r: r["window"])))
+        text = (
+            f"{label:<9} {config}: window {row['chosen_window']} of {row['n_batches']} batches, xi-alpha error "
+            f"{100 * row['chosen_error']:.1f}% vs full memory {100 * row['full_error']:.1f}% (discordant "
+            f"{row['full_worse']}:{row['chosen_worse']}, p={row['p_value']:.3g}); windows (batches: error %): "
+            + " ".join(_window_estimate(r) for r in sorted(windows[key], key=lambda r: r["window"]))
+        )
         lines.extend(textwrap.wrap(text, 80, initial_indent="  ", subsequent_indent=" " * 12))
     return lines
 
@@ -95,8 +108,14 @@ def _labels(spec, rows: list[dict]):
 
     pres = {p.id: p for p in spec.preprocessings}
     kernels = {k.id: k for k in spec.kernels}
-    return sweep_labels(pd.DataFrame([{**config_values(pres[r["preprocessing_id"]], kernels[r["kernel_id"]]),
-                                       "C": r["C"], "j": r["j"]} for r in rows]))
+    return sweep_labels(
+        pd.DataFrame(
+            [
+                {**config_values(pres[r["preprocessing_id"]], kernels[r["kernel_id"]]), "C": r["C"], "j": r["j"]}
+                for r in rows
+            ]
+        )
+    )
 
 
 def _window_estimate(row: dict) -> str:

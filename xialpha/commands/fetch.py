@@ -25,10 +25,16 @@ DEFAULT_DEST = reuters_files.FETCH_DEST
 
 def add_arguments(parser) -> None:
     parser.add_argument("dataset", choices=DATASETS, help="the corpus to fetch")
-    parser.add_argument("--dest", type=Path, default=DEFAULT_DEST,
-                        help=f"directory to put the files in (default: {DEFAULT_DEST})")
-    parser.add_argument("--from", dest="source", type=Path, default=None,
-                        help="a local copy (.tar.gz or directory) instead of downloading")
+    parser.add_argument(
+        "--dest", type=Path, default=DEFAULT_DEST, help=f"directory to put the files in (default: {DEFAULT_DEST})"
+    )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        default=None,
+        help="a local copy (.tar.gz or directory) instead of downloading",
+    )
     parser.add_argument("--timeout", type=float, default=60.0, help="network timeout in seconds (default: 60)")
 
 
@@ -39,8 +45,10 @@ def run(args) -> int:
     if dest.exists() and not dest.is_dir():
         raise UserError(f"--dest: {dest} exists and is not a directory")
     if dest.is_symlink() and not dest.is_dir():
-        raise UserError(f"--dest: {dest} is a symbolic link to {os.readlink(dest)}, which is not a directory; "
-                        "give the directory itself")
+        raise UserError(
+            f"--dest: {dest} is a symbolic link to {os.readlink(dest)}, which is not a directory; "
+            "give the directory itself"
+        )
     if dest.is_symlink() and not any(dest.iterdir()):  # the files would replace the link, not fill its directory
         raise UserError(f"--dest: {dest} is a symbolic link (to {os.readlink(dest)}); give the directory itself")
     if dest.is_dir() and not any(dest.iterdir()):
@@ -49,8 +57,10 @@ def run(args) -> int:
         try:
             reuters_files.verify_reuters_files(dest)
         except UserError as exc:
-            raise UserError(f"--dest: {dest} exists and is not a verified Reuters-21578 copy ({exc}); "
-                            "remove it or choose another --dest") from None
+            raise UserError(
+                f"--dest: {dest} exists and is not a verified Reuters-21578 copy ({exc}); "
+                "remove it or choose another --dest"
+            ) from None
         print(f"reuters21578: already present and verified in {dest}")
         return 0
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -89,14 +99,18 @@ def _download(url: str, target: Path, timeout: float) -> str:
                 digest.update(chunk)
                 out.write(chunk)
     except urllib.error.HTTPError as exc:
-        raise UserError(f"cannot download {url}: HTTP {exc.code} {exc.reason}; "
-                        "pass --from PATH with a local copy (.tar.gz or directory)") from None
+        raise UserError(
+            f"cannot download {url}: HTTP {exc.code} {exc.reason}; "
+            "pass --from PATH with a local copy (.tar.gz or directory)"
+        ) from None
     except (urllib.error.URLError, OSError) as exc:
         if not isinstance(exc, urllib.error.URLError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
             raise  # writing the archive failed, not the network
         reason = getattr(exc, "reason", exc)
-        raise UserError(f"cannot download {url}: no network connection ({reason}); "
-                        "pass --from PATH with a local copy (.tar.gz or directory)") from None
+        raise UserError(
+            f"cannot download {url}: no network connection ({reason}); "
+            "pass --from PATH with a local copy (.tar.gz or directory)"
+        ) from None
     return digest.hexdigest()
 
 

@@ -8,8 +8,12 @@ FORMATS = ("table", "csv", "json")  # table: rich, for people; csv and json: sel
 def add_output_arguments(parser) -> None:
     """--wide (every column in the terminal) and --format table|csv|json (rows for scripts)."""
     add_wide_argument(parser)
-    parser.add_argument("--format", choices=FORMATS, default="table",
-                        help="table (default), or csv / json for scripts: every column, nothing cut")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), or csv / json for scripts: every column, nothing cut",
+    )
 
 
 def add_wide_argument(parser) -> None:

@@ -24,15 +24,22 @@ FORMATS = ("csv", "jsonl")
 
 def add_arguments(parser) -> None:
     parser.add_argument("artifact", metavar="ARTIFACT", help="directory written by `xialpha select --refit`")
-    parser.add_argument("--input", required=True, metavar="FILE",
-                        help=".txt (one document per line) or .csv/.tsv/.jsonl/.parquet with a text column")
+    parser.add_argument(
+        "--input",
+        required=True,
+        metavar="FILE",
+        help=".txt (one document per line) or .csv/.tsv/.jsonl/.parquet with a text column",
+    )
     parser.add_argument("--text-column", default="text", help="text column of a table input (default text)")
     parser.add_argument("--id-column", help="id column of a table input (default: row numbers)")
     parser.add_argument("--output", metavar="FILE", help="output file, or - for standard output (the default)")
     parser.add_argument("--format", choices=FORMATS, help="output format (default: from --output's suffix, else csv)")
-    parser.add_argument("--allow-pickle", action="store_true",
-                        help="load an old artefact (format version 1) whose models are a pickle: this runs code "
-                             "from the file, so only for artefacts you trust")
+    parser.add_argument(
+        "--allow-pickle",
+        action="store_true",
+        help="load an old artefact (format version 1) whose models are a pickle: this runs code "
+        "from the file, so only for artefacts you trust",
+    )
 
 
 def run(args) -> int:
@@ -44,8 +51,12 @@ def run(args) -> int:
     decision = trained.decision_values(texts=texts)
     out_format = args.format or ("jsonl" if (args.output or "").lower().endswith((".jsonl", ".ndjson")) else "csv")
     if args.output:
-        write_file(args.output, lambda stream: write_predictions(stream, ids, trained.categories, decision, out_format),
-                   "--output", protected=[("ARTIFACT", args.artifact), ("--input", args.input)])
+        write_file(
+            args.output,
+            lambda stream: write_predictions(stream, ids, trained.categories, decision, out_format),
+            "--output",
+            protected=[("ARTIFACT", args.artifact), ("--input", args.input)],
+        )
         print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)
     else:
         write_predictions(sys.stdout, ids, trained.categories, decision, out_format)
@@ -55,8 +66,13 @@ def run(args) -> int:
 def _warn_versions(manifest: dict) -> None:
     saved = manifest.get("versions", {})
     now = current_versions()
-    differ = [f"{name} {saved[name]} (now {now[name]})" for name in ("xialpha", "numpy", "scipy")
-              if saved.get(name) and saved[name] != now[name]]
+    differ = [
+        f"{name} {saved[name]} (now {now[name]})"
+        for name in ("xialpha", "numpy", "scipy")
+        if saved.get(name) and saved[name] != now[name]
+    ]
     if differ:
-        print(f"warning: the artefact was saved with {', '.join(differ)}; it may not load or predict the same",
-              file=sys.stderr)
+        print(
+            f"warning: the artefact was saved with {', '.join(differ)}; it may not load or predict the same",
+            file=sys.stderr,
+        )

@@ -23,7 +23,6 @@ from xialpha.commands.output import add_wide_argument
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.reports.html import render_report, write_page
-from xialpha.reports.verdicts import grid_word, legend
 from xialpha.reports.report import report_of
 from xialpha.reports.terminal import (
     Column,
@@ -37,6 +36,7 @@ from xialpha.reports.terminal import (
     rich_table,
     selection_table,
 )
+from xialpha.reports.verdicts import grid_word, legend
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
 
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
@@ -45,20 +45,35 @@ WATCH_EVERY_S = 5.0  # default --watch interval, seconds
 def add_arguments(parser) -> None:
     add_store_arguments(parser)
     add_sweep_argument(parser)
-    parser.add_argument("--selection", metavar="ID",
-                        help="the saved selection to show (default: the sweep's newest per-category one; "
-                             "`xialpha store ls` lists them)")
+    parser.add_argument(
+        "--selection",
+        metavar="ID",
+        help="the saved selection to show (default: the sweep's newest per-category one; "
+        "`xialpha store ls` lists them)",
+    )
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE (-: stdout)")
-    parser.add_argument("--watch", nargs="?", type=float, const=WATCH_EVERY_S, metavar="SECONDS",
-                        help=f"with --html: rewrite FILE from the store every SECONDS (default {WATCH_EVERY_S:g}) while "
-                             "a sweep runs, the page reloading itself, until the sweep ends or Ctrl-C")
-    parser.add_argument("--metric", choices=[m for m in METRIC_CHOICES if m != "cost"],
-                        help="metric to show (default: the selection's, else f1)")
-    parser.add_argument("--estimator", choices=SHOWN_ESTIMATORS,
-                        help=f"estimate to show (default: the selection's, else {DEFAULT_ESTIMATOR}; "
-                             "xa for sweeps run without it)")
-    parser.add_argument("--rho", type=float,
-                        help=f"xi-alpha rho of the rows shown (default: the selection's, else {DEFAULT_RHO:g})")
+    parser.add_argument(
+        "--watch",
+        nargs="?",
+        type=float,
+        const=WATCH_EVERY_S,
+        metavar="SECONDS",
+        help=f"with --html: rewrite FILE from the store every SECONDS (default {WATCH_EVERY_S:g}) while "
+        "a sweep runs, the page reloading itself, until the sweep ends or Ctrl-C",
+    )
+    parser.add_argument(
+        "--metric",
+        choices=[m for m in METRIC_CHOICES if m != "cost"],
+        help="metric to show (default: the selection's, else f1)",
+    )
+    parser.add_argument(
+        "--estimator",
+        choices=SHOWN_ESTIMATORS,
+        help=f"estimate to show (default: the selection's, else {DEFAULT_ESTIMATOR}; xa for sweeps run without it)",
+    )
+    parser.add_argument(
+        "--rho", type=float, help=f"xi-alpha rho of the rows shown (default: the selection's, else {DEFAULT_RHO:g})"
+    )
     add_wide_argument(parser)
 
 
@@ -66,8 +81,15 @@ def run(args) -> int:
     command = shlex.join(["xialpha", *sys.argv[1:]]) if Path(sys.argv[0]).name in ("xialpha", "cli.py") else None
     if args.watch is not None:
         return _watch(args, command)
-    report = report_of(open_store(args), args.sweep, args.selection or None, metric=args.metric,
-                       estimator=args.estimator, rho=args.rho, command=command)
+    report = report_of(
+        open_store(args),
+        args.sweep,
+        args.selection or None,
+        metric=args.metric,
+        estimator=args.estimator,
+        rho=args.rho,
+        command=command,
+    )
     if args.html:
         import matplotlib
 
@@ -98,8 +120,15 @@ def _watch(args, command: str | None) -> int:
     def read():
         store = open_store(args)
         sweep = sweep_id(store, args.sweep)
-        report = report_of(store, sweep, args.selection or None, metric=args.metric, estimator=args.estimator,
-                           rho=args.rho, command=command)
+        report = report_of(
+            store,
+            sweep,
+            args.selection or None,
+            metric=args.metric,
+            estimator=args.estimator,
+            rho=args.rho,
+            command=command,
+        )
         return report, store.sweep_ended_at(sweep)
 
     print(f"writing {args.html} every {args.watch:g} s until the sweep ends (Ctrl-C stops)", flush=True)
@@ -113,20 +142,27 @@ def _print_terminal(report, wide: bool) -> None:
     for key, value in report.summary.items():
         facts.add_row(cell_text(key), cell_text(value))
     print_table(facts)
-    columns = [Column("category", lambda r: str(r["category"]), text=True),
-               Column("config", lambda r: str(r["label"]), text=True),
-               Column("best C", lambda r: number(r["best_C"])), Column("estimate", lambda r: percent(r["estimate"])),
-               Column("held-out there", lambda r: percent(r["held_out"])),
-               Column("best held-out", lambda r: percent(r["best_held_out"])),
-               Column("on the C grid", grid_word, text=True, wide=True)]
+    columns = [
+        Column("category", lambda r: str(r["category"]), text=True),
+        Column("config", lambda r: str(r["label"]), text=True),
+        Column("best C", lambda r: number(r["best_C"])),
+        Column("estimate", lambda r: percent(r["estimate"])),
+        Column("held-out there", lambda r: percent(r["held_out"])),
+        Column("best held-out", lambda r: percent(r["best_held_out"])),
+        Column("on the C grid", grid_word, text=True, wide=True),
+    ]
     print_table(rich_table(f"best C by {report.what}, beside held-out values (%)", columns, report.best, wide), wide)
     print(textwrap.fill(report.best_note, 80))
     if not report.calibration.empty:
         print_table(calibration_table(report.calibration, report.metric))
-    columns = [Column("category", lambda r: str(r["category"]), text=True), Column("n", lambda r: str(r["n"])),
-               Column("configs", lambda r: str(r["configs"])), Column("mean", lambda r: number(r["candidates_mean"])),
-               Column("max", lambda r: number(r["candidates_max"])),
-               Column("exact LOO retrains (mean)", lambda r: number(r["loo_retrains_mean"]))]
+    columns = [
+        Column("category", lambda r: str(r["category"]), text=True),
+        Column("n", lambda r: str(r["n"])),
+        Column("configs", lambda r: str(r["configs"])),
+        Column("mean", lambda r: number(r["candidates_mean"])),
+        Column("max", lambda r: number(r["candidates_max"])),
+        Column("exact LOO retrains (mean)", lambda r: number(r["loo_retrains_mean"])),
+    ]
     print_table(rich_table("LOO candidates: examples xi-alpha (rho=2) flags, per config", columns, report.candidates))
     if report.selection is not None:
         print_table(selection_table(report.selection, report.labels, wide), wide)

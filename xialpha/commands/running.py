@@ -10,13 +10,17 @@ from xialpha.spec.cluster import check_workers as check_cap
 from xialpha.spec.cluster import cluster_of_file
 
 
-
 def add_run_arguments(parser, what: str, example: str, force_help: str, quiet_help: str) -> None:
     """SPEC, --store, --scheduler, --workers, --force and --quiet for a command running `what` specs."""
     parser.add_argument("spec", help=f"{what} spec, a TOML file (see {example})")
-    add_store_arguments(parser, positional=False,
-                        help_text=f"result store path or URI (default: $XIALPHA_STORE, [{what}] store, ./{DEFAULT_STORE})")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="connect to a running Dask scheduler, e.g. tcp://host:8786")
+    add_store_arguments(
+        parser,
+        positional=False,
+        help_text=f"result store path or URI (default: $XIALPHA_STORE, [{what}] store, ./{DEFAULT_STORE})",
+    )
+    parser.add_argument(
+        "--scheduler", metavar="ADDRESS", help="connect to a running Dask scheduler, e.g. tcp://host:8786"
+    )
     parser.add_argument("--workers", type=int, help="number of workers for a local or SLURM cluster")
     parser.add_argument("--force", action="store_true", help=force_help)
     parser.add_argument("--quiet", action="store_true", help=quiet_help)

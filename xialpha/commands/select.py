@@ -29,36 +29,73 @@ from xialpha.storing import store_selection
 def add_arguments(parser) -> None:
     add_store_arguments(parser)
     add_sweep_argument(parser)
-    parser.add_argument("--metric", choices=METRIC_CHOICES,
-                        help="what to optimise (default f1; cost when --cost-fn/--cost-fp are given)")
-    parser.add_argument("--estimator", choices=ESTIMATOR_CHOICES,
-                        help=f"estimate to select by (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)")
-    parser.add_argument("--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})")
-    parser.add_argument("--no-smooth", dest="smooth", action="store_false",
-                        help="rank by each config's own estimate, not averaged with its C neighbours' (the default)")
-    parser.add_argument("--global", dest="per_category", action="store_false",
-                        help="one configuration (preprocessing, kernel, C, j) shared by all categories")
-    parser.add_argument("--average", choices=AVERAGES, default="macro", help="how --global averages categories (default macro)")
+    parser.add_argument(
+        "--metric",
+        choices=METRIC_CHOICES,
+        help="what to optimise (default f1; cost when --cost-fn/--cost-fp are given)",
+    )
+    parser.add_argument(
+        "--estimator",
+        choices=ESTIMATOR_CHOICES,
+        help=f"estimate to select by (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)",
+    )
+    parser.add_argument(
+        "--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})"
+    )
+    parser.add_argument(
+        "--no-smooth",
+        dest="smooth",
+        action="store_false",
+        help="rank by each config's own estimate, not averaged with its C neighbours' (the default)",
+    )
+    parser.add_argument(
+        "--global",
+        dest="per_category",
+        action="store_false",
+        help="one configuration (preprocessing, kernel, C, j) shared by all categories",
+    )
+    parser.add_argument(
+        "--average", choices=AVERAGES, default="macro", help="how --global averages categories (default macro)"
+    )
     parser.add_argument("--cost-fn", type=float, help="cost of a false negative (metric cost; default 1)")
     parser.add_argument("--cost-fp", type=float, help="cost of a false positive (metric cost; default 1)")
     parser.add_argument("--runners-up", type=int, default=3, metavar="K", help="runners-up to test against (default 3)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--save", action="store_true",
-                        help="store the selection (its id is what certify and report --selection take)")
-    parser.add_argument("--partial", action="store_true",
-                        help="with --save or --refit: save a selection of a sweep that is still running or was interrupted")
-    parser.add_argument("--refit", metavar="DIR",
-                        help="train the chosen configs on all training data and save an artefact to DIR (implies --save)")
-    parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)")
+    parser.add_argument(
+        "--save", action="store_true", help="store the selection (its id is what certify and report --selection take)"
+    )
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="with --save or --refit: save a selection of a sweep that is still running or was interrupted",
+    )
+    parser.add_argument(
+        "--refit",
+        metavar="DIR",
+        help="train the chosen configs on all training data and save an artefact to DIR (implies --save)",
+    )
+    parser.add_argument(
+        "--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)"
+    )
     add_output_arguments(parser)
 
 
 def options_of(args) -> SelectionOptions:
     """The SelectionOptions of the command's flags (`xialpha.select` takes the same, as parameters)."""
-    return SelectionOptions(metric=args.metric, estimator=args.estimator, rho=args.rho, smooth=args.smooth,
-                            per_category=args.per_category, average=args.average, cost_fn=args.cost_fn,
-                            cost_fp=args.cost_fp, runners_up=args.runners_up, alpha=args.alpha,
-                            save=args.save or bool(args.refit), partial=args.partial)
+    return SelectionOptions(
+        metric=args.metric,
+        estimator=args.estimator,
+        rho=args.rho,
+        smooth=args.smooth,
+        per_category=args.per_category,
+        average=args.average,
+        cost_fn=args.cost_fn,
+        cost_fp=args.cost_fp,
+        runners_up=args.runners_up,
+        alpha=args.alpha,
+        save=args.save or bool(args.refit),
+        partial=args.partial,
+    )
 
 
 def run(args) -> int:
@@ -69,8 +106,11 @@ def run(args) -> int:
     if chosen.incomplete:
         print(f"note: {chosen.incomplete}; this selection is of the rows stored so far", file=sys.stderr)
     if args.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
-        print(f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by "
-              f"{chosen.objective.estimator}", file=sys.stderr)
+        print(
+            f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by "
+            f"{chosen.objective.estimator}",
+            file=sys.stderr,
+        )
     results, rows = chosen.results, chosen.frame
     selection_id = str(rows["selection_id"].iloc[0])
     labels = sweep_labels(results)
@@ -86,7 +126,10 @@ def run(args) -> int:
         return 0
     done = store_selection(store, chosen, labels, refit=args.refit, spec=args.spec)
     if done.stored:
-        print(f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})", file=status)
+        print(
+            f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})",
+            file=status,
+        )
     else:
         print(f"selection {selection_id} is stored already (the same choices)", file=status)
     if done.artifact is not None:

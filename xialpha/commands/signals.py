@@ -54,6 +54,7 @@ def _forced(message: Callable[[int], str]):
             print(message(signum), file=sys.stderr, flush=True)
         finally:
             os._exit(128 + signum)
+
     return forced
 
 
@@ -65,6 +66,7 @@ def _first_raises(message: Callable[[int], str]):
         for number in SIGNALS:
             signal.signal(number, forced)
         raise Interrupted(signum)
+
     return first
 
 

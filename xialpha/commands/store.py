@@ -23,15 +23,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_arguments(ls)
     add_output_arguments(ls)
     check = actions.add_parser(
-        "check", help="list the data files reads skip (unreadable or foreign); exit 1 if there are any",
+        "check",
+        help="list the data files reads skip (unreadable or foreign); exit 1 if there are any",
     )
     add_store_arguments(check)
-    check.add_argument("--quarantine", action="store_true",
-                       help="move those files to STORE/_quarantine/ (same relative path), where nothing reads them")
+    check.add_argument(
+        "--quarantine",
+        action="store_true",
+        help="move those files to STORE/_quarantine/ (same relative path), where nothing reads them",
+    )
     compact = actions.add_parser("compact", help="merge each partition's files into one; reads are unchanged")
     add_store_arguments(compact)
     compact.add_argument(
-        "--dataset", metavar="NAME",
+        "--dataset",
+        metavar="NAME",
         help="compact only this dataset (results, examples, selections, ...); default: every dataset",
     )
 
@@ -62,8 +67,10 @@ def _check(store, quarantine: bool) -> int:
         print(f"moved {len(moved)} file(s) under {QUARANTINE}/ in the store, where nothing reads them")
         left = [problem for problem in problems if store.outside(problem.path)]
         for problem in left:
-            print(f"{store.relative(problem.path)}: left where it is: a link leads outside the store to it "
-                  "(remove the link)")
+            print(
+                f"{store.relative(problem.path)}: left where it is: a link leads outside the store to it "
+                "(remove the link)"
+            )
         return 1 if left else 0
     print(f"{len(problems)} file(s) skipped by reads; `xialpha store check {store.uri} --quarantine` moves them aside")
     return 1

@@ -17,37 +17,74 @@ from xialpha.printable import printable
 
 
 def add_arguments(parser) -> None:
-    add_run_arguments(parser, "sweep", "config/demo.toml", force_help="recompute configs already stored",
-                      quiet_help="print only the summary")
-    parser.add_argument("--force-new-run", action="store_true",
-                        help="run under this sweep id although its recorded run had other data or another grid (the new run records the change)")
-    parser.add_argument("--dry-run", action="store_true", help="print the numbers of configs and tasks and the Gram memory per worker, run nothing")
+    add_run_arguments(
+        parser,
+        "sweep",
+        "config/demo.toml",
+        force_help="recompute configs already stored",
+        quiet_help="print only the summary",
+    )
+    parser.add_argument(
+        "--force-new-run",
+        action="store_true",
+        help="run under this sweep id although its recorded run had other data or another grid "
+        "(the new run records the change)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the numbers of configs and tasks and the Gram memory per worker, run nothing",
+    )
 
 
 def run(args) -> int:
     if not args.dry_run:
         start_workers_early(args)
     from xialpha.jobs.progress import Progress
-    from xialpha.spec.sweep import load_spec
     from xialpha.jobs.sweep import dry_run, run_sweep
+    from xialpha.spec.sweep import load_spec
     from xialpha.storage.store import ResultStore
 
     spec = load_spec(args.spec)
     check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args, spec.store), writable=not args.dry_run)
     if args.dry_run:
-        _print_dry_run(dry_run(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
-                               force_new_run=args.force_new_run))
+        _print_dry_run(
+            dry_run(
+                spec,
+                store,
+                address=args.scheduler,
+                workers=args.workers,
+                force=args.force,
+                force_new_run=args.force_new_run,
+            )
+        )
         return 0
     mode = Progress.mode_for(args.quiet)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
-    summary = run_sweep(spec, store, address=args.scheduler, workers=args.workers, force=args.force,
-                        progress_mode=mode, on_dashboard=dashboard, command=shlex.join(["xialpha", *sys.argv[1:]]),
-                        force_new_run=args.force_new_run)
-    work = (f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f}/s), "
-            f"compute {summary.task_seconds:.1f} s on {summary.threads} threads") if summary.fits else "nothing to compute"
-    print(f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} stored, {summary.skipped} skipped (already stored), "
-          f"{summary.failed} failed")
+    summary = run_sweep(
+        spec,
+        store,
+        address=args.scheduler,
+        workers=args.workers,
+        force=args.force,
+        progress_mode=mode,
+        on_dashboard=dashboard,
+        command=shlex.join(["xialpha", *sys.argv[1:]]),
+        force_new_run=args.force_new_run,
+    )
+    work = (
+        (
+            f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f}/s), "
+            f"compute {summary.task_seconds:.1f} s on {summary.threads} threads"
+        )
+        if summary.fits
+        else "nothing to compute"
+    )
+    print(
+        f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} stored, {summary.skipped} skipped (already stored), "
+        f"{summary.failed} failed"
+    )
     print(f"run {summary.run_id}: {work}")
     if summary.held_out_note:
         print(printable(summary.held_out_note), file=sys.stderr)
@@ -65,22 +102,35 @@ def _print_dry_run(dry) -> None:
 
     plan = dry.plan
     print(f"sweep {plan.spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits")
-    print(f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, {plural(len(plan.categories), 'category', 'categories')}, "
-          f"{plural(plan.n_train, 'training document')}")
-    print(f"corpus: {plural(dry.n_documents, 'document')} in {plural(dry.n_parts, 'part')}, "
-          "read and vectorised by the workers")
+    print(
+        f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
+        f"{plural(len(plan.categories), 'category', 'categories')}, "
+        f"{plural(plan.n_train, 'training document')}"
+    )
+    print(
+        f"corpus: {plural(dry.n_documents, 'document')} in {plural(dry.n_parts, 'part')}, "
+        "read and vectorised by the workers"
+    )
     linear = sum(len(b.jobs) for b in plan.batches if plan.is_linear(b.kernel))
     if linear and plan.path_cut is not None:
-        print(f"linear path: {linear} fits on sparse features (no Gram matrix) in "
-              f"{plural(plan.path_cut.segments, 'fit task')}")
+        print(
+            f"linear path: {linear} fits on sparse features (no Gram matrix) in "
+            f"{plural(plan.path_cut.segments, 'fit task')}"
+        )
         print(f"  {plan.path_cut.describe()}")
     if dry.feature_bytes:
         sizes = ", ".join(f"{size / 2**20:.1f}" for size in dry.feature_bytes.values())
-        print(f"features: about {sizes} MiB per preprocessing; a worker stacks {dry.stacked_bytes_per_worker / 2**20:.1f} MiB "
-              f"at most ({plural(dry.workers, 'worker')})")
+        print(
+            f"features: about {sizes} MiB per preprocessing; a worker stacks "
+            f"{dry.stacked_bytes_per_worker / 2**20:.1f} MiB "
+            f"at most ({plural(dry.workers, 'worker')})"
+        )
     if linear < plan.n_fits:
-        print(f"kernel path: Gram memory {plan.peak_gram_bytes_per_worker(dry.workers) / 2**20:.1f} MiB per worker at most "
-              f"({plural(dry.workers, 'worker')}; {plan.gram_bytes() / 2**20:.1f} MiB per Gram)")
+        print(
+            f"kernel path: Gram memory {plan.peak_gram_bytes_per_worker(dry.workers) / 2**20:.1f} MiB per worker at "
+            "most "
+            f"({plural(dry.workers, 'worker')}; {plan.gram_bytes() / 2**20:.1f} MiB per Gram)"
+        )
 
 
 def _print_best(spec, store) -> None:
@@ -88,8 +138,8 @@ def _print_best(spec, store) -> None:
     import pandas as pd
 
     from xialpha.reports.formatting import objective_text
-    from xialpha.reports.terminal import key_table, number, print_table
     from xialpha.reports.labels import sweep_labels
+    from xialpha.reports.terminal import key_table, number, print_table
     from xialpha.selection.objective import Objective
     from xialpha.selection.selector import select
 
@@ -101,6 +151,11 @@ def _print_best(spec, store) -> None:
     print(f"best per category by {objective_text(spec.metric, spec.selection_estimator, spec.estimators.rhos[0])}:")
     labels = sweep_labels(results)
     for choice in selection.choices:
-        print(printable(f"  {choice.category:<16} {labels.of_row(choice.chosen)}  {spec.metric}={number(choice.chosen['value'])}"))
+        print(
+            printable(
+                f"  {choice.category:<16} {labels.of_row(choice.chosen)}  "
+                f"{spec.metric}={number(choice.chosen['value'])}"
+            )
+        )
     print_table(key_table(labels.key(pd.DataFrame([choice.chosen for choice in selection.choices]))))
     print(f"significance tests: xialpha select {shlex.quote(store.uri)} --sweep {shlex.quote(spec.id)}")

@@ -58,8 +58,17 @@ class DriftReport:
         return EXIT_FAILED if self.n_failed else EXIT_DRIFT if self.n_drift else EXIT_NO_DRIFT
 
 
-def check_rows(spec: DriftSpec, layout: StreamLayout, checks: list[GroupCheck], positives: dict[str, int], *,
-               check_key: str, run_id: str, fingerprint: str, checked_at: datetime.datetime) -> list[dict]:
+def check_rows(
+    spec: DriftSpec,
+    layout: StreamLayout,
+    checks: list[GroupCheck],
+    positives: dict[str, int],
+    *,
+    check_key: str,
+    run_id: str,
+    fingerprint: str,
+    checked_at: datetime.datetime,
+) -> list[dict]:
     """Rows of the drift dataset: one per config x category x window, the verdict repeated on each.
     positives: {category: positive documents of the newest batch}."""
     rows = []
@@ -79,19 +88,47 @@ def check_rows(spec: DriftSpec, layout: StreamLayout, checks: list[GroupCheck], 
         for result in check.windows:
             job = result.job
             pre, kernel = spec.preprocessings[job.preprocessing], spec.kernels[job.kernel]
-            rows.append({
-                "check_id": config_key(check_key=check_key, preprocessing=pre.id, kernel=kernel.id,
-                                       category=job.category, C=job.C, j=job.j, window=job.window),
-                "check_key": check_key, "sweep_id": spec.id, "run_id": run_id, "checked_at": checked_at,
-                "data_fingerprint": fingerprint, "newest_batch": layout.batch_ids[job.newest],
-                "n_batches": job.newest + 1, "category": job.category, "preprocessing_id": pre.id,
-                "kernel": kernel.name, "kernel_id": kernel.id, "C": job.C, "j": job.j, "rho": spec.rho,
-                "window": job.window, "window_first_batch": layout.batch_ids[job.newest + 1 - job.window],
-                "full_memory": job.window == job.newest + 1, "status": result.status, "error_message": result.message,
-                "n": result.n, "n_pos": result.n_pos, "n_sv": result.n_sv, "r_delta2": result.r_delta2,
-                "n_newest": n_newest, "n_newest_pos": positives[job.category],
-                **estimate_values(result.estimate, "xa"),
-                "chosen": decision is not None and result is decision.chosen,
-                **summary, "margin_points": spec.margin_points, "alpha": spec.alpha,
-            })
+            rows.append(
+                {
+                    "check_id": config_key(
+                        check_key=check_key,
+                        preprocessing=pre.id,
+                        kernel=kernel.id,
+                        category=job.category,
+                        C=job.C,
+                        j=job.j,
+                        window=job.window,
+                    ),
+                    "check_key": check_key,
+                    "sweep_id": spec.id,
+                    "run_id": run_id,
+                    "checked_at": checked_at,
+                    "data_fingerprint": fingerprint,
+                    "newest_batch": layout.batch_ids[job.newest],
+                    "n_batches": job.newest + 1,
+                    "category": job.category,
+                    "preprocessing_id": pre.id,
+                    "kernel": kernel.name,
+                    "kernel_id": kernel.id,
+                    "C": job.C,
+                    "j": job.j,
+                    "rho": spec.rho,
+                    "window": job.window,
+                    "window_first_batch": layout.batch_ids[job.newest + 1 - job.window],
+                    "full_memory": job.window == job.newest + 1,
+                    "status": result.status,
+                    "error_message": result.message,
+                    "n": result.n,
+                    "n_pos": result.n_pos,
+                    "n_sv": result.n_sv,
+                    "r_delta2": result.r_delta2,
+                    "n_newest": n_newest,
+                    "n_newest_pos": positives[job.category],
+                    **estimate_values(result.estimate, "xa"),
+                    "chosen": decision is not None and result is decision.chosen,
+                    **summary,
+                    "margin_points": spec.margin_points,
+                    "alpha": spec.alpha,
+                }
+            )
     return rows

@@ -93,13 +93,20 @@ class GroupCheck:
 def window_jobs(spec: DriftSpec, categories: list[str], newest: int) -> list[WindowJob]:
     """Fits of a check at batch index `newest`: config x category x candidate window."""
     sizes = spec.window_sizes(newest + 1)
-    return [WindowJob(p, k, category, C, j, newest, h)
-            for p in range(len(spec.preprocessings)) for k in range(len(spec.kernels))
-            for category in categories for C in spec.C for j in spec.j for h in sizes]
+    return [
+        WindowJob(p, k, category, C, j, newest, h)
+        for p in range(len(spec.preprocessings))
+        for k in range(len(spec.kernels))
+        for category in categories
+        for C in spec.C
+        for j in spec.j
+        for h in sizes
+    ]
 
 
-def fit_window(data, starts: np.ndarray, job: WindowJob, rho: float, tol: float,
-               evaluate_on: int | None = None) -> WindowResult:
+def fit_window(
+    data, starts: np.ndarray, job: WindowJob, rho: float, tol: float, evaluate_on: int | None = None
+) -> WindowResult:
     """Train on the window's batches of `data` (all documents in batch order) and count the
     xi-alpha indicator over batch `job.newest`; R_delta^2 is the window's.
 
@@ -125,9 +132,16 @@ def fit_window(data, starts: np.ndarray, job: WindowJob, rho: float, tol: float,
         lo, hi = int(starts[evaluate_on]), int(starts[evaluate_on + 1])
         wrong = (fit.decision_function(data.train_rows(lo, hi)) > 0) != (y[lo:hi] > 0)
         next_estimate = Estimate.from_indicator("holdout", y[lo:hi], wrong)
-    return WindowResult(job, "ok", None, **counts, r_delta2=r_delta2, n_sv=fit.n_sv,
-                        estimate=Estimate.from_indicator("xa", y[first_new:end], indicator),
-                        next_estimate=next_estimate)
+    return WindowResult(
+        job,
+        "ok",
+        None,
+        **counts,
+        r_delta2=r_delta2,
+        n_sv=fit.n_sv,
+        estimate=Estimate.from_indicator("xa", y[first_new:end], indicator),
+        next_estimate=next_estimate,
+    )
 
 
 def decide(results: list[WindowResult], margin_points: float, alpha: float) -> Decision:

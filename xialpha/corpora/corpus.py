@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,8 +43,10 @@ class Corpus:
         if self.texts is not None:
             bad = next((i for i, text in enumerate(self.texts) if not isinstance(text, str)), None)
             if bad is not None:
-                raise UserError(f"corpus {self.name!r}: document {str(ids[bad])!r} has no text "
-                                f"(got {type(self.texts[bad]).__name__})")
+                raise UserError(
+                    f"corpus {self.name!r}: document {str(ids[bad])!r} has no text "
+                    f"(got {type(self.texts[bad]).__name__})"
+                )
             object.__setattr__(self, "texts", list(self.texts))
         if self.X is not None:
             object.__setattr__(self, "X", sp.csr_matrix(self.X, dtype=np.float64))
@@ -56,8 +58,11 @@ class Corpus:
             duplicate = next(i for i, count in Counter(ids.tolist()).items() if count > 1)
             raise UserError(f"corpus {self.name!r}: document id {duplicate!r} occurs more than once")
         object.__setattr__(self, "ids", ids)
-        object.__setattr__(self, "labels", [frozenset({labels} if isinstance(labels, str) else map(str, labels))
-                                            for labels in self.labels])
+        object.__setattr__(
+            self,
+            "labels",
+            [frozenset({labels} if isinstance(labels, str) else map(str, labels)) for labels in self.labels],
+        )
         if self.timestamps is not None:
             times = np.asarray(self.timestamps).astype("datetime64[s]")
             if times.shape != (n,):
@@ -122,8 +127,9 @@ class Corpus:
         min_positives: int | None = None,
     ) -> list[str]:
         """Categories to train for: see `choose_categories` (on this corpus's category counts)."""
-        return choose_categories(self.category_counts(), self.name, top_k=top_k, names=names,
-                                 min_positives=min_positives)
+        return choose_categories(
+            self.category_counts(), self.name, top_k=top_k, names=names, min_positives=min_positives
+        )
 
     def y(self, category: str) -> np.ndarray:
         """Targets for one category: int8 array of shape (n,), +1 where the document has it, else -1."""
@@ -163,8 +169,13 @@ def ranked_counts(counts: Mapping[str, int]) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def choose_categories(counts: Mapping[str, int], corpus_name: str, top_k: int | None = None,
-                      names: Sequence[str] | None = None, min_positives: int | None = None) -> list[str]:
+def choose_categories(
+    counts: Mapping[str, int],
+    corpus_name: str,
+    top_k: int | None = None,
+    names: Sequence[str] | None = None,
+    min_positives: int | None = None,
+) -> list[str]:
     """Categories to train for, from `counts` {category: documents} of the training documents:
     `names` (in that order) or all by frequency, keeping those with at least `min_positives`
     documents, then the first `top_k` of them. UserError naming the argument otherwise (when no
@@ -175,9 +186,12 @@ def choose_categories(counts: Mapping[str, int], corpus_name: str, top_k: int | 
             raise UserError(f"expected a list of category names, got the string {names!r}", key="names")
         unknown = [name for name in names if name not in counts]
         if unknown:
-            raise UserError(f"unknown categor{'y' if len(unknown) == 1 else 'ies'} "
-                            f"{', '.join(map(repr, unknown))} in corpus {corpus_name!r}"
-                            f"{did_you_mean(unknown[0], counts, listing='most frequent')}", key="names")
+            raise UserError(
+                f"unknown categor{'y' if len(unknown) == 1 else 'ies'} "
+                f"{', '.join(map(repr, unknown))} in corpus {corpus_name!r}"
+                f"{did_you_mean(unknown[0], counts, listing='most frequent')}",
+                key="names",
+            )
         chosen = list(dict.fromkeys(names))
     else:
         chosen = list(counts)
@@ -237,7 +251,7 @@ def document_digests(corpus: Corpus) -> np.ndarray:
 
 
 def kind_of(corpus: Corpus) -> str:
-    """"texts", or "X<n_features>" for a corpus of feature vectors (part of its fingerprint)."""
+    """ "texts", or "X<n_features>" for a corpus of feature vectors (part of its fingerprint)."""
     return "texts" if corpus.texts is not None else f"X{corpus.X.shape[1]}"
 
 

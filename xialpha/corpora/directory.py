@@ -25,8 +25,9 @@ LAYOUTS = ("auto", "split/category", "category")
 _SPLIT_SUFFIX = re.compile(r"(?:^|[-_.])(train|test|validation|dev)$", re.I)
 
 
-def load_directory(path: str | os.PathLike, layout: str = "auto", skip_empty: bool = False,
-                   follow_symlinks: bool = False) -> Corpus:
+def load_directory(
+    path: str | os.PathLike, layout: str = "auto", skip_empty: bool = False, follow_symlinks: bool = False
+) -> Corpus:
     """A corpus from a directory-per-category tree at `path` (directory or tar archive), read split
     folder by split folder (`directory_parts`) as a sweep's tasks read it.
 
@@ -35,8 +36,9 @@ def load_directory(path: str | os.PathLike, layout: str = "auto", skip_empty: bo
     is empty or white space instead of refusing them. follow_symlinks: read symbolic links that
     lead outside `path` (refused otherwise; FIFOs, sockets and devices are always refused).
     """
-    return read_in_parts(DIRECTORY_PARTS, {"path": path, "layout": layout, "skip_empty": skip_empty,
-                                       "follow_symlinks": follow_symlinks})
+    return read_in_parts(
+        DIRECTORY_PARTS, {"path": path, "layout": layout, "skip_empty": skip_empty, "follow_symlinks": follow_symlinks}
+    )
 
 
 def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow_symlinks: bool = False) -> list[Part]:
@@ -67,8 +69,10 @@ def read_directory_part(part: Part) -> RawPart:
     if part.where:
         wrapper, folder = part.where
         base = root / wrapper
-        files = [(PurePosixPath(folder) / relative if folder else relative, data)
-                 for relative, data in iter_tree_files(base / folder, follow_symlinks=follow, root=root)]
+        files = [
+            (PurePosixPath(folder) / relative if folder else relative, data)
+            for relative, data in iter_tree_files(base / folder, follow_symlinks=follow, root=root)
+        ]
     else:
         files = list(iter_tree_files(root, follow_symlinks=follow))
         if not files:
@@ -97,7 +101,9 @@ def _documents(files: list[tuple[PurePosixPath, bytes]], layout: str, root: Path
         if not text.strip():
             if skip_empty:
                 continue
-            raise UserError(f"{root}: document {relative} has no text (set skip_empty = true in [corpus] to drop such files)")
+            raise UserError(
+                f"{root}: document {relative} has no text (set skip_empty = true in [corpus] to drop such files)"
+            )
         key = (split, file_name, text)
         if key in documents:
             labels[documents[key]] |= {category}
@@ -107,8 +113,13 @@ def _documents(files: list[tuple[PurePosixPath, bytes]], layout: str, root: Path
         texts.append(text)
         labels.append({category})
         splits.append(split)
-    return Corpus(ids=np.array(ids, dtype=str), texts=texts, labels=[frozenset(s) for s in labels],
-                  name=root.name.split(".")[0], splits=np.array(splits, dtype=str) if layout == "split/category" else None)
+    return Corpus(
+        ids=np.array(ids, dtype=str),
+        texts=texts,
+        labels=[frozenset(s) for s in labels],
+        name=root.name.split(".")[0],
+        splits=np.array(splits, dtype=str) if layout == "split/category" else None,
+    )
 
 
 def _resolve_layout(relatives: list[PurePosixPath], layout: str, root) -> tuple[list[PurePosixPath], str, str]:
@@ -116,8 +127,11 @@ def _resolve_layout(relatives: list[PurePosixPath], layout: str, root) -> tuple[
     top-level folder wrapping the whole tree (usual in archives) that was looked through ("" if none)."""
     depths = {len(relative.parts) for relative in relatives}
     if len(depths) != 1:
-        raise UserError(f"files in {root} lie at different depths {sorted(d - 1 for d in depths)} "
-                        "(expected <split>/<category>/<file> or <category>/<file>)", key="path")
+        raise UserError(
+            f"files in {root} lie at different depths {sorted(d - 1 for d in depths)} "
+            "(expected <split>/<category>/<file> or <category>/<file>)",
+            key="path",
+        )
     depth = depths.pop()
     tops = {relative.parts[0] for relative in relatives}
     wrapped = len(tops) == 1 and depth >= 3
@@ -128,7 +142,9 @@ def _resolve_layout(relatives: list[PurePosixPath], layout: str, root) -> tuple[
     expected = 3 if layout == "split/category" else 2
     wrapped = wrapped and depth == expected + 1
     if depth - wrapped != expected:
-        raise UserError(f"{root} has files {depth - 1} folder(s) deep; layout {layout!r} needs {expected - 1}", key="path")
+        raise UserError(
+            f"{root} has files {depth - 1} folder(s) deep; layout {layout!r} needs {expected - 1}", key="path"
+        )
     if not wrapped:
         return relatives, layout, ""
     return [PurePosixPath(*relative.parts[1:]) for relative in relatives], layout, relatives[0].parts[0]

@@ -27,12 +27,23 @@ LOADERS: dict[str, Callable[..., Corpus]] = {
     "table": load_table,
     "synthetic": make_synthetic,
 }
-_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", type(None): "none",
-          os.PathLike: "a path"}
+_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    type(None): "none",
+    os.PathLike: "a path",
+}
 
 
-PARTED = {"reuters21578": REUTERS_PARTS, "directory": DIRECTORY_PARTS, "svmlight": SVMLIGHT_PARTS,
-          "table": TABLE_PARTS, "synthetic": SYNTHETIC_PARTS}
+PARTED = {
+    "reuters21578": REUTERS_PARTS,
+    "directory": DIRECTORY_PARTS,
+    "svmlight": SVMLIGHT_PARTS,
+    "table": TABLE_PARTS,
+    "synthetic": SYNTHETIC_PARTS,
+}
 
 
 def plan_parts(kind: str, arguments: dict) -> list[Part]:
@@ -78,11 +89,16 @@ def check_loader_arguments(kind: str, kwargs: dict, other_keys=()) -> None:
     parameters = inspect.signature(loader).parameters
     unknown = [name for name in kwargs if name not in parameters]
     if unknown:
-        raise UserError(f"unknown key for corpus loader {kind!r}"
-                        f"{did_you_mean(unknown[0], [*parameters, *other_keys], listing='keys', list_when_close=False)}",
-                        key=unknown[0])
-    missing = [name for name, parameter in parameters.items()
-               if parameter.default is inspect.Parameter.empty and name not in kwargs]
+        raise UserError(
+            f"unknown key for corpus loader {kind!r}"
+            f"{did_you_mean(unknown[0], [*parameters, *other_keys], listing='keys', list_when_close=False)}",
+            key=unknown[0],
+        )
+    missing = [
+        name
+        for name, parameter in parameters.items()
+        if parameter.default is inspect.Parameter.empty and name not in kwargs
+    ]
     if missing:
         raise UserError(f"is required by corpus loader {kind!r}", key=missing[0])
     hints = typing.get_type_hints(loader, include_extras=True)
@@ -99,8 +115,9 @@ def _matches(value, hint) -> bool:
     if origin in (types.UnionType, typing.Union):
         return any(_matches(value, arm) for arm in arms)
     if origin is dict:
-        return isinstance(value, dict) and all(_matches(key, arms[0]) and _matches(item, arms[1])
-                                               for key, item in value.items())
+        return isinstance(value, dict) and all(
+            _matches(key, arms[0]) and _matches(item, arms[1]) for key, item in value.items()
+        )
     if origin in (list, tuple):
         return isinstance(value, origin) and all(_matches(item, arms[0]) for item in value)
     if hint is float:

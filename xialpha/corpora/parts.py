@@ -34,7 +34,15 @@ from typing import TypeVar
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.corpora.corpus import DIGEST_BYTES, Corpus, concat, document_digests, fingerprint_of, kind_of, ranked_counts
+from xialpha.corpora.corpus import (
+    DIGEST_BYTES,
+    Corpus,
+    concat,
+    document_digests,
+    fingerprint_of,
+    kind_of,
+    ranked_counts,
+)
 from xialpha.corpora.validation import VALIDATION_SPLIT, validation_ordinals
 from xialpha.errors import UserError
 
@@ -104,8 +112,10 @@ def stamped(part: Part) -> Part:
     """`part` with the stamp of the one local file it reads (its source, or a path of its `where`):
     path, size and modification time (ns); as it is where the part reads no single file (a folder of
     files, generated documents, a remote URI)."""
-    candidates = [part.source, *(w for w in part.where if isinstance(w, os.PathLike)
-                                 or (isinstance(w, str) and os.path.isabs(w)))]
+    candidates = [
+        part.source,
+        *(w for w in part.where if isinstance(w, os.PathLike) or (isinstance(w, str) and os.path.isabs(w))),
+    ]
     for candidate in candidates:
         path = os.path.abspath(os.fspath(candidate))
         try:
@@ -146,8 +156,12 @@ def _check_stamp(part: Part) -> None:
 
 def memory_parts(corpus: Corpus) -> list[RawPart]:
     """A corpus given in memory as read parts of PART_DOCUMENTS documents."""
-    return [RawPart(corpus.subset(np.arange(lo, min(lo + PART_DOCUMENTS, len(corpus)))), min(PART_DOCUMENTS, len(corpus) - lo))
-            for lo in range(0, len(corpus), PART_DOCUMENTS)]
+    return [
+        RawPart(
+            corpus.subset(np.arange(lo, min(lo + PART_DOCUMENTS, len(corpus)))), min(PART_DOCUMENTS, len(corpus) - lo)
+        )
+        for lo in range(0, len(corpus), PART_DOCUMENTS)
+    ]
 
 
 def number_parts(parts: list[Part]) -> list[Part]:
@@ -228,8 +242,9 @@ def summarize(corpus: Corpus) -> PartSummary:
     for key, labels in zip(keys, corpus.labels):
         counts.setdefault(key, Counter()).update(labels)
     has_times = corpus.timestamps is not None and bool((~np.isnat(corpus.timestamps)).any())
-    return PartSummary(corpus.name, kind_of(corpus), dict(Counter(keys)), {k: dict(v) for k, v in counts.items()},
-                       has_times)
+    return PartSummary(
+        corpus.name, kind_of(corpus), dict(Counter(keys)), {k: dict(v) for k, v in counts.items()}, has_times
+    )
 
 
 def merge_summaries(summaries: list[PartSummary]) -> PartSummary:
@@ -241,8 +256,13 @@ def merge_summaries(summaries: list[PartSummary]) -> PartSummary:
         for split, categories in summary.category_counts.items():
             counts.setdefault(split, Counter()).update(categories)
     first = summaries[0]
-    return PartSummary(first.name, first.kind, dict(sizes), {k: dict(v) for k, v in counts.items()},
-                       any(summary.has_times for summary in summaries))
+    return PartSummary(
+        first.name,
+        first.kind,
+        dict(sizes),
+        {k: dict(v) for k, v in counts.items()},
+        any(summary.has_times for summary in summaries),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -266,8 +286,9 @@ def part_digests(corpus: Corpus) -> PartDigests:
     return PartDigests(by_split, ids)
 
 
-def fingerprints_and_duplicates(parts: list[PartDigests], kind: str,
-                                splits: list[str]) -> tuple[dict[str, str], tuple[int, int] | None]:
+def fingerprints_and_duplicates(
+    parts: list[PartDigests], kind: str, splits: list[str]
+) -> tuple[dict[str, str], tuple[int, int] | None]:
     """{split: fingerprint} of `splits` (WHOLE: all documents), equal to `Corpus.fingerprint` of the
     split loaded in one piece, and (part, position) of the first document whose id occurred
     before it (None when ids are unique)."""
@@ -320,7 +341,9 @@ def finishes(parts: list[Part], censuses: list[Census], train_split: str | None 
     widest = max((c.n_columns for c in censuses), default=0) - one_based
     n_features = args.get("n_features")
     if n_features is not None and widest > n_features:
-        raise UserError(f"{parts[0].source} has feature index {widest - 1} (0-based), not < {n_features}", key="n_features")
+        raise UserError(
+            f"{parts[0].source} has feature index {widest - 1} (0-based), not < {n_features}", key="n_features"
+        )
     width = max(widest, 0) if n_features is None else n_features
     return [Finish(offset, train_split, width, one_based) for offset in offsets]
 

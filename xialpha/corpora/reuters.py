@@ -64,10 +64,14 @@ def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -
     settings = {"path": str(root), "split": split, "follow_symlinks": follow_symlinks}
     if not root.is_dir():
         return [Part("reuters21578", str(root), settings, where=("",))]
-    files = [(str(relative), str(target)) for relative, target in tree_files(root, follow_symlinks) if _wanted(relative)]
+    files = [
+        (str(relative), str(target)) for relative, target in tree_files(root, follow_symlinks) if _wanted(relative)
+    ]
     if not files:
         raise UserError(f"no reut2-NNN.sgm files in {root}", key="path")
-    return [Part("reuters21578", str(root / relative), settings, where=(relative, target)) for relative, target in files]
+    return [
+        Part("reuters21578", str(root / relative), settings, where=(relative, target)) for relative, target in files
+    ]
 
 
 def read_reuters_part(part: Part) -> RawPart:
@@ -84,8 +88,9 @@ def read_reuters_part(part: Part) -> RawPart:
     for name, data in files:
         for story in _complete_stories(data.decode("latin-1"), root / name):
             attrs = dict(_ATTR.findall(story["attrs"]))
-            if split == "modapte" and not (attrs.get("TOPICS") == "YES"
-                                           and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")):
+            if split == "modapte" and not (
+                attrs.get("TOPICS") == "YES" and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")
+            ):
                 continue
             body = story["body"]
             ids.append(attrs.get("NEWID", ""))
@@ -94,8 +99,14 @@ def read_reuters_part(part: Part) -> RawPart:
             labels.append(frozenset(_clean(d) for d in _D.findall(topics[1])) if topics else frozenset())
             times.append(_story_time(body))
             splits.append(_LEWIS_TO_SPLIT.get(attrs.get("LEWISSPLIT", ""), "not-used"))
-    corpus = Corpus(ids=np.array(ids, dtype=str), texts=texts, labels=labels, name=f"reuters21578-{split}",
-                    timestamps=np.array(times, dtype="datetime64[s]"), splits=np.array(splits, dtype=str))
+    corpus = Corpus(
+        ids=np.array(ids, dtype=str),
+        texts=texts,
+        labels=labels,
+        name=f"reuters21578-{split}",
+        timestamps=np.array(times, dtype="datetime64[s]"),
+        splits=np.array(splits, dtype=str),
+    )
     return RawPart(corpus, len(ids))
 
 
@@ -118,17 +129,26 @@ def _complete_stories(sgml: str, file) -> list[re.Match]:
     if not starts:
         raise UserError(f"{file} holds no <REUTERS> story (not a Reuters-21578 SGML file)", key="path")
     for index, start in enumerate(starts):  # story i must start at start i and end before start i + 1
-        if (index >= len(stories) or stories[index].start() != start.start()
-                or (index + 1 < len(starts) and stories[index].end() > starts[index + 1].start())):
+        if (
+            index >= len(stories)
+            or stories[index].start() != start.start()
+            or (index + 1 < len(starts) and stories[index].end() > starts[index + 1].start())
+        ):
             newid = dict(_ATTR.findall(start["attrs"])).get("NEWID", "?")
             line = sgml.count("\n", 0, start.start()) + 1
-            raise UserError(f"{file}: story {index + 1} (NEWID={newid}, line {line}) has no </REUTERS>: "
-                            "the file is truncated or corrupt", key="path")
-    tail = sgml[stories[-1].end():]
+            raise UserError(
+                f"{file}: story {index + 1} (NEWID={newid}, line {line}) has no </REUTERS>: "
+                "the file is truncated or corrupt",
+                key="path",
+            )
+    tail = sgml[stories[-1].end() :]
     if tail.strip():
         newid = dict(_ATTR.findall(stories[-1]["attrs"])).get("NEWID", "?")
-        raise UserError(f"{file}: text after the last complete story (NEWID={newid}) is not a story: "
-                        f"{tail.strip()[:40]!r}; the file is truncated or corrupt", key="path")
+        raise UserError(
+            f"{file}: text after the last complete story (NEWID={newid}) is not a story: "
+            f"{tail.strip()[:40]!r}; the file is truncated or corrupt",
+            key="path",
+        )
     return stories
 
 

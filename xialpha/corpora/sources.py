@@ -13,15 +13,20 @@ import os
 import re
 import stat
 import tarfile
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterator
 
 from xialpha.errors import UserError
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")
-_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
 
 
 def existing_path(path: str | os.PathLike, field: str = "path") -> Path:
@@ -103,8 +108,12 @@ def is_archive(path: Path) -> bool:
     return path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
-def iter_tree_files(path: Path, wanted: Callable[[PurePosixPath], bool] = lambda relative: True,
-                    follow_symlinks: bool = False, root: Path | None = None) -> Iterator[tuple[PurePosixPath, bytes]]:
+def iter_tree_files(
+    path: Path,
+    wanted: Callable[[PurePosixPath], bool] = lambda relative: True,
+    follow_symlinks: bool = False,
+    root: Path | None = None,
+) -> Iterator[tuple[PurePosixPath, bytes]]:
     """(relative path, bytes) of every regular, non-hidden file under directory or archive `path`
     for which `wanted(relative path)` is true, in sorted path order.
 
@@ -173,7 +182,9 @@ def _tree_files(path: Path, root: Path, follow_symlinks: bool) -> list[tuple[Pur
                 target = _link_target(entry_path, root, follow_symlinks)
                 if target.is_dir():
                     if any(target == a or a.is_relative_to(target) for a in ancestors):
-                        raise UserError(f"{entry_path} is a symbolic link to {target}, which contains it (a loop)", key="path")
+                        raise UserError(
+                            f"{entry_path} is a symbolic link to {target}, which contains it (a loop)", key="path"
+                        )
                     stack.append((relative, entry_path, (*ancestors, target)))
                 else:
                     found.append((relative, target))
@@ -192,8 +203,10 @@ def _link_target(link: Path, root: Path, follow_symlinks: bool) -> Path:
     except OSError as exc:
         raise UserError(f"{link}: {exc.strerror} (a symbolic link loop)", key="path") from None
     if not follow_symlinks and not target.is_relative_to(root):
-        raise UserError(f"{link} is a symbolic link to {target}, outside the corpus {root}; "
-                        "set follow_symlinks = true to read it", key="path")
+        raise UserError(
+            f"{link} is a symbolic link to {target}, outside the corpus {root}; set follow_symlinks = true to read it",
+            key="path",
+        )
     return target
 
 
@@ -211,8 +224,11 @@ def _archive_files(path: Path, wanted) -> Iterator[tuple[PurePosixPath, bytes]]:
                 if member.isdir() or _hidden(relative) or not wanted(relative):
                     continue
                 if not (member.isfile() or member.islnk()):
-                    raise UserError(f"{path} holds {member.name}, which is not a regular file "
-                                    "(a symbolic link or special file); archives must hold regular files", key="path")
+                    raise UserError(
+                        f"{path} holds {member.name}, which is not a regular file "
+                        "(a symbolic link or special file); archives must hold regular files",
+                        key="path",
+                    )
                 data = read.get(os.path.normpath(member.linkname)) if member.islnk() else None
                 if data is None:
                     data = archive.extractfile(member).read()

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, PART_BYTES, PartedLoader, RawPart, read_in_parts
+from xialpha.corpora.parts import PART_BYTES, Census, Part, PartedLoader, RawPart, read_in_parts
 from xialpha.corpora.sources import existing_file, file_size, read_range
 from xialpha.corpora.text_scan import cut_points
 from xialpha.errors import UserError
@@ -59,8 +59,9 @@ def svmlight_parts(path, n_features: int | None = None, zero_based: bool | str =
     """The file as one part (`refine_svmlight_part` cuts it into blocks of lines)."""
     if zero_based not in (True, False, "auto"):
         raise UserError(f"must be true, false or 'auto', got {zero_based!r}", key="zero_based")
-    if n_features is not None and (isinstance(n_features, bool) or not isinstance(n_features, int)
-                                   or not 1 <= n_features <= MAX_FEATURES):
+    if n_features is not None and (
+        isinstance(n_features, bool) or not isinstance(n_features, int) or not 1 <= n_features <= MAX_FEATURES
+    ):
         raise UserError(f"must be an integer between 1 and {MAX_FEATURES:,}, got {n_features!r}", key="n_features")
     file = existing_file(path)
     settings = {"path": path, "n_features": n_features, "zero_based": zero_based}
@@ -74,8 +75,10 @@ def refine_svmlight_part(part: Part) -> list[Part]:
     if size <= PART_BYTES:
         return [part]
     cuts = cut_points(file, size, PART_BYTES, lone_cr_ends_lines=False)
-    return [replace(part, source=f"{file} (lines from {line:,})", where=(file, start, stop, line))
-            for start, stop, line in cuts]
+    return [
+        replace(part, source=f"{file} (lines from {line:,})", where=(file, start, stop, line))
+        for start, stop, line in cuts
+    ]
 
 
 def read_svmlight_part(part: Part) -> RawPart:
@@ -88,16 +91,18 @@ def read_svmlight_part(part: Part) -> RawPart:
     ids = [str(number) for number, line in enumerate(lines, start=first_line) if line.split(b"#", 1)[0].split()]
     name = Path(str(file)).name.split(".")[0]
     if not ids:
-        return RawPart(Corpus(ids=np.array([], dtype=str), X=sp.csr_matrix((0, n_features or 0)), labels=[],
-                              name=name), 0)
+        return RawPart(
+            Corpus(ids=np.array([], dtype=str), X=sp.csr_matrix((0, n_features or 0)), labels=[], name=name), 0
+        )
     as_read = True if zero_based == "auto" else zero_based
     try:
         X, labels = _parse(io.BytesIO(data), as_read, None if zero_based == "auto" else n_features)
     except (ValueError, OverflowError) as exc:
         wide = re.match(r"n_features was set to \d+, but input file contains (\d+) features", str(exc))
         if wide:
-            raise UserError(f"{file} has feature index {int(wide[1]) - 1} (0-based), "
-                            f"not < {n_features}", key="n_features") from None
+            raise UserError(
+                f"{file} has feature index {int(wide[1]) - 1} (0-based), not < {n_features}", key="n_features"
+            ) from None
         number, reason = _first_bad_line(lines, first_line, as_read)
         if number is None:
             raise UserError(f"{file}: malformed svmlight file ({_reason(exc)})") from None
@@ -118,8 +123,9 @@ def check_svmlight_parts(parts: list[Part], censuses: list[Census]) -> None:
 def _parse(stream, zero_based: bool | str, n_features: int | None) -> tuple[sp.csr_array, list[frozenset[str]]]:
     """X and the label sets of the svmlight lines in binary `stream`; ValueError for a value or
     label that is not a finite number, or whatever scikit-learn refuses."""
-    X, targets = load_svmlight_file(stream, n_features=n_features, dtype=np.float64, multilabel=True,
-                                    zero_based=zero_based)
+    X, targets = load_svmlight_file(
+        stream, n_features=n_features, dtype=np.float64, multilabel=True, zero_based=zero_based
+    )
     if not np.isfinite(X.data).all():
         raise ValueError("a feature value that is not a finite number")
     return X, [frozenset(_canonical_label(number) for number in target) for target in targets]
@@ -136,13 +142,14 @@ def _first_bad_line(lines: list[bytes], first_line: int, zero_based: bool) -> tu
     itself, found block by block; (None, "") should none fail alone."""
     lines = [line + b"\n" for line in lines]
     for start in range(0, len(lines), _BLOCK):
-        if _failure(lines[start:start + _BLOCK], zero_based) is None:
+        if _failure(lines[start : start + _BLOCK], zero_based) is None:
             continue
-        for number, line in enumerate(lines[start:start + _BLOCK], start=first_line + start):
+        for number, line in enumerate(lines[start : start + _BLOCK], start=first_line + start):
             failure = _failure([line], zero_based)
             if failure is not None:
-                return number, ("bytes that are not ASCII" if not line.split(b"#", 1)[0].isascii()
-                                else _reason(failure))
+                return number, (
+                    "bytes that are not ASCII" if not line.split(b"#", 1)[0].isascii() else _reason(failure)
+                )
     return None, ""
 
 

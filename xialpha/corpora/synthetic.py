@@ -29,7 +29,7 @@ import numbers
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus, concat
-from xialpha.corpora.parts import Part, PART_DOCUMENTS, PartedLoader, RawPart
+from xialpha.corpora.parts import PART_DOCUMENTS, Part, PartedLoader, RawPart
 from xialpha.errors import UserError
 
 SHIFTS = ("abrupt", "gradual", "abrupt-return")
@@ -78,15 +78,27 @@ def synthetic_parts(**args) -> list[Part]:
     settings = _settings(**args)
     n_docs = settings["n_docs"]
     starts = list(range(0, n_docs, PART_DOCUMENTS))
-    return [Part("synthetic", f"synthetic documents {lo:,}-{min(lo + PART_DOCUMENTS, n_docs) - 1:,}", settings,
-                 where=(block, lo, min(lo + PART_DOCUMENTS, n_docs))) for block, lo in enumerate(starts)]
+    return [
+        Part(
+            "synthetic",
+            f"synthetic documents {lo:,}-{min(lo + PART_DOCUMENTS, n_docs) - 1:,}",
+            settings,
+            where=(block, lo, min(lo + PART_DOCUMENTS, n_docs)),
+        )
+        for block, lo in enumerate(starts)
+    ]
 
 
 def read_synthetic_part(part: Part) -> RawPart:
     """Generate the documents of one block (see the module docstring for the model)."""
     a = part.args
     block, lo, hi = part.where
-    n_docs, n_categories, topic_words, vocabulary_size = a["n_docs"], a["n_categories"], a["topic_words"], a["vocabulary_size"]
+    n_docs, n_categories, topic_words, vocabulary_size = (
+        a["n_docs"],
+        a["n_categories"],
+        a["topic_words"],
+        a["vocabulary_size"],
+    )
     categories = [f"cat{c:02d}" for c in range(n_categories)]
     batch_of_doc, new_share = _batches(n_docs, a["n_batches"], a["shift"], a["shift_batch"], a["shift_width"], lo, hi)
     shifted = _shifted(a["shifted_categories"], categories) if a["shift"] else []
@@ -130,26 +142,40 @@ def read_synthetic_part(part: Part) -> RawPart:
     words, bounds = words[order], np.searchsorted(docs[order], np.arange(n + 1))
 
     vocabulary = _vocabulary(vocabulary_size)
-    texts = [" ".join(map(vocabulary.__getitem__, words[bounds[i]:bounds[i + 1]].tolist())) for i in range(n)]
+    texts = [" ".join(map(vocabulary.__getitem__, words[bounds[i] : bounds[i + 1]].tolist())) for i in range(n)]
     labels = [frozenset(categories[c] for c in np.flatnonzero(row)) for row in member]
     splits = np.where(rng.random(n) < a["test_fraction"], "test", "train")
     timestamps = None
     if a["n_batches"] is not None:
         first_of_batch = -(-batch_of_doc * n_docs // a["n_batches"])  # the first document of each one's batch
         seconds = (np.arange(lo, hi) - first_of_batch) * 60
-        timestamps = (_start_day(a["start"]) + batch_of_doc.astype("timedelta64[D]")).astype("datetime64[s]") \
-            + seconds.astype("timedelta64[s]")
+        timestamps = (_start_day(a["start"]) + batch_of_doc.astype("timedelta64[D]")).astype(
+            "datetime64[s]"
+        ) + seconds.astype("timedelta64[s]")
     width = len(str(n_docs - 1))
     name = f"synthetic-{n_docs}x{n_categories}-seed{a['seed']}" + (f"-{a['shift']}" if a["shift"] else "")
     ids = np.array([f"doc{i:0{width}d}" for i in range(lo, hi)])
     return RawPart(Corpus(ids=ids, texts=texts, labels=labels, name=name, timestamps=timestamps, splits=splits), n)
 
 
-def _settings(n_docs: int = 2000, n_categories: int = 10, seed: int = 0, n_batches: int | None = None,
-              shift: str | None = None, shift_batch: int | None = None, shift_width: int | None = None,
-              shifted_categories: int | list[str] = 1, vocabulary_size: int = 5000, mean_length: float = 80.0,
-              topic_words: int = 40, signal: float = 0.14, max_prevalence: float = 0.3, category_skew: float = 1.4,
-              test_fraction: float = 0.3, start: str = "2000-01-01") -> dict:
+def _settings(
+    n_docs: int = 2000,
+    n_categories: int = 10,
+    seed: int = 0,
+    n_batches: int | None = None,
+    shift: str | None = None,
+    shift_batch: int | None = None,
+    shift_width: int | None = None,
+    shifted_categories: int | list[str] = 1,
+    vocabulary_size: int = 5000,
+    mean_length: float = 80.0,
+    topic_words: int = 40,
+    signal: float = 0.14,
+    max_prevalence: float = 0.3,
+    category_skew: float = 1.4,
+    test_fraction: float = 0.3,
+    start: str = "2000-01-01",
+) -> dict:
     """All of `make_synthetic`'s arguments, checked (UserError naming the first bad one)."""
     settings = dict(locals())
     _check_int("n_docs", n_docs, 1)
@@ -169,8 +195,10 @@ def _settings(n_docs: int = 2000, n_categories: int = 10, seed: int = 0, n_batch
     shifted = _shifted(shifted_categories, categories) if shift else []
     n_topic_sets = n_categories + len(shifted)
     if n_topic_sets * topic_words > vocabulary_size - _TOPIC_RANKS_FROM:
-        raise UserError(f"{vocabulary_size} words are too few for {n_topic_sets} sets of "
-                        f"{topic_words} topic words", key="vocabulary_size")
+        raise UserError(
+            f"{vocabulary_size} words are too few for {n_topic_sets} sets of {topic_words} topic words",
+            key="vocabulary_size",
+        )
     return settings
 
 
@@ -188,7 +216,9 @@ def _vocabulary(vocabulary_size: int) -> list[str]:
     return [_pseudo_word(k) for k in range(vocabulary_size)]
 
 
-def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+def _batches(
+    n_docs: int, n_batches, shift, shift_batch, shift_width, lo: int, hi: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Batch index of documents lo..hi-1 of n_docs (hi - lo,) and the share of documents using the
     new topic words per batch (n_batches,); UserError for an impossible schedule."""
     if n_batches is None:
@@ -210,7 +240,11 @@ def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width, lo: int, h
     _check_int("shift_batch", k, 1)
     if k >= n_batches:
         raise UserError(f"must be < n_batches ({n_batches}), got {k}", key="shift_batch")
-    width = shift_width if shift_width is not None else (n_batches - k if shift == "gradual" else max(1, (n_batches - k) // 2))
+    width = (
+        shift_width
+        if shift_width is not None
+        else (n_batches - k if shift == "gradual" else max(1, (n_batches - k) // 2))
+    )
     _check_int("shift_width", width, 1)
     if shift == "abrupt":
         share = (batches >= k).astype(float)
@@ -224,13 +258,19 @@ def _batches(n_docs: int, n_batches, shift, shift_batch, shift_width, lo: int, h
 def _shifted(shifted_categories, categories: list[str]) -> list[str]:
     if isinstance(shifted_categories, numbers.Integral) and not isinstance(shifted_categories, bool):
         if not 1 <= shifted_categories <= len(categories):
-            raise UserError(f"must be between 1 and {len(categories)}, got {shifted_categories}", key="shifted_categories")
+            raise UserError(
+                f"must be between 1 and {len(categories)}, got {shifted_categories}", key="shifted_categories"
+            )
         return categories[:shifted_categories]
     if isinstance(shifted_categories, str) or not isinstance(shifted_categories, (list, tuple)):
-        raise UserError(f"expected a count or a list of category names, got {shifted_categories!r}", key="shifted_categories")
+        raise UserError(
+            f"expected a count or a list of category names, got {shifted_categories!r}", key="shifted_categories"
+        )
     unknown = [name for name in shifted_categories if name not in categories]
     if unknown or not shifted_categories:
-        raise UserError(f"unknown categories {unknown} (known: {categories[0]}..{categories[-1]})", key="shifted_categories")
+        raise UserError(
+            f"unknown categories {unknown} (known: {categories[0]}..{categories[-1]})", key="shifted_categories"
+        )
     return list(dict.fromkeys(shifted_categories))
 
 
@@ -240,11 +280,16 @@ def _check_size(n_docs: int, n_categories: int, vocabulary_size: int, mean_lengt
     if n_docs > MAX_DOCUMENTS:
         raise UserError(f"must be at most {MAX_DOCUMENTS:,}, got {n_docs:,}", key="n_docs")
     if block * mean_length > MAX_TOKENS:
-        raise UserError(f"blocks of {block:,} documents of mean_length {mean_length:g} are about "
-                        f"{block * mean_length:,.0f} words, more than {MAX_TOKENS:,}", key="mean_length")
+        raise UserError(
+            f"blocks of {block:,} documents of mean_length {mean_length:g} are about "
+            f"{block * mean_length:,.0f} words, more than {MAX_TOKENS:,}",
+            key="mean_length",
+        )
     if block * n_categories > MAX_CELLS:
-        raise UserError(f"blocks of {block:,} documents x {n_categories:,} categories are more "
-                        f"than {MAX_CELLS:,} label draws", key="n_categories")
+        raise UserError(
+            f"blocks of {block:,} documents x {n_categories:,} categories are more than {MAX_CELLS:,} label draws",
+            key="n_categories",
+        )
     if vocabulary_size > MAX_VOCABULARY:
         raise UserError(f"must be at most {MAX_VOCABULARY:,}, got {vocabulary_size:,}", key="vocabulary_size")
 
@@ -255,7 +300,7 @@ def _start_day(start) -> np.datetime64:
     except ValueError:
         day = None
     if day is None or np.isnat(day):
-        raise UserError(f"must be a date like \"2000-01-01\", got {start!r}", key="start")
+        raise UserError(f'must be a date like "2000-01-01", got {start!r}', key="start")
     return day
 
 
@@ -275,8 +320,11 @@ def _check_int(field: str, value, minimum: int) -> None:
 
 
 def _check_real(field: str, value, low: float, high: float | None) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
-            value >= low and (high is None or value <= high)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not (value >= low and (high is None or value <= high))
+    ):
         bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
         raise UserError(f"must be a number {bound}, got {value!r}", key=field)
 

@@ -6,7 +6,8 @@ an empty cell means no category. Without label_separator, string labels that loo
 joined (";", "," or "|" in at least 1% of a block's labels), or a label column named "labels",
 "categories", "tags", "topics" or "classes", are refused naming label_separator: set it to the
 separator, or label_separator = "" to say each cell is one label. A text column whose every cell
-is a number, or an id (one word with a digit, all different), is refused naming text_column. Ids default to the 1-based row numbers. Times are ISO 8601
+is a number, or an id (one word with a digit, all different), is refused naming text_column. Ids default to the
+1-based row numbers. Times are ISO 8601
 strings (a time zone is converted to UTC), date/datetime values, or numbers of seconds since
 1970-01-01; an empty time cell is NaT.
 
@@ -21,14 +22,14 @@ import codecs
 import math
 import os
 from dataclasses import replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated
 
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, PART_BYTES, PartedLoader, RawPart, read_in_parts
+from xialpha.corpora.parts import PART_BYTES, Census, Part, PartedLoader, RawPart, read_in_parts
 from xialpha.corpora.sources import existing_file
 from xialpha.corpora.table_files import Block, parquet_blocks, read_block, table_format, text_blocks
 from xialpha.corpora.text_scan import byte_scannable
@@ -72,9 +73,16 @@ def table_parts(**args) -> list[Part]:
     for a bad column role, a missing file or an unknown format."""
     settings = _settings(**args)
     files = _split_files(settings["path"], settings["split_column"])
-    return [Part("table", str(file), settings, where=(split, field, file, table_format(Path(str(file)), settings["format"])),
-                 group=f"{field}={file}")
-            for split, field, file in files]
+    return [
+        Part(
+            "table",
+            str(file),
+            settings,
+            where=(split, field, file, table_format(Path(str(file)), settings["format"])),
+            group=f"{field}={file}",
+        )
+        for split, field, file in files
+    ]
 
 
 def refine_table_part(part: Part) -> list[Part]:
@@ -88,8 +96,14 @@ def refine_table_part(part: Part) -> list[Part]:
         raise UserError("JSON lines files name their fields; header = false applies to CSV/TSV only", key="header")
     else:
         blocks = text_blocks(file, format, a["header"], a["encoding"], PART_BYTES)
-    return [replace(part, source=f"{file}" if len(blocks) == 1 else f"{file} (block {i + 1} of {len(blocks)})",
-                    where=(split, field, file, format, block)) for i, block in enumerate(blocks)]
+    return [
+        replace(
+            part,
+            source=f"{file}" if len(blocks) == 1 else f"{file} (block {i + 1} of {len(blocks)})",
+            where=(split, field, file, format, block),
+        )
+        for i, block in enumerate(blocks)
+    ]
 
 
 def read_table_part(part: Part) -> RawPart:
@@ -100,17 +114,23 @@ def read_table_part(part: Part) -> RawPart:
     roles = {role: a[role] for role in ROLES}
     wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
     keys = {column: role for role, column in reversed(roles.items()) if column is not None}  # the first role wins
-    columns, places = read_block(file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block, keys)
+    columns, places = read_block(
+        file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block, keys
+    )
     _check_cells(file, columns, places, roles)
     if a["label_separator"] is None:
         _refuse_unsaid_multi_labels(file, columns[a["label_column"]], a["label_column"])
     _refuse_numbers_as_text(file, columns[a["text_column"]], a["text_column"])
     rows = _rows(file, columns, places, roles, a["label_separator"], a["skip_empty"], split)
     split_given = a["split_column"] is not None or split is not None
-    corpus = Corpus(ids=np.array(rows["ids"], dtype=str), texts=rows["texts"], labels=rows["labels"],
-                    name=Path(str(file)).name.split(".")[0],
-                    timestamps=np.array(rows["times"], dtype="datetime64[s]") if a["time_column"] else None,
-                    splits=np.array(rows["splits"], dtype=str) if split_given else None)
+    corpus = Corpus(
+        ids=np.array(rows["ids"], dtype=str),
+        texts=rows["texts"],
+        labels=rows["labels"],
+        name=Path(str(file)).name.split(".")[0],
+        timestamps=np.array(rows["times"], dtype="datetime64[s]") if a["time_column"] else None,
+        splits=np.array(rows["splits"], dtype=str) if split_given else None,
+    )
     prefix = None if a["id_column"] else ("" if split is None else f"{split}/")
     return RawPart(corpus, len(places), prefix)
 
@@ -132,10 +152,20 @@ def check_table_parts(parts: list[Part], censuses: list[Census]) -> None:
 ROLES = ("text_column", "label_column", "id_column", "time_column", "split_column")
 
 
-def _settings(path, text_column: str = "text", label_column: str = "label", id_column: str | None = None,
-              time_column: str | None = None, split_column: str | None = None, label_separator: str | None = None,
-              format: str = "auto", header: bool = True, column_names=("label", "text"), encoding: str = "utf-8",
-              skip_empty: bool = False) -> dict:
+def _settings(
+    path,
+    text_column: str = "text",
+    label_column: str = "label",
+    id_column: str | None = None,
+    time_column: str | None = None,
+    split_column: str | None = None,
+    label_separator: str | None = None,
+    format: str = "auto",
+    header: bool = True,
+    column_names=("label", "text"),
+    encoding: str = "utf-8",
+    skip_empty: bool = False,
+) -> dict:
     """`load_table`'s arguments, the column roles checked."""
     settings = dict(locals())
     for role in ROLES:
@@ -160,15 +190,20 @@ def _split_files(path, split_column: str | None) -> list[tuple[str | None, str, 
     """(split name or None, key, file) for each table file `path` names; UserError naming the key
     (`path` or `path.<split>`) of a file that is missing or not a file."""
     if isinstance(path, (list, tuple)):
-        raise UserError('a list of files does not say which split each holds; '
-                        'write path = {train = "a.csv", test = "b.csv"}', key="path")
+        raise UserError(
+            'a list of files does not say which split each holds; write path = {train = "a.csv", test = "b.csv"}',
+            key="path",
+        )
     if not isinstance(path, dict):
         named = [(None, "path", path)]
     elif not path:
-        raise UserError('the table of split = file is empty (e.g. path = {train = "a.csv", test = "b.csv"})', key="path")
+        raise UserError(
+            'the table of split = file is empty (e.g. path = {train = "a.csv", test = "b.csv"})', key="path"
+        )
     elif split_column is not None:
-        raise UserError("the splits come from the keys of path; leave split_column out "
-                        "or give path as one file", key="split_column")
+        raise UserError(
+            "the splits come from the keys of path; leave split_column out or give path as one file", key="split_column"
+        )
     else:
         named = [(str(split), f"path.{split}", file) for split, file in path.items()]
     files = []
@@ -179,25 +214,38 @@ def _split_files(path, split_column: str | None) -> list[tuple[str | None, str, 
     return files
 
 
-def _rows(file, columns: dict[str, list], places: list[str], roles: dict[str, str | None],
-          label_separator: str | None, skip_empty: bool, split: str | None) -> dict[str, list]:
+def _rows(
+    file,
+    columns: dict[str, list],
+    places: list[str],
+    roles: dict[str, str | None],
+    label_separator: str | None,
+    skip_empty: bool,
+    split: str | None,
+) -> dict[str, list]:
     """The kept rows of one block as lists: ids (the id column's, else row numbers from 1 within
     the block), texts, labels, times (if a time column), splits (the split column's values, or
     `split` for each row of a file named under a split). `places`: where each row is, for messages."""
     text_column, id_column = roles["text_column"], roles["id_column"]
-    row_ids = ([_cell_text(value) for value in columns[id_column]] if id_column
-               else [str(row) for row in range(1, len(places) + 1)])
+    row_ids = (
+        [_cell_text(value) for value in columns[id_column]]
+        if id_column
+        else [str(row) for row in range(1, len(places) + 1)]
+    )
     keep, texts = [], []
     for row, value in enumerate(columns[text_column]):
         if value is not None and not isinstance(value, str):
-            raise UserError(f"{file}, {places[row]}: text column {text_column!r} holds a "
-                            f"{type(value).__name__}, expected text")
+            raise UserError(
+                f"{file}, {places[row]}: text column {text_column!r} holds a {type(value).__name__}, expected text"
+            )
         if value is None or not value.strip():
             if skip_empty:
                 continue
             named = f" (id {row_ids[row]!r})" if id_column else ""
-            raise UserError(f"{file}, {places[row]}{named}: text column {text_column!r} "
-                            f"is empty (set skip_empty = true in [corpus] to drop such rows)")
+            raise UserError(
+                f"{file}, {places[row]}{named}: text column {text_column!r} "
+                f"is empty (set skip_empty = true in [corpus] to drop such rows)"
+            )
         keep.append(row)
         texts.append(value)
     time_column, split_column = roles["time_column"], roles["split_column"]
@@ -205,9 +253,16 @@ def _rows(file, columns: dict[str, list], places: list[str], roles: dict[str, st
         "ids": [row_ids[row] for row in keep],
         "texts": texts,
         "labels": [_labels(columns[roles["label_column"]][row], label_separator) for row in keep],
-        "times": [_timestamp(columns[time_column][row], file, places[row], time_column) for row in keep] if time_column else [],
-        "splits": ([_split(columns[split_column][row], file, places[row], split_column) for row in keep] if split_column
-                   else [split] * len(keep) if split is not None else []),
+        "times": [_timestamp(columns[time_column][row], file, places[row], time_column) for row in keep]
+        if time_column
+        else [],
+        "splits": (
+            [_split(columns[split_column][row], file, places[row], split_column) for row in keep]
+            if split_column
+            else [split] * len(keep)
+            if split is not None
+            else []
+        ),
     }
 
 
@@ -219,13 +274,16 @@ def _check_cells(file, columns: dict[str, list], places: list[str], roles: dict[
             continue
         for row, value in enumerate(columns[column]):
             items = value if role == "label_column" and isinstance(value, (list, tuple)) else [value]
-            bad = next((item for item in items if item is not None and not isinstance(item, (str, int, float, date))),
-                       None)
+            bad = next(
+                (item for item in items if item is not None and not isinstance(item, (str, int, float, date))), None
+            )
             if bad is not None:
                 expected = "a label or a list of labels" if role == "label_column" else "a single value"
                 shown = repr(bad) if len(repr(bad)) <= 40 else f"{repr(bad)[:40]}..."
-                raise UserError(f"{file}, {places[row]}: {role.removesuffix('_column')} column {column!r} holds "
-                                f"a {type(bad).__name__} {shown}, expected {expected}")
+                raise UserError(
+                    f"{file}, {places[row]}: {role.removesuffix('_column')} column {column!r} holds "
+                    f"a {type(bad).__name__} {shown}, expected {expected}"
+                )
 
 
 SEPARATORS = (";", ",", "|")  # characters that join several labels in one cell
@@ -245,13 +303,19 @@ def _refuse_unsaid_multi_labels(file, cells: list, column: str) -> None:
     holding = {separator: [text for text in texts if separator in text] for separator in SEPARATORS}
     separator, joined = max(holding.items(), key=lambda item: len(item[1]))
     if joined and len(joined) >= MULTI_LABEL_SHARE * len(texts):
-        raise UserError(f"{len(joined):,} of {len(texts):,} labels in column {column!r} of {file} hold {separator!r} "
-                        f'(e.g. {joined[0][:60]!r}): set label_separator = "{separator}" if they are several labels, '
-                        'or label_separator = "" if each is one label', key="label_separator")
+        raise UserError(
+            f"{len(joined):,} of {len(texts):,} labels in column {column!r} of {file} hold {separator!r} "
+            f'(e.g. {joined[0][:60]!r}): set label_separator = "{separator}" if they are several labels, '
+            'or label_separator = "" if each is one label',
+            key="label_separator",
+        )
     if column.strip().lower() in MULTI_LABEL_NAMES:
-        raise UserError(f"label column {column!r} of {file} is named as holding several labels, and none holds "
-                        f"{', '.join(map(repr, SEPARATORS))}: set label_separator to the character between them, "
-                        'or label_separator = "" if each is one label', key="label_separator")
+        raise UserError(
+            f"label column {column!r} of {file} is named as holding several labels, and none holds "
+            f"{', '.join(map(repr, SEPARATORS))}: set label_separator to the character between them, "
+            'or label_separator = "" if each is one label',
+            key="label_separator",
+        )
 
 
 def _refuse_numbers_as_text(file, cells: list, column: str) -> None:
@@ -263,13 +327,19 @@ def _refuse_numbers_as_text(file, cells: list, column: str) -> None:
         return
     if all(_is_number(text) for text in texts):
         what = "numbers"
-    elif (len(texts) > 1 and len(set(texts)) == len(texts)
-          and all(len(text.split()) == 1 and any(c.isdigit() for c in text) for text in texts)):
+    elif (
+        len(texts) > 1
+        and len(set(texts)) == len(texts)
+        and all(len(text.split()) == 1 and any(c.isdigit() for c in text) for text in texts)
+    ):
         what = "ids"
     else:
         return
-    raise UserError(f"column {column!r} of {file} holds {what}, not text (e.g. {texts[0][:30]!r}); set "
-                    "text_column to the column holding the documents", key="text_column")
+    raise UserError(
+        f"column {column!r} of {file} holds {what}, not text (e.g. {texts[0][:30]!r}); set "
+        "text_column to the column holding the documents",
+        key="text_column",
+    )
 
 
 def _is_number(text: str) -> bool:
@@ -297,8 +367,11 @@ def _cell_text(value) -> str:
 
 
 def _is_missing(value) -> bool:
-    return (value is None or (isinstance(value, float) and math.isnan(value))
-            or (isinstance(value, str) and not value.strip()))
+    return (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or (isinstance(value, str) and not value.strip())
+    )
 
 
 def _timestamp(value, file, place: str, column: str) -> np.datetime64:
@@ -308,7 +381,7 @@ def _timestamp(value, file, place: str, column: str) -> np.datetime64:
         if isinstance(value, bool):
             raise ValueError("a boolean")
         if isinstance(value, (int, float)):
-            moment = datetime.fromtimestamp(value, tz=timezone.utc)
+            moment = datetime.fromtimestamp(value, tz=UTC)
         elif isinstance(value, datetime):
             moment = value
         elif isinstance(value, date):
@@ -316,10 +389,11 @@ def _timestamp(value, file, place: str, column: str) -> np.datetime64:
         else:
             moment = datetime.fromisoformat(str(value).strip())
     except (ValueError, OverflowError, OSError, TypeError):
-        raise UserError(f"{file}, {place}: time column {column!r} holds {value!r}, "
-                        "expected an ISO 8601 time or seconds since 1970") from None
+        raise UserError(
+            f"{file}, {place}: time column {column!r} holds {value!r}, expected an ISO 8601 time or seconds since 1970"
+        ) from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return np.datetime64(moment, "s")
 
 

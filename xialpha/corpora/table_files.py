@@ -21,10 +21,10 @@ import codecs
 import csv
 import io
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -33,8 +33,16 @@ from xialpha.corpora.text_scan import byte_scannable, cut_points
 from xialpha.errors import UserError, did_you_mean
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
-_SUFFIX_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".txt": "tsv", ".jsonl": "jsonl",
-                   ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+_SUFFIX_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".txt": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
 _FIELD_LIMIT = 2**31 - 1
 
 
@@ -43,8 +51,11 @@ def table_format(file: Path, format: str) -> str:
     if format == "auto":
         suffix = file.suffix.lower()
         if suffix not in _SUFFIX_FORMATS:
-            raise UserError(f"cannot tell the format of {file.name} from its suffix; "
-                            f"set format = \"csv\" or another of {', '.join(FORMATS[1:])}", key="format")
+            raise UserError(
+                f"cannot tell the format of {file.name} from its suffix; "
+                f'set format = "csv" or another of {", ".join(FORMATS[1:])}',
+                key="format",
+            )
         return _SUFFIX_FORMATS[suffix]
     if format not in FORMATS:
         raise UserError(f"must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}", key="format")
@@ -65,8 +76,15 @@ class Block:
     row_group: int | None = None
 
 
-def read_columns(file: Path | str, format: str, wanted: list[str], header: bool,
-                 column_names: tuple[str, ...], encoding: str, field: str = "path") -> dict[str, list]:
+def read_columns(
+    file: Path | str,
+    format: str,
+    wanted: list[str],
+    header: bool,
+    column_names: tuple[str, ...],
+    encoding: str,
+    field: str = "path",
+) -> dict[str, list]:
     """{column name: values} for the `wanted` columns of the whole of `file` (UserError naming a
     missing one; an empty file's error names the argument `field` that gave the file)."""
     columns, _ = read_block(file, format, wanted, header, column_names, encoding, Block())
@@ -75,8 +93,16 @@ def read_columns(file: Path | str, format: str, wanted: list[str], header: bool,
     return columns
 
 
-def read_block(file: Path | str, format: str, wanted: list[str], header: bool, column_names: tuple[str, ...],
-               encoding: str, block: Block, keys: dict[str, str] | None = None) -> tuple[dict[str, list], list[str]]:
+def read_block(
+    file: Path | str,
+    format: str,
+    wanted: list[str],
+    header: bool,
+    column_names: tuple[str, ...],
+    encoding: str,
+    block: Block,
+    keys: dict[str, str] | None = None,
+) -> tuple[dict[str, list], list[str]]:
     """The `wanted` columns of one block of `file` and, per row, where it is ("line 12"; Parquet
     "row 12") for messages. Without a header (CSV/TSV only) the columns are named by
     `column_names`; in a headerless TSV the last column takes the rest of the line, tabs included
@@ -107,12 +133,14 @@ def decode_block(data: bytes, encoding: str, file, offset: int) -> str:
     start of the file (spreadsheet programs write one: it would be part of the first column's
     name); UserError naming the file offset of bytes that are not valid in `encoding`."""
     if offset == 0 and data.startswith(codecs.BOM_UTF8) and codecs.lookup(encoding).name == "utf-8":
-        data = data[len(codecs.BOM_UTF8):]
+        data = data[len(codecs.BOM_UTF8) :]
     try:
         return codecs.decode(data, encoding)
     except UnicodeDecodeError as exc:
-        raise UserError(f"{file}: bytes at offset {offset + exc.start} are not valid {encoding}; "
-                        f"set encoding = \"latin-1\" (or the file's encoding)") from None
+        raise UserError(
+            f"{file}: bytes at offset {offset + exc.start} are not valid {encoding}; "
+            f'set encoding = "latin-1" (or the file\'s encoding)'
+        ) from None
 
 
 def text_blocks(file: Path | str, format: str, header: bool, encoding: str, step: int) -> list[Block]:
@@ -144,8 +172,14 @@ def parquet_blocks(file: Path | str) -> list[Block]:
     return [Block(first_line=int(starts[g]) + 1, row_group=g) for g in range(metadata.num_row_groups)] or [Block()]
 
 
-def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file, names: list[str] | None,
-             keys: dict[str, str], by_row: bool) -> tuple[dict[str, list], list[str]]:
+def _collect(
+    rows: Iterator[tuple[int, dict]],
+    wanted: list[str],
+    file,
+    names: list[str] | None,
+    keys: dict[str, str],
+    by_row: bool,
+) -> tuple[dict[str, list], list[str]]:
     """The `wanted` columns of `rows` ((line, {column: value})); by_row: each row names its own
     columns (JSON lines), so a missing column is named with the line, not as the file's."""
     columns: dict[str, list] = {name: [] for name in wanted}
@@ -153,15 +187,20 @@ def _collect(rows: Iterator[tuple[int, dict]], wanted: list[str], file, names: l
     for number, row in rows:
         for name in wanted:
             if name not in row:
-                raise _no_column(f"{file}, line {number}" if by_row else str(file), name,
-                                 list(row) if by_row or names is None else names, keys)
+                raise _no_column(
+                    f"{file}, line {number}" if by_row else str(file),
+                    name,
+                    list(row) if by_row or names is None else names,
+                    keys,
+                )
             columns[name].append(row[name])
         places.append(f"line {number}")
     return columns, places
 
 
-def _delimited_rows(stream, file, format: str, first_line: int,
-                    names: tuple[str, ...] | None) -> Iterator[tuple[int, dict]]:
+def _delimited_rows(
+    stream, file, format: str, first_line: int, names: tuple[str, ...] | None
+) -> Iterator[tuple[int, dict]]:
     """Rows of a CSV/TSV block with a header: its first record, or `names` for a block after it."""
     records = _records(stream, file, format, first_line)
     if names is None:
@@ -188,8 +227,11 @@ def _records(stream, file, format: str, first_line: int) -> Iterator[tuple[int, 
             except StopIteration:
                 return
             except csv.Error as exc:
-                reason = ("a quoted field is never closed (unterminated quote)" if "end of data" in str(exc)
-                          else f"malformed CSV ({exc})")
+                reason = (
+                    "a quoted field is never closed (unterminated quote)"
+                    if "end of data" in str(exc)
+                    else f"malformed CSV ({exc})"
+                )
                 raise UserError(f"{file}, line {start}: {reason}") from None
             if fields:
                 yield start, fields
@@ -210,8 +252,10 @@ def _headerless_rows(stream, file, format: str, names: tuple[str, ...], first_li
                 continue
             fields = line.split("\t", len(names) - 1)
             if len(fields) != len(names):
-                raise UserError(f"{file}, line {number}: {len(fields)} tab-separated fields, "
-                                f"expected {len(names)} ({', '.join(names)})")
+                raise UserError(
+                    f"{file}, line {number}: {len(fields)} tab-separated fields, "
+                    f"expected {len(names)} ({', '.join(names)})"
+                )
             yield number, dict(zip(names, fields))
         return
     for number, fields in _records(stream, file, format, first_line):
@@ -240,8 +284,9 @@ def _no_column(where: str, name: str, names: list[str], keys: dict[str, str]) ->
     """The error about column `name` missing at `where` (file and line), naming the key that names
     the column and the column closest to it."""
     shown = [str(column) for column in names]
-    return UserError(f"{where} has no column {name!r}{did_you_mean(name, shown, listing='columns', limit=20)}",
-                     key=keys.get(name))
+    return UserError(
+        f"{where} has no column {name!r}{did_you_mean(name, shown, listing='columns', limit=20)}", key=keys.get(name)
+    )
 
 
 def _read_parquet(file, wanted: list[str], block: Block, keys: dict[str, str]) -> tuple[dict[str, list], list[str]]:
@@ -256,8 +301,11 @@ def _read_parquet(file, wanted: list[str], block: Block, keys: dict[str, str]) -
     if missing:
         raise _no_column(str(file), missing[0], names, keys)
     try:
-        table = (parquet.read(columns=wanted) if block.row_group is None
-                 else parquet.read_row_group(block.row_group, columns=wanted))
+        table = (
+            parquet.read(columns=wanted)
+            if block.row_group is None
+            else parquet.read_row_group(block.row_group, columns=wanted)
+        )
         frame = table.to_pandas(types_mapper=pd.ArrowDtype)
     except Exception as exc:  # a corrupt page or an unsupported type (several exception types)
         raise UserError(f"{file}: not a readable Parquet file ({' '.join(str(exc).split())})") from None

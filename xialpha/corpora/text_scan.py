@@ -2,7 +2,8 @@
 pass over the bytes (compiled with numba) without parsing the records.
 
 A record ends at a line end (\\n, \\r\\n or a lone \\r, as Python's csv module and universal
-newlines read them; only \\n for svmlight files, which are read as bytes) outside a quoted field; with `quotes` (CSV's default dialect: `"` opens a
+newlines read them; only \\n for svmlight files, which are read as bytes) outside a quoted field; with `quotes`
+(CSV's default dialect: `"` opens a
 quoted field at the start of a field, `""` inside one is a quote, and a quote elsewhere is a
 plain character) a line end inside a quoted field belongs to the field. Lines are counted
 physically, as csv's `line_num` counts them, so a part knows the number of its first line.
@@ -22,7 +23,7 @@ from numba import njit
 from xialpha.corpora.sources import read_range
 
 CHUNK_BYTES = 64 * 2**20  # bytes scanned per call, the state carried between calls
-_PROBE = "\n\r,\t\"ab"
+_PROBE = '\n\r,\t"ab'
 
 # states of the record automaton
 _RECORD_START, _FIELD_START, _IN_FIELD, _IN_QUOTES, _QUOTE_IN_QUOTES = 0, 1, 2, 3, 4
@@ -42,8 +43,9 @@ def byte_scannable(encoding: str) -> bool:
         return False
 
 
-def cut_points(file, size: int, step: int, *, quotes: bool = False, delimiter: str = ",",
-               lone_cr_ends_lines: bool = True) -> list[tuple[int, int | None, int]]:
+def cut_points(
+    file, size: int, step: int, *, quotes: bool = False, delimiter: str = ",", lone_cr_ends_lines: bool = True
+) -> list[tuple[int, int | None, int]]:
     """(start, stop, first line) of the blocks `file` (`size` bytes, local or URI) is cut into: one
     from each record start at or after a multiple of `step` to the next (stop None: the end)."""
     scanner = Scanner(step, quotes, delimiter, lone_cr_ends_lines)

@@ -10,6 +10,13 @@ The package itself holds the kernel table, as light to import as the registry.
 
 # The kernels xialpha knows and the parameters each takes (as scikit-learn's SVC names them): the one
 # table that the estimators' checks and xialpha.features.kernels (the Kernel spec) both read.
-KERNEL_PARAMETERS = {"linear": (), "rbf": ("gamma",), "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0")}
+KERNEL_PARAMETERS = {
+    "linear": (),
+    "rbf": ("gamma",),
+    "poly": ("gamma", "degree", "coef0"),
+    "sigmoid": ("gamma", "coef0"),
+}
 KERNELS = tuple(KERNEL_PARAMETERS)
-PARAMETER_NAMES = tuple(dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names))  # gamma, degree, coef0
+PARAMETER_NAMES = tuple(
+    dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names)
+)  # gamma, degree, coef0

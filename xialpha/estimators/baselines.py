@@ -30,7 +30,9 @@ def holdout(fit: SVMFit, y_test, test_data) -> Estimate:
         raise ValueError("y_test: labels must be -1 or +1")
     decision = fit.decision_function(test_data)
     if y_test.shape != decision.shape:
-        raise ValueError(f"y_test: must have shape {decision.shape}, one label per row of test_data, got {y_test.shape}")
+        raise ValueError(
+            f"y_test: must have shape {decision.shape}, one label per row of test_data, got {y_test.shape}"
+        )
     return Estimate.from_indicator("holdout", y_test, y_test * decision <= 0)
 
 
@@ -52,7 +54,9 @@ def kfold(y, C: float, *, k: int = 10, seed: int = 0, fit: SVMFit | None = None,
     return Estimate.from_indicator("kfold", y, errors, retrains=k)
 
 
-def bootstrap(y, C: float, *, n_boot: int = 50, method: str = ".632", seed: int = 0, fit: SVMFit | None = None, **svm_args) -> Estimate:
+def bootstrap(
+    y, C: float, *, n_boot: int = 50, method: str = ".632", seed: int = 0, fit: SVMFit | None = None, **svm_args
+) -> Estimate:
     """Bootstrap estimate: "e0" is the out-of-bag error (leave-one-out bootstrap), ".632" is
     0.368 * apparent + 0.632 * e0 (Efron 1983). Samples are drawn within each class so every
     replicate has both; counts are expected (fractional) error counts.
@@ -82,7 +86,14 @@ def bootstrap(y, C: float, *, n_boot: int = 50, method: str = ".632", seed: int 
     rate = np.where(covered, error_sum / np.maximum(oob_count, 1), 0.0)
     scale = n / max(int(covered.sum()), 1)  # examples never out of bag: assume the average rate
     positive = y > 0
-    e0 = Estimate("e0", n, int(positive.sum()), float(rate[positive].sum() * scale), float(rate[~positive].sum() * scale), retrains=n_boot)
+    e0 = Estimate(
+        "e0",
+        n,
+        int(positive.sum()),
+        float(rate[positive].sum() * scale),
+        float(rate[~positive].sum() * scale),
+        retrains=n_boot,
+    )
     if method == "e0":
         return Estimate("bootstrap", e0.n, e0.n_pos, e0.d_pos, e0.d_neg, retrains=n_boot)
     train = apparent(fit if fit is not None else fit_svm(y, C, **svm_args))

@@ -57,8 +57,26 @@ def _row_dot(indptr, indices, data, i, w):
 
 
 @njit(cache=True, nogil=True)
-def _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, mu, shift, order, n_active, tol,
-                max_epochs, epochs_done):
+def _subproblem(
+    indptr,
+    indices,
+    data,
+    y,
+    c,
+    q_diag,
+    x_m,
+    mm,
+    alpha,
+    u,
+    state,
+    mu,
+    shift,
+    order,
+    n_active,
+    tol,
+    max_epochs,
+    epochs_done,
+):
     """DCD with shrinking on the centered subproblem with threshold shift + v; alpha, u, state in place.
 
     state: [s = y^T a, u . m, v = mu s]; q_diag (n,) ||x_i - m||^2 + mu; x_m (n,) x_i . m; mm ||m||^2.
@@ -147,8 +165,7 @@ def _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, m
 
 
 @njit(cache=True, nogil=True)
-def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, mu_first, mu, tol, max_epochs, seed,
-                 w):
+def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, mu_first, mu, tol, max_epochs, seed, w):
     """The biased SVM from a feasible start alpha with threshold b; alpha and w in place.
 
     indptr, indices, data: the CSR arrays of X (n, d); y (n,) float64 -1/+1; c (n,) upper bounds
@@ -202,8 +219,26 @@ def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, 
     converged = False
     while outer < MAX_OUTER:
         outer += 1
-        used, visited, inner_converged = _subproblem(indptr, indices, data, y, c, q_diag, x_m, mm, alpha, u, state, weight,
-                                            shift, order, n_active, tol, max_epochs, epochs)
+        used, visited, inner_converged = _subproblem(
+            indptr,
+            indices,
+            data,
+            y,
+            c,
+            q_diag,
+            x_m,
+            mm,
+            alpha,
+            u,
+            state,
+            weight,
+            shift,
+            order,
+            n_active,
+            tol,
+            max_epochs,
+            epochs,
+        )
         epochs += used
         visits += visited
         if not inner_converged:

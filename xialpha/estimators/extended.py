@@ -61,15 +61,17 @@ def xi_alpha_extended(fit: SVMFit, gram, r_delta2: float, rho: float = 1.0, dept
         k_cc = kernel.block(candidates, candidates)
         for start in range(0, targets.size, TARGET_BLOCK):
             part = slice(start, start + TARGET_BLOCK)
-            sim[part] = _greedy_similarity(kernel.block(targets[part], candidates), k_cc, targets[part], candidates,
-                                           int(depth), early_stop[part])
+            sim[part] = _greedy_similarity(
+                kernel.block(targets[part], candidates), k_cc, targets[part], candidates, int(depth), early_stop[part]
+            )
     errors = flagged.copy()
     errors[targets] = alpha * kernel.diagonal(targets) + 2.0 * alpha * sim + xi >= 1.0
     return Estimate.from_indicator("xa_ext", fit.y, errors)
 
 
-def _greedy_similarity(k_tc: np.ndarray, k_cc: np.ndarray, targets: np.ndarray, candidates: np.ndarray,
-                       depth: int, early_stop: np.ndarray) -> np.ndarray:
+def _greedy_similarity(
+    k_tc: np.ndarray, k_cc: np.ndarray, targets: np.ndarray, candidates: np.ndarray, depth: int, early_stop: np.ndarray
+) -> np.ndarray:
     """(n_targets,) the smallest ||m||^2 / 2 - <x_t, m> along each target's greedy path of means m.
 
     k_tc: (n_targets, n_candidates) and k_cc: (n_candidates, n_candidates) kernel blocks.

@@ -28,7 +28,9 @@ class GramRows:
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """K[rows][:, cols] as a new float64 (len(rows), len(cols)) array."""
-        return _finite(np.asarray(self.gram[np.ix_(rows, cols)], dtype=np.float64), "among the support vectors' kernel values")
+        return _finite(
+            np.asarray(self.gram[np.ix_(rows, cols)], dtype=np.float64), "among the support vectors' kernel values"
+        )
 
     def diagonal(self, idx: np.ndarray) -> np.ndarray:
         """K[idx, idx] as float64 (len(idx),)."""
@@ -61,12 +63,16 @@ class NamedKernelRows:
         self.kernel, self.params = kernel, dict(kernel_params)
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        return np.asarray(pairwise_kernels(self.X[rows], self.X[cols], metric=self.kernel, **self.params), dtype=np.float64)
+        return np.asarray(
+            pairwise_kernels(self.X[rows], self.X[cols], metric=self.kernel, **self.params), dtype=np.float64
+        )
 
     def diagonal(self, idx: np.ndarray) -> np.ndarray:
         idx = np.asarray(idx)
-        parts = [np.diagonal(self.block(idx[start:start + self.DIAGONAL_BLOCK], idx[start:start + self.DIAGONAL_BLOCK]))
-                 for start in range(0, idx.size, self.DIAGONAL_BLOCK)]
+        parts = [
+            np.diagonal(self.block(idx[start : start + self.DIAGONAL_BLOCK], idx[start : start + self.DIAGONAL_BLOCK]))
+            for start in range(0, idx.size, self.DIAGONAL_BLOCK)
+        ]
         return np.concatenate(parts) if parts else np.zeros(0)
 
 

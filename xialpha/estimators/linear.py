@@ -73,9 +73,17 @@ class LinearSolution(NamedTuple):
     statistics: RowStatistics
 
 
-def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=None,
-                 max_epochs: int = MAX_EPOCHS, check_input: bool = True,
-                 statistics: RowStatistics | None = None) -> LinearSolution:
+def solve_linear(
+    X,
+    y: np.ndarray,
+    c_i: np.ndarray,
+    *,
+    tol: float,
+    warm_start=None,
+    max_epochs: int = MAX_EPOCHS,
+    check_input: bool = True,
+    statistics: RowStatistics | None = None,
+) -> LinearSolution:
     """Dual solution of the biased SVM on CSR features X (n, d), labels y (n,) -1/+1, bounds c_i (n,).
 
     warm_start: None, or (alpha0 (n,), b0) from a related problem; alpha0 is clipped to [0, c_i].
@@ -106,8 +114,22 @@ def solve_linear(X, y: np.ndarray, c_i: np.ndarray, *, tol: float, warm_start=No
     mu = statistics.spread if statistics.spread > 0 else 1.0
     w = np.zeros(X.shape[1])
     b, _epochs, _outer, _visits, converged = dcd.solve_biased(
-        X.indptr, X.indices, X.data, yf, np.asarray(c_i, dtype=np.float64), statistics.mean, statistics.x_m,
-        statistics.centered_sq, alpha, b, FIRST_MU_SHARE * mu, mu, float(tol), int(max_epochs), SEED, w,
+        X.indptr,
+        X.indices,
+        X.data,
+        yf,
+        np.asarray(c_i, dtype=np.float64),
+        statistics.mean,
+        statistics.x_m,
+        statistics.centered_sq,
+        alpha,
+        b,
+        FIRST_MU_SHARE * mu,
+        mu,
+        float(tol),
+        int(max_epochs),
+        SEED,
+        w,
     )
     solved, w_solved = alpha.copy(), w
     snapped = snap_to_bounds(alpha, c_i, float(alpha @ yf))

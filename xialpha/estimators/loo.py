@@ -101,4 +101,6 @@ def rows(svm_args: dict, idx) -> np.ndarray:
 def _r_delta2(svm_args: dict) -> float:
     if svm_args.get("gram") is not None:
         return r_delta_squared(gram=svm_args["gram"])
-    return r_delta_squared(X=svm_args["X"], kernel=svm_args.get("kernel", "linear"), kernel_params=svm_args.get("kernel_params"))
+    return r_delta_squared(
+        X=svm_args["X"], kernel=svm_args.get("kernel", "linear"), kernel_params=svm_args.get("kernel_params")
+    )

@@ -40,7 +40,9 @@ class WorkingSet:
 
     def __init__(self, fit: SVMFit, extra: np.ndarray, slack: float = WORKING_SET_SLACK):
         if fit.w is None or fit.X is None:
-            raise ValueError("fit: working-set retrainings need a fit of the linear path (features X with the linear kernel)")
+            raise ValueError(
+                "fit: working-set retrainings need a fit of the linear path (features X with the linear kernel)"
+            )
         self.fit = fit
         margin = fit.y * fit.decision
         active = fit.c_i > 0
@@ -58,8 +60,11 @@ class WorkingSet:
     def _refresh(self) -> None:
         """The working set's rows, labels, bounds and starting alphas, and where each member sits."""
         self.X = self.fit.X[self.members]
-        self._y, self._c, self._alpha = (self.fit.y[self.members], self.fit.c_i[self.members],
-                                         self.fit.alpha[self.members])
+        self._y, self._c, self._alpha = (
+            self.fit.y[self.members],
+            self.fit.c_i[self.members],
+            self.fit.alpha[self.members],
+        )
         self.position = {int(i): k for k, i in enumerate(self.members)}
 
     def left_out_margin(self, t: int, tol: float) -> float:
@@ -94,7 +99,10 @@ class WorkingSet:
         """Move examples from outside into the working set."""
         keep = ~np.isin(self.outside, rows)
         self.outside, self._outside_margin, self._outside_norm = (
-            self.outside[keep], self._outside_margin[keep], self._outside_norm[keep])
+            self.outside[keep],
+            self._outside_margin[keep],
+            self._outside_norm[keep],
+        )
         self.members = np.union1d(self.members, rows)
         self._refresh()
 

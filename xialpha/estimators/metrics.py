@@ -40,7 +40,7 @@ class Estimate:
     retrains: int = 0
 
     @classmethod
-    def from_indicator(cls, method: str, y: np.ndarray, indicator: np.ndarray, retrains: int = 0) -> "Estimate":
+    def from_indicator(cls, method: str, y: np.ndarray, indicator: np.ndarray, retrains: int = 0) -> Estimate:
         """Counts from labels y (n,) in {-1,+1} and a per-example error indicator (n,)."""
         indicator = np.asarray(indicator, dtype=bool)
         positive = np.asarray(y) > 0
@@ -60,7 +60,10 @@ class Estimate:
 
     def metrics(self) -> dict[str, float]:
         """{"error", "recall", "precision", "f1"} as fractions in [0, 1] or NaN (undefined)."""
-        return {name: float(value) for name, value in metrics_from_counts(self.n, self.n_pos, self.d_pos, self.d_neg).items()}
+        return {
+            name: float(value)
+            for name, value in metrics_from_counts(self.n, self.n_pos, self.d_pos, self.d_neg).items()
+        }
 
     error = property(lambda self: self.metrics()["error"], doc="The estimated error rate (NaN if n = 0).")
     recall = property(lambda self: self.metrics()["recall"], doc="The estimated recall (NaN if undefined).")
@@ -93,4 +96,3 @@ def weighted_average(estimates: list[Estimate], weights: list[float], method: st
         d_pos=float(sum(w * e.d_pos for e, w in zip(estimates, weights))),
         d_neg=float(sum(w * e.d_neg for e, w in zip(estimates, weights))),
     )
-

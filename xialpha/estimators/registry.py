@@ -172,32 +172,99 @@ def _xa_ext(fit, data: FitData):
 
 # In the order of the results columns.
 ESTIMATORS: tuple[Estimator, ...] = (
-    Estimator("xa", "xi-alpha (Joachims 2000) at the row's rho", FIT, _xa, per_rho=True, columns=(
-        ResultColumn("xa_d", "int", "xi-alpha: examples counted as leave-one-out errors (d_pos + d_neg)",
-                     lambda estimate, settings: int(estimate.d)),)),
+    Estimator(
+        "xa",
+        "xi-alpha (Joachims 2000) at the row's rho",
+        FIT,
+        _xa,
+        per_rho=True,
+        columns=(
+            ResultColumn(
+                "xa_d",
+                "int",
+                "xi-alpha: examples counted as leave-one-out errors (d_pos + d_neg)",
+                lambda estimate, settings: int(estimate.d),
+            ),
+        ),
+    ),
     Estimator("apparent", "training errors of the fit itself", FIT, _apparent, selectable=False),
-    Estimator("loo", "exact leave-one-out", RETRAINING, _loo, settings=(
-        Setting("exact_loo", False, "exact leave-one-out: retrain the support vectors that are not sure errors"),
-        Setting("loo_prune", "support", "which support vectors exact leave-one-out retrains",
-                choices=("support", "xi_alpha"))), columns=(
-        ResultColumn("loo_retrains", "int", "exact leave-one-out: retrainings actually run",
-                     lambda estimate, settings: estimate.retrains or None),)),
-    Estimator("holdout", "errors on the test split", HELD_OUT, _holdout, settings=(
-        Setting("holdout", False, "count errors on corpus.test_split"),), columns=(
-        ResultColumn("holdout_n", "int", "held-out examples", lambda estimate, settings: estimate.n),
-        ResultColumn("holdout_n_pos", "int", "held-out positive examples", lambda estimate, settings: estimate.n_pos)),
-        sizes=("holdout_n", "holdout_n_pos")),
-    Estimator("kfold", "k-fold cross-validation", RETRAINING, _kfold, settings=(
-        Setting("kfold", 0, "k of k-fold cross-validation (0: off)", least_on=2),), columns=(
-        ResultColumn("kfold_k", "int32", "k of the k-fold estimate", lambda estimate, settings: settings["kfold"]),)),
-    Estimator("bootstrap", ".632 bootstrap", RETRAINING, _bootstrap, settings=(
-        Setting("bootstrap", 0, "bootstrap replicates (0: off)"),)),
-    Estimator("span", "span estimate of the leave-one-out margin (Vapnik & Chapelle)", FIT, _span, settings=(
-        Setting("span", True, "the span estimate of the leave-one-out error"),)),
-    Estimator("xa_ext", "SVMlight's extended xi-alpha, with a search depth", KERNEL_ROWS, _xa_ext, per_rho=True,
-              settings=(Setting("xa_ext_depth", 0, "search depth of the extended xi-alpha (0: off)"),), columns=(
-        ResultColumn("xa_ext_depth", "int32", "search depth of the extended xi-alpha estimator",
-                     lambda estimate, settings: settings["xa_ext_depth"]),)),
+    Estimator(
+        "loo",
+        "exact leave-one-out",
+        RETRAINING,
+        _loo,
+        settings=(
+            Setting("exact_loo", False, "exact leave-one-out: retrain the support vectors that are not sure errors"),
+            Setting(
+                "loo_prune",
+                "support",
+                "which support vectors exact leave-one-out retrains",
+                choices=("support", "xi_alpha"),
+            ),
+        ),
+        columns=(
+            ResultColumn(
+                "loo_retrains",
+                "int",
+                "exact leave-one-out: retrainings actually run",
+                lambda estimate, settings: estimate.retrains or None,
+            ),
+        ),
+    ),
+    Estimator(
+        "holdout",
+        "errors on the test split",
+        HELD_OUT,
+        _holdout,
+        settings=(Setting("holdout", False, "count errors on corpus.test_split"),),
+        columns=(
+            ResultColumn("holdout_n", "int", "held-out examples", lambda estimate, settings: estimate.n),
+            ResultColumn(
+                "holdout_n_pos", "int", "held-out positive examples", lambda estimate, settings: estimate.n_pos
+            ),
+        ),
+        sizes=("holdout_n", "holdout_n_pos"),
+    ),
+    Estimator(
+        "kfold",
+        "k-fold cross-validation",
+        RETRAINING,
+        _kfold,
+        settings=(Setting("kfold", 0, "k of k-fold cross-validation (0: off)", least_on=2),),
+        columns=(
+            ResultColumn("kfold_k", "int32", "k of the k-fold estimate", lambda estimate, settings: settings["kfold"]),
+        ),
+    ),
+    Estimator(
+        "bootstrap",
+        ".632 bootstrap",
+        RETRAINING,
+        _bootstrap,
+        settings=(Setting("bootstrap", 0, "bootstrap replicates (0: off)"),),
+    ),
+    Estimator(
+        "span",
+        "span estimate of the leave-one-out margin (Vapnik & Chapelle)",
+        FIT,
+        _span,
+        settings=(Setting("span", True, "the span estimate of the leave-one-out error"),),
+    ),
+    Estimator(
+        "xa_ext",
+        "SVMlight's extended xi-alpha, with a search depth",
+        KERNEL_ROWS,
+        _xa_ext,
+        per_rho=True,
+        settings=(Setting("xa_ext_depth", 0, "search depth of the extended xi-alpha (0: off)"),),
+        columns=(
+            ResultColumn(
+                "xa_ext_depth",
+                "int32",
+                "search depth of the extended xi-alpha estimator",
+                lambda estimate, settings: settings["xa_ext_depth"],
+            ),
+        ),
+    ),
 )
 
 # The estimator a selection uses unless told otherwise (docs/concepts.md, "Which estimator to select by").
@@ -235,6 +302,7 @@ def default_for(computed) -> str:
 def by_preference(names) -> list[str]:
     """Estimator `names` in the order people read them: DEFAULT first, then by what they need
     (cheapest first, registry order within), those never chosen by last."""
+
     def rank(name: str) -> tuple:
         entry = estimator(name)
         return not entry.selectable, name != DEFAULT, NEEDS.index(entry.needs)

@@ -43,8 +43,9 @@ class OneFitEstimates:
         raise KeyError(f"method: {method!r} was not computed (at rho={rho})")
 
 
-def one_fit_estimates(fit: SVMFit, C: float, svm_args: dict, r_delta2: float, *, rhos=(1.0,),
-                      held_out: tuple | None = None, **settings) -> OneFitEstimates:
+def one_fit_estimates(
+    fit: SVMFit, C: float, svm_args: dict, r_delta2: float, *, rhos=(1.0,), held_out: tuple | None = None, **settings
+) -> OneFitEstimates:
     """The estimates of `fit`, trained by `fit_svm(fit.y, C, **svm_args)`.
 
     svm_args: the training data and settings as `fit_svm` takes them: gram= (n, n), or X= (n, d)

@@ -201,8 +201,16 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
         calls = _iterative(kernel, sv[todo], unbounded, own[todo], diag_sv[todo], t[todo], ridge, spans, sv)
     spans[sv] = np.maximum(spans[sv], 0.0)
     by_bound, by_solve, by_exact, iterations = calls
-    return SpanCalls(spans, method, int(unbounded.size), by_sign=int(low.sum()), by_bound=n_centroid + by_bound,
-                     by_solve=by_solve, by_exact=by_exact, solve_iterations=iterations)
+    return SpanCalls(
+        spans,
+        method,
+        int(unbounded.size),
+        by_sign=int(low.sum()),
+        by_bound=n_centroid + by_bound,
+        by_solve=by_solve,
+        by_exact=by_exact,
+        solve_iterations=iterations,
+    )
 
 
 def _indefinite(kernel) -> bool:
@@ -212,21 +220,22 @@ def _indefinite(kernel) -> bool:
 
 
 def _cheaper_method(kernel, unbounded: np.ndarray, n_undecided: int) -> str:
-    """"dense" or "iterative", whichever the cost model (module doc) expects to take less time."""
+    """ "dense" or "iterative", whichever the cost model (module doc) expects to take less time."""
     n_u = unbounded.size
     if n_u > DENSE_MAX_UNBOUNDED:
         return "iterative"
-    dense = DENSE_SECONDS_PER_FLOP * (n_u ** 3 / 3.0 + n_u ** 2 * n_undecided)
+    dense = DENSE_SECONDS_PER_FLOP * (n_u**3 / 3.0 + n_u**2 * n_undecided)
     if isinstance(kernel, FeatureRows):
         per_product = PRODUCT_SECONDS_PER_NNZ * float(kernel.X[unbounded].nnz)
     else:
-        per_product = DENSE_PRODUCT_SECONDS_PER_ENTRY * n_u ** 2
+        per_product = DENSE_PRODUCT_SECONDS_PER_ENTRY * n_u**2
     iterative = EXPECTED_ITERATIONS * per_product * n_undecided
     return "dense" if dense <= iterative else "iterative"
 
 
-def _centroid_bound(kernel, unbounded: np.ndarray, points: np.ndarray, own: np.ndarray, diag: np.ndarray,
-                    ridge: float) -> tuple[np.ndarray, np.ndarray]:
+def _centroid_bound(
+    kernel, unbounded: np.ndarray, points: np.ndarray, own: np.ndarray, diag: np.ndarray, ridge: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(upper, slack) per point: f(lambda) at lambda uniform over U (without the point if it is in U),
     an upper bound on S^2, and the rounding allowance of its sums. O(nnz) on the linear path."""
     n_u = unbounded.size
@@ -238,16 +247,19 @@ def _centroid_bound(kernel, unbounded: np.ndarray, points: np.ndarray, own: np.n
         to_total = np.zeros(points.size)
         total_sq = 0.0
         for start in range(0, n_u, DIAMETER_BLOCK_ROWS):
-            rows = unbounded[start:start + DIAMETER_BLOCK_ROWS]
+            rows = unbounded[start : start + DIAMETER_BLOCK_ROWS]
             to_total += kernel.block(points, rows).sum(axis=1) if points.size else 0.0
             total_sq += float(kernel.block(rows, unbounded).sum())
     inside = own >= 0
     n_f = np.where(inside, n_u - 1, n_u).astype(np.float64)
     cross = np.where(inside, to_total - diag, to_total)  # x . (sum over the free members)
     free_sq = np.where(inside, total_sq - 2.0 * to_total + diag, total_sq)
-    upper = diag - 2.0 * cross / n_f + free_sq / n_f ** 2 + ridge / n_f
-    slack = ROUNDING_RTOL * (np.abs(diag) + 2.0 * np.abs(cross) / n_f + (abs(total_sq) + 2.0 * np.abs(to_total)
-                                                                          + np.abs(diag)) / n_f ** 2) * 4.0
+    upper = diag - 2.0 * cross / n_f + free_sq / n_f**2 + ridge / n_f
+    slack = (
+        ROUNDING_RTOL
+        * (np.abs(diag) + 2.0 * np.abs(cross) / n_f + (abs(total_sq) + 2.0 * np.abs(to_total) + np.abs(diag)) / n_f**2)
+        * 4.0
+    )
     return upper, slack
 
 
@@ -266,8 +278,15 @@ def _iterative(kernel, points, unbounded, own, diag, t, ridge, spans, sv):
         by_bound += int((~todo).sum())
         if not todo.any():
             continue
-        solved = span_iterative.solve_calls(product, block[:, todo], diag[part][todo], own[part][todo], t[part][todo],
-                                            ridge, max_iterations=span_iterative.MAX_ITERATIONS)
+        solved = span_iterative.solve_calls(
+            product,
+            block[:, todo],
+            diag[part][todo],
+            own[part][todo],
+            t[part][todo],
+            ridge,
+            max_iterations=span_iterative.MAX_ITERATIONS,
+        )
         done = solved.outcome != UNDECIDED
         spans[points[part][todo][done]] = solved.value[done]
         by_solve += int(done.sum())
@@ -323,7 +342,7 @@ def _dense(kernel, sv, unbounded, ridge, spans, wanted_t, *, bounds: bool = True
     except np.linalg.LinAlgError:
         hull = _PinvHull(ridged)
     del ridged
-    members = ordered[unbounded.size - by_exact:]
+    members = ordered[unbounded.size - by_exact :]
     inv_diag = hull.member_inverse_diagonal(members.size)
     # (M^{-1})_pp is 0 when p is the only unbounded SV: its affine hull is empty.
     defined = (inv_diag > 0) & (unbounded.size > 1)
@@ -389,8 +408,9 @@ class _CholeskyHull:
 
     def __init__(self, ridged: np.ndarray):
         self.factor = np.linalg.cholesky(ridged)
-        self.z_one = scipy.linalg.solve_triangular(self.factor, np.ones(ridged.shape[0]), lower=True,
-                                                   check_finite=False)
+        self.z_one = scipy.linalg.solve_triangular(
+            self.factor, np.ones(ridged.shape[0]), lower=True, check_finite=False
+        )
         self.s = float(self.z_one @ self.z_one)
 
     def member_inverse_diagonal(self, k: int) -> np.ndarray:
@@ -398,9 +418,9 @@ class _CholeskyHull:
         if k == 0:
             return np.zeros(0)
         n = self.factor.shape[0]
-        trailing = np.ascontiguousarray(self.factor[n - k:, n - k:])
+        trailing = np.ascontiguousarray(self.factor[n - k :, n - k :])
         inverse = scipy.linalg.lapack.dtrtri(trailing, lower=1)[0]  # its diagonal is > 0: invertible
-        return np.einsum("ij,ij->j", inverse, inverse) - (self.z_one[n - k:] @ inverse) ** 2 / self.s
+        return np.einsum("ij,ij->j", inverse, inverse) - (self.z_one[n - k :] @ inverse) ** 2 / self.s
 
     def quadratic(self, block: np.ndarray) -> np.ndarray:
         """(m,) v^T M^{-1} v for the columns k of block (n_U, m), v = (k, 1)."""
@@ -422,7 +442,7 @@ class _PinvHull:
 
     def member_inverse_diagonal(self, k: int) -> np.ndarray:
         n_u = self.inverse.shape[0] - 1
-        return np.diagonal(self.inverse)[n_u - k:n_u].copy()
+        return np.diagonal(self.inverse)[n_u - k : n_u].copy()
 
     def quadratic(self, block: np.ndarray) -> np.ndarray:
         v = np.vstack([block, np.ones((1, block.shape[1]))])

@@ -67,9 +67,15 @@ class SolvedCalls:
     iterations: np.ndarray
 
 
-def solve_calls(product: Callable[[np.ndarray], np.ndarray], columns: np.ndarray, k_xx: np.ndarray,
-                own: np.ndarray, thresholds: np.ndarray, ridge: float,
-                max_iterations: int = MAX_ITERATIONS) -> SolvedCalls:
+def solve_calls(
+    product: Callable[[np.ndarray], np.ndarray],
+    columns: np.ndarray,
+    k_xx: np.ndarray,
+    own: np.ndarray,
+    thresholds: np.ndarray,
+    ridge: float,
+    max_iterations: int = MAX_ITERATIONS,
+) -> SolvedCalls:
     """Decide S^2 >= t for m points by the bounds of the module doc.
 
     product: V (n_U, j) -> K_UU V (no ridge); columns: (n_U, m) K_{U,x} of the points; k_xx: (m,);
@@ -96,8 +102,15 @@ def solve_calls(product: Callable[[np.ndarray], np.ndarray], columns: np.ndarray
         if candidates.any():
             sub = np.flatnonzero(candidates)
             fresh = _ridged(product, lam[:, sub], ridge)
-            out, val = _bounds_outcome(np.ascontiguousarray(columns[:, sub]), k_xx[sub], lam[:, sub], fresh, own[sub],
-                                       thresholds[active[sub]], ridge)
+            out, val = _bounds_outcome(
+                np.ascontiguousarray(columns[:, sub]),
+                k_xx[sub],
+                lam[:, sub],
+                fresh,
+                own[sub],
+                thresholds[active[sub]],
+                ridge,
+            )
             done = sub[out != UNDECIDED]
             value[active[done]], outcome[active[done]] = val[out != UNDECIDED], out[out != UNDECIDED]
             iterations[active[sub]] = step
@@ -108,8 +121,16 @@ def solve_calls(product: Callable[[np.ndarray], np.ndarray], columns: np.ndarray
             keep[done] = False
             if not keep.all():
                 active, columns, k_xx, lam, a_lam, own, grad, direction, gg = (
-                    active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], own[keep],
-                    grad[:, keep], direction[:, keep], gg[keep])
+                    active[keep],
+                    columns[:, keep],
+                    k_xx[keep],
+                    lam[:, keep],
+                    a_lam[:, keep],
+                    own[keep],
+                    grad[:, keep],
+                    direction[:, keep],
+                    gg[keep],
+                )
         if active.size == 0:
             break
         iterations[active] = step + 1
@@ -120,8 +141,19 @@ def solve_calls(product: Callable[[np.ndarray], np.ndarray], columns: np.ndarray
         if bad.any():  # an indefinite kernel: these points stay undecided
             keep = ~bad
             active, columns, k_xx, lam, a_lam, own, grad, direction, gg, q, curvature, flat = (
-                active[keep], columns[:, keep], k_xx[keep], lam[:, keep], a_lam[:, keep], own[keep],
-                grad[:, keep], direction[:, keep], gg[keep], q[:, keep], curvature[keep], flat[keep])
+                active[keep],
+                columns[:, keep],
+                k_xx[keep],
+                lam[:, keep],
+                a_lam[:, keep],
+                own[keep],
+                grad[:, keep],
+                direction[:, keep],
+                gg[keep],
+                q[:, keep],
+                curvature[keep],
+                flat[keep],
+            )
             if active.size == 0:
                 break
         step_size = np.where(flat, 0.0, gg / np.where(flat, 1.0, curvature))

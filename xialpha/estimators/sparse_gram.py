@@ -56,8 +56,15 @@ def gram_block(X, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         return _symmetric(csc.indptr, csc.indices, csc.data, rows.shape[0])
     part = X[rows]
     csc = _csc(X[cols])
-    return _rectangular(part.indptr, part.indices, np.asarray(part.data, dtype=np.float64), csc.indptr, csc.indices,
-                        csc.data, cols.shape[0])
+    return _rectangular(
+        part.indptr,
+        part.indices,
+        np.asarray(part.data, dtype=np.float64),
+        csc.indptr,
+        csc.indices,
+        csc.data,
+        cols.shape[0],
+    )
 
 
 def _csc(part) -> sp.csc_matrix:
@@ -65,4 +72,3 @@ def _csc(part) -> sp.csc_matrix:
     if not csc.has_sorted_indices:
         csc.sort_indices()
     return csc
-

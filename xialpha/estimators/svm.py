@@ -148,8 +148,16 @@ def fit_svm(
     c_i = C * np.where(y > 0, j, 1.0) * weights
     if X is not None and kernel == "linear":
         check_kernel(kernel, kernel_params)
-        return _fit_linear(y, X, c_i, (C, j, sample_weight if sample_weight is None else weights), tol, max_iter,
-                           check_input, warm_start)
+        return _fit_linear(
+            y,
+            X,
+            c_i,
+            (C, j, sample_weight if sample_weight is None else weights),
+            tol,
+            max_iter,
+            check_input,
+            warm_start,
+        )
     if warm_start is not None:
         raise ValueError("warm_start: only the linear kernel on features (X=) can be warm-started")
     if gram is not None:
@@ -158,8 +166,16 @@ def fit_svm(
     else:
         data = check_features(X, n) if check_input else X
         svc_kernel = {"kernel": kernel, **check_kernel(kernel, kernel_params)}
-    model, alpha, b, support, fit_seconds, converged = _libsvm(y, data, (C, j, None if sample_weight is None else weights), tol,
-                                                    max_iter, check_input, cache_size=cache_mb, **svc_kernel)
+    model, alpha, b, support, fit_seconds, converged = _libsvm(
+        y,
+        data,
+        (C, j, None if sample_weight is None else weights),
+        tol,
+        max_iter,
+        check_input,
+        cache_size=cache_mb,
+        **svc_kernel,
+    )
     if gram is not None:
         # a full matrix-vector product: far faster than gathering the support columns
         decision = data @ (alpha * y) + b
@@ -180,8 +196,9 @@ def fit_svm(
     )
 
 
-def _libsvm(y: np.ndarray, data, bounds: tuple, tol: float, max_iter: int, check_input: bool,
-            **svc_args) -> tuple[SVC, np.ndarray, float, np.ndarray, float, bool]:
+def _libsvm(
+    y: np.ndarray, data, bounds: tuple, tol: float, max_iter: int, check_input: bool, **svc_args
+) -> tuple[SVC, np.ndarray, float, np.ndarray, float, bool]:
     """libsvm (scikit-learn's SVC) on data: (model, alpha (n,), b, support, seconds, converged).
 
     bounds: (C, j, sample weights or None), i.e. C_i = C * j**[y_i = +1] * w_i. max_iter < 0
@@ -204,8 +221,16 @@ def _libsvm(y: np.ndarray, data, bounds: tuple, tol: float, max_iter: int, check
     return model, alpha, float(model.intercept_[0]), support, seconds, model.fit_status_ == 0
 
 
-def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, max_iter: int, check_input: bool,
-                warm_start: SVMFit | None) -> SVMFit:
+def _fit_linear(
+    y: np.ndarray,
+    X,
+    c_i: np.ndarray,
+    bounds: tuple,
+    tol: float,
+    max_iter: int,
+    check_input: bool,
+    warm_start: SVMFit | None,
+) -> SVMFit:
     """The linear path of `fit_svm` (see `xialpha.estimators.linear`).
 
     Coordinate descent can stall where a few dense dimensions carry many examples at a large C;
@@ -222,20 +247,36 @@ def _fit_linear(y: np.ndarray, X, c_i: np.ndarray, bounds: tuple, tol: float, ma
             return reused
         start, statistics = (carried_alpha(warm_start, c_i), warm_start.b), warm_start.statistics
     kwargs = {} if max_iter is None or max_iter < 0 else {"max_epochs": int(max_iter)}
-    solution = solve_linear(X, y, c_i, tol=tol, warm_start=start, check_input=check_input, statistics=statistics,
-                            **kwargs)
+    solution = solve_linear(
+        X, y, c_i, tol=tol, warm_start=start, check_input=check_input, statistics=statistics, **kwargs
+    )
     alpha, w, b, wx, seconds, converged, X = solution[:7]
     if not converged and int((c_i > 0).sum()) <= LIBSVM_FALLBACK_ROWS:
         _, alpha, b, _, more, converged = _libsvm(y, X, bounds, tol, max_iter, False, kernel="linear")
         w, seconds = np.asarray(X.T @ (alpha * y), dtype=np.float64).ravel(), seconds + more
         wx = np.asarray(X @ w, dtype=np.float64).ravel()
     elif not converged:
-        warnings.warn(f"linear SVM solver stopped after {kwargs.get('max_epochs', MAX_EPOCHS)} passes without "
-                      f"reaching tol={tol:g}; the solution is approximate", ConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"linear SVM solver stopped after {kwargs.get('max_epochs', MAX_EPOCHS)} passes without "
+            f"reaching tol={tol:g}; the solution is approximate",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     decision = wx + b
-    return SVMFit(y=y, alpha=alpha, xi=np.maximum(0.0, 1.0 - y * decision), b=b, c_i=c_i, decision=decision,
-                  support=np.flatnonzero(alpha > 0), fit_seconds=seconds, w=w, X=X, converged=converged,
-                  statistics=solution.statistics)
+    return SVMFit(
+        y=y,
+        alpha=alpha,
+        xi=np.maximum(0.0, 1.0 - y * decision),
+        b=b,
+        c_i=c_i,
+        decision=decision,
+        support=np.flatnonzero(alpha > 0),
+        fit_seconds=seconds,
+        w=w,
+        X=X,
+        converged=converged,
+        statistics=solution.statistics,
+    )
 
 
 def carried_alpha(warm: SVMFit, c_i: np.ndarray) -> np.ndarray:

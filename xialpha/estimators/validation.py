@@ -47,7 +47,9 @@ def check_labels(y, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name}: contains NaN or inf")
     bad = ~np.isin(arr, (-1, 1))
     if bad.any():
-        raise ValueError(f"{name}: labels must be -1 or +1, found {arr[bad][0]!r} at index {int(np.flatnonzero(bad)[0])}")
+        raise ValueError(
+            f"{name}: labels must be -1 or +1, found {arr[bad][0]!r} at index {int(np.flatnonzero(bad)[0])}"
+        )
     out = arr.astype(np.int8)
     if np.all(out == out[0]):
         raise DataFailure(f"{name}: has a single class ({int(out[0]):+d}); an SVM needs both -1 and +1")
@@ -130,8 +132,9 @@ def check_features(X, n: int | None = None, name: str = "X"):
     if n is not None and X.shape[0] != n:
         raise ValueError(f"{name}: has {X.shape[0]} rows but y has {n} labels")
     with _named(name):
-        X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0, ensure_min_features=0,
-                        input_name=name)
+        X = check_array(
+            X, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0, ensure_min_features=0, input_name=name
+        )
     return sp.csr_matrix(X) if sp.issparse(X) and not isinstance(X, sp.csr_matrix) else X
 
 

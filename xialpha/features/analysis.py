@@ -11,8 +11,8 @@ class repeated, nothing to backtrack into) run on `re`, which tokenises them twi
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 STOP_WORD_LISTS = ("none", "english")
 STEMMERS = ("none", "porter")
@@ -74,7 +74,7 @@ def _finder(token_pattern: str) -> Callable[[str], list[str]]:
     return find
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stop_words(name: str) -> frozenset[str]:
     if name == "none":
         return frozenset()
@@ -83,7 +83,7 @@ def _stop_words(name: str) -> frozenset[str]:
     return frozenset(ENGLISH_STOP_WORDS)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stemmer(name: str):
     """One PyStemmer stemmer per algorithm and process (stemmers cannot be pickled; they keep a cache)."""
     import Stemmer

@@ -51,8 +51,11 @@ class FeatureBlock:
     def targets(self) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """({category: (n,) int8} of the training rows, the same of the held-out rows; {} without any)."""
         train = {c: np.ascontiguousarray(self.y_train[:, i]) for i, c in enumerate(self.categories)}
-        test = ({} if self.X_test is None else
-                {c: np.ascontiguousarray(self.y_test[:, i]) for i, c in enumerate(self.categories)})
+        test = (
+            {}
+            if self.X_test is None
+            else {c: np.ascontiguousarray(self.y_test[:, i]) for i, c in enumerate(self.categories)}
+        )
         return train, test
 
 
@@ -75,15 +78,22 @@ def rows_of(corpus: Corpus, split: str | None, within: np.ndarray | None = None)
     return rows
 
 
-def count_part(corpus: Corpus, preprocessing: Preprocessing, train_split: str | None,
-               within: np.ndarray | None = None) -> PartCounts:
+def count_part(
+    corpus: Corpus, preprocessing: Preprocessing, train_split: str | None, within: np.ndarray | None = None
+) -> PartCounts:
     """The term counts of a part of texts; training rows: see `rows_of`."""
     return PartCounts(preprocessing.count(corpus.texts), rows_of(corpus, train_split, within))
 
 
-def feature_block(corpus: Corpus, train_split: str | None, test_split: str | None, categories: list[str],
-                  counts: PartCounts | None = None, fitted: FittedPreprocessing | None = None,
-                  within: np.ndarray | None = None) -> FeatureBlock:
+def feature_block(
+    corpus: Corpus,
+    train_split: str | None,
+    test_split: str | None,
+    categories: list[str],
+    counts: PartCounts | None = None,
+    fitted: FittedPreprocessing | None = None,
+    within: np.ndarray | None = None,
+) -> FeatureBlock:
     """A part's `FeatureBlock`: its texts' `counts` weighted by `fitted`, or its feature vectors as
     they are; training rows: see `rows_of`."""
     train = rows_of(corpus, train_split, within)
@@ -119,8 +129,13 @@ def estimated_feature_bytes(corpus: Corpus, preprocessing: Preprocessing, n_docu
     return int(12 * stored * n_documents / max(len(corpus), 1) + 8 * n_documents)
 
 
-def features_in_one_piece(corpus: Corpus, preprocessing: Preprocessing | None, train_split: str | None,
-                          test_split: str | None, categories: list[str]) -> tuple[FittedPreprocessing | None, FeatureBlock]:
+def features_in_one_piece(
+    corpus: Corpus,
+    preprocessing: Preprocessing | None,
+    train_split: str | None,
+    test_split: str | None,
+    categories: list[str],
+) -> tuple[FittedPreprocessing | None, FeatureBlock]:
     """In one process and one part: what the parts' tasks compute (the fitted preprocessing, None
     for feature vectors, and the corpus's block)."""
     if corpus.texts is None:

@@ -34,9 +34,11 @@ def check_gram_fits(n_rows: int, n_cols: int, limit_bytes: int | None) -> None:
         return
     needed = gram_nbytes(n_rows, n_cols)
     if needed > limit_bytes:
-        raise GramTooLarge(f"Gram matrix {n_rows:,} x {n_cols:,} (float64) needs {_size(needed)}, "
-                           f"more than the limit of {_size(limit_bytes)} (limit_bytes); "
-                           "raise the limit or use fewer training documents")
+        raise GramTooLarge(
+            f"Gram matrix {n_rows:,} x {n_cols:,} (float64) needs {_size(needed)}, "
+            f"more than the limit of {_size(limit_bytes)} (limit_bytes); "
+            "raise the limit or use fewer training documents"
+        )
 
 
 def row_sq_norms(X) -> np.ndarray:
@@ -48,8 +50,9 @@ def row_sq_norms(X) -> np.ndarray:
     return np.einsum("ij,ij->i", X, X)
 
 
-def linear_gram(X, Y=None, *, block_rows: int = DEFAULT_BLOCK_ROWS,
-                limit_bytes: int | None = DEFAULT_GRAM_LIMIT_BYTES) -> np.ndarray:
+def linear_gram(
+    X, Y=None, *, block_rows: int = DEFAULT_BLOCK_ROWS, limit_bytes: int | None = DEFAULT_GRAM_LIMIT_BYTES
+) -> np.ndarray:
     """Dense float64 X·Yᵀ of shape (n_X, n_Y) (Y=None: X·Xᵀ, exactly symmetric), `block_rows` rows at a time.
 
     X, Y: sparse or dense, shape (n, d) with the same d. Refuses with GramTooLarge before allocating
@@ -69,11 +72,11 @@ def linear_gram(X, Y=None, *, block_rows: int = DEFAULT_BLOCK_ROWS,
             stop = start + block_rows
             block = _dense(X[start:stop] @ X[start:].T)
             out[start:stop, start:] = block
-            out[stop:, start:stop] = block[:, stop - start:].T
+            out[stop:, start:stop] = block[:, stop - start :].T
     else:
         Y_t = Y.T.tocsr() if sp.issparse(Y) else Y.T
         for start in range(0, X.shape[0], block_rows):
-            out[start:start + block_rows] = _dense(X[start:start + block_rows] @ Y_t)
+            out[start : start + block_rows] = _dense(X[start : start + block_rows] @ Y_t)
     return out
 
 

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.estimators import KERNEL_PARAMETERS  # the one table (re-exported here)
 from xialpha.features.preprocessing import stable_id
-from xialpha.estimators import KERNEL_PARAMETERS, KERNELS  # the one table (re-exported here)
 
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 
@@ -53,9 +53,14 @@ class Kernel:
 
     def svc_kwargs(self) -> dict:
         """Keyword arguments for sklearn.svm.SVC giving this kernel on a feature matrix."""
-        return {"kernel": self.name, **{parameter: getattr(self, parameter) for parameter in KERNEL_PARAMETERS[self.name]}}
+        return {
+            "kernel": self.name,
+            **{parameter: getattr(self, parameter) for parameter in KERNEL_PARAMETERS[self.name]},
+        }
 
-    def from_linear(self, G_lin: np.ndarray, sq_norms_rows: np.ndarray, sq_norms_cols: np.ndarray | None = None) -> np.ndarray:
+    def from_linear(
+        self, G_lin: np.ndarray, sq_norms_rows: np.ndarray, sq_norms_cols: np.ndarray | None = None
+    ) -> np.ndarray:
         """This kernel's Gram (float64, shape of G_lin) from the linear Gram G_lin = X·Yᵀ and the
         squared row norms of X (sq_norms_rows, (n_X,)) and Y (sq_norms_cols, (n_Y,); None: Y is X).
 

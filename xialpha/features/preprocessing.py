@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from functools import cached_property
-from typing import Iterable
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,8 +55,13 @@ class Preprocessing:
         if not isinstance(self.lowercase, bool):
             raise UserError(f"must be true or false, got {self.lowercase!r}", key="lowercase")
         _check_pattern(self.token_pattern)
-        for name, allowed in (("stop_words", STOP_WORD_LISTS), ("stemming", STEMMERS), ("tf", TF_WEIGHTINGS),
-                              ("idf", IDF_WEIGHTINGS), ("norm", NORMS)):
+        for name, allowed in (
+            ("stop_words", STOP_WORD_LISTS),
+            ("stemming", STEMMERS),
+            ("tf", TF_WEIGHTINGS),
+            ("idf", IDF_WEIGHTINGS),
+            ("norm", NORMS),
+        ):
             if getattr(self, name) not in allowed:
                 raise UserError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", key=name)
         min_df = self.min_df
@@ -119,12 +124,16 @@ class Preprocessing:
         df = frequencies.df
         kept = sorted(term for term, count in df.items() if self.min_df <= count <= self.max_df * n_docs)
         if not kept:
-            found = (f"min_df={self.min_df} and max_df={self.max_df:g} keep none of the {len(df)} terms"
-                     if df else f"token_pattern {self.token_pattern!r} finds no term")
+            found = (
+                f"min_df={self.min_df} and max_df={self.max_df:g} keep none of the {len(df)} terms"
+                if df
+                else f"token_pattern {self.token_pattern!r} finds no term"
+            )
             raise DataFailure(f"vocabulary is empty after preprocessing: {found} of {n_docs} training documents")
         idf = _idf(self.idf, np.fromiter((df[term] for term in kept), dtype=np.int64, count=len(kept)), n_docs)
-        return FittedPreprocessing(spec=self, vocabulary={term: column for column, term in enumerate(kept)}, idf=idf,
-                                   n_documents=n_docs)
+        return FittedPreprocessing(
+            spec=self, vocabulary={term: column for column, term in enumerate(kept)}, idf=idf, n_documents=n_docs
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,8 +202,9 @@ class FittedPreprocessing:
         """What `transform` gives for the texts `counts` counted (in their own vocabulary):
         their columns mapped to this vocabulary (terms outside it dropped), then weighted."""
         lookup = self.vocabulary.get
-        column = np.fromiter((lookup(term, -1) for term in counts.terms.tolist()), dtype=np.int64,
-                             count=len(counts.terms))
+        column = np.fromiter(
+            (lookup(term, -1) for term in counts.terms.tolist()), dtype=np.int64, count=len(counts.terms)
+        )
         X = counts.counts
         mapped = column[X.indices]
         keep = mapped >= 0
@@ -237,14 +247,22 @@ def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None)
         try:
             terms = analyze(text)
         except PatternTooSlow as exc:
-            raise UserError(f"{exc} on document {number + 1} ({len(text):,} characters): the pattern backtracks too "
-                            "much; use a simpler one") from None
+            raise UserError(
+                f"{exc} on document {number + 1} ({len(text):,} characters): the pattern backtracks too "
+                "much; use a simpler one"
+            ) from None
         columns = map(column_of_term, terms)
         indices.extend(columns if n_columns is None else (c for c in columns if c is not None))
         indptr.append(len(indices))
     width = n_columns if n_columns is not None else max(indices, default=-1) + 1
-    counts = sp.csr_matrix((np.ones(len(indices), dtype=np.int64), np.asarray(indices, dtype=np.int64),
-                            np.asarray(indptr, dtype=np.int64)), shape=(len(indptr) - 1, width))
+    counts = sp.csr_matrix(
+        (
+            np.ones(len(indices), dtype=np.int64),
+            np.asarray(indices, dtype=np.int64),
+            np.asarray(indptr, dtype=np.int64),
+        ),
+        shape=(len(indptr) - 1, width),
+    )
     counts.sum_duplicates()
     return counts
 

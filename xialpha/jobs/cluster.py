@@ -37,8 +37,14 @@ IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
 
 
 @contextlib.contextmanager
-def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | None = None,
-            client: Client | None = None, threads_only: bool = False) -> Iterator[Client]:
+def connect(
+    spec: ClusterSpec,
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    client: Client | None = None,
+    threads_only: bool = False,
+) -> Iterator[Client]:
     """A Dask client for the spec; `address` (--scheduler) and `workers` (--workers) override it;
     a running `client` is used as it is (and left open). threads_only: a local cluster's workers
     are threads of this process (quick to start; for work that only reads and plans, a dry run).
@@ -79,7 +85,9 @@ def connect(spec: ClusterSpec, *, address: str | None = None, workers: int | Non
                 stack.callback(dask_logger.setLevel, logging.ERROR)
             try:
                 yield client
-            except KeyboardInterrupt:  # the cluster closes with tasks in flight: one line is printed, not Dask's warnings
+            except (
+                KeyboardInterrupt
+            ):  # the cluster closes with tasks in flight: one line is printed, not Dask's warnings
                 silenced = True
                 logging.disable(logging.CRITICAL)
                 if kind == "local":  # its workers write to our stderr too
@@ -112,15 +120,19 @@ def check_local_limits(n_workers: int, threads_only: bool = False) -> None:
     files, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = FILES_BASE + FILES_PER_WORKER * (1 if threads_only else n_workers)
     if files != resource.RLIM_INFINITY and files < needed:
-        raise UserError(f"file descriptors: this process may open {files} files (ulimit -n); a local cluster of "
-                        f"{n_workers} worker{'s' if n_workers != 1 else ''} needs at least {needed}: raise it "
-                        f"(`ulimit -n {max(needed, 1024)}`) or start fewer workers (--workers)")
+        raise UserError(
+            f"file descriptors: this process may open {files} files (ulimit -n); a local cluster of "
+            f"{n_workers} worker{'s' if n_workers != 1 else ''} needs at least {needed}: raise it "
+            f"(`ulimit -n {max(needed, 1024)}`) or start fewer workers (--workers)"
+        )
     space, _ = resource.getrlimit(resource.RLIMIT_AS)
     if space != resource.RLIM_INFINITY and space < ADDRESS_SPACE_FLOOR:
-        raise UserError(f"memory: the address-space limit is {space / 2**30:.1f} GiB (ulimit -v); a local cluster "
-                        f"needs at least {ADDRESS_SPACE_FLOOR // 2**30} GiB of address space, most of it reserved, "
-                        "never used: lift it (`ulimit -v unlimited`) and bound the workers' memory with "
-                        "cluster.memory_limit instead")
+        raise UserError(
+            f"memory: the address-space limit is {space / 2**30:.1f} GiB (ulimit -v); a local cluster "
+            f"needs at least {ADDRESS_SPACE_FLOOR // 2**30} GiB of address space, most of it reserved, "
+            "never used: lift it (`ulimit -v unlimited`) and bound the workers' memory with "
+            "cluster.memory_limit instead"
+        )
 
 
 def _local_workers(spec: ClusterSpec, workers: int | None) -> int:
@@ -183,19 +195,37 @@ def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> 
     name = options.get("name", "xialpha")
     image = {"image": options["image"], "imagePullPolicy": options.get("image_pull_policy", "IfNotPresent")}
     env = {"env": [{"name": key, "value": value} for key, value in options["env"].items()]} if "env" in options else {}
-    worker_command = ["dask", "worker", "--name", "$(DASK_WORKER_NAME)", "--nthreads", str(spec.threads_per_worker),
-                      "--dashboard-address", str(WORKER_PORT)]
+    worker_command = [
+        "dask",
+        "worker",
+        "--name",
+        "$(DASK_WORKER_NAME)",
+        "--nthreads",
+        str(spec.threads_per_worker),
+        "--dashboard-address",
+        str(WORKER_PORT),
+    ]
     if spec.memory_limit is not None:
         worker_command += ["--memory-limit", spec.memory_limit]
-    worker = {"name": "worker", **image, **env, "command": worker_command,
-              "ports": [{"name": "http-dashboard", "containerPort": WORKER_PORT, "protocol": "TCP"}]}
+    worker = {
+        "name": "worker",
+        **image,
+        **env,
+        "command": worker_command,
+        "ports": [{"name": "http-dashboard", "containerPort": WORKER_PORT, "protocol": "TCP"}],
+    }
     if "resources" in options:
         worker["resources"] = options["resources"]
     health = {"httpGet": {"port": "http-dashboard", "path": "/health"}}
     scheduler = {
-        "name": "scheduler", **image, **env, "command": ["dask", "scheduler", "--host", "0.0.0.0"],
-        "ports": [{"name": "tcp-comm", "containerPort": 8786, "protocol": "TCP"},
-                  {"name": "http-dashboard", "containerPort": 8787, "protocol": "TCP"}],
+        "name": "scheduler",
+        **image,
+        **env,
+        "command": ["dask", "scheduler", "--host", "0.0.0.0"],
+        "ports": [
+            {"name": "tcp-comm", "containerPort": 8786, "protocol": "TCP"},
+            {"name": "http-dashboard", "containerPort": 8787, "protocol": "TCP"},
+        ],
         "readinessProbe": {**health, "initialDelaySeconds": 0, "periodSeconds": 1, "timeoutSeconds": 300},
         "livenessProbe": {**health, "initialDelaySeconds": 15, "periodSeconds": 20},
     }
@@ -214,8 +244,10 @@ def kubernetes_cluster_spec(spec: ClusterSpec, n_workers: int | None = None) -> 
                 "service": {
                     "type": "ClusterIP",
                     "selector": {"dask.org/cluster-name": name, "dask.org/component": "scheduler"},
-                    "ports": [{"name": "tcp-comm", "protocol": "TCP", "port": 8786, "targetPort": "tcp-comm"},
-                              {"name": "http-dashboard", "protocol": "TCP", "port": 8787, "targetPort": "http-dashboard"}],
+                    "ports": [
+                        {"name": "tcp-comm", "protocol": "TCP", "port": 8786, "targetPort": "tcp-comm"},
+                        {"name": "http-dashboard", "protocol": "TCP", "port": 8787, "targetPort": "http-dashboard"},
+                    ],
                 },
             },
         },
@@ -232,21 +264,28 @@ def check_worker_job(script: str) -> None:
         try:
             done = subprocess.run(["sbatch", "--test-only", file.name], capture_output=True, text=True, timeout=60)
         except subprocess.TimeoutExpired:
-            raise UserError('cluster.kind = "slurm": `sbatch --test-only` gave no answer within 60 s; is slurmctld '
-                            "running?") from None
+            raise UserError(
+                'cluster.kind = "slurm": `sbatch --test-only` gave no answer within 60 s; is slurmctld running?'
+            ) from None
     if done.returncode != 0:
         reason = "; ".join(" ".join(line.split()) for line in done.stderr.splitlines() if line.strip())
-        raise UserError(f'cluster.kind = "slurm": SLURM refuses the worker job ({reason[:300]}); check '
-                        "[cluster] queue, account, memory_limit and walltime")
+        raise UserError(
+            f'cluster.kind = "slurm": SLURM refuses the worker job ({reason[:300]}); check '
+            "[cluster] queue, account, memory_limit and walltime"
+        )
 
 
 def slurm_cluster_class() -> type:
     """dask_jobqueue.SLURMCluster, imported without letting dask_jobqueue take SIGINT: its runner
     module installs a handler calling sys.exit(), which made Ctrl-C a silent exit 0. UserError
     when `sbatch` is not on PATH."""
-    if shutil.which("sbatch") is None:  # else dask-jobqueue's submission fails in a callback and the sweep waits forever
-        raise UserError('cluster.kind = "slurm": sbatch is not on PATH; run the sweep where SLURM\'s commands are '
-                        '(a login node), or use kind = "local"')
+    if (
+        shutil.which("sbatch") is None
+    ):  # else dask-jobqueue's submission fails in a callback and the sweep waits forever
+        raise UserError(
+            'cluster.kind = "slurm": sbatch is not on PATH; run the sweep where SLURM\'s commands are '
+            '(a login node), or use kind = "local"'
+        )
     handler = signal.getsignal(signal.SIGINT)
     try:
         from dask_jobqueue import SLURMCluster
@@ -269,8 +308,10 @@ def _client(name: str, address: str, security: Security | None) -> Client:
     try:
         return Client(address, security=security, timeout=timeout)
     except OSError as exc:
-        raise UserError(f"{name}: cannot reach a Dask scheduler at {address} within {timeout} "
-                        f"({type(exc).__name__}); is it running, with the same TLS settings?") from None
+        raise UserError(
+            f"{name}: cannot reach a Dask scheduler at {address} within {timeout} "
+            f"({type(exc).__name__}); is it running, with the same TLS settings?"
+        ) from None
 
 
 def _refuse_if_nothing_listens(name: str, address: str) -> None:
@@ -284,13 +325,16 @@ def _refuse_if_nothing_listens(name: str, address: str) -> None:
     try:
         socket.create_connection((host, port), timeout=2).close()
     except ConnectionRefusedError:
-        raise UserError(f"{name}: no Dask scheduler listens at {address} (connection refused); is it running?") from None
+        raise UserError(
+            f"{name}: no Dask scheduler listens at {address} (connection refused); is it running?"
+        ) from None
     except OSError:
         return
 
 
-def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: Security | None,
-                   threads_only: bool = False):
+def _start_cluster(
+    kind: str, spec: ClusterSpec, workers: int | None, security: Security | None, threads_only: bool = False
+):
     n_workers = workers or spec.workers
     if kind == "local":
         return LocalCluster(
@@ -318,9 +362,12 @@ def _start_cluster(kind: str, spec: ClusterSpec, workers: int | None, security: 
     try:
         from dask_kubernetes.operator import KubeCluster
     except ImportError:
-        raise UserError('cluster.kind = "kubernetes" needs dask-kubernetes: pip install "xialpha[kubernetes]"') from None
+        raise UserError(
+            'cluster.kind = "kubernetes" needs dask-kubernetes: pip install "xialpha[kubernetes]"'
+        ) from None
     try:
-        return KubeCluster(custom_cluster_spec=kubernetes_cluster_spec(spec, n_workers),
-                           namespace=spec.options.get("namespace"))
+        return KubeCluster(
+            custom_cluster_spec=kubernetes_cluster_spec(spec, n_workers), namespace=spec.options.get("namespace")
+        )
     except TimeoutError as exc:  # the DaskCluster was created (and deleted again) but nothing acted on it
         raise UserError(f'cluster.kind = "kubernetes": {" ".join(str(exc).split())}') from None

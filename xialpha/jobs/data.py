@@ -30,8 +30,23 @@ from toolz import identity
 
 from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
-    WHOLE, Census, Part, PartSummary, carve_positions, census, checked, duplicate_id_position, finish, finishes,
-    fingerprints_and_duplicates, memory_parts, merge_summaries, number_parts, part_digests, stamped, summarize,
+    WHOLE,
+    Census,
+    Part,
+    PartSummary,
+    carve_positions,
+    census,
+    checked,
+    duplicate_id_position,
+    fingerprints_and_duplicates,
+    finish,
+    finishes,
+    memory_parts,
+    merge_summaries,
+    number_parts,
+    part_digests,
+    stamped,
+    summarize,
 )
 from xialpha.corpora.validation import check_carving, no_such_split
 from xialpha.errors import UserError
@@ -87,30 +102,41 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
     cannot be carved). Nothing is stored and no fit started before this returns.
     """
     if corpus_spec.data is not None:  # given in memory by the caller: its parts are sent once
-        raws = [client.submit(identity, raw, key=f"given-{i}-{run_id}", pure=False)
-                for i, raw in enumerate(memory_parts(corpus_spec.data))]
-        parts = [Part("(in memory)", f"part {i + 1} of the corpus given in memory", {}, index=i) for i in range(len(raws))]
+        raws = [
+            client.submit(identity, raw, key=f"given-{i}-{run_id}", pure=False)
+            for i, raw in enumerate(memory_parts(corpus_spec.data))
+        ]
+        parts = [
+            Part("(in memory)", f"part {i + 1} of the corpus given in memory", {}, index=i) for i in range(len(raws))
+        ]
     else:
         parts = _planned_parts(client, corpus_spec, run_id)
-        raws = [client.submit(checked, read_part, part, key=f"read-{part.index}-{run_id}", pure=False)
-                for part in parts]
-    censuses: list[Census] = _results(client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))],
-                                                 pure=False))
+        raws = [
+            client.submit(checked, read_part, part, key=f"read-{part.index}-{run_id}", pure=False) for part in parts
+        ]
+    censuses: list[Census] = _results(
+        client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))], pure=False)
+    )
     if parts[0].loader in PARTED:
         check_parts(parts, censuses)
     train_split = corpus_spec.train_split
     validation = _carved(client, corpus_spec, censuses, run_id)
     hows = finishes(parts, censuses, train_split)
-    chunks = [client.submit(finish, raw, how, None if validation is None else validation[i],
-                            key=f"part-{i}-{run_id}", pure=False)
-              for i, (raw, how) in enumerate(zip(raws, hows))]
+    chunks = [
+        client.submit(
+            finish, raw, how, None if validation is None else validation[i], key=f"part-{i}-{run_id}", pure=False
+        )
+        for i, (raw, how) in enumerate(zip(raws, hows))
+    ]
     del raws  # released once their chunks exist: a lost chunk is recomputed through them
-    summary = merge_summaries(_results(client.map(summarize, chunks, key=[f"summary-{i}-{run_id}"
-                                                                           for i in range(len(chunks))], pure=False)))
+    summary = merge_summaries(
+        _results(client.map(summarize, chunks, key=[f"summary-{i}-{run_id}" for i in range(len(chunks))], pure=False))
+    )
     digests = client.map(part_digests, chunks, key=[f"digests-{i}-{run_id}" for i in range(len(chunks))], pure=False)
     wanted = [WHOLE, *summary.split_names]
-    found = client.submit(fingerprints_and_duplicates, digests, summary.kind, wanted, key=f"fingerprint-{run_id}",
-                          pure=False).result()
+    found = client.submit(
+        fingerprints_and_duplicates, digests, summary.kind, wanted, key=f"fingerprint-{run_id}", pure=False
+    ).result()
     fingerprints, duplicate = found
     if duplicate is not None:
         part, position = duplicate
@@ -124,8 +150,12 @@ def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
     (it need not even see them: on a cluster the files are where the workers are)."""
     coarse = client.submit(_plan, corpus_spec, key=f"plan-{run_id}", pure=False).result()
     if PARTED[corpus_spec.loader].refine is not None:
-        refined = _results([client.submit(checked, refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
-                            for i, part in enumerate(coarse)])
+        refined = _results(
+            [
+                client.submit(checked, refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
+                for i, part in enumerate(coarse)
+            ]
+        )
         coarse = [piece for pieces in refined for piece in pieces]
     return number_parts(coarse)
 
@@ -145,10 +175,17 @@ def _carved(client: Client, corpus_spec, censuses: list[Census], run_id: str) ->
     names = sorted({name for c in censuses for name in c.split_sizes if name != WHOLE})
     train_sizes = [c.split_sizes.get(split, 0) for c in censuses]
     check_carving(names, sum(train_sizes), split, corpus_spec.validation_fraction, corpus_spec.source or "<spec>")
-    drawn = client.submit(carve_positions, train_sizes, corpus_spec.validation_fraction, corpus_spec.validation_seed,
-                          key=f"carve-{run_id}", pure=False)
-    return [client.submit(operator.getitem, drawn, i, key=f"carved-{i}-{run_id}", pure=False)
-            for i in range(len(censuses))]
+    drawn = client.submit(
+        carve_positions,
+        train_sizes,
+        corpus_spec.validation_fraction,
+        corpus_spec.validation_seed,
+        key=f"carve-{run_id}",
+        pure=False,
+    )
+    return [
+        client.submit(operator.getitem, drawn, i, key=f"carved-{i}-{run_id}", pure=False) for i in range(len(censuses))
+    ]
 
 
 def _results(futures: list[Future]) -> list:
@@ -166,9 +203,17 @@ class ClusterFeatures:
     fitted: Future | None
 
 
-def submit_features(client: Client, corpus: ClusterCorpus, preprocessing, train_split: str | None,
-                    test_split: str | None, categories: list[str], run_id: str,
-                    within: list[Future] | None = None, counted: dict | None = None) -> ClusterFeatures:
+def submit_features(
+    client: Client,
+    corpus: ClusterCorpus,
+    preprocessing,
+    train_split: str | None,
+    test_split: str | None,
+    categories: list[str],
+    run_id: str,
+    within: list[Future] | None = None,
+    counted: dict | None = None,
+) -> ClusterFeatures:
     """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts).
     within: per part, a future of a bool mask over its training rows keeping only some of them.
     counted: {analyzer id: the parts' term-count futures}, shared by the calls of one graph, so
@@ -177,26 +222,59 @@ def submit_features(client: Client, corpus: ClusterCorpus, preprocessing, train_
     chunks = corpus.chunks
     within = within or [None] * len(chunks)
     if corpus.summary.kind != "texts":
-        blocks = [client.submit(feature_block, chunk, train_split, test_split, categories, None, None, mask,
-                                key=f"block-{i}-{name}", pure=False) for i, (chunk, mask) in enumerate(zip(chunks, within))]
+        blocks = [
+            client.submit(
+                feature_block,
+                chunk,
+                train_split,
+                test_split,
+                categories,
+                None,
+                None,
+                mask,
+                key=f"block-{i}-{name}",
+                pure=False,
+            )
+            for i, (chunk, mask) in enumerate(zip(chunks, within))
+        ]
         return ClusterFeatures(blocks, None)
     counted = {} if counted is None else counted
     analyzer = preprocessing.analyzer_id
     if analyzer not in counted:
-        counted[analyzer] = [client.submit(count_part, chunk, preprocessing, train_split, mask,
-                                           key=f"count-{i}-{analyzer}-{run_id}", pure=False)
-                             for i, (chunk, mask) in enumerate(zip(chunks, within))]
+        counted[analyzer] = [
+            client.submit(
+                count_part, chunk, preprocessing, train_split, mask, key=f"count-{i}-{analyzer}-{run_id}", pure=False
+            )
+            for i, (chunk, mask) in enumerate(zip(chunks, within))
+        ]
     counts = counted[analyzer]
-    frequencies = [client.submit(frequencies_of, count, key=f"frequencies-{i}-{name}", pure=False)
-                   for i, count in enumerate(counts)]
+    frequencies = [
+        client.submit(frequencies_of, count, key=f"frequencies-{i}-{name}", pure=False)
+        for i, count in enumerate(counts)
+    ]
     level = 0
     while len(frequencies) > 1:  # a tree of merges on the workers
-        frequencies = [client.submit(DocumentFrequencies.merge, frequencies[i:i + FAN_IN],
-                                     key=f"merge-{level}-{i}-{name}", pure=False)
-                       for i in range(0, len(frequencies), FAN_IN)]
+        frequencies = [
+            client.submit(
+                DocumentFrequencies.merge, frequencies[i : i + FAN_IN], key=f"merge-{level}-{i}-{name}", pure=False
+            )
+            for i in range(0, len(frequencies), FAN_IN)
+        ]
         level += 1
     fitted = client.submit(preprocessing.fit_frequencies, frequencies[0], key=f"vocabulary-{name}", pure=False)
-    blocks = [client.submit(feature_block, chunk, train_split, test_split, categories, count, fitted, mask,
-                            key=f"block-{i}-{name}", pure=False)
-              for i, (chunk, count, mask) in enumerate(zip(chunks, counts, within))]
+    blocks = [
+        client.submit(
+            feature_block,
+            chunk,
+            train_split,
+            test_split,
+            categories,
+            count,
+            fitted,
+            mask,
+            key=f"block-{i}-{name}",
+            pure=False,
+        )
+        for i, (chunk, count, mask) in enumerate(zip(chunks, counts, within))
+    ]
     return ClusterFeatures(blocks, fitted)

@@ -48,10 +48,13 @@ def check_stream(spec: DriftSpec, stream: Stream, categories: list[str]) -> list
     return group_checks(results, spec.margin_points, spec.alpha)
 
 
-def stream_data(spec: DriftSpec, stream: Stream, categories: list[str], preprocessing: int, kernel: int) -> tasks.TrainingData:
+def stream_data(
+    spec: DriftSpec, stream: Stream, categories: list[str], preprocessing: int, kernel: int
+) -> tasks.TrainingData:
     """In this process: the preprocessing fitted on the whole stream and the kernel's training data over it."""
     features = tasks.vectorize(stream.corpus, spec.preprocessings[preprocessing], None, None, categories)
     return tasks.training_data(features, spec.kernels[kernel], False, spec.gram_memory_limit)
+
 
 @dataclass(frozen=True, eq=False)
 class PartKeys:
@@ -122,8 +125,12 @@ def load_stream(client, spec: DriftSpec, run_id: str) -> ClusterStream:
     if spec.batches.by == "split" and not summary.split_names:
         raise UserError(f'batches.by: "split" needs split labels, and corpus {summary.name!r} has none')
     ranks = split_ranks([train_split] if train_split else summary.split_names) if spec.batches.by == "split" else None
-    keys = [client.submit(part_batch_keys, chunk, spec.batches, train_split, ranks, key=f"batch-keys-{i}-{run_id}",
-                          pure=False) for i, chunk in enumerate(corpus.chunks)]
+    keys = [
+        client.submit(
+            part_batch_keys, chunk, spec.batches, train_split, ranks, key=f"batch-keys-{i}-{run_id}", pure=False
+        )
+        for i, chunk in enumerate(corpus.chunks)
+    ]
     found = [future.result() for future in keys]  # small: counts only (the keys stay on the workers)
     key_counts, categories = Counter(), Counter()
     for part in found:
@@ -136,8 +143,9 @@ def load_stream(client, spec: DriftSpec, run_id: str) -> ClusterStream:
     return ClusterStream(corpus, layout, keys, dict(categories), fingerprint)
 
 
-def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories: list[str],
-                     run_id: str) -> tuple[list[GroupCheck], dict[str, int]]:
+def check_on_cluster(
+    client, spec: DriftSpec, stream: ClusterStream, categories: list[str], run_id: str
+) -> tuple[list[GroupCheck], dict[str, int]]:
     """The window fits of the newest batch fanned out on the cluster: each preprocessing's stream
     features stacked once on a worker, each kernel's training data prepared there; returns the
     checks and the positives of the newest batch per category."""
@@ -148,17 +156,44 @@ def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories:
     for p, k in dict.fromkeys((job.preprocessing, job.kernel) for job in jobs):
         pre, kernel = spec.preprocessings[p], spec.kernels[k]
         if p not in stacked:
-            features = submit_features(client, stream.corpus, pre, spec.corpus.train_split, None, categories, run_id,
-                                       within, counted)
-            stacked[p] = client.submit(stack_stream, features.blocks, stream.keys, key=f"stream-features-{pre.id}-{run_id}",
-                                       retries=RETRIES, pure=False)
-        data[p, k] = client.submit(tasks.training_data, stacked[p], kernel, False, spec.gram_memory_limit,
-                                   key=f"stream-data-{pre.id}-{kernel.id}-{run_id}", retries=RETRIES, pure=False)
-    positives = client.submit(newest_positives, next(iter(data.values())), starts, categories,
-                              key=f"newest-positives-{run_id}", pure=False)
-    futures = {client.submit(fit_window, data[job.preprocessing, job.kernel], starts, job, spec.rho, spec.tol,
-                             key=f"drift-fit-{i}-{run_id}", retries=RETRIES, pure=False): i
-               for i, job in enumerate(jobs)}
+            features = submit_features(
+                client, stream.corpus, pre, spec.corpus.train_split, None, categories, run_id, within, counted
+            )
+            stacked[p] = client.submit(
+                stack_stream,
+                features.blocks,
+                stream.keys,
+                key=f"stream-features-{pre.id}-{run_id}",
+                retries=RETRIES,
+                pure=False,
+            )
+        data[p, k] = client.submit(
+            tasks.training_data,
+            stacked[p],
+            kernel,
+            False,
+            spec.gram_memory_limit,
+            key=f"stream-data-{pre.id}-{kernel.id}-{run_id}",
+            retries=RETRIES,
+            pure=False,
+        )
+    positives = client.submit(
+        newest_positives, next(iter(data.values())), starts, categories, key=f"newest-positives-{run_id}", pure=False
+    )
+    futures = {
+        client.submit(
+            fit_window,
+            data[job.preprocessing, job.kernel],
+            starts,
+            job,
+            spec.rho,
+            spec.tol,
+            key=f"drift-fit-{i}-{run_id}",
+            retries=RETRIES,
+            pure=False,
+        ): i
+        for i, job in enumerate(jobs)
+    }
     results: list[WindowResult | None] = [None] * len(jobs)
     for future in as_completed(list(futures)):
         i = futures[future]
@@ -169,8 +204,17 @@ def check_on_cluster(client, spec: DriftSpec, stream: ClusterStream, categories:
         future.release()
     return group_checks(results, spec.margin_points, spec.alpha), positives.result()
 
-def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-                    force: bool = False, on_dashboard=None, client=None) -> DriftReport:
+
+def run_drift_check(
+    spec: DriftSpec,
+    store: ResultStore,
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    on_dashboard=None,
+    client=None,
+) -> DriftReport:
     """Check the newest batch on the spec's cluster (or `address`, or a running `client`, left
     open), the corpus read by its tasks, and append the rows to the store.
 
@@ -186,17 +230,26 @@ def run_drift_check(spec: DriftSpec, store: ResultStore, *, address: str | None 
         layout = stream.layout
         categories = spec.corpus.categories.choose(stream.category_counts, stream.corpus.summary.name)
         check_key = config_key(spec=spec.identity(), data=stream.fingerprint, newest_batch=layout.batch_ids[-1])
-        report = DriftReport(spec.id, check_key, layout.batch_ids[-1], layout.n_batches,
-                             int(layout.starts[-1]), layout.n_dropped)
+        report = DriftReport(
+            spec.id, check_key, layout.batch_ids[-1], layout.n_batches, int(layout.starts[-1]), layout.n_dropped
+        )
         stored = [] if force else store.drift_check(spec.id, check_key)
         if stored and all(row["verdict"] != "failed" for row in stored):
             report.rows, report.skipped = stored, True
             return report
         report.run_id = run_id
         checks, positives = check_on_cluster(client, spec, stream, categories, f"drift-{run_id}")
-    checked_at = datetime.datetime.now(datetime.timezone.utc)
-    report.rows = check_rows(spec, layout, checks, positives, check_key=check_key, run_id=report.run_id,
-                             fingerprint=stream.fingerprint, checked_at=checked_at)
+    checked_at = datetime.datetime.now(datetime.UTC)
+    report.rows = check_rows(
+        spec,
+        layout,
+        checks,
+        positives,
+        check_key=check_key,
+        run_id=report.run_id,
+        fingerprint=stream.fingerprint,
+        checked_at=checked_at,
+    )
     store.add_drift_check(report.rows)
     report.wall_seconds = time.monotonic() - start
     return report

@@ -43,20 +43,26 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
     if newest is None:
         return
     if newest.data_fingerprint != fingerprint:
-        raise UserError(f"corpus: the training documents of sweep {spec.id!r} changed since its run "
-                        f"{newest.run_id} (data fingerprint {str(newest.data_fingerprint)[:12]} then, "
-                        f"{fingerprint[:12]} now), and its stored rows are of the old ones; {NEW_RUN}")
+        raise UserError(
+            f"corpus: the training documents of sweep {spec.id!r} changed since its run "
+            f"{newest.run_id} (data fingerprint {str(newest.data_fingerprint)[:12]} then, "
+            f"{fingerprint[:12]} now), and its stored rows are of the old ones; {NEW_RUN}"
+        )
     then_categories = recorded_categories(str(newest.categories))
     if then_categories != list(categories):
-        raise UserError(f"corpus.categories: sweep {spec.id!r} was run on categories {', '.join(then_categories)}, "
-                        f"this spec chooses {', '.join(categories)}; {NEW_RUN}")
+        raise UserError(
+            f"corpus.categories: sweep {spec.id!r} was run on categories {', '.join(then_categories)}, "
+            f"this spec chooses {', '.join(categories)}; {NEW_RUN}"
+        )
     recorded = _recorded_spec(newest, spec.corpus.data)
     now = experiment_keys(spec, categories, fingerprint)
     # a recorded spec that no longer parses: the stored rows must be of this spec's grid
     then = experiment_keys(recorded, categories, fingerprint) if recorded else store.stored_keys(spec.id) | now
     if then != now:
-        raise UserError(f"sweep.id: sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
-                        f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}")
+        raise UserError(
+            f"sweep.id: sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
+            f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}"
+        )
 
 
 def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
@@ -76,7 +82,11 @@ def _recorded_spec(run: RunRow, corpus=None) -> SweepSpec | None:
     text no longer parses (a corpus file moved since, ...)."""
     spec_dir = run.spec_dir
     try:
-        return parse_spec(str(run.spec_toml), source="the recorded spec", corpus=corpus,
-                          base_dir=spec_dir if isinstance(spec_dir, str) and spec_dir else None)
+        return parse_spec(
+            str(run.spec_toml),
+            source="the recorded spec",
+            corpus=corpus,
+            base_dir=spec_dir if isinstance(spec_dir, str) and spec_dir else None,
+        )
     except UserError:
         return None

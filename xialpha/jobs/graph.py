@@ -33,8 +33,9 @@ def error_line(exc: BaseException) -> str:
     return redact(f"{type(exc).__name__}: {exc}".splitlines()[0])[:ERROR_CHARS]
 
 
-def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, columns: list[BatchColumns],
-                run_id: str) -> dict[Future, int]:
+def submit_plan(
+    client: Client, plan: SweepPlan, corpus: ClusterCorpus, columns: list[BatchColumns], run_id: str
+) -> dict[Future, int]:
     """Submit every batch of the plan; returns {batch future: batch index}.
 
     columns[i]: what all rows of batch i share; run_id makes task keys unique, so
@@ -45,16 +46,36 @@ def submit_plan(client: Client, plan: SweepPlan, corpus: ClusterCorpus, columns:
     homes = place_batches(plan, workers)
     needed = {(batch.preprocessing, batch.kernel, homes[i]) for i, batch in enumerate(plan.batches)}
     counted = {}  # term counts shared by preprocessings that split texts alike
-    features = {p: submit_features(client, corpus, spec.preprocessings[p], spec.corpus.train_split,
-                                   spec.corpus.test_split, plan.categories, run_id, counted=counted)
-                for p in sorted({p for p, _, _ in needed})}
-    data = submit_training_data(client, sorted(needed, key=str), spec, features, spec.estimators.needs(HELD_OUT), run_id)
+    features = {
+        p: submit_features(
+            client,
+            corpus,
+            spec.preprocessings[p],
+            spec.corpus.train_split,
+            spec.corpus.test_split,
+            plan.categories,
+            run_id,
+            counted=counted,
+        )
+        for p in sorted({p for p, _, _ in needed})
+    }
+    data = submit_training_data(
+        client, sorted(needed, key=str), spec, features, spec.estimators.needs(HELD_OUT), run_id
+    )
     futures = {}
     for i, batch in enumerate(plan.batches):
         home = homes[i]
         future = client.submit(
-            tasks.fit_batch, data[batch.preprocessing, batch.kernel, home], batch, columns[i], spec.estimators,
-            spec.tol, key=f"fit-batch-{i}-{run_id}", retries=RETRIES, pure=False, **placed(home),
+            tasks.fit_batch,
+            data[batch.preprocessing, batch.kernel, home],
+            batch,
+            columns[i],
+            spec.estimators,
+            spec.tol,
+            key=f"fit-batch-{i}-{run_id}",
+            retries=RETRIES,
+            pure=False,
+            **placed(home),
         )
         futures[future] = i
     return futures
@@ -88,8 +109,9 @@ def placed(home: str | None) -> dict:
     return {"workers": [home], "allow_other_workers": True} if home else {}
 
 
-def submit_training_data(client: Client, needs, spec, features: dict[int, ClusterFeatures], with_test: bool,
-                         run_id: str) -> dict[tuple, Future]:
+def submit_training_data(
+    client: Client, needs, spec, features: dict[int, ClusterFeatures], with_test: bool, run_id: str
+) -> dict[tuple, Future]:
     """{(preprocessing, kernel, worker): future of its `tasks.TrainingData`} for what the fits need.
 
     A preprocessing's feature blocks are stacked once per worker that fits on them, on that
@@ -102,16 +124,43 @@ def submit_training_data(client: Client, needs, spec, features: dict[int, Cluste
         pre, kernel = spec.preprocessings[p], spec.kernels[k]
         where = f"{pre.id}-{home or 'any'}-{run_id}"
         if (p, home) not in stacked:
-            stacked[p, home] = client.submit(tasks.stack_blocks, features[p].blocks, key=f"features-{where}",
-                                             retries=RETRIES, pure=False, **placed(home))
+            stacked[p, home] = client.submit(
+                tasks.stack_blocks,
+                features[p].blocks,
+                key=f"features-{where}",
+                retries=RETRIES,
+                pure=False,
+                **placed(home),
+            )
         if kernel.name == "linear":
-            data[p, k, home] = client.submit(tasks.linear_data, stacked[p, home],
-                                             key=f"linear-data-{where}", retries=RETRIES, pure=False, **placed(home))
+            data[p, k, home] = client.submit(
+                tasks.linear_data,
+                stacked[p, home],
+                key=f"linear-data-{where}",
+                retries=RETRIES,
+                pure=False,
+                **placed(home),
+            )
             continue
         if (p, home) not in linear_gram:
-            linear_gram[p, home] = client.submit(tasks.linear_gram, stacked[p, home], with_test,
-                                                 spec.gram_memory_limit, key=f"gram-linear-{where}",
-                                                 retries=RETRIES, pure=False, **placed(home))
-        data[p, k, home] = client.submit(tasks.kernel_gram, linear_gram[p, home], stacked[p, home], kernel,
-                                         key=f"gram-{kernel.id}-{where}", retries=RETRIES, pure=False, **placed(home))
+            linear_gram[p, home] = client.submit(
+                tasks.linear_gram,
+                stacked[p, home],
+                with_test,
+                spec.gram_memory_limit,
+                key=f"gram-linear-{where}",
+                retries=RETRIES,
+                pure=False,
+                **placed(home),
+            )
+        data[p, k, home] = client.submit(
+            tasks.kernel_gram,
+            linear_gram[p, home],
+            stacked[p, home],
+            kernel,
+            key=f"gram-{kernel.id}-{where}",
+            retries=RETRIES,
+            pure=False,
+            **placed(home),
+        )
     return data

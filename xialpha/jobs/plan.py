@@ -57,8 +57,10 @@ class PathCut:
         if self.segments == self.paths:
             why = f"{threads} for {_count(self.paths, 'path')}" if self.paths >= self.slots else "one C per path"
             return f"{paths}: each path one task, warm-started along C ({why})"
-        return (f"{paths} cut into {self.segments} segments that run at once ({threads} for "
-                f"{_count(self.paths, 'path')}); each segment warm-starts along its C after a cold first C")
+        return (
+            f"{paths} cut into {self.segments} segments that run at once ({threads} for "
+            f"{_count(self.paths, 'path')}); each segment warm-starts along its C after a cold first C"
+        )
 
 
 def _count(n: int, noun: str) -> str:
@@ -97,7 +99,8 @@ class SweepPlan:
         return 8 * self.n_train * (self.n_train + (self.n_test if self.spec.estimators.needs(HELD_OUT) else 0))
 
     def grams_per_preprocessing(self) -> dict[int, int]:
-        """{preprocessing: Gram matrices its pending kernel-path fits need} (the linear one they derive from, plus one per kernel)."""
+        """{preprocessing: Gram matrices its pending kernel-path fits need} (the linear one they derive from, plus
+        one per kernel)."""
         derived: dict[int, int] = {}
         for p, k in self.data_pairs:
             if not self.is_linear(k):
@@ -120,8 +123,17 @@ def estimator_settings(spec: SweepSpec) -> dict:
     return {"tol": spec.tol, **keyed_settings(spec.estimators.values)}
 
 
-def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train: int, n_test: int,
-              done: set[str], *, force: bool = False, threads: int = 1) -> SweepPlan:
+def make_plan(
+    spec: SweepSpec,
+    categories: list[str],
+    fingerprint: str,
+    n_train: int,
+    n_test: int,
+    done: set[str],
+    *,
+    force: bool = False,
+    threads: int = 1,
+) -> SweepPlan:
     """All configs of the spec; those whose every key is in `done` are skipped unless force."""
     plan = SweepPlan(spec, categories, fingerprint, n_train, n_test)
     pending: dict[tuple[int, int], list[FitJob]] = {}
@@ -136,8 +148,9 @@ def make_plan(spec: SweepSpec, categories: list[str], fingerprint: str, n_train:
     paths = [(p, k, path) for (p, k), jobs in pending.items() if plan.is_linear(k) for path in c_paths(jobs)]
     if paths:
         segments = cut_paths([path for _, _, path in paths], threads)
-        plan.path_cut = PathCut(len(paths), max(len(path) for _, _, path in paths),
-                                sum(len(cut) for cut in segments), max(threads, 1))
+        plan.path_cut = PathCut(
+            len(paths), max(len(path) for _, _, path in paths), sum(len(cut) for cut in segments), max(threads, 1)
+        )
         plan.batches.extend(Batch(p, k, segment) for (p, k, _), cut in zip(paths, segments) for segment in cut)
     for (p, k), jobs in pending.items():
         if plan.is_linear(k):
@@ -156,8 +169,19 @@ def planned_jobs(spec: SweepSpec, categories: list[str], fingerprint: str) -> It
                 for j in spec.j:
                     for C in spec.C:
                         keys = tuple(
-                            (rho, config_key(preprocessing_id=pre.id, kernel_id=kernel.id, C=C, j=j, category=category,
-                                             data_fingerprint=fingerprint, rho=rho, **settings))
+                            (
+                                rho,
+                                config_key(
+                                    preprocessing_id=pre.id,
+                                    kernel_id=kernel.id,
+                                    C=C,
+                                    j=j,
+                                    category=category,
+                                    data_fingerprint=fingerprint,
+                                    rho=rho,
+                                    **settings,
+                                ),
+                            )
                             for rho in spec.estimators.rhos
                         )
                         yield p, k, FitJob(category, C, j, keys)

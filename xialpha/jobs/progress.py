@@ -26,10 +26,17 @@ PLAIN_EVERY_S = 10.0
 PLAIN_STAGE_AFTER_S = 1.0  # a stage lasting this long gets a plain line
 TICK_S = 0.1  # how often the background thread looks at the stage
 WATCH_EVERY_S = 0.5  # how often `watch` asks the scheduler what is running
-STAGES_BY_TASK = (("fit-batch-", "fitting"), ("gram-", "building features"), ("features-", "building features"),
-                  ("linear-data-", "building features"), ("count-", "vectorising"), ("frequencies-", "vectorising"),
-                  ("merge-", "vectorising"), ("vocabulary-", "vectorising"),
-                  ("block-", "vectorising"))  # the first prefix a running task has names the stage
+STAGES_BY_TASK = (
+    ("fit-batch-", "fitting"),
+    ("gram-", "building features"),
+    ("features-", "building features"),
+    ("linear-data-", "building features"),
+    ("count-", "vectorising"),
+    ("frequencies-", "vectorising"),
+    ("merge-", "vectorising"),
+    ("vocabulary-", "vectorising"),
+    ("block-", "vectorising"),
+)  # the first prefix a running task has names the stage
 
 
 class NotebookDisplay:
@@ -47,8 +54,10 @@ class NotebookDisplay:
     @staticmethod
     def _bundle(text: str, done: int, total: int | None) -> dict:
         value = f' value="{done}" max="{total}"' if total else ""  # no total yet: an indeterminate bar
-        return {"text/plain": text,
-                "text/html": f'<progress{value} style="width: 16em"></progress> <code>{html.escape(text)}</code>'}
+        return {
+            "text/plain": text,
+            "text/html": f'<progress{value} style="width: 16em"></progress> <code>{html.escape(text)}</code>',
+        }
 
 
 def in_notebook() -> bool:
@@ -79,12 +88,25 @@ class Progress:
         self._notebook = NotebookDisplay() if mode == "notebook" else None
         self._drawn = 0.0
         if mode == "bar":
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress
-            from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(
-                SpinnerColumn(), TextColumn("{task.description:<17}"), BarColumn(bar_width=20), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                SpinnerColumn(),
+                TextColumn("{task.description:<17}"),
+                BarColumn(bar_width=20),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
                 transient=True,
             )
             self._task = self._bar.add_task("starting", total=total, rate="")
@@ -96,7 +118,7 @@ class Progress:
 
     @staticmethod
     def mode_for(quiet: bool, stream=None) -> str:
-        """"quiet" when asked, "notebook" in a Jupyter kernel, "bar" on a terminal, else "plain" lines."""
+        """ "quiet" when asked, "notebook" in a Jupyter kernel, "bar" on a terminal, else "plain" lines."""
         stream = stream or sys.stderr
         if quiet:
             return "quiet"
@@ -171,8 +193,11 @@ class Progress:
             self._drawn = now
             elapsed, stage = now - self.start, self.stage or "starting"
             if final:
-                text = (f"{self.done}/{self.total} fits in {elapsed:.1f} s" if self.total
-                        else f"nothing to fit ({elapsed:.1f} s)")
+                text = (
+                    f"{self.done}/{self.total} fits in {elapsed:.1f} s"
+                    if self.total
+                    else f"nothing to fit ({elapsed:.1f} s)"
+                )
             else:
                 text = f"{stage}: {self.line()}" if self.total else f"{stage} ({elapsed:.0f} s)"
             self._notebook.show(text, self.done, self.total)

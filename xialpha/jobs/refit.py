@@ -27,8 +27,9 @@ from xialpha.models.trained import MODEL_COLUMNS, CategoryModel, KernelModel, Tr
 from xialpha.spec.stored import sweep_spec
 
 
-def refit_selection(store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection=",
-                    corpus=None, client=None) -> TrainedSelection:
+def refit_selection(
+    store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection=", corpus=None, client=None
+) -> TrainedSelection:
     """Train the selection rows `chosen` (one sweep of `store`) on all training data, on the sweep's
     cluster (its stored spec, or the spec file at `spec_path`; `corpus`: the in-memory corpus the
     sweep was given; `client`: a running distributed.Client to use instead); UserError naming
@@ -52,8 +53,9 @@ class HeldOut:
 
 
 @contextlib.contextmanager
-def refit_session(spec, data_fingerprint: str, *, client=None, address: str | None = None,
-                  workers: int | None = None) -> Iterator[RefitSession]:
+def refit_session(
+    spec, data_fingerprint: str, *, client=None, address: str | None = None, workers: int | None = None
+) -> Iterator[RefitSession]:
     """The sweep spec's corpus read on its cluster (or `address`, or a running `client`, left open),
     checked to be the one the sweep trained on (`data_fingerprint`), for `RefitSession.train`."""
     start_local_workers_early(spec.cluster, address=address, client=client)
@@ -94,21 +96,47 @@ class RefitSession:
             preprocessing = _by_id(spec.preprocessings, pp_id, "preprocessing_id", spec.id)
             categories = [str(category) for category in rows["category"]]
             name = f"{pp_id}-{self.run_id}"
-            features = submit_features(client, self.corpus, preprocessing, train_split, held_out, categories, self.run_id,
-                                       counted=term_counts)
+            features = submit_features(
+                client, self.corpus, preprocessing, train_split, held_out, categories, self.run_id, counted=term_counts
+            )
             stacked = client.submit(tasks.stack_blocks, features.blocks, key=f"features-{name}", pure=False)
             data, futures = {}, []
             for column, (_, row) in enumerate(rows.iterrows()):
                 kernel = _by_id(spec.kernels, row["kernel_id"], "kernel_id", spec.id)
                 if kernel.id not in data:
-                    data[kernel.id] = client.submit(tasks.training_data, stacked, kernel, False,
-                                                    spec.gram_memory_limit, key=f"data-{kernel.id}-{name}", pure=False)
-                futures.append(client.submit(fit_model, data[kernel.id], stacked, categories[column], kernel,
-                                             float(row["C"]), float(row["j"]), spec.tol,
-                                             key=f"refit-{column}-{name}", pure=False))
+                    data[kernel.id] = client.submit(
+                        tasks.training_data,
+                        stacked,
+                        kernel,
+                        False,
+                        spec.gram_memory_limit,
+                        key=f"data-{kernel.id}-{name}",
+                        pure=False,
+                    )
+                futures.append(
+                    client.submit(
+                        fit_model,
+                        data[kernel.id],
+                        stacked,
+                        categories[column],
+                        kernel,
+                        float(row["C"]),
+                        float(row["j"]),
+                        spec.tol,
+                        key=f"refit-{column}-{name}",
+                        pure=False,
+                    )
+                )
             if held_out is not None:
-                counted += [(categories, [client.submit(part_confusions, block, futures, key=f"held-out-{i}-{name}",
-                                                        pure=False) for i, block in enumerate(features.blocks)])]
+                counted += [
+                    (
+                        categories,
+                        [
+                            client.submit(part_confusions, block, futures, key=f"held-out-{i}-{name}", pure=False)
+                            for i, block in enumerate(features.blocks)
+                        ],
+                    )
+                ]
             fitted[pp_id] = None if features.fitted is None else features.fitted.result()
             for (_, row), model in zip(rows.iterrows(), client.gather(futures)):
                 config = {column: _plain(row.get(column)) for column in MODEL_COLUMNS}
@@ -121,15 +149,24 @@ class RefitSession:
         for categories, parts in counted:
             totals = np.sum(client.gather(parts), axis=0)  # (categories, 4) over the parts
             counts.update((category, tuple(map(int, row))) for category, row in zip(categories, totals))
-        held = HeldOut(self.corpus.fingerprint(held_out), self.corpus.summary.size(held_out),
-                       {category: counts[category] for category in trained.categories})
+        held = HeldOut(
+            self.corpus.fingerprint(held_out),
+            self.corpus.summary.size(held_out),
+            {category: counts[category] for category in trained.categories},
+        )
         return trained, held
 
 
 def fit_model(data: tasks.TrainingData, features, category: str, kernel, C: float, j: float, tol: float) -> KernelModel:
     """One category's SVM on all training rows (a task's work), kept as prediction needs it."""
-    fit = fit_svm(data.y_train[category], C, j=j, tol=tol, **data.svm_args(),
-                  **({} if data.gram is None else {"check_input": False}))
+    fit = fit_svm(
+        data.y_train[category],
+        C,
+        j=j,
+        tol=tol,
+        **data.svm_args(),
+        **({} if data.gram is None else {"check_input": False}),
+    )
     return KernelModel.from_fit(fit, features.X_train, kernel)
 
 

@@ -10,9 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from distributed import as_completed, get_task_stream
 
-from xialpha.version import __version__
 from xialpha.features.blocks import estimated_feature_bytes
-from xialpha.redaction import redact
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.experiment import check_same_experiment, joined_categories
@@ -21,9 +19,11 @@ from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.tasks import failed_rows
 from xialpha.jobs.worker_processes import start_local_workers_early
+from xialpha.redaction import redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
 from xialpha.storage.store import ResultStore
+from xialpha.version import __version__
 
 
 @dataclass
@@ -50,8 +50,10 @@ class SweepSummary:
         if not self.held_out_without_positives:
             return None
         names = ", ".join(self.held_out_without_positives)
-        return (f"no positive document in the held-out split for {names}: swept, with held-out error but "
-                "empty held-out recall, precision and F1")
+        return (
+            f"no positive document in the held-out split for {names}: swept, with held-out error but "
+            "empty held-out recall, precision and F1"
+        )
 
     @property
     def fits_per_second(self) -> float:
@@ -64,8 +66,17 @@ class SweepSummary:
         return (self.wall_seconds * self.threads - self.task_seconds) / self.task_seconds if self.task_seconds else 0.0
 
 
-def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: bool = False, threads: int = 1,
-            progress: Progress | None = None, force_new_run: bool = False) -> tuple[ClusterCorpus, SweepPlan]:
+def prepare(
+    spec: SweepSpec,
+    store: ResultStore,
+    client,
+    run_id: str,
+    *,
+    force: bool = False,
+    threads: int = 1,
+    progress: Progress | None = None,
+    force_new_run: bool = False,
+) -> tuple[ClusterCorpus, SweepPlan]:
     """Load the corpus on the cluster, choose categories, fingerprint the data, check that the
     sweep's id holds no other experiment (unless `force_new_run`: see `check_same_experiment`)
     and plan what is missing (the stages shown on `progress`, when given). The driver gets the
@@ -73,8 +84,9 @@ def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: 
     stage = progress.set_stage if progress is not None else (lambda name: None)
     stage("loading corpus")
     train_split, test_split = spec.corpus.train_split, spec.corpus.test_split
-    corpus = load_spec_corpus(client, spec.corpus, run_id, {"corpus.train_split": train_split,
-                                                           "corpus.test_split": test_split})
+    corpus = load_spec_corpus(
+        client, spec.corpus, run_id, {"corpus.train_split": train_split, "corpus.test_split": test_split}
+    )
     stage("planning")
     summary = corpus.summary
     categories = spec.corpus.categories.choose(summary.counts(train_split), summary.name)
@@ -82,14 +94,32 @@ def prepare(spec: SweepSpec, store: ResultStore, client, run_id: str, *, force: 
     if not force_new_run:
         check_same_experiment(spec, store, categories, fingerprint)
     done = set() if force else store.done_keys(spec.id)
-    plan = make_plan(spec, categories, fingerprint, summary.size(train_split),
-                     0 if test_split is None else summary.size(test_split), done, force=force, threads=threads)
+    plan = make_plan(
+        spec,
+        categories,
+        fingerprint,
+        summary.size(train_split),
+        0 if test_split is None else summary.size(test_split),
+        done,
+        force=force,
+        threads=threads,
+    )
     return corpus, plan
 
 
-def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-              force: bool = False, progress_mode: str = "quiet", on_dashboard=None, client=None,
-              command: str | None = None, force_new_run: bool = False) -> SweepSummary:
+def run_sweep(
+    spec: SweepSpec,
+    store: ResultStore,
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    progress_mode: str = "quiet",
+    on_dashboard=None,
+    client=None,
+    command: str | None = None,
+    force_new_run: bool = False,
+) -> SweepSummary:
     """Run the sweep on the spec's cluster (or `address`, or a running `client`, which is left
     open); the corpus is read by its tasks, and every finished batch is stored at once.
     `command`: the command line, recorded with the run (None from Python). force_new_run: run
@@ -105,17 +135,40 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
             if on_dashboard:
                 on_dashboard(client.dashboard_link)
             with get_task_stream(client) as stream:
-                corpus, plan = prepare(spec, store, client, run_id, force=force, threads=default_threads(spec, workers),
-                                       progress=progress, force_new_run=force_new_run)
+                corpus, plan = prepare(
+                    spec,
+                    store,
+                    client,
+                    run_id,
+                    force=force,
+                    threads=default_threads(spec, workers),
+                    progress=progress,
+                    force_new_run=force_new_run,
+                )
                 progress.set_total(plan.n_fits)
-                summary = SweepSummary(spec.id, run_id, plan.n_keys, plan.n_skipped, dashboard=client.dashboard_link,
-                                       held_out_without_positives=_without_positives(spec, corpus, plan.categories))
+                summary = SweepSummary(
+                    spec.id,
+                    run_id,
+                    plan.n_keys,
+                    plan.n_skipped,
+                    dashboard=client.dashboard_link,
+                    held_out_without_positives=_without_positives(spec, corpus, plan.categories),
+                )
                 if not plan.batches:
                     return summary
                 columns = [batch_columns(spec, plan, batch, run_id) for batch in plan.batches]
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
-                record = RunRow(spec.id, run_id, redact(spec.text), spec.base_dir, plan.fingerprint,
-                                joined_categories(plan.categories), __version__, redact(command or ""), _now())
+                record = RunRow(
+                    spec.id,
+                    run_id,
+                    redact(spec.text),
+                    spec.base_dir,
+                    plan.fingerprint,
+                    joined_categories(plan.categories),
+                    __version__,
+                    redact(command or ""),
+                    _now(),
+                )
                 store.add_run(record)
                 run = record
                 progress.set_stage("vectorising")
@@ -125,7 +178,10 @@ def run_sweep(spec: SweepSpec, store: ResultStore, *, address: str | None = None
                 _gather_and_store(futures, plan, columns, store, summary, progress)
             progress.set_stage("closing cluster")
             summary.task_seconds = sum(
-                part["stop"] - part["start"] for task in stream.data for part in task["startstops"] if part["action"] == "compute"
+                part["stop"] - part["start"]
+                for task in stream.data
+                for part in task["startstops"]
+                if part["action"] == "compute"
             )
             # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
             summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
@@ -161,20 +217,42 @@ class DryRun:
     stacked_bytes_per_worker: int
 
 
-def dry_run(spec: SweepSpec, store: ResultStore, *, address: str | None = None, workers: int | None = None,
-            force: bool = False, force_new_run: bool = False) -> DryRun:
+def dry_run(
+    spec: SweepSpec,
+    store: ResultStore,
+    *,
+    address: str | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    force_new_run: bool = False,
+) -> DryRun:
     """Read and plan the sweep as `run_sweep` does (the corpus read by the cluster's workers; a
     local cluster's workers are threads here, as nothing is fitted), run no fit, store nothing."""
     n_workers = default_threads(spec, workers) // spec.cluster.threads_per_worker
     with connect(spec.cluster, address=address, workers=workers, threads_only=True) as client:
         run_id = "dry-" + uuid.uuid4().hex[:8]
-        corpus, plan = prepare(spec, store, client, run_id, force=force, threads=default_threads(spec, workers),
-                               force_new_run=force_new_run)
+        corpus, plan = prepare(
+            spec,
+            store,
+            client,
+            run_id,
+            force=force,
+            threads=default_threads(spec, workers),
+            force_new_run=force_new_run,
+        )
         connected = sorted(client.scheduler_info().get("workers", {})) or [f"worker {i}" for i in range(n_workers)]
         preprocessings = sorted({batch.preprocessing for batch in plan.batches})
-        sample = {p: client.submit(estimated_feature_bytes, corpus.chunks[0], spec.preprocessings[p],
-                                   corpus.summary.n_documents, key=f"estimate-{p}-{run_id}", pure=False)
-                  for p in preprocessings}
+        sample = {
+            p: client.submit(
+                estimated_feature_bytes,
+                corpus.chunks[0],
+                spec.preprocessings[p],
+                corpus.summary.n_documents,
+                key=f"estimate-{p}-{run_id}",
+                pure=False,
+            )
+            for p in preprocessings
+        }
         feature_bytes = {p: future.result() for p, future in sample.items()}
     homes = place_batches(plan, connected)
     held: dict[str, set[int]] = {}
@@ -184,8 +262,14 @@ def dry_run(spec: SweepSpec, store: ResultStore, *, address: str | None = None, 
     return DryRun(plan, len(corpus.parts), corpus.summary.n_documents, len(connected), feature_bytes, per_worker)
 
 
-def _gather_and_store(futures: dict, plan: SweepPlan, columns: list[BatchColumns], store: ResultStore,
-                      summary: SweepSummary, progress: Progress) -> None:
+def _gather_and_store(
+    futures: dict,
+    plan: SweepPlan,
+    columns: list[BatchColumns],
+    store: ResultStore,
+    summary: SweepSummary,
+    progress: Progress,
+) -> None:
     """Store each batch's rows as soon as its task finishes, then let the worker drop them.
 
     A task that raised anything but a data failure or a lost worker (see `_outcome`) cancels
@@ -217,8 +301,9 @@ def _outcome(future, batch: Batch, base: BatchColumns) -> tuple[list[ResultRow |
     try:
         return future.result()
     except TASK_FAILURES as exc:  # record it, keep the sweep going
-        rows: list[ResultRow | FailedRow] = [row for job in batch.jobs
-                                             for row in failed_rows(base, job, error_line(exc), 0, 0)]
+        rows: list[ResultRow | FailedRow] = [
+            row for job in batch.jobs for row in failed_rows(base, job, error_line(exc), 0, 0)
+        ]
         return rows, []
 
 
@@ -248,4 +333,4 @@ def default_threads(spec: SweepSpec, workers: int | None) -> int:
 
 
 def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)

@@ -74,7 +74,9 @@ class TrainingData:
         return float(np.max(np.diagonal(block)) - np.min(block))
 
 
-def vectorize(corpus, preprocessing, train_split: str | None, test_split: str | None, categories: list[str]) -> FeatureBlock:
+def vectorize(
+    corpus, preprocessing, train_split: str | None, test_split: str | None, categories: list[str]
+) -> FeatureBlock:
     """In one process: the features the graph computes part by part (the preprocessing fitted on
     the training documents; the training and held-out rows and targets of `categories`)."""
     return features_in_one_piece(corpus, preprocessing, train_split, test_split, categories)[1]
@@ -90,7 +92,9 @@ def linear_data(features: FeatureBlock) -> TrainingData:
     """The linear path's training data: the features themselves, R_delta^2 in O(nnz)."""
     _check_vocabulary(features.X_train)
     y_train, y_test = features.targets()
-    return TrainingData(r_delta_squared(X=features.X_train), y_train, y_test, X=features.X_train, X_test=features.X_test)
+    return TrainingData(
+        r_delta_squared(X=features.X_train), y_train, y_test, X=features.X_train, X_test=features.X_test
+    )
 
 
 def linear_gram(features: FeatureBlock, with_test: bool, limit_bytes: int | None) -> TrainingData:
@@ -128,12 +132,15 @@ def training_data(features: FeatureBlock, kernel, with_test: bool, limit_bytes: 
 def _check_vocabulary(X) -> None:
     """DataFailure when preprocessing left no term, or no term in any training document."""
     if X.shape[1] == 0 or X.nnz == 0:
-        raise DataFailure("features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
-                         "and the stop-word list); lower min_df or check the corpus")
+        raise DataFailure(
+            "features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
+            "and the stop-word list); lower min_df or check the corpus"
+        )
 
 
-def fit_batch(data: TrainingData, batch: Batch, columns: BatchColumns, estimators: EstimatorSpec,
-              tol: float) -> tuple[list[ResultRow | FailedRow], list[ExampleRow]]:
+def fit_batch(
+    data: TrainingData, batch: Batch, columns: BatchColumns, estimators: EstimatorSpec, tol: float
+) -> tuple[list[ResultRow | FailedRow], list[ExampleRow]]:
     """Train every job of the batch on the shared data; return (result rows, example rows).
 
     columns: what all rows of the batch share (sweep, run, data, preprocessing, kernel).
@@ -161,16 +168,32 @@ def fit_batch(data: TrainingData, batch: Batch, columns: BatchColumns, estimator
     return rows, examples
 
 
-def failed_rows(columns: BatchColumns, job: FitJob, message: str, n: int, n_pos: int,
-                worker: str | None = None) -> list[FailedRow]:
+def failed_rows(
+    columns: BatchColumns, job: FitJob, message: str, n: int, n_pos: int, worker: str | None = None
+) -> list[FailedRow]:
     """The rows of a job that failed, one per rho, with `message`, n and n_pos (0 where the data
     never reached the fit); worker: the host it failed on (None: the host that stores it)."""
-    return [FailedRow(columns, job.category, job.C, job.j, rho, key, message, n, n_pos, worker,
-                      None if worker is None else __version__) for rho, key in job.keys]
+    return [
+        FailedRow(
+            columns,
+            job.category,
+            job.C,
+            job.j,
+            rho,
+            key,
+            message,
+            n,
+            n_pos,
+            worker,
+            None if worker is None else __version__,
+        )
+        for rho, key in job.keys
+    ]
 
 
-def _fit_one(data: TrainingData, job: FitJob, columns: BatchColumns, est: EstimatorSpec, tol: float, warm,
-             host: str) -> tuple[object, list[ResultRow], list[ExampleRow]]:
+def _fit_one(
+    data: TrainingData, job: FitJob, columns: BatchColumns, est: EstimatorSpec, tol: float, warm, host: str
+) -> tuple[object, list[ResultRow], list[ExampleRow]]:
     y = data.y_train[job.category]
     svm_args = dict(data.svm_args(), j=job.j, tol=tol)
     start = time.perf_counter()
@@ -178,18 +201,34 @@ def _fit_one(data: TrainingData, job: FitJob, columns: BatchColumns, est: Estima
     # estimate time: everything but the solver's training, including the decision values xi needs
     start += fit.fit_seconds
     held_out = (data.y_test[job.category], data.test_data()) if est.needs(HELD_OUT) else None
-    estimates = one_fit_estimates(fit, job.C, svm_args, data.r_delta2, rhos=[rho for rho, _ in job.keys],
-                                  held_out=held_out, **est.values)
-    training = Training(n=int(y.shape[0]), n_pos=int((y > 0).sum()), n_sv=fit.n_sv, n_bounded_sv=fit.n_bounded_sv,
-                        stable=fit.stable, r_delta2=data.r_delta2, fit_seconds=fit.fit_seconds,
-                        estimate_seconds=(time.perf_counter() - start) / len(job.keys))
+    estimates = one_fit_estimates(
+        fit, job.C, svm_args, data.r_delta2, rhos=[rho for rho, _ in job.keys], held_out=held_out, **est.values
+    )
+    training = Training(
+        n=int(y.shape[0]),
+        n_pos=int((y > 0).sum()),
+        n_sv=fit.n_sv,
+        n_bounded_sv=fit.n_bounded_sv,
+        stable=fit.stable,
+        r_delta2=data.r_delta2,
+        fit_seconds=fit.fit_seconds,
+        estimate_seconds=(time.perf_counter() - start) / len(job.keys),
+    )
     rows, examples = [], []
     for rho, key in job.keys:
         values: dict = {}
         for estimate in estimates.at(rho):
             values.update(result_values(estimate, est.values))
             if estimate.indicator is not None and estimator(estimate.method).selectable:
-                examples.append(ExampleRow(columns.sweep_id, key, job.category, estimate.method,
-                                           int(estimate.indicator.shape[0]), pack_bits(estimate.indicator)))
+                examples.append(
+                    ExampleRow(
+                        columns.sweep_id,
+                        key,
+                        job.category,
+                        estimate.method,
+                        int(estimate.indicator.shape[0]),
+                        pack_bits(estimate.indicator),
+                    )
+                )
         rows.append(ResultRow(columns, job.category, job.C, job.j, rho, key, training, values, host, __version__))
     return fit, rows, examples

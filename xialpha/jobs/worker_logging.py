@@ -3,7 +3,8 @@
 A task that raises (a config whose vocabulary comes out empty, a bug) makes its worker log
 "Compute Failed" with the task's traceback; the sweep already stores a data failure as a failed
 row and prints one line per failed config, and stops at a bug with one line (its traceback under
-XIALPHA_DEBUG), so on a local cluster that log would only repeat it as a traceback. Workers of SLURM and Kubernetes clusters keep their full logs.
+XIALPHA_DEBUG), so on a local cluster that log would only repeat it as a traceback. Workers of SLURM and Kubernetes
+clusters keep their full logs.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import gc
 import numpy as np
 import scipy.sparse as sp
 
-import xialpha.jobs.drift  # noqa: F401  (the drift check's tasks)
+import xialpha.jobs.drift
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import fit_svm

@@ -5,7 +5,8 @@ Ctrl-C reaches the driver, not the workers. A local cluster's worker processes a
 fork server that has imported what a worker runs once (`LOCAL_WORKER_MODULES`, see
 xialpha.jobs.worker_preload): `start_local_workers_early` starts it while the driver is still
 importing and loading the corpus, so neither a worker's start nor its first task waits for those
-imports (bench/fixed_overhead.py measures what that saves). Unlike forking the driver itself, which runs threads, the fork server is
+imports (bench/fixed_overhead.py measures what that saves). Unlike forking the driver itself, which runs threads, the
+fork server is
 single-threaded, and each worker is still a process of its own that its nanny restarts when it
 dies (tests/jobs/test_local_workers.py kills the fork server and a worker mid-sweep).
 """

@@ -73,7 +73,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
             "format_version": FORMAT_VERSION,
             "serialization": "data: JSON and NumPy arrays, no pickle",
             "sha256": {MODEL: _sha256(staging / MODEL), ARRAYS: _sha256(staging / ARRAYS)},
-            "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
             "versions": current_versions(),
             **provenance,
             "categories": [m.config for m in trained.models],
@@ -110,11 +110,14 @@ def read_manifest(directory: str | Path) -> dict:
     """The manifest of the artefact at `directory` (UserError if it is not one)."""
     path = Path(directory) / MANIFEST
     if not Path(directory).exists():
-        raise UserError(f"ARTIFACT: {directory} is not a xialpha artefact: no such directory; `xialpha select "
-                        f"--refit {shlex.quote(str(directory))}` saves the selected models there")
+        raise UserError(
+            f"ARTIFACT: {directory} is not a xialpha artefact: no such directory; `xialpha select "
+            f"--refit {shlex.quote(str(directory))}` saves the selected models there"
+        )
     if not path.is_file():
-        raise UserError(f"ARTIFACT: {directory} is not a xialpha artefact (no {MANIFEST}); `xialpha select "
-                        "--refit DIR` saves one")
+        raise UserError(
+            f"ARTIFACT: {directory} is not a xialpha artefact (no {MANIFEST}); `xialpha select --refit DIR` saves one"
+        )
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
@@ -122,8 +125,10 @@ def read_manifest(directory: str | Path) -> dict:
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise UserError(f"ARTIFACT: {path} is not a xialpha artefact manifest")
     if manifest.get("format_version") not in (FORMAT_VERSION, PICKLE_FORMAT_VERSION):
-        raise UserError(f"ARTIFACT: {path} has format version {manifest.get('format_version')!r}; this xialpha "
-                        f"reads versions {PICKLE_FORMAT_VERSION} and {FORMAT_VERSION}")
+        raise UserError(
+            f"ARTIFACT: {path} has format version {manifest.get('format_version')!r}; this xialpha "
+            f"reads versions {PICKLE_FORMAT_VERSION} and {FORMAT_VERSION}"
+        )
     return manifest
 
 
@@ -138,8 +143,10 @@ def load_artifact(directory: str | Path, allow_pickle: bool = False) -> tuple[di
     manifest = read_manifest(directory)
     if is_pickled(manifest):
         if not allow_pickle:
-            raise UserError(f"ARTIFACT: {directory} holds a pickle (format version 1); loading it runs code from "
-                            "the file. Pass --allow-pickle if you trust it, or refit it with `xialpha select --refit`")
+            raise UserError(
+                f"ARTIFACT: {directory} holds a pickle (format version 1); loading it runs code from "
+                "the file. Pass --allow-pickle if you trust it, or refit it with `xialpha select --refit`"
+            )
         return manifest, _load_pickled(Path(directory), manifest)
     digests = manifest.get("sha256")
     for name in (MODEL, ARRAYS):
@@ -152,10 +159,22 @@ def load_artifact(directory: str | Path, allow_pickle: bool = False) -> tuple[di
         return manifest, _decode(model, arrays)
     except UserError as exc:
         raise UserError(f"ARTIFACT: {path}: {exc}") from None
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OverflowError, OSError, EOFError,
-            RecursionError, zipfile.BadZipFile) as exc:  # a file that passed its digest but was not written by save_artifact
-        raise UserError(f"ARTIFACT: {path}: {MODEL} or {ARRAYS} is malformed ({type(exc).__name__}: "
-                        f"{' '.join(str(exc).split())[:200]})") from None
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        OverflowError,
+        OSError,
+        EOFError,
+        RecursionError,
+        zipfile.BadZipFile,
+    ) as exc:  # a file that passed its digest but was not written by save_artifact
+        raise UserError(
+            f"ARTIFACT: {path}: {MODEL} or {ARRAYS} is malformed ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]})"
+        ) from None
 
 
 def _encode(trained: TrainedSelection) -> tuple[dict, dict[str, np.ndarray]]:
@@ -176,12 +195,25 @@ def _encode(trained: TrainedSelection) -> tuple[dict, dict[str, np.ndarray]]:
             arrays[f"m{number}_weights"] = np.asarray(model.weights, dtype=np.float64)
         else:
             vectors = sp.csr_matrix(model.support_vectors, dtype=np.float64)
-            arrays.update({f"m{number}_sv_data": vectors.data, f"m{number}_sv_indices": vectors.indices,
-                           f"m{number}_sv_indptr": vectors.indptr, f"m{number}_sv_shape": np.array(vectors.shape),
-                           f"m{number}_sv_sq_norms": np.asarray(model.sv_sq_norms, dtype=np.float64),
-                           f"m{number}_coef": np.asarray(model.coef, dtype=np.float64)})
-        models.append({"category": item.category, "preprocessing_id": item.preprocessing_id,
-                       "kernel": model.kernel.params(), "b": float(model.b), "config": item.config})
+            arrays.update(
+                {
+                    f"m{number}_sv_data": vectors.data,
+                    f"m{number}_sv_indices": vectors.indices,
+                    f"m{number}_sv_indptr": vectors.indptr,
+                    f"m{number}_sv_shape": np.array(vectors.shape),
+                    f"m{number}_sv_sq_norms": np.asarray(model.sv_sq_norms, dtype=np.float64),
+                    f"m{number}_coef": np.asarray(model.coef, dtype=np.float64),
+                }
+            )
+        models.append(
+            {
+                "category": item.category,
+                "preprocessing_id": item.preprocessing_id,
+                "kernel": model.kernel.params(),
+                "b": float(model.b),
+                "config": item.config,
+            }
+        )
     return {"preprocessings": preprocessings, "models": models}, arrays
 
 
@@ -199,9 +231,12 @@ def _decode(model: dict, arrays: dict[str, np.ndarray]) -> TrainedSelection:
         idf = None if spec.idf == "none" else arrays.get(f"pp{entry['number']}_idf")
         if spec.idf != "none":
             _check_shape(f"preprocessing {pp_id} idf", idf, (len(terms),))
-        preprocessings[pp_id] = FittedPreprocessing(spec=spec,
-                                                    vocabulary={term: i for i, term in enumerate(terms)},
-                                                    idf=idf, n_documents=int(entry["n_documents"]))
+        preprocessings[pp_id] = FittedPreprocessing(
+            spec=spec,
+            vocabulary={term: i for i, term in enumerate(terms)},
+            idf=idf,
+            n_documents=int(entry["n_documents"]),
+        )
         widths[pp_id] = len(terms)
     models = []
     for number, entry in enumerate(model["models"]):
@@ -209,8 +244,14 @@ def _decode(model: dict, arrays: dict[str, np.ndarray]) -> TrainedSelection:
         if pp_id not in preprocessings:
             raise UserError(f"model {number}: unknown preprocessing {pp_id!r}")
         kernel = Kernel(**entry["kernel"])
-        models.append(CategoryModel(str(entry["category"]), pp_id, _kernel_model(arrays, number, kernel,
-                                    float(entry["b"]), widths.get(pp_id)), entry["config"]))
+        models.append(
+            CategoryModel(
+                str(entry["category"]),
+                pp_id,
+                _kernel_model(arrays, number, kernel, float(entry["b"]), widths.get(pp_id)),
+                entry["config"],
+            )
+        )
     return TrainedSelection(preprocessings, models)
 
 
@@ -223,8 +264,9 @@ def _kernel_model(arrays: dict, number: int, kernel, b: float, width: int | None
     shape = tuple(int(n) for n in arrays[f"m{number}_sv_shape"])
     if width is not None and shape[1:] != (width,):
         raise UserError(f"model {number}: support vectors of shape {shape} for {width} features")
-    vectors = sp.csr_matrix((arrays[f"m{number}_sv_data"], arrays[f"m{number}_sv_indices"],
-                             arrays[f"m{number}_sv_indptr"]), shape=shape)
+    vectors = sp.csr_matrix(
+        (arrays[f"m{number}_sv_data"], arrays[f"m{number}_sv_indices"], arrays[f"m{number}_sv_indptr"]), shape=shape
+    )
     vectors.check_format(full_check=True)
     sq_norms, coef = arrays[f"m{number}_sv_sq_norms"], arrays[f"m{number}_coef"]
     _check_shape(f"model {number} squared norms", sq_norms, (shape[0],))
@@ -273,5 +315,11 @@ def current_versions() -> dict:
     import scipy
     import sklearn
 
-    return {"xialpha": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
-            "scipy": scipy.__version__, "scikit-learn": sklearn.__version__, "platform": sys.platform}
+    return {
+        "xialpha": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "platform": sys.platform,
+    }

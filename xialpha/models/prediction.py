@@ -33,8 +33,9 @@ def read_documents(path: str, text_column: str = "text", id_column: str | None =
         ids = [str(v) for v in columns[id_column]] if id_column else [str(i) for i in range(1, len(texts) + 1)]
         for doc_id, text in zip(ids, texts):
             if not isinstance(text, str):
-                raise UserError(f"--input: {path}, id {doc_id}: column {text_column!r} holds "
-                                f"{type(text).__name__}, expected text")
+                raise UserError(
+                    f"--input: {path}, id {doc_id}: column {text_column!r} holds {type(text).__name__}, expected text"
+                )
         rows = list(zip(ids, texts))
     if not rows:
         raise UserError(f"--input: {path} has no documents")
@@ -52,6 +53,9 @@ def write_predictions(stream, ids: list[str], categories: list[str], decision: n
             writer.writerow([spreadsheet_safe(doc_id), spreadsheet_safe(chosen), *[f"{v:.6g}" for v in values]])
         return
     for doc_id, values in zip(ids, decision):
-        record = {"id": doc_id, "categories": [c for c, v in zip(categories, values) if v > 0],
-                  "decision": {c: float(v) for c, v in zip(categories, values)}}
+        record = {
+            "id": doc_id,
+            "categories": [c for c, v in zip(categories, values) if v > 0],
+            "decision": {c: float(v) for c, v in zip(categories, values)},
+        }
         stream.write(json.dumps(record) + "\n")

@@ -31,7 +31,7 @@ class KernelModel:
     coef: np.ndarray | None = None
 
     @classmethod
-    def from_fit(cls, fit, X, kernel) -> "KernelModel":
+    def from_fit(cls, fit, X, kernel) -> KernelModel:
         """The model of an SVMFit trained on the Gram of the rows of X (n, d) under `kernel`."""
         coef = fit.alpha[fit.support] * fit.y[fit.support]
         support_vectors = X[fit.support]
@@ -91,5 +91,20 @@ class TrainedSelection:
         return np.column_stack(columns)
 
 
-MODEL_COLUMNS = ("category", "label", "config_key", "preprocessing_id", "kernel_id", "kernel", "gamma", "degree",
-                 "coef0", "C", "j", "metric", "estimator", "rho", "value")
+MODEL_COLUMNS = (
+    "category",
+    "label",
+    "config_key",
+    "preprocessing_id",
+    "kernel_id",
+    "kernel",
+    "gamma",
+    "degree",
+    "coef0",
+    "C",
+    "j",
+    "metric",
+    "estimator",
+    "rho",
+    "value",
+)

@@ -36,8 +36,15 @@ def calibration_points(results: pd.DataFrame, metric: str, rho: float) -> pd.Dat
     frames = []
     for name in estimators_with_estimates(results, rho):
         estimate = metric_values(estimator_counts(rows, name), metric)
-        frame = pd.DataFrame({"estimator": name, "category": rows["category"].to_numpy(),
-                              "config_key": rows["config_key"].to_numpy(), "estimate": estimate, "held_out": held_out})
+        frame = pd.DataFrame(
+            {
+                "estimator": name,
+                "category": rows["category"].to_numpy(),
+                "config_key": rows["config_key"].to_numpy(),
+                "estimate": estimate,
+                "held_out": held_out,
+            }
+        )
         frames.append(frame.dropna(subset=["estimate", "held_out"]))
     columns = ["estimator", "category", "config_key", "estimate", "held_out"]
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
@@ -49,8 +56,15 @@ def calibration_summary(points: pd.DataFrame) -> pd.DataFrame:
     out = []
     for name, group in points.groupby("estimator", sort=False):
         difference = group["estimate"] - group["held_out"]
-        out.append({"estimator": name, "points": len(group), "mean_difference": float(difference.mean()),
-                    "mean_abs_difference": float(difference.abs().mean()), "above": float((difference > 0).mean())})
+        out.append(
+            {
+                "estimator": name,
+                "points": len(group),
+                "mean_difference": float(difference.mean()),
+                "mean_abs_difference": float(difference.abs().mean()),
+                "above": float((difference > 0).mean()),
+            }
+        )
     return pd.DataFrame(out, columns=["estimator", "points", "mean_difference", "mean_abs_difference", "above"])
 
 
@@ -74,11 +88,18 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
                 continue
             chosen = ranked.iloc[[0]]
             best = (np.nanmax(held) if maximise else np.nanmin(held)) if np.isfinite(held).any() else np.nan
-            out.append({"category": category, "estimator": name, "label": labels.of_row(chosen.iloc[0]),
-                        "estimate": float(chosen["value"].iloc[0]),
-                        "held_out": float(metric_values(estimator_counts(chosen, "holdout"), metric)[0]),
-                        "best_held_out": float(best)})
+            out.append(
+                {
+                    "category": category,
+                    "estimator": name,
+                    "label": labels.of_row(chosen.iloc[0]),
+                    "estimate": float(chosen["value"].iloc[0]),
+                    "held_out": float(metric_values(estimator_counts(chosen, "holdout"), metric)[0]),
+                    "best_held_out": float(best),
+                }
+            )
     frame = pd.DataFrame(out, columns=["category", "estimator", "label", "estimate", "held_out", "best_held_out"])
     order = {name: i for i, name in enumerate(ESTIMATORS)}
-    return frame.sort_values(["category", "estimator"], key=lambda s: s.map(order) if s.name == "estimator" else s,
-                             kind="mergesort").reset_index(drop=True)
+    return frame.sort_values(
+        ["category", "estimator"], key=lambda s: s.map(order) if s.name == "estimator" else s, kind="mergesort"
+    ).reset_index(drop=True)

@@ -8,7 +8,8 @@ says `significant` (the choice differs significantly from its first runner-up by
 `alpha`; null when no test could run) and `tie` (the first runner-up has the same estimate or
 was ranked equal: only the C neighbours' average or simplicity decided) instead of the store's
 double negative `not_significant`, and where the choice lies on its C grid (`at_edge`, `flat`:
-`xialpha.selection.edges`) where the rows were given them; `untidy_selection` turns such a frame back into the store's rows. Results leave out the
+`xialpha.selection.edges`) where the rows were given them; `untidy_selection` turns such a frame back into the
+store's rows. Results leave out the
 columns that hold no value in any row (estimators the sweep did not run, parameters of kernels
 it has not).
 """
@@ -23,12 +24,32 @@ from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.ranking import VALUE_DECIMALS
 from xialpha.storage.schema import ESTIMATORS, ID_COLUMNS, P_VALUES, SELECTION_ESTIMATES, estimate_columns
 
-SELECTION_FIRST = ("config", "category", "value", "selection_value", "significant", "tie", "at_edge", "flat",
-                   "runner_up_config",
-                   "runner_up_value", "runner_up_selection_value", *P_VALUES, *SELECTION_ESTIMATES.values())
+SELECTION_FIRST = (
+    "config",
+    "category",
+    "value",
+    "selection_value",
+    "significant",
+    "tie",
+    "at_edge",
+    "flat",
+    "runner_up_config",
+    "runner_up_value",
+    "runner_up_selection_value",
+    *P_VALUES,
+    *SELECTION_ESTIMATES.values(),
+)
 SHOWN_ONLY = ("at_edge", "flat")  # said of a selection beside its rows (`xialpha.selection.edges`), never stored
-RESULTS_FIRST = ("config", "category", "C", "j", "kernel", "rho", "status",
-                 *(column for prefix in by_preference(ESTIMATORS) for column in estimate_columns(prefix)))
+RESULTS_FIRST = (
+    "config",
+    "category",
+    "C",
+    "j",
+    "kernel",
+    "rho",
+    "status",
+    *(column for prefix in by_preference(ESTIMATORS) for column in estimate_columns(prefix)),
+)
 RESULTS_ORDER = ["category", "preprocessing_id", "kernel_id", "j", "C", "rho"]  # a configuration's rows together
 
 
@@ -55,6 +76,7 @@ def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
     """Per selection row: the first runner-up has the same estimate (`value`) or was ranked equal
     (`selection_value`), to VALUE_DECIMALS, so only its C neighbours' average or the simpler
     configuration decided; null without a runner-up."""
+
     def equal(column: str):
         ours = pd.to_numeric(rows[column], errors="coerce").round(VALUE_DECIMALS)
         theirs = pd.to_numeric(rows[f"runner_up_{column}"], errors="coerce").round(VALUE_DECIMALS)

@@ -47,8 +47,10 @@ def page(title: str, body: str, refresh: float | None = None) -> str:
     """A self-contained HTML page of `body` (HTML), titled `title` (text), reloaded by a browser
     every `refresh` seconds when given."""
     meta = "" if refresh is None else f'<meta http-equiv="refresh" content="{max(1, round(refresh))}">\n'
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n{meta}'
-            f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n{meta}'
+        f"<title>{_e(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
 
 
 def write_page(path, text: str, parameter: str = "html=") -> None:
@@ -85,7 +87,11 @@ def _body(report) -> str:
         "<h2>What the labels stand for</h2>",
         '<p class="note">A configuration is named by the parameters that differ within the sweep; here is every '
         "parameter of each preprocessing and kernel.</p>",
-        _table(["label", "parameters"], [[_e(r["label"]), _e(r["parameters"])] for _, r in labels.key(report.curves).iterrows()], text_columns=2),
+        _table(
+            ["label", "parameters"],
+            [[_e(r["label"]), _e(r["parameters"])] for _, r in labels.key(report.curves).iterrows()],
+            text_columns=2,
+        ),
         '<h2 id="provenance">Provenance</h2>',
         _provenance_section(report),
     ]
@@ -101,7 +107,9 @@ def _table(header: list[str] | None, rows: list[list[str]], text_columns: int = 
     head = "" if header is None else "<thead><tr>" + "".join(f"<th>{h}</th>" for h in header) + "</tr></thead>"
     lines = []
     for row in rows:
-        cells = "".join(f'<td class="text">{c}</td>' if i < text_columns else f"<td>{c}</td>" for i, c in enumerate(row))
+        cells = "".join(
+            f'<td class="text">{c}</td>' if i < text_columns else f"<td>{c}</td>" for i, c in enumerate(row)
+        )
         lines.append(f"<tr>{cells}</tr>")
     return f"<table>{head}<tbody>{''.join(lines)}</tbody></table>"
 
@@ -110,14 +118,35 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
     if selection is None or selection.empty:
         return ""
     first = selection.iloc[0]
-    intro = (f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
-             f'{_e(objective_text(first["metric"], first["estimator"], first["rho"]))}.</p>')
-    rows = [[_e(r["category"]), _e(labels.of_row(r)), number(r["value"]), percent(r["estimate_f1"]),
-             percent(r["estimate_error"]), number(r["runner_up_value"]), p_value(r["p_micro_sign"]), word,
-             _e(grid_word(r))]
-            for (_, r), word in zip(selection.iterrows(), verdicts(selection))]
-    header = ["category", "config", "value", "F1 %", "error %", "runner-up value", "p (sign test)", "significant",
-              "on the C grid"]
+    intro = (
+        f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
+        f"{_e(objective_text(first['metric'], first['estimator'], first['rho']))}.</p>"
+    )
+    rows = [
+        [
+            _e(r["category"]),
+            _e(labels.of_row(r)),
+            number(r["value"]),
+            percent(r["estimate_f1"]),
+            percent(r["estimate_error"]),
+            number(r["runner_up_value"]),
+            p_value(r["p_micro_sign"]),
+            word,
+            _e(grid_word(r)),
+        ]
+        for (_, r), word in zip(selection.iterrows(), verdicts(selection))
+    ]
+    header = [
+        "category",
+        "config",
+        "value",
+        "F1 %",
+        "error %",
+        "runner-up value",
+        "p (sign test)",
+        "significant",
+        "on the C grid",
+    ]
     notes = "".join(f'<p class="note">{_e(line)}</p>' for line in legend(selection))
     return intro + _table(header, rows, text_columns=2) + notes
 
@@ -128,27 +157,56 @@ def _certifications_section(report) -> str:
         return '<p class="note">No selection, so no certification.</p>'
     selection_id = report.selection["selection_id"].iloc[0]
     if report.certifications.empty:
-        return (f'<p class="note">Selection {_e(selection_id)} was not certified yet: <code>xialpha certify '
-                f"--selection {_e(selection_id)} --test-split NAME</code> tests it once on a sealed test split.</p>")
+        return (
+            f'<p class="note">Selection {_e(selection_id)} was not certified yet: <code>xialpha certify '
+            f"--selection {_e(selection_id)} --test-split NAME</code> tests it once on a sealed test split.</p>"
+        )
     configs = dict(zip(report.selection["category"], report.labels.column(report.selection)))
-    estimates = {metric: dict(zip(report.selection["category"], report.selection[SELECTION_ESTIMATES[metric]]))
-                 for metric in ("f1", "error")}  # the selection's estimate beside each test figure
+    estimates = {
+        metric: dict(zip(report.selection["category"], report.selection[SELECTION_ESTIMATES[metric]]))
+        for metric in ("f1", "error")
+    }  # the selection's estimate beside each test figure
     parts = []
     for certification_id, rows in report.certifications.groupby("certification_id", sort=False):
         first = rows.iloc[0]
-        forced = (" <strong>Forced on a test set used before: the bounds are biased (sequential testing).</strong>"
-                  if bool(first.get("forced")) else "")
-        parts.append(f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
-                     f'({int(first["n_test"])} documents), {_e(minute(first["created_at"]))}: one-sided '
-                     f'{float(first["confidence"]):.0%} bounds; "estimated" is what '
-                     f'{_e(report.selection["estimator"].iloc[0])} estimated from training.{forced}</p>')
-        table = [[_e(r["category"]), _e(configs.get(r["category"], "")),
-                  percent(estimates["f1"].get(r["category"])), percent(r["f1"]), percent(r["f1_lower"]),
-                  percent(estimates["error"].get(r["category"])), percent(r["error"]), percent(r["error_upper"]),
-                  percent(r["recall"]), percent(r["precision"])]
-                 for _, r in rows.iterrows()]
-        header = ["category", "config", "F1 % estimated", "F1 % test", "F1 &ge; lower", "error % estimated",
-                  "error % test", "error &le; upper", "recall %", "precision %"]
+        forced = (
+            " <strong>Forced on a test set used before: the bounds are biased (sequential testing).</strong>"
+            if bool(first.get("forced"))
+            else ""
+        )
+        parts.append(
+            f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
+            f"({int(first['n_test'])} documents), {_e(minute(first['created_at']))}: one-sided "
+            f'{float(first["confidence"]):.0%} bounds; "estimated" is what '
+            f"{_e(report.selection['estimator'].iloc[0])} estimated from training.{forced}</p>"
+        )
+        table = [
+            [
+                _e(r["category"]),
+                _e(configs.get(r["category"], "")),
+                percent(estimates["f1"].get(r["category"])),
+                percent(r["f1"]),
+                percent(r["f1_lower"]),
+                percent(estimates["error"].get(r["category"])),
+                percent(r["error"]),
+                percent(r["error_upper"]),
+                percent(r["recall"]),
+                percent(r["precision"]),
+            ]
+            for _, r in rows.iterrows()
+        ]
+        header = [
+            "category",
+            "config",
+            "F1 % estimated",
+            "F1 % test",
+            "F1 &ge; lower",
+            "error % estimated",
+            "error % test",
+            "error &le; upper",
+            "recall %",
+            "precision %",
+        ]
         parts.append(_table(header, table, text_columns=2))
     return "".join(parts)
 
@@ -157,17 +215,34 @@ def _calibration_section(report) -> str:
     """The calibration plot (one panel per estimator) and its summary table."""
     points = report.calibration
     if points.empty:
-        return ('<p class="note">The sweep scored no held-out split (<code>[estimators] holdout = true</code> with '
-                "<code>corpus.validation_fraction</code> scores one carved from training).</p>")
+        return (
+            '<p class="note">The sweep scored no held-out split (<code>[estimators] holdout = true</code> with '
+            "<code>corpus.validation_fraction</code> scores one carved from training).</p>"
+        )
     summary = calibration_summary(points)
-    note = (f'<p class="note">One point per category and configuration: x the estimate from the training set, y '
-            f"the {_e(report.metric)} on the held-out split. Points on the diagonal are honest; "
-            f"{'below' if report.metric != 'error' else 'above'} it the estimate was optimistic. Ringed: the "
-            "selection's choices.</p>")
-    rows = [[_e(r["estimator"]), str(int(r["points"])), f"{100 * r['mean_difference']:+.2f}",
-             f"{100 * r['mean_abs_difference']:.2f}", percent(r["above"])] for _, r in summary.iterrows()]
-    header = ["estimator", "points", "mean estimate &minus; held-out (points)", "mean |difference|",
-              "% of points above held-out"]
+    note = (
+        f'<p class="note">One point per category and configuration: x the estimate from the training set, y '
+        f"the {_e(report.metric)} on the held-out split. Points on the diagonal are honest; "
+        f"{'below' if report.metric != 'error' else 'above'} it the estimate was optimistic. Ringed: the "
+        "selection's choices.</p>"
+    )
+    rows = [
+        [
+            _e(r["estimator"]),
+            str(int(r["points"])),
+            f"{100 * r['mean_difference']:+.2f}",
+            f"{100 * r['mean_abs_difference']:.2f}",
+            percent(r["above"]),
+        ]
+        for _, r in summary.iterrows()
+    ]
+    header = [
+        "estimator",
+        "points",
+        "mean estimate &minus; held-out (points)",
+        "mean |difference|",
+        "% of points above held-out",
+    ]
     return note + png(calibration_figure(points, report.selection, report.metric)) + _table(header, rows)
 
 
@@ -177,20 +252,38 @@ def _choices_section(report) -> str:
     if choices.empty:
         return '<p class="note">No estimates to compare.</p>'
     estimators = list(dict.fromkeys(choices["estimator"]))
-    header = ["category", *[f"{_e(name)}: config" for name in estimators],
-              *[f"{_e(name)}: held-out" for name in estimators], "best held-out"]
+    header = [
+        "category",
+        *[f"{_e(name)}: config" for name in estimators],
+        *[f"{_e(name)}: held-out" for name in estimators],
+        "best held-out",
+    ]
     rows = []
     for category, group in choices.groupby("category", sort=True):
         by = group.set_index("estimator")
-        rows.append([_e(category), *[_e(by["label"].get(name, "-")) for name in estimators],
-                     *[percent(by["held_out"].get(name)) for name in estimators], percent(group["best_held_out"].iloc[0])])
+        rows.append(
+            [
+                _e(category),
+                *[_e(by["label"].get(name, "-")) for name in estimators],
+                *[percent(by["held_out"].get(name)) for name in estimators],
+                percent(group["best_held_out"].iloc[0]),
+            ]
+        )
     means = choices.groupby("estimator", sort=False)[["held_out", "best_held_out"]].mean()
-    rows.append(["<strong>mean</strong>", *[""] * len(estimators), *[percent(means["held_out"].get(n)) for n in estimators],
-                 percent(means["best_held_out"].iloc[0])])
-    note = ('<p class="note">The configuration each estimator\'s best estimate picks (ties as in '
-            "<code>xialpha select</code>), and its value on the held-out split; the last column is the best "
-            "held-out value any configuration reached. The closer an estimator&rsquo;s column is to it, the "
-            "better it selects.</p>")
+    rows.append(
+        [
+            "<strong>mean</strong>",
+            *[""] * len(estimators),
+            *[percent(means["held_out"].get(n)) for n in estimators],
+            percent(means["best_held_out"].iloc[0]),
+        ]
+    )
+    note = (
+        '<p class="note">The configuration each estimator\'s best estimate picks (ties as in '
+        "<code>xialpha select</code>), and its value on the held-out split; the last column is the best "
+        "held-out value any configuration reached. The closer an estimator&rsquo;s column is to it, the "
+        "better it selects.</p>"
+    )
     return note + _table(header, rows, text_columns=1 + len(estimators))
 
 
@@ -199,18 +292,38 @@ def _provenance_section(report) -> str:
     parts = [_table(None, [[_e(k), _e(v)] for k, v in report.provenance.items()], text_columns=2)]
     runs = report.runs
     if not runs.empty:
-        rows = [[_e(r["run_id"]), _e(minute(r["created_at"])), _e(r["xialpha_version"] or "-"), _e(r["command"] or "-"),
-                 _e(str(r["data_fingerprint"] or "-")[:16])] for _, r in runs.iterrows()]
+        rows = [
+            [
+                _e(r["run_id"]),
+                _e(minute(r["created_at"])),
+                _e(r["xialpha_version"] or "-"),
+                _e(r["command"] or "-"),
+                _e(str(r["data_fingerprint"] or "-")[:16]),
+            ]
+            for _, r in runs.iterrows()
+        ]
         parts.append(_table(["sweep run", "started", "xialpha", "command", "data fingerprint"], rows, text_columns=5))
         newest = runs.iloc[-1]
-        parts.append(f"<details><summary>spec of run {_e(newest['run_id'])}</summary>"
-                     f"<pre>{_e(newest['spec_toml'] or '')}</pre></details>")
+        parts.append(
+            f"<details><summary>spec of run {_e(newest['run_id'])}</summary>"
+            f"<pre>{_e(newest['spec_toml'] or '')}</pre></details>"
+        )
     return "".join(parts)
 
 
 def _best_section(best: pd.DataFrame) -> str:
-    rows = [[_e(r["category"]), _e(r["label"]), number(r["best_C"]), percent(r["estimate"]), percent(r["held_out"]),
-             percent(r["best_held_out"]), _e(grid_word(r))] for _, r in best.iterrows()]
+    rows = [
+        [
+            _e(r["category"]),
+            _e(r["label"]),
+            number(r["best_C"]),
+            percent(r["estimate"]),
+            percent(r["held_out"]),
+            percent(r["best_held_out"]),
+            _e(grid_word(r)),
+        ]
+        for _, r in best.iterrows()
+    ]
     header = ["category", "config", "best C", "estimate", "held-out at that C", "best held-out", "on the C grid"]
     return _table(header, rows, text_columns=2)
 
@@ -218,10 +331,27 @@ def _best_section(best: pd.DataFrame) -> str:
 def _candidates_section(candidates: pd.DataFrame) -> str:
     if candidates["configs"].sum() == 0:
         return '<p class="note">The sweep has no rho = 2 rows (add 2.0 to estimators.rho).</p>'
-    rows = [[_e(r["category"]), str(int(r["n"])), str(int(r["configs"])), number(r["candidates_mean"]),
-             number(r["candidates_max"]), percent(r["candidates_mean"] / r["n"]), number(r["loo_retrains_mean"])]
-            for _, r in candidates.iterrows()]
-    header = ["category", "n", "configs", "candidates (mean)", "candidates (max)", "% of n", "exact LOO retrains (mean)"]
+    rows = [
+        [
+            _e(r["category"]),
+            str(int(r["n"])),
+            str(int(r["configs"])),
+            number(r["candidates_mean"]),
+            number(r["candidates_max"]),
+            percent(r["candidates_mean"] / r["n"]),
+            number(r["loo_retrains_mean"]),
+        ]
+        for _, r in candidates.iterrows()
+    ]
+    header = [
+        "category",
+        "n",
+        "configs",
+        "candidates (mean)",
+        "candidates (max)",
+        "% of n",
+        "exact LOO retrains (mean)",
+    ]
     shown = candidates[candidates["category"].isin(first_categories(candidates["category"]))]
     return _table(header, rows) + _first_note(len(candidates), "the bars") + png(candidates_figure(shown))
 
@@ -230,13 +360,16 @@ def _curves_section(report, what: str) -> str:
     """The estimate-vs-C panels of the first MAX_PANELS categories (by name), and a note if there are more."""
     categories = report.curves["category"].unique()
     shown = first_categories(categories)
-    return (_first_note(len(categories), "the panels", "; <code>xialpha.plot.curves(store, categories=[...])</code> "
-                        "draws any others") + png(curves_figure(report.curves, report.selection, what, shown)))
+    return _first_note(
+        len(categories), "the panels", "; <code>xialpha.plot.curves(store, categories=[...])</code> draws any others"
+    ) + png(curves_figure(report.curves, report.selection, what, shown))
 
 
 def _first_note(n_categories: int, what: str, more: str = "") -> str:
     """A note that `what` show only the first MAX_PANELS of `n_categories` categories (nothing if all)."""
     if n_categories <= MAX_PANELS:
         return ""
-    return (f'<p class="note">{what.capitalize()} show the first {MAX_PANELS} of {n_categories:,} categories by '
-            f"name; the tables have all of them{more}.</p>")
+    return (
+        f'<p class="note">{what.capitalize()} show the first {MAX_PANELS} of {n_categories:,} categories by '
+        f"name; the tables have all of them{more}.</p>"
+    )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-
 KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
     "sweeps": ["sweep_id", "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
@@ -21,8 +20,12 @@ COLUMNS = {  # per kind: the columns of its listing, id first
 
 def inventory(store) -> dict[str, pd.DataFrame]:
     """{kind: its listing (COLUMNS[kind]), oldest first} for every kind in KINDS."""
-    return {"sweeps": _sweeps(store), "selections": _selections(store),
-            "certifications": _certifications(store), "drift": _drift(store)}
+    return {
+        "sweeps": _sweeps(store),
+        "selections": _selections(store),
+        "certifications": _certifications(store),
+        "drift": _drift(store),
+    }
 
 
 def _column(frame: pd.DataFrame, name: str) -> pd.Series:
@@ -32,7 +35,9 @@ def _column(frame: pd.DataFrame, name: str) -> pd.Series:
 def _sweeps(store) -> pd.DataFrame:
     sweeps = store.sweeps()
     runs = store.runs()
-    counts = runs.groupby("sweep_id")["run_id"].nunique() if {"sweep_id", "run_id"} <= set(runs) else pd.Series(dtype=int)
+    counts = (
+        runs.groupby("sweep_id")["run_id"].nunique() if {"sweep_id", "run_id"} <= set(runs) else pd.Series(dtype=int)
+    )
     sweeps["runs"] = [int(counts.get(s, 0)) for s in sweeps["sweep_id"]]
     return sweeps[COLUMNS["sweeps"]].reset_index(drop=True)
 
@@ -86,7 +91,9 @@ def _drift(store) -> pd.DataFrame:
     first = _first_per(frame, "run_id")
     verdicts = {}
     for run_id, rows in frame.groupby("run_id", sort=False):
-        counts = (rows.drop_duplicates(groups) if groups else rows)["verdict"].value_counts() if "verdict" in rows else {}
+        counts = (
+            (rows.drop_duplicates(groups) if groups else rows)["verdict"].value_counts() if "verdict" in rows else {}
+        )
         verdicts[run_id] = ", ".join(f"{n} {verdict}" for verdict, n in sorted(dict(counts).items())) or None
     first["verdicts"] = first["run_id"].map(verdicts)
     return _with_columns(first, "drift")

@@ -41,21 +41,30 @@ class ConfigLabels:
 
     def config(self, preprocessing_id, kernel_id, C, j) -> str:
         """The configuration's label (C when nothing differs)."""
-        parts = [self.preprocessings.get(preprocessing_id, str(preprocessing_id)),
-                 self.kernels.get(kernel_id, str(kernel_id)), _part("C", self.C, C), _part("j", self.j, j)]
+        parts = [
+            self.preprocessings.get(preprocessing_id, str(preprocessing_id)),
+            self.kernels.get(kernel_id, str(kernel_id)),
+            _part("C", self.C, C),
+            _part("j", self.j, j),
+        ]
         return " ".join(p for p in parts if p) or f"C={_number(C)}"
 
     def group(self, preprocessing_id, kernel_id, j) -> str:
         """The label of a configuration without its C (the kernel name when nothing else differs)."""
-        parts = [self.preprocessings.get(preprocessing_id, str(preprocessing_id)),
-                 self.kernels.get(kernel_id, str(kernel_id)), _part("j", self.j, j)]
+        parts = [
+            self.preprocessings.get(preprocessing_id, str(preprocessing_id)),
+            self.kernels.get(kernel_id, str(kernel_id)),
+            _part("j", self.j, j),
+        ]
         return " ".join(p for p in parts if p) or str(self.kernel_names.get(kernel_id, kernel_id))
 
     def of_row(self, row, prefix: str = "") -> str:
         """The label of a results or selection row; prefix "runner_up_" labels a selection's runner-up."""
         if missing(row.get(f"{prefix}preprocessing_id")):
             return "-"
-        return self.config(row[f"{prefix}preprocessing_id"], row[f"{prefix}kernel_id"], row[f"{prefix}C"], row[f"{prefix}j"])
+        return self.config(
+            row[f"{prefix}preprocessing_id"], row[f"{prefix}kernel_id"], row[f"{prefix}C"], row[f"{prefix}j"]
+        )
 
     def column(self, frame: pd.DataFrame, prefix: str = "") -> list[str]:
         """The labels of the rows of `frame` (see of_row)."""
@@ -87,16 +96,25 @@ def sweep_labels(results: pd.DataFrame) -> ConfigLabels:
     pp_labels = _labels(pps, pp_columns, pp_text, name=None)
     kernel_labels = _labels(kernels, kernel_columns, kernel_text, name=kernels["kernel"].astype(str))
     parameters = {
-        **{("preprocessing", i): " ".join(f"{c[len(PP_PREFIX):]}={pp_text[c][i]}" for c in pp_columns) for i in pps.index},
-        **{("kernel", i): " ".join([str(kernels.at[i, "kernel"])] + [f"{c}={kernel_text[c][i]}" for c in kernel_columns
-                                                                      if not missing(kernels.at[i, c])])
-           for i in kernels.index},
+        **{
+            ("preprocessing", i): " ".join(f"{c[len(PP_PREFIX) :]}={pp_text[c][i]}" for c in pp_columns)
+            for i in pps.index
+        },
+        **{
+            ("kernel", i): " ".join(
+                [str(kernels.at[i, "kernel"])]
+                + [f"{c}={kernel_text[c][i]}" for c in kernel_columns if not missing(kernels.at[i, c])]
+            )
+            for i in kernels.index
+        },
     }
     return ConfigLabels(
         preprocessings=_unique(pp_labels, "pp") if len(pps) > 1 else dict.fromkeys(pps.index, ""),
         kernels=_unique(kernel_labels, "kernel") if len(kernels) > 1 else dict.fromkeys(kernels.index, ""),
-        C=_value_texts(results["C"]), j=_value_texts(results["j"]),
-        kernel_names=kernels["kernel"].astype(str).to_dict(), parameters=parameters,
+        C=_value_texts(results["C"]),
+        j=_value_texts(results["j"]),
+        kernel_names=kernels["kernel"].astype(str).to_dict(),
+        parameters=parameters,
     )
 
 
@@ -116,8 +134,11 @@ def _labels(table: pd.DataFrame, columns: list[str], texts: dict, name) -> dict:
     differing = [c for c in columns if len(set(texts[c].values())) > 1]
     labels = {}
     for i in table.index:
-        pairs = [f"{c[len(PP_PREFIX):] if c.startswith(PP_PREFIX) else c}={texts[c][i]}" for c in differing
-                 if name is None or not missing(table.at[i, c])]
+        pairs = [
+            f"{c[len(PP_PREFIX) :] if c.startswith(PP_PREFIX) else c}={texts[c][i]}"
+            for c in differing
+            if name is None or not missing(table.at[i, c])
+        ]
         labels[i] = " ".join(([str(name[i])] if name is not None else []) + pairs)
     return labels
 
@@ -142,8 +163,14 @@ def _value_texts(values: pd.Series, keep_point: bool = False) -> dict:
     distinct = [v for v in dict.fromkeys(values.tolist()) if not missing(v)]
     numbers = [v for v in distinct if isinstance(v, (int, float)) and not isinstance(v, bool)]
     digits = next((d for d in range(4, 18) if len({_number(v, d) for v in numbers}) == len(set(numbers))), 17)
-    return {v: ("true" if v else "false") if isinstance(v, bool)
-            else _number(v, digits, keep_point) if v in numbers else str(v) for v in distinct}
+    return {
+        v: ("true" if v else "false")
+        if isinstance(v, bool)
+        else _number(v, digits, keep_point)
+        if v in numbers
+        else str(v)
+        for v in distinct
+    }
 
 
 def _part(name: str, texts: dict, value) -> str:

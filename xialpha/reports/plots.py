@@ -59,12 +59,25 @@ def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, met
         rows = points[points["estimator"] == name]
         ax.plot([low, 100], [low, 100], color="0.4", linestyle="--", linewidth=1, label="diagonal (honest)")
         for category, group in rows.groupby("category", sort=True):
-            ax.scatter(100 * group["estimate"], 100 * group["held_out"], s=14, color=colors[category], alpha=0.8,
-                       label=str(category))
+            ax.scatter(
+                100 * group["estimate"],
+                100 * group["held_out"],
+                s=14,
+                color=colors[category],
+                alpha=0.8,
+                label=str(category),
+            )
         if name == chosen_by:
             picked = rows[rows["config_key"].isin(chosen)]
-            ax.scatter(100 * picked["estimate"], 100 * picked["held_out"], s=90, facecolors="none", edgecolors="black",
-                       linewidths=1.4, label="selection's choice")
+            ax.scatter(
+                100 * picked["estimate"],
+                100 * picked["held_out"],
+                s=90,
+                facecolors="none",
+                edgecolors="black",
+                linewidths=1.4,
+                label="selection's choice",
+            )
         ax.set_title(name)
         ax.set_xlim(low, 100.5)
         ax.set_ylim(low, 100.5)
@@ -102,17 +115,29 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     legend_inches = 0.2 + 0.2 * math.ceil((curves["label"].nunique() + 2) / columns)
     fig = new_figure(figsize=(CURVE_PANEL[0] * columns, CURVE_PANEL[1] * rows + legend_inches), dpi=90)
     axes = fig.subplots(rows, columns, squeeze=False)
-    colors = {label: f"C{i % 10}" for i, label in enumerate(dict.fromkeys(
-        curves.sort_values(["preprocessing_id", "kernel_id", "j"], kind="mergesort")["label"]))}
+    colors = {
+        label: f"C{i % 10}"
+        for i, label in enumerate(
+            dict.fromkeys(curves.sort_values(["preprocessing_id", "kernel_id", "j"], kind="mergesort")["label"])
+        )
+    }
     for index, (ax, category) in enumerate(zip(axes.flat, categories)):
-        for _, line in curves[curves["category"] == category].groupby(["preprocessing_id", "kernel_id", "j"], sort=True):
+        for _, line in curves[curves["category"] == category].groupby(
+            ["preprocessing_id", "kernel_id", "j"], sort=True
+        ):
             color = colors[line["label"].iloc[0]]
             ax.plot(line["C"], line["estimate"], marker="o", color=color)
             if line["held_out"].notna().any():
                 ax.plot(line["C"], line["held_out"], linestyle="--", marker=".", color=color)
         if category in chosen:
-            ax.plot([chosen[category]["C"]], [chosen[category]["value"]], marker="*", markersize=14, color="black",
-                    linestyle="none")
+            ax.plot(
+                [chosen[category]["C"]],
+                [chosen[category]["value"]],
+                marker="*",
+                markersize=14,
+                color="black",
+                linestyle="none",
+            )
         ax.set_xscale("log")
         # plain tick labels: log axes label with mathtext ("$10^{-1}$"), which is off on this page
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
@@ -122,7 +147,7 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
             ax.set_ylabel(what)
         ax.set_title(str(category))
         ax.grid(True, alpha=0.3)
-    for ax in axes.flat[len(categories):]:
+    for ax in axes.flat[len(categories) :]:
         ax.set_visible(False)
     handles = [Line2D([], [], color=color, marker="o", label=label) for label, color in colors.items()]
     handles.append(Line2D([], [], color="0.3", linestyle="--", marker=".", label="held-out value"))

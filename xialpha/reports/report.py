@@ -16,7 +16,6 @@ from importlib.metadata import PackageNotFoundError, version
 import numpy as np
 import pandas as pd
 
-from xialpha.version import __version__
 from xialpha.estimators import registry
 from xialpha.redaction import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
@@ -26,10 +25,11 @@ from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.edges import grid_position, with_grid_edges
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
-from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.ranking import ranked_by_selection_value
+from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
+from xialpha.version import __version__
 
 GROUP = ("category", "preprocessing_id", "kernel_id", "j")
 BOUND_RHO = 2.0  # xi-alpha with rho = 2 bounds the LOO error: its flagged examples are the LOO candidates
@@ -45,8 +45,9 @@ def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigL
     curves = rows[list(GROUP) + ["C"]].copy()
     curves["label"] = [labels.group(p, k, j) for p, k, j in zip(rows["preprocessing_id"], rows["kernel_id"], rows["j"])]
     curves["estimate"] = objective.values(objective.counts(rows))
-    curves["held_out"] = metric_values(estimator_counts(rows, "holdout"), objective.metric,
-                                       objective.cost_fn, objective.cost_fp)
+    curves["held_out"] = metric_values(
+        estimator_counts(rows, "holdout"), objective.metric, objective.cost_fn, objective.cost_fp
+    )
     curves["n_sv"] = rows["n_sv"].to_numpy() if "n_sv" in rows else np.nan
     return curves.sort_values([*GROUP, "C"]).reset_index(drop=True)
 
@@ -62,18 +63,39 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
         candidates = group.dropna(subset=["estimate"])
         if candidates.empty:
             continue
-        ranked = ranked_by_selection_value(candidates.assign(value=candidates["estimate"], total_sv=candidates["n_sv"]),
-                                           objective, "C")
+        ranked = ranked_by_selection_value(
+            candidates.assign(value=candidates["estimate"], total_sv=candidates["n_sv"]), objective, "C"
+        )
         best = ranked.iloc[0]
         at_edge, flat = grid_position(candidates.groupby("C")["estimate"].mean(), float(best["C"]), objective.maximise)
         held = group["held_out"].dropna()
-        out.append({**dict(zip(GROUP, key)), "label": best["label"], "best_C": best["C"],
-                    "estimate": best["estimate"], "selection_value": best["selection_value"],
-                    "held_out": best["held_out"],
-                    "best_held_out": (held.max() if objective.maximise else held.min()) if len(held) else np.nan,
-                    "at_edge": at_edge, "flat": flat})
-    return pd.DataFrame(out, columns=[*GROUP, "label", "best_C", "estimate", "selection_value", "held_out",
-                                      "best_held_out", "at_edge", "flat"])
+        out.append(
+            {
+                **dict(zip(GROUP, key)),
+                "label": best["label"],
+                "best_C": best["C"],
+                "estimate": best["estimate"],
+                "selection_value": best["selection_value"],
+                "held_out": best["held_out"],
+                "best_held_out": (held.max() if objective.maximise else held.min()) if len(held) else np.nan,
+                "at_edge": at_edge,
+                "flat": flat,
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=[
+            *GROUP,
+            "label",
+            "best_C",
+            "estimate",
+            "selection_value",
+            "held_out",
+            "best_held_out",
+            "at_edge",
+            "flat",
+        ],
+    )
 
 
 def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
@@ -85,19 +107,29 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
         flagged = estimator_counts(at_rho(rows, BOUND_RHO), "xa")
         bound = (flagged["d_pos"] + flagged["d_neg"]).dropna()
         retrains = pd.to_numeric(rows.get(LOO_RETRAINS, pd.Series(dtype=float)), errors="coerce").dropna()
-        out.append({"category": category, "n": int(rows["n"].max()), "configs": int(len(bound)),
-                    "candidates_mean": float(bound.mean()) if len(bound) else np.nan,
-                    "candidates_max": float(bound.max()) if len(bound) else np.nan,
-                    "loo_retrains_mean": float(retrains.mean()) if len(retrains) else np.nan})
-    return pd.DataFrame(out, columns=["category", "n", "configs", "candidates_mean", "candidates_max", "loo_retrains_mean"])
+        out.append(
+            {
+                "category": category,
+                "n": int(rows["n"].max()),
+                "configs": int(len(bound)),
+                "candidates_mean": float(bound.mean()) if len(bound) else np.nan,
+                "candidates_max": float(bound.max()) if len(bound) else np.nan,
+                "loo_retrains_mean": float(retrains.mean()) if len(retrains) else np.nan,
+            }
+        )
+    return pd.DataFrame(
+        out, columns=["category", "n", "configs", "candidates_mean", "candidates_max", "loo_retrains_mean"]
+    )
 
 
 @dataclass(frozen=True)
 class Report:
     """Everything a report shows. metric/estimator/rho: what the curves and best-C tables show
     (`what` in words); best: per group, the C a selection by them would choose (`best_per_group`),
-    and best_note how it relates to the selection shown; selection: the rows of the selection shown (None when the sweep has no
-    saved selection; with `at_edge` and `flat`, `xialpha.selection.edges`) and selection_note, which says which one it is and how to choose another;
+    and best_note how it relates to the selection shown; selection: the rows of the selection shown (None when the
+    sweep has no
+    saved selection; with `at_edge` and `flat`, `xialpha.selection.edges`) and selection_note, which says which one
+    it is and how to choose another;
     certifications: the stored certification rows of that selection; calibration: the
     calibration points (`xialpha.reports.calibration`); provenance: label -> text facts;
     runs: the sweep's runs (run_id, created_at, xialpha_version, command, data_fingerprint,
@@ -134,9 +166,17 @@ def report_of(store, sweep: str | None = None, selection: str | None = None, **v
     return gather_report(store, sweep_id, rows, explicit=selection is not None, **view)
 
 
-def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, explicit: bool = False,
-                  metric: str | None = None, estimator: str | None = None, rho: float | None = None,
-                  command: str | None = None) -> Report:
+def gather_report(
+    store,
+    sweep_id: str,
+    selection: pd.DataFrame | None,
+    *,
+    explicit: bool = False,
+    metric: str | None = None,
+    estimator: str | None = None,
+    rho: float | None = None,
+    command: str | None = None,
+) -> Report:
     """The Report of `sweep_id` showing `selection` (rows of a saved selection, or None);
     `explicit`: the user named it (else it is the newest per-category one). metric, estimator
     and rho default to the selection's (its metric unless cost), else f1, the sweep's default
@@ -147,8 +187,9 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
     estimator = estimator or (first["estimator"] if first is not None else default_estimator(results))
     rho = rho if rho is not None else (float(first["rho"]) if first is not None else DEFAULT_RHO)
     chosen_by = None if first is None else Objective.of_selection(first)
-    objective = Objective(metric=metric, estimator=estimator, rho=rho,
-                          smooth=DEFAULT_SMOOTH if chosen_by is None else chosen_by.smooth)
+    objective = Objective(
+        metric=metric, estimator=estimator, rho=rho, smooth=DEFAULT_SMOOTH if chosen_by is None else chosen_by.smooth
+    )
     candidate_rows(results, objective, sweep_id)  # a clear error when there is nothing to show
     if selection is not None:
         selection = with_grid_edges(selection, results)
@@ -157,21 +198,33 @@ def gather_report(store, sweep_id: str, selection: pd.DataFrame | None, *, expli
     certifications = pd.DataFrame() if first is None else certifications_of(store, str(first["selection_id"]))
     failed = len(store.read_results_df(sweep_id, include_failed=True)) - len(results)
     summary = {
-        "store": store.uri, "result rows (ok / failed)": f"{len(results)} / {failed}",
-        "categories": results["category"].nunique(), "preprocessings": results["preprocessing_id"].nunique(),
-        "kernels": results["kernel_id"].nunique(), "C values": results["C"].nunique(),
+        "store": store.uri,
+        "result rows (ok / failed)": f"{len(results)} / {failed}",
+        "categories": results["category"].nunique(),
+        "preprocessings": results["preprocessing_id"].nunique(),
+        "kernels": results["kernel_id"].nunique(),
+        "C values": results["C"].nunique(),
         "rho values": ", ".join(f"{r:g}" for r in sorted(results["rho"].unique())),
         "created": f"{minute(results['created_at'].min())} .. {minute(results['created_at'].max())}",
     }
     runs = _runs(store, sweep_id)
     return Report(
-        sweep_id=sweep_id, metric=metric, what=objective_text(metric, estimator, rho), summary=summary,
-        curves=curves, best=best_per_group(curves, objective), best_note=_best_note(objective, chosen_by),
+        sweep_id=sweep_id,
+        metric=metric,
+        what=objective_text(metric, estimator, rho),
+        summary=summary,
+        curves=curves,
+        best=best_per_group(curves, objective),
+        best_note=_best_note(objective, chosen_by),
         candidates=loo_candidates(results),
-        labels=labels, selection=selection, selection_note=_selection_note(selection, explicit, sweep_id),
-        certifications=certifications, calibration=calibration_points(results, metric, rho),
+        labels=labels,
+        selection=selection,
+        selection_note=_selection_note(selection, explicit, sweep_id),
+        certifications=certifications,
+        calibration=calibration_points(results, metric, rho),
         choices=estimator_choices(results, metric, rho, labels),
-        provenance=_provenance(results, runs, selection, certifications, command), runs=runs,
+        provenance=_provenance(results, runs, selection, certifications, command),
+        runs=runs,
     )
 
 
@@ -182,8 +235,11 @@ def _best_note(objective: Objective, chosen_by: Objective | None) -> str:
     text = f"Each group's C is ranked by its estimate {how}"
     if chosen_by is None:
         return text + "."
-    differ = [f"{name} {getattr(chosen_by, name)} (here {getattr(objective, name)})"
-              for name in ("metric", "estimator", "rho") if getattr(chosen_by, name) != getattr(objective, name)]
+    differ = [
+        f"{name} {getattr(chosen_by, name)} (here {getattr(objective, name)})"
+        for name in ("metric", "estimator", "rho")
+        if getattr(chosen_by, name) != getattr(objective, name)
+    ]
     if not differ:
         return text + ", as the selection ranked: its choice is the best C of its group."
     return text + f"; the selection chose by {', '.join(differ)}, so its C may differ."
@@ -191,12 +247,16 @@ def _best_note(objective: Objective, chosen_by: Objective | None) -> str:
 
 def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: str) -> str:
     if selection is None:
-        return (f"no selection: sweep {sweep_id!r} has no saved per-category one (`xialpha select --save` "
-                "stores one; `--selection ID` shows a --global one)")
+        return (
+            f"no selection: sweep {sweep_id!r} has no saved per-category one (`xialpha select --save` "
+            "stores one; `--selection ID` shows a --global one)"
+        )
     first = selection.iloc[0]
     which = "chosen with --selection" if explicit else "the newest per-category selection of the sweep"
-    return (f"selection {first['selection_id']} ({which}, made {minute(first['created_at'])}); "
-            "`--selection ID` shows another, `xialpha store ls` lists them")
+    return (
+        f"selection {first['selection_id']} ({which}, made {minute(first['created_at'])}); "
+        "`--selection ID` shows another, `xialpha store ls` lists them"
+    )
 
 
 def _runs(store, sweep_id: str) -> pd.DataFrame:
@@ -213,27 +273,35 @@ def _runs(store, sweep_id: str) -> pd.DataFrame:
     return runs
 
 
-def _provenance(results: pd.DataFrame, runs: pd.DataFrame, selection, certifications: pd.DataFrame,
-                command: str | None) -> dict:
+def _provenance(
+    results: pd.DataFrame, runs: pd.DataFrame, selection, certifications: pd.DataFrame, command: str | None
+) -> dict:
     """label -> text: how the report, the sweep's results, the selection and its certifications came about."""
-    facts = {"report made": f"{minute(datetime.datetime.now(datetime.timezone.utc))} with xialpha {__version__}, "
-                            f"Python {platform.python_version()}, {_library_versions()}"}
+    facts = {
+        "report made": f"{minute(datetime.datetime.now(datetime.UTC))} with xialpha {__version__}, "
+        f"Python {platform.python_version()}, {_library_versions()}"
+    }
     if command:
         facts["report command"] = redact(command)
     facts["sweep runs"] = ", ".join(str(r) for r in sorted(results["run_id"].unique())) or "-"
     if "xialpha_version" in results:
-        facts["results written by"] = ", ".join(f"xialpha {v}" for v in sorted(results["xialpha_version"].dropna().unique()))
+        facts["results written by"] = ", ".join(
+            f"xialpha {v}" for v in sorted(results["xialpha_version"].dropna().unique())
+        )
     commands = [c for c in runs["command"].dropna().unique() if c]
     if commands:
         facts["sweep command"] = "; ".join(commands)
     if selection is not None:
         first = selection.iloc[0]
-        facts["selection"] = (f"{first['selection_id']}, made {minute(first['created_at'])} with xialpha "
-                              f"{first.get('xialpha_version', '-')}")
+        facts["selection"] = (
+            f"{first['selection_id']}, made {minute(first['created_at'])} with xialpha "
+            f"{first.get('xialpha_version', '-')}"
+        )
     groups = certifications.groupby("certification_id", sort=False) if len(certifications) else []
     for certification_id, rows in groups:
-        facts[f"certification {certification_id}"] = (f"made {minute(rows['created_at'].iloc[0])} with xialpha "
-                                                      f"{rows['xialpha_version'].iloc[0]}")
+        facts[f"certification {certification_id}"] = (
+            f"made {minute(rows['created_at'].iloc[0])} with xialpha {rows['xialpha_version'].iloc[0]}"
+        )
     return facts
 
 

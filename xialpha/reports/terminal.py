@@ -86,8 +86,10 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
         Column("error %", lambda r: percent(r[SELECTION_ESTIMATES["error"]]), wide=True),
         Column("runner-up config", lambda r: labels.of_row(r, "runner_up_"), text=True, wide=True),
         Column("runner-up", lambda r: number(r["runner_up_value"])),
-        *[Column(P_VALUE_HEADERS[name], lambda r, name=name: p_value(r.get(name)), wide=name != P_VALUES[0])
-          for name in P_VALUES],
+        *[
+            Column(P_VALUE_HEADERS[name], lambda r, name=name: p_value(r.get(name)), wide=name != P_VALUES[0])
+            for name in P_VALUES
+        ],
         Column("significant", lambda r: words[r.name], text=True),
     ]
     return rich_table(f"selection {first['selection_id']}: {what}", columns, rows, wide)
@@ -96,6 +98,7 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
 def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bool = False, **options):
     """Test-set metrics with their one-sided bounds, per category then micro and macro; configs:
     category -> label. Counts, recall and precision with `wide`."""
+
     def counts(name):
         return lambda r: "-" if missing(r[name]) else str(int(r[name]))
 
@@ -103,8 +106,10 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
         Column("category", lambda r: str(r["category"]), text=True),
         Column("config", lambda r: configs.get(r["category"], ""), text=True),
         *[Column(name.upper(), counts(name), wide=True) for name in ("tp", "fp", "fn")],
-        Column("F1 %", lambda r: percent(r["f1"])), Column(">= lower", lambda r: percent(r["f1_lower"])),
-        Column("error %", lambda r: percent(r["error"])), Column("<= upper", lambda r: percent(r["error_upper"])),
+        Column("F1 %", lambda r: percent(r["f1"])),
+        Column(">= lower", lambda r: percent(r["f1_lower"])),
+        Column("error %", lambda r: percent(r["error"])),
+        Column("<= upper", lambda r: percent(r["error_upper"])),
         Column("recall %", lambda r: percent(r["recall"]), wide=True),
         Column(">= lower", lambda r: percent(r["recall_lower"]), wide=True),
         Column("precision %", lambda r: percent(r["precision"]), wide=True),
@@ -116,6 +121,7 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
 def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
     """A listing of `xialpha.reports.inventory` (sweeps, selections, certifications or drift
     checks) with their ids; times to the minute, in UTC."""
+
     def text(name):
         return lambda r: "-" if missing(r[name]) else str(r[name])
 
@@ -123,40 +129,62 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
         return lambda r: minute(r[name], zone="")
 
     columns = {
-        "sweeps": [Column("sweep", text("sweep_id"), text=True), Column("runs", text("runs")),
-                   Column("categories", text("categories")), Column("configs", text("configs")),
-                   Column("rows ok", text("rows_ok")), Column("failed", text("rows_failed")),
-                   Column("last run (UTC)", when("last_created_at"))],
-        "selections": [Column("selection", text("selection_id"), text=True), Column("sweep", text("sweep_id"), text=True),
-                       Column("mode", text("mode"), text=True), Column("by", text("objective"), text=True),
-                       Column("categories", text("categories"), wide=True),
-                       Column("created (UTC)", when("created_at"), wide=True)],
-        "certifications": [Column("certification", text("certification_id"), text=True),
-                           Column("selection", text("selection_id"), text=True),
-                           Column("split", text("test_split"), text=True), Column("n", text("n_test"), wide=True),
-                           Column("micro F1 %", lambda r: percent(r["micro_f1"])),
-                           Column("created (UTC)", when("created_at"), wide=True)],
-        "drift": [Column("drift run", text("run_id"), text=True), Column("drift id", text("sweep_id"), text=True),
-                  Column("newest batch", text("newest_batch"), text=True), Column("verdicts", text("verdicts"), text=True),
-                  Column("checked (UTC)", when("created_at"), wide=True)],
+        "sweeps": [
+            Column("sweep", text("sweep_id"), text=True),
+            Column("runs", text("runs")),
+            Column("categories", text("categories")),
+            Column("configs", text("configs")),
+            Column("rows ok", text("rows_ok")),
+            Column("failed", text("rows_failed")),
+            Column("last run (UTC)", when("last_created_at")),
+        ],
+        "selections": [
+            Column("selection", text("selection_id"), text=True),
+            Column("sweep", text("sweep_id"), text=True),
+            Column("mode", text("mode"), text=True),
+            Column("by", text("objective"), text=True),
+            Column("categories", text("categories"), wide=True),
+            Column("created (UTC)", when("created_at"), wide=True),
+        ],
+        "certifications": [
+            Column("certification", text("certification_id"), text=True),
+            Column("selection", text("selection_id"), text=True),
+            Column("split", text("test_split"), text=True),
+            Column("n", text("n_test"), wide=True),
+            Column("micro F1 %", lambda r: percent(r["micro_f1"])),
+            Column("created (UTC)", when("created_at"), wide=True),
+        ],
+        "drift": [
+            Column("drift run", text("run_id"), text=True),
+            Column("drift id", text("sweep_id"), text=True),
+            Column("newest batch", text("newest_batch"), text=True),
+            Column("verdicts", text("verdicts"), text=True),
+            Column("checked (UTC)", when("created_at"), wide=True),
+        ],
     }[kind]
     return rich_table(kind, columns, frame, wide)
 
 
 def calibration_table(points: pd.DataFrame, metric: str):
     """Per estimator, how its estimates compare with held-out values (`calibration_summary`)."""
-    columns = [Column("estimator", lambda r: str(r["estimator"]), text=True), Column("points", lambda r: str(r["points"])),
-               Column("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
-               Column("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
-               Column("% above", lambda r: percent(r["above"]))]
-    return rich_table(f"{metric} estimate minus held-out value, in points of % (per config)", columns,
-                      calibration_summary(points))
+    columns = [
+        Column("estimator", lambda r: str(r["estimator"]), text=True),
+        Column("points", lambda r: str(r["points"])),
+        Column("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
+        Column("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
+        Column("% above", lambda r: percent(r["above"])),
+    ]
+    return rich_table(
+        f"{metric} estimate minus held-out value, in points of % (per config)", columns, calibration_summary(points)
+    )
 
 
 def key_table(key: pd.DataFrame):
     """What each label of a table stands for: every parameter of its preprocessing or kernel."""
-    columns = [Column("label", lambda r: str(r["label"]), text=True),
-               Column("parameters", lambda r: str(r["parameters"]), text=True)]
+    columns = [
+        Column("label", lambda r: str(r["label"]), text=True),
+        Column("parameters", lambda r: str(r["parameters"]), text=True),
+    ]
     return rich_table("what the labels stand for", columns, key)
 
 

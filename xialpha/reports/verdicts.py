@@ -20,8 +20,10 @@ FLAT_WORDS = "flat, no signal at any C: add documents, not C values"
 def verdicts(rows: pd.DataFrame) -> list[str]:
     """Per selection row: "yes" (a test separates the choice from its first runner-up), "no",
     "tie" (`frames.ties`: the same estimate, or ranked equal), "-" (no runner-up to test against)."""
-    return ["tie" if not pd.isna(tie) and tie else "-" if pd.isna(flag) else "yes" if flag else "no"
-            for flag, tie in zip(significant(rows["not_significant"]), ties(rows))]
+    return [
+        "tie" if not pd.isna(tie) and tie else "-" if pd.isna(flag) else "yes" if flag else "no"
+        for flag, tie in zip(significant(rows["not_significant"]), ties(rows))
+    ]
 
 
 def legend(rows: pd.DataFrame) -> list[str]:
@@ -66,7 +68,7 @@ def edge_lines(rows: pd.DataFrame) -> list[str]:
 
 
 def _naming(categories: list[str], words: str) -> str:
-    """"a, b and 3 more: words", naming as many of `categories` as keep the line within LINE characters."""
+    """ "a, b and 3 more: words", naming as many of `categories` as keep the line within LINE characters."""
     for shown in range(len(categories), 0, -1):
         rest = len(categories) - shown
         names = ", ".join(categories[:shown]) + (f" and {rest} more" if rest else "")

@@ -39,7 +39,9 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
                 report, ended = read()
             except UserError as exc:
                 said = _once(say, f"waiting: {exc}", said)
-                write_page(path, page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(str(exc))}</p>", every))
+                write_page(
+                    path, page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(str(exc))}</p>", every)
+                )
             else:
                 if ended is not None and _utc(ended) >= started:
                     write_page(path, render_report(report))

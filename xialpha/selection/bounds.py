@@ -52,7 +52,7 @@ class Confusion:
             raise ValueError(f"y_true, y_pred: must be 1-d of equal length, got {t.shape} and {p.shape}")
         return cls(int((t & p).sum()), int((~t & p).sum()), int((t & ~p).sum()), int((~t & ~p).sum()))
 
-    def __add__(self, other: "Confusion") -> "Confusion":
+    def __add__(self, other: Confusion) -> Confusion:
         return Confusion(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
 
     @property
@@ -117,8 +117,9 @@ def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DR
     return float(np.quantile(sample, 1.0 - confidence))
 
 
-def macro_bounds(confusions: list[Confusion], confidence: float = CONFIDENCE, draws: int = DRAWS,
-                 seed: int = 0) -> dict:
+def macro_bounds(
+    confusions: list[Confusion], confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0
+) -> dict:
     """Bounds on the macro averages over categories: error_upper, *_lower for the others.
 
     Each category's posterior is drawn independently and the draws are averaged.

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from xialpha.version import __version__
 from xialpha.errors import UserError
 from xialpha.estimators import registry
 from xialpha.estimators.registry import HELD_OUT
+from xialpha.jobs.refit import refit_session
 from xialpha.selection.bounds import (
     CONFIDENCE,
     DRAWS,
@@ -44,12 +44,12 @@ from xialpha.selection.bounds import (
     macro_bounds,
     point_metrics,
 )
-from xialpha.jobs.refit import refit_session
 from xialpha.selection.claims import claim_content, heartbeat, holder_ended
 from xialpha.selection.objective import metric_values
 from xialpha.spec.stored import sweep_spec
-from xialpha.storage.validate import typed_frame
 from xialpha.storage.schema import METRICS
+from xialpha.storage.validate import typed_frame
+from xialpha.version import __version__
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -67,7 +67,7 @@ SEQUENTIAL_WARNING = (
 
 
 def new_certification_id() -> str:
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S")
     return f"cert-{now}-{secrets.token_hex(3)}"
 
 
@@ -85,8 +85,17 @@ class Run:
     claim: str | None
 
 
-def start_run(store: StoreQueries, rows: pd.DataFrame, test_split: str, test_fingerprint: str, *, force: bool,
-              confidence: float, draws: int, seed: int) -> Run:
+def start_run(
+    store: StoreQueries,
+    rows: pd.DataFrame,
+    test_split: str,
+    test_fingerprint: str,
+    *,
+    force: bool,
+    confidence: float,
+    draws: int,
+    seed: int,
+) -> Run:
     """Claim the test set for a new certification of the selection `rows`, or resume the one whose
     claim stands without rows when it has ended (see `xialpha.selection.claims`) and certified the
     same selection. UserError when the test set was used (unless forced), or is being used now."""
@@ -98,8 +107,12 @@ def start_run(store: StoreQueries, rows: pd.DataFrame, test_split: str, test_fin
         ended = holder_ended(claim, store.claims.test_set_beat(test_fingerprint))
         if not force:
             _check_pending(claim, holder, ended, str(rows["selection_id"].iloc[0]))
-            warnings.warn(f"resuming certification {holder}, which claimed this test set and ended before it stored "
-                          f"its rows ({ended}): with its confidence, draws and seed", UserWarning, stacklevel=4)
+            warnings.warn(
+                f"resuming certification {holder}, which claimed this test set and ended before it stored "
+                f"its rows ({ended}): with its confidence, draws and seed",
+                UserWarning,
+                stacklevel=4,
+            )
             store.claims.beat_test_set(test_fingerprint, None)  # the ended one's last heartbeat
             return Run(holder, float(claim["confidence"]), int(claim["draws"]), int(claim["seed"]), [], None)
         previous.add(holder)
@@ -108,13 +121,16 @@ def start_run(store: StoreQueries, rows: pd.DataFrame, test_split: str, test_fin
         warnings.warn(warning.removeprefix("warning: "), UserWarning, stacklevel=4)
         return Run(new_certification_id(), confidence, draws, seed, sorted(previous), None)
     certification_id = new_certification_id()
-    content = claim_content(certification_id, str(rows["selection_id"].iloc[0]), test_split, confidence=confidence,
-                            draws=draws, seed=seed)
+    content = claim_content(
+        certification_id, str(rows["selection_id"].iloc[0]), test_split, confidence=confidence, draws=draws, seed=seed
+    )
     path = store.claims.claim_test_set(test_fingerprint, content)
     if path is None:
         holder = (store.claims.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
-        raise UserError(f"test_split=: certification {holder} used this test set while this one started; nothing "
-                        f"was stored; {SECOND_USE}")
+        raise UserError(
+            f"test_split=: certification {holder} used this test set while this one started; nothing "
+            f"was stored; {SECOND_USE}"
+        )
     return Run(certification_id, confidence, draws, seed, [], path)
 
 
@@ -125,12 +141,16 @@ def _check_pending(claim: dict, holder: str, ended: str | None, selection_id: st
     """UserError unless the pending claim's certification has ended and was of `selection_id`."""
     if ended is None:
         where = f" (process {claim['pid']} on {claim['host']})" if "pid" in claim and "host" in claim else ""
-        raise UserError(f"test_split=: certification {holder}{where} used this test set and has not stored its rows: "
-                        f"it is still running, or it cannot be told that it ended; {SECOND_USE}")
+        raise UserError(
+            f"test_split=: certification {holder}{where} used this test set and has not stored its rows: "
+            f"it is still running, or it cannot be told that it ended; {SECOND_USE}"
+        )
     if claim.get("selection_id") != selection_id or not {"confidence", "draws", "seed"} <= claim.keys():
-        raise UserError(f"test_split=: certification {holder} of selection {claim.get('selection_id')} claimed this "
-                        f"test set and ended before it stored its rows ({ended}); certify selection "
-                        f"{claim.get('selection_id')} on it again to resume it with the same draws, or force=True")
+        raise UserError(
+            f"test_split=: certification {holder} of selection {claim.get('selection_id')} claimed this "
+            f"test set and ended before it stored its rows ({ended}); certify selection "
+            f"{claim.get('selection_id')} on it again to resume it with the same draws, or force=True"
+        )
 
 
 def store_certification(store: StoreQueries, rows: list[dict], run: Run) -> None:
@@ -148,30 +168,61 @@ def check_sealed(previous: list[str], force: bool) -> str | None:
     if not previous:
         return None
     if not force:
-        raise UserError(f"test_split=: this test set was already used for certification {', '.join(previous)}; "
-                        f"{SECOND_USE}")
+        raise UserError(
+            f"test_split=: this test set was already used for certification {', '.join(previous)}; {SECOND_USE}"
+        )
     return SEQUENTIAL_WARNING.format(count=len(previous), ids=", ".join(previous), confidence=CONFIDENCE)
 
 
-def certification_frame(counts: dict[str, Confusion], config_keys: dict[str, str], *,
-                        confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> pd.DataFrame:
+def certification_frame(
+    counts: dict[str, Confusion],
+    config_keys: dict[str, str],
+    *,
+    confidence: float = CONFIDENCE,
+    draws: int = DRAWS,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and bounds. The macro
     averages complete undefined per-category metrics as `xialpha.selection.objective` does."""
     rows = []
     for category, c in counts.items():
-        rows.append({"category": category, "scope": "category", "config_key": config_keys[category],
-                     **_counts(c), **point_metrics(c), **binomial_bounds(c, confidence),
-                     "f1_lower": f1_lower_bound(c, confidence, draws, seed)})
+        rows.append(
+            {
+                "category": category,
+                "scope": "category",
+                "config_key": config_keys[category],
+                **_counts(c),
+                **point_metrics(c),
+                **binomial_bounds(c, confidence),
+                "f1_lower": f1_lower_bound(c, confidence, draws, seed),
+            }
+        )
     if counts:
         pooled = functools.reduce(operator.add, counts.values())
-        rows.append({"category": "(micro)", "scope": "micro", "config_key": None, **_counts(pooled),
-                     **point_metrics(pooled), **binomial_bounds(pooled, confidence),
-                     "f1_lower": f1_lower_bound(pooled, confidence, draws, seed)})
-        as_counts = pd.DataFrame([{"n": c.n, "n_pos": c.tp + c.fn, "d_pos": c.fn, "d_neg": c.fp} for c in counts.values()])
-        rows.append({"category": "(macro)", "scope": "macro", "config_key": None,
-                     **dict.fromkeys(("tp", "fp", "fn", "tn"), None),
-                     **{m: float(np.mean(metric_values(as_counts, m))) for m in METRICS},
-                     **macro_bounds(list(counts.values()), confidence, draws, seed)})
+        rows.append(
+            {
+                "category": "(micro)",
+                "scope": "micro",
+                "config_key": None,
+                **_counts(pooled),
+                **point_metrics(pooled),
+                **binomial_bounds(pooled, confidence),
+                "f1_lower": f1_lower_bound(pooled, confidence, draws, seed),
+            }
+        )
+        as_counts = pd.DataFrame(
+            [{"n": c.n, "n_pos": c.tp + c.fn, "d_pos": c.fn, "d_neg": c.fp} for c in counts.values()]
+        )
+        rows.append(
+            {
+                "category": "(macro)",
+                "scope": "macro",
+                "config_key": None,
+                **dict.fromkeys(("tp", "fp", "fn", "tn"), None),
+                **{m: float(np.mean(metric_values(as_counts, m))) for m in METRICS},
+                **macro_bounds(list(counts.values()), confidence, draws, seed),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -182,16 +233,26 @@ def _counts(c: Confusion) -> dict:
 def certification_rows(frame: pd.DataFrame, identity: dict) -> list[dict]:
     """The rows of `frame` with `identity` columns (certification_id, sweep_id, ...): the
     "certifications" rows (`xialpha.storage.schema.CERTIFICATION_COLUMNS`)."""
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     return [{**identity, **row, "xialpha_version": __version__, "created_at": now} for row in frame.to_dict("records")]
 
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
 
 
-def certify_selection(store: StoreQueries, rows: pd.DataFrame, test_split: str, *, force: bool = False,
-                      confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0, spec_path: str | None = None,
-                      corpus: Corpus | None = None, client: Client | None = None) -> pd.DataFrame:
+def certify_selection(
+    store: StoreQueries,
+    rows: pd.DataFrame,
+    test_split: str,
+    *,
+    force: bool = False,
+    confidence: float = CONFIDENCE,
+    draws: int = DRAWS,
+    seed: int = 0,
+    spec_path: str | None = None,
+    corpus: Corpus | None = None,
+    client: Client | None = None,
+) -> pd.DataFrame:
     """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
     them once on `test_split`, store the certification's rows and return them as the store gives
     them back (a DataFrame). The training and the counting run on the sweep's cluster (`client`: a
@@ -214,8 +275,9 @@ def certify_selection(store: StoreQueries, rows: pd.DataFrame, test_split: str, 
     with refit_session(spec, data_fingerprint, client=client) as session:
         session.split_size(test_split)
         test_fingerprint = session.corpus.fingerprint(test_split)
-        run = start_run(store, rows, test_split, test_fingerprint, force=force, confidence=confidence, draws=draws,
-                        seed=seed)
+        run = start_run(
+            store, rows, test_split, test_fingerprint, force=force, confidence=confidence, draws=draws, seed=seed
+        )
         try:
             with heartbeat(store, test_fingerprint) if run.claim else contextlib.nullcontext():
                 _, held = session.train(rows, test_split)
@@ -226,12 +288,25 @@ def certify_selection(store: StoreQueries, rows: pd.DataFrame, test_split: str, 
     if held is None:  # train() counts on the held-out split it is given
         raise ValueError(f"no held-out counts on {test_split!r}")
     confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
-    frame = certification_frame(confusions, dict(zip(rows["category"], rows["config_key"])),
-                                confidence=run.confidence, draws=run.draws, seed=run.seed)
-    identity = {"certification_id": run.certification_id, "sweep_id": sweep_id, "selection_id": selection_id,
-                "test_split": test_split, "test_fingerprint": test_fingerprint, "n_test": held.n_documents,
-                "confidence": run.confidence, "draws": run.draws, "forced": bool(run.previous),
-                "previous_certifications": len(run.previous)}
+    frame = certification_frame(
+        confusions,
+        dict(zip(rows["category"], rows["config_key"])),
+        confidence=run.confidence,
+        draws=run.draws,
+        seed=run.seed,
+    )
+    identity = {
+        "certification_id": run.certification_id,
+        "sweep_id": sweep_id,
+        "selection_id": selection_id,
+        "test_split": test_split,
+        "test_fingerprint": test_fingerprint,
+        "n_test": held.n_documents,
+        "confidence": run.confidence,
+        "draws": run.draws,
+        "forced": bool(run.previous),
+        "previous_certifications": len(run.previous),
+    }
     rows = certification_rows(frame, identity)
     store_certification(store, rows, run)
     return typed_frame(DATASET, rows)
@@ -241,13 +316,20 @@ def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> Non
     """Refuse splits the sweep trained or selected on; warn where held-out values were computed."""
     train_split = spec.corpus.train_split
     if train_split is None:
-        raise UserError(f"test_split=: sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); "
-                        "no split of it is sealed")
+        raise UserError(
+            f"test_split=: sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); "
+            "no split of it is sealed"
+        )
     if name == train_split:
         raise UserError(f"test_split=: {name!r} is the sweep's training split")
     if name == spec.held_out_split:
         if registry.estimator(estimator).needs == HELD_OUT and not force:
-            raise UserError(f"test_split=: the selection was made with the {estimator} estimator on {name!r}; it is "
-                            "not sealed (use another split, or force=True)")
-        warnings.warn(f"the sweep computed held-out estimates on {name!r}; the bounds hold only if no choice was "
-                      "based on them", UserWarning, stacklevel=4)
+            raise UserError(
+                f"test_split=: the selection was made with the {estimator} estimator on {name!r}; it is "
+                "not sealed (use another split, or force=True)"
+            )
+        warnings.warn(
+            f"the sweep computed held-out estimates on {name!r}; the bounds hold only if no choice was based on them",
+            UserWarning,
+            stacklevel=4,
+        )

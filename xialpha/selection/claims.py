@@ -30,12 +30,22 @@ HEARTBEAT_SECONDS = 30.0
 STALE_SECONDS = 600.0  # 20 heartbeats missed: ended, for a holder on another host (clocks agreeing within minutes)
 
 
-def claim_content(certification_id: str, selection_id: str, test_split: str, *, confidence: float, draws: int,
-                  seed: int) -> dict:
+def claim_content(
+    certification_id: str, selection_id: str, test_split: str, *, confidence: float, draws: int, seed: int
+) -> dict:
     """What a claim holds: the certification (to resume it with the same draws) and its process."""
-    return {"certification_id": certification_id, "selection_id": selection_id, "test_split": test_split,
-            "confidence": confidence, "draws": draws, "seed": seed, "host": socket.gethostname(),
-            "pid": os.getpid(), "process_started": psutil.Process().create_time(), "claimed_at": _now()}
+    return {
+        "certification_id": certification_id,
+        "selection_id": selection_id,
+        "test_split": test_split,
+        "confidence": confidence,
+        "draws": draws,
+        "seed": seed,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "process_started": psutil.Process().create_time(),
+        "claimed_at": _now(),
+    }
 
 
 def holder_ended(claim: dict, last_beat: dict | None) -> str | None:
@@ -50,7 +60,7 @@ def holder_ended(claim: dict, last_beat: dict | None) -> str | None:
     if not isinstance(last, str):  # fromisoformat would raise TypeError, caught below
         return None
     try:
-        age = (datetime.datetime.now(datetime.timezone.utc) - datetime.datetime.fromisoformat(last)).total_seconds()
+        age = (datetime.datetime.now(datetime.UTC) - datetime.datetime.fromisoformat(last)).total_seconds()
     except (TypeError, ValueError):
         return None
     if age <= STALE_SECONDS:
@@ -97,4 +107,4 @@ def heartbeat(store: StoreQueries, test_fingerprint: str, seconds: float = HEART
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat()
+    return datetime.datetime.now(datetime.UTC).isoformat()

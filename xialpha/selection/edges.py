@@ -33,9 +33,11 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     objective = Objective.of_selection(frame.iloc[0])
     rows = at_rho(results, objective.rho)
     rows = rows.assign(_value=objective.row_values(rows)).dropna(subset=["_value"])
-    grids = {key: group for key, group in rows.groupby(list(GRID), sort=False, dropna=False)}
-    found = [_position(grids.get(tuple(row[c] for c in GRID)), float(row["C"]), objective.maximise)
-             for _, row in frame.iterrows()]
+    grids = dict(rows.groupby(list(GRID), sort=False, dropna=False))
+    found = [
+        _position(grids.get(tuple(row[c] for c in GRID)), float(row["C"]), objective.maximise)
+        for _, row in frame.iterrows()
+    ]
     frame["at_edge"] = pd.Series([edge for edge, _ in found], index=frame.index, dtype=object)
     frame["flat"] = pd.Series([flat for _, flat in found], index=frame.index, dtype=bool)
     return frame

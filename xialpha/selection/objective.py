@@ -76,10 +76,15 @@ class Objective:
         """The objective a stored selection row (a mapping: "selections" columns) was chosen by; a
         selection stored before smoothing existed (smooth_c null) was ranked without it."""
         smooth = row.get("smooth_c")
-        return cls(metric=row["metric"], estimator=row["estimator"], rho=float(row["rho"]),
-                   average=row["average"] if isinstance(row.get("average"), str) else "macro",
-                   cost_fn=float(row["cost_fn"]), cost_fp=float(row["cost_fp"]),
-                   smooth=False if smooth is None or pd.isna(smooth) else bool(smooth))
+        return cls(
+            metric=row["metric"],
+            estimator=row["estimator"],
+            rho=float(row["rho"]),
+            average=row["average"] if isinstance(row.get("average"), str) else "macro",
+            cost_fn=float(row["cost_fn"]),
+            cost_fp=float(row["cost_fp"]),
+            smooth=False if smooth is None or pd.isna(smooth) else bool(smooth),
+        )
 
     @property
     def maximise(self) -> bool:

@@ -70,5 +70,11 @@ class SelectionOptions:
         if self.metric is None:  # __post_init__ fills it in
             raise ValueError("SelectionOptions.metric: unset")
         costs = {name: getattr(self, name) for name in COSTS if getattr(self, name) is not None}
-        return Objective(metric=self.metric, estimator=self.estimator or default_estimator, rho=self.rho,
-                         average=self.average, smooth=self.smooth, **costs)
+        return Objective(
+            metric=self.metric,
+            estimator=self.estimator or default_estimator,
+            rho=self.rho,
+            average=self.average,
+            smooth=self.smooth,
+            **costs,
+        )

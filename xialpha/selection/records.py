@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from xialpha.version import __version__
 from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.objective import stored_values
 from xialpha.selection.selector import Selection
 from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES, SELECTION_ESTIMATES
 from xialpha.storage.validate import typed_frame
+from xialpha.version import __version__
 
 if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries
@@ -38,7 +38,7 @@ DATASET = "selections"
 
 def new_selection_id() -> str:
     """A fresh id: sel-<UTC time>-<6 hex>, safe as a file name part."""
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S")
     return f"sel-{now}-{secrets.token_hex(3)}"
 
 
@@ -46,7 +46,7 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
     """The "selections" rows of `selection`, one per category (`xialpha.storage.schema.SELECTION_COLUMNS`;
     `records_frame` shows them as the store gives them back)."""
     objective = selection.objective
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     rows = []
     for choice in selection.choices:
         chosen = choice.chosen
@@ -56,21 +56,33 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
         comparison = choice.comparisons[0] if choice.comparisons else None
         flags = [c.not_significant(selection.alpha) for c in choice.comparisons]
         row = {
-            "selection_id": selection_id, "sweep_id": selection.sweep_id, "category": choice.category,
-            "mode": selection.mode, "metric": objective.metric, "estimator": objective.estimator,
-            "rho": objective.rho, "average": objective.average if selection.mode == "global" else None,
+            "selection_id": selection_id,
+            "sweep_id": selection.sweep_id,
+            "category": choice.category,
+            "mode": selection.mode,
+            "metric": objective.metric,
+            "estimator": objective.estimator,
+            "rho": objective.rho,
+            "average": objective.average if selection.mode == "global" else None,
             "smooth_c": objective.smooth,
-            "cost_fn": objective.cost_fn, "cost_fp": objective.cost_fp, "alpha": selection.alpha,
+            "cost_fn": objective.cost_fn,
+            "cost_fp": objective.cost_fp,
+            "alpha": selection.alpha,
             "value": float(chosen["value"]),
-            "selection_value": selection.global_value if selection.mode == "global" else float(chosen["selection_value"]),
+            "selection_value": selection.global_value
+            if selection.mode == "global"
+            else float(chosen["selection_value"]),
             **{name: chosen.get(name) for name in CONFIG_COLUMNS},
             **{SELECTION_ESTIMATES[m]: float(stored_values(frame, objective.estimator, m)[0]) for m in METRICS},
             **{SELECTION_ESTIMATES[name]: float(counts[name].iloc[0]) for name in COUNTS},
             **_runner_up(first, choice.runner_up_group_values),
             **(comparison.p_values() if comparison else dict.fromkeys(P_VALUES, float("nan"))),
             "not_significant": flags[0] if flags else None,
-            "n_runners_up": len(flags), "n_runners_up_not_significant": sum(bool(f) for f in flags),
-            "n_candidates": selection.n_candidates, "xialpha_version": __version__, "created_at": now,
+            "n_runners_up": len(flags),
+            "n_runners_up_not_significant": sum(bool(f) for f in flags),
+            "n_candidates": selection.n_candidates,
+            "xialpha_version": __version__,
+            "created_at": now,
         }
         rows.append(row)
     return rows
@@ -82,8 +94,22 @@ def records_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 # What makes two stored selections the same: objective, choices and the values they were chosen by.
-SAME_SELECTION = ("category", "mode", "metric", "estimator", "rho", "average", "smooth_c", "cost_fn", "cost_fp",
-                  "alpha", "config_key", "value", "runner_up_config_key", "n_runners_up")
+SAME_SELECTION = (
+    "category",
+    "mode",
+    "metric",
+    "estimator",
+    "rho",
+    "average",
+    "smooth_c",
+    "cost_fn",
+    "cost_fp",
+    "alpha",
+    "config_key",
+    "value",
+    "runner_up_config_key",
+    "n_runners_up",
+)
 
 
 def rows_to_save(store: StoreQueries, selection: Selection, save: bool) -> tuple[list[dict], bool]:
@@ -103,7 +129,7 @@ def same_selection_id(store: StoreQueries, frame: pd.DataFrame) -> str | None:
     `frame` (as `records_frame` gives them), or None."""
     stored = store.selections(sweep_id=str(frame["sweep_id"].iloc[0]))
     mine = _comparable(frame)
-    for selection_id, theirs in ([] if stored.empty else stored.groupby("selection_id", sort=False)):
+    for selection_id, theirs in [] if stored.empty else stored.groupby("selection_id", sort=False):
         if _comparable(theirs).equals(mine):
             return str(selection_id)
     return None
@@ -116,11 +142,21 @@ def _comparable(rows: pd.DataFrame) -> pd.DataFrame:
 
 def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
     if first is None:
-        return {"runner_up_config_key": None, "runner_up_preprocessing_id": None, "runner_up_kernel_id": None,
-                "runner_up_C": None, "runner_up_j": None, "runner_up_value": None, "runner_up_selection_value": None}
+        return {
+            "runner_up_config_key": None,
+            "runner_up_preprocessing_id": None,
+            "runner_up_kernel_id": None,
+            "runner_up_C": None,
+            "runner_up_j": None,
+            "runner_up_value": None,
+            "runner_up_selection_value": None,
+        }
     return {
-        "runner_up_config_key": first["config_key"], "runner_up_preprocessing_id": first["preprocessing_id"],
-        "runner_up_kernel_id": first["kernel_id"], "runner_up_C": float(first["C"]), "runner_up_j": float(first["j"]),
+        "runner_up_config_key": first["config_key"],
+        "runner_up_preprocessing_id": first["preprocessing_id"],
+        "runner_up_kernel_id": first["kernel_id"],
+        "runner_up_C": float(first["C"]),
+        "runner_up_j": float(first["j"]),
         "runner_up_value": float(first["value"]),
         "runner_up_selection_value": group_values[0] if group_values else float(first["selection_value"]),
     }
@@ -133,12 +169,15 @@ def read_selection(store: StoreQueries, selection_id: str, sweep_id: str | None 
     if rows.empty:
         stored = store.selections()
         known = [] if stored.empty else sorted(set(stored["selection_id"]), reverse=True)
-        raise UserError(f"selection=: no selection {selection_id!r} in store {store.uri}"
-                        f"{did_you_mean(selection_id, known, listing='newest stored')} "
-                        "(`xialpha select --save` stores a selection; `xialpha store ls` lists them)")
+        raise UserError(
+            f"selection=: no selection {selection_id!r} in store {store.uri}"
+            f"{did_you_mean(selection_id, known, listing='newest stored')} "
+            "(`xialpha select --save` stores a selection; `xialpha store ls` lists them)"
+        )
     if sweep_id is not None and str(rows["sweep_id"].iloc[0]) != sweep_id:
-        raise UserError(f"selection=: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, "
-                        f"not of {sweep_id!r}")
+        raise UserError(
+            f"selection=: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, not of {sweep_id!r}"
+        )
     return rows.sort_values("category").reset_index(drop=True)
 
 

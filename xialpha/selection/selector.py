@@ -83,8 +83,10 @@ def select(
     if runners_up < 0:
         raise UserError(f"runners_up=: must be >= 0, got {runners_up}")
     if objective.estimator not in ESTIMATOR_CHOICES:
-        raise UserError(f"estimator=: {objective.estimator!r} is stored for contrast, never chosen by; "
-                        f"use one of {', '.join(ESTIMATOR_CHOICES)}")
+        raise UserError(
+            f"estimator=: {objective.estimator!r} is stored for contrast, never chosen by; "
+            f"use one of {', '.join(ESTIMATOR_CHOICES)}"
+        )
     rows = candidate_rows(results, objective, sweep_id)
     categories = sorted(rows["category"].unique())
     loader = load_indicators or (lambda keys: {})
@@ -93,15 +95,31 @@ def select(
     return _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha)
 
 
-def select_stored(store: StoreQueries, results: pd.DataFrame, objective: Objective, *, sweep_id: str,
-                  per_category: bool = True, runners_up: int = RUNNERS_UP, alpha: float = ALPHA) -> Selection:
+def select_stored(
+    store: StoreQueries,
+    results: pd.DataFrame,
+    objective: Objective,
+    *,
+    sweep_id: str,
+    per_category: bool = True,
+    runners_up: int = RUNNERS_UP,
+    alpha: float = ALPHA,
+) -> Selection:
     """`select` on `results` read from `store`, with the store's per-example indicators of the
     objective's estimator for the micro tests; options: per_category, runners_up, alpha."""
+
     def load_indicators(keys: list[str]) -> dict[str, np.ndarray]:
         return store.read_examples(keys, estimator=objective.estimator, sweep_id=sweep_id)
 
-    return select(results, objective, sweep_id=sweep_id, load_indicators=load_indicators,
-                  per_category=per_category, runners_up=runners_up, alpha=alpha)
+    return select(
+        results,
+        objective,
+        sweep_id=sweep_id,
+        load_indicators=load_indicators,
+        per_category=per_category,
+        runners_up=runners_up,
+        alpha=alpha,
+    )
 
 
 def default_estimator(results: pd.DataFrame) -> str:
@@ -133,8 +151,11 @@ def _not_computed(sweep_id: str, objective: Objective) -> str:
     turns it on (rho matters only to xi-alpha, computed at every rho)."""
     switch = estimator(objective.estimator).switch
     where = f" at rho={objective.rho:g}" if estimator(objective.estimator).per_rho else ""
-    how = (f"set [estimators] {switch.key} in its spec and sweep again" if switch is not None
-           else "sweep again with this version of xialpha")
+    how = (
+        f"set [estimators] {switch.key} in its spec and sweep again"
+        if switch is not None
+        else "sweep again with this version of xialpha"
+    )
     return f"sweep {sweep_id!r} computed no {objective.estimator!r} estimates{where}; {how}"
 
 
@@ -144,8 +165,15 @@ def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
     return results[np.isclose(results["rho"].astype(float), rho, rtol=0, atol=RHO_ATOL)]
 
 
-def _select_per_category(rows: pd.DataFrame, objective: Objective, categories: list[str], sweep_id: str,
-                         runners_up: int, loader: IndicatorLoader, alpha: float) -> Selection:
+def _select_per_category(
+    rows: pd.DataFrame,
+    objective: Objective,
+    categories: list[str],
+    sweep_id: str,
+    runners_up: int,
+    loader: IndicatorLoader,
+    alpha: float,
+) -> Selection:
     ranked = {category: rank_rows(rows[rows["category"] == category], objective) for category in categories}
     keys = [key for frame in ranked.values() for key in frame["config_key"].head(1 + runners_up)]
     indicators = loader(keys)
@@ -153,8 +181,15 @@ def _select_per_category(rows: pd.DataFrame, objective: Objective, categories: l
     for category, frame in ranked.items():
         chosen, others = frame.iloc[0], frame.iloc[1 : 1 + runners_up]
         comparisons = [
-            compare([chosen["config_key"]], [other["config_key"]], [chosen["value"]], [other["value"]],
-                    indicators, maximise=objective.maximise, macro=False)
+            compare(
+                [chosen["config_key"]],
+                [other["config_key"]],
+                [chosen["value"]],
+                [other["value"]],
+                indicators,
+                maximise=objective.maximise,
+                macro=False,
+            )
             for _, other in others.iterrows()
         ]
         choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons))
@@ -162,8 +197,15 @@ def _select_per_category(rows: pd.DataFrame, objective: Objective, categories: l
     return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
 
 
-def _select_shared(rows: pd.DataFrame, objective: Objective, categories: list[str], sweep_id: str,
-                   runners_up: int, loader: IndicatorLoader, alpha: float) -> Selection:
+def _select_shared(
+    rows: pd.DataFrame,
+    objective: Objective,
+    categories: list[str],
+    sweep_id: str,
+    runners_up: int,
+    loader: IndicatorLoader,
+    alpha: float,
+) -> Selection:
     groups = rank_shared(rows, objective, categories)
     if groups.empty:
         raise UserError(
@@ -176,16 +218,30 @@ def _select_shared(rows: pd.DataFrame, objective: Objective, categories: list[st
     indicators = loader([key for group_keys in top["config_keys"] for key in group_keys])
     chosen_keys = list(top["config_keys"].iloc[0])
     comparisons = [
-        compare(chosen_keys, list(other_keys), values[chosen_keys].to_numpy(), values[list(other_keys)].to_numpy(),
-                indicators, maximise=objective.maximise, macro=True)
+        compare(
+            chosen_keys,
+            list(other_keys),
+            values[chosen_keys].to_numpy(),
+            values[list(other_keys)].to_numpy(),
+            indicators,
+            maximise=objective.maximise,
+            macro=True,
+        )
         for other_keys in top["config_keys"].iloc[1:]
     ]
     choices = []
     for position, category in enumerate(categories):
         chosen = _row(by_key, chosen_keys[position], values)
         others = pd.DataFrame([_row(by_key, keys[position], values) for keys in top["config_keys"].iloc[1:]])
-        choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons,
-                                      list(top["selection_value"].iloc[1:].astype(float))))
+        choices.append(
+            CategoryChoice(
+                category,
+                chosen,
+                others.reset_index(drop=True),
+                comparisons,
+                list(top["selection_value"].iloc[1:].astype(float)),
+            )
+        )
     return Selection(sweep_id, objective, "global", choices, float(top["selection_value"].iloc[0]), len(groups), alpha)
 
 

@@ -42,8 +42,14 @@ class Comparison:
     def p_values(self) -> dict[str, float]:
         """{"p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t",
         "p_macro_rank_t"}: NaN where not computed."""
-        names = {"p_micro_sign": self.micro_sign, "p_mcnemar": self.mcnemar, "p_proportion": self.proportion,
-                 "p_macro_sign": self.macro_sign, "p_macro_t": self.macro_t, "p_macro_rank_t": self.macro_rank_t}
+        names = {
+            "p_micro_sign": self.micro_sign,
+            "p_mcnemar": self.mcnemar,
+            "p_proportion": self.proportion,
+            "p_macro_sign": self.macro_sign,
+            "p_macro_t": self.macro_t,
+            "p_macro_rank_t": self.macro_rank_t,
+        }
         return {name: float("nan") if test is None else test.p_value for name, test in names.items()}
 
     def not_significant(self, alpha: float = ALPHA) -> bool | None:
@@ -69,11 +75,15 @@ def compare(
     """
     micro = _micro_outcomes(chosen_keys, other_keys, indicators)
     tests: dict[str, TestResult | None] = dict.fromkeys(
-        ("micro_sign", "mcnemar", "proportion", "macro_sign", "macro_t", "macro_rank_t"))
+        ("micro_sign", "mcnemar", "proportion", "macro_sign", "macro_t", "macro_rank_t")
+    )
     if micro is not None:
         a_right, b_right = micro
-        tests.update(micro_sign=micro_sign_test(a_right, b_right), mcnemar=mcnemar_test(a_right, b_right),
-                     proportion=proportion_test(int(a_right.sum()), len(a_right), int(b_right.sum()), len(b_right)))
+        tests.update(
+            micro_sign=micro_sign_test(a_right, b_right),
+            mcnemar=mcnemar_test(a_right, b_right),
+            proportion=proportion_test(int(a_right.sum()), len(a_right), int(b_right.sum()), len(b_right)),
+        )
     if macro and len(chosen_keys) >= 2:
         sign = 1.0 if maximise else -1.0
         a = sign * np.asarray(chosen_values, dtype=float)
@@ -82,8 +92,9 @@ def compare(
     return Comparison(**tests)
 
 
-def _micro_outcomes(chosen_keys: list[str], other_keys: list[str],
-                    indicators: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+def _micro_outcomes(
+    chosen_keys: list[str], other_keys: list[str], indicators: Mapping[str, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray] | None:
     a_parts, b_parts = [], []
     for a_key, b_key in zip(chosen_keys, other_keys):
         a, b = indicators.get(a_key), indicators.get(b_key)

@@ -25,8 +25,9 @@ import pandas as pd
 VALUE_DECIMALS = 12  # values equal to this many decimals are equal (a plateau here, a tie in a ranking)
 
 
-def smoothed_over_c(groups: Iterable[object], C: npt.ArrayLike, values: npt.ArrayLike,
-                    maximise: bool = True) -> np.ndarray:
+def smoothed_over_c(
+    groups: Iterable[object], C: npt.ArrayLike, values: npt.ArrayLike, maximise: bool = True
+) -> np.ndarray:
     """(m,) each value averaged with the values at the next smaller and next larger C of its group.
 
     groups: (m,) hashable labels (configurations that differ only in C share one); C: (m,) floats;
@@ -36,8 +37,9 @@ def smoothed_over_c(groups: Iterable[object], C: npt.ArrayLike, values: npt.Arra
     largest when `maximise`, else the smallest).
     """
     values = np.asarray(values, dtype=float)
-    frame = pd.DataFrame({"group": pd.Series(list(groups), dtype=object), "C": np.asarray(C, dtype=float),
-                          "value": values})
+    frame = pd.DataFrame(
+        {"group": pd.Series(list(groups), dtype=object), "C": np.asarray(C, dtype=float), "value": values}
+    )
     out = values.copy()
     for _, part in frame.groupby("group", sort=False, dropna=False):
         grid = np.unique(part["C"].to_numpy())

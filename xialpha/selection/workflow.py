@@ -18,7 +18,7 @@ from xialpha.jobs.experiment import missing_rows
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective
 from xialpha.selection.options import SelectionOptions
-from xialpha.selection.records import rows_to_save, records_frame
+from xialpha.selection.records import records_frame, rows_to_save
 from xialpha.selection.selector import default_estimator, select_stored
 
 if TYPE_CHECKING:
@@ -47,15 +47,22 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
     misses rows (still running, or interrupted), unless options.partial."""
     incomplete = _incomplete(store, sweep_id)
     if incomplete and options.save and not options.partial:
-        raise UserError(f"save=: {incomplete}; select without saving, or partial=True to save a selection of the "
-                        "rows stored so far")
+        raise UserError(
+            f"save=: {incomplete}; select without saving, or partial=True to save a selection of the rows stored so far"
+        )
     results = store.read_results_df(sweep_id)
     objective = options.objective(default_estimator(results))
-    selection = select_stored(store, results, objective, sweep_id=sweep_id, per_category=options.per_category,
-                              runners_up=options.runners_up, alpha=options.alpha)
+    selection = select_stored(
+        store,
+        results,
+        objective,
+        sweep_id=sweep_id,
+        per_category=options.per_category,
+        runners_up=options.runners_up,
+        alpha=options.alpha,
+    )
     rows, to_store = rows_to_save(store, selection, options.save)
-    return SweepSelection(results, objective, rows, with_grid_edges(records_frame(rows), results), to_store,
-                          incomplete)
+    return SweepSelection(results, objective, rows, with_grid_edges(records_frame(rows), results), to_store, incomplete)
 
 
 def _incomplete(store: StoreQueries, sweep_id: str) -> str | None:
@@ -63,5 +70,7 @@ def _incomplete(store: StoreQueries, sweep_id: str) -> str | None:
     missing = missing_rows(store, sweep_id)
     if not missing or not missing[0]:
         return None
-    return (f"sweep {sweep_id!r} is incomplete: {missing[0]} of its {missing[1]} rows are not stored (it is still "
-            "running, or was interrupted: run it again to finish it)")
+    return (
+        f"sweep {sweep_id!r} is incomplete: {missing[0]} of its {missing[1]} rows are not stored (it is still "
+        "running, or was interrupted: run it again to finish it)"
+    )

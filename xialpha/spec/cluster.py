@@ -37,7 +37,7 @@ def parse_cluster(t: Table, base_dir: Path) -> ClusterSpec:
     kind = t.choice("kind", CLUSTER_KINDS, "local")
     address = t.str("address", None)
     if kind == "address" and address is None:
-        raise UserError("cluster.address: is required when cluster.kind = \"address\"")
+        raise UserError('cluster.address: is required when cluster.kind = "address"')
     if address is not None and kind == "local":
         kind = "address"
     security = t.table("security")
@@ -76,6 +76,8 @@ def cluster_of_file(path: str | Path) -> ClusterSpec | None:
 def check_workers(name: str, workers: int | None, max_workers: int) -> int | None:
     """`workers` unless it exceeds max_workers ([cluster] max_workers): UserError with the number."""
     if workers is not None and workers > max_workers:
-        raise UserError(f"{name}: {workers:,} workers is more than cluster.max_workers = {max_workers:,}; "
-                        "raise [cluster] max_workers if you mean it")
+        raise UserError(
+            f"{name}: {workers:,} workers is more than cluster.max_workers = {max_workers:,}; "
+            "raise [cluster] max_workers if you mean it"
+        )
     return workers

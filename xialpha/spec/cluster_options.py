@@ -41,9 +41,14 @@ def check_cluster(spec: ClusterSpec) -> None:
     elif spec.kind == "kubernetes":
         _check_options("kubernetes", spec.options, KUBERNETES_OPTIONS)
         if "image" not in spec.options:
-            raise UserError('cluster.image: is required for kind "kubernetes" (an image with xialpha installed, see deploy/Dockerfile)')
+            raise UserError(
+                'cluster.image: is required for kind "kubernetes" (an image with xialpha installed, see '
+                "deploy/Dockerfile)"
+            )
         if spec.security:
-            raise UserError('cluster.security: not supported for kind "kubernetes"; use a service mesh or kind = "address" with tls://')
+            raise UserError(
+                'cluster.security: not supported for kind "kubernetes"; use a service mesh or kind = "address" with tls://'
+            )
 
 
 def check_security_files(files: dict) -> None:
@@ -58,17 +63,22 @@ def check_security_files(files: dict) -> None:
         context.load_verify_locations(cafile=files["ca_file"])
     except (ssl.SSLError, ValueError) as exc:
         raise UserError(f"cluster.security.ca_file: not a PEM CA certificate: {files['ca_file']} ({exc})") from None
+
     def no_passphrase() -> NoReturn:  # else OpenSSL asks for one on the terminal (and fails without one)
-        raise UserError(f"cluster.security.key_file: {files['key_file']} is protected by a passphrase; Dask's TLS "
-                        "needs a key without one (openssl pkey -in KEY -out KEY.plain)")
+        raise UserError(
+            f"cluster.security.key_file: {files['key_file']} is protected by a passphrase; Dask's TLS "
+            "needs a key without one (openssl pkey -in KEY -out KEY.plain)"
+        )
 
     try:
         context.load_cert_chain(files["cert_file"], files["key_file"], password=no_passphrase)
     except UserError:
         raise
     except (ssl.SSLError, ValueError) as exc:
-        raise UserError(f"cluster.security.cert_file: not a PEM certificate matching key_file "
-                        f"{files['key_file']}: {files['cert_file']} ({exc})") from None
+        raise UserError(
+            f"cluster.security.cert_file: not a PEM certificate matching key_file "
+            f"{files['key_file']}: {files['cert_file']} ({exc})"
+        ) from None
 
 
 def check_address(name: str, address: str, security: object) -> None:
@@ -121,7 +131,9 @@ def _walltime(path: str, value: object) -> str:
 
 def _dns_label(path: str, value: object) -> str:
     if not isinstance(value, str) or not DNS_LABEL.match(value):
-        raise UserError(f"{path}: must be a Kubernetes name (lower-case letters, digits, '-', at most 63), got {value!r}")
+        raise UserError(
+            f"{path}: must be a Kubernetes name (lower-case letters, digits, '-', at most 63), got {value!r}"
+        )
     return value
 
 
@@ -132,7 +144,9 @@ def _env(path: str, value: object) -> dict:
 
 
 def _resources(path: str, value: object) -> dict:
-    if not isinstance(value, dict) or not all(k in ("requests", "limits") and isinstance(v, dict) for k, v in value.items()):
+    if not isinstance(value, dict) or not all(
+        k in ("requests", "limits") and isinstance(v, dict) for k, v in value.items()
+    ):
         raise UserError(f"{path}: must be a table with requests and/or limits tables, got {value!r}")
     return value
 
@@ -144,13 +158,27 @@ def _pull_policy(path: str, value: Any) -> str:
 
 
 SLURM_OPTIONS = {
-    "queue": _string, "account": _string, "walltime": _walltime, "processes": _positive_int,
-    "interface": _string, "local_directory": _string,
-    "log_directory": _string, "shared_temp_directory": _string, "python": _string, "job_name": _string,
-    "death_timeout": _positive_number, "job_extra_directives": _string_list, "job_script_prologue": _string_list,
-    "job_directives_skip": _string_list, "worker_extra_args": _string_list,
+    "queue": _string,
+    "account": _string,
+    "walltime": _walltime,
+    "processes": _positive_int,
+    "interface": _string,
+    "local_directory": _string,
+    "log_directory": _string,
+    "shared_temp_directory": _string,
+    "python": _string,
+    "job_name": _string,
+    "death_timeout": _positive_number,
+    "job_extra_directives": _string_list,
+    "job_script_prologue": _string_list,
+    "job_directives_skip": _string_list,
+    "worker_extra_args": _string_list,
 }
 KUBERNETES_OPTIONS = {
-    "image": _string, "name": _dns_label, "namespace": _dns_label, "env": _env, "resources": _resources,
+    "image": _string,
+    "name": _dns_label,
+    "namespace": _dns_label,
+    "env": _env,
+    "resources": _resources,
     "image_pull_policy": _pull_policy,
 }

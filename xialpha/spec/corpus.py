@@ -41,8 +41,9 @@ class CategorySpec:
         `corpus_name` (`xialpha.corpora.corpus.choose_categories`); its errors named inside
         [corpus.categories] ("corpus.categories.names: ...")."""
         try:
-            return choose_categories(counts, corpus_name, top_k=self.top_k, names=list(self.names) or None,
-                                     min_positives=self.min_positives)
+            return choose_categories(
+                counts, corpus_name, top_k=self.top_k, names=list(self.names) or None, min_positives=self.min_positives
+            )
         except UserError as exc:
             raise exc.within("corpus.categories") from None
 
@@ -79,8 +80,9 @@ class CorpusSpec:
             return corpus
         if self.train_split is None:  # parse_corpus requires it with validation_fraction
             raise UserError("needs corpus.train_split (the split it is carved from)", key="corpus.validation_fraction")
-        return carve_validation(corpus, self.train_split, self.validation_fraction, self.validation_seed,
-                                self.source or "<spec>")
+        return carve_validation(
+            corpus, self.train_split, self.validation_fraction, self.validation_seed, self.source or "<spec>"
+        )
 
     def check_paths(self) -> None:
         """UserError naming the spec file and the key for a local corpus path that does not exist
@@ -98,12 +100,16 @@ class CorpusSpec:
         working directory (the path to write in the spec, relative to the spec file), else fetching one."""
         found = reuters_files.fetched_copy(Path.cwd() / reuters_files.FETCH_DEST, Path.cwd() / "data")
         if found is None:
-            return (f"; `xialpha fetch reuters21578 --dest {shlex.quote(missing)}` downloads it there (a relative "
-                    "path in a spec is relative to the spec file)")
+            return (
+                f"; `xialpha fetch reuters21578 --dest {shlex.quote(missing)}` downloads it there (a relative "
+                "path in a spec is relative to the spec file)"
+            )
         spec_dir = Path(self.source).resolve().parent if self.source and Path(self.source).is_file() else None
         path = os.path.relpath(found.resolve(), spec_dir) if spec_dir else str(found.resolve())
-        return (f" (a relative path in a spec is relative to the spec file); a fetched copy is in {found}: "
-                f'set path = "{path}" in [corpus]')
+        return (
+            f" (a relative path in a spec is relative to the spec file); a fetched copy is in {found}: "
+            f'set path = "{path}" in [corpus]'
+        )
 
 
 @contextlib.contextmanager
@@ -136,8 +142,11 @@ def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpe
     arguments = {key: value for key, value in t.raw.items() if key not in CORPUS_KEYS}
     if in_memory and arguments:
         unknown = next(iter(arguments))
-        raise UserError("unknown key for a corpus given in memory (corpus=)"
-                        f"{did_you_mean(unknown, IN_MEMORY_KEYS, listing='keys', list_when_close=False)}", key=f"corpus.{unknown}")
+        raise UserError(
+            "unknown key for a corpus given in memory (corpus=)"
+            f"{did_you_mean(unknown, IN_MEMORY_KEYS, listing='keys', list_when_close=False)}",
+            key=f"corpus.{unknown}",
+        )
     if not in_memory:  # names, required ones and types, before any file is read
         with corpus_errors():
             check_loader_arguments(loader, arguments, other_keys=CORPUS_KEYS)
@@ -158,8 +167,11 @@ def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpe
         if train_split is None:
             raise UserError("needs corpus.train_split (the split it is carved from)", key="corpus.validation_fraction")
         if test_split not in (None, VALIDATION_SPLIT):
-            raise UserError(f"with validation_fraction the held-out split is {VALIDATION_SPLIT!r}; leave test_split "
-                            f"out ({test_split!r} stays sealed for `xialpha certify`)", key="corpus.test_split")
+            raise UserError(
+                f"with validation_fraction the held-out split is {VALIDATION_SPLIT!r}; leave test_split "
+                f"out ({test_split!r} stays sealed for `xialpha certify`)",
+                key="corpus.test_split",
+            )
         test_split = VALIDATION_SPLIT
     args = t.rest()
     for key in ("path", "dir", "file"):
@@ -167,7 +179,16 @@ def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpe
         if isinstance(value, str) and not URI.match(value):
             args[key] = str((base_dir / value).resolve())
         elif isinstance(value, dict):  # one file per split: path = {train = "a.csv", test = "b.csv"}
-            args[key] = {split: str((base_dir / item).resolve()) if isinstance(item, str) and not URI.match(item)
-                         else item for split, item in value.items()}
-    return CorpusSpec(loader=loader, args=args, train_split=train_split, test_split=test_split, categories=categories,
-                      validation_fraction=validation_fraction, validation_seed=validation_seed)
+            args[key] = {
+                split: str((base_dir / item).resolve()) if isinstance(item, str) and not URI.match(item) else item
+                for split, item in value.items()
+            }
+    return CorpusSpec(
+        loader=loader,
+        args=args,
+        train_split=train_split,
+        test_split=test_split,
+        categories=categories,
+        validation_fraction=validation_fraction,
+        validation_seed=validation_seed,
+    )

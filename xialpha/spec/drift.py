@@ -104,15 +104,29 @@ class DriftSpec(GridSpec):
         """Everything that determines a check's results (not where it runs or is stored)."""
         cats = self.corpus.categories
         return {
-            "corpus": {"loader": self.corpus.loader, "args": self.corpus.args, "split": self.corpus.train_split,
-                       "top_k": cats.top_k, "names": list(cats.names), "min_positives": cats.min_positives},
-            "batches": {"by": self.batches.by, "period": None if self.batches.period is None else
-                        f"{self.batches.period.count}{self.batches.period.unit}"},
+            "corpus": {
+                "loader": self.corpus.loader,
+                "args": self.corpus.args,
+                "split": self.corpus.train_split,
+                "top_k": cats.top_k,
+                "names": list(cats.names),
+                "min_positives": cats.min_positives,
+            },
+            "batches": {
+                "by": self.batches.by,
+                "period": None
+                if self.batches.period is None
+                else f"{self.batches.period.count}{self.batches.period.unit}",
+            },
             "preprocessings": [p.id for p in self.preprocessings],
             "kernels": [k.id for k in self.kernels],
-            "C": list(self.C), "j": list(self.j), "tol": self.tol, "rho": self.rho,
+            "C": list(self.C),
+            "j": list(self.j),
+            "tol": self.tol,
+            "rho": self.rho,
             "windows": None if self.windows is None else list(self.windows),
-            "margin_points": self.margin_points, "alpha": self.alpha,
+            "margin_points": self.margin_points,
+            "alpha": self.alpha,
         }
 
     def window_sizes(self, n_batches: int) -> list[int]:
@@ -127,8 +141,9 @@ def load_drift_spec(path: str | os.PathLike[str]) -> DriftSpec:
     return parse_drift_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem)
 
 
-def parse_drift_spec(text: str, source: str = "<spec>", base_dir: Path | None = None,
-                     default_id: str = "drift") -> DriftSpec:
+def parse_drift_spec(
+    text: str, source: str = "<spec>", base_dir: Path | None = None, default_id: str = "drift"
+) -> DriftSpec:
     """Validate drift spec text; errors name `source` and the key path."""
     root = parse_toml(text, source)
     try:
@@ -142,8 +157,9 @@ def parse_period(text: object, field_name: str = "period") -> Period:
     """A Period from "<count><unit>", unit one of h, D, W, M, Y (count defaults to 1), e.g. "7D"."""
     match = _PERIOD.match(text) if isinstance(text, str) else None
     if match is None:
-        raise UserError(f"{field_name}: must be a positive count and a unit h, D, W, M or Y, e.g. \"7D\" "
-                        f"or \"1M\", got {text!r}")
+        raise UserError(
+            f'{field_name}: must be a positive count and a unit h, D, W, M or Y, e.g. "7D" or "1M", got {text!r}'
+        )
     digits = match.group(1).lstrip("0") if match.group(1) else "1"
     count = int(digits or 0) if len(digits) <= 12 else MAX_PERIOD_COUNT + 1  # int() refuses 4,300+ digits
     if not 1 <= count <= MAX_PERIOD_COUNT:
@@ -246,8 +262,9 @@ def split_batches(corpus: Corpus, batches: BatchSpec, train_split: str | None = 
     keys = batch_keys(corpus, batches, ranks)
     known = keys != UNKNOWN_BATCH
     distinct, counts = np.unique(keys[known], return_counts=True)
-    layout = stream_layout(dict(zip(distinct.tolist(), counts.tolist())), int((~known).sum()), batches, ranks,
-                           corpus.name)
+    layout = stream_layout(
+        dict(zip(distinct.tolist(), counts.tolist())), int((~known).sum()), batches, ranks, corpus.name
+    )
     order = np.flatnonzero(known)[np.argsort(keys[known], kind="stable")]
     return Stream(corpus.subset(order), layout.batch_ids, layout.starts, layout.n_dropped)
 
@@ -257,8 +274,10 @@ def batch_keys(corpus: Corpus, batches: BatchSpec, ranks: dict[str, int] | None)
     `batches.period`, or the rank of its split name in `ranks`); UNKNOWN_BATCH without a time."""
     if batches.by == "time":
         if corpus.timestamps is None:
-            raise UserError(f'batches.by: "time" needs timestamps, and corpus {corpus.name!r} has none; '
-                            'use by = "split" or a loader with a time column')
+            raise UserError(
+                f'batches.by: "time" needs timestamps, and corpus {corpus.name!r} has none; '
+                'use by = "split" or a loader with a time column'
+            )
         known = ~np.isnat(corpus.timestamps)
         keys = np.full(len(corpus), UNKNOWN_BATCH)
         keys[known] = batches.time_period().bins(corpus.timestamps[known])
@@ -289,8 +308,9 @@ class StreamLayout:
         return len(self.batch_ids)
 
 
-def stream_layout(key_counts: dict[int, int], n_dropped: int, batches: BatchSpec, ranks: dict[str, int] | None,
-                  name: str) -> StreamLayout:
+def stream_layout(
+    key_counts: dict[int, int], n_dropped: int, batches: BatchSpec, ranks: dict[str, int] | None, name: str
+) -> StreamLayout:
     """The layout from {batch key: documents} (UNKNOWN_BATCH left out); UserError when no document
     has a batch or fewer than two batches remain."""
     if not key_counts:

@@ -45,13 +45,19 @@ def configurations(root: Table, section: Table) -> dict:
     preprocessings = root.table_list("preprocessing", default=[{}])
     kernels = root.table_list("kernels", default=[{"name": "linear"}])
     svm = _svm(root.table("svm"))
-    sizes = {"preprocessings": _grid_size(preprocessings), "kernels": _grid_size(kernels),
-             "C values": len(svm["C"]), "j values": len(svm["j"])}
+    sizes = {
+        "preprocessings": _grid_size(preprocessings),
+        "kernels": _grid_size(kernels),
+        "C values": len(svm["C"]),
+        "j values": len(svm["j"]),
+    }
     total = math.prod(sizes.values())
     if total > limit:
-        raise UserError(f"{section.path}.max_configs: the grid has {total:,} configurations per category "
-                        f"({' x '.join(f'{n:,} {name}' for name, n in sizes.items())}), more than the limit "
-                        f"{limit:,}; shrink the grid or raise [{section.path}] max_configs")
+        raise UserError(
+            f"{section.path}.max_configs: the grid has {total:,} configurations per category "
+            f"({' x '.join(f'{n:,} {name}' for name, n in sizes.items())}), more than the limit "
+            f"{limit:,}; shrink the grid or raise [{section.path}] max_configs"
+        )
     return {"preprocessings": _preprocessings(preprocessings), "kernels": _kernels(kernels), **svm}
 
 
@@ -92,8 +98,10 @@ def _construct(cls: type[_Dataclass], kwargs: dict, path: str) -> _Dataclass:
     known = [f.name for f in fields(cls) if f.init]
     unknown = [key for key in kwargs if key not in known]
     if unknown:
-        raise UserError(f"unknown key{did_you_mean(unknown[0], known, listing='keys', list_when_close=False)}",
-                        key=f"{path}.{unknown[0]}")
+        raise UserError(
+            f"unknown key{did_you_mean(unknown[0], known, listing='keys', list_when_close=False)}",
+            key=f"{path}.{unknown[0]}",
+        )
     try:
         return cls(**kwargs)
     except UserError as exc:

@@ -18,8 +18,13 @@ if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries
 
 
-def sweep_spec(store: StoreQueries, sweep_id: str, data_fingerprint: str, spec_path: str | None = None,
-               corpus: Corpus | None = None) -> SweepSpec:
+def sweep_spec(
+    store: StoreQueries,
+    sweep_id: str,
+    data_fingerprint: str,
+    spec_path: str | None = None,
+    corpus: Corpus | None = None,
+) -> SweepSpec:
     """The spec of `sweep_id` whose training data has `data_fingerprint`; `corpus`: the in-memory
     corpus the sweep was given (`parse_spec(corpus=)`), None to load the spec's."""
     if spec_path is not None:
@@ -37,7 +42,9 @@ def _stored_spec(store: StoreQueries, sweep_id: str, data_fingerprint: str) -> t
     if not runs.empty:
         runs = runs[runs["data_fingerprint"] == data_fingerprint]
     if runs.empty:
-        raise UserError(f"sweep=: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass its spec file as spec=")
+        raise UserError(
+            f"sweep=: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass its spec file as spec="
+        )
     newest = runs.sort_values("created_at").iloc[-1]
     spec_dir = newest.get("spec_dir")
     return str(newest["spec_toml"]), spec_dir if isinstance(spec_dir, str) and spec_dir else None

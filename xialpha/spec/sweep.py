@@ -96,8 +96,13 @@ def load_spec(path: str | os.PathLike[str], corpus: Corpus | None = None) -> Swe
     return parse_spec(read_spec_text(path), source=str(path), base_dir=path.parent, default_id=path.stem, corpus=corpus)
 
 
-def parse_spec(text: str, source: str = "<spec>", base_dir: str | Path | None = None, default_id: str = "sweep",
-               corpus: Corpus | None = None) -> SweepSpec:
+def parse_spec(
+    text: str,
+    source: str = "<spec>",
+    base_dir: str | Path | None = None,
+    default_id: str = "sweep",
+    corpus: Corpus | None = None,
+) -> SweepSpec:
     """Validate spec text; errors name `source` and the key path.
 
     corpus: an `xialpha.corpora.Corpus` to sweep instead of loading one; the spec's [corpus] table
@@ -135,8 +140,10 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
     if spec.corpus.test_split is None:
         for estimator in switched_on(spec.estimators.values):
             if estimator.needs == HELD_OUT:
-                raise UserError(f"estimators.{estimator.switch.key if estimator.switch else estimator.name}: "
-                                "needs corpus.test_split")
+                raise UserError(
+                    f"estimators.{estimator.switch.key if estimator.switch else estimator.name}: "
+                    "needs corpus.test_split"
+                )
     if spec.selection_estimator is None:  # the default when computed, else xi-alpha
         spec = replace(spec, selection_estimator=default_for(spec.estimators.enabled))
     if spec.selection_estimator not in spec.estimators.enabled:

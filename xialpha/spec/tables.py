@@ -35,13 +35,13 @@ class Table:
             raise UserError(f"{self._key(key)}: is required")
         return default
 
-    def table(self, key: str, required: bool = False) -> "Table":
+    def table(self, key: str, required: bool = False) -> Table:
         value = self._get(key, {}, required)
         if not isinstance(value, dict):
             raise UserError(f"{self._key(key)}: must be a table")
         return Table(value, self._key(key))
 
-    def table_list(self, key: str, default: list) -> list[tuple[str, "Table"]]:
+    def table_list(self, key: str, default: list) -> list[tuple[str, Table]]:
         value = self._get(key, default, False)
         if isinstance(value, dict):
             value = [value]
@@ -54,8 +54,9 @@ class Table:
     @overload
     def str(self, key: builtins.str, default: None, required: builtins.bool = False) -> builtins.str | None: ...
 
-    def str(self, key: builtins.str, default: object = _MISSING,
-            required: builtins.bool = False) -> builtins.str | None:
+    def str(
+        self, key: builtins.str, default: object = _MISSING, required: builtins.bool = False
+    ) -> builtins.str | None:
         value = self._get(key, None if default is _MISSING else default, required or default is _MISSING)
         if value is not None and not isinstance(value, str):
             raise UserError(f"{self._key(key)}: must be a string, got {value!r}")
@@ -74,8 +75,9 @@ class Table:
     @overload
     def choice(self, key: builtins.str, options: tuple[builtins.str, ...], default: None) -> builtins.str | None: ...
 
-    def choice(self, key: builtins.str, options: tuple[builtins.str, ...],
-               default: builtins.str | None) -> builtins.str | None:
+    def choice(
+        self, key: builtins.str, options: tuple[builtins.str, ...], default: builtins.str | None
+    ) -> builtins.str | None:
         value = self.str(key, default)
         if value not in options and not (value is None and default is None):
             close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
@@ -89,14 +91,25 @@ class Table:
         return value
 
     @overload
-    def int(self, key: builtins.str, default: builtins.int, minimum: builtins.int | None = None,
-            maximum: builtins.int | None = None) -> builtins.int: ...
+    def int(
+        self,
+        key: builtins.str,
+        default: builtins.int,
+        minimum: builtins.int | None = None,
+        maximum: builtins.int | None = None,
+    ) -> builtins.int: ...
     @overload
-    def int(self, key: builtins.str, default: None, minimum: builtins.int | None = None,
-            maximum: builtins.int | None = None) -> builtins.int | None: ...
+    def int(
+        self, key: builtins.str, default: None, minimum: builtins.int | None = None, maximum: builtins.int | None = None
+    ) -> builtins.int | None: ...
 
-    def int(self, key: builtins.str, default: builtins.int | None, minimum: builtins.int | None = None,
-            maximum: builtins.int | None = None) -> builtins.int | None:
+    def int(
+        self,
+        key: builtins.str,
+        default: builtins.int | None,
+        minimum: builtins.int | None = None,
+        maximum: builtins.int | None = None,
+    ) -> builtins.int | None:
         value = self._get(key, default, False)
         if value is None:
             return None
@@ -108,8 +121,13 @@ class Table:
             raise UserError(f"{self._key(key)}: must be <= {maximum:,}, got {value:,}")
         return value
 
-    def float(self, key: builtins.str, default: builtins.float, positive: builtins.bool = False,
-              within: tuple[builtins.float, builtins.float] | None = None) -> builtins.float:
+    def float(
+        self,
+        key: builtins.str,
+        default: builtins.float,
+        positive: builtins.bool = False,
+        within: tuple[builtins.float, builtins.float] | None = None,
+    ) -> builtins.float:
         """A finite number (> 0 if `positive`, inside the closed interval `within` if given)."""
         value = self._number(self._key(key), self._get(key, default, False), positive)
         if within is not None and not within[0] <= value <= within[1]:
@@ -145,7 +163,10 @@ class Table:
     def done(self) -> None:
         unknown = [k for k in self.raw if k not in self._read]
         if unknown:
-            raise UserError(f"{self._key(unknown[0])}: unknown key{did_you_mean(unknown[0], sorted(self._read), listing='keys', list_when_close=False)}")
+            raise UserError(
+                f"{self._key(unknown[0])}: unknown "
+                f"key{did_you_mean(unknown[0], sorted(self._read), listing='keys', list_when_close=False)}"
+            )
 
     @staticmethod
     def _number(path: builtins.str, value: object, positive: builtins.bool) -> builtins.float:
@@ -205,9 +226,10 @@ def read_spec_text(path: Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise UserError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); "
-                        "save the spec as UTF-8") from None
+        line = data[: exc.start].count(b"\n") + 1
+        raise UserError(
+            f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}); save the spec as UTF-8"
+        ) from None
 
 
 def parse_toml(text: str, source: str) -> Table:

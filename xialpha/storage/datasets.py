@@ -37,7 +37,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from xialpha.version import __version__
 from xialpha.errors import StoreWarning, UserError
 from xialpha.storage import validate
 from xialpha.storage.bits import pack_bits
@@ -46,7 +45,16 @@ from xialpha.storage.files import FileSet, Problem, inspect
 from xialpha.storage.location import Location, new_file_name
 from xialpha.storage.marker import MARKER, create_marker, open_store
 from xialpha.storage.reading import as_expression, read_newest
-from xialpha.storage.schema import DATASETS, Dataset, ESTIMATORS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP
+from xialpha.storage.schema import (
+    DATASETS,
+    ESTIMATORS,
+    EXAMPLE_COLUMNS,
+    RESULT_COLUMNS,
+    SCHEMA_VERSION,
+    TIMESTAMP,
+    Dataset,
+)
+from xialpha.version import __version__
 
 QUARANTINE = "_quarantine"
 
@@ -82,7 +90,7 @@ class Datasets:
         what = "results"
         table = rows if isinstance(rows, pa.Table) else validate.table_from_rows(rows, RESULT_COLUMNS, what)
         defaults = {
-            "created_at": datetime.datetime.now(datetime.timezone.utc),
+            "created_at": datetime.datetime.now(datetime.UTC),
             "schema_version": SCHEMA_VERSION,
             "xialpha_version": __version__,
             "worker": socket.gethostname(),
@@ -105,14 +113,17 @@ class Datasets:
         what = "examples"
         validate.check_row_list(rows, what)
         table = validate.table_from_rows([_packed(row, index) for index, row in enumerate(rows)], EXAMPLE_COLUMNS, what)
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         table = validate.conform(table, EXAMPLE_COLUMNS, what, {"created_at": now})
         sweep_id = validate.check_sweep_ids(table, what)
         validate.require_values(table, "estimator", ESTIMATORS, what)
         expected_bytes = pc.divide(pc.add(table["n"], 7), 8)
         row = validate.first_true(pc.not_equal(pc.binary_length(table["bits"]), expected_bytes))
         if row is not None:
-            raise UserError(f"{what} row {row}: bits has {len(table['bits'][row].as_py())} bytes, n={table['n'][row]} needs {expected_bytes[row]}")
+            raise UserError(
+                f"{what} row {row}: bits has {len(table['bits'][row].as_py())} bytes, n={table['n'][row]} needs "
+                f"{expected_bytes[row]}"
+            )
         validate.reject_duplicate_keys(table, DATASETS["examples"].key_columns, what)
         return self._write("examples", table, sweep_id)
 
@@ -128,7 +139,7 @@ class Datasets:
             raise UserError(f"dataset {dataset!r}: use write_{dataset}() for it, not append()")
         table = validate.flat_table(rows, dataset)
         if "created_at" not in table.column_names:
-            now = datetime.datetime.now(datetime.timezone.utc)
+            now = datetime.datetime.now(datetime.UTC)
             table = table.append_column("created_at", pa.array([now] * table.num_rows, TIMESTAMP))
         for name in (*spec.key_columns, "created_at"):
             if name not in table.column_names or table[name].null_count:
@@ -165,12 +176,20 @@ class Datasets:
             expression = ok if expression is None else ok & expression
         return self._read_newest(DATASETS["results"], sweep_id, columns=columns, filter=expression)
 
-    def read(self, dataset: str, filters: object = None, *, sweep_id: str | None = None,
-             columns: Sequence[str] | None = None, key_columns: Sequence[str] | None = None) -> pa.Table:
+    def read(
+        self,
+        dataset: str,
+        filters: object = None,
+        *,
+        sweep_id: str | None = None,
+        columns: Sequence[str] | None = None,
+        key_columns: Sequence[str] | None = None,
+    ) -> pa.Table:
         """Rows of any dataset (`columns` of them; default all), newest per key (the dataset's, or
         `key_columns`), sorted by key; `filters` apply after deduplication."""
-        return self._read_newest(self.dataset(dataset), sweep_id, key_columns=key_columns, columns=columns,
-                                 filter=as_expression(filters))
+        return self._read_newest(
+            self.dataset(dataset), sweep_id, key_columns=key_columns, columns=columns, filter=as_expression(filters)
+        )
 
     # --- maintenance -------------------------------------------------------------------------
 
@@ -185,8 +204,11 @@ class Datasets:
         self._warn([p for p in problems if p.kind != "outside"])
         linked = sorted({posixpath.dirname(self.relative(p.path)) for p in problems if p.kind == "outside"})
         if linked:
-            warnings.warn(f"store {self.uri}: left {', '.join(linked)} as they are: a link leads outside the store "
-                          "to them", StoreWarning, stacklevel=2)
+            warnings.warn(
+                f"store {self.uri}: left {', '.join(linked)} as they are: a link leads outside the store to them",
+                StoreWarning,
+                stacklevel=2,
+            )
         return before, after
 
     def check(self) -> list[Problem]:
@@ -231,8 +253,15 @@ class Datasets:
             raise UserError(f"dataset {name!r}: unknown; use one of {', '.join(DATASETS)}")
         return DATASETS[name]
 
-    def _read_newest(self, spec: Dataset, sweep_id: str | None, *, key_columns: Sequence[str] | None = None,
-                     columns: Sequence[str] | None = None, filter: pc.Expression | None = None) -> pa.Table:
+    def _read_newest(
+        self,
+        spec: Dataset,
+        sweep_id: str | None,
+        *,
+        key_columns: Sequence[str] | None = None,
+        columns: Sequence[str] | None = None,
+        filter: pc.Expression | None = None,
+    ) -> pa.Table:
         """`reading.read_newest` over one dataset, or one sweep's partition of it."""
         directory = self.location.path(spec.name)
         if sweep_id is not None:
@@ -241,8 +270,9 @@ class Datasets:
         if files.schema is None:
             return pa.table({})  # a row-typed dataset nothing was appended to yet has no columns
         try:
-            return read_newest(files, key_columns or spec.key_columns, status_column=spec.status_column,
-                               columns=columns, filter=filter)
+            return read_newest(
+                files, key_columns or spec.key_columns, status_column=spec.status_column, columns=columns, filter=filter
+            )
         finally:
             self._warn(files.problems)  # including files whose data failed to decode
 
@@ -271,8 +301,12 @@ class Datasets:
             return
         self._warned.update(p.path for p in new)
         listed = "; ".join(f"{self.relative(p.path)} ({p.kind}: {p.reason})" for p in new)
-        warnings.warn(f"store {self.uri}: skipped {len(new)} unreadable or foreign file(s): {listed}; "
-                      f"`xialpha store check {self.uri} --quarantine` moves them aside", StoreWarning, stacklevel=3)
+        warnings.warn(
+            f"store {self.uri}: skipped {len(new)} unreadable or foreign file(s): {listed}; "
+            f"`xialpha store check {self.uri} --quarantine` moves them aside",
+            StoreWarning,
+            stacklevel=3,
+        )
 
     def _write(self, dataset: str, table: pa.Table, sweep_id: str | None) -> str:
         """Write `table` as the next file of `dataset` (in its sweep's partition); return its path.

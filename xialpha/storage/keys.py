@@ -36,4 +36,7 @@ def _canonical(value: object, path: str) -> object:
         return [_canonical(item, f"{path}[{i}]") for i, item in enumerate(value)]
     if isinstance(value, dict):
         return {str(k): _canonical(v, f"{path}.{k}") for k, v in value.items()}
-    raise UserError(f"config_key field {path!r}: unsupported type {type(value).__name__} (use str, number, bool, None, list or dict)")
+    raise UserError(
+        f"config_key field {path!r}: unsupported type {type(value).__name__} (use str, number, bool, None, list or "
+        "dict)"
+    )

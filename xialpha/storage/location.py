@@ -112,7 +112,9 @@ class Location:
         return [
             info
             for info in self.entries(path, recursive=True)
-            if info.type == pafs.FileType.File and info.base_name.startswith(".") and info.base_name.endswith(TEMP_SUFFIX)
+            if info.type == pafs.FileType.File
+            and info.base_name.startswith(".")
+            and info.base_name.endswith(TEMP_SUFFIX)
         ]
 
     def read_text(self, path: str) -> str:
@@ -273,15 +275,17 @@ def file_sequence(name: str) -> int:
 
 def _write_error(uri: str, path: str, exc: OSError) -> StoreWriteError:
     if exc.errno in _DISK_FULL or "No space left" in str(exc):
-        return StoreWriteError(f"store {uri}: disk full (no space left on device) writing {path}; "
-                               "files stored before it are kept: free space, then rerun")
+        return StoreWriteError(
+            f"store {uri}: disk full (no space left on device) writing {path}; "
+            "files stored before it are kept: free space, then rerun"
+        )
     return StoreWriteError(f"store {uri}: cannot write {path}: {exc.strerror or exc}")
 
 
 def _visible(path: str, base: str) -> bool:
     """True unless some part of `path` below `base` is hidden ('.' or '_' prefix), as pyarrow reads."""
     if base and path.startswith(base.rstrip("/") + "/"):
-        relative = path[len(base.rstrip("/")) + 1:]
+        relative = path[len(base.rstrip("/")) + 1 :]
     else:
         relative = posixpath.relpath(path, base) if base else path
     return not any(part.startswith((".", "_")) for part in relative.split("/"))
@@ -311,7 +315,9 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
         try:
             fs, root = fsspec.core.url_to_fs(uri)
         except (ImportError, ValueError) as fsspec_exc:
-            raise UserError(f"store {shown}: no pyarrow or fsspec filesystem for it ({redact(str(fsspec_exc))})") from None
+            raise UserError(
+                f"store {shown}: no pyarrow or fsspec filesystem for it ({redact(str(fsspec_exc))})"
+            ) from None
         filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(fs))
     except OSError as exc:
         raise UserError(f"store {shown}: {redact(str(exc))}") from None
@@ -325,8 +331,9 @@ def remote_timeout() -> float:
     except ValueError:
         timeout = float("nan")
     if not 0 < timeout < float("inf"):
-        raise UserError(f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds > 0, "
-                        f"got {os.environ[REMOTE_TIMEOUT_ENV]!r}")
+        raise UserError(
+            f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds > 0, got {os.environ[REMOTE_TIMEOUT_ENV]!r}"
+        )
     return timeout
 
 
@@ -340,8 +347,14 @@ def _bounded(filesystem: pafs.FileSystem) -> pafs.FileSystem:
         return filesystem
     reconstruct, (options, *_) = filesystem.__reduce__()
     each = max(remote_timeout() / REMOTE_TRIES, 1.0)
-    return reconstruct({**options, "request_timeout": each, "connect_timeout": each,
-                        "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=REMOTE_TRIES)})
+    return reconstruct(
+        {
+            **options,
+            "request_timeout": each,
+            "connect_timeout": each,
+            "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=REMOTE_TRIES),
+        }
+    )
 
 
 def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
@@ -364,14 +377,18 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        raise UserError(f"store {uri}: no answer within {timeout:g} s (unreachable, or no credentials?); check "
-                        f"the URI, the network and the credentials (${REMOTE_TIMEOUT_ENV} sets the wait)")
+        raise UserError(
+            f"store {uri}: no answer within {timeout:g} s (unreachable, or no credentials?); check "
+            f"the URI, the network and the credentials (${REMOTE_TIMEOUT_ENV} sets the wait)"
+        )
     if "error" in outcome:
         reason = redact(" ".join(str(outcome["error"]).split()))
         raise UserError(f"store {uri}: cannot reach it: {reason[:300]}")
     if outcome.get("no bucket"):
-        raise UserError(f"store {uri}: the bucket {outcome['no bucket']!r} does not exist (or these credentials cannot "
-                        "see it); create it, or give a store in an existing bucket")
+        raise UserError(
+            f"store {uri}: the bucket {outcome['no bucket']!r} does not exist (or these credentials cannot "
+            "see it); create it, or give a store in an existing bucket"
+        )
 
 
 def _is_object_store(filesystem: pafs.FileSystem) -> bool:

@@ -13,11 +13,11 @@ import os
 import shlex
 import uuid
 
-from xialpha.version import __version__
 from xialpha.errors import StoreWriteError, UserError
 from xialpha.redaction import redact
 from xialpha.storage.location import Location
 from xialpha.storage.schema import SCHEMA_VERSION
+from xialpha.version import __version__
 
 MARKER = "_xialpha_store.json"
 MARKER_FORMAT = "xialpha-store"
@@ -54,10 +54,14 @@ def _open(location: Location, create: bool, writable: bool) -> int | None:
         raise UserError(f"store {uri}: not a xialpha store (a non-empty directory without {MARKER})")
     if not create:
         if location.is_local and not location.exists(location.root):
-            raise UserError(f"store {uri}: not a xialpha store: no such directory; `xialpha sweep SPEC --store "
-                            f"{shlex.quote(uri)}` creates it")
-        raise UserError(f"store {uri}: not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep SPEC "
-                        f"--store {shlex.quote(uri)}` fills it")
+            raise UserError(
+                f"store {uri}: not a xialpha store: no such directory; `xialpha sweep SPEC --store "
+                f"{shlex.quote(uri)}` creates it"
+            )
+        raise UserError(
+            f"store {uri}: not a xialpha store yet: empty, no sweep has written to it; `xialpha sweep SPEC "
+            f"--store {shlex.quote(uri)}` fills it"
+        )
     if location.is_local and writable:
         _check_creatable(uri, location.root)
     return None
@@ -65,12 +69,15 @@ def _open(location: Location, create: bool, writable: bool) -> int | None:
 
 def create_marker(location: Location) -> None:
     """Write the marker of a new store (creating its directory)."""
-    text = json.dumps({
-        "format": MARKER_FORMAT,
-        "schema_version": SCHEMA_VERSION,
-        "xialpha_version": __version__,
-        "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-    }, indent=2)
+    text = json.dumps(
+        {
+            "format": MARKER_FORMAT,
+            "schema_version": SCHEMA_VERSION,
+            "xialpha_version": __version__,
+            "created_at": datetime.datetime.now(datetime.UTC).isoformat(),
+        },
+        indent=2,
+    )
     location.write_bytes(location.path(MARKER), text.encode("utf-8"))
 
 

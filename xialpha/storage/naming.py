@@ -31,9 +31,14 @@ def choose_sweep(store: StoreQueries, given: str | None, parameter: str = "sweep
     if given is not None and given in stored:
         return given
     if not stored:
-        raise UserError(f"{parameter}: store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)")
+        raise UserError(
+            f"{parameter}: store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)"
+        )
     if given is None:
         if len(stored) == 1:
             return stored[0]
-        raise UserError(f"{parameter}: store {store.uri} holds {len(stored)} sweeps; choose one with {parameter}: {', '.join(stored)}")
+        raise UserError(
+            f"{parameter}: store {store.uri} holds {len(stored)} sweeps; choose one with {parameter}: "
+            f"{', '.join(stored)}"
+        )
     raise UserError(f"{parameter}: no sweep {given!r} in store {store.uri}{did_you_mean(given, stored)}")

@@ -94,8 +94,13 @@ def _schema(files: FileSet) -> pa.Schema:
     return files.schema
 
 
-def _scan(files: FileSet, fragments: Sequence[ds.ParquetFileFragment], columns: Sequence[str],
-          fields: Sequence[pa.Field], filter: pc.Expression | None) -> pa.Table:
+def _scan(
+    files: FileSet,
+    fragments: Sequence[ds.ParquetFileFragment],
+    columns: Sequence[str],
+    fields: Sequence[pa.Field],
+    filter: pc.Expression | None,
+) -> pa.Table:
     if not fragments:
         return _empty(fields)
     dataset = ds.FileSystemDataset(fragments, files.schema, ds.ParquetFileFormat(), files.location.filesystem)

@@ -33,8 +33,9 @@ class BatchColumns:
     configuration: Mapping[str, object]
 
     @classmethod
-    def of(cls, sweep_id: str, run_id: str, data_fingerprint: str, preprocessing: Preprocessing,
-           kernel: Kernel) -> BatchColumns:
+    def of(
+        cls, sweep_id: str, run_id: str, data_fingerprint: str, preprocessing: Preprocessing, kernel: Kernel
+    ) -> BatchColumns:
         """The batch columns of an `xialpha.features` Preprocessing and Kernel."""
         return cls(sweep_id, run_id, data_fingerprint, config_values(preprocessing, kernel))
 
@@ -128,29 +129,60 @@ class RunRow:
 def result_columns(row: ResultRow | FailedRow) -> dict:
     """{column: value} of a result row (the one place a result row becomes columns)."""
     batch = row.batch
-    columns = {"sweep_id": batch.sweep_id, "run_id": batch.run_id, "data_fingerprint": batch.data_fingerprint,
-               **batch.configuration, "config_key": row.config_key, "status": row.status, "category": row.category,
-               "C": row.C, "j": row.j, "rho": row.rho}
+    columns = {
+        "sweep_id": batch.sweep_id,
+        "run_id": batch.run_id,
+        "data_fingerprint": batch.data_fingerprint,
+        **batch.configuration,
+        "config_key": row.config_key,
+        "status": row.status,
+        "category": row.category,
+        "C": row.C,
+        "j": row.j,
+        "rho": row.rho,
+    }
     if isinstance(row, FailedRow):
         columns.update(error_message=row.error_message, n=row.n, n_pos=row.n_pos)
     else:
         training = row.training
-        columns.update(n=training.n, n_pos=training.n_pos, n_sv=training.n_sv, n_bounded_sv=training.n_bounded_sv,
-                       stable=training.stable, r_delta2=training.r_delta2, fit_seconds=training.fit_seconds,
-                       estimate_seconds=training.estimate_seconds, **row.estimates)
+        columns.update(
+            n=training.n,
+            n_pos=training.n_pos,
+            n_sv=training.n_sv,
+            n_bounded_sv=training.n_bounded_sv,
+            stable=training.stable,
+            r_delta2=training.r_delta2,
+            fit_seconds=training.fit_seconds,
+            estimate_seconds=training.estimate_seconds,
+            **row.estimates,
+        )
     provenance = {"worker": row.worker, "xialpha_version": row.xialpha_version}
     return {**columns, **{name: value for name, value in provenance.items() if value is not None}}
 
 
 def example_columns(row: ExampleRow) -> dict:
     """{column: value} of an example row."""
-    return {"sweep_id": row.sweep_id, "config_key": row.config_key, "category": row.category,
-            "estimator": row.estimator, "n": row.n, "bits": row.bits}
+    return {
+        "sweep_id": row.sweep_id,
+        "config_key": row.config_key,
+        "category": row.category,
+        "estimator": row.estimator,
+        "n": row.n,
+        "bits": row.bits,
+    }
 
 
 def run_columns(row: RunRow) -> dict:
     """{column: value} of a run row (finished_at left out while the run goes on)."""
-    columns = {"sweep_id": row.sweep_id, "run_id": row.run_id, "spec_toml": row.spec_toml, "spec_dir": row.spec_dir,
-               "data_fingerprint": row.data_fingerprint, "categories": row.categories,
-               "xialpha_version": row.xialpha_version, "command": row.command, "created_at": row.created_at}
+    columns = {
+        "sweep_id": row.sweep_id,
+        "run_id": row.run_id,
+        "spec_toml": row.spec_toml,
+        "spec_dir": row.spec_dir,
+        "data_fingerprint": row.data_fingerprint,
+        "categories": row.categories,
+        "xialpha_version": row.xialpha_version,
+        "command": row.command,
+        "created_at": row.created_at,
+    }
     return columns if row.finished_at is None else {**columns, "finished_at": row.finished_at}

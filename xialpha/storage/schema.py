@@ -125,8 +125,15 @@ def size_columns(prefix: str) -> tuple[str, str]:
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
 # column types by name (in `_table`, `_typed` and the registry's ResultColumn)
-_TYPES = {"str": pa.string(), "bool": pa.bool_(), "int": pa.int64(), "int32": pa.int32(), "float": pa.float64(),
-          "binary": pa.binary(), "time": TIMESTAMP}
+_TYPES = {
+    "str": pa.string(),
+    "bool": pa.bool_(),
+    "int": pa.int64(),
+    "int32": pa.int32(),
+    "float": pa.float64(),
+    "binary": pa.binary(),
+    "time": TIMESTAMP,
+}
 
 
 @dataclass(frozen=True)
@@ -168,6 +175,7 @@ PREPROCESSING = {
     "norm": (pa.string(), "vector normalisation"),
 }
 
+
 def _table(text: str) -> tuple[Column, ...]:
     """Columns from lines "name type doc": type one of _TYPES, with "!" when writers must fill it."""
     columns = []
@@ -201,7 +209,7 @@ RESULT_COLUMNS: tuple[Column, ...] = (
         n_pos               int!    positive training examples
         n_sv                int     support vectors (alpha_i > 0)
         n_bounded_sv        int     bounded support vectors (alpha_i at its upper bound)
-        stable              bool    at least one unbounded support vector (0 < alpha_i < C_i): the seed's stability condition
+        stable              bool    an unbounded SV exists (0 < alpha_i < C_i): the seed's stability condition
         r_delta2            float   R_delta^2: max K(x,x) - min K(x,x') bound used by xi-alpha
         fit_seconds         float   wall seconds spent training
         estimate_seconds    float   wall seconds spent computing the estimates"""),
@@ -226,20 +234,24 @@ EXAMPLE_COLUMNS: tuple[Column, ...] = _table("""
 
 def _typed(doc: str, *groups: str) -> tuple[Column, ...]:
     """Columns described by `doc`, from groups "<type>: name name ..." (type: str, int, float, bool, time)."""
-    return tuple(_col(name, _TYPES[kind.strip()], doc)
-                 for kind, names in (group.split(":") for group in groups) for name in names.split())
+    return tuple(
+        _col(name, _TYPES[kind.strip()], doc)
+        for kind, names in (group.split(":") for group in groups)
+        for name in names.split()
+    )
 
 
 def config_values(preprocessing: Preprocessing, kernel: Kernel) -> dict:
     """The results columns of a configuration's preprocessing and kernel (an `xialpha.features`
     Preprocessing and Kernel): preprocessing_id, pp_<parameter> per preprocessing parameter, kernel
     (its name), kernel_id and the kernel's parameters (gamma, degree, coef0 where it has them)."""
-    return {"preprocessing_id": preprocessing.id,
-            **{f"{PP_PREFIX}{name}": value for name, value in preprocessing.params().items()},
-            "kernel": kernel.name, "kernel_id": kernel.id,
-            **{name: value for name, value in kernel.params().items() if name != "name"}}
-
-
+    return {
+        "preprocessing_id": preprocessing.id,
+        **{f"{PP_PREFIX}{name}": value for name, value in preprocessing.params().items()},
+        "kernel": kernel.name,
+        "kernel_id": kernel.id,
+        **{name: value for name, value in kernel.params().items() if name != "name"},
+    }
 
 
 class ResultColumn(StrEnum):
@@ -280,8 +292,22 @@ class ResultColumn(StrEnum):
 _RESULT_TYPES = {c.name: c.type for c in RESULT_COLUMNS}
 # The results columns a selection copies for its chosen config (enough to rebuild and label it).
 CONFIG_COLUMNS = (
-    "config_key", "data_fingerprint", "preprocessing_id", *(f"{PP_PREFIX}{name}" for name in PREPROCESSING),
-    "kernel", "kernel_id", "gamma", "degree", "coef0", "C", "j", "n", "n_pos", "n_sv", "n_bounded_sv", "stable",
+    "config_key",
+    "data_fingerprint",
+    "preprocessing_id",
+    *(f"{PP_PREFIX}{name}" for name in PREPROCESSING),
+    "kernel",
+    "kernel_id",
+    "gamma",
+    "degree",
+    "coef0",
+    "C",
+    "j",
+    "n",
+    "n_pos",
+    "n_sv",
+    "n_bounded_sv",
+    "stable",
     "r_delta2",
 )
 # The chosen config's estimates in a selection row: estimate_<metric or count> (its selection estimator's).
@@ -291,20 +317,44 @@ P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macr
 
 # Columns that identify or date rows rather than describe them (ids, hashes, versions, times), in
 # the order the tidy DataFrames of xialpha.reports.frames show them: last.
-ID_COLUMNS = ("selection_id", "certification_id", "sweep_id", "run_id", "config_key", "data_fingerprint",
-              "preprocessing_id", "kernel_id", "runner_up_config_key", "runner_up_preprocessing_id",
-              "runner_up_kernel_id", "test_fingerprint", "worker", "xialpha_version", "schema_version", "created_at")
+ID_COLUMNS = (
+    "selection_id",
+    "certification_id",
+    "sweep_id",
+    "run_id",
+    "config_key",
+    "data_fingerprint",
+    "preprocessing_id",
+    "kernel_id",
+    "runner_up_config_key",
+    "runner_up_preprocessing_id",
+    "runner_up_kernel_id",
+    "test_fingerprint",
+    "worker",
+    "xialpha_version",
+    "schema_version",
+    "created_at",
+)
 
 # Selections: one row per category (xialpha.selection.records): the objective, the chosen config,
 # its estimates (estimate_*: completed metrics and counts of the selection estimator), the first
 # runner-up and the p-values against it (NaN where not computed).
 SELECTION_COLUMNS: tuple[Column, ...] = (
-    *_typed("selection", "str: selection_id sweep_id category mode metric estimator", "float: rho",
-            "str: average", "bool: smooth_c", "float: cost_fn cost_fp alpha value selection_value"),
+    *_typed(
+        "selection",
+        "str: selection_id sweep_id category mode metric estimator",
+        "float: rho",
+        "str: average",
+        "bool: smooth_c",
+        "float: cost_fn cost_fp alpha value selection_value",
+    ),
     *(_col(name, _RESULT_TYPES[name], f"chosen config: {name}, as in results") for name in CONFIG_COLUMNS),
     *_typed("estimate of the chosen config", "float: " + " ".join(SELECTION_ESTIMATES.values())),
-    *_typed("first runner-up", "str: runner_up_config_key runner_up_preprocessing_id runner_up_kernel_id",
-            "float: runner_up_C runner_up_j runner_up_value runner_up_selection_value"),
+    *_typed(
+        "first runner-up",
+        "str: runner_up_config_key runner_up_preprocessing_id runner_up_kernel_id",
+        "float: runner_up_C runner_up_j runner_up_value runner_up_selection_value",
+    ),
     *_typed("p-value, chosen vs first runner-up", "float: " + " ".join(P_VALUES)),
     *_typed("significance", "bool: not_significant", "int: n_runners_up n_runners_up_not_significant n_candidates"),
     *_typed("provenance", "str: xialpha_version", "time: created_at"),
@@ -313,30 +363,52 @@ SELECTION_COLUMNS: tuple[Column, ...] = (
 # Certifications: one row per category, then "(micro)" and "(macro)" (xialpha.selection.certification).
 CERTIFICATION_BOUNDS = ("error_upper", "recall_lower", "precision_lower", "f1_lower")
 CERTIFICATION_COLUMNS: tuple[Column, ...] = (
-    *_typed("certification", "str: certification_id sweep_id selection_id test_split test_fingerprint",
-            "int: n_test", "str: category scope config_key", "int: tp fp fn tn"),
-    *_typed("test-set metric or one-sided bound, fraction 0..1", "float: " + " ".join((*METRICS, *CERTIFICATION_BOUNDS))),
-    *_typed("certification", "float: confidence", "int: draws", "bool: forced", "int: previous_certifications",
-            "str: xialpha_version", "time: created_at"),
+    *_typed(
+        "certification",
+        "str: certification_id sweep_id selection_id test_split test_fingerprint",
+        "int: n_test",
+        "str: category scope config_key",
+        "int: tp fp fn tn",
+    ),
+    *_typed(
+        "test-set metric or one-sided bound, fraction 0..1", "float: " + " ".join((*METRICS, *CERTIFICATION_BOUNDS))
+    ),
+    *_typed(
+        "certification",
+        "float: confidence",
+        "int: draws",
+        "bool: forced",
+        "int: previous_certifications",
+        "str: xialpha_version",
+        "time: created_at",
+    ),
 )
 
 # Drift checks: one row per config x category x window (xialpha.jobs.drift); errors are fractions
 # 0..1 (NaN where undefined); verdict "drift", "no drift" or "failed", repeated on each row of a group.
 DRIFT_COLUMNS: tuple[Column, ...] = (
-    *_typed("drift check", "str: check_id check_key sweep_id run_id data_fingerprint newest_batch category",
-            "str: preprocessing_id kernel kernel_id window_first_batch status error_message verdict check_error",
-            "int: n_batches window n n_pos n_sv n_newest n_newest_pos", "int: " + " ".join(estimate_columns("xa")[:2]),
-            "int: chosen_window full_worse chosen_worse", "float: C j rho r_delta2",
-            "float: " + " ".join(estimate_columns("xa")[2:]),
-            "float: chosen_error full_error p_value margin_points alpha", "bool: full_memory chosen",
-            "time: checked_at"),
+    *_typed(
+        "drift check",
+        "str: check_id check_key sweep_id run_id data_fingerprint newest_batch category",
+        "str: preprocessing_id kernel kernel_id window_first_batch status error_message verdict check_error",
+        "int: n_batches window n n_pos n_sv n_newest n_newest_pos",
+        "int: " + " ".join(estimate_columns("xa")[:2]),
+        "int: chosen_window full_worse chosen_worse",
+        "float: C j rho r_delta2",
+        "float: " + " ".join(estimate_columns("xa")[2:]),
+        "float: chosen_error full_error p_value margin_points alpha",
+        "bool: full_memory chosen",
+        "time: checked_at",
+    ),
 )
 
 # Sweeps: one row per run of a sweep, with the spec it ran (xialpha.jobs.sweep); written again
 # with `finished_at` when the run ends (done, failed or interrupted), so a reader knows it ended.
 SWEEP_COLUMNS: tuple[Column, ...] = _typed(
-    "sweep run", "str: sweep_id run_id spec_toml spec_dir data_fingerprint categories xialpha_version command",
-    "time: created_at finished_at")
+    "sweep run",
+    "str: sweep_id run_id spec_toml spec_dir data_fingerprint categories xialpha_version command",
+    "time: created_at finished_at",
+)
 
 
 def _schema(columns: tuple[Column, ...], dataset: str) -> pa.Schema:
@@ -382,7 +454,8 @@ DATASETS: dict[str, Dataset] = {
     "examples": Dataset("examples", ("sweep_id", "config_key", "estimator"), EXAMPLE_COLUMNS),
     "selections": Dataset("selections", ("selection_id", "category"), None, row_columns=SELECTION_COLUMNS),
     "drift": Dataset("drift", ("check_id",), None, row_columns=DRIFT_COLUMNS),
-    "certifications": Dataset("certifications", ("certification_id", "category"), None,
-                              row_columns=CERTIFICATION_COLUMNS),
+    "certifications": Dataset(
+        "certifications", ("certification_id", "category"), None, row_columns=CERTIFICATION_COLUMNS
+    ),
     "sweeps": Dataset("sweeps", ("run_id",), None, row_columns=SWEEP_COLUMNS),
 }

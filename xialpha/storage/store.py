@@ -28,8 +28,7 @@ from xialpha.storage.bits import unpack_bits
 from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
 from xialpha.storage.files import Problem
-from xialpha.storage.rows import (ExampleRow, FailedRow, ResultRow, RunRow, example_columns, result_columns,
-                                  run_columns)
+from xialpha.storage.rows import ExampleRow, FailedRow, ResultRow, RunRow, example_columns, result_columns, run_columns
 from xialpha.storage.validate import typed_table
 
 
@@ -41,12 +40,14 @@ class StoreQueries(Protocol):
 
     def write_results(self, rows: Sequence[ResultRow | FailedRow]) -> str: ...
     def write_examples(self, rows: Sequence[ExampleRow]) -> str: ...
-    def read_results_df(self, sweep_id: str | None = None, *, columns: Sequence[str] | None = None,
-                        include_failed: bool = False) -> pd.DataFrame: ...
+    def read_results_df(
+        self, sweep_id: str | None = None, *, columns: Sequence[str] | None = None, include_failed: bool = False
+    ) -> pd.DataFrame: ...
     def done_keys(self, sweep_id: str) -> set[str]: ...
     def stored_keys(self, sweep_id: str) -> set[str]: ...
-    def read_examples(self, config_keys: Iterable[str], estimator: str = "xa", *,
-                      sweep_id: str | None = None) -> dict[str, np.ndarray]: ...
+    def read_examples(
+        self, config_keys: Iterable[str], estimator: str = "xa", *, sweep_id: str | None = None
+    ) -> dict[str, np.ndarray]: ...
     def sweeps(self) -> pd.DataFrame: ...
     def add_run(self, row: RunRow) -> None: ...
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame: ...
@@ -55,8 +56,9 @@ class StoreQueries(Protocol):
     def add_selection(self, rows: Sequence[Mapping]) -> None: ...
     def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame: ...
     def add_certification(self, rows: Sequence[Mapping]) -> None: ...
-    def certifications(self, *, selection_id: str | None = None,
-                       test_fingerprint: str | None = None) -> pd.DataFrame: ...
+    def certifications(
+        self, *, selection_id: str | None = None, test_fingerprint: str | None = None
+    ) -> pd.DataFrame: ...
     def add_drift_check(self, rows: Sequence[Mapping]) -> None: ...
     def drift_checks(self) -> pd.DataFrame: ...
     def drift_check(self, drift_id: str, check_key: str) -> list[dict]: ...
@@ -96,8 +98,9 @@ class ResultStore(StoreQueries):
         """Store the example rows of one sweep as one new file; its path."""
         return self.datasets.write_examples([example_columns(row) for row in rows])
 
-    def read_results_df(self, sweep_id: str | None = None, *, columns: Sequence[str] | None = None,
-                        include_failed: bool = False) -> pd.DataFrame:
+    def read_results_df(
+        self, sweep_id: str | None = None, *, columns: Sequence[str] | None = None, include_failed: bool = False
+    ) -> pd.DataFrame:
         """Result rows (`columns` of them; default all) as a DataFrame, one per (sweep_id,
         config_key): its newest "ok" row, or with `include_failed` its newest failed row where it
         has no "ok" one (see `Datasets.read_results`)."""
@@ -116,8 +119,9 @@ class ResultStore(StoreQueries):
         table = self.datasets.read_results(sweep_id, columns=["config_key"], include_failed=True)
         return set(table["config_key"].to_pylist())
 
-    def read_examples(self, config_keys: Iterable[str], estimator: str = "xa", *,
-                      sweep_id: str | None = None) -> dict[str, np.ndarray]:
+    def read_examples(
+        self, config_keys: Iterable[str], estimator: str = "xa", *, sweep_id: str | None = None
+    ) -> dict[str, np.ndarray]:
         """{config_key: boolean vector "counted as error" of length n} for the stored keys.
 
         Keys without a stored vector are absent from the result. Where a key was stored in
@@ -126,8 +130,13 @@ class ResultStore(StoreQueries):
         """
         keys = list(dict.fromkeys(config_keys))
         wanted = pc.field("config_key").isin(keys) & (pc.field("estimator") == estimator)
-        table = self.datasets.read("examples", wanted, sweep_id=sweep_id, key_columns=("config_key", "estimator"),
-                                   columns=["config_key", "n", "bits"])
+        table = self.datasets.read(
+            "examples",
+            wanted,
+            sweep_id=sweep_id,
+            key_columns=("config_key", "estimator"),
+            columns=["config_key", "n", "bits"],
+        )
         return {key: unpack_bits(bits, n) for key, n, bits in zip(*(table[c].to_pylist() for c in table.column_names))}
 
     def sweeps(self) -> pd.DataFrame:

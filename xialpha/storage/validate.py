@@ -91,7 +91,8 @@ def table_from_rows(rows: Sequence[Mapping], columns: Sequence[Column], what: st
         for index, value in enumerate(values):
             if value is not None and not accepts(value):
                 raise UserError(
-                    f"{what} row {index}: column {column.name!r} needs {expected}, got {type(value).__name__} {value!r:.60}"
+                    f"{what} row {index}: column {column.name!r} needs {expected}, got {type(value).__name__} "
+                    f"{value!r:.60}"
                 )
         try:
             arrays[column.name] = pa.array(values, type=column.type)
@@ -125,8 +126,15 @@ def _kind(type_: pa.DataType) -> str:
     return str(type_)
 
 
-_CASTS = {("int", "float"), ("null", "bool"), ("null", "int"), ("null", "float"), ("null", "str"),
-          ("null", "bytes"), ("null", "timestamp")}
+_CASTS = {
+    ("int", "float"),
+    ("null", "bool"),
+    ("null", "int"),
+    ("null", "float"),
+    ("null", "str"),
+    ("null", "bytes"),
+    ("null", "timestamp"),
+}
 
 
 def _cast_column(array: pa.ChunkedArray, column: Column, what: str) -> pa.ChunkedArray:
@@ -182,7 +190,9 @@ def require_values(table: pa.Table, column: str, allowed: Sequence[str], what: s
     values = table[column]
     row = first_true(pc.and_(pc.is_valid(values), pc.invert(pc.is_in(values, value_set=pa.array(allowed)))))
     if row is not None:
-        raise UserError(f"{what} row {row}: column {column!r} is {table[column][row].as_py()!r}; use one of {list(allowed)}")
+        raise UserError(
+            f"{what} row {row}: column {column!r} is {table[column][row].as_py()!r}; use one of {list(allowed)}"
+        )
 
 
 def check_sweep_ids(table: pa.Table, what: str) -> str:
@@ -242,9 +252,11 @@ def typed_table(dataset: str, rows: Sequence[Mapping]) -> pa.Table:
     check_row_list(rows, dataset)
     for index, row in enumerate(rows):
         _reject_unknown(row.keys(), columns, f"{dataset} row {index}")
-    now = datetime.datetime.now(datetime.timezone.utc)
-    plain = [{c.name: _plain(row.get(c.name, now if c.name == "created_at" else None), c.type) for c in columns}
-             for row in rows]
+    now = datetime.datetime.now(datetime.UTC)
+    plain = [
+        {c.name: _plain(row.get(c.name, now if c.name == "created_at" else None), c.type) for c in columns}
+        for row in rows
+    ]
     return pa.Table.from_pylist(plain, schema=pa.schema([pa.field(c.name, c.type) for c in columns]))
 
 

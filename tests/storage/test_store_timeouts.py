@@ -47,12 +47,17 @@ def stalled_endpoint():
 
 
 def _cli(*argv: str, timeout: float = 90) -> tuple[subprocess.CompletedProcess, float]:
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "testing"),
-           "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "testing"),
-           "AWS_EC2_METADATA_DISABLED": "true", "XIALPHA_STORE_TIMEOUT": "3"}
+    env = {
+        **os.environ,
+        "AWS_ACCESS_KEY_ID": os.environ.get("AWS_ACCESS_KEY_ID", "testing"),
+        "AWS_SECRET_ACCESS_KEY": os.environ.get("AWS_SECRET_ACCESS_KEY", "testing"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "XIALPHA_STORE_TIMEOUT": "3",
+    }
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "xialpha.cli", *argv], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", *argv], capture_output=True, text=True, timeout=timeout, env=env
+    )
     return done, time.monotonic() - start
 
 
@@ -76,7 +81,7 @@ def test_the_s3_requests_are_bounded_by_the_timeout(monkeypatch):
     assert options["request_timeout"] == options["connect_timeout"] == 2.0
 
 
-def test_a_missing_bucket_is_one_line_exit_2(s3_endpoint, tmp_path):  # noqa: F811 (the fixture)
+def test_a_missing_bucket_is_one_line_exit_2(s3_endpoint, tmp_path):
     uri = f"s3://no-such-bucket/store?endpoint_override={s3_endpoint}&scheme=http"
     spec = sweep_spec(tmp_path / "s.toml", "bucketless", cluster='kind = "local"\nworkers = 1')
     for argv in (["store", "ls", uri], ["sweep", str(spec), "--store", uri, "--quiet"]):
@@ -92,10 +97,20 @@ def test_a_signal_while_the_exit_waits_for_the_store_is_one_line(stalled_endpoin
     import signal
 
     uri = f"s3://xialpha/store?endpoint_override={stalled_endpoint}&scheme=http"
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-           "AWS_EC2_METADATA_DISABLED": "true", "XIALPHA_STORE_TIMEOUT": "6"}
-    process = subprocess.Popen([sys.executable, "-m", "xialpha.cli", "store", "ls", uri], stderr=subprocess.PIPE,
-                               stdout=subprocess.DEVNULL, text=True, env=env)
+    env = {
+        **os.environ,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "XIALPHA_STORE_TIMEOUT": "6",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "xialpha.cli", "store", "ls", uri],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     try:
         first = process.stderr.readline()
         assert "no answer within 6 s" in first, first
