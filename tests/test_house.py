@@ -408,3 +408,13 @@ def test_the_sweep_names_no_result_column():
 def test_the_column_rule_catches_a_planted_column_name(source):
     assert len(column_literals([("xialpha/jobs/tasks.py", ast.parse(source))])) == 1
     assert column_literals([("xialpha/storage/rows.py", ast.parse(source))]) == []
+
+
+def test_the_ci_script_names_test_files_that_exist():
+    """.ci/run runs some test files by path (once more without SLURM): a moved file must not turn that
+    run into 'file not found'."""
+    import re
+
+    named = re.findall(r"\btests/[\w/]+\.py\b", (REPO / ".ci" / "run").read_text(encoding="utf-8"))
+    assert named, "the CI script names no test file: this check has nothing to check"
+    assert [path for path in named if not (REPO / path).is_file()] == []
