@@ -120,16 +120,8 @@ def solve_calls(
             keep = np.ones(active.size, dtype=bool)
             keep[done] = False
             if not keep.all():
-                active, columns, k_xx, lam, a_lam, own, grad, direction, gg = (
-                    active[keep],
-                    columns[:, keep],
-                    k_xx[keep],
-                    lam[:, keep],
-                    a_lam[:, keep],
-                    own[keep],
-                    grad[:, keep],
-                    direction[:, keep],
-                    gg[keep],
+                active, columns, k_xx, lam, a_lam, own, grad, direction, gg = _points(
+                    keep, active, columns, k_xx, lam, a_lam, own, grad, direction, gg
                 )
         if active.size == 0:
             break
@@ -140,19 +132,8 @@ def solve_calls(
         bad = (curvature <= 0.0) & ~flat
         if bad.any():  # an indefinite kernel: these points stay undecided
             keep = ~bad
-            active, columns, k_xx, lam, a_lam, own, grad, direction, gg, q, curvature, flat = (
-                active[keep],
-                columns[:, keep],
-                k_xx[keep],
-                lam[:, keep],
-                a_lam[:, keep],
-                own[keep],
-                grad[:, keep],
-                direction[:, keep],
-                gg[keep],
-                q[:, keep],
-                curvature[keep],
-                flat[keep],
+            active, columns, k_xx, lam, a_lam, own, grad, direction, gg, q, curvature, flat = _points(
+                keep, active, columns, k_xx, lam, a_lam, own, grad, direction, gg, q, curvature, flat
             )
             if active.size == 0:
                 break
@@ -262,3 +243,9 @@ def _bounds_outcome(columns, k_xx, lam, a_lam, own, thresholds, ridge):
     tie = ~below & ~above & (upper - lower <= 2.0 * slack + BOUND_RTOL * thresholds)
     outcome[below], outcome[above], outcome[tie] = BELOW, ABOVE, TIE
     return outcome, np.where(above, lower, upper)
+
+
+def _points(keep: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The block's per-point arrays (points on the last axis: (m,) vectors, (n_U, m) columns) of
+    the points `keep` (bool (m,)) only."""
+    return tuple(array[..., keep] for array in arrays)
