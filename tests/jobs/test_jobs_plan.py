@@ -8,6 +8,7 @@ import pytest
 from xialpha.jobs import tasks
 from xialpha.jobs.plan import FitJob, cut_paths, make_plan
 from xialpha.spec.sweep import parse_spec
+from xialpha.storage.rows import BatchColumns, result_columns
 
 C_GRID = [0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0]
 SPEC = f"""
@@ -74,10 +75,11 @@ def test_a_plan_for_more_threads_than_paths_has_a_task_per_thread_and_says_why(s
 
 def _rows(spec, categories, data, threads: int) -> dict[str, dict]:
     plan = make_plan(spec, categories, "f", data.n, 0, set(), threads=threads)
+    columns = BatchColumns.of(spec.id, "run", plan.fingerprint, spec.preprocessings[0], spec.kernels[0])
     rows = {}
     for batch in plan.batches:
-        batch_rows, _ = tasks.fit_batch(data, batch, {"sweep_id": "cut"}, spec.estimators, spec.tol)
-        rows.update({row["config_key"]: row for row in batch_rows})
+        batch_rows, _ = tasks.fit_batch(data, batch, columns, spec.estimators, spec.tol)
+        rows.update({row["config_key"]: row for row in map(result_columns, batch_rows)})
     return rows
 
 
