@@ -70,14 +70,30 @@ def _modules(package: Path = PACKAGE):
 
 
 def imported(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, module) of every import in `tree`, at any depth (lazy imports in functions too)."""
+    """(line, module) of every import in `tree`, at any depth (lazy imports in functions too), except
+    those under `if TYPE_CHECKING:`, which never run (annotations only: api.py names
+    distributed.Client as the type of its client= parameter)."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             found += [(node.lineno, node.module or "")]
-    return found
+    typing_only = {
+        inner.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and _is_type_checking(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+        if isinstance(inner, (ast.Import, ast.ImportFrom))
+    }
+    return [(line, module) for line, module in found if line not in typing_only]
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def import_violations(
@@ -186,6 +202,13 @@ def test_the_dask_rule_catches_an_import_outside_jobs(source):
     assert len(import_violations(_planted(source), DASK, "jobs", DASK_ALLOWED)) == 1
     assert import_violations([("xialpha/jobs/x.py", ast.parse(source))], DASK, "jobs", DASK_ALLOWED) == []
     assert import_violations(_planted("from dask.utils import parse_bytes"), DASK, "jobs", DASK_ALLOWED) == []
+
+
+def test_an_import_for_annotations_only_is_no_dependency_but_the_same_import_at_run_time_is():
+    typing_only = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from distributed import Client\n"
+    assert import_violations(_planted(typing_only), DASK, "jobs", DASK_ALLOWED) == []
+    run_time = typing_only + "else:\n    from distributed import Client\n"
+    assert len(import_violations(_planted(run_time), DASK, "jobs", DASK_ALLOWED)) == 1
 
 
 @pytest.mark.parametrize(

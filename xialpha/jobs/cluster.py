@@ -28,8 +28,8 @@ from distributed.security import Security
 from xialpha.errors import UserError
 from xialpha.jobs.worker_logging import QuietTaskFailures
 from xialpha.jobs.worker_processes import forked_local_workers, terminal_interrupts_blocked
-from xialpha.spec.cluster import ClusterSpec
-from xialpha.spec.cluster_options import ADDRESS, check_address, check_cluster, check_security_files
+from xialpha.spec.cluster import ClusterSpec, check_cluster
+from xialpha.spec.cluster_options import ADDRESS, check_address, check_security_files
 from xialpha.spec.tables import parse_size
 
 WORKER_PORT = 8788  # each Kubernetes worker's dashboard/health port, as the Dask operator expects

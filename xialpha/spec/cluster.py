@@ -10,8 +10,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xialpha.errors import UserError
-from xialpha.spec.cluster_options import SECURITY_FILES, check_cluster
-from xialpha.spec.tables import Table, parse_toml, read_spec_text
+from xialpha.spec.cluster_options import (
+    KUBERNETES_OPTIONS,
+    SECURITY_FILES,
+    SLURM_OPTIONS,
+    check_address,
+    check_options,
+    check_security_files,
+)
+from xialpha.spec.tables import Table, parse_size, parse_toml, read_spec_text
 
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
 DEFAULT_MAX_WORKERS = 1024  # [cluster] max_workers: caps cluster.workers and --workers
@@ -81,3 +88,31 @@ def check_workers(name: str, workers: int | None, max_workers: int) -> int | Non
             "raise [cluster] max_workers if you mean it"
         )
     return workers
+
+
+def check_cluster(spec: ClusterSpec) -> None:
+    """Validate `[cluster]` at spec time: kind options, sizes, the address and the TLS files.
+
+    Raises UserError naming the key, e.g. `cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'`.
+    """
+    if spec.memory_limit is not None and spec.memory_limit != "auto":
+        parse_size("cluster.memory_limit", spec.memory_limit)
+    if spec.security:
+        check_security_files(spec.security)
+    if spec.address is not None:
+        check_address("cluster.address", spec.address, spec.security)
+    if spec.kind == "slurm":
+        check_options("slurm", spec.options, SLURM_OPTIONS)
+        if spec.memory_limit in (None, "auto"):
+            raise UserError('cluster.memory_limit: is required for kind "slurm" (memory per worker, e.g. "8GiB")')
+    elif spec.kind == "kubernetes":
+        check_options("kubernetes", spec.options, KUBERNETES_OPTIONS)
+        if "image" not in spec.options:
+            raise UserError(
+                'cluster.image: is required for kind "kubernetes" (an image with xialpha installed, see '
+                "deploy/Dockerfile)"
+            )
+        if spec.security:
+            raise UserError(
+                'cluster.security: not supported for kind "kubernetes"; use a service mesh or kind = "address" with tls://'
+            )

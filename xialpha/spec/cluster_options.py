@@ -1,7 +1,7 @@
 """The checks of a spec's `[cluster]` table, made when the spec is parsed (so a typo fails before any
 corpus is loaded or store touched): each kind's options, sizes, the scheduler address and the TLS
-files. Light to import (no Dask), as `xialpha.spec.cluster` is; `xialpha.jobs.cluster` starts what
-they allow.
+files. Light to import (no Dask), as `xialpha.spec.cluster` is (its `check_cluster` applies them);
+`xialpha.jobs.cluster` starts what they allow.
 """
 
 from __future__ import annotations
@@ -9,46 +9,14 @@ from __future__ import annotations
 import os
 import re
 import ssl
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from xialpha.errors import UserError
-from xialpha.spec.tables import parse_size
-
-if TYPE_CHECKING:
-    from xialpha.spec.cluster import ClusterSpec
 
 SECURITY_FILES = ("ca_file", "cert_file", "key_file")
 ADDRESS = re.compile(r"^((tcp|tls|ws|wss|ucx)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?$")
 WALLTIME = re.compile(r"^(\d+-)?(\d{1,2}:)?\d{1,2}:\d{2}$")  # SLURM: [D-][HH:]MM:SS
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-
-
-def check_cluster(spec: ClusterSpec) -> None:
-    """Validate `[cluster]` at spec time: kind options, sizes, the address and the TLS files.
-
-    Raises UserError naming the key, e.g. `cluster.walltime: must be a SLURM time [D-]HH:MM:SS, got '2h'`.
-    """
-    if spec.memory_limit is not None and spec.memory_limit != "auto":
-        parse_size("cluster.memory_limit", spec.memory_limit)
-    if spec.security:
-        check_security_files(spec.security)
-    if spec.address is not None:
-        check_address("cluster.address", spec.address, spec.security)
-    if spec.kind == "slurm":
-        _check_options("slurm", spec.options, SLURM_OPTIONS)
-        if spec.memory_limit in (None, "auto"):
-            raise UserError('cluster.memory_limit: is required for kind "slurm" (memory per worker, e.g. "8GiB")')
-    elif spec.kind == "kubernetes":
-        _check_options("kubernetes", spec.options, KUBERNETES_OPTIONS)
-        if "image" not in spec.options:
-            raise UserError(
-                'cluster.image: is required for kind "kubernetes" (an image with xialpha installed, see '
-                "deploy/Dockerfile)"
-            )
-        if spec.security:
-            raise UserError(
-                'cluster.security: not supported for kind "kubernetes"; use a service mesh or kind = "address" with tls://'
-            )
 
 
 def check_security_files(files: dict) -> None:
@@ -91,7 +59,7 @@ def check_address(name: str, address: str, security: object) -> None:
         raise UserError(f"{name}: a tls:// address needs [cluster.security] with ca_file, cert_file and key_file")
 
 
-def _check_options(kind: str, options: dict, checks: dict) -> None:
+def check_options(kind: str, options: dict, checks: dict) -> None:
     for key, value in options.items():
         if key not in checks:
             hint = {"cores": "threads_per_worker", "memory": "memory_limit", "n_workers": "workers"}.get(key)
