@@ -76,6 +76,11 @@ def test_a_sweep_whose_grid_grew_is_complete_by_its_grown_grid(tmp_path, capsys)
     assert "note: sweep 'exp' is incomplete: 1 of its 6 rows are not stored" in capsys.readouterr().err
 
 
+def test_a_sweep_of_C_auto_is_refused_before_the_corpus_is_read(swept):
+    with pytest.raises(UserError, match=r'^svm.C: "auto" is not swept yet'):
+        _prepare(_spec(C='"auto"'), swept)
+
+
 def test_other_training_documents_under_a_stored_sweeps_id_are_named(swept):
     changed = parse_spec(small_spec("exp", splits=True).replace("seed = 3", "seed = 4"), source="spec")
     with pytest.raises(
