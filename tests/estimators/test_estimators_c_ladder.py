@@ -1,4 +1,4 @@
-"""Issue 36 item 2: the C ladder of svm.C = "auto" starts where every alpha sits at its bound and
+"""Issue 36 item 2: the C ladder of svm.C = "auto" starts where the alphas sit at their bounds and
 doubles C until the solution stops changing (no bounded SV left, or errors and ||w|| settled)."""
 
 from __future__ import annotations
@@ -19,13 +19,15 @@ def _data(n: int = 120, d: int = 30, noise: float = 0.3, seed: int = 0):
     return X, y
 
 
-def test_the_starting_C_is_one_over_the_largest_bounded_margin_rounded_down_to_a_power_of_two():
-    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    y = np.array([1.0, -1.0, 1.0])
-    assert starting_C(X, y) == 0.5  # s = (2, 0), X s = (2, 0, 2)
-    assert starting_C(sp.csr_matrix(X), y, j=2.0) == 0.125  # s = (4, 1), X s = (4, 1, 5): 1/5 -> 2^-3
-    with pytest.raises(ValueError, match="no starting C"):
+def test_the_starting_C_is_one_over_the_largest_balanced_margin_rounded_down_to_a_power_of_two():
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 2.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0])
+    assert starting_C(X, y) == 0.25  # s = 2 (1, -1), mu = (0.5, 1): margins (3, -1, 1, -3), 1/3 -> 2^-2
+    assert starting_C(sp.csr_matrix(X), y, j=0.5) == 0.5  # s = 1 (1, -1): margins (1.5, ...), 2/3 -> 2^-1
+    with pytest.raises(ValueError, match="class means are alike"):
         starting_C(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="one class only"):
+        starting_C(X, np.ones(4))
 
 
 def test_at_the_starting_C_nearly_every_alpha_is_at_its_bound_and_it_is_above_liblinears():
