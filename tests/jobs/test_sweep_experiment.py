@@ -55,6 +55,16 @@ def test_a_grid_that_only_grew_in_C_resumes_and_fits_only_the_new_C(swept):
     )
 
 
+def test_the_command_line_sweeps_a_grown_grid_under_its_id_and_stores_only_the_new_C(tmp_path, capsys):
+    spec, store = tmp_path / "exp.toml", tmp_path / "store"
+    spec.write_text(small_spec("exp", splits=True))
+    assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 0
+    spec.write_text(small_spec("exp", splits=True, C="[0.5, 5.0, 50.0]"))
+    capsys.readouterr()
+    assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 0, capsys.readouterr().err
+    assert ": 2 stored, 4 skipped (already stored), 0 failed" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "changed",
     [
