@@ -37,14 +37,58 @@ def test_another_grid_under_a_stored_sweeps_id_is_refused_unless_a_new_run_is_fo
     _prepare(_spec(), swept)  # the same experiment resumes
     with pytest.raises(
         UserError,
-        match=r"^sweep.id: sweep 'exp' was run with another grid \(0 of its rows are not "
-        r"in this spec's, 2 of this spec's are new\); use a new sweep id, or "
+        match=r"^sweep.id: sweep 'exp' was run with another grid \(2 of its rows are not "
+        r"in this spec's, 0 of this spec's are new\); use a new sweep id, or "
         r"force_new_run=True",
     ):
-        _prepare(_spec(C="[0.5, 5.0, 50.0]"), swept)
-    with pytest.raises(UserError, match=r"another grid \(2 of its rows are not in this spec's, 0 of"):
         _prepare(_spec(C="[0.5]"), swept)
-    assert _prepare(_spec(C="[0.5, 5.0, 50.0]"), swept, force_new_run=True).n_fits == 2
+    with pytest.raises(UserError, match=r"another grid \(2 of its rows are not in this spec's, 2 of"):
+        _prepare(_spec(C="[0.5, 50.0]"), swept)
+    assert _prepare(_spec(C="[0.5]"), swept, force_new_run=True).n_fits == 0
+
+
+def test_a_grid_that_only_grew_in_C_resumes_and_fits_only_the_new_C(swept):
+    plan = _prepare(_spec(C="[0.05, 0.5, 5.0, 50.0]"), swept)
+    assert plan.n_skipped == 4
+    assert sorted((job.category, job.C) for batch in plan.batches for job in batch.jobs) == sorted(
+        (category, C) for category in plan.categories for C in (0.05, 50.0)
+    )
+
+
+def test_the_command_line_sweeps_a_grown_grid_under_its_id_and_stores_only_the_new_C(tmp_path, capsys):
+    spec, store = tmp_path / "exp.toml", tmp_path / "store"
+    spec.write_text(small_spec("exp", splits=True))
+    assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 0
+    spec.write_text(small_spec("exp", splits=True, C="[0.5, 5.0, 50.0]"))
+    capsys.readouterr()
+    assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 0, capsys.readouterr().err
+    assert ": 2 stored, 4 skipped (already stored), 0 failed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"C": "[0.5, 5.0, 50.0]\nj = [2.0]"},  # more C, but another j
+        {"C": "[0.5, 5.0, 50.0]", "rho": "[1.0, 2.0]"},  # more C, but another rho
+        {"C": "[0.5, 5.0, 50.0]", "categories": "top_k = 3"},  # more C, but other categories
+    ],
+)
+def test_a_grid_that_grew_in_C_and_changed_otherwise_is_refused(swept, changed):
+    with pytest.raises(UserError, match=r"^(sweep.id|corpus.categories): sweep 'exp' was run "):
+        _prepare(_spec(**changed), swept)
+
+
+def test_a_sweep_whose_grid_grew_is_complete_by_its_grown_grid(tmp_path, capsys):
+    store = ResultStore(str(tmp_path / "store"))
+    fill_store(_spec(), store)
+    fill_store(_spec(C="[0.5, 5.0, 50.0]"), store, batches=1)  # one of the 2 new rows stored
+    assert main(["select", store.uri]) == 0
+    assert "note: sweep 'exp' is incomplete: 1 of its 6 rows are not stored" in capsys.readouterr().err
+
+
+def test_a_sweep_of_C_auto_is_refused_before_the_corpus_is_read(swept):
+    with pytest.raises(UserError, match=r'^svm.C: "auto" is not swept yet'):
+        _prepare(_spec(C='"auto"'), swept)
 
 
 def test_other_training_documents_under_a_stored_sweeps_id_are_named(swept):
@@ -59,7 +103,7 @@ def test_other_training_documents_under_a_stored_sweeps_id_are_named(swept):
 
 def test_the_command_line_refuses_another_grid_in_one_line_and_changes_nothing(swept, tmp_path, capsys):
     spec = tmp_path / "exp.toml"
-    spec.write_text(small_spec("exp", splits=True, C="[0.5, 5.0, 50.0]"))
+    spec.write_text(small_spec("exp", splits=True, C="[0.5, 50.0]"))
     before = tree_digest(tmp_path / "store")
     assert main(["sweep", str(spec), "--store", str(tmp_path / "store"), "--quiet"]) == 2
     err = capsys.readouterr().err

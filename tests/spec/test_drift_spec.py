@@ -27,6 +27,11 @@ def test_minimal_spec_defaults():
     assert spec.cluster.kind == "local"
 
 
+def test_C_auto_is_refused_naming_svm_C():
+    with pytest.raises(UserError, match=r'svm.C: "auto" is for sweeps; a drift check needs its C values'):
+        parse_drift_spec(MINIMAL + '[svm]\nC = "auto"\n')
+
+
 def test_window_sizes_always_end_with_the_full_memory():
     every = parse_drift_spec(MINIMAL)
     assert every.window_sizes(5) == [1, 2, 3, 4, 5]

@@ -66,7 +66,8 @@ rho = [1, 2]
         ('[[kernels]]\nname = "linear"\n[[kernels]]\nname = "rbf"\ngamma = -1', "kernels[1].gamma: must be > 0"),
         ("[svm]\nC = [1, 0]", "svm.C[1]: must be > 0"),
         ("[svm]\nC = []", "svm.C: must not be empty"),
-        ('[svm]\nC = "big"', "svm.C[0]: must be a number"),
+        ('[svm]\nC = "big"', "svm.C: must be a number, a list of numbers or \"auto\", got 'big'"),
+        ('[svm]\nC = ["auto"]', "svm.C[0]: must be a number"),
         ("[svm]\ncost = 1", "svm.cost: unknown key"),
         ("[estimators]\nrho = [0]", "estimators.rho[0]: must be > 0"),
         ("[estimators]\nkfold = 1", "estimators.kfold: must be 0 (off) or >= 2"),
@@ -413,6 +414,14 @@ def test_loader_arguments_of_the_wrong_type_are_refused_at_spec_time(args, messa
         parse_spec(f"[corpus]\n{args}\n", source="bad.toml")
     assert str(info.value).startswith(f"bad.toml: {message}")
     assert str(info.value).endswith(f"(corpus loader {args.split(chr(34))[1]!r})")
+
+
+def test_C_auto_leaves_the_C_values_to_the_data_and_counts_as_its_limit_in_max_configs():
+    spec = parse_spec(MINIMAL + '[svm]\nC = "auto"\nj = [1, 2]\n')
+    assert spec.C_auto and spec.C == () and spec.j == (1.0, 2.0)
+    assert not parse_spec(MINIMAL).C_auto
+    with pytest.raises(UserError, match=r"1 kernels x 16 C values x 2 j values\), more than the limit 31"):
+        parse_spec(MINIMAL + '[sweep]\nmax_configs = 31\n[svm]\nC = "auto"\nj = [1, 2]\n')
 
 
 def test_a_grid_beyond_max_configs_is_refused_with_its_count_before_expanding():

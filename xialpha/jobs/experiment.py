@@ -4,12 +4,15 @@ A sweep's experiment is its grid of stored keys: every preprocessing x kernel x 
 x rho of its spec, on its training data (the data fingerprint is part of every key). Running a
 spec under an id whose newest recorded run had other data or another grid would mix two
 experiments in one sweep, which select would then rank together; it is refused unless the run
-is forced to be a new run of the id (`force_new_run`), which the run's record then shows.
+is forced to be a new run of the id (`force_new_run`), which the run's record then shows. One change
+is the same experiment: a grid that only grew in C (every C of the recorded run and more, all else
+alike) resumes, fitting the new C; its run's record then holds the grown grid.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from xialpha.errors import UserError
 from xialpha.jobs.plan import experiment_keys
@@ -58,11 +61,19 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
     now = experiment_keys(spec, categories, fingerprint)
     # a recorded spec that no longer parses: the stored rows must be of this spec's grid
     then = experiment_keys(recorded, categories, fingerprint) if recorded else store.stored_keys(spec.id) | now
-    if then != now:
+    if then != now and not (recorded is not None and _grown_in_C(recorded, spec, categories, fingerprint, then)):
         raise UserError(
             f"sweep.id: sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
             f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}"
         )
+
+
+def _grown_in_C(recorded: SweepSpec, spec: SweepSpec, categories: list[str], fingerprint: str, then: set[str]) -> bool:
+    """True when `spec` is `recorded` with more C values: its C a strict superset of the recorded
+    one's, and `spec` with the recorded C plans exactly the recorded keys `then`."""
+    if not set(recorded.C) < set(spec.C):
+        return False
+    return experiment_keys(replace(spec, C=recorded.C), categories, fingerprint) == then
 
 
 def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:

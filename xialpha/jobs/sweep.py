@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from distributed import as_completed, get_task_stream
 
+from xialpha.errors import UserError
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
@@ -81,6 +82,8 @@ def prepare(
     sweep's id holds no other experiment (unless `force_new_run`: see `check_same_experiment`)
     and plan what is missing (the stages shown on `progress`, when given). The driver gets the
     corpus's summary and fingerprints, never its documents."""
+    if spec.C_auto:
+        raise UserError('svm.C: "auto" is not swept yet; give the C values to sweep as a list')
     stage = progress.set_stage if progress is not None else (lambda name: None)
     stage("loading corpus")
     train_split, test_split = spec.corpus.train_split, spec.corpus.test_split

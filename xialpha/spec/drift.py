@@ -194,6 +194,8 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
     )
     drift.done()
     root.done()
+    if spec.C_auto:
+        raise UserError('svm.C: "auto" is for sweeps; a drift check needs its C values')
     return spec
 
 

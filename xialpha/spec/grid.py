@@ -21,12 +21,15 @@ if TYPE_CHECKING:
 _Dataclass = TypeVar("_Dataclass", bound="DataclassInstance")
 
 DEFAULT_MAX_CONFIGS = 100_000  # max_configs: preprocessings x kernels x C x j per category
+AUTO_C = "auto"  # svm.C = "auto": the C values are found from the data (`xialpha.estimators.c_ladder`)
+AUTO_C_LIMIT = 16  # C values per (category, preprocessing, kernel, j) path at most when svm.C = "auto"
 
 
 @dataclass(frozen=True)
 class GridSpec:
     """id and store of the run, its corpus, and the configurations: preprocessings x kernels x C x j,
-    each trained to the solver tolerance tol. `SweepSpec` and `DriftSpec` add what they do with them."""
+    each trained to the solver tolerance tol. `SweepSpec` and `DriftSpec` add what they do with them.
+    C_auto: svm.C = "auto", C then being the C values chosen so far (none before the data is read)."""
 
     id: str
     store: str | None
@@ -36,6 +39,7 @@ class GridSpec:
     C: tuple[float, ...]
     j: tuple[float, ...]
     tol: float
+    C_auto: bool
 
 
 def configurations(root: Table, section: Table) -> dict:
@@ -48,7 +52,7 @@ def configurations(root: Table, section: Table) -> dict:
     sizes = {
         "preprocessings": _grid_size(preprocessings),
         "kernels": _grid_size(kernels),
-        "C values": len(svm["C"]),
+        "C values": AUTO_C_LIMIT if svm["C_auto"] else len(svm["C"]),
         "j values": len(svm["j"]),
     }
     total = math.prod(sizes.values())
@@ -119,8 +123,16 @@ def _unique(items: list, name: str) -> tuple:
 
 
 def _svm(t: Table) -> dict:
+    """`[svm]`: C (a list of numbers, or "auto": none yet, C_auto true), j and tol."""
+    C = t.raw.get("C")
+    if isinstance(C, str) and C != AUTO_C:
+        raise UserError(f'svm.C: must be a number, a list of numbers or "auto", got {C!r}')
+    C_auto = C == AUTO_C
+    if C_auto:
+        t.str("C")  # read: the C values come from the data
     out = {
-        "C": tuple(t.float_list("C", [1.0], positive=True)),
+        "C": () if C_auto else tuple(t.float_list("C", [1.0], positive=True)),
+        "C_auto": C_auto,
         "j": tuple(t.float_list("j", [1.0], positive=True)),
         "tol": t.float("tol", 1e-3, positive=True, within=TOL_RANGE),
     }
