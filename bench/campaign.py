@@ -26,7 +26,8 @@ claim on the test set appears, then certify run twice more: exactly one certific
 never a test set lost or used twice); `artefact_mutations` (a refit
 artefact's model.json given a generated value for one field, its digest updated, then predict);
 `output_targets` (predict --output and report --html to a FIFO, a copied device node, links, a
-folder, the artefact's or the input's files: `replaced_node`, `read_file_written`); `signals_at_start`
+folder, the artefact's, the input's or the store's files: `replaced_node`, `read_file_written`: what the
+command reads, predict its artefact and input, report its store); `signals_at_start`
 (SIGINT/SIGTERM/SIGHUP a random instant into a command: `killed_silently`, `not_one_line`);
 `stalled_store` (an S3 endpoint that accepts and never answers: `hang` within 5 x the timeout +
 20 s); `limits` (a sweep under `ulimit -n` 12-40: `limit_unnamed`, `not_one_line`).
@@ -560,6 +561,7 @@ def _output_target(root: Path, rng: random.Random) -> tuple[str, str]:
             "artefact",
             "input",
             "hard_link_input",
+            "store",
             "dash",
             "new",
         ]
@@ -585,6 +587,8 @@ def _output_target(root: Path, rng: random.Random) -> tuple[str, str]:
         target = root / "model" / rng.choice(["model.json", "manifest.json", "arrays.npz"])
     elif kind == "input":
         target = root / "docs.txt"
+    elif kind == "store":
+        target = root / "store" / rng.choice(["page.html", "_xialpha_store.json", "results"])
     elif kind == "hard_link_input":
         os.link(root / "docs.txt", target)
     return ("-" if kind == "dash" else str(target)), kind
@@ -601,6 +605,7 @@ def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
         )
         kind_before = _kind(Path(target)) if target != "-" else "-"
         model_before, docs_before = tree_digest(root / "model"), (root / "docs.txt").read_bytes()
+        store_before = tree_digest(root / "store")
         reader = os.open(target, os.O_RDONLY | os.O_NONBLOCK) if kind == "fifo" else None
         try:
             code, out, err = cli(argv, root)
@@ -610,8 +615,12 @@ def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
         kind_after = _kind(Path(target)) if target != "-" else "-"
         findings = {
             "replaced_node": kind_before not in ("absent", "file") and kind_before != kind_after,
-            "read_file_written": tree_digest(root / "model") != model_before
-            or (root / "docs.txt").read_bytes() != docs_before,
+            # what the command reads: predict its artefact and input, report its store
+            "read_file_written": (
+                tree_digest(root / "model") != model_before or (root / "docs.txt").read_bytes() != docs_before
+            )
+            if argv[0] == "predict"
+            else tree_digest(root / "store") != store_before,
             "not_one_line": code not in (0, None) and err.count("\n") != 1,
         }
         campaign.record(
