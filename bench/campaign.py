@@ -545,10 +545,11 @@ def _kind(path: Path) -> str:
     )
 
 
-def _output_target(root: Path, rng: random.Random) -> tuple[str, str]:
+def _output_target(root: Path, rng: random.Random, in_store: bool) -> tuple[str, str]:
     """(argument, what) of a generated output path in `root`: a FIFO, a link (to a file, to nothing,
     to a folder), a folder, a device node copied from /dev/null or /dev/full (never the real ones),
-    a file of the artefact or the input (also through a hard link), `-`, or a new file."""
+    a file of the artefact or the input (also through a hard link), of the store (`in_store`), `-`,
+    or a new file."""
     kind = rng.choice(
         [
             "fifo",
@@ -587,8 +588,10 @@ def _output_target(root: Path, rng: random.Random) -> tuple[str, str]:
         target = root / "model" / rng.choice(["model.json", "manifest.json", "arrays.npz"])
     elif kind == "input":
         target = root / "docs.txt"
-    elif kind == "store":
+    elif kind == "store" and in_store:  # only report reads the store: predict may write where it is told
         target = root / "store" / rng.choice(["page.html", "_xialpha_store.json", "results"])
+    elif kind == "store":
+        kind = "new"
     elif kind == "hard_link_input":
         os.link(root / "docs.txt", target)
     return ("-" if kind == "dash" else str(target)), kind
@@ -599,13 +602,17 @@ def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
     its kind, the artefact and the input keep their bytes (issue 35, finding 2)."""
     for _ in range(n):
         root = campaign.case_dir()
-        target, kind = _output_target(root, rng)
-        argv = rng.choice(
-            [["predict", "model", "--input", "docs.txt", "--output", target], ["report", "store", "--html", target]]
+        report = rng.random() < 0.5
+        target, kind = _output_target(root, rng, report)
+        argv = (
+            ["report", "store", "--html", target]
+            if report
+            else ["predict", "model", "--input", "docs.txt", "--output", target]
         )
         kind_before = _kind(Path(target)) if target != "-" else "-"
         model_before, docs_before = tree_digest(root / "model"), (root / "docs.txt").read_bytes()
         store_before = tree_digest(root / "store")
+        before = campaign.snapshot(root / "store")
         reader = os.open(target, os.O_RDONLY | os.O_NONBLOCK) if kind == "fifo" else None
         try:
             code, out, err = cli(argv, root)
@@ -631,7 +638,7 @@ def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
             err,
             root,
             root / "store",
-            campaign.snapshot(root / "store"),
+            before,
             findings,
         )
 
