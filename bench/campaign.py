@@ -24,10 +24,16 @@ refit, results and sweep given a generated wrong-typed value for one parameter);
 `certify_kills` (a certify process SIGKILLed after a random delay, or a random instant after its
 claim on the test set appears, then certify run twice more: exactly one certification stored,
 never a test set lost or used twice); `artefact_mutations` (a refit
-artefact's model.json given a generated value for one field, its digest updated, then predict).
+artefact's model.json given a generated value for one field, its digest updated, then predict);
+`output_targets` (predict --output and report --html to a FIFO, a copied device node, links, a
+folder, the artefact's, the input's or the store's files: `replaced_node`, `read_file_written`: what the
+command reads, predict its artefact and input, report its store); `signals_at_start`
+(SIGINT/SIGTERM/SIGHUP a random instant into a command: `killed_silently`, `not_one_line`);
+`stalled_store` (an S3 endpoint that accepts and never answers: `hang` within 5 x the timeout +
+20 s); `limits` (a sweep under `ulimit -n` 12-40: `limit_unnamed`, `not_one_line`).
 
-    python bench/campaign.py            # 213 cases (~10 minutes on 2 cores)
-    python bench/campaign.py --quick    # 21 cases (CI: tests/test_bench_quick.py)
+    python bench/campaign.py            # 297 cases
+    python bench/campaign.py --quick    # 31 cases (CI: tests/test_bench_quick.py)
 """
 
 from __future__ import annotations
@@ -521,12 +527,287 @@ def artefact_mutations(campaign: Campaign, rng: random.Random, n: int) -> None:
         campaign.record("artefact_mutations", f"{field}={str(value)[:40]!r}", code, out, err, root, None, None)
 
 
+def _kind(path: Path) -> str:
+    """What `path` is without following a last link: link, fifo, char, dir, file or absent."""
+    import stat as st
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "absent"
+    return next(
+        (
+            name
+            for test, name in ((st.S_ISLNK, "link"), (st.S_ISFIFO, "fifo"), (st.S_ISCHR, "char"), (st.S_ISDIR, "dir"))
+            if test(mode)
+        ),
+        "file",
+    )
+
+
+def _output_target(root: Path, rng: random.Random, in_store: bool) -> tuple[str, str]:
+    """(argument, what) of a generated output path in `root`: a FIFO, a link (to a file, to nothing,
+    to a folder), a folder, a device node copied from /dev/null or /dev/full (never the real ones),
+    a file of the artefact or the input (also through a hard link), of the store (`in_store`), `-`,
+    or a new file."""
+    kind = rng.choice(
+        [
+            "fifo",
+            "link_file",
+            "link_nothing",
+            "link_dir",
+            "dir",
+            "null",
+            "full",
+            "artefact",
+            "input",
+            "hard_link_input",
+            "store",
+            "dash",
+            "new",
+        ]
+    )
+    target = root / f"out-{kind}"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "link_file":
+        (root / "real.csv").write_text("kept?\n")
+        target.symlink_to(root / "real.csv")
+    elif kind == "link_nothing":
+        target.symlink_to(root / "nowhere" / "x.csv")
+    elif kind == "link_dir":
+        target.symlink_to(root / "model")
+    elif kind == "dir":
+        target.mkdir()
+    elif kind in ("null", "full"):
+        try:
+            os.mknod(target, 0o20666, os.makedev(1, 3 if kind == "null" else 7))
+        except OSError:
+            kind, target = "new", root / "out-new"
+    elif kind == "artefact":
+        target = root / "model" / rng.choice(["model.json", "manifest.json", "arrays.npz"])
+    elif kind == "input":
+        target = root / "docs.txt"
+    elif kind == "store" and in_store:  # only report reads the store: predict may write where it is told
+        target = root / "store" / rng.choice(["page.html", "_xialpha_store.json", "results"])
+    elif kind == "store":
+        kind = "new"
+    elif kind == "hard_link_input":
+        os.link(root / "docs.txt", target)
+    return ("-" if kind == "dash" else str(target)), kind
+
+
+def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """predict --output and report --html to generated targets: a FIFO, device, link or folder keeps
+    its kind, the artefact and the input keep their bytes (issue 35, finding 2)."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        report = rng.random() < 0.5
+        target, kind = _output_target(root, rng, report)
+        argv = (
+            ["report", "store", "--html", target]
+            if report
+            else ["predict", "model", "--input", "docs.txt", "--output", target]
+        )
+        kind_before = _kind(Path(target)) if target != "-" else "-"
+        model_before, docs_before = tree_digest(root / "model"), (root / "docs.txt").read_bytes()
+        store_before = tree_digest(root / "store")
+        before = campaign.snapshot(root / "store")
+        reader = os.open(target, os.O_RDONLY | os.O_NONBLOCK) if kind == "fifo" else None
+        try:
+            code, out, err = cli(argv, root)
+        finally:
+            if reader is not None:
+                os.close(reader)
+        kind_after = _kind(Path(target)) if target != "-" else "-"
+        findings = {
+            "replaced_node": kind_before not in ("absent", "file") and kind_before != kind_after,
+            # what the command reads: predict its artefact and input, report its store
+            "read_file_written": (
+                tree_digest(root / "model") != model_before or (root / "docs.txt").read_bytes() != docs_before
+            )
+            if argv[0] == "predict"
+            else tree_digest(root / "store") != store_before,
+            "not_one_line": code not in (0, None) and err.count("\n") != 1,
+        }
+        campaign.record(
+            "output_targets",
+            f"{argv[0]} -> {kind}",
+            code,
+            out,
+            err,
+            root,
+            root / "store",
+            before,
+            findings,
+        )
+
+
+def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """SIGINT, SIGTERM or SIGHUP a random instant into a command (mostly while it imports): exit
+    128 + signum and one line, or its own outcome if it ended first (issue 35, finding 4)."""
+    commands = [
+        ["store", "ls", "store"],
+        ["store", "compact", "store"],
+        ["select", "store"],
+        ["certify", "store", "--selection", "{SEL}", "--test-split", "test"],
+        ["report", "store"],
+    ]
+    for _ in range(n):
+        root = campaign.case_dir()
+        store = root / "store"
+        argv = [a.replace("{SEL}", campaign.selection) for a in rng.choice(commands)]
+        signum = rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+        delay = rng.uniform(0.05, 1.5)
+        before = campaign.snapshot(store)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "xialpha.cli", *argv],
+            cwd=root,
+            start_new_session=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(delay)
+        if child.poll() is None:
+            child.send_signal(signum)
+        try:
+            out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=TIMEOUT_S))
+            code = child.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            code, out, err = None, "", ""
+        signalled = code == 128 + signum
+        findings = {
+            "killed_silently": code is not None and code < 0,
+            "not_one_line": signalled and err.count("\n") != 1,
+        }
+        campaign.record(
+            "signals_at_start",
+            f"{' '.join(argv[:2])} {signal.Signals(signum).name} at {delay:.2f} s",
+            code,
+            out,
+            err,
+            root,
+            store,
+            before,
+            findings,
+            failed=code not in (0, 128 + signum),
+        )
+
+
+def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """store ls, select and report against an S3 endpoint that accepts and never answers, under a
+    random $XIALPHA_STORE_TIMEOUT: the command ends in bounded time, one line (issue 35, finding 3)."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(256)
+    held: list = []
+
+    def accept() -> None:
+        try:
+            while True:
+                held.append(server.accept()[0])
+        except OSError:  # closed once the family is done
+            return
+
+    threading.Thread(target=accept, daemon=True).start()
+    uri = f"s3://xialpha/store?endpoint_override=127.0.0.1:{server.getsockname()[1]}&scheme=http"
+    for _ in range(n):
+        root = campaign.case_dir()
+        argv = rng.choice([["store", "ls", uri], ["select", uri], ["report", uri], ["store", "check", uri]])
+        timeout = rng.choice([1, 2, 3, 4])
+        env = {
+            "AWS_ACCESS_KEY_ID": "x",
+            "AWS_SECRET_ACCESS_KEY": "y",
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "XIALPHA_STORE_TIMEOUT": str(timeout),
+        }
+        start = time.monotonic()
+        code, out, err = run([sys.executable, "-m", "xialpha.cli", *argv], root, env, timeout=5 * timeout + 20)
+        took = time.monotonic() - start
+        campaign.record(
+            "stalled_store",
+            f"{argv[0]} {argv[1] if argv[0] == 'store' else ''} timeout {timeout} s: {took:.1f} s",
+            code,
+            out,
+            err,
+            root,
+            None,
+            None,
+            {"not_one_line": code not in (0, None) and err.count("\n") != 1},
+        )
+    server.close()
+
+
+def limits(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """A sweep under a random low open-files limit (ulimit -n 12-40): one line naming the limit,
+    exit 2, no store (issue 35, finding 4)."""
+    import resource
+
+    for _ in range(n):
+        root = campaign.case_dir()
+        files = rng.randrange(12, 41)
+
+        def limited(files=files):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+
+        full_env = {**os.environ, "PYTHONPATH": str(REPO)}
+        try:
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "xialpha.cli",
+                    "sweep",
+                    "camp.toml",
+                    "--store",
+                    "new",
+                    "--quiet",
+                    "--workers",
+                    "2",
+                ],
+                cwd=root,
+                env=full_env,
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT_S,
+                preexec_fn=limited,
+                start_new_session=True,
+            )
+            code, out, err = done.returncode, done.stdout, done.stderr
+        except subprocess.TimeoutExpired:
+            code, out, err = None, "", ""
+        campaign.record(
+            "limits",
+            f"ulimit -n {files}",
+            code,
+            out,
+            err,
+            root,
+            root / "new",
+            (None, 0),
+            {
+                "not_one_line": code not in (0, None) and err.count("\n") != 1,
+                "limit_unnamed": code not in (0, None) and "ulimit -n" not in err,
+            },
+        )
+
+
 FAMILIES = {
     "secret_carriers": (secret_carriers, 45),
     "hostile_labels": (hostile_labels, 45),
     "api_types": (api_types, 70),
     "certify_kills": (certify_kills, 8),
     "artefact_mutations": (artefact_mutations, 45),
+    "output_targets": (output_targets, 36),
+    "signals_at_start": (signals_at_start, 30),
+    "stalled_store": (stalled_store, 12),
+    "limits": (limits, 6),
 }
 
 

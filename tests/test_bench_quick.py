@@ -125,6 +125,10 @@ def test_the_quick_campaign_breaks_no_invariant(quick):
         "api_types",
         "certify_kills",
         "artefact_mutations",
+        "output_targets",
+        "signals_at_start",
+        "stalled_store",
+        "limits",
     }
     assert result["broken_cases"] == 0, result["broken"]
 

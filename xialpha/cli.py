@@ -24,7 +24,7 @@ import signal
 import sys
 import warnings
 
-from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, signals_interrupt
+from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, received, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.printable import printable
 from xialpha.redaction import redact
@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_STORE_WRITE
     except Exception as exc:
+        if (signum := received()) is not None:  # the signal, turned into a library's own error
+            print(interrupted(signum), file=sys.stderr)
+            return 128 + signum
         if os.environ.get("XIALPHA_DEBUG"):
             raise
         code, message = _classify(exc, _flags(parser, args.command))
@@ -224,6 +227,11 @@ def console() -> None:
     except Interrupted as exc:  # before the command ran (its imports, the arguments) or as it ended
         code = 128 + exc.signum
         print(_starting_interrupted(exc.signum), file=sys.stderr)
+    except Exception:  # numpy, interrupted while it imports, raises an ImportError of its own
+        if (signum := received()) is None:
+            raise
+        code = 128 + signum
+        print(_starting_interrupted(signum), file=sys.stderr)
     exit_at_once(_starting_interrupted)  # the interpreter's clean-up may wait (a store's request in flight)
     gc.freeze()
     sys.exit(code)

@@ -48,7 +48,7 @@ def write_file(
         if _falls_in(target, Path(read)):
             raise UserError(
                 f"{parameter}: {path} is {'inside ' if Path(read).is_dir() else ''}{name} {read}, which "
-                f"this command reads; writing it would destroy it: choose another file"
+                "this command reads: choose another file"
             )
     try:
         mode = os.stat(target).st_mode  # through links: what the path points at

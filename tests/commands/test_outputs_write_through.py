@@ -177,3 +177,23 @@ def test_fetch_refuses_a_dest_that_is_a_link(tmp_path, capsys):
         assert code == 2 and err.count("\n") == 1 and "--dest:" in err and "symbolic link" in err, err
         assert (tmp_path / name).is_symlink()
     assert (tmp_path / "empty").is_dir()
+
+
+def test_report_never_writes_its_page_into_the_store_it_reads(tmp_path, capsys):
+    """Found by bench/campaign.py's output_targets family: `report STORE --html STORE/x.html` put a
+    foreign file into the store (read back as a skipped file by every later command)."""
+    from store_rows import result_rows
+    from swept import tree_digest
+
+    from xialpha.cli import main
+    from xialpha.storage.store import ResultStore
+
+    store = ResultStore(str(tmp_path / "store"))
+    store.datasets.write_results(result_rows())
+    before = tree_digest(tmp_path / "store")
+    for page in (tmp_path / "store" / "page.html", tmp_path / "store" / "_xialpha_store.json"):
+        capsys.readouterr()
+        code = main(["report", str(tmp_path / "store"), "--html", str(page)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and f"inside STORE {tmp_path / 'store'}" in err, err
+    assert tree_digest(tmp_path / "store") == before

@@ -88,3 +88,28 @@ def test_sighup_ends_a_running_sweep_like_sigterm(tmp_path):
     assert driver.returncode == 129, err
     assert err.splitlines() == ["xialpha sweep: interrupted by SIGHUP; results stored so far are kept"]
     assert stored <= ok_keys(store, "hup")
+
+
+CONVERTING = """
+import os, signal, sys, time
+import xialpha.cli as cli
+
+def converting_main(argv=None):  # as numpy does when interrupted while it imports
+    try:
+        os.kill(os.getpid(), signal.SIGHUP)
+        time.sleep(5)
+    except KeyboardInterrupt as exc:
+        raise ImportError("Unable to import required dependency numpy") from exc
+    return 0
+
+cli.main = converting_main
+sys.argv = ["xialpha", "store", "ls", "nowhere"]
+cli.console()
+"""
+
+
+def test_a_signal_a_library_turns_into_its_own_error_is_still_one_line():
+    """Found by bench/campaign.py's signals_at_start family: SIGHUP 0.08 s into `store ls` landed in
+    numpy's import, which re-raised it as an ImportError: exit 1 and a traceback."""
+    done = subprocess.run([sys.executable, "-c", CONVERTING], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 129 and done.stderr == "xialpha store: interrupted by SIGHUP\n", done.stderr

@@ -81,8 +81,9 @@ def run(args) -> int:
     command = shlex.join(["xialpha", *sys.argv[1:]]) if Path(sys.argv[0]).name in ("xialpha", "cli.py") else None
     if args.watch is not None:
         return _watch(args, command)
+    store = open_store(args)
     report = report_of(
-        open_store(args),
+        store,
         args.sweep,
         args.selection or None,
         metric=args.metric,
@@ -95,7 +96,8 @@ def run(args) -> int:
 
         matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
-        write_page(args.html, page, "--html")
+        location = store.datasets.location  # a local store is not written into: it is what the page shows
+        write_page(args.html, page, "--html", [("STORE", location.root)] if location.is_local else [])
         if args.html != "-":  # - is the page on standard output, nothing else
             print(f"wrote {args.html} ({len(page) // 1024} KiB)")
             print(textwrap.fill(f"It shows {report.selection_note}.", 80))

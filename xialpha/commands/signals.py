@@ -58,13 +58,25 @@ def _forced(message: Callable[[int], str]):
     return forced
 
 
+_received: list[int] = []  # the signals `first` raised Interrupted for, since the handlers were installed
+
+
+def received() -> int | None:
+    """The signal that raised Interrupted since `interrupt_from_now` or `signals_interrupt` began,
+    or None: a library may turn the Interrupted into its own error (numpy, importing, re-raises an
+    ImportError), which is then still the signal's doing."""
+    return _received[0] if _received else None
+
+
 def _first_raises(message: Callable[[int], str]):
     """A handler raising Interrupted, after which the next signal runs `forced`: one line, exit now."""
     forced = _forced(message)
+    _received.clear()
 
     def first(signum, frame):
         for number in SIGNALS:
             signal.signal(number, forced)
+        _received.append(signum)
         raise Interrupted(signum)
 
     return first
