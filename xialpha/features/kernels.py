@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.estimators import KERNEL_PARAMETERS  # the one table (re-exported here)
+from xialpha.estimators import KERNEL_PARAMETERS, KERNELS  # noqa: F401  (the one table, re-exported here)
 from xialpha.features.preprocessing import stable_id
 
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
