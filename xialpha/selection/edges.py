@@ -33,7 +33,7 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     objective = Objective.of_selection(frame.iloc[0])
     rows = at_rho(results, objective.rho)
     rows = rows.assign(_value=objective.row_values(rows)).dropna(subset=["_value"])
-    grids = dict(rows.groupby(list(GRID), sort=False, dropna=False))
+    grids = {key: group for key, group in rows.groupby(list(GRID), sort=False, dropna=False)}  # noqa: C416 (dict() calls GroupBy.keys)
     found = [
         _position(grids.get(tuple(row[c] for c in GRID)), float(row["C"]), objective.maximise)
         for _, row in frame.iterrows()
