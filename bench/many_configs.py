@@ -191,20 +191,27 @@ def main() -> None:
         store = f"{tmp}/store"
         sweep_seconds = real_sweep(store, n_categories, c_values, n_docs)
         real_configs = 2 * n_categories * len(c_values)
+        how = (
+            f"a real sweep of {real_configs} configurations ({n_categories} synthetic categories x {len(c_values)} C "
+            "x 2 preprocessings, span off, local cluster), then its result and example rows replicated under new "
+            "config keys and category names through the store's own writer up to each size (one file per copy)"
+        )
         for size in sizes:
             held = replicate(store, size)
             wall[str(size)], rss[str(size)] = {}, {}
             for name, argv in commands.items():
                 argv = [part.format(tmp=tmp) for part in argv]
                 if argv[0] != "--help":
-                    argv = [*argv, store] if argv[0] != "store" else [*argv, store]
+                    argv = [*argv, store]
                 w, r = run_command(argv, env)
                 wall[str(size)][name], rss[str(size)][name] = round(w, 3), round(r, 3)
                 print(
                     f"{held:>7} configs  {name:<16} {w:7.2f} s  {r:6.3f} GB  load {os.getloadavg()[0]:.2f}", flush=True
                 )
+                write_json(out, how, sweep_seconds, wall, rss, once, load_at_start)
             once[str(size)] = round(pyarrow_once(store), 3)
             print(f"{held:>7} configs  {'pyarrow once':<16} {once[str(size)]:7.2f} s", flush=True)
+            write_json(out, how, sweep_seconds, wall, rss, once, load_at_start)
         if args.profile:
             profile = f"{tmp}/select.prof"
             subprocess.run(
@@ -217,26 +224,26 @@ def main() -> None:
 
             pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
 
+    print(f"wrote {out}")
+
+
+def write_json(out: Path, how: str, sweep_seconds: float, wall: dict, rss: dict, once: dict, load_at_start) -> None:
+    """Write what was measured so far (each command adds to it: a long run leaves its figures)."""
     result = {
         "what": "per-command wall time and peak RSS on stores of many configurations",
-        "how": (
-            f"a real sweep of {real_configs} configurations ({n_categories} synthetic categories x {len(c_values)} C x "
-            "2 preprocessings, span off, local cluster), then its result and example rows replicated under new "
-            "config keys and category names through the store's own writer up to each size (one file per copy)"
-        ),
+        "how": how,
         "real_sweep_seconds": round(sweep_seconds, 1),
         "wall_s": wall,
         "peak_rss_gb": rss,
         "pyarrow_read_once_s": once,
         "load_average_at_start": load_at_start,
-        "load_average_at_end": os.getloadavg(),
+        "load_average_now": os.getloadavg(),
         "machine": platform.platform(),
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
