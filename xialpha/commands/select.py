@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+import pandas as pd
+
 from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.reports.formatting import plural
@@ -24,6 +27,8 @@ from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, 
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.storing import store_selection
+
+SHOWN = 50  # categories the terminal table shows without --all
 
 
 def add_arguments(parser) -> None:
@@ -77,7 +82,23 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--spec", metavar="FILE", help="the sweep's spec file, for --refit (default: the stored spec text)"
     )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"print every category (by default the table shows the {SHOWN} with the most positive examples)",
+    )
     add_output_arguments(parser)
+
+
+def shown_rows(rows: pd.DataFrame, limit: int = SHOWN) -> pd.DataFrame:
+    """The rows of the `limit` categories with the most positive training examples, in their order
+    in `rows`: their choices weigh most in micro-averaged results and rest on the least noisy
+    estimates (the others, each a small share of the positives, are one flag away)."""
+    if len(rows) <= limit:
+        return rows
+    positives = pd.to_numeric(rows["n_pos"], errors="coerce").fillna(-1).to_numpy()
+    largest = np.argsort(-positives, kind="stable")[:limit]
+    return rows.iloc[np.sort(largest)]
 
 
 def options_of(args) -> SelectionOptions:
@@ -115,9 +136,15 @@ def run(args) -> int:
     selection_id = str(rows["selection_id"].iloc[0])
     labels = sweep_labels(results)
     if args.format == "table":
-        print_table(selection_table(rows, labels, args.wide), args.wide)
-        print("\n".join(legend(rows)))
-        print_table(key_table(labels.key(rows, ("", "runner_up_") if args.wide else ("",))))
+        shown = rows if args.all else shown_rows(rows)
+        print_table(selection_table(shown, labels, args.wide), args.wide)
+        if len(shown) < len(rows):
+            print(
+                f"{len(shown)} of {len(rows)} categories shown (those with the most positive examples); "
+                "--all shows every one, --format csv or json writes them all"
+            )
+        print("\n".join(legend(shown)))
+        print_table(key_table(labels.key(shown, ("", "runner_up_") if args.wide else ("",))))
     else:
         write_records(tidy_selection(rows, labels), args.format)
     status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from xialpha.printable import printable
-from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.verdicts import verdicts
 from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES
@@ -167,6 +166,8 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
 
 def calibration_table(points: pd.DataFrame, metric: str):
     """Per estimator, how its estimates compare with held-out values (`calibration_summary`)."""
+    from xialpha.reports.calibration import calibration_summary  # here: it needs scipy.stats, `store ls` does not
+
     columns = [
         Column("estimator", lambda r: str(r["estimator"]), text=True),
         Column("points", lambda r: str(r["points"])),

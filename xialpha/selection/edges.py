@@ -33,20 +33,39 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     objective = Objective.of_selection(frame.iloc[0])
     rows = at_rho(results, objective.rho)
     rows = rows.assign(_value=objective.row_values(rows)).dropna(subset=["_value"])
-    # not dict(groupby): dict() would call the GroupBy's `keys` attribute (a list), not iterate it
-    grids = {key: group for key, group in rows.groupby(list(GRID), sort=False, dropna=False)}  # noqa: C416
-    found = [
-        _position(grids.get(tuple(row[c] for c in GRID)), float(row["C"]), objective.maximise)
-        for _, row in frame.iterrows()
-    ]
-    frame["at_edge"] = pd.Series([edge for edge, _ in found], index=frame.index, dtype=object)
-    frame["flat"] = pd.Series([flat for _, flat in found], index=frame.index, dtype=bool)
+    points = rows.groupby([*GRID, "C"], sort=True, dropna=False)["_value"].mean().reset_index()  # by grid, then C
+    grid = points.groupby(list(GRID), sort=False, dropna=False).ngroup().to_numpy()
+    C = points["C"].to_numpy(dtype=float)
+    rounded = points["_value"].to_numpy(dtype=float).round(VALUE_DECIMALS) * (1.0 if objective.maximise else -1.0)
+    start = np.r_[True, grid[1:] != grid[:-1]].nonzero()[0]  # each grid's first point (in grid order)
+    end = np.r_[start[1:], len(points)]  # one past its last
+    second, before_last = np.minimum(start + 1, end - 1), np.maximum(end - 2, start)
+    lowest = np.minimum.reduceat(rounded, start) if len(points) else rounded
+    highest = np.maximum.reduceat(rounded, start) if len(points) else rounded
+    grids = points.loc[start, list(GRID)].reset_index(drop=True)
+    grids["_n"] = end - start
+    grids["_flat"] = lowest == highest
+    grids["_low"] = C[start]
+    grids["_rises_from_low"] = rounded[start] >= rounded[second]
+    grids["_high"] = C[end - 1]
+    grids["_rises_to_high"] = rounded[end - 1] >= rounded[before_last]
+    found = frame[list(GRID)].merge(grids, on=list(GRID), how="left")  # keeps frame's order
+    chosen_C = frame["C"].to_numpy(dtype=float)
+    n = found["_n"].fillna(0).to_numpy()
+    on_grid = n >= 2
+    flat = on_grid & found["_flat"].fillna(False).to_numpy(dtype=bool)
+    sloped = on_grid & ~flat
+    low = (
+        sloped
+        & np.isclose(chosen_C, found["_low"].to_numpy(dtype=float))
+        & found["_rises_from_low"].fillna(False).to_numpy(dtype=bool)
+    )
+    high = sloped & ~low & np.isclose(chosen_C, found["_high"].to_numpy(dtype=float))
+    high &= found["_rises_to_high"].fillna(False).to_numpy(dtype=bool)
+    edge = [EDGES[0] if is_low else EDGES[1] if is_high else None for is_low, is_high in zip(low, high)]
+    frame["at_edge"] = pd.Series(edge, index=frame.index, dtype=object)
+    frame["flat"] = pd.Series(flat, index=frame.index, dtype=bool)
     return frame
-
-
-def _position(grid: pd.DataFrame | None, C: float, maximise: bool) -> tuple[str | None, bool]:
-    """(at_edge, flat) of C on `grid` (result rows with `_value`); (None, False) without one."""
-    return (None, False) if grid is None else grid_position(grid.groupby("C")["_value"].mean(), C, maximise)
 
 
 def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[str | None, bool]:

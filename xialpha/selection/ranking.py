@@ -24,11 +24,22 @@ SMOOTH_GROUP = ("preprocessing_id", "kernel_id", "j")  # one category's configur
 
 def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """The rows of one category with a `value` column, sorted best first."""
+    return ranked_by_selection_value(_valued(rows, objective), objective, "config_key")
+
+
+def rank_rows_by_category(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
+    """The rows of every category with a `value` column, sorted by category, then best first within
+    each: per category as `rank_rows` ranks it, in one pass over all of them."""
+    ranked = _valued(rows, objective)
+    return _sort(_with_selection_values(ranked, objective, ("category",)), objective, "config_key", ("category",))
+
+
+def _valued(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
+    """`rows` with `value` (the objective's) and `total_sv`, without the rows whose value is NaN."""
     ranked = rows.copy()
     ranked["value"] = objective.row_values(rows)
     ranked["total_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce") if "n_sv" in rows else np.nan
-    ranked = ranked.dropna(subset=["value"])
-    return ranked_by_selection_value(ranked, objective, "config_key")
+    return ranked.dropna(subset=["value"])
 
 
 def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
@@ -71,21 +82,24 @@ def ranked_by_selection_value(frame: pd.DataFrame, objective: Objective, last_ke
     return _sort(_with_selection_values(frame, objective), objective, last_key)
 
 
-def _with_selection_values(frame: pd.DataFrame, objective: Objective) -> pd.DataFrame:
-    """frame with `selection_value`: `value` smoothed over C within SMOOTH_GROUP, or `value` itself."""
+def _with_selection_values(frame: pd.DataFrame, objective: Objective, within: tuple[str, ...] = ()) -> pd.DataFrame:
+    """frame with `selection_value`: `value` smoothed over C within SMOOTH_GROUP (and the `within`
+    columns), or `value` itself."""
     frame = frame.copy()
     values = frame["value"].to_numpy(dtype=float)
     if objective.smooth and len(frame):
-        groups = list(zip(*(frame[column].astype(str) for column in SMOOTH_GROUP)))
+        groups = list(zip(*(frame[column].astype(str) for column in (*within, *SMOOTH_GROUP))))
         values = smoothed_over_c(groups, frame["C"].to_numpy(dtype=float), values, objective.maximise)
     frame["selection_value"] = values
     return frame
 
 
-def _sort(frame: pd.DataFrame, objective: Objective, last_key: str) -> pd.DataFrame:
+def _sort(frame: pd.DataFrame, objective: Objective, last_key: str, first: tuple[str, ...] = ()) -> pd.DataFrame:
+    """frame best first (by the `first` columns before that), in a stable order."""
     rounded = frame["selection_value"].astype(float).round(VALUE_DECIMALS)
     order = pd.DataFrame(
         {
+            **{f"first_{column}": frame[column].astype(str) for column in first},
             "score": -rounded if objective.maximise else rounded,
             "C": frame["C"].astype(float),
             "total_sv": pd.to_numeric(frame["total_sv"], errors="coerce").fillna(np.inf),
@@ -93,5 +107,6 @@ def _sort(frame: pd.DataFrame, objective: Objective, last_key: str) -> pd.DataFr
         },
         index=frame.index,
     )
-    index = order.sort_values(["score", "C", "total_sv", "last"], kind="mergesort").index
+    by = [*(f"first_{column}" for column in first), "score", "C", "total_sv", "last"]
+    index = order.sort_values(by, kind="mergesort").index
     return frame.loc[index].reset_index(drop=True)

@@ -47,11 +47,12 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
     `records_frame` shows them as the store gives them back)."""
     objective = selection.objective
     now = datetime.datetime.now(datetime.UTC)
+    chosen_rows = pd.DataFrame([choice.chosen for choice in selection.choices]).reset_index(drop=True)
+    counts = objective.counts(chosen_rows)
+    estimates = {m: stored_values(chosen_rows, objective.estimator, m) for m in METRICS}
     rows = []
-    for choice in selection.choices:
+    for position, choice in enumerate(selection.choices):
         chosen = choice.chosen
-        frame = chosen.to_frame().T
-        counts = objective.counts(frame)
         first = choice.runners_up.iloc[0] if len(choice.runners_up) else None
         comparison = choice.comparisons[0] if choice.comparisons else None
         flags = [c.not_significant(selection.alpha) for c in choice.comparisons]
@@ -73,8 +74,8 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
             if selection.mode == "global"
             else float(chosen["selection_value"]),
             **{name: chosen.get(name) for name in CONFIG_COLUMNS},
-            **{SELECTION_ESTIMATES[m]: float(stored_values(frame, objective.estimator, m)[0]) for m in METRICS},
-            **{SELECTION_ESTIMATES[name]: float(counts[name].iloc[0]) for name in COUNTS},
+            **{SELECTION_ESTIMATES[m]: float(estimates[m][position]) for m in METRICS},
+            **{SELECTION_ESTIMATES[name]: float(counts[name].iloc[position]) for name in COUNTS},
             **_runner_up(first, choice.runner_up_group_values),
             **(comparison.p_values() if comparison else dict.fromkeys(P_VALUES, float("nan"))),
             "not_significant": flags[0] if flags else None,

@@ -23,7 +23,7 @@ from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES
 from xialpha.selection.objective import Objective, estimator_counts
-from xialpha.selection.ranking import rank_rows, rank_shared
+from xialpha.selection.ranking import rank_rows_by_category, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
 
 if TYPE_CHECKING:
@@ -174,26 +174,30 @@ def _select_per_category(
     loader: IndicatorLoader,
     alpha: float,
 ) -> Selection:
-    ranked = {category: rank_rows(rows[rows["category"] == category], objective) for category in categories}
-    keys = [key for frame in ranked.values() for key in frame["config_key"].head(1 + runners_up)]
-    indicators = loader(keys)
+    ranked = rank_rows_by_category(rows, objective)
+    top = ranked.groupby("category", sort=False).head(1 + runners_up)
+    by_category = {
+        str(category): frame.reset_index(drop=True) for category, frame in top.groupby("category", sort=False)
+    }
+    indicators = loader(list(top["config_key"]))
     choices = []
-    for category, frame in ranked.items():
+    for category in categories:
+        frame = by_category.get(category, ranked.iloc[:0])
         chosen, others = frame.iloc[0], frame.iloc[1 : 1 + runners_up]
         comparisons = [
             compare(
                 [chosen["config_key"]],
-                [other["config_key"]],
+                [other_key],
                 [chosen["value"]],
-                [other["value"]],
+                [other_value],
                 indicators,
                 maximise=objective.maximise,
                 macro=False,
             )
-            for _, other in others.iterrows()
+            for other_key, other_value in zip(others["config_key"], others["value"])
         ]
         choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons))
-    n_candidates = max(len(frame) for frame in ranked.values())
+    n_candidates = int(ranked.groupby("category", sort=False).size().max())
     return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
 
 

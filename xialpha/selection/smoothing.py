@@ -37,34 +37,40 @@ def smoothed_over_c(
     largest when `maximise`, else the smallest).
     """
     values = np.asarray(values, dtype=float)
-    frame = pd.DataFrame(
-        {"group": pd.Series(list(groups), dtype=object), "C": np.asarray(C, dtype=float), "value": values}
-    )
+    C = np.asarray(C, dtype=float)
     out = values.copy()
-    for _, part in frame.groupby("group", sort=False, dropna=False):
-        grid = np.unique(part["C"].to_numpy())
-        at = np.searchsorted(grid, part["C"].to_numpy())
-        point = pd.Series(part["value"].to_numpy()).groupby(at).mean().reindex(range(grid.size)).to_numpy()
-        total = np.nan_to_num(point)
-        count = np.isfinite(point).astype(float)
-        near_total = total.copy()
-        near_count = count.copy()
-        near_total[1:] += total[:-1]
-        near_count[1:] += count[:-1]
-        near_total[:-1] += total[1:]
-        near_count[:-1] += count[1:]
-        averaged = _plateaus_shared(point, near_total / near_count, maximise)
-        smoothed = averaged[at]
-        index = part.index.to_numpy()
-        out[index] = np.where(np.isnan(values[index]), np.nan, smoothed)
-    return out
+    if values.size == 0:
+        return out
+    group = pd.factorize(pd.Series(list(groups), dtype=object))[0]
+    order = np.lexsort((C, group))  # rows by group, then C
+    group_sorted, C_sorted = group[order], C[order]
+    new_point = np.r_[True, (group_sorted[1:] != group_sorted[:-1]) | (C_sorted[1:] != C_sorted[:-1])]
+    point_of_sorted = np.cumsum(new_point) - 1
+    at = np.empty(values.size, dtype=np.intp)
+    at[order] = point_of_sorted  # each row's grid point (one per group and C)
+    point = pd.Series(values).groupby(at).mean().to_numpy()  # NaN where no row of the point is estimated
+    point_group = group_sorted[new_point]
+    same_as_previous = np.r_[False, point_group[1:] == point_group[:-1]]  # the point before is of the same group
+    total = np.nan_to_num(point)
+    count = np.isfinite(point).astype(float)
+    near_total, near_count = total.copy(), count.copy()
+    near_total[1:] += np.where(same_as_previous[1:], total[:-1], 0.0)
+    near_count[1:] += np.where(same_as_previous[1:], count[:-1], 0.0)
+    near_total[:-1] += np.where(same_as_previous[1:], total[1:], 0.0)
+    near_count[:-1] += np.where(same_as_previous[1:], count[1:], 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        averaged = _plateaus_shared(point, near_total / near_count, maximise, same_as_previous)
+    return np.where(np.isnan(values), np.nan, averaged[at])
 
 
-def _plateaus_shared(point: np.ndarray, averaged: np.ndarray, maximise: bool) -> np.ndarray:
-    """`averaged` (one value per grid point, by C) with each run of adjacent points whose `point`
-    values are equal and finite (to VALUE_DECIMALS) given the run's best average."""
+def _plateaus_shared(
+    point: np.ndarray, averaged: np.ndarray, maximise: bool, same_as_previous: np.ndarray
+) -> np.ndarray:
+    """`averaged` (one value per grid point, by group then C) with each run of adjacent points of
+    one group (`same_as_previous`: the point before is of the same group) whose `point` values are
+    equal and finite (to VALUE_DECIMALS) given the run's best average."""
     rounded = np.round(point, VALUE_DECIMALS)
-    starts = np.r_[True, ~(rounded[1:] == rounded[:-1])]  # NaN never equals: it ends a run
+    starts = np.r_[True, ~(rounded[1:] == rounded[:-1]) | ~same_as_previous[1:]]  # NaN never equals: it ends a run
     run = np.cumsum(starts) - 1
     means = pd.Series(averaged).groupby(run).transform("max" if maximise else "min").to_numpy()
     return np.where(np.isfinite(point), means, averaged)

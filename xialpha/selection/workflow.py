@@ -14,12 +14,17 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from xialpha.errors import UserError
+from xialpha.estimators.registry import always_on
 from xialpha.jobs.experiment import missing_rows
+from xialpha.selection.choices import DEFAULT_ESTIMATOR
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import records_frame, rows_to_save
 from xialpha.selection.selector import default_estimator, select_stored
+from xialpha.storage.schema import ESTIMATORS, RESULT_COLUMNS, estimate_columns
+
+UNREAD = ("run_id", "error_message", "fit_seconds", "estimate_seconds", "worker", "xialpha_version", "created_at")
 
 if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries
@@ -50,7 +55,7 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
         raise UserError(
             f"save=: {incomplete}; select without saving, or partial=True to save a selection of the rows stored so far"
         )
-    results = store.read_results_df(sweep_id)
+    results = store.read_results_df(sweep_id, columns=selection_columns(options.estimator))
     objective = options.objective(default_estimator(results))
     selection = select_stored(
         store,
@@ -63,6 +68,14 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
     )
     rows, to_store = rows_to_save(store, selection, options.save)
     return SweepSelection(results, objective, rows, with_grid_edges(records_frame(rows), results), to_store, incomplete)
+
+
+def selection_columns(estimator: str | None) -> list[str]:
+    """The result columns a selection by `estimator` (None: the default, or the one every sweep
+    computes) reads: all but the run's bookkeeping (UNREAD) and the estimates of the others."""
+    wanted = {estimator} if estimator is not None else {DEFAULT_ESTIMATOR, always_on()[0]}
+    others = {column for prefix in ESTIMATORS if prefix not in wanted for column in estimate_columns(prefix)}
+    return [column.name for column in RESULT_COLUMNS if column.name not in others and column.name not in UNREAD]
 
 
 def _incomplete(store: StoreQueries, sweep_id: str) -> str | None:

@@ -32,6 +32,7 @@ import socket
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
@@ -72,6 +73,7 @@ class Datasets:
         self.location = Location(uri)
         self.uri = self.location.uri  # without credentials
         self._warned: set[str] = set()
+        self._inspected: dict[tuple[str, str, tuple[str, ...]], FileSet] = {}  # see `_files`
         version = open_store(self.location, create, writable)
         self._absent = version is None  # until the first write creates the store
         self.schema_version = SCHEMA_VERSION if version is None else version
@@ -277,7 +279,15 @@ class Datasets:
             self._warn(files.problems)  # including files whose data failed to decode
 
     def _files(self, spec: Dataset, directory: str) -> FileSet:
-        files = inspect(self.location, spec, self.location.data_files(directory))
+        """The usable files of `spec` under `directory`. Their footers are inspected once per
+        listing: a store never rewrites a file, so the same listing has the same files (a write,
+        compaction or quarantine changes the listing and so inspects again)."""
+        listed = self.location.data_files(directory)
+        key = (spec.name, directory, tuple(file.path for file in listed))
+        inspected = self._inspected.get(key)
+        if inspected is None:
+            inspected = self._inspected[key] = inspect(self.location, spec, listed)
+        files = replace(inspected, fragments=list(inspected.fragments), problems=list(inspected.problems))
         self._warn(files.problems)
         return files
 

@@ -27,7 +27,7 @@ def choose_sweep(store: StoreQueries, given: str | None, parameter: str = "sweep
     """`given` when the store holds that sweep, else the store's only sweep when `given` is None;
     UserError naming `parameter` (`--sweep` on the command line), the sweeps stored and the
     closest id otherwise."""
-    stored = sorted(str(s) for s in store.sweeps()["sweep_id"])
+    stored = store.sweep_ids()
     if given is not None and given in stored:
         return given
     if not stored:

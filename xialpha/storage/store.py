@@ -49,6 +49,7 @@ class StoreQueries(Protocol):
         self, config_keys: Iterable[str], estimator: str = "xa", *, sweep_id: str | None = None
     ) -> dict[str, np.ndarray]: ...
     def sweeps(self) -> pd.DataFrame: ...
+    def sweep_ids(self) -> list[str]: ...
     def add_run(self, row: RunRow) -> None: ...
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame: ...
     def newest_run(self, sweep_id: str) -> RunRow | None: ...
@@ -157,6 +158,12 @@ class ResultStore(StoreQueries):
             last_created_at=("created_at", "max"),
         )
         return summary.reset_index()[columns]
+
+    def sweep_ids(self) -> list[str]:
+        """The ids of the sweeps with result rows (ok or failed), sorted: those of `sweeps`, from
+        one read of the key columns."""
+        table = self.datasets.read_results(columns=["sweep_id"], include_failed=True)
+        return sorted(str(value) for value in pc.unique(table["sweep_id"]).to_pylist()) if table.num_rows else []
 
     # --- runs, selections, certifications, drift checks ---------------------------------------
 

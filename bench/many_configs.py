@@ -1,0 +1,250 @@
+"""Benchmark: every reading command on a store of 10^4 and 10^5 configurations (issue 33).
+
+A real sweep (synthetic corpus, many categories x C x 2 preprocessings, span off, on a local
+cluster) is run once; its result and example rows are then replicated under new config keys and
+new category names, through the store's own writer (`Datasets.write_results` /
+`write_examples`), until the store holds 10^4 and then 10^5 configurations. Each command runs
+as a subprocess (`python -m xialpha.cli ...`), timed wall-clock, its peak RSS sampled with
+psutil. Beside them: pyarrow reading the same columns of the results once, and the start time
+of `xialpha --help`. With --profile, select at the largest size is profiled (cProfile, top 25
+by cumulative time printed).
+
+    python bench/many_configs.py            # 10^4 and 10^5 configurations
+    python bench/many_configs.py --quick    # 10^3 (CI smoke)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "bench" / "results"
+SWEEP = "many"
+
+SPEC = """\
+[sweep]
+id = "many"
+metric = "f1"
+estimator = "xa"
+
+[corpus]
+loader = "synthetic"
+n_docs = {n_docs}
+n_categories = {n_categories}
+seed = 5
+train_split = "train"
+test_split = "test"
+
+[[preprocessing]]
+stemming = ["none", "porter"]
+min_df = 1
+
+[[kernels]]
+name = "linear"
+
+[svm]
+C = {c_values}
+j = [1.0]
+
+[estimators]
+rho = [1.0]
+span = false
+
+[cluster]
+kind = "local"
+"""
+
+COMMANDS = {
+    "select": ["select"],
+    "select --global": ["select", "--global"],
+    "select --save": ["select", "--save"],
+    "report": ["report"],
+    "report --html": ["report", "--html", "{tmp}/report.html"],
+    "store ls": ["store", "ls"],
+    "--help": ["--help"],
+}
+
+
+def run_command(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS in GB) of `python -m xialpha.cli argv`; raises if it fails."""
+    start = time.perf_counter()
+    process = psutil.Popen(
+        [sys.executable, "-m", "xialpha.cli", *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    peak = 0
+    while process.poll() is None:
+        try:
+            peak = max(peak, process.memory_info().rss)
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.02)
+    wall = time.perf_counter() - start
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed: {process.stderr.read().decode()[-2000:]}")
+    return wall, peak / 1e9
+
+
+def real_sweep(store: str, n_categories: int, c_values: list[float], n_docs: int) -> float:
+    """Run the real sweep into `store`; its wall seconds."""
+    import xialpha
+
+    spec = SPEC.format(n_docs=n_docs, n_categories=n_categories, c_values=json.dumps(c_values))
+    start = time.perf_counter()
+    xialpha.sweep(spec, store=store, quiet=True)
+    return time.perf_counter() - start
+
+
+def replicate(store_uri: str, target: int) -> int:
+    """Write copies of the sweep's original rows under new keys and categories until the results
+    hold `target` configurations; the number they hold."""
+    from xialpha.storage.store import ResultStore
+
+    store = ResultStore(store_uri)
+    base = store.datasets.read_results(SWEEP)
+    base = base.filter(pc.invert(pc.match_substring(base["category"], "_r")))
+    examples = store.datasets.read("examples", sweep_id=SWEEP)
+    examples = examples.filter(pc.is_in(examples["config_key"], base["config_key"]))
+    have = store.datasets.read_results(SWEEP, columns=["config_key"]).num_rows
+    copy = have // base.num_rows
+    while have < target:
+        suffix = f"_r{copy:04d}"
+        for table, name in ((base, "results"), (examples, "examples")):
+            renamed = table.set_column(
+                table.schema.get_field_index("config_key"),
+                "config_key",
+                pc.binary_join_element_wise(table["config_key"], pa.scalar(suffix), ""),
+            )
+            if name == "results":
+                renamed = renamed.set_column(
+                    renamed.schema.get_field_index("category"),
+                    "category",
+                    pc.binary_join_element_wise(renamed["category"], pa.scalar(suffix), ""),
+                )
+                store.datasets.write_results(renamed)
+            else:
+                store.datasets.write_examples(renamed.to_pylist())
+        have += base.num_rows
+        copy += 1
+    return have
+
+
+def pyarrow_once(store: str) -> float:
+    """Seconds for pyarrow to read, once, the results columns select needs."""
+    columns = [
+        "config_key",
+        "status",
+        "category",
+        "preprocessing_id",
+        "kernel_id",
+        "C",
+        "j",
+        "rho",
+        "n",
+        "n_pos",
+        "n_sv",
+        "xa_d_pos",
+        "xa_d_neg",
+        "span_d_pos",
+        "span_d_neg",
+    ]
+    start = time.perf_counter()
+    dataset = ds.dataset(f"{store}/results/sweep_id={SWEEP}", format="parquet")
+    names = [c for c in columns if c in dataset.schema.names]
+    dataset.to_table(columns=names)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small smoke run (10^3 configurations)")
+    parser.add_argument("--sizes", default=None, help="comma-separated sizes (default 10000,100000)")
+    parser.add_argument("--only", default=None, help="comma-separated command names to time")
+    parser.add_argument("--profile", action="store_true", help="cProfile select at the largest size")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    sizes = [1000] if args.quick else [int(s) for s in (args.sizes or "10000,100000").split(",")]
+    out = args.out or RESULTS / ("many_configs.quick.json" if args.quick else "many_configs.json")
+    commands = {k: v for k, v in COMMANDS.items() if args.only is None or k in args.only.split(",")}
+    load_at_start = os.getloadavg()
+    n_categories, c_values, n_docs = (
+        (10, [0.1, 1.0, 10.0], 200) if args.quick else (40, [0.03, 0.1, 0.3, 1, 3, 10], 400)
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+    wall: dict[str, dict[str, float]] = {}
+    rss: dict[str, dict[str, float]] = {}
+    once: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = f"{tmp}/store"
+        sweep_seconds = real_sweep(store, n_categories, c_values, n_docs)
+        real_configs = 2 * n_categories * len(c_values)
+        how = (
+            f"a real sweep of {real_configs} configurations ({n_categories} synthetic categories x {len(c_values)} C "
+            "x 2 preprocessings, span off, local cluster), then its result and example rows replicated under new "
+            "config keys and category names through the store's own writer up to each size (one file per copy)"
+        )
+        for size in sizes:
+            held = replicate(store, size)
+            wall[str(size)], rss[str(size)] = {}, {}
+            for name, argv in commands.items():
+                argv = [part.format(tmp=tmp) for part in argv]
+                if argv[0] != "--help":
+                    argv = [*argv, store]
+                w, r = run_command(argv, env)
+                wall[str(size)][name], rss[str(size)][name] = round(w, 3), round(r, 3)
+                print(
+                    f"{held:>7} configs  {name:<16} {w:7.2f} s  {r:6.3f} GB  load {os.getloadavg()[0]:.2f}", flush=True
+                )
+                write_json(out, how, sweep_seconds, wall, rss, once, load_at_start)
+            once[str(size)] = round(pyarrow_once(store), 3)
+            print(f"{held:>7} configs  {'pyarrow once':<16} {once[str(size)]:7.2f} s", flush=True)
+            write_json(out, how, sweep_seconds, wall, rss, once, load_at_start)
+        if args.profile:
+            profile = f"{tmp}/select.prof"
+            subprocess.run(
+                [sys.executable, "-m", "cProfile", "-o", profile, "-m", "xialpha.cli", "select", store],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                check=True,
+            )
+            import pstats
+
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+
+    print(f"wrote {out}")
+
+
+def write_json(out: Path, how: str, sweep_seconds: float, wall: dict, rss: dict, once: dict, load_at_start) -> None:
+    """Write what was measured so far (each command adds to it: a long run leaves its figures)."""
+    result = {
+        "what": "per-command wall time and peak RSS on stores of many configurations",
+        "how": how,
+        "real_sweep_seconds": round(sweep_seconds, 1),
+        "wall_s": wall,
+        "peak_rss_gb": rss,
+        "pyarrow_read_once_s": once,
+        "load_average_at_start": load_at_start,
+        "load_average_now": os.getloadavg(),
+        "machine": platform.platform(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
