@@ -361,7 +361,8 @@ def test_select_takes_every_selection_flag_under_the_flag_name():
     from xialpha.selection.options import SelectionOptions
 
     actions = build_parser()._subparsers._group_actions[0].choices["select"]._actions
-    flags = {a.dest for a in actions if a.option_strings} - {"help", "store_option", "format", "wide"}
+    # output flags (how the terminal shows the result) have no place in the API, which returns the frame
+    flags = {a.dest for a in actions if a.option_strings} - {"help", "store_option", "format", "wide", "all"}
     parameters = set(inspect.signature(xialpha.select).parameters) - {"store", "client"}  # store: --store or STORE
     assert flags == parameters == set(SelectionOptions.__dataclass_fields__) | {"sweep", "refit", "spec"}
 
