@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sweep_processes import DEADLINE, kill, result_files, start, sweep_spec, wait_for
+from sweep_processes import DEADLINE, LONG_C_GRID, kill, result_files, start, sweep_spec, wait_for
 from swept import SELECTION_SPEC, fill_store
 
 from xialpha.spec.sweep import load_spec
@@ -36,7 +36,9 @@ def _text(path: Path) -> str:
 
 def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
     store, page = tmp_path / "store", tmp_path / "watch.html"
-    spec = sweep_spec(tmp_path / "watched.toml", "watched", cluster="workers = 1")
+    # four C paths of 30 C on one worker thread: after its first stored batch the sweep has seconds of
+    # fits left, so it is held (SIGSTOP) before it can end (with two short paths it sometimes ended first)
+    spec = sweep_spec(tmp_path / "watched.toml", "watched", cluster="workers = 1", categories=4, C=LONG_C_GRID)
     watcher = _watch(store, page, tmp_path / "watch.log")
     sweep = None
     try:
