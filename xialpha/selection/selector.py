@@ -149,8 +149,9 @@ def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -
 def _not_computed(sweep_id: str, objective: Objective) -> str:
     """Why sweep `sweep_id` has no estimates of the objective's estimator, and the spec key that
     turns it on (rho matters only to xi-alpha, computed at every rho)."""
-    switch = estimator(objective.estimator).switch
-    where = f" at rho={objective.rho:g}" if estimator(objective.estimator).per_rho else ""
+    entry = estimator(objective.estimator)
+    switch = entry.switch
+    where = f" at rho={objective.rho:g}" if entry.per_rho else ""
     how = (
         f"set [estimators] {switch.key} in its spec and sweep again"
         if switch is not None
