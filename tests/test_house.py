@@ -528,12 +528,6 @@ def test_outside_storage_no_string_names_a_result_column():
     assert column_literals_outside_storage(_modules()) == []
 
 
-def test_every_result_column_member_names_a_results_column():
-    from xialpha.storage.schema import RESULT_COLUMNS, ResultColumn
-
-    assert {member.value for member in ResultColumn} <= {column.name for column in RESULT_COLUMNS}
-
-
 @pytest.mark.parametrize(
     "source",
     [
