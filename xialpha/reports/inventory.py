@@ -13,7 +13,15 @@ KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
     "sweeps": ["sweep_id", "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
     "selections": ["selection_id", "sweep_id", "mode", "objective", "categories", "created_at"],
-    "certifications": ["certification_id", "selection_id", "test_split", "n_test", "micro_f1", "created_at"],
+    "certifications": [
+        "certification_id",
+        "selection_id",
+        "test_split",
+        "independent",  # False: the sweep's held-out estimates were scored on the test split
+        "n_test",
+        "micro_f1",
+        "created_at",
+    ],
     "drift": ["run_id", "sweep_id", "newest_batch", "verdicts", "created_at"],
 }
 

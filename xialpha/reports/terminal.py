@@ -22,6 +22,7 @@ from xialpha.reports.verdicts import verdicts
 from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES
 
 P_VALUE_HEADERS = dict(zip(P_VALUES, ("p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'")))
+NOT_INDEPENDENT = "* not an independent test: the sweep's held-out estimates used this split"
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
 UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what it needs unfolded
 
@@ -134,6 +135,9 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
     def when(name):
         return lambda r: minute(r[name], zone="")
 
+    def reused(row) -> bool:  # a certification on the split the sweep's held-out estimates used
+        return kind == "certifications" and not missing(row["independent"]) and not bool(row["independent"])
+
     columns = {
         "sweeps": [
             Column("sweep", text("sweep_id"), text=True, identifier=True),
@@ -155,7 +159,7 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
         "certifications": [
             Column("certification", text("certification_id"), text=True, identifier=True),
             Column("selection", text("selection_id"), text=True, identifier=True),
-            Column("split", text("test_split"), text=True),
+            Column("split", lambda r: str(r["test_split"]) + ("*" if reused(r) else ""), text=True),
             Column("n", text("n_test"), wide=True),
             Column("micro F1 %", lambda r: percent(r["micro_f1"])),
             Column("created (UTC)", when("created_at"), wide=True),
@@ -168,7 +172,8 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("checked (UTC)", when("created_at"), wide=True),
         ],
     }[kind]
-    return rich_table(kind, columns, frame, wide)
+    caption = NOT_INDEPENDENT if any(reused(row) for _, row in frame.iterrows()) else None
+    return rich_table(kind, columns, frame, wide, caption=caption)
 
 
 def calibration_table(points: pd.DataFrame, metric: str):
