@@ -371,6 +371,7 @@ def test_certifying_an_unsaved_selection_stores_it_first_and_report_shows_both(s
     # no rho = 2 rows: one line saying so, not a table of dashes (issue 34's walkthrough)
     assert "LOO candidates: the sweep has no rho = 2 rows (add 2.0 to estimators.rho)" in out
     assert "examples xi-alpha (rho=2) flags" not in out
+    assert "held-out values: the sweep scored no held-out split" in out  # why its held-out columns are dashes
     again = xialpha.select(store)  # the same selection, not saved: its stored id is found
     with pytest.raises(UserError, match="already used for certification"):
         xialpha.certify(store, selection=again, test_split="test", draws=2000)

@@ -24,7 +24,7 @@ from xialpha.commands.stores import add_store_arguments, add_sweep_argument, ope
 from xialpha.errors import UserError
 from xialpha.reports.formatting import missing
 from xialpha.reports.html import render_report, write_page
-from xialpha.reports.report import report_of
+from xialpha.reports.report import NO_HELD_OUT, report_of
 from xialpha.reports.terminal import (
     NOT_INDEPENDENT,
     Column,
@@ -159,6 +159,8 @@ def _print_terminal(report, wide: bool) -> None:
     print(textwrap.fill(report.best_note, 80))
     if not report.calibration.empty:
         print_table(calibration_table(report.calibration, report.metric))
+    else:  # the held-out columns above are dashes: say why
+        print(textwrap.fill(f"held-out values: the sweep {NO_HELD_OUT}.", 80))
     columns = [
         Column("category", lambda r: str(r["category"]), text=True),
         Column("n", lambda r: str(r["n"])),
