@@ -24,8 +24,16 @@ def _listings() -> dict[str, pd.DataFrame]:
             columns=["selection_id", "sweep_id", "mode", "objective", "categories", "created_at"],
         ),
         "certifications": pd.DataFrame(
-            [[CERTIFICATION, SELECTION, "test", 3299, 0.8712, created]],
-            columns=["certification_id", "selection_id", "test_split", "n_test", "micro_f1", "created_at"],
+            [[CERTIFICATION, SELECTION, "test", True, 3299, 0.8712, created]],
+            columns=[
+                "certification_id",
+                "selection_id",
+                "test_split",
+                "independent",
+                "n_test",
+                "micro_f1",
+                "created_at",
+            ],
         ),
     }
 

@@ -136,7 +136,8 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
         return lambda r: minute(r[name], zone="")
 
     def reused(row) -> bool:  # a certification on the split the sweep's held-out estimates used
-        return kind == "certifications" and not missing(row["independent"]) and not bool(row["independent"])
+        independent = row.get("independent")
+        return kind == "certifications" and not missing(independent) and not bool(independent)
 
     columns = {
         "sweeps": [
