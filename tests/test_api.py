@@ -305,6 +305,15 @@ def test_certify_from_python_once_per_test_set(swept):
     saved = xialpha.select(store, save=True)
     first = xialpha.certify(store, selection=saved, test_split="test", draws=2000)
     assert list(first["category"]) == ["cat00", "cat01", "(micro)", "(macro)"]
+    # issue 34b: what it found comes first, where pandas' default display shows it; the rest follows
+    assert list(first.columns[:8]) == ["category", "config", "f1", "f1_lower", "error", "error_upper"] + [
+        "independent",
+        "forced",
+    ]
+    assert list(first["config"][:2]) == list(saved["config"]) and first["independent"].all()
+    with pd.option_context("display.max_columns", 20, "display.width", None):  # a notebook's defaults
+        shown = repr(first).splitlines()[0].split()
+    assert {"config", "f1", "f1_lower", "error_upper", "independent"} <= set(shown) and "certification_id" in first
     assert ((first["f1_lower"] <= first["f1"]) & (first["f1"] <= 1)).all()
     with pytest.raises(UserError, match="^test_split=: this test set was already used for certification"):
         xialpha.certify(store, selection=str(saved["selection_id"].iloc[0]), test_split="test", draws=2000)
@@ -313,6 +322,28 @@ def test_certify_from_python_once_per_test_set(swept):
     assert forced["forced"].all() and (forced["previous_certifications"] == 1).all()
     with pytest.raises(UserError, match="^test_split=: 'train' is the sweep's training split"):
         xialpha.certify(store, selection=saved, test_split="train")
+
+
+def test_a_certification_on_the_held_out_split_is_marked_not_independent(tmp_path, capsys):
+    """issue 34f: the sweep's holdout estimates were scored on the test split, so testing there
+    again is not one-shot honest (Webber et al. 2013): a warning, and a mark wherever it is listed."""
+    from xialpha.cli import main
+
+    store = tmp_path / "store"
+    spec = {**SPEC, "sweep": {"id": "held"}, "estimators": {"holdout": True}, "svm": {"C": [1.0]}}
+    xialpha.sweep(spec, store=store, quiet=True)
+    saved = xialpha.select(store, save=True)
+    with pytest.warns(UserWarning, match="held-out estimates on 'test': this certification is no independent test"):
+        certified = xialpha.certify(store, selection=saved, test_split="test", draws=2000)
+    assert not certified["independent"].any()
+    capsys.readouterr()
+    assert main(["store", "ls", str(store)]) == 0
+    listing = capsys.readouterr().out
+    assert "test*" in listing and "* not an independent test" in listing
+    assert main(["report", str(store)]) == 0
+    assert "not an independent test" in " ".join(capsys.readouterr().out.split())  # the title may wrap
+    assert main(["report", str(store), "--html", str(tmp_path / "r.html")]) == 0
+    assert "Not an independent test" in (tmp_path / "r.html").read_text(encoding="utf-8")
 
 
 def test_certifying_an_unsaved_selection_stores_it_first_and_report_shows_both(swept, tmp_path, capsys):
@@ -337,6 +368,10 @@ def test_certifying_an_unsaved_selection_stores_it_first_and_report_shows_both(s
     assert main(["report", str(store)]) == 0
     out = capsys.readouterr().out
     assert selection_id in out and f"certification {certified['certification_id'].iloc[0]}" in out
+    # no rho = 2 rows: one line saying so, not a table of dashes (issue 34's walkthrough)
+    assert "LOO candidates: the sweep has no rho = 2 rows (add 2.0 to estimators.rho)" in out
+    assert "examples xi-alpha (rho=2) flags" not in out
+    assert "held-out values: the sweep scored no held-out split" in out  # why its held-out columns are dashes
     again = xialpha.select(store)  # the same selection, not saved: its stored id is found
     with pytest.raises(UserError, match="already used for certification"):
         xialpha.certify(store, selection=again, test_split="test", draws=2000)

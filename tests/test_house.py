@@ -450,7 +450,7 @@ NOT_COLUMNS = {
     ("xialpha/commands/report.py", "category"): (2, "table headers"),
     ("xialpha/commands/report.py", "n"): (1, "a table header"),
     ("xialpha/commands/select.py", "category"): (1, "the word counted in '3 categories'"),
-    ("xialpha/commands/sweep.py", "category"): (1, "the word counted in '3 categories'"),
+    ("xialpha/commands/sweep.py", "category"): (2, "the word counted in '3 categories'"),
     ("xialpha/commands/sweep.py", "worker"): (2, "the word counted in '2 workers'"),
     ("xialpha/jobs/cluster.py", "worker"): (3, "Dask's worker: its config section, command and name"),
     ("xialpha/jobs/progress.py", "kernel"): (1, "IPython's kernel attribute"),

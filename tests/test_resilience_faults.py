@@ -136,7 +136,7 @@ def _kill_mid_sweep(tmp_path: Path, spec: Path, sweep_id: str, address: str, wor
         _kill(driver)
     log = (tmp_path / "driver.log").read_text()
     assert driver.returncode == 0, log
-    assert f"{len(expected)} stored, 0 skipped (already stored), 0 failed" in log
+    assert f"{len(expected)} rows stored, 0 skipped (already stored), 0 failed" in log
     raw = _raw_keys(store, sweep_id)
     assert set(raw) == expected and set(raw.values()) == {1}  # every key exactly once, none lost
     assert _ok_keys(store, sweep_id) == expected
@@ -178,7 +178,7 @@ def test_sigkill_the_driver_then_rerun_computes_only_missing_keys(tmp_path, shar
     rerun = _run(_sweep_argv(spec, store, "--scheduler", shared_cluster))
     assert rerun.returncode == 0, rerun.stderr
     missing = len(expected) - len(stored)
-    assert f": {missing} stored, {len(stored)} skipped (already stored), 0 failed" in rerun.stdout
+    assert f": {missing} rows stored, {len(stored)} skipped (already stored), 0 failed" in rerun.stdout
     assert _ok_keys(store, "kill-driver") == expected
     raw = _raw_keys(store, "kill-driver")
     assert set(raw) == expected and set(raw.values()) == {1}  # nothing computed twice

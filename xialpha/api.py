@@ -38,7 +38,7 @@ from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
 from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
 from xialpha.plot import stored_report
-from xialpha.reports.frames import tidy_results, tidy_selection, untidy_selection
+from xialpha.reports.frames import tidy_certification, tidy_results, tidy_selection, untidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.certification import certify_selection
@@ -477,8 +477,10 @@ def certify(
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Test a stored selection once on the sealed split `test_split`, as `xialpha certify` does,
-    and store the result: one row per category, then "(micro)" and "(macro)", with the test
-    counts, error, recall, precision, F1 and one-sided `confidence` bounds. A second
+    and store the result: one row per category, then "(micro)" and "(macro)", its `config`
+    label, F1, error, recall and precision (fractions 0..1) each beside its one-sided
+    `confidence` bound, whether the test was `independent` (False: the sweep's held-out estimates
+    used the split) and `forced`, then the test counts and every other column, ids last. A second
     certification on the same test set is refused unless force=True (sequential testing bias).
 
     selection: a stored selection's id, or the DataFrame `select` returned; one `select` did not
@@ -494,7 +496,7 @@ def certify(
     result_store = ResultStore(store_location(store), create=False)
     rows = _saved(result_store, _selection_argument(result_store, selection))
     with _local_workers(client):
-        return certify_selection(
+        certified = certify_selection(
             result_store,
             rows,
             test_split,
@@ -506,6 +508,8 @@ def certify(
             corpus=None if corpus is None else as_corpus(corpus),
             client=client,
         )
+    labels = sweep_labels(result_store.read_results_df(str(rows[ResultColumn.SWEEP_ID].iloc[0])))
+    return tidy_certification(certified, dict(zip(rows[ResultColumn.CATEGORY], labels.column(rows))))
 
 
 def report(

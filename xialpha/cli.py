@@ -48,6 +48,8 @@ USER_ERRNOS = {
 }
 NO_SPACE = {errno.ENOSPC, errno.EDQUOT}
 
+# what `xialpha --help` says the tool does, in one line of an 80-column terminal
+DESCRIPTION = "pick SVM text classifiers per category from one training each, not k-fold CV"
 # name -> (module under xialpha.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("sweep", "run a model-selection sweep from a TOML spec and store every result"),
@@ -70,7 +72,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def build_parser(commands=tuple(COMMANDS)) -> argparse.ArgumentParser:
     """The parser of the commands, with the arguments of those in `commands` (every command by
     default); the others are listed by name and help only, and their modules not imported."""
-    parser = argparse.ArgumentParser(prog="xialpha", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="xialpha", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"xialpha {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from xialpha.errors import UserError
 from xialpha.reports.plots import as_typed, calibration_figure, curves_figure
-from xialpha.reports.report import report_of
+from xialpha.reports.report import NO_HELD_OUT, report_of
 from xialpha.storage.naming import store_location
 from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import ResultStore
@@ -58,10 +58,7 @@ def calibration(
     when the sweep scored no held-out split."""
     view = stored_report(store, sweep, selection, metric=metric, rho=rho)
     if view.calibration.empty:
-        raise UserError(
-            f"sweep=: sweep {view.sweep_id!r} scored no held-out split to compare estimates with "
-            "([estimators] holdout = true with corpus.validation_fraction scores one carved from training)"
-        )
+        raise UserError(f"sweep=: sweep {view.sweep_id!r} {NO_HELD_OUT}")
     with as_typed():
         return calibration_figure(view.calibration, view.selection, view.metric)
 

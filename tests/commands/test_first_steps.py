@@ -133,3 +133,11 @@ def test_a_users_own_csv_is_walked_to_a_planned_sweep_by_errors_naming_the_key(
         assert code == 0 and "2 categories, 3 training documents" in out, err
     else:
         assert code == 2 and err.splitlines() == [f"xialpha sweep: error: {spec}: {message.format(csv=csv)}"], err
+
+
+def test_help_says_in_one_line_what_the_tool_does(capsys):
+    """issue 34e: `xialpha --help` began with "a thin dispatcher to the modules in xialpha.commands"."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    description = capsys.readouterr().out.split("\n\n")[1]
+    assert "\n" not in description and "SVM" in description and "dispatcher" not in description

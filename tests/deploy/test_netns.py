@@ -167,7 +167,7 @@ def test_a_worker_cut_off_mid_sweep_over_tls_loses_nothing(tmp_path):
     assert driver.returncode == 0, log + (tmp_path / "scheduler.log").read_text()[-3000:]
     raw = raw_keys(store, SWEEP)
     assert set(raw) == expected and set(raw.values()) == {1}  # every key exactly once, none lost
-    assert f"{len(expected)} stored, 0 skipped (already stored), 0 failed" in log
+    assert f"{len(expected)} rows stored, 0 skipped (already stored), 0 failed" in log
     # Counted at the end: only w2 is left, so w1 was really cut off, not just idle.
     assert re.search(r"on 1 threads", log), log
     assert "Remove worker" in (tmp_path / "scheduler.log").read_text()

@@ -172,7 +172,7 @@ def test_sweep_over_tls_on_a_local_cluster(certificates, tmp_path):
     spec = _sweep_spec(tmp_path / "tls.toml", certificates, 'kind = "local"\nworkers = 1')
     done = _run_sweep(spec, tmp_path / "store")
     assert done.returncode == 0, done.stderr
-    assert "4 stored, 0 skipped" in done.stdout
+    assert "4 rows stored, 0 skipped" in done.stdout
     _check_complete(tmp_path / "store", 4)
 
 

@@ -224,7 +224,9 @@ def test_cli_dry_run_and_bad_spec(tmp_path, capsys):
     spec_file.write_text(spec_text("dry"))
     assert main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "48 configs x rho (0 already stored), 24 fits" in out and "Gram memory" in out
+    # issue 34c: configs (candidates per category), fits (trainings) and rows (stored) named apart
+    assert "8 configs x 3 categories = 24 fits, stored as 48 rows (2 rho values per fit)" in out
+    assert "to run: 24 fits (0 of 48 rows already stored)" in out and "Gram memory" in out
     assert "400 documents in 1 part, read and vectorised by the workers" in out and "features: about" in out
     assert not list((tmp_path / "store").rglob("*.parquet"))
     spec_file.write_text(spec_text("dry", C=[0.5, -2.0]))

@@ -62,7 +62,7 @@ def test_the_command_line_sweeps_a_grown_grid_under_its_id_and_stores_only_the_n
     spec.write_text(small_spec("exp", splits=True, C="[0.5, 5.0, 50.0]"))
     capsys.readouterr()
     assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 0, capsys.readouterr().err
-    assert ": 2 stored, 4 skipped (already stored), 0 failed" in capsys.readouterr().out
+    assert ": 2 rows stored, 4 skipped (already stored), 0 failed" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -171,6 +171,11 @@ def test_python_plots_are_the_figures_the_page_shows(report_store, report_html):
     assert titles == sorted(CATEGORIES)  # a panel per category, names as typed
     assert [ax.get_title() for ax in calibration.axes] == ["xa"]  # a panel per estimator with estimates
     assert any(line.get_marker() == "*" for ax in curves.axes for line in ax.lines)  # the selection's choices
+    # issue 34g: in % like every table: the y axis label says so and the values are 0-100, not 0-1
+    shown = [ax for ax in curves.axes if ax.get_visible()]
+    assert shown[0].get_ylabel().endswith("(%)")
+    drawn = np.concatenate([line.get_ydata() for ax in shown for line in ax.lines])
+    assert np.nanmax(drawn) > 1.5 and np.nanmax(drawn) <= 100
     pngs = _page_pngs(report_html.read_text(encoding="utf-8"))
     assert _png(curves) in pngs and _png(calibration) in pngs  # the very figures of the page, pixel for pixel
 

@@ -87,6 +87,25 @@ def test_ties_are_marked_and_no_significance_says_what_to_do():
     assert max(len(line) for line in legend(rows) + legend(none) + legend(costly)) <= 80
 
 
+def test_a_choice_whose_own_value_is_below_its_runner_ups_is_explained():
+    """The issue-34 walkthrough: "finance C=10 0.896, runner-up 0.9256" with nothing saying why
+    the lower value was chosen (its average with its C neighbours' ranked first)."""
+    rows = _rows(
+        category=["finance", "health", "sports"],
+        not_significant=[True, True, True],
+        smooth_c=[True, True, True],
+        value=[0.896, 0.8966, 0.8171],
+        runner_up_value=[0.9256, 0.871, 0.8171],
+        selection_value=[0.9108, 0.8895, 0.82],
+        runner_up_selection_value=[0.9087, 0.8757, 0.81],
+    )
+    below = "finance: behind the runner-up's value; won on its C neighbours' average"
+    assert below in legend(rows) and not any(line.startswith("health") for line in legend(rows))
+    assert below not in legend(rows.assign(smooth_c=False))  # ranked by the values themselves: never below
+    errors = rows.assign(metric="error", value=[0.07, 0.07, 0.2], runner_up_value=[0.08, 0.06, 0.2])
+    assert legend(errors)[-1].startswith("health: behind")  # lower is better for error
+
+
 def test_wide_is_readable_at_80_columns(store, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     code, out, _ = _cli(capsys, "select", store, "--sweep", "sel", "--save", "--wide")

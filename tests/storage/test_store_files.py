@@ -197,7 +197,7 @@ def test_every_command_works_beside_a_truncated_and_a_foreign_file(planted, argv
     ):
         assert name in warning_lines[0]
     if argv[0] == "sweep":
-        assert "0 stored, 4 skipped (already stored)" in out
+        assert "0 rows stored, 4 skipped (already stored)" in out
     assert _quiet_done_keys(store_dir) == keys and len(keys) == 4
 
 

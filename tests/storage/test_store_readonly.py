@@ -25,7 +25,7 @@ def test_a_dry_run_reads_a_read_only_store_and_a_sweep_is_refused(tmp_path, caps
     monkeypatch.setattr("xialpha.storage.marker._probe_writable", read_only)
     before = tree_digest(store)
     assert main(["sweep", str(spec), "--store", str(store), "--dry-run"]) == 0
-    assert "6 configs x rho (3 already stored), 3 fits" in capsys.readouterr().out
+    assert "to run: 3 fits (3 of 6 rows already stored)" in capsys.readouterr().out
     assert main(["sweep", str(spec), "--store", str(store), "--quiet"]) == 2
     assert capsys.readouterr().err.endswith("Read-only file system\n")
     assert tree_digest(store) == before

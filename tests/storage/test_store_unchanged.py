@@ -98,7 +98,7 @@ def test_a_sweep_that_stops_before_computing_creates_no_store(tmp_path, capsys, 
             capsys, "sweep", spec, "--store", store, "--quiet", *(["--dry-run"] if case == "dry-run" else [])
         )
         assert code == (0 if case == "dry-run" else 2), err
-        assert ("4 configs x rho" in out) if case == "dry-run" else err.count("\n") == 1
+        assert ("stored as 4 rows" in out) if case == "dry-run" else err.count("\n") == 1
         assert not os.path.lexists(store) and not os.path.lexists(tmp_path / "deeper")
 
 
@@ -166,7 +166,7 @@ def test_a_full_disk_during_a_sweep_is_exit_4_and_keeps_the_stored_batches(tmp_p
     kept = ResultStore(str(store)).datasets.read_results("keep").num_rows
     assert len(written) == 3 and kept == pq.read_metadata(written[1]).num_rows >= 1  # the batch stored before
     code, out, _ = _run(capsys, "sweep", _spec(tmp_path), "--store", store, "--quiet")
-    assert code == 0 and f"{4 - kept} stored, {kept} skipped" in out
+    assert code == 0 and f"{4 - kept} rows stored, {kept} skipped" in out
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import warnings
 
 from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, open_store
+from xialpha.reports.frames import tidy_certification
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import certification_table as terminal_table
 from xialpha.reports.terminal import key_table, print_table, write_records
@@ -71,7 +72,7 @@ def run(args) -> int:
         print_table(terminal_table(frame, title, configs, args.wide, caption=caption), args.wide)
         print_table(key_table(labels.key(rows)))
     else:
-        write_records(frame.assign(config=frame[ResultColumn.CATEGORY].map(configs)), args.format)
+        write_records(tidy_certification(frame, configs), args.format)
     status = sys.stdout if args.format == "table" else sys.stderr
     print(f"stored certification {certification_id} in {store.uri}", file=status)
     print(f"split {args.test_split!r} is now marked as used (a second certification on it needs --force)", file=status)

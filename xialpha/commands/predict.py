@@ -1,7 +1,8 @@
 """`xialpha predict ARTIFACT --input FILE`: label new documents with a refitted selection.
 
 Input: a .txt file with one document per line (ids are line numbers), or a CSV/TSV/JSON
-lines/Parquet table with a text column (and optionally an id column). Output: CSV (id,
+lines/Parquet table with a text column (and optionally an id column); --input-format names the
+format where the file's suffix does not. Output: CSV (id,
 categories separated by ";", one decision_<category> column each) or JSON lines
 ({"id", "categories", "decision"}).
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from xialpha.models.artifact import PICKLE_WARNING, current_versions, is_pickled, load_artifact, read_manifest
-from xialpha.models.prediction import read_documents, write_predictions
+from xialpha.models.prediction import INPUT_FORMATS, INPUT_SUFFIXES, read_documents, write_predictions
 from xialpha.outputs import write_file
 from xialpha.reports.formatting import plural
 
@@ -28,7 +29,13 @@ def add_arguments(parser) -> None:
         "--input",
         required=True,
         metavar="FILE",
-        help=".txt (one document per line) or .csv/.tsv/.jsonl/.parquet with a text column",
+        help=".txt (one document per line) or a table with a text column: "
+        + "/".join(suffix for suffix in INPUT_SUFFIXES if suffix != ".txt"),
+    )
+    parser.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        help="how to read --input: txt (one document per line) or a table format (default: from its suffix)",
     )
     parser.add_argument("--text-column", default="text", help="text column of a table input (default text)")
     parser.add_argument("--id-column", help="id column of a table input (default: row numbers)")
@@ -45,7 +52,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     if is_pickled(read_manifest(args.artifact)) and args.allow_pickle:  # a wrong directory fails first
         print(f"warning: {PICKLE_WARNING.format(path=args.artifact)}", file=sys.stderr)
-    ids, texts = read_documents(args.input, args.text_column, args.id_column)
+    ids, texts = read_documents(args.input, args.text_column, args.id_column, args.input_format)
     manifest, trained = load_artifact(args.artifact, allow_pickle=args.allow_pickle)
     _warn_versions(manifest)
     decision = trained.decision_values(texts=texts)

@@ -22,9 +22,11 @@ from rich.table import Table
 from xialpha.commands.output import add_wide_argument
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.errors import UserError
+from xialpha.reports.formatting import missing
 from xialpha.reports.html import render_report, write_page
-from xialpha.reports.report import report_of
+from xialpha.reports.report import NO_HELD_OUT, report_of
 from xialpha.reports.terminal import (
+    NOT_INDEPENDENT,
     Column,
     calibration_table,
     cell_text,
@@ -158,6 +160,8 @@ def _print_terminal(report, wide: bool) -> None:
     print(textwrap.fill(report.best_note, 80))
     if not report.calibration.empty:
         print_table(calibration_table(report.calibration, report.metric))
+    else:  # the held-out columns above are dashes: say why
+        print(textwrap.fill(f"held-out values: the sweep {NO_HELD_OUT}.", 80))
     columns = [
         Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
         Column("n", lambda r: str(r[ResultColumn.N])),
@@ -166,7 +170,11 @@ def _print_terminal(report, wide: bool) -> None:
         Column("max", lambda r: number(r["candidates_max"])),
         Column("exact LOO retrains (mean)", lambda r: number(r["loo_retrains_mean"])),
     ]
-    print_table(rich_table("LOO candidates: examples xi-alpha (rho=2) flags, per config", columns, report.candidates))
+    if report.candidates["configs"].sum() == 0:  # a table of dashes would say nothing
+        print("LOO candidates: the sweep has no rho = 2 rows (add 2.0 to estimators.rho)")
+    else:
+        title = "LOO candidates: examples xi-alpha (rho=2) flags, per config"
+        print_table(rich_table(title, columns, report.candidates))
     if report.selection is not None:
         print_table(selection_table(report.selection, report.labels, wide), wide)
         print("\n".join(legend(report.selection)))
@@ -175,6 +183,8 @@ def _print_terminal(report, wide: bool) -> None:
         for certification_id, rows in groups:
             first = rows.iloc[0]
             title = f"certification {certification_id} on {first['test_split']!r} ({first['n_test']} documents)"
+            if not missing(first.get("independent")) and not bool(first["independent"]):
+                title += f"; {NOT_INDEPENDENT.removeprefix('* ')}"
             print_table(certification_table(rows, title, configs, wide), wide)
     print_table(key_table(report.labels.key(report.curves)))
     print(textwrap.fill(f"This report shows {report.selection_note}.", 80))

@@ -33,7 +33,7 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--dry-run",
         action="store_true",
-        help="print the numbers of configs and tasks and the Gram memory per worker, run nothing",
+        help="print the numbers of configs, fits, rows and tasks and the Gram memory per worker, run nothing",
     )
 
 
@@ -82,8 +82,8 @@ def run(args) -> int:
         else "nothing to compute"
     )
     print(
-        f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} stored, {summary.skipped} skipped (already stored), "
-        f"{summary.failed} failed"
+        f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} rows stored, {summary.skipped} skipped (already "
+        f"stored), {summary.failed} failed"
     )
     print(f"run {summary.run_id}: {work}")
     if summary.held_out_note:
@@ -100,8 +100,14 @@ def _print_dry_run(dry) -> None:
     process), features stacked per worker (linear path) and Gram matrices (kernel path)."""
     from xialpha.reports.formatting import plural
 
-    plan = dry.plan
-    print(f"sweep {plan.spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits")
+    plan, spec = dry.plan, dry.plan.spec
+    configs = len(spec.preprocessings) * len(spec.kernels) * len(spec.j) * len(spec.C)
+    rhos = plural(len(spec.estimators.rhos), "rho value")
+    print(
+        f"sweep {spec.id}: {plural(configs, 'config')} x {plural(len(plan.categories), 'category', 'categories')} = "
+        f"{plural(configs * len(plan.categories), 'fit')}, stored as {plural(plan.n_keys, 'row')} ({rhos} per fit)"
+    )
+    print(f"to run: {plural(plan.n_fits, 'fit')} ({plan.n_skipped} of {plan.n_keys} rows already stored)")
     print(
         f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
         f"{plural(len(plan.categories), 'category', 'categories')}, "

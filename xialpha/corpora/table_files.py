@@ -33,7 +33,7 @@ from xialpha.corpora.text_scan import byte_scannable, cut_points
 from xialpha.errors import UserError, did_you_mean
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
-_SUFFIX_FORMATS = {
+SUFFIX_FORMATS = {  # a table file's suffix -> its format (format = "auto")
     ".csv": "csv",
     ".tsv": "tsv",
     ".tab": "tsv",
@@ -50,13 +50,13 @@ def table_format(file: Path, format: str) -> str:
     """The format to read `file` as: `format`, or for "auto" the one its suffix names."""
     if format == "auto":
         suffix = file.suffix.lower()
-        if suffix not in _SUFFIX_FORMATS:
+        if suffix not in SUFFIX_FORMATS:
             raise UserError(
                 f"cannot tell the format of {file.name} from its suffix; "
                 f'set format = "csv" or another of {", ".join(FORMATS[1:])}',
                 key="format",
             )
-        return _SUFFIX_FORMATS[suffix]
+        return SUFFIX_FORMATS[suffix]
     if format not in FORMATS:
         raise UserError(f"must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}", key="format")
     return format

@@ -342,7 +342,7 @@ def _start_cluster(
             threads_per_worker=spec.threads_per_worker,
             processes=not threads_only,
             memory_limit=spec.memory_limit or "auto",
-            dashboard_address=None if threads_only else ":0",
+            dashboard_address=":0",  # any free port: even unshown, the HTTP server would take 8787 and warn
             protocol="tls://" if security else None,
             security=security,
             host=None if threads_only else "127.0.0.1",  # threads talk in-process (inproc://)

@@ -8,19 +8,41 @@ from pathlib import Path
 
 import numpy as np
 
-from xialpha.corpora.table_files import read_columns, table_format
+from xialpha.corpora.table_files import FORMATS as TABLE_FORMATS
+from xialpha.corpora.table_files import SUFFIX_FORMATS, read_columns
 from xialpha.errors import UserError
 from xialpha.printable import spreadsheet_safe
 
+TEXT = "txt"  # one document per line
+INPUT_SUFFIXES = {".txt": TEXT, **{suffix: f for suffix, f in SUFFIX_FORMATS.items() if suffix != ".txt"}}
+INPUT_FORMATS = (TEXT, *TABLE_FORMATS)
 
-def read_documents(path: str, text_column: str = "text", id_column: str | None = None) -> tuple[list[str], list[str]]:
-    """(ids, texts) from a .txt file (one document per line, a blank line an empty document, so
-    output row n is input line n; ids are 1-based line numbers) or a table file read by xialpha's
-    table reader (CSV/TSV/JSON lines/Parquet)."""
+
+def format_of(path: str) -> str:
+    """The format `--input` is read as when --input-format is not given: its suffix's
+    (INPUT_SUFFIXES; .txt is one document per line here, not a TSV table)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in INPUT_SUFFIXES:
+        raise UserError(
+            f"--input: cannot tell the format of {Path(path).name} from its suffix (one of "
+            f"{', '.join(INPUT_SUFFIXES)}); give --input-format ({', '.join(INPUT_FORMATS)})"
+        )
+    return INPUT_SUFFIXES[suffix]
+
+
+def read_documents(
+    path: str, text_column: str = "text", id_column: str | None = None, input_format: str | None = None
+) -> tuple[list[str], list[str]]:
+    """(ids, texts) from a text file (format "txt": one document per line, a blank line an empty
+    document, so output row n is input line n; ids are 1-based line numbers) or a table file
+    read by xialpha's table reader (CSV/TSV/JSON lines/Parquet). input_format: one of
+    INPUT_FORMATS, or None for the file's suffix's (`format_of`)."""
     file = Path(path)
     if not file.is_file():
         raise UserError(f"--input: {path} is not a file")
-    if file.suffix.lower() == ".txt":
+    if input_format is None:
+        input_format = format_of(path)
+    if input_format == TEXT:
         try:
             lines = file.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError as exc:
@@ -28,7 +50,7 @@ def read_documents(path: str, text_column: str = "text", id_column: str | None =
         rows = [(str(number), line) for number, line in enumerate(lines, start=1)]  # a blank line too
     else:
         wanted = [text_column] + ([id_column] if id_column else [])
-        columns = read_columns(file, table_format(file, "auto"), wanted, True, (), "utf-8")
+        columns = read_columns(file, input_format, wanted, True, (), "utf-8")
         texts = columns[text_column]
         ids = [str(v) for v in columns[id_column]] if id_column else [str(i) for i in range(1, len(texts) + 1)]
         for doc_id, text in zip(ids, texts):

@@ -1,5 +1,6 @@
-"""Selections and results as DataFrames a pandas user reads: what `xialpha.select`,
-`xialpha.results` and `xialpha.sweep` return and `xialpha select --format csv|json` writes.
+"""Selections, certifications and results as DataFrames a pandas user reads: what `xialpha.select`,
+`xialpha.certify`, `xialpha.results` and `xialpha.sweep` return and `xialpha select|certify
+--format csv|json` write.
 
 Each row names its configuration by its readable label first (`config`: the parameters that
 differ within the sweep, `xialpha.reports.labels`), then what it is about (category, C, ...) and
@@ -40,6 +41,26 @@ SELECTION_FIRST = (
     *SELECTION_ESTIMATES.values(),
 )
 SHOWN_ONLY = ("at_edge", "flat")  # said of a selection beside its rows (`xialpha.selection.edges`), never stored
+CERTIFICATION_FIRST = (  # what a certification found first: what pandas shows of a wide frame
+    ResultColumn.CATEGORY,
+    "config",
+    "f1",
+    "f1_lower",
+    "error",
+    "error_upper",
+    "independent",
+    "forced",
+    "recall",
+    "recall_lower",
+    "precision",
+    "precision_lower",
+    "n_test",
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    "test_split",
+)
 RESULTS_FIRST = (
     "config",
     ResultColumn.CATEGORY,
@@ -103,6 +124,15 @@ def untidy_selection(frame: pd.DataFrame) -> pd.DataFrame:
     rows["not_significant"] = [None if pd.isna(flag) else not bool(flag) for flag in significant]
     rows["n_runners_up_not_significant"] = rows["n_runners_up"] - rows.pop("n_runners_up_significant")
     return rows
+
+
+def tidy_certification(rows: pd.DataFrame, configs: dict[str, str]) -> pd.DataFrame:
+    """A certification's stored rows (per category, then "(micro)" and "(macro)") as shown to
+    people and scripts: each category's `config` label (configs: category -> label; empty for the
+    averages), CERTIFICATION_FIRST first (metrics are fractions 0..1 beside their one-sided
+    bounds, then whether the test was independent and forced), every other column after, ids last."""
+    frame = rows.assign(config=[configs.get(category, "") for category in rows[ResultColumn.CATEGORY]])
+    return _ordered(frame, CERTIFICATION_FIRST)
 
 
 def tidy_results(results: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
-from xialpha.reports.formatting import minute, number, objective_text, p_value, percent
+from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.plots import (
     MAX_PANELS,
     as_typed,
@@ -175,6 +175,11 @@ def _certifications_section(report) -> str:
             if bool(first.get("forced"))
             else ""
         )
+        if not missing(first.get("independent")) and not bool(first["independent"]):
+            forced += (
+                " <strong>Not an independent test: the sweep's held-out estimates were scored on this split, so the"
+                " bounds hold only if no choice was based on them.</strong>"
+            )
         parts.append(
             f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
             f"({int(first['n_test'])} documents), {_e(minute(first[ResultColumn.CREATED_AT]))}: one-sided "

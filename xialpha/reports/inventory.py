@@ -15,7 +15,15 @@ KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
     "sweeps": [ResultColumn.SWEEP_ID, "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
     "selections": ["selection_id", ResultColumn.SWEEP_ID, "mode", "objective", "categories", ResultColumn.CREATED_AT],
-    "certifications": ["certification_id", "selection_id", "test_split", "n_test", "micro_f1", ResultColumn.CREATED_AT],
+    "certifications": [
+        "certification_id",
+        "selection_id",
+        "test_split",
+        "independent",  # False: the sweep's held-out estimates were scored on the test split
+        "n_test",
+        "micro_f1",
+        ResultColumn.CREATED_AT,
+    ],
     "drift": [ResultColumn.RUN_ID, ResultColumn.SWEEP_ID, "newest_batch", "verdicts", ResultColumn.CREATED_AT],
 }
 

@@ -102,10 +102,10 @@ def first_categories(categories, limit: int = MAX_PANELS) -> list[str]:
 
 
 def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str, categories=None):
-    """Estimate (solid) and held-out value (dashed) against C: one panel per category of
-    `categories` (default: every category of `curves`; rows of 3, or 4 above 12 categories), a
-    line per preprocessing, kernel and j in the same colour in every panel, one legend, a star at
-    the selection's choice."""
+    """Estimate (solid) and held-out value (dashed) in % (as the tables show them) against C: one
+    panel per category of `categories` (default: every category of `curves`; rows of 3, or 4 above
+    12 categories), a line per preprocessing, kernel and j in the same colour in every panel, one
+    legend, a star at the selection's choice."""
     from matplotlib import ticker
     from matplotlib.lines import Line2D
 
@@ -132,13 +132,13 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
             [ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J], sort=True
         ):
             color = colors[line["label"].iloc[0]]
-            ax.plot(line[ResultColumn.C], line["estimate"], marker="o", color=color)
+            ax.plot(line[ResultColumn.C], 100 * line["estimate"], marker="o", color=color)
             if line["held_out"].notna().any():
-                ax.plot(line[ResultColumn.C], line["held_out"], linestyle="--", marker=".", color=color)
+                ax.plot(line[ResultColumn.C], 100 * line["held_out"], linestyle="--", marker=".", color=color)
         if category in chosen:
             ax.plot(
                 [chosen[category][ResultColumn.C]],
-                [chosen[category]["value"]],
+                [100 * chosen[category]["value"]],
                 marker="*",
                 markersize=14,
                 color="black",
@@ -150,7 +150,7 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.set_xlabel("C")
         if index % columns == 0:
-            ax.set_ylabel(what)
+            ax.set_ylabel(f"{what} (%)")
         ax.set_title(str(category))
         ax.grid(True, alpha=0.3)
     for ax in axes.flat[len(categories) :]:

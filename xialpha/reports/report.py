@@ -35,6 +35,10 @@ from xialpha.version import __version__
 GROUP = (ResultColumn.CATEGORY, ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
 BOUND_RHO = 2.0  # xi-alpha with rho = 2 bounds the LOO error: its flagged examples are the LOO candidates
 LOO_RETRAINS = registry.estimator("loo").columns[0].name  # the retrainings exact LOO ran
+NO_HELD_OUT = (  # why a report has no held-out values, and how a sweep gets them
+    "scored no held-out split to compare estimates with ([estimators] holdout = true with "
+    "corpus.validation_fraction scores one carved from training)"
+)
 
 
 def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigLabels | None = None) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from xialpha.reports.verdicts import verdicts
 from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES, ResultColumn
 
 P_VALUE_HEADERS = dict(zip(P_VALUES, ("p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'")))
+NOT_INDEPENDENT = "* not an independent test: the sweep's held-out estimates used this split"
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
 UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what it needs unfolded
 
@@ -29,12 +30,14 @@ UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what
 @dataclass(frozen=True)
 class Column:
     """A table column: its header, its cell text from a row, left-aligned text or right-aligned
-    numbers, and whether only --wide shows it."""
+    numbers, whether only --wide shows it, and whether it holds ids users copy (never wrapped nor
+    cut: the other columns fold around them, or `print_table` prints a block per row)."""
 
     header: str
     cell: Callable[[pd.Series], str]
     text: bool = False
     wide: bool = False
+    identifier: bool = False
 
 
 def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wide: bool = False, **options):
@@ -52,7 +55,12 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
         if not column.text:  # a number's header wraps at spaces to the width of its numbers
             longest = max((len(row[i]) for row in cells), default=0)
             header = textwrap.fill(header, width=max(longest, 8, *(len(word) for word in header.split())))
-        table.add_column(Text(header), justify="left" if column.text else "right", overflow="fold")
+        justify = "left" if column.text else "right"
+        if column.identifier:  # as wide as its longest id, never folded
+            longest = max((len(row[i]) for row in cells), default=0)
+            table.add_column(Text(header), justify=justify, no_wrap=True, min_width=max(longest, len(header)))
+        else:
+            table.add_column(Text(header), justify=justify, overflow="fold")
     for row in cells:
         table.add_row(*map(Text, row))
     return table
@@ -127,9 +135,13 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
     def when(name):
         return lambda r: minute(r[name], zone="")
 
+    def reused(row) -> bool:  # a certification on the split the sweep's held-out estimates used
+        independent = row.get("independent")
+        return kind == "certifications" and not missing(independent) and not bool(independent)
+
     columns = {
         "sweeps": [
-            Column("sweep", text(ResultColumn.SWEEP_ID), text=True),
+            Column("sweep", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
             Column("runs", text("runs")),
             Column("categories", text("categories")),
             Column("configs", text("configs")),
@@ -138,30 +150,31 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("last run (UTC)", when("last_created_at")),
         ],
         "selections": [
-            Column("selection", text("selection_id"), text=True),
-            Column("sweep", text(ResultColumn.SWEEP_ID), text=True),
+            Column("selection", text("selection_id"), text=True, identifier=True),
+            Column("sweep", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
             Column("mode", text("mode"), text=True),
             Column("by", text("objective"), text=True),
             Column("categories", text("categories"), wide=True),
             Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True),
         ],
         "certifications": [
-            Column("certification", text("certification_id"), text=True),
-            Column("selection", text("selection_id"), text=True),
-            Column("split", text("test_split"), text=True),
+            Column("certification", text("certification_id"), text=True, identifier=True),
+            Column("selection", text("selection_id"), text=True, identifier=True),
+            Column("split", lambda r: str(r["test_split"]) + ("*" if reused(r) else ""), text=True),
             Column("n", text("n_test"), wide=True),
             Column("micro F1 %", lambda r: percent(r["micro_f1"])),
             Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True),
         ],
         "drift": [
-            Column("drift run", text(ResultColumn.RUN_ID), text=True),
-            Column("drift id", text(ResultColumn.SWEEP_ID), text=True),
+            Column("drift run", text(ResultColumn.RUN_ID), text=True, identifier=True),
+            Column("drift id", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
             Column("newest batch", text("newest_batch"), text=True),
             Column("verdicts", text("verdicts"), text=True),
             Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True),
         ],
     }[kind]
-    return rich_table(kind, columns, frame, wide)
+    caption = NOT_INDEPENDENT if any(reused(row) for _, row in frame.iterrows()) else None
+    return rich_table(kind, columns, frame, wide, caption=caption)
 
 
 def calibration_table(points: pd.DataFrame, metric: str):
@@ -192,14 +205,17 @@ def key_table(key: pd.DataFrame):
 def print_table(table, wide: bool = False) -> None:
     """Print to standard output at the terminal's width ($COLUMNS, else 80 when it is not a
     terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters. A --wide
-    table wider than that is printed long instead (`long_tables`: a block per row), so no cell is
-    folded into fragments."""
+    table wider than that, and a table whose ids and the other columns at their narrowest do not fit, is
+    printed long instead (`long_tables`: a block per row), so no cell is folded into fragments
+    and no id is wrapped or cut."""
     from rich.console import Console
     from rich.measure import Measurement
 
     piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
     console = Console(width=WIDE_WIDTH if wide and piped else None)
-    if wide and Measurement.get(console, console.options.update_width(UNBOUNDED), table).maximum > console.width:
+    needs = Measurement.get(console, console.options.update_width(UNBOUNDED), table)
+    ids = any(column.no_wrap for column in table.columns)  # `Column.identifier`: ids never fold
+    if (wide and needs.maximum > console.width) or (ids and needs.minimum > console.width):
         console.print(*[part for part in (table.title, *long_tables(table), table.caption) if part])
         return
     console.print(table)
@@ -215,7 +231,8 @@ def long_tables(table) -> list:
     columns = [list(column.cells) for column in table.columns]
     blocks = []
     for i in range(table.row_count):
-        block = Table(title=f"{headers[0]} {columns[0][i]}", box=box.SIMPLE, show_header=False, title_justify="left")
+        title = f"{headers[0]} {columns[0][i]}"  # one line however narrow: the block is at least as wide
+        block = Table(title=title, box=box.SIMPLE, show_header=False, title_justify="left", min_width=len(title))
         block.add_column(justify="left")
         block.add_column(justify="left", overflow="fold")
         for header, cells in zip(headers[1:], columns[1:]):

@@ -8,6 +8,7 @@ import pandas as pd
 
 from xialpha.reports.formatting import cost_text, number
 from xialpha.reports.frames import significant, ties
+from xialpha.selection.choices import MAXIMISED
 from xialpha.storage.schema import ResultColumn
 
 LINE = 80  # characters: the longest line under a table
@@ -16,6 +17,7 @@ EDGE_WORDS = {  # at_edge -> what a line of them says (after the categories it n
     "low": "chose the grid's smallest C: widen the C grid downward",
 }
 FLAT_WORDS = "flat, no signal at any C: add documents, not C values"
+BELOW_WORDS = "behind the runner-up's value; won on its C neighbours' average"
 
 
 def verdicts(rows: pd.DataFrame) -> list[str]:
@@ -29,7 +31,8 @@ def verdicts(rows: pd.DataFrame) -> list[str]:
 
 def legend(rows: pd.DataFrame) -> list[str]:
     """What p and "significant" mean (at the selection's alpha), what a tie is, what to do when no
-    choice is significant, a cost's unit and direction, and the `edge_lines`: a line each, at
+    choice is significant, which choices have a worse own value than their runner-up (ranked by
+    the C neighbours' average), a cost's unit and direction, and the `edge_lines`: a line each, at
     most LINE characters (a category name longer than a line excepted)."""
     first = rows.iloc[0]
     words = verdicts(rows)
@@ -38,9 +41,23 @@ def legend(rows: pd.DataFrame) -> list[str]:
         lines.append("tie: same estimate as the runner-up; C neighbours or simplicity decided")
     if "yes" not in words:
         lines.append("no choice is significant: its runners-up do as well; keep it or add documents")
+    below = _below_runner_up(rows, words)
+    if below:
+        lines.append(_naming(below, BELOW_WORDS))
     if first["metric"] == "cost":
         lines.append(cost_text(first["cost_fn"], first["cost_fp"]))
     return lines + edge_lines(rows)
+
+
+def _below_runner_up(rows: pd.DataFrame, words: list[str]) -> list[str]:
+    """The categories whose choice, ranked by its average with its C neighbours' (smooth_c), has a
+    worse own estimate (`value`) than its first runner-up's, ties apart: the table shows both."""
+    first = rows.iloc[0]
+    if pd.isna(first.get("smooth_c")) or not bool(first["smooth_c"]):
+        return []
+    sign = 1.0 if MAXIMISED.get(str(first["metric"]), True) else -1.0
+    gap = sign * (pd.to_numeric(rows["value"]) - pd.to_numeric(rows["runner_up_value"]))
+    return [str(c) for c, g, word in zip(rows[ResultColumn.CATEGORY], gap, words) if g < 0 and word != "tie"]
 
 
 def grid_word(row) -> str:

@@ -265,7 +265,8 @@ def certify_selection(
     running distributed.Client to use instead), where the corpus is read.
 
     Warns (UserWarning) where the bounds are weakened: a forced second use of a test set, or a
-    test split the sweep computed held-out estimates on. UserError, nothing stored, for a split
+    test split the sweep computed held-out estimates on (its rows then say `independent` False).
+    UserError, nothing stored, for a split
     that is not sealed (the training split; the holdout estimator's split unless forced).
     """
     if not 0.5 <= confidence < 1:
@@ -277,7 +278,7 @@ def certify_selection(
     sweep_id, selection_id = str(rows[ResultColumn.SWEEP_ID].iloc[0]), str(rows["selection_id"].iloc[0])
     data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
     spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
-    _check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
+    independent = _check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
     with refit_session(spec, data_fingerprint, client=client) as session:
         session.split_size(test_split)
         test_fingerprint = session.corpus.fingerprint(test_split)
@@ -312,14 +313,16 @@ def certify_selection(
         "draws": run.draws,
         "forced": bool(run.previous),
         "previous_certifications": len(run.previous),
+        "independent": independent,
     }
     rows = certification_rows(frame, identity)
     store_certification(store, rows, run)
     return typed_frame(DATASET, rows)
 
 
-def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> None:
-    """Refuse splits the sweep trained or selected on; warn where held-out values were computed."""
+def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> bool:
+    """Refuse splits the sweep trained or selected on; warn where held-out values were computed.
+    Returns whether the split is an independent test: no estimate of the sweep was scored on it."""
     train_split = spec.corpus.train_split
     if train_split is None:
         raise UserError(
@@ -335,7 +338,11 @@ def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> Non
                 "not sealed (use another split, or force=True)"
             )
         warnings.warn(
-            f"the sweep computed held-out estimates on {name!r}; the bounds hold only if no choice was based on them",
+            f"the sweep computed held-out estimates on {name!r}: this certification is no independent test (it is "
+            "marked so in the store, `xialpha store ls` and the report); its bounds hold only if no choice was based "
+            "on those estimates (testing on a split seen before biases them upward, Webber et al. 2013)",
             UserWarning,
             stacklevel=4,
         )
+        return False
+    return True

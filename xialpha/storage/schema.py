@@ -379,6 +379,7 @@ CERTIFICATION_COLUMNS: tuple[Column, ...] = (
         "int: draws",
         "bool: forced",
         "int: previous_certifications",
+        "bool: independent",
         "str: xialpha_version",
         "time: created_at",
     ),
