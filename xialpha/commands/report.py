@@ -97,7 +97,7 @@ def run(args) -> int:
         matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
         location = store.datasets.location  # a local store is not written into: it is what the page shows
-        write_page(args.html, page, "--html", [("STORE", location.root)] if location.is_local else [])
+        write_page(args.html, page, "html", [("STORE", location.root)] if location.is_local else [])
         if args.html != "-":  # - is the page on standard output, nothing else
             print(f"wrote {args.html} ({len(page) // 1024} KiB)")
             print(textwrap.fill(f"It shows {report.selection_note}.", 80))

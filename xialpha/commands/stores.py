@@ -49,4 +49,4 @@ def open_store(args):
 
 def sweep_id(store, given: str | None) -> str:
     """--sweep, or the store's only sweep (see `choose_sweep`)."""
-    return choose_sweep(store, given, "--sweep")
+    return choose_sweep(store, given)

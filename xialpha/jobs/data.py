@@ -72,12 +72,13 @@ class ClusterCorpus:
         """The fingerprint of split `split` (None: the whole corpus); KeyError for an unknown split."""
         return self.fingerprints[WHOLE if split is None else split]
 
-    def check_split(self, name: str | None, key: str) -> None:
-        """UserError naming `key` when the corpus has no split `name` (None: no split asked for)."""
+    def check_split(self, name: str | None, key: str | None = None, *, parameter: str = "") -> None:
+        """UserError naming the spec's `key` (or the Python `parameter`) when the corpus has no split
+        `name` (None: no split asked for)."""
         names = self.summary.split_names
         if name is None or name in names:
             return
-        raise UserError(no_such_split(name, names), key=key)
+        raise UserError(no_such_split(name, names), key=key, parameter=parameter or ())
 
 
 def load_spec_corpus(client: Client, corpus_spec, run_id: str, splits: dict[str, str | None]) -> ClusterCorpus:

@@ -19,12 +19,12 @@ def read_documents(path: str, text_column: str = "text", id_column: str | None =
     table reader (CSV/TSV/JSON lines/Parquet)."""
     file = Path(path)
     if not file.is_file():
-        raise UserError(f"--input: {path} is not a file")
+        raise UserError(f"{path} is not a file", parameter="input")
     if file.suffix.lower() == ".txt":
         try:
             lines = file.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError as exc:
-            raise UserError(f"--input: {path}: bytes at offset {exc.start} are not valid UTF-8") from None
+            raise UserError(f"{path}: bytes at offset {exc.start} are not valid UTF-8", parameter="input") from None
         rows = [(str(number), line) for number, line in enumerate(lines, start=1)]  # a blank line too
     else:
         wanted = [text_column] + ([id_column] if id_column else [])
@@ -34,11 +34,12 @@ def read_documents(path: str, text_column: str = "text", id_column: str | None =
         for doc_id, text in zip(ids, texts):
             if not isinstance(text, str):
                 raise UserError(
-                    f"--input: {path}, id {doc_id}: column {text_column!r} holds {type(text).__name__}, expected text"
+                    f"{path}, id {doc_id}: column {text_column!r} holds {type(text).__name__}, expected text",
+                    parameter="input",
                 )
         rows = list(zip(ids, texts))
     if not rows:
-        raise UserError(f"--input: {path} has no documents")
+        raise UserError(f"{path} has no documents", parameter="input")
     return [doc_id for doc_id, _ in rows], [text for _, text in rows]
 
 

@@ -60,9 +60,9 @@ class SelectionOptions:
         if self.metric is None:
             object.__setattr__(self, "metric", "cost" if given else "f1")
         elif given and self.metric != "cost":
-            raise UserError(f"{given[0]}=: applies to metric= cost only, not {self.metric}")
+            raise UserError(f"applies to metric= cost only, not {self.metric}", parameter=given[0], mentions="metric=")
         if not 0 < self.alpha < 1:
-            raise UserError(f"alpha=: must be between 0 and 1, got {self.alpha}")
+            raise UserError(f"must be between 0 and 1, got {self.alpha}", parameter="alpha")
         self.objective(DEFAULT_ESTIMATOR)  # the objective's own checks (metric, estimator, rho, average, costs)
 
     def objective(self, default_estimator: str) -> Objective:

@@ -53,7 +53,9 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
     incomplete = _incomplete(store, sweep_id)
     if incomplete and options.save and not options.partial:
         raise UserError(
-            f"save=: {incomplete}; select without saving, or partial=True to save a selection of the rows stored so far"
+            f"{incomplete}; select without saving, or partial=True to save a selection of the rows stored so far",
+            parameter="save",
+            mentions="partial=True",
         )
     results = store.read_results_df(sweep_id, columns=selection_columns(options.estimator))
     objective = options.objective(default_estimator(results))

@@ -137,7 +137,9 @@ def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpe
     if in_memory and "loader" in t.raw:
         raise UserError("the corpus is given in memory (corpus=); leave the loader out", key="corpus.loader")
     if not in_memory and "loader" not in t.raw:
-        raise UserError("is required (in Python, or the documents themselves as corpus=)", key="corpus.loader")
+        raise UserError(
+            "is required (in Python, or the documents themselves as corpus=)", key="corpus.loader", mentions="corpus="
+        )
     loader = IN_MEMORY if in_memory else t.str("loader", required=True)
     arguments = {key: value for key, value in t.raw.items() if key not in CORPUS_KEYS}
     if in_memory and arguments:
