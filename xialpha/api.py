@@ -42,7 +42,7 @@ from xialpha.reports.frames import tidy_results, tidy_selection, untidy_selectio
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.certification import certify_selection
-from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selector import RUNNERS_UP

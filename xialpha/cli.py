@@ -25,8 +25,7 @@ import warnings
 
 from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, received, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
-from xialpha.printable import printable
-from xialpha.redaction import redact
+from xialpha.printable import printable, redact
 from xialpha.version import __version__
 
 EXIT_FAILED = 1

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from xialpha.commands.output import add_wide_argument
-from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
+from xialpha.commands.stores import add_store_arguments, add_sweep_argument, add_wide_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.report import report_of
@@ -37,7 +36,7 @@ from xialpha.reports.terminal import (
     selection_table,
 )
 from xialpha.reports.verdicts import grid_word, legend
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
 
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 from xialpha.errors import UserError
 from xialpha.parameters import check_flag, check_int, check_number, check_text
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, DEFAULT_SMOOTH
-from xialpha.selection.objective import Objective
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, DEFAULT_SMOOTH, Objective
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 

@@ -21,8 +21,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES
-from xialpha.selection.objective import Objective, estimator_counts
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows_by_category, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
 

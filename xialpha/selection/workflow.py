@@ -16,9 +16,8 @@ import pandas as pd
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on
 from xialpha.jobs.experiment import missing_rows
-from xialpha.selection.choices import DEFAULT_ESTIMATOR
 from xialpha.selection.edges import with_grid_edges
-from xialpha.selection.objective import Objective
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, Objective
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import records_frame, rows_to_save
 from xialpha.selection.selector import default_estimator, select_stored
