@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from distributed import Client, Future, wait
 from toolz import identity
 
+from xialpha.corpora.corpus import check_carving, no_such_split
 from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
     WHOLE,
@@ -48,7 +49,6 @@ from xialpha.corpora.parts import (
     stamped,
     summarize,
 )
-from xialpha.corpora.validation import check_carving, no_such_split
 from xialpha.errors import UserError
 from xialpha.features.blocks import count_part, feature_block, frequencies_of
 from xialpha.features.preprocessing import DocumentFrequencies

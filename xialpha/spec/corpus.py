@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xialpha.corpora import reuters_files
-from xialpha.corpora.corpus import choose_categories
+from xialpha.corpora.corpus import VALIDATION_SPLIT, carve_validation, choose_categories
 from xialpha.corpora.loading import check_loader_arguments, load_corpus
-from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
 from xialpha.errors import UserError, did_you_mean
 from xialpha.spec.tables import Table
 
