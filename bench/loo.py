@@ -20,9 +20,8 @@ from common import load_corpus, make_parser, output_path, print_table, timed, ve
 
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha, xi_alpha_indicator
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha, xi_alpha_indicator
 from xialpha.features import Preprocessing, linear_gram
 
 

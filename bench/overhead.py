@@ -21,7 +21,7 @@ on a sweep's workers:
   span_other_s with --both-methods: the seconds of the method auto did not choose (cost model check:
               `span_auto_choices` counts the fits where auto's choice was the faster one);
   default_s   what the default estimates cost a sweep's fit beyond the solver: estimate_s, plus
-              span_s when the default selection estimator (`xialpha.selection.choices.DEFAULT_ESTIMATOR`)
+              span_s when the default selection estimator (`xialpha.selection.objective.DEFAULT_ESTIMATOR`)
               is span; `default_estimate_over_fit_median` is the issue-24 target (<= 0.3).
 Best of --repeat runs of each path. One warm-up fit first compiles (or loads from numba's cache) the
 solver; its seconds are reported apart (`first_fit_s`).
@@ -55,12 +55,11 @@ from threadpoolctl import threadpool_limits
 
 from xialpha.corpora import make_synthetic
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.span import call_thresholds, span_calls, span_squared
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing
-from xialpha.selection.choices import DEFAULT_ESTIMATOR
+from xialpha.selection.objective import DEFAULT_ESTIMATOR
 from xialpha.spec.sweep import load_spec
 
 TARGET_ESTIMATE_OVER_FIT = 0.05

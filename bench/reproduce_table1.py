@@ -28,9 +28,8 @@ from common import (
 )
 
 from xialpha.estimators.baselines import holdout
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
 C = 0.5

@@ -62,12 +62,11 @@ from threadpoolctl import threadpool_limits
 
 from xialpha.corpora import load_reuters, make_synthetic
 from xialpha.estimators.loo import loo_exact
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing
-from xialpha.selection.choices import DEFAULT_ESTIMATOR
+from xialpha.selection.objective import DEFAULT_ESTIMATOR
 from xialpha.selection.smoothing import smoothed_over_c
 
 REPO = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 from xialpha.storage.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import pandas as pd
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.bounds import Confusion
 from xialpha.selection.certification import certification_frame, certification_rows
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 from xialpha.storage.schema import estimate_values
 from xialpha.storage.store import ResultStore
 

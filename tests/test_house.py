@@ -475,6 +475,8 @@ NOT_COLUMNS = {
     ("xialpha/search.py", "r_delta2"): (2, "a key of the scikit-learn-style cv_results_, the search's own output"),
     ("xialpha/selection/certification.py", "category"): (1, "a certification row's scope (category, micro, macro)"),
     ("xialpha/selection/options.py", "rho"): (1, "an option name"),
+    ("xialpha/selection/objective.py", "rho"): (1, "the rho= parameter, named in its error"),
+    ("xialpha/selection/selector.py", "rho"): (1, "the rho= parameter, named in its error"),
     ("xialpha/selection/records.py", "category"): (1, "the per-category selection mode"),
     ("xialpha/selection/selector.py", "category"): (1, "the per-category selection mode"),
     ("xialpha/spec/drift.py", "C"): (1, "a key of the drift spec"),

@@ -251,7 +251,7 @@ def test_the_usual_token_patterns_tokenise_as_re_and_scikit_learn_do(pattern):
     matches combining marks (e + U+0301 would become a term), which would change the features."""
     import re
 
-    from xialpha.features.analysis import make_analyzer
+    from xialpha.features.preprocessing import make_analyzer
 
     text = "Ölpreise steigen: 2.5 mln dlrs, x_y z; naïve CAFÉ 北京 a1 _ e\u0301 \u00a0tab\there\n"
     assert make_analyzer(False, pattern, "none", "none")(text) == re.findall(pattern, text)

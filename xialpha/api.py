@@ -42,7 +42,7 @@ from xialpha.reports.frames import tidy_certification, tidy_results, tidy_select
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.certification import certify_selection
-from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selector import RUNNERS_UP
@@ -152,7 +152,8 @@ def _local_workers(client: Client | None, kind: str = "local") -> Iterator[None]
         )
         raise UserError(
             f"the local cluster's worker processes failed to start ({exc}){again} (or pass client= a "
-            "running distributed.Client)"
+            "running distributed.Client)",
+            mentions="client=",
         ) from None
 
 
@@ -233,7 +234,8 @@ def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
         return corpus
     if not isinstance(corpus, (tuple, list)) or len(corpus) not in (2, 3):
         raise UserError(
-            f"corpus=: give a Corpus, (texts, label_sets) or (texts, label_sets, splits), got {type(corpus).__name__}"
+            f"give a Corpus, (texts, label_sets) or (texts, label_sets, splits), got {type(corpus).__name__}",
+            parameter="corpus",
         )
     texts, labels, *splits = corpus
     try:
@@ -245,7 +247,7 @@ def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
             splits=None if not splits else np.asarray(list(splits[0]), dtype=str),
         )
     except UserError as exc:
-        raise UserError(f"corpus=: {exc}") from None
+        raise UserError(str(exc), parameter="corpus") from None
 
 
 def results(
@@ -377,14 +379,16 @@ def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame
         missing = missing_columns("selections", rows.columns)
         if missing:
             raise UserError(
-                f"selection=: not a selection select() returned: it has no column(s) {', '.join(map(repr, missing))}"
+                f"not a selection select() returned: it has no column(s) {', '.join(map(repr, missing))}",
+                parameter="selection",
             )
     else:
         raise UserError(
-            f"selection=: give the DataFrame select() returned or a selection id, got {type(selection).__name__}"
+            f"give the DataFrame select() returned or a selection id, got {type(selection).__name__}",
+            parameter="selection",
         )
     if rows.empty:
-        raise UserError("selection=: is empty")
+        raise UserError("is empty", parameter="selection")
     return rows
 
 
@@ -401,8 +405,9 @@ def _saved(result_store: ResultStore, rows: pd.DataFrame) -> pd.DataFrame:
         result_store.add_selection(rows.to_dict("records"))
     except UserError as exc:
         raise UserError(
-            f"selection=: cannot be stored before it is certified ({exc}); pass the DataFrame "
-            "select(save=True) returned, or a stored selection's id"
+            f"cannot be stored before it is certified ({exc}); pass the DataFrame "
+            "select(save=True) returned, or a stored selection's id",
+            parameter="selection",
         ) from None
     return read_selection(result_store, selection_id)
 

@@ -19,15 +19,13 @@ import gc
 import importlib
 import io
 import os
-import re
 import signal
 import sys
 import warnings
 
 from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, received, signals_interrupt
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
-from xialpha.printable import printable
-from xialpha.redaction import redact
+from xialpha.printable import printable, redact
 from xialpha.version import __version__
 
 EXIT_FAILED = 1
@@ -123,20 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + signum
 
 
-_PARAMETER = re.compile(r"\b([a-z][a-z_]*)=(?:True\b)?(?=[:,;)\s]|$)")
-
-
 def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
     """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"}."""
     actions = parser._subparsers._group_actions[0].choices[command]._actions
     return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
-
-
-def as_flags(message: str, flags: dict[str, str]) -> str:
-    """A library message with each parameter it names in its text (`metric=`, `force=True`) as the
-    command's flag (`--metric`, `--force`); parameters the command has no flag for are left as they
-    are. Only for errors that do not carry their parameters as data (UserError(parameter=))."""
-    return _PARAMETER.sub(lambda m: flags.get(m.group(1), m.group(0)), message)
 
 
 def _one_line_warning(command: str, default):
@@ -152,11 +140,12 @@ def _one_line_warning(command: str, default):
 
 def _classify(exc: Exception, flags: dict[str, str]) -> tuple[int, str]:
     """(exit code, one-line message): 2 for the user's input, 1 for everything else. The
-    parameters a UserError is about are named by their flags in `flags` ({parameter: flag})."""
-    if isinstance(exc, UserError) and exc.parameters:
+    parameters a UserError is about or mentions (its fields) are named by their flags in `flags`
+    ({parameter: flag}); its text is not searched for them."""
+    if isinstance(exc, UserError):
         return EXIT_USER_ERROR, f"error: {_one_line(exc.named(flags))}"
-    if isinstance(exc, UserError) or (isinstance(exc, OSError) and exc.errno in USER_ERRNOS):
-        return EXIT_USER_ERROR, f"error: {as_flags(_one_line(exc), flags)}"
+    if isinstance(exc, OSError) and exc.errno in USER_ERRNOS:
+        return EXIT_USER_ERROR, f"error: {_one_line(exc)}"
     if isinstance(exc, OSError) and exc.errno in NO_SPACE:  # a full disk, as a store's is: exit 4
         if exc.filename is None and _stdout_failing():
             return EXIT_STORE_WRITE, f"error: cannot write standard output: {exc.strerror}"
@@ -200,11 +189,8 @@ def _one_line(exc: BaseException | str, limit: int = 2000) -> str:
         text = _shown(f"{exc.filename}: {exc.strerror or exc}")
     else:
         text = _shown(" ".join(str(exc).split()))
-    text = _LONG_WORD.sub(lambda word: f"{word.group()[:100]}...{word.group()[-100:]}", text)
+    text = " ".join(word if len(word) <= 240 else f"{word[:100]}...{word[-100:]}" for word in text.split(" "))
     return text if len(text) <= limit else f"{text[: limit // 2]} ... {text[-limit // 2 :]}"
-
-
-_LONG_WORD = re.compile(r"\S{241,}")
 
 
 def _shown(text: str) -> str:

@@ -21,6 +21,8 @@ class UserError(ValueError):
     ("label_column" -> "corpus.label_column") without editing the message's text. `file`: the
     spec file the key is in, shown first. `parameter`: the parameter(s) of a Python function the
     error is about, shown as "test_split=: message", and by the CLI as its flag (`named`).
+    `mentions`: the parameters the message names in its text, each as it is spelled there in
+    Python ("force=True", "spec="), which the CLI shows as the flag ("--force", "--spec").
     """
 
     def __init__(
@@ -30,21 +32,27 @@ class UserError(ValueError):
         key: str | None = None,
         file: str | None = None,
         parameter: str | tuple[str, ...] = (),
+        mentions: str | tuple[str, ...] = (),
     ):
         super().__init__(message)
         self.message = message
         self.key = key
         self.file = file
         self.parameters = (parameter,) if isinstance(parameter, str) else tuple(parameter)
+        self.mentions = (mentions,) if isinstance(mentions, str) else tuple(mentions)
 
     def __str__(self) -> str:
         return self.named({})
 
     def named(self, flags: dict[str, str]) -> str:
-        """The message with each parameter it is about named by `flags` ({parameter: its command-line
-        flag}), else as in Python ("test_split=")."""
+        """The message with each parameter it is about, and each it mentions, named by `flags`
+        ({parameter: its command-line flag}), else as in Python ("test_split=", "force=True")."""
         parameters = ", ".join(flags.get(name, f"{name}=") for name in self.parameters)
-        return "".join(f"{part}: " for part in (self.file, self.key, parameters) if part) + self.message
+        message = self.message
+        for spelling in self.mentions:
+            flag = flags.get(spelling.partition("=")[0])
+            message = message.replace(spelling, flag) if flag else message
+        return "".join(f"{part}: " for part in (self.file, self.key, parameters) if part) + message
 
     def within(self, table: str | None = None, *, file: str | None = None) -> "UserError":
         """The same error, its key inside `table` (a dotted path; an error without a key is left

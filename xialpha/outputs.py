@@ -37,7 +37,7 @@ def write_file(
     protected: Iterable[tuple[str, str | os.PathLike]] = (),
 ) -> None:
     """Call `write(stream)` with a UTF-8 text stream (no newline translation) for `path` and complete
-    the file as the module docstring says; UserError naming `parameter` (`--html`, `html=`) and
+    the file as the module docstring says; UserError naming `parameter` ("html": `html=`, `--html`) and
     `path` if it cannot be written or must not be. protected: (name of the parameter, path) of
     files and directories the command reads, which `path` must not fall in, e.g. ("ARTIFACT", dir)."""
     if str(path) == STDOUT:
@@ -47,22 +47,23 @@ def write_file(
     for name, read in protected:
         if _falls_in(target, Path(read)):
             raise UserError(
-                f"{parameter}: {path} is {'inside ' if Path(read).is_dir() else ''}{name} {read}, which "
-                "this command reads: choose another file"
+                f"{path} is {'inside ' if Path(read).is_dir() else ''}{name} {read}, which "
+                "this command reads: choose another file",
+                parameter=parameter,
             )
     try:
         mode = os.stat(target).st_mode  # through links: what the path points at
     except FileNotFoundError:
         if target.is_symlink():
             raise UserError(
-                f"{parameter}: {path} is a symbolic link to {os.readlink(target)}, which does not exist; "
-                "give the file itself"
+                f"{path} is a symbolic link to {os.readlink(target)}, which does not exist; give the file itself",
+                parameter=parameter,
             ) from None
         mode = None
     except OSError as exc:
-        raise UserError(f"{parameter}: cannot write {path}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}", parameter=parameter) from None
     if mode is not None and stat.S_ISDIR(mode):
-        raise UserError(f"{parameter}: {path} is a directory; give a file name")
+        raise UserError(f"{path} is a directory; give a file name", parameter=parameter)
     if (mode is not None and not stat.S_ISREG(mode)) or _names_a_descriptor(target):
         _write_through(target, write, parameter)
     else:
@@ -82,7 +83,7 @@ def _replace(target: Path, write: Callable[[TextIO], None], parameter: str, mode
         os.replace(temp, target)
     except OSError as exc:
         temp.unlink(missing_ok=True)
-        raise UserError(f"{parameter}: cannot write {target}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {target}: {exc.strerror or exc}", parameter=parameter) from None
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
@@ -98,7 +99,7 @@ def _write_through(target: Path, write: Callable[[TextIO], None], parameter: str
     except BrokenPipeError:
         raise
     except OSError as exc:  # /dev/full says ENOSPC as the stream is closed
-        raise UserError(f"{parameter}: cannot write {target}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {target}: {exc.strerror or exc}", parameter=parameter) from None
 
 
 def _write_stream(stream: TextIO, write: Callable[[TextIO], None], parameter: str, name: str) -> None:
@@ -108,7 +109,7 @@ def _write_stream(stream: TextIO, write: Callable[[TextIO], None], parameter: st
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise UserError(f"{parameter}: cannot write {name}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {name}: {exc.strerror or exc}", parameter=parameter) from None
 
 
 def _names_a_descriptor(target: Path) -> bool:

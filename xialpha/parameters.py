@@ -21,7 +21,7 @@ class ParameterTypeError(UserError, TypeError):
 def _refuse(name: str, value: object, wanted: str) -> NoReturn:
     shown = repr(value) if isinstance(value, (str, numbers.Number)) else ""
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    raise ParameterTypeError(f"{name}=: must be {wanted}, got {type(value).__name__} {shown}".rstrip())
+    raise ParameterTypeError(f"must be {wanted}, got {type(value).__name__} {shown}".rstrip(), parameter=name)
 
 
 def check_flag(name: str, value: object) -> bool:

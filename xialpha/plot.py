@@ -35,11 +35,11 @@ def curves(
     (else f1, the sweep's default estimator, 1). categories: the categories to draw (default all).
     Returns a matplotlib Figure."""
     if isinstance(categories, str):
-        raise UserError(f"categories=: give a list of category names, got the string {categories!r}")
+        raise UserError(f"give a list of category names, got the string {categories!r}", parameter="categories")
     view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     unknown = sorted(set(categories or ()) - set(view.curves[ResultColumn.CATEGORY]))
     if unknown:
-        raise UserError(f"categories=: not categories of the sweep: {', '.join(map(repr, unknown))}")
+        raise UserError(f"not categories of the sweep: {', '.join(map(repr, unknown))}", parameter="categories")
     with as_typed():
         return curves_figure(view.curves, view.selection, view.what, categories)
 
@@ -58,7 +58,7 @@ def calibration(
     when the sweep scored no held-out split."""
     view = stored_report(store, sweep, selection, metric=metric, rho=rho)
     if view.calibration.empty:
-        raise UserError(f"sweep=: sweep {view.sweep_id!r} {NO_HELD_OUT}")
+        raise UserError(f"sweep {view.sweep_id!r} {NO_HELD_OUT}", parameter="sweep")
     with as_typed():
         return calibration_figure(view.calibration, view.selection, view.metric)
 

@@ -1,4 +1,5 @@
-"""User text made safe to show: on a terminal (control characters) and in a spreadsheet (formulas).
+"""User text made safe to show: on a terminal (control characters), in a spreadsheet (formulas)
+and anywhere (credentials).
 
 Labels, category names, ids and messages come from corpora, specs, artefacts and stores that
 xialpha does not trust. `printable` is what every terminal line and table cell shows of them:
@@ -6,6 +7,14 @@ control characters (ESC, the C1 set, DEL, line breaks...) as visible escapes, so
 sequence reaches the terminal and a cell stays one line. Rich markup in them is never
 interpreted: tables take their cells as rich `Text` (`xialpha.reports.terminal.cell_text`).
 `spreadsheet_safe` neutralises a CSV text cell that a spreadsheet would run as a formula.
+
+`redact` takes credentials out of text before it is shown, logged or stored. A URI may carry them
+in its user part (`s3://KEY:SECRET@bucket/x`, `https://TOKEN@host/x`) or in query parameters
+(`?secret_key=...`, `&sas_token=...`); `redact` replaces them with "***" wherever a URI occurs in
+a text (a message, a command line, a spec), as fsspec and pyarrow users expect a URI to be shown.
+Credentials belong in the environment or a credentials file (docs/spec.md); a URI holding them
+still works, and is only ever shown redacted. The patterns use possessive quantifiers and start
+only where a scheme begins, so redacting takes time linear in the text's length whatever it holds.
 """
 
 from __future__ import annotations
@@ -25,3 +34,23 @@ def spreadsheet_safe(cell: str) -> str:
     """A CSV text cell a spreadsheet shows as text: one starting with = + - @ tab or CR gets a
     leading apostrophe (OWASP's CSV injection advice); other cells are unchanged."""
     return f"'{cell}" if cell.startswith(_FORMULA_START) else cell
+
+
+HIDDEN = "***"
+_SCHEME = r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*+://"
+# user[:password]@ as RFC 3986 allows it, or user:secret@ where the secret holds a raw "/" (a malformed
+# URI that a parser refuses, naming it in its message)
+_USER_PART = re.compile(rf"({_SCHEME})(?:[^\s/?#@'\"<>:]*+:[^\s@'\"<>]*+|[^\s/?#@'\"<>]++)@")
+_PARAMETER = re.compile(r"([?&;])([A-Za-z0-9_.\-]++)=[^&;#\s'\"<>]*+")
+_SECRET_NAME = re.compile(r"key|secret|token|passw|pwd|credential|signature|(?:^|[_.\-])sig$", re.IGNORECASE)
+
+
+def redact(text: str) -> str:
+    """`text` with the credentials of every URI in it replaced by "***"."""
+    text = _USER_PART.sub(rf"\1{HIDDEN}@", text)
+    return _PARAMETER.sub(_hidden_if_secret, text) if "=" in text else text
+
+
+def _hidden_if_secret(match: re.Match) -> str:
+    separator, name = match.group(1), match.group(2)
+    return f"{separator}{name}={HIDDEN}" if _SECRET_NAME.search(name) else match.group(0)

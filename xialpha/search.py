@@ -28,10 +28,10 @@ from sklearn.utils.validation import check_array, check_consistent_length, check
 
 from xialpha.estimators import KERNEL_PARAMETERS, registry
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import fit_svm
-from xialpha.selection.choices import DEFAULT_SMOOTH
+from xialpha.estimators.xialpha import r_delta_squared
+from xialpha.selection.objective import DEFAULT_SMOOTH
 from xialpha.selection.smoothing import smoothed_over_c
 from xialpha.storage.schema import estimate_columns, estimate_values
 

@@ -55,7 +55,7 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
 
     check_target(refit)
     rows = chosen.frame
-    trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit=", client=client)
+    trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit", client=client)
     first = rows.iloc[0]
     provenance = {
         ResultColumn.SWEEP_ID: str(first[ResultColumn.SWEEP_ID]),

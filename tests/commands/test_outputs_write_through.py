@@ -126,8 +126,8 @@ def test_a_regular_file_is_still_replaced_whole_or_not_at_all(tmp_path):
         stream.write("half a pa")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    with pytest.raises(UserError, match=r"^--html: cannot write .*page.html: No space left on device$"):
-        write_file(out, fail, "--html")
+    with pytest.raises(UserError, match=r"^html=: cannot write .*page.html: No space left on device$"):
+        write_file(out, fail, "html")
     assert out.read_text() == "old page\n" and [p.name for p in tmp_path.iterdir()] == ["page.html"]
 
 
@@ -138,12 +138,12 @@ def test_the_html_page_goes_through_a_fifo_and_a_directory_is_refused(tmp_path):
     os.mkfifo(fifo)
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        write_page(fifo, "<html></html>\n", "--html")
+        write_page(fifo, "<html></html>\n")
         assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.read(reader, 100) == b"<html></html>\n"
     finally:
         os.close(reader)
-    with pytest.raises(UserError, match=r"^--html: .* is a directory; give a file name$"):
-        write_page(tmp_path, "<html></html>\n", "--html")
+    with pytest.raises(UserError, match=r"^html=: .* is a directory; give a file name$"):
+        write_page(tmp_path, "<html></html>\n")
 
 
 def test_an_artefact_honours_the_umask_and_a_link_target_is_refused(tmp_path):
@@ -159,7 +159,7 @@ def test_an_artefact_honours_the_umask_and_a_link_target_is_refused(tmp_path):
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o644 for p in target.iterdir())
     link = tmp_path / "linked"
     link.symlink_to(tmp_path / "absent")
-    with pytest.raises(UserError, match=r"^--refit: .*linked is a symbolic link"):
+    with pytest.raises(UserError, match=r"^refit=: .*linked is a symbolic link"):
         save_artifact(link, _trained(), {"sweep_id": "s"})
     assert link.is_symlink() and not (tmp_path / "absent").exists()
 

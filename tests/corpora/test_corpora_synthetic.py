@@ -7,9 +7,8 @@ import pytest
 
 from xialpha.corpora import load_corpus, make_synthetic
 from xialpha.errors import UserError
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
 

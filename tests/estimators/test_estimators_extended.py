@@ -7,9 +7,8 @@ import pytest
 
 from xialpha.errors import UserError
 from xialpha.estimators.extended import xi_alpha_extended
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import SVMFit, fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 
 
 def _problem(seed: int, n: int = 60, dim: int = 8):

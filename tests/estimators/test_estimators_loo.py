@@ -18,9 +18,8 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC
 
 from xialpha.estimators.loo import loo_exact
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha, xi_alpha_indicator
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha, xi_alpha_indicator
 
 # libsvm caches kernel values as float32: tolerances much below 1e-6 can cycle for millions of
 # iterations, so fits stop at MAX_ITER and a problem with any unconverged fit is left out.

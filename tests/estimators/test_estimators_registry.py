@@ -20,7 +20,7 @@ from conftest import REPO
 
 from xialpha.estimators import registry
 from xialpha.jobs.plan import estimator_settings
-from xialpha.selection.choices import ESTIMATOR_CHOICES
+from xialpha.selection.objective import ESTIMATOR_CHOICES
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.schema import RESULT_COLUMNS, SELECTION_COLUMNS
 

@@ -12,11 +12,10 @@ from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
 from xialpha.estimators.extended import xi_alpha_extended
 from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.loo import loo_exact
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 
 
 def problem(seed=0, n=120):

@@ -7,10 +7,9 @@ import pytest
 
 from xialpha.errors import UserError
 from xialpha.estimators.loo import loo_exact
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.span import span_estimate, span_loo_margins, span_squared
 from xialpha.estimators.svm import SVMFit, fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 
 
 def _problem(seed: int, n: int = 16, dim: int = 3, noise: float = 0.0, gap: float = 0.0):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators.kernel_rows import NamedKernelRows
+from xialpha.estimators.kernel_rows import NamedKernelRows, gram_block
 from xialpha.estimators.span import (
     BOUND_RTOL,
     call_thresholds,
@@ -19,7 +19,6 @@ from xialpha.estimators.span import (
     span_squared,
 )
 from xialpha.estimators.span_iterative import certified_bounds
-from xialpha.estimators.sparse_gram import gram_block
 from xialpha.estimators.svm import SVMFit, fit_svm
 
 

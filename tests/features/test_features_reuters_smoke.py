@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from xialpha.corpora import load_reuters
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
 

@@ -13,9 +13,8 @@ from xialpha.concept_drift.report import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT,
 from xialpha.concept_drift.windows import WindowJob, WindowResult, decide, fit_window, window_jobs
 from xialpha.corpora import Corpus
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha_indicator
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
 from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 from xialpha.storage.schema import DRIFT_COLUMNS

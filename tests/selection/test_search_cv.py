@@ -15,10 +15,9 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import xialpha
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import xi_alpha
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.search import XiAlphaSearchCV
 
 C_GRID = [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 1000.0]

@@ -15,7 +15,7 @@ import pytest
 from s3_server import s3_with_auth  # noqa: F401 (a fixture)
 from swept import small_spec
 
-from xialpha.redaction import redact
+from xialpha.printable import redact
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 from store_rows import T0, result_row
 
 from xialpha.errors import UserError
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 from xialpha.storage.store import ResultStore
 
 

@@ -14,8 +14,7 @@ import pytest
 from store_rows import T0, data_files, result_row
 
 from xialpha.errors import UserError
-from xialpha.storage.bits import pack_bits, unpack_bits
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key, pack_bits, unpack_bits
 from xialpha.storage.schema import RESULT_COLUMNS, SCHEMA_VERSION, results_schema
 from xialpha.storage.store import ResultStore
 

@@ -18,8 +18,7 @@ from swept import fill_store, small_spec
 from xialpha.cli import main
 from xialpha.errors import StoreWarning
 from xialpha.spec.sweep import load_spec
-from xialpha.storage.bits import pack_bits
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key, pack_bits
 from xialpha.storage.store import ResultStore
 
 

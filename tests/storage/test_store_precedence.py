@@ -14,7 +14,7 @@ from store_rows import T0, result_row
 from swept import small_spec
 
 from xialpha.cli import main
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 from xialpha.storage.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]

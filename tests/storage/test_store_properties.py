@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from store_rows import T0, result_row
 
 from xialpha.errors import StoreWarning
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 from xialpha.storage.store import ResultStore
 
 KEYS = 4

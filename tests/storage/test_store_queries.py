@@ -15,10 +15,9 @@ import pandas as pd
 import pytest
 from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 
-from xialpha.storage.bits import pack_bits
 from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
-from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow, Training
+from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow, Training, pack_bits
 from xialpha.storage.store import ResultStore, StoreQueries
 
 T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)

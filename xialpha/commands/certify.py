@@ -11,8 +11,7 @@ from __future__ import annotations
 import sys
 import warnings
 
-from xialpha.commands.output import add_output_arguments
-from xialpha.commands.stores import add_store_arguments, open_store
+from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
 from xialpha.reports.frames import tidy_certification
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import certification_table as terminal_table

@@ -61,7 +61,7 @@ def run(args) -> int:
         write_file(
             args.output,
             lambda stream: write_predictions(stream, ids, trained.categories, decision, out_format),
-            "--output",
+            "output",
             protected=[("ARTIFACT", args.artifact), ("--input", args.input)],
         )
         print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)

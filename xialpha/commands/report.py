@@ -19,8 +19,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from xialpha.commands.output import add_wide_argument
-from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
+from xialpha.commands.stores import add_store_arguments, add_sweep_argument, add_wide_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.reports.formatting import missing
 from xialpha.reports.html import render_report, write_page
@@ -39,7 +38,7 @@ from xialpha.reports.terminal import (
     selection_table,
 )
 from xialpha.reports.verdicts import grid_word, legend
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
 from xialpha.storage.schema import ResultColumn
 
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
@@ -100,7 +99,7 @@ def run(args) -> int:
         matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
         location = store.datasets.location  # a local store is not written into: it is what the page shows
-        write_page(args.html, page, "--html", [("STORE", location.root)] if location.is_local else [])
+        write_page(args.html, page, "html", [("STORE", location.root)] if location.is_local else [])
         if args.html != "-":  # - is the page on standard output, nothing else
             print(f"wrote {args.html} ({len(page) // 1024} KiB)")
             print(textwrap.fill(f"It shows {report.selection_note}.", 80))

@@ -16,14 +16,13 @@ import sys
 import numpy as np
 import pandas as pd
 
-from xialpha.commands.output import add_output_arguments
-from xialpha.commands.stores import add_store_arguments, add_sweep_argument, open_store, sweep_id
+from xialpha.commands.stores import add_output_arguments, add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.reports.formatting import plural
 from xialpha.reports.frames import tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.reports.verdicts import legend
-from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
+from xialpha.selection.objective import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.storage.schema import ResultColumn

@@ -7,8 +7,7 @@ import argparse
 
 import pandas as pd
 
-from xialpha.commands.output import add_output_arguments
-from xialpha.commands.stores import add_store_arguments, open_store
+from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
 from xialpha.reports.formatting import plural
 from xialpha.reports.inventory import inventory
 from xialpha.reports.terminal import inventory_table, print_table, write_records

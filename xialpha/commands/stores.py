@@ -1,8 +1,10 @@
-"""How every command names the result store and the sweep in it.
+"""The arguments the commands share: how each names the result store and the sweep in it, and
+how tables are printed.
 
 The store: the positional STORE or `--store` (commands whose positional argument is a spec file
 take `--store` only), else $XIALPHA_STORE, else the spec's `store` (sweep and drift), else
 ./xialpha-store. The sweep: `--sweep ID`, which may be left out when the store holds one sweep.
+The commands that print tables (select, certify, report, store) share --wide and --format.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from xialpha.errors import UserError
 from xialpha.storage.naming import DEFAULT_STORE, ENV_STORE, choose_sweep, store_location
 
+FORMATS = ("table", "csv", "json")  # table: rich, for people; csv and json: selection.display.write_records
 STORE_HELP = f"result store path or URI (default: $XIALPHA_STORE, else ./{DEFAULT_STORE})"
 
 
@@ -49,4 +52,19 @@ def open_store(args):
 
 def sweep_id(store, given: str | None) -> str:
     """--sweep, or the store's only sweep (see `choose_sweep`)."""
-    return choose_sweep(store, given, "--sweep")
+    return choose_sweep(store, given)
+
+
+def add_output_arguments(parser) -> None:
+    """--wide (every column in the terminal) and --format table|csv|json (rows for scripts)."""
+    add_wide_argument(parser)
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (default), or csv / json for scripts: every column, nothing cut",
+    )
+
+
+def add_wide_argument(parser) -> None:
+    parser.add_argument("--wide", action="store_true", help="show every column (default: those that fit 80 columns)")

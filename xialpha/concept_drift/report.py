@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from xialpha.concept_drift.windows import GroupCheck
 from xialpha.spec.drift import DriftSpec, StreamLayout
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 from xialpha.storage.schema import ResultColumn, estimate_values
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3

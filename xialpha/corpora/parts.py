@@ -36,14 +36,15 @@ import scipy.sparse as sp
 
 from xialpha.corpora.corpus import (
     DIGEST_BYTES,
+    VALIDATION_SPLIT,
     Corpus,
     concat,
     document_digests,
     fingerprint_of,
     kind_of,
     ranked_counts,
+    validation_ordinals,
 )
-from xialpha.corpora.validation import VALIDATION_SPLIT, validation_ordinals
 from xialpha.errors import UserError
 
 PART_DOCUMENTS = 10_000  # documents per part where the loader chooses (synthetic, a corpus in memory)
@@ -312,7 +313,7 @@ def duplicate_id_position(corpus: Corpus, position: int) -> str:
 
 def carve_positions(train_sizes: list[int], fraction: float, seed: int) -> list[np.ndarray]:
     """Per part, the positions among its training documents that the validation carving
-    (`xialpha.corpora.validation.carve_validation`, the same draw) moves to split "validation"."""
+    (`xialpha.corpora.corpus.carve_validation`, the same draw) moves to split "validation"."""
     chosen = np.sort(validation_ordinals(sum(train_sizes), fraction, seed))
     bounds = np.concatenate([[0], np.cumsum(train_sizes)])
     return [chosen[(chosen >= lo) & (chosen < hi)] - lo for lo, hi in zip(bounds[:-1], bounds[1:])]

@@ -23,10 +23,9 @@ import numpy as np
 
 from xialpha.estimators.loo_linear import WorkingSet
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.svm import DEFAULT_TOL, SVMFit, fit_svm
 from xialpha.estimators.validation import check_labels, check_positive, check_training_data
-from xialpha.estimators.xialpha import xi_alpha_indicator
+from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
 
 # xi_t > 1 + this margin is a certain LOO error; closer calls are retrained.
 CERTAIN_ERROR_MARGIN = 1e-6

@@ -6,6 +6,13 @@ was parsed.
 
 How its worker processes start (SIGINT blocked; a local cluster's forked from a fork server that
 imported their modules) is xialpha.jobs.worker_processes.
+
+A local cluster's workers log to the user's terminal, so they get `QuietTaskFailures`: a task that
+raises (a config whose vocabulary comes out empty, a bug) makes its worker log "Compute Failed"
+with the task's traceback; the sweep already stores a data failure as a failed row and prints one
+line per failed config, and stops at a bug with one line (its traceback under XIALPHA_DEBUG), so
+that log would only repeat it as a traceback. Workers of SLURM and Kubernetes clusters keep their
+full logs.
 """
 
 from __future__ import annotations
@@ -23,10 +30,10 @@ from collections.abc import Iterator
 
 import dask
 from distributed import Client, LocalCluster
+from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.security import Security
 
 from xialpha.errors import UserError
-from xialpha.jobs.worker_logging import QuietTaskFailures
 from xialpha.jobs.worker_processes import forked_local_workers, terminal_interrupts_blocked
 from xialpha.spec.cluster import ClusterSpec, check_cluster
 from xialpha.spec.cluster_options import ADDRESS, check_address, check_security_files
@@ -34,6 +41,7 @@ from xialpha.spec.tables import parse_size
 
 WORKER_PORT = 8788  # each Kubernetes worker's dashboard/health port, as the Dask operator expects
 IMAGE_UID = 10001  # the non-root user of deploy/Dockerfile
+WORKER_LOGGER = "distributed.worker"
 
 
 @contextlib.contextmanager
@@ -371,3 +379,19 @@ def _start_cluster(
         )
     except TimeoutError as exc:  # the DaskCluster was created (and deleted again) but nothing acted on it
         raise UserError(f'cluster.kind = "kubernetes": {" ".join(str(exc).split())}') from None
+
+
+class _DropTaskFailures(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Compute Failed")
+
+
+class QuietTaskFailures(WorkerPlugin):
+    """A worker plugin: the worker's logger drops its "Compute Failed" records."""
+
+    name = "xialpha-quiet-task-failures"
+
+    def setup(self, worker) -> None:
+        logger = logging.getLogger(WORKER_LOGGER)
+        if not any(isinstance(f, _DropTaskFailures) for f in logger.filters):
+            logger.addFilter(_DropTaskFailures())

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from distributed import Client, Future, wait
 from toolz import identity
 
+from xialpha.corpora.corpus import check_carving, no_such_split
 from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
     WHOLE,
@@ -48,7 +49,6 @@ from xialpha.corpora.parts import (
     stamped,
     summarize,
 )
-from xialpha.corpora.validation import check_carving, no_such_split
 from xialpha.errors import UserError
 from xialpha.features.blocks import count_part, feature_block, frequencies_of
 from xialpha.features.preprocessing import DocumentFrequencies
@@ -72,12 +72,13 @@ class ClusterCorpus:
         """The fingerprint of split `split` (None: the whole corpus); KeyError for an unknown split."""
         return self.fingerprints[WHOLE if split is None else split]
 
-    def check_split(self, name: str | None, key: str) -> None:
-        """UserError naming `key` when the corpus has no split `name` (None: no split asked for)."""
+    def check_split(self, name: str | None, key: str | None = None, *, parameter: str = "") -> None:
+        """UserError naming the spec's `key` (or the Python `parameter`) when the corpus has no split
+        `name` (None: no split asked for)."""
         names = self.summary.split_names
         if name is None or name in names:
             return
-        raise UserError(no_such_split(name, names), key=key)
+        raise UserError(no_such_split(name, names), key=key, parameter=parameter or ())
 
 
 def load_spec_corpus(client: Client, corpus_spec, run_id: str, splits: dict[str, str | None]) -> ClusterCorpus:

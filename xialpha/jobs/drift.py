@@ -31,7 +31,7 @@ from xialpha.jobs.data import load_spec_corpus, submit_features
 from xialpha.jobs.graph import RETRIES, TASK_FAILURES, error_line
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 from xialpha.storage.store import ResultStore
 
 

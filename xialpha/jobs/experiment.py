@@ -47,15 +47,19 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
         return
     if newest.data_fingerprint != fingerprint:
         raise UserError(
-            f"corpus: the training documents of sweep {spec.id!r} changed since its run "
+            f"the training documents of sweep {spec.id!r} changed since its run "
             f"{newest.run_id} (data fingerprint {str(newest.data_fingerprint)[:12]} then, "
-            f"{fingerprint[:12]} now), and its stored rows are of the old ones; {NEW_RUN}"
+            f"{fingerprint[:12]} now), and its stored rows are of the old ones; {NEW_RUN}",
+            key="corpus",
+            mentions="force_new_run=True",
         )
     then_categories = recorded_categories(str(newest.categories))
     if then_categories != list(categories):
         raise UserError(
-            f"corpus.categories: sweep {spec.id!r} was run on categories {', '.join(then_categories)}, "
-            f"this spec chooses {', '.join(categories)}; {NEW_RUN}"
+            f"sweep {spec.id!r} was run on categories {', '.join(then_categories)}, "
+            f"this spec chooses {', '.join(categories)}; {NEW_RUN}",
+            key="corpus.categories",
+            mentions="force_new_run=True",
         )
     recorded = _recorded_spec(newest, spec.corpus.data)
     now = experiment_keys(spec, categories, fingerprint)
@@ -63,8 +67,10 @@ def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerp
     then = experiment_keys(recorded, categories, fingerprint) if recorded else store.stored_keys(spec.id) | now
     if then != now and not (recorded is not None and _grown_in_C(recorded, spec, categories, fingerprint, then)):
         raise UserError(
-            f"sweep.id: sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
-            f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}"
+            f"sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
+            f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}",
+            key="sweep.id",
+            mentions="force_new_run=True",
         )
 
 

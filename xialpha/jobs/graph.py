@@ -17,7 +17,7 @@ from xialpha.estimators.registry import HELD_OUT
 from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
 from xialpha.jobs.plan import SweepPlan
-from xialpha.redaction import redact
+from xialpha.printable import redact
 from xialpha.storage.rows import BatchColumns
 
 RETRIES = 2  # a task that raised is run again at most this often (a lost worker's tasks are recomputed anyway)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from xialpha.estimators.registry import HELD_OUT, keyed_settings
 from xialpha.spec.sweep import SweepSpec
-from xialpha.storage.keys import config_key
+from xialpha.storage.rows import config_key
 
 MAX_BATCH = 16  # fits per task at most, so results still arrive (and are stored) steadily
 

@@ -29,7 +29,7 @@ from xialpha.storage.schema import ResultColumn
 
 
 def refit_selection(
-    store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection=", corpus=None, client=None
+    store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection", corpus=None, client=None
 ) -> TrainedSelection:
     """Train the selection rows `chosen` (one sweep of `store`) on all training data, on the sweep's
     cluster (its stored spec, or the spec file at `spec_path`; `corpus`: the in-memory corpus the
@@ -37,7 +37,9 @@ def refit_selection(
     `parameter` when the rows come from several training sets."""
     fingerprints = chosen[ResultColumn.DATA_FINGERPRINT].unique()
     if len(fingerprints) != 1:
-        raise UserError(f"{parameter}: the chosen configs come from {len(fingerprints)} different training sets")
+        raise UserError(
+            f"the chosen configs come from {len(fingerprints)} different training sets", parameter=parameter
+        )
     spec = sweep_spec(store, str(chosen[ResultColumn.SWEEP_ID].iloc[0]), str(fingerprints[0]), spec_path, corpus)
     with refit_session(spec, str(fingerprints[0]), client=client) as session:
         return session.train(chosen)[0]
@@ -65,8 +67,10 @@ def refit_session(
         corpus = load_spec_corpus(client, spec.corpus, run_id, {})
         if spec.data_fingerprint(corpus.fingerprint) != data_fingerprint:
             raise UserError(
-                f"corpus: the documents loaded for sweep {spec.id!r} ({spec.corpus.loader}) differ from the ones it "
-                "trained on (fingerprint mismatch); pass the spec file as spec= so relative paths resolve"
+                f"the documents loaded for sweep {spec.id!r} ({spec.corpus.loader}) differ from the ones it "
+                "trained on (fingerprint mismatch); pass the spec file as spec= so relative paths resolve",
+                key="corpus",
+                mentions="spec=",
             )
         yield RefitSession(client, spec, corpus, run_id)
 
@@ -82,7 +86,7 @@ class RefitSession:
 
     def split_size(self, split: str) -> int:
         """Documents of split `split`; UserError naming test_split= when the corpus has none."""
-        self.corpus.check_split(split, "test_split=")
+        self.corpus.check_split(split, parameter="test_split")
         return self.corpus.summary.size(split)
 
     def train(self, chosen: pd.DataFrame, held_out: str | None = None) -> tuple[TrainedSelection, HeldOut | None]:

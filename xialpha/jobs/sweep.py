@@ -20,7 +20,7 @@ from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.tasks import failed_rows
 from xialpha.jobs.worker_processes import start_local_workers_early
-from xialpha.redaction import redact
+from xialpha.printable import redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
 from xialpha.storage.store import ResultStore

@@ -63,7 +63,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
         staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
         staging.mkdir()  # with the umask's permissions (tempfile.mkdtemp's are 0700: no one else could load it)
     except OSError as exc:
-        raise UserError(f"refit=: cannot write {target}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot write {target}: {exc.strerror or exc}", parameter="refit") from None
     try:
         model, arrays = _encode(trained)
         (staging / MODEL).write_text(json.dumps(model, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -85,7 +85,7 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     except BaseException as exc:
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(exc, OSError):
-            raise UserError(f"refit=: cannot write {target}: {exc.strerror or exc}") from None
+            raise UserError(f"cannot write {target}: {exc.strerror or exc}", parameter="refit") from None
         raise
     return target
 
@@ -95,14 +95,16 @@ def check_target(directory: str | Path) -> Path:
     below a writable directory. UserError (naming refit=) otherwise; nothing is created."""
     target = Path(directory)
     if target.is_symlink():  # replacing it would drop the link, following it would write elsewhere
-        raise UserError(f"--refit: {target} is a symbolic link (to {os.readlink(target)}); give the directory itself")
+        raise UserError(
+            f"{target} is a symbolic link (to {os.readlink(target)}); give the directory itself", parameter="refit"
+        )
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise UserError(f"refit=: {target} already exists and is not an empty directory")
+        raise UserError(f"{target} already exists and is not an empty directory", parameter="refit")
     ancestor = target.absolute().parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir() or not os.access(ancestor, os.W_OK | os.X_OK):
-        raise UserError(f"refit=: cannot create {target}: {ancestor} is not a writable directory")
+        raise UserError(f"cannot create {target}: {ancestor} is not a writable directory", parameter="refit")
     return target
 
 

@@ -24,8 +24,10 @@ def format_of(path: str) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in INPUT_SUFFIXES:
         raise UserError(
-            f"--input: cannot tell the format of {Path(path).name} from its suffix (one of "
-            f"{', '.join(INPUT_SUFFIXES)}); give --input-format ({', '.join(INPUT_FORMATS)})"
+            f"cannot tell the format of {Path(path).name} from its suffix (one of "
+            f"{', '.join(INPUT_SUFFIXES)}); give input_format= ({', '.join(INPUT_FORMATS)})",
+            parameter="input",
+            mentions="input_format=",
         )
     return INPUT_SUFFIXES[suffix]
 
@@ -39,14 +41,14 @@ def read_documents(
     INPUT_FORMATS, or None for the file's suffix's (`format_of`)."""
     file = Path(path)
     if not file.is_file():
-        raise UserError(f"--input: {path} is not a file")
+        raise UserError(f"{path} is not a file", parameter="input")
     if input_format is None:
         input_format = format_of(path)
     if input_format == TEXT:
         try:
             lines = file.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError as exc:
-            raise UserError(f"--input: {path}: bytes at offset {exc.start} are not valid UTF-8") from None
+            raise UserError(f"{path}: bytes at offset {exc.start} are not valid UTF-8", parameter="input") from None
         rows = [(str(number), line) for number, line in enumerate(lines, start=1)]  # a blank line too
     else:
         wanted = [text_column] + ([id_column] if id_column else [])
@@ -56,11 +58,12 @@ def read_documents(
         for doc_id, text in zip(ids, texts):
             if not isinstance(text, str):
                 raise UserError(
-                    f"--input: {path}, id {doc_id}: column {text_column!r} holds {type(text).__name__}, expected text"
+                    f"{path}, id {doc_id}: column {text_column!r} holds {type(text).__name__}, expected text",
+                    parameter="input",
                 )
         rows = list(zip(ids, texts))
     if not rows:
-        raise UserError(f"--input: {path} has no documents")
+        raise UserError(f"{path} has no documents", parameter="input")
     return [doc_id for doc_id, _ in rows], [text for _, text in rows]
 
 

@@ -53,7 +53,7 @@ def page(title: str, body: str, refresh: float | None = None) -> str:
     )
 
 
-def write_page(path, text: str, parameter: str = "html=", protected=()) -> None:
+def write_page(path, text: str, parameter: str = "html", protected=()) -> None:
     """Replace the file at `path` by the page `text` in one rename, so a reader (a browser reloading
     it) never sees half a page; UserError naming `parameter` (html=, --html) when it cannot be written,
     or falls in what the command reads (`protected`: see `xialpha.outputs.write_file`)."""

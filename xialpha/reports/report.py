@@ -17,14 +17,13 @@ import numpy as np
 import pandas as pd
 
 from xialpha.estimators import registry
-from xialpha.redaction import redact
+from xialpha.printable import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
 from xialpha.reports.formatting import minute, objective_text
 from xialpha.reports.inventory import certifications_of
 from xialpha.reports.labels import ConfigLabels, sweep_labels
-from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.edges import grid_position, with_grid_edges
-from xialpha.selection.objective import Objective, estimator_counts, metric_values
+from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import ranked_by_selection_value
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator

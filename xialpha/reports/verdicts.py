@@ -8,7 +8,7 @@ import pandas as pd
 
 from xialpha.reports.formatting import cost_text, number
 from xialpha.reports.frames import significant, ties
-from xialpha.selection.choices import MAXIMISED
+from xialpha.selection.objective import MAXIMISED
 from xialpha.storage.schema import ResultColumn
 
 LINE = 80  # characters: the longest line under a table

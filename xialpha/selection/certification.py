@@ -128,8 +128,9 @@ def start_run(
     if path is None:
         holder = (store.claims.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
         raise UserError(
-            f"test_split=: certification {holder} used this test set while this one started; nothing "
-            f"was stored; {SECOND_USE}"
+            f"certification {holder} used this test set while this one started; nothing was stored; {SECOND_USE}",
+            parameter="test_split",
+            mentions="force=True",
         )
     return Run(certification_id, confidence, draws, seed, [], path)
 
@@ -142,14 +143,18 @@ def _check_pending(claim: dict, holder: str, ended: str | None, selection_id: st
     if ended is None:
         where = f" (process {claim['pid']} on {claim['host']})" if "pid" in claim and "host" in claim else ""
         raise UserError(
-            f"test_split=: certification {holder}{where} used this test set and has not stored its rows: "
-            f"it is still running, or it cannot be told that it ended; {SECOND_USE}"
+            f"certification {holder}{where} used this test set and has not stored its rows: "
+            f"it is still running, or it cannot be told that it ended; {SECOND_USE}",
+            parameter="test_split",
+            mentions="force=True",
         )
     if claim.get("selection_id") != selection_id or not {"confidence", "draws", "seed"} <= claim.keys():
         raise UserError(
-            f"test_split=: certification {holder} of selection {claim.get('selection_id')} claimed this "
+            f"certification {holder} of selection {claim.get('selection_id')} claimed this "
             f"test set and ended before it stored its rows ({ended}); certify selection "
-            f"{claim.get('selection_id')} on it again to resume it with the same draws, or force=True"
+            f"{claim.get('selection_id')} on it again to resume it with the same draws, or force=True",
+            parameter="test_split",
+            mentions="force=True",
         )
 
 
@@ -169,7 +174,9 @@ def check_sealed(previous: list[str], force: bool) -> str | None:
         return None
     if not force:
         raise UserError(
-            f"test_split=: this test set was already used for certification {', '.join(previous)}; {SECOND_USE}"
+            f"this test set was already used for certification {', '.join(previous)}; {SECOND_USE}",
+            parameter="test_split",
+            mentions="force=True",
         )
     return SEQUENTIAL_WARNING.format(count=len(previous), ids=", ".join(previous), confidence=CONFIDENCE)
 
@@ -270,11 +277,11 @@ def certify_selection(
     that is not sealed (the training split; the holdout estimator's split unless forced).
     """
     if not 0.5 <= confidence < 1:
-        raise UserError(f"confidence=: must be in [0.5, 1), got {confidence}")
+        raise UserError(f"must be in [0.5, 1), got {confidence}", parameter="confidence")
     if not 1000 <= draws <= MAX_DRAWS:
-        raise UserError(f"draws=: must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}")
+        raise UserError(f"must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}", parameter="draws")
     if seed < 0:
-        raise UserError(f"seed=: must be >= 0, got {seed}")
+        raise UserError(f"must be >= 0, got {seed}", parameter="seed")
     sweep_id, selection_id = str(rows[ResultColumn.SWEEP_ID].iloc[0]), str(rows["selection_id"].iloc[0])
     data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
     spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
@@ -326,16 +333,18 @@ def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> boo
     train_split = spec.corpus.train_split
     if train_split is None:
         raise UserError(
-            f"test_split=: sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); "
-            "no split of it is sealed"
+            f"sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); no split of it is sealed",
+            parameter="test_split",
         )
     if name == train_split:
-        raise UserError(f"test_split=: {name!r} is the sweep's training split")
+        raise UserError(f"{name!r} is the sweep's training split", parameter="test_split")
     if name == spec.held_out_split:
         if registry.estimator(estimator).needs == HELD_OUT and not force:
             raise UserError(
-                f"test_split=: the selection was made with the {estimator} estimator on {name!r}; it is "
-                "not sealed (use another split, or force=True)"
+                f"the selection was made with the {estimator} estimator on {name!r}; it is "
+                "not sealed (use another split, or force=True)",
+                parameter="test_split",
+                mentions="force=True",
             )
         warnings.warn(
             f"the sweep computed held-out estimates on {name!r}: this certification is no independent test (it is "

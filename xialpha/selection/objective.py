@@ -28,16 +28,19 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.metrics import metrics_from_counts
-from xialpha.selection.choices import (
-    AVERAGES,
-    DEFAULT_ESTIMATOR,
-    DEFAULT_RHO,
-    DEFAULT_SMOOTH,
-    MAXIMISED,
-    METRIC_CHOICES,
-    SHOWN_ESTIMATORS,
-)
+from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
 from xialpha.storage.schema import ResultColumn, estimate_column, size_columns
+
+# The selection's options (the command line's parser reads them; the estimators are the registry's).
+DEFAULT_ESTIMATOR = DEFAULT  # span: what a selection uses unless told otherwise
+DEFAULT_SMOOTH = True  # rank by each value averaged with its C neighbours' (xialpha.selection.smoothing)
+DEFAULT_RHO = 1.0
+# metric -> whether larger values are better
+MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
+METRIC_CHOICES = tuple(MAXIMISED)
+AVERAGES = ("macro", "micro")
+ESTIMATOR_CHOICES = SELECTABLE  # what a selection may choose by
+SHOWN_ESTIMATORS = NAMES  # what a report may show
 
 
 @dataclass(frozen=True)
@@ -55,21 +58,23 @@ class Objective:
 
     def __post_init__(self) -> None:
         if self.metric not in MAXIMISED:
-            raise UserError(f"metric=: must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}")
+            raise UserError(f"must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}", parameter="metric")
         if self.estimator not in SHOWN_ESTIMATORS:
-            raise UserError(f"estimator=: must be one of {', '.join(SHOWN_ESTIMATORS)}, got {self.estimator!r}")
+            raise UserError(
+                f"must be one of {', '.join(SHOWN_ESTIMATORS)}, got {self.estimator!r}", parameter="estimator"
+            )
         if self.average not in AVERAGES:
-            raise UserError(f"average=: must be macro or micro, got {self.average!r}")
+            raise UserError(f"must be macro or micro, got {self.average!r}", parameter="average")
         if not (np.isfinite(self.rho) and self.rho > 0):
-            raise UserError(f"rho=: must be a number > 0, got {self.rho!r}")
+            raise UserError(f"must be a number > 0, got {self.rho!r}", parameter="rho")
         for name in ("cost_fn", "cost_fp"):
             value = getattr(self, name)
             if not (np.isfinite(value) and value >= 0):
-                raise UserError(f"{name}=: must be a number >= 0, got {value!r}")
+                raise UserError(f"must be a number >= 0, got {value!r}", parameter=name)
         if self.cost_fn == 0 and self.cost_fp == 0:
-            raise UserError("cost_fn=, cost_fp=: at least one cost must be > 0")
+            raise UserError("at least one cost must be > 0", parameter=("cost_fn", "cost_fp"))
         if not isinstance(self.smooth, (bool, np.bool_)):
-            raise UserError(f"smooth=: must be True or False, got {self.smooth!r}")
+            raise UserError(f"must be True or False, got {self.smooth!r}", parameter="smooth")
 
     @classmethod
     def of_selection(cls, row: Mapping[str, Any]) -> Objective:

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 from xialpha.errors import UserError
 from xialpha.parameters import check_flag, check_int, check_number, check_text
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, DEFAULT_SMOOTH
-from xialpha.selection.objective import Objective
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, DEFAULT_SMOOTH, Objective
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 
@@ -60,9 +59,9 @@ class SelectionOptions:
         if self.metric is None:
             object.__setattr__(self, "metric", "cost" if given else "f1")
         elif given and self.metric != "cost":
-            raise UserError(f"{given[0]}=: applies to metric= cost only, not {self.metric}")
+            raise UserError(f"applies to metric= cost only, not {self.metric}", parameter=given[0], mentions="metric=")
         if not 0 < self.alpha < 1:
-            raise UserError(f"alpha=: must be between 0 and 1, got {self.alpha}")
+            raise UserError(f"must be between 0 and 1, got {self.alpha}", parameter="alpha")
         self.objective(DEFAULT_ESTIMATOR)  # the objective's own checks (metric, estimator, rho, average, costs)
 
     def objective(self, default_estimator: str) -> Objective:

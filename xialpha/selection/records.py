@@ -171,14 +171,15 @@ def read_selection(store: StoreQueries, selection_id: str, sweep_id: str | None 
         stored = store.selections()
         known = [] if stored.empty else sorted(set(stored["selection_id"]), reverse=True)
         raise UserError(
-            f"selection=: no selection {selection_id!r} in store {store.uri}"
+            f"no selection {selection_id!r} in store {store.uri}"
             f"{did_you_mean(selection_id, known, listing='newest stored')} "
-            "(`xialpha select --save` stores a selection; `xialpha store ls` lists them)"
+            "(`xialpha select --save` stores a selection; `xialpha store ls` lists them)",
+            parameter="selection",
         )
     if sweep_id is not None and str(rows[ResultColumn.SWEEP_ID].iloc[0]) != sweep_id:
         raise UserError(
-            f"selection=: {selection_id} is a selection of sweep {rows[ResultColumn.SWEEP_ID].iloc[0]!r}, "
-            f"not of {sweep_id!r}"
+            f"{selection_id} is a selection of sweep {rows[ResultColumn.SWEEP_ID].iloc[0]!r}, not of {sweep_id!r}",
+            parameter="selection",
         )
     return rows.sort_values(ResultColumn.CATEGORY).reset_index(drop=True)
 

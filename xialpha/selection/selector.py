@@ -21,8 +21,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
-from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES
-from xialpha.selection.objective import Objective, estimator_counts
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows_by_category, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
 from xialpha.storage.schema import ResultColumn
@@ -82,11 +81,12 @@ def select(
     estimator (absent keys: micro tests are skipped); None skips all micro tests.
     """
     if runners_up < 0:
-        raise UserError(f"runners_up=: must be >= 0, got {runners_up}")
+        raise UserError(f"must be >= 0, got {runners_up}", parameter="runners_up")
     if objective.estimator not in ESTIMATOR_CHOICES:
         raise UserError(
-            f"estimator=: {objective.estimator!r} is stored for contrast, never chosen by; "
-            f"use one of {', '.join(ESTIMATOR_CHOICES)}"
+            f"{objective.estimator!r} is stored for contrast, never chosen by; "
+            f"use one of {', '.join(ESTIMATOR_CHOICES)}",
+            parameter="estimator",
         )
     rows = candidate_rows(results, objective, sweep_id)
     categories = sorted(rows[ResultColumn.CATEGORY].unique())
@@ -135,15 +135,17 @@ def default_estimator(results: pd.DataFrame) -> str:
 def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -> pd.DataFrame:
     """The rows at the objective's rho that have the objective's estimator; UserError if none."""
     if results.empty:
-        raise UserError(f"sweep=: no successful results stored for sweep {sweep_id!r}")
+        raise UserError(f"no successful results stored for sweep {sweep_id!r}", parameter="sweep")
     rows = at_rho(results, objective.rho)
     if rows.empty:
         found = ", ".join(f"{r:g}" for r in sorted(results[ResultColumn.RHO].unique()))
-        raise UserError(f"rho=: sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})")
+        raise UserError(
+            f"sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})", parameter="rho"
+        )
     counts = objective.counts(rows)
     has_estimate = counts[[ResultColumn.N, "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
     if not has_estimate.any():
-        raise UserError(f"estimator=: {_not_computed(sweep_id, objective)}")
+        raise UserError(_not_computed(sweep_id, objective), parameter="estimator")
     return rows[has_estimate]
 
 
@@ -216,7 +218,8 @@ def _select_shared(
     groups = rank_shared(rows, objective, categories)
     if groups.empty:
         raise UserError(
-            f"per_category=: no configuration of sweep {sweep_id!r} has results in all {len(categories)} categories"
+            f"no configuration of sweep {sweep_id!r} has results in all {len(categories)} categories",
+            parameter="per_category",
         )
     top = groups.head(1 + runners_up)
     by_key = rows.set_index(ResultColumn.CONFIG_KEY)

@@ -16,9 +16,8 @@ import pandas as pd
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on
 from xialpha.jobs.experiment import missing_rows
-from xialpha.selection.choices import DEFAULT_ESTIMATOR
 from xialpha.selection.edges import with_grid_edges
-from xialpha.selection.objective import Objective
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, Objective
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import records_frame, rows_to_save
 from xialpha.selection.selector import default_estimator, select_stored
@@ -61,7 +60,9 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
     incomplete = _incomplete(store, sweep_id)
     if incomplete and options.save and not options.partial:
         raise UserError(
-            f"save=: {incomplete}; select without saving, or partial=True to save a selection of the rows stored so far"
+            f"{incomplete}; select without saving, or partial=True to save a selection of the rows stored so far",
+            parameter="save",
+            mentions="partial=True",
         )
     results = store.read_results_df(sweep_id, columns=selection_columns(options.estimator))
     objective = options.objective(default_estimator(results))

@@ -15,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xialpha.corpora import reuters_files
-from xialpha.corpora.corpus import choose_categories
+from xialpha.corpora.corpus import VALIDATION_SPLIT, carve_validation, choose_categories
 from xialpha.corpora.loading import check_loader_arguments, load_corpus
-from xialpha.corpora.validation import VALIDATION_SPLIT, carve_validation
 from xialpha.errors import UserError, did_you_mean
 from xialpha.spec.tables import Table
 
@@ -137,7 +136,9 @@ def parse_corpus(t: Table, base_dir: Path, in_memory: bool = False) -> CorpusSpe
     if in_memory and "loader" in t.raw:
         raise UserError("the corpus is given in memory (corpus=); leave the loader out", key="corpus.loader")
     if not in_memory and "loader" not in t.raw:
-        raise UserError("is required (in Python, or the documents themselves as corpus=)", key="corpus.loader")
+        raise UserError(
+            "is required (in Python, or the documents themselves as corpus=)", key="corpus.loader", mentions="corpus="
+        )
     loader = IN_MEMORY if in_memory else t.str("loader", required=True)
     arguments = {key: value for key, value in t.raw.items() if key not in CORPUS_KEYS}
     if in_memory and arguments:

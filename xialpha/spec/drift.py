@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xialpha.corpora.validation import no_such_split
+from xialpha.corpora.corpus import no_such_split
 from xialpha.errors import UserError
 from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster

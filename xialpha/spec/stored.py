@@ -44,7 +44,9 @@ def _stored_spec(store: StoreQueries, sweep_id: str, data_fingerprint: str) -> t
         runs = runs[runs[ResultColumn.DATA_FINGERPRINT] == data_fingerprint]
     if runs.empty:
         raise UserError(
-            f"sweep=: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass its spec file as spec="
+            f"store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass its spec file as spec=",
+            parameter="sweep",
+            mentions="spec=",
         )
     newest = runs.sort_values(ResultColumn.CREATED_AT).iloc[-1]
     spec_dir = newest.get("spec_dir")

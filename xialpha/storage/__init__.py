@@ -3,7 +3,7 @@
 `xialpha.storage.store.ResultStore(uri)` opens a store on a local path or a pyarrow/fsspec URI
 and answers named queries (`StoreQueries`) with pandas DataFrames or plain records, taking the
 typed rows of `xialpha.storage.rows`; it composes the Arrow-level datasets (`.datasets`) and the
-exclusive claims with their heartbeats (`.claims`); `xialpha.storage.keys.config_key`
+exclusive claims with their heartbeats (`.claims`); `xialpha.storage.rows.config_key`
 names a configuration; `xialpha.storage.schema` defines every dataset and its columns (the
 estimators' columns from `xialpha.estimators.registry`) and turns estimates into columns. Only this
 package reads or writes Parquet or knows the stored column names. Which row of a key wins (write

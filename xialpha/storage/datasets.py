@@ -40,12 +40,12 @@ import pyarrow.compute as pc
 
 from xialpha.errors import StoreWarning, UserError
 from xialpha.storage import validate
-from xialpha.storage.bits import pack_bits
 from xialpha.storage.compaction import compact_partitions
 from xialpha.storage.files import FileSet, Problem, inspect
 from xialpha.storage.location import Location, new_file_name
 from xialpha.storage.marker import MARKER, create_marker, open_store
 from xialpha.storage.reading import as_expression, read_newest
+from xialpha.storage.rows import pack_bits
 from xialpha.storage.schema import (
     DATASETS,
     ESTIMATORS,

@@ -32,7 +32,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from xialpha.errors import StoreWriteError, UserError
-from xialpha.redaction import redact
+from xialpha.printable import redact
 
 ROW_GROUP_ROWS = 64 * 1024
 TEMP_SUFFIX = ".tmp"
@@ -58,7 +58,7 @@ class DataFile:
 class Location:
     """A store's root directory on a pyarrow filesystem; all paths below are '/'-joined.
 
-    `uri` is the URI as messages show it, without credentials (`xialpha.redaction.redact`): the
+    `uri` is the URI as messages show it, without credentials (`xialpha.printable.redact`): the
     filesystem holds them, nothing else keeps the URI as given.
     """
 

@@ -14,7 +14,7 @@ import shlex
 import uuid
 
 from xialpha.errors import StoreWriteError, UserError
-from xialpha.redaction import redact
+from xialpha.printable import redact
 from xialpha.storage.location import Location
 from xialpha.storage.schema import SCHEMA_VERSION
 from xialpha.version import __version__

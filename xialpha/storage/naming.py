@@ -23,22 +23,23 @@ def store_location(given: str | os.PathLike[str] | None = None, spec_value: str 
     return str(given) if given else os.environ.get(ENV_STORE) or spec_value or DEFAULT_STORE
 
 
-def choose_sweep(store: StoreQueries, given: str | None, parameter: str = "sweep=") -> str:
+def choose_sweep(store: StoreQueries, given: str | None) -> str:
     """`given` when the store holds that sweep, else the store's only sweep when `given` is None;
-    UserError naming `parameter` (`--sweep` on the command line), the sweeps stored and the
-    closest id otherwise."""
+    UserError naming the parameter `sweep` (`--sweep` on the command line), the sweeps stored and
+    the closest id otherwise."""
     stored = store.sweep_ids()
     if given is not None and given in stored:
         return given
     if not stored:
         raise UserError(
-            f"{parameter}: store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)"
+            f"store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)", parameter="sweep"
         )
     if given is None:
         if len(stored) == 1:
             return stored[0]
         raise UserError(
-            f"{parameter}: store {store.uri} holds {len(stored)} sweeps; choose one with {parameter}: "
-            f"{', '.join(stored)}"
+            f"store {store.uri} holds {len(stored)} sweeps; choose one with sweep=: {', '.join(stored)}",
+            parameter="sweep",
+            mentions="sweep=",
         )
-    raise UserError(f"{parameter}: no sweep {given!r} in store {store.uri}{did_you_mean(given, stored)}")
+    raise UserError(f"no sweep {given!r} in store {store.uri}{did_you_mean(given, stored)}", parameter="sweep")

@@ -3,7 +3,9 @@
 A sweep's tasks build `ResultRow`s (a trained configuration at one rho), `FailedRow`s (one that
 failed for its data) and `ExampleRow`s (its per-example indicators); the sweep records each run
 as a `RunRow`. `ResultStore` turns them into columns here (`columns`) and into Arrow by the
-schema (`xialpha.storage.schema`), so the code that builds them names no column.
+schema (`xialpha.storage.schema`), so the code that builds them names no column. An
+`ExampleRow`'s indicators are packed one bit per training example (`pack_bits`, `unpack_bits`).
+A row's configuration is named by `config_key`, with which sweeps resume and reads deduplicate.
 
 Frozen, slotted dataclasses: they cross from Dask workers to the driver as they are.
 """
@@ -11,15 +13,24 @@ Frozen, slotted dataclasses: they cross from Dask workers to the driver as they 
 from __future__ import annotations
 
 import datetime
+import hashlib
+import json
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+import numpy as np
+import numpy.typing as npt
+
+from xialpha.errors import UserError
 from xialpha.storage.schema import FAILED, OK, config_values
 
 if TYPE_CHECKING:
     from xialpha.features.kernels import Kernel
     from xialpha.features.preprocessing import Preprocessing
+
+KEY_HEX_CHARS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +109,7 @@ class FailedRow:
 @dataclass(frozen=True, slots=True)
 class ExampleRow:
     """A configuration's per-example "counted as error" indicators of one estimator: `bits`
-    packed (`xialpha.storage.bits.pack_bits`) from n indicators."""
+    packed (`pack_bits`) from n indicators."""
 
     sweep_id: str
     config_key: str
@@ -186,3 +197,53 @@ def run_columns(row: RunRow) -> dict:
         "created_at": row.created_at,
     }
     return columns if row.finished_at is None else {**columns, "finished_at": row.finished_at}
+
+
+# Per-example indicator vectors, compact: one bit per training example, little-endian bit order.
+
+
+def pack_bits(indicators: npt.ArrayLike) -> bytes:
+    """Pack a 1-D boolean vector of length n into ceil(n / 8) bytes.
+
+    Example i is bit (i % 8), least significant first, of byte i // 8; padding bits are 0.
+    """
+    vector = np.asarray(indicators)
+    if vector.ndim != 1 or vector.dtype != np.bool_:
+        raise UserError(f"indicators: expected a 1-D boolean array, got shape {vector.shape} dtype {vector.dtype}")
+    return np.packbits(vector, bitorder="little").tobytes()
+
+
+def unpack_bits(data: bytes, n: int) -> np.ndarray:
+    """Unpack `pack_bits` output back into a boolean vector of length n."""
+    if n < 0 or len(data) != (n + 7) // 8:
+        raise UserError(f"bits: {len(data)} bytes cannot hold exactly n={n} indicators (need {(n + 7) // 8})")
+    return np.unpackbits(np.frombuffer(data, dtype=np.uint8), count=n, bitorder="little").astype(bool)
+
+
+def config_key(**fields: object) -> str:
+    """Return the first 32 hex chars of sha256 over a canonical JSON of `fields`.
+
+    Key order is irrelevant. Every real number (int, float, numpy scalar; not bool) is
+    normalised to a float, so C=1, C=1.0 and C=np.float32(1) agree; -0.0 counts as 0.0.
+    Values may be None, bool, str, numbers, and lists/tuples/dicts of those.
+    """
+    canonical = {name: _canonical(value, name) for name, value in fields.items()}
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:KEY_HEX_CHARS]
+
+
+def _canonical(value: object, path: str) -> object:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, numbers.Real):  # includes numpy integers and floats
+        return float(value) + 0.0  # -0.0 + 0.0 == 0.0; json writes floats with repr
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {str(k): _canonical(v, f"{path}.{k}") for k, v in value.items()}
+    raise UserError(
+        f"config_key field {path!r}: unsupported type {type(value).__name__} (use str, number, bool, None, list or "
+        "dict)"
+    )

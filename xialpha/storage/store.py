@@ -24,11 +24,19 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from xialpha.storage.bits import unpack_bits
 from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
 from xialpha.storage.files import Problem
-from xialpha.storage.rows import ExampleRow, FailedRow, ResultRow, RunRow, example_columns, result_columns, run_columns
+from xialpha.storage.rows import (
+    ExampleRow,
+    FailedRow,
+    ResultRow,
+    RunRow,
+    example_columns,
+    result_columns,
+    run_columns,
+    unpack_bits,
+)
 from xialpha.storage.validate import typed_table
 
 
