@@ -56,6 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
     "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),
     "report": ("report", "a sweep's estimates as terminal tables or a self-contained HTML page"),
+    "compare": ("compare", "two saved selections (or two sweeps' newest) side by side per category, with tests"),
     "predict": (
         "predict",
         "label documents with an artefact from `select --refit` (data only; no pickle unless --allow-pickle)",
@@ -125,9 +126,11 @@ _PARAMETER = re.compile(r"\b([a-z][a-z_]*)=(?:True\b)?(?=[:,;)\s]|$)")
 
 
 def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
-    """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"}."""
+    """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"},
+    and of its positional arguments with a metavar, their metavar ({"a": "A"}) unless a flag has their dest."""
     actions = parser._subparsers._group_actions[0].choices[command]._actions
-    return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
+    positionals = {a.dest: a.metavar for a in actions if not a.option_strings and isinstance(a.metavar, str)}
+    return {**positionals, **{a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}}
 
 
 def as_flags(message: str, flags: dict[str, str]) -> str:
@@ -154,7 +157,8 @@ def _classify(exc: Exception, flags: dict[str, str]) -> tuple[int, str]:
     if isinstance(exc, UserError) and exc.parameters:
         return EXIT_USER_ERROR, f"error: {_one_line(exc.named(flags))}"
     if isinstance(exc, UserError) or (isinstance(exc, OSError) and exc.errno in USER_ERRNOS):
-        return EXIT_USER_ERROR, f"error: {as_flags(_one_line(exc), flags)}"
+        options = {name: flag for name, flag in flags.items() if flag.startswith("-")}  # a text names flags only
+        return EXIT_USER_ERROR, f"error: {as_flags(_one_line(exc), options)}"
     if isinstance(exc, OSError) and exc.errno in NO_SPACE:  # a full disk, as a store's is: exit 4
         if exc.filename is None and _stdout_failing():
             return EXIT_STORE_WRITE, f"error: cannot write standard output: {exc.strerror}"

@@ -52,6 +52,23 @@ class DriftReport:
     def n_failed(self) -> int:
         return sum(row["verdict"] == "failed" for row in self.verdicts().values())
 
+    def next_step(self, newest_selection: str | None) -> str | None:
+        """With drift, what to do next, ending in the `xialpha compare` command that shows what a
+        new selection changed against `newest_selection` (the id of the store's newest saved
+        selection; None: there is none, and the sentence names the argument to give); None
+        without drift."""
+        if not self.n_drift:
+            return None
+        before = (
+            "OLD (a saved selection of the data before: `xialpha store ls` lists them)"
+            if newest_selection is None
+            else f"{newest_selection} (the store's newest saved selection)"
+        )
+        return (
+            f"next: sweep the recent batches again and save a selection of it (`xialpha select --save`); then "
+            f"`xialpha compare A NEW` shows per category what changed and whether it matters, A being {before}"
+        )
+
     @property
     def exit_code(self) -> int:
         """1 if any check failed, else 3 if any drift, else 0."""

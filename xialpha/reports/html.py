@@ -68,6 +68,7 @@ def _body(report) -> str:
         '<h2 id="selection">Selection shown</h2>',
         f'<p class="note">This page shows {_e(report.selection_note)}.</p>',
         _selection_section(report.selection, labels),
+        _comparison_section(report.comparison),
         '<h2 id="certifications">Certifications</h2>',
         _certifications_section(report),
         f'<h2 id="calibration">Estimates against held-out values ({_e(report.metric)})</h2>',
@@ -131,7 +132,7 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
             percent(r["estimate_f1"]),
             percent(r["estimate_error"]),
             number(r["runner_up_value"]),
-            p_value(r["p_micro_sign"]),
+            _e(p_value(r["p_micro_sign"])),
             word,
             _e(grid_word(r)),
         ]
@@ -150,6 +151,57 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
     ]
     notes = "".join(f'<p class="note">{_e(line)}</p>' for line in legend(selection))
     return intro + _table(header, rows, text_columns=2) + notes
+
+
+def _comparison_section(comparison) -> str:
+    """The selection shown (A) against another (B), per category (most changed first), then micro
+    and macro: what changed, each one's configuration, estimate, held-out F1 and error, the test
+    and its two-sided p (`xialpha.selection.comparison`); nothing unless the report was asked for it."""
+    if comparison is None:
+        return ""
+    a, b = comparison.a, comparison.b
+    intro = (
+        f'<p class="note">A: the selection shown ({_e(a.selection_id)}, sweep {_e(a.sweep_id)}); B: '
+        f"{_e(b.selection_id)} (sweep {_e(b.sweep_id)}), as <code>{_e(comparison.command)}</code> shows them.</p>"
+    )
+    rows = [
+        [
+            _e(row.category),
+            _e(row.changed_text),
+            _e(row.config_a),
+            _e(row.config_b),
+            number(row.estimate_a),
+            number(row.estimate_b),
+            percent(row.held_out_f1_a),
+            percent(row.held_out_f1_b),
+            percent(row.held_out_error_a),
+            percent(row.held_out_error_b),
+            _e(row.test),
+            _e(p_value(row.p_value)),
+        ]
+        for row in [*comparison.most_changed_first(), *comparison.summaries()]
+    ]
+    header = [
+        "category",
+        "changed",
+        "config A",
+        "config B",
+        "estimate A",
+        "estimate B",
+        "held-out F1 % A",
+        "held-out F1 % B",
+        "held-out error % A",
+        "held-out error % B",
+        "test",
+        "p (two-sided)",
+    ]
+    notes = "".join(f'<p class="note">{_e(line)}</p>' for line in comparison.summary_lines())
+    return (
+        '<h2 id="comparison">Compared with another selection</h2>'
+        + intro
+        + _table(header, rows, text_columns=4)
+        + notes
+    )
 
 
 def _certifications_section(report) -> str:
