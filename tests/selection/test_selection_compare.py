@@ -5,6 +5,7 @@ store's own rows, read here without the comparison's code."""
 from __future__ import annotations
 
 import math
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ from compared import fill_compared
 from scipy import stats
 
 import xialpha
+from xialpha.cli import main
 from xialpha.errors import UserError
 from xialpha.parameters import ParameterTypeError
 from xialpha.selection.comparison import MACRO, MCNEMAR, MICRO, NO_TEST, P_TEST, SIGN_TEST, compare_selections
@@ -137,6 +139,23 @@ def test_other_documents_get_the_unpaired_test_and_the_output_says_why(compared,
         z = (right_a / n_a - right_b / n_b) / math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
         assert row.p_value == pytest.approx(2 * stats.norm.sf(abs(z)))
     assert any("p-test: two-sided" in line and "unpaired" in line for line in comparison.summary_lines())
+
+
+def test_held_out_documents_of_another_fingerprint_are_not_paired_even_when_as_many(compared, tmp_path):
+    """The same held-out counts and outcome vectors under another data fingerprint (other
+    documents, as many): paired per document they would be equal; they are tested unpaired."""
+    root = tmp_path / "store"
+    shutil.copytree(compared.uri, root)
+    store = ResultStore(str(root))
+    results = store.datasets.read_results("narrow").to_pylist()
+    store.datasets.write_results([{**row, "sweep_id": "moved", "data_fingerprint": "other-data"} for row in results])
+    examples = store.datasets.read("examples", sweep_id="narrow").to_pylist()
+    store.datasets.write_examples([{**row, "sweep_id": "moved"} for row in examples])
+    assert main(["select", str(root), "--sweep", "moved", "--save", "--format", "csv"]) == 0
+    comparison = compare_selections(store, "narrow", "moved")
+    for row in comparison.categories():
+        assert row.changed == () and row.test == P_TEST and row.p_value == 1.0 and row.only_a_right is None
+    assert by_category(comparison)[MICRO].test == P_TEST
 
 
 def test_without_held_out_figures_nothing_is_tested(compared, store):
