@@ -118,9 +118,7 @@ class Tables(HTMLParser):
 
 def test_the_report_page_has_a_comparison_section_when_asked(compared, capsys, tmp_path):
     page = tmp_path / "report.html"
-    code, _, err = run_cli(
-        capsys, "report", compared.uri, "--sweep", "wide", "--compare", "narrow", "--html", page, "--estimator", "xa"
-    )
+    code, _, err = run_cli(capsys, "report", compared.uri, "--sweep", "wide", "--compare", "narrow", "--html", page)
     assert code == 0, err
     parser = Tables()
     parser.feed(page.read_text(encoding="utf-8"))
@@ -137,6 +135,14 @@ def test_the_report_page_has_a_comparison_section_when_asked(compared, capsys, t
     assert "<1e-4" not in text  # every cell escaped
     code, _, _ = run_cli(capsys, "report", compared.uri, "--sweep", "wide", "--html", tmp_path / "plain.html")
     assert code == 0 and 'id="comparison"' not in (tmp_path / "plain.html").read_text(encoding="utf-8")
+
+
+def test_the_terminal_report_shows_the_comparison_after_the_selection(compared, capsys):
+    code, out, err = run_cli(capsys, "report", compared.uri, "--sweep", "wide", "--compare", "narrow")
+    assert code == 0, err
+    text = " ".join(out.split())
+    assert f"A {compared.wide} (sweep wide) against B {compared.narrow} (sweep narrow)" in text
+    assert "only in A" in out and text.index(f"selection {compared.wide}") < text.index("only in A")
 
 
 def test_report_compare_with_an_unknown_id_names_the_flag(compared, capsys, tmp_path):

@@ -66,13 +66,16 @@ TESTS = {  # what each test is, and why it was the one run: a line each under th
 @dataclass(frozen=True, eq=False)
 class Side:
     """One side of a comparison: what the user named (`given`), the saved selection it means and
-    its rows (`read_selection`: one per category), and its sweep's "ok" results rows."""
+    its rows (`read_selection`: one per category), the "ok" results rows of the configurations it
+    chose, and their held-out outcomes where stored (`errors`: config key -> (m,) bool "counted as
+    an error", one per held-out document)."""
 
     given: str
     selection_id: str
     sweep_id: str
     rows: pd.DataFrame
     results: pd.DataFrame
+    errors: dict[str, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ def compare_selections(
     for category in sorted(set(by_a.index) | set(by_b.index)):
         row_a = by_a.loc[category] if category in by_a.index else None
         row_b = by_b.loc[category] if category in by_b.index else None
-        compared, outcomes = _category(store, category, side_a, side_b, row_a, row_b, labels)
+        compared, outcomes = _category(category, side_a, side_b, row_a, row_b, labels)
         rows.append(compared)
         if row_a is not None and row_b is not None:
             paired.append(outcomes)
@@ -232,13 +235,13 @@ def resolve_side(store: StoreQueries, given: str, parameter: str) -> Side:
         )
     sweep_id = str(rows["sweep_id"].iloc[0])
     results = store.read_results_df(sweep_id)
-    keys = set(rows[ResultColumn.CONFIG_KEY])
+    keys = list(rows[ResultColumn.CONFIG_KEY])
     chosen = results[results[ResultColumn.CONFIG_KEY].isin(keys)] if len(results) else results
-    return Side(given, str(rows["selection_id"].iloc[0]), sweep_id, rows, chosen.reset_index(drop=True))
+    errors = store.read_examples(keys, HELD_OUT, sweep_id=sweep_id)
+    return Side(given, str(rows["selection_id"].iloc[0]), sweep_id, rows, chosen.reset_index(drop=True), errors)
 
 
 def _category(
-    store: StoreQueries,
     category: str,
     side_a: Side,
     side_b: Side,
@@ -255,8 +258,8 @@ def _category(
         changed = tuple(name for name, column in PARTS.items() if not _same(row_a[column], row_b[column]))
     outcomes = None
     if row_a is not None and row_b is not None:
-        outcomes = _shared_outcomes(store, side_a, side_b, row_a, row_b)
-    test, result, discordant = _held_out_test(held_a, held_b, outcomes)
+        outcomes = _shared_outcomes(side_a, side_b, row_a, row_b)
+    held_out = _held_out_fields(held_a, held_b, outcomes)
     compared = CategoryComparison(
         category=category,
         changed=changed,
@@ -264,19 +267,11 @@ def _category(
         config_b="-" if row_b is None else labels.of_row(row_b),
         estimate_a=_value(row_a),
         estimate_b=_value(row_b),
-        held_out_f1_a=_metric(held_a, "f1"),
-        held_out_f1_b=_metric(held_b, "f1"),
-        held_out_error_a=_metric(held_a, "error"),
-        held_out_error_b=_metric(held_b, "error"),
-        test=test,
-        p_value=float("nan") if result is None else result.p_value,
-        n_tested=None if result is None else _decisions(held_a, outcomes),
-        only_a_right=None if discordant is None else discordant[0],
-        only_b_right=None if discordant is None else discordant[1],
+        **held_out,
         config_key_a=None if row_a is None else str(row_a[ResultColumn.CONFIG_KEY]),
         config_key_b=None if row_b is None else str(row_b[ResultColumn.CONFIG_KEY]),
     )
-    return compared, outcomes if test == MCNEMAR else None
+    return compared, outcomes if held_out["test"] == MCNEMAR else None
 
 
 def _micro(
@@ -297,7 +292,6 @@ def _micro(
     if paired and all(pair is not None for pair in paired):
         pairs = [pair for pair in paired if pair is not None]
         outcomes = (np.concatenate([a for a, _ in pairs]), np.concatenate([b for _, b in pairs]))
-    test, result, discordant = _held_out_test(held_a, held_b, outcomes)
     return CategoryComparison(
         category=MICRO,
         changed=(),
@@ -305,15 +299,7 @@ def _micro(
         config_b="",
         estimate_a=_pooled_estimate(rows_a, first_a),
         estimate_b=_pooled_estimate(rows_b, first_b),
-        held_out_f1_a=_metric(held_a, "f1"),
-        held_out_f1_b=_metric(held_b, "f1"),
-        held_out_error_a=_metric(held_a, "error"),
-        held_out_error_b=_metric(held_b, "error"),
-        test=test,
-        p_value=float("nan") if result is None else result.p_value,
-        n_tested=None if result is None else _decisions(held_a, outcomes),
-        only_a_right=None if discordant is None else discordant[0],
-        only_b_right=None if discordant is None else discordant[1],
+        **_held_out_fields(held_a, held_b, outcomes),
         config_key_a=None,
         config_key_b=None,
     )
@@ -384,19 +370,37 @@ def _metric(counts: pd.Series | None, metric: str) -> float:
 
 
 def _shared_outcomes(
-    store: StoreQueries, side_a: Side, side_b: Side, row_a: pd.Series, row_b: pd.Series
+    side_a: Side, side_b: Side, row_a: pd.Series, row_b: pd.Series
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Per held-out document, whether A's and B's configurations decided it correctly, (m,) bool
     each; None when the documents are not known to be the same (data fingerprints differ) or an
     outcome vector is not stored."""
     if not _same(row_a[ResultColumn.DATA_FINGERPRINT], row_b[ResultColumn.DATA_FINGERPRINT]):
         return None
-    key_a, key_b = str(row_a[ResultColumn.CONFIG_KEY]), str(row_b[ResultColumn.CONFIG_KEY])
-    errors_a = store.read_examples([key_a], HELD_OUT, sweep_id=side_a.sweep_id).get(key_a)
-    errors_b = store.read_examples([key_b], HELD_OUT, sweep_id=side_b.sweep_id).get(key_b)
+    errors_a = side_a.errors.get(str(row_a[ResultColumn.CONFIG_KEY]))
+    errors_b = side_b.errors.get(str(row_b[ResultColumn.CONFIG_KEY]))
     if errors_a is None or errors_b is None or len(errors_a) != len(errors_b):
         return None
     return ~np.asarray(errors_a, dtype=bool), ~np.asarray(errors_b, dtype=bool)
+
+
+def _held_out_fields(
+    held_a: pd.Series | None, held_b: pd.Series | None, outcomes: tuple[np.ndarray, np.ndarray] | None
+) -> dict:
+    """The held-out fields of a CategoryComparison (held_out_* to only_b_right) from each side's
+    held-out counts (None: none) and the paired per-document outcomes (None: not paired)."""
+    test, result, discordant = _held_out_test(held_a, held_b, outcomes)
+    return {
+        "held_out_f1_a": _metric(held_a, "f1"),
+        "held_out_f1_b": _metric(held_b, "f1"),
+        "held_out_error_a": _metric(held_a, "error"),
+        "held_out_error_b": _metric(held_b, "error"),
+        "test": test,
+        "p_value": float("nan") if result is None else result.p_value,
+        "n_tested": None if result is None else _decisions(held_a, outcomes),
+        "only_a_right": None if discordant is None else discordant[0],
+        "only_b_right": None if discordant is None else discordant[1],
+    }
 
 
 def _held_out_test(
