@@ -185,5 +185,7 @@ def test_the_python_api_returns_the_comparison_frame(compared):
     assert list(frame["category"])[-2:] == [MICRO, MACRO]
     assert list(frame.columns[-4:]) == ["selection_id_a", "selection_id_b", "sweep_id_a", "sweep_id_b"]
     assert set(frame["selection_id_b"]) == {compared.wide}
+    with pytest.raises(UserError, match=r"^compare=: the report of sweep 'r1' shows no saved selection to compare"):
+        xialpha.report(compared.uri, sweep="r1", compare="narrow")
     with pytest.raises(ParameterTypeError, match=r"^a=: must be a str, got int 1$"):
         xialpha.compare(compared.uri, 1, "wide")  # type: ignore[arg-type]

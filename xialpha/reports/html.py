@@ -68,7 +68,7 @@ def _body(report) -> str:
         '<h2 id="selection">Selection shown</h2>',
         f'<p class="note">This page shows {_e(report.selection_note)}.</p>',
         _selection_section(report.selection, labels),
-        _comparison_section(report.comparison),
+        *([] if report.comparison is None else [_comparison_section(report.comparison)]),
         '<h2 id="certifications">Certifications</h2>',
         _certifications_section(report),
         f'<h2 id="calibration">Estimates against held-out values ({_e(report.metric)})</h2>',
@@ -156,9 +156,7 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
 def _comparison_section(comparison) -> str:
     """The selection shown (A) against another (B), per category (most changed first), then micro
     and macro: what changed, each one's configuration, estimate, held-out F1 and error, the test
-    and its two-sided p (`xialpha.selection.comparison`); nothing unless the report was asked for it."""
-    if comparison is None:
-        return ""
+    and its two-sided p (`xialpha.selection.comparison`), when the report was asked for it."""
     a, b = comparison.a, comparison.b
     intro = (
         f'<p class="note">A: the selection shown ({_e(a.selection_id)}, sweep {_e(a.sweep_id)}); B: '

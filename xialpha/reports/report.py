@@ -175,7 +175,8 @@ def report_of(
         return report
     if rows is None:
         raise UserError(
-            f"the report shows no saved selection to compare with {compare!r} (--selection ID names one)",
+            f"the report of sweep {sweep_id!r} shows no saved selection to compare with {compare!r} "
+            "(name a saved one to show, or save one with `xialpha select --save`)",
             parameter="compare",
         )
     shown = str(rows["selection_id"].iloc[0])
