@@ -63,7 +63,7 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
     out = capsys.readouterr().out
     assert "DRIFT     relevant" in out and "exit 3" in out
     assert "pp=" not in out and max(len(line) for line in out.splitlines()) <= 80  # labels, not hashes; 80 columns
-    assert "`xialpha compare A NEW` shows per category what changed" in " ".join(out.split())  # what to run next
+    assert "`xialpha compare OLD NEW` (OLD: a saved selection of the data before" in " ".join(out.split())  # next
 
     rows = ResultStore(store).datasets.read("drift", sweep_id="shifted").to_pylist()
     assert len(rows) == 8  # one per window of the newest batch

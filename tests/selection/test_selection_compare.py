@@ -65,7 +65,7 @@ def test_a_selection_against_itself_changed_nothing_and_every_p_is_one(compared,
     for row in comparison.categories() + [by_category(comparison)[MICRO]]:
         assert row.test == MCNEMAR and row.only_a_right == 0 and row.only_b_right == 0
     assert comparison.objective_changes == ()
-    assert comparison.summary_lines()[0] == "0 of 2 categories changed configuration."
+    assert comparison.summary_lines()[0] == "0 of the 2 categories both selections have changed configuration."
 
 
 def test_two_sweeps_with_different_grids_side_by_side(compared, store):

@@ -55,18 +55,21 @@ class DriftReport:
     def next_step(self, newest_selection: str | None) -> str | None:
         """With drift, what to do next, ending in the `xialpha compare` command that shows what a
         new selection changed against `newest_selection` (the id of the store's newest saved
-        selection; None: there is none, and the sentence names the argument to give); None
-        without drift."""
+        selection, named in the command; None: there is none, and the sentence says what to give
+        instead); None without drift."""
         if not self.n_drift:
             return None
-        before = (
-            "OLD (a saved selection of the data before: `xialpha store ls` lists them)"
-            if newest_selection is None
-            else f"{newest_selection} (the store's newest saved selection)"
-        )
+        if newest_selection is None:
+            command = (
+                "`xialpha compare OLD NEW` (OLD: a saved selection of the data before, `xialpha store ls` lists them"
+            )
+        else:
+            command = (
+                f"`xialpha compare {newest_selection} NEW` ({newest_selection}: the store's newest saved selection"
+            )
         return (
-            f"next: sweep the recent batches again and save a selection of it (`xialpha select --save`); then "
-            f"`xialpha compare A NEW` shows per category what changed and whether it matters, A being {before}"
+            "next: sweep the recent batches again and `xialpha select --save`; then "
+            f"{command}; NEW: the id select prints) shows per category what changed and whether it matters"
         )
 
     @property

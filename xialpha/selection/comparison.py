@@ -152,9 +152,11 @@ class SelectionComparison:
     def summary_lines(self) -> list[str]:
         """Sentences under a table of the comparison: how many categories changed configuration,
         how the selections were made differently (if they were) and the TESTS lines of the tests run."""
-        categories = self.categories()
-        changed = sum(bool(row.changed) for row in categories)
-        lines = [f"{changed} of {len(categories)} categories changed configuration."]
+        both = [row for row in self.categories() if not row.changed or row.changed[0] in PARTS]
+        changed = sum(bool(row.changed) for row in both)
+        line = f"{changed} of the {len(both)} categories both selections have changed configuration"
+        alone = len(self.categories()) - len(both)
+        lines = [line + (f"; {alone} {'is' if alone == 1 else 'are'} in one selection only." if alone else ".")]
         if self.objective_changes:
             lines.append(
                 f"The selections were made differently ({'; '.join(self.objective_changes)}): their "
