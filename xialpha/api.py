@@ -38,7 +38,7 @@ from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
 from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
 from xialpha.plot import stored_report
-from xialpha.reports.frames import tidy_results, tidy_selection, untidy_selection
+from xialpha.reports.frames import tidy_comparison, tidy_results, tidy_selection, untidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.certification import certify_selection
@@ -520,7 +520,7 @@ def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFram
     check_path("store", store)
     check_text("a", a, optional=False)
     check_text("b", b, optional=False)
-    return compare_selections(ResultStore(store_location(store), create=False), a, b).frame()
+    return tidy_comparison(compare_selections(ResultStore(store_location(store), create=False), a, b))
 
 
 def report(

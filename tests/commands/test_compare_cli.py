@@ -14,6 +14,7 @@ from compared import fill_compared
 from xialpha.cli import main
 from xialpha.commands import compare as compare_command
 from xialpha.concept_drift.report import DriftReport
+from xialpha.reports.frames import tidy_comparison
 from xialpha.selection.comparison import MACRO, MICRO, compare_selections
 from xialpha.selection.records import newest_selection_id
 from xialpha.storage.store import ResultStore
@@ -62,7 +63,7 @@ def test_the_table_is_bounded_and_says_how_to_see_every_category(compared, capsy
 
 
 def test_csv_and_json_write_every_row_and_column(compared, capsys):
-    frame = expected(compared, compared.narrow, compared.wide).frame()
+    frame = tidy_comparison(expected(compared, compared.narrow, compared.wide))
     code, out, err = run_cli(capsys, "compare", "narrow", "wide", "--store", compared.uri, "--format", "csv")
     assert code == 0 and err == ""
     rows = list(csv.DictReader(io.StringIO(out)))

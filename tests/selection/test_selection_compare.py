@@ -17,6 +17,7 @@ import xialpha
 from xialpha.cli import main
 from xialpha.errors import UserError
 from xialpha.parameters import ParameterTypeError
+from xialpha.reports.frames import tidy_comparison
 from xialpha.selection.comparison import MACRO, MCNEMAR, MICRO, NO_TEST, P_TEST, SIGN_TEST, compare_selections
 from xialpha.storage.store import ResultStore
 
@@ -75,7 +76,7 @@ def test_two_sweeps_with_different_grids_side_by_side(compared, store):
     assert set(rows) == set(a.index) | set(b.index) | {MICRO, MACRO}
     only_b = sorted(set(b.index) - set(a.index))
     assert only_b and all(rows[c].changed == ("only in B",) and rows[c].test == NO_TEST for c in only_b)
-    assert all(math.isnan(rows[c].held_out_f1_a) and rows[c].config_a == "-" for c in only_b)
+    assert all(math.isnan(rows[c].held_out_f1_a) and rows[c].config_key_a is None for c in only_b)
     shared = sorted(set(a.index) & set(b.index))
     assert shared
     right_a, right_b = [], []
@@ -114,7 +115,9 @@ def test_a_sweep_id_means_its_newest_saved_per_category_selection(compared, stor
     comparison = compare_selections(store, "narrow", "wide")
     assert (comparison.a.selection_id, comparison.b.selection_id) == (compared.narrow, compared.wide)
     assert comparison.a.given == "narrow"
-    assert comparison.frame().equals(compare_selections(store, compared.narrow, compared.wide).frame())
+    assert tidy_comparison(comparison).equals(
+        tidy_comparison(compare_selections(store, compared.narrow, compared.wide))
+    )
 
 
 def test_selections_made_differently_are_said_to_be(compared, store):
@@ -180,11 +183,18 @@ def test_an_unknown_id_is_named_with_what_the_store_holds(compared, store):
 
 def test_the_python_api_returns_the_comparison_frame(compared):
     frame = xialpha.compare(compared.uri, "narrow", compared.wide)
-    expected = compare_selections(ResultStore(compared.uri, create=False), compared.narrow, compared.wide).frame()
-    pd.testing.assert_frame_equal(frame, expected)
-    assert list(frame["category"])[-2:] == [MICRO, MACRO]
-    assert list(frame.columns[-4:]) == ["selection_id_a", "selection_id_b", "sweep_id_a", "sweep_id_b"]
-    assert set(frame["selection_id_b"]) == {compared.wide}
+    comparison = compare_selections(ResultStore(compared.uri, create=False), compared.narrow, compared.wide)
+    pd.testing.assert_frame_equal(frame, tidy_comparison(comparison))
+    store = ResultStore(compared.uri, create=False)
+    a, b = chosen(store, compared.narrow), chosen(store, compared.wide)
+    for _, row in frame.iloc[:-2].iterrows():  # a label per configuration, over both sweeps
+        category = row["category"]
+        if category in a.index and category in b.index:
+            same = all(a.loc[category, column] == b.loc[category, column] for column in PARTS.values())
+            assert (row["config_a"] == row["config_b"]) == same and (row["changed"] == "") == same
+        else:
+            assert "-" in (row["config_a"], row["config_b"])
+    assert list(frame["config_a"].iloc[-2:]) == ["", ""]
     with pytest.raises(UserError, match=r"^compare=: the report of sweep 'r1' shows no saved selection to compare"):
         xialpha.report(compared.uri, sweep="r1", compare="narrow")
     with pytest.raises(ParameterTypeError, match=r"^a=: must be a str, got int 1$"):

@@ -16,6 +16,7 @@ import pandas as pd
 
 from xialpha.commands.output import add_output_arguments
 from xialpha.commands.stores import add_store_arguments, open_store
+from xialpha.reports.frames import comparison_labels, tidy_comparison
 from xialpha.reports.terminal import comparison_table, key_table, print_table, write_records
 from xialpha.selection.comparison import SelectionComparison, compare_selections
 
@@ -39,7 +40,7 @@ def run(args) -> int:
     store = open_store(args)
     comparison = compare_selections(store, args.a, args.b)
     if args.format != "table":
-        write_records(comparison.frame(), args.format)
+        write_records(tidy_comparison(comparison), args.format)
         return 0
     print_comparison(comparison, args.all, args.wide)
     return 0
@@ -62,4 +63,5 @@ def print_comparison(comparison: SelectionComparison, every: bool, wide: bool) -
         lines.append("--wide shows the estimates, the held-out errors and the tests' counts too")
     for line in lines:
         print(textwrap.fill(line, LINE, subsequent_indent="  "))
-    print_table(key_table(comparison.labels.key(pd.concat([comparison.a.rows, comparison.b.rows]))))
+    chosen = pd.concat([comparison.a.rows, comparison.b.rows])
+    print_table(key_table(comparison_labels(comparison).key(chosen)))

@@ -12,6 +12,7 @@ import pandas as pd
 from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, number, objective_text, p_value, percent
+from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.plots import (
     MAX_PANELS,
     as_typed,
@@ -162,22 +163,23 @@ def _comparison_section(comparison) -> str:
         f'<p class="note">A: the selection shown ({_e(a.selection_id)}, sweep {_e(a.sweep_id)}); B: '
         f"{_e(b.selection_id)} (sweep {_e(b.sweep_id)}), as <code>{_e(comparison.command)}</code> shows them.</p>"
     )
+    shown = [*comparison.most_changed_first(), *comparison.summaries()]
     rows = [
         [
-            _e(row.category),
+            _e(r["category"]),
             _e(row.changed_text),
-            _e(row.config_a),
-            _e(row.config_b),
-            number(row.estimate_a),
-            number(row.estimate_b),
-            percent(row.held_out_f1_a),
-            percent(row.held_out_f1_b),
-            percent(row.held_out_error_a),
-            percent(row.held_out_error_b),
-            _e(row.test),
-            _e(p_value(row.p_value)),
+            _e(r["config_a"]),
+            _e(r["config_b"]),
+            number(r["estimate_a"]),
+            number(r["estimate_b"]),
+            percent(r["held_out_f1_a"]),
+            percent(r["held_out_f1_b"]),
+            percent(r["held_out_error_a"]),
+            percent(r["held_out_error_b"]),
+            _e(r["test"]),
+            _e(p_value(r["p_value"])),
         ]
-        for row in [*comparison.most_changed_first(), *comparison.summaries()]
+        for row, (_, r) in zip(shown, tidy_comparison(comparison, shown).iterrows())
     ]
     header = [
         "category",

@@ -18,6 +18,7 @@ import pandas as pd
 
 from xialpha.printable import printable
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
+from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.verdicts import verdicts
 from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES
 
@@ -120,7 +121,7 @@ def comparison_table(comparison, rows: list, wide: bool = False):
         Column("only B right", count("only_b_right"), wide=True),
         Column("p", lambda r: p_value(r["p_value"])),
     ]
-    frame = pd.DataFrame([{**vars(row), "changed_text": row.changed_text} for row in rows])
+    frame = tidy_comparison(comparison, rows).assign(changed_text=[row.changed_text for row in rows])
     a, b = comparison.a, comparison.b
     title = f"A {a.selection_id} (sweep {a.sweep_id}) against B {b.selection_id} (sweep {b.sweep_id})"
     return rich_table(title, columns, frame, wide)

@@ -2,8 +2,8 @@
 
 A and B are each a saved selection's id, or a sweep's id (then its newest saved per-category
 selection, else its newest --global one): `resolve_side`. Per category (`CategoryComparison`):
-the configuration each chose (labelled over both sweeps' results, `xialpha.reports.labels`),
-what differs between them (`changed`: preprocessing, kernel, C, j; or the category is in one
+the configuration each chose (its config key; `xialpha.reports.frames.tidy_comparison` labels
+them), what differs between them (`changed`: preprocessing, kernel, C, j; or the category is in one
 selection only), each selection's estimate (`value`: its metric by its estimator), each chosen
 configuration's held-out F1 and error where its sweep scored the held-out split
 (`[estimators] holdout = true`), and a two-sided test of "A and B are equally often right on the
@@ -27,13 +27,12 @@ categories whose held-out F1 differs.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError, did_you_mean
-from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.stats import TestResult, macro_sign_test, mcnemar_test, proportion_test
@@ -92,8 +91,6 @@ class CategoryComparison:
 
     category: str
     changed: tuple[str, ...]
-    config_a: str
-    config_b: str
     estimate_a: float
     estimate_b: float
     held_out_f1_a: float
@@ -118,13 +115,12 @@ class CategoryComparison:
 class SelectionComparison:
     """A against B: per category (sorted by name), then MICRO and MACRO (`rows`); how the two
     selections' objectives differ (`objective_changes`: "estimator span -> xa"; their estimates
-    measure different things when it is not empty) and the labels of both sweeps' configurations."""
+    measure different things when it is not empty)."""
 
     a: Side
     b: Side
     rows: list[CategoryComparison]
     objective_changes: tuple[str, ...]
-    labels: ConfigLabels
 
     @property
     def command(self) -> str:
@@ -169,20 +165,6 @@ class SelectionComparison:
         used = {row.test for row in self.rows}
         return [line for test, line in TESTS.items() if test in used]
 
-    def frame(self) -> pd.DataFrame:
-        """The rows as a DataFrame (`xialpha.compare`, `--format csv|json`): the fields of
-        CategoryComparison, `changed` as text ("C, kernel"; "" when nothing changed), then the
-        ids: selection_id_a, selection_id_b, sweep_id_a, sweep_id_b."""
-        records = [{**asdict(row), "changed": ", ".join(row.changed)} for row in self.rows]
-        frame = pd.DataFrame(records, columns=[f.name for f in fields(CategoryComparison)])
-        ids = {
-            "selection_id_a": self.a.selection_id,
-            "selection_id_b": self.b.selection_id,
-            "sweep_id_a": self.a.sweep_id,
-            "sweep_id_b": self.b.sweep_id,
-        }
-        return frame.assign(**ids)
-
 
 def compare_selections(
     store: StoreQueries, a: str, b: str, parameters: tuple[str, str] = ("a", "b")
@@ -191,7 +173,6 @@ def compare_selections(
     says; `parameters`: what errors about A and B name them."""
     side_a = resolve_side(store, a, parameters[0])
     side_b = resolve_side(store, b, parameters[1])
-    labels = sweep_labels(pd.concat([side_a.results, side_b.results], ignore_index=True))
     first_a, first_b = side_a.rows.iloc[0], side_b.rows.iloc[0]
     by_a = side_a.rows.set_index("category")
     by_b = side_b.rows.set_index("category")
@@ -199,7 +180,7 @@ def compare_selections(
     for category in sorted(set(by_a.index) | set(by_b.index)):
         row_a = by_a.loc[category] if category in by_a.index else None
         row_b = by_b.loc[category] if category in by_b.index else None
-        compared, outcomes = _category(category, side_a, side_b, row_a, row_b, labels)
+        compared, outcomes = _category(category, side_a, side_b, row_a, row_b)
         rows.append(compared)
         if row_a is not None and row_b is not None:
             paired.append(outcomes)
@@ -207,7 +188,7 @@ def compare_selections(
     both = [row for row in rows if row.category in shared]
     rows.append(_micro(side_a, side_b, shared, paired, first_a, first_b))
     rows.append(_macro(both))
-    return SelectionComparison(side_a, side_b, rows, _objective_changes(first_a, first_b), labels)
+    return SelectionComparison(side_a, side_b, rows, _objective_changes(first_a, first_b))
 
 
 def resolve_side(store: StoreQueries, given: str, parameter: str) -> Side:
@@ -249,7 +230,6 @@ def _category(
     side_b: Side,
     row_a: pd.Series | None,
     row_b: pd.Series | None,
-    labels: ConfigLabels,
 ) -> tuple[CategoryComparison, tuple[np.ndarray, np.ndarray] | None]:
     """The CategoryComparison of one category and, when the test paired documents, the
     per-document "correct" outcomes of A and B (for the micro test)."""
@@ -265,8 +245,6 @@ def _category(
     compared = CategoryComparison(
         category=category,
         changed=changed,
-        config_a="-" if row_a is None else labels.of_row(row_a),
-        config_b="-" if row_b is None else labels.of_row(row_b),
         estimate_a=_value(row_a),
         estimate_b=_value(row_b),
         **held_out,
@@ -297,8 +275,6 @@ def _micro(
     return CategoryComparison(
         category=MICRO,
         changed=(),
-        config_a="",
-        config_b="",
         estimate_a=_pooled_estimate(rows_a, first_a),
         estimate_b=_pooled_estimate(rows_b, first_b),
         **_held_out_fields(held_a, held_b, outcomes),
@@ -322,8 +298,6 @@ def _macro(rows: list[CategoryComparison]) -> CategoryComparison:
     return CategoryComparison(
         category=MACRO,
         changed=(),
-        config_a="",
-        config_b="",
         estimate_a=mean([row.estimate_a for row in rows]),
         estimate_b=mean([row.estimate_b for row in rows]),
         held_out_f1_a=mean(list(f1_a)),
