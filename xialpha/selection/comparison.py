@@ -35,7 +35,7 @@ import pandas as pd
 from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 from xialpha.selection.records import newest_selection, read_selection
-from xialpha.stats import TestResult, macro_sign_test, mcnemar_test, proportion_test
+from xialpha.stats import MCNEMAR_EXACT_BELOW, TestResult, macro_sign_test, mcnemar_test, proportion_test
 from xialpha.storage.schema import COUNTS, SELECTION_ESTIMATES, SIZES, ResultColumn
 from xialpha.storage.store import StoreQueries
 
@@ -54,7 +54,7 @@ OBJECTIVE = ("mode", "metric", "estimator", "rho", "smooth_c", "average", "cost_
 MCNEMAR, P_TEST, SIGN_TEST, NO_TEST = "McNemar", "p-test", "sign test", "none"
 TESTS = {  # what each test is, and why it was the one run: a line each under the table
     MCNEMAR: "McNemar: two-sided, on the held-out documents both were scored on (the same data "
-    "fingerprint), exact below 25 disagreements",
+    f"fingerprint), exact below {MCNEMAR_EXACT_BELOW} disagreements",
     P_TEST: "p-test: two-sided, of the shares of correct held-out decisions, unpaired: the "
     "documents are not known to be the same (data fingerprints differ, or outcomes not stored)",
     SIGN_TEST: "sign test: two-sided, over the categories whose held-out F1 differs",
