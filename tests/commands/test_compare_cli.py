@@ -8,6 +8,7 @@ import io
 import json
 from html.parser import HTMLParser
 
+import pandas as pd
 import pytest
 from compared import fill_compared
 
@@ -71,6 +72,7 @@ def test_csv_and_json_write_every_row_and_column(compared, capsys):
     assert [r["category"] for r in rows] == list(frame["category"])
     assert [r["changed"] for r in rows] == list(frame["changed"])
     assert [float(r["p_value"] or "nan") for r in rows] == pytest.approx(list(frame["p_value"]), nan_ok=True)
+    assert [r["n_tested"] for r in rows] == ["" if pd.isna(n) else str(n) for n in frame["n_tested"]]  # whole numbers
     code, out, _ = run_cli(capsys, "compare", "narrow", "wide", "--store", compared.uri, "--format", "json")
     records = json.loads(out)
     assert [r["category"] for r in records] == list(frame["category"])

@@ -141,7 +141,8 @@ def tidy_comparison(comparison: SelectionComparison, rows: list[CategoryComparis
     first = ["category", "changed", "config_a", "config_b"]
     keys = [f"{ResultColumn.CONFIG_KEY}_a", f"{ResultColumn.CONFIG_KEY}_b"]
     middle = [name for name in CategoryComparison.__dataclass_fields__ if name not in (*first, *keys)]
-    return pd.DataFrame(records, columns=[*first, *middle, *keys, *ids])
+    frame = pd.DataFrame(records, columns=[*first, *middle, *keys, *ids])
+    return frame.astype(dict.fromkeys(("n_tested", "only_a_right", "only_b_right"), "Int64"))  # counts, null: none
 
 
 def tidy_results(results: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:
