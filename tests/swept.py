@@ -65,8 +65,9 @@ def fill_store(spec, store: ResultStore, batches: int | None = None) -> None:
     )
     for batch in plan.batches[:batches]:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
-        features = tasks.vectorize(corpus, pre, spec.corpus.train_split, None, plan.categories)
-        data = tasks.training_data(features, kernel, False, None)  # linear kernels on features, as sweeps do
+        features = tasks.vectorize(corpus, pre, spec.corpus.train_split, spec.held_out_split, plan.categories)
+        # linear kernels on features, as sweeps do; the held-out split's rows where the holdout estimator scores it
+        data = tasks.training_data(features, kernel, spec.held_out_split is not None, None)
         columns = BatchColumns.of(spec.id, run_id, plan.fingerprint, pre, kernel)
         rows, examples = tasks.fit_batch(data, batch, columns, spec.estimators, spec.tol)
         store.write_results(rows)

@@ -7,14 +7,14 @@ the estimates in Parquet and selects configurations from them.
 
 from xialpha.version import __version__ as __version__
 
-API = ("sweep", "select", "refit", "results", "certify", "report", "drift", "as_corpus")
+API = ("sweep", "select", "refit", "results", "certify", "compare", "report", "drift", "as_corpus")
 # The public names: the workflow, its plots, the scikit-learn estimator and the version.
 __all__ = [*API, "plot", "XiAlphaSearchCV", "__version__"]
 
 
 def __getattr__(name: str):
     """Lazy exports, so `import xialpha` stays light: the workflow (`xialpha.sweep`, `select`,
-    `refit`, `results`, `certify`, `report`, `drift`: see xialpha.api), its plots (`xialpha.plot`)
+    `refit`, `results`, `certify`, `compare`, `report`, `drift`: see xialpha.api), its plots (`xialpha.plot`)
     and XiAlphaSearchCV (imports scikit-learn)."""
     if name in API:
         from xialpha import api

@@ -38,10 +38,11 @@ from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
 from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
 from xialpha.plot import stored_report
-from xialpha.reports.frames import tidy_certification, tidy_results, tidy_selection, untidy_selection
+from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection, untidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.certification import certify_selection
+from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
@@ -517,6 +518,22 @@ def certify(
     return tidy_certification(certified, dict(zip(rows[ResultColumn.CATEGORY], labels.column(rows))))
 
 
+def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFrame:
+    """Two saved selections side by side, as `xialpha compare A B` shows them: a and b are each a
+    saved selection's id, or a sweep's id (its newest saved per-category selection). Returns one
+    row per category, then "(micro)" and "(macro)": what `changed` (the configuration's parts that
+    differ: preprocessing, kernel, C, j; or "only in A"/"only in B"), each side's configuration
+    (`config_a`, `config_b`), estimate (`estimate_*`: the selection's value) and held-out F1 and
+    error (fractions; NaN where the sweep did not score the held-out split), a two-sided `test`
+    of the held-out decisions with its `p_value` (McNemar on the same documents, else an unpaired
+    p-test; `xialpha.selection.comparison` says when each), and the ids last.
+    """
+    check_path("store", store)
+    check_text("a", a, optional=False)
+    check_text("b", b, optional=False)
+    return tidy_comparison(compare_selections(ResultStore(store_location(store), create=False), a, b))
+
+
 def report(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -526,19 +543,22 @@ def report(
     estimator: str | None = None,
     rho: float | None = None,
     html: str | os.PathLike[str] | None = None,
+    compare: str | None = None,
 ) -> pd.DataFrame:
     """A sweep's report as `xialpha report` shows it: returns the estimate curves (one row per
     category, config and C: `estimate` of `metric` by `estimator` at `rho`, `held_out` where the
     sweep computed it). selection: a saved selection's id (default: the newest per-category one);
     metric, estimator and rho default to that selection's. html: a path to write the
-    self-contained HTML page to as well (selection, certifications, calibration, provenance).
+    self-contained HTML page to as well (selection, certifications, calibration, provenance; with
+    compare, a selection's or a sweep's id, the selection shown against it, as `compare` shows it).
     """
     check_path("store", store)
-    for name, value in (("sweep", sweep), ("selection", selection), ("metric", metric), ("estimator", estimator)):
+    named = (("sweep", sweep), ("selection", selection), ("metric", metric), ("estimator", estimator))
+    for name, value in (*named, ("compare", compare)):
         check_text(name, value)
     rho = check_number("rho", rho, optional=True)
     check_path("html", html)
-    view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
+    view = stored_report(store, sweep, selection, compare, metric=metric, estimator=estimator, rho=rho)
     if html is not None:
         write_page(html, render_report(view))
     return view.curves

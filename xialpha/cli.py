@@ -56,6 +56,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
     "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),
     "report": ("report", "a sweep's estimates as terminal tables or a self-contained HTML page"),
+    "compare": ("compare", "two saved selections (or two sweeps' newest) side by side per category, with tests"),
     "predict": (
         "predict",
         "label documents with an artefact from `select --refit` (data only; no pickle unless --allow-pickle)",
@@ -122,9 +123,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
-    """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"}."""
+    """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"},
+    and of its positional arguments with a metavar, their metavar ({"a": "A"}) unless a flag has their dest."""
     actions = parser._subparsers._group_actions[0].choices[command]._actions
-    return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
+    positionals = {a.dest: a.metavar for a in actions if not a.option_strings and isinstance(a.metavar, str)}
+    return {**positionals, **{a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}}
 
 
 def _one_line_warning(command: str, default):

@@ -63,6 +63,6 @@ def calibration(
         return calibration_figure(view.calibration, view.selection, view.metric)
 
 
-def stored_report(store, sweep: str | None, selection: str | None, **view):
+def stored_report(store, sweep: str | None, selection: str | None, compare: str | None = None, **view):
     """The Report (`xialpha.reports.report`) of `store` (a location as `xialpha.report` takes it)."""
-    return report_of(ResultStore(store_location(store), create=False), sweep, selection, **view)
+    return report_of(ResultStore(store_location(store), create=False), sweep, selection, compare, **view)

@@ -63,6 +63,7 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
     out = capsys.readouterr().out
     assert "DRIFT     relevant" in out and "exit 3" in out
     assert "pp=" not in out and max(len(line) for line in out.splitlines()) <= 80  # labels, not hashes; 80 columns
+    assert "`xialpha compare OLD NEW` (OLD: a saved selection of the data before" in " ".join(out.split())  # next
 
     rows = ResultStore(store).datasets.read("drift", sweep_id="shifted").to_pylist()
     assert len(rows) == 8  # one per window of the newest batch
@@ -81,7 +82,8 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
 
     steady = write_spec(tmp_path, "steady", shift_batch=None, seed=2)
     assert main(["drift", steady, "--store", store, "--scheduler", scheduler]) == 0
-    assert "no drift  relevant" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "no drift  relevant" in out and "xialpha compare" not in out
 
 
 def test_failed_checks_exit_1_and_are_retried(tmp_path, scheduler, capsys):

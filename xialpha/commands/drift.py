@@ -39,6 +39,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     start_workers_early(args)
     from xialpha.jobs.drift import run_drift_check
+    from xialpha.selection.records import newest_selection_id
     from xialpha.spec.drift import load_drift_spec
     from xialpha.storage.store import ResultStore
 
@@ -53,6 +54,9 @@ def run(args) -> int:
         print(textwrap.fill(_header(report, store.uri), 80, subsequent_indent="  "))
         for line in _verdict_lines(report, spec):
             print(line)
+        next_step = report.next_step(newest_selection_id(store))
+        if next_step:
+            print(textwrap.fill(next_step, 80, subsequent_indent="  ", break_on_hyphens=False))
     verdicts = report.verdicts()
     n_ok = len(verdicts) - report.n_drift - report.n_failed
     print(

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from rich.table import Table
 
+from xialpha.commands.compare import print_comparison
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, add_wide_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.reports.formatting import missing
@@ -52,6 +53,12 @@ def add_arguments(parser) -> None:
         metavar="ID",
         help="the saved selection to show (default: the sweep's newest per-category one; "
         "`xialpha store ls` lists them)",
+    )
+    parser.add_argument(
+        "--compare",
+        metavar="ID",
+        help="also compare the selection shown (A) with another (B): a selection's or a sweep's id, as "
+        "`xialpha compare A B` does",
     )
     parser.add_argument("--html", metavar="FILE", help="write a self-contained HTML page to FILE (-: stdout)")
     parser.add_argument(
@@ -88,6 +95,7 @@ def run(args) -> int:
         store,
         args.sweep,
         args.selection or None,
+        args.compare,
         metric=args.metric,
         estimator=args.estimator,
         rho=args.rho,
@@ -128,6 +136,7 @@ def _watch(args, command: str | None) -> int:
             store,
             sweep,
             args.selection or None,
+            args.compare,
             metric=args.metric,
             estimator=args.estimator,
             rho=args.rho,
@@ -187,3 +196,5 @@ def _print_terminal(report, wide: bool) -> None:
             print_table(certification_table(rows, title, configs, wide), wide)
     print_table(key_table(report.labels.key(report.curves)))
     print(textwrap.fill(f"This report shows {report.selection_note}.", 80))
+    if report.comparison is not None:
+        print_comparison(report.comparison, every=False, wide=wide)

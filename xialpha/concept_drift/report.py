@@ -58,6 +58,26 @@ class DriftReport:
     def n_failed(self) -> int:
         return sum(row["verdict"] == "failed" for row in self.verdicts().values())
 
+    def next_step(self, newest_selection: str | None) -> str | None:
+        """With drift, what to do next, ending in the `xialpha compare` command that shows what a
+        new selection changed against `newest_selection` (the id of the store's newest saved
+        selection, named in the command; None: there is none, and the sentence says what to give
+        instead); None without drift."""
+        if not self.n_drift:
+            return None
+        if newest_selection is None:
+            command = (
+                "`xialpha compare OLD NEW` (OLD: a saved selection of the data before, `xialpha store ls` lists them"
+            )
+        else:
+            command = (
+                f"`xialpha compare {newest_selection} NEW` ({newest_selection}: the store's newest saved selection"
+            )
+        return (
+            "next: sweep the recent batches again and `xialpha select --save`; then "
+            f"{command}; NEW: the id select prints) shows per category what changed and whether it matters"
+        )
+
     @property
     def exit_code(self) -> int:
         """1 if any check failed, else 3 if any drift, else 0."""

@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from xialpha.estimators.registry import by_preference
-from xialpha.reports.labels import ConfigLabels
+from xialpha.reports.labels import ConfigLabels, sweep_labels
+from xialpha.selection.comparison import MACRO, MICRO, CategoryComparison, SelectionComparison
 from xialpha.selection.ranking import VALUE_DECIMALS
 from xialpha.storage.schema import ESTIMATORS, ID_COLUMNS, P_VALUES, SELECTION_ESTIMATES, ResultColumn, estimate_columns
 
@@ -133,6 +134,54 @@ def tidy_certification(rows: pd.DataFrame, configs: dict[str, str]) -> pd.DataFr
     bounds, then whether the test was independent and forced), every other column after, ids last."""
     frame = rows.assign(config=[configs.get(category, "") for category in rows[ResultColumn.CATEGORY]])
     return _ordered(frame, CERTIFICATION_FIRST)
+
+
+def comparison_labels(comparison: SelectionComparison) -> ConfigLabels:
+    """The labels of the configurations both selections of `comparison` chose, made over both
+    sweeps' results rows: they name what differs between any two of them."""
+    return sweep_labels(pd.concat([comparison.a.results, comparison.b.results], ignore_index=True))
+
+
+def tidy_comparison(comparison: SelectionComparison, rows: list[CategoryComparison] | None = None) -> pd.DataFrame:
+    """The rows of `comparison` (or `rows` of it, in their order) as `xialpha.compare` returns them
+    and `xialpha compare --format csv|json` writes them: category, `changed` as text ("C, kernel";
+    "" where nothing changed), `config_a` and `config_b` (the labels of `comparison_labels`; "-"
+    for a category a selection lacks, "" on the micro and macro rows), the other fields of
+    CategoryComparison, then the ids: config_key_a, config_key_b, selection_id_a, selection_id_b,
+    sweep_id_a, sweep_id_b."""
+    labels = comparison_labels(comparison)
+    chosen = {
+        side: selection.rows.set_index(ResultColumn.CATEGORY)
+        for side, selection in (("a", comparison.a), ("b", comparison.b))
+    }
+
+    def label(side: str, category: str) -> str:
+        if category in (MICRO, MACRO):
+            return ""
+        rows = chosen[side]
+        return labels.of_row(rows.loc[category]) if category in rows.index else "-"
+
+    ids = {
+        "selection_id_a": comparison.a.selection_id,
+        "selection_id_b": comparison.b.selection_id,
+        "sweep_id_a": comparison.a.sweep_id,
+        "sweep_id_b": comparison.b.sweep_id,
+    }
+    records = [
+        {
+            **{name: getattr(row, name) for name in CategoryComparison.__dataclass_fields__},
+            "changed": ", ".join(row.changed),
+            "config_a": label("a", row.category),
+            "config_b": label("b", row.category),
+            **ids,
+        }
+        for row in (comparison.rows if rows is None else rows)
+    ]
+    first = [ResultColumn.CATEGORY, "changed", "config_a", "config_b"]
+    keys = [f"{ResultColumn.CONFIG_KEY}_a", f"{ResultColumn.CONFIG_KEY}_b"]
+    middle = [name for name in CategoryComparison.__dataclass_fields__ if name not in (*first, *keys)]
+    frame = pd.DataFrame(records, columns=[*first, *middle, *keys, *ids])
+    return frame.astype(dict.fromkeys(("n_tested", "only_a_right", "only_b_right"), "Int64"))  # counts, null: none
 
 
 def tidy_results(results: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:

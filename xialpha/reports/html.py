@@ -12,6 +12,7 @@ import pandas as pd
 from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
+from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.plots import (
     MAX_PANELS,
     as_typed,
@@ -68,6 +69,7 @@ def _body(report) -> str:
         '<h2 id="selection">Selection shown</h2>',
         f'<p class="note">This page shows {_e(report.selection_note)}.</p>',
         _selection_section(report.selection, labels),
+        *([] if report.comparison is None else [_comparison_section(report.comparison)]),
         '<h2 id="certifications">Certifications</h2>',
         _certifications_section(report),
         f'<h2 id="calibration">Estimates against held-out values ({_e(report.metric)})</h2>',
@@ -131,7 +133,7 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
             percent(r["estimate_f1"]),
             percent(r["estimate_error"]),
             number(r["runner_up_value"]),
-            p_value(r["p_micro_sign"]),
+            _e(p_value(r["p_micro_sign"])),
             word,
             _e(grid_word(r)),
         ]
@@ -150,6 +152,56 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
     ]
     notes = "".join(f'<p class="note">{_e(line)}</p>' for line in legend(selection))
     return intro + _table(header, rows, text_columns=2) + notes
+
+
+def _comparison_section(comparison) -> str:
+    """The selection shown (A) against another (B), per category (most changed first), then micro
+    and macro: what changed, each one's configuration, estimate, held-out F1 and error, the test
+    and its two-sided p (`xialpha.selection.comparison`), when the report was asked for it."""
+    a, b = comparison.a, comparison.b
+    intro = (
+        f'<p class="note">A: the selection shown ({_e(a.selection_id)}, sweep {_e(a.sweep_id)}); B: '
+        f"{_e(b.selection_id)} (sweep {_e(b.sweep_id)}), as <code>{_e(comparison.command)}</code> shows them.</p>"
+    )
+    shown = [*comparison.most_changed_first(), *comparison.summaries()]
+    rows = [
+        [
+            _e(r[ResultColumn.CATEGORY]),
+            _e(row.changed_text),
+            _e(r["config_a"]),
+            _e(r["config_b"]),
+            number(r["estimate_a"]),
+            number(r["estimate_b"]),
+            percent(r["held_out_f1_a"]),
+            percent(r["held_out_f1_b"]),
+            percent(r["held_out_error_a"]),
+            percent(r["held_out_error_b"]),
+            _e(r["test"]),
+            _e(p_value(r["p_value"])),
+        ]
+        for row, (_, r) in zip(shown, tidy_comparison(comparison, shown).iterrows())
+    ]
+    header = [
+        "category",
+        "changed",
+        "config A",
+        "config B",
+        "estimate A",
+        "estimate B",
+        "held-out F1 % A",
+        "held-out F1 % B",
+        "held-out error % A",
+        "held-out error % B",
+        "test",
+        "p (two-sided)",
+    ]
+    notes = "".join(f'<p class="note">{_e(line)}</p>' for line in comparison.summary_lines())
+    return (
+        '<h2 id="comparison">Compared with another selection</h2>'
+        + intro
+        + _table(header, rows, text_columns=4)
+        + notes
+    )
 
 
 def _certifications_section(report) -> str:

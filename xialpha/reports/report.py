@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import datetime
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 import pandas as pd
 
+from xialpha.errors import UserError
 from xialpha.estimators import registry
 from xialpha.printable import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
 from xialpha.reports.formatting import minute, objective_text
 from xialpha.reports.inventory import certifications_of
 from xialpha.reports.labels import ConfigLabels, sweep_labels
+from xialpha.selection.comparison import SelectionComparison, compare_selections
 from xialpha.selection.edges import grid_position, with_grid_edges
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import ranked_by_selection_value
@@ -152,7 +154,7 @@ class Report:
     certifications: the stored certification rows of that selection; calibration: the
     calibration points (`xialpha.reports.calibration`); provenance: label -> text facts;
     runs: the sweep's runs (run_id, created_at, xialpha_version, command, data_fingerprint,
-    spec_toml), oldest first."""
+    spec_toml), oldest first; comparison: the selection shown (A) against another (B), when asked for."""
 
     sweep_id: str
     metric: str
@@ -170,19 +172,34 @@ class Report:
     choices: pd.DataFrame
     provenance: dict
     runs: pd.DataFrame
+    comparison: SelectionComparison | None = None
 
 
-def report_of(store, sweep: str | None = None, selection: str | None = None, **view) -> Report:
+def report_of(
+    store, sweep: str | None = None, selection: str | None = None, compare: str | None = None, **view
+) -> Report:
     """The Report of saved selection `selection` (an id), else of the newest per-category
     selection of `sweep` (the store's only sweep when None); `view`: gather_report's metric,
-    estimator, rho and command. The `xialpha report` command and `xialpha.report` both use it."""
+    estimator, rho and command. compare: a selection or sweep id to compare the selection shown
+    with (A: the selection shown, B: `compare`; `xialpha.selection.comparison`). The `xialpha
+    report` command and `xialpha.report` both use it."""
     if selection is not None:
         rows = read_selection(store, selection, sweep)
         sweep_id = str(rows[ResultColumn.SWEEP_ID].iloc[0])
     else:
         sweep_id = choose_sweep(store, sweep)
         rows = newest_selection(store, sweep_id)
-    return gather_report(store, sweep_id, rows, explicit=selection is not None, **view)
+    report = gather_report(store, sweep_id, rows, explicit=selection is not None, **view)
+    if compare is None:
+        return report
+    if rows is None:
+        raise UserError(
+            f"the report of sweep {sweep_id!r} shows no saved selection to compare with {compare!r} "
+            "(name a saved one to show, or save one with `xialpha select --save`)",
+            parameter="compare",
+        )
+    shown = str(rows["selection_id"].iloc[0])
+    return replace(report, comparison=compare_selections(store, shown, compare, ("selection", "compare")))
 
 
 def gather_report(

@@ -18,6 +18,7 @@ import pandas as pd
 
 from xialpha.printable import printable
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
+from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.verdicts import verdicts
 from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES, ResultColumn
 
@@ -100,6 +101,38 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
         Column("significant", lambda r: words[r.name], text=True),
     ]
     return rich_table(f"selection {first['selection_id']}: {what}", columns, rows, wide)
+
+
+def comparison_table(comparison, rows: list, wide: bool = False):
+    """One line per category of a `xialpha.selection.comparison.SelectionComparison` (`rows`: its
+    CategoryComparison rows to show, the summaries last): what changed, the configuration each
+    selection chose, their held-out F1 and the two-sided p-value (estimates, held-out errors, the
+    test and its counts with `wide`)."""
+
+    def count(name):
+        return lambda r: "-" if missing(r[name]) else str(int(r[name]))
+
+    columns = [
+        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        Column("changed", lambda r: str(r["changed_text"]), text=True),
+        Column("config A", lambda r: str(r["config_a"]), text=True),
+        Column("config B", lambda r: str(r["config_b"]), text=True),
+        Column("estimate A", lambda r: number(r["estimate_a"]), wide=True),
+        Column("estimate B", lambda r: number(r["estimate_b"]), wide=True),
+        Column("held-out F1 % A", lambda r: percent(r["held_out_f1_a"])),
+        Column("held-out F1 % B", lambda r: percent(r["held_out_f1_b"])),
+        Column("held-out error % A", lambda r: percent(r["held_out_error_a"]), wide=True),
+        Column("held-out error % B", lambda r: percent(r["held_out_error_b"]), wide=True),
+        Column("test", lambda r: str(r["test"]), text=True, wide=True),
+        Column("tested", count("n_tested"), wide=True),
+        Column("only A right", count("only_a_right"), wide=True),
+        Column("only B right", count("only_b_right"), wide=True),
+        Column("p", lambda r: p_value(r["p_value"])),
+    ]
+    frame = tidy_comparison(comparison, rows).assign(changed_text=[row.changed_text for row in rows])
+    a, b = comparison.a, comparison.b
+    title = f"A {a.selection_id} (sweep {a.sweep_id}) against B {b.selection_id} (sweep {b.sweep_id})"
+    return rich_table(title, columns, frame, wide)
 
 
 def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bool = False, **options):

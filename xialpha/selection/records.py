@@ -3,7 +3,8 @@
 One function per question: the rows of a Selection (`selection_records`, typed as the store gives
 them back: `records_frame`), whether they still need storing (`rows_to_save`), the id of a stored
 selection that is the same (`same_selection_id`), a stored selection by id (`read_selection`), the
-newest of a sweep (`newest_selection`). A `xialpha.select` frame back as rows: `reports.frames.untidy_selection`.
+newest of a sweep (`newest_selection`), the id of the store's newest (`newest_selection_id`). A
+`xialpha.select` frame back as rows: `reports.frames.untidy_selection`.
 
 One row per category, keyed by (selection_id, category). Besides the objective it holds the
 chosen config (config_key and the results columns that rebuild it: CONFIG_COLUMNS), the
@@ -196,3 +197,11 @@ def newest_selection(store: StoreQueries, sweep_id: str, mode: str = "category")
         return None
     newest = frame.sort_values([ResultColumn.CREATED_AT, "selection_id"], kind="mergesort")["selection_id"].iloc[-1]
     return frame[frame["selection_id"] == newest].sort_values(ResultColumn.CATEGORY).reset_index(drop=True)
+
+
+def newest_selection_id(store: StoreQueries) -> str | None:
+    """The id of the newest saved selection of any sweep in the store (by created_at), None when none is saved."""
+    frame = store.selections()
+    if frame.empty:
+        return None
+    return str(frame.sort_values([ResultColumn.CREATED_AT, "selection_id"], kind="mergesort")["selection_id"].iloc[-1])
