@@ -18,7 +18,9 @@ def test_an_unknown_suffix_names_every_accepted_one_and_the_flag(tmp_path):
     message = str(raised.value)
     for suffix in (".txt", ".csv", ".tsv", ".jsonl", ".parquet"):
         assert suffix in message, message
-    assert message.startswith("--input: ") and "--input-format" in message
+    assert message.startswith("input=: ") and "give input_format=" in message  # from Python: parameters
+    shown = raised.value.named({"input": "--input", "input_format": "--input-format"})  # as the CLI shows it
+    assert shown.startswith("--input: ") and "give --input-format" in shown
 
 
 def test_input_format_reads_a_file_whatever_its_suffix(tmp_path):
