@@ -86,6 +86,8 @@ def run(args) -> int:
         f"{summary.failed} failed"
     )
     print(f"run {summary.run_id}: {work}")
+    if summary.auto is not None:
+        print(printable(summary.auto.describe()))
     if summary.held_out_note:
         print(printable(summary.held_out_note), file=sys.stderr)
     for failure in summary.failures:
@@ -99,9 +101,16 @@ def _print_dry_run(dry) -> None:
     """The dry run's counts and memory: documents and parts (read by the workers, none by this
     process), features stacked per worker (linear path) and Gram matrices (kernel path)."""
     from xialpha.reports.formatting import plural
+    from xialpha.spec.grid import auto_C_rule
 
     plan = dry.plan
-    print(f"sweep {plan.spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits")
+    if plan.spec.C_auto:
+        print(f"sweep {plan.spec.id}: the C values are found from the data as the sweep runs, in rounds")
+        print(f"  {auto_C_rule()}")
+    else:
+        print(
+            f"sweep {plan.spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits"
+        )
     print(
         f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
         f"{plural(len(plan.categories), 'category', 'categories')}, "

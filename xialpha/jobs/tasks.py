@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xialpha.errors import DataFailure
+from xialpha.estimators.c_ladder import starting_C
 from xialpha.estimators.radius import r_delta_squared
 from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
@@ -136,6 +137,22 @@ def _check_vocabulary(X) -> None:
             "features: the vocabulary is empty after preprocessing (no term passes min_df/max_df "
             "and the stop-word list); lower min_df or check the corpus"
         )
+
+
+def starting_Cs(data: TrainingData, paths: list[tuple[str, float]], fallback: float) -> dict[tuple[str, float], float]:
+    """{(category, j): the starting C of its auto ladder (`c_ladder.starting_C`)} on the training data
+    (its features, or its Gram on the kernel path); `fallback` where the data give none (one class:
+    its fits then fail and say why, as a grid's would)."""
+    starts = {}
+    for category, j in paths:
+        y = data.y_train[category]
+        try:
+            starts[category, j] = (
+                starting_C(data.X, y, j) if data.gram is None else starting_C(None, y, j, gram=data.gram)
+            )
+        except ValueError:
+            starts[category, j] = fallback
+    return starts
 
 
 def fit_batch(

@@ -94,4 +94,3 @@ def extensions(selection: pd.DataFrame, results: pd.DataFrame, limit: int, facto
     """{(category, preprocessing_id, kernel_id, j): the C to fit next} for each choice of `selection`
     whose ladder goes on (`ladder_steps`)."""
     return {key: step.C for key, step in ladder_steps(selection, results, limit, factor).items() if step.C is not None}
-
