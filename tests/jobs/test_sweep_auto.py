@@ -103,7 +103,7 @@ def test_the_command_line_says_what_auto_does_before_and_after(tmp_path, capsys,
     spec = tmp_path / "auto.toml"
     spec.write_text(SPEC)
     assert main(["sweep", str(spec), "--store", str(tmp_path / "store"), "--dry-run"]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # the rule is wrapped to 80 columns
     assert "the C values are found from the data as the sweep runs" in out
     assert f'svm.C = "auto": per category x preprocessing x kernel x j, {AUTO_C_START} C' in out
     assert "at most 16 C a path" in out

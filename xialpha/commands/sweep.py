@@ -100,13 +100,15 @@ def run(args) -> int:
 def _print_dry_run(dry) -> None:
     """The dry run's counts and memory: documents and parts (read by the workers, none by this
     process), features stacked per worker (linear path) and Gram matrices (kernel path)."""
+    import textwrap
+
     from xialpha.reports.formatting import plural
     from xialpha.spec.grid import auto_C_rule
 
     plan = dry.plan
     if plan.spec.C_auto:
         print(f"sweep {plan.spec.id}: the C values are found from the data as the sweep runs, in rounds")
-        print(f"  {auto_C_rule()}")
+        print(textwrap.fill(auto_C_rule(), width=80, initial_indent="  ", subsequent_indent="  "))
     else:
         print(
             f"sweep {plan.spec.id}: {plan.n_keys} configs x rho ({plan.n_skipped} already stored), {plan.n_fits} fits"
