@@ -10,6 +10,8 @@ from distributed import Client
 
 from xialpha.cli import main
 from xialpha.jobs import auto
+from xialpha.jobs.graph import SweepData
+from xialpha.jobs.plan import make_plan
 from xialpha.jobs.sweep import run_sweep
 from xialpha.selection.c_extension import CAP, FLAT, INTERIOR, SETTLED
 from xialpha.selection.options import SelectionOptions
@@ -112,3 +114,19 @@ def test_the_command_line_says_what_auto_does_before_and_after(tmp_path, capsys,
     assert f": 0 stored, {swept[1].n_keys} skipped (already stored), 0 failed" in out, out
     sizes = sorted(len(C) for C in swept[1].auto.ladders.values())
     assert f'C "auto": 1 round (all stored), {sizes[0]}-{sizes[-1]} C per path; chosen C ' in out
+
+
+RBF = SPEC.replace("[svm]", '[[kernels]]\nname = "rbf"\ngamma = 1.0\n\n[svm]')
+
+
+def test_an_auto_sweep_on_the_kernel_path_starts_from_its_gram_and_keeps_its_batches_by_it(tmp_path):
+    spec = parse_spec(RBF, source="spec")
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
+        summary = run_sweep(spec, ResultStore(str(tmp_path / "store")), client=client)
+    assert summary.failed == 0 and summary.ok == summary.n_keys >= 4 * AUTO_C_START
+    ladders = {(category, C) for (_, _, category, _), C in summary.auto.ladders.items()}
+    assert len(ladders) == 4
+    plan = make_plan(spec, ["cat00", "cat01"], "fp", 220, 0, set(), ladders={(0, 0, "cat00", 1.0): (1.0, 4.0)})
+    data = SweepData.__new__(SweepData)
+    data.futures = {(0, 0, "w1"): None}  # its Gram was made on w1 (for the starting C, say)
+    assert auto._homes(plan, data, ["w0", "w1"]) == ["w1"] * len(plan.batches)

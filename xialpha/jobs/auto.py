@@ -108,7 +108,7 @@ def run_rounds(
         )
         if plan.batches:
             outcome.fitted_rounds += 1
-            fit_round(plan, place_batches(plan, _workers(client)), f"r{outcome.rounds}-")
+            fit_round(plan, _homes(plan, data, _workers(client)), f"r{outcome.rounds}-")
             fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
         if not _grow(outcome, store, spec, first):
             break
@@ -183,6 +183,14 @@ def stored_ladders(store: ResultStore, spec: SweepSpec, first: SweepPlan) -> dic
         if p is not None and k is not None and float(row.j) in spec.j:
             ladders.setdefault((p, k, str(row.category), float(row.j)), set()).add(float(row.C))
     return ladders
+
+
+def _homes(plan: SweepPlan, data: SweepData, workers: list[str]) -> list[str | None]:
+    """Each batch's worker: as `place_batches` deals them, but a kernel-path batch goes where its Gram
+    was made in an earlier round (or for the starting C), so no round makes a Gram again."""
+    made = {(p, k): home for p, k, home in data.futures if not plan.is_linear(k)}
+    dealt = place_batches(plan, workers)
+    return [made.get((batch.preprocessing, batch.kernel), home) for batch, home in zip(plan.batches, dealt)]
 
 
 def _workers(client: Client) -> list[str]:
