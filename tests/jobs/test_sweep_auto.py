@@ -130,3 +130,22 @@ def test_an_auto_sweep_on_the_kernel_path_starts_from_its_gram_and_keeps_its_bat
     data = SweepData.__new__(SweepData)
     data.futures = {(0, 0, "w1"): None}  # its Gram was made on w1 (for the starting C, say)
     assert auto._homes(plan, data, ["w0", "w1"]) == ["w1"] * len(plan.batches)
+
+
+def test_a_later_rounds_fit_warm_starts_from_the_nearest_C_fitted_before(tmp_path, monkeypatch, swept):
+    from xialpha.jobs import tasks
+
+    found = []
+
+    def nearest(warm_ends, path, C, data):
+        fit = original(warm_ends, path, C, data)
+        found.append((path, C, fit is not None))
+        return fit
+
+    original = tasks._nearest
+    monkeypatch.setattr(tasks, "_nearest", nearest)
+    summary = _sweep(ResultStore(str(tmp_path / "store")))
+    grown = {(category, C[i]) for (_, _, category, _), C in summary.auto.ladders.items() for i in (0, -1)}
+    warmed = {(category, C) for (category, _), C, warm in found if warm}
+    assert warmed and warmed <= grown  # the C beyond the first rung, each from its neighbour's fit
+    assert summary.auto.ladders == swept[1].auto.ladders

@@ -9,17 +9,19 @@ choice is interior, the estimate flat, the solution settled, or the path has AUT
 
 Every C fitted is stored as a grid's rows are, as its round ends; the corpus is vectorised once for
 all rounds (`SweepData`). A resumed auto sweep's paths start from the C already stored (and the first
-round's), and nothing stored is fitted again. A later round's fit starts cold: a warm start from the
-nearest fitted C would need that fit's solution kept on its worker between rounds (not done yet).
+round's), and nothing stored is fitted again. On the linear path a later round's fit warm-starts from
+the fit of the nearest C fitted in this run (kept on its worker between rounds; a C stored by an
+earlier run starts cold).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
-from distributed import Client
+from distributed import Client, Future
 
 from xialpha.estimators.c_ladder import first_rung
 from xialpha.jobs import tasks
@@ -62,7 +64,9 @@ class AutoRounds:
         return f'C "auto": {rounds}, {span} C per path; chosen C {stops or "none"}'
 
 
-FitRound = Callable[[SweepPlan, list[str | None], str], None]  # fits a round's plan and stores its rows
+# fits a round's plan on its homes (tag: the round's, for task keys) from its warm starts, stores its
+# rows and fills ends (`xialpha.jobs.graph.submit_plan`)
+FitRound = Callable[[SweepPlan, list[str | None], str, dict[int, list[Future]], dict[int, Future]], None]
 
 
 def run_rounds(
@@ -93,6 +97,7 @@ def run_rounds(
         for path, start in starting_Cs(client, spec, data, first.categories, paths).items()
     }
     fitted: set[str] = set()
+    sources: dict[Path, dict[float, tuple[Future, str | None]]] = {}  # each path's end fits: future, worker
     while outcome.rounds < AUTO_C_ROUNDS:
         outcome.rounds += 1
         done = fitted if force else fitted | store.done_keys(spec.id)
@@ -108,7 +113,11 @@ def run_rounds(
         )
         if plan.batches:
             outcome.fitted_rounds += 1
-            fit_round(plan, _homes(plan, data, _workers(client)), f"r{outcome.rounds}-")
+            homes = _homes(plan, data, _workers(client))
+            warm = _warm_starts(plan, sources, homes)
+            ends: dict[int, Future] = {}
+            fit_round(plan, homes, f"r{outcome.rounds}-", warm, ends)
+            _keep_ends(plan, ends, homes, sources)
             fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
         if not _grow(outcome, store, spec, first):
             break
@@ -191,6 +200,44 @@ def _homes(plan: SweepPlan, data: SweepData, workers: list[str]) -> list[str | N
     made = {(p, k): home for p, k, home in data.futures if not plan.is_linear(k)}
     dealt = place_batches(plan, workers)
     return [made.get((batch.preprocessing, batch.kernel), home) for batch, home in zip(plan.batches, dealt)]
+
+
+def _warm_starts(
+    plan: SweepPlan, sources: dict[Path, dict[float, tuple[Future, str | None]]], homes: list[str | None]
+) -> dict[int, list[Future]]:
+    """{batch index: the end fits its linear-path C paths warm-start from}: per path, the fitted C
+    nearest its first C in this batch. The batch moves to the worker that holds them (`homes` is
+    changed), where they share its features."""
+    warm: dict[int, list[Future]] = {}
+    for i, batch in enumerate(plan.batches):
+        if not plan.is_linear(batch.kernel):
+            continue
+        for job in batch.jobs:
+            ends = sources.get((batch.preprocessing, batch.kernel, job.category, job.j))
+            if not ends:
+                continue
+            future, home = ends[min(ends, key=lambda C: abs(math.log(C / job.C)))]
+            if future not in warm.setdefault(i, []):
+                warm[i].append(future)
+                homes[i] = home
+    return warm
+
+
+def _keep_ends(
+    plan: SweepPlan,
+    ends: dict[int, Future],
+    homes: list[str | None],
+    sources: dict[Path, dict[float, tuple[Future, str | None]]],
+) -> None:
+    """Record in `sources` each path's smallest and largest C fitted so far in this run, with the
+    future of their fits (`ends`) and its worker; the others are let go."""
+    for i, batch in enumerate(plan.batches):
+        if i not in ends or not plan.is_linear(batch.kernel):
+            continue
+        for job in batch.jobs:
+            path = (batch.preprocessing, batch.kernel, job.category, job.j)
+            known = {**sources.get(path, {}), job.C: (ends[i], homes[i])}
+            sources[path] = {C: known[C] for C in (min(known), max(known))}
 
 
 def _workers(client: Client) -> list[str]:

@@ -81,12 +81,17 @@ def submit_plan(
     data: SweepData | None = None,
     homes: list[str | None] | None = None,
     tag: str = "",
+    warm: dict[int, list[Future]] | None = None,
+    ends: dict[int, Future] | None = None,
 ) -> dict[Future, int]:
     """Submit every batch of the plan; returns {batch future: batch index}.
 
     columns[i]: what all rows of batch i share; run_id (and `tag`, a round's) makes task keys
     unique, so several sweeps can share one scheduler. data: the sweep's training data made so far
     (default: none yet, from `corpus`); homes: the worker of each batch (default `place_batches`).
+    ends: when given (an auto sweep), filled with {batch index: future of its C paths' end fits}
+    (`tasks.fit_batch_keeping_ends`), which stay on the workers; warm: {batch index: such futures of
+    earlier rounds} its paths warm-start from.
     """
     spec = plan.spec
     if homes is None:
@@ -99,20 +104,34 @@ def submit_plan(
     futures = {}
     for i, batch in enumerate(plan.batches):
         home = homes[i]
-        future = client.submit(
-            tasks.fit_batch,
-            training[batch.preprocessing, batch.kernel, home],
-            batch,
-            columns[i],
-            spec.estimators,
-            spec.tol,
-            key=f"fit-batch-{tag}{i}-{run_id}",
-            retries=RETRIES,
-            pure=False,
-            **placed(home),
-        )
+        args = (training[batch.preprocessing, batch.kernel, home], batch, columns[i], spec.estimators, spec.tol)
+        key = f"fit-batch-{tag}{i}-{run_id}"
+        if ends is None:
+            future = client.submit(tasks.fit_batch, *args, key=key, retries=RETRIES, pure=False, **placed(home))
+        else:
+            outcome = client.submit(
+                tasks.fit_batch_keeping_ends,
+                *args,
+                (warm or {}).get(i, []),
+                key=f"{key}-outcome",
+                retries=RETRIES,
+                pure=False,
+                **placed(home),
+            )
+            future = client.submit(_rows_of, outcome, key=key, pure=False, **placed(home))
+            ends[i] = client.submit(_ends_of, outcome, key=f"{key}-ends", pure=False, **placed(home))
         futures[future] = i
     return futures
+
+
+def _rows_of(outcome: tuple) -> tuple:
+    """The (rows, examples) of `tasks.fit_batch_keeping_ends`' outcome: what the client gathers."""
+    return outcome[0], outcome[1]
+
+
+def _ends_of(outcome: tuple) -> dict:
+    """The C path ends of `tasks.fit_batch_keeping_ends`' outcome: they stay on the worker."""
+    return outcome[2]
 
 
 def place_batches(plan: SweepPlan, workers: list[str]) -> list[str | None]:

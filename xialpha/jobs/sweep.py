@@ -8,7 +8,7 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from distributed import as_completed, get_task_stream
+from distributed import Future, as_completed, get_task_stream
 
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.jobs.auto import AutoRounds, run_rounds
@@ -178,10 +178,18 @@ def run_sweep(
                 del corpus
                 progress.watch(lambda: [key for keys in client.processing().values() for key in keys])
 
-                def fit_round(plan: SweepPlan, homes: list[str | None] | None = None, tag: str = "") -> None:
+                def fit_round(
+                    plan: SweepPlan,
+                    homes: list[str | None] | None = None,
+                    tag: str = "",
+                    warm: dict[int, list[Future]] | None = None,
+                    ends: dict[int, Future] | None = None,
+                ) -> None:
                     columns = [batch_columns(spec, plan, batch, run_id) for batch in plan.batches]
                     progress.set_total(progress.done + plan.n_fits)
-                    futures = submit_plan(client, plan, None, columns, run_id, data=data, homes=homes, tag=tag)
+                    futures = submit_plan(
+                        client, plan, None, columns, run_id, data=data, homes=homes, tag=tag, warm=warm, ends=ends
+                    )
                     if not spec.C_auto:
                         data.corpus = None  # one round: every feature it needs is submitted
                     _gather_and_store(futures, plan, columns, store, summary, progress)
