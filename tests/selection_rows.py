@@ -7,7 +7,9 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.storage.schema import estimate_values
 
 
-def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel="lin", j=1.0, rho=1.0, n_sv=50):
+def result_row(
+    category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel="lin", j=1.0, rho=1.0, n_sv=50, n_bounded_sv=10
+):
     counts = estimate_values(Estimate("xa", n, n_pos, d_pos, d_neg))
     return {
         "sweep_id": "s1",
@@ -23,7 +25,7 @@ def result_row(category, C, d_pos, d_neg, *, n=1000, n_pos=100, pp="pp1", kernel
         "n": n,
         "n_pos": n_pos,
         "n_sv": n_sv,
-        "n_bounded_sv": 0,
+        "n_bounded_sv": n_bounded_sv,
         "stable": True,
         **counts,
         "xa_d": d_pos + d_neg,

@@ -74,7 +74,7 @@ SCRIPTS = {
     ],
 }
 # other developers' bench scripts that take --quick and --out: run, check they write JSON
-OTHERS = ["preprocess", "selection_quality", "drift", "store", "fixed_overhead", "c_ladder"]
+OTHERS = ["preprocess", "selection_quality", "drift", "store", "fixed_overhead", "c_ladder", "c_auto"]
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,11 @@ import time
 from collections.abc import Mapping
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
+from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, LinearSVC
@@ -27,13 +29,17 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
 from xialpha.estimators import KERNEL_PARAMETERS, registry
+from xialpha.estimators.c_ladder import first_rung, starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import r_delta_squared
+from xialpha.selection.c_extension import next_step
+from xialpha.selection.edges import grid_position
 from xialpha.selection.objective import DEFAULT_SMOOTH
 from xialpha.selection.smoothing import smoothed_over_c
-from xialpha.storage.schema import estimate_columns, estimate_values
+from xialpha.spec.grid import AUTO_C, AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_START
+from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
 
@@ -55,7 +61,13 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         linear ones (SVC(kernel="linear"), LinearSVC) by the linear solver on the sparse features
         with warm starts along the grid, no Gram matrix; the others by libsvm. Only the best one
         is then fitted with scikit-learn as best_estimator_.
-    param_grid: a dict or list of dicts as for `GridSearchCV`.
+    param_grid: a dict or list of dicts as for `GridSearchCV`; its C (`C`, or `svc__C` in a
+        pipeline) may be "auto", and None (the default) is C "auto" alone: C values found from the
+        data as sweeps with `svm.C = "auto"` find them (`xialpha.jobs.auto`, the same rule): a
+        starting C from the data (`xialpha.estimators.c_ladder.starting_C`), 4 C x4 apart, then one
+        C more while the best candidate is at its ladder's edge (until interior, flat, settled or
+        16 C: `xialpha.selection.c_extension.next_step`). Each C fitted is a candidate of
+        cv_results_, in the order fitted.
     scoring: "accuracy" (1 - estimated error), "f1", "recall" or "precision" of `pos_label`.
     estimate: "span" (default: the span estimate, which selects C about as well as 10-fold CV
         on Reuters, see bench/selection_quality.py; one Cholesky factorisation of the unbounded
@@ -87,7 +99,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def __init__(
         self,
         estimator,
-        param_grid,
+        param_grid=None,
         *,
         scoring="accuracy",
         estimate="span",
@@ -131,21 +143,13 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 X, accept_sparse="csr" if get_tags(self.estimator).input_tags.sparse else False, dtype=np.float64
             )
             check_consistent_length(X, y)
-        candidates = list(ParameterGrid(self.param_grid))
-        rows = []
         scorer = Candidates(X, y, pos_label, self.rho, self.estimate)
-        for params in candidates:
-            start = time.perf_counter()
-            row = scorer.score(clone(self.estimator).set_params(**params))
-            row["fit_time"] = time.perf_counter() - start
-            prefix = self.estimate
-            row["score"] = (
-                1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
-            )
-            rows.append(row)
-        ranked = np.array([row["score"] for row in rows], dtype=float)
-        if self.smooth:
-            ranked = smoothed_over_c(*_c_neighbourhoods(candidates), ranked)
+        fixed, auto = _split_grid(self.param_grid, self.estimator)
+        candidates = list(ParameterGrid(fixed)) if fixed else []
+        rows = [self._scored(scorer, params) for params in candidates]
+        for base, C_name in auto:
+            self._ladder(scorer, base, C_name, candidates, rows)
+        ranked = self._ranked(candidates, rows)
         self.cv_results_ = _results(candidates, rows, ranked)
         self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))  # ties: the first in grid order
         self.best_params_ = candidates[self.best_index_]
@@ -157,6 +161,53 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if hasattr(self.best_estimator_, "n_features_in_"):
             self.n_features_in_ = self.best_estimator_.n_features_in_
         return self
+
+    def _scored(self, scorer: Candidates, params: dict) -> dict:
+        """The row of the candidate `params`: its estimates, fit time and score."""
+        start = time.perf_counter()
+        row = scorer.score(clone(self.estimator).set_params(**params))
+        row["fit_time"] = time.perf_counter() - start
+        prefix = self.estimate
+        row["score"] = 1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
+        return row
+
+    def _ranked(self, candidates: list[dict], rows: list[dict]) -> np.ndarray:
+        """(candidates,) what they are ranked by: the score, averaged over C neighbours with smooth."""
+        ranked = np.array([row["score"] for row in rows], dtype=float)
+        return smoothed_over_c(*_c_neighbourhoods(candidates), ranked) if self.smooth and rows else ranked
+
+    def _ladder(self, scorer: Candidates, base: dict, C_name: str, candidates: list[dict], rows: list[dict]) -> None:
+        """Add to `candidates` and `rows` the C ladder of each `base` (a grid without C) of C = "auto", as
+        sweeps grow theirs (`xialpha.jobs.auto`): AUTO_C_START C from the data's starting C, AUTO_C_FACTOR
+        apart, then one C beyond the edge while the best candidate is one of this ladder's and sits at its
+        edge (`xialpha.selection.c_extension.next_step`)."""
+        for params in ParameterGrid(base):
+            model = clone(self.estimator).set_params(**params)
+            ladder = [{**params, C_name: C} for C in first_rung(scorer.starting_C(model), AUTO_C_START, AUTO_C_FACTOR)]
+            while ladder:
+                candidates.extend(ladder)
+                rows.extend(self._scored(scorer, candidate) for candidate in ladder)
+                ladder = []
+                ranked = self._ranked(candidates, rows)
+                best = int(np.argmax(np.where(np.isnan(ranked), -np.inf, ranked)))  # ties: the first, as best_index_
+                mine = [i for i, other in enumerate(candidates) if _without(other, C_name) == params]
+                if best not in mine:
+                    break
+                C = np.array([candidates[i][C_name] for i in mine], dtype=float)
+                grid = pd.DataFrame(
+                    {
+                        ResultColumn.C: C,
+                        "value": [rows[i]["score"] for i in mine],
+                        ResultColumn.N_SV: [rows[i]["n_support"] for i in mine],
+                        ResultColumn.N_BOUNDED_SV: [rows[i][ResultColumn.N_BOUNDED_SV] for i in mine],
+                    }
+                ).sort_values(ResultColumn.C)
+                at_edge, flat = grid_position(
+                    grid.set_index(ResultColumn.C)["value"].dropna(), float(candidates[best][C_name]), maximise=True
+                )
+                step = next_step(grid, at_edge, flat, AUTO_C_LIMIT, AUTO_C_FACTOR)
+                if step.C is not None:
+                    ladder = [{**params, C_name: step.C}]
 
     def _check_params(self) -> None:
         svc = self.estimator[-1] if isinstance(self.estimator, Pipeline) else self.estimator
@@ -175,8 +226,10 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             or self.rho <= 0
         ):
             raise ValueError(f"rho: must be a number > 0, got {self.rho!r}")
-        if not isinstance(self.param_grid, (Mapping, list)):
-            raise TypeError(f"param_grid: must be a dict or a list of dicts, got {type(self.param_grid).__name__}")
+        if self.param_grid is not None and not isinstance(self.param_grid, (Mapping, list)):
+            raise TypeError(
+                f"param_grid: must be None, a dict or a list of dicts, got {type(self.param_grid).__name__}"
+            )
         if not isinstance(self.smooth, (bool, np.bool_)):
             raise ValueError(f"smooth: must be True or False, got {self.smooth!r}")
 
@@ -227,12 +280,17 @@ class Candidates:
         self.r_delta2: dict = {}
         self.last: dict = {}
 
-    def score(self, model) -> dict:
-        """The estimate columns of one candidate (not fitted: only the chosen one is, afterwards)."""
+    def _features(self, model) -> tuple[object, str]:
+        """(the SVM of `model`, the key of its features in self.features, computed once per distinct steps)."""
         svm = model[-1] if isinstance(model, Pipeline) else model
         steps = repr(model[:-1].get_params(deep=True)) if isinstance(model, Pipeline) else ""
         if steps not in self.features:
             self.features[steps] = model[:-1].fit_transform(self.X, self.y) if isinstance(model, Pipeline) else self.X
+        return svm, steps
+
+    def score(self, model) -> dict:
+        """The estimate columns of one candidate (not fitted: only the chosen one is, afterwards)."""
+        svm, steps = self._features(model)
         data, settings = _training_args(svm, self.features[steps])
         key = (steps, data.get("kernel"), repr(data.get("kernel_params")))
         if key not in self.r_delta2:
@@ -250,7 +308,27 @@ class Candidates:
         computed = {estimate.method: estimate for estimate in estimates.at(self.rho)}
         for method in (name for name in ESTIMATES if name in computed):
             columns |= estimate_values(Estimate.from_indicator(method, self.y_pos, computed[method].indicator))
-        return {**columns, "n_support": fit.n_sv, "r_delta2": float(self.r_delta2[key])}
+        return {
+            **columns,
+            "n_support": fit.n_sv,
+            ResultColumn.N_BOUNDED_SV: fit.n_bounded_sv,
+            "r_delta2": float(self.r_delta2[key]),
+        }
+
+    def starting_C(self, model) -> float:
+        """The C of `model` (its C parameter, class weights apart) where its C ladder starts
+        (`xialpha.estimators.c_ladder.starting_C`, in the kernel's feature space)."""
+        svm, steps = self._features(model)
+        data, _ = _training_args(svm, self.features[steps])
+        weight_negative, j = _cost(clone(svm).set_params(C=1.0), self.classes, self.y)
+        if data.get("kernel") == "linear":
+            start = starting_C(data["X"], self.y_svm, j)
+        else:
+            gram = data.get("gram")
+            if gram is None:
+                gram = pairwise_kernels(data["X"], metric=data["kernel"], **data["kernel_params"])
+            start = starting_C(None, self.y_svm, j, gram=np.asarray(gram, dtype=np.float64))
+        return start / weight_negative
 
 
 def _training_args(svm, features) -> tuple[dict, dict]:
@@ -303,12 +381,38 @@ def _cost(svm, classes: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return svm.C * float(weight[0]), float(weight[1] / weight[0])
 
 
+def _split_grid(param_grid, estimator) -> tuple[list[dict], list[tuple[dict, str]]]:
+    """(the grids of fixed C, [(a grid without C, the name of its C parameter)] of C = "auto"):
+    param_grid None is C = "auto" alone; a grid whose C (`C` or `<step>__C`) is "auto" is the other
+    parameters' grid with a C ladder each."""
+    if param_grid is None:
+        return [], [({}, f"{estimator.steps[-1][0]}__C" if isinstance(estimator, Pipeline) else "C")]
+    fixed, auto = [], []
+    for grid in [param_grid] if isinstance(param_grid, Mapping) else param_grid:
+        names = [name for name, value in grid.items() if _is_C(name) and isinstance(value, str)]
+        if not names:
+            fixed.append(grid)
+            continue
+        if grid[names[0]] != AUTO_C:
+            raise ValueError(f'param_grid: {names[0]} must be a list of numbers or "auto", got {grid[names[0]]!r}')
+        auto.append(({name: value for name, value in grid.items() if name != names[0]}, names[0]))
+    return fixed, auto
+
+
+def _is_C(name: str) -> bool:
+    return name == "C" or name.endswith("__C")
+
+
+def _without(params: dict, name: str) -> dict:
+    return {key: value for key, value in params.items() if key != name}
+
+
 def _c_neighbourhoods(candidates: list[dict]) -> tuple[list[str], list[float]]:
     """(group, C) of each candidate: candidates that differ only in their C parameter (`C` or
     `<step>__C`) share a group; one without a C parameter is a group of its own (C = 0)."""
     groups, values = [], []
     for index, params in enumerate(candidates):
-        names = [name for name in params if name == "C" or name.endswith("__C")]
+        names = [name for name in params if _is_C(name)]
         others = sorted((name, repr(value)) for name, value in params.items() if name not in names)
         groups.append(repr(others) if names else f"#{index}")
         values.append(float(params[names[0]]) if names else 0.0)

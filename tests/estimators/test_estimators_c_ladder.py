@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators.c_ladder import LadderPoint, ladder, settled, starting_C
+from xialpha.estimators.c_ladder import LadderPoint, first_rung, ladder, settled, starting_C
 from xialpha.estimators.svm import fit_svm
 
 
@@ -28,6 +28,14 @@ def test_the_starting_C_is_one_over_the_largest_balanced_margin_rounded_down_to_
         starting_C(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([1.0, -1.0]))
     with pytest.raises(ValueError, match="one class only"):
         starting_C(X, np.ones(4))
+
+
+def test_on_a_gram_the_starting_C_is_the_features_one_and_the_first_rung_climbs_by_the_factor():
+    X, y = _data(noise=1.0, seed=3)
+    assert starting_C(None, y, 2.0, gram=X @ X.T) == starting_C(X, y, 2.0)
+    rbf = np.exp(-((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    assert 0 < starting_C(None, y, gram=rbf) != starting_C(X, y)  # the kernel's own feature space
+    assert first_rung(0.25, 4, 4.0) == [0.25, 1.0, 4.0, 16.0]
 
 
 def test_at_the_starting_C_nearly_every_alpha_is_at_its_bound_and_it_is_above_liblinears():

@@ -86,8 +86,8 @@ def test_a_sweep_whose_grid_grew_is_complete_by_its_grown_grid(tmp_path, capsys)
     assert "note: sweep 'exp' is incomplete: 1 of its 6 rows are not stored" in capsys.readouterr().err
 
 
-def test_a_sweep_of_C_auto_is_refused_before_the_corpus_is_read(swept):
-    with pytest.raises(UserError, match=r'^svm.C: "auto" is not swept yet'):
+def test_a_grid_sweeps_id_refuses_an_auto_spec_as_another_grid(swept):
+    with pytest.raises(UserError, match=r"^sweep.id: sweep 'exp' was run with another grid"):
         _prepare(_spec(C='"auto"'), swept)
 
 

@@ -323,3 +323,31 @@ def test_candidates_are_ranked_by_their_estimate_averaged_with_their_C_neighbour
     assert alone.best_index_ == int(np.argmax(own))
     with pytest.raises(ValueError, match="smooth: must be True or False"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, smooth="yes").fit(X, y)
+
+
+def test_without_a_C_grid_the_search_climbs_a_C_ladder_from_the_data_until_its_choice_is_interior():
+    from xialpha.estimators.c_ladder import starting_C
+    from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_START
+
+    X, y = make_classification(n_samples=300, n_features=20, n_informative=5, random_state=0, flip_y=0.05)
+    search = XiAlphaSearchCV(SVC(kernel="linear"), scoring="f1").fit(X, y)
+    C = [params["C"] for params in search.cv_results_["params"]]
+    assert C[:AUTO_C_START] == [starting_C(X, np.where(y == 1, 1, -1)) * AUTO_C_FACTOR**i for i in range(AUTO_C_START)]
+    assert len(C) > AUTO_C_START  # the first rung's best sat at its edge: the ladder grew
+    ladder = sorted(C)
+    assert all(b / a == pytest.approx(AUTO_C_FACTOR) for a, b in zip(ladder, ladder[1:]))
+    assert ladder[0] < search.best_params_["C"] < ladder[-1]  # interior
+    grid = XiAlphaSearchCV(SVC(kernel="linear"), {"C": C}, scoring="f1").fit(X, y)  # the same C as a grid
+    assert grid.best_params_ == search.best_params_
+    np.testing.assert_array_equal(grid.cv_results_["mean_test_score"], search.cv_results_["mean_test_score"])
+
+
+def test_C_auto_in_a_grid_gives_each_other_setting_a_ladder_and_other_strings_are_refused():
+    X, y = make_classification(n_samples=200, n_features=10, random_state=1)
+    search = XiAlphaSearchCV(
+        make_pipeline(StandardScaler(), SVC(kernel="rbf")), {"svc__C": "auto", "svc__gamma": [0.01, 0.1]}
+    ).fit(X, y)
+    gammas = [params["svc__gamma"] for params in search.cv_results_["params"]]
+    assert set(gammas) == {0.01, 0.1} and all(gammas.count(gamma) >= 4 for gamma in (0.01, 0.1))
+    with pytest.raises(ValueError, match=r'^param_grid: C must be a list of numbers or "auto", got \'big\''):
+        XiAlphaSearchCV(SVC(), {"C": "big"}).fit(X, y)

@@ -126,3 +126,13 @@ def test_an_edge_choice_against_its_own_slope_says_nothing_of_beyond():
     error = select(results, Objective("error", estimator="xa", smooth=False), sweep_id="s1")
     rows = with_grid_edges(records_frame(selection_records(error, "sel-e")), results)
     assert rows["C"].tolist() == [5.0] and rows["at_edge"].tolist() == ["high"]
+
+
+def test_a_choice_at_the_largest_C_with_no_bounded_support_vector_is_not_said_to_need_a_wider_grid():
+    """No alpha at its bound: every larger C gives the same solution (a hard margin), so "widen the
+    C grid upward" would find nothing; the same choice with bounded SVs is at the edge."""
+    rising = {0.1: 60, 1.0: 40, 10.0: 20}
+    for bounded, expected in ((0, [None]), (3, ["high"])):
+        results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0, n_bounded_sv=bounded) for C, d in rising.items()])
+        frame = _selection(results)
+        assert frame["C"].tolist() == [10.0] and frame["at_edge"].tolist() == expected

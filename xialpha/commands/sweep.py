@@ -86,6 +86,8 @@ def run(args) -> int:
         f"stored), {summary.failed} failed"
     )
     print(f"run {summary.run_id}: {work}")
+    if summary.auto is not None:
+        print(printable(summary.auto.describe()))
     if summary.held_out_note:
         print(printable(summary.held_out_note), file=sys.stderr)
     for failure in summary.failures:
@@ -98,16 +100,24 @@ def run(args) -> int:
 def _print_dry_run(dry) -> None:
     """The dry run's counts and memory: documents and parts (read by the workers, none by this
     process), features stacked per worker (linear path) and Gram matrices (kernel path)."""
+    import textwrap
+
     from xialpha.reports.formatting import plural
+    from xialpha.spec.grid import auto_C_rule
 
     plan, spec = dry.plan, dry.plan.spec
-    configs = len(spec.preprocessings) * len(spec.kernels) * len(spec.j) * len(spec.C)
-    rhos = plural(len(spec.estimators.rhos), "rho value")
-    print(
-        f"sweep {spec.id}: {plural(configs, 'config')} x {plural(len(plan.categories), 'category', 'categories')} = "
-        f"{plural(configs * len(plan.categories), 'fit')}, stored as {plural(plan.n_keys, 'row')} ({rhos} per fit)"
-    )
-    print(f"to run: {plural(plan.n_fits, 'fit')} ({plan.n_skipped} of {plan.n_keys} rows already stored)")
+    if spec.C_auto:
+        print(f"sweep {spec.id}: the C values are found from the data as the sweep runs, in rounds")
+        print(textwrap.fill(auto_C_rule(), width=80, initial_indent="  ", subsequent_indent="  "))
+    else:
+        configs = len(spec.preprocessings) * len(spec.kernels) * len(spec.j) * len(spec.C)
+        rhos = plural(len(spec.estimators.rhos), "rho value")
+        print(
+            f"sweep {spec.id}: {plural(configs, 'config')} x "
+            f"{plural(len(plan.categories), 'category', 'categories')} = "
+            f"{plural(configs * len(plan.categories), 'fit')}, stored as {plural(plan.n_keys, 'row')} ({rhos} per fit)"
+        )
+        print(f"to run: {plural(plan.n_fits, 'fit')} ({plan.n_skipped} of {plan.n_keys} rows already stored)")
     print(
         f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
         f"{plural(len(plan.categories), 'category', 'categories')}, "

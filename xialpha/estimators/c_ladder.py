@@ -51,24 +51,39 @@ class LadderPoint:
         return cls(float(C), fit.n_bounded_sv, errors, math.sqrt(max(w_squared, 0.0)))
 
 
-def starting_C(X, y: np.ndarray, j: float = 1.0) -> float:
+def starting_C(X, y: np.ndarray, j: float = 1.0, *, gram: np.ndarray | None = None) -> float:
     """The ladder's first C for features X ((n, d), dense or sparse) and labels y ((n,), in {-1, +1})
     at cost factor j: 1 / max_i |(x_i - mu).s|, s = min(j n_+, n_-) (mu_+ - mu_-), mu = (mu_+ + mu_-) / 2,
-    rounded down to a power of two (the module docstring says why). ValueError when y has one class
-    only, or the class means are alike (s orthogonal to every x_i - mu)."""
+    rounded down to a power of two (the module docstring says why). With `gram` ((n, n) kernel values,
+    X None) the same in the kernel's feature space: x_i.mu_c is the mean of row i's kernel values over
+    class c. ValueError when y has one class only, or the class means are alike (s orthogonal to every
+    x_i - mu)."""
     y = np.asarray(y, dtype=np.float64)
     positive = y > 0
     n_positive, n_negative = int(positive.sum()), int((~positive).sum())
     if n_positive == 0 or n_negative == 0:
         raise ValueError("y: no starting C from one class only")
-    mean_positive = np.asarray(X[positive].mean(axis=0), dtype=np.float64).ravel()
-    mean_negative = np.asarray(X[~positive].mean(axis=0), dtype=np.float64).ravel()
-    s = min(j * n_positive, n_negative) * (mean_positive - mean_negative)
-    margins = np.asarray(X @ s, dtype=np.float64).ravel() - float(np.dot((mean_positive + mean_negative) / 2, s))
+    if gram is None:
+        mean_positive = np.asarray(X[positive].mean(axis=0), dtype=np.float64).ravel()
+        mean_negative = np.asarray(X[~positive].mean(axis=0), dtype=np.float64).ravel()
+        to_positive = np.asarray(X @ mean_positive, dtype=np.float64).ravel()  # x_i . mu_+, (n,)
+        to_negative = np.asarray(X @ mean_negative, dtype=np.float64).ravel()
+    else:
+        to_positive = np.asarray(gram[:, positive].mean(axis=1), dtype=np.float64).ravel()
+        to_negative = np.asarray(gram[:, ~positive].mean(axis=1), dtype=np.float64).ravel()
+    m = min(j * n_positive, n_negative)
+    # (x_i - mu).s = m (x_i.mu_+ - x_i.mu_-) - m (|mu_+|^2 - |mu_-|^2) / 2
+    squared_positive, squared_negative = to_positive[positive].mean(), to_negative[~positive].mean()
+    margins = m * (to_positive - to_negative - (squared_positive - squared_negative) / 2)
     largest = float(np.abs(margins).max())
     if not largest > 0 or not math.isfinite(largest):
         raise ValueError("X, y: no starting C (the class means are alike)")
     return 2.0 ** math.floor(math.log2(1.0 / largest))
+
+
+def first_rung(start: float, count: int, factor: float) -> list[float]:
+    """The C of an auto ladder's first round: start x factor^0 .. factor^(count - 1), ascending."""
+    return [start * factor**i for i in range(count)]
 
 
 def settled(before: LadderPoint, after: LadderPoint, change: float = SETTLED_CHANGE) -> bool:

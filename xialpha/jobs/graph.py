@@ -33,52 +33,105 @@ def error_line(exc: BaseException) -> str:
     return redact(f"{type(exc).__name__}: {exc}".splitlines()[0])[:ERROR_CHARS]
 
 
+class SweepData:
+    """A sweep's training data futures by (preprocessing, kernel, worker), submitted when first needed
+    and then kept, so every round of an auto sweep (`xialpha.jobs.auto`) fits on the same ones: the
+    corpus is vectorised once per sweep, however many rounds it has. Its handle on the corpus's parts
+    is dropped once every preprocessing's features are submitted (their futures hold what they need)."""
+
+    def __init__(self, client: Client, spec, corpus: ClusterCorpus, categories: list[str], run_id: str):
+        self.client, self.spec, self.categories, self.run_id = client, spec, categories, run_id
+        self.corpus: ClusterCorpus | None = corpus
+        self.features: dict[int, ClusterFeatures] = {}
+        self.counted: dict = {}  # term counts shared by preprocessings that split texts alike
+        self.futures: dict[tuple, Future] = {}
+
+    def needed(self, needs: set[tuple]) -> dict[tuple, Future]:
+        """{(preprocessing, kernel, worker): future of its `tasks.TrainingData`} for `needs`, submitting the missing."""
+        missing = sorted((need for need in needs if need not in self.futures), key=str)
+        spec = self.spec
+        for p in sorted({p for p, _, _ in missing} - set(self.features)):
+            if self.corpus is None:
+                raise ValueError(f"SweepData: preprocessing {p} has no features and the corpus was dropped")
+            self.features[p] = submit_features(
+                self.client,
+                self.corpus,
+                spec.preprocessings[p],
+                spec.corpus.train_split,
+                spec.corpus.test_split,
+                self.categories,
+                self.run_id,
+                counted=self.counted,
+            )
+        if len(self.features) == len(spec.preprocessings):
+            self.corpus = None
+        if missing:
+            with_test = spec.estimators.needs(HELD_OUT)
+            self.futures |= submit_training_data(self.client, missing, spec, self.features, with_test, self.run_id)
+        return {need: self.futures[need] for need in needs}
+
+
 def submit_plan(
-    client: Client, plan: SweepPlan, corpus: ClusterCorpus, columns: list[BatchColumns], run_id: str
+    client: Client,
+    plan: SweepPlan,
+    corpus: ClusterCorpus | None,
+    columns: list[BatchColumns],
+    run_id: str,
+    *,
+    data: SweepData | None = None,
+    homes: list[str | None] | None = None,
+    tag: str = "",
+    warm: dict[int, list[Future]] | None = None,
+    ends: dict[int, Future] | None = None,
 ) -> dict[Future, int]:
     """Submit every batch of the plan; returns {batch future: batch index}.
 
-    columns[i]: what all rows of batch i share; run_id makes task keys unique, so
-    several sweeps can share one scheduler.
+    columns[i]: what all rows of batch i share; run_id (and `tag`, a round's) makes task keys
+    unique, so several sweeps can share one scheduler. data: the sweep's training data made so far
+    (default: none yet, from `corpus`); homes: the worker of each batch (default `place_batches`).
+    ends: when given (an auto sweep), filled with {batch index: future of its C paths' end fits}
+    (`tasks.fit_batch_keeping_ends`), which stay on the workers; warm: {batch index: such futures of
+    earlier rounds} its paths warm-start from.
     """
     spec = plan.spec
-    workers = sorted(client.scheduler_info().get("workers", {}))
-    homes = place_batches(plan, workers)
-    needed = {(batch.preprocessing, batch.kernel, homes[i]) for i, batch in enumerate(plan.batches)}
-    counted = {}  # term counts shared by preprocessings that split texts alike
-    features = {
-        p: submit_features(
-            client,
-            corpus,
-            spec.preprocessings[p],
-            spec.corpus.train_split,
-            spec.corpus.test_split,
-            plan.categories,
-            run_id,
-            counted=counted,
-        )
-        for p in sorted({p for p, _, _ in needed})
-    }
-    data = submit_training_data(
-        client, sorted(needed, key=str), spec, features, spec.estimators.needs(HELD_OUT), run_id
-    )
+    if homes is None:
+        homes = place_batches(plan, sorted(client.scheduler_info().get("workers", {})))
+    if data is None:
+        if corpus is None:
+            raise ValueError("submit_plan: needs the corpus or the sweep's data")
+        data = SweepData(client, spec, corpus, plan.categories, run_id)
+    training = data.needed({(batch.preprocessing, batch.kernel, homes[i]) for i, batch in enumerate(plan.batches)})
     futures = {}
     for i, batch in enumerate(plan.batches):
         home = homes[i]
-        future = client.submit(
-            tasks.fit_batch,
-            data[batch.preprocessing, batch.kernel, home],
-            batch,
-            columns[i],
-            spec.estimators,
-            spec.tol,
-            key=f"fit-batch-{i}-{run_id}",
-            retries=RETRIES,
-            pure=False,
-            **placed(home),
-        )
+        args = (training[batch.preprocessing, batch.kernel, home], batch, columns[i], spec.estimators, spec.tol)
+        key = f"fit-batch-{tag}{i}-{run_id}"
+        if ends is None:
+            future = client.submit(tasks.fit_batch, *args, key=key, retries=RETRIES, pure=False, **placed(home))
+        else:
+            outcome = client.submit(
+                tasks.fit_batch_keeping_ends,
+                *args,
+                (warm or {}).get(i, []),
+                key=f"{key}-outcome",
+                retries=RETRIES,
+                pure=False,
+                **placed(home),
+            )
+            future = client.submit(_rows_of, outcome, key=key, pure=False, **placed(home))
+            ends[i] = client.submit(_ends_of, outcome, key=f"{key}-ends", pure=False, **placed(home))
         futures[future] = i
     return futures
+
+
+def _rows_of(outcome: tuple) -> tuple:
+    """The (rows, examples) of `tasks.fit_batch_keeping_ends`' outcome: what the client gathers."""
+    return outcome[0], outcome[1]
+
+
+def _ends_of(outcome: tuple) -> dict:
+    """The C path ends of `tasks.fit_batch_keeping_ends`' outcome: they stay on the worker."""
+    return outcome[2]
 
 
 def place_batches(plan: SweepPlan, workers: list[str]) -> list[str | None]:

@@ -18,6 +18,7 @@ from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import config_key
 
 MAX_BATCH = 16  # fits per task at most, so results still arrive (and are stored) steadily
+Path = tuple[int, int, str, float]  # a C path: (preprocessing index, kernel index, category, j)
 
 
 @dataclass(frozen=True)
@@ -133,11 +134,13 @@ def make_plan(
     *,
     force: bool = False,
     threads: int = 1,
+    ladders: dict[Path, tuple[float, ...]] | None = None,
 ) -> SweepPlan:
-    """All configs of the spec; those whose every key is in `done` are skipped unless force."""
+    """All configs of the spec (with `ladders`, the C of each path from it instead of spec.C: an
+    auto sweep's round, `xialpha.jobs.auto`); those whose every key is in `done` are skipped unless force."""
     plan = SweepPlan(spec, categories, fingerprint, n_train, n_test)
     pending: dict[tuple[int, int], list[FitJob]] = {}
-    for p, k, job in planned_jobs(spec, categories, fingerprint):
+    for p, k, job in planned_jobs(spec, categories, fingerprint, ladders):
         plan.n_keys += len(job.keys)
         if not force and all(key in done for _, key in job.keys):
             plan.n_skipped += len(job.keys)
@@ -160,14 +163,17 @@ def make_plan(
     return plan
 
 
-def planned_jobs(spec: SweepSpec, categories: list[str], fingerprint: str) -> Iterator[tuple[int, int, FitJob]]:
-    """Every config of the spec on data `fingerprint`: (preprocessing index, kernel index, its FitJob)."""
+def planned_jobs(
+    spec: SweepSpec, categories: list[str], fingerprint: str, ladders: dict[Path, tuple[float, ...]] | None = None
+) -> Iterator[tuple[int, int, FitJob]]:
+    """Every config of the spec on data `fingerprint`: (preprocessing index, kernel index, its FitJob);
+    with `ladders`, each path's C from it (none where it has no entry) instead of spec.C."""
     settings = estimator_settings(spec)
     for p, pre in enumerate(spec.preprocessings):
         for k, kernel in enumerate(spec.kernels):
             for category in categories:
                 for j in spec.j:
-                    for C in spec.C:
+                    for C in spec.C if ladders is None else ladders.get((p, k, category, j), ()):
                         keys = tuple(
                             (
                                 rho,

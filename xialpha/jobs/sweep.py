@@ -8,14 +8,14 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 
-from distributed import as_completed, get_task_stream
+from distributed import Future, as_completed, get_task_stream
 
-from xialpha.errors import UserError
 from xialpha.features.blocks import estimated_feature_bytes
+from xialpha.jobs.auto import AutoRounds, run_rounds
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.experiment import check_same_experiment, joined_categories
-from xialpha.jobs.graph import TASK_FAILURES, error_line, place_batches, submit_plan
+from xialpha.jobs.graph import TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.tasks import failed_rows
@@ -44,6 +44,7 @@ class SweepSummary:
     dashboard: str | None = None
     failures: list[str] = field(default_factory=list)
     held_out_without_positives: list[str] = field(default_factory=list)  # categories: held-out recall, F1 undefined
+    auto: AutoRounds | None = None  # what svm.C = "auto" did (its rounds), None for a grid of C
 
     @property
     def held_out_note(self) -> str | None:
@@ -82,8 +83,6 @@ def prepare(
     sweep's id holds no other experiment (unless `force_new_run`: see `check_same_experiment`)
     and plan what is missing (the stages shown on `progress`, when given). The driver gets the
     corpus's summary and fingerprints, never its documents."""
-    if spec.C_auto:
-        raise UserError('svm.C: "auto" is not swept yet; give the C values to sweep as a list')
     stage = progress.set_stage if progress is not None else (lambda name: None)
     stage("loading corpus")
     train_split, test_split = spec.corpus.train_split, spec.corpus.test_split
@@ -157,9 +156,8 @@ def run_sweep(
                     dashboard=client.dashboard_link,
                     held_out_without_positives=_without_positives(spec, corpus, plan.categories),
                 )
-                if not plan.batches:
+                if not plan.batches and not spec.C_auto:
                     return summary
-                columns = [batch_columns(spec, plan, batch, run_id) for batch in plan.batches]
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
                 record = RunRow(
                     spec.id,
@@ -175,10 +173,35 @@ def run_sweep(
                 store.add_run(record)
                 run = record
                 progress.set_stage("vectorising")
-                futures = submit_plan(client, plan, corpus, columns, run_id)
-                del corpus  # the driver keeps no handle on the parts: the fits' futures hold what they need
+                # the driver keeps no handle on the parts: the fits' futures (an auto sweep's data) hold what they need
+                data = SweepData(client, spec, corpus, plan.categories, run_id)
+                del corpus
                 progress.watch(lambda: [key for keys in client.processing().values() for key in keys])
-                _gather_and_store(futures, plan, columns, store, summary, progress)
+
+                def fit_round(
+                    plan: SweepPlan,
+                    homes: list[str | None] | None = None,
+                    tag: str = "",
+                    warm: dict[int, list[Future]] | None = None,
+                    ends: dict[int, Future] | None = None,
+                ) -> None:
+                    columns = [batch_columns(spec, plan, batch, run_id) for batch in plan.batches]
+                    progress.set_total(progress.done + plan.n_fits)
+                    futures = submit_plan(
+                        client, plan, None, columns, run_id, data=data, homes=homes, tag=tag, warm=warm, ends=ends
+                    )
+                    if not spec.C_auto:
+                        data.corpus = None  # one round: every feature it needs is submitted
+                    _gather_and_store(futures, plan, columns, store, summary, progress)
+
+                if spec.C_auto:
+                    summary.auto = run_rounds(
+                        client, spec, store, data, plan, fit_round, force=force, threads=default_threads(spec, workers)
+                    )
+                    summary.n_keys = _auto_keys(spec, plan, summary.auto)
+                    summary.skipped = max(summary.n_keys - summary.ok - summary.failed, 0)
+                else:
+                    fit_round(plan)
             progress.set_stage("closing cluster")
             summary.task_seconds = sum(
                 part["stop"] - part["start"]
@@ -195,6 +218,14 @@ def run_sweep(
                 store.add_run(replace(run, finished_at=_now()))
     summary.wall_seconds = time.monotonic() - start
     return summary
+
+
+def _auto_keys(spec: SweepSpec, first: SweepPlan, auto: AutoRounds) -> int:
+    """The keys of an auto sweep's C paths, known once its rounds end."""
+    final = make_plan(
+        spec, first.categories, first.fingerprint, first.n_train, first.n_test, set(), ladders=auto.ladders
+    )
+    return final.n_keys
 
 
 def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[str]) -> list[str]:

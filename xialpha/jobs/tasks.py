@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xialpha.errors import DataFailure
+from xialpha.estimators.c_ladder import starting_C
 from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import fit_svm
@@ -137,6 +138,22 @@ def _check_vocabulary(X) -> None:
         )
 
 
+def starting_Cs(data: TrainingData, paths: list[tuple[str, float]], fallback: float) -> dict[tuple[str, float], float]:
+    """{(category, j): the starting C of its auto ladder (`c_ladder.starting_C`)} on the training data
+    (its features, or its Gram on the kernel path); `fallback` where the data give none (one class:
+    its fits then fail and say why, as a grid's would)."""
+    starts = {}
+    for category, j in paths:
+        y = data.y_train[category]
+        try:
+            starts[category, j] = (
+                starting_C(data.X, y, j) if data.gram is None else starting_C(None, y, j, gram=data.gram)
+            )
+        except ValueError:
+            starts[category, j] = fallback
+    return starts
+
+
 def fit_batch(
     data: TrainingData, batch: Batch, columns: BatchColumns, estimators: EstimatorSpec, tol: float
 ) -> tuple[list[ResultRow | FailedRow], list[ExampleRow]]:
@@ -149,22 +166,55 @@ def fit_batch(
     with status "failed" and the message, and the batch goes on; any other exception is a bug
     and fails the task (and the sweep).
     """
+    rows, examples, _ = fit_batch_keeping_ends(data, batch, columns, estimators, tol)
+    return rows, examples
+
+
+def fit_batch_keeping_ends(
+    data: TrainingData,
+    batch: Batch,
+    columns: BatchColumns,
+    estimators: EstimatorSpec,
+    tol: float,
+    warm_ends: Sequence[dict] = (),
+) -> tuple[list[ResultRow | FailedRow], list[ExampleRow], dict]:
+    """`fit_batch`, and the ends of its C paths: {(category, j): {C: fit}} for the smallest and largest
+    C fitted of each (without the features, which the worker holds anyway), so a later round of an
+    auto sweep can warm-start its next C from the nearest one. warm_ends: such ends of earlier
+    batches; on the linear path a job that is the first of its path in the batch starts from the fit
+    of the nearest C among them (none: cold)."""
     rows: list[ResultRow | FailedRow] = []
     examples: list[ExampleRow] = []
     host = socket.gethostname()
     previous = None
+    fits: dict[tuple[str, float], dict[float, object]] = {}
     for job in batch.jobs:
         job_rows: Sequence[ResultRow | FailedRow]
-        warm = previous[1] if previous and data.gram is None and previous[0] == (job.category, job.j) else None
+        path = (job.category, job.j)
+        warm = previous[1] if previous and data.gram is None and previous[0] == path else None
+        if warm is None and data.gram is None:
+            warm = _nearest(warm_ends, path, job.C, data)
         try:
             fit, job_rows, job_examples = _fit_one(data, job, columns, estimators, tol, warm, host)
-            previous = ((job.category, job.j), fit)
+            previous = (path, fit)
+            fits.setdefault(path, {})[job.C] = fit
         except DataFailure as exc:
             job_rows = failed_rows(columns, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()), host)
             job_examples, previous = [], None
         rows.extend(job_rows)
         examples.extend(job_examples)
-    return rows, examples
+    ends = {path: {C: by_C[C] for C in (min(by_C), max(by_C))} for path, by_C in fits.items()}
+    return rows, examples, ends
+
+
+def _nearest(warm_ends: Sequence[dict], path: tuple[str, float], C: float, data: TrainingData):
+    """The fit of `path` at the C nearest `C` (in log C) among `warm_ends`, on `data`'s features; None if none."""
+    fits = {fitted: fit for ends in warm_ends for fitted, fit in ends.get(path, {}).items()}
+    if not fits:
+        return None
+    nearest = min(fits, key=lambda fitted: abs(np.log(fitted / C)))
+    fit = fits[nearest]
+    return fit if fit.X is data.X else None  # a fit on other features (another worker's copy) is not reused
 
 
 def failed_rows(

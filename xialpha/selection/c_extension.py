@@ -1,16 +1,40 @@
-"""Where a C ladder (`svm.C = "auto"`) grows next: one C beyond a choice at its C grid's edge.
+"""Where a C ladder (`svm.C = "auto"`, `XiAlphaSearchCV` without C) grows next: one C beyond a choice
+at its C grid's edge, round by round, until the choice is interior.
 
 A choice at the "high" edge of its C grid (`xialpha.selection.edges`: the estimate does not get worse
 towards the edge, and is not flat) may be bettered by a larger C: the grid gets its largest C x
-factor; at the "low" edge, its smallest C / factor. A grid of `limit` C values grows no more.
+factor; at the "low" edge, its smallest C / factor. The ladder stops (`Step.C` None, `Step.why` says
+why) when the choice is interior (INTERIOR), the estimate flat (FLAT: more documents are needed, not
+more C), the solution has stopped changing at that edge (SETTLED: the edge's fit has no bounded
+support vector left, at the high edge, or it and its neighbour have the same support vectors, bounded
+ones and estimate: another C beyond would fit the same), or the grid has `limit` C values (CAP: the
+choice stays at the edge, and select says so).
+
+Sweeps (`xialpha.jobs.auto`) and `XiAlphaSearchCV` both take their next C from `next_step`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
 from xialpha.selection.edges import EDGES, GRID, with_grid_edges
+from xialpha.selection.objective import Objective
+from xialpha.selection.selector import at_rho
+from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.schema import ResultColumn
+
+INTERIOR, FLAT, SETTLED, CAP = "interior", "flat", "settled", "at the cap"  # why a ladder stopped
+
+
+@dataclass(frozen=True)
+class Step:
+    """A ladder's next step: the C to fit next and the edge it extends ("low" or "high"), or C None
+    and why the ladder stopped (INTERIOR, FLAT, SETTLED or CAP)."""
+
+    C: float | None
+    why: str
 
 
 def extension_C(grid_C: list[float], at_edge: str | None, flat: bool, limit: int, factor: float) -> float | None:
@@ -22,16 +46,58 @@ def extension_C(grid_C: list[float], at_edge: str | None, flat: bool, limit: int
     return max(grid_C) * factor if at_edge == EDGES[1] else min(grid_C) / factor
 
 
-def extensions(selection: pd.DataFrame, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, float]:
-    """{(category, preprocessing_id, kernel_id, j): the C to fit next} for each choice of `selection`
-    (selection rows, one per category) at an edge of its C grid in `results` (the sweep's rows)."""
+def next_step(grid: pd.DataFrame, at_edge: str | None, flat: bool, limit: int, factor: float) -> Step:
+    """The next step of a ladder whose fits are `grid` (one row per C: columns C, value (the
+    estimate ranked by, larger better), n_sv and n_bounded_sv) and whose choice lies at `at_edge`
+    ("low", "high" or None; `flat`: the estimate is the same at every C)."""
+    if flat:
+        return Step(None, FLAT)
+    if at_edge is None:
+        return Step(None, INTERIOR)
+    if _settled(grid.sort_values(ResultColumn.C), at_edge):
+        return Step(None, SETTLED)
+    C = extension_C(list(grid[ResultColumn.C]), at_edge, flat, limit, factor)
+    return Step(None, CAP) if C is None else Step(C, at_edge)
+
+
+def _settled(grid: pd.DataFrame, at_edge: str) -> bool:
+    """Whether the solution stopped changing towards `at_edge` of `grid` (ascending in C)."""
+    edge, neighbour = (grid.iloc[-1], grid.iloc[-2]) if at_edge == EDGES[1] else (grid.iloc[0], grid.iloc[1])
+    if at_edge == EDGES[1] and edge[ResultColumn.N_BOUNDED_SV] == 0:
+        return True  # a hard margin: no larger C changes it
+    same_value = round(float(edge["value"]), VALUE_DECIMALS) == round(float(neighbour["value"]), VALUE_DECIMALS)
+    return bool(
+        same_value
+        and edge[ResultColumn.N_SV] == neighbour[ResultColumn.N_SV]
+        and edge[ResultColumn.N_BOUNDED_SV] == neighbour[ResultColumn.N_BOUNDED_SV]
+    )
+
+
+def ladder_steps(selection: pd.DataFrame, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, Step]:
+    """{(category, preprocessing_id, kernel_id, j): its next Step} for the C grid of each choice of
+    `selection` (selection rows, one per category) in `results` (the sweep's rows)."""
+    if selection.empty:
+        return {}
+    objective = Objective.of_selection(selection.iloc[0])
+    rows = at_rho(results, objective.rho)
+    sign = 1.0 if objective.maximise else -1.0
+    rows = rows.assign(value=sign * objective.row_values(rows)).dropna(subset=["value"])
     grids = {
-        key: sorted(set(group[ResultColumn.C])) for key, group in results.groupby(list(GRID), sort=False, dropna=False)
+        key: group.groupby(ResultColumn.C, as_index=False)[
+            ["value", ResultColumn.N_SV, ResultColumn.N_BOUNDED_SV]
+        ].mean()
+        for key, group in rows.groupby(list(GRID), sort=False, dropna=False)
     }
-    out = {}
+    steps = {}
     for _, row in with_grid_edges(selection, results).iterrows():
         key = tuple(row[c] for c in GRID)
-        C = extension_C(grids.get(key, []), row["at_edge"], bool(row["flat"]), limit, factor)
-        if C is not None:
-            out[key] = C
-    return out
+        grid = grids.get(key)
+        if grid is not None and len(grid) >= 2:
+            steps[key] = next_step(grid, row["at_edge"], bool(row["flat"]), limit, factor)
+    return steps
+
+
+def extensions(selection: pd.DataFrame, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, float]:
+    """{(category, preprocessing_id, kernel_id, j): the C to fit next} for each choice of `selection`
+    whose ladder goes on (`ladder_steps`)."""
+    return {key: step.C for key, step in ladder_steps(selection, results, limit, factor).items() if step.C is not None}

@@ -4,7 +4,9 @@ flat estimate (no signal at any C).
 A chosen configuration's C grid is the C values of its category's results that differ from it
 only in C (same preprocessing, kernel and j) and have an estimate. `at_edge` is "low" when the
 choice is the grid's smallest C and its estimate is no worse than the next C's (the curve does
-not rise away from the edge), "high" likewise at the largest C: widen the grid that way. It is
+not rise away from the edge), "high" likewise at the largest C: widen the grid that way. A
+choice at the largest C whose fit has no bounded support vector is not "high": no alpha is at its
+bound C, so every larger C gives the same solution (a hard margin) and widening finds nothing. It is
 None otherwise (a choice at the edge by its neighbours' average alone, against its own estimate's
 slope, says nothing of beyond), on a grid of one C, and on a flat estimate: when every C of the grid has the same
 estimate (to VALUE_DECIMALS), the smallest C was taken as the simplest, and what is needed is
@@ -65,6 +67,8 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     )
     high = sloped & ~low & np.isclose(chosen_C, found["_high"].to_numpy(dtype=float))
     high &= found["_rises_to_high"].fillna(False).to_numpy(dtype=bool)
+    if ResultColumn.N_BOUNDED_SV in frame:  # no alpha at its bound: every larger C fits the same (a hard margin)
+        high &= ~(pd.to_numeric(frame[ResultColumn.N_BOUNDED_SV]) == 0).to_numpy(dtype=bool)
     edge = [EDGES[0] if is_low else EDGES[1] if is_high else None for is_low, is_high in zip(low, high)]
     frame["at_edge"] = pd.Series(edge, index=frame.index, dtype=object)
     frame["flat"] = pd.Series(flat, index=frame.index, dtype=bool)

@@ -23,6 +23,20 @@ _Dataclass = TypeVar("_Dataclass", bound="DataclassInstance")
 DEFAULT_MAX_CONFIGS = 100_000  # max_configs: preprocessings x kernels x C x j per category
 AUTO_C = "auto"  # svm.C = "auto": the C values are found from the data (`xialpha.estimators.c_ladder`)
 AUTO_C_LIMIT = 16  # C values per (category, preprocessing, kernel, j) path at most when svm.C = "auto"
+AUTO_C_FACTOR = 4.0  # the ratio of neighbouring C on an auto ladder (bench/c_auto.py measures it against x2)
+AUTO_C_START = 4  # C values of an auto ladder's first round: starting C x AUTO_C_FACTOR^0..3
+AUTO_C_ROUNDS = 1 + AUTO_C_LIMIT - AUTO_C_START  # rounds at most: each later round adds one C to a path
+
+
+def auto_C_rule() -> str:
+    """One sentence saying what svm.C = "auto" does (a dry run cannot know its C values)."""
+    return (
+        f'svm.C = "auto": per category x preprocessing x kernel x j, {AUTO_C_START} C from a starting C computed '
+        f"from the data (x{AUTO_C_FACTOR:g} apart); then round by round one C more (x{AUTO_C_FACTOR:g} or "
+        f"/{AUTO_C_FACTOR:g}) where the default selection's choice sits at its C range's edge, until it is "
+        f"interior, the estimate is flat or the solution stops changing; at most {AUTO_C_LIMIT} C a path "
+        f"({AUTO_C_ROUNDS} rounds)"
+    )
 
 
 @dataclass(frozen=True)

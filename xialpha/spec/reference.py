@@ -139,7 +139,8 @@ DESCRIPTIONS: dict[str, str] = {
     "kernels.degree": "the polynomial's degree (poly; default 3)",
     "kernels.coef0": "the kernel's constant term (poly, sigmoid; default 0.0)",
     # [svm]
-    "svm.C": 'the soft-margin constants to sweep, or "auto" (not swept yet: refused by sweeps and drift checks)',
+    "svm.C": 'the soft-margin constants to sweep, or "auto": found from the data in rounds as the sweep runs '
+    "(a starting C, then more C while the choice sits at the edge of those fitted; refused by drift checks)",
     "svm.j": "SVMlight's cost factor: positive examples get C x j",
     "svm.tol": "the solver's stopping tolerance (KKT violation)",
     # [estimators]

@@ -1,0 +1,247 @@
+"""Sweeps with `svm.C = "auto"`: fitted in rounds, each round a plan of the C to fit next.
+
+Round 1 computes each C path's starting C (`xialpha.estimators.c_ladder.starting_C`: per category,
+preprocessing, kernel and j) on a worker, from the training data the fits use, and fits AUTO_C_START C
+from it, AUTO_C_FACTOR apart. After each round the default selection (what `xialpha select` with no
+option chooses) is made from the stored rows, and each category's chosen C path grows by one C where
+that choice sits at its C range's edge (`xialpha.selection.c_extension.ladder_steps`), until the
+choice is interior, the estimate flat, the solution settled, or the path has AUTO_C_LIMIT C values.
+
+Every C fitted is stored as a grid's rows are, as its round ends; the corpus is vectorised once for
+all rounds (`SweepData`). A resumed auto sweep's paths start from the C already stored (and the first
+round's), and nothing stored is fitted again. On the linear path a later round's fit warm-starts from
+the fit of the nearest C fitted in this run (kept on its worker between rounds; a C stored by an
+earlier run starts cold).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+from distributed import Client, Future
+
+from xialpha.estimators.c_ladder import first_rung
+from xialpha.jobs import tasks
+from xialpha.jobs.graph import SweepData, place_batches, placed
+from xialpha.jobs.plan import Path, SweepPlan, make_plan
+from xialpha.selection.c_extension import ladder_steps
+from xialpha.selection.options import SelectionOptions
+from xialpha.selection.records import records_frame, selection_records
+from xialpha.selection.selector import default_estimator, select
+from xialpha.selection.workflow import selection_columns
+from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
+from xialpha.spec.sweep import SweepSpec
+from xialpha.storage.schema import ResultColumn
+from xialpha.storage.store import ResultStore
+
+FALLBACK_C = 1.0  # a path's starting C when its data give none (one class only: its fits fail and say so)
+NO_ESTIMATE = "no estimate"  # why a category's ladder stopped when none of its fits has an estimate
+
+
+@dataclass
+class AutoRounds:
+    """What an auto sweep's rounds did: how many ran (and fitted), the C per path, and per category why its
+    chosen path stopped (`xialpha.selection.c_extension`: interior, flat, settled, at the cap)."""
+
+    rounds: int = 0
+    fitted_rounds: int = 0  # rounds that fitted something (the others found their C stored)
+    ladders: dict[Path, tuple[float, ...]] = field(default_factory=dict)
+    stops: dict[str, str] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """One line for the sweep's summary: rounds, C per path, and the categories by why they stopped."""
+        sizes = [len(C) for C in self.ladders.values()]
+        by_why: dict[str, list[str]] = {}
+        for category, why in sorted(self.stops.items()):
+            by_why.setdefault(why, []).append(category)
+        stops = "; ".join(f"{why}: {', '.join(names)}" for why, names in sorted(by_why.items()))
+        span = f"{min(sizes)}-{max(sizes)}" if sizes else "0"
+        rounds = f"{self.rounds} round{'' if self.rounds == 1 else 's'}"
+        if self.fitted_rounds < self.rounds:
+            rounds += " (the rest stored)" if self.fitted_rounds else " (all stored)"
+        return f'C "auto": {rounds}, {span} C per path; chosen C {stops or "none"}'
+
+
+# fits a round's plan on its homes (tag: the round's, for task keys) from its warm starts, stores its
+# rows and fills ends (`xialpha.jobs.graph.submit_plan`)
+FitRound = Callable[[SweepPlan, list[str | None], str, dict[int, list[Future]], dict[int, Future]], None]
+
+
+def run_rounds(
+    client: Client,
+    spec: SweepSpec,
+    store: ResultStore,
+    data: SweepData,
+    first: SweepPlan,
+    fit_round: FitRound,
+    *,
+    force: bool = False,
+    threads: int = 1,
+) -> AutoRounds:
+    """Fit the auto sweep of `spec` round by round (`first`: its plan without C, for its categories,
+    data and sizes); `fit_round(plan, homes, tag)` runs a round's batches on their homes and stores
+    their rows. force: fit again the C stored before this run."""
+    outcome = AutoRounds()
+    paths = [
+        (p, k, category, j)
+        for p in range(len(spec.preprocessings))
+        for k in range(len(spec.kernels))
+        for category in first.categories
+        for j in spec.j
+    ]
+    stored = stored_ladders(store, spec, first)
+    outcome.ladders = {
+        path: tuple(sorted({*first_rung(start, AUTO_C_START, AUTO_C_FACTOR), *stored.get(path, ())}))
+        for path, start in starting_Cs(client, spec, data, first.categories, paths).items()
+    }
+    fitted: set[str] = set()
+    sources: dict[Path, dict[float, tuple[Future, str | None]]] = {}  # each path's end fits: future, worker
+    while outcome.rounds < AUTO_C_ROUNDS:
+        outcome.rounds += 1
+        done = fitted if force else fitted | store.done_keys(spec.id)
+        plan = make_plan(
+            spec,
+            first.categories,
+            first.fingerprint,
+            first.n_train,
+            first.n_test,
+            done,
+            threads=threads,
+            ladders=outcome.ladders,
+        )
+        if plan.batches:
+            outcome.fitted_rounds += 1
+            homes = _homes(plan, data, _workers(client))
+            warm = _warm_starts(plan, sources, homes)
+            ends: dict[int, Future] = {}
+            fit_round(plan, homes, f"r{outcome.rounds}-", warm, ends)
+            _keep_ends(plan, ends, homes, sources)
+            fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
+        if not _grow(outcome, store, spec, first):
+            break
+    return outcome
+
+
+def _grow(outcome: AutoRounds, store: ResultStore, spec: SweepSpec, first: SweepPlan) -> bool:
+    """Add to `outcome.ladders` the next C of each category whose chosen path goes on; whether any did."""
+    results = sweep_rows(store, spec, first)
+    if results.empty:
+        outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)
+        return False
+    objective = SelectionOptions().objective(default_estimator(results))
+    selection = select(results, objective, sweep_id=spec.id, runners_up=0)
+    steps = ladder_steps(records_frame(selection_records(selection, "auto")), results, AUTO_C_LIMIT, AUTO_C_FACTOR)
+    preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
+    kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
+    outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)
+    grew = False
+    for (category, preprocessing_id, kernel_id, j), step in steps.items():
+        outcome.stops[category] = step.why
+        path = (preprocessing[preprocessing_id], kernel[kernel_id], category, float(j))
+        if step.C is not None:
+            outcome.ladders[path] = tuple(sorted({*outcome.ladders.get(path, ()), step.C}))
+            grew = True
+    return grew
+
+
+def starting_Cs(
+    client: Client, spec: SweepSpec, data: SweepData, categories: list[str], paths: list[Path]
+) -> dict[Path, float]:
+    """{path: its starting C}, computed by one task per (preprocessing, kernel) on a worker, from the
+    training data its fits use (the workers dealt round-robin)."""
+    workers = _workers(client)
+    pairs = sorted({(p, k) for p, k, _, _ in paths})
+    homes = {pair: workers[i % len(workers)] if workers else None for i, pair in enumerate(pairs)}
+    training = data.needed({(p, k, homes[p, k]) for p, k in pairs})
+    wanted = [(category, j) for category in categories for j in spec.j]
+    futures = {
+        (p, k): client.submit(
+            tasks.starting_Cs,
+            training[p, k, homes[p, k]],
+            wanted,
+            FALLBACK_C,
+            key=f"starting-C-{p}-{k}-{data.run_id}",
+            pure=False,
+            **placed(homes[p, k]),
+        )
+        for p, k in pairs
+    }
+    starts = {pair: future.result() for pair, future in futures.items()}
+    return {(p, k, category, j): starts[p, k][category, j] for p, k, category, j in paths}
+
+
+def sweep_rows(store: ResultStore, spec: SweepSpec, first: SweepPlan, *, include_failed: bool = False) -> pd.DataFrame:
+    """The stored rows of `spec`'s sweep on its data and categories (columns a selection reads)."""
+    rows = store.read_results_df(spec.id, columns=selection_columns(None), include_failed=include_failed)
+    if rows.empty:
+        return rows
+    mine = (rows[ResultColumn.DATA_FINGERPRINT] == first.fingerprint) & rows[ResultColumn.CATEGORY].isin(
+        first.categories
+    )
+    return rows[mine].reset_index(drop=True)
+
+
+def stored_ladders(store: ResultStore, spec: SweepSpec, first: SweepPlan) -> dict[Path, set[float]]:
+    """{path: the C stored for it}, ok or failed: a resumed auto sweep goes on from them."""
+    rows = sweep_rows(store, spec, first, include_failed=True)
+    preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
+    kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
+    ladders: dict[Path, set[float]] = {}
+    for row in rows.itertuples(index=False):
+        p, k = preprocessing.get(row.preprocessing_id), kernel.get(row.kernel_id)
+        if p is not None and k is not None and float(row.j) in spec.j:
+            ladders.setdefault((p, k, str(row.category), float(row.j)), set()).add(float(row.C))
+    return ladders
+
+
+def _homes(plan: SweepPlan, data: SweepData, workers: list[str]) -> list[str | None]:
+    """Each batch's worker: as `place_batches` deals them, but a kernel-path batch goes where its Gram
+    was made in an earlier round (or for the starting C), so no round makes a Gram again."""
+    made = {(p, k): home for p, k, home in data.futures if not plan.is_linear(k)}
+    dealt = place_batches(plan, workers)
+    return [made.get((batch.preprocessing, batch.kernel), home) for batch, home in zip(plan.batches, dealt)]
+
+
+def _warm_starts(
+    plan: SweepPlan, sources: dict[Path, dict[float, tuple[Future, str | None]]], homes: list[str | None]
+) -> dict[int, list[Future]]:
+    """{batch index: the end fits its linear-path C paths warm-start from}: per path, the fitted C
+    nearest its first C in this batch. The batch moves to the worker that holds them (`homes` is
+    changed), where they share its features."""
+    warm: dict[int, list[Future]] = {}
+    for i, batch in enumerate(plan.batches):
+        if not plan.is_linear(batch.kernel):
+            continue
+        for job in batch.jobs:
+            ends = sources.get((batch.preprocessing, batch.kernel, job.category, job.j))
+            if not ends:
+                continue
+            future, home = ends[min(ends, key=lambda C: abs(math.log(C / job.C)))]
+            if future not in warm.setdefault(i, []):
+                warm[i].append(future)
+                homes[i] = home
+    return warm
+
+
+def _keep_ends(
+    plan: SweepPlan,
+    ends: dict[int, Future],
+    homes: list[str | None],
+    sources: dict[Path, dict[float, tuple[Future, str | None]]],
+) -> None:
+    """Record in `sources` each path's smallest and largest C fitted so far in this run, with the
+    future of their fits (`ends`) and its worker; the others are let go."""
+    for i, batch in enumerate(plan.batches):
+        if i not in ends or not plan.is_linear(batch.kernel):
+            continue
+        for job in batch.jobs:
+            path = (batch.preprocessing, batch.kernel, job.category, job.j)
+            known = {**sources.get(path, {}), job.C: (ends[i], homes[i])}
+            sources[path] = {C: known[C] for C in (min(known), max(known))}
+
+
+def _workers(client: Client) -> list[str]:
+    return sorted(client.scheduler_info().get("workers", {}))
