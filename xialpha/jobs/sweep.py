@@ -6,11 +6,12 @@ import contextlib
 import datetime
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field, replace
 
 from distributed import as_completed, get_task_stream
 
-from xialpha.errors import UserError
+from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
@@ -24,6 +25,7 @@ from xialpha.redaction import redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
 from xialpha.storage.store import ResultStore
+from xialpha.storage.validate import first_line
 from xialpha.version import __version__
 
 
@@ -193,8 +195,24 @@ def run_sweep(
         if run is not None:  # the run's own error, if any (an unwritable store, say), is the one to report
             with contextlib.suppress(Exception):
                 store.add_run(replace(run, finished_at=_now()))
+    _finish(store, spec.id)
     summary.wall_seconds = time.monotonic() - start
     return summary
+
+
+def _finish(store: ResultStore, sweep_id: str) -> None:
+    """Compact the ended sweep's files and store its summary (`ResultStore.finish_sweep`). Every
+    row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
+    all, so that is a warning, not the sweep's failure."""
+    try:
+        store.finish_sweep(sweep_id)
+    except (OSError, StoreWriteError) as exc:
+        warnings.warn(
+            f"sweep {sweep_id!r}: every row is stored, but its files were not compacted ({first_line(exc)}); "
+            "`xialpha store compact` compacts them",
+            StoreWarning,
+            stacklevel=3,
+        )
 
 
 def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[str]) -> list[str]:
