@@ -28,9 +28,12 @@ solver; its seconds are reported apart (`first_fit_s`).
 
 `large` (--large N, default 10^5; --quick 3,000): the same per fit on make_synthetic(n_docs=N,
 n_categories=4, seed=0) (70% training, min_df = 3), 4 categories x C 0.5, 5 warm-started, one run.
+`huge` (--huge N, e.g. 1e6; skipped by default): the same on N documents for the 2 largest categories.
+`sizes` holds each size's headline figures (n_docs, default_estimate_over_fit_median, span_sampled_fits, ...).
 
     python bench/overhead.py           # Reuters ModApte train, 10 categories x 8 C (+ C = 0.5 cold), and 10^5
     python bench/overhead.py --quick   # a 600-document synthetic corpus, and 3,000
+    python bench/overhead.py --huge 1e6  # and 10^6 documents (2 categories x 2 C)
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ TARGET_ESTIMATE_OVER_FIT = 0.05
 TARGET_DEFAULT_OVER_FIT = 0.3
 COLD_C = 0.5
 LARGE_DOCS, QUICK_LARGE_DOCS, LARGE_C = 100_000, 3_000, (0.5, 5.0)
+HUGE_CATEGORIES = 2  # at 10^6 documents a subset of the C paths: the 2 largest categories x LARGE_C
 
 
 def main() -> None:
@@ -96,6 +100,13 @@ def main() -> None:
         metavar="N_DOCS",
         help=f"documents of the synthetic corpus of `large` (default {LARGE_DOCS:g}, --quick "
         f"{QUICK_LARGE_DOCS}; 0 skips it)",
+    )
+    parser.add_argument(
+        "--huge",
+        type=lambda text: int(float(text)),
+        default=0,
+        metavar="N_DOCS",
+        help=f"also `huge`: as `large` on N_DOCS documents (e.g. 1e6), {HUGE_CATEGORIES} categories (default: skipped)",
     )
     args = parser.parse_args()
     with threadpool_limits(limits=1):
@@ -164,9 +175,11 @@ def _run(args) -> None:
     large = args.large if args.large is not None else (QUICK_LARGE_DOCS if args.quick else LARGE_DOCS)
     if large:
         result["large"] = _large(large, args)
+    if args.huge:
+        result["huge"] = _large(args.huge, args, top_k=HUGE_CATEGORIES)
     result["sizes"] = {
         name: _size_summary(part)
-        for name, part in (("reuters", result), ("large", result.get("large")))
+        for name, part in (("reuters", result), ("large", result.get("large")), ("huge", result.get("huge")))
         if part is not None
     }
     _print(result)
@@ -288,14 +301,14 @@ def _ratios(row: dict) -> dict:
     return row
 
 
-def _large(n_docs: int, args) -> dict:
-    """Per-fit costs on make_synthetic(n_docs, 4 categories): 4 categories x LARGE_C, warm-started."""
+def _large(n_docs: int, args, top_k: int = 4) -> dict:
+    """Per-fit costs on make_synthetic(n_docs, 4 categories): `top_k` categories x LARGE_C, warm-started."""
     corpus = make_synthetic(n_docs=n_docs, n_categories=4, seed=0)
     train = corpus.split("train")
     _, X = Preprocessing(min_df=3).fit_transform(train.texts)
     r_delta2 = r_delta_squared(X=X)
     fits = []
-    for category in corpus.choose_categories(top_k=4):
+    for category in corpus.choose_categories(top_k=top_k):
         fits += [{"category": category, **row} for row in _path(X, train.y(category), list(LARGE_C), r_delta2, args)]
     print(f"large: {n_docs:,} documents, {X.shape[0]:,} training", flush=True)
     return {
@@ -352,6 +365,7 @@ def _print(result: dict) -> None:
     for part, title in (
         (result, f"{result['corpus']}: {result['n_train']} training documents, {result['n_features']} features"),
         (result.get("large"), "large"),
+        (result.get("huge"), "huge"),
     ):
         if part is None:
             continue
@@ -397,13 +411,14 @@ def _print(result: dict) -> None:
         f"{result['default_estimate_over_fit_median']:.3f}, "
         f"total {result['default_estimate_over_fit_total']:.3f} (target <= {TARGET_DEFAULT_OVER_FIT})"
     )
-    if "large" in result:
-        large = result["large"]
-        print(
-            f"large ({large['n_train']:,} training documents): default estimates / fit median "
-            f"{large['default_estimate_over_fit_median']:.3f}, total {large['default_estimate_over_fit_total']:.3f}; "
-            f"span / fit {large['span_over_fit_median']:.3f}"
-        )
+    for name in ("large", "huge"):
+        if name in result:
+            part = result[name]
+            print(
+                f"{name} ({part['n_train']:,} training documents): default estimates / fit median "
+                f"{part['default_estimate_over_fit_median']:.3f}, total {part['default_estimate_over_fit_total']:.3f}; "
+                f"span / fit {part['span_over_fit_median']:.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ Settings (`--setting`, several allowed):
     next30    the same splits, the categories ranked 11-40 by frequency (rare positives)
     chrono    one chronological split of the 12,902 (older half trains, newer half tests), top 10
     synthetic make_synthetic(n_docs=3000, n_categories=8, seed=split seed), its own train/test
+              (--synthetic-docs, --synthetic-categories: e.g. 10^5 documents)
 
 What stands in the way of a small regret is also measured: the test set's own noise. For
 HALVINGS random halvings of each test set, "fresh_half" picks the configuration with the best F1 on
@@ -145,6 +146,13 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--splits", type=int, default=5, help="random splits per setting (chrono has one)")
     parser.add_argument("--first-seed", type=int, default=15, help="seed of the first split")
     parser.add_argument("--n-c", type=int, default=9, help="number of C values")
+    parser.add_argument(
+        "--synthetic-docs",
+        type=lambda text: int(float(text)),
+        default=3000,
+        help="documents of each synthetic split's corpus (e.g. 1e5)",
+    )
+    parser.add_argument("--synthetic-categories", type=int, default=8, help="categories of the synthetic corpus")
     parser.add_argument("--c-min", type=float, default=0.05)
     parser.add_argument("--c-max", type=float, default=50.0)
     parser.add_argument("--no-loo", dest="loo", action="store_false", help="skip exact LOO on every configuration")
@@ -173,7 +181,7 @@ def _setting(name: str, args):
     """([(seed, corpus, train, test)], categories, description) of one setting."""
     seeds = range(args.first_seed, args.first_seed + args.splits)
     if name == "synthetic":
-        n_docs, k = (900, 3) if args.quick else (3000, 8)
+        n_docs, k = (900, 3) if args.quick else (args.synthetic_docs, args.synthetic_categories)
         splits = []
         for seed in seeds:
             corpus = make_synthetic(n_docs=n_docs, n_categories=k, seed=seed)

@@ -10,7 +10,11 @@
   tables (`.to_pandas()`, `.to_pylist()`), passes read `filters=` or types rows for a dataset
   (`typed_table`), except the Parquet corpus reader above;
 - the sweep's tasks and driver, which build, move and store result rows, build them as typed
-  rows (`xialpha.storage.rows`) and write no column name of the results or examples dataset.
+  rows (`xialpha.storage.rows`) and write no column name of the results or examples dataset;
+- outside xialpha/storage (and the packages below it: estimators, features, corpora) no string
+  names a results column: code says `ResultColumn.X` or `estimate_column(...)`; the strings that
+  equal a column's name but mean something else (a table header, a spec key, ...) are listed, each
+  with its reason and count, in NOT_COLUMNS.
 
 Each rule is a function of parsed source, so the tests below also plant one violation of each
 and check that the rule reports it (a guard that cannot fail guards nothing).
@@ -431,6 +435,136 @@ def test_the_sweep_names_no_result_column():
 def test_the_column_rule_catches_a_planted_column_name(source):
     assert len(column_literals([("xialpha/jobs/tasks.py", ast.parse(source))])) == 1
     assert column_literals([("xialpha/storage/rows.py", ast.parse(source))]) == []
+
+
+# Packages below xialpha/storage in the layering (storage imports them, so they cannot import it):
+# their strings that equal a results column's name are the parameters the columns are named after
+# (gamma, C, rho, the kernel argument) and the registry's declaration of each estimator's own columns,
+# which xialpha.storage.schema reads; never a column of a stored row.
+BELOW_STORAGE = ("xialpha/estimators/", "xialpha/features/", "xialpha/corpora/")
+# Strings outside xialpha/storage that equal a results column's name but name something else:
+# {(module, string): (how many, what they are)}. Exact counts: one more is a column literal to
+# replace by its `ResultColumn`, one fewer a stale entry to remove.
+NOT_COLUMNS = {
+    ("xialpha/api.py", "rho"): (1, "the rho= parameter, named in its error"),
+    ("xialpha/commands/report.py", "category"): (2, "table headers"),
+    ("xialpha/commands/report.py", "n"): (1, "a table header"),
+    ("xialpha/commands/select.py", "category"): (1, "the word counted in '3 categories'"),
+    ("xialpha/commands/sweep.py", "category"): (1, "the word counted in '3 categories'"),
+    ("xialpha/commands/sweep.py", "worker"): (2, "the word counted in '2 workers'"),
+    ("xialpha/jobs/cluster.py", "worker"): (3, "Dask's worker: its config section, command and name"),
+    ("xialpha/jobs/progress.py", "kernel"): (1, "IPython's kernel attribute"),
+    ("xialpha/models/artifact.py", "category"): (2, "a key of the model artifact's own JSON format"),
+    ("xialpha/models/artifact.py", "created_at"): (1, "a key of the model artifact's own JSON format"),
+    ("xialpha/models/artifact.py", "kernel"): (2, "a key of the model artifact's own JSON format"),
+    ("xialpha/models/artifact.py", "preprocessing_id"): (2, "a key of the model artifact's own JSON format"),
+    ("xialpha/reports/html.py", "category"): (5, "table headers"),
+    ("xialpha/reports/html.py", "n"): (1, "a table header"),
+    ("xialpha/reports/inventory.py", "category"): (1, "a certification row's scope (category, micro, macro)"),
+    ("xialpha/reports/labels.py", "C"): (1, "the parameter's name in a label (C=0.5)"),
+    ("xialpha/reports/labels.py", "j"): (2, "the parameter's name in a label (j=2)"),
+    ("xialpha/reports/labels.py", "kernel"): (3, "a label part (preprocessing or kernel)"),
+    ("xialpha/reports/plots.py", "C"): (1, "an axis label"),
+    ("xialpha/reports/report.py", "rho"): (1, "an Objective attribute"),
+    ("xialpha/reports/terminal.py", "category"): (2, "table headers"),
+    ("xialpha/reports/terminal.py", "n"): (1, "a table header"),
+    ("xialpha/search.py", "C"): (1, "a scikit-learn parameter name"),
+    ("xialpha/search.py", "gamma"): (1, "an SVM argument"),
+    ("xialpha/search.py", "j"): (1, "an SVM argument"),
+    ("xialpha/search.py", "kernel"): (5, "an SVM argument"),
+    ("xialpha/search.py", "r_delta2"): (2, "a key of the scikit-learn-style cv_results_, the search's own output"),
+    ("xialpha/selection/certification.py", "category"): (1, "a certification row's scope (category, micro, macro)"),
+    ("xialpha/selection/options.py", "rho"): (1, "an option name"),
+    ("xialpha/selection/records.py", "category"): (1, "the per-category selection mode"),
+    ("xialpha/selection/selector.py", "category"): (1, "the per-category selection mode"),
+    ("xialpha/spec/drift.py", "C"): (1, "a key of the drift spec"),
+    ("xialpha/spec/drift.py", "j"): (1, "a key of the drift spec"),
+    ("xialpha/spec/drift.py", "rho"): (2, "a key of the drift spec"),
+    ("xialpha/spec/grid.py", "C"): (5, "a key of the sweep spec"),
+    ("xialpha/spec/grid.py", "j"): (3, "a key of the sweep spec"),
+    ("xialpha/spec/sweep.py", "rho"): (1, "a key of the sweep spec"),
+}
+
+
+def result_column_strings(modules) -> dict[tuple[str, str], list[int]]:
+    """{(module, string): lines} of the string constants outside xialpha/storage (and the packages
+    below it) that equal the name of a results column. Not counted: the literal parts of f-strings
+    (fragments, not names) and the value of a `kind=` argument (numpy's and pandas' sort "stable")."""
+    from xialpha.storage.schema import RESULT_COLUMNS
+
+    names = {column.name for column in RESULT_COLUMNS}
+    found: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for path, tree in modules:
+        if path.startswith(("xialpha/storage/", *BELOW_STORAGE)):
+            continue
+        not_names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                not_names |= {id(part) for part in node.values}
+            elif isinstance(node, ast.keyword) and node.arg == "kind":
+                not_names.add(id(node.value))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in names and id(node) not in not_names:
+                found[(path, node.value)].append(node.lineno)
+    return found
+
+
+def column_literals_outside_storage(modules, allowed=NOT_COLUMNS) -> list[str]:
+    """ "path:lines 'name'" where a module's strings naming a results column differ in number from
+    what `allowed` lets it have."""
+    found = result_column_strings(modules)
+    return [
+        f"{path}:{','.join(map(str, found.get((path, name), [])))} {name!r} "
+        f"({len(found.get((path, name), []))}, allowed {allowed.get((path, name), (0,))[0]})"
+        for path, name in sorted(set(found) | set(allowed))
+        if len(found.get((path, name), [])) != allowed.get((path, name), (0,))[0]
+    ]
+
+
+def test_outside_storage_no_string_names_a_result_column():
+    """Code outside xialpha/storage names a results column by its `ResultColumn` member (or a
+    storage helper such as `estimate_column`), never by a string: the store's columns have one
+    definition."""
+    assert column_literals_outside_storage(_modules()) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'frame = rows.sort_values("category")',
+        'value = row["xa_error"]',
+        "columns = ('config_key', ResultColumn.C)",
+        'order = frame.sort_values(by="created_at", kind="stable")',
+    ],
+)
+def test_the_storage_column_rule_catches_a_planted_column_name(source):
+    assert len(column_literals_outside_storage(_planted(source), {})) == 1
+    assert column_literals_outside_storage([("xialpha/storage/x.py", ast.parse(source))], {}) == []
+    assert column_literals_outside_storage([("xialpha/features/x.py", ast.parse(source))], {}) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'label = f"{prefix}C"',
+        'order = np.argsort(keys, kind="stable")',
+        "frame = rows.sort_values(ResultColumn.CATEGORY)",
+        'words = plural(n, "categories")',
+    ],
+)
+def test_the_storage_column_rule_lets_non_names_pass(source):
+    assert column_literals_outside_storage(_planted(source), {}) == []
+
+
+def test_the_storage_column_rule_reports_one_more_and_one_fewer_than_allowed():
+    source = 'frame = rows.sort_values("category")'
+    assert (
+        column_literals_outside_storage(_planted(source), {("xialpha/selection/planted.py", "category"): (1, "")}) == []
+    )
+    assert len(column_literals_outside_storage(_planted(source + "\nx = 'n'"), {})) == 2
+    assert (
+        len(column_literals_outside_storage(_planted("x = 1"), {("xialpha/selection/planted.py", "n"): (1, "")})) == 1
+    )
 
 
 def test_the_ci_script_names_test_files_that_exist():

@@ -51,6 +51,7 @@ from xialpha.selection.workflow import select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.naming import choose_sweep, store_location
+from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import ResultStore
 from xialpha.storage.validate import missing_columns
 from xialpha.storing import store_selection
@@ -363,7 +364,8 @@ class TextClassifier:
         return np.where(self.decision_function(texts) > 0, 1, -1)
 
     def __repr__(self) -> str:
-        return f"TextClassifier({self.category!r}, kernel={self.config.get('kernel')}, C={self.config.get('C')})"
+        kernel, C = self.config.get(ResultColumn.KERNEL), self.config.get(ResultColumn.C)
+        return f"TextClassifier({self.category!r}, kernel={kernel}, C={C})"
 
 
 def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from xialpha.errors import UserError
 from xialpha.reports.plots import as_typed, calibration_figure, curves_figure
 from xialpha.reports.report import report_of
 from xialpha.storage.naming import store_location
+from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import ResultStore
 
 
@@ -36,7 +37,7 @@ def curves(
     if isinstance(categories, str):
         raise UserError(f"categories=: give a list of category names, got the string {categories!r}")
     view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
-    unknown = sorted(set(categories or ()) - set(view.curves["category"]))
+    unknown = sorted(set(categories or ()) - set(view.curves[ResultColumn.CATEGORY]))
     if unknown:
         raise UserError(f"categories=: not categories of the sweep: {', '.join(map(repr, unknown))}")
     with as_typed():

@@ -16,6 +16,7 @@ from pathlib import Path
 from xialpha.models.artifact import check_target, save_artifact
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.workflow import SweepSelection
+from xialpha.storage.schema import ResultColumn
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,10 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
     trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit=", client=client)
     first = rows.iloc[0]
     provenance = {
-        "sweep_id": str(first["sweep_id"]),
+        ResultColumn.SWEEP_ID: str(first[ResultColumn.SWEEP_ID]),
         "selection_id": str(first["selection_id"]),
         "store": store.uri,
-        "data_fingerprint": str(first["data_fingerprint"]),
+        ResultColumn.DATA_FINGERPRINT: str(first[ResultColumn.DATA_FINGERPRINT]),
         "mode": str(first["mode"]),
         "labels": labels.key(rows).to_dict("records"),
     }

@@ -19,7 +19,8 @@ def test_each_value_is_averaged_with_the_next_smaller_and_larger_C_of_its_group(
     C = [10.0, 0.1, 1.0, 100.0, 1.0, 5.0]
     values = [0.3, 0.6, 0.9, np.nan, 0.2, 0.4]
     # a, ordered by C: 0.1 -> 0.6, 1 -> 0.9, 10 -> 0.3, 100 -> NaN (left out of its neighbours' means, stays NaN)
-    expected = [(0.9 + 0.3) / 2, (0.6 + 0.9) / 2, (0.6 + 0.9 + 0.3) / 3, np.nan, 0.3, 0.3]
+    # b has two C only: its values are ranked as they are (averaged, both would be 0.3: a tie)
+    expected = [(0.9 + 0.3) / 2, (0.6 + 0.9) / 2, (0.6 + 0.9 + 0.3) / 3, np.nan, 0.2, 0.4]
     np.testing.assert_allclose(smoothed_over_c(groups, C, values), expected)
     assert smoothed_over_c(["x"], [1.0], [0.7]) == pytest.approx([0.7])  # alone: itself
 
@@ -80,3 +81,12 @@ def test_a_plateau_shares_its_best_average_so_its_smallest_C_wins_even_at_the_gr
     assert chosen(select(results, Objective("f1", estimator="xa"), sweep_id="s1")) == {"a": 3.0}
     costs = select(results, Objective("error", estimator="xa"), sweep_id="s1")
     assert chosen(costs) == {"a": 3.0}
+
+
+def test_a_grid_of_two_C_is_ranked_by_its_estimates_not_tied_by_their_common_mean():
+    """Issue 36: averaged, both points of a 2-C grid get the same mean, so the smaller C always won."""
+    np.testing.assert_allclose(smoothed_over_c(["a", "a"], [1.0, 10.0], [0.5, 0.8]), [0.5, 0.8])
+    two_estimated = smoothed_over_c(["a"] * 3, [1.0, 3.0, 10.0], [0.5, np.nan, 0.8])  # one C not estimated
+    np.testing.assert_allclose(two_estimated, [0.5, np.nan, 0.8])
+    results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in {1.0: 60, 10.0: 20}.items()])
+    assert chosen(select(results, Objective("f1", estimator="xa"), sweep_id="s1")) == {"a": 10.0}

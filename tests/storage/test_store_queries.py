@@ -164,3 +164,26 @@ def test_the_named_result_columns_are_the_schemas_descriptive_columns():
     own = {column.name for estimator in ESTIMATORS for column in estimator.columns}
     descriptive = [c.name for c in RESULT_COLUMNS if c.name not in estimates | own and not c.name.startswith(PP_PREFIX)]
     assert [member.value for member in ResultColumn] == descriptive
+
+
+def test_a_frame_keyed_by_result_columns_writes_plain_column_names(tmp_path):
+    """Selection and reports key frames and rows by ResultColumn members: what they write (CSV,
+    JSON, Parquet, text) must say the column's name ("C"), never the member ("ResultColumn.C")."""
+    import json
+
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from xialpha.storage.schema import ResultColumn
+
+    frame = pd.DataFrame({ResultColumn.C: [0.5], ResultColumn.CATEGORY: ["earn"]})
+    assert frame.to_csv(index=False).splitlines()[0] == "C,category"
+    assert json.loads(frame.to_json(orient="records")) == [{"C": 0.5, "category": "earn"}]
+    assert json.dumps({ResultColumn.C: ResultColumn.KERNEL}) == '{"C": "kernel"}'
+    assert (f"{ResultColumn.C}", str(ResultColumn.C), "%s" % ResultColumn.C) == ("C", "C", "C")
+    table = pa.Table.from_pylist([{ResultColumn.C: 0.5}])
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "frame.parquet")
+    assert table.schema.names == ["C"]
+    assert pq.read_table(tmp_path / "frame.parquet").schema.names == ["C", "category"]
+    assert frame["C"].iloc[0] == frame[ResultColumn.C].iloc[0] == 0.5

@@ -18,6 +18,7 @@ from xialpha.reports.terminal import certification_table as terminal_table
 from xialpha.reports.terminal import key_table, print_table, write_records
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.records import read_selection
+from xialpha.storage.schema import ResultColumn
 
 
 def add_arguments(parser) -> None:
@@ -61,8 +62,8 @@ def run(args) -> int:
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
     certification_id = str(frame["certification_id"].iloc[0])
-    labels = sweep_labels(store.read_results_df(str(rows["sweep_id"].iloc[0])))
-    configs = dict(zip(rows["category"], labels.column(rows)))
+    labels = sweep_labels(store.read_results_df(str(rows[ResultColumn.SWEEP_ID].iloc[0])))
+    configs = dict(zip(rows[ResultColumn.CATEGORY], labels.column(rows)))
     if args.format == "table":
         title = f"certification {certification_id} of {args.selection}"
         documents = int(frame["n_test"].iloc[0])
@@ -70,7 +71,7 @@ def run(args) -> int:
         print_table(terminal_table(frame, title, configs, args.wide, caption=caption), args.wide)
         print_table(key_table(labels.key(rows)))
     else:
-        write_records(frame.assign(config=frame["category"].map(configs)), args.format)
+        write_records(frame.assign(config=frame[ResultColumn.CATEGORY].map(configs)), args.format)
     status = sys.stdout if args.format == "table" else sys.stderr
     print(f"stored certification {certification_id} in {store.uri}", file=status)
     print(f"split {args.test_split!r} is now marked as used (a second certification on it needs --force)", file=status)

@@ -75,11 +75,20 @@ def _header(report, uri: str) -> str:
 def _verdict_lines(report, spec) -> list[str]:
     """Per category and config (by its label, `xialpha.reports.labels`): the verdict, chosen
     window and full memory, then every window's estimate; lines of at most 80 characters."""
+    from xialpha.storage.schema import ResultColumn
+
     windows: dict[tuple, list[dict]] = {}
     for row in report.rows:
-        windows.setdefault((row["category"], row["preprocessing_id"], row["kernel_id"], row["C"], row["j"]), []).append(
-            row
-        )
+        windows.setdefault(
+            (
+                row[ResultColumn.CATEGORY],
+                row[ResultColumn.PREPROCESSING_ID],
+                row[ResultColumn.KERNEL_ID],
+                row[ResultColumn.C],
+                row[ResultColumn.J],
+            ),
+            [],
+        ).append(row)
     labels = _labels(spec, report.rows)
     lines = []
     for key, row in report.verdicts().items():
@@ -104,14 +113,18 @@ def _labels(spec, rows: list[dict]):
     import pandas as pd
 
     from xialpha.reports.labels import sweep_labels
-    from xialpha.storage.schema import config_values
+    from xialpha.storage.schema import ResultColumn, config_values
 
     pres = {p.id: p for p in spec.preprocessings}
     kernels = {k.id: k for k in spec.kernels}
     return sweep_labels(
         pd.DataFrame(
             [
-                {**config_values(pres[r["preprocessing_id"]], kernels[r["kernel_id"]]), "C": r["C"], "j": r["j"]}
+                {
+                    **config_values(pres[r[ResultColumn.PREPROCESSING_ID]], kernels[r[ResultColumn.KERNEL_ID]]),
+                    ResultColumn.C: r[ResultColumn.C],
+                    ResultColumn.J: r[ResultColumn.J],
+                }
                 for r in rows
             ]
         )
@@ -119,6 +132,8 @@ def _labels(spec, rows: list[dict]):
 
 
 def _window_estimate(row: dict) -> str:
-    if row["status"] != "ok":
-        return f"{row['window']}:{row['status']}"
-    return f"{row['window']}:{100 * row['xa_error']:.1f}{'*' if row['chosen'] else ''}"
+    from xialpha.storage.schema import ResultColumn, estimate_column
+
+    if row[ResultColumn.STATUS] != "ok":
+        return f"{row['window']}:{row[ResultColumn.STATUS]}"
+    return f"{row['window']}:{100 * row[estimate_column('xa', 'error')]:.1f}{'*' if row['chosen'] else ''}"

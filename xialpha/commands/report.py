@@ -38,6 +38,7 @@ from xialpha.reports.terminal import (
 )
 from xialpha.reports.verdicts import grid_word, legend
 from xialpha.selection.choices import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
+from xialpha.storage.schema import ResultColumn
 
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
 
@@ -145,7 +146,7 @@ def _print_terminal(report, wide: bool) -> None:
         facts.add_row(cell_text(key), cell_text(value))
     print_table(facts)
     columns = [
-        Column("category", lambda r: str(r["category"]), text=True),
+        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
         Column("config", lambda r: str(r["label"]), text=True),
         Column("best C", lambda r: number(r["best_C"])),
         Column("estimate", lambda r: percent(r["estimate"])),
@@ -158,8 +159,8 @@ def _print_terminal(report, wide: bool) -> None:
     if not report.calibration.empty:
         print_table(calibration_table(report.calibration, report.metric))
     columns = [
-        Column("category", lambda r: str(r["category"]), text=True),
-        Column("n", lambda r: str(r["n"])),
+        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        Column("n", lambda r: str(r[ResultColumn.N])),
         Column("configs", lambda r: str(r["configs"])),
         Column("mean", lambda r: number(r["candidates_mean"])),
         Column("max", lambda r: number(r["candidates_max"])),
@@ -169,7 +170,7 @@ def _print_terminal(report, wide: bool) -> None:
     if report.selection is not None:
         print_table(selection_table(report.selection, report.labels, wide), wide)
         print("\n".join(legend(report.selection)))
-        configs = dict(zip(report.selection["category"], report.labels.column(report.selection)))
+        configs = dict(zip(report.selection[ResultColumn.CATEGORY], report.labels.column(report.selection)))
         groups = report.certifications.groupby("certification_id", sort=False) if len(report.certifications) else []
         for certification_id, rows in groups:
             first = rows.iloc[0]

@@ -26,6 +26,7 @@ from xialpha.reports.verdicts import legend
 from xialpha.selection.choices import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
+from xialpha.storage.schema import ResultColumn
 from xialpha.storing import store_selection
 
 SHOWN = 50  # categories the terminal table shows without --all
@@ -96,7 +97,7 @@ def shown_rows(rows: pd.DataFrame, limit: int = SHOWN) -> pd.DataFrame:
     estimates (the others, each a small share of the positives, are one flag away)."""
     if len(rows) <= limit:
         return rows
-    positives = pd.to_numeric(rows["n_pos"], errors="coerce").fillna(-1).to_numpy()
+    positives = pd.to_numeric(rows[ResultColumn.N_POS], errors="coerce").fillna(-1).to_numpy()
     largest = np.argsort(-positives, kind="stable")[:limit]
     return rows.iloc[np.sort(largest)]
 

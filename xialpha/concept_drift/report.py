@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from xialpha.concept_drift.windows import GroupCheck
 from xialpha.spec.drift import DriftSpec, StreamLayout
 from xialpha.storage.keys import config_key
-from xialpha.storage.schema import estimate_values
+from xialpha.storage.schema import ResultColumn, estimate_values
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
 
@@ -39,7 +39,13 @@ class DriftReport:
         """{(category, preprocessing_id, kernel_id, C, j): the row of the chosen window, or any row if failed}."""
         out: dict[tuple, dict] = {}
         for row in self.rows:
-            key = (row["category"], row["preprocessing_id"], row["kernel_id"], row["C"], row["j"])
+            key = (
+                row[ResultColumn.CATEGORY],
+                row[ResultColumn.PREPROCESSING_ID],
+                row[ResultColumn.KERNEL_ID],
+                row[ResultColumn.C],
+                row[ResultColumn.J],
+            )
             if key not in out or row["chosen"]:
                 out[key] = row
         return out
@@ -100,28 +106,28 @@ def check_rows(
                         window=job.window,
                     ),
                     "check_key": check_key,
-                    "sweep_id": spec.id,
-                    "run_id": run_id,
+                    ResultColumn.SWEEP_ID: spec.id,
+                    ResultColumn.RUN_ID: run_id,
                     "checked_at": checked_at,
-                    "data_fingerprint": fingerprint,
+                    ResultColumn.DATA_FINGERPRINT: fingerprint,
                     "newest_batch": layout.batch_ids[job.newest],
                     "n_batches": job.newest + 1,
-                    "category": job.category,
-                    "preprocessing_id": pre.id,
-                    "kernel": kernel.name,
-                    "kernel_id": kernel.id,
-                    "C": job.C,
-                    "j": job.j,
-                    "rho": spec.rho,
+                    ResultColumn.CATEGORY: job.category,
+                    ResultColumn.PREPROCESSING_ID: pre.id,
+                    ResultColumn.KERNEL: kernel.name,
+                    ResultColumn.KERNEL_ID: kernel.id,
+                    ResultColumn.C: job.C,
+                    ResultColumn.J: job.j,
+                    ResultColumn.RHO: spec.rho,
                     "window": job.window,
                     "window_first_batch": layout.batch_ids[job.newest + 1 - job.window],
                     "full_memory": job.window == job.newest + 1,
-                    "status": result.status,
-                    "error_message": result.message,
-                    "n": result.n,
-                    "n_pos": result.n_pos,
-                    "n_sv": result.n_sv,
-                    "r_delta2": result.r_delta2,
+                    ResultColumn.STATUS: result.status,
+                    ResultColumn.ERROR_MESSAGE: result.message,
+                    ResultColumn.N: result.n,
+                    ResultColumn.N_POS: result.n_pos,
+                    ResultColumn.N_SV: result.n_sv,
+                    ResultColumn.R_DELTA2: result.r_delta2,
                     "n_newest": n_newest,
                     "n_newest_pos": positives[job.category],
                     **estimate_values(result.estimate, "xa"),

@@ -25,6 +25,7 @@ from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import xi_alpha_indicator
 from xialpha.spec.drift import DriftSpec
 from xialpha.stats import micro_sign_test
+from xialpha.storage.schema import ResultColumn
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def fit_window(
     begin, first_new, end = (int(starts[b]) for b in (job.newest + 1 - job.window, job.newest, job.newest + 1))
     y = data.y_train[job.category]
     n_pos = int((y[begin:end] > 0).sum())
-    counts = {"n": end - begin, "n_pos": n_pos}
+    counts = {ResultColumn.N: end - begin, ResultColumn.N_POS: n_pos}
     if n_pos in (0, end - begin):
         return WindowResult(job, "skipped", "the window holds a single class", **counts)
     weights = np.zeros(y.shape[0])

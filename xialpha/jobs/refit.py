@@ -25,6 +25,7 @@ from xialpha.jobs.data import ClusterCorpus, load_spec_corpus, submit_features
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.models.trained import MODEL_COLUMNS, CategoryModel, KernelModel, TrainedSelection
 from xialpha.spec.stored import sweep_spec
+from xialpha.storage.schema import ResultColumn
 
 
 def refit_selection(
@@ -34,10 +35,10 @@ def refit_selection(
     cluster (its stored spec, or the spec file at `spec_path`; `corpus`: the in-memory corpus the
     sweep was given; `client`: a running distributed.Client to use instead); UserError naming
     `parameter` when the rows come from several training sets."""
-    fingerprints = chosen["data_fingerprint"].unique()
+    fingerprints = chosen[ResultColumn.DATA_FINGERPRINT].unique()
     if len(fingerprints) != 1:
         raise UserError(f"{parameter}: the chosen configs come from {len(fingerprints)} different training sets")
-    spec = sweep_spec(store, str(chosen["sweep_id"].iloc[0]), str(fingerprints[0]), spec_path, corpus)
+    spec = sweep_spec(store, str(chosen[ResultColumn.SWEEP_ID].iloc[0]), str(fingerprints[0]), spec_path, corpus)
     with refit_session(spec, str(fingerprints[0]), client=client) as session:
         return session.train(chosen)[0]
 
@@ -92,9 +93,9 @@ class RefitSession:
         if held_out is not None:
             self.split_size(held_out)
         fitted, models, counted, term_counts = {}, [], [], {}
-        for pp_id, rows in chosen.groupby("preprocessing_id", sort=False):
-            preprocessing = _by_id(spec.preprocessings, pp_id, "preprocessing_id", spec.id)
-            categories = [str(category) for category in rows["category"]]
+        for pp_id, rows in chosen.groupby(ResultColumn.PREPROCESSING_ID, sort=False):
+            preprocessing = _by_id(spec.preprocessings, pp_id, ResultColumn.PREPROCESSING_ID, spec.id)
+            categories = [str(category) for category in rows[ResultColumn.CATEGORY]]
             name = f"{pp_id}-{self.run_id}"
             features = submit_features(
                 client, self.corpus, preprocessing, train_split, held_out, categories, self.run_id, counted=term_counts
@@ -102,7 +103,7 @@ class RefitSession:
             stacked = client.submit(tasks.stack_blocks, features.blocks, key=f"features-{name}", pure=False)
             data, futures = {}, []
             for column, (_, row) in enumerate(rows.iterrows()):
-                kernel = _by_id(spec.kernels, row["kernel_id"], "kernel_id", spec.id)
+                kernel = _by_id(spec.kernels, row[ResultColumn.KERNEL_ID], ResultColumn.KERNEL_ID, spec.id)
                 if kernel.id not in data:
                     data[kernel.id] = client.submit(
                         tasks.training_data,
@@ -120,8 +121,8 @@ class RefitSession:
                         stacked,
                         categories[column],
                         kernel,
-                        float(row["C"]),
-                        float(row["j"]),
+                        float(row[ResultColumn.C]),
+                        float(row[ResultColumn.J]),
                         spec.tol,
                         key=f"refit-{column}-{name}",
                         pure=False,
@@ -140,8 +141,8 @@ class RefitSession:
             fitted[pp_id] = None if features.fitted is None else features.fitted.result()
             for (_, row), model in zip(rows.iterrows(), client.gather(futures)):
                 config = {column: _plain(row.get(column)) for column in MODEL_COLUMNS}
-                models.append(CategoryModel(str(row["category"]), pp_id, model, config))
-        order = {category: i for i, category in enumerate(chosen["category"])}
+                models.append(CategoryModel(str(row[ResultColumn.CATEGORY]), pp_id, model, config))
+        order = {category: i for i, category in enumerate(chosen[ResultColumn.CATEGORY])}
         trained = TrainedSelection(fitted, sorted(models, key=lambda m: order[m.category]))
         if held_out is None:
             return trained, None

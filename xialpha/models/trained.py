@@ -13,6 +13,7 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.gram import linear_gram, row_sq_norms
+from xialpha.storage.schema import ResultColumn
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,19 +93,19 @@ class TrainedSelection:
 
 
 MODEL_COLUMNS = (
-    "category",
+    ResultColumn.CATEGORY,
     "label",
-    "config_key",
-    "preprocessing_id",
-    "kernel_id",
-    "kernel",
-    "gamma",
-    "degree",
-    "coef0",
-    "C",
-    "j",
+    ResultColumn.CONFIG_KEY,
+    ResultColumn.PREPROCESSING_ID,
+    ResultColumn.KERNEL_ID,
+    ResultColumn.KERNEL,
+    ResultColumn.GAMMA,
+    ResultColumn.DEGREE,
+    ResultColumn.COEF0,
+    ResultColumn.C,
+    ResultColumn.J,
     "metric",
     "estimator",
-    "rho",
+    ResultColumn.RHO,
     "value",
 )

@@ -17,6 +17,7 @@ from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import rank_rows
 from xialpha.selection.selector import at_rho
+from xialpha.storage.schema import ResultColumn
 
 # compared with held-out values, in the order shown: all but those counting on the held-out split
 ESTIMATORS = tuple(registry.by_preference(e.name for e in registry.ESTIMATORS if e.needs != registry.HELD_OUT))
@@ -39,14 +40,14 @@ def calibration_points(results: pd.DataFrame, metric: str, rho: float) -> pd.Dat
         frame = pd.DataFrame(
             {
                 "estimator": name,
-                "category": rows["category"].to_numpy(),
-                "config_key": rows["config_key"].to_numpy(),
+                ResultColumn.CATEGORY: rows[ResultColumn.CATEGORY].to_numpy(),
+                ResultColumn.CONFIG_KEY: rows[ResultColumn.CONFIG_KEY].to_numpy(),
                 "estimate": estimate,
                 "held_out": held_out,
             }
         )
         frames.append(frame.dropna(subset=["estimate", "held_out"]))
-    columns = ["estimator", "category", "config_key", "estimate", "held_out"]
+    columns = ["estimator", ResultColumn.CATEGORY, ResultColumn.CONFIG_KEY, "estimate", "held_out"]
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
@@ -81,7 +82,7 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
     out = []
     for name in estimators_with_estimates(results, rho):
         objective = Objective(metric=metric, estimator=name, rho=rho)
-        for category, group in rows.groupby("category", sort=True):
+        for category, group in rows.groupby(ResultColumn.CATEGORY, sort=True):
             ranked = rank_rows(group, objective)
             held = metric_values(estimator_counts(group, "holdout"), metric)
             if ranked.empty:
@@ -90,7 +91,7 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
             best = (np.nanmax(held) if maximise else np.nanmin(held)) if np.isfinite(held).any() else np.nan
             out.append(
                 {
-                    "category": category,
+                    ResultColumn.CATEGORY: category,
                     "estimator": name,
                     "label": labels.of_row(chosen.iloc[0]),
                     "estimate": float(chosen["value"].iloc[0]),
@@ -98,8 +99,12 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
                     "best_held_out": float(best),
                 }
             )
-    frame = pd.DataFrame(out, columns=["category", "estimator", "label", "estimate", "held_out", "best_held_out"])
+    frame = pd.DataFrame(
+        out, columns=[ResultColumn.CATEGORY, "estimator", "label", "estimate", "held_out", "best_held_out"]
+    )
     order = {name: i for i, name in enumerate(ESTIMATORS)}
     return frame.sort_values(
-        ["category", "estimator"], key=lambda s: s.map(order) if s.name == "estimator" else s, kind="mergesort"
+        [ResultColumn.CATEGORY, "estimator"],
+        key=lambda s: s.map(order) if s.name == "estimator" else s,
+        kind="mergesort",
     ).reset_index(drop=True)

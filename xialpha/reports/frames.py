@@ -22,11 +22,11 @@ import pandas as pd
 from xialpha.estimators.registry import by_preference
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.ranking import VALUE_DECIMALS
-from xialpha.storage.schema import ESTIMATORS, ID_COLUMNS, P_VALUES, SELECTION_ESTIMATES, estimate_columns
+from xialpha.storage.schema import ESTIMATORS, ID_COLUMNS, P_VALUES, SELECTION_ESTIMATES, ResultColumn, estimate_columns
 
 SELECTION_FIRST = (
     "config",
-    "category",
+    ResultColumn.CATEGORY,
     "value",
     "selection_value",
     "significant",
@@ -42,15 +42,23 @@ SELECTION_FIRST = (
 SHOWN_ONLY = ("at_edge", "flat")  # said of a selection beside its rows (`xialpha.selection.edges`), never stored
 RESULTS_FIRST = (
     "config",
-    "category",
-    "C",
-    "j",
-    "kernel",
-    "rho",
-    "status",
+    ResultColumn.CATEGORY,
+    ResultColumn.C,
+    ResultColumn.J,
+    ResultColumn.KERNEL,
+    ResultColumn.RHO,
+    ResultColumn.STATUS,
     *(column for prefix in by_preference(ESTIMATORS) for column in estimate_columns(prefix)),
 )
-RESULTS_ORDER = ["category", "preprocessing_id", "kernel_id", "j", "C", "rho"]  # a configuration's rows together
+# a configuration's rows together
+RESULTS_ORDER = [
+    ResultColumn.CATEGORY,
+    ResultColumn.PREPROCESSING_ID,
+    ResultColumn.KERNEL_ID,
+    ResultColumn.J,
+    ResultColumn.C,
+    ResultColumn.RHO,
+]
 
 
 def tidy_selection(rows: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:

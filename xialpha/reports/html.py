@@ -22,7 +22,7 @@ from xialpha.reports.plots import (
     png,
 )
 from xialpha.reports.verdicts import grid_word, legend, verdicts
-from xialpha.storage.schema import SELECTION_ESTIMATES
+from xialpha.storage.schema import SELECTION_ESTIMATES, ResultColumn
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -121,11 +121,11 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
     first = selection.iloc[0]
     intro = (
         f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
-        f"{_e(objective_text(first['metric'], first['estimator'], first['rho']))}.</p>"
+        f"{_e(objective_text(first['metric'], first['estimator'], first[ResultColumn.RHO]))}.</p>"
     )
     rows = [
         [
-            _e(r["category"]),
+            _e(r[ResultColumn.CATEGORY]),
             _e(labels.of_row(r)),
             number(r["value"]),
             percent(r["estimate_f1"]),
@@ -162,9 +162,9 @@ def _certifications_section(report) -> str:
             f'<p class="note">Selection {_e(selection_id)} was not certified yet: <code>xialpha certify '
             f"--selection {_e(selection_id)} --test-split NAME</code> tests it once on a sealed test split.</p>"
         )
-    configs = dict(zip(report.selection["category"], report.labels.column(report.selection)))
+    configs = dict(zip(report.selection[ResultColumn.CATEGORY], report.labels.column(report.selection)))
     estimates = {
-        metric: dict(zip(report.selection["category"], report.selection[SELECTION_ESTIMATES[metric]]))
+        metric: dict(zip(report.selection[ResultColumn.CATEGORY], report.selection[SELECTION_ESTIMATES[metric]]))
         for metric in ("f1", "error")
     }  # the selection's estimate beside each test figure
     parts = []
@@ -177,18 +177,18 @@ def _certifications_section(report) -> str:
         )
         parts.append(
             f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
-            f"({int(first['n_test'])} documents), {_e(minute(first['created_at']))}: one-sided "
+            f"({int(first['n_test'])} documents), {_e(minute(first[ResultColumn.CREATED_AT]))}: one-sided "
             f'{float(first["confidence"]):.0%} bounds; "estimated" is what '
             f"{_e(report.selection['estimator'].iloc[0])} estimated from training.{forced}</p>"
         )
         table = [
             [
-                _e(r["category"]),
-                _e(configs.get(r["category"], "")),
-                percent(estimates["f1"].get(r["category"])),
+                _e(r[ResultColumn.CATEGORY]),
+                _e(configs.get(r[ResultColumn.CATEGORY], "")),
+                percent(estimates["f1"].get(r[ResultColumn.CATEGORY])),
                 percent(r["f1"]),
                 percent(r["f1_lower"]),
-                percent(estimates["error"].get(r["category"])),
+                percent(estimates["error"].get(r[ResultColumn.CATEGORY])),
                 percent(r["error"]),
                 percent(r["error_upper"]),
                 percent(r["recall"]),
@@ -260,7 +260,7 @@ def _choices_section(report) -> str:
         "best held-out",
     ]
     rows = []
-    for category, group in choices.groupby("category", sort=True):
+    for category, group in choices.groupby(ResultColumn.CATEGORY, sort=True):
         by = group.set_index("estimator")
         rows.append(
             [
@@ -295,18 +295,18 @@ def _provenance_section(report) -> str:
     if not runs.empty:
         rows = [
             [
-                _e(r["run_id"]),
-                _e(minute(r["created_at"])),
-                _e(r["xialpha_version"] or "-"),
+                _e(r[ResultColumn.RUN_ID]),
+                _e(minute(r[ResultColumn.CREATED_AT])),
+                _e(r[ResultColumn.XIALPHA_VERSION] or "-"),
                 _e(r["command"] or "-"),
-                _e(str(r["data_fingerprint"] or "-")[:16]),
+                _e(str(r[ResultColumn.DATA_FINGERPRINT] or "-")[:16]),
             ]
             for _, r in runs.iterrows()
         ]
         parts.append(_table(["sweep run", "started", "xialpha", "command", "data fingerprint"], rows, text_columns=5))
         newest = runs.iloc[-1]
         parts.append(
-            f"<details><summary>spec of run {_e(newest['run_id'])}</summary>"
+            f"<details><summary>spec of run {_e(newest[ResultColumn.RUN_ID])}</summary>"
             f"<pre>{_e(newest['spec_toml'] or '')}</pre></details>"
         )
     return "".join(parts)
@@ -315,7 +315,7 @@ def _provenance_section(report) -> str:
 def _best_section(best: pd.DataFrame) -> str:
     rows = [
         [
-            _e(r["category"]),
+            _e(r[ResultColumn.CATEGORY]),
             _e(r["label"]),
             number(r["best_C"]),
             percent(r["estimate"]),
@@ -334,12 +334,12 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
         return '<p class="note">The sweep has no rho = 2 rows (add 2.0 to estimators.rho).</p>'
     rows = [
         [
-            _e(r["category"]),
-            str(int(r["n"])),
+            _e(r[ResultColumn.CATEGORY]),
+            str(int(r[ResultColumn.N])),
             str(int(r["configs"])),
             number(r["candidates_mean"]),
             number(r["candidates_max"]),
-            percent(r["candidates_mean"] / r["n"]),
+            percent(r["candidates_mean"] / r[ResultColumn.N]),
             number(r["loo_retrains_mean"]),
         ]
         for _, r in candidates.iterrows()
@@ -353,13 +353,13 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
         "% of n",
         "exact LOO retrains (mean)",
     ]
-    shown = candidates[candidates["category"].isin(first_categories(candidates["category"]))]
+    shown = candidates[candidates[ResultColumn.CATEGORY].isin(first_categories(candidates[ResultColumn.CATEGORY]))]
     return _table(header, rows) + _first_note(len(candidates), "the bars") + png(candidates_figure(shown))
 
 
 def _curves_section(report, what: str) -> str:
     """The estimate-vs-C panels of the first MAX_PANELS categories (by name), and a note if there are more."""
-    categories = report.curves["category"].unique()
+    categories = report.curves[ResultColumn.CATEGORY].unique()
     shown = first_categories(categories)
     return _first_note(
         len(categories), "the panels", "; <code>xialpha.plot.curves(store, categories=[...])</code> draws any others"

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import pandas as pd
 
+from xialpha.storage.schema import ResultColumn
+
 KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
-    "sweeps": ["sweep_id", "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
-    "selections": ["selection_id", "sweep_id", "mode", "objective", "categories", "created_at"],
-    "certifications": ["certification_id", "selection_id", "test_split", "n_test", "micro_f1", "created_at"],
-    "drift": ["run_id", "sweep_id", "newest_batch", "verdicts", "created_at"],
+    "sweeps": [ResultColumn.SWEEP_ID, "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
+    "selections": ["selection_id", ResultColumn.SWEEP_ID, "mode", "objective", "categories", ResultColumn.CREATED_AT],
+    "certifications": ["certification_id", "selection_id", "test_split", "n_test", "micro_f1", ResultColumn.CREATED_AT],
+    "drift": [ResultColumn.RUN_ID, ResultColumn.SWEEP_ID, "newest_batch", "verdicts", ResultColumn.CREATED_AT],
 }
 
 
@@ -36,9 +38,11 @@ def _sweeps(store) -> pd.DataFrame:
     sweeps = store.sweeps()
     runs = store.runs()
     counts = (
-        runs.groupby("sweep_id")["run_id"].nunique() if {"sweep_id", "run_id"} <= set(runs) else pd.Series(dtype=int)
+        runs.groupby(ResultColumn.SWEEP_ID)[ResultColumn.RUN_ID].nunique()
+        if {ResultColumn.SWEEP_ID, ResultColumn.RUN_ID} <= set(runs)
+        else pd.Series(dtype=int)
     )
-    sweeps["runs"] = [int(counts.get(s, 0)) for s in sweeps["sweep_id"]]
+    sweeps["runs"] = [int(counts.get(s, 0)) for s in sweeps[ResultColumn.SWEEP_ID]]
     return sweeps[COLUMNS["sweeps"]].reset_index(drop=True)
 
 
@@ -48,7 +52,9 @@ def _first_per(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     first = frame.drop_duplicates(key).set_index(key)
     first["rows"] = sizes
     first = first.reset_index()
-    return first.sort_values(["created_at", key] if "created_at" in first else [key], kind="mergesort")
+    return first.sort_values(
+        [ResultColumn.CREATED_AT, key] if ResultColumn.CREATED_AT in first else [key], kind="mergesort"
+    )
 
 
 def _selections(store) -> pd.DataFrame:
@@ -63,7 +69,7 @@ def _selections(store) -> pd.DataFrame:
 
 def _objective(row: pd.Series) -> str | None:
     """e.g. "f1 of span" (at rho 2: "f1 of xa rho=2")."""
-    metric, estimator, rho = row.get("metric"), row.get("estimator"), row.get("rho")
+    metric, estimator, rho = row.get("metric"), row.get("estimator"), row.get(ResultColumn.RHO)
     if not isinstance(metric, str) or not isinstance(estimator, str):
         return None
     rho_text = "" if rho is None or pd.isna(rho) or float(rho) == 1.0 else f" rho={float(rho):g}"
@@ -86,16 +92,26 @@ def _drift(store) -> pd.DataFrame:
     frame = store.drift_checks()
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS["drift"])
-    frame["run_id"] = _column(frame, "run_id").fillna(frame["check_id"])
-    groups = [c for c in ("category", "preprocessing_id", "kernel_id", "C", "j") if c in frame]
-    first = _first_per(frame, "run_id")
+    frame[ResultColumn.RUN_ID] = _column(frame, ResultColumn.RUN_ID).fillna(frame["check_id"])
+    groups = [
+        c
+        for c in (
+            ResultColumn.CATEGORY,
+            ResultColumn.PREPROCESSING_ID,
+            ResultColumn.KERNEL_ID,
+            ResultColumn.C,
+            ResultColumn.J,
+        )
+        if c in frame
+    ]
+    first = _first_per(frame, ResultColumn.RUN_ID)
     verdicts = {}
-    for run_id, rows in frame.groupby("run_id", sort=False):
+    for run_id, rows in frame.groupby(ResultColumn.RUN_ID, sort=False):
         counts = (
             (rows.drop_duplicates(groups) if groups else rows)["verdict"].value_counts() if "verdict" in rows else {}
         )
         verdicts[run_id] = ", ".join(f"{n} {verdict}" for verdict, n in sorted(dict(counts).items())) or None
-    first["verdicts"] = first["run_id"].map(verdicts)
+    first["verdicts"] = first[ResultColumn.RUN_ID].map(verdicts)
     return _with_columns(first, "drift")
 
 
@@ -110,5 +126,7 @@ def certifications_of(store, selection_id: str) -> pd.DataFrame:
     if frame.empty:
         return pd.DataFrame()
     frame["_scope"] = frame["scope"].map({"category": 0, "micro": 1, "macro": 2}) if "scope" in frame else 0
-    frame = frame.sort_values(["created_at", "certification_id", "_scope", "category"], kind="mergesort")
+    frame = frame.sort_values(
+        [ResultColumn.CREATED_AT, "certification_id", "_scope", ResultColumn.CATEGORY], kind="mergesort"
+    )
     return frame.drop(columns="_scope").reset_index(drop=True)

@@ -17,7 +17,7 @@ import pandas as pd
 from xialpha.estimators import PARAMETER_NAMES
 from xialpha.features.preprocessing import Preprocessing
 from xialpha.reports.formatting import missing
-from xialpha.storage.schema import PP_PREFIX
+from xialpha.storage.schema import PP_PREFIX, ResultColumn
 
 # The preprocessing parameters that are fractions (max_df), shown with a point.
 REAL_PARAMETERS = {field.name for field in fields(Preprocessing) if field.type == "float"}
@@ -88,13 +88,13 @@ class ConfigLabels:
 def sweep_labels(results: pd.DataFrame) -> ConfigLabels:
     """The labels of the configurations in `results` (rows of one sweep: results columns)."""
     pp_columns = [c for c in results.columns if c.startswith(PP_PREFIX)]
-    pps = results.drop_duplicates("preprocessing_id").set_index("preprocessing_id")
-    kernels = results.drop_duplicates("kernel_id").set_index("kernel_id")
+    pps = results.drop_duplicates(ResultColumn.PREPROCESSING_ID).set_index(ResultColumn.PREPROCESSING_ID)
+    kernels = results.drop_duplicates(ResultColumn.KERNEL_ID).set_index(ResultColumn.KERNEL_ID)
     kernel_columns = [c for c in PARAMETER_NAMES if c in results.columns]
     pp_text = _texts(pps, pp_columns)
     kernel_text = _texts(kernels, kernel_columns)
     pp_labels = _labels(pps, pp_columns, pp_text, name=None)
-    kernel_labels = _labels(kernels, kernel_columns, kernel_text, name=kernels["kernel"].astype(str))
+    kernel_labels = _labels(kernels, kernel_columns, kernel_text, name=kernels[ResultColumn.KERNEL].astype(str))
     parameters = {
         **{
             ("preprocessing", i): " ".join(f"{c[len(PP_PREFIX) :]}={pp_text[c][i]}" for c in pp_columns)
@@ -102,7 +102,7 @@ def sweep_labels(results: pd.DataFrame) -> ConfigLabels:
         },
         **{
             ("kernel", i): " ".join(
-                [str(kernels.at[i, "kernel"])]
+                [str(kernels.at[i, ResultColumn.KERNEL])]
                 + [f"{c}={kernel_text[c][i]}" for c in kernel_columns if not missing(kernels.at[i, c])]
             )
             for i in kernels.index
@@ -111,9 +111,9 @@ def sweep_labels(results: pd.DataFrame) -> ConfigLabels:
     return ConfigLabels(
         preprocessings=_unique(pp_labels, "pp") if len(pps) > 1 else dict.fromkeys(pps.index, ""),
         kernels=_unique(kernel_labels, "kernel") if len(kernels) > 1 else dict.fromkeys(kernels.index, ""),
-        C=_value_texts(results["C"]),
-        j=_value_texts(results["j"]),
-        kernel_names=kernels["kernel"].astype(str).to_dict(),
+        C=_value_texts(results[ResultColumn.C]),
+        j=_value_texts(results[ResultColumn.J]),
+        kernel_names=kernels[ResultColumn.KERNEL].astype(str).to_dict(),
         parameters=parameters,
     )
 

@@ -19,6 +19,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from xialpha.storage.schema import ResultColumn
+
 CURVE_PANEL = (4.2, 3.0)  # inches (width, height) of one category's panel of `curves_figure`
 
 
@@ -47,9 +49,9 @@ def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, met
     """One panel per estimator: estimate (x) against held-out value (y) per point, the selection's
     choices ringed."""
     estimators = list(dict.fromkeys(points["estimator"]))
-    categories = sorted(points["category"].unique())
+    categories = sorted(points[ResultColumn.CATEGORY].unique())
     colors = {category: f"C{i % 10}" for i, category in enumerate(categories)}
-    chosen = set() if selection is None else set(selection["config_key"])
+    chosen = set() if selection is None else set(selection[ResultColumn.CONFIG_KEY])
     chosen_by = None if selection is None else selection["estimator"].iloc[0]
     fig = new_figure(figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90)
     axes = fig.subplots(1, len(estimators), sharex=True, sharey=True, squeeze=False)
@@ -58,7 +60,7 @@ def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, met
     for ax, name in zip(axes[0], estimators):
         rows = points[points["estimator"] == name]
         ax.plot([low, 100], [low, 100], color="0.4", linestyle="--", linewidth=1, label="diagonal (honest)")
-        for category, group in rows.groupby("category", sort=True):
+        for category, group in rows.groupby(ResultColumn.CATEGORY, sort=True):
             ax.scatter(
                 100 * group["estimate"],
                 100 * group["held_out"],
@@ -68,7 +70,7 @@ def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, met
                 label=str(category),
             )
         if name == chosen_by:
-            picked = rows[rows["config_key"].isin(chosen)]
+            picked = rows[rows[ResultColumn.CONFIG_KEY].isin(chosen)]
             ax.scatter(
                 100 * picked["estimate"],
                 100 * picked["held_out"],
@@ -107,9 +109,9 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     from matplotlib import ticker
     from matplotlib.lines import Line2D
 
-    chosen = {} if selection is None else {r["category"]: r for _, r in selection.iterrows()}
-    categories = sorted(curves["category"].unique() if categories is None else categories)
-    curves = curves[curves["category"].isin(categories)]
+    chosen = {} if selection is None else {r[ResultColumn.CATEGORY]: r for _, r in selection.iterrows()}
+    categories = sorted(curves[ResultColumn.CATEGORY].unique() if categories is None else categories)
+    curves = curves[curves[ResultColumn.CATEGORY].isin(categories)]
     columns = max(1, min(3 if len(categories) <= 12 else 4, len(categories)))
     rows = max(1, math.ceil(len(categories) / columns))
     legend_inches = 0.2 + 0.2 * math.ceil((curves["label"].nunique() + 2) / columns)
@@ -118,20 +120,24 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     colors = {
         label: f"C{i % 10}"
         for i, label in enumerate(
-            dict.fromkeys(curves.sort_values(["preprocessing_id", "kernel_id", "j"], kind="mergesort")["label"])
+            dict.fromkeys(
+                curves.sort_values(
+                    [ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J], kind="mergesort"
+                )["label"]
+            )
         )
     }
     for index, (ax, category) in enumerate(zip(axes.flat, categories)):
-        for _, line in curves[curves["category"] == category].groupby(
-            ["preprocessing_id", "kernel_id", "j"], sort=True
+        for _, line in curves[curves[ResultColumn.CATEGORY] == category].groupby(
+            [ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J], sort=True
         ):
             color = colors[line["label"].iloc[0]]
-            ax.plot(line["C"], line["estimate"], marker="o", color=color)
+            ax.plot(line[ResultColumn.C], line["estimate"], marker="o", color=color)
             if line["held_out"].notna().any():
-                ax.plot(line["C"], line["held_out"], linestyle="--", marker=".", color=color)
+                ax.plot(line[ResultColumn.C], line["held_out"], linestyle="--", marker=".", color=color)
         if category in chosen:
             ax.plot(
-                [chosen[category]["C"]],
+                [chosen[category][ResultColumn.C]],
                 [chosen[category]["value"]],
                 marker="*",
                 markersize=14,
@@ -163,10 +169,18 @@ def candidates_figure(candidates: pd.DataFrame):
     fig = new_figure(figsize=(max(4.0, 0.6 * len(candidates) + 2), 3.2), dpi=90)
     ax = fig.subplots()
     x = np.arange(len(candidates))
-    ax.bar(x, 100 * candidates["candidates_mean"] / candidates["n"], color="C0", label="xi-alpha rho=2 (mean)")
+    ax.bar(
+        x, 100 * candidates["candidates_mean"] / candidates[ResultColumn.N], color="C0", label="xi-alpha rho=2 (mean)"
+    )
     if candidates["loo_retrains_mean"].notna().any():
-        ax.plot(x, 100 * candidates["loo_retrains_mean"] / candidates["n"], "o", color="C3", label="exact LOO retrains")
-    ax.set_xticks(x, candidates["category"], rotation=45, ha="right", fontsize=8)
+        ax.plot(
+            x,
+            100 * candidates["loo_retrains_mean"] / candidates[ResultColumn.N],
+            "o",
+            color="C3",
+            label="exact LOO retrains",
+        )
+    ax.set_xticks(x, candidates[ResultColumn.CATEGORY], rotation=45, ha="right", fontsize=8)
     ax.set_ylabel("% of training examples")
     ax.legend(fontsize=7)
     fig.tight_layout()

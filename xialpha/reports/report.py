@@ -29,9 +29,10 @@ from xialpha.selection.ranking import ranked_by_selection_value
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
+from xialpha.storage.schema import ResultColumn
 from xialpha.version import __version__
 
-GROUP = ("category", "preprocessing_id", "kernel_id", "j")
+GROUP = (ResultColumn.CATEGORY, ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
 BOUND_RHO = 2.0  # xi-alpha with rho = 2 bounds the LOO error: its flagged examples are the LOO candidates
 LOO_RETRAINS = registry.estimator("loo").columns[0].name  # the retrainings exact LOO ran
 
@@ -42,14 +43,17 @@ def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigL
     computed), n_sv; sorted by group and C."""
     labels = labels or sweep_labels(results)
     rows = at_rho(results, objective.rho)
-    curves = rows[list(GROUP) + ["C"]].copy()
-    curves["label"] = [labels.group(p, k, j) for p, k, j in zip(rows["preprocessing_id"], rows["kernel_id"], rows["j"])]
+    curves = rows[list(GROUP) + [ResultColumn.C]].copy()
+    curves["label"] = [
+        labels.group(p, k, j)
+        for p, k, j in zip(rows[ResultColumn.PREPROCESSING_ID], rows[ResultColumn.KERNEL_ID], rows[ResultColumn.J])
+    ]
     curves["estimate"] = objective.values(objective.counts(rows))
     curves["held_out"] = metric_values(
         estimator_counts(rows, "holdout"), objective.metric, objective.cost_fn, objective.cost_fp
     )
-    curves["n_sv"] = rows["n_sv"].to_numpy() if "n_sv" in rows else np.nan
-    return curves.sort_values([*GROUP, "C"]).reset_index(drop=True)
+    curves[ResultColumn.N_SV] = rows[ResultColumn.N_SV].to_numpy() if ResultColumn.N_SV in rows else np.nan
+    return curves.sort_values([*GROUP, ResultColumn.C]).reset_index(drop=True)
 
 
 def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
@@ -64,16 +68,20 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
         if candidates.empty:
             continue
         ranked = ranked_by_selection_value(
-            candidates.assign(value=candidates["estimate"], total_sv=candidates["n_sv"]), objective, "C"
+            candidates.assign(value=candidates["estimate"], total_sv=candidates[ResultColumn.N_SV]),
+            objective,
+            ResultColumn.C,
         )
         best = ranked.iloc[0]
-        at_edge, flat = grid_position(candidates.groupby("C")["estimate"].mean(), float(best["C"]), objective.maximise)
+        at_edge, flat = grid_position(
+            candidates.groupby(ResultColumn.C)["estimate"].mean(), float(best[ResultColumn.C]), objective.maximise
+        )
         held = group["held_out"].dropna()
         out.append(
             {
                 **dict(zip(GROUP, key)),
                 "label": best["label"],
-                "best_C": best["C"],
+                "best_C": best[ResultColumn.C],
                 "estimate": best["estimate"],
                 "selection_value": best["selection_value"],
                 "held_out": best["held_out"],
@@ -103,14 +111,14 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
     (examples that may be LOO errors, the retrainings an exact LOO needs at most) and, where
     exact LOO ran, the mean retrainings it actually made."""
     out = []
-    for category, rows in results.groupby("category", sort=True):
+    for category, rows in results.groupby(ResultColumn.CATEGORY, sort=True):
         flagged = estimator_counts(at_rho(rows, BOUND_RHO), "xa")
         bound = (flagged["d_pos"] + flagged["d_neg"]).dropna()
         retrains = pd.to_numeric(rows.get(LOO_RETRAINS, pd.Series(dtype=float)), errors="coerce").dropna()
         out.append(
             {
-                "category": category,
-                "n": int(rows["n"].max()),
+                ResultColumn.CATEGORY: category,
+                ResultColumn.N: int(rows[ResultColumn.N].max()),
                 "configs": int(len(bound)),
                 "candidates_mean": float(bound.mean()) if len(bound) else np.nan,
                 "candidates_max": float(bound.max()) if len(bound) else np.nan,
@@ -118,7 +126,15 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(
-        out, columns=["category", "n", "configs", "candidates_mean", "candidates_max", "loo_retrains_mean"]
+        out,
+        columns=[
+            ResultColumn.CATEGORY,
+            ResultColumn.N,
+            "configs",
+            "candidates_mean",
+            "candidates_max",
+            "loo_retrains_mean",
+        ],
     )
 
 
@@ -159,7 +175,7 @@ def report_of(store, sweep: str | None = None, selection: str | None = None, **v
     estimator, rho and command. The `xialpha report` command and `xialpha.report` both use it."""
     if selection is not None:
         rows = read_selection(store, selection, sweep)
-        sweep_id = str(rows["sweep_id"].iloc[0])
+        sweep_id = str(rows[ResultColumn.SWEEP_ID].iloc[0])
     else:
         sweep_id = choose_sweep(store, sweep)
         rows = newest_selection(store, sweep_id)
@@ -185,7 +201,7 @@ def gather_report(
     first = None if selection is None else selection.iloc[0]
     metric = metric or (first["metric"] if first is not None and first["metric"] != "cost" else "f1")
     estimator = estimator or (first["estimator"] if first is not None else default_estimator(results))
-    rho = rho if rho is not None else (float(first["rho"]) if first is not None else DEFAULT_RHO)
+    rho = rho if rho is not None else (float(first[ResultColumn.RHO]) if first is not None else DEFAULT_RHO)
     chosen_by = None if first is None else Objective.of_selection(first)
     objective = Objective(
         metric=metric, estimator=estimator, rho=rho, smooth=DEFAULT_SMOOTH if chosen_by is None else chosen_by.smooth
@@ -200,12 +216,13 @@ def gather_report(
     summary = {
         "store": store.uri,
         "result rows (ok / failed)": f"{len(results)} / {failed}",
-        "categories": results["category"].nunique(),
-        "preprocessings": results["preprocessing_id"].nunique(),
-        "kernels": results["kernel_id"].nunique(),
-        "C values": results["C"].nunique(),
-        "rho values": ", ".join(f"{r:g}" for r in sorted(results["rho"].unique())),
-        "created": f"{minute(results['created_at'].min())} .. {minute(results['created_at'].max())}",
+        "categories": results[ResultColumn.CATEGORY].nunique(),
+        "preprocessings": results[ResultColumn.PREPROCESSING_ID].nunique(),
+        "kernels": results[ResultColumn.KERNEL_ID].nunique(),
+        "C values": results[ResultColumn.C].nunique(),
+        "rho values": ", ".join(f"{r:g}" for r in sorted(results[ResultColumn.RHO].unique())),
+        "created": f"{minute(results[ResultColumn.CREATED_AT].min())} .. "
+        f"{minute(results[ResultColumn.CREATED_AT].max())}",
     }
     runs = _runs(store, sweep_id)
     return Report(
@@ -254,7 +271,7 @@ def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: st
     first = selection.iloc[0]
     which = "chosen with --selection" if explicit else "the newest per-category selection of the sweep"
     return (
-        f"selection {first['selection_id']} ({which}, made {minute(first['created_at'])}); "
+        f"selection {first['selection_id']} ({which}, made {minute(first[ResultColumn.CREATED_AT])}); "
         "`--selection ID` shows another, `xialpha store ls` lists them"
     )
 
@@ -262,11 +279,18 @@ def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: st
 def _runs(store, sweep_id: str) -> pd.DataFrame:
     """The sweep's runs from the "sweeps" dataset, oldest first (missing columns as None; commands
     and specs without credentials, which stores written before xialpha redacted them may hold)."""
-    columns = ["run_id", "created_at", "xialpha_version", "command", "data_fingerprint", "spec_toml"]
+    columns = [
+        ResultColumn.RUN_ID,
+        ResultColumn.CREATED_AT,
+        ResultColumn.XIALPHA_VERSION,
+        "command",
+        ResultColumn.DATA_FINGERPRINT,
+        "spec_toml",
+    ]
     frame = store.runs(sweep_id)
     if frame.empty:
         return pd.DataFrame(columns=columns)
-    frame = frame.sort_values("created_at", kind="mergesort")
+    frame = frame.sort_values(ResultColumn.CREATED_AT, kind="mergesort")
     runs = pd.DataFrame({c: frame[c].to_numpy() if c in frame else [None] * len(frame) for c in columns})
     for column in ("command", "spec_toml"):
         runs[column] = [redact(text) if isinstance(text, str) else text for text in runs[column]]
@@ -283,10 +307,10 @@ def _provenance(
     }
     if command:
         facts["report command"] = redact(command)
-    facts["sweep runs"] = ", ".join(str(r) for r in sorted(results["run_id"].unique())) or "-"
-    if "xialpha_version" in results:
+    facts["sweep runs"] = ", ".join(str(r) for r in sorted(results[ResultColumn.RUN_ID].unique())) or "-"
+    if ResultColumn.XIALPHA_VERSION in results:
         facts["results written by"] = ", ".join(
-            f"xialpha {v}" for v in sorted(results["xialpha_version"].dropna().unique())
+            f"xialpha {v}" for v in sorted(results[ResultColumn.XIALPHA_VERSION].dropna().unique())
         )
     commands = [c for c in runs["command"].dropna().unique() if c]
     if commands:
@@ -294,13 +318,14 @@ def _provenance(
     if selection is not None:
         first = selection.iloc[0]
         facts["selection"] = (
-            f"{first['selection_id']}, made {minute(first['created_at'])} with xialpha "
-            f"{first.get('xialpha_version', '-')}"
+            f"{first['selection_id']}, made {minute(first[ResultColumn.CREATED_AT])} with xialpha "
+            f"{first.get(ResultColumn.XIALPHA_VERSION, '-')}"
         )
     groups = certifications.groupby("certification_id", sort=False) if len(certifications) else []
     for certification_id, rows in groups:
         facts[f"certification {certification_id}"] = (
-            f"made {minute(rows['created_at'].iloc[0])} with xialpha {rows['xialpha_version'].iloc[0]}"
+            f"made {minute(rows[ResultColumn.CREATED_AT].iloc[0])} "
+            f"with xialpha {rows[ResultColumn.XIALPHA_VERSION].iloc[0]}"
         )
     return facts
 

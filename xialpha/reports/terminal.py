@@ -19,7 +19,7 @@ import pandas as pd
 from xialpha.printable import printable
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.verdicts import verdicts
-from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES
+from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES, ResultColumn
 
 P_VALUE_HEADERS = dict(zip(P_VALUES, ("p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'")))
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
@@ -71,14 +71,14 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     the runner-up ("tie": ranked equal; all p-values and estimates with `wide`)."""
     rows = rows.reset_index(drop=True)
     first = rows.iloc[0]
-    what = objective_text(first["metric"], first["estimator"], first["rho"])
+    what = objective_text(first["metric"], first["estimator"], first[ResultColumn.RHO])
     if not missing(first.get("smooth_c")) and bool(first["smooth_c"]):
         what += ", averaged over C neighbours"
     if first["mode"] == "global":
         what += f", {first['average']} average {number(first['selection_value'])}"
     words = dict(zip(rows.index, verdicts(rows)))
     columns = [
-        Column("category", lambda r: str(r["category"]), text=True),
+        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
         Column("config", labels.of_row, text=True),
         Column("value", lambda r: number(r["value"])),
         Column("F1 %", lambda r: percent(r[SELECTION_ESTIMATES["f1"]]), wide=True),
@@ -102,8 +102,8 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
         return lambda r: "-" if missing(r[name]) else str(int(r[name]))
 
     columns = [
-        Column("category", lambda r: str(r["category"]), text=True),
-        Column("config", lambda r: configs.get(r["category"], ""), text=True),
+        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        Column("config", lambda r: configs.get(r[ResultColumn.CATEGORY], ""), text=True),
         *[Column(name.upper(), counts(name), wide=True) for name in ("tp", "fp", "fn")],
         Column("F1 %", lambda r: percent(r["f1"])),
         Column(">= lower", lambda r: percent(r["f1_lower"])),
@@ -129,7 +129,7 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
 
     columns = {
         "sweeps": [
-            Column("sweep", text("sweep_id"), text=True),
+            Column("sweep", text(ResultColumn.SWEEP_ID), text=True),
             Column("runs", text("runs")),
             Column("categories", text("categories")),
             Column("configs", text("configs")),
@@ -139,11 +139,11 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
         ],
         "selections": [
             Column("selection", text("selection_id"), text=True),
-            Column("sweep", text("sweep_id"), text=True),
+            Column("sweep", text(ResultColumn.SWEEP_ID), text=True),
             Column("mode", text("mode"), text=True),
             Column("by", text("objective"), text=True),
             Column("categories", text("categories"), wide=True),
-            Column("created (UTC)", when("created_at"), wide=True),
+            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True),
         ],
         "certifications": [
             Column("certification", text("certification_id"), text=True),
@@ -151,14 +151,14 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("split", text("test_split"), text=True),
             Column("n", text("n_test"), wide=True),
             Column("micro F1 %", lambda r: percent(r["micro_f1"])),
-            Column("created (UTC)", when("created_at"), wide=True),
+            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True),
         ],
         "drift": [
-            Column("drift run", text("run_id"), text=True),
-            Column("drift id", text("sweep_id"), text=True),
+            Column("drift run", text(ResultColumn.RUN_ID), text=True),
+            Column("drift id", text(ResultColumn.SWEEP_ID), text=True),
             Column("newest batch", text("newest_batch"), text=True),
             Column("verdicts", text("verdicts"), text=True),
-            Column("checked (UTC)", when("created_at"), wide=True),
+            Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True),
         ],
     }[kind]
     return rich_table(kind, columns, frame, wide)

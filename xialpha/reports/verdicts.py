@@ -8,6 +8,7 @@ import pandas as pd
 
 from xialpha.reports.formatting import cost_text, number
 from xialpha.reports.frames import significant, ties
+from xialpha.storage.schema import ResultColumn
 
 LINE = 80  # characters: the longest line under a table
 EDGE_WORDS = {  # at_edge -> what a line of them says (after the categories it names)
@@ -58,10 +59,10 @@ def edge_lines(rows: pd.DataFrame) -> list[str]:
         return []
     lines = []
     for edge, words in EDGE_WORDS.items():
-        named = rows.loc[rows["at_edge"].eq(edge).fillna(False).astype(bool), "category"]
+        named = rows.loc[rows["at_edge"].eq(edge).fillna(False).astype(bool), ResultColumn.CATEGORY]
         if len(named):
             lines.append(_naming([str(c) for c in named], words))
-    flat = rows.loc[rows["flat"].fillna(False).astype(bool), "category"]
+    flat = rows.loc[rows["flat"].fillna(False).astype(bool), ResultColumn.CATEGORY]
     if len(flat):
         lines.append(_naming([str(c) for c in flat], FLAT_WORDS))
     return lines

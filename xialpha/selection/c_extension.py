@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from xialpha.selection.edges import EDGES, GRID, with_grid_edges
+from xialpha.storage.schema import ResultColumn
 
 
 def extension_C(grid_C: list[float], at_edge: str | None, flat: bool, limit: int, factor: float) -> float | None:
@@ -24,7 +25,9 @@ def extension_C(grid_C: list[float], at_edge: str | None, flat: bool, limit: int
 def extensions(selection: pd.DataFrame, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, float]:
     """{(category, preprocessing_id, kernel_id, j): the C to fit next} for each choice of `selection`
     (selection rows, one per category) at an edge of its C grid in `results` (the sweep's rows)."""
-    grids = {key: sorted(set(group["C"])) for key, group in results.groupby(list(GRID), sort=False, dropna=False)}
+    grids = {
+        key: sorted(set(group[ResultColumn.C])) for key, group in results.groupby(list(GRID), sort=False, dropna=False)
+    }
     out = {}
     for _, row in with_grid_edges(selection, results).iterrows():
         key = tuple(row[c] for c in GRID)

@@ -47,7 +47,7 @@ from xialpha.selection.bounds import (
 from xialpha.selection.claims import claim_content, heartbeat, holder_ended
 from xialpha.selection.objective import metric_values
 from xialpha.spec.stored import sweep_spec
-from xialpha.storage.schema import METRICS
+from xialpha.storage.schema import METRICS, ResultColumn
 from xialpha.storage.validate import typed_frame
 from xialpha.version import __version__
 
@@ -188,9 +188,9 @@ def certification_frame(
     for category, c in counts.items():
         rows.append(
             {
-                "category": category,
+                ResultColumn.CATEGORY: category,
                 "scope": "category",
-                "config_key": config_keys[category],
+                ResultColumn.CONFIG_KEY: config_keys[category],
                 **_counts(c),
                 **point_metrics(c),
                 **binomial_bounds(c, confidence),
@@ -201,9 +201,9 @@ def certification_frame(
         pooled = functools.reduce(operator.add, counts.values())
         rows.append(
             {
-                "category": "(micro)",
+                ResultColumn.CATEGORY: "(micro)",
                 "scope": "micro",
-                "config_key": None,
+                ResultColumn.CONFIG_KEY: None,
                 **_counts(pooled),
                 **point_metrics(pooled),
                 **binomial_bounds(pooled, confidence),
@@ -211,13 +211,16 @@ def certification_frame(
             }
         )
         as_counts = pd.DataFrame(
-            [{"n": c.n, "n_pos": c.tp + c.fn, "d_pos": c.fn, "d_neg": c.fp} for c in counts.values()]
+            [
+                {ResultColumn.N: c.n, ResultColumn.N_POS: c.tp + c.fn, "d_pos": c.fn, "d_neg": c.fp}
+                for c in counts.values()
+            ]
         )
         rows.append(
             {
-                "category": "(macro)",
+                ResultColumn.CATEGORY: "(macro)",
                 "scope": "macro",
-                "config_key": None,
+                ResultColumn.CONFIG_KEY: None,
                 **dict.fromkeys(("tp", "fp", "fn", "tn"), None),
                 **{m: float(np.mean(metric_values(as_counts, m))) for m in METRICS},
                 **macro_bounds(list(counts.values()), confidence, draws, seed),
@@ -234,7 +237,10 @@ def certification_rows(frame: pd.DataFrame, identity: dict) -> list[dict]:
     """The rows of `frame` with `identity` columns (certification_id, sweep_id, ...): the
     "certifications" rows (`xialpha.storage.schema.CERTIFICATION_COLUMNS`)."""
     now = datetime.datetime.now(datetime.UTC)
-    return [{**identity, **row, "xialpha_version": __version__, "created_at": now} for row in frame.to_dict("records")]
+    return [
+        {**identity, **row, ResultColumn.XIALPHA_VERSION: __version__, ResultColumn.CREATED_AT: now}
+        for row in frame.to_dict("records")
+    ]
 
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
@@ -268,8 +274,8 @@ def certify_selection(
         raise UserError(f"draws=: must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}")
     if seed < 0:
         raise UserError(f"seed=: must be >= 0, got {seed}")
-    sweep_id, selection_id = str(rows["sweep_id"].iloc[0]), str(rows["selection_id"].iloc[0])
-    data_fingerprint = str(rows["data_fingerprint"].iloc[0])
+    sweep_id, selection_id = str(rows[ResultColumn.SWEEP_ID].iloc[0]), str(rows["selection_id"].iloc[0])
+    data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
     spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
     _check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
     with refit_session(spec, data_fingerprint, client=client) as session:
@@ -290,14 +296,14 @@ def certify_selection(
     confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
     frame = certification_frame(
         confusions,
-        dict(zip(rows["category"], rows["config_key"])),
+        dict(zip(rows[ResultColumn.CATEGORY], rows[ResultColumn.CONFIG_KEY])),
         confidence=run.confidence,
         draws=run.draws,
         seed=run.seed,
     )
     identity = {
         "certification_id": run.certification_id,
-        "sweep_id": sweep_id,
+        ResultColumn.SWEEP_ID: sweep_id,
         "selection_id": selection_id,
         "test_split": test_split,
         "test_fingerprint": test_fingerprint,

@@ -19,8 +19,10 @@ import pandas as pd
 from xialpha.selection.objective import Objective
 from xialpha.selection.selector import at_rho
 from xialpha.selection.smoothing import VALUE_DECIMALS
+from xialpha.storage.schema import ResultColumn
 
-GRID = ("category", "preprocessing_id", "kernel_id", "j")  # a chosen configuration's C grid: results alike but in C
+# a chosen configuration's C grid: results alike but in C
+GRID = (ResultColumn.CATEGORY, ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
 EDGES = ("low", "high")  # the values of at_edge besides None: widen the grid to smaller, larger C
 
 
@@ -33,9 +35,10 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     objective = Objective.of_selection(frame.iloc[0])
     rows = at_rho(results, objective.rho)
     rows = rows.assign(_value=objective.row_values(rows)).dropna(subset=["_value"])
-    points = rows.groupby([*GRID, "C"], sort=True, dropna=False)["_value"].mean().reset_index()  # by grid, then C
+    # by grid, then C
+    points = rows.groupby([*GRID, ResultColumn.C], sort=True, dropna=False)["_value"].mean().reset_index()
     grid = points.groupby(list(GRID), sort=False, dropna=False).ngroup().to_numpy()
-    C = points["C"].to_numpy(dtype=float)
+    C = points[ResultColumn.C].to_numpy(dtype=float)
     rounded = points["_value"].to_numpy(dtype=float).round(VALUE_DECIMALS) * (1.0 if objective.maximise else -1.0)
     start = np.r_[True, grid[1:] != grid[:-1]].nonzero()[0]  # each grid's first point (in grid order)
     end = np.r_[start[1:], len(points)]  # one past its last
@@ -50,7 +53,7 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     grids["_high"] = C[end - 1]
     grids["_rises_to_high"] = rounded[end - 1] >= rounded[before_last]
     found = frame[list(GRID)].merge(grids, on=list(GRID), how="left")  # keeps frame's order
-    chosen_C = frame["C"].to_numpy(dtype=float)
+    chosen_C = frame[ResultColumn.C].to_numpy(dtype=float)
     n = found["_n"].fillna(0).to_numpy()
     on_grid = n >= 2
     flat = on_grid & found["_flat"].fillna(False).to_numpy(dtype=bool)

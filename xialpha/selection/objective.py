@@ -37,7 +37,7 @@ from xialpha.selection.choices import (
     METRIC_CHOICES,
     SHOWN_ESTIMATORS,
 )
-from xialpha.storage.schema import estimate_column, size_columns
+from xialpha.storage.schema import ResultColumn, estimate_column, size_columns
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class Objective:
         return cls(
             metric=row["metric"],
             estimator=row["estimator"],
-            rho=float(row["rho"]),
+            rho=float(row[ResultColumn.RHO]),
             average=row["average"] if isinstance(row.get("average"), str) else "macro",
             cost_fn=float(row["cost_fn"]),
             cost_fp=float(row["cost_fp"]),
@@ -109,7 +109,7 @@ class Objective:
         d_pos, d_neg) over the rows of `counts` (one row per category)."""
         if self.average == "macro":
             return float(np.mean(counts["value"].to_numpy(dtype=float)))
-        pooled = counts[["n", "n_pos", "d_pos", "d_neg"]].sum().to_frame().T
+        pooled = counts[[ResultColumn.N, ResultColumn.N_POS, "d_pos", "d_neg"]].sum().to_frame().T
         return float(self.values(pooled)[0])
 
 
@@ -125,7 +125,9 @@ def estimator_counts(rows: pd.DataFrame, prefix: str) -> pd.DataFrame:
     derived_pos = np.where(n_pos == 0, 0.0, (1.0 - recall) * n_pos)  # NaN when n_pos or recall is
     d_pos = np.where(np.isnan(d_pos), derived_pos, d_pos)
     d_neg = np.where(np.isnan(d_neg), error * n - d_pos, d_neg)
-    return pd.DataFrame({"n": n, "n_pos": n_pos, "d_pos": d_pos, "d_neg": d_neg}, index=rows.index)
+    return pd.DataFrame(
+        {ResultColumn.N: n, ResultColumn.N_POS: n_pos, "d_pos": d_pos, "d_neg": d_neg}, index=rows.index
+    )
 
 
 def stored_values(rows: pd.DataFrame, prefix: str, metric: str) -> np.ndarray:
@@ -139,7 +141,7 @@ def stored_values(rows: pd.DataFrame, prefix: str, metric: str) -> np.ndarray:
 def metric_values(counts: pd.DataFrame, metric: str, cost_fn: float = 1.0, cost_fp: float = 1.0) -> np.ndarray:
     """Completed metric values from count columns n, n_pos, d_pos, d_neg, shape (rows,); NaN
     where a count is missing (the estimator did not run)."""
-    n, n_pos = counts["n"].to_numpy(float), counts["n_pos"].to_numpy(float)
+    n, n_pos = counts[ResultColumn.N].to_numpy(float), counts[ResultColumn.N_POS].to_numpy(float)
     d_pos, d_neg = counts["d_pos"].to_numpy(float), counts["d_neg"].to_numpy(float)
     missing = np.isnan(n) | np.isnan(n_pos) | np.isnan(d_pos) | np.isnan(d_neg)
     if metric == "cost":

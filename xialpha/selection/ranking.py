@@ -17,28 +17,37 @@ import pandas as pd
 
 from xialpha.selection.objective import Objective
 from xialpha.selection.smoothing import VALUE_DECIMALS, smoothed_over_c
+from xialpha.storage.schema import ResultColumn
 
-SHARED_CONFIG = ("preprocessing_id", "kernel_id", "C", "j")
-SMOOTH_GROUP = ("preprocessing_id", "kernel_id", "j")  # one category's configurations that differ only in C
+SHARED_CONFIG = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.C, ResultColumn.J)
+# one category's configurations that differ only in C
+SMOOTH_GROUP = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
 
 
 def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """The rows of one category with a `value` column, sorted best first."""
-    return ranked_by_selection_value(_valued(rows, objective), objective, "config_key")
+    return ranked_by_selection_value(_valued(rows, objective), objective, ResultColumn.CONFIG_KEY)
 
 
 def rank_rows_by_category(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """The rows of every category with a `value` column, sorted by category, then best first within
     each: per category as `rank_rows` ranks it, in one pass over all of them."""
     ranked = _valued(rows, objective)
-    return _sort(_with_selection_values(ranked, objective, ("category",)), objective, "config_key", ("category",))
+    return _sort(
+        _with_selection_values(ranked, objective, (ResultColumn.CATEGORY,)),
+        objective,
+        ResultColumn.CONFIG_KEY,
+        (ResultColumn.CATEGORY,),
+    )
 
 
 def _valued(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """`rows` with `value` (the objective's) and `total_sv`, without the rows whose value is NaN."""
     ranked = rows.copy()
     ranked["value"] = objective.row_values(rows)
-    ranked["total_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce") if "n_sv" in rows else np.nan
+    ranked["total_sv"] = (
+        pd.to_numeric(rows[ResultColumn.N_SV], errors="coerce") if ResultColumn.N_SV in rows else np.nan
+    )
     return ranked.dropna(subset=["value"])
 
 
@@ -51,15 +60,17 @@ def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str])
     """
     counts = objective.counts(rows)
     counts["value"] = objective.row_values(rows)
-    counts["category"] = rows["category"].to_numpy()
-    counts["config_key"] = rows["config_key"].to_numpy()
-    counts["n_sv"] = pd.to_numeric(rows["n_sv"], errors="coerce").to_numpy() if "n_sv" in rows else np.nan
+    counts[ResultColumn.CATEGORY] = rows[ResultColumn.CATEGORY].to_numpy()
+    counts[ResultColumn.CONFIG_KEY] = rows[ResultColumn.CONFIG_KEY].to_numpy()
+    counts[ResultColumn.N_SV] = (
+        pd.to_numeric(rows[ResultColumn.N_SV], errors="coerce").to_numpy() if ResultColumn.N_SV in rows else np.nan
+    )
     for column in SHARED_CONFIG:
         counts[column] = rows[column].to_numpy()
     wanted = pd.Index(categories)
     groups = []
     for key, group in counts.groupby(list(SHARED_CONFIG), sort=False, dropna=False):
-        by_category = group.drop_duplicates("category").set_index("category")
+        by_category = group.drop_duplicates(ResultColumn.CATEGORY).set_index(ResultColumn.CATEGORY)
         if not wanted.isin(by_category.index).all():
             continue
         by_category = by_category.loc[wanted]
@@ -67,8 +78,8 @@ def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str])
             {
                 **dict(zip(SHARED_CONFIG, key)),
                 "value": objective.average_value(by_category),
-                "total_sv": by_category["n_sv"].sum(min_count=len(wanted)),
-                "config_keys": tuple(by_category["config_key"]),
+                "total_sv": by_category[ResultColumn.N_SV].sum(min_count=len(wanted)),
+                "config_keys": tuple(by_category[ResultColumn.CONFIG_KEY]),
                 "group": "|".join(str(part) for part in key),
             }
         )
@@ -89,7 +100,7 @@ def _with_selection_values(frame: pd.DataFrame, objective: Objective, within: tu
     values = frame["value"].to_numpy(dtype=float)
     if objective.smooth and len(frame):
         groups = list(zip(*(frame[column].astype(str) for column in (*within, *SMOOTH_GROUP))))
-        values = smoothed_over_c(groups, frame["C"].to_numpy(dtype=float), values, objective.maximise)
+        values = smoothed_over_c(groups, frame[ResultColumn.C].to_numpy(dtype=float), values, objective.maximise)
     frame["selection_value"] = values
     return frame
 
@@ -101,12 +112,12 @@ def _sort(frame: pd.DataFrame, objective: Objective, last_key: str, first: tuple
         {
             **{f"first_{column}": frame[column].astype(str) for column in first},
             "score": -rounded if objective.maximise else rounded,
-            "C": frame["C"].astype(float),
+            ResultColumn.C: frame[ResultColumn.C].astype(float),
             "total_sv": pd.to_numeric(frame["total_sv"], errors="coerce").fillna(np.inf),
             "last": frame[last_key].astype(str),
         },
         index=frame.index,
     )
-    by = [*(f"first_{column}" for column in first), "score", "C", "total_sv", "last"]
+    by = [*(f"first_{column}" for column in first), "score", ResultColumn.C, "total_sv", "last"]
     index = order.sort_values(by, kind="mergesort").index
     return frame.loc[index].reset_index(drop=True)

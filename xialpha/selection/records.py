@@ -26,7 +26,7 @@ import pandas as pd
 from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.objective import stored_values
 from xialpha.selection.selector import Selection
-from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES, SELECTION_ESTIMATES
+from xialpha.storage.schema import CONFIG_COLUMNS, COUNTS, METRICS, P_VALUES, SELECTION_ESTIMATES, ResultColumn
 from xialpha.storage.validate import typed_frame
 from xialpha.version import __version__
 
@@ -58,12 +58,12 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
         flags = [c.not_significant(selection.alpha) for c in choice.comparisons]
         row = {
             "selection_id": selection_id,
-            "sweep_id": selection.sweep_id,
-            "category": choice.category,
+            ResultColumn.SWEEP_ID: selection.sweep_id,
+            ResultColumn.CATEGORY: choice.category,
             "mode": selection.mode,
             "metric": objective.metric,
             "estimator": objective.estimator,
-            "rho": objective.rho,
+            ResultColumn.RHO: objective.rho,
             "average": objective.average if selection.mode == "global" else None,
             "smooth_c": objective.smooth,
             "cost_fn": objective.cost_fn,
@@ -82,8 +82,8 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
             "n_runners_up": len(flags),
             "n_runners_up_not_significant": sum(bool(f) for f in flags),
             "n_candidates": selection.n_candidates,
-            "xialpha_version": __version__,
-            "created_at": now,
+            ResultColumn.XIALPHA_VERSION: __version__,
+            ResultColumn.CREATED_AT: now,
         }
         rows.append(row)
     return rows
@@ -96,17 +96,17 @@ def records_frame(rows: list[dict]) -> pd.DataFrame:
 
 # What makes two stored selections the same: objective, choices and the values they were chosen by.
 SAME_SELECTION = (
-    "category",
+    ResultColumn.CATEGORY,
     "mode",
     "metric",
     "estimator",
-    "rho",
+    ResultColumn.RHO,
     "average",
     "smooth_c",
     "cost_fn",
     "cost_fp",
     "alpha",
-    "config_key",
+    ResultColumn.CONFIG_KEY,
     "value",
     "runner_up_config_key",
     "n_runners_up",
@@ -128,7 +128,7 @@ def rows_to_save(store: StoreQueries, selection: Selection, save: bool) -> tuple
 def same_selection_id(store: StoreQueries, frame: pd.DataFrame) -> str | None:
     """The id of a stored selection that is the same (SAME_SELECTION) as the selection rows
     `frame` (as `records_frame` gives them), or None."""
-    stored = store.selections(sweep_id=str(frame["sweep_id"].iloc[0]))
+    stored = store.selections(sweep_id=str(frame[ResultColumn.SWEEP_ID].iloc[0]))
     mine = _comparable(frame)
     for selection_id, theirs in [] if stored.empty else stored.groupby("selection_id", sort=False):
         if _comparable(theirs).equals(mine):
@@ -138,7 +138,7 @@ def same_selection_id(store: StoreQueries, frame: pd.DataFrame) -> str | None:
 
 def _comparable(rows: pd.DataFrame) -> pd.DataFrame:
     """SAME_SELECTION of `rows` by category (a column stored selections predate, smooth_c, is null)."""
-    return rows.sort_values("category").reindex(columns=list(SAME_SELECTION)).reset_index(drop=True)
+    return rows.sort_values(ResultColumn.CATEGORY).reindex(columns=list(SAME_SELECTION)).reset_index(drop=True)
 
 
 def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
@@ -153,11 +153,11 @@ def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
             "runner_up_selection_value": None,
         }
     return {
-        "runner_up_config_key": first["config_key"],
-        "runner_up_preprocessing_id": first["preprocessing_id"],
-        "runner_up_kernel_id": first["kernel_id"],
-        "runner_up_C": float(first["C"]),
-        "runner_up_j": float(first["j"]),
+        "runner_up_config_key": first[ResultColumn.CONFIG_KEY],
+        "runner_up_preprocessing_id": first[ResultColumn.PREPROCESSING_ID],
+        "runner_up_kernel_id": first[ResultColumn.KERNEL_ID],
+        "runner_up_C": float(first[ResultColumn.C]),
+        "runner_up_j": float(first[ResultColumn.J]),
         "runner_up_value": float(first["value"]),
         "runner_up_selection_value": group_values[0] if group_values else float(first["selection_value"]),
     }
@@ -175,11 +175,12 @@ def read_selection(store: StoreQueries, selection_id: str, sweep_id: str | None 
             f"{did_you_mean(selection_id, known, listing='newest stored')} "
             "(`xialpha select --save` stores a selection; `xialpha store ls` lists them)"
         )
-    if sweep_id is not None and str(rows["sweep_id"].iloc[0]) != sweep_id:
+    if sweep_id is not None and str(rows[ResultColumn.SWEEP_ID].iloc[0]) != sweep_id:
         raise UserError(
-            f"selection=: {selection_id} is a selection of sweep {rows['sweep_id'].iloc[0]!r}, not of {sweep_id!r}"
+            f"selection=: {selection_id} is a selection of sweep {rows[ResultColumn.SWEEP_ID].iloc[0]!r}, "
+            f"not of {sweep_id!r}"
         )
-    return rows.sort_values("category").reset_index(drop=True)
+    return rows.sort_values(ResultColumn.CATEGORY).reset_index(drop=True)
 
 
 def newest_selection(store: StoreQueries, sweep_id: str, mode: str = "category") -> pd.DataFrame | None:
@@ -192,5 +193,5 @@ def newest_selection(store: StoreQueries, sweep_id: str, mode: str = "category")
     frame = frame[frame["mode"] == mode]
     if frame.empty:
         return None
-    newest = frame.sort_values(["created_at", "selection_id"], kind="mergesort")["selection_id"].iloc[-1]
-    return frame[frame["selection_id"] == newest].sort_values("category").reset_index(drop=True)
+    newest = frame.sort_values([ResultColumn.CREATED_AT, "selection_id"], kind="mergesort")["selection_id"].iloc[-1]
+    return frame[frame["selection_id"] == newest].sort_values(ResultColumn.CATEGORY).reset_index(drop=True)

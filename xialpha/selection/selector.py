@@ -25,6 +25,7 @@ from xialpha.selection.choices import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES
 from xialpha.selection.objective import Objective, estimator_counts
 from xialpha.selection.ranking import rank_rows_by_category, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
+from xialpha.storage.schema import ResultColumn
 
 if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries
@@ -88,7 +89,7 @@ def select(
             f"use one of {', '.join(ESTIMATOR_CHOICES)}"
         )
     rows = candidate_rows(results, objective, sweep_id)
-    categories = sorted(rows["category"].unique())
+    categories = sorted(rows[ResultColumn.CATEGORY].unique())
     loader = load_indicators or (lambda keys: {})
     if not per_category:
         return _select_shared(rows, objective, categories, sweep_id, runners_up, loader, alpha)
@@ -137,10 +138,10 @@ def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -
         raise UserError(f"sweep=: no successful results stored for sweep {sweep_id!r}")
     rows = at_rho(results, objective.rho)
     if rows.empty:
-        found = ", ".join(f"{r:g}" for r in sorted(results["rho"].unique()))
+        found = ", ".join(f"{r:g}" for r in sorted(results[ResultColumn.RHO].unique()))
         raise UserError(f"rho=: sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})")
     counts = objective.counts(rows)
-    has_estimate = counts[["n", "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
+    has_estimate = counts[[ResultColumn.N, "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
     if not has_estimate.any():
         raise UserError(f"estimator=: {_not_computed(sweep_id, objective)}")
     return rows[has_estimate]
@@ -163,7 +164,7 @@ def _not_computed(sweep_id: str, objective: Objective) -> str:
 def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
     """The result rows at xi-alpha's `rho` (to RHO_ATOL; the other estimators repeat their values on
     every rho's row)."""
-    return results[np.isclose(results["rho"].astype(float), rho, rtol=0, atol=RHO_ATOL)]
+    return results[np.isclose(results[ResultColumn.RHO].astype(float), rho, rtol=0, atol=RHO_ATOL)]
 
 
 def _select_per_category(
@@ -176,18 +177,19 @@ def _select_per_category(
     alpha: float,
 ) -> Selection:
     ranked = rank_rows_by_category(rows, objective)
-    top = ranked.groupby("category", sort=False).head(1 + runners_up)
+    top = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1 + runners_up)
     by_category = {
-        str(category): frame.reset_index(drop=True) for category, frame in top.groupby("category", sort=False)
+        str(category): frame.reset_index(drop=True)
+        for category, frame in top.groupby(ResultColumn.CATEGORY, sort=False)
     }
-    indicators = loader(list(top["config_key"]))
+    indicators = loader(list(top[ResultColumn.CONFIG_KEY]))
     choices = []
     for category in categories:
         frame = by_category.get(category, ranked.iloc[:0])
         chosen, others = frame.iloc[0], frame.iloc[1 : 1 + runners_up]
         comparisons = [
             compare(
-                [chosen["config_key"]],
+                [chosen[ResultColumn.CONFIG_KEY]],
                 [other_key],
                 [chosen["value"]],
                 [other_value],
@@ -195,10 +197,10 @@ def _select_per_category(
                 maximise=objective.maximise,
                 macro=False,
             )
-            for other_key, other_value in zip(others["config_key"], others["value"])
+            for other_key, other_value in zip(others[ResultColumn.CONFIG_KEY], others["value"])
         ]
         choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons))
-    n_candidates = int(ranked.groupby("category", sort=False).size().max())
+    n_candidates = int(ranked.groupby(ResultColumn.CATEGORY, sort=False).size().max())
     return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
 
 
@@ -217,8 +219,8 @@ def _select_shared(
             f"per_category=: no configuration of sweep {sweep_id!r} has results in all {len(categories)} categories"
         )
     top = groups.head(1 + runners_up)
-    by_key = rows.set_index("config_key")
-    values = pd.Series(objective.row_values(rows), index=rows["config_key"].to_numpy())
+    by_key = rows.set_index(ResultColumn.CONFIG_KEY)
+    values = pd.Series(objective.row_values(rows), index=rows[ResultColumn.CONFIG_KEY].to_numpy())
     values = values[~values.index.duplicated()]
     indicators = loader([key for group_keys in top["config_keys"] for key in group_keys])
     chosen_keys = list(top["config_keys"].iloc[0])
@@ -254,4 +256,4 @@ def _row(by_key: pd.DataFrame, key: str, values: pd.Series) -> pd.Series:
     row = by_key.loc[key]
     if isinstance(row, pd.DataFrame):
         row = row.iloc[0]
-    return pd.concat([pd.Series({"config_key": key}), row, pd.Series({"value": float(values[key])})])
+    return pd.concat([pd.Series({ResultColumn.CONFIG_KEY: key}), row, pd.Series({"value": float(values[key])})])

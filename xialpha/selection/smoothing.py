@@ -12,6 +12,10 @@ average, the best of theirs: a plateau ranks as its best point would, and its sm
 (equal values go to the simpler model). Without this, a plateau reaching the grid's edge went to its edge point, which
 has one neighbour only and so is not averaged with the lower values beside the plateau: on the
 demo, span's F1 equal at C = 3 and C = 10 chose 10.
+
+A group with fewer than SMOOTHED_MIN_POINTS estimated grid points is not averaged: on a grid of two
+C both points' averages are the same mean, so every such choice was a tie that went to the smaller
+C whatever the estimates said. Grids of three or more C are ranked exactly as before.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy.typing as npt
 import pandas as pd
 
 VALUE_DECIMALS = 12  # values equal to this many decimals are equal (a plateau here, a tie in a ranking)
+SMOOTHED_MIN_POINTS = 3  # fewer estimated C in a group: its values are ranked as they are
 
 
 def smoothed_over_c(
@@ -34,7 +39,8 @@ def smoothed_over_c(
     values: (m,) floats, NaN where not estimated. A NaN neighbour is left out of the mean; a NaN
     value stays NaN (it is not a candidate). Equal C within a group count as one grid point;
     adjacent grid points of equal value (a plateau) share the best of their averages (the
-    largest when `maximise`, else the smallest).
+    largest when `maximise`, else the smallest). A group with fewer than SMOOTHED_MIN_POINTS
+    estimated grid points keeps its values.
     """
     values = np.asarray(values, dtype=float)
     C = np.asarray(C, dtype=float)
@@ -58,8 +64,11 @@ def smoothed_over_c(
     near_count[1:] += np.where(same_as_previous[1:], count[:-1], 0.0)
     near_total[:-1] += np.where(same_as_previous[1:], total[1:], 0.0)
     near_count[:-1] += np.where(same_as_previous[1:], count[1:], 0.0)
+    estimated_points = np.bincount(np.cumsum(~same_as_previous) - 1, weights=count)  # per group
+    too_few = estimated_points[np.cumsum(~same_as_previous) - 1] < SMOOTHED_MIN_POINTS
     with np.errstate(invalid="ignore", divide="ignore"):
-        averaged = _plateaus_shared(point, near_total / near_count, maximise, same_as_previous)
+        averaged = np.where(too_few, point, near_total / near_count)
+        averaged = _plateaus_shared(point, averaged, maximise, same_as_previous)
     return np.where(np.isnan(values), np.nan, averaged[at])
 
 

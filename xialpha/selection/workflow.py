@@ -22,9 +22,17 @@ from xialpha.selection.objective import Objective
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import records_frame, rows_to_save
 from xialpha.selection.selector import default_estimator, select_stored
-from xialpha.storage.schema import ESTIMATORS, RESULT_COLUMNS, estimate_columns
+from xialpha.storage.schema import ESTIMATORS, RESULT_COLUMNS, ResultColumn, estimate_columns
 
-UNREAD = ("run_id", "error_message", "fit_seconds", "estimate_seconds", "worker", "xialpha_version", "created_at")
+UNREAD = (
+    ResultColumn.RUN_ID,
+    ResultColumn.ERROR_MESSAGE,
+    ResultColumn.FIT_SECONDS,
+    ResultColumn.ESTIMATE_SECONDS,
+    ResultColumn.WORKER,
+    ResultColumn.XIALPHA_VERSION,
+    ResultColumn.CREATED_AT,
+)
 
 if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
 from xialpha.spec.sweep import SweepSpec, load_spec, parse_spec
+from xialpha.storage.schema import ResultColumn
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
@@ -40,11 +41,11 @@ def _stored_spec(store: StoreQueries, sweep_id: str, data_fingerprint: str) -> t
     """The newest recorded spec text of the sweep on this data, and the directory it was read from."""
     runs = store.runs(sweep_id)
     if not runs.empty:
-        runs = runs[runs["data_fingerprint"] == data_fingerprint]
+        runs = runs[runs[ResultColumn.DATA_FINGERPRINT] == data_fingerprint]
     if runs.empty:
         raise UserError(
             f"sweep=: store {store.uri} has no spec recorded for sweep {sweep_id!r}; pass its spec file as spec="
         )
-    newest = runs.sort_values("created_at").iloc[-1]
+    newest = runs.sort_values(ResultColumn.CREATED_AT).iloc[-1]
     spec_dir = newest.get("spec_dir")
     return str(newest["spec_toml"]), spec_dir if isinstance(spec_dir, str) and spec_dir else None
