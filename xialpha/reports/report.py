@@ -25,7 +25,7 @@ from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.choices import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.edges import grid_position, with_grid_edges
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
-from xialpha.selection.ranking import ranked_by_selection_value
+from xialpha.selection.ranking import ranked_within
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
@@ -62,48 +62,32 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     and ties to the smaller C), its estimate, the value it was ranked by (`selection_value`), its
     held-out value, the best held-out value over the group's C values (NaN without holdout), and
     where it lies on the group's C grid (`at_edge`, `flat`: `xialpha.selection.edges`)."""
-    out = []
-    for key, group in curves.groupby(list(GROUP), sort=True):
-        candidates = group.dropna(subset=["estimate"])
-        if candidates.empty:
-            continue
-        ranked = ranked_by_selection_value(
-            candidates.assign(value=candidates["estimate"], total_sv=candidates[ResultColumn.N_SV]),
-            objective,
-            ResultColumn.C,
-        )
-        best = ranked.iloc[0]
-        at_edge, flat = grid_position(
-            candidates.groupby(ResultColumn.C)["estimate"].mean(), float(best[ResultColumn.C]), objective.maximise
-        )
-        held = group["held_out"].dropna()
-        out.append(
-            {
-                **dict(zip(GROUP, key)),
-                "label": best["label"],
-                "best_C": best[ResultColumn.C],
-                "estimate": best["estimate"],
-                "selection_value": best["selection_value"],
-                "held_out": best["held_out"],
-                "best_held_out": (held.max() if objective.maximise else held.min()) if len(held) else np.nan,
-                "at_edge": at_edge,
-                "flat": flat,
-            }
-        )
-    return pd.DataFrame(
-        out,
-        columns=[
-            *GROUP,
-            "label",
-            "best_C",
-            "estimate",
-            "selection_value",
-            "held_out",
-            "best_held_out",
-            "at_edge",
-            "flat",
-        ],
+    columns = [*GROUP, "label", "best_C", "estimate", "selection_value", "held_out", "best_held_out", "at_edge", "flat"]
+    curves = curves.dropna(subset=list(GROUP))  # as a group-by over GROUP leaves such rows out
+    candidates = curves.dropna(subset=["estimate"])
+    if candidates.empty:
+        return pd.DataFrame([], columns=columns)
+    ranked = ranked_within(
+        candidates.assign(value=candidates["estimate"], total_sv=candidates[ResultColumn.N_SV]),
+        objective,
+        ResultColumn.C,
+        GROUP,
     )
+    best = ranked.groupby(list(GROUP), sort=False).head(1)
+    best = best.sort_values(list(GROUP), kind="mergesort").reset_index(drop=True)  # groups in GROUP order
+    held = curves.dropna(subset=["held_out"]).groupby(list(GROUP))["held_out"]
+    best_held = (held.max() if objective.maximise else held.min()).rename("best_held_out")
+    best = best.join(best_held, on=list(GROUP))
+    means = candidates.groupby([*GROUP, ResultColumn.C])["estimate"].mean()  # by group, then C
+    spans = means.groupby(level=list(range(len(GROUP))), sort=False).indices
+    positions = [
+        grid_position(means.iloc[spans[key]].droplevel(list(range(len(GROUP)))), C, objective.maximise)
+        for key, C in zip(best[list(GROUP)].itertuples(index=False, name=None), best[ResultColumn.C].astype(float))
+    ]
+    out = best.rename(columns={ResultColumn.C: "best_C"})
+    out["at_edge"] = [at_edge for at_edge, _ in positions]
+    out["flat"] = [flat for _, flat in positions]
+    return out.reindex(columns=columns)
 
 
 def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
