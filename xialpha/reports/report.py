@@ -196,7 +196,8 @@ def gather_report(
     labels = sweep_labels(results)
     curves = estimate_curves(results, objective, labels)
     certifications = pd.DataFrame() if first is None else certifications_of(store, str(first["selection_id"]))
-    failed = len(store.read_results_df(sweep_id, include_failed=True)) - len(results)
+    stored = store.sweep_summary(sweep_id)  # stored when the sweep ended, while its files are unchanged
+    failed = stored.rows_failed if stored else len(store.read_results_df(sweep_id, include_failed=True)) - len(results)
     summary = {
         "store": store.uri,
         "result rows (ok / failed)": f"{len(results)} / {failed}",
