@@ -94,19 +94,24 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
     """Per category: training examples n, the mean and max over configs of xa_d at rho = 2
     (examples that may be LOO errors, the retrainings an exact LOO needs at most) and, where
     exact LOO ran, the mean retrainings it actually made."""
+    flagged = estimator_counts(results, "xa")  # per row, computed once for every category
+    bound = (flagged["d_pos"] + flagged["d_neg"]).to_numpy(dtype=float)
+    at_bound_rho = np.zeros(len(results), dtype=bool)
+    at_bound_rho[at_rho(results.reset_index(drop=True), BOUND_RHO).index] = True
+    retrains = pd.to_numeric(results.get(LOO_RETRAINS, pd.Series(np.nan, index=results.index)), errors="coerce")
+    retrains_values, n_values = retrains.to_numpy(dtype=float), results[ResultColumn.N].to_numpy()
     out = []
-    for category, rows in results.groupby(ResultColumn.CATEGORY, sort=True):
-        flagged = estimator_counts(at_rho(rows, BOUND_RHO), "xa")
-        bound = (flagged["d_pos"] + flagged["d_neg"]).dropna()
-        retrains = pd.to_numeric(rows.get(LOO_RETRAINS, pd.Series(dtype=float)), errors="coerce").dropna()
+    for category, positions in sorted(results.groupby(ResultColumn.CATEGORY).indices.items()):
+        candidates = pd.Series(bound[positions[at_bound_rho[positions]]]).dropna()
+        retrained = pd.Series(retrains_values[positions]).dropna()
         out.append(
             {
                 ResultColumn.CATEGORY: category,
-                ResultColumn.N: int(rows[ResultColumn.N].max()),
-                "configs": int(len(bound)),
-                "candidates_mean": float(bound.mean()) if len(bound) else np.nan,
-                "candidates_max": float(bound.max()) if len(bound) else np.nan,
-                "loo_retrains_mean": float(retrains.mean()) if len(retrains) else np.nan,
+                ResultColumn.N: int(pd.Series(n_values[positions]).max()),
+                "configs": int(len(candidates)),
+                "candidates_mean": float(candidates.mean()) if len(candidates) else np.nan,
+                "candidates_max": float(candidates.max()) if len(candidates) else np.nan,
+                "loo_retrains_mean": float(retrained.mean()) if len(retrained) else np.nan,
             }
         )
     return pd.DataFrame(
