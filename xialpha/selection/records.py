@@ -49,10 +49,13 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
     now = datetime.datetime.now(datetime.UTC)
     chosen_rows = _chosen_rows(selection)
     counts = objective.counts(chosen_rows)
+    count_values = {name: counts[name].to_numpy() for name in COUNTS}
     estimates = {m: stored_values(chosen_rows, objective.estimator, m) for m in METRICS}
+    names: dict[int, list] = {}  # the column names of each index the chosen rows share, listed once
     rows = []
     for position, choice in enumerate(selection.choices):
-        chosen = dict(zip(choice.chosen.index, choice.chosen.to_numpy()))
+        index = choice.chosen.index
+        chosen = dict(zip(names.get(id(index)) or names.setdefault(id(index), list(index)), choice.chosen.to_numpy()))
         first = choice.first_runner_up(_RUNNER_UP_COLUMNS)
         comparison = choice.comparisons[0] if choice.comparisons else None
         flags = [c.not_significant(selection.alpha) for c in choice.comparisons]
@@ -75,7 +78,7 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
             else float(chosen["selection_value"]),
             **{name: chosen.get(name) for name in CONFIG_COLUMNS},
             **{SELECTION_ESTIMATES[m]: float(estimates[m][position]) for m in METRICS},
-            **{SELECTION_ESTIMATES[name]: float(counts[name].iloc[position]) for name in COUNTS},
+            **{SELECTION_ESTIMATES[name]: float(count_values[name][position]) for name in COUNTS},
             **_runner_up(first, choice.runner_up_group_values),
             **(comparison.p_values() if comparison else dict.fromkeys(P_VALUES, float("nan"))),
             "not_significant": flags[0] if flags else None,

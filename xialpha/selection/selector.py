@@ -39,14 +39,14 @@ IndicatorLoader = Callable[[list[str]], Mapping[str, np.ndarray]]
 @dataclass(frozen=True)
 class CategoryChoice:
     """The chosen result row of one category (with `value`), its runners-up best first
-    (`others`: their frame, or (ranked, first, end): rows first to end - 1 of a frame ranking
-    every category, sliced only when `runners_up` is asked for), and one Comparison per
-    runner-up. `runner_up_group_values` holds the runners-up's averaged objective in global
-    mode (empty otherwise)."""
+    (`others`: their frame, or (ranked, first, end, columns): rows first to end - 1 of a frame
+    ranking every category, with its `column_arrays`, sliced only when `runners_up` is asked
+    for), and one Comparison per runner-up. `runner_up_group_values` holds the runners-up's
+    averaged objective in global mode (empty otherwise)."""
 
     category: str
     chosen: pd.Series
-    others: pd.DataFrame | tuple[pd.DataFrame, int, int]
+    others: pd.DataFrame | tuple[pd.DataFrame, int, int, dict[str, np.ndarray]]
     comparisons: list[Comparison]
     runner_up_group_values: list[float] = field(default_factory=list)
 
@@ -55,16 +55,19 @@ class CategoryChoice:
         """The runners-up best first, one row each, indexed from 0."""
         if isinstance(self.others, pd.DataFrame):
             return self.others
-        ranked, first, end = self.others
+        ranked, first, end, _ = self.others
         return ranked.iloc[first:end].reset_index(drop=True)
 
     def first_runner_up(self, names: Iterable[str]) -> dict | None:
         """{name: value} of the first runner-up in the columns `names` it has; None without one."""
         others = self.others
-        ranked, first, end = (others, 0, len(others)) if isinstance(others, pd.DataFrame) else others
+        if isinstance(others, pd.DataFrame):
+            columns, first, end = column_arrays(others), 0, len(others)
+        else:
+            columns, first, end = others[3], others[1], others[2]
         if first >= end:
             return None
-        return {name: ranked.iat[first, ranked.columns.get_loc(name)] for name in names if name in ranked.columns}
+        return {name: columns[name][first] for name in names if name in columns}
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,7 @@ def _select_per_category(
     indicators = loader(list(top[ResultColumn.CONFIG_KEY]))
     spans = _category_spans(top)
     as_objects = top.to_numpy(dtype=object)  # a row of it is the row's values as `top.iloc[row]` gives them
+    columns = column_arrays(top)
     keys, values = top[ResultColumn.CONFIG_KEY].to_numpy(dtype=object), top["value"].to_numpy()
     choices = []
     for category in categories:
@@ -218,9 +222,14 @@ def _select_per_category(
             )
             for other in range(first + 1, end)
         ]
-        choices.append(CategoryChoice(category, chosen, (top, first + 1, end), comparisons))
+        choices.append(CategoryChoice(category, chosen, (top, first + 1, end, columns), comparisons))
     n_candidates = int(ranked.groupby(ResultColumn.CATEGORY, sort=False).size().max())
     return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
+
+
+def column_arrays(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """{column: its values as a NumPy array} of `frame`."""
+    return {str(name): frame[name].to_numpy() for name in frame.columns}
 
 
 def _category_spans(top: pd.DataFrame) -> dict[str, tuple[int, int]]:
@@ -270,6 +279,7 @@ def _select_shared(
     group_values = list(top["selection_value"].iloc[1:].astype(float))
     # every category's runners-up in one frame, category after category (sliced per category when read)
     others = pd.DataFrame([row(keys[position]) for position in range(len(categories)) for keys in other_groups])
+    columns = column_arrays(others)
     choices = []
     for position, category in enumerate(categories):
         first = position * len(other_groups)
@@ -277,7 +287,7 @@ def _select_shared(
             CategoryChoice(
                 category,
                 row(chosen_keys[position]),
-                (others, first, first + len(other_groups)) if other_groups else others,
+                (others, first, first + len(other_groups), columns) if other_groups else others,
                 comparisons,
                 group_values,
             )
