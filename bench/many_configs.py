@@ -1,16 +1,23 @@
-"""Benchmark: every reading command on a store of 10^4 and 10^5 configurations (issue 33).
+"""Benchmark: every reading command on a store of 10^4, 10^5 (and 10^6) configurations (issue 33).
 
 A real sweep (synthetic corpus, many categories x C x 2 preprocessings, span off, on a local
 cluster) is run once; its result and example rows are then replicated under new config keys and
 new category names, through the store's own writer (`Datasets.write_results` /
-`write_examples`), until the store holds 10^4 and then 10^5 configurations. Each command runs
-as a subprocess (`python -m xialpha.cli ...`), timed wall-clock, its peak RSS sampled with
-psutil. Beside them: pyarrow reading the same columns of the results once, and the start time
-of `xialpha --help`. With --profile, select at the largest size is profiled (cProfile, top 25
-by cumulative time printed).
+`write_examples`), until the store holds each size: one file per copy, the layout of a sweep
+that has not ended ("batches"). For the layout a sweep leaves when it ends ("compacted"), a copy
+of that store is finished as a sweep finishes (`ResultStore.finish_sweep`: its partitions
+compacted, its summary stored; timed as `finish_sweep_s`). Each command runs as a subprocess
+(`python -m xialpha.cli ...`), timed wall-clock, its peak RSS sampled with psutil, the 1-minute
+load beside it. With --before DIR (a checkout of the code before a change) every command is
+also run with that code, right after the current code's run on the same store, so before and
+after compare within one run. Beside them: pyarrow reading the same columns of the results once,
+and the start time of `xialpha --help`. With --profile, select at the largest size is profiled
+(cProfile, top 25 by cumulative time printed). certify is not timed: the replicated categories
+are not in the corpus, so there is nothing to certify them on.
 
     python bench/many_configs.py            # 10^4 and 10^5 configurations
     python bench/many_configs.py --quick    # 10^3 (CI smoke)
+    python bench/many_configs.py --sizes 100000,1000000 --store-dir /tmp/mc --before /tmp/old-checkout
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's xialpha, as the commands it times get
 RESULTS = REPO / "bench" / "results"
 SWEEP = "many"
 
@@ -78,11 +87,24 @@ COMMANDS = {
 }
 
 
+def finish(store_uri: str) -> float:
+    """Finish the store's sweep as a sweep ends (compaction, summary); its seconds."""
+    from xialpha.storage.store import ResultStore
+
+    start = time.perf_counter()
+    ResultStore(store_uri).finish_sweep(SWEEP)
+    return time.perf_counter() - start
+
+
 def run_command(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall seconds, peak RSS in GB) of `python -m xialpha.cli argv`; raises if it fails."""
     start = time.perf_counter()
-    process = psutil.Popen(
-        [sys.executable, "-m", "xialpha.cli", *argv], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    process = psutil.Popen(  # run outside the checkout: `-m` puts the working directory first on the path
+        [sys.executable, "-m", "xialpha.cli", *argv],
+        env=env,
+        cwd=tempfile.gettempdir(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     peak = 0
     while process.poll() is None:
@@ -172,51 +194,79 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small smoke run (10^3 configurations)")
     parser.add_argument("--sizes", default=None, help="comma-separated sizes (default 10000,100000)")
     parser.add_argument("--only", default=None, help="comma-separated command names to time")
+    parser.add_argument("--layouts", default="batches,compacted", help="batches, compacted or both (default)")
+    parser.add_argument("--store-dir", type=Path, default=None, help="keep the stores here and reuse them")
+    parser.add_argument("--before", type=Path, default=None, help="a checkout of the code before, run beside")
     parser.add_argument("--profile", action="store_true", help="cProfile select at the largest size")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     sizes = [1000] if args.quick else [int(s) for s in (args.sizes or "10000,100000").split(",")]
+    layouts = args.layouts.split(",")
     out = args.out or RESULTS / ("many_configs.quick.json" if args.quick else "many_configs.json")
     commands = {k: v for k, v in COMMANDS.items() if args.only is None or k in args.only.split(",")}
-    load_at_start = os.getloadavg()
     n_categories, c_values, n_docs = (
         (10, [0.1, 1.0, 10.0], 200) if args.quick else (40, [0.03, 0.1, 0.3, 1, 3, 10], 400)
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-    wall: dict[str, dict[str, float]] = {}
-    rss: dict[str, dict[str, float]] = {}
-    once: dict[str, float] = {}
+    codes = {"after": REPO, **({"before": args.before.resolve()} if args.before else {})}
+    envs = {
+        name: {**os.environ, "PYTHONPATH": str(code) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        for name, code in codes.items()
+    }
+    result: dict = {
+        "what": "per-command wall time and peak RSS on stores of many configurations",
+        "load_average_at_start": os.getloadavg(),
+        "code": {name: str(code) for name, code in codes.items()},
+        "layouts": {},
+        "pyarrow_read_once_s": {},
+        "finish_sweep_s": {},
+    }
     with tempfile.TemporaryDirectory() as tmp:
-        store = f"{tmp}/store"
-        sweep_seconds = real_sweep(store, n_categories, c_values, n_docs)
+        work = args.store_dir or Path(tmp)
+        store = f"{work}/store"
+        if not Path(store).exists():
+            result["real_sweep_seconds"] = round(real_sweep(store, n_categories, c_values, n_docs), 1)
         real_configs = 2 * n_categories * len(c_values)
-        how = (
-            f"a real sweep of {real_configs} configurations ({n_categories} synthetic categories x {len(c_values)} C "
-            "x 2 preprocessings, span off, local cluster), then its result and example rows replicated under new "
-            "config keys and category names through the store's own writer up to each size (one file per copy)"
+        result["how"] = (
+            f"a real sweep of {real_configs} configurations ({n_categories} synthetic categories x {len(c_values)} "
+            "C x 2 preprocessings, span off, local cluster), then its result and example rows replicated under new "
+            "config keys and category names through the store's own writer up to each size (one file per copy: "
+            "the 'batches' layout); 'compacted': a copy finished as a sweep ends (ResultStore.finish_sweep)"
         )
         for size in sizes:
             held = replicate(store, size)
-            wall[str(size)], rss[str(size)] = {}, {}
-            for name, argv in commands.items():
-                argv = [part.format(tmp=tmp) for part in argv]
-                if argv[0] != "--help":
-                    argv = [*argv, store]
-                w, r = run_command(argv, env)
-                wall[str(size)][name], rss[str(size)][name] = round(w, 3), round(r, 3)
-                print(
-                    f"{held:>7} configs  {name:<16} {w:7.2f} s  {r:6.3f} GB  load {os.getloadavg()[0]:.2f}", flush=True
-                )
-                write_json(out, how, sweep_seconds, wall, rss, once, load_at_start)
-            once[str(size)] = round(pyarrow_once(store), 3)
-            print(f"{held:>7} configs  {'pyarrow once':<16} {once[str(size)]:7.2f} s", flush=True)
-            write_json(out, how, sweep_seconds, wall, rss, once, load_at_start)
+            for layout in layouts:
+                target = store
+                if layout == "compacted":
+                    target = f"{work}/compacted-{size}"
+                    if not Path(target).exists():
+                        shutil.copytree(store, target)
+                        result["finish_sweep_s"][str(size)] = round(finish(target), 3)
+                        print(f"{held:>7} configs  finish_sweep {result['finish_sweep_s'][str(size)]:7.2f} s")
+                for name, argv in commands.items():
+                    argv = [part.format(tmp=tmp) for part in argv]
+                    if argv[0] != "--help":
+                        argv = [*argv, target]
+                    for code, env in envs.items():
+                        w, r = run_command(argv, env)
+                        load = os.getloadavg()[0]
+                        figures = result["layouts"].setdefault(layout, {}).setdefault(code, {})
+                        for key, value in (("wall_s", w), ("peak_rss_gb", r), ("load_1min", load)):
+                            figures.setdefault(key, {}).setdefault(str(size), {})[name] = round(value, 3)
+                        print(
+                            f"{held:>7} configs  {layout:<9} {code:<6} {name:<16} {w:7.2f} s  {r:6.3f} GB  "
+                            f"load {load:.2f}",
+                            flush=True,
+                        )
+                        write_json(out, result)
+                once = round(pyarrow_once(target), 3)
+                result["pyarrow_read_once_s"].setdefault(layout, {})[str(size)] = once
+                print(f"{held:>7} configs  {layout:<9} {'pyarrow once':<16} {once:7.2f} s", flush=True)
+                write_json(out, result)
         if args.profile:
             profile = f"{tmp}/select.prof"
             subprocess.run(
                 [sys.executable, "-m", "cProfile", "-o", profile, "-m", "xialpha.cli", "select", store],
-                env=env,
+                env=envs["after"],
                 stdout=subprocess.DEVNULL,
                 check=True,
             )
@@ -227,16 +277,14 @@ def main() -> None:
     print(f"wrote {out}")
 
 
-def write_json(out: Path, how: str, sweep_seconds: float, wall: dict, rss: dict, once: dict, load_at_start) -> None:
+def write_json(out: Path, result: dict) -> None:
     """Write what was measured so far (each command adds to it: a long run leaves its figures)."""
+    layouts = result["layouts"]
+    headline = layouts.get("compacted", layouts.get("batches", {})).get("after", {})
     result = {
-        "what": "per-command wall time and peak RSS on stores of many configurations",
-        "how": how,
-        "real_sweep_seconds": round(sweep_seconds, 1),
-        "wall_s": wall,
-        "peak_rss_gb": rss,
-        "pyarrow_read_once_s": once,
-        "load_average_at_start": load_at_start,
+        "wall_s": headline.get("wall_s", {}),  # the current code on the layout a sweep leaves when it ends
+        "peak_rss_gb": headline.get("peak_rss_gb", {}),
+        **result,
         "load_average_now": os.getloadavg(),
         "machine": platform.platform(),
         "cpus": os.cpu_count(),

@@ -6,20 +6,24 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
 from distributed import Client
+from store_rows import result_row
 
 from xialpha.cli import main
-from xialpha.errors import DataFailure
+from xialpha.errors import DataFailure, StoreWarning, StoreWriteError
 from xialpha.features.blocks import FeatureBlock
-from xialpha.jobs import tasks
+from xialpha.jobs import sweep, tasks
+from xialpha.jobs.experiment import missing_rows
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.jobs.sweep import prepare, run_sweep
 from xialpha.spec.sweep import parse_spec
+from xialpha.storage.location import Location
 from xialpha.storage.rows import BatchColumns, FailedRow, result_columns
 from xialpha.storage.store import ResultStore
 
@@ -97,6 +101,31 @@ def test_sweep_on_local_cluster_stores_every_key_once(full_sweep):
     indicators = store.read_examples([key], estimator="xa", sweep_id=spec.id)
     assert indicators[key].shape == (df.n.iloc[0],)
     assert int(indicators[key].sum()) == int(df.xa_d.iloc[0])
+
+
+def test_an_ended_sweep_is_one_file_per_dataset_and_a_summary_of_its_rows(full_sweep):
+    spec, store, summary = full_sweep
+    root = Path(store.datasets.location.root)
+    for dataset in ("results", "examples", "sweeps"):
+        assert len(list((root / dataset / f"sweep_id={spec.id}").glob("*.parquet"))) == 1, dataset
+    stored = ResultStore(store.uri).sweep_summary(spec.id)
+    assert stored is not None and stored == store._summarise(spec.id)
+    assert (stored.rows_ok, stored.stored_keys) == (summary.ok, summary.n_keys)
+    assert missing_rows(store, spec.id) == (0, summary.n_keys)
+
+
+def test_a_store_that_cannot_be_compacted_at_the_end_is_a_warning(tmp_path, monkeypatch):
+    store = ResultStore(str(tmp_path / "store"))
+    for i in range(2):  # two files to merge
+        store.datasets.write_results([result_row(i, sweep_id="t")])
+
+    def full_disk(*args):
+        raise StoreWriteError("no space left on device")
+
+    monkeypatch.setattr(Location, "write_table", full_disk)
+    with pytest.warns(StoreWarning, match=r"^sweep 't': every row is stored, but its files were not compacted"):
+        sweep._finish(store, "t")
+    assert store.done_keys("t") == {result_row(i)["config_key"] for i in range(2)}
 
 
 def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):

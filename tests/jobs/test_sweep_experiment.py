@@ -12,6 +12,7 @@ from swept import fill_store, small_spec, tree_digest
 
 from xialpha.cli import main
 from xialpha.errors import UserError
+from xialpha.jobs.experiment import missing_rows
 from xialpha.jobs.sweep import prepare
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.store import ResultStore
@@ -144,3 +145,15 @@ def test_a_category_name_with_a_comma_is_one_category_in_the_run_record(tmp_path
     assert main(["select", store.uri, "--save"]) == 0
     assert "incomplete" not in capsys.readouterr().err
     assert _prepare(spec, store).n_skipped == 2  # the same experiment: resumed, nothing to compute
+
+
+def test_the_completeness_check_uses_the_summary_stored_at_the_sweeps_end(tmp_path, monkeypatch):
+    store = ResultStore(str(tmp_path / "store"))
+    fill_store(_spec(), store, batches=1)
+    store.finish_sweep("exp")  # summarised while 2 of its 4 rows are missing: the summary says so
+    assert missing_rows(ResultStore(store.uri), "exp") == (2, 4)
+    fill_store(_spec(), store)
+    store.finish_sweep("exp")
+    complete = ResultStore(store.uri)
+    monkeypatch.setattr(ResultStore, "stored_keys", lambda *a: pytest.fail("read the stored keys"))
+    assert missing_rows(complete, "exp") == (0, 4)

@@ -128,13 +128,15 @@ def test_file_names_carry_the_write_sequence_and_compaction_keeps_it(tmp_path):
     partition = tmp_path / "store" / "results" / "sweep_id=sweep-1"
     for i in range(3):
         store.datasets.write_results([result_row(i)])
-    assert sorted(file_sequence(p.name) for p in partition.iterdir()) == [1, 2, 3]
+    assert sorted(file_sequence(p.name) for p in partition.glob("*.parquet")) == [1, 2, 3]
     store.compact()
-    assert [file_sequence(p.name) for p in partition.iterdir()] == [3]
+    assert [file_sequence(p.name) for p in partition.glob("*.parquet")] == [3]
     store.datasets.write_results([result_row(9)])
-    assert sorted(file_sequence(p.name) for p in partition.iterdir()) == [3, 4]
+    assert sorted(file_sequence(p.name) for p in partition.glob("*.parquet")) == [3, 4]
     # an older version's file (time-stamped name) counts as sequence 0: anything written now wins
-    pq.write_table(pq.read_table(next(partition.iterdir())), partition / "part-20991231T000000000000Z-old.parquet")
+    pq.write_table(
+        pq.read_table(next(partition.glob("*.parquet"))), partition / "part-20991231T000000000000Z-old.parquet"
+    )
     assert store.datasets.read_results().num_rows == 4 and file_sequence("part-20991231T000000000000Z-old.parquet") == 0
     store.datasets.write_results([result_row(0, xa_error=0.7)])
     assert store.datasets.read_results(filters=[("config_key", "=", config_key(i=0))])["xa_error"].to_pylist() == [0.7]

@@ -91,6 +91,9 @@ def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
         return None
     categories = recorded_categories(str(newest.categories))
     planned = experiment_keys(recorded, categories, str(newest.data_fingerprint))
+    stored = store.sweep_summary(sweep_id)  # stored when the sweep ended, while its files are unchanged
+    if stored is not None and stored.holds_exactly(planned):
+        return 0, len(planned)
     return len(planned - store.stored_keys(sweep_id)), len(planned)
 
 

@@ -6,10 +6,12 @@ import contextlib
 import datetime
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field, replace
 
 from distributed import Future, as_completed, get_task_stream
 
+from xialpha.errors import StoreWarning, StoreWriteError
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.jobs.auto import AutoRounds, run_rounds
 from xialpha.jobs.cluster import connect
@@ -24,6 +26,7 @@ from xialpha.printable import redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
 from xialpha.storage.store import ResultStore
+from xialpha.storage.validate import first_line
 from xialpha.version import __version__
 
 
@@ -216,6 +219,7 @@ def run_sweep(
         if run is not None:  # the run's own error, if any (an unwritable store, say), is the one to report
             with contextlib.suppress(Exception):
                 store.add_run(replace(run, finished_at=_now()))
+    _finish(store, spec.id)
     summary.wall_seconds = time.monotonic() - start
     return summary
 
@@ -226,6 +230,21 @@ def _auto_keys(spec: SweepSpec, first: SweepPlan, auto: AutoRounds) -> int:
         spec, first.categories, first.fingerprint, first.n_train, first.n_test, set(), ladders=auto.ladders
     )
     return final.n_keys
+
+
+def _finish(store: ResultStore, sweep_id: str) -> None:
+    """Compact the ended sweep's files and store its summary (`ResultStore.finish_sweep`). Every
+    row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
+    all, so that is a warning, not the sweep's failure."""
+    try:
+        store.finish_sweep(sweep_id)
+    except (OSError, StoreWriteError) as exc:
+        warnings.warn(
+            f"sweep {sweep_id!r}: every row is stored, but its files were not compacted ({first_line(exc)}); "
+            "`xialpha store compact` compacts them",
+            StoreWarning,
+            stacklevel=3,
+        )
 
 
 def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[str]) -> list[str]:

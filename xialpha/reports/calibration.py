@@ -15,7 +15,7 @@ import pandas as pd
 from xialpha.estimators import registry
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
-from xialpha.selection.ranking import rank_rows
+from xialpha.selection.ranking import rank_rows_by_category
 from xialpha.selection.selector import at_rho
 from xialpha.storage.schema import ResultColumn
 
@@ -78,30 +78,30 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
     `xialpha select` (`rank_rows`).
     """
     rows = at_rho(results, rho)
+    rows = rows[rows[ResultColumn.CATEGORY].notna()]  # as a group-by over categories leaves such rows out
     maximise = Objective(metric=metric).maximise
-    out = []
+    held = pd.Series(metric_values(estimator_counts(rows, "holdout"), metric), index=rows.index)
+    held = held.where(np.isfinite(held)).groupby(rows[ResultColumn.CATEGORY])
+    best_held = held.max() if maximise else held.min()  # NaN where no value is finite
+    columns = [ResultColumn.CATEGORY, "estimator", "label", "estimate", "held_out", "best_held_out"]
+    parts = []
     for name in estimators_with_estimates(results, rho):
-        objective = Objective(metric=metric, estimator=name, rho=rho)
-        for category, group in rows.groupby(ResultColumn.CATEGORY, sort=True):
-            ranked = rank_rows(group, objective)
-            held = metric_values(estimator_counts(group, "holdout"), metric)
-            if ranked.empty:
-                continue
-            chosen = ranked.iloc[[0]]
-            best = (np.nanmax(held) if maximise else np.nanmin(held)) if np.isfinite(held).any() else np.nan
-            out.append(
+        ranked = rank_rows_by_category(rows, Objective(metric=metric, estimator=name, rho=rho))
+        chosen = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1)  # each category's first
+        parts.append(
+            pd.DataFrame(
                 {
-                    ResultColumn.CATEGORY: category,
+                    ResultColumn.CATEGORY: chosen[ResultColumn.CATEGORY].to_numpy(),
                     "estimator": name,
-                    "label": labels.of_row(chosen.iloc[0]),
-                    "estimate": float(chosen["value"].iloc[0]),
-                    "held_out": float(metric_values(estimator_counts(chosen, "holdout"), metric)[0]),
-                    "best_held_out": float(best),
-                }
+                    "label": [labels.of_row(row) for row in chosen.to_dict("records")],
+                    "estimate": chosen["value"].to_numpy(dtype=float),
+                    "held_out": metric_values(estimator_counts(chosen, "holdout"), metric),
+                    "best_held_out": chosen[ResultColumn.CATEGORY].map(best_held).to_numpy(dtype=float),
+                },
+                columns=columns,
             )
-    frame = pd.DataFrame(
-        out, columns=[ResultColumn.CATEGORY, "estimator", "label", "estimate", "held_out", "best_held_out"]
-    )
+        )
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame([], columns=columns)
     order = {name: i for i, name in enumerate(ESTIMATORS)}
     return frame.sort_values(
         [ResultColumn.CATEGORY, "estimator"],

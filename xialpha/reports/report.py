@@ -26,7 +26,7 @@ from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.comparison import SelectionComparison, compare_selections
 from xialpha.selection.edges import grid_position, with_grid_edges
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, estimator_counts, metric_values
-from xialpha.selection.ranking import ranked_by_selection_value
+from xialpha.selection.ranking import ranked_within
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
@@ -67,67 +67,56 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     and ties to the smaller C), its estimate, the value it was ranked by (`selection_value`), its
     held-out value, the best held-out value over the group's C values (NaN without holdout), and
     where it lies on the group's C grid (`at_edge`, `flat`: `xialpha.selection.edges`)."""
-    out = []
-    for key, group in curves.groupby(list(GROUP), sort=True):
-        candidates = group.dropna(subset=["estimate"])
-        if candidates.empty:
-            continue
-        ranked = ranked_by_selection_value(
-            candidates.assign(value=candidates["estimate"], total_sv=candidates[ResultColumn.N_SV]),
-            objective,
-            ResultColumn.C,
-        )
-        best = ranked.iloc[0]
-        at_edge, flat = grid_position(
-            candidates.groupby(ResultColumn.C)["estimate"].mean(), float(best[ResultColumn.C]), objective.maximise
-        )
-        held = group["held_out"].dropna()
-        out.append(
-            {
-                **dict(zip(GROUP, key)),
-                "label": best["label"],
-                "best_C": best[ResultColumn.C],
-                "estimate": best["estimate"],
-                "selection_value": best["selection_value"],
-                "held_out": best["held_out"],
-                "best_held_out": (held.max() if objective.maximise else held.min()) if len(held) else np.nan,
-                "at_edge": at_edge,
-                "flat": flat,
-            }
-        )
-    return pd.DataFrame(
-        out,
-        columns=[
-            *GROUP,
-            "label",
-            "best_C",
-            "estimate",
-            "selection_value",
-            "held_out",
-            "best_held_out",
-            "at_edge",
-            "flat",
-        ],
+    columns = [*GROUP, "label", "best_C", "estimate", "selection_value", "held_out", "best_held_out", "at_edge", "flat"]
+    curves = curves.dropna(subset=list(GROUP))  # as a group-by over GROUP leaves such rows out
+    candidates = curves.dropna(subset=["estimate"])
+    if candidates.empty:
+        return pd.DataFrame([], columns=columns)
+    ranked = ranked_within(
+        candidates.assign(value=candidates["estimate"], total_sv=candidates[ResultColumn.N_SV]),
+        objective,
+        ResultColumn.C,
+        GROUP,
     )
+    best = ranked.groupby(list(GROUP), sort=False).head(1)
+    best = best.sort_values(list(GROUP), kind="mergesort").reset_index(drop=True)  # groups in GROUP order
+    held = curves.dropna(subset=["held_out"]).groupby(list(GROUP))["held_out"]
+    best_held = (held.max() if objective.maximise else held.min()).rename("best_held_out")
+    best = best.join(best_held, on=list(GROUP))
+    means = candidates.groupby([*GROUP, ResultColumn.C])["estimate"].mean()  # by group, then C
+    spans = means.groupby(level=list(range(len(GROUP))), sort=False).indices
+    positions = [
+        grid_position(means.iloc[spans[key]].droplevel(list(range(len(GROUP)))), C, objective.maximise)
+        for key, C in zip(best[list(GROUP)].itertuples(index=False, name=None), best[ResultColumn.C].astype(float))
+    ]
+    out = best.rename(columns={ResultColumn.C: "best_C"})
+    out["at_edge"] = [at_edge for at_edge, _ in positions]
+    out["flat"] = [flat for _, flat in positions]
+    return out.reindex(columns=columns)
 
 
 def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
     """Per category: training examples n, the mean and max over configs of xa_d at rho = 2
     (examples that may be LOO errors, the retrainings an exact LOO needs at most) and, where
     exact LOO ran, the mean retrainings it actually made."""
+    flagged = estimator_counts(results, "xa")  # per row, computed once for every category
+    bound = (flagged["d_pos"] + flagged["d_neg"]).to_numpy(dtype=float)
+    at_bound_rho = np.zeros(len(results), dtype=bool)
+    at_bound_rho[at_rho(results.reset_index(drop=True), BOUND_RHO).index] = True
+    retrains = pd.to_numeric(results.get(LOO_RETRAINS, pd.Series(np.nan, index=results.index)), errors="coerce")
+    retrains_values, n_values = retrains.to_numpy(dtype=float), results[ResultColumn.N].to_numpy()
     out = []
-    for category, rows in results.groupby(ResultColumn.CATEGORY, sort=True):
-        flagged = estimator_counts(at_rho(rows, BOUND_RHO), "xa")
-        bound = (flagged["d_pos"] + flagged["d_neg"]).dropna()
-        retrains = pd.to_numeric(rows.get(LOO_RETRAINS, pd.Series(dtype=float)), errors="coerce").dropna()
+    for category, positions in sorted(results.groupby(ResultColumn.CATEGORY).indices.items()):
+        candidates = pd.Series(bound[positions[at_bound_rho[positions]]]).dropna()
+        retrained = pd.Series(retrains_values[positions]).dropna()
         out.append(
             {
                 ResultColumn.CATEGORY: category,
-                ResultColumn.N: int(rows[ResultColumn.N].max()),
-                "configs": int(len(bound)),
-                "candidates_mean": float(bound.mean()) if len(bound) else np.nan,
-                "candidates_max": float(bound.max()) if len(bound) else np.nan,
-                "loo_retrains_mean": float(retrains.mean()) if len(retrains) else np.nan,
+                ResultColumn.N: int(pd.Series(n_values[positions]).max()),
+                "configs": int(len(candidates)),
+                "candidates_mean": float(candidates.mean()) if len(candidates) else np.nan,
+                "candidates_max": float(candidates.max()) if len(candidates) else np.nan,
+                "loo_retrains_mean": float(retrained.mean()) if len(retrained) else np.nan,
             }
         )
     return pd.DataFrame(
@@ -232,7 +221,8 @@ def gather_report(
     labels = sweep_labels(results)
     curves = estimate_curves(results, objective, labels)
     certifications = pd.DataFrame() if first is None else certifications_of(store, str(first["selection_id"]))
-    failed = len(store.read_results_df(sweep_id, include_failed=True)) - len(results)
+    stored = store.sweep_summary(sweep_id)  # stored when the sweep ended, while its files are unchanged
+    failed = stored.rows_failed if stored else len(store.read_results_df(sweep_id, include_failed=True)) - len(results)
     summary = {
         "store": store.uri,
         "result rows (ok / failed)": f"{len(results)} / {failed}",

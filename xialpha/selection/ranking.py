@@ -41,6 +41,13 @@ def rank_rows_by_category(rows: pd.DataFrame, objective: Objective) -> pd.DataFr
     )
 
 
+def ranked_within(frame: pd.DataFrame, objective: Objective, last_key: str, groups: tuple[str, ...]) -> pd.DataFrame:
+    """`frame` (columns value, C, total_sv, SMOOTH_GROUP, `groups` and `last_key`) with
+    `selection_value`, sorted by the `groups` columns (as text), then best first within each:
+    each group as `ranked_by_selection_value` ranks it alone, in one pass over all of them."""
+    return _sort(_with_selection_values(frame, objective, groups), objective, last_key, groups)
+
+
 def _valued(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """`rows` with `value` (the objective's) and `total_sv`, without the rows whose value is NaN."""
     ranked = rows.copy()

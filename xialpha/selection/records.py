@@ -48,13 +48,16 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
     `records_frame` shows them as the store gives them back)."""
     objective = selection.objective
     now = datetime.datetime.now(datetime.UTC)
-    chosen_rows = pd.DataFrame([choice.chosen for choice in selection.choices]).reset_index(drop=True)
+    chosen_rows = _chosen_rows(selection)
     counts = objective.counts(chosen_rows)
+    count_values = {name: counts[name].to_numpy() for name in COUNTS}
     estimates = {m: stored_values(chosen_rows, objective.estimator, m) for m in METRICS}
+    names: dict[int, list] = {}  # the column names of each index the chosen rows share, listed once
     rows = []
     for position, choice in enumerate(selection.choices):
-        chosen = choice.chosen
-        first = choice.runners_up.iloc[0] if len(choice.runners_up) else None
+        index = choice.chosen.index
+        chosen = dict(zip(names.get(id(index)) or names.setdefault(id(index), list(index)), choice.chosen.to_numpy()))
+        first = choice.first_runner_up(_RUNNER_UP_COLUMNS)
         comparison = choice.comparisons[0] if choice.comparisons else None
         flags = [c.not_significant(selection.alpha) for c in choice.comparisons]
         row = {
@@ -76,7 +79,7 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
             else float(chosen["selection_value"]),
             **{name: chosen.get(name) for name in CONFIG_COLUMNS},
             **{SELECTION_ESTIMATES[m]: float(estimates[m][position]) for m in METRICS},
-            **{SELECTION_ESTIMATES[name]: float(counts[name].iloc[position]) for name in COUNTS},
+            **{SELECTION_ESTIMATES[name]: float(count_values[name][position]) for name in COUNTS},
             **_runner_up(first, choice.runner_up_group_values),
             **(comparison.p_values() if comparison else dict.fromkeys(P_VALUES, float("nan"))),
             "not_significant": flags[0] if flags else None,
@@ -88,6 +91,16 @@ def selection_records(selection: Selection, selection_id: str) -> list[dict]:
         }
         rows.append(row)
     return rows
+
+
+def _chosen_rows(selection: Selection) -> pd.DataFrame:
+    """The chosen rows of `selection` as one frame, one row per choice (as a frame of the chosen
+    Series is; built from their values when they share one index, as choices ranked together do)."""
+    chosen = [choice.chosen for choice in selection.choices]
+    index = chosen[0].index if chosen else None
+    if index is None or not all(row.index is index or row.index.equals(index) for row in chosen):
+        return pd.DataFrame(chosen).reset_index(drop=True)
+    return pd.DataFrame([row.to_numpy() for row in chosen], columns=index)
 
 
 def records_frame(rows: list[dict]) -> pd.DataFrame:
@@ -142,7 +155,18 @@ def _comparable(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.sort_values(ResultColumn.CATEGORY).reindex(columns=list(SAME_SELECTION)).reset_index(drop=True)
 
 
-def _runner_up(first: pd.Series | None, group_values: list[float]) -> dict:
+_RUNNER_UP_COLUMNS = (
+    ResultColumn.CONFIG_KEY,
+    ResultColumn.PREPROCESSING_ID,
+    ResultColumn.KERNEL_ID,
+    ResultColumn.C,
+    ResultColumn.J,
+    "value",
+    "selection_value",
+)
+
+
+def _runner_up(first: dict | None, group_values: list[float]) -> dict:
     if first is None:
         return {
             "runner_up_config_key": None,

@@ -12,7 +12,7 @@ the pooled micro tests and the macro S- and T-tests over categories (Yang & Liu 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,15 +37,36 @@ IndicatorLoader = Callable[[list[str]], Mapping[str, np.ndarray]]
 
 @dataclass(frozen=True)
 class CategoryChoice:
-    """The chosen result row of one category (with `value`), its runners-up best first, and
-    one Comparison per runner-up. `runner_up_group_values` holds the runners-up's averaged
-    objective in global mode (empty otherwise)."""
+    """The chosen result row of one category (with `value`), its runners-up best first
+    (`others`: their frame, or (ranked, first, end, columns): rows first to end - 1 of a frame
+    ranking every category, with its `column_arrays`, sliced only when `runners_up` is asked
+    for), and one Comparison per runner-up. `runner_up_group_values` holds the runners-up's
+    averaged objective in global mode (empty otherwise)."""
 
     category: str
     chosen: pd.Series
-    runners_up: pd.DataFrame
+    others: pd.DataFrame | tuple[pd.DataFrame, int, int, dict[str, np.ndarray]]
     comparisons: list[Comparison]
     runner_up_group_values: list[float] = field(default_factory=list)
+
+    @property
+    def runners_up(self) -> pd.DataFrame:
+        """The runners-up best first, one row each, indexed from 0."""
+        if isinstance(self.others, pd.DataFrame):
+            return self.others
+        ranked, first, end, _ = self.others
+        return ranked.iloc[first:end].reset_index(drop=True)
+
+    def first_runner_up(self, names: Iterable[str]) -> dict | None:
+        """{name: value} of the first runner-up in the columns `names` it has; None without one."""
+        others = self.others
+        if isinstance(others, pd.DataFrame):
+            columns, first, end = column_arrays(others), 0, len(others)
+        else:
+            columns, first, end = others[3], others[1], others[2]
+        if first >= end:
+            return None
+        return {name: columns[name][first] for name in names if name in columns}
 
 
 @dataclass(frozen=True)
@@ -179,31 +200,48 @@ def _select_per_category(
     alpha: float,
 ) -> Selection:
     ranked = rank_rows_by_category(rows, objective)
-    top = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1 + runners_up)
-    by_category = {
-        str(category): frame.reset_index(drop=True)
-        for category, frame in top.groupby(ResultColumn.CATEGORY, sort=False)
-    }
+    top = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1 + runners_up).reset_index(drop=True)
     indicators = loader(list(top[ResultColumn.CONFIG_KEY]))
+    spans = _category_spans(top)
+    as_objects = top.to_numpy(dtype=object)  # a row of it is the row's values as `top.iloc[row]` gives them
+    columns = column_arrays(top)
+    keys, values = top[ResultColumn.CONFIG_KEY].to_numpy(dtype=object), top["value"].to_numpy()
     choices = []
     for category in categories:
-        frame = by_category.get(category, ranked.iloc[:0])
-        chosen, others = frame.iloc[0], frame.iloc[1 : 1 + runners_up]
+        first, end = spans.get(str(category), (0, 0))
+        if first == end:  # no ranked row (every value NaN): as `frame.iloc[0]` of no rows did
+            raise IndexError(f"category {category!r}: no ranked row")
+        chosen = pd.Series(as_objects[first], index=top.columns, name=0, dtype=object)
         comparisons = [
             compare(
-                [chosen[ResultColumn.CONFIG_KEY]],
-                [other_key],
-                [chosen["value"]],
-                [other_value],
+                [keys[first]],
+                [keys[other]],
+                [values[first]],
+                [values[other]],
                 indicators,
                 maximise=objective.maximise,
                 macro=False,
             )
-            for other_key, other_value in zip(others[ResultColumn.CONFIG_KEY], others["value"])
+            for other in range(first + 1, end)
         ]
-        choices.append(CategoryChoice(category, chosen, others.reset_index(drop=True), comparisons))
+        choices.append(CategoryChoice(category, chosen, (top, first + 1, end, columns), comparisons))
     n_candidates = int(ranked.groupby(ResultColumn.CATEGORY, sort=False).size().max())
     return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
+
+
+def column_arrays(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """{column: its values as a NumPy array} of `frame`."""
+    return {str(name): frame[name].to_numpy() for name in frame.columns}
+
+
+def _category_spans(top: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """{category: (first row, end row)} of `top`, whose rows of each category are contiguous."""
+    names = top[ResultColumn.CATEGORY].astype(str).to_numpy(dtype=object)
+    if not len(names):
+        return {}
+    starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
+    ends = np.r_[starts[1:], len(names)]
+    return {str(names[start]): (int(start), int(end)) for start, end in zip(starts, ends)}
 
 
 def _select_shared(
@@ -239,24 +277,38 @@ def _select_shared(
         )
         for other_keys in top["config_keys"].iloc[1:]
     ]
+    row = _row_maker(by_key, values)
+    other_groups = list(top["config_keys"].iloc[1:])
+    group_values = list(top["selection_value"].iloc[1:].astype(float))
+    # every category's runners-up in one frame, category after category (sliced per category when read)
+    others = pd.DataFrame([row(keys[position]) for position in range(len(categories)) for keys in other_groups])
+    columns = column_arrays(others)
     choices = []
     for position, category in enumerate(categories):
-        chosen = _row(by_key, chosen_keys[position], values)
-        others = pd.DataFrame([_row(by_key, keys[position], values) for keys in top["config_keys"].iloc[1:]])
+        first = position * len(other_groups)
         choices.append(
             CategoryChoice(
                 category,
-                chosen,
-                others.reset_index(drop=True),
+                row(chosen_keys[position]),
+                (others, first, first + len(other_groups), columns) if other_groups else others,
                 comparisons,
-                list(top["selection_value"].iloc[1:].astype(float)),
+                group_values,
             )
         )
     return Selection(sweep_id, objective, "global", choices, float(top["selection_value"].iloc[0]), len(groups), alpha)
 
 
-def _row(by_key: pd.DataFrame, key: str, values: pd.Series) -> pd.Series:
-    row = by_key.loc[key]
-    if isinstance(row, pd.DataFrame):
-        row = row.iloc[0]
-    return pd.concat([pd.Series({ResultColumn.CONFIG_KEY: key}), row, pd.Series({"value": float(values[key])})])
+def _row_maker(by_key: pd.DataFrame, values: pd.Series) -> Callable[[str], pd.Series]:
+    """row(key): the first result row of config `key` in `by_key` (indexed by config key) as a
+    Series of objects, with its config_key first and its objective `values[key]` last."""
+    positions: dict[str, int] = {}
+    for position, key in enumerate(by_key.index):
+        positions.setdefault(key, position)
+    as_objects = by_key.to_numpy(dtype=object)
+    index = pd.Index([ResultColumn.CONFIG_KEY, *by_key.columns, "value"], dtype=object)
+    value_of = dict(zip(values.index, values.to_numpy()))
+
+    def row(key: str) -> pd.Series:
+        return pd.Series([key, *as_objects[positions[key]], float(value_of[key])], index=index, dtype=object)
+
+    return row

@@ -30,9 +30,12 @@ OUTSIDE = "a link leads outside the store to it: left as it is"
 _MERGED_SUFFIX = re.compile(r"-c[0-9a-f]{12}$")
 
 
-def compact_partitions(location: Location, dataset: Dataset) -> tuple[int, int, list[Problem]]:
-    """Compact every partition of `dataset`: (data files before, data files after, files skipped)."""
-    root = location.path(dataset.name)
+def compact_partitions(
+    location: Location, dataset: Dataset, partition: str | None = None
+) -> tuple[int, int, list[Problem]]:
+    """Compact every partition of `dataset`, or only its directory `partition` ("sweep_id=<id>"):
+    (data files before, data files after, files skipped)."""
+    root = location.path(dataset.name) if partition is None else location.path(dataset.name, partition)
     files = location.data_files(root)
     partitions: dict[str, list[DataFile]] = {}
     for file in files:

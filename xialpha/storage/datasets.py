@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 from xialpha.errors import StoreWarning, UserError
 from xialpha.storage import validate
 from xialpha.storage.compaction import compact_partitions
-from xialpha.storage.files import FileSet, Problem, inspect
+from xialpha.storage.files import PARTITION_PREFIX, FileSet, Problem, inspect
 from xialpha.storage.location import Location, new_file_name
 from xialpha.storage.marker import MARKER, create_marker, open_store
 from xialpha.storage.reading import as_expression, read_newest
@@ -55,6 +55,7 @@ from xialpha.storage.schema import (
     TIMESTAMP,
     Dataset,
 )
+from xialpha.storage.summary import SUMMARY_COLUMNS, SUMMARY_NAME, SweepCounts, parse_summary, summarise, summary_text
 from xialpha.version import __version__
 
 QUARANTINE = "_quarantine"
@@ -173,10 +174,15 @@ class Datasets:
         row is chosen; failed rows are dropped unless `include_failed`.
         """
         expression = as_expression(filters)
+        spec = DATASETS["results"]
+        if expression is None and not include_failed:  # one scan: each key's winner, then the ok ones
+            wanted = list(spec.schema().names if columns is None else columns)  # type: ignore[union-attr]
+            table = self._read_newest(spec, sweep_id, columns=list(dict.fromkeys([*wanted, "status"])))
+            return table.filter(pc.equal(table["status"], "ok")).select(wanted)
         if not include_failed:
             ok = pc.field("status") == "ok"
             expression = ok if expression is None else ok & expression
-        return self._read_newest(DATASETS["results"], sweep_id, columns=columns, filter=expression)
+        return self._read_newest(spec, sweep_id, columns=columns, filter=expression)
 
     def read(
         self,
@@ -195,14 +201,16 @@ class Datasets:
 
     # --- maintenance -------------------------------------------------------------------------
 
-    def compact(self, dataset: str = "results") -> tuple[int, int]:
-        """Merge each partition's files into one, dropping superseded rows; (files before, after).
+    def compact(self, dataset: str = "results", sweep_id: str | None = None) -> tuple[int, int]:
+        """Merge each partition's files (or only those of `sweep_id`'s partition) into one,
+        dropping superseded rows; (files before, after).
 
         Query results do not change, no "ok" row is dropped for a failed one, and unreadable or
         foreign files, and partitions a link leads to outside the store, are left alone (with a
         warning); see `xialpha.storage.compaction`.
         """
-        before, after, problems = compact_partitions(self.location, self.dataset(dataset))
+        partition = None if sweep_id is None else f"{PARTITION_PREFIX}{validate.check_sweep_id(sweep_id)}"
+        before, after, problems = compact_partitions(self.location, self.dataset(dataset), partition)
         self._warn([p for p in problems if p.kind != "outside"])
         linked = sorted({posixpath.dirname(self.relative(p.path)) for p in problems if p.kind == "outside"})
         if linked:
@@ -212,6 +220,49 @@ class Datasets:
                 stacklevel=2,
             )
         return before, after
+
+    def result_partitions(self) -> list[str] | None:
+        """The sweep ids of the results' partitions holding data files, sorted (from one listing,
+        no file opened); None when some data file lies outside a valid `sweep_id=<id>` directory."""
+        root = self.location.path("results")
+        sweep_ids = set()
+        for file in self.location.data_files(root):
+            directory = posixpath.basename(posixpath.dirname(file.path))
+            sweep_id = directory.removeprefix(PARTITION_PREFIX)
+            if posixpath.dirname(posixpath.dirname(file.path)) != root.rstrip("/") or sweep_id == directory:
+                return None
+            if not validate.valid_sweep_id(sweep_id):
+                return None
+            sweep_ids.add(sweep_id)
+        return sorted(sweep_ids)
+
+    def sweep_summary(self, sweep_id: str) -> SweepCounts | None:
+        """The stored summary of `sweep_id`'s results (see `xialpha.storage.summary`), or None when
+        there is none or its partition's data files changed since it was written."""
+        directory = self._partition("results", sweep_id)
+        path = posixpath.join(directory, SUMMARY_NAME)
+        files = [file.name for file in self.location.data_files(directory)]
+        try:
+            text = self.location.read_text(path)
+        except (OSError, ValueError):  # absent (or not text)
+            return None
+        return parse_summary(text, sweep_id, files)
+
+    def write_sweep_summary(self, sweep_id: str) -> SweepCounts:
+        """Compute `sweep_id`'s summary from its result rows and store it beside them; the summary.
+
+        The partition is listed before its rows are read: a file written meanwhile makes the
+        summary's list of files differ from the partition's, so readers do not use it. Nothing
+        is written into a partition a link leads to from outside the store.
+        """
+        directory = self._partition("results", sweep_id)
+        path = posixpath.join(directory, SUMMARY_NAME)
+        files = [file.name for file in self.location.data_files(directory)]
+        table = self.read_results(sweep_id, columns=SUMMARY_COLUMNS, include_failed=True)
+        counts = summarise(sweep_id, table)
+        if not self.location.outside(directory) and not self.location.outside(path):
+            self.location.write_bytes(path, summary_text(counts, files))
+        return counts
 
     def check(self) -> list[Problem]:
         """The data files of every dataset that reads skip: unreadable or foreign (see `files`).
@@ -248,6 +299,10 @@ class Datasets:
         return posixpath.relpath(path, self.location.root)
 
     # --- internals ---------------------------------------------------------------------------
+
+    def _partition(self, dataset: str, sweep_id: str) -> str:
+        """The directory of `sweep_id`'s partition of `dataset`."""
+        return self.location.path(dataset, f"{PARTITION_PREFIX}{validate.check_sweep_id(sweep_id)}")
 
     def dataset(self, name: str) -> Dataset:
         """The definition of dataset `name`; UserError when there is none."""

@@ -37,6 +37,7 @@ from xialpha.storage.rows import (
     run_columns,
     unpack_bits,
 )
+from xialpha.storage.summary import SUMMARY_COLUMNS, SweepCounts, counts_frame, summarise
 from xialpha.storage.validate import typed_table
 
 
@@ -57,6 +58,8 @@ class StoreQueries(Protocol):
         self, config_keys: Iterable[str], estimator: str = "xa", *, sweep_id: str | None = None
     ) -> dict[str, np.ndarray]: ...
     def sweeps(self) -> pd.DataFrame: ...
+    def sweep_summary(self, sweep_id: str) -> SweepCounts | None: ...
+    def finish_sweep(self, sweep_id: str) -> SweepCounts: ...
     def sweep_ids(self) -> list[str]: ...
     def add_run(self, row: RunRow) -> None: ...
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame: ...
@@ -149,27 +152,45 @@ class ResultStore(StoreQueries):
         return {key: unpack_bits(bits, n) for key, n, bits in zip(*(table[c].to_pylist() for c in table.column_names))}
 
     def sweeps(self) -> pd.DataFrame:
-        """One row per sweep: rows_ok, rows_failed, categories, configs (distinct preprocessing x
-        kernel x C x j), first_created_at, last_created_at."""
-        names = ["sweep_id", "status", "category", "preprocessing_id", "kernel_id", "C", "j", "created_at"]
-        frame = self.read_results_df(include_failed=True, columns=names)
-        columns = ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
-        if frame.empty:
-            return pd.DataFrame(columns=columns)
-        frame["config"] = list(zip(frame["preprocessing_id"], frame["kernel_id"], frame["C"], frame["j"]))
-        summary = frame.groupby("sweep_id", sort=True).agg(
-            rows_ok=("status", lambda s: int((s == "ok").sum())),
-            rows_failed=("status", lambda s: int((s == "failed").sum())),
-            categories=("category", "nunique"),
-            configs=("config", "nunique"),
-            first_created_at=("created_at", "min"),
-            last_created_at=("created_at", "max"),
-        )
-        return summary.reset_index()[columns]
+        """One row per sweep with result rows: rows_ok, rows_failed, categories, configs (distinct
+        preprocessing x kernel x C x j), first_created_at, last_created_at (UTC).
+
+        A sweep's stored summary answers for it while its files are those it was computed from
+        (`sweep_summary`); other sweeps' rows are read."""
+        partitions = self.datasets.result_partitions()
+        if partitions is None:  # rows outside the sweeps' partitions: read them all
+            table = self.datasets.read_results(columns=["sweep_id", *SUMMARY_COLUMNS], include_failed=True)
+            ids = sorted(str(value) for value in pc.unique(table["sweep_id"]).to_pylist())
+            summaries = [summarise(i, table.filter(pc.equal(table["sweep_id"], i))) for i in ids]
+        else:
+            summaries = [self.sweep_summary(sweep_id) or self._summarise(sweep_id) for sweep_id in partitions]
+        return counts_frame([counts for counts in summaries if counts.stored_keys])
+
+    def sweep_summary(self, sweep_id: str) -> SweepCounts | None:
+        """The summary of `sweep_id`'s results stored when its sweep ended or was compacted
+        (`xialpha.storage.summary`), while its files are those it was computed from; else None."""
+        return self.datasets.sweep_summary(sweep_id)
+
+    def _summarise(self, sweep_id: str) -> SweepCounts:
+        """The summary of `sweep_id`'s results computed from its rows."""
+        return summarise(sweep_id, self.datasets.read_results(sweep_id, columns=SUMMARY_COLUMNS, include_failed=True))
+
+    def finish_sweep(self, sweep_id: str) -> SweepCounts:
+        """What a sweep does when it ends: compact its partitions of the results, the examples and
+        the runs into one file each (`compact`: no row lost, an interrupted compaction changes
+        nothing), then store the summary of its results; the summary."""
+        for dataset in ("results", "examples", "sweeps"):
+            self.datasets.compact(dataset, sweep_id)
+        return self.datasets.write_sweep_summary(sweep_id)
 
     def sweep_ids(self) -> list[str]:
-        """The ids of the sweeps with result rows (ok or failed), sorted: those of `sweeps`, from
-        one read of the key columns."""
+        """The ids of the sweeps with result rows (ok or failed), sorted: those of `sweeps`; from
+        their stored summaries where every sweep has one (`sweep_summary`), else from one read of
+        the key columns."""
+        partitions = self.datasets.result_partitions()
+        summaries = [self.sweep_summary(sweep_id) for sweep_id in partitions or []]
+        if partitions is not None and all(summaries):
+            return [counts.sweep_id for counts in summaries if counts is not None and counts.stored_keys]
         table = self.datasets.read_results(columns=["sweep_id"], include_failed=True)
         return sorted(str(value) for value in pc.unique(table["sweep_id"]).to_pylist()) if table.num_rows else []
 
@@ -234,8 +255,13 @@ class ResultStore(StoreQueries):
     # --- upkeep ------------------------------------------------------------------------------
 
     def compact(self, dataset: str = "results") -> tuple[int, int]:
-        """Merge each partition's files of `dataset` into one (see `Datasets.compact`); (files before, after)."""
-        return self.datasets.compact(dataset)
+        """Merge each partition's files of `dataset` into one (see `Datasets.compact`); (files before,
+        after). Compacting the results stores every sweep's summary anew (`finish_sweep`)."""
+        files = self.datasets.compact(dataset)
+        if dataset == "results":
+            for sweep_id in self.datasets.result_partitions() or []:
+                self.datasets.write_sweep_summary(sweep_id)
+        return files
 
     def check(self) -> list[Problem]:
         """The data files of every dataset that reads skip: unreadable or foreign (`Datasets.check`)."""
