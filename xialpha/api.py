@@ -41,6 +41,7 @@ from xialpha.plot import stored_report
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection, untidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
+from xialpha.selection.c_extension import auto_steps
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
@@ -122,6 +123,7 @@ def sweep(
             progress_mode=Progress.mode_for(quiet),
             client=client,
             force_new_run=force_new_run,
+            c_steps=auto_steps,
         )
     if summary.held_out_note:
         warnings.warn(summary.held_out_note, UserWarning, stacklevel=2)

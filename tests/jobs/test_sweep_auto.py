@@ -9,11 +9,12 @@ import pytest
 from distributed import Client
 
 from xialpha.cli import main
+from xialpha.errors import UserError
 from xialpha.jobs import auto
 from xialpha.jobs.graph import SweepData
 from xialpha.jobs.plan import make_plan
 from xialpha.jobs.sweep import run_sweep
-from xialpha.selection.c_extension import CAP, FLAT, INTERIOR, SETTLED
+from xialpha.selection.c_extension import CAP, FLAT, INTERIOR, SETTLED, auto_steps
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_START
@@ -42,7 +43,7 @@ workers = 1
 
 def _sweep(store: ResultStore):
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
-        return run_sweep(parse_spec(SPEC, source="spec"), store, client=client)
+        return run_sweep(parse_spec(SPEC, source="spec"), store, client=client, c_steps=auto_steps)
 
 
 def _stored(store: ResultStore) -> dict[str, tuple[float, ...]]:
@@ -63,7 +64,9 @@ def test_an_auto_sweep_grows_each_ladder_until_its_choice_is_interior_or_says_wh
     assert set(summary.auto.stops.values()) <= {INTERIOR, SETTLED, FLAT, CAP}
     frame = select_sweep(store, "auto", SelectionOptions()).frame.set_index("category")
     for category, why in summary.auto.stops.items():
-        assert (frame.loc[category, "at_edge"] is None) == (why in (INTERIOR, FLAT)), (category, why)
+        hard_margin = frame.loc[category, "n_bounded_sv"] == 0  # settled at the top: select says no edge
+        said = frame.loc[category, "at_edge"] is not None
+        assert said == (why == CAP or (why == SETTLED and not hard_margin)), (category, why)
     for C in summary.auto.ladders.values():
         assert len(C) >= AUTO_C_START
         assert all(b / a == pytest.approx(AUTO_C_FACTOR) for a, b in zip(C, C[1:]))  # one ladder, no gap
@@ -111,7 +114,7 @@ def test_the_command_line_says_what_auto_does_before_and_after(tmp_path, capsys,
     assert "at most 16 C a path" in out
     assert main(["sweep", str(spec), "--store", str(swept[0].uri), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert f": 0 stored, {swept[1].n_keys} skipped (already stored), 0 failed" in out, out
+    assert f": 0 rows stored, {swept[1].n_keys} skipped (already stored), 0 failed" in out, out
     sizes = sorted(len(C) for C in swept[1].auto.ladders.values())
     assert f'C "auto": 1 round (all stored), {sizes[0]}-{sizes[-1]} C per path; chosen C ' in out
 
@@ -122,7 +125,7 @@ RBF = SPEC.replace("[svm]", '[[kernels]]\nname = "rbf"\ngamma = 1.0\n\n[svm]')
 def test_an_auto_sweep_on_the_kernel_path_starts_from_its_gram_and_keeps_its_batches_by_it(tmp_path):
     spec = parse_spec(RBF, source="spec")
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
-        summary = run_sweep(spec, ResultStore(str(tmp_path / "store")), client=client)
+        summary = run_sweep(spec, ResultStore(str(tmp_path / "store")), client=client, c_steps=auto_steps)
     assert summary.failed == 0 and summary.ok == summary.n_keys >= 4 * AUTO_C_START
     ladders = {(category, C) for (_, _, category, _), C in summary.auto.ladders.items()}
     assert len(ladders) == 4
@@ -149,3 +152,10 @@ def test_a_later_rounds_fit_warm_starts_from_the_nearest_C_fitted_before(tmp_pat
     warmed = {(category, C) for (category, _), C, warm in found if warm}
     assert warmed and warmed <= grown  # the C beyond the first rung, each from its neighbour's fit
     assert summary.auto.ladders == swept[1].auto.ladders
+
+
+def test_an_auto_sweep_without_its_C_rule_is_refused_before_any_work(tmp_path):
+    """jobs/ sits below selection/: the rule that grows the C paths is handed in (c_steps=)."""
+    with pytest.raises(UserError, match="c_steps="):
+        run_sweep(parse_spec(SPEC, source="spec"), ResultStore(str(tmp_path / "store")))
+    assert not (tmp_path / "store").exists() or not any((tmp_path / "store").rglob("*.parquet"))

@@ -148,8 +148,21 @@ def test_the_html_report_puts_each_estimate_beside_its_certified_figure(store, t
     assert "not significant" not in page and html.escape(P_LEGEND) in page
 
 
-def test_choices_at_the_grid_edge_are_said_in_the_csv_and_under_the_table(store, capsys, monkeypatch):
-    """Issue 36: every choice of this sweep is its grid's largest C (as on the demo), and nothing said so."""
+@pytest.fixture(scope="module")
+def edge_store(tmp_path_factory) -> str:
+    """SELECTION_SPEC's sweep at C 0.03, 0.1, 0.3: its choices sit at the largest C with bounded
+    support vectors (at C up to 10 they were hard margins, which no larger C changes)."""
+    root = tmp_path_factory.mktemp("edge")
+    text = SELECTION_SPEC.replace("C = [0.1, 1.0, 10.0]", "C = [0.03, 0.1, 0.3]")
+    (root / "sel.toml").write_text(text, encoding="utf-8")
+    uri = str(root / "store")
+    fill_store(load_spec(root / "sel.toml"), ResultStore(uri))
+    return uri
+
+
+def test_choices_at_the_grid_edge_are_said_in_the_csv_and_under_the_table(edge_store, capsys, monkeypatch):
+    """Issue 36: choices at the grid's largest C (as on the demo), and nothing said so."""
+    store = edge_store
     import io
 
     from xialpha.reports.verdicts import edge_lines

@@ -42,6 +42,7 @@ def run(args) -> int:
         start_workers_early(args)
     from xialpha.jobs.progress import Progress
     from xialpha.jobs.sweep import dry_run, run_sweep
+    from xialpha.selection.c_extension import auto_steps
     from xialpha.spec.sweep import load_spec
     from xialpha.storage.store import ResultStore
 
@@ -72,6 +73,7 @@ def run(args) -> int:
         on_dashboard=dashboard,
         command=shlex.join(["xialpha", *sys.argv[1:]]),
         force_new_run=args.force_new_run,
+        c_steps=auto_steps,
     )
     work = (
         (

@@ -4,8 +4,10 @@ Round 1 computes each C path's starting C (`xialpha.estimators.c_ladder.starting
 preprocessing, kernel and j) on a worker, from the training data the fits use, and fits AUTO_C_START C
 from it, AUTO_C_FACTOR apart. After each round the default selection (what `xialpha select` with no
 option chooses) is made from the stored rows, and each category's chosen C path grows by one C where
-that choice sits at its C range's edge (`xialpha.selection.c_extension.ladder_steps`), until the
-choice is interior, the estimate flat, the solution settled, or the path has AUTO_C_LIMIT C values.
+that choice sits at its C range's edge, until the choice is interior, the estimate flat, the
+solution settled, or the path has AUTO_C_LIMIT C values. That rule is selection's
+(`xialpha.selection.c_extension.auto_steps`), above this layer: the caller of `run_sweep` hands it
+in as `c_steps` (a `CSteps`).
 
 Every C fitted is stored as a grid's rows are, as its round ends; the corpus is vectorised once for
 all rounds (`SweepData`). A resumed auto sweep's paths start from the C already stored (and the first
@@ -17,8 +19,9 @@ earlier run starts cold).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import pandas as pd
 from distributed import Client, Future
@@ -27,15 +30,25 @@ from xialpha.estimators.c_ladder import first_rung
 from xialpha.jobs import tasks
 from xialpha.jobs.graph import SweepData, place_batches, placed
 from xialpha.jobs.plan import Path, SweepPlan, make_plan
-from xialpha.selection.c_extension import ladder_steps
-from xialpha.selection.options import SelectionOptions
-from xialpha.selection.records import records_frame, selection_records
-from xialpha.selection.selector import default_estimator, select
-from xialpha.selection.workflow import selection_columns
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import ResultStore
+
+
+class CStep(Protocol):
+    """A C path's next step: the C to fit next, or None and why the path stopped."""
+
+    @property
+    def C(self) -> float | None: ...
+
+    @property
+    def why(self) -> str: ...
+
+
+# (the sweep's stored rows, sweep id, C per path at most, ladder factor) -> {(category,
+# preprocessing_id, kernel_id, j): the next step of that category's chosen path}
+CSteps = Callable[[pd.DataFrame, str, int, float], Mapping[tuple, CStep]]
 
 FALLBACK_C = 1.0  # a path's starting C when its data give none (one class only: its fits fail and say so)
 NO_ESTIMATE = "no estimate"  # why a category's ladder stopped when none of its fits has an estimate
@@ -78,6 +91,7 @@ def run_rounds(
     first: SweepPlan,
     fit_round: FitRound,
     *,
+    c_steps: CSteps,
     force: bool = False,
     threads: int = 1,
 ) -> AutoRounds:
@@ -120,20 +134,18 @@ def run_rounds(
             fit_round(plan, homes, f"r{outcome.rounds}-", warm, ends)
             _keep_ends(plan, ends, homes, sources)
             fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
-        if not _grow(outcome, store, spec, first):
+        if not _grow(outcome, store, spec, first, c_steps):
             break
     return outcome
 
 
-def _grow(outcome: AutoRounds, store: ResultStore, spec: SweepSpec, first: SweepPlan) -> bool:
+def _grow(outcome: AutoRounds, store: ResultStore, spec: SweepSpec, first: SweepPlan, c_steps: CSteps) -> bool:
     """Add to `outcome.ladders` the next C of each category whose chosen path goes on; whether any did."""
     results = sweep_rows(store, spec, first)
     if results.empty:
         outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)
         return False
-    objective = SelectionOptions().objective(default_estimator(results))
-    selection = select(results, objective, sweep_id=spec.id, runners_up=0)
-    steps = ladder_steps(records_frame(selection_records(selection, "auto")), results, AUTO_C_LIMIT, AUTO_C_FACTOR)
+    steps = c_steps(results, spec.id, AUTO_C_LIMIT, AUTO_C_FACTOR)
     preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
     kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
     outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)
@@ -175,7 +187,7 @@ def starting_Cs(
 
 def sweep_rows(store: ResultStore, spec: SweepSpec, first: SweepPlan, *, include_failed: bool = False) -> pd.DataFrame:
     """The stored rows of `spec`'s sweep on its data and categories (columns a selection reads)."""
-    rows = store.read_results_df(spec.id, columns=selection_columns(None), include_failed=include_failed)
+    rows = store.read_results_df(spec.id, include_failed=include_failed)
     if rows.empty:
         return rows
     mine = (rows[ResultColumn.DATA_FINGERPRINT] == first.fingerprint) & rows[ResultColumn.CATEGORY].isin(

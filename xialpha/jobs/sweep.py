@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 
 from distributed import Future, as_completed, get_task_stream
 
-from xialpha.errors import StoreWarning, StoreWriteError
+from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.features.blocks import estimated_feature_bytes
-from xialpha.jobs.auto import AutoRounds, run_rounds
+from xialpha.jobs.auto import AutoRounds, CSteps, run_rounds
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.experiment import check_same_experiment, joined_categories
@@ -124,11 +124,16 @@ def run_sweep(
     client=None,
     command: str | None = None,
     force_new_run: bool = False,
+    c_steps: CSteps | None = None,
 ) -> SweepSummary:
     """Run the sweep on the spec's cluster (or `address`, or a running `client`, which is left
     open); the corpus is read by its tasks, and every finished batch is stored at once.
     `command`: the command line, recorded with the run (None from Python). force_new_run: run
-    under an id whose recorded run had other data or another grid (see `check_same_experiment`)."""
+    under an id whose recorded run had other data or another grid (see `check_same_experiment`).
+    c_steps: the rule that grows a `svm.C = "auto"` sweep's C paths round by round (selection's
+    `xialpha.selection.c_extension.auto_steps`, above this layer); needed only by such sweeps."""
+    if spec.C_auto and c_steps is None:
+        raise UserError('svm.C = "auto" grows its C by a selection rule: give c_steps=', parameter="c_steps")
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
@@ -199,7 +204,15 @@ def run_sweep(
 
                 if spec.C_auto:
                     summary.auto = run_rounds(
-                        client, spec, store, data, plan, fit_round, force=force, threads=default_threads(spec, workers)
+                        client,
+                        spec,
+                        store,
+                        data,
+                        plan,
+                        fit_round,
+                        c_steps=c_steps,
+                        force=force,
+                        threads=default_threads(spec, workers),
                     )
                     summary.n_keys = _auto_keys(spec, plan, summary.auto)
                     summary.skipped = max(summary.n_keys - summary.ok - summary.failed, 0)

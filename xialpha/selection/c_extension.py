@@ -21,7 +21,9 @@ import pandas as pd
 
 from xialpha.selection.edges import EDGES, GRID, with_grid_edges
 from xialpha.selection.objective import Objective
-from xialpha.selection.selector import at_rho
+from xialpha.selection.options import SelectionOptions
+from xialpha.selection.records import records_frame, selection_records
+from xialpha.selection.selector import at_rho, default_estimator, select
 from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.schema import ResultColumn
 
@@ -93,7 +95,11 @@ def ladder_steps(selection: pd.DataFrame, results: pd.DataFrame, limit: int, fac
         key = tuple(row[c] for c in GRID)
         grid = grids.get(key)
         if grid is not None and len(grid) >= 2:
-            steps[key] = next_step(grid, row["at_edge"], bool(row["flat"]), limit, factor)
+            # with_grid_edges does not call a hard margin at the largest C an edge; for the ladder it
+            # is the high edge, settled (every larger C fits the same)
+            hard_margin = row[ResultColumn.C] == grid[ResultColumn.C].max() and row[ResultColumn.N_BOUNDED_SV] == 0
+            at_edge = EDGES[1] if hard_margin and not row["flat"] else row["at_edge"]
+            steps[key] = next_step(grid, at_edge, bool(row["flat"]), limit, factor)
     return steps
 
 
@@ -101,3 +107,11 @@ def extensions(selection: pd.DataFrame, results: pd.DataFrame, limit: int, facto
     """{(category, preprocessing_id, kernel_id, j): the C to fit next} for each choice of `selection`
     whose ladder goes on (`ladder_steps`)."""
     return {key: step.C for key, step in ladder_steps(selection, results, limit, factor).items() if step.C is not None}
+
+
+def auto_steps(results: pd.DataFrame, sweep_id: str, limit: int, factor: float) -> dict[tuple, Step]:
+    """The next Step of each category's chosen C path of an auto sweep (`ladder_steps`): the default
+    selection (what `xialpha select` with no option chooses) of `results`, the sweep's stored rows."""
+    objective = SelectionOptions().objective(default_estimator(results))
+    selection = select(results, objective, sweep_id=sweep_id, runners_up=0)
+    return ladder_steps(records_frame(selection_records(selection, "auto")), results, limit, factor)
