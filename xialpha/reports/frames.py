@@ -17,14 +17,19 @@ it has not).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from xialpha.estimators.registry import by_preference
 from xialpha.reports.labels import ConfigLabels, sweep_labels
-from xialpha.selection.comparison import MACRO, MICRO, CategoryComparison, SelectionComparison
 from xialpha.selection.ranking import VALUE_DECIMALS
 from xialpha.storage.schema import ESTIMATORS, ID_COLUMNS, P_VALUES, SELECTION_ESTIMATES, ResultColumn, estimate_columns
+
+if TYPE_CHECKING:  # at run time only where a comparison is shown: selection's imports load scipy.stats,
+    # which `xialpha store ls` (through reports.terminal) must not pay for
+    from xialpha.selection.comparison import CategoryComparison, SelectionComparison
 
 SELECTION_FIRST = (
     "config",
@@ -149,6 +154,8 @@ def tidy_comparison(comparison: SelectionComparison, rows: list[CategoryComparis
     for a category a selection lacks, "" on the micro and macro rows), the other fields of
     CategoryComparison, then the ids: config_key_a, config_key_b, selection_id_a, selection_id_b,
     sweep_id_a, sweep_id_b."""
+    from xialpha.selection.comparison import MACRO, MICRO, CategoryComparison
+
     labels = comparison_labels(comparison)
     chosen = {
         side: selection.rows.set_index(ResultColumn.CATEGORY)
