@@ -17,6 +17,7 @@ order as plain strings, and after the names of older versions ("part-<UTC time>-
 
 from __future__ import annotations
 
+import datetime
 import errno
 import os
 import posixpath
@@ -33,6 +34,7 @@ import pyarrow.parquet as pq
 
 from xialpha.errors import StoreWriteError, UserError
 from xialpha.redaction import redact
+from xialpha.storage.deadline import bounded, bounded_fsspec, inner, no_answer
 
 ROW_GROUP_ROWS = 64 * 1024
 TEMP_SUFFIX = ".tmp"
@@ -42,7 +44,7 @@ _SEQUENCED_NAME = re.compile(rf"part-s(\d{{{SEQUENCE_DIGITS}}})-")
 _DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 _OBJECT_STORE_PROTOCOLS = {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"}
 _HOST = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:40] or "host"
-REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store may wait for answers in all
+REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store may take waiting for answers
 REMOTE_TIMEOUT_SECONDS = 10.0
 REMOTE_TRIES = 3  # an S3 request is tried this often, each try waiting at most timeout / REMOTE_TRIES
 
@@ -306,7 +308,7 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
         return pafs.LocalFileSystem(), os.path.abspath(os.path.expanduser(local)), True
     try:
         filesystem, root = pafs.FileSystem.from_uri(uri)
-        filesystem = _bounded(filesystem)
+        filesystem = _bounded(filesystem, shown)
     except pa.ArrowInvalid as exc:
         if "Unrecognized filesystem type" not in str(exc):
             raise UserError(f"store {shown}: {redact(str(exc))}") from None
@@ -318,7 +320,7 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
             raise UserError(
                 f"store {shown}: no pyarrow or fsspec filesystem for it ({redact(str(fsspec_exc))})"
             ) from None
-        filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(fs))
+        filesystem = bounded_fsspec(fs, remote_timeout(), shown, REMOTE_TIMEOUT_ENV)
     except OSError as exc:
         raise UserError(f"store {shown}: {redact(str(exc))}") from None
     return filesystem, root.rstrip("/") or root, False
@@ -337,24 +339,30 @@ def remote_timeout() -> float:
     return timeout
 
 
-def _bounded(filesystem: pafs.FileSystem) -> pafs.FileSystem:
-    """An S3 filesystem whose every request is tried REMOTE_TRIES times, each try ending after
-    timeout / REMOTE_TRIES seconds without a byte (to connect, or of an answer): a call (a listing,
-    a read, an upload) ends within about the timeout, also where a server accepts connections and
-    never answers; without this a stalled server hangs a command, even its exit. Other filesystems
-    as they are."""
-    if not isinstance(filesystem, pafs.S3FileSystem):
-        return filesystem
-    reconstruct, (options, *_) = filesystem.__reduce__()
-    each = max(remote_timeout() / REMOTE_TRIES, 1.0)
-    return reconstruct(
-        {
-            **options,
-            "request_timeout": each,
-            "connect_timeout": each,
-            "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=REMOTE_TRIES),
-        }
-    )
+def _bounded(filesystem: pafs.FileSystem, shown: str) -> pafs.FileSystem:
+    """`filesystem` with every call ending within about $XIALPHA_STORE_TIMEOUT seconds, also where
+    a server accepts connections and never answers; without this a stalled server hangs a
+    command, even its exit. S3 by its client's own bounds: every request tried REMOTE_TRIES times,
+    each try ending after timeout / REMOTE_TRIES seconds without a byte (to connect, or of an
+    answer), so that no request is left running. The others (GCS, Azure) through
+    `deadline.bounded`, GCS's retries of transient errors also limited to the timeout; fsspec
+    filesystems through `deadline.bounded_fsspec` (in `_resolve`)."""
+    timeout = remote_timeout()
+    if isinstance(filesystem, pafs.S3FileSystem):
+        reconstruct, (options, *_) = filesystem.__reduce__()
+        each = max(timeout / REMOTE_TRIES, 1.0)
+        return reconstruct(
+            {
+                **options,
+                "request_timeout": each,
+                "connect_timeout": each,
+                "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=REMOTE_TRIES),
+            }
+        )
+    if filesystem.type_name == "gcs":
+        reconstruct, (options, *_) = filesystem.__reduce__()
+        filesystem = reconstruct({**options, "retry_time_limit": datetime.timedelta(seconds=timeout)})
+    return bounded(filesystem, timeout, shown, REMOTE_TIMEOUT_ENV)
 
 
 def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
@@ -377,10 +385,9 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        raise UserError(
-            f"store {uri}: no answer within {timeout:g} s (unreachable, or no credentials?); check "
-            f"the URI, the network and the credentials (${REMOTE_TIMEOUT_ENV} sets the wait)"
-        )
+        raise no_answer(uri, timeout, REMOTE_TIMEOUT_ENV)
+    if "error" in outcome and isinstance(outcome["error"], UserError):  # no answer to a bounded call
+        raise outcome["error"]
     if "error" in outcome:
         reason = redact(" ".join(str(outcome["error"]).split()))
         raise UserError(f"store {uri}: cannot reach it: {reason[:300]}")
@@ -392,6 +399,7 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
 
 
 def _is_object_store(filesystem: pafs.FileSystem) -> bool:
+    filesystem = inner(filesystem)
     if isinstance(filesystem, pafs.PyFileSystem):
         protocol = filesystem.handler.fs.protocol
         protocols = {protocol} if isinstance(protocol, str) else set(protocol)
