@@ -43,6 +43,8 @@ def open_store(location: Location, create: bool, writable: bool = True) -> int |
 
 def _open(location: Location, create: bool, writable: bool) -> int | None:
     uri, marker = location.uri, location.path(MARKER)
+    if create and writable:
+        location.check_room()
     if location.is_file(location.root):
         raise UserError(f"store {uri}: is a file, not a store directory")
     if location.exists(marker):
