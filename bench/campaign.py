@@ -29,11 +29,13 @@ artefact's model.json given a generated value for one field, its digest updated,
 folder, the artefact's, the input's or the store's files: `replaced_node`, `read_file_written`: what the
 command reads, predict its artefact and input, report its store); `signals_at_start`
 (SIGINT/SIGTERM/SIGHUP a random instant into a command: `killed_silently`, `not_one_line`);
-`stalled_store` (an S3 endpoint that accepts and never answers: `hang` within 5 x the timeout +
-20 s); `limits` (a sweep under `ulimit -n` 12-40: `limit_unnamed`, `not_one_line`).
+`stalled_store` (an S3 or GCS endpoint that accepts and never answers, an http:// store that
+stalls after its first answers: `hang` within 5 x the timeout + 20 s); `limits` (a sweep under
+`ulimit -n` 12-40: `limit_unnamed`, `not_one_line`).
 
     python bench/campaign.py            # 297 cases
     python bench/campaign.py --quick    # 31 cases (CI: tests/test_bench_quick.py)
+    python bench/campaign.py --families output_targets signals_at_start stalled_store limits --seed 2
 """
 
 from __future__ import annotations
@@ -697,28 +699,78 @@ def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
         )
 
 
-def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
-    """store ls, select and report against an S3 endpoint that accepts and never answers, under a
-    random $XIALPHA_STORE_TIMEOUT: the command ends in bounded time, one line (issue 35, finding 3)."""
+def _half_answering_server(stop: list) -> int:
+    """A local HTTP server answering requests for /store (404: a store not created yet) and holding
+    every other request: a store that passes the check made when it is opened, then stalls. Its port."""
     import socket
     import threading
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(256)
-    held: list = []
+    stop.append(server)
+
+    def answer(connection) -> None:
+        request = b""
+        while b"\r\n\r\n" not in request:
+            chunk = connection.recv(65536)
+            if not chunk:
+                return
+            request += chunk
+        if request.split(b"\r\n", 1)[0].split(b" ")[1].split(b"?")[0] == b"/store":
+            connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()
+        else:
+            stop.append(connection)
 
     def accept() -> None:
         try:
             while True:
-                held.append(server.accept()[0])
+                threading.Thread(target=answer, args=(server.accept()[0],), daemon=True).start()
         except OSError:  # closed once the family is done
             return
 
     threading.Thread(target=accept, daemon=True).start()
-    uri = f"s3://xialpha/store?endpoint_override=127.0.0.1:{server.getsockname()[1]}&scheme=http"
+    return server.getsockname()[1]
+
+
+def _silent_server(stop: list) -> int:
+    """A local socket that accepts every connection and never answers. Its port."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(256)
+    stop.append(server)
+
+    def accept() -> None:
+        try:
+            while True:
+                stop.append(server.accept()[0])
+        except OSError:
+            return
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server.getsockname()[1]
+
+
+def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """store ls, select, report and store check against a remote store that stalls, under a random
+    $XIALPHA_STORE_TIMEOUT: an S3 or GCS endpoint (pyarrow's clients) that accepts and never
+    answers, or an http:// store (fsspec) that answers the check made when it is opened and then
+    holds every request: the command ends in bounded time, one line (issue 35, finding 3)."""
+    stop: list = []
+    silent, half = _silent_server(stop), _half_answering_server(stop)
+    stores = {
+        "s3": f"s3://xialpha/store?endpoint_override=127.0.0.1:{silent}&scheme=http",
+        "gcs": f"gs://xialpha/store?endpoint_override=127.0.0.1:{silent}&scheme=http",
+        "http": f"http://127.0.0.1:{half}/store",
+    }
     for _ in range(n):
         root = campaign.case_dir()
+        kind = rng.choice(sorted(stores))
+        uri = stores[kind]
         argv = rng.choice([["store", "ls", uri], ["select", uri], ["report", uri], ["store", "check", uri]])
         timeout = rng.choice([1, 2, 3, 4])
         env = {
@@ -732,7 +784,7 @@ def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
         took = time.monotonic() - start
         campaign.record(
             "stalled_store",
-            f"{argv[0]} {argv[1] if argv[0] == 'store' else ''} timeout {timeout} s: {took:.1f} s",
+            f"{kind} {argv[0]} {argv[1] if argv[0] == 'store' else ''} timeout {timeout} s: {took:.1f} s",
             code,
             out,
             err,
@@ -741,7 +793,8 @@ def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
             None,
             {"not_one_line": code not in (0, None) and err.count("\n") != 1},
         )
-    server.close()
+    for item in stop:
+        item.close()
 
 
 def limits(campaign: Campaign, rng: random.Random, n: int) -> None:
@@ -814,14 +867,23 @@ FAMILIES = {
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        choices=list(FAMILIES),
+        default=list(FAMILIES),
+        metavar="FAMILY",
+        help=f"the families to run (default: all): {', '.join(FAMILIES)}",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="xialpha-campaign-") as work:
         campaign = Campaign(Path(work))
         campaign.setup()
-        for _name, (family, count) in FAMILIES.items():
-            family(campaign, rng, max(2, count // 10) if args.quick else count)
+        for name, (family, count) in FAMILIES.items():
+            if name in args.families:
+                family(campaign, rng, max(2, count // 10) if args.quick else count)
     cases = campaign.cases
     findings = Counter(f for case in cases for f in case["findings"])
     by_family = {
@@ -830,12 +892,13 @@ def main() -> None:
             "broken": sum(bool(c["findings"]) and c["family"] == family for c in cases),
             "exits": dict(Counter(str(c["exit"]) for c in cases if c["family"] == family)),
         }
-        for family in FAMILIES
+        for family in args.families
     }
     summary = {
         "benchmark": "campaign",
         "quick": args.quick,
         "seed": args.seed,
+        "families": args.families,
         "cases": len(cases),
         "broken_cases": sum(bool(c["findings"]) for c in cases),
         "tracebacks": findings["traceback"] + findings["traceback_unnamed"],

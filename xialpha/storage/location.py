@@ -272,12 +272,12 @@ class Location:
             if self.is_local:
                 _fsync(directory)
         except BaseException as exc:
-            written = temp or path  # the path that failed: the temporary name is the longer
+            attempted = temp or path  # the path that failed: the temporary name is the longer
             if temp is not None:
                 self._remove_quietly(temp)
             self.prune(directory, existing)
             if isinstance(exc, OSError):
-                raise _write_error(self.uri, written, exc, self.root) from None
+                raise _write_error(self.uri, path, exc, self.root, attempted) from None
             raise
 
     def _remove_quietly(self, path: str) -> None:
@@ -298,10 +298,12 @@ def file_sequence(name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
-def _write_error(uri: str, path: str, exc: OSError, root: str) -> StoreWriteError | UserError:
-    """The error of a failed write of `path` in the store at `root`: StoreWriteError (exit 4), but
-    UserError (exit 2) for a path too long, which the store path the user gave makes so (pyarrow
-    gives the errno in its text only)."""
+def _write_error(
+    uri: str, path: str, exc: OSError, root: str, attempted: str | None = None
+) -> StoreWriteError | UserError:
+    """The error of a failed write of `path` (through `attempted`, its temporary name) in the store
+    at `root`: StoreWriteError (exit 4), but UserError (exit 2) for a path too long, which the
+    store path the user gave makes so (pyarrow gives the errno in its text only)."""
     number = exc.errno if exc.errno is not None else _errno_in(str(exc))
     if number in _DISK_FULL or "No space left" in str(exc):
         return StoreWriteError(
@@ -309,7 +311,7 @@ def _write_error(uri: str, path: str, exc: OSError, root: str) -> StoreWriteErro
             "files stored before it are kept: free space, then rerun"
         )
     if number == errno.ENAMETOOLONG:
-        return UserError(f"store {uri}: {_too_long(path, root)}")
+        return UserError(f"store {uri}: {_too_long(attempted or path, root)}")
     return StoreWriteError(f"store {uri}: cannot write {path}: {exc.strerror or exc}")
 
 
