@@ -265,8 +265,23 @@ def console() -> None:
         else:
             raise
     exit_at_once(_starting_interrupted)  # the interpreter's clean-up may wait (a store's request in flight)
+    deadline = sys.modules.get("xialpha.storage.deadline")
+    if deadline is not None and deadline.calls_left_behind():  # a remote store's call still waiting
+        _exit_now(code)
     gc.freeze()
     sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """Exit with `code` without the interpreter's clean-up (what was printed is flushed first): a
+    remote store's call left waiting in a client's C++ code (`deadline.calls_left_behind`) would
+    abort the process if it returned during that clean-up."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,18 @@ from xialpha.errors import UserError
 T = TypeVar("T")
 
 
+_waiting: list[threading.Thread] = []  # calls left behind still waiting for their server
+
+
+def calls_left_behind() -> int:
+    """How many calls this process left behind are still waiting. While one waits in C++ (pyarrow's
+    GCS or Azure client), the interpreter's exit must not run its clean-up: a call that returns
+    during it aborts the process ("Fatal Python error ... finalizing"); the command line then ends
+    the process without it (`xialpha.cli.console`)."""
+    _waiting[:] = [thread for thread in _waiting if thread.is_alive()]
+    return len(_waiting)
+
+
 class NoAnswer(UserError):
     """A remote store gave no (complete) answer to one call within the time limit."""
 
@@ -59,6 +71,7 @@ class _Limit:
         thread.start()
         thread.join(self.seconds)  # a signal still interrupts the wait (main thread)
         if thread.is_alive():
+            _waiting.append(thread)
             raise no_answer(self.uri, self.seconds, self.environment)
         if "error" in outcome:
             raise outcome["error"]
