@@ -1,10 +1,11 @@
 """An adversarial campaign: generated cases in families the tests were not written from.
 
 Each case runs one command (a new `xialpha` process, or one Python API call in a new process)
-against its own copy of a small swept store, and is checked for five invariants:
+against its own copy of a small swept store, and is checked for six invariants:
 
   traceback     no Python traceback and no "internal error" on stderr (an API call: no exception
                 other than UserError / TypeError naming its parameter as `name=`);
+  crash         no abort, segfault or "Fatal Python error" (an exit by a signal no case sends);
   hang          it ends within TIMEOUT_S seconds;
   store_changed a command that fails (exit != 0, or an API call that raises) leaves the bytes of
                 its store as they were (a digest of every file, link and directory);
@@ -57,6 +58,8 @@ from pathlib import Path
 from common import REPO, make_parser, output_path, print_table, write_results
 
 TIMEOUT_S = 90
+# exits by a signal no case sends: an abort (a C++ exception, "Fatal Python error"), a segfault, a bus error
+CRASH_CODES = {-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS, -signal.SIGFPE, -signal.SIGILL}
 SECRET = "S3CR3Tcampaign" + "9f2c"  # planted credentials; no output or stored byte may hold it
 CONTROL = re.compile(r"[\x1b\x80-\x9f]")
 SPEC = """\
@@ -223,6 +226,7 @@ class Campaign:
         text = out + err
         findings = {
             "traceback": "Traceback (most recent call last)" in err or "internal error" in err,
+            "crash": code in CRASH_CODES or "Fatal Python error" in err,
             "hang": code is None,
             "store_changed": bool(store is not None and failed and before[0] != after[0]),
             "rows_lost": bool(store is not None and after[1] < before[1]),
@@ -902,6 +906,7 @@ def main() -> None:
         "cases": len(cases),
         "broken_cases": sum(bool(c["findings"]) for c in cases),
         "tracebacks": findings["traceback"] + findings["traceback_unnamed"],
+        "crashes": findings["crash"],
         "hangs": findings["hang"],
         "stores_changed_by_failures": findings["store_changed"],
         "rows_lost": findings["rows_lost"],
@@ -921,7 +926,8 @@ def main() -> None:
         title="campaign",
     )
     print(
-        f"{len(cases)} cases: {summary['tracebacks']} tracebacks, {summary['hangs']} hangs, "
+        f"{len(cases)} cases: {summary['tracebacks']} tracebacks, {summary['crashes']} crashes, "
+        f"{summary['hangs']} hangs, "
         f"{summary['stores_changed_by_failures']} stores changed by failing commands, {summary['rows_lost']} "
         f"rows lost, {summary['secrets']} secrets; findings {dict(findings)}"
     )
