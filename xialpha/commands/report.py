@@ -126,6 +126,7 @@ def _watch(args, command: str | None) -> int:
     def read():
         store = open_store(args)
         sweep = sweep_id(store, args.sweep)
+        ended = store.sweep_ended_at(sweep)  # first: rows read after a run's end are all its rows
         report = report_of(
             store,
             sweep,
@@ -135,7 +136,7 @@ def _watch(args, command: str | None) -> int:
             rho=args.rho,
             command=command,
         )
-        return report, store.sweep_ended_at(sweep)
+        return report, ended
 
     print(f"writing {args.html} every {args.watch:g} s until the sweep ends (Ctrl-C stops)", flush=True)
     try:

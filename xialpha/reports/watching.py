@@ -27,7 +27,8 @@ from xialpha.reports.html import page, render_report, write_page
 
 def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[str], None]) -> None:
     """Until the sweep has ended or KeyboardInterrupt: every `every` seconds, `read()` the store
-    as (Report, when the sweep's newest run ended or None) and write its page to `path`, reloading
+    as (Report, when the sweep's newest run ended or None: read before the rows, so that a final
+    page holds every row of the run) and write its page to `path`, reloading
     every `every` seconds. Only a run that ends after watching began ends the watching: a sweep
     that ended before is shown while waiting for its next run (`say` says so once). A store or
     sweep that cannot be read yet (UserError: not created yet, no results yet) gets a page saying
