@@ -118,6 +118,8 @@ def _remote_info(uri: str) -> dict | None:
         return filesystem.info(inner)
     except FileNotFoundError:
         return None
+    except Exception as exc:  # each filesystem raises its own errors (permissions, network)
+        raise UserError(f"cannot reach {uri} ({type(exc).__name__}: {exc})") from None
 
 
 def _versions(info: dict) -> tuple:
