@@ -324,3 +324,28 @@ def test_a_call_left_waiting_ends_the_process_without_the_interpreters_clean_up(
     done = subprocess.run([sys.executable, "-c", LEFT_BEHIND], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "no answer within 0.2 s" in done.stderr, done.stderr
     assert "clean-up ran" not in done.stdout
+
+
+def test_opening_a_stalled_gcs_store_leaves_only_counted_calls_behind(stalled_endpoint, monkeypatch):
+    """Found by bench/campaign.py's full run (seed 2): the check made when a store is opened ran in
+    a thread of its own, which gave up at the same moment as the bounded call it waited on; left
+    behind with Python frames under pyarrow's C++ and not counted, it aborted the exit (exit -6).
+    Now only the bounded calls wait, counted by calls_left_behind."""
+    from xialpha.storage.deadline import NoAnswer, calls_left_behind
+    from xialpha.storage.location import Location
+
+    monkeypatch.setenv("XIALPHA_STORE_TIMEOUT", "1")
+    made = []
+
+    class Recorded(threading.Thread):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self.name)
+
+    monkeypatch.setattr(threading, "Thread", Recorded)
+    error, _ = _bounded_call(
+        lambda: Location(f"gs://xialpha/store?endpoint_override={stalled_endpoint}&scheme=http"), 30
+    )
+    assert isinstance(error, NoAnswer), error
+    assert calls_left_behind() >= 1
+    assert "xialpha-store-probe" not in made and "xialpha-store-call" in made, made

@@ -438,8 +438,10 @@ def _bounded(filesystem: pafs.FileSystem, shown: str) -> pafs.FileSystem:
 def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
     """UserError unless a remote store answers within $XIALPHA_STORE_TIMEOUT seconds (default 10)
     and, on an object store, its bucket exists: an unreachable host, or a client retrying without
-    credentials for minutes, fails fast. The requests run in a daemon thread, which is left behind
-    if it hangs."""
+    credentials for minutes, fails fast. On S3 the requests run in a daemon thread, which is left
+    behind if it hangs; the other filesystems bound each call themselves (`deadline.bounded`), and
+    are asked here: a thread of this function waiting on theirs would be left behind with Python
+    frames under pyarrow's C++ (which aborts the exit), and not be counted by `calls_left_behind`."""
     timeout = remote_timeout()
     outcome: dict = {}
 
@@ -451,11 +453,14 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
         except Exception as exc:  # any client error means the store cannot be used
             outcome["error"] = exc
 
-    thread = threading.Thread(target=ask, name="xialpha-store-probe", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise no_answer(uri, timeout, REMOTE_TIMEOUT_ENV)
+    if inner(filesystem) is not filesystem:  # bounded call by call
+        ask()
+    else:
+        thread = threading.Thread(target=ask, name="xialpha-store-probe", daemon=True)
+        thread.start()
+        thread.join(timeout)
+        if thread.is_alive():
+            raise no_answer(uri, timeout, REMOTE_TIMEOUT_ENV)
     if "error" in outcome and isinstance(outcome["error"], UserError):  # no answer to a bounded call
         raise outcome["error"]
     if "error" in outcome:
