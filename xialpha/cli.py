@@ -25,7 +25,14 @@ import signal
 import sys
 import warnings
 
-from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, received, signals_interrupt
+from xialpha.commands.signals import (
+    Interrupted,
+    exit_at_once,
+    interrupt_from_now,
+    received,
+    signals_interrupt,
+    swallowed,
+)
 from xialpha.errors import StoreWarning, StoreWriteError, UserError, out_of_files
 from xialpha.printable import printable
 from xialpha.redaction import redact
@@ -264,6 +271,9 @@ def console() -> None:
             print(f"{_starting_name()}: error: {_out_of_files_message(number)}", file=sys.stderr)
         else:
             raise
+    if code == 0 and (signum := swallowed()) is not None:  # a finalizer swallowed it; the command went on
+        code = 128 + signum
+        print(_starting_interrupted(signum), file=sys.stderr)
     exit_at_once(_starting_interrupted)  # the interpreter's clean-up may wait (a store's request in flight)
     deadline = sys.modules.get("xialpha.storage.deadline")
     if deadline is not None and deadline.calls_left_behind():  # a remote store's call still waiting
