@@ -5,6 +5,7 @@ command's modules are still importing."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
@@ -60,6 +61,16 @@ def interrupt_from_now(message: Callable[[int], str]) -> None:
     for number in SIGNALS:
         signal.signal(number, first)
     sys.unraisablehook = _unraisable(sys.unraisablehook)
+    atexit.register(_hold_signals)  # registered first, so run last: after every library's exit hook
+
+
+def _hold_signals() -> None:
+    """Block SIGINT, SIGTERM and SIGHUP for the rest of the interpreter's exit, once every exit hook
+    ran (a store's request a hook waits for is still ended by one, see `exit_at_once`): the
+    interpreter then puts the default handlers back, and a signal arriving in those last moments
+    killed the process that had finished its command (exit -15 and no line after a completed
+    `store compact`). Held, it is dropped as the process exits with its own code."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
 
 
 def exit_at_once(message: Callable[[int], str]) -> None:
