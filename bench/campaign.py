@@ -1,10 +1,11 @@
 """An adversarial campaign: generated cases in families the tests were not written from.
 
 Each case runs one command (a new `xialpha` process, or one Python API call in a new process)
-against its own copy of a small swept store, and is checked for five invariants:
+against its own copy of a small swept store, and is checked for six invariants:
 
   traceback     no Python traceback and no "internal error" on stderr (an API call: no exception
                 other than UserError / TypeError naming its parameter as `name=`);
+  crash         no abort, segfault or "Fatal Python error" (an exit by a signal no case sends);
   hang          it ends within TIMEOUT_S seconds;
   store_changed a command that fails (exit != 0, or an API call that raises) leaves the bytes of
                 its store as they were (a digest of every file, link and directory);
@@ -29,11 +30,13 @@ artefact's model.json given a generated value for one field, its digest updated,
 folder, the artefact's, the input's or the store's files: `replaced_node`, `read_file_written`: what the
 command reads, predict its artefact and input, report its store); `signals_at_start`
 (SIGINT/SIGTERM/SIGHUP a random instant into a command: `killed_silently`, `not_one_line`);
-`stalled_store` (an S3 endpoint that accepts and never answers: `hang` within 5 x the timeout +
-20 s); `limits` (a sweep under `ulimit -n` 12-40: `limit_unnamed`, `not_one_line`).
+`stalled_store` (an S3 or GCS endpoint that accepts and never answers, an http:// store that
+stalls after its first answers: `hang` within 5 x the timeout + 20 s); `limits` (a sweep under
+`ulimit -n` 12-40: `limit_unnamed`, `not_one_line`).
 
     python bench/campaign.py            # 297 cases
     python bench/campaign.py --quick    # 31 cases (CI: tests/test_bench_quick.py)
+    python bench/campaign.py --families output_targets signals_at_start stalled_store limits --seed 2
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ from pathlib import Path
 from common import REPO, make_parser, output_path, print_table, write_results
 
 TIMEOUT_S = 90
+# exits by a signal no case sends: an abort (a C++ exception, "Fatal Python error"), a segfault, a bus error
+CRASH_CODES = {-signal.SIGABRT, -signal.SIGSEGV, -signal.SIGBUS, -signal.SIGFPE, -signal.SIGILL}
 SECRET = "S3CR3Tcampaign" + "9f2c"  # planted credentials; no output or stored byte may hold it
 CONTROL = re.compile(r"[\x1b\x80-\x9f]")
 SPEC = """\
@@ -221,6 +226,7 @@ class Campaign:
         text = out + err
         findings = {
             "traceback": "Traceback (most recent call last)" in err or "internal error" in err,
+            "crash": code in CRASH_CODES or "Fatal Python error" in err,
             "hang": code is None,
             "store_changed": bool(store is not None and failed and before[0] != after[0]),
             "rows_lost": bool(store is not None and after[1] < before[1]),
@@ -697,28 +703,78 @@ def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
         )
 
 
-def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
-    """store ls, select and report against an S3 endpoint that accepts and never answers, under a
-    random $XIALPHA_STORE_TIMEOUT: the command ends in bounded time, one line (issue 35, finding 3)."""
+def _half_answering_server(stop: list) -> int:
+    """A local HTTP server answering requests for /store (404: a store not created yet) and holding
+    every other request: a store that passes the check made when it is opened, then stalls. Its port."""
     import socket
     import threading
 
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(256)
-    held: list = []
+    stop.append(server)
+
+    def answer(connection) -> None:
+        request = b""
+        while b"\r\n\r\n" not in request:
+            chunk = connection.recv(65536)
+            if not chunk:
+                return
+            request += chunk
+        if request.split(b"\r\n", 1)[0].split(b" ")[1].split(b"?")[0] == b"/store":
+            connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()
+        else:
+            stop.append(connection)
 
     def accept() -> None:
         try:
             while True:
-                held.append(server.accept()[0])
+                threading.Thread(target=answer, args=(server.accept()[0],), daemon=True).start()
         except OSError:  # closed once the family is done
             return
 
     threading.Thread(target=accept, daemon=True).start()
-    uri = f"s3://xialpha/store?endpoint_override=127.0.0.1:{server.getsockname()[1]}&scheme=http"
+    return server.getsockname()[1]
+
+
+def _silent_server(stop: list) -> int:
+    """A local socket that accepts every connection and never answers. Its port."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(256)
+    stop.append(server)
+
+    def accept() -> None:
+        try:
+            while True:
+                stop.append(server.accept()[0])
+        except OSError:
+            return
+
+    threading.Thread(target=accept, daemon=True).start()
+    return server.getsockname()[1]
+
+
+def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """store ls, select, report and store check against a remote store that stalls, under a random
+    $XIALPHA_STORE_TIMEOUT: an S3 or GCS endpoint (pyarrow's clients) that accepts and never
+    answers, or an http:// store (fsspec) that answers the check made when it is opened and then
+    holds every request: the command ends in bounded time, one line (issue 35, finding 3)."""
+    stop: list = []
+    silent, half = _silent_server(stop), _half_answering_server(stop)
+    stores = {
+        "s3": f"s3://xialpha/store?endpoint_override=127.0.0.1:{silent}&scheme=http",
+        "gcs": f"gs://xialpha/store?endpoint_override=127.0.0.1:{silent}&scheme=http",
+        "http": f"http://127.0.0.1:{half}/store",
+    }
     for _ in range(n):
         root = campaign.case_dir()
+        kind = rng.choice(sorted(stores))
+        uri = stores[kind]
         argv = rng.choice([["store", "ls", uri], ["select", uri], ["report", uri], ["store", "check", uri]])
         timeout = rng.choice([1, 2, 3, 4])
         env = {
@@ -732,7 +788,7 @@ def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
         took = time.monotonic() - start
         campaign.record(
             "stalled_store",
-            f"{argv[0]} {argv[1] if argv[0] == 'store' else ''} timeout {timeout} s: {took:.1f} s",
+            f"{kind} {argv[0]} {argv[1] if argv[0] == 'store' else ''} timeout {timeout} s: {took:.1f} s",
             code,
             out,
             err,
@@ -741,7 +797,8 @@ def stalled_store(campaign: Campaign, rng: random.Random, n: int) -> None:
             None,
             {"not_one_line": code not in (0, None) and err.count("\n") != 1},
         )
-    server.close()
+    for item in stop:
+        item.close()
 
 
 def limits(campaign: Campaign, rng: random.Random, n: int) -> None:
@@ -814,14 +871,23 @@ FAMILIES = {
 def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--families",
+        nargs="+",
+        choices=list(FAMILIES),
+        default=list(FAMILIES),
+        metavar="FAMILY",
+        help=f"the families to run (default: all): {', '.join(FAMILIES)}",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="xialpha-campaign-") as work:
         campaign = Campaign(Path(work))
         campaign.setup()
-        for _name, (family, count) in FAMILIES.items():
-            family(campaign, rng, max(2, count // 10) if args.quick else count)
+        for name, (family, count) in FAMILIES.items():
+            if name in args.families:
+                family(campaign, rng, max(2, count // 10) if args.quick else count)
     cases = campaign.cases
     findings = Counter(f for case in cases for f in case["findings"])
     by_family = {
@@ -830,15 +896,17 @@ def main() -> None:
             "broken": sum(bool(c["findings"]) and c["family"] == family for c in cases),
             "exits": dict(Counter(str(c["exit"]) for c in cases if c["family"] == family)),
         }
-        for family in FAMILIES
+        for family in args.families
     }
     summary = {
         "benchmark": "campaign",
         "quick": args.quick,
         "seed": args.seed,
+        "families": args.families,
         "cases": len(cases),
         "broken_cases": sum(bool(c["findings"]) for c in cases),
         "tracebacks": findings["traceback"] + findings["traceback_unnamed"],
+        "crashes": findings["crash"],
         "hangs": findings["hang"],
         "stores_changed_by_failures": findings["store_changed"],
         "rows_lost": findings["rows_lost"],
@@ -858,7 +926,8 @@ def main() -> None:
         title="campaign",
     )
     print(
-        f"{len(cases)} cases: {summary['tracebacks']} tracebacks, {summary['hangs']} hangs, "
+        f"{len(cases)} cases: {summary['tracebacks']} tracebacks, {summary['crashes']} crashes, "
+        f"{summary['hangs']} hangs, "
         f"{summary['stores_changed_by_failures']} stores changed by failing commands, {summary['rows_lost']} "
         f"rows lost, {summary['secrets']} secrets; findings {dict(findings)}"
     )

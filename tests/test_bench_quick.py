@@ -55,6 +55,7 @@ SCRIPTS = {
     "campaign": [
         "cases",
         "tracebacks",
+        "crashes",
         "hangs",
         "stores_changed_by_failures",
         "rows_lost",

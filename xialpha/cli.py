@@ -2,7 +2,8 @@
 
 Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
 A `UserError` (or a path that is missing, unreadable, a loop of links, ...) is printed as one line
-on stderr with exit code 2, a `StoreWriteError` (disk full part-way) with exit code 4, any other
+on stderr with exit code 2, and so is running out of file descriptors anywhere (naming `ulimit -n`
+and what to raise it to), a `StoreWriteError` (disk full part-way) with exit code 4, any other
 error as one line with exit code 1. Standard output closed early (`xialpha ... | head -1`) ends the
 command quietly with exit code 1. Warnings of the result store (skipped files) are one line each.
 SIGINT, SIGTERM and SIGHUP unwind the command (a cluster it started is closed, its batch jobs
@@ -23,8 +24,15 @@ import signal
 import sys
 import warnings
 
-from xialpha.commands.signals import Interrupted, exit_at_once, interrupt_from_now, received, signals_interrupt
-from xialpha.errors import StoreWarning, StoreWriteError, UserError
+from xialpha.commands.signals import (
+    Interrupted,
+    exit_at_once,
+    interrupt_from_now,
+    received,
+    signals_interrupt,
+    swallowed,
+)
+from xialpha.errors import StoreWarning, StoreWriteError, UserError, out_of_files
 from xialpha.printable import printable, redact
 from xialpha.version import __version__
 
@@ -102,17 +110,18 @@ def main(argv: list[str] | None = None) -> int:
             return int(_load(args._module).run(args) or 0)
     except BrokenPipeError:
         return _stdout_closed()
-    except StoreWriteError as exc:
-        if os.environ.get("XIALPHA_DEBUG"):
-            raise
-        print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_STORE_WRITE
     except Exception as exc:
         if (signum := received()) is not None:  # the signal, turned into a library's own error
             print(interrupted(signum), file=sys.stderr)
             return 128 + signum
         if os.environ.get("XIALPHA_DEBUG"):
             raise
+        if (number := out_of_files(exc)) is not None:  # wherever it happened, however it was wrapped
+            print(f"xialpha {args.command}: error: {_out_of_files_message(number)}", file=sys.stderr)
+            return EXIT_USER_ERROR
+        if isinstance(exc, StoreWriteError):
+            print(f"xialpha {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+            return EXIT_STORE_WRITE
         code, message = _classify(exc, _flags(parser, args.command))
         print(f"xialpha {args.command}: {message}", file=sys.stderr)
         return code
@@ -161,6 +170,27 @@ def _classify(exc: Exception, flags: dict[str, str]) -> tuple[int, str]:
     )
 
 
+def _out_of_files_message(number: int) -> str:
+    """What ran out and what to raise, for EMFILE (this process's `ulimit -n`) or ENFILE (the system's table)."""
+    done = "then rerun: results stored before it are kept, nothing was stored half"
+    if number == errno.ENFILE:
+        return (
+            "too many open files in the system (ENFILE): the machine's table of open files is full; "
+            f"close other programs or raise it (`sysctl fs.file-max`), {done}"
+        )
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = max(4 * soft, 1024)
+    if hard != resource.RLIM_INFINITY and wanted > hard:
+        wanted = hard
+    return (
+        f"too many open files (EMFILE): this process may open {soft} files (ulimit -n) and had them all "
+        f"open; raise the limit (`ulimit -n {wanted}`{f', at most the hard limit {hard}' if wanted == hard else ''}), "
+        f"{done}"
+    )
+
+
 def _stdout_failing() -> bool:
     """True when standard output cannot be written (a write of no bytes fails, as on /dev/full); it
     is then sent to /dev/null, so that Python's flush at exit prints no second error."""
@@ -201,9 +231,14 @@ def _shown(text: str) -> str:
     return printable(redact(text))
 
 
-def _starting_interrupted(signum: int) -> str:
+def _starting_name() -> str:
+    """ "xialpha COMMAND" from the arguments, before they are parsed ("xialpha" without a command)."""
     named = next((arg for arg in sys.argv[1:] if not arg.startswith("-")), None)
-    return f"xialpha{f' {named}' if named in COMMANDS else ''}: interrupted by {signal.Signals(signum).name}"
+    return f"xialpha{f' {named}' if named in COMMANDS else ''}"
+
+
+def _starting_interrupted(signum: int) -> str:
+    return f"{_starting_name()}: interrupted by {signal.Signals(signum).name}"
 
 
 def console() -> None:
@@ -218,14 +253,36 @@ def console() -> None:
     except Interrupted as exc:  # before the command ran (its imports, the arguments) or as it ended
         code = 128 + exc.signum
         print(_starting_interrupted(exc.signum), file=sys.stderr)
-    except Exception:  # numpy, interrupted while it imports, raises an ImportError of its own
-        if (signum := received()) is None:
+    except Exception as exc:  # numpy, interrupted while it imports, raises an ImportError of its own
+        if (signum := received()) is not None:
+            code = 128 + signum
+            print(_starting_interrupted(signum), file=sys.stderr)
+        elif (number := out_of_files(exc)) is not None and not os.environ.get("XIALPHA_DEBUG"):  # importing
+            code = EXIT_USER_ERROR
+            print(f"{_starting_name()}: error: {_out_of_files_message(number)}", file=sys.stderr)
+        else:
             raise
+    if code == 0 and (signum := swallowed()) is not None:  # a finalizer swallowed it; the command went on
         code = 128 + signum
         print(_starting_interrupted(signum), file=sys.stderr)
     exit_at_once(_starting_interrupted)  # the interpreter's clean-up may wait (a store's request in flight)
+    deadline = sys.modules.get("xialpha.storage.deadline")
+    if deadline is not None and deadline.calls_left_behind():  # a remote store's call still waiting
+        _exit_now(code)
     gc.freeze()
     sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """Exit with `code` without the interpreter's clean-up (what was printed is flushed first): a
+    remote store's call left waiting in a client's C++ code (`deadline.calls_left_behind`) would
+    abort the process if it returned during that clean-up."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

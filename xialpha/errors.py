@@ -9,6 +9,9 @@ I/O error): exit code 4; what was stored before stays stored.
 """
 
 import copy
+import errno
+import os
+import re
 from collections.abc import Iterable
 
 
@@ -103,3 +106,30 @@ def did_you_mean(
         more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
         text += f" ({listing}: {', '.join(names[:limit])}{more})"
     return text
+
+
+OUT_OF_FILES = {errno.EMFILE, errno.ENFILE}  # this process's open files at `ulimit -n`; the system's table full
+_ERRNO_TEXT = re.compile(r"\[errno (\d+)\]", re.IGNORECASE)
+
+
+def out_of_files(exc: BaseException) -> int | None:
+    """EMFILE or ENFILE when `exc`, or an error it was raised from or while handling, is about
+    running out of file descriptors (pyarrow gives the errno in its text only, a library may wrap
+    it); else None. Such an error is the machine's limit, never a fact about the file being
+    opened: reads must not skip that file as unreadable."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        number = getattr(error, "errno", None)
+        if number in OUT_OF_FILES:
+            return number
+        for match in _ERRNO_TEXT.finditer(str(error)):
+            if int(match.group(1)) in OUT_OF_FILES:
+                return int(match.group(1))
+        if os.strerror(errno.ENFILE) in str(error):  # "Too many open files in system"
+            return errno.ENFILE
+        if os.strerror(errno.EMFILE) in str(error):
+            return errno.EMFILE
+        error = error.__cause__ or error.__context__
+    return None

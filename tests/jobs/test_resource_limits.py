@@ -90,3 +90,23 @@ def test_a_very_long_store_path_keeps_the_reason_of_its_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and len(err) < 1000, err
     assert err.rstrip().endswith("File name too long") and "..." in err, err
+
+
+def test_a_sweep_into_a_too_long_store_path_is_exit_2_naming_the_lengths(tmp_path):
+    """A 4,0xx-byte store path: its files' paths pass PATH_MAX. The user's input, so exit 2 (it was
+    4, the code of a full disk, as storage wrapped ENAMETOOLONG as a write error), one line with the
+    lengths and the limit, the reason kept, and no directory left behind."""
+    spec = sweep_spec(tmp_path / "s.toml", "long", cluster='kind = "local"\nworkers = 1')
+    store = tmp_path.joinpath(*["d" * 200] * 20)
+    done = subprocess.run(
+        [sys.executable, "-m", "xialpha.cli", "sweep", str(spec), "--store", str(store), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    length = len(os.fsencode(str(store)))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr[-3000:]
+    assert f": the store path is {length:,} bytes long, and the store's files below it make paths" in done.stderr
+    assert f"over this system's limit of {os.pathconf(tmp_path, 'PC_PATH_MAX'):,}" in done.stderr
+    assert done.stderr.rstrip().endswith("bytes: File name too long"), done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]

@@ -21,9 +21,11 @@ pytestmark = pytest.mark.cluster
 REFRESH = '<meta http-equiv="refresh" content="1">'
 
 
-def _watch(store: Path, page: Path, log: Path, *extra: str):
+def _watch(store: Path, page: Path, log: Path, stderr: Path | None = None):
     return start(
-        [sys.executable, "-m", "xialpha.cli", "report", str(store), "--html", str(page), "--watch", "0.5", *extra], log
+        [sys.executable, "-m", "xialpha.cli", "report", str(store), "--html", str(page), "--watch", "0.5"],
+        log,
+        stderr=stderr,
     )
 
 
@@ -80,10 +82,10 @@ def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
     ), sweep_out[-2000:]
 
 
-def test_ctrl_c_stops_watching_cleanly(tmp_path):
-    """A sweep whose newest run ended before watching began (a new run may be starting, not
-    recorded yet): watching goes on until Ctrl-C, which leaves the last page without the reload
-    and exits 0 without a traceback."""
+def _watching_an_ended_sweep(tmp_path: Path, signum: signal.Signals) -> tuple[int, Path, str, str]:
+    """Watch a sweep whose newest run ended before watching began (a new run may be starting, not
+    recorded yet), so watching goes on until `signum` is sent once its page is written: (exit code,
+    the page, standard output, standard error)."""
     (tmp_path / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
     store, page = tmp_path / "store", tmp_path / "watch.html"
     fill_store(load_spec(tmp_path / "sel.toml"), ResultStore(str(store)))
@@ -91,22 +93,40 @@ def test_ctrl_c_stops_watching_cleanly(tmp_path):
     ResultStore(str(store)).datasets.append(
         "sweeps", [{"sweep_id": "sel", "run_id": "ended", "created_at": ended, "finished_at": ended}]
     )
-    watcher = _watch(store, page, tmp_path / "watch.log")
+    watcher = _watch(store, page, tmp_path / "watch.log", stderr=tmp_path / "watch.err")
     try:
         wait_for(
             lambda: REFRESH in _text(page) and "<h1>xialpha sweep sel</h1>" in _text(page), "the page", process=watcher
         )
-        watcher.send_signal(signal.SIGINT)
-        assert watcher.wait(timeout=60) == 0
+        watcher.send_signal(signum)
+        code = watcher.wait(timeout=60)
     finally:
         kill(watcher)
+    return code, page, (tmp_path / "watch.log").read_text(), (tmp_path / "watch.err").read_text()
+
+
+def test_ctrl_c_stops_watching_cleanly(tmp_path):
+    """Ctrl-C is how watching is stopped: the last page stays without the reload, exit 0 without
+    a traceback."""
+    code, page, out, err = _watching_an_ended_sweep(tmp_path, signal.SIGINT)
+    assert code == 0, err
     assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)
-    log = (tmp_path / "watch.log").read_text()
-    assert log.splitlines()[-1] == f"stopped watching; {page} shows the store as it was last read"
+    assert out.splitlines()[-1] == f"stopped watching; {page} shows the store as it was last read"
     assert re.search(
-        r"^the sweep's newest run ended at [0-9-]+ [0-9:]+ UTC; waiting for another run$", log, re.MULTILINE
+        r"^the sweep's newest run ended at [0-9-]+ [0-9:]+ UTC; waiting for another run$", out, re.MULTILINE
     )
-    assert "Traceback" not in log and "interrupted" not in log
+    assert err == ""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_sigterm_and_sighup_end_watching_like_every_command(tmp_path, signum):
+    """`kill` or a closed terminal ends watching as it ends every other command: one line, exit
+    128 + signum (143, 129), the last page written without its reload. It exited 0 as at Ctrl-C."""
+    code, page, out, err = _watching_an_ended_sweep(tmp_path, signum)
+    assert code == 128 + signum, err
+    assert err == f"xialpha report: interrupted by {signum.name}; results stored so far are kept\n"
+    assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)
+    assert "stopped watching" not in out and "Traceback" not in out
 
 
 def test_watch_needs_an_html_page(tmp_path, capsys):

@@ -236,3 +236,20 @@ def test_a_key_of_a_foreign_file_never_counts_as_done(tmp_path):
     _other_sweep(partition, "part-zz.parquet")
     with pytest.warns(StoreWarning, match="rows of sweep 'elsewhere' in directory sweep_id=s"):
         assert store.done_keys("s") == {config_key(i=0)}
+
+
+def test_a_path_too_long_to_write_is_the_users_error_not_a_write_error(tmp_path):
+    """ENAMETOOLONG from a write was a StoreWriteError (exit 4, the code of a full disk); the store
+    path the user gave makes it so: a UserError (exit 2) naming the length and the limit, the
+    system's reason kept, and nothing left behind."""
+    from xialpha.errors import StoreWriteError, UserError
+    from xialpha.storage.location import Location
+
+    location = Location(str(tmp_path / "store"))
+    with pytest.raises(UserError) as raised:
+        location.write_bytes(location.path("d" * 300, "file.json"), b"{}")
+    assert not isinstance(raised.value, StoreWriteError)
+    assert "a name in it is 300 bytes long, over this filesystem's limit of 255: File name too long" in str(
+        raised.value
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -118,9 +118,13 @@ def run(args) -> int:
 
 def _watch(args, command: str | None) -> int:
     """--watch: the page rewritten from the store until the sweep ends (exit 0) or Ctrl-C (exit 0:
-    stopping is how watching ends)."""
+    stopping is how watching ends). SIGTERM and SIGHUP end it as they end every command (the last
+    page written without its reload): one line, exit 143 or 129."""
+    import signal
+
     import matplotlib
 
+    from xialpha.commands.signals import Interrupted
     from xialpha.reports.watching import watch_report
 
     if not args.html:
@@ -132,6 +136,7 @@ def _watch(args, command: str | None) -> int:
     def read():
         store = open_store(args)
         sweep = sweep_id(store, args.sweep)
+        ended = store.sweep_ended_at(sweep)  # first: rows read after a run's end are all its rows
         report = report_of(
             store,
             sweep,
@@ -142,11 +147,17 @@ def _watch(args, command: str | None) -> int:
             rho=args.rho,
             command=command,
         )
-        return report, store.sweep_ended_at(sweep)
+        return report, ended
 
     print(f"writing {args.html} every {args.watch:g} s until the sweep ends (Ctrl-C stops)", flush=True)
-    ended = watch_report(read, args.html, args.watch, lambda text: print(text, flush=True))
-    print(f"{'the sweep ended' if ended else 'stopped watching'}; {args.html} shows the store as it was last read")
+    try:
+        watch_report(read, args.html, args.watch, lambda text: print(text, flush=True))
+        ended = "the sweep ended"
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, Interrupted) and exc.signum != signal.SIGINT:
+            raise
+        ended = "stopped watching"
+    print(f"{ended}; {args.html} shows the store as it was last read")
     return 0
 
 

@@ -5,6 +5,7 @@ command's modules are still importing."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
@@ -28,6 +29,29 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
+_swallowed: list[int] = []  # the signals whose Interrupted a finalizer or callback swallowed
+
+
+def swallowed() -> int | None:
+    """The signal whose Interrupted was raised where Python cannot pass it on (a `__del__`, a
+    weakref or garbage-collector callback: "Exception ignored in ..."), or None. The command then
+    went on as if no signal came; the entry point still ends with it."""
+    return _swallowed[0] if _swallowed else None
+
+
+def _unraisable(previous: Callable) -> Callable:
+    """A `sys.unraisablehook` that keeps an Interrupted quiet (recorded in `swallowed`), not a
+    traceback, and passes everything else to `previous`."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Interrupted):
+            _swallowed.append(unraisable.exc_value.signum)
+            return
+        previous(unraisable)
+
+    return hook
+
+
 def interrupt_from_now(message: Callable[[int], str]) -> None:
     """From now on, the first SIGINT, SIGTERM or SIGHUP raises Interrupted in the main thread (while
     modules import too: an import unwinds like any other call) and a second one prints
@@ -36,6 +60,17 @@ def interrupt_from_now(message: Callable[[int], str]) -> None:
     first = _first_raises(message)
     for number in SIGNALS:
         signal.signal(number, first)
+    sys.unraisablehook = _unraisable(sys.unraisablehook)
+    atexit.register(_hold_signals)  # registered first, so run last: after every library's exit hook
+
+
+def _hold_signals() -> None:
+    """Block SIGINT, SIGTERM and SIGHUP for the rest of the interpreter's exit, once every exit hook
+    ran (a store's request a hook waits for is still ended by one, see `exit_at_once`): the
+    interpreter then puts the default handlers back, and a signal arriving in those last moments
+    killed the process that had finished its command (exit -15 and no line after a completed
+    `store compact`). Held, it is dropped as the process exits with its own code."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
 
 
 def exit_at_once(message: Callable[[int], str]) -> None:

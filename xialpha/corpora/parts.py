@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -45,6 +44,8 @@ from xialpha.corpora.corpus import (
     ranked_counts,
     validation_ordinals,
 )
+from xialpha.corpora.sources import is_uri
+from xialpha.corpora.stamps import Stamp, check, stamp_of
 from xialpha.errors import UserError
 
 PART_DOCUMENTS = 10_000  # documents per part where the loader chooses (synthetic, a corpus in memory)
@@ -71,7 +72,7 @@ class Part:
     where: tuple = ()
     group: str | None = None
     index: int = -1
-    stamp: tuple = ()  # (path, size in bytes, mtime in ns) of the file it reads when planned (`stamped`)
+    stamp: Stamp | None = None  # the file it reads as it was when planned (`stamped`)
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,49 +111,35 @@ class Finish:
 
 
 def stamped(part: Part) -> Part:
-    """`part` with the stamp of the one local file it reads (its source, or a path of its `where`):
-    path, size and modification time (ns); as it is where the part reads no single file (a folder of
-    files, generated documents, a remote URI)."""
+    """`part` with the stamp (`stamps.Stamp`) of the one file it reads: its source (a local path or
+    a URI) or a local path of its `where`; as it is where the part reads no single file (a folder of
+    files, generated documents)."""
     candidates = [
         part.source,
         *(w for w in part.where if isinstance(w, os.PathLike) or (isinstance(w, str) and os.path.isabs(w))),
     ]
     for candidate in candidates:
-        path = os.path.abspath(os.fspath(candidate))
-        try:
-            found = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(found.st_mode):
-            return replace(part, stamp=(path, found.st_size, found.st_mtime_ns))
+        found = stamp_of(candidate if is_uri(candidate) else os.path.abspath(os.fspath(candidate)))
+        if found is not None:
+            return replace(part, stamp=found)
     return part
 
 
 def checked(step: Callable[[Part], T], part: Part) -> T:
     """`step(part)` (reading or cutting it) on the file as it was planned: UserError naming the file
-    when it is gone or its size or modification time differ before or after the step, so nothing
-    read from another version of it goes under the planned one's fingerprint."""
-    _check_stamp(part)
+    when it is gone, or when its size, times (or version) differ before or after the step or its
+    content digest after it (`stamps.check`), so nothing read from another version of it goes under
+    the planned one's fingerprint."""
+    if part.stamp is None:
+        return step(part)
+    check(part.stamp)
     try:
         result = step(part)
     except FileNotFoundError:
-        _check_stamp(part)
+        check(part.stamp)
         raise UserError(f"{part.source}: is gone") from None
-    _check_stamp(part)
+    check(part.stamp, content=True)
     return result
-
-
-def _check_stamp(part: Part) -> None:
-    if not part.stamp:
-        return
-    path, size, mtime_ns = part.stamp
-    try:
-        now = os.stat(path)
-    except FileNotFoundError:
-        raise UserError(f"{path}: was removed after the corpus was planned; restore it, or start again") from None
-    if (now.st_size, now.st_mtime_ns) != (size, mtime_ns):
-        change = f"{size:,} -> {now.st_size:,} bytes" if now.st_size != size else "modified"
-        raise UserError(f"{path}: changed while the corpus was read ({change}); start again once it stays unchanged")
 
 
 def memory_parts(corpus: Corpus) -> list[RawPart]:

@@ -133,7 +133,11 @@ def run_sweep(
     c_steps: the rule that grows a `svm.C = "auto"` sweep's C paths round by round (selection's
     `xialpha.selection.c_extension.auto_steps`, above this layer); needed only by such sweeps."""
     if spec.C_auto and c_steps is None:
-        raise UserError('svm.C = "auto" grows its C by a selection rule: give c_steps=', parameter="c_steps")
+        raise UserError(
+            'svm.C = "auto" grows its C paths by a selection rule (xialpha.selection.c_extension.auto_steps), '
+            "not given",
+            parameter="c_steps",
+        )
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)

@@ -5,10 +5,11 @@ own process (its Dask dashboard) has to outlive it.
 
 The page is replaced whole (`write_page`): a browser never reads half a page. Watching ends when
 the sweep's newest run ends (`ResultStore.sweep_ended_at`: done, failed or interrupted) after
-watching began, with a last page that no longer reloads, or at KeyboardInterrupt (Ctrl-C), which
-leaves the last page without the reload too. A run that ended before watching began does not end
-it: that is a finished sweep watched for its next run (say, one started a moment later that has
-not recorded itself yet).
+watching began, with a last page that no longer reloads, or at KeyboardInterrupt (Ctrl-C, or the
+command's SIGTERM and SIGHUP), which leaves the last page without the reload too and goes on up to
+the command, which tells Ctrl-C (how watching is stopped) from the others. A run that ended before
+watching began does not end it: that is a finished sweep watched for its next run (say, one
+started a moment later that has not recorded itself yet).
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ from xialpha.reports.formatting import minute
 from xialpha.reports.html import page, render_report, write_page
 
 
-def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[str], None]) -> bool:
+def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[str], None]) -> None:
     """Until the sweep has ended or KeyboardInterrupt: every `every` seconds, `read()` the store
-    as (Report, when the sweep's newest run ended or None) and write its page to `path`, reloading
+    as (Report, when the sweep's newest run ended or None: read before the rows, so that a final
+    page holds every row of the run) and write its page to `path`, reloading
     every `every` seconds. Only a run that ends after watching began ends the watching: a sweep
     that ended before is shown while waiting for its next run (`say` says so once). A store or
     sweep that cannot be read yet (UserError: not created yet, no results yet) gets a page saying
-    so, and `say` says it once. Returns True when the sweep ended, False when interrupted."""
+    so, and `say` says it once. Returns when the sweep ended; a KeyboardInterrupt is raised on after
+    the last page is written without its reload."""
     started = pd.Timestamp.now(tz="UTC")
     report, said = None, None
     try:
@@ -45,7 +48,7 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
             else:
                 if ended is not None and _utc(ended) >= started:
                     write_page(path, render_report(report))
-                    return True
+                    return
                 if ended is not None:
                     said = _once(say, f"the sweep's newest run ended at {minute(ended)}; waiting for another run", said)
                 write_page(path, render_report(report, refresh=every))
@@ -53,7 +56,7 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
     except KeyboardInterrupt:
         if report is not None:
             write_page(path, render_report(report))
-        return False
+        raise
 
 
 def _once(say: Callable[[str], None], text: str, said: str | None) -> str:

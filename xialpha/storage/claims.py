@@ -18,7 +18,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, out_of_files
 from xialpha.storage.datasets import Datasets
 
 CLAIMS = "_claims"
@@ -89,7 +89,9 @@ class Claims:
         """The last heartbeat of claim `name`, or None when there is none (or it cannot be read)."""
         try:
             return dict(json.loads(self._location.read_text(self._directory(dataset, name) + HEARTBEAT_SUFFIX)))
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError, TypeError) as exc:
+            if out_of_files(exc):  # the machine's limit, not a missing heartbeat
+                raise
             return None
 
     def _directory(self, dataset: str, name: str) -> str:

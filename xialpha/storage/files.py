@@ -5,7 +5,9 @@ corrupt page), and *foreign* when it holds another kind of rows: a column the da
 have or of another type, a missing key or required column, another dataset's marker in its
 metadata, rows of another sweep than its `sweep_id=` directory, or a name claiming a write
 sequence no write reaches. Reads skip both kinds with one warning naming them; compaction never
-merges them; `xialpha store check` lists them and `--quarantine` moves them aside.
+merges them; `xialpha store check` lists them and `--quarantine` moves them aside. A file that
+cannot be opened because the process is out of file descriptors is none of these: that error
+stops the read (`errors.out_of_files`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.dataset as ds
 
+from xialpha.errors import out_of_files
 from xialpha.storage.location import MAX_SEQUENCE, DataFile, Location, file_sequence
 from xialpha.storage.schema import Dataset
 from xialpha.storage.validate import first_line
@@ -67,6 +70,8 @@ def inspect(location: Location, dataset: Dataset, files: list[DataFile], *, read
             if read_data:
                 fragment.to_table()
         except (pa.ArrowException, OSError) as exc:
+            if out_of_files(exc):  # the machine's limit, not the file's fault: the read cannot go on
+                raise
             problems.append(Problem(file.path, "unreadable", _without_path(first_line(exc), file.path)))
             continue
         if reason is not None:

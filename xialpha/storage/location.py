@@ -17,6 +17,7 @@ order as plain strings, and after the names of older versions ("part-<UTC time>-
 
 from __future__ import annotations
 
+import datetime
 import errno
 import os
 import posixpath
@@ -33,6 +34,7 @@ import pyarrow.parquet as pq
 
 from xialpha.errors import StoreWriteError, UserError
 from xialpha.printable import redact
+from xialpha.storage.deadline import bounded, bounded_fsspec, inner, no_answer
 
 ROW_GROUP_ROWS = 64 * 1024
 TEMP_SUFFIX = ".tmp"
@@ -42,8 +44,11 @@ _SEQUENCED_NAME = re.compile(rf"part-s(\d{{{SEQUENCE_DIGITS}}})-")
 _DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 _OBJECT_STORE_PROTOCOLS = {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"}
 _HOST = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:40] or "host"
-REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store may wait for answers in all
+REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store may take waiting for answers
 REMOTE_TIMEOUT_SECONDS = 10.0
+# bytes the store's own paths take below its root at most: a dataset's directory, a sweep_id=<64
+# characters> partition and a temporary file's name (".part-s<16>-<host>-<pid>-<uuid>.parquet.<8>.tmp"): about 230
+ROOM_BELOW_ROOT = 256
 REMOTE_TRIES = 3  # an S3 request is tried this often, each try waiting at most timeout / REMOTE_TRIES
 
 
@@ -84,6 +89,18 @@ class Location:
         real = os.path.realpath(path)
         return real != root and not real.startswith(root.rstrip(os.sep) + os.sep)
 
+    def check_room(self) -> None:
+        """Locally, UserError unless the paths the store writes below its root (up to
+        ROOM_BELOW_ROOT bytes more) fit this system's limits: a store path of 4,000 bytes would
+        fail at its first write, with rows of a sweep computed for nothing."""
+        if not self.is_local:
+            return
+        name_max, path_max = _path_limits(self.root)
+        if max(len(os.fsencode(name)) for name in self.root.split("/")) > name_max:
+            raise UserError(f"store {self.uri}: {_too_long(self.root, self.root)}")
+        if len(os.fsencode(self.root)) + ROOM_BELOW_ROOT > path_max:
+            raise UserError(f"store {self.uri}: {_over_path_max(self.root, ROOM_BELOW_ROOT, path_max)}")
+
     def exists(self, path: str) -> bool:
         return self.filesystem.get_file_info(path).type != pafs.FileType.NotFound
 
@@ -91,10 +108,15 @@ class Location:
         return self.filesystem.get_file_info(path).type == pafs.FileType.File
 
     def entries(self, path: str, *, recursive: bool = False) -> list[pafs.FileInfo]:
-        """File infos under `path` ([] when it does not exist, even if a writer creates it meanwhile)."""
+        """File infos under `path` ([] when it does not exist, even if a writer creates it meanwhile).
+        fsspec's listing asks "a directory?" and then "exists?": a writer creating the directory in
+        between makes it "not a directory" once, so that is asked again."""
         selector = pafs.FileSelector(path, allow_not_found=True, recursive=recursive)
         try:
-            return self.filesystem.get_file_info(selector)
+            try:
+                return self.filesystem.get_file_info(selector)
+            except NotADirectoryError:
+                return self.filesystem.get_file_info(selector)
         except FileNotFoundError:
             return []
 
@@ -175,7 +197,7 @@ class Location:
             except OSError as exc:  # a full disk, say: no claim stands, and no empty directory is left
                 self.delete(temp)
                 self.prune(directory, self.root)
-                raise _write_error(self.uri, path, exc) from None
+                raise _write_error(self.uri, path, exc, self.root) from None
             finally:
                 self.delete(temp)
             return path
@@ -200,12 +222,14 @@ class Location:
 
     def prune(self, directory: str, keep: str) -> None:
         """Locally, remove `directory` and its parents below `keep` while they are empty (object
-        stores have no empty directories; other filesystems keep theirs)."""
+        stores have no empty directories; other filesystems keep theirs). A `directory` that was never
+        made (absent, or a name too long to make) is passed over to its parent."""
         while self.is_local and directory.startswith(keep + "/"):
             try:
                 os.rmdir(directory)  # only ever removes an empty directory
-            except OSError:
-                return
+            except OSError as exc:
+                if exc.errno not in (errno.ENOENT, errno.ENAMETOOLONG):
+                    return
             directory = posixpath.dirname(directory)
 
     def first_claim(self, directory: str) -> bytes | None:
@@ -248,11 +272,12 @@ class Location:
             if self.is_local:
                 _fsync(directory)
         except BaseException as exc:
+            attempted = temp or path  # the path that failed: the temporary name is the longer
             if temp is not None:
                 self._remove_quietly(temp)
             self.prune(directory, existing)
             if isinstance(exc, OSError):
-                raise _write_error(self.uri, path, exc) from None
+                raise _write_error(self.uri, path, exc, self.root, attempted) from None
             raise
 
     def _remove_quietly(self, path: str) -> None:
@@ -273,13 +298,60 @@ def file_sequence(name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
-def _write_error(uri: str, path: str, exc: OSError) -> StoreWriteError:
-    if exc.errno in _DISK_FULL or "No space left" in str(exc):
+def _write_error(
+    uri: str, path: str, exc: OSError, root: str, attempted: str | None = None
+) -> StoreWriteError | UserError:
+    """The error of a failed write of `path` (through `attempted`, its temporary name) in the store
+    at `root`: StoreWriteError (exit 4), but UserError (exit 2) for a path too long, which the
+    store path the user gave makes so (pyarrow gives the errno in its text only)."""
+    number = exc.errno if exc.errno is not None else _errno_in(str(exc))
+    if number in _DISK_FULL or "No space left" in str(exc):
         return StoreWriteError(
             f"store {uri}: disk full (no space left on device) writing {path}; "
             "files stored before it are kept: free space, then rerun"
         )
+    if number == errno.ENAMETOOLONG:
+        return UserError(f"store {uri}: {_too_long(attempted or path, root)}")
     return StoreWriteError(f"store {uri}: cannot write {path}: {exc.strerror or exc}")
+
+
+def _errno_in(text: str) -> int | None:
+    match = re.search(r"\[errno (\d+)\]", text)
+    return int(match.group(1)) if match else None
+
+
+def _path_limits(path: str) -> tuple[int, int]:
+    """(NAME_MAX, PATH_MAX) in bytes where local `path` is (its deepest existing directory)."""
+    directory = path
+    while directory not in ("/", "") and not os.path.isdir(directory):
+        directory = posixpath.dirname(directory)
+    try:
+        return os.pathconf(directory or "/", "PC_NAME_MAX"), os.pathconf(directory or "/", "PC_PATH_MAX")
+    except (OSError, ValueError):
+        return 255, 4096
+
+
+def _too_long(path: str, root: str) -> str:
+    """Why local `path`, below the store's `root`, is too long: a name over NAME_MAX bytes, or the
+    whole over PATH_MAX bytes, and how long the store path may be; ends with the system's reason."""
+    name_max, path_max = _path_limits(path)
+    longest = max(path.split("/"), key=lambda name: len(os.fsencode(name)))
+    if len(os.fsencode(longest)) > name_max:
+        return (
+            f"a name in it is {len(os.fsencode(longest)):,} bytes long, over this filesystem's limit of "
+            f"{name_max:,}: {os.strerror(errno.ENAMETOOLONG)}"
+        )
+    return _over_path_max(root, len(os.fsencode(path)) - len(os.fsencode(root)), path_max)
+
+
+def _over_path_max(root: str, below: int, path_max: int) -> str:
+    """The store's `root` with paths of `below` more bytes under it passes PATH_MAX (`path_max` bytes)."""
+    length = len(os.fsencode(root))
+    return (
+        f"the store path is {length:,} bytes long, and the store's files below it make paths of up to "
+        f"{length + below:,} bytes, over this system's limit of {path_max:,}: give a store path under "
+        f"{path_max - below:,} bytes: {os.strerror(errno.ENAMETOOLONG)}"
+    )
 
 
 def _visible(path: str, base: str) -> bool:
@@ -306,7 +378,7 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
         return pafs.LocalFileSystem(), os.path.abspath(os.path.expanduser(local)), True
     try:
         filesystem, root = pafs.FileSystem.from_uri(uri)
-        filesystem = _bounded(filesystem)
+        filesystem = _bounded(filesystem, shown)
     except pa.ArrowInvalid as exc:
         if "Unrecognized filesystem type" not in str(exc):
             raise UserError(f"store {shown}: {redact(str(exc))}") from None
@@ -318,7 +390,7 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
             raise UserError(
                 f"store {shown}: no pyarrow or fsspec filesystem for it ({redact(str(fsspec_exc))})"
             ) from None
-        filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(fs))
+        filesystem = bounded_fsspec(fs, remote_timeout(), shown, REMOTE_TIMEOUT_ENV)
     except OSError as exc:
         raise UserError(f"store {shown}: {redact(str(exc))}") from None
     return filesystem, root.rstrip("/") or root, False
@@ -337,31 +409,39 @@ def remote_timeout() -> float:
     return timeout
 
 
-def _bounded(filesystem: pafs.FileSystem) -> pafs.FileSystem:
-    """An S3 filesystem whose every request is tried REMOTE_TRIES times, each try ending after
-    timeout / REMOTE_TRIES seconds without a byte (to connect, or of an answer): a call (a listing,
-    a read, an upload) ends within about the timeout, also where a server accepts connections and
-    never answers; without this a stalled server hangs a command, even its exit. Other filesystems
-    as they are."""
-    if not isinstance(filesystem, pafs.S3FileSystem):
-        return filesystem
-    reconstruct, (options, *_) = filesystem.__reduce__()
-    each = max(remote_timeout() / REMOTE_TRIES, 1.0)
-    return reconstruct(
-        {
-            **options,
-            "request_timeout": each,
-            "connect_timeout": each,
-            "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=REMOTE_TRIES),
-        }
-    )
+def _bounded(filesystem: pafs.FileSystem, shown: str) -> pafs.FileSystem:
+    """`filesystem` with every call ending within about $XIALPHA_STORE_TIMEOUT seconds, also where
+    a server accepts connections and never answers; without this a stalled server hangs a
+    command, even its exit. S3 by its client's own bounds: every request tried REMOTE_TRIES times,
+    each try ending after timeout / REMOTE_TRIES seconds without a byte (to connect, or of an
+    answer), so that no request is left running. The others (GCS, Azure) through
+    `deadline.bounded`, GCS's retries of transient errors also limited to the timeout; fsspec
+    filesystems through `deadline.bounded_fsspec` (in `_resolve`)."""
+    timeout = remote_timeout()
+    if isinstance(filesystem, pafs.S3FileSystem):
+        reconstruct, (options, *_) = filesystem.__reduce__()
+        each = max(timeout / REMOTE_TRIES, 1.0)
+        return reconstruct(
+            {
+                **options,
+                "request_timeout": each,
+                "connect_timeout": each,
+                "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=REMOTE_TRIES),
+            }
+        )
+    if filesystem.type_name == "gcs":
+        reconstruct, (options, *_) = filesystem.__reduce__()
+        filesystem = reconstruct({**options, "retry_time_limit": datetime.timedelta(seconds=timeout)})
+    return bounded(filesystem, timeout, shown, REMOTE_TIMEOUT_ENV)
 
 
 def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
     """UserError unless a remote store answers within $XIALPHA_STORE_TIMEOUT seconds (default 10)
     and, on an object store, its bucket exists: an unreachable host, or a client retrying without
-    credentials for minutes, fails fast. The requests run in a daemon thread, which is left behind
-    if it hangs."""
+    credentials for minutes, fails fast. On S3 the requests run in a daemon thread, which is left
+    behind if it hangs; the other filesystems bound each call themselves (`deadline.bounded`), and
+    are asked here: a thread of this function waiting on theirs would be left behind with Python
+    frames under pyarrow's C++ (which aborts the exit), and not be counted by `calls_left_behind`."""
     timeout = remote_timeout()
     outcome: dict = {}
 
@@ -373,14 +453,16 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
         except Exception as exc:  # any client error means the store cannot be used
             outcome["error"] = exc
 
-    thread = threading.Thread(target=ask, name="xialpha-store-probe", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if thread.is_alive():
-        raise UserError(
-            f"store {uri}: no answer within {timeout:g} s (unreachable, or no credentials?); check "
-            f"the URI, the network and the credentials (${REMOTE_TIMEOUT_ENV} sets the wait)"
-        )
+    if inner(filesystem) is not filesystem:  # bounded call by call
+        ask()
+    else:
+        thread = threading.Thread(target=ask, name="xialpha-store-probe", daemon=True)
+        thread.start()
+        thread.join(timeout)
+        if thread.is_alive():
+            raise no_answer(uri, timeout, REMOTE_TIMEOUT_ENV)
+    if "error" in outcome and isinstance(outcome["error"], UserError):  # no answer to a bounded call
+        raise outcome["error"]
     if "error" in outcome:
         reason = redact(" ".join(str(outcome["error"]).split()))
         raise UserError(f"store {uri}: cannot reach it: {reason[:300]}")
@@ -392,6 +474,7 @@ def _probe(filesystem: pafs.FileSystem, root: str, uri: str) -> None:
 
 
 def _is_object_store(filesystem: pafs.FileSystem) -> bool:
+    filesystem = inner(filesystem)
     if isinstance(filesystem, pafs.PyFileSystem):
         protocol = filesystem.handler.fs.protocol
         protocols = {protocol} if isinstance(protocol, str) else set(protocol)

@@ -13,7 +13,7 @@ import os
 import shlex
 import uuid
 
-from xialpha.errors import StoreWriteError, UserError
+from xialpha.errors import StoreWriteError, UserError, out_of_files
 from xialpha.printable import redact
 from xialpha.storage.location import Location
 from xialpha.storage.schema import SCHEMA_VERSION
@@ -43,6 +43,8 @@ def open_store(location: Location, create: bool, writable: bool = True) -> int |
 
 def _open(location: Location, create: bool, writable: bool) -> int | None:
     uri, marker = location.uri, location.path(MARKER)
+    if create and writable:
+        location.check_room()
     if location.is_file(location.root):
         raise UserError(f"store {uri}: is a file, not a store directory")
     if location.exists(marker):
@@ -85,7 +87,9 @@ def _read_marker(location: Location, marker: str) -> int:
     try:
         content = json.loads(location.read_text(marker))
         version = content["schema_version"] if content.get("format") == MARKER_FORMAT else None
-    except (ValueError, KeyError, AttributeError, OSError):
+    except (ValueError, KeyError, AttributeError, OSError) as exc:
+        if out_of_files(exc):  # the machine's limit, not a damaged marker
+            raise
         version = None
     if not isinstance(version, int) or isinstance(version, bool):
         raise UserError(f"store {location.uri}: {MARKER} is not a valid xialpha store marker")

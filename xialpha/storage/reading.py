@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, out_of_files
 from xialpha.storage.files import FileSet
 from xialpha.storage.schema import OK
 from xialpha.storage.validate import first_line
@@ -76,12 +76,14 @@ def scan(files: FileSet, columns: Sequence[str], *, filter: pc.Expression | None
     try:
         return _scan(files, files.fragments, columns, fields, filter)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError):
-        pass  # a corrupt page: read file by file and leave out the ones that fail
+        pass  # a corrupt page, or too many files open at once: read file by file, leave out the ones that fail
     tables = []
     for fragment in list(files.fragments):
         try:
             tables.append(_scan(files, [fragment], columns, fields, filter))
         except (pa.ArrowException, OSError) as exc:
+            if out_of_files(exc):  # the machine's limit, not the file's fault: the read cannot go on
+                raise
             files.drop(fragment, first_line(exc))
     return pa.concat_tables(tables) if tables else _empty(fields)
 
