@@ -9,7 +9,7 @@ seconds of the tasks / (wall x worker threads)); then, each as a subprocess with
 the 1-minute load beside it: select, select --global, select --save, report, report --html,
 store ls, and certify of the saved selection on the corpus' sealed test split.
 
-    python bench/real_sweep.py                                  # 250 categories x 20 C x 2 = 10^4 configs
+    python bench/real_sweep.py                                  # 100 categories x 50 C x 2 = 10^4 configs
     python bench/real_sweep.py --categories 20 --n-c 5 --n-docs 1500   # a smoke run
 """
 
@@ -72,8 +72,8 @@ def run(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--categories", type=int, default=250)
-    parser.add_argument("--n-c", type=int, default=20, help="C values, log-spaced from 0.01 to 100")
+    parser.add_argument("--categories", type=int, default=100)
+    parser.add_argument("--n-c", type=int, default=50, help="C values, log-spaced from 0.01 to 100")
     parser.add_argument("--n-docs", type=int, default=20_000, help="documents of the synthetic corpus")
     parser.add_argument("--out", type=Path, default=RESULTS / "real_sweep.json")
     args = parser.parse_args()
