@@ -51,7 +51,15 @@ SCRIPTS = {
         "small",
         "machine",
     ],
-    "scale": ["runs", "loglog_slope", "gscv_wall_s_1e5", "speedup_1e5", "speedup_2_vs_1_workers_1e5", "machine"],
+    "scale": [
+        "runs",
+        "loglog_slope",
+        "gscv_wall_s_1e5",
+        "speedup_1e5",
+        "speedup_cv5_1e5",
+        "speedup_2_vs_1_workers_1e5",
+        "machine",
+    ],
     "campaign": [
         "cases",
         "tracebacks",
