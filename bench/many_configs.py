@@ -96,27 +96,31 @@ def finish(store_uri: str) -> float:
     return time.perf_counter() - start
 
 
-def run_command(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, peak RSS in GB) of `python -m xialpha.cli argv`; raises if it fails."""
-    start = time.perf_counter()
-    process = psutil.Popen(  # run outside the checkout: `-m` puts the working directory first on the path
-        [sys.executable, "-m", "xialpha.cli", *argv],
-        env=env,
-        cwd=tempfile.gettempdir(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    peak = 0
-    while process.poll() is None:
-        try:
-            peak = max(peak, process.memory_info().rss)
-        except psutil.NoSuchProcess:
-            break
-        time.sleep(0.02)
-    wall = time.perf_counter() - start
+def run_command(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in GB, its stdout and stderr) of `python -m xialpha.cli argv`; raises if
+    it fails. The output goes to a file, not a pipe, which a long output would fill while we wait."""
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as output:
+        start = time.perf_counter()
+        process = psutil.Popen(  # run outside the checkout: `-m` puts the working directory first on the path
+            [sys.executable, "-m", "xialpha.cli", *argv],
+            env=env,
+            cwd=tempfile.gettempdir(),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+        peak = 0
+        while process.poll() is None:
+            try:
+                peak = max(peak, process.memory_info().rss)
+            except psutil.NoSuchProcess:
+                break
+            time.sleep(0.02)
+        wall = time.perf_counter() - start
+        output.seek(0)
+        text = output.read()
     if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed: {process.stderr.read().decode()[-2000:]}")
-    return wall, peak / 1e9
+        raise RuntimeError(f"{' '.join(argv)} failed: {text[-2000:]}")
+    return wall, peak / 1e9, text
 
 
 def real_sweep(store: str, n_categories: int, c_values: list[float], n_docs: int) -> float:
@@ -247,7 +251,7 @@ def main() -> None:
                     if argv[0] != "--help":
                         argv = [*argv, target]
                     for code, env in envs.items():
-                        w, r = run_command(argv, env)
+                        w, r, _ = run_command(argv, env)
                         load = os.getloadavg()[0]
                         figures = result["layouts"].setdefault(layout, {}).setdefault(code, {})
                         for key, value in (("wall_s", w), ("peak_rss_gb", r), ("load_1min", load)):

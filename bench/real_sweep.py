@@ -20,15 +20,13 @@ import json
 import os
 import platform
 import re
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
-import psutil
-from many_configs import SPEC
+from many_configs import SPEC, run_command
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -43,31 +41,6 @@ COMMANDS = {
     "certify": ["certify", "--selection", "{selection}", "--test-split", "test", "--draws", "1000"],
 }
 STORED = re.compile(r"stored selection (sel-[0-9A-Za-z-]+)")
-
-
-def run(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS in GB, stdout + stderr) of `python -m xialpha.cli argv`; raises if it fails."""
-    start = time.perf_counter()
-    process = psutil.Popen(
-        [sys.executable, "-m", "xialpha.cli", *argv],
-        env=env,
-        cwd=tempfile.gettempdir(),  # `-m` puts the working directory first on the path
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    peak = 0
-    while process.poll() is None:
-        try:
-            peak = max(peak, process.memory_info().rss)
-        except psutil.NoSuchProcess:
-            break
-        time.sleep(0.02)
-    wall = time.perf_counter() - start
-    output = process.stdout.read()
-    if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv)} failed: {output[-2000:]}")
-    return wall, peak / 1e9, output
 
 
 def main() -> None:
@@ -119,7 +92,7 @@ def main() -> None:
         for name, argv in COMMANDS.items():
             argv = [part.format(tmp=tmp, selection=selection) for part in argv]
             load = os.getloadavg()[0]
-            seconds, rss, output = run([*argv, store], env)
+            seconds, rss, output = run_command([*argv, store], env)
             if name == "select --save":
                 selection = STORED.search(output).group(1)
             result["wall_s"][name], result["peak_rss_gb"][name], result["load_1min"][name] = seconds, rss, load
