@@ -37,7 +37,7 @@ from xialpha.estimators.xialpha import r_delta_squared
 from xialpha.selection.c_extension import next_step
 from xialpha.selection.edges import grid_position
 from xialpha.selection.objective import DEFAULT_SMOOTH
-from xialpha.selection.smoothing import smoothed_over_c
+from xialpha.selection.ranking import IN_ORDER, RANK, SELECTION_VALUE, VALUE, Order, rank
 from xialpha.spec.grid import AUTO_C, AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_START
 from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_values
 
@@ -86,7 +86,9 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     `cv_results_` has mean_test_score (what the candidates are ranked by: the estimate, averaged
     over C neighbours with smooth), estimate_test_score (each candidate's own estimate) and
     std_test_score = 0 but no split columns; `best_estimator_` is the best candidate fitted on all
-    the data (ties: the first candidate in grid order, as in GridSearchCV).
+    the data. Candidates ranked equal go to the first in grid order (`xialpha.selection.ranking.rank`
+    with IN_ORDER, not the selections' smaller C): best_index_ and rank_test_score then mean what
+    they mean in GridSearchCV, whose users read them.
 
     Attributes: cv_results_ (dict of arrays: params, param_<name>, mean_test_score,
     estimate_test_score, std_test_score, rank_test_score, mean_fit_time, xa_error, xa_recall,
@@ -149,9 +151,9 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows = [self._scored(scorer, params) for params in candidates]
         for base, C_name in auto:
             self._ladder(scorer, base, C_name, candidates, rows)
-        ranked = self._ranked(candidates, rows)
-        self.cv_results_ = _results(candidates, rows, ranked)
-        self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))  # ties: the first in grid order
+        ranking = self._ranking(candidates, rows)
+        self.cv_results_ = _results(candidates, rows, ranking)
+        self.best_index_ = int(ranking.index[0])
         self.best_params_ = candidates[self.best_index_]
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         # candidates were scored by xialpha's solver: scikit-learn fits the chosen one
@@ -171,10 +173,16 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         row["score"] = 1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
         return row
 
-    def _ranked(self, candidates: list[dict], rows: list[dict]) -> np.ndarray:
-        """(candidates,) what they are ranked by: the score, averaged over C neighbours with smooth."""
-        ranked = np.array([row["score"] for row in rows], dtype=float)
-        return smoothed_over_c(*_c_neighbourhoods(candidates), ranked) if self.smooth and rows else ranked
+    def _ranking(self, candidates: list[dict], rows: list[dict]) -> pd.DataFrame:
+        """The candidates best first (`rank`, ties in grid order), indexed by their position in
+        `candidates`: VALUE (the score) and SELECTION_VALUE (what they are ranked by: the score,
+        averaged over C neighbours with smooth)."""
+        groups, C = _c_neighbourhoods(candidates)
+        frame = pd.DataFrame({VALUE: [row["score"] for row in rows], ResultColumn.C: C, "curve": groups})
+        ranked = rank(
+            frame.rename_axis("position").reset_index(), Order(True, self.smooth), tie_break=IN_ORDER, curve=("curve",)
+        )
+        return ranked.set_index("position")
 
     def _ladder(self, scorer: Candidates, base: dict, C_name: str, candidates: list[dict], rows: list[dict]) -> None:
         """Add to `candidates` and `rows` the C ladder of each `base` (a grid without C) of C = "auto", as
@@ -188,8 +196,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 candidates.extend(ladder)
                 rows.extend(self._scored(scorer, candidate) for candidate in ladder)
                 ladder = []
-                ranked = self._ranked(candidates, rows)
-                best = int(np.argmax(np.where(np.isnan(ranked), -np.inf, ranked)))  # ties: the first, as best_index_
+                best = int(self._ranking(candidates, rows).index[0])
                 mine = [i for i, other in enumerate(candidates) if _without(other, C_name) == params]
                 if best not in mine:
                     break
@@ -419,19 +426,18 @@ def _c_neighbourhoods(candidates: list[dict]) -> tuple[list[str], list[float]]:
     return groups, values
 
 
-def _results(candidates: list[dict], rows: list[dict], ranked: np.ndarray) -> dict:
-    """cv_results_ of `rows` (one per candidate), ranked by `ranked` (mean_test_score)."""
-    from scipy.stats import rankdata
-
+def _results(candidates: list[dict], rows: list[dict], ranking: pd.DataFrame) -> dict:
+    """cv_results_ of `rows` (one per candidate) as `ranking` (`_ranking`) ranked them: mean_test_score
+    what they were ranked by, rank_test_score their RANK."""
     scores = np.array([row["score"] for row in rows], dtype=float)
-    filled = np.where(np.isnan(ranked), -np.inf, ranked)
+    by_position = ranking.sort_index()
     results = {
         "params": candidates,
         "mean_fit_time": np.array([row["fit_time"] for row in rows]),
-        "mean_test_score": ranked,
+        "mean_test_score": by_position[SELECTION_VALUE].to_numpy(dtype=float),
         "estimate_test_score": scores,
         "std_test_score": np.zeros_like(scores),
-        "rank_test_score": rankdata(-filled, method="min").astype(np.int32),
+        "rank_test_score": by_position[RANK].to_numpy().astype(np.int32),
     }
     for name in sorted({name for params in candidates for name in params}):
         column = np.ma.MaskedArray(np.empty(len(candidates), dtype=object), mask=True)

@@ -15,7 +15,7 @@ import pandas as pd
 from xialpha.estimators import registry
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
-from xialpha.selection.ranking import rank_rows_by_category
+from xialpha.selection.ranking import VALUE, rank, result_candidates
 from xialpha.selection.selector import at_rho
 from xialpha.storage.schema import ResultColumn
 
@@ -74,8 +74,8 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
 
     Columns category, estimator, label (the chosen configuration's), estimate, held_out (NaN
     without a held-out split), best_held_out (the category's best held-out value over all its
-    configurations at `rho`); per category, estimators in ESTIMATORS order. Ties go as in
-    `xialpha select` (`rank_rows`).
+    configurations at `rho`); per category, estimators in ESTIMATORS order. Ranked as `xialpha
+    select` ranks (`xialpha.selection.ranking.rank`).
     """
     rows = at_rho(results, rho)
     rows = rows[rows[ResultColumn.CATEGORY].notna()]  # as a group-by over categories leaves such rows out
@@ -86,7 +86,8 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
     columns = [ResultColumn.CATEGORY, "estimator", "label", "estimate", "held_out", "best_held_out"]
     parts = []
     for name in estimators_with_estimates(results, rho):
-        ranked = rank_rows_by_category(rows, Objective(metric=metric, estimator=name, rho=rho))
+        objective = Objective(metric=metric, estimator=name, rho=rho)
+        ranked = rank(result_candidates(rows, objective), objective, within=(ResultColumn.CATEGORY,))
         chosen = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1)  # each category's first
         parts.append(
             pd.DataFrame(
@@ -94,7 +95,7 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
                     ResultColumn.CATEGORY: chosen[ResultColumn.CATEGORY].to_numpy(),
                     "estimator": name,
                     "label": [labels.of_row(row) for row in chosen.to_dict("records")],
-                    "estimate": chosen["value"].to_numpy(dtype=float),
+                    "estimate": chosen[VALUE].to_numpy(dtype=float),
                     "held_out": metric_values(estimator_counts(chosen, "holdout"), metric),
                     "best_held_out": chosen[ResultColumn.CATEGORY].map(best_held).to_numpy(dtype=float),
                 },

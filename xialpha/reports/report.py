@@ -26,7 +26,7 @@ from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.comparison import SelectionComparison, compare_selections
 from xialpha.selection.edges import grid_position, with_grid_edges
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, estimator_counts, metric_values
-from xialpha.selection.ranking import ranked_within
+from xialpha.selection.ranking import SIMPLER, SUPPORT_VECTORS, VALUE, rank
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
@@ -63,8 +63,8 @@ def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigL
 
 def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """Per group: its label, the C a selection by `objective` would choose among the group's C
-    (`ranked_by_selection_value`: averaged over C neighbours when the objective smooths, plateaus
-    and ties to the smaller C), its estimate, the value it was ranked by (`selection_value`), its
+    (`xialpha.selection.ranking.rank`, as a selection ranks: averaged over C neighbours when the
+    objective smooths, ties by its rule), its estimate, the value it was ranked by (`selection_value`), its
     held-out value, the best held-out value over the group's C values (NaN without holdout), and
     where it lies on the group's C grid (`at_edge`, `flat`: `xialpha.selection.edges`)."""
     columns = [*GROUP, "label", "best_C", "estimate", "selection_value", "held_out", "best_held_out", "at_edge", "flat"]
@@ -72,11 +72,10 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     candidates = curves.dropna(subset=["estimate"])
     if candidates.empty:
         return pd.DataFrame([], columns=columns)
-    ranked = ranked_within(
-        candidates.assign(value=candidates["estimate"], total_sv=candidates[ResultColumn.N_SV]),
+    ranked = rank(
+        candidates.assign(**{VALUE: candidates["estimate"], SUPPORT_VECTORS: candidates[ResultColumn.N_SV]}),
         objective,
-        ResultColumn.C,
-        GROUP,
+        within=GROUP,
     )
     best = ranked.groupby(list(GROUP), sort=False).head(1)
     best = best.sort_values(list(GROUP), kind="mergesort").reset_index(drop=True)  # groups in GROUP order
@@ -258,7 +257,7 @@ def gather_report(
 def _best_note(objective: Objective, chosen_by: Objective | None) -> str:
     """How the best C per group was ranked, and whether the selection shown ranked the same way
     (then its choice is the best C of its group; else the sentence says what differs)."""
-    how = "averaged with its C neighbours' (plateaus and ties to the smaller C)" if objective.smooth else "alone"
+    how = f"averaged with its C neighbours' (plateaus and {SIMPLER.words})" if objective.smooth else "alone"
     text = f"Each group's C is ranked by its estimate {how}"
     if chosen_by is None:
         return text + "."

@@ -1,16 +1,22 @@
-"""Ranking candidate configurations by an objective, best first, ties to the simpler model.
+"""The one ranking engine: candidates best first by an objective's value, ties by one rule.
+
+`rank` sorts any frame of candidates (result rows of one or many categories, shared
+configurations, a report's C grids, a search's grid points) that has a VALUE column: each gets
+SELECTION_VALUE, what it is ranked by (VALUE averaged with the values of the neighbouring C of the
+same curve, `xialpha.selection.smoothing`, when the objective smooths; else VALUE itself).
+Selection values equal to VALUE_DECIMALS decimals tie, and ties go by a `TieBreak`: SIMPLER, the
+rule of every selection, report and C ladder, unless a caller names another and says why in its
+docstring (`XiAlphaSearchCV` keeps scikit-learn's grid order: IN_ORDER).
 
 Per category, candidates are result rows. Globally, a candidate is a shared configuration
-(SHARED_CONFIG: preprocessing, kernel, C, j) with one row in every category. Both get `value`
-(the objective's value: a row's metric, or the shared configuration's average) and
-`selection_value`, what they are ranked by: `value` averaged with the values of the neighbouring
-C of the same configuration otherwise (SMOOTH_GROUP) when the objective smooths, else `value`.
-Selection values equal to VALUE_DECIMALS decimals tie; ties go to the smaller C, then fewer
-support vectors (summed over categories for a shared configuration), then the config key (for a
-stable order).
+(SHARED_CONFIG: preprocessing, kernel, C, j) with one row in every category, valued by the
+objective's average over them.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -19,112 +25,138 @@ from xialpha.selection.objective import Objective
 from xialpha.selection.smoothing import VALUE_DECIMALS, smoothed_over_c
 from xialpha.storage.schema import ResultColumn
 
+VALUE = "value"  # the candidate's value of the objective (larger better when it maximises)
+SELECTION_VALUE = "selection_value"  # what it is ranked by
+SUPPORT_VECTORS = "total_sv"  # its support vectors (summed over categories for a shared configuration)
+KEY = "key"  # a text naming the candidate, for a stable order among otherwise equal ones
+RANK = "rank"  # 1 + the number of candidates ranked better (of the same `within` group)
+
 SHARED_CONFIG = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.C, ResultColumn.J)
-# one category's configurations that differ only in C
+# one category's configurations that differ only in C: a curve smoothed over C
 SMOOTH_GROUP = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
 
 
-def rank_rows(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
-    """The rows of one category with a `value` column, sorted best first."""
-    return ranked_by_selection_value(_valued(rows, objective), objective, ResultColumn.CONFIG_KEY)
+class Ordering(Protocol):
+    """What a ranking needs of an objective (`xialpha.selection.objective.Objective` has both)."""
+
+    @property
+    def maximise(self) -> bool: ...
+
+    @property
+    def smooth(self) -> bool: ...
 
 
-def rank_rows_by_category(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
-    """The rows of every category with a `value` column, sorted by category, then best first within
-    each: per category as `rank_rows` ranks it, in one pass over all of them."""
-    ranked = _valued(rows, objective)
-    return _sort(
-        _with_selection_values(ranked, objective, (ResultColumn.CATEGORY,)),
-        objective,
-        ResultColumn.CONFIG_KEY,
-        (ResultColumn.CATEGORY,),
+@dataclass(frozen=True)
+class Order:
+    """An Ordering of bare values (no Objective): larger better when `maximise`; `smooth` averages
+    each with its C neighbours'."""
+
+    maximise: bool
+    smooth: bool
+
+
+@dataclass(frozen=True)
+class TieBreak:
+    """What decides between candidates of equal selection value: `columns` compared in order,
+    smaller first (a column the frame lacks, and a missing value, decide nothing: last), then the
+    frame's own order; `words` says it in a report's sentence."""
+
+    columns: tuple[str, ...]
+    words: str
+
+
+SIMPLER = TieBreak((ResultColumn.C, SUPPORT_VECTORS, KEY), "ties to the smaller C")
+IN_ORDER = TieBreak((), "ties to the first in the given order")
+
+
+def rank(
+    frame: pd.DataFrame,
+    objective: Ordering,
+    *,
+    within: tuple[str, ...] = (),
+    tie_break: TieBreak = SIMPLER,
+    curve: tuple[str, ...] = SMOOTH_GROUP,
+) -> pd.DataFrame:
+    """`frame` (columns VALUE, C, the `within` and `curve` columns, and the tie-break's) with
+    SELECTION_VALUE and RANK, sorted by the `within` columns (as text), then best first within each:
+    a candidate whose value is NaN last, equal selection values by `tie_break`. With
+    `objective.smooth`, each value is averaged over the C neighbours of its curve: the rows alike
+    in the `within` and `curve` columns. RANK is shared by candidates of equal selection value (to
+    VALUE_DECIMALS; those of NaN value are equal to each other)."""
+    ranked = frame.copy()
+    values = ranked[VALUE].to_numpy(dtype=float)
+    if objective.smooth and len(ranked):
+        groups = _codes(ranked, (*within, *curve))
+        values = smoothed_over_c(groups, ranked[ResultColumn.C].to_numpy(dtype=float), values, objective.maximise)
+    ranked[SELECTION_VALUE] = values
+    rounded = np.round(values, VALUE_DECIMALS)
+    score = -rounded if objective.maximise else rounded
+    within_keys = [_text_codes(ranked[column]) for column in within]
+    ties = [_tie_key(ranked, column) for column in tie_break.columns if column in ranked]
+    order = _lexsort([*within_keys, score, *ties])
+    ranked = ranked.iloc[order].reset_index(drop=True)
+    ranked[RANK] = _ranks(score[order], [key[order] for key in within_keys])
+    return ranked
+
+
+def _ranks(score: np.ndarray, within: list[np.ndarray]) -> np.ndarray:
+    """(rows,) the RANK of sorted rows of `score` (NaN last) in their groups of equal `within` codes."""
+    n = len(score)
+    new_group = np.zeros(n, dtype=bool)
+    new_group[:1] = True
+    for codes in within:
+        new_group[1:] |= codes[1:] != codes[:-1]
+    same = (score[1:] == score[:-1]) | (np.isnan(score[1:]) & np.isnan(score[:-1]))
+    new_run = new_group | np.r_[True, ~same][:n]
+    positions = np.arange(n)
+    run_start = np.maximum.accumulate(np.where(new_run, positions, 0))
+    group_start = np.maximum.accumulate(np.where(new_group, positions, 0))
+    return run_start - group_start + 1
+
+
+def result_candidates(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
+    """Result rows as candidates: `rows` with VALUE (the objective's), SUPPORT_VECTORS (n_sv) and
+    KEY (config_key), without the rows whose value is NaN (never a candidate)."""
+    candidates = rows.assign(
+        **{
+            VALUE: objective.row_values(rows),
+            SUPPORT_VECTORS: pd.to_numeric(rows[ResultColumn.N_SV], errors="coerce")
+            if ResultColumn.N_SV in rows
+            else np.nan,
+            KEY: rows[ResultColumn.CONFIG_KEY],
+        }
     )
+    return candidates.dropna(subset=[VALUE])
 
 
-def ranked_within(frame: pd.DataFrame, objective: Objective, last_key: str, groups: tuple[str, ...]) -> pd.DataFrame:
-    """`frame` (columns value, C, total_sv, SMOOTH_GROUP, `groups` and `last_key`) with
-    `selection_value`, sorted by the `groups` columns (as text), then best first within each:
-    each group as `ranked_by_selection_value` ranks it alone, in one pass over all of them."""
-    return _sort(_with_selection_values(frame, objective, groups), objective, last_key, groups)
+def _codes(frame: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
+    """(rows,) one integer per distinct combination of the values (as text) of `columns`."""
+    codes = np.zeros(len(frame), dtype=np.int64)
+    for column in columns:
+        column_codes, uniques = pd.factorize(frame[column].astype(str))
+        codes = codes * (len(uniques) + 1) + column_codes
+    return pd.factorize(codes)[0]
 
 
-def _valued(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
-    """`rows` with `value` (the objective's) and `total_sv`, without the rows whose value is NaN."""
-    ranked = rows.copy()
-    ranked["value"] = objective.row_values(rows)
-    ranked["total_sv"] = (
-        pd.to_numeric(rows[ResultColumn.N_SV], errors="coerce") if ResultColumn.N_SV in rows else np.nan
-    )
-    return ranked.dropna(subset=["value"])
+def _text_codes(values: pd.Series) -> np.ndarray:
+    """(rows,) the rank of each value as text among the distinct ones."""
+    return pd.factorize(values.astype(str), sort=True)[0]
 
 
-def rank_shared(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
-    """One row per shared configuration present in all `categories`, best first.
-
-    Columns: SHARED_CONFIG, value (the macro or micro average), selection_value, total_sv,
-    config_keys (a tuple of the per-category config keys in `categories` order) and group (a
-    stable config label).
-    """
-    counts = objective.counts(rows)
-    counts["value"] = objective.row_values(rows)
-    counts[ResultColumn.CATEGORY] = rows[ResultColumn.CATEGORY].to_numpy()
-    counts[ResultColumn.CONFIG_KEY] = rows[ResultColumn.CONFIG_KEY].to_numpy()
-    counts[ResultColumn.N_SV] = (
-        pd.to_numeric(rows[ResultColumn.N_SV], errors="coerce").to_numpy() if ResultColumn.N_SV in rows else np.nan
-    )
-    for column in SHARED_CONFIG:
-        counts[column] = rows[column].to_numpy()
-    wanted = pd.Index(categories)
-    groups = []
-    for key, group in counts.groupby(list(SHARED_CONFIG), sort=False, dropna=False):
-        by_category = group.drop_duplicates(ResultColumn.CATEGORY).set_index(ResultColumn.CATEGORY)
-        if not wanted.isin(by_category.index).all():
-            continue
-        by_category = by_category.loc[wanted]
-        groups.append(
-            {
-                **dict(zip(SHARED_CONFIG, key)),
-                "value": objective.average_value(by_category),
-                "total_sv": by_category[ResultColumn.N_SV].sum(min_count=len(wanted)),
-                "config_keys": tuple(by_category[ResultColumn.CONFIG_KEY]),
-                "group": "|".join(str(part) for part in key),
-            }
-        )
-    ranked = pd.DataFrame(groups, columns=[*SHARED_CONFIG, "value", "total_sv", "config_keys", "group"])
-    return ranked_by_selection_value(ranked, objective, "group")
+def _tie_key(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """(rows,) the sort key of a tie-break column: KEY as text, the others as numbers (missing last)."""
+    if column == KEY:
+        return _text_codes(frame[column])
+    return pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
-def ranked_by_selection_value(frame: pd.DataFrame, objective: Objective, last_key: str) -> pd.DataFrame:
-    """`frame` (columns value, C, total_sv, SMOOTH_GROUP and `last_key`) with `selection_value`,
-    best first: ties to the smaller C, then fewer support vectors, then `last_key`."""
-    return _sort(_with_selection_values(frame, objective), objective, last_key)
-
-
-def _with_selection_values(frame: pd.DataFrame, objective: Objective, within: tuple[str, ...] = ()) -> pd.DataFrame:
-    """frame with `selection_value`: `value` smoothed over C within SMOOTH_GROUP (and the `within`
-    columns), or `value` itself."""
-    frame = frame.copy()
-    values = frame["value"].to_numpy(dtype=float)
-    if objective.smooth and len(frame):
-        groups = list(zip(*(frame[column].astype(str) for column in (*within, *SMOOTH_GROUP))))
-        values = smoothed_over_c(groups, frame[ResultColumn.C].to_numpy(dtype=float), values, objective.maximise)
-    frame["selection_value"] = values
-    return frame
-
-
-def _sort(frame: pd.DataFrame, objective: Objective, last_key: str, first: tuple[str, ...] = ()) -> pd.DataFrame:
-    """frame best first (by the `first` columns before that), in a stable order."""
-    rounded = frame["selection_value"].astype(float).round(VALUE_DECIMALS)
-    order = pd.DataFrame(
-        {
-            **{f"first_{column}": frame[column].astype(str) for column in first},
-            "score": -rounded if objective.maximise else rounded,
-            ResultColumn.C: frame[ResultColumn.C].astype(float),
-            "total_sv": pd.to_numeric(frame["total_sv"], errors="coerce").fillna(np.inf),
-            "last": frame[last_key].astype(str),
-        },
-        index=frame.index,
-    )
-    by = [*(f"first_{column}" for column in first), "score", ResultColumn.C, "total_sv", "last"]
-    index = order.sort_values(by, kind="mergesort").index
-    return frame.loc[index].reset_index(drop=True)
+def _lexsort(keys: list[np.ndarray]) -> np.ndarray:
+    """The stable order of rows by `keys`, the first most significant; NaN after every number."""
+    columns = []
+    for key in reversed(keys):
+        if key.dtype.kind == "f":
+            missing = np.isnan(key)
+            columns.extend([np.where(missing, 0.0, key), missing])
+        else:
+            columns.append(key)
+    return np.lexsort(columns) if columns else np.arange(0)

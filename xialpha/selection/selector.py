@@ -22,7 +22,7 @@ import pandas as pd
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
 from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts
-from xialpha.selection.ranking import rank_rows_by_category, rank_shared
+from xialpha.selection.ranking import KEY, SHARED_CONFIG, SUPPORT_VECTORS, VALUE, rank, result_candidates
 from xialpha.selection.significance import ALPHA, Comparison, compare
 from xialpha.storage.schema import ResultColumn
 
@@ -199,7 +199,7 @@ def _select_per_category(
     loader: IndicatorLoader,
     alpha: float,
 ) -> Selection:
-    ranked = rank_rows_by_category(rows, objective)
+    ranked = rank(result_candidates(rows, objective), objective, within=(ResultColumn.CATEGORY,))
     top = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1 + runners_up).reset_index(drop=True)
     indicators = loader(list(top[ResultColumn.CONFIG_KEY]))
     spans = _category_spans(top)
@@ -253,7 +253,7 @@ def _select_shared(
     loader: IndicatorLoader,
     alpha: float,
 ) -> Selection:
-    groups = rank_shared(rows, objective, categories)
+    groups = rank(_shared_candidates(rows, objective, categories), objective)
     if groups.empty:
         raise UserError(
             f"no configuration of sweep {sweep_id!r} has results in all {len(categories)} categories",
@@ -296,6 +296,38 @@ def _select_shared(
             )
         )
     return Selection(sweep_id, objective, "global", choices, float(top["selection_value"].iloc[0]), len(groups), alpha)
+
+
+def _shared_candidates(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
+    """One candidate per shared configuration present in all `categories`: SHARED_CONFIG, VALUE
+    (the macro or micro average), SUPPORT_VECTORS (summed over the categories), config_keys (a tuple
+    of the per-category config keys in `categories` order) and KEY (a stable config label)."""
+    counts = objective.counts(rows)
+    counts["value"] = objective.row_values(rows)
+    counts[ResultColumn.CATEGORY] = rows[ResultColumn.CATEGORY].to_numpy()
+    counts[ResultColumn.CONFIG_KEY] = rows[ResultColumn.CONFIG_KEY].to_numpy()
+    counts[ResultColumn.N_SV] = (
+        pd.to_numeric(rows[ResultColumn.N_SV], errors="coerce").to_numpy() if ResultColumn.N_SV in rows else np.nan
+    )
+    for column in SHARED_CONFIG:
+        counts[column] = rows[column].to_numpy()
+    wanted = pd.Index(categories)
+    groups = []
+    for key, group in counts.groupby(list(SHARED_CONFIG), sort=False, dropna=False):
+        by_category = group.drop_duplicates(ResultColumn.CATEGORY).set_index(ResultColumn.CATEGORY)
+        if not wanted.isin(by_category.index).all():
+            continue
+        by_category = by_category.loc[wanted]
+        groups.append(
+            {
+                **dict(zip(SHARED_CONFIG, key)),
+                VALUE: objective.average_value(by_category),
+                SUPPORT_VECTORS: by_category[ResultColumn.N_SV].sum(min_count=len(wanted)),
+                "config_keys": tuple(by_category[ResultColumn.CONFIG_KEY]),
+                KEY: "|".join(str(part) for part in key),
+            }
+        )
+    return pd.DataFrame(groups, columns=[*SHARED_CONFIG, VALUE, SUPPORT_VECTORS, "config_keys", KEY])
 
 
 def _row_maker(by_key: pd.DataFrame, values: pd.Series) -> Callable[[str], pd.Series]:
