@@ -32,5 +32,7 @@ def result_row(
     }
 
 
-def chosen(selection) -> dict[str, float]:
-    return {c.category: float(c.chosen["C"]) for c in selection.choices}
+def chosen(selection, column: str = "C") -> dict:
+    """{category: the chosen configuration's `column`} of a Selection."""
+    rows = selection.rows
+    return dict(zip(rows["category"], rows[column].astype(float) if column == "C" else rows[column]))

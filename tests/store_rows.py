@@ -11,7 +11,7 @@ import pandas as pd
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.bounds import Confusion
 from xialpha.selection.certification import certification_frame, certification_rows
-from xialpha.storage.rows import config_key
+from xialpha.storage.rows import Certification, config_key
 from xialpha.storage.schema import estimate_values
 from xialpha.storage.store import ResultStore
 
@@ -95,18 +95,19 @@ def certify_by_hand(store: ResultStore, selection: pd.DataFrame, certification_i
     """Store a certification of `selection` as `xialpha certify` would, from made-up test-set counts."""
     counts = {c: Confusion(tp=40 + i, fp=5, fn=10, tn=445 - i) for i, c in enumerate(selection["category"])}
     frame = certification_frame(counts, dict(zip(selection["category"], selection["config_key"])), draws=1000)
-    identity = {
-        "certification_id": certification_id,
-        "sweep_id": "r1",
-        "selection_id": selection["selection_id"].iloc[0],
-        "test_split": "test",
-        "test_fingerprint": "tfp",
-        "n_test": 500,
-        "confidence": 0.95,
-        "draws": 1000,
-        "forced": False,
-        "previous_certifications": 0,
-    }
+    identity = Certification(
+        certification_id=certification_id,
+        sweep_id="r1",
+        selection_id=selection["selection_id"].iloc[0],
+        test_split="test",
+        test_fingerprint="tfp",
+        n_test=500,
+        confidence=0.95,
+        draws=1000,
+        forced=False,
+        previous_certifications=0,
+        independent=True,
+    )
     store.add_certification(certification_rows(frame, identity))
 
 

@@ -38,7 +38,7 @@ from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
 from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
 from xialpha.plot import stored_report
-from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection, untidy_selection
+from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.c_extension import auto_steps
@@ -47,6 +47,7 @@ from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
+from xialpha.selection.selected import Selection
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 from xialpha.selection.workflow import select_sweep
@@ -55,7 +56,6 @@ from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.naming import choose_sweep, store_location
 from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import ResultStore
-from xialpha.storage.validate import missing_columns
 from xialpha.storing import store_selection
 
 if TYPE_CHECKING:
@@ -373,46 +373,35 @@ class TextClassifier:
         return f"TextClassifier({self.category!r}, kernel={kernel}, C={C})"
 
 
-def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame) -> pd.DataFrame:
+def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame) -> Selection:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
-        rows = read_selection(result_store, selection)
-    elif isinstance(selection, pd.DataFrame):
-        rows = untidy_selection(selection)
-        missing = missing_columns("selections", rows.columns)
-        if missing:
-            raise UserError(
-                f"not a selection select() returned: it has no column(s) {', '.join(map(repr, missing))}",
-                parameter="selection",
-            )
-    else:
-        raise UserError(
-            f"give the DataFrame select() returned or a selection id, got {type(selection).__name__}",
-            parameter="selection",
-        )
-    if rows.empty:
-        raise UserError("is empty", parameter="selection")
-    return rows
+        return read_selection(result_store, selection)
+    if isinstance(selection, pd.DataFrame):
+        return Selection.of_frame(selection)
+    raise UserError(
+        f"give the DataFrame select() returned or a selection id, got {type(selection).__name__}",
+        parameter="selection",
+    )
 
 
-def _saved(result_store: ResultStore, rows: pd.DataFrame) -> pd.DataFrame:
-    """The selection `rows` as the store holds them: under their id, or the id of the same
-    selection saved before, or stored now under their id (one write)."""
-    selection_id = str(rows["selection_id"].iloc[0])
-    if not result_store.selections(selection_id=selection_id).empty:
-        return read_selection(result_store, selection_id)
-    same = same_selection_id(result_store, rows)
+def _saved(result_store: ResultStore, selection: Selection) -> Selection:
+    """`selection` as the store holds it: under its id, or the id of the same selection saved
+    before, or stored now under its id (one write)."""
+    if not result_store.selections(selection_id=selection.selection_id).empty:
+        return read_selection(result_store, selection.selection_id)
+    same = same_selection_id(result_store, selection.rows)
     if same is not None:
         return read_selection(result_store, same)
     try:
-        result_store.add_selection(rows.to_dict("records"))
+        result_store.add_selection(selection.typed_rows())
     except UserError as exc:
         raise UserError(
             f"cannot be stored before it is certified ({exc}); pass the DataFrame "
             "select(save=True) returned, or a stored selection's id",
             parameter="selection",
         ) from None
-    return read_selection(result_store, selection_id)
+    return read_selection(result_store, selection.selection_id)
 
 
 def refit(
@@ -434,11 +423,11 @@ def refit(
     check_path("spec", spec)
     check_client(client)
     result_store = ResultStore(store_location(store), create=False)
-    rows = _selection_argument(result_store, selection)
+    chosen = _selection_argument(result_store, selection)
     with _local_workers(client):
         trained = refit_selection(
             result_store,
-            rows,
+            chosen.rows,
             None if spec is None else str(spec),
             corpus=None if corpus is None else as_corpus(corpus),
             client=client,
@@ -502,7 +491,7 @@ def certify(
     check_path("spec", spec)
     check_client(client)
     result_store = ResultStore(store_location(store), create=False)
-    rows = _saved(result_store, _selection_argument(result_store, selection))
+    rows = _saved(result_store, _selection_argument(result_store, selection)).rows
     with _local_workers(client):
         certified = certify_selection(
             result_store,

@@ -87,7 +87,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     over C neighbours with smooth), estimate_test_score (each candidate's own estimate) and
     std_test_score = 0 but no split columns; `best_estimator_` is the best candidate fitted on all
     the data. Candidates ranked equal go to the first in grid order (`xialpha.selection.ranking.rank`
-    with IN_ORDER, not the selections' smaller C): best_index_ and rank_test_score then mean what
+    with IN_ORDER, not the selections' SIMPLER): best_index_ and rank_test_score then mean what
     they mean in GridSearchCV, whose users read them.
 
     Attributes: cv_results_ (dict of arrays: params, param_<name>, mean_test_score,

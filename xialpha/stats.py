@@ -59,12 +59,12 @@ def _paired(a, b, name_a: str, name_b: str, dtype) -> tuple[np.ndarray, np.ndarr
 
 
 def _sign_test(name: str, k: int, n: int) -> TestResult:
-    p = 1.0 if n == 0 else _binomial_p(k, n, "greater")
+    p = 1.0 if n == 0 else binomial_p(k, n, "greater")
     return TestResult(name, float(k), p, n)
 
 
 @lru_cache(maxsize=65536)
-def _binomial_p(k: int, n: int, alternative: str) -> float:
+def binomial_p(k: int, n: int, alternative: str) -> float:
     """The exact binomial test's p-value of k successes in n trials at 1/2 (remembered: a
     selection tests many pairs with the same counts)."""
     return float(stats.binomtest(k, n, 0.5, alternative=alternative).pvalue)
@@ -84,13 +84,25 @@ def mcnemar_test(a_correct, b_correct) -> TestResult:
     a, b = _paired(a_correct, b_correct, "a_correct", "b_correct", bool)
     only_a = int((a & ~b).sum())
     only_b = int((~a & b).sum())
+    statistic, p = mcnemar_arrays(np.array([only_a]), np.array([only_b]))
+    return TestResult("mcnemar", float(statistic[0]), float(p[0]), only_a + only_b)
+
+
+def mcnemar_arrays(only_a: np.ndarray, only_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(statistic, p) of the McNemar test of many pairs at once, from their discordant counts (int
+    arrays of one shape: decisions only A, only B gets right): exact binomial below
+    MCNEMAR_EXACT_BELOW discordant decisions (statistic: only_a), else chi-square with continuity
+    correction; p = 1 and statistic 0 without discordant decisions."""
+    only_a, only_b = np.asarray(only_a, dtype=np.int64), np.asarray(only_b, dtype=np.int64)
     n = only_a + only_b
-    if n == 0:
-        return TestResult("mcnemar", 0.0, 1.0, 0)
-    if n < MCNEMAR_EXACT_BELOW:
-        return TestResult("mcnemar", float(only_a), _binomial_p(only_a, n, "two-sided"), n)
-    chi2 = (abs(only_a - only_b) - 1.0) ** 2 / n
-    return TestResult("mcnemar", chi2, float(special.chdtrc(1, chi2)), n)  # stats.chi2.sf(chi2, 1), without its checks
+    statistic, p = np.zeros(n.shape), np.ones(n.shape)
+    exact = (n > 0) & (n < MCNEMAR_EXACT_BELOW)
+    statistic[exact] = only_a[exact]
+    p[exact] = [binomial_p(int(k), int(m), "two-sided") for k, m in zip(only_a[exact], n[exact])]
+    large = n >= MCNEMAR_EXACT_BELOW
+    statistic[large] = (np.abs(only_a[large] - only_b[large]) - 1.0) ** 2 / n[large]
+    p[large] = special.chdtrc(1, statistic[large])  # stats.chi2.sf(chi2, 1), without its checks
+    return statistic, p
 
 
 def macro_sign_test(a_scores, b_scores) -> TestResult:
@@ -144,12 +156,23 @@ def proportion_test(k_a: int, n_a: int, k_b: int, n_b: int) -> TestResult:
     for name, k, n in (("a", k_a, n_a), ("b", k_b, n_b)):
         if not (0 < n and 0 <= k <= n):
             raise ValueError(f"k_{name}, n_{name}: need 0 <= k <= n and n > 0, got k={k}, n={n}")
+    z, p = proportion_arrays(*(np.array([value]) for value in (k_a, n_a, k_b, n_b)))
+    return TestResult("p-test", float(z[0]), float(p[0]), n_a + n_b)
+
+
+def proportion_arrays(
+    k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray, n_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(Z, p) of the p-test of many pairs at once (int arrays of one shape, checked as
+    `proportion_test` checks them): Z = 0 and p = 1 where the pooled variance is 0."""
+    k_a, n_a, k_b, n_b = (np.asarray(value, dtype=np.int64) for value in (k_a, n_a, k_b, n_b))
     pooled = (k_a + k_b) / (n_a + n_b)
     variance = pooled * (1.0 - pooled) * (1.0 / n_a + 1.0 / n_b)
-    if variance <= 0.0:
-        return TestResult("p-test", 0.0, 1.0, n_a + n_b)
-    z = (k_a / n_a - k_b / n_b) / np.sqrt(variance)
-    return TestResult("p-test", float(z), float(special.ndtr(-z)), n_a + n_b)  # stats.norm.sf(z), without its checks
+    z, p = np.zeros(pooled.shape), np.ones(pooled.shape)
+    positive = variance > 0.0
+    z[positive] = (k_a[positive] / n_a[positive] - k_b[positive] / n_b[positive]) / np.sqrt(variance[positive])
+    p[positive] = special.ndtr(-z[positive])  # stats.norm.sf(z), without its checks
+    return z, p
 
 
 def _check_finite(a: np.ndarray, b: np.ndarray) -> None:

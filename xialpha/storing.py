@@ -16,7 +16,7 @@ from pathlib import Path
 from xialpha.models.artifact import check_target, save_artifact
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.workflow import SweepSelection
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import ResultColumn, SelectionColumn
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def store_selection(
     if not chosen.to_store:
         return Stored(artifact, n_models, False)
     try:
-        store.add_selection(chosen.rows)
+        store.add_selection(chosen.selection.typed_rows())
     except BaseException:
         if artifact is not None:
             shutil.rmtree(artifact, ignore_errors=True)
@@ -58,11 +58,11 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
     trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit", client=client)
     first = rows.iloc[0]
     provenance = {
-        ResultColumn.SWEEP_ID: str(first[ResultColumn.SWEEP_ID]),
-        "selection_id": str(first["selection_id"]),
+        SelectionColumn.SWEEP_ID: chosen.selection.sweep_id,
+        SelectionColumn.SELECTION_ID: chosen.selection.selection_id,
         "store": store.uri,
         ResultColumn.DATA_FINGERPRINT: str(first[ResultColumn.DATA_FINGERPRINT]),
-        "mode": str(first["mode"]),
+        SelectionColumn.MODE: str(chosen.selection.mode),
         "labels": labels.key(rows).to_dict("records"),
     }
     return save_artifact(refit, trained, provenance), len(trained.models)

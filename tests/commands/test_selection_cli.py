@@ -335,9 +335,9 @@ def test_objective_rows_match_the_cli_choice(swept):
     results = ResultStore(uri).read_results_df("sel")
     selection = select(results, Objective("precision"), sweep_id="sel")
     at_rho1 = results[results["rho"] == 1.0]
-    for choice in selection.choices:
-        rows = at_rho1[at_rho1["category"] == choice.category]
-        assert choice.chosen["value"] == pytest.approx(rows["span_precision"].fillna(0.0).max())
+    for category, value in zip(selection.rows["category"], selection.rows["value"]):
+        rows = at_rho1[at_rho1["category"] == category]
+        assert value == pytest.approx(rows["span_precision"].fillna(0.0).max())
 
 
 def test_refit_of_linear_choices_builds_no_gram(swept, tmp_path, capsys, monkeypatch):
@@ -406,16 +406,11 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     selection_id = stored_id(err, "sel-")
     stored = selection_of(uri, selection_id)
     assert len(records) == len(stored)
-    # every stored column, the double negatives said plainly, the labels first and the ids last
-    plain = {"not_significant": "significant", "n_runners_up_not_significant": "n_runners_up_significant"}
-    assert {plain.get(c, c) for c in stored.columns} | {"config", "runner_up_config", "tie", "at_edge", "flat"} == set(
-        records[0]
-    )
+    # every stored column, the labels first and the ids last
+    assert set(stored.columns) | {"config", "runner_up_config", "tie", "at_edge", "flat"} == set(records[0])
     assert list(records[0])[:3] == ["config", "category", "value"] and list(records[0])[-1] == "created_at"
-    assert [r["significant"] for r in records] == [not flag for flag in stored["not_significant"]]
-    assert [r["n_runners_up_significant"] for r in records] == (
-        stored["n_runners_up"] - stored["n_runners_up_not_significant"]
-    ).tolist()
+    assert [r["significant"] for r in records] == stored["significant"].tolist()
+    assert [r["n_runners_up_significant"] for r in records] == stored["n_runners_up_significant"].tolist()
     assert [r["value"] for r in records] == stored["value"].tolist()  # every digit
     assert all(r["config"] and not HASH.search(r["config"]) for r in records)
 

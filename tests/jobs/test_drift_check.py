@@ -17,6 +17,7 @@ from xialpha.estimators.svm import fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
 from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
+from xialpha.storage.rows import drift_columns
 from xialpha.storage.schema import DRIFT_COLUMNS
 
 SPEC = """
@@ -144,7 +145,7 @@ def test_rows_and_exit_codes_follow_the_verdicts(small_stream):
     checks = check_stream(spec, stream, ["relevant"])
     newest = slice(int(stream.starts[-2]), int(stream.starts[-1]))
     positives = {"relevant": int((stream.corpus.y("relevant")[newest] > 0).sum())}
-    rows = check_rows(
+    typed = check_rows(
         spec,
         stream,
         checks,
@@ -154,6 +155,7 @@ def test_rows_and_exit_codes_follow_the_verdicts(small_stream):
         fingerprint="f",
         checked_at=datetime.datetime.now(datetime.UTC),
     )
+    rows = [drift_columns(row) for row in typed]
     assert len(rows) == 2 * 5 and len({row["check_id"] for row in rows}) == 10
     assert all(sorted(row) == sorted(c.name for c in DRIFT_COLUMNS) for row in rows)
     assert sum(row["chosen"] for row in rows) == 2

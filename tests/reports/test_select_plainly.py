@@ -66,7 +66,7 @@ def test_ties_are_marked_and_no_significance_says_what_to_do():
     # ranked equal; the same estimate, ranked apart by the C neighbours' average (the issue's
     # "0.8171 0.8171 1.0000"); significant; neither; no runner-up
     rows = _rows(
-        not_significant=[True, True, False, True, None],
+        significant=[False, False, True, False, None],
         value=[0.8, 0.8171, 0.9, 0.7, 0.5],
         runner_up_value=[0.81, 0.8171, 0.8, 0.6, None],
         selection_value=[0.8171, 0.82, 0.9, 0.7, 0.5],
@@ -75,7 +75,7 @@ def test_ties_are_marked_and_no_significance_says_what_to_do():
     assert verdicts(rows) == ["tie", "tie", "yes", "no", "-"]
     assert legend(rows) == [P_LEGEND, "tie: same estimate as the runner-up; C neighbours or simplicity decided"]
     none = _rows(
-        not_significant=[True, True],
+        significant=[False, False],
         value=[0.9, 0.7],
         runner_up_value=[0.8, 0.6],
         selection_value=[0.9, 0.7],
@@ -92,7 +92,7 @@ def test_a_choice_whose_own_value_is_below_its_runner_ups_is_explained():
     the lower value was chosen (its average with its C neighbours' ranked first)."""
     rows = _rows(
         category=["finance", "health", "sports"],
-        not_significant=[True, True, True],
+        significant=[False, False, False],
         smooth_c=[True, True, True],
         value=[0.896, 0.8966, 0.8171],
         runner_up_value=[0.9256, 0.871, 0.8171],

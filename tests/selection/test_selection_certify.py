@@ -14,6 +14,7 @@ import pytest
 from xialpha.errors import UserError
 from xialpha.selection.bounds import Confusion, clopper_pearson_lower, clopper_pearson_upper, f1_lower_bound
 from xialpha.selection.certification import certification_frame, certification_rows, check_sealed
+from xialpha.storage.rows import Certification, certification_columns
 from xialpha.storage.validate import typed_frame
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,9 +52,9 @@ def test_micro_pools_counts_and_macro_averages_completed_values():
     assert macro["precision"] == pytest.approx((0.8 + 0.0 + 90 / 95) / 3)
     assert macro["f1"] == pytest.approx((80 / 110 + 0.0 + 180 / 190) / 3)
     assert macro["f1_lower"] < macro["f1"] and macro["error_upper"] > macro["error"]
+    identity = Certification("cert-x", "s", "sel-x", "test", "fp", 500, 0.95, 4000, False, 0, True)
     rows = typed_frame(
-        "certifications",
-        certification_rows(frame().reset_index(), {"certification_id": "cert-x", "test_fingerprint": "fp"}),
+        "certifications", [certification_columns(row) for row in certification_rows(frame().reset_index(), identity)]
     )
     assert len(rows) == 5 and rows["tp"].isna().sum() == 1  # the macro row has no counts
 

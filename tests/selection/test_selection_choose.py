@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from selection_rows import chosen, result_row
 
 from xialpha.errors import UserError
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective, metric_values
-from xialpha.selection.records import records_frame, selection_records
 from xialpha.selection.selector import select
 
 
@@ -34,11 +34,11 @@ def test_per_category_choice_optimises_the_metric_in_its_direction():
     )
     by_f1 = select(results, objective("f1"), sweep_id="s1")
     assert chosen(by_f1) == {"a": 1.0, "b": 0.1}
-    assert by_f1.choices[0].chosen["value"] == pytest.approx(Estimate("xa", 1000, 100, 10, 20).f1)
+    assert by_f1.rows["value"][0] == pytest.approx(Estimate("xa", 1000, 100, 10, 20).f1)
     assert chosen(select(results, objective("error"), sweep_id="s1")) == {"a": 10.0, "b": 0.1}
     assert chosen(select(results, objective("precision"), sweep_id="s1")) == {"a": 0.1, "b": 0.1}
     assert chosen(select(results, objective("recall"), sweep_id="s1")) == {"a": 1.0, "b": 1.0}
-    runners = by_f1.choices[0].runners_up
+    runners = by_f1.runners_up_of("a")
     assert list(runners["C"]) == [10.0, 0.1]  # the others, best first
 
 
@@ -52,7 +52,7 @@ def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
     )
     selection = select(results, objective("f1"), sweep_id="s1")
     assert chosen(selection)["a"] == 1.0
-    assert selection.choices[1].chosen["preprocessing_id"] == "pp2"
+    assert chosen(selection, "preprocessing_id")["b"] == "pp2"
     # shared configs tie as well: pp1/C=1 and pp2/C=1 have equal macro F1; pp2 has fewer SVs
     shared = frame(
         result_row("a", 1, 10, 10, pp="pp1", n_sv=50),
@@ -63,7 +63,7 @@ def test_ties_go_to_the_smaller_C_then_fewer_support_vectors():
         result_row("b", 0.5, 40, 40, pp="pp1"),
     )
     selection = select(shared, objective("f1"), sweep_id="s1", per_category=False)
-    assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"pp2"}
+    assert set(selection.rows["preprocessing_id"]) == {"pp2"}
 
 
 def micro_macro_results() -> pd.DataFrame:
@@ -82,13 +82,13 @@ def test_global_macro_and_micro_averages_pick_different_configs():
     # A: TP = 79, F1 = 158/220 = 0.718; B: TP = 94, F1 = 188/220 = 0.855.
     macro = select(micro_macro_results(), objective("f1", average="macro"), sweep_id="s1", per_category=False)
     micro = select(micro_macro_results(), objective("f1", average="micro"), sweep_id="s1", per_category=False)
-    assert {c.chosen["preprocessing_id"] for c in macro.choices} == {"A"}
-    assert macro.global_value == pytest.approx(0.80)
-    assert {c.chosen["preprocessing_id"] for c in micro.choices} == {"B"}
-    assert micro.global_value == pytest.approx(188 / 220)
-    assert micro.choices[0].runner_up_group_values == [pytest.approx(158 / 220)]
+    assert set(macro.rows["preprocessing_id"]) == {"A"}
+    assert macro.rows["selection_value"][0] == pytest.approx(0.80)  # the shared configuration's average
+    assert set(micro.rows["preprocessing_id"]) == {"B"}
+    assert micro.rows["selection_value"][0] == pytest.approx(188 / 220)
+    assert list(micro.runners_up_of("big")["selection_value"]) == [pytest.approx(158 / 220)]
     per_category = select(micro_macro_results(), objective("f1"), sweep_id="s1")
-    assert {c.category: c.chosen["preprocessing_id"] for c in per_category.choices} == {"big": "B", "rare": "A"}
+    assert chosen(per_category, "preprocessing_id") == {"big": "B", "rare": "A"}
 
 
 def test_global_needs_a_config_present_in_every_category():
@@ -99,12 +99,12 @@ def test_global_needs_a_config_present_in_every_category():
 
 def test_cost_selection_weighs_false_negatives_and_false_positives():
     results = frame(result_row("a", 1, d_pos=40, d_neg=5), result_row("a", 10, d_pos=10, d_neg=30))
-    fn_expensive = select(results, objective("cost", cost_fn=5, cost_fp=1), sweep_id="s1").choices[0]
-    fp_expensive = select(results, objective("cost", cost_fn=1, cost_fp=5), sweep_id="s1").choices[0]
-    assert fn_expensive.chosen["C"] == 10.0 and fn_expensive.chosen["value"] == pytest.approx((5 * 10 + 30) / 1000)
-    assert fp_expensive.chosen["C"] == 1.0 and fp_expensive.chosen["value"] == pytest.approx((40 + 5 * 5) / 1000)
-    plain = select(results, objective("cost"), sweep_id="s1").choices[0]
-    assert plain.chosen["C"] == 10.0 and plain.chosen["value"] == pytest.approx(40 / 1000)
+    fn_expensive = select(results, objective("cost", cost_fn=5, cost_fp=1), sweep_id="s1").rows.iloc[0]
+    fp_expensive = select(results, objective("cost", cost_fn=1, cost_fp=5), sweep_id="s1").rows.iloc[0]
+    assert fn_expensive["C"] == 10.0 and fn_expensive["value"] == pytest.approx((5 * 10 + 30) / 1000)
+    assert fp_expensive["C"] == 1.0 and fp_expensive["value"] == pytest.approx((40 + 5 * 5) / 1000)
+    plain = select(results, objective("cost"), sweep_id="s1").rows.iloc[0]
+    assert plain["C"] == 10.0 and plain["value"] == pytest.approx(40 / 1000)
 
 
 def test_undefined_metrics_are_completed_not_dropped():
@@ -116,9 +116,7 @@ def test_undefined_metrics_are_completed_not_dropped():
 
 def test_rho_and_estimator_must_have_results():
     results = frame(result_row("a", 1, 10, 10, rho=1.0), result_row("a", 1, 12, 12, rho=2.0))
-    assert select(results, objective("error", rho=2.0), sweep_id="s1").choices[0].chosen["value"] == pytest.approx(
-        0.024
-    )
+    assert select(results, objective("error", rho=2.0), sweep_id="s1").rows["value"][0] == pytest.approx(0.024)
     with pytest.raises(UserError, match=r"rho=: sweep 's1' has no results at rho=0\.5 \(stored: 1, 2\)"):
         select(results, objective("f1", rho=0.5), sweep_id="s1")
     with pytest.raises(UserError, match="estimator=: sweep 's1' computed no 'loo' estimates"):
@@ -144,17 +142,16 @@ def test_runners_up_get_micro_tests_from_the_stored_indicators():
         return indicators
 
     selection = select(results, objective("error"), sweep_id="s1", load_indicators=load)
-    choice = selection.choices[0]
     assert sorted(requested[0]) == sorted(keys)
-    assert list(choice.runners_up["C"]) == [100.0, 10.0]
-    close, far = choice.comparisons
-    assert close.micro_sign.n == 1 and close.not_significant() is True
-    assert far.micro_sign.n == 20 and far.micro_sign.p_value == pytest.approx(0.5**20)
-    assert far.not_significant() is False
-    assert np.isnan(far.p_values()["p_macro_t"])
-    row = selection_records(selection, "sel-x")[0]
-    assert row["runner_up_C"] == 100.0 and row["not_significant"] is True
-    assert (row["n_runners_up"], row["n_runners_up_not_significant"]) == (2, 1)
+    close, far = (row for _, row in selection.runners_up_of("a").iterrows())
+    assert [close["C"], far["C"]] == [100.0, 10.0]
+    assert close["p_micro_sign"] == pytest.approx(0.5) and not close["significant"]  # one discordant example
+    assert far["p_micro_sign"] == pytest.approx(0.5**20) and far["significant"]
+    assert np.isnan(far["p_macro_t"])
+    row = selection.rows.iloc[0]
+    assert row["runner_up_C"] == 100.0 and not row["significant"]
+    assert (row["n_runners_up"], row["n_runners_up_tested"], row["n_runners_up_significant"]) == (2, 2, 1)
+    assert pd.isna(row["untested"])
 
 
 def test_global_comparisons_pool_micro_and_test_macro():
@@ -175,14 +172,15 @@ def test_global_comparisons_pool_micro_and_test_macro():
     selection = select(
         results, objective("f1"), sweep_id="s1", per_category=False, load_indicators=lambda k: indicators
     )
-    assert {c.chosen["preprocessing_id"] for c in selection.choices} == {"A"}
-    comparison = selection.choices[0].comparisons[0]
-    assert comparison.macro_sign.n == 6 and comparison.macro_sign.statistic == 6
-    assert comparison.macro_sign.p_value == pytest.approx(0.5**6)
-    assert comparison.macro_t.n == 6
+    assert set(selection.rows["preprocessing_id"]) == {"A"}
+    table = selection.rows
+    assert list(table["p_macro_sign"]) == [pytest.approx(0.5**6)] * 6  # A higher in all 6 categories
+    assert table["p_macro_t"].notna().all()
     # pooled: A errs on 5 positives + (5+i) negatives, B on (8+i) positives + 8 negatives
-    assert comparison.micro_sign.n == sum(abs((8 + i) - 5) + abs(8 - (5 + i)) for i in range(6))
-    table = records_frame(selection_records(selection, "sel-g"))
+    only_a_right = sum(3 + i for i in range(6)) + sum(max(3 - i, 0) for i in range(6))
+    discordant = sum(abs((8 + i) - 5) + abs(8 - (5 + i)) for i in range(6))
+    assert table["p_micro_sign"][0] == pytest.approx(
+        stats.binomtest(only_a_right, discordant, alternative="greater").pvalue
+    )
     assert list(table["category"]) == categories
     assert table["selection_value"].nunique() == 1 and table["mode"].eq("global").all()
-    assert list(table["p_macro_sign"]) == [pytest.approx(0.5**6)] * 6

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 from selection_rows import result_row
 
-from xialpha.reports.frames import tidy_selection, untidy_selection
+from xialpha.reports.frames import tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.report import best_per_group, estimate_curves
 from xialpha.reports.verdicts import edge_lines, legend
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective
-from xialpha.selection.records import records_frame, selection_records
+from xialpha.selection.selected import Selection
 from xialpha.selection.selector import select
 
 # false negatives of 100 positives by C (no false positives): rising to the largest C, falling
@@ -35,7 +35,7 @@ def _results() -> pd.DataFrame:
 
 def _selection(results: pd.DataFrame, per_category: bool = True) -> pd.DataFrame:
     chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=per_category)
-    return with_grid_edges(records_frame(selection_records(chosen, "sel-1")), results).set_index("category")
+    return with_grid_edges(chosen.rows, results).set_index("category")
 
 
 def test_the_edge_is_named_by_its_side_and_a_flat_estimate_apart():
@@ -65,7 +65,8 @@ def test_the_frames_carry_the_columns_and_the_store_never_gets_them():
         "at_edge",
         "flat",
     ]
-    assert "at_edge" not in untidy_selection(tidy) and "flat" not in untidy_selection(tidy)
+    stored = Selection.of_frame(tidy).rows
+    assert "at_edge" not in stored and "flat" not in stored and "config" not in stored
 
 
 def test_one_line_per_kind_names_a_few_categories_then_how_many_more():
@@ -109,7 +110,7 @@ def test_the_report_best_C_per_group_is_the_selection_choice(smooth):
         + [result_row("b", C, d_pos=d, d_neg=0) for C, d in {1.0: 10, 3.0: 30, 10.0: 29}.items()]
     )
     objective = Objective("f1", estimator="xa", smooth=smooth)
-    chosen = {c.category: float(c.chosen["C"]) for c in select(results, objective, sweep_id="s1").choices}
+    chosen = dict(zip(*select(results, objective, sweep_id="s1").rows[["category", "C"]].to_numpy().T))
     best = best_per_group(estimate_curves(results, objective), objective).set_index("category")
     assert best["best_C"].to_dict() == chosen
     assert chosen["a"] == 3.0 and pd.isna(best.loc["a", "at_edge"]) and best.loc["b", "at_edge"] == "low"
@@ -124,7 +125,7 @@ def test_an_edge_choice_against_its_own_slope_says_nothing_of_beyond():
     assert frame["C"].tolist() == [0.5] and frame["at_edge"].tolist() == [None]
     results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in {0.5: 60, 5.0: 20}.items()])
     error = select(results, Objective("error", estimator="xa", smooth=False), sweep_id="s1")
-    rows = with_grid_edges(records_frame(selection_records(error, "sel-e")), results)
+    rows = with_grid_edges(error.rows, results)
     assert rows["C"].tolist() == [5.0] and rows["at_edge"].tolist() == ["high"]
 
 

@@ -9,7 +9,6 @@ from selection_rows import chosen, result_row
 
 from xialpha.errors import UserError
 from xialpha.selection.objective import Objective
-from xialpha.selection.records import selection_records
 from xialpha.selection.selector import select
 from xialpha.selection.smoothing import smoothed_over_c
 
@@ -41,16 +40,13 @@ def test_the_default_selection_prefers_a_plateau_to_an_isolated_peak():
     alone = select(results, Objective("f1", estimator="xa", smooth=False), sweep_id="s1")
     assert chosen(alone) == {"a": 0.1} and chosen(smoothed) == {"a": 100.0}
     plateau = np.mean([F1[10.0], F1[100.0], F1[1000.0]])
-    choice = smoothed.choices[0]
-    assert choice.chosen["value"] == pytest.approx(F1[100.0])
-    assert choice.chosen["selection_value"] == pytest.approx(plateau)
-    row = selection_records(smoothed, "sel-s")[0]
-    assert row["smooth_c"] is True and row["value"] == pytest.approx(F1[100.0])
+    row = smoothed.rows.iloc[0]
+    assert row["smooth_c"] and row["value"] == pytest.approx(F1[100.0])
     assert row["selection_value"] == pytest.approx(plateau)
     assert row["runner_up_C"] == 1000.0 and row["runner_up_selection_value"] == pytest.approx(
         (F1[100.0] + F1[1000.0]) / 2
     )
-    assert selection_records(alone, "sel-a")[0]["smooth_c"] is False
+    assert not alone.rows["smooth_c"][0]
 
 
 def test_global_selections_average_the_shared_configurations_over_C_too():
@@ -58,8 +54,8 @@ def test_global_selections_average_the_shared_configurations_over_C_too():
     selection = select(
         pd.concat([_spike_and_plateau(), other]), Objective("f1", estimator="xa"), sweep_id="s1", per_category=False
     )
-    assert {c.chosen["C"] for c in selection.choices} == {100.0}
-    assert selection.global_value == pytest.approx(np.mean([F1[10.0], F1[100.0], F1[1000.0]]))
+    assert set(selection.rows["C"]) == {100.0}
+    assert selection.rows["selection_value"][0] == pytest.approx(np.mean([F1[10.0], F1[100.0], F1[1000.0]]))
 
 
 def test_smooth_must_be_a_boolean():

@@ -100,7 +100,7 @@ def test_macro_and_micro_averages_choose_different_shared_configs(store_uri, cap
     # 20 positives + 20 negatives, on "rare" A alone on 5 + 5, so k = 40 of n = 50 discordant decisions
     assert micro["p_micro_sign"].iloc[0] == pytest.approx(stats.binomtest(40, 50, 0.5, alternative="greater").pvalue)
     assert micro["p_macro_sign"].iloc[0] == pytest.approx(0.75)  # B higher on 1 of 2 categories
-    assert not micro["not_significant"].iloc[0]
+    assert micro["significant"].iloc[0]
 
 
 def test_ties_go_to_the_smaller_C_and_identical_outcomes_are_not_significant(store_uri):
@@ -108,7 +108,6 @@ def test_ties_go_to_the_smaller_C_and_identical_outcomes_are_not_significant(sto
     results = store.read_results_df("hand")
     tied = results[results["preprocessing_id"] == "T"]
     selection = select_rows(tied, Objective("f1", estimator="xa"), sweep_id="hand", load_indicators=store.read_examples)
-    for choice in selection.choices:
-        assert choice.chosen["C"] == 1.0 and choice.runners_up["C"].tolist() == [10.0]
-        comparison = choice.comparisons[0]
-        assert comparison.micro_sign.n == 0 and comparison.not_significant() is True
+    for _, row in selection.rows.iterrows():
+        assert row["C"] == 1.0 and selection.runners_up_of(row["category"])["C"].tolist() == [10.0]
+        assert row["p_micro_sign"] == 1.0 and not row["significant"]  # no discordant decision: p 1

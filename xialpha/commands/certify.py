@@ -18,7 +18,7 @@ from xialpha.reports.terminal import certification_table as terminal_table
 from xialpha.reports.terminal import key_table, print_table, write_records
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.records import read_selection
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import CertificationColumn, ResultColumn
 
 
 def add_arguments(parser) -> None:
@@ -46,7 +46,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     store = open_store(args)
-    rows = read_selection(store, args.selection)
+    rows = read_selection(store, args.selection).rows
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         frame = certify_selection(
@@ -61,7 +61,7 @@ def run(args) -> int:
         )
     for warning in caught:
         print(f"warning: {warning.message}", file=sys.stderr)
-    certification_id = str(frame["certification_id"].iloc[0])
+    certification_id = str(frame[CertificationColumn.CERTIFICATION_ID].iloc[0])
     labels = sweep_labels(store.read_results_df(str(rows[ResultColumn.SWEEP_ID].iloc[0])))
     configs = dict(zip(rows[ResultColumn.CATEGORY], labels.column(rows)))
     if args.format == "table":

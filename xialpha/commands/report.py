@@ -23,6 +23,7 @@ from xialpha.commands.compare import print_comparison
 from xialpha.commands.stores import add_store_arguments, add_sweep_argument, add_wide_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.reports.formatting import missing
+from xialpha.reports.frames import SHOWN, shown_rows
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.report import NO_HELD_OUT, report_of
 from xialpha.reports.terminal import (
@@ -40,7 +41,7 @@ from xialpha.reports.terminal import (
 )
 from xialpha.reports.verdicts import grid_word, legend
 from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn
 
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
 
@@ -83,6 +84,11 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--rho", type=float, help=f"xi-alpha rho of the rows shown (default: the selection's, else {DEFAULT_RHO:g})"
     )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help=f"print every category (by default the tables show the {SHOWN} with the most positive examples)",
+    )
     add_wide_argument(parser)
 
 
@@ -112,7 +118,7 @@ def run(args) -> int:
             print(f"wrote {args.html} ({len(page) // 1024} KiB)")
             print(textwrap.fill(f"It shows {report.selection_note}.", 80))
         return 0
-    _print_terminal(report, args.wide)
+    _print_terminal(report, args.wide, args.all)
     return 0
 
 
@@ -161,7 +167,13 @@ def _watch(args, command: str | None) -> int:
     return 0
 
 
-def _print_terminal(report, wide: bool) -> None:
+def _print_terminal(report, wide: bool, every: bool) -> None:
+    shown = report.candidates if every else shown_rows(report.candidates)
+    categories = set(shown[ResultColumn.CATEGORY])
+
+    def of_shown(frame):  # the rows of the categories shown
+        return frame if every else frame[frame[ResultColumn.CATEGORY].isin(categories)]
+
     facts = Table(title=cell_text(f"sweep {report.sweep_id}"), show_header=False)
     for key, value in report.summary.items():
         facts.add_row(cell_text(key), cell_text(value))
@@ -175,7 +187,8 @@ def _print_terminal(report, wide: bool) -> None:
         Column("best held-out", lambda r: percent(r["best_held_out"])),
         Column("on the C grid", grid_word, text=True, wide=True),
     ]
-    print_table(rich_table(f"best C by {report.what}, beside held-out values (%)", columns, report.best, wide), wide)
+    best = of_shown(report.best)
+    print_table(rich_table(f"best C by {report.what}, beside held-out values (%)", columns, best, wide), wide)
     print(textwrap.fill(report.best_note, 80))
     if not report.calibration.empty:
         print_table(calibration_table(report.calibration, report.metric))
@@ -193,19 +206,28 @@ def _print_terminal(report, wide: bool) -> None:
         print("LOO candidates: the sweep has no rho = 2 rows (add 2.0 to estimators.rho)")
     else:
         title = "LOO candidates: examples xi-alpha (rho=2) flags, per config"
-        print_table(rich_table(title, columns, report.candidates))
+        print_table(rich_table(title, columns, shown))
     if report.selection is not None:
-        print_table(selection_table(report.selection, report.labels, wide), wide)
-        print("\n".join(legend(report.selection)))
-        configs = dict(zip(report.selection[ResultColumn.CATEGORY], report.labels.column(report.selection)))
-        groups = report.certifications.groupby("certification_id", sort=False) if len(report.certifications) else []
+        selection = of_shown(report.selection)
+        print_table(selection_table(selection, report.labels, wide), wide)
+        print("\n".join(legend(selection)))
+        configs = dict(zip(selection[ResultColumn.CATEGORY], report.labels.column(selection)))
+        certifications = report.certifications
+        groups = certifications.groupby(CertificationColumn.CERTIFICATION_ID, sort=False) if len(certifications) else []
         for certification_id, rows in groups:
             first = rows.iloc[0]
             title = f"certification {certification_id} on {first['test_split']!r} ({first['n_test']} documents)"
             if not missing(first.get("independent")) and not bool(first["independent"]):
                 title += f"; {NOT_INDEPENDENT.removeprefix('* ')}"
+            averages = rows[CertificationColumn.SCOPE] != CertificationScope.CATEGORY  # micro and macro: always
+            rows = rows if every else rows[averages | rows[ResultColumn.CATEGORY].isin(categories)]
             print_table(certification_table(rows, title, configs, wide), wide)
-    print_table(key_table(report.labels.key(report.curves)))
+    if len(shown) < len(report.candidates):
+        print(
+            f"{len(shown)} of {len(report.candidates)} categories shown (those with the most positive examples); "
+            "--all shows every one, --html writes them all"
+        )
+    print_table(key_table(report.labels.key(of_shown(report.curves))))
     print(textwrap.fill(f"This report shows {report.selection_note}.", 80))
     if report.comparison is not None:
         print_comparison(report.comparison, every=False, wide=wide)

@@ -13,22 +13,16 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-import pandas as pd
-
 from xialpha.commands.stores import add_output_arguments, add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.reports.formatting import plural
-from xialpha.reports.frames import tidy_selection
+from xialpha.reports.frames import SHOWN, shown_rows, tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.reports.verdicts import legend
 from xialpha.selection.objective import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
-from xialpha.storage.schema import ResultColumn
 from xialpha.storing import store_selection
-
-SHOWN = 50  # categories the terminal table shows without --all
 
 
 def add_arguments(parser) -> None:
@@ -90,17 +84,6 @@ def add_arguments(parser) -> None:
     add_output_arguments(parser)
 
 
-def shown_rows(rows: pd.DataFrame, limit: int = SHOWN) -> pd.DataFrame:
-    """The rows of the `limit` categories with the most positive training examples, in their order
-    in `rows`: their choices weigh most in micro-averaged results and rest on the least noisy
-    estimates (the others, each a small share of the positives, are one flag away)."""
-    if len(rows) <= limit:
-        return rows
-    positives = pd.to_numeric(rows[ResultColumn.N_POS], errors="coerce").fillna(-1).to_numpy()
-    largest = np.argsort(-positives, kind="stable")[:limit]
-    return rows.iloc[np.sort(largest)]
-
-
 def options_of(args) -> SelectionOptions:
     """The SelectionOptions of the command's flags (`xialpha.select` takes the same, as parameters)."""
     return SelectionOptions(
@@ -133,7 +116,7 @@ def run(args) -> int:
             file=sys.stderr,
         )
     results, rows = chosen.results, chosen.frame
-    selection_id = str(rows["selection_id"].iloc[0])
+    selection_id = chosen.selection.selection_id
     labels = sweep_labels(results)
     if args.format == "table":
         shown = rows if args.all else shown_rows(rows)

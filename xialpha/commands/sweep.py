@@ -153,13 +153,12 @@ def _print_dry_run(dry) -> None:
 
 def _print_best(spec, store) -> None:
     """The best stored config per category by the spec's selection metric and estimator."""
-    import pandas as pd
-
     from xialpha.reports.formatting import objective_text
     from xialpha.reports.labels import sweep_labels
     from xialpha.reports.terminal import key_table, number, print_table
     from xialpha.selection.objective import Objective
     from xialpha.selection.selector import select
+    from xialpha.storage.schema import SelectionColumn
 
     results = store.read_results_df(spec.id)
     if results.empty:
@@ -168,12 +167,12 @@ def _print_best(spec, store) -> None:
     selection = select(results, objective, sweep_id=spec.id, runners_up=0)
     print(f"best per category by {objective_text(spec.metric, spec.selection_estimator, spec.estimators.rhos[0])}:")
     labels = sweep_labels(results)
-    for choice in selection.choices:
+    for _, row in selection.rows.iterrows():
         print(
             printable(
-                f"  {choice.category:<16} {labels.of_row(choice.chosen)}  "
-                f"{spec.metric}={number(choice.chosen['value'])}"
+                f"  {row[SelectionColumn.CATEGORY]:<16} {labels.of_row(row)}  "
+                f"{spec.metric}={number(row[SelectionColumn.VALUE])}"
             )
         )
-    print_table(key_table(labels.key(pd.DataFrame([choice.chosen for choice in selection.choices]))))
+    print_table(key_table(labels.key(selection.rows)))
     print(f"significance tests: xialpha select {shlex.quote(store.uri)} --sweep {shlex.quote(spec.id)}")

@@ -1,7 +1,8 @@
 """A drift check's outcome: its rows for the store's "drift" dataset and the `DriftReport` of a run.
 
-A check's rows (columns: `xialpha.storage.schema.DRIFT_COLUMNS`) go to the store in one write, so a
-stored check is always complete.
+A check's rows (`xialpha.storage.rows.DriftRow`: the columns of `xialpha.storage.schema.DRIFT_COLUMNS`)
+go to the store in one write, so a stored check is always complete; the report holds them as
+columns (`drift_columns`), as the store gives them back.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from dataclasses import dataclass, field
 
 from xialpha.concept_drift.windows import GroupCheck
 from xialpha.spec.drift import DriftSpec, StreamLayout
-from xialpha.storage.rows import config_key
-from xialpha.storage.schema import ResultColumn, estimate_values
+from xialpha.storage.rows import DriftRow, config_key
+from xialpha.storage.schema import DriftColumn, ResultColumn, estimate_values
+
+D = DriftColumn
 
 EXIT_NO_DRIFT, EXIT_FAILED, EXIT_DRIFT = 0, 1, 3
 
@@ -94,67 +97,54 @@ def check_rows(
     run_id: str,
     fingerprint: str,
     checked_at: datetime.datetime,
-) -> list[dict]:
+) -> list[DriftRow]:
     """Rows of the drift dataset: one per config x category x window, the verdict repeated on each.
     positives: {category: positive documents of the newest batch}."""
     rows = []
     n_newest = int(layout.starts[-1] - layout.starts[-2])
     for check in checks:
         decision = check.decision
-        summary = {
-            "verdict": "failed" if decision is None else "drift" if decision.drift else "no drift",
-            "check_error": check.error,
-            "chosen_window": None if decision is None else decision.chosen.job.window,
-            "chosen_error": None if decision is None else decision.chosen.estimate.error,
-            "full_error": None if decision is None else decision.full.estimate.error,
-            "full_worse": None if decision is None else decision.full_worse,
-            "chosen_worse": None if decision is None else decision.chosen_worse,
-            "p_value": None if decision is None else decision.p_value,
-        }
         for result in check.windows:
             job = result.job
             pre, kernel = spec.preprocessings[job.preprocessing], spec.kernels[job.kernel]
+            window = {D.CATEGORY: job.category, D.C: job.C, D.J: job.j, D.WINDOW: job.window}  # its key's fields
             rows.append(
-                {
-                    "check_id": config_key(
-                        check_key=check_key,
-                        preprocessing=pre.id,
-                        kernel=kernel.id,
-                        category=job.category,
-                        C=job.C,
-                        j=job.j,
-                        window=job.window,
-                    ),
-                    "check_key": check_key,
-                    ResultColumn.SWEEP_ID: spec.id,
-                    ResultColumn.RUN_ID: run_id,
-                    "checked_at": checked_at,
-                    ResultColumn.DATA_FINGERPRINT: fingerprint,
-                    "newest_batch": layout.batch_ids[job.newest],
-                    "n_batches": job.newest + 1,
-                    ResultColumn.CATEGORY: job.category,
-                    ResultColumn.PREPROCESSING_ID: pre.id,
-                    ResultColumn.KERNEL: kernel.name,
-                    ResultColumn.KERNEL_ID: kernel.id,
-                    ResultColumn.C: job.C,
-                    ResultColumn.J: job.j,
-                    ResultColumn.RHO: spec.rho,
-                    "window": job.window,
-                    "window_first_batch": layout.batch_ids[job.newest + 1 - job.window],
-                    "full_memory": job.window == job.newest + 1,
-                    ResultColumn.STATUS: result.status,
-                    ResultColumn.ERROR_MESSAGE: result.message,
-                    ResultColumn.N: result.n,
-                    ResultColumn.N_POS: result.n_pos,
-                    ResultColumn.N_SV: result.n_sv,
-                    ResultColumn.R_DELTA2: result.r_delta2,
-                    "n_newest": n_newest,
-                    "n_newest_pos": positives[job.category],
-                    **estimate_values(result.estimate, "xa"),
-                    "chosen": decision is not None and result is decision.chosen,
-                    **summary,
-                    "margin_points": spec.margin_points,
-                    "alpha": spec.alpha,
-                }
+                DriftRow(
+                    check_id=config_key(check_key=check_key, preprocessing=pre.id, kernel=kernel.id, **window),
+                    **window,
+                    check_key=check_key,
+                    sweep_id=spec.id,
+                    run_id=run_id,
+                    checked_at=checked_at,
+                    data_fingerprint=fingerprint,
+                    newest_batch=layout.batch_ids[job.newest],
+                    n_batches=job.newest + 1,
+                    preprocessing_id=pre.id,
+                    kernel=kernel.name,
+                    kernel_id=kernel.id,
+                    rho=spec.rho,
+                    window_first_batch=layout.batch_ids[job.newest + 1 - job.window],
+                    full_memory=job.window == job.newest + 1,
+                    status=result.status,
+                    error_message=result.message,
+                    n=result.n,
+                    n_pos=result.n_pos,
+                    n_sv=result.n_sv,
+                    r_delta2=result.r_delta2,
+                    n_newest=n_newest,
+                    n_newest_pos=positives[job.category],
+                    estimate=estimate_values(result.estimate, "xa"),
+                    chosen=decision is not None and result is decision.chosen,
+                    verdict="failed" if decision is None else "drift" if decision.drift else "no drift",
+                    check_error=check.error,
+                    chosen_window=None if decision is None else decision.chosen.job.window,
+                    chosen_error=None if decision is None else decision.chosen.estimate.error,
+                    full_error=None if decision is None else decision.full.estimate.error,
+                    full_worse=None if decision is None else decision.full_worse,
+                    chosen_worse=None if decision is None else decision.chosen_worse,
+                    p_value=None if decision is None else decision.p_value,
+                    margin_points=spec.margin_points,
+                    alpha=spec.alpha,
+                )
             )
     return rows

@@ -31,7 +31,7 @@ from xialpha.jobs.data import load_spec_corpus, submit_features
 from xialpha.jobs.graph import RETRIES, TASK_FAILURES, error_line
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
-from xialpha.storage.rows import config_key
+from xialpha.storage.rows import config_key, drift_columns
 from xialpha.storage.store import ResultStore
 
 
@@ -240,7 +240,7 @@ def run_drift_check(
         report.run_id = run_id
         checks, positives = check_on_cluster(client, spec, stream, categories, f"drift-{run_id}")
     checked_at = datetime.datetime.now(datetime.UTC)
-    report.rows = check_rows(
+    rows = check_rows(
         spec,
         layout,
         checks,
@@ -250,6 +250,7 @@ def run_drift_check(
         fingerprint=stream.fingerprint,
         checked_at=checked_at,
     )
-    store.add_drift_check(report.rows)
+    store.add_drift_check(rows)
+    report.rows = [drift_columns(row) for row in rows]
     report.wall_seconds = time.monotonic() - start
     return report

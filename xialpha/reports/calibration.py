@@ -15,7 +15,7 @@ import pandas as pd
 from xialpha.estimators import registry
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
-from xialpha.selection.ranking import VALUE, rank, result_candidates
+from xialpha.selection.ranking import PLACE, ROW, VALUE, best_first, result_candidates
 from xialpha.selection.selector import at_rho
 from xialpha.storage.schema import ResultColumn
 
@@ -87,14 +87,15 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
     parts = []
     for name in estimators_with_estimates(results, rho):
         objective = Objective(metric=metric, estimator=name, rho=rho)
-        ranked = rank(result_candidates(rows, objective), objective, within=(ResultColumn.CATEGORY,))
-        chosen = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1)  # each category's first
+        ranked = best_first(result_candidates(rows, objective), objective, (ResultColumn.CATEGORY,))
+        best = ranked[ranked[PLACE] == 0]  # each category's first
+        chosen = rows.iloc[best[ROW].to_numpy()].assign(**{VALUE: best[VALUE].to_numpy()})
         parts.append(
             pd.DataFrame(
                 {
                     ResultColumn.CATEGORY: chosen[ResultColumn.CATEGORY].to_numpy(),
                     "estimator": name,
-                    "label": [labels.of_row(row) for row in chosen.to_dict("records")],
+                    "label": labels.column(chosen),
                     "estimate": chosen[VALUE].to_numpy(dtype=float),
                     "held_out": metric_values(estimator_counts(chosen, "holdout"), metric),
                     "best_held_out": chosen[ResultColumn.CATEGORY].map(best_held).to_numpy(dtype=float),

@@ -5,14 +5,13 @@
 Each row names its configuration by its readable label first (`config`: the parameters that
 differ within the sweep, `xialpha.reports.labels`), then what it is about (category, C, ...) and
 its estimates, and the ids (hashes, run ids, versions, times: `ID_COLUMNS`) last. A selection
-says `significant` (the choice differs significantly from its first runner-up by a test at
-`alpha`; null when no test could run) and `tie` (the first runner-up has the same estimate or
-was ranked equal: only the C neighbours' average or simplicity decided) instead of the store's
-double negative `not_significant`, and where the choice lies on its C grid (`at_edge`, `flat`:
-`xialpha.selection.edges`) where the rows were given them; `untidy_selection` turns such a frame back into the
-store's rows. Results leave out the
-columns that hold no value in any row (estimators the sweep did not run, parameters of kernels
-it has not).
+is its stored rows (`xialpha.selection.selected.Selection`: `significant`, null when no test
+could run, and why in `untested`) with labels, `tie` (the first runner-up has the same estimate
+or was ranked equal: only the C neighbours' average or simplicity decided) and where the choice
+lies on its C grid (`at_edge`, `flat`: `xialpha.selection.edges`) where the rows were given
+them; `Selection.of_frame` reads such a frame back as the store's rows (the columns it adds
+dropped). Results leave out the columns that hold no value in any row (estimators the sweep did
+not run, parameters of kernels it has not).
 """
 
 from __future__ import annotations
@@ -24,29 +23,39 @@ import pandas as pd
 
 from xialpha.estimators.registry import by_preference
 from xialpha.reports.labels import ConfigLabels, sweep_labels
-from xialpha.selection.ranking import VALUE_DECIMALS
-from xialpha.storage.schema import ESTIMATORS, ID_COLUMNS, P_VALUES, SELECTION_ESTIMATES, ResultColumn, estimate_columns
+from xialpha.selection.smoothing import VALUE_DECIMALS
+from xialpha.storage.schema import (
+    ESTIMATORS,
+    ID_COLUMNS,
+    P_VALUES,
+    SELECTION_ESTIMATES,
+    ResultColumn,
+    SelectionColumn,
+    estimate_columns,
+)
 
 if TYPE_CHECKING:  # at run time only where a comparison is shown: selection's imports load scipy.stats,
     # which `xialpha store ls` (through reports.terminal) must not pay for
     from xialpha.selection.comparison import CategoryComparison, SelectionComparison
 
+S = SelectionColumn
 SELECTION_FIRST = (
     "config",
-    ResultColumn.CATEGORY,
-    "value",
-    "selection_value",
-    "significant",
+    S.CATEGORY,
+    S.VALUE,
+    S.SELECTION_VALUE,
+    S.SIGNIFICANT,
     "tie",
     "at_edge",
     "flat",
     "runner_up_config",
-    "runner_up_value",
-    "runner_up_selection_value",
+    S.RUNNER_UP_VALUE,
+    S.RUNNER_UP_SELECTION_VALUE,
     *P_VALUES,
     *SELECTION_ESTIMATES.values(),
 )
-SHOWN_ONLY = ("at_edge", "flat")  # said of a selection beside its rows (`xialpha.selection.edges`), never stored
+COUNTS = (S.N_RUNNERS_UP_SIGNIFICANT, S.N_RUNNERS_UP_TESTED)  # counts, null where none was tested
+SHOWN = 50  # categories a terminal table shows unless every one is asked for
 CERTIFICATION_FIRST = (  # what a certification found first: what pandas shows of a wide frame
     ResultColumn.CATEGORY,
     "config",
@@ -89,22 +98,22 @@ RESULTS_ORDER = [
 
 
 def tidy_selection(rows: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:
-    """The store's selection rows (one per category) as shown to people and scripts: `config`
-    and `runner_up_config` labels, `significant`, `tie` and `n_runners_up_significant` (of the
-    n_runners_up compared) in place of the not_significant columns; SELECTION_FIRST first, ids last."""
+    """A selection's rows (one per category: `Selection.rows`, perhaps with its grid edges) as
+    shown to people and scripts: `config` and `runner_up_config` labels and `tie` beside the stored
+    columns; SELECTION_FIRST first, ids last."""
     frame = rows.copy()
     frame["config"] = labels.column(rows)
     frame["runner_up_config"] = [None if label == "-" else label for label in labels.column(rows, "runner_up_")]
-    frame["significant"] = significant(frame.pop("not_significant"))
-    frame["n_runners_up_significant"] = frame["n_runners_up"] - frame.pop("n_runners_up_not_significant")
+    frame[S.SIGNIFICANT] = flags(frame[S.SIGNIFICANT])
+    for column in COUNTS:
+        frame[column] = pd.array(pd.to_numeric(frame[column]), dtype="Int64")
     frame["tie"] = ties(frame)
     return _ordered(frame, SELECTION_FIRST)
 
 
-def significant(not_significant: pd.Series) -> pd.arrays.BooleanArray:
-    """The store's `not_significant` flags said plainly: True where a test separates the choice
-    from its first runner-up, null where no test could run."""
-    return pd.array([None if pd.isna(flag) else not bool(flag) for flag in not_significant], dtype="boolean")
+def flags(values: pd.Series) -> pd.arrays.BooleanArray:
+    """Stored flags (True, False, None) as pandas' nullable booleans: null where the flag is missing."""
+    return pd.array([None if pd.isna(flag) else bool(flag) for flag in values], dtype="boolean")
 
 
 def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
@@ -112,24 +121,26 @@ def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
     (`selection_value`), to VALUE_DECIMALS, so only its C neighbours' average or the simpler
     configuration decided; null without a runner-up."""
 
-    def equal(column: str):
+    def equal(column: str, runner_up: str):
         ours = pd.to_numeric(rows[column], errors="coerce").round(VALUE_DECIMALS)
-        theirs = pd.to_numeric(rows[f"runner_up_{column}"], errors="coerce").round(VALUE_DECIMALS)
+        theirs = pd.to_numeric(rows[runner_up], errors="coerce").round(VALUE_DECIMALS)
         return (ours == theirs).to_numpy(), theirs.isna().to_numpy()
 
-    (same_value, no_value), (same_rank, no_rank) = equal("value"), equal("selection_value")
+    same_value, no_value = equal(S.VALUE, S.RUNNER_UP_VALUE)
+    same_rank, no_rank = equal(S.SELECTION_VALUE, S.RUNNER_UP_SELECTION_VALUE)
     return pd.array(np.where(no_value & no_rank, None, same_value | same_rank), dtype="boolean")
 
 
-def untidy_selection(frame: pd.DataFrame) -> pd.DataFrame:
-    """A `tidy_selection` frame as the store's selection rows (rows already in that form unchanged)."""
-    if "config" not in frame.columns:
-        return frame
-    rows = frame.drop(columns=["config", "runner_up_config", "tie", *(c for c in SHOWN_ONLY if c in frame)])
-    significant = rows.pop("significant")
-    rows["not_significant"] = [None if pd.isna(flag) else not bool(flag) for flag in significant]
-    rows["n_runners_up_not_significant"] = rows["n_runners_up"] - rows.pop("n_runners_up_significant")
-    return rows
+def shown_rows(rows: pd.DataFrame, limit: int = SHOWN) -> pd.DataFrame:
+    """The rows (one per category) of the `limit` categories with the most positive training
+    examples (n_pos), in their order in `rows`: their choices weigh most in micro-averaged results
+    and rest on the least noisy estimates (the others, each a small share of the positives, are
+    one flag away)."""
+    if len(rows) <= limit:
+        return rows
+    positives = pd.to_numeric(rows[ResultColumn.N_POS], errors="coerce").fillna(-1).to_numpy()
+    largest = np.argsort(-positives, kind="stable")[:limit]
+    return rows.iloc[np.sort(largest)]
 
 
 def tidy_certification(rows: pd.DataFrame, configs: dict[str, str]) -> pd.DataFrame:
@@ -169,8 +180,8 @@ def tidy_comparison(comparison: SelectionComparison, rows: list[CategoryComparis
         return labels.of_row(rows.loc[category]) if category in rows.index else "-"
 
     ids = {
-        "selection_id_a": comparison.a.selection_id,
-        "selection_id_b": comparison.b.selection_id,
+        f"{S.SELECTION_ID}_a": comparison.a.selection_id,
+        f"{S.SELECTION_ID}_b": comparison.b.selection_id,
         "sweep_id_a": comparison.a.sweep_id,
         "sweep_id_b": comparison.b.sweep_id,
     }

@@ -23,7 +23,9 @@ from xialpha.reports.plots import (
     png,
 )
 from xialpha.reports.verdicts import grid_word, legend, verdicts
-from xialpha.storage.schema import SELECTION_ESTIMATES, ResultColumn
+from xialpha.storage.schema import SELECTION_ESTIMATES, CertificationColumn, ResultColumn, SelectionColumn
+
+S = SelectionColumn
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -122,8 +124,8 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
         return ""
     first = selection.iloc[0]
     intro = (
-        f'<p class="note">Selection {_e(first["selection_id"])}: {_e(first["mode"])} choice by '
-        f"{_e(objective_text(first['metric'], first['estimator'], first[ResultColumn.RHO]))}.</p>"
+        f'<p class="note">Selection {_e(first[S.SELECTION_ID])}: {_e(first[S.MODE])} choice by '
+        f"{_e(objective_text(first[S.METRIC], first[S.ESTIMATOR], first[S.RHO]))}.</p>"
     )
     rows = [
         [
@@ -208,7 +210,7 @@ def _certifications_section(report) -> str:
     """Each certification of the selection shown: test-set metrics with their one-sided bounds."""
     if report.selection is None:
         return '<p class="note">No selection, so no certification.</p>'
-    selection_id = report.selection["selection_id"].iloc[0]
+    selection_id = report.selection[S.SELECTION_ID].iloc[0]
     if report.certifications.empty:
         return (
             f'<p class="note">Selection {_e(selection_id)} was not certified yet: <code>xialpha certify '
@@ -220,7 +222,7 @@ def _certifications_section(report) -> str:
         for metric in ("f1", "error")
     }  # the selection's estimate beside each test figure
     parts = []
-    for certification_id, rows in report.certifications.groupby("certification_id", sort=False):
+    for certification_id, rows in report.certifications.groupby(CertificationColumn.CERTIFICATION_ID, sort=False):
         first = rows.iloc[0]
         forced = (
             " <strong>Forced on a test set used before: the bounds are biased (sequential testing).</strong>"

@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import pandas as pd
 
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
+
+S, R = SelectionColumn, CertificationColumn
 
 KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
     "sweeps": [ResultColumn.SWEEP_ID, "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
-    "selections": ["selection_id", ResultColumn.SWEEP_ID, "mode", "objective", "categories", ResultColumn.CREATED_AT],
+    "selections": [S.SELECTION_ID, S.SWEEP_ID, S.MODE, "objective", "categories", S.CREATED_AT],
     "certifications": [
-        "certification_id",
-        "selection_id",
-        "test_split",
-        "independent",  # False: the sweep's held-out estimates were scored on the test split
-        "n_test",
+        R.CERTIFICATION_ID,
+        R.SELECTION_ID,
+        R.TEST_SPLIT,
+        R.INDEPENDENT,  # False: the sweep's held-out estimates were scored on the test split
+        R.N_TEST,
         "micro_f1",
-        ResultColumn.CREATED_AT,
+        R.CREATED_AT,
     ],
     "drift": [ResultColumn.RUN_ID, ResultColumn.SWEEP_ID, "newest_batch", "verdicts", ResultColumn.CREATED_AT],
 }
@@ -69,7 +71,7 @@ def _selections(store) -> pd.DataFrame:
     frame = store.selections()
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS["selections"])
-    first = _first_per(frame, "selection_id")
+    first = _first_per(frame, S.SELECTION_ID)
     first["objective"] = [_objective(row) for _, row in first.iterrows()]
     first["categories"] = first["rows"]
     return _with_columns(first, "selections")
@@ -77,7 +79,7 @@ def _selections(store) -> pd.DataFrame:
 
 def _objective(row: pd.Series) -> str | None:
     """e.g. "f1 of span" (at rho 2: "f1 of xa rho=2")."""
-    metric, estimator, rho = row.get("metric"), row.get("estimator"), row.get(ResultColumn.RHO)
+    metric, estimator, rho = row.get(S.METRIC), row.get(S.ESTIMATOR), row.get(S.RHO)
     if not isinstance(metric, str) or not isinstance(estimator, str):
         return None
     rho_text = "" if rho is None or pd.isna(rho) or float(rho) == 1.0 else f" rho={float(rho):g}"
@@ -88,9 +90,9 @@ def _certifications(store) -> pd.DataFrame:
     frame = store.certifications()
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS["certifications"])
-    first = _first_per(frame, "certification_id")
-    micro = frame[_column(frame, "scope") == "micro"].set_index("certification_id")
-    first["micro_f1"] = [micro["f1"].get(c) if "f1" in micro else None for c in first["certification_id"]]
+    first = _first_per(frame, R.CERTIFICATION_ID)
+    micro = frame[_column(frame, R.SCOPE) == CertificationScope.MICRO].set_index(R.CERTIFICATION_ID)
+    first["micro_f1"] = [micro[R.F1].get(c) if R.F1 in micro else None for c in first[R.CERTIFICATION_ID]]
     return _with_columns(first, "certifications")
 
 
@@ -133,8 +135,8 @@ def certifications_of(store, selection_id: str) -> pd.DataFrame:
     frame = store.certifications(selection_id=selection_id)
     if frame.empty:
         return pd.DataFrame()
-    frame["_scope"] = frame["scope"].map({"category": 0, "micro": 1, "macro": 2}) if "scope" in frame else 0
-    frame = frame.sort_values(
-        [ResultColumn.CREATED_AT, "certification_id", "_scope", ResultColumn.CATEGORY], kind="mergesort"
+    frame["_scope"] = (
+        frame[R.SCOPE].map({scope: i for i, scope in enumerate(CertificationScope)}) if R.SCOPE in frame else 0
     )
+    frame = frame.sort_values([R.CREATED_AT, R.CERTIFICATION_ID, "_scope", R.CATEGORY], kind="mergesort")
     return frame.drop(columns="_scope").reset_index(drop=True)

@@ -19,6 +19,8 @@ from xialpha.features.preprocessing import Preprocessing
 from xialpha.reports.formatting import missing
 from xialpha.storage.schema import PP_PREFIX, ResultColumn
 
+# The columns a configuration's label is made of, in its order.
+CONFIG_PARTS = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.C, ResultColumn.J)
 # The preprocessing parameters that are fractions (max_df), shown with a point.
 REAL_PARAMETERS = {field.name for field in fields(Preprocessing) if field.type == "float"}
 
@@ -62,13 +64,21 @@ class ConfigLabels:
         """The label of a results or selection row; prefix "runner_up_" labels a selection's runner-up."""
         if missing(row.get(f"{prefix}preprocessing_id")):
             return "-"
-        return self.config(
-            row[f"{prefix}preprocessing_id"], row[f"{prefix}kernel_id"], row[f"{prefix}C"], row[f"{prefix}j"]
-        )
+        return self.config(*(row[f"{prefix}{name}"] for name in CONFIG_PARTS))
 
     def column(self, frame: pd.DataFrame, prefix: str = "") -> list[str]:
-        """The labels of the rows of `frame` (see of_row)."""
-        return [self.of_row(row, prefix) for _, row in frame.iterrows()]
+        """The labels of the rows of `frame` (see of_row), each distinct configuration labelled once."""
+        if f"{prefix}preprocessing_id" not in frame:
+            return ["-"] * len(frame)
+        parts = [frame[f"{prefix}{name}"].tolist() for name in CONFIG_PARTS]
+        labels: dict[tuple, str] = {}
+        out = []
+        for config in zip(*parts):
+            label = labels.get(config)
+            if label is None:
+                label = labels[config] = "-" if missing(config[0]) else self.config(*config)
+            out.append(label)
+        return out
 
     def key(self, frame: pd.DataFrame, prefixes: tuple[str, ...] = ("",)) -> pd.DataFrame:
         """Columns part, label, parameters: each preprocessing and kernel the rows of `frame` name

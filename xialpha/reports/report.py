@@ -24,14 +24,17 @@ from xialpha.reports.formatting import minute, objective_text
 from xialpha.reports.inventory import certifications_of
 from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.comparison import SelectionComparison, compare_selections
-from xialpha.selection.edges import grid_position, with_grid_edges
+from xialpha.selection.edges import grid_edges, with_grid_edges
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import SIMPLER, SUPPORT_VECTORS, VALUE, rank
 from xialpha.selection.records import newest_selection, read_selection
+from xialpha.selection.selected import Selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import CertificationColumn, ResultColumn, SelectionColumn
 from xialpha.version import __version__
+
+S = SelectionColumn
 
 GROUP = (ResultColumn.CATEGORY, ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
 BOUND_RHO = 2.0  # xi-alpha with rho = 2 bounds the LOO error: its flagged examples are the LOO candidates
@@ -49,9 +52,10 @@ def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigL
     labels = labels or sweep_labels(results)
     rows = at_rho(results, objective.rho)
     curves = rows[list(GROUP) + [ResultColumn.C]].copy()
+    parts = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
+    groups: dict[tuple, str] = {}  # each group labelled once
     curves["label"] = [
-        labels.group(p, k, j)
-        for p, k, j in zip(rows[ResultColumn.PREPROCESSING_ID], rows[ResultColumn.KERNEL_ID], rows[ResultColumn.J])
+        groups.get(key) or groups.setdefault(key, labels.group(*key)) for key in zip(*(rows[c].tolist() for c in parts))
     ]
     curves["estimate"] = objective.values(objective.counts(rows))
     curves["held_out"] = metric_values(
@@ -82,53 +86,43 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     held = curves.dropna(subset=["held_out"]).groupby(list(GROUP))["held_out"]
     best_held = (held.max() if objective.maximise else held.min()).rename("best_held_out")
     best = best.join(best_held, on=list(GROUP))
-    means = candidates.groupby([*GROUP, ResultColumn.C])["estimate"].mean()  # by group, then C
-    spans = means.groupby(level=list(range(len(GROUP))), sort=False).indices
-    positions = [
-        grid_position(means.iloc[spans[key]].droplevel(list(range(len(GROUP)))), C, objective.maximise)
-        for key, C in zip(best[list(GROUP)].itertuples(index=False, name=None), best[ResultColumn.C].astype(float))
-    ]
+    at_edge, flat = grid_edges(best, candidates, "estimate", objective.maximise)
     out = best.rename(columns={ResultColumn.C: "best_C"})
-    out["at_edge"] = [at_edge for at_edge, _ in positions]
-    out["flat"] = [flat for _, flat in positions]
+    out["at_edge"] = at_edge
+    out["flat"] = flat
     return out.reindex(columns=columns)
 
 
 def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
     """Per category: training examples n, the mean and max over configs of xa_d at rho = 2
-    (examples that may be LOO errors, the retrainings an exact LOO needs at most) and, where
-    exact LOO ran, the mean retrainings it actually made."""
+    (examples that may be LOO errors, the retrainings an exact LOO needs at most), where exact LOO
+    ran the mean retrainings it actually made, and the positive training examples n_pos."""
     flagged = estimator_counts(results, "xa")  # per row, computed once for every category
     bound = (flagged["d_pos"] + flagged["d_neg"]).to_numpy(dtype=float)
     at_bound_rho = np.zeros(len(results), dtype=bool)
     at_bound_rho[at_rho(results.reset_index(drop=True), BOUND_RHO).index] = True
     retrains = pd.to_numeric(results.get(LOO_RETRAINS, pd.Series(np.nan, index=results.index)), errors="coerce")
-    retrains_values, n_values = retrains.to_numpy(dtype=float), results[ResultColumn.N].to_numpy()
-    out = []
-    for category, positions in sorted(results.groupby(ResultColumn.CATEGORY).indices.items()):
-        candidates = pd.Series(bound[positions[at_bound_rho[positions]]]).dropna()
-        retrained = pd.Series(retrains_values[positions]).dropna()
-        out.append(
-            {
-                ResultColumn.CATEGORY: category,
-                ResultColumn.N: int(pd.Series(n_values[positions]).max()),
-                "configs": int(len(candidates)),
-                "candidates_mean": float(candidates.mean()) if len(candidates) else np.nan,
-                "candidates_max": float(candidates.max()) if len(candidates) else np.nan,
-                "loo_retrains_mean": float(retrained.mean()) if len(retrained) else np.nan,
-            }
-        )
-    return pd.DataFrame(
-        out,
-        columns=[
-            ResultColumn.CATEGORY,
-            ResultColumn.N,
-            "configs",
-            "candidates_mean",
-            "candidates_max",
-            "loo_retrains_mean",
-        ],
+    frame = pd.DataFrame(
+        {
+            ResultColumn.CATEGORY: results[ResultColumn.CATEGORY].to_numpy(),
+            ResultColumn.N: pd.to_numeric(results[ResultColumn.N]).to_numpy(),
+            ResultColumn.N_POS: pd.to_numeric(results[ResultColumn.N_POS]).to_numpy(),
+            "bound": np.where(at_bound_rho, bound, np.nan),
+            "retrains": retrains.to_numpy(dtype=float),
+        }
     )
+    by_category = frame.groupby(ResultColumn.CATEGORY, sort=True)
+    out = pd.DataFrame(
+        {
+            ResultColumn.N: by_category[ResultColumn.N].max().astype(int),
+            "configs": by_category["bound"].count().astype(int),
+            "candidates_mean": by_category["bound"].mean(),
+            "candidates_max": by_category["bound"].max(),
+            "loo_retrains_mean": by_category["retrains"].mean(),
+            ResultColumn.N_POS: by_category[ResultColumn.N_POS].max(),
+        }
+    )
+    return out.rename_axis(ResultColumn.CATEGORY).reset_index()
 
 
 @dataclass(frozen=True)
@@ -172,28 +166,27 @@ def report_of(
     with (A: the selection shown, B: `compare`; `xialpha.selection.comparison`). The `xialpha
     report` command and `xialpha.report` both use it."""
     if selection is not None:
-        rows = read_selection(store, selection, sweep)
-        sweep_id = str(rows[ResultColumn.SWEEP_ID].iloc[0])
+        shown: Selection | None = read_selection(store, selection, sweep)
+        sweep_id = shown.sweep_id  # type: ignore[union-attr]
     else:
         sweep_id = choose_sweep(store, sweep)
-        rows = newest_selection(store, sweep_id)
-    report = gather_report(store, sweep_id, rows, explicit=selection is not None, **view)
+        shown = newest_selection(store, sweep_id)
+    report = gather_report(store, sweep_id, shown, explicit=selection is not None, **view)
     if compare is None:
         return report
-    if rows is None:
+    if shown is None:
         raise UserError(
             f"the report of sweep {sweep_id!r} shows no saved selection to compare with {compare!r} "
             "(name a saved one to show, or save one with `xialpha select --save`)",
             parameter="compare",
         )
-    shown = str(rows["selection_id"].iloc[0])
-    return replace(report, comparison=compare_selections(store, shown, compare, ("selection", "compare")))
+    return replace(report, comparison=compare_selections(store, shown.selection_id, compare, ("selection", "compare")))
 
 
 def gather_report(
     store,
     sweep_id: str,
-    selection: pd.DataFrame | None,
+    shown: Selection | None,
     *,
     explicit: bool = False,
     metric: str | None = None,
@@ -201,25 +194,23 @@ def gather_report(
     rho: float | None = None,
     command: str | None = None,
 ) -> Report:
-    """The Report of `sweep_id` showing `selection` (rows of a saved selection, or None);
-    `explicit`: the user named it (else it is the newest per-category one). metric, estimator
-    and rho default to the selection's (its metric unless cost), else f1, the sweep's default
-    estimator and rho 1. `command`: the command line that asked for the report."""
+    """The Report of `sweep_id` showing `shown` (a saved selection, or None); `explicit`: the user
+    named it (else it is the newest per-category one). metric, estimator and rho default to the
+    selection's (its metric unless cost), else f1, the sweep's default estimator and rho 1.
+    `command`: the command line that asked for the report."""
     results = store.read_results_df(sweep_id)
-    first = None if selection is None else selection.iloc[0]
-    metric = metric or (first["metric"] if first is not None and first["metric"] != "cost" else "f1")
-    estimator = estimator or (first["estimator"] if first is not None else default_estimator(results))
-    rho = rho if rho is not None else (float(first[ResultColumn.RHO]) if first is not None else DEFAULT_RHO)
-    chosen_by = None if first is None else Objective.of_selection(first)
+    chosen_by = None if shown is None else shown.objective
+    metric = metric or (chosen_by.metric if chosen_by is not None and chosen_by.metric != "cost" else "f1")
+    estimator = estimator or (chosen_by.estimator if chosen_by is not None else default_estimator(results))
+    rho = rho if rho is not None else (chosen_by.rho if chosen_by is not None else DEFAULT_RHO)
     objective = Objective(
         metric=metric, estimator=estimator, rho=rho, smooth=DEFAULT_SMOOTH if chosen_by is None else chosen_by.smooth
     )
     candidate_rows(results, objective, sweep_id)  # a clear error when there is nothing to show
-    if selection is not None:
-        selection = with_grid_edges(selection, results)
+    selection = None if shown is None else with_grid_edges(shown.rows, results)
     labels = sweep_labels(results)
     curves = estimate_curves(results, objective, labels)
-    certifications = pd.DataFrame() if first is None else certifications_of(store, str(first["selection_id"]))
+    certifications = pd.DataFrame() if shown is None else certifications_of(store, shown.selection_id)
     stored = store.sweep_summary(sweep_id)  # stored when the sweep ended, while its files are unchanged
     failed = stored.rows_failed if stored else len(store.read_results_df(sweep_id, include_failed=True)) - len(results)
     summary = {
@@ -280,7 +271,7 @@ def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: st
     first = selection.iloc[0]
     which = "chosen with --selection" if explicit else "the newest per-category selection of the sweep"
     return (
-        f"selection {first['selection_id']} ({which}, made {minute(first[ResultColumn.CREATED_AT])}); "
+        f"selection {first[S.SELECTION_ID]} ({which}, made {minute(first[S.CREATED_AT])}); "
         "`--selection ID` shows another, `xialpha store ls` lists them"
     )
 
@@ -327,10 +318,10 @@ def _provenance(
     if selection is not None:
         first = selection.iloc[0]
         facts["selection"] = (
-            f"{first['selection_id']}, made {minute(first[ResultColumn.CREATED_AT])} with xialpha "
-            f"{first.get(ResultColumn.XIALPHA_VERSION, '-')}"
+            f"{first[S.SELECTION_ID]}, made {minute(first[S.CREATED_AT])} with xialpha "
+            f"{first.get(S.XIALPHA_VERSION, '-')}"
         )
-    groups = certifications.groupby("certification_id", sort=False) if len(certifications) else []
+    groups = certifications.groupby(CertificationColumn.CERTIFICATION_ID, sort=False) if len(certifications) else []
     for certification_id, rows in groups:
         facts[f"certification {certification_id}"] = (
             f"made {minute(rows[ResultColumn.CREATED_AT].iloc[0])} "

@@ -20,7 +20,16 @@ from xialpha.printable import printable
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.verdicts import verdicts
-from xialpha.storage.schema import P_VALUES, SELECTION_ESTIMATES, ResultColumn
+from xialpha.storage.schema import (
+    P_VALUES,
+    SELECTION_ESTIMATES,
+    CertificationColumn,
+    ResultColumn,
+    SelectionColumn,
+    SelectionMode,
+)
+
+S = SelectionColumn
 
 P_VALUE_HEADERS = dict(zip(P_VALUES, ("p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'")))
 NOT_INDEPENDENT = "* not an independent test: the sweep's held-out estimates used this split"
@@ -80,27 +89,27 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     the runner-up ("tie": ranked equal; all p-values and estimates with `wide`)."""
     rows = rows.reset_index(drop=True)
     first = rows.iloc[0]
-    what = objective_text(first["metric"], first["estimator"], first[ResultColumn.RHO])
-    if not missing(first.get("smooth_c")) and bool(first["smooth_c"]):
+    what = objective_text(first[S.METRIC], first[S.ESTIMATOR], first[S.RHO])
+    if not missing(first.get(S.SMOOTH_C)) and bool(first[S.SMOOTH_C]):
         what += ", averaged over C neighbours"
-    if first["mode"] == "global":
-        what += f", {first['average']} average {number(first['selection_value'])}"
+    if first[S.MODE] == SelectionMode.GLOBAL:
+        what += f", {first[S.AVERAGE]} average {number(first[S.SELECTION_VALUE])}"
     words = dict(zip(rows.index, verdicts(rows)))
     columns = [
-        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        Column("category", lambda r: str(r[S.CATEGORY]), text=True),
         Column("config", labels.of_row, text=True),
-        Column("value", lambda r: number(r["value"])),
+        Column("value", lambda r: number(r[S.VALUE])),
         Column("F1 %", lambda r: percent(r[SELECTION_ESTIMATES["f1"]]), wide=True),
         Column("error %", lambda r: percent(r[SELECTION_ESTIMATES["error"]]), wide=True),
         Column("runner-up config", lambda r: labels.of_row(r, "runner_up_"), text=True, wide=True),
-        Column("runner-up", lambda r: number(r["runner_up_value"])),
+        Column("runner-up", lambda r: number(r[S.RUNNER_UP_VALUE])),
         *[
             Column(P_VALUE_HEADERS[name], lambda r, name=name: p_value(r.get(name)), wide=name != P_VALUES[0])
             for name in P_VALUES
         ],
         Column("significant", lambda r: words[r.name], text=True),
     ]
-    return rich_table(f"selection {first['selection_id']}: {what}", columns, rows, wide)
+    return rich_table(f"selection {first[S.SELECTION_ID]}: {what}", columns, rows, wide)
 
 
 def comparison_table(comparison, rows: list, wide: bool = False):
@@ -183,16 +192,16 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("last run (UTC)", when("last_created_at")),
         ],
         "selections": [
-            Column("selection", text("selection_id"), text=True, identifier=True),
-            Column("sweep", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
-            Column("mode", text("mode"), text=True),
+            Column("selection", text(S.SELECTION_ID), text=True, identifier=True),
+            Column("sweep", text(S.SWEEP_ID), text=True, identifier=True),
+            Column("mode", text(S.MODE), text=True),
             Column("by", text("objective"), text=True),
             Column("categories", text("categories"), wide=True),
             Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True),
         ],
         "certifications": [
-            Column("certification", text("certification_id"), text=True, identifier=True),
-            Column("selection", text("selection_id"), text=True, identifier=True),
+            Column("certification", text(CertificationColumn.CERTIFICATION_ID), text=True, identifier=True),
+            Column("selection", text(CertificationColumn.SELECTION_ID), text=True, identifier=True),
             Column("split", lambda r: str(r["test_split"]) + ("*" if reused(r) else ""), text=True),
             Column("n", text("n_test"), wide=True),
             Column("micro F1 %", lambda r: percent(r["micro_f1"])),

@@ -4,12 +4,16 @@ word per category (`verdicts`), the lines under the table that explain them (`le
 
 from __future__ import annotations
 
+import textwrap
+
 import pandas as pd
 
 from xialpha.reports.formatting import cost_text, number
-from xialpha.reports.frames import significant, ties
+from xialpha.reports.frames import flags, ties
 from xialpha.selection.objective import MAXIMISED
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import ResultColumn, SelectionColumn
+
+S = SelectionColumn
 
 LINE = 80  # characters: the longest line under a table
 EDGE_WORDS = {  # at_edge -> what a line of them says (after the categories it names)
@@ -18,14 +22,16 @@ EDGE_WORDS = {  # at_edge -> what a line of them says (after the categories it n
 }
 FLAT_WORDS = "flat, no signal at any C: add documents, not C values"
 BELOW_WORDS = "behind the runner-up's value; won on its C neighbours' average"
+UNTESTED_WORDS = "no test ran, so no runner-up is counted significant:"
 
 
 def verdicts(rows: pd.DataFrame) -> list[str]:
     """Per selection row: "yes" (a test separates the choice from its first runner-up), "no",
-    "tie" (`frames.ties`: the same estimate, or ranked equal), "-" (no runner-up to test against)."""
+    "tie" (`frames.ties`: the same estimate, or ranked equal), "-" (no test ran: no runner-up to
+    test against, or no per-example vectors to test with; `untested_lines` says why)."""
     return [
         "tie" if not pd.isna(tie) and tie else "-" if pd.isna(flag) else "yes" if flag else "no"
-        for flag, tie in zip(significant(rows["not_significant"]), ties(rows))
+        for flag, tie in zip(flags(rows[S.SIGNIFICANT]), ties(rows))
     ]
 
 
@@ -36,27 +42,43 @@ def legend(rows: pd.DataFrame) -> list[str]:
     most LINE characters (a category name longer than a line excepted)."""
     first = rows.iloc[0]
     words = verdicts(rows)
-    lines = [f"p: chance of a gap this large between equal configs; significant: a p < {number(first['alpha'])}"]
+    lines = [f"p: chance of a gap this large between equal configs; significant: a p < {number(first[S.ALPHA])}"]
     if "tie" in words:
         lines.append("tie: same estimate as the runner-up; C neighbours or simplicity decided")
-    if "yes" not in words:
+    tested = ~flags(rows[S.SIGNIFICANT]).isna()
+    if "yes" not in words and tested.any():
         lines.append("no choice is significant: its runners-up do as well; keep it or add documents")
+    lines.extend(untested_lines(rows))
     below = _below_runner_up(rows, words)
     if below:
         lines.append(_naming(below, BELOW_WORDS))
-    if first["metric"] == "cost":
-        lines.append(cost_text(first["cost_fn"], first["cost_fp"]))
+    if first[S.METRIC] == "cost":
+        lines.append(cost_text(first[S.COST_FN], first[S.COST_FP]))
     return lines + edge_lines(rows)
+
+
+def untested_lines(rows: pd.DataFrame) -> list[str]:
+    """Per reason some runners-up went untested (`untested`), a line naming the categories ("-" in
+    the table: no test ran, so none is counted significant) and the reason, wrapped at LINE."""
+    if S.UNTESTED not in rows:
+        return []
+    reasons = rows[S.UNTESTED]
+    lines = []
+    for reason in dict.fromkeys(reasons.dropna()):
+        named = [str(c) for c in rows.loc[reasons == reason, ResultColumn.CATEGORY]]
+        lines.append(_naming(named, UNTESTED_WORDS))
+        lines.extend(textwrap.wrap(str(reason), LINE, initial_indent="  ", subsequent_indent="  "))
+    return lines
 
 
 def _below_runner_up(rows: pd.DataFrame, words: list[str]) -> list[str]:
     """The categories whose choice, ranked by its average with its C neighbours' (smooth_c), has a
     worse own estimate (`value`) than its first runner-up's, ties apart: the table shows both."""
     first = rows.iloc[0]
-    if pd.isna(first.get("smooth_c")) or not bool(first["smooth_c"]):
+    if pd.isna(first.get(S.SMOOTH_C)) or not bool(first[S.SMOOTH_C]):
         return []
-    sign = 1.0 if MAXIMISED.get(str(first["metric"]), True) else -1.0
-    gap = sign * (pd.to_numeric(rows["value"]) - pd.to_numeric(rows["runner_up_value"]))
+    sign = 1.0 if MAXIMISED.get(str(first[S.METRIC]), True) else -1.0
+    gap = sign * (pd.to_numeric(rows[S.VALUE]) - pd.to_numeric(rows[S.RUNNER_UP_VALUE]))
     return [str(c) for c, g, word in zip(rows[ResultColumn.CATEGORY], gap, words) if g < 0 and word != "tie"]
 
 

@@ -22,7 +22,6 @@ import pandas as pd
 from xialpha.selection.edges import EDGES, GRID, with_grid_edges
 from xialpha.selection.objective import Objective
 from xialpha.selection.options import SelectionOptions
-from xialpha.selection.records import records_frame, selection_records
 from xialpha.selection.selector import at_rho, default_estimator, select
 from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.schema import ResultColumn
@@ -77,7 +76,7 @@ def _settled(grid: pd.DataFrame, at_edge: str) -> bool:
 
 def ladder_steps(selection: pd.DataFrame, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, Step]:
     """{(category, preprocessing_id, kernel_id, j): its next Step} for the C grid of each choice of
-    `selection` (selection rows, one per category) in `results` (the sweep's rows)."""
+    `selection` (a `Selection`'s rows, one per category) in `results` (the sweep's rows)."""
     if selection.empty:
         return {}
     objective = Objective.of_selection(selection.iloc[0])
@@ -114,4 +113,4 @@ def auto_steps(results: pd.DataFrame, sweep_id: str, limit: int, factor: float) 
     selection (what `xialpha select` with no option chooses) of `results`, the sweep's stored rows."""
     objective = SelectionOptions().objective(default_estimator(results))
     selection = select(results, objective, sweep_id=sweep_id, runners_up=0)
-    return ladder_steps(records_frame(selection_records(selection, "auto")), results, limit, factor)
+    return ladder_steps(selection.rows, results, limit, factor)

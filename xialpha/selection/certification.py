@@ -25,8 +25,9 @@ import functools
 import operator
 import secrets
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -47,7 +48,15 @@ from xialpha.selection.bounds import (
 from xialpha.selection.claims import claim_content, heartbeat, holder_ended
 from xialpha.selection.objective import metric_values
 from xialpha.spec.stored import sweep_spec
-from xialpha.storage.schema import METRICS, ResultColumn
+from xialpha.storage.rows import Certification, CertificationRow, certification_columns
+from xialpha.storage.schema import (
+    CERTIFICATION_BOUNDS,
+    METRICS,
+    CertificationColumn,
+    CertificationScope,
+    ResultColumn,
+    SelectionColumn,
+)
 from xialpha.storage.validate import typed_frame
 from xialpha.version import __version__
 
@@ -59,6 +68,8 @@ if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries
 
 DATASET = "certifications"
+R = CertificationColumn
+MICRO, MACRO = "(micro)", "(macro)"  # the category of the rows of the averages
 SEQUENTIAL_WARNING = (
     "warning: this test split was already used by {count} certification(s) ({ids}). Testing again and keeping "
     "the better result biases effectiveness estimates upward (sequential testing, Webber et al. 2013): the bounds "
@@ -100,13 +111,13 @@ def start_run(
     claim stands without rows when it has ended (see `xialpha.selection.claims`) and certified the
     same selection. UserError when the test set was used (unless forced), or is being used now."""
     stored = store.certifications(test_fingerprint=test_fingerprint)
-    previous = set() if stored.empty else set(stored["certification_id"])
+    previous = set() if stored.empty else set(stored[R.CERTIFICATION_ID])
     claim = store.claims.test_set_claim(test_fingerprint)
-    holder = None if claim is None else str(claim.get("certification_id", "(unnamed claim)"))
+    holder = None if claim is None else str(claim.get(R.CERTIFICATION_ID, "(unnamed claim)"))
     if claim is not None and holder is not None and holder not in previous:
         ended = holder_ended(claim, store.claims.test_set_beat(test_fingerprint))
         if not force:
-            _check_pending(claim, holder, ended, str(rows["selection_id"].iloc[0]))
+            _check_pending(claim, holder, ended, str(rows[SelectionColumn.SELECTION_ID].iloc[0]))
             warnings.warn(
                 f"resuming certification {holder}, which claimed this test set and ended before it stored "
                 f"its rows ({ended}): with its confidence, draws and seed",
@@ -114,7 +125,7 @@ def start_run(
                 stacklevel=4,
             )
             store.claims.beat_test_set(test_fingerprint, None)  # the ended one's last heartbeat
-            return Run(holder, float(claim["confidence"]), int(claim["draws"]), int(claim["seed"]), [], None)
+            return Run(holder, float(claim[R.CONFIDENCE]), int(claim[R.DRAWS]), int(claim["seed"]), [], None)
         previous.add(holder)
     warning = check_sealed(sorted(previous), force)
     if warning:
@@ -122,11 +133,16 @@ def start_run(
         return Run(new_certification_id(), confidence, draws, seed, sorted(previous), None)
     certification_id = new_certification_id()
     content = claim_content(
-        certification_id, str(rows["selection_id"].iloc[0]), test_split, confidence=confidence, draws=draws, seed=seed
+        certification_id,
+        str(rows[SelectionColumn.SELECTION_ID].iloc[0]),
+        test_split,
+        confidence=confidence,
+        draws=draws,
+        seed=seed,
     )
     path = store.claims.claim_test_set(test_fingerprint, content)
     if path is None:
-        holder = (store.claims.test_set_claim(test_fingerprint) or {}).get("certification_id", "another one")
+        holder = (store.claims.test_set_claim(test_fingerprint) or {}).get(R.CERTIFICATION_ID, "another one")
         raise UserError(
             f"certification {holder} used this test set while this one started; nothing was stored; {SECOND_USE}",
             parameter="test_split",
@@ -148,17 +164,17 @@ def _check_pending(claim: dict, holder: str, ended: str | None, selection_id: st
             parameter="test_split",
             mentions="force=True",
         )
-    if claim.get("selection_id") != selection_id or not {"confidence", "draws", "seed"} <= claim.keys():
+    if claim.get(R.SELECTION_ID) != selection_id or not {R.CONFIDENCE, R.DRAWS, "seed"} <= claim.keys():
         raise UserError(
-            f"certification {holder} of selection {claim.get('selection_id')} claimed this "
+            f"certification {holder} of selection {claim.get(R.SELECTION_ID)} claimed this "
             f"test set and ended before it stored its rows ({ended}); certify selection "
-            f"{claim.get('selection_id')} on it again to resume it with the same draws, or force=True",
+            f"{claim.get(R.SELECTION_ID)} on it again to resume it with the same draws, or force=True",
             parameter="test_split",
             mentions="force=True",
         )
 
 
-def store_certification(store: StoreQueries, rows: list[dict], run: Run) -> None:
+def store_certification(store: StoreQueries, rows: list[CertificationRow], run: Run) -> None:
     """Store a certification's rows; if they cannot be stored, the claim `run` made is withdrawn."""
     try:
         store.add_certification(rows)
@@ -195,26 +211,26 @@ def certification_frame(
     for category, c in counts.items():
         rows.append(
             {
-                ResultColumn.CATEGORY: category,
-                "scope": "category",
-                ResultColumn.CONFIG_KEY: config_keys[category],
+                R.CATEGORY: category,
+                R.SCOPE: CertificationScope.CATEGORY,
+                R.CONFIG_KEY: config_keys[category],
                 **_counts(c),
                 **point_metrics(c),
                 **binomial_bounds(c, confidence),
-                "f1_lower": f1_lower_bound(c, confidence, draws, seed),
+                R.F1_LOWER: f1_lower_bound(c, confidence, draws, seed),
             }
         )
     if counts:
         pooled = functools.reduce(operator.add, counts.values())
         rows.append(
             {
-                ResultColumn.CATEGORY: "(micro)",
-                "scope": "micro",
-                ResultColumn.CONFIG_KEY: None,
+                R.CATEGORY: MICRO,
+                R.SCOPE: CertificationScope.MICRO,
+                R.CONFIG_KEY: None,
                 **_counts(pooled),
                 **point_metrics(pooled),
                 **binomial_bounds(pooled, confidence),
-                "f1_lower": f1_lower_bound(pooled, confidence, draws, seed),
+                R.F1_LOWER: f1_lower_bound(pooled, confidence, draws, seed),
             }
         )
         as_counts = pd.DataFrame(
@@ -225,10 +241,10 @@ def certification_frame(
         )
         rows.append(
             {
-                ResultColumn.CATEGORY: "(macro)",
-                "scope": "macro",
-                ResultColumn.CONFIG_KEY: None,
-                **dict.fromkeys(("tp", "fp", "fn", "tn"), None),
+                R.CATEGORY: MACRO,
+                R.SCOPE: CertificationScope.MACRO,
+                R.CONFIG_KEY: None,
+                **dict.fromkeys((R.TP, R.FP, R.FN, R.TN), None),
                 **{m: float(np.mean(metric_values(as_counts, m))) for m in METRICS},
                 **macro_bounds(list(counts.values()), confidence, draws, seed),
             }
@@ -237,17 +253,31 @@ def certification_frame(
 
 
 def _counts(c: Confusion) -> dict:
-    return {"tp": c.tp, "fp": c.fp, "fn": c.fn, "tn": c.tn}
+    return {R.TP: c.tp, R.FP: c.fp, R.FN: c.fn, R.TN: c.tn}
 
 
-def certification_rows(frame: pd.DataFrame, identity: dict) -> list[dict]:
-    """The rows of `frame` with `identity` columns (certification_id, sweep_id, ...): the
-    "certifications" rows (`xialpha.storage.schema.CERTIFICATION_COLUMNS`)."""
+def certification_rows(frame: pd.DataFrame, certification: Certification) -> list[CertificationRow]:
+    """The rows of `frame` (`certification_frame`) of `certification`, as the store takes them."""
     now = datetime.datetime.now(datetime.UTC)
     return [
-        {**identity, **row, ResultColumn.XIALPHA_VERSION: __version__, ResultColumn.CREATED_AT: now}
+        CertificationRow(
+            certification=certification,
+            category=str(row[R.CATEGORY]),
+            scope=str(row[R.SCOPE]),
+            config_key=_optional(row[R.CONFIG_KEY]),
+            **{name: _optional(row[name], int) for name in (R.TP, R.FP, R.FN, R.TN)},
+            metrics={name: float(row[name]) for name in METRICS},
+            bounds={name: float(row[name]) for name in CERTIFICATION_BOUNDS},
+            xialpha_version=__version__,
+            created_at=now,
+        )
         for row in frame.to_dict("records")
     ]
+
+
+def _optional(value: object, kind: Callable[[Any], Any] = str) -> Any:
+    """`value` as `kind`, None where it is missing."""
+    return None if value is None or pd.isna(value) else kind(value)
 
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
@@ -282,7 +312,10 @@ def certify_selection(
         raise UserError(f"must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}", parameter="draws")
     if seed < 0:
         raise UserError(f"must be >= 0, got {seed}", parameter="seed")
-    sweep_id, selection_id = str(rows[ResultColumn.SWEEP_ID].iloc[0]), str(rows["selection_id"].iloc[0])
+    sweep_id, selection_id = (
+        str(rows[SelectionColumn.SWEEP_ID].iloc[0]),
+        str(rows[SelectionColumn.SELECTION_ID].iloc[0]),
+    )
     data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
     spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
     independent = _check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
@@ -309,22 +342,22 @@ def certify_selection(
         draws=run.draws,
         seed=run.seed,
     )
-    identity = {
-        "certification_id": run.certification_id,
-        ResultColumn.SWEEP_ID: sweep_id,
-        "selection_id": selection_id,
-        "test_split": test_split,
-        "test_fingerprint": test_fingerprint,
-        "n_test": held.n_documents,
-        "confidence": run.confidence,
-        "draws": run.draws,
-        "forced": bool(run.previous),
-        "previous_certifications": len(run.previous),
-        "independent": independent,
-    }
-    rows = certification_rows(frame, identity)
-    store_certification(store, rows, run)
-    return typed_frame(DATASET, rows)
+    certification = Certification(
+        certification_id=run.certification_id,
+        sweep_id=sweep_id,
+        selection_id=selection_id,
+        test_split=test_split,
+        test_fingerprint=test_fingerprint,
+        n_test=held.n_documents,
+        confidence=run.confidence,
+        draws=run.draws,
+        forced=bool(run.previous),
+        previous_certifications=len(run.previous),
+        independent=independent,
+    )
+    certified = certification_rows(frame, certification)
+    store_certification(store, certified, run)
+    return typed_frame(DATASET, [certification_columns(row) for row in certified])
 
 
 def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> bool:

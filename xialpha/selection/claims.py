@@ -23,8 +23,12 @@ from typing import TYPE_CHECKING
 
 import psutil
 
+from xialpha.storage.schema import CertificationColumn
+
 if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries
+
+R = CertificationColumn
 
 HEARTBEAT_SECONDS = 30.0
 STALE_SECONDS = 600.0  # 20 heartbeats missed: ended, for a holder on another host (clocks agreeing within minutes)
@@ -33,13 +37,14 @@ STALE_SECONDS = 600.0  # 20 heartbeats missed: ended, for a holder on another ho
 def claim_content(
     certification_id: str, selection_id: str, test_split: str, *, confidence: float, draws: int, seed: int
 ) -> dict:
-    """What a claim holds: the certification (to resume it with the same draws) and its process."""
+    """What a claim holds: the certification (to resume it with the same draws: named as its
+    columns) and its process."""
     return {
-        "certification_id": certification_id,
-        "selection_id": selection_id,
-        "test_split": test_split,
-        "confidence": confidence,
-        "draws": draws,
+        R.CERTIFICATION_ID: certification_id,
+        R.SELECTION_ID: selection_id,
+        R.TEST_SPLIT: test_split,
+        R.CONFIDENCE: confidence,
+        R.DRAWS: draws,
         "seed": seed,
         "host": socket.gethostname(),
         "pid": os.getpid(),

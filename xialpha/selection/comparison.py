@@ -35,8 +35,9 @@ import pandas as pd
 from xialpha.errors import UserError, did_you_mean
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 from xialpha.selection.records import newest_selection, read_selection
+from xialpha.selection.selected import Selection
 from xialpha.stats import MCNEMAR_EXACT_BELOW, TestResult, macro_sign_test, mcnemar_test, proportion_test
-from xialpha.storage.schema import COUNTS, SELECTION_ESTIMATES, SIZES, ResultColumn
+from xialpha.storage.schema import COUNTS, SELECTION_ESTIMATES, SIZES, ResultColumn, SelectionColumn, SelectionMode
 from xialpha.storage.store import StoreQueries
 
 HELD_OUT = "holdout"  # the estimator that scores the held-out split
@@ -50,7 +51,8 @@ PARTS = {
     "j": ResultColumn.J,
 }
 # The objective's fields, as `Objective.of_selection` reads them, and how a selection was made.
-OBJECTIVE = ("mode", "metric", "estimator", ResultColumn.RHO, "smooth_c", "average", "cost_fn", "cost_fp")
+S = SelectionColumn
+OBJECTIVE = (S.MODE, S.METRIC, S.ESTIMATOR, S.RHO, S.SMOOTH_C, S.AVERAGE, S.COST_FN, S.COST_FP)
 MCNEMAR, P_TEST, SIGN_TEST, NO_TEST = "McNemar", "p-test", "sign test", "none"
 TESTS = {  # what each test is, and why it was the one run: a line each under the table
     MCNEMAR: "McNemar: two-sided, on the held-out documents both were scored on (the same data "
@@ -64,17 +66,28 @@ TESTS = {  # what each test is, and why it was the one run: a line each under th
 
 @dataclass(frozen=True, eq=False)
 class Side:
-    """One side of a comparison: what the user named (`given`), the saved selection it means and
-    its rows (`read_selection`: one per category), the "ok" results rows of the configurations it
-    chose, and their held-out outcomes where stored (`errors`: config key -> (m,) bool "counted as
-    an error", one per held-out document)."""
+    """One side of a comparison: what the user named (`given`), the saved selection it means
+    (`read_selection`), the "ok" results rows of the configurations it chose, and their held-out
+    outcomes where stored (`errors`: config key -> (m,) bool "counted as an error", one per
+    held-out document)."""
 
     given: str
-    selection_id: str
-    sweep_id: str
-    rows: pd.DataFrame
+    selection: Selection
     results: pd.DataFrame
     errors: dict[str, np.ndarray]
+
+    @property
+    def selection_id(self) -> str:
+        return self.selection.selection_id
+
+    @property
+    def sweep_id(self) -> str:
+        return self.selection.sweep_id
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The selection's rows, one per category."""
+        return self.selection.rows
 
 
 @dataclass(frozen=True)
@@ -199,29 +212,29 @@ def resolve_side(store: StoreQueries, given: str, parameter: str) -> Side:
         raise UserError(f"give a selection id or a sweep id, got {given!r}", parameter=parameter)
     sweep_ids = store.sweep_ids()
     if not store.selections(selection_id=given).empty:
-        rows = read_selection(store, given)
+        selection = read_selection(store, given)
     elif given in sweep_ids:
         found = newest_selection(store, given)
-        rows = found if found is not None else newest_selection(store, given, "global")
-        if rows is None:
+        newest = found if found is not None else newest_selection(store, given, SelectionMode.GLOBAL)
+        if newest is None:
             raise UserError(
                 f"sweep {given!r} has no saved selection (`xialpha select --sweep {given} --save` stores one)",
                 parameter=parameter,
             )
+        selection = newest
     else:
         stored = store.selections()
-        selections = [] if stored.empty else sorted(set(stored["selection_id"]), reverse=True)
+        selections = [] if stored.empty else sorted(set(stored[S.SELECTION_ID]), reverse=True)
         raise UserError(
             f"no selection or sweep {given!r} in store {store.uri}"
             f"{did_you_mean(given, [*sweep_ids, *selections], listing='sweeps, then selections newest first')}",
             parameter=parameter,
         )
-    sweep_id = str(rows[ResultColumn.SWEEP_ID].iloc[0])
-    results = store.read_results_df(sweep_id)
-    keys = list(rows[ResultColumn.CONFIG_KEY])
+    results = store.read_results_df(selection.sweep_id)
+    keys = list(selection.rows[S.CONFIG_KEY])
     chosen = results[results[ResultColumn.CONFIG_KEY].isin(keys)] if len(results) else results
-    errors = store.read_examples(keys, HELD_OUT, sweep_id=sweep_id)
-    return Side(given, str(rows["selection_id"].iloc[0]), sweep_id, rows, chosen.reset_index(drop=True), errors)
+    errors = store.read_examples(keys, HELD_OUT, sweep_id=selection.sweep_id)
+    return Side(given, selection, chosen.reset_index(drop=True), errors)
 
 
 def _category(
@@ -418,7 +431,7 @@ def _decisions(held: pd.Series | None, outcomes: tuple[np.ndarray, np.ndarray] |
 
 
 def _value(row: pd.Series | None) -> float:
-    return float("nan") if row is None else float(row["value"])
+    return float("nan") if row is None else float(row[S.VALUE])
 
 
 def _pooled_estimate(rows: pd.DataFrame, first: pd.Series) -> float:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.selection.objective import Objective
-from xialpha.selection.selector import at_rho
+from xialpha.selection.selector import rho_mask
 from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.schema import ResultColumn
 
@@ -35,13 +35,27 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     if frame.empty:
         return frame.assign(at_edge=pd.Series(dtype=object), flat=pd.Series(dtype=bool))
     objective = Objective.of_selection(frame.iloc[0])
-    rows = at_rho(results, objective.rho)
-    rows = rows.assign(_value=objective.row_values(rows)).dropna(subset=["_value"])
+    at = rho_mask(results, objective.rho)
+    estimates = pd.DataFrame({column: results[column].to_numpy()[at] for column in (*GRID, ResultColumn.C)})
+    estimates["_value"] = objective.row_values(results)[at]  # the columns the grids need, not every column
+    at_edge, flat = grid_edges(frame, estimates.dropna(subset=["_value"]), "_value", objective.maximise)
+    frame["at_edge"] = pd.Series(at_edge, index=frame.index, dtype=object)
+    frame["flat"] = pd.Series(flat, index=frame.index, dtype=bool)
+    return frame
+
+
+def grid_edges(
+    chosen: pd.DataFrame, estimates: pd.DataFrame, value: str, maximise: bool
+) -> tuple[list[str | None], np.ndarray]:
+    """(at_edge, flat) of each row of `chosen` (columns GRID and C; N_BOUNDED_SV, when it has it,
+    applies the hard-margin rule) on its C grid: the rows of `estimates` alike in GRID, whose
+    `value` column holds finite estimates (larger better when `maximise`; several at one C are
+    averaged). at_edge: (rows,) "low", "high" or None; flat: (rows,) bool."""
     # by grid, then C
-    points = rows.groupby([*GRID, ResultColumn.C], sort=True, dropna=False)["_value"].mean().reset_index()
+    points = estimates.groupby([*GRID, ResultColumn.C], sort=True, dropna=False)[value].mean().reset_index()
     grid = points.groupby(list(GRID), sort=False, dropna=False).ngroup().to_numpy()
     C = points[ResultColumn.C].to_numpy(dtype=float)
-    rounded = points["_value"].to_numpy(dtype=float).round(VALUE_DECIMALS) * (1.0 if objective.maximise else -1.0)
+    rounded = points[value].to_numpy(dtype=float).round(VALUE_DECIMALS) * (1.0 if maximise else -1.0)
     start = np.r_[True, grid[1:] != grid[:-1]].nonzero()[0]  # each grid's first point (in grid order)
     end = np.r_[start[1:], len(points)]  # one past its last
     second, before_last = np.minimum(start + 1, end - 1), np.maximum(end - 2, start)
@@ -54,8 +68,8 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     grids["_rises_from_low"] = rounded[start] >= rounded[second]
     grids["_high"] = C[end - 1]
     grids["_rises_to_high"] = rounded[end - 1] >= rounded[before_last]
-    found = frame[list(GRID)].merge(grids, on=list(GRID), how="left")  # keeps frame's order
-    chosen_C = frame[ResultColumn.C].to_numpy(dtype=float)
+    found = chosen[list(GRID)].merge(grids, on=list(GRID), how="left")  # keeps chosen's order
+    chosen_C = chosen[ResultColumn.C].to_numpy(dtype=float)
     n = found["_n"].fillna(0).to_numpy()
     on_grid = n >= 2
     flat = on_grid & found["_flat"].fillna(False).to_numpy(dtype=bool)
@@ -67,25 +81,17 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     )
     high = sloped & ~low & np.isclose(chosen_C, found["_high"].to_numpy(dtype=float))
     high &= found["_rises_to_high"].fillna(False).to_numpy(dtype=bool)
-    if ResultColumn.N_BOUNDED_SV in frame:  # no alpha at its bound: every larger C fits the same (a hard margin)
-        high &= ~(pd.to_numeric(frame[ResultColumn.N_BOUNDED_SV]) == 0).to_numpy(dtype=bool)
+    if ResultColumn.N_BOUNDED_SV in chosen:  # no alpha at its bound: every larger C fits the same (a hard margin)
+        high &= ~(pd.to_numeric(chosen[ResultColumn.N_BOUNDED_SV]) == 0).to_numpy(dtype=bool)
     edge = [EDGES[0] if is_low else EDGES[1] if is_high else None for is_low, is_high in zip(low, high)]
-    frame["at_edge"] = pd.Series(edge, index=frame.index, dtype=object)
-    frame["flat"] = pd.Series(flat, index=frame.index, dtype=bool)
-    return frame
+    return edge, flat
 
 
 def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[str | None, bool]:
-    """(at_edge, flat) of C on a grid: `values` the estimates (finite) indexed by the grid's C,
-    larger better when `maximise`; (None, False) on a grid of fewer than two C."""
-    values = values.sort_index()
-    rounded = values.to_numpy(dtype=float).round(VALUE_DECIMALS) * (1.0 if maximise else -1.0)
-    if len(values) < 2:
-        return None, False
-    if np.unique(rounded).size == 1:
-        return None, True
-    if np.isclose(C, values.index[0]) and rounded[0] >= rounded[1]:
-        return EDGES[0], False
-    if np.isclose(C, values.index[-1]) and rounded[-1] >= rounded[-2]:
-        return EDGES[1], False
-    return None, False
+    """(at_edge, flat) of C on one grid: `values` the estimates (finite) indexed by the grid's C,
+    larger better when `maximise` (`grid_edges`); (None, False) on a grid of fewer than two C."""
+    grid = dict.fromkeys(GRID, 0)  # one grid
+    estimates = pd.DataFrame({ResultColumn.C: values.index.to_numpy(dtype=float), "value": values.to_numpy()})
+    chosen = pd.DataFrame({ResultColumn.C: [C]})
+    at_edge, flat = grid_edges(chosen.assign(**grid), estimates.assign(**grid), "value", maximise)
+    return at_edge[0], bool(flat[0])

@@ -29,7 +29,7 @@ import pandas as pd
 from xialpha.errors import UserError
 from xialpha.estimators.metrics import metrics_from_counts
 from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
-from xialpha.storage.schema import ResultColumn, estimate_column, size_columns
+from xialpha.storage.schema import ResultColumn, SelectionColumn, estimate_column, size_columns
 
 # The selection's options (the command line's parser reads them; the estimators are the registry's).
 DEFAULT_ESTIMATOR = DEFAULT  # span: what a selection uses unless told otherwise
@@ -80,14 +80,15 @@ class Objective:
     def of_selection(cls, row: Mapping[str, Any]) -> Objective:
         """The objective a stored selection row (a mapping: "selections" columns) was chosen by; a
         selection stored before smoothing existed (smooth_c null) was ranked without it."""
-        smooth = row.get("smooth_c")
+        smooth = row.get(SelectionColumn.SMOOTH_C)
+        average = row.get(SelectionColumn.AVERAGE)
         return cls(
-            metric=row["metric"],
-            estimator=row["estimator"],
-            rho=float(row[ResultColumn.RHO]),
-            average=row["average"] if isinstance(row.get("average"), str) else "macro",
-            cost_fn=float(row["cost_fn"]),
-            cost_fp=float(row["cost_fp"]),
+            metric=row[SelectionColumn.METRIC],
+            estimator=row[SelectionColumn.ESTIMATOR],
+            rho=float(row[SelectionColumn.RHO]),
+            average=average if isinstance(average, str) else "macro",
+            cost_fn=float(row[SelectionColumn.COST_FN]),
+            cost_fp=float(row[SelectionColumn.COST_FP]),
             smooth=False if smooth is None or pd.isna(smooth) else bool(smooth),
         )
 

@@ -23,13 +23,15 @@ import pandas as pd
 
 from xialpha.selection.objective import Objective
 from xialpha.selection.smoothing import VALUE_DECIMALS, smoothed_over_c
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import ResultColumn, SelectionColumn
 
-VALUE = "value"  # the candidate's value of the objective (larger better when it maximises)
-SELECTION_VALUE = "selection_value"  # what it is ranked by
+VALUE = SelectionColumn.VALUE  # the candidate's value of the objective (larger better when it maximises)
+SELECTION_VALUE = SelectionColumn.SELECTION_VALUE  # what it is ranked by
 SUPPORT_VECTORS = "total_sv"  # its support vectors (summed over categories for a shared configuration)
 KEY = "key"  # a text naming the candidate, for a stable order among otherwise equal ones
 RANK = "rank"  # 1 + the number of candidates ranked better (of the same `within` group)
+PLACE = "place"  # 0 for the best of its `within` group, 1 for the next, ... (`best_first`)
+ROW = "row"  # a candidate's position in the result rows it is (`result_candidates`)
 
 SHARED_CONFIG = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.C, ResultColumn.J)
 # one category's configurations that differ only in C: a curve smoothed over C
@@ -115,32 +117,45 @@ def _ranks(score: np.ndarray, within: list[np.ndarray]) -> np.ndarray:
 
 
 def result_candidates(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
-    """Result rows as candidates: `rows` with VALUE (the objective's), SUPPORT_VECTORS (n_sv) and
-    KEY (config_key), without the rows whose value is NaN (never a candidate)."""
-    candidates = rows.assign(
-        **{
-            VALUE: objective.row_values(rows),
-            SUPPORT_VECTORS: pd.to_numeric(rows[ResultColumn.N_SV], errors="coerce")
-            if ResultColumn.N_SV in rows
-            else np.nan,
-            KEY: rows[ResultColumn.CONFIG_KEY],
-        }
-    )
-    return candidates.dropna(subset=[VALUE])
+    """Result rows as candidates, in the columns a ranking reads: category, SMOOTH_GROUP, C, VALUE
+    (the objective's), SUPPORT_VECTORS (n_sv), KEY (config_key) and ROW (the row's position in
+    `rows`); without the rows whose value is NaN (never a candidate)."""
+    columns = [ResultColumn.CATEGORY, *SMOOTH_GROUP, ResultColumn.C]
+    candidates = pd.DataFrame({column: rows[column].to_numpy() for column in columns})
+    candidates[VALUE] = objective.row_values(rows)
+    support_vectors = rows[ResultColumn.N_SV] if ResultColumn.N_SV in rows else pd.Series(np.nan, rows.index)
+    candidates[SUPPORT_VECTORS] = pd.to_numeric(support_vectors, errors="coerce").to_numpy()
+    candidates[KEY] = rows[ResultColumn.CONFIG_KEY].to_numpy()
+    candidates[ROW] = np.arange(len(rows))
+    return candidates.dropna(subset=[VALUE]).reset_index(drop=True)
+
+
+def best_first(candidates: pd.DataFrame, objective: Ordering, within: tuple[str, ...]) -> pd.DataFrame:
+    """`rank` of `candidates` with PLACE: 0 for the best of its `within` group, 1 for the next, ..."""
+    ranked = rank(candidates, objective, within=within)
+    first = np.zeros(len(ranked), dtype=bool)
+    first[:1] = True
+    for column in within:
+        codes = _text_codes(ranked[column])
+        first[1:] |= codes[1:] != codes[:-1]
+    positions = np.arange(len(ranked))
+    ranked[PLACE] = positions - np.maximum.accumulate(np.where(first, positions, 0))
+    return ranked
 
 
 def _codes(frame: pd.DataFrame, columns: tuple[str, ...]) -> np.ndarray:
-    """(rows,) one integer per distinct combination of the values (as text) of `columns`."""
+    """(rows,) one integer per distinct combination of the values of `columns` (missing ones alike)."""
     codes = np.zeros(len(frame), dtype=np.int64)
     for column in columns:
-        column_codes, uniques = pd.factorize(frame[column].astype(str))
+        column_codes, uniques = pd.factorize(frame[column], use_na_sentinel=False)
         codes = codes * (len(uniques) + 1) + column_codes
     return pd.factorize(codes)[0]
 
 
 def _text_codes(values: pd.Series) -> np.ndarray:
     """(rows,) the rank of each value as text among the distinct ones."""
-    return pd.factorize(values.astype(str), sort=True)[0]
+    text = values if pd.api.types.infer_dtype(values, skipna=False) == "string" else values.astype(str)
+    return pd.factorize(text, sort=True)[0]
 
 
 def _tie_key(frame: pd.DataFrame, column: str) -> np.ndarray:

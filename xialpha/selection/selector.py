@@ -8,12 +8,19 @@ runner-up in every category by construction, so they would only measure the sele
 Global: one shared configuration (preprocessing, kernel, C, j) for every category, optimising
 the macro or micro average; runners-up are the next shared configurations, compared with
 the pooled micro tests and the macro S- and T-tests over categories (Yang & Liu 1999).
+
+Every category is chosen at once, as columns: one `rank` of all candidates, the micro tests of
+every (choice, runner-up) pair from their stacked indicators (`micro_p_values`), and the
+selection's rows built column by column (`xialpha.storage.rows.selection_frame`). A runner-up no
+test could separate from the choice (its per-example vectors are not stored, or lost) is counted
+as untested, never as significantly worse, and the rows say why (`untested`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+import datetime
+import secrets
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,68 +28,54 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
-from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts
-from xialpha.selection.ranking import KEY, SHARED_CONFIG, SUPPORT_VECTORS, VALUE, rank, result_candidates
-from xialpha.selection.significance import ALPHA, Comparison, compare
-from xialpha.storage.schema import ResultColumn
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts, stored_values
+from xialpha.selection.ranking import (
+    KEY,
+    PLACE,
+    ROW,
+    SELECTION_VALUE,
+    SHARED_CONFIG,
+    SUPPORT_VECTORS,
+    VALUE,
+    best_first,
+    rank,
+    result_candidates,
+)
+from xialpha.selection.selected import RUNNER_UP_RANK, Selection
+from xialpha.selection.significance import ALPHA, compare, micro_p_values
+from xialpha.storage.rows import selection_frame
+from xialpha.storage.schema import (
+    CONFIG_COLUMNS,
+    COUNTS,
+    METRICS,
+    P_VALUES,
+    RUNNER_UP,
+    SELECTION_ESTIMATES,
+    ResultColumn,
+    SelectionColumn,
+    SelectionMode,
+)
+from xialpha.version import __version__
 
 if TYPE_CHECKING:
     from xialpha.storage.store import StoreQueries
 
+S = SelectionColumn
 RUNNERS_UP = 3
 RHO_ATOL = 1e-9
+NO_RUNNER_UP = "no runner-up to test against"
+NO_VECTORS = "no per-example vectors were given"
+UNEQUAL_VECTORS = "the per-example vectors of the choice and its runner-up differ in length"
 
 IndicatorLoader = Callable[[list[str]], Mapping[str, np.ndarray]]
+# why_untested(keys): why the per-example vectors of the config `keys` are missing, in a phrase
+Explainer = Callable[[list[str]], str]
 
 
-@dataclass(frozen=True)
-class CategoryChoice:
-    """The chosen result row of one category (with `value`), its runners-up best first
-    (`others`: their frame, or (ranked, first, end, columns): rows first to end - 1 of a frame
-    ranking every category, with its `column_arrays`, sliced only when `runners_up` is asked
-    for), and one Comparison per runner-up. `runner_up_group_values` holds the runners-up's
-    averaged objective in global mode (empty otherwise)."""
-
-    category: str
-    chosen: pd.Series
-    others: pd.DataFrame | tuple[pd.DataFrame, int, int, dict[str, np.ndarray]]
-    comparisons: list[Comparison]
-    runner_up_group_values: list[float] = field(default_factory=list)
-
-    @property
-    def runners_up(self) -> pd.DataFrame:
-        """The runners-up best first, one row each, indexed from 0."""
-        if isinstance(self.others, pd.DataFrame):
-            return self.others
-        ranked, first, end, _ = self.others
-        return ranked.iloc[first:end].reset_index(drop=True)
-
-    def first_runner_up(self, names: Iterable[str]) -> dict | None:
-        """{name: value} of the first runner-up in the columns `names` it has; None without one."""
-        others = self.others
-        if isinstance(others, pd.DataFrame):
-            columns, first, end = column_arrays(others), 0, len(others)
-        else:
-            columns, first, end = others[3], others[1], others[2]
-        if first >= end:
-            return None
-        return {name: columns[name][first] for name in names if name in columns}
-
-
-@dataclass(frozen=True)
-class Selection:
-    """A whole selection: the objective, mode ("category" or "global"), one choice per
-    category, the averaged objective the chosen shared configuration was ranked by (global mode;
-    smoothed over C when the objective smooths) and the number of candidates ranked (rows per
-    category, or shared configurations)."""
-
-    sweep_id: str
-    objective: Objective
-    mode: str
-    choices: list[CategoryChoice]
-    global_value: float | None
-    n_candidates: int
-    alpha: float = ALPHA
+def new_selection_id() -> str:
+    """A fresh id: sel-<UTC time>-<6 hex>, safe as a file name part."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S")
+    return f"sel-{now}-{secrets.token_hex(3)}"
 
 
 def select(
@@ -93,13 +86,16 @@ def select(
     per_category: bool = True,
     runners_up: int = RUNNERS_UP,
     load_indicators: IndicatorLoader | None = None,
+    why_untested: Explainer | None = None,
     alpha: float = ALPHA,
 ) -> Selection:
     """Select from `results` (the "ok" result rows of one sweep): per category, or
-    (per_category=False) one configuration shared by every category.
+    (per_category=False) one configuration shared by every category; the Selection under a new id.
 
     load_indicators(config_keys) returns the stored per-example indicators of the objective's
     estimator (absent keys: micro tests are skipped); None skips all micro tests.
+    why_untested(config_keys) says why the indicators of `config_keys` are missing (default: they
+    were not given).
     """
     if runners_up < 0:
         raise UserError(f"must be >= 0, got {runners_up}", parameter="runners_up")
@@ -110,11 +106,29 @@ def select(
             parameter="estimator",
         )
     rows = candidate_rows(results, objective, sweep_id)
-    categories = sorted(rows[ResultColumn.CATEGORY].unique())
     loader = load_indicators or (lambda keys: {})
-    if not per_category:
-        return _select_shared(rows, objective, categories, sweep_id, runners_up, loader, alpha)
-    return _select_per_category(rows, objective, categories, sweep_id, runners_up, loader, alpha)
+    explain = why_untested or (lambda keys: NO_VECTORS)
+    choose = _select_per_category if per_category else _select_shared
+    columns, runners, n = choose(rows, objective, sweep_id, runners_up, loader, explain, alpha)
+    mode = SelectionMode.CATEGORY if per_category else SelectionMode.GLOBAL
+    columns.update(
+        {
+            S.SELECTION_ID: [new_selection_id()] * n,
+            S.SWEEP_ID: [sweep_id] * n,
+            S.MODE: [str(mode)] * n,
+            S.METRIC: [objective.metric] * n,
+            S.ESTIMATOR: [objective.estimator] * n,
+            S.RHO: np.full(n, objective.rho),
+            S.AVERAGE: [objective.average if mode == SelectionMode.GLOBAL else None] * n,
+            S.SMOOTH_C: [objective.smooth] * n,
+            S.COST_FN: np.full(n, objective.cost_fn),
+            S.COST_FP: np.full(n, objective.cost_fp),
+            S.ALPHA: np.full(n, alpha),
+            S.XIALPHA_VERSION: [__version__] * n,
+            S.CREATED_AT: [datetime.datetime.now(datetime.UTC)] * n,
+        }
+    )
+    return Selection(selection_frame(columns, n), runners)
 
 
 def select_stored(
@@ -128,9 +142,10 @@ def select_stored(
     alpha: float = ALPHA,
 ) -> Selection:
     """`select` on `results` read from `store`, with the store's per-example indicators of the
-    objective's estimator for the micro tests; options: per_category, runners_up, alpha."""
+    objective's estimator for the micro tests (and, where some are missing, the store says why:
+    `missing_vectors`); options: per_category, runners_up, alpha."""
 
-    def load_indicators(keys: list[str]) -> dict[str, np.ndarray]:
+    def load_indicators(keys: list[str]) -> Mapping[str, np.ndarray]:
         return store.read_examples(keys, estimator=objective.estimator, sweep_id=sweep_id)
 
     return select(
@@ -138,9 +153,23 @@ def select_stored(
         objective,
         sweep_id=sweep_id,
         load_indicators=load_indicators,
+        why_untested=lambda keys: missing_vectors(store, sweep_id, objective.estimator, keys),
         per_category=per_category,
         runners_up=runners_up,
         alpha=alpha,
+    )
+
+
+def missing_vectors(store: StoreQueries, sweep_id: str, estimator_name: str, keys: list[str]) -> str:
+    """Why the store holds no per-example vectors of `estimator_name` for the configs `keys` of
+    sweep `sweep_id`: the estimator stores none (the sweep's always-on estimator has them), or the
+    sweep's examples are missing (lost, or moved aside by `xialpha store check --quarantine`)."""
+    other = always_on()[0]
+    if estimator_name != other and store.read_examples(keys[:1], estimator=other, sweep_id=sweep_id):
+        return f"the {estimator_name} estimator stores no per-example vectors (span and xa do: select by one to test)"
+    return (
+        f"the per-example vectors of {len(keys)} configuration(s) are missing from the store "
+        "(lost, or moved aside by `xialpha store check --quarantine`)"
     )
 
 
@@ -157,17 +186,17 @@ def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -
     """The rows at the objective's rho that have the objective's estimator; UserError if none."""
     if results.empty:
         raise UserError(f"no successful results stored for sweep {sweep_id!r}", parameter="sweep")
-    rows = at_rho(results, objective.rho)
-    if rows.empty:
+    at = rho_mask(results, objective.rho)
+    if not at.any():
         found = ", ".join(f"{r:g}" for r in sorted(results[ResultColumn.RHO].unique()))
         raise UserError(
             f"sweep {sweep_id!r} has no results at rho={objective.rho:g} (stored: {found})", parameter="rho"
         )
-    counts = objective.counts(rows)
-    has_estimate = counts[[ResultColumn.N, "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
+    counts = objective.counts(results)
+    has_estimate = at & counts[[ResultColumn.N, "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
     if not has_estimate.any():
         raise UserError(_not_computed(sweep_id, objective), parameter="estimator")
-    return rows[has_estimate]
+    return results if has_estimate.all() else results[has_estimate]  # at most one copy of the rows
 
 
 def _not_computed(sweep_id: str, objective: Objective) -> str:
@@ -187,72 +216,142 @@ def _not_computed(sweep_id: str, objective: Objective) -> str:
 def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
     """The result rows at xi-alpha's `rho` (to RHO_ATOL; the other estimators repeat their values on
     every rho's row)."""
-    return results[np.isclose(results[ResultColumn.RHO].astype(float), rho, rtol=0, atol=RHO_ATOL)]
+    return results[rho_mask(results, rho)]
+
+
+def rho_mask(results: pd.DataFrame, rho: float) -> np.ndarray:
+    """(rows,) whether each result row is at xi-alpha's `rho` (to RHO_ATOL)."""
+    return np.isclose(results[ResultColumn.RHO].astype(float), rho, rtol=0, atol=RHO_ATOL)
+
+
+Chosen = tuple[dict[str, object], pd.DataFrame, int]  # selection columns, runners-up, categories
 
 
 def _select_per_category(
     rows: pd.DataFrame,
     objective: Objective,
-    categories: list[str],
     sweep_id: str,
     runners_up: int,
     loader: IndicatorLoader,
+    explain: Explainer,
     alpha: float,
-) -> Selection:
-    ranked = rank(result_candidates(rows, objective), objective, within=(ResultColumn.CATEGORY,))
-    top = ranked.groupby(ResultColumn.CATEGORY, sort=False).head(1 + runners_up).reset_index(drop=True)
-    indicators = loader(list(top[ResultColumn.CONFIG_KEY]))
-    spans = _category_spans(top)
-    as_objects = top.to_numpy(dtype=object)  # a row of it is the row's values as `top.iloc[row]` gives them
-    columns = column_arrays(top)
-    keys, values = top[ResultColumn.CONFIG_KEY].to_numpy(dtype=object), top["value"].to_numpy()
-    choices = []
-    for category in categories:
-        first, end = spans.get(str(category), (0, 0))
-        if first == end:  # no ranked row (every value NaN): as `frame.iloc[0]` of no rows did
-            raise IndexError(f"category {category!r}: no ranked row")
-        chosen = pd.Series(as_objects[first], index=top.columns, name=0, dtype=object)
-        comparisons = [
-            compare(
-                [keys[first]],
-                [keys[other]],
-                [values[first]],
-                [values[other]],
-                indicators,
-                maximise=objective.maximise,
-                macro=False,
-            )
-            for other in range(first + 1, end)
-        ]
-        choices.append(CategoryChoice(category, chosen, (top, first + 1, end, columns), comparisons))
-    n_candidates = int(ranked.groupby(ResultColumn.CATEGORY, sort=False).size().max())
-    return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
+) -> Chosen:
+    ranked = best_first(result_candidates(rows, objective), objective, (ResultColumn.CATEGORY,))
+    kept = ranked[ranked[PLACE] <= runners_up]
+    top = rows.iloc[kept[ROW].to_numpy()].reset_index(drop=True)
+    top[VALUE] = kept[VALUE].to_numpy()
+    top[SELECTION_VALUE] = kept[SELECTION_VALUE].to_numpy()
+    top_place = kept[PLACE].to_numpy()
+    chosen_at = np.flatnonzero(top_place == 0)
+    others_at = np.flatnonzero(top_place > 0)
+    keys = top[ResultColumn.CONFIG_KEY].to_numpy(dtype=object)
+    choice_of = np.cumsum(top_place == 0) - 1  # each top row's choice (its category's first row)
+    indicators = loader(list(keys))
+    tests = micro_p_values(keys[chosen_at[choice_of[others_at]]], keys[others_at], indicators)
+    runners = _runners_up(top.iloc[others_at], top_place[others_at], tests, alpha)
+    pair_keys = (keys[chosen_at[choice_of[others_at]]], keys[others_at])
+    untested = _untested(runners[S.SIGNIFICANT], choice_of[others_at], len(chosen_at), pair_keys, indicators, explain)
+    chosen = top.iloc[chosen_at].reset_index(drop=True)
+    columns = _chosen_columns(chosen, objective, chosen[SELECTION_VALUE].to_numpy(dtype=float))
+    columns.update(_significance(runners, choice_of[others_at], len(chosen_at), untested))
+    columns[S.N_CANDIDATES] = np.full(len(chosen_at), int(ranked[PLACE].max()) + 1 if len(ranked) else 0)
+    return columns, runners, len(chosen_at)
 
 
-def column_arrays(frame: pd.DataFrame) -> dict[str, np.ndarray]:
-    """{column: its values as a NumPy array} of `frame`."""
-    return {str(name): frame[name].to_numpy() for name in frame.columns}
+def _chosen_columns(chosen: pd.DataFrame, objective: Objective, selection_values: np.ndarray) -> dict[str, object]:
+    """The selection columns of the chosen result rows (`chosen`, one per category, ranked: with
+    VALUE): category, value, selection_value, CONFIG_COLUMNS and the estimates."""
+    counts = objective.counts(chosen)
+    return {
+        S.CATEGORY: chosen[ResultColumn.CATEGORY].to_numpy(dtype=object),
+        S.VALUE: chosen[VALUE].to_numpy(dtype=float),
+        S.SELECTION_VALUE: selection_values,
+        **{name: chosen[name].to_numpy(dtype=object) for name in CONFIG_COLUMNS if name in chosen},
+        **{SELECTION_ESTIMATES[m]: stored_values(chosen, objective.estimator, m) for m in METRICS},
+        **{SELECTION_ESTIMATES[name]: counts[name].to_numpy(dtype=float) for name in COUNTS},
+    }
 
 
-def _category_spans(top: pd.DataFrame) -> dict[str, tuple[int, int]]:
-    """{category: (first row, end row)} of `top`, whose rows of each category are contiguous."""
-    names = top[ResultColumn.CATEGORY].astype(str).to_numpy(dtype=object)
-    if not len(names):
-        return {}
-    starts = np.flatnonzero(np.r_[True, names[1:] != names[:-1]])
-    ends = np.r_[starts[1:], len(names)]
-    return {str(names[start]): (int(start), int(end)) for start, end in zip(starts, ends)}
+def _runners_up(
+    others: pd.DataFrame, place: np.ndarray, p_values: Mapping[str, np.ndarray], alpha: float
+) -> pd.DataFrame:
+    """The runners-up (`others`: ranked candidate rows, their `place` 1, 2, ...) with the P_VALUES
+    of their tests against their choice and `significant` (a test rejects at `alpha`; None when no
+    test ran)."""
+    frame = others.reset_index(drop=True).assign(**{RUNNER_UP_RANK: place})
+    for name in P_VALUES:
+        frame[name] = p_values.get(name, np.full(len(frame), np.nan))
+    smallest = frame[list(P_VALUES)].min(axis=1, skipna=True).to_numpy(dtype=float)
+    frame[S.SIGNIFICANT] = pd.array([None if np.isnan(p) else bool(p < alpha) for p in smallest], dtype="boolean")
+    return frame
+
+
+def _untested(
+    significant: pd.Series,
+    choice: np.ndarray,
+    n_choices: int,
+    pair_keys: tuple[np.ndarray, np.ndarray],
+    indicators: Mapping[str, np.ndarray],
+    explain: Explainer,
+) -> list[str | None]:
+    """Per choice, why some of its runners-up went untested (None when each was tested): it has
+    no runner-up, or the missing per-example vectors (`explain`ed) of the configurations of its
+    untested pairs (`pair_keys`: the choice's and the runner-up's key of each pair)."""
+    reasons: list[str | None] = [NO_RUNNER_UP] * n_choices
+    for index in np.unique(choice):
+        reasons[index] = None
+    untested = significant.isna().to_numpy()
+    if untested.any():
+        keys = {str(key) for side in pair_keys for key in side[untested]}
+        missing = sorted(key for key in keys if key not in indicators)
+        reason = explain(missing) if missing else UNEQUAL_VECTORS
+        for index in np.unique(choice[untested]):
+            reasons[index] = reason
+    return reasons
+
+
+def _significance(
+    runners: pd.DataFrame,
+    choice: np.ndarray,
+    n_choices: int,
+    untested: list[str | None],
+) -> dict[str, object]:
+    """The first runner-up's and the significance columns of each choice, from its `runners`
+    (ranked, with P_VALUES and `significant`; `choice`: the choice each is of)."""
+    significant = runners[S.SIGNIFICANT]
+    tested = significant.notna().to_numpy()
+    n_runners_up = np.bincount(choice, minlength=n_choices)
+    n_tested = np.bincount(choice[tested], minlength=n_choices)
+    n_significant = np.bincount(choice[tested & significant.fillna(False).to_numpy(dtype=bool)], minlength=n_choices)
+    firsts = np.full(n_choices, -1)
+    firsts[choice[::-1]] = np.arange(len(choice))[::-1]  # each choice's first runner-up (they are ranked)
+    has_first = firsts >= 0
+    columns: dict[str, object] = {}
+    for column, source in RUNNER_UP.items():
+        values = runners[source].to_numpy(dtype=object) if source in runners else np.full(len(runners), None)
+        columns[column] = np.where(has_first, values[np.maximum(firsts, 0)] if len(values) else None, None)
+    for name in P_VALUES:
+        values = runners[name].to_numpy(dtype=float)
+        columns[name] = np.where(has_first, values[np.maximum(firsts, 0)] if len(values) else np.nan, np.nan)
+    flags = significant.to_numpy(dtype=object, na_value=None)
+    columns[S.SIGNIFICANT] = np.where(has_first, flags[np.maximum(firsts, 0)] if len(flags) else None, None)
+    columns[S.N_RUNNERS_UP] = n_runners_up
+    columns[S.N_RUNNERS_UP_TESTED] = n_tested
+    columns[S.N_RUNNERS_UP_SIGNIFICANT] = [int(k) if n else None for k, n in zip(n_significant, n_tested)]
+    columns[S.UNTESTED] = untested
+    return columns
 
 
 def _select_shared(
     rows: pd.DataFrame,
     objective: Objective,
-    categories: list[str],
     sweep_id: str,
     runners_up: int,
     loader: IndicatorLoader,
+    explain: Explainer,
     alpha: float,
-) -> Selection:
+) -> Chosen:
+    categories = sorted(rows[ResultColumn.CATEGORY].unique())
     groups = rank(_shared_candidates(rows, objective, categories), objective)
     if groups.empty:
         raise UserError(
@@ -260,42 +359,49 @@ def _select_shared(
             parameter="per_category",
         )
     top = groups.head(1 + runners_up)
-    by_key = rows.set_index(ResultColumn.CONFIG_KEY)
-    values = pd.Series(objective.row_values(rows), index=rows[ResultColumn.CONFIG_KEY].to_numpy())
-    values = values[~values.index.duplicated()]
-    indicators = loader([key for group_keys in top["config_keys"] for key in group_keys])
-    chosen_keys = list(top["config_keys"].iloc[0])
+    first_rows = rows.drop_duplicates(ResultColumn.CONFIG_KEY).set_index(ResultColumn.CONFIG_KEY, drop=False)
+    values = pd.Series(objective.row_values(first_rows), index=first_rows.index)
+    group_keys = [list(keys) for keys in top["config_keys"]]
+    indicators = loader([key for keys in group_keys for key in keys])
     comparisons = [
         compare(
-            chosen_keys,
-            list(other_keys),
-            values[chosen_keys].to_numpy(),
-            values[list(other_keys)].to_numpy(),
+            group_keys[0],
+            keys,
+            values[group_keys[0]].to_numpy(),
+            values[keys].to_numpy(),
             indicators,
             maximise=objective.maximise,
             macro=True,
         )
-        for other_keys in top["config_keys"].iloc[1:]
+        for keys in group_keys[1:]
     ]
-    row = _row_maker(by_key, values)
-    other_groups = list(top["config_keys"].iloc[1:])
-    group_values = list(top["selection_value"].iloc[1:].astype(float))
-    # every category's runners-up in one frame, category after category (sliced per category when read)
-    others = pd.DataFrame([row(keys[position]) for position in range(len(categories)) for keys in other_groups])
-    columns = column_arrays(others)
-    choices = []
-    for position, category in enumerate(categories):
-        first = position * len(other_groups)
-        choices.append(
-            CategoryChoice(
-                category,
-                row(chosen_keys[position]),
-                (others, first, first + len(other_groups), columns) if other_groups else others,
-                comparisons,
-                group_values,
-            )
-        )
-    return Selection(sweep_id, objective, "global", choices, float(top["selection_value"].iloc[0]), len(groups), alpha)
+    n = len(categories)
+    chosen = first_rows.loc[group_keys[0]].reset_index(drop=True).assign(**{VALUE: values[group_keys[0]].to_numpy()})
+    global_value = float(top[SELECTION_VALUE].iloc[0])
+    columns = _chosen_columns(chosen, objective, np.full(n, global_value))
+    # every category's runners-up, category by category, best first
+    others = [
+        first_rows.loc[keys]
+        .reset_index(drop=True)
+        .assign(**{VALUE: values[keys].to_numpy(), SELECTION_VALUE: float(group_value)})
+        for keys, group_value in zip(group_keys[1:], top[SELECTION_VALUE].iloc[1:])
+    ]
+    k = len(others)
+    order = np.arange(n * k).reshape(k, n).T.ravel()  # runner-up r of category c at c * k + r
+    stacked = pd.concat(others, ignore_index=True).iloc[order] if others else first_rows.iloc[:0]
+    tests: dict[str, np.ndarray] = {
+        name: np.repeat([[c.p_values()[name] for c in comparisons]], n, axis=0).ravel() for name in P_VALUES
+    }
+    runners = _runners_up(stacked, np.tile(np.arange(1, k + 1), n), tests, alpha)
+    choice = np.repeat(np.arange(n), k)
+    pair_keys = (
+        np.asarray(group_keys[0], dtype=object)[choice],
+        runners[ResultColumn.CONFIG_KEY].to_numpy(dtype=object),
+    )
+    untested = _untested(runners[S.SIGNIFICANT], choice, n, pair_keys, indicators, explain)
+    columns.update(_significance(runners, choice, n, untested))
+    columns[S.N_CANDIDATES] = np.full(n, len(groups))
+    return columns, runners, n
 
 
 def _shared_candidates(rows: pd.DataFrame, objective: Objective, categories: list[str]) -> pd.DataFrame:
@@ -303,7 +409,7 @@ def _shared_candidates(rows: pd.DataFrame, objective: Objective, categories: lis
     (the macro or micro average), SUPPORT_VECTORS (summed over the categories), config_keys (a tuple
     of the per-category config keys in `categories` order) and KEY (a stable config label)."""
     counts = objective.counts(rows)
-    counts["value"] = objective.row_values(rows)
+    counts[VALUE] = objective.row_values(rows)
     counts[ResultColumn.CATEGORY] = rows[ResultColumn.CATEGORY].to_numpy()
     counts[ResultColumn.CONFIG_KEY] = rows[ResultColumn.CONFIG_KEY].to_numpy()
     counts[ResultColumn.N_SV] = (
@@ -328,19 +434,3 @@ def _shared_candidates(rows: pd.DataFrame, objective: Objective, categories: lis
             }
         )
     return pd.DataFrame(groups, columns=[*SHARED_CONFIG, VALUE, SUPPORT_VECTORS, "config_keys", KEY])
-
-
-def _row_maker(by_key: pd.DataFrame, values: pd.Series) -> Callable[[str], pd.Series]:
-    """row(key): the first result row of config `key` in `by_key` (indexed by config key) as a
-    Series of objects, with its config_key first and its objective `values[key]` last."""
-    positions: dict[str, int] = {}
-    for position, key in enumerate(by_key.index):
-        positions.setdefault(key, position)
-    as_objects = by_key.to_numpy(dtype=object)
-    index = pd.Index([ResultColumn.CONFIG_KEY, *by_key.columns, "value"], dtype=object)
-    value_of = dict(zip(values.index, values.to_numpy()))
-
-    def row(key: str) -> pd.Series:
-        return pd.Series([key, *as_objects[positions[key]], float(value_of[key])], index=index, dtype=object)
-
-    return row

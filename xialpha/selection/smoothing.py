@@ -8,8 +8,9 @@ curve. What bench/selection_quality.py measured of it on fresh splits is in docs
 estimator to select by").
 
 Adjacent C with equal values (to VALUE_DECIMALS) form a plateau, and its points share one
-average, the best of theirs: a plateau ranks as its best point would, and its smallest C wins
-(equal values go to the simpler model). Without this, a plateau reaching the grid's edge went to its edge point, which
+average, the best of theirs: a plateau ranks as its best point would, and among its points the
+ranking's tie rule decides (`xialpha.selection.ranking.SIMPLER`). Without this, a plateau reaching the grid's edge
+went to its edge point, which
 has one neighbour only and so is not averaged with the lower values beside the plateau: on the
 demo, span's F1 equal at C = 3 and C = 10 chose 10.
 

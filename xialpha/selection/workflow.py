@@ -1,9 +1,9 @@
 """Selecting from a stored sweep: what `xialpha select` and `xialpha.select` both do.
 
 The sweep's "ok" rows are read, the objective gets the sweep's default estimator unless one is
-named, the selection is made with the stored per-example indicators for its significance tests,
-and its "selections" rows are made under a new id, or under the id of the same selection saved
-before. Storing them is `xialpha.storing.store_selection`'s: last, after a refit succeeded.
+named, and the selection is made with the stored per-example indicators for its significance
+tests, under a new id, or under the id of the same selection saved before. Storing it is
+`xialpha.storing.store_selection`'s: last, after a refit succeeded.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from xialpha.jobs.experiment import missing_rows
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import DEFAULT_ESTIMATOR, Objective
 from xialpha.selection.options import SelectionOptions
-from xialpha.selection.records import records_frame, rows_to_save
+from xialpha.selection.records import rows_to_save
+from xialpha.selection.selected import Selection
 from xialpha.selection.selector import default_estimator, select_stored
 from xialpha.storage.schema import ESTIMATORS, RESULT_COLUMNS, ResultColumn, estimate_columns
 
@@ -39,14 +40,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class SweepSelection:
-    """A selection from a stored sweep: the results it was made from, its objective, its rows
-    (`rows`; `frame`: as the store gives them back, with where each choice lies on its C grid:
-    `at_edge` and `flat`, `xialpha.selection.edges`), whether they still need storing, and (in
-    `incomplete`) a sentence saying how much of the sweep is missing when rows of it are."""
+    """A selection from a stored sweep: the results it was made from, its objective, the
+    Selection, its rows with where each choice lies on its C grid (`frame`: `at_edge` and `flat`,
+    `xialpha.selection.edges`), whether it still needs storing, and (in `incomplete`) a sentence
+    saying how much of the sweep is missing when rows of it are."""
 
     results: pd.DataFrame
     objective: Objective
-    rows: list[dict]
+    selection: Selection
     frame: pd.DataFrame
     to_store: bool
     incomplete: str | None = None
@@ -75,8 +76,9 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
         runners_up=options.runners_up,
         alpha=options.alpha,
     )
-    rows, to_store = rows_to_save(store, selection, options.save)
-    return SweepSelection(results, objective, rows, with_grid_edges(records_frame(rows), results), to_store, incomplete)
+    selection, to_store = rows_to_save(store, selection, options.save)
+    frame = with_grid_edges(selection.rows, results)
+    return SweepSelection(results, objective, selection, frame, to_store, incomplete)
 
 
 def selection_columns(estimator: str | None) -> list[str]:

@@ -310,97 +310,287 @@ CONFIG_COLUMNS = (
     "stable",
     "r_delta2",
 )
+
+
+class SelectionColumn(StrEnum):
+    """The names of the "selections" columns (one row per category of a saved selection), for code
+    that reads selections as frames; the chosen configuration's columns are CONFIG_COLUMNS (named as
+    in results), its estimates SELECTION_ESTIMATES, the p-values P_VALUES."""
+
+    SELECTION_ID = "selection_id"
+    SWEEP_ID = "sweep_id"
+    CATEGORY = "category"
+    MODE = "mode"
+    METRIC = "metric"
+    ESTIMATOR = "estimator"
+    RHO = "rho"
+    AVERAGE = "average"
+    SMOOTH_C = "smooth_c"
+    COST_FN = "cost_fn"
+    COST_FP = "cost_fp"
+    ALPHA = "alpha"
+    VALUE = "value"
+    SELECTION_VALUE = "selection_value"
+    CONFIG_KEY = "config_key"
+    ESTIMATE_ERROR = "estimate_error"
+    ESTIMATE_RECALL = "estimate_recall"
+    ESTIMATE_PRECISION = "estimate_precision"
+    ESTIMATE_F1 = "estimate_f1"
+    ESTIMATE_D_POS = "estimate_d_pos"
+    ESTIMATE_D_NEG = "estimate_d_neg"
+    RUNNER_UP_CONFIG_KEY = "runner_up_config_key"
+    RUNNER_UP_PREPROCESSING_ID = "runner_up_preprocessing_id"
+    RUNNER_UP_KERNEL_ID = "runner_up_kernel_id"
+    RUNNER_UP_C = "runner_up_C"
+    RUNNER_UP_J = "runner_up_j"
+    RUNNER_UP_VALUE = "runner_up_value"
+    RUNNER_UP_SELECTION_VALUE = "runner_up_selection_value"
+    P_MICRO_SIGN = "p_micro_sign"
+    P_MCNEMAR = "p_mcnemar"
+    P_PROPORTION = "p_proportion"
+    P_MACRO_SIGN = "p_macro_sign"
+    P_MACRO_T = "p_macro_t"
+    P_MACRO_RANK_T = "p_macro_rank_t"
+    SIGNIFICANT = "significant"
+    N_RUNNERS_UP = "n_runners_up"
+    N_CANDIDATES = "n_candidates"
+    N_RUNNERS_UP_SIGNIFICANT = "n_runners_up_significant"
+    N_RUNNERS_UP_TESTED = "n_runners_up_tested"
+    UNTESTED = "untested"
+    XIALPHA_VERSION = "xialpha_version"
+    CREATED_AT = "created_at"
+
+
+class SelectionMode(StrEnum):
+    """How a selection chose: one configuration per category, or one shared by all (--global)."""
+
+    CATEGORY = "category"
+    GLOBAL = "global"
+
+
 # The chosen config's estimates in a selection row: estimate_<metric or count> (its selection estimator's).
-SELECTION_ESTIMATES = {name: f"estimate_{name}" for name in (*METRICS, *COUNTS)}
+SELECTION_ESTIMATES = {
+    "error": SelectionColumn.ESTIMATE_ERROR,
+    "recall": SelectionColumn.ESTIMATE_RECALL,
+    "precision": SelectionColumn.ESTIMATE_PRECISION,
+    "f1": SelectionColumn.ESTIMATE_F1,
+    "d_pos": SelectionColumn.ESTIMATE_D_POS,
+    "d_neg": SelectionColumn.ESTIMATE_D_NEG,
+}
 # p-values of the chosen config against the first runner-up (xialpha.selection.significance).
-P_VALUES = ("p_micro_sign", "p_mcnemar", "p_proportion", "p_macro_sign", "p_macro_t", "p_macro_rank_t")
+P_VALUES = (
+    SelectionColumn.P_MICRO_SIGN,
+    SelectionColumn.P_MCNEMAR,
+    SelectionColumn.P_PROPORTION,
+    SelectionColumn.P_MACRO_SIGN,
+    SelectionColumn.P_MACRO_T,
+    SelectionColumn.P_MACRO_RANK_T,
+)
+# The first runner-up's columns of a selection row: the results column each copies.
+RUNNER_UP = {
+    SelectionColumn.RUNNER_UP_CONFIG_KEY: ResultColumn.CONFIG_KEY,
+    SelectionColumn.RUNNER_UP_PREPROCESSING_ID: ResultColumn.PREPROCESSING_ID,
+    SelectionColumn.RUNNER_UP_KERNEL_ID: ResultColumn.KERNEL_ID,
+    SelectionColumn.RUNNER_UP_C: ResultColumn.C,
+    SelectionColumn.RUNNER_UP_J: ResultColumn.J,
+    SelectionColumn.RUNNER_UP_VALUE: SelectionColumn.VALUE,
+    SelectionColumn.RUNNER_UP_SELECTION_VALUE: SelectionColumn.SELECTION_VALUE,
+}
+# Columns of selection rows stored before xialpha counted only the significance tests that ran
+# (`xialpha.storage.rows.selection_frame` reads them as SIGNIFICANT and N_RUNNERS_UP_SIGNIFICANT).
+LEGACY_NOT_SIGNIFICANT, LEGACY_N_NOT_SIGNIFICANT = "not_significant", "n_runners_up_not_significant"
+
+
+def _columns(doc: str, type_: str, names: tuple[str, ...]) -> tuple[Column, ...]:
+    return tuple(_col(str(name), _TYPES[type_], doc) for name in names)
+
+
+S = SelectionColumn
+# Selections: one row per category (xialpha.selection): the objective, the chosen config, its
+# estimates (estimate_*: completed metrics and counts of the selection estimator), the first
+# runner-up and the p-values against it (NaN where not computed), and what the tests found:
+# `significant` (a test at `alpha` separates the choice from its first runner-up; null when no
+# test ran), how many runners-up were compared, tested and found significantly worse (null when
+# none was tested), and `untested`: why no test ran (null when every runner-up was tested).
+SELECTION_COLUMNS: tuple[Column, ...] = (
+    *_columns("selection", "str", (S.SELECTION_ID, S.SWEEP_ID, S.CATEGORY, S.MODE, S.METRIC, S.ESTIMATOR)),
+    *_columns("selection", "float", (S.RHO,)),
+    *_columns("selection", "str", (S.AVERAGE,)),
+    *_columns("selection", "bool", (S.SMOOTH_C,)),
+    *_columns("selection", "float", (S.COST_FN, S.COST_FP, S.ALPHA, S.VALUE, S.SELECTION_VALUE)),
+    *(_col(name, _RESULT_TYPES[name], f"chosen config: {name}, as in results") for name in CONFIG_COLUMNS),
+    *_columns("estimate of the chosen config", "float", tuple(SELECTION_ESTIMATES.values())),
+    *_columns("first runner-up", "str", tuple(RUNNER_UP)[:3]),
+    *_columns("first runner-up", "float", tuple(RUNNER_UP)[3:]),
+    *_columns("p-value, chosen vs first runner-up", "float", P_VALUES),
+    *_columns("significance", "bool", (S.SIGNIFICANT,)),
+    *_columns(
+        "significance",
+        "int",
+        (S.N_RUNNERS_UP, S.N_CANDIDATES, S.N_RUNNERS_UP_SIGNIFICANT, S.N_RUNNERS_UP_TESTED),
+    ),
+    *_columns("significance", "str", (S.UNTESTED,)),
+    *_columns("provenance", "str", (S.XIALPHA_VERSION,)),
+    *_columns("provenance", "time", (S.CREATED_AT,)),
+)
+
+
+class CertificationColumn(StrEnum):
+    """The names of the "certifications" columns: one row per category, then "(micro)" and
+    "(macro)" (`scope`), of one certification of a saved selection on a sealed test split."""
+
+    CERTIFICATION_ID = "certification_id"
+    SWEEP_ID = "sweep_id"
+    SELECTION_ID = "selection_id"
+    TEST_SPLIT = "test_split"
+    TEST_FINGERPRINT = "test_fingerprint"
+    N_TEST = "n_test"
+    CATEGORY = "category"
+    SCOPE = "scope"
+    CONFIG_KEY = "config_key"
+    TP = "tp"
+    FP = "fp"
+    FN = "fn"
+    TN = "tn"
+    ERROR = "error"
+    RECALL = "recall"
+    PRECISION = "precision"
+    F1 = "f1"
+    ERROR_UPPER = "error_upper"
+    RECALL_LOWER = "recall_lower"
+    PRECISION_LOWER = "precision_lower"
+    F1_LOWER = "f1_lower"
+    CONFIDENCE = "confidence"
+    DRAWS = "draws"
+    FORCED = "forced"
+    PREVIOUS_CERTIFICATIONS = "previous_certifications"
+    INDEPENDENT = "independent"
+    XIALPHA_VERSION = "xialpha_version"
+    CREATED_AT = "created_at"
+
+
+class CertificationScope(StrEnum):
+    """What a certification row is of: one category, or the micro or macro average."""
+
+    CATEGORY = "category"
+    MICRO = "micro"
+    MACRO = "macro"
+
+
+R = CertificationColumn
+# Certifications: one row per category, then "(micro)" and "(macro)" (xialpha.selection.certification).
+CERTIFICATION_BOUNDS = (R.ERROR_UPPER, R.RECALL_LOWER, R.PRECISION_LOWER, R.F1_LOWER)
+CERTIFICATION_COLUMNS: tuple[Column, ...] = (
+    *_columns("certification", "str", (R.CERTIFICATION_ID, R.SWEEP_ID, R.SELECTION_ID, R.TEST_SPLIT)),
+    *_columns("certification", "str", (R.TEST_FINGERPRINT,)),
+    *_columns("certification", "int", (R.N_TEST,)),
+    *_columns("certification", "str", (R.CATEGORY, R.SCOPE, R.CONFIG_KEY)),
+    *_columns("certification", "int", (R.TP, R.FP, R.FN, R.TN)),
+    *_columns(
+        "test-set metric or one-sided bound, fraction 0..1",
+        "float",
+        (R.ERROR, R.RECALL, R.PRECISION, R.F1, *CERTIFICATION_BOUNDS),
+    ),
+    *_columns("certification", "float", (R.CONFIDENCE,)),
+    *_columns("certification", "int", (R.DRAWS,)),
+    *_columns("certification", "bool", (R.FORCED,)),
+    *_columns("certification", "int", (R.PREVIOUS_CERTIFICATIONS,)),
+    *_columns("certification", "bool", (R.INDEPENDENT,)),
+    *_columns("certification", "str", (R.XIALPHA_VERSION,)),
+    *_columns("certification", "time", (R.CREATED_AT,)),
+)
+
 
 # Columns that identify or date rows rather than describe them (ids, hashes, versions, times), in
 # the order the tidy DataFrames of xialpha.reports.frames show them: last.
 ID_COLUMNS = (
-    "selection_id",
-    "certification_id",
-    "sweep_id",
-    "run_id",
-    "config_key",
-    "data_fingerprint",
-    "preprocessing_id",
-    "kernel_id",
-    "runner_up_config_key",
-    "runner_up_preprocessing_id",
-    "runner_up_kernel_id",
-    "test_fingerprint",
-    "worker",
-    "xialpha_version",
-    "schema_version",
-    "created_at",
+    SelectionColumn.SELECTION_ID,
+    CertificationColumn.CERTIFICATION_ID,
+    ResultColumn.SWEEP_ID,
+    ResultColumn.RUN_ID,
+    ResultColumn.CONFIG_KEY,
+    ResultColumn.DATA_FINGERPRINT,
+    ResultColumn.PREPROCESSING_ID,
+    ResultColumn.KERNEL_ID,
+    SelectionColumn.RUNNER_UP_CONFIG_KEY,
+    SelectionColumn.RUNNER_UP_PREPROCESSING_ID,
+    SelectionColumn.RUNNER_UP_KERNEL_ID,
+    CertificationColumn.TEST_FINGERPRINT,
+    ResultColumn.WORKER,
+    ResultColumn.XIALPHA_VERSION,
+    ResultColumn.SCHEMA_VERSION,
+    ResultColumn.CREATED_AT,
 )
 
-# Selections: one row per category (xialpha.selection.records): the objective, the chosen config,
-# its estimates (estimate_*: completed metrics and counts of the selection estimator), the first
-# runner-up and the p-values against it (NaN where not computed).
-SELECTION_COLUMNS: tuple[Column, ...] = (
-    *_typed(
-        "selection",
-        "str: selection_id sweep_id category mode metric estimator",
-        "float: rho",
-        "str: average",
-        "bool: smooth_c",
-        "float: cost_fn cost_fp alpha value selection_value",
-    ),
-    *(_col(name, _RESULT_TYPES[name], f"chosen config: {name}, as in results") for name in CONFIG_COLUMNS),
-    *_typed("estimate of the chosen config", "float: " + " ".join(SELECTION_ESTIMATES.values())),
-    *_typed(
-        "first runner-up",
-        "str: runner_up_config_key runner_up_preprocessing_id runner_up_kernel_id",
-        "float: runner_up_C runner_up_j runner_up_value runner_up_selection_value",
-    ),
-    *_typed("p-value, chosen vs first runner-up", "float: " + " ".join(P_VALUES)),
-    *_typed("significance", "bool: not_significant", "int: n_runners_up n_runners_up_not_significant n_candidates"),
-    *_typed("provenance", "str: xialpha_version", "time: created_at"),
-)
 
-# Certifications: one row per category, then "(micro)" and "(macro)" (xialpha.selection.certification).
-CERTIFICATION_BOUNDS = ("error_upper", "recall_lower", "precision_lower", "f1_lower")
-CERTIFICATION_COLUMNS: tuple[Column, ...] = (
-    *_typed(
-        "certification",
-        "str: certification_id sweep_id selection_id test_split test_fingerprint",
-        "int: n_test",
-        "str: category scope config_key",
-        "int: tp fp fn tn",
-    ),
-    *_typed(
-        "test-set metric or one-sided bound, fraction 0..1", "float: " + " ".join((*METRICS, *CERTIFICATION_BOUNDS))
-    ),
-    *_typed(
-        "certification",
-        "float: confidence",
-        "int: draws",
-        "bool: forced",
-        "int: previous_certifications",
-        "bool: independent",
-        "str: xialpha_version",
-        "time: created_at",
-    ),
-)
+class DriftColumn(StrEnum):
+    """The names of the "drift" columns: one row per config x category x window of a drift check
+    (`xialpha.concept_drift`), the check's verdict repeated on each row of a group; the window's
+    xi-alpha estimates are the results' xa_* columns (`estimate_columns("xa")`)."""
 
+    CHECK_ID = "check_id"
+    CHECK_KEY = "check_key"
+    SWEEP_ID = "sweep_id"
+    RUN_ID = "run_id"
+    DATA_FINGERPRINT = "data_fingerprint"
+    NEWEST_BATCH = "newest_batch"
+    CATEGORY = "category"
+    PREPROCESSING_ID = "preprocessing_id"
+    KERNEL = "kernel"
+    KERNEL_ID = "kernel_id"
+    WINDOW_FIRST_BATCH = "window_first_batch"
+    STATUS = "status"
+    ERROR_MESSAGE = "error_message"
+    VERDICT = "verdict"
+    CHECK_ERROR = "check_error"
+    N_BATCHES = "n_batches"
+    WINDOW = "window"
+    N = "n"
+    N_POS = "n_pos"
+    N_SV = "n_sv"
+    N_NEWEST = "n_newest"
+    N_NEWEST_POS = "n_newest_pos"
+    CHOSEN_WINDOW = "chosen_window"
+    FULL_WORSE = "full_worse"
+    CHOSEN_WORSE = "chosen_worse"
+    C = "C"
+    J = "j"
+    RHO = "rho"
+    R_DELTA2 = "r_delta2"
+    CHOSEN_ERROR = "chosen_error"
+    FULL_ERROR = "full_error"
+    P_VALUE = "p_value"
+    MARGIN_POINTS = "margin_points"
+    ALPHA = "alpha"
+    FULL_MEMORY = "full_memory"
+    CHOSEN = "chosen"
+    CHECKED_AT = "checked_at"
+
+
+D = DriftColumn
+DRIFT_ESTIMATES = estimate_columns("xa")  # the chosen window's xi-alpha counts and metrics
 # Drift checks: one row per config x category x window (xialpha.jobs.drift); errors are fractions
 # 0..1 (NaN where undefined); verdict "drift", "no drift" or "failed", repeated on each row of a group.
 DRIFT_COLUMNS: tuple[Column, ...] = (
-    *_typed(
+    *_columns(
         "drift check",
-        "str: check_id check_key sweep_id run_id data_fingerprint newest_batch category",
-        "str: preprocessing_id kernel kernel_id window_first_batch status error_message verdict check_error",
-        "int: n_batches window n n_pos n_sv n_newest n_newest_pos",
-        "int: " + " ".join(estimate_columns("xa")[:2]),
-        "int: chosen_window full_worse chosen_worse",
-        "float: C j rho r_delta2",
-        "float: " + " ".join(estimate_columns("xa")[2:]),
-        "float: chosen_error full_error p_value margin_points alpha",
-        "bool: full_memory chosen",
-        "time: checked_at",
+        "str",
+        (D.CHECK_ID, D.CHECK_KEY, D.SWEEP_ID, D.RUN_ID, D.DATA_FINGERPRINT, D.NEWEST_BATCH, D.CATEGORY),
     ),
+    *_columns(
+        "drift check",
+        "str",
+        (D.PREPROCESSING_ID, D.KERNEL, D.KERNEL_ID, D.WINDOW_FIRST_BATCH, D.STATUS, D.ERROR_MESSAGE),
+    ),
+    *_columns("drift check", "str", (D.VERDICT, D.CHECK_ERROR)),
+    *_columns("drift check", "int", (D.N_BATCHES, D.WINDOW, D.N, D.N_POS, D.N_SV, D.N_NEWEST, D.N_NEWEST_POS)),
+    *_columns("drift check", "int", DRIFT_ESTIMATES[:2]),
+    *_columns("drift check", "int", (D.CHOSEN_WINDOW, D.FULL_WORSE, D.CHOSEN_WORSE)),
+    *_columns("drift check", "float", (D.C, D.J, D.RHO, D.R_DELTA2)),
+    *_columns("drift check", "float", DRIFT_ESTIMATES[2:]),
+    *_columns("drift check", "float", (D.CHOSEN_ERROR, D.FULL_ERROR, D.P_VALUE, D.MARGIN_POINTS, D.ALPHA)),
+    *_columns("drift check", "bool", (D.FULL_MEMORY, D.CHOSEN)),
+    *_columns("drift check", "time", (D.CHECKED_AT,)),
 )
 
 # Sweeps: one row per run of a sweep, with the spec it ran (xialpha.jobs.sweep); written again
@@ -453,10 +643,10 @@ class Dataset:
 DATASETS: dict[str, Dataset] = {
     "results": Dataset("results", ("sweep_id", "config_key"), RESULT_COLUMNS, status_column="status"),
     "examples": Dataset("examples", ("sweep_id", "config_key", "estimator"), EXAMPLE_COLUMNS),
-    "selections": Dataset("selections", ("selection_id", "category"), None, row_columns=SELECTION_COLUMNS),
+    "selections": Dataset("selections", (S.SELECTION_ID, S.CATEGORY), None, row_columns=SELECTION_COLUMNS),
     "drift": Dataset("drift", ("check_id",), None, row_columns=DRIFT_COLUMNS),
     "certifications": Dataset(
-        "certifications", ("certification_id", "category"), None, row_columns=CERTIFICATION_COLUMNS
+        "certifications", (R.CERTIFICATION_ID, R.CATEGORY), None, row_columns=CERTIFICATION_COLUMNS
     ),
     "sweeps": Dataset("sweeps", ("run_id",), None, row_columns=SWEEP_COLUMNS),
 }

@@ -6,8 +6,7 @@ rows of a sweep (`write_results`, `write_examples`: typed rows of `xialpha.stora
 `sweep_ended_at`), saved selections, certifications and drift checks (`add_*`, `selections`,
 `certifications`, `drift_checks`, `drift_check`), the summary of every sweep (`sweeps`) and the
 store's upkeep (`compact`, `check`, `quarantine`). Callers name no dataset, filter or column
-type: rows go in typed (or, for selections, certifications and drift checks, as dicts typed here
-by `xialpha.storage.schema`) and come out as DataFrames (or, for a drift check, dicts of Python
+type: rows go in typed and come out as DataFrames (or, for a drift check, dicts of Python
 values); a query on a dataset nothing was written to yet gives an empty DataFrame.
 
 Underneath, as in Optuna's storages, the store composes its layers rather than being them: the
@@ -17,7 +16,7 @@ claims with their heartbeats (`claims`: `xialpha.storage.claims.Claims`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -28,13 +27,20 @@ from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
 from xialpha.storage.files import Problem
 from xialpha.storage.rows import (
+    CertificationRow,
+    DriftRow,
     ExampleRow,
     FailedRow,
     ResultRow,
     RunRow,
+    SelectionRow,
+    certification_columns,
+    drift_columns,
     example_columns,
     result_columns,
     run_columns,
+    selection_columns,
+    stored_selections,
     unpack_bits,
 )
 from xialpha.storage.summary import SUMMARY_COLUMNS, SweepCounts, counts_frame, summarise
@@ -65,13 +71,13 @@ class StoreQueries(Protocol):
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame: ...
     def newest_run(self, sweep_id: str) -> RunRow | None: ...
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None: ...
-    def add_selection(self, rows: Sequence[Mapping]) -> None: ...
+    def add_selection(self, rows: Sequence[SelectionRow]) -> None: ...
     def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame: ...
-    def add_certification(self, rows: Sequence[Mapping]) -> None: ...
+    def add_certification(self, rows: Sequence[CertificationRow]) -> None: ...
     def certifications(
         self, *, selection_id: str | None = None, test_fingerprint: str | None = None
     ) -> pd.DataFrame: ...
-    def add_drift_check(self, rows: Sequence[Mapping]) -> None: ...
+    def add_drift_check(self, rows: Sequence[DriftRow]) -> None: ...
     def drift_checks(self) -> pd.DataFrame: ...
     def drift_check(self, drift_id: str, check_key: str) -> list[dict]: ...
     def compact(self, dataset: str = "results") -> tuple[int, int]: ...
@@ -223,25 +229,26 @@ class ResultStore(StoreQueries):
         ended = runs.sort_values("created_at", kind="mergesort", na_position="first")["finished_at"].iloc[-1]
         return None if pd.isna(ended) else pd.Timestamp(ended)
 
-    def add_selection(self, rows: Sequence[Mapping]) -> None:
+    def add_selection(self, rows: Sequence[SelectionRow]) -> None:
         """Store a selection: its rows, one per category (`SELECTION_COLUMNS`), in one write."""
-        self.datasets.append("selections", typed_table("selections", rows))
+        self.datasets.append("selections", typed_table("selections", [selection_columns(row) for row in rows]))
 
     def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame:
-        """The rows of the stored selections (of `sweep_id`, or the one `selection_id`), sorted by key."""
-        return self._frame("selections", sweep_id=sweep_id, selection_id=selection_id)
+        """The rows of the stored selections (of `sweep_id`, or the one `selection_id`), sorted by
+        key, in this version's columns (`stored_selections`)."""
+        return stored_selections(self._frame("selections", sweep_id=sweep_id, selection_id=selection_id))
 
-    def add_certification(self, rows: Sequence[Mapping]) -> None:
+    def add_certification(self, rows: Sequence[CertificationRow]) -> None:
         """Store a certification: its rows per category, micro and macro (`CERTIFICATION_COLUMNS`)."""
-        self.datasets.append("certifications", typed_table("certifications", rows))
+        self.datasets.append("certifications", typed_table("certifications", [certification_columns(r) for r in rows]))
 
     def certifications(self, *, selection_id: str | None = None, test_fingerprint: str | None = None) -> pd.DataFrame:
         """The stored certification rows (of `selection_id`, or on the test set `test_fingerprint`)."""
         return self._frame("certifications", selection_id=selection_id, test_fingerprint=test_fingerprint)
 
-    def add_drift_check(self, rows: Sequence[Mapping]) -> None:
+    def add_drift_check(self, rows: Sequence[DriftRow]) -> None:
         """Store a drift check's rows (`DRIFT_COLUMNS`) in one write, so a stored check is complete."""
-        self.datasets.append("drift", typed_table("drift", rows))
+        self.datasets.append("drift", typed_table("drift", [drift_columns(row) for row in rows]))
 
     def drift_checks(self) -> pd.DataFrame:
         """Every stored drift row, sorted by check_id."""
