@@ -9,8 +9,9 @@ of that store is finished as a sweep finishes (`ResultStore.finish_sweep`: its p
 compacted, its summary stored; timed as `finish_sweep_s`). Each command runs as a subprocess
 (`python -m xialpha.cli ...`), timed wall-clock, its peak RSS sampled with psutil, the 1-minute
 load beside it. With --before DIR (a checkout of the code before a change) every command is
-also run with that code, right after the current code's run on the same store, so before and
-after compare within one run. Beside them: pyarrow reading the same columns of the results once,
+also run with that code, right after the current code's run, on its own copy of the same store
+(the selections each version saves stay its own: one made before issue 41 stores other columns),
+so before and after compare within one run. Beside them: pyarrow reading the same columns of the results once,
 and the start time of `xialpha --help`. With --profile, select at the largest size is profiled
 (cProfile, top 25 by cumulative time printed). certify is not timed: the replicated categories
 are not in the corpus, so there is nothing to certify them on.
@@ -18,6 +19,13 @@ are not in the corpus, so there is nothing to certify them on.
     python bench/many_configs.py            # 10^4 and 10^5 configurations
     python bench/many_configs.py --quick    # 10^3 (CI smoke)
     python bench/many_configs.py --sizes 100000,1000000 --store-dir /tmp/mc --before /tmp/old-checkout
+
+The figures of issue 41 (select, select --global, report, report --html at 10^5 and 10^6 on the
+compacted layout, beside the code before it) come from
+
+    git worktree add /tmp/xialpha-69d6b19 69d6b19
+    python bench/many_configs.py --sizes 100000,1000000 --layouts compacted --store-dir /tmp/mc \
+        --before /tmp/xialpha-69d6b19 --out bench/results/many_configs_issue41.json
 """
 
 from __future__ import annotations
@@ -167,6 +175,14 @@ def replicate(store_uri: str, target: int) -> int:
     return have
 
 
+def copy_of(store: str, code: str) -> str:
+    """A copy of `store` for the code `code` to run on (made once, kept with --store-dir)."""
+    copy = f"{store}-{code}"
+    if not Path(copy).exists():
+        shutil.copytree(store, copy)
+    return copy
+
+
 def pyarrow_once(store: str) -> float:
     """Seconds for pyarrow to read, once, the results columns select needs."""
     columns = [
@@ -246,12 +262,11 @@ def main() -> None:
                         shutil.copytree(store, target)
                         result["finish_sweep_s"][str(size)] = round(finish(target), 3)
                         print(f"{held:>7} configs  finish_sweep {result['finish_sweep_s'][str(size)]:7.2f} s")
+                stores = {code: target if code == "after" else copy_of(target, code) for code in envs}
                 for name, argv in commands.items():
                     argv = [part.format(tmp=tmp) for part in argv]
-                    if argv[0] != "--help":
-                        argv = [*argv, target]
                     for code, env in envs.items():
-                        w, r, _ = run_command(argv, env)
+                        w, r, _ = run_command(argv if argv[0] == "--help" else [*argv, stores[code]], env)
                         load = os.getloadavg()[0]
                         figures = result["layouts"].setdefault(layout, {}).setdefault(code, {})
                         for key, value in (("wall_s", w), ("peak_rss_gb", r), ("load_1min", load)):

@@ -265,7 +265,11 @@ def _xialpha_choices(results, spec) -> dict:
     sweep's selection estimator)."""
     objective = Objective(metric="f1", estimator=spec.selection_estimator)
     selection = select(results, objective, sweep_id=spec.id, runners_up=0)
-    return {c.category: (c.chosen["preprocessing_id"], float(c.chosen["C"])) for c in selection.choices}
+    rows = selection.rows
+    return {
+        category: (preprocessing, float(C))
+        for category, preprocessing, C in zip(rows["category"], rows["preprocessing_id"], rows["C"])
+    }
 
 
 def _cv_choices(scores: dict, categories: list[str], pre_ids: list[str], grid: list[float]) -> dict:
