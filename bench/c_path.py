@@ -53,7 +53,7 @@ from threadpoolctl import threadpool_limits
 
 from xialpha.corpora import make_synthetic
 from xialpha.estimators import dcd
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.features import Preprocessing
 from xialpha.spec.sweep import load_spec
 
@@ -128,7 +128,7 @@ def main() -> None:
 
 def _warm_up(X, y, clock: SolverClock) -> None:
     """Compile (or load from numba's cache) the solver once, outside the figures."""
-    fit_svm(y, 1.0, X=X, tol=TOL, check_input=False)
+    fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0, tol=TOL), check_input=False)
     clock.take()
 
 
@@ -166,10 +166,10 @@ def _category(X, y: np.ndarray, grid: list[float], clock: SolverClock) -> dict:
     previous = None
     for C in grid:  # the three fits of one C one after the other, so load that comes and goes hits all three
         start = time.process_time()
-        previous = fit_svm(y, C, X=X, tol=TOL, check_input=False, warm_start=previous)
+        previous = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), check_input=False, warm_start=previous)
         warm.append(_row(previous, time.process_time() - start, clock.take(), X, C))
         start = time.process_time()
-        fit = fit_svm(y, C, X=X, tol=TOL, check_input=False)
+        fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), check_input=False)
         cold.append(_row(fit, time.process_time() - start, clock.take(), X, C))
         model = LinearSVC(C=C, loss="hinge", tol=PEER_TOL, random_state=0)
         start = time.process_time()

@@ -56,7 +56,7 @@ from threadpoolctl import threadpool_limits
 from xialpha.corpora import make_synthetic
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span import call_thresholds, span_calls, span_squared
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing
 from xialpha.selection.objective import DEFAULT_ESTIMATOR
@@ -219,7 +219,7 @@ def _path(X, y: np.ndarray, grid: list[float], r_delta2: float, args) -> list[di
     rows, previous = [], None
     for C in grid:
         start = time.perf_counter()
-        fit = fit_svm(y, C, X=X, warm_start=previous, check_input=False)
+        fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C), warm_start=previous, check_input=False)
         rest_s = time.perf_counter() - start - fit.fit_seconds
         start = time.perf_counter()
         xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)
