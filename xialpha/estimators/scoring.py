@@ -17,6 +17,7 @@ from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.registry import DEFAULT_SETTINGS, FitData, switched_on
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem
+from xialpha.estimators.validation import check_kernel
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,4 +83,4 @@ def _kernel_blocks(problem: TrainingProblem):
         return problem.gram
     if problem.linear:
         return None
-    return NamedKernelRows(problem.X, problem.kernel, dict(problem.kernel_params or {}))
+    return NamedKernelRows(problem.X, problem.kernel, check_kernel(problem.kernel, problem.kernel_params))

@@ -51,9 +51,9 @@ class TrainingProblem:
     non-linear ones) or as a precomputed Gram matrix (n, n) (the kernel then unused), and optional
     weights (n,) >= 0 (None: all 1) that scale each example's bound C_i.
 
-    Made, it holds checked labels (int8), kernel parameters and weights (float64); its data are
-    checked when trained on (`fit_svm(check_input=True)`) or once by `checked`. ValueError naming
-    the field otherwise (DataFailure for labels of one class)."""
+    Made, it holds checked labels (int8) and weights (float64); its data and kernel are checked
+    when trained on (`fit_svm(check_input=True)`), the data also once by `checked`. ValueError
+    naming the field otherwise (DataFailure for labels of one class)."""
 
     y: np.ndarray
     X: object | None = None
@@ -67,8 +67,6 @@ class TrainingProblem:
         object.__setattr__(self, "y", y)
         if (self.gram is None) == (self.X is None):
             raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
-        if self.X is not None:
-            object.__setattr__(self, "kernel_params", check_kernel(self.kernel, self.kernel_params))
         if self.weights is not None:
             weights = check_vector(self.weights, y.shape[0], "weights")
             if (weights < 0).any():
@@ -222,6 +220,7 @@ def fit_svm(
     weights = np.ones(n) if problem.weights is None else problem.weights
     c_i = C * np.where(y > 0, j, 1.0) * weights
     if problem.linear:
+        check_kernel(problem.kernel, problem.kernel_params)
         return _fit_linear(y, problem.X, c_i, (C, j, problem.weights), tol, max_iter, check_input, warm_start)
     if warm_start is not None:
         raise ValueError("warm_start: only the linear kernel on features (X=) can be warm-started")
@@ -231,7 +230,7 @@ def fit_svm(
         svc_kernel = {"kernel": "precomputed"}
     else:
         data = check_features(problem.X, n) if check_input else problem.X
-        svc_kernel = {"kernel": problem.kernel, **(problem.kernel_params or {})}
+        svc_kernel = {"kernel": problem.kernel, **check_kernel(problem.kernel, problem.kernel_params)}
     model, alpha, b, support, fit_seconds, converged = _libsvm(
         y,
         data,
