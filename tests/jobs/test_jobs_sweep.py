@@ -360,10 +360,10 @@ def _planted_sweep(tmp_path, monkeypatch, capsys, scheduler: str, fault: BaseExc
     assert [positives[c] for c in plan.categories].count(positives[last]) == 1  # tells the solver's y apart
     solver = tasks.fit_svm
 
-    def planted(y, C, **options):
-        if int((y > 0).sum()) == positives[last]:
+    def planted(problem, parameters, **options):
+        if int((problem.y > 0).sum()) == positives[last]:
             raise fault
-        return solver(y, C, **options)
+        return solver(problem, parameters, **options)
 
     monkeypatch.setattr(tasks, "fit_svm", planted)
     capsys.readouterr()

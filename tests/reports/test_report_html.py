@@ -340,3 +340,32 @@ def test_python_curves_draw_the_categories_asked_for(report_store):
     assert [ax.get_title() for ax in figure.axes if ax.get_visible()] == ["acq"]
     with pytest.raises(UserError, match="categories=: not categories of the sweep: 'nope'"):
         xialpha.plot.curves(report_store, sweep="r1", estimator="xa", categories=["nope"])
+
+
+def test_a_figure_shows_hostile_and_long_names_as_text_and_its_axes_span_the_values():
+    import html
+
+    import pandas as pd
+
+    from xialpha.reports.svg import Axis, curves_figure
+
+    long = "<script>alert('x')</script> " + "a very long category name " * 3
+    curves = pd.DataFrame(
+        {
+            "category": [long] * 3,
+            "preprocessing_id": ["pp"] * 3,
+            "kernel_id": ["lin"] * 3,
+            "j": [1.0] * 3,
+            "C": [0.1, 1.0, 10.0],
+            "label": ["min_df=1"] * 3,
+            "estimate": [0.5, np.nan, 0.75],  # an undefined estimate breaks the line, it is not drawn at 0
+            "held_out": [np.nan] * 3,
+        }
+    )
+    figure = curves_figure(curves, None, "f1", [long])
+    assert "<script" not in figure and "&lt;script&gt;" in figure
+    assert f"<title>{html.escape(long)}</title>" in figure  # the whole name as a tooltip of the cut title
+    assert figure.count("<circle") == 2 and "<polyline" not in figure  # two points, no segment across the gap
+    axis = Axis.spanning([0.5, 75.0])
+    assert axis.low < 0.5 and axis.high > 75.0 and axis.ticks() == [0.0, 20.0, 40.0, 60.0, 80.0]
+    assert Axis.spanning([0.01, 30.0], log=True).ticks() == [0.01, 0.1, 1.0, 10.0]

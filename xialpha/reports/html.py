@@ -382,7 +382,7 @@ def _best_section(best: pd.DataFrame) -> str:
             percent(r["best_held_out"]),
             _e(grid_word(r)),
         ]
-        for _, r in best.iterrows()
+        for r in best.to_dict("records")  # rows as dicts: a Series per row costs seconds at 10^4 groups
     ]
     header = ["category", "config", "best C", "estimate", "held-out at that C", "best held-out", "on the C grid"]
     return _table(header, rows, text_columns=2)
@@ -401,7 +401,7 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
             percent(r["candidates_mean"] / r[ResultColumn.N]),
             number(r["loo_retrains_mean"]),
         ]
-        for _, r in candidates.iterrows()
+        for r in candidates.to_dict("records")
     ]
     header = [
         "category",

@@ -202,7 +202,7 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     y = Axis.spanning([*(100 * shown["estimate"]), *(100 * shown["held_out"]), *stars])
     panels = []
     for category in categories:
-        panel = Panel(str(category), x, y, "C", f"{what} (%)")
+        panel = Panel(str(category), x, y, ResultColumn.C, f"{what} (%)")
         for line in lines.get(category, []):
             color = colors[line["label"].iloc[0]]
             panel.line(line[ResultColumn.C].to_numpy(), 100 * line["estimate"].to_numpy(), color)
