@@ -1,9 +1,10 @@
 """Where a warm-started C path's time goes, against cold LinearSVC(loss="hinge", tol=1e-4) fits at the same n.
 
-Per category, the C path of config/reuters.toml's grid solved as sweeps solve it (`fit_svm(y, C,
-X=X, warm_start=the previous C's fit, check_input=False)`, ascending C, tol = 1e-3 as the spec's
-default), the same fits cold (no warm start), and scikit-learn's LinearSVC(loss="hinge", tol=1e-4,
-random_state=0) cold at every C, the fit peers run per fold. BLAS on one thread; seconds are CPU
+Per category, the C path of config/reuters.toml's grid solved as sweeps solve it
+(`fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), warm_start=the previous C's fit,
+check_input=False)`, ascending C, tol = 1e-3 as the spec's default), the same fits cold (no warm
+start), and scikit-learn's LinearSVC(loss="hinge", tol=1e-4, random_state=0) cold at every C, the
+fit peers run per fold. BLAS on one thread; seconds are CPU
 seconds of this process (`time.process_time`), i.e. per core. Per xialpha fit:
   fit_s        the whole `fit_svm` call (input handling, per-fit statistics, the compiled solver,
                w, decision values, threshold): what a sweep's fit costs;
@@ -14,7 +15,7 @@ seconds of this process (`time.process_time`), i.e. per core. Per xialpha fit:
                the data (visited_share = that / epochs: shrinking's effect);
   pg_spread    the solver's stopping measure on the returned alpha: max - min over the examples of
                the projected gradients (y f - 1 at 0 < alpha < C_i, its negative part at alpha = 0,
-               its positive part at alpha = C_i); <= tol is what `fit_svm(tol=)` promises;
+               its positive part at alpha = C_i); <= tol is what `SVMParameters(tol=)` promises;
   kkt          the largest KKT violation at the returned threshold b: per example max(0, 1 - y f) at
                alpha = 0, max(0, y f - 1) at alpha = C_i, |y f - 1| in between (margin units);
   y_alpha      |y^T alpha|, the equality constraint's residual (alpha units; sum alpha beside it);

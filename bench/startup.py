@@ -49,7 +49,7 @@ COMMANDS = {
 }
 IMPORT_ONLY = {"certify": "xialpha.commands.certify"}
 HEAVY = ("numba", "sklearn", "scipy.stats", "scipy", "matplotlib", "dask", "distributed", "pandas", "pyarrow")
-STORED = re.compile(r"stored selection (sel-[0-9A-Za-z-]+)")
+STORED = re.compile(r"selection (sel-[0-9A-Za-z-]+)")  # "stored selection ID" or "selection ID is stored already"
 IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
 
 

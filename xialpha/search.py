@@ -371,7 +371,7 @@ def resolved_gamma(gamma, X) -> float:
 
 
 def _cost(svm, classes: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(C, j) of `fit_svm` that give the estimator's C x class_weight bounds: C_neg = C x w(classes[0]),
+    """(C, j) of `SVMParameters` that give the estimator's C x class_weight bounds: C_neg = C x w(classes[0]),
     j = w(classes[1]) / w(classes[0]), with the weights scikit-learn computes from class_weight."""
     from sklearn.utils.class_weight import compute_class_weight
 

@@ -185,7 +185,7 @@ def test_column_vector_y_gives_the_same_estimates_as_1d_y(estimate):
 )
 def test_linear_candidates_are_scored_on_the_linear_path(make, monkeypatch):
     # SVC(kernel="linear") and LinearSVC(loss="hinge") are scored by xialpha's solver on the
-    # features (warm-started along C), with the estimates of fit_svm(X=...) at each C and j = 2,
+    # features (warm-started along C), with the estimates of fit_svm on the features at each C and j = 2,
     # and never through a Gram matrix; only the chosen candidate is fitted by scikit-learn.
     import xialpha.features.gram as gram_module
 
