@@ -44,9 +44,10 @@ def main() -> None:
     for category in categories:
         y = sample.y(category)
         for C in c_values:
-            fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(C), check_input=False)
-            pruned, pruned_s = timed(loo_exact, y, C, fit=fit, gram=gram)
-            lemma, lemma_s = timed(loo_exact, y, C, fit=fit, prune="xi_alpha", r_delta2=r_delta2, gram=gram)
+            problem, parameters = TrainingProblem(y, gram=gram), SVMParameters(C)
+            fit = fit_svm(problem, parameters, check_input=False)
+            pruned, pruned_s = timed(loo_exact, problem, parameters, fit=fit)
+            lemma, lemma_s = timed(loo_exact, problem, parameters, fit=fit, prune="xi_alpha", r_delta2=r_delta2)
             brute, brute_s = timed(_brute_force_loo, y, C, gram)
             xa1 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)
             xa2 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 2.0)
