@@ -12,6 +12,9 @@ seconds of this process (`time.process_time`), i.e. per core. Per xialpha fit:
   subproblems  multiplier subproblems (0: the previous C's solution met the tolerance as it was);
   full_pass_equivalents  examples visited / n: the epochs' work after shrinking, in passes over all
                the data (visited_share = that / epochs: shrinking's effect);
+  visited_nnz  the nonzeros of the rows the solver examined (each is read by the row product, and
+               again by the update where alpha_i moves); ns_per_visited_nnz = solver_s / visited_nnz:
+               the inner loops' cost per nonzero; ns_per_nnz_epoch = solver_s / (epochs x nnz(X));
   pg_spread    the solver's stopping measure on the returned alpha: max - min over the examples of
                the projected gradients (y f - 1 at 0 < alpha < C_i, its negative part at alpha = 0,
                its positive part at alpha = C_i); <= tol is what `fit_svm(tol=)` promises;
@@ -21,7 +24,10 @@ seconds of this process (`time.process_time`), i.e. per core. Per xialpha fit:
   primal       1/2 ||w||^2 + sum_i C_i max(0, 1 - y_i f(x_i)) of the biased SVM.
 LinearSVC solves the SVM with the bias as a regularised feature (intercept_scaling = 1), a slightly
 different problem: its `primal` is the biased SVM's objective at its (w, b), beside ours
-(`primal_rel_gap` = its primal / ours - 1, >= 0 up to our tolerance), and its iterations.
+(`primal_rel_gap` = its primal / ours - 1, >= 0 up to our tolerance), and its iterations. scikit-learn
+does not report how many nonzeros LIBLINEAR visited; its `ns_per_nnz_epoch` = fit_s / (iterations x
+nnz(X)) counts every example in every iteration, so it is a lower bound on its ns per visited nonzero
+(shrinking visits fewer), and it includes scikit-learn's copy of X into LIBLINEAR's format.
 The three fits of each C run one after the other (warm, cold, LinearSVC), so load that comes and
 goes on a shared machine hits all three. Headline: `warm_later_over_linearsvc_median` = median over
 the categories of (the path's warm fit seconds except the first C, per fit) / (LinearSVC's per
@@ -65,22 +71,22 @@ LARGE_DOCS, QUICK_LARGE_DOCS = 100_000, 3_000
 
 class SolverClock:
     """Wraps `dcd.solve_biased` (which `xialpha.estimators.linear` calls through the module) to
-    record, per call, its CPU seconds, epochs, subproblems and examples visited."""
+    record, per call, its CPU seconds, epochs, subproblems, examples visited and their nonzeros."""
 
     def __init__(self):
         self.inner = dcd.solve_biased
-        self.calls: list[tuple[float, int, int, int]] = []
+        self.calls: list[tuple[float, int, int, int, int]] = []
 
     def __call__(self, *args):
         start = time.process_time()
         out = self.inner(*args)
-        self.calls.append((time.process_time() - start, int(out[1]), int(out[2]), int(out[3])))
+        self.calls.append((time.process_time() - start, int(out[1]), int(out[2]), int(out[3]), int(out[4])))
         return out
 
-    def take(self) -> tuple[float, int, int, int]:
-        """(seconds, epochs, subproblems, visits) summed over the calls since the last take."""
+    def take(self) -> tuple[float, int, int, int, int]:
+        """(seconds, epochs, subproblems, visits, visited nonzeros) summed over the calls since the last take."""
         calls, self.calls = self.calls, []
-        return tuple(sum(c[k] for c in calls) for k in range(4)) if calls else (0.0, 0, 0, 0)
+        return tuple(sum(c[k] for c in calls) for k in range(5)) if calls else (0.0, 0, 0, 0, 0)
 
 
 def main() -> None:
@@ -153,10 +159,19 @@ def _dataset(X, targets: list[tuple[str, np.ndarray]], grid: list[float], clock:
         summary[f"{key}_epochs_mean"] = float(np.mean([f["epochs"] for f in fits]))
         summary[f"{key}_subproblems_mean"] = float(np.mean([f["subproblems"] for f in fits]))
         summary[f"{key}_full_pass_equivalents_mean"] = float(np.mean([f["full_pass_equivalents"] for f in fits]))
+        summary[f"{key}_ns_per_visited_nnz_median"] = _median(f["ns_per_visited_nnz"] for f in fits)
+        summary[f"{key}_ns_per_nnz_epoch_median"] = _median(f["ns_per_nnz_epoch"] for f in fits)
         summary[f"{key}_fixed_share"] = float(
             sum(f["fit_s"] - f["solver_s"] for f in fits) / sum(f["fit_s"] for f in fits)
         )
+    summary["linearsvc_ns_per_nnz_epoch_median"] = _median(f["ns_per_nnz_epoch"] for p in paths for f in p["linearsvc"])
     return {"n_train": int(X.shape[0]), "n_features": int(X.shape[1]), "nnz": int(X.nnz), **summary, "paths": paths}
+
+
+def _median(values) -> float | None:
+    """The median of the values that are not None (None if there are none)."""
+    kept = [v for v in values if v is not None]
+    return float(np.median(kept)) if kept else None
 
 
 def _category(X, y: np.ndarray, grid: list[float], clock: SolverClock) -> dict:
@@ -183,6 +198,7 @@ def _category(X, y: np.ndarray, grid: list[float], clock: SolverClock) -> dict:
                 "C": C,
                 "fit_s": seconds,
                 "n_iter": int(model.n_iter_),
+                "ns_per_nnz_epoch": 1e9 * seconds / (int(model.n_iter_) * X.nnz),
                 "primal": _primal(w, b, X, y, C * np.ones(y.shape[0])),
             }
         )
@@ -201,7 +217,7 @@ def _category(X, y: np.ndarray, grid: list[float], clock: SolverClock) -> dict:
 
 
 def _row(fit, seconds: float, solver: tuple, X, C: float) -> dict:
-    solver_s, epochs, subproblems, visits = solver
+    solver_s, epochs, subproblems, visits, visited_nnz = solver
     n_active = int((fit.c_i > 0).sum())
     return {
         "C": C,
@@ -211,6 +227,9 @@ def _row(fit, seconds: float, solver: tuple, X, C: float) -> dict:
         "subproblems": subproblems,
         "full_pass_equivalents": visits / n_active,
         "visited_share": visits / (epochs * n_active) if epochs else 0.0,
+        "visited_nnz": visited_nnz,
+        "ns_per_visited_nnz": 1e9 * solver_s / visited_nnz if visited_nnz else None,
+        "ns_per_nnz_epoch": 1e9 * solver_s / (epochs * X.nnz) if epochs else None,
         "pg_spread": pg_spread(fit),
         "kkt": kkt_violation(fit),
         "y_alpha": abs(float(fit.alpha @ fit.y)),
@@ -262,12 +281,14 @@ def _print(result: dict) -> None:
                         w["subproblems"],
                         w["pg_spread"],
                         w["kkt"],
+                        w["ns_per_visited_nnz"],
                         c["fit_s"],
                         c["epochs"],
                         c["subproblems"],
                         c["pg_spread"],
                         l["fit_s"],
                         l["n_iter"],
+                        l["ns_per_nnz_epoch"],
                         l["primal_rel_gap"],
                     ]
                 )
@@ -281,12 +302,14 @@ def _print(result: dict) -> None:
                 "sub",
                 "pg",
                 "kkt",
+                "ns/nnz",
                 "cold_s",
                 "ep",
                 "sub",
                 "pg",
                 "lsvc_s",
                 "it",
+                "ns/nnz-ep",
                 "lsvc_gap",
             ],
             rows,

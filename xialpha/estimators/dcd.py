@@ -93,7 +93,8 @@ def _subproblem(
     An example is only ever shrunk while its own condition holds (alpha_i = 0 with a gradient
     above a positive bound, or alpha_i = C_i below a negative one: projected gradient 0), so an
     epoch that starts with every example active checks them all even if it shrinks some.
-    Returns (epochs used, examples visited over them, converged).
+    Returns (epochs used, examples visited over them, their nonzeros (the row products and updates
+    read each visited row once or twice), converged).
     """
     s, um, v = state[0], state[1], state[2]
     active = int(state[3])
@@ -101,6 +102,7 @@ def _subproblem(
     pg_min_old = state[5]
     epochs = 0
     visited = 0
+    visited_nnz = 0
     converged = False
     while epochs_done + epochs < max_epochs:
         epochs += 1
@@ -115,6 +117,7 @@ def _subproblem(
         k = 0
         while k < active:
             i = np.uintp(order[np.uintp(k)])
+            visited_nnz += indptr[i + np.uintp(1)] - indptr[i]
             yi = y[i]
             wx = _row_dot(indptr, indices, data, i, u) - s * x_m[i] - um + s * mm
             g = yi * (wx + shift + v) - 1.0
@@ -170,7 +173,7 @@ def _subproblem(
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
     state[0], state[1], state[2] = s, um, v
     state[3], state[4], state[5] = active, pg_max_old, pg_min_old
-    return epochs, visited, converged
+    return epochs, visited, visited_nnz, converged
 
 
 @njit(cache=True, nogil=True)
@@ -182,8 +185,8 @@ def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, 
     ||x_i - m||^2 (the last three are the same for every fit on X: `linear.RowStatistics`); mu > 0
     the multiplier weight, mu_first in (0, mu] the first subproblem's; tol the stopping tolerance;
     max_epochs a cap on passes over the data, summed over subproblems; w (d,) zeros, out: the
-    weight vector X^T (alpha y). Returns (b, epochs, subproblems solved, examples visited,
-    converged): b for the original (uncentered) rows; visited / (epochs n) is the share of the
+    weight vector X^T (alpha y). Returns (b, epochs, subproblems solved, examples visited, their
+    nonzeros, converged): b for the original (uncentered) rows; visited / (epochs n) is the share of the
     examples that shrinking left to visit (counted as the active set at each epoch's start).
 
     v(shift) = mu y^T a(shift), the constraint's residual at the subproblem's solution, is
@@ -221,6 +224,7 @@ def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, 
     shift = b + w_m - state[2]  # the start's centered threshold b + w . m, as shift + v
     epochs = 0
     visits = 0
+    visits_nnz = 0
     lo_s, lo_v = -np.inf, 0.0  # a shift with v > 0 (the root lies above it)
     hi_s, hi_v = np.inf, 0.0  # a shift with v < 0 (the root lies below it)
     side = 0  # which end moved last, for Illinois' halving
@@ -228,7 +232,7 @@ def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, 
     converged = False
     while outer < MAX_OUTER:
         outer += 1
-        used, visited, inner_converged = _subproblem(
+        used, visited, visited_nnz, inner_converged = _subproblem(
             indptr,
             indices,
             data,
@@ -250,6 +254,7 @@ def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, 
         )
         epochs += used
         visits += visited
+        visits_nnz += visited_nnz
         if not inner_converged:
             break
         if weight < mu:  # the same alpha and decision values solve the subproblem of weight mu at this shift
@@ -282,4 +287,4 @@ def solve_biased(indptr, indices, data, y, c, mean, x_m, centered_sq, alpha, b, 
             new = shift + v  # the method of multipliers' step: b_{k+1} = b_k + mu y^T a
         shift = new
     s, um, v = state[0], state[1], state[2]
-    return shift + v - (um - s * mm), epochs, outer, visits, converged
+    return shift + v - (um - s * mm), epochs, outer, visits, visits_nnz, converged
