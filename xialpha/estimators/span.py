@@ -399,12 +399,14 @@ def _nearest_rows(block, diag_rows, own):
 
 @njit(cache=True, nogil=True)
 def _ridged_in_order(k_uu, order, ridge):
-    """(n, n) new: k_uu[order][:, order] + ridge I (k_uu (n, n) C-ordered, order (n,) a permutation)."""
+    """(n, n) new: the upper triangle (and diagonal) of k_uu[order][:, order] + ridge I, all that
+    `_CholeskyHull` reads; below the diagonal it is uninitialised. k_uu (n, n) C-ordered, symmetric;
+    order (n,) a permutation."""
     n = order.shape[0]
     out = np.empty((n, n))
     for a in range(np.uintp(n)):
         row = np.uintp(order[a])
-        for b in range(np.uintp(n)):
+        for b in range(a, np.uintp(n)):
             out[a, b] = k_uu[row, np.uintp(order[b])]
         out[a, a] += ridge
     return out
@@ -421,9 +423,9 @@ class _CholeskyHull:
     """
 
     def __init__(self, ridged: np.ndarray):
-        """ridged: A (n_U, n_U), C-ordered; factorised in place (LAPACK's dpotrf on its transpose, the
-        same symmetric matrix in Fortran order): its memory holds L afterwards, zeros above the
-        diagonal. LinAlgError if A is not positive definite."""
+        """ridged: A (n_U, n_U), C-ordered, of which only the upper triangle is read; factorised in
+        place (LAPACK's dpotrf of the lower triangle of its transpose, Fortran-ordered): its memory
+        holds L afterwards, zeros above the diagonal. LinAlgError if A is not positive definite."""
         factor, info = scipy.linalg.lapack.dpotrf(ridged.T, lower=1, clean=1, overwrite_a=1)
         if info != 0:
             raise np.linalg.LinAlgError(f"K_UU + eps I is not positive definite (dpotrf info {info})")
