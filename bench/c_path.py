@@ -102,6 +102,14 @@ def main() -> None:
         help=f"documents of `large` (default {LARGE_DOCS:g}, --quick {QUICK_LARGE_DOCS}; 0 skips it)",
     )
     parser.add_argument("--large-categories", type=int, default=4)
+    parser.add_argument(
+        "--loose-tol",
+        type=float,
+        default=None,
+        metavar="TOL",
+        help="also solve the first corpus's C paths at this looser tol (e.g. 1e-2): per fit the duality gap, "
+        "the margin band it certifies, and the xi-alpha and span calls that differ from the tol=1e-3 solve",
+    )
     args = parser.parse_args()
     clock = SolverClock()
     dcd.solve_biased = clock
@@ -112,6 +120,9 @@ def main() -> None:
         X, _ = vectorize(Preprocessing(min_df=3), train.texts)
         categories = train.choose_categories(top_k=args.categories or (3 if args.quick else 10))
         _warm_up(X, train.y(categories[0]), clock)
+        if args.loose_tol:
+            loose = _loose(X, [(c, train.y(c)) for c in categories], grid, args.loose_tol)
+            clock.take()
         result = {
             "benchmark": "c_path",
             "quick": args.quick,
@@ -128,8 +139,69 @@ def main() -> None:
             chosen = synthetic.choose_categories(top_k=args.large_categories)
             result["large"] = {"n_docs": n_large, **_dataset(XL, [(c, strain.y(c)) for c in chosen], grid, clock)}
     result["target_warm_over_linearsvc"] = TARGET
+    if args.loose_tol:
+        result["loose_tol"] = loose
+        print({k: v for k, v in loose.items() if k != "fits"}, flush=True)
     _print(result)
     write_results(result, output_path("c_path", args))
+
+
+def _loose(X, targets: list[tuple[str, np.ndarray]], grid: list[float], loose_tol: float) -> dict:
+    """Each C path warm-started at loose_tol and at TOL. Per loose fit: the duality gap G of its alphas
+    made feasible (`linear.balance`) at libsvm's threshold, the band sqrt(2 G) it proves on every
+    margin of a unit-norm row (P(w, b) - P* >= ||w - w*||^2 / 2; the threshold's own error comes on
+    top), the examples whose margin lies within the band of 1 (where alpha_i and the calls are not
+    certified), the largest margin and alpha changes to the TOL solve, and the xi-alpha (rho 1) and
+    span calls that differ from the TOL solve's."""
+    from xialpha.estimators.linear import balance, threshold
+    from xialpha.estimators.span import span_estimate
+    from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
+
+    r_delta2 = r_delta_squared(X=X)
+    fits = []
+    for category, y in targets:
+        loose = tight = None
+        for C in grid:
+            loose = fit_svm(y, C, X=X, tol=loose_tol, check_input=False, warm_start=loose)
+            tight = fit_svm(y, C, X=X, tol=TOL, check_input=False, warm_start=tight)
+            yf = loose.y.astype(np.float64)
+            alpha = balance(loose.alpha.copy(), yf)
+            w = np.asarray(X.T @ (alpha * yf)).ravel()
+            wx = np.asarray(X @ w).ravel()
+            b = threshold(yf, alpha, loose.c_i, wx, loose.b)
+            margins = yf * (wx + b)
+            gap = _primal(w, b, X, yf, loose.c_i) - (alpha.sum() - 0.5 * w @ w)
+            band = float(np.sqrt(2.0 * max(gap, 0.0)) * np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).max()))
+            fits.append(
+                {
+                    "category": category,
+                    "C": C,
+                    "gap": float(gap),
+                    "band": band,
+                    "in_band_share": float(np.mean(np.abs(margins - 1.0) <= band)),
+                    "margin_change_max": float(np.abs(loose.y * loose.decision - tight.y * tight.decision).max()),
+                    "alpha_change_max": float(np.abs(loose.alpha - tight.alpha).max()),
+                    "xa_calls_differing": int(
+                        (
+                            xi_alpha_indicator(loose.alpha, loose.xi, r_delta2)
+                            != xi_alpha_indicator(tight.alpha, tight.xi, r_delta2)
+                        ).sum()
+                    ),
+                    "span_calls_differing": int(
+                        (span_estimate(loose).indicator != span_estimate(tight).indicator).sum()
+                    ),
+                }
+            )
+    return {
+        "tol": loose_tol,
+        "band_min": min(f["band"] for f in fits),
+        "in_band_share_min": min(f["in_band_share"] for f in fits),
+        "margin_change_max": max(f["margin_change_max"] for f in fits),
+        "fits_with_differing_xa_calls": sum(f["xa_calls_differing"] > 0 for f in fits),
+        "fits_with_differing_span_calls": sum(f["span_calls_differing"] > 0 for f in fits),
+        "n_fits": len(fits),
+        "fits": fits,
+    }
 
 
 def _warm_up(X, y, clock: SolverClock) -> None:
