@@ -163,8 +163,10 @@ def _loose(X, targets: list[tuple[str, np.ndarray]], grid: list[float], loose_to
     for category, y in targets:
         loose = tight = None
         for C in grid:
-            loose = fit_svm(y, C, X=X, tol=loose_tol, check_input=False, warm_start=loose)
-            tight = fit_svm(y, C, X=X, tol=TOL, check_input=False, warm_start=tight)
+            loose = fit_svm(
+                TrainingProblem(y, X=X), SVMParameters(C, tol=loose_tol), check_input=False, warm_start=loose
+            )
+            tight = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), check_input=False, warm_start=tight)
             yf = loose.y.astype(np.float64)
             alpha = balance(loose.alpha.copy(), yf)
             w = np.asarray(X.T @ (alpha * yf)).ravel()
@@ -254,7 +256,12 @@ def _category(X, y: np.ndarray, grid: list[float], clock: SolverClock) -> dict:
     previous = None
     for C in grid:  # the three fits of one C one after the other, so load that comes and goes hits all three
         start = time.process_time()
-        previous = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), check_input=False, warm_start=previous)
+        previous = fit_svm(
+            TrainingProblem(y, X=X),
+            SVMParameters(C, tol=TOL),
+            check_input=False,
+            warm_start=previous,
+        )
         warm.append(_row(previous, time.process_time() - start, clock.take(), X, C))
         start = time.process_time()
         fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), check_input=False)
