@@ -78,7 +78,8 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
     select` ranks (`xialpha.selection.ranking.rank`).
     """
     rows = at_rho(results, rho)
-    rows = rows[rows[ResultColumn.CATEGORY].notna()]  # as a group-by over categories leaves such rows out
+    named = rows[ResultColumn.CATEGORY].notna()
+    rows = rows if named.all() else rows[named]  # as a group-by over categories leaves such rows out
     maximise = Objective(metric=metric).maximise
     held = pd.Series(metric_values(estimator_counts(rows, "holdout"), metric), index=rows.index)
     held = held.where(np.isfinite(held)).groupby(rows[ResultColumn.CATEGORY])

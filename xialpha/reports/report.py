@@ -29,7 +29,7 @@ from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, 
 from xialpha.selection.ranking import SIMPLER, SUPPORT_VECTORS, VALUE, rank
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selected import Selection
-from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
+from xialpha.selection.selector import at_rho, candidate_rows, default_estimator, rho_mask
 from xialpha.storage.naming import choose_sweep
 from xialpha.storage.schema import CertificationColumn, ResultColumn, SelectionColumn
 from xialpha.version import __version__
@@ -99,8 +99,7 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
     ran the mean retrainings it actually made, and the positive training examples n_pos."""
     flagged = estimator_counts(results, "xa")  # per row, computed once for every category
     bound = (flagged["d_pos"] + flagged["d_neg"]).to_numpy(dtype=float)
-    at_bound_rho = np.zeros(len(results), dtype=bool)
-    at_bound_rho[at_rho(results.reset_index(drop=True), BOUND_RHO).index] = True
+    at_bound_rho = rho_mask(results, BOUND_RHO)
     retrains = pd.to_numeric(results.get(LOO_RETRAINS, pd.Series(np.nan, index=results.index)), errors="coerce")
     frame = pd.DataFrame(
         {

@@ -215,8 +215,10 @@ def _not_computed(sweep_id: str, objective: Objective) -> str:
 
 def at_rho(results: pd.DataFrame, rho: float) -> pd.DataFrame:
     """The result rows at xi-alpha's `rho` (to RHO_ATOL; the other estimators repeat their values on
-    every rho's row)."""
-    return results[rho_mask(results, rho)]
+    every rho's row): `results` itself when every row is (a sweep of one rho: no copy), so callers
+    do not change what they get."""
+    at = rho_mask(results, rho)
+    return results if at.all() else results[at]
 
 
 def rho_mask(results: pd.DataFrame, rho: float) -> np.ndarray:
