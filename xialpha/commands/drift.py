@@ -20,7 +20,7 @@ import argparse
 import sys
 import textwrap
 
-from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
+from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.commands.stores import store_uri
 
 
@@ -37,14 +37,14 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    start_workers_early(args)
+    from xialpha.spec.drift import load_drift_spec
+
+    spec = load_drift_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
+    before_the_stack(args, spec)
     from xialpha.jobs.drift import run_drift_check
     from xialpha.selection.records import newest_selection_id
-    from xialpha.spec.drift import load_drift_spec
     from xialpha.storage.store import ResultStore
 
-    spec = load_drift_spec(args.spec)
-    check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args, spec.store))
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     report = run_drift_check(

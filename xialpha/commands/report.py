@@ -45,6 +45,10 @@ from xialpha.storage.schema import ResultColumn
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
 
 
+# What report does instead of an option other commands take (`xialpha.cli` says it when it is given).
+INSTEAD = {"--format": "it writes --html"}
+
+
 def add_arguments(parser) -> None:
     add_store_arguments(parser)
     add_sweep_argument(parser)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 import sys
 
-from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
+from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.commands.stores import store_uri
 from xialpha.printable import printable
 
@@ -38,16 +38,15 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    if not args.dry_run:
-        start_workers_early(args)
+    from xialpha.spec.sweep import load_spec
+
+    spec = load_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
+    before_the_stack(args, spec, start_workers=not args.dry_run)
     from xialpha.jobs.progress import Progress
     from xialpha.jobs.sweep import dry_run, run_sweep
     from xialpha.selection.c_extension import auto_steps
-    from xialpha.spec.sweep import load_spec
     from xialpha.storage.store import ResultStore
 
-    spec = load_spec(args.spec)
-    check_workers(args.workers, spec.cluster)
     store = ResultStore(store_uri(args, spec.store), writable=not args.dry_run)
     if args.dry_run:
         _print_dry_run(

@@ -1,15 +1,28 @@
 """Corpora: `Corpus` (documents, multi-label category sets, optional times and splits) and its loaders.
 
 No Dask, no file writing here: loaders read the user's corpus files and return in-memory corpora.
+The names below are imported when first used, so that importing a light module of this package
+(`xialpha.corpora.loading`, which a spec is checked against) loads no numpy.
 """
 
-from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.directory import load_directory
-from xialpha.corpora.loading import LOADERS, load_corpus
-from xialpha.corpora.reuters import load_reuters
-from xialpha.corpora.svmlight import load_svmlight
-from xialpha.corpora.synthetic import SHIFTS, make_synthetic
-from xialpha.corpora.table import load_table
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xialpha.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.corpora.loading import (
+        LOADERS,
+        load_corpus,
+        load_directory,
+        load_reuters,
+        load_svmlight,
+        load_table,
+        make_synthetic,
+    )
+    from xialpha.corpora.synthetic import SHIFTS
 
 __all__ = [
     "Corpus",
@@ -22,3 +35,19 @@ __all__ = [
     "load_table",
     "make_synthetic",
 ]
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "corpus": ("Corpus",),
+        "loading": (
+            "LOADERS",
+            "load_corpus",
+            "load_directory",
+            "load_reuters",
+            "load_svmlight",
+            "load_table",
+            "make_synthetic",
+        ),
+        "synthetic": ("SHIFTS",),
+    },
+)

@@ -18,9 +18,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
+from xialpha.corpora.loading import VALIDATION_SPLIT
 from xialpha.errors import UserError, did_you_mean
-
-VALIDATION_SPLIT = "validation"
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
 from xialpha.errors import DataFailure
-from xialpha.estimators import KERNEL_PARAMETERS
+from xialpha.estimators import KERNEL_PARAMETERS, TOL_RANGE
 
 
 @contextmanager
@@ -70,9 +70,6 @@ def check_positive(value, name: str) -> float:
     if not np.isfinite(value):
         raise ValueError(f"{name}: must be a finite number > 0, got {value!r}")
     return float(value)
-
-
-TOL_RANGE = (1e-12, 1.0)  # stopping tolerances a solver in float64 can reach, in margin units
 
 
 def check_tolerance(value, name: str = "tol") -> float:

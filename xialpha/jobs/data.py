@@ -29,7 +29,7 @@ from distributed import Client, Future, wait
 from toolz import identity
 
 from xialpha.corpora.corpus import check_carving, no_such_split
-from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
+from xialpha.corpora.parted import PARTED, check_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
     WHOLE,
     Census,

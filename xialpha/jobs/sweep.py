@@ -138,6 +138,8 @@ def run_sweep(
             "not given",
             parameter="c_steps",
         )
+    if client is None and spec.cluster.is_local(address):
+        spec.corpus.look()  # a missing file or column answered before a cluster starts
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)

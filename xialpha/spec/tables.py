@@ -180,19 +180,39 @@ class Table:
 
 
 def parse_size(path: str, value: object) -> int:
-    """Bytes (> 0, < 2**63) of a size like "8GiB", "500 MB" or a number, read by dask's parse_bytes
-    (as Dask reads memory limits); UserError naming `path` otherwise."""
-    from dask.utils import parse_bytes
-
+    """Bytes (> 0, < 2**63) of a size like "8GiB", "500 MB" or a number, read as Dask reads memory
+    limits (`dask.utils.parse_bytes`, whose grammar `_bytes` follows without importing Dask:
+    tests/spec/test_spec_light.py compares them); UserError naming `path` otherwise."""
     size = 0
     if not isinstance(value, bool) and isinstance(value, (int, float, str)) and str(value).strip():
         try:
-            size = parse_bytes(value)
+            size = int(value) if isinstance(value, (int, float)) else _bytes(value)
         except (ValueError, TypeError, OverflowError):
             size = 0
     if not 0 < size <= INT64_MAX:
         raise UserError(f"{path}: must be a size like 8GiB or 500MB, got {_short(value)}")
     return int(size)
+
+
+_BYTE_UNITS = {
+    "": 1,
+    "b": 1,
+    **{f"{prefix}{suffix}": 1000**power for power, prefix in enumerate("kmgtp", 1) for suffix in ("", "b")},
+    **{f"{prefix}i{suffix}": 1024**power for power, prefix in enumerate("kmgtp", 1) for suffix in ("", "b")},
+}
+
+
+def _bytes(text: str) -> int:
+    """Bytes of "100", "5.4 kB", "1kiB", "1e6 kB" or "MB" (one of the unit): a number, then a unit
+    of _BYTE_UNITS in any case, spaces ignored; ValueError otherwise."""
+    text = text.replace(" ", "")
+    if not any(char.isdigit() for char in text):
+        text = f"1{text}"
+    number = text.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    unit = text[len(number) :].lower()
+    if unit not in _BYTE_UNITS:
+        raise ValueError(f"not a byte unit: {unit!r}")
+    return int(float(number) * _BYTE_UNITS[unit])
 
 
 def check_values(value: object, path: str = "") -> None:
