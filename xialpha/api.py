@@ -41,6 +41,7 @@ from xialpha.plot import stored_report
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection, untidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
+from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.c_extension import auto_steps
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.comparison import compare_selections
@@ -477,8 +478,8 @@ def certify(
     selection: str | pd.DataFrame,
     test_split: str,
     force: bool = False,
-    confidence: float = 0.95,
-    draws: int = 40_000,
+    confidence: float = CONFIDENCE,
+    draws: int = DRAWS,
     seed: int = 0,
     spec: str | os.PathLike[str] | None = None,
     corpus: Corpus | Sequence[Iterable[Any]] | None = None,

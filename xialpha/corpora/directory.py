@@ -18,7 +18,7 @@ import numpy as np
 from xialpha.corpora.corpus import Corpus
 from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart
 from xialpha.corpora.sources import decode_text, existing_path, iter_tree_files, tree_files
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 LAYOUTS = ("auto", "split/category", "category")
 _SPLIT_SUFFIX = re.compile(r"(?:^|[-_.])(train|test|validation|dev)$", re.I)
@@ -29,7 +29,7 @@ def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow
     filed under several categories of a split is merged within its split's part. An archive is
     one part (a compressed stream is read in one pass). The tree is listed, not read, here."""
     if layout not in LAYOUTS:
-        raise UserError(f"must be one of {', '.join(LAYOUTS)}, got {layout!r}", key="layout")
+        raise UserError(one_of(layout, LAYOUTS), key="layout")
     root = existing_path(path)
     settings = {"path": str(root), "layout": layout, "skip_empty": skip_empty, "follow_symlinks": follow_symlinks}
     if not root.is_dir():

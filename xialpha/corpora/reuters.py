@@ -22,7 +22,7 @@ import numpy as np
 from xialpha.corpora.corpus import Corpus
 from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart
 from xialpha.corpora.sources import existing_path, iter_tree_files, read_regular_file, tree_files
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
 SPLITS = ("modapte", "all")
@@ -47,7 +47,7 @@ def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -
     """One part per reut2-NNN.sgm file of a directory, in name order; an archive is one part (a
     compressed stream is read in one pass)."""
     if split not in SPLITS:
-        raise UserError(f"must be one of {', '.join(SPLITS)}, got {split!r}", key="split")
+        raise UserError(one_of(split, SPLITS), key="split")
     root = existing_path(path)
     settings = {"path": str(root), "split": split, "follow_symlinks": follow_symlinks}
     if not root.is_dir():

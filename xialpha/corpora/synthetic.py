@@ -30,7 +30,7 @@ import numpy as np
 
 from xialpha.corpora.corpus import Corpus, concat
 from xialpha.corpora.parts import PART_DOCUMENTS, Part, PartedLoader, RawPart
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 SHIFTS = ("abrupt", "gradual", "abrupt-return")
 MAX_TOKENS = 10**8  # documents of one block x mean_length: about 1 GB of word indices while generating it
@@ -211,7 +211,7 @@ def _batches(
     if shift is None:
         return batch_of_doc, np.zeros(n_batches)
     if shift not in SHIFTS:
-        raise UserError(f"must be one of {', '.join(SHIFTS)} or none, got {shift!r}", key="shift")
+        raise UserError(f"{one_of(shift, SHIFTS)} (or none)", key="shift")
     if n_batches < 2:
         raise UserError("a concept shift needs at least 2 batches", key="n_batches")
     k = n_batches // 2 if shift_batch is None else shift_batch

@@ -30,7 +30,7 @@ import numpy as np
 
 from xialpha.corpora.sources import file_size, open_binary, read_range
 from xialpha.corpora.text_scan import byte_scannable, cut_points
-from xialpha.errors import UserError, did_you_mean
+from xialpha.errors import UserError, did_you_mean, one_of
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
 SUFFIX_FORMATS = {  # a table file's suffix -> its format (format = "auto")
@@ -58,7 +58,7 @@ def table_format(file: Path, format: str) -> str:
             )
         return SUFFIX_FORMATS[suffix]
     if format not in FORMATS:
-        raise UserError(f"must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}", key="format")
+        raise UserError(one_of(format, ("auto", *FORMATS)), key="format")
     return format
 
 

@@ -11,7 +11,7 @@ import numbers
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 from xialpha.estimators import KERNEL_PARAMETERS, KERNELS  # noqa: F401  (the one table, re-exported here)
 from xialpha.features.preprocessing import stable_id
 
@@ -35,7 +35,7 @@ class Kernel:
 
     def __post_init__(self) -> None:
         if self.name not in KERNEL_PARAMETERS:
-            raise UserError(f"kernel must be one of {', '.join(KERNEL_PARAMETERS)}, got {self.name!r}", key="name")
+            raise UserError(one_of(self.name, KERNEL_PARAMETERS), key="name")
         used = KERNEL_PARAMETERS[self.name]
         for parameter in ("gamma", "degree", "coef0"):
             value = getattr(self, parameter)

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
-from xialpha.errors import DataFailure, UserError
+from xialpha.errors import DataFailure, UserError, one_of
 
 if TYPE_CHECKING:  # imported where texts are counted: a spec's preprocessings are checked without them
     import numpy as np
@@ -79,7 +79,7 @@ class Preprocessing:
             ("norm", NORMS),
         ):
             if getattr(self, name) not in allowed:
-                raise UserError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", key=name)
+                raise UserError(one_of(getattr(self, name), allowed), key=name)
         min_df = self.min_df
         whole = isinstance(min_df, int) or (isinstance(min_df, float) and min_df.is_integer())
         if isinstance(min_df, bool) or not whole or min_df < 1:

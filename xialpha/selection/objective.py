@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 from xialpha.estimators.metrics import metrics_from_counts
 from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
 from xialpha.storage.schema import ResultColumn, estimate_column, size_columns
@@ -58,13 +58,11 @@ class Objective:
 
     def __post_init__(self) -> None:
         if self.metric not in MAXIMISED:
-            raise UserError(f"must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}", parameter="metric")
+            raise UserError(one_of(self.metric, METRIC_CHOICES), parameter="metric")
         if self.estimator not in SHOWN_ESTIMATORS:
-            raise UserError(
-                f"must be one of {', '.join(SHOWN_ESTIMATORS)}, got {self.estimator!r}", parameter="estimator"
-            )
+            raise UserError(one_of(self.estimator, SHOWN_ESTIMATORS), parameter="estimator")
         if self.average not in AVERAGES:
-            raise UserError(f"must be macro or micro, got {self.average!r}", parameter="average")
+            raise UserError(one_of(self.average, AVERAGES), parameter="average")
         if not (np.isfinite(self.rho) and self.rho > 0):
             raise UserError(f"must be a number > 0, got {self.rho!r}", parameter="rho")
         for name in ("cost_fn", "cost_fp"):

@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, overload
 
-from xialpha.errors import UserError, did_you_mean
+from xialpha.errors import UserError, did_you_mean, one_of
 
 _MISSING = object()
 INT64_MAX = 2**63 - 1
@@ -80,8 +80,7 @@ class Table:
     ) -> builtins.str | None:
         value = self.str(key, default)
         if value not in options and not (value is None and default is None):
-            close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
-            raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}{close}")
+            raise UserError(f"{self._key(key)}: {one_of(value, options)}")
         return value
 
     def bool(self, key: builtins.str, default: builtins.bool) -> builtins.bool:
