@@ -101,7 +101,7 @@ def test_select_per_category_stores_the_best_config_of_each_category(swept, caps
     assert rows["p_proportion"].between(0, 1).all()
     assert rows["p_macro_t"].isna().all() and rows["p_macro_rank_t"].isna().all()
     assert (rows["n_runners_up"] == 3).all()
-    assert "selection sel-" in out and "category" in out and "p prop." in out
+    assert "selection sel-" in out and "category" in out and "p proportions" in out
 
 
 def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span, capsys):

@@ -167,10 +167,11 @@ def _print_best(spec, store) -> None:
     selection = select(results, objective, sweep_id=spec.id, runners_up=0)
     print(f"best per category by {objective_text(spec.metric, spec.selection_estimator, spec.estimators.rhos[0])}:")
     labels = sweep_labels(results)
+    width = max(len(choice.category) for choice in selection.choices)  # every name whole, the configs aligned
     for choice in selection.choices:
         print(
             printable(
-                f"  {choice.category:<16} {labels.of_row(choice.chosen)}  "
+                f"  {choice.category:<{width}}  {labels.of_row(choice.chosen)}  "
                 f"{spec.metric}={number(choice.chosen['value'])}"
             )
         )
