@@ -30,7 +30,8 @@ def world(tmp_path_factory):
     lines = ["text,label,split"]
     for i in range(240):
         category = list(WORDS)[i % 3]
-        words = [rng.choice(WORDS[category]) if rng.random() < 0.5 else rng.choice(["the", "of", "day"]) for _ in "x" * 12]
+        pools = (WORDS[category], ["the", "of", "day"])
+        words = [rng.choice(pools[rng.random() < 0.5]) for _ in range(12)]
         lines.append(f"{' '.join(words)},{category},{'train' if i % 4 else 'test'}")
     (root / "docs.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (root / "spec.toml").write_text(
