@@ -204,6 +204,7 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("configs", text("configs")),
             Column("rows ok", text("rows_ok")),
             Column("failed", text("rows_failed")),
+            Column("missing", text("rows_missing"), wide=True),
             Column("last run (UTC)", when("last_created_at"), identifier=True),
         ],
         "selections": [
