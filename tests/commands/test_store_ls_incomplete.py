@@ -22,7 +22,8 @@ def test_store_ls_says_how_many_rows_an_interrupted_sweep_misses(tmp_path, capsy
     listed = json.loads(capsys.readouterr().out)[0]
     planned, missing = listed["rows_planned"], listed["rows_missing"]
     assert planned == 6 and 0 < missing < planned, listed
-    assert f"sweep cut: {missing} of {planned} rows missing (still running, or interrupted): run it again to finish" in out
+    note = f"sweep cut: {missing} of {planned} rows missing (still running, or interrupted): run it again to finish"
+    assert note in out
 
 
 def test_a_complete_sweep_gets_no_note(tmp_path, capsys):

@@ -187,7 +187,7 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
     checks) with their ids; times to the minute, in UTC."""
 
     def text(name):
-        return lambda r: "-" if missing(r[name]) else str(r[name])
+        return lambda r: "-" if missing(r.get(name)) else str(r[name])
 
     def when(name):
         return lambda r: minute(r[name], zone="")
