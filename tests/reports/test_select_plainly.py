@@ -113,7 +113,7 @@ def test_wide_is_readable_at_80_columns(store, capsys, monkeypatch):
     lines = out.splitlines()
     assert max(len(line) for line in lines if not line.startswith("stored ")) <= 80
     # every header whole on one line (before: folded into 3-character fragments)
-    for header in ("runner-up config", "p McNemar", "p macro T'", "error %", "significant"):
+    for header in ("runner-up config", "p McNemar", "p macro rank t-test", "error %", "significant"):
         assert sum(line.strip().startswith(header + " ") for line in lines) == 3, header  # once per category
     for category in ResultStore(store).selections(sweep_id="sel")["category"].unique():
         assert f"category {category}" in [line.strip() for line in lines]
