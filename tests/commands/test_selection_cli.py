@@ -208,12 +208,13 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     assert np.allclose(
         [[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5
     )
-    # a blank line is an empty document: row n is still line n (before: dropped, the ids skipped 2)
+    # a blank line is no document (issue 43.6: it was scored as one): left out and said, each id its line number
     lines.write_text(f"{test.texts[0]}\n\n{test.texts[1]}\n", encoding="utf-8")
     code, out, err = run_cli(capsys, "predict", artifact, "--input", lines, "--output", tmp_path / "blank.csv")
     predicted = list(csv.DictReader((tmp_path / "blank.csv").read_text(encoding="utf-8").splitlines()))
-    assert code == 0 and [row["id"] for row in predicted] == ["1", "2", "3"] and "labelled 3 documents" in err
-    expected = trained.decision_values(texts=[test.texts[0], "", test.texts[1]])
+    assert code == 0 and [row["id"] for row in predicted] == ["1", "3"] and "labelled 2 documents" in err
+    assert "1 blank line left out (each id is its document's line number)" in err
+    expected = trained.decision_values(texts=[test.texts[0], test.texts[1]])
     assert np.allclose(
         [[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5
     )

@@ -104,12 +104,17 @@ def _print_dry_run(dry) -> None:
     import textwrap
 
     from xialpha.reports.formatting import plural
-    from xialpha.spec.grid import auto_C_rule
+    from xialpha.spec.grid import AUTO_C_LIMIT, AUTO_C_START, auto_C_rule
 
     plan, spec = dry.plan, dry.plan.spec
     if spec.C_auto:
         print(f"sweep {spec.id}: the C values are found from the data as the sweep runs, in rounds")
         print(textwrap.fill(auto_C_rule(), width=80, initial_indent="  ", subsequent_indent="  "))
+        paths = len(spec.preprocessings) * len(spec.kernels) * len(spec.j) * len(plan.categories)
+        print(
+            f"first round: {plural(paths * AUTO_C_START, 'fit')} ({AUTO_C_START} C on each of "
+            f"{plural(paths, 'path')}); at most {plural(paths * AUTO_C_LIMIT, 'fit')} in all"
+        )
     else:
         configs = len(spec.preprocessings) * len(spec.kernels) * len(spec.j) * len(spec.C)
         rhos = plural(len(spec.estimators.rhos), "rho value")
@@ -119,9 +124,9 @@ def _print_dry_run(dry) -> None:
             f"{plural(configs * len(plan.categories), 'fit')}, stored as {plural(plan.n_keys, 'row')} ({rhos} per fit)"
         )
         print(f"to run: {plural(plan.n_fits, 'fit')} ({plan.n_skipped} of {plan.n_keys} rows already stored)")
+    batches = "" if spec.C_auto else f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
     print(
-        f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
-        f"{plural(len(plan.categories), 'category', 'categories')}, "
+        f"{batches}{plural(len(plan.categories), 'category', 'categories')}, "
         f"{plural(plan.n_train, 'training document')}"
     )
     print(

@@ -84,10 +84,12 @@ def read_columns(
     column_names: tuple[str, ...],
     encoding: str,
     field: str = "path",
+    keys: dict[str, str] | None = None,
 ) -> dict[str, list]:
     """{column name: values} for the `wanted` columns of the whole of `file` (UserError naming a
-    missing one; an empty file's error names the argument `field` that gave the file)."""
-    columns, _ = read_block(file, format, wanted, header, column_names, encoding, Block())
+    missing one, keyed by the argument that named it in `keys`: {column: argument}; an empty
+    file's error names the argument `field` that gave the file)."""
+    columns, _ = read_block(file, format, wanted, header, column_names, encoding, Block(), keys)
     if not columns[wanted[0]]:
         raise UserError(f"{file} has no rows (empty corpus)", key=field)
     return columns
