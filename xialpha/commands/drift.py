@@ -70,14 +70,15 @@ def _selection_of_these_categories(store, report) -> str | None:
     """The newest saved per-category selection that chose for a category this check checked (what a
     new selection of the recent batches is compared with), None when none did: a selection of
     another sweep's categories, or one configuration for all (--global), is no baseline for it."""
+    from xialpha.selection.selector import SelectionMode
     from xialpha.storage.schema import ResultColumn
 
     frame = store.selections()
     if frame.empty:
         return None
     checked = {category for category, *_ in report.verdicts()}
-    mode = frame["mode"] if "mode" in frame else "category"
-    related = frame[(mode == "category") & frame[ResultColumn.CATEGORY].isin(checked)]
+    mode = frame["mode"] if "mode" in frame else SelectionMode.CATEGORY
+    related = frame[(mode == SelectionMode.CATEGORY) & frame[ResultColumn.CATEGORY].isin(checked)]
     if related.empty:
         return None
     newest = related.sort_values([ResultColumn.CREATED_AT, "selection_id"], kind="mergesort")

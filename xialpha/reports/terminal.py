@@ -102,12 +102,14 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     """One line per category: the chosen config (its label from `labels`, a ConfigLabels), its
     value, the first runner-up, the p-value and whether the choice is significantly better than
     the runner-up ("tie": ranked equal; all p-values and estimates with `wide`)."""
+    from xialpha.selection.selector import SelectionMode  # here: selection's imports are not store ls's
+
     rows = rows.reset_index(drop=True)
     first = rows.iloc[0]
     what = objective_text(first["metric"], first["estimator"], first[ResultColumn.RHO])
     if not missing(first.get("smooth_c")) and bool(first["smooth_c"]):
         what += ", averaged over C neighbours"
-    if first["mode"] == "global":
+    if first["mode"] == SelectionMode.GLOBAL:
         what += f", {first['average']} average {number(first['selection_value'])}"
     words = dict(zip(rows.index, verdicts(rows)))
     columns = [

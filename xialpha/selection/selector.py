@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,16 +70,24 @@ class CategoryChoice:
         return {name: columns[name][first] for name in names if name in columns}
 
 
+class SelectionMode(StrEnum):
+    """How a selection chooses, as its stored rows' `mode` says: a configuration per category, or
+    one shared by every category (`--global`, per_category=False)."""
+
+    CATEGORY = "category"
+    GLOBAL = "global"
+
+
 @dataclass(frozen=True)
 class Selection:
-    """A whole selection: the objective, mode ("category" or "global"), one choice per
+    """A whole selection: the objective, mode (`SelectionMode`), one choice per
     category, the averaged objective the chosen shared configuration was ranked by (global mode;
     smoothed over C when the objective smooths) and the number of candidates ranked (rows per
     category, or shared configurations)."""
 
     sweep_id: str
     objective: Objective
-    mode: str
+    mode: SelectionMode
     choices: list[CategoryChoice]
     global_value: float | None
     n_candidates: int
@@ -226,7 +235,7 @@ def _select_per_category(
         ]
         choices.append(CategoryChoice(category, chosen, (top, first + 1, end, columns), comparisons))
     n_candidates = int(ranked.groupby(ResultColumn.CATEGORY, sort=False).size().max())
-    return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
+    return Selection(sweep_id, objective, SelectionMode.CATEGORY, choices, None, n_candidates, alpha)
 
 
 def column_arrays(frame: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -295,7 +304,8 @@ def _select_shared(
                 group_values,
             )
         )
-    return Selection(sweep_id, objective, "global", choices, float(top["selection_value"].iloc[0]), len(groups), alpha)
+    shared = float(top["selection_value"].iloc[0])
+    return Selection(sweep_id, objective, SelectionMode.GLOBAL, choices, shared, len(groups), alpha)
 
 
 def _row_maker(by_key: pd.DataFrame, values: pd.Series) -> Callable[[str], pd.Series]:
