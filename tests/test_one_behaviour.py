@@ -67,3 +67,19 @@ def test_modes_are_enums():
     assert Progress(None, "plain").mode is ProgressMode.PLAIN
     with pytest.raises(ValueError):
         Progress(None, "loud")
+
+
+def test_each_public_function_declares_its_parameter_checks_in_one_place():
+    """41.6: `@checked(...)` above each function of the workflow, no check call in its body."""
+    import ast
+    import inspect
+
+    import xialpha.api as api
+
+    tree = ast.parse(inspect.getsource(api))
+    called = [node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)]
+    assert not [name for name in called if name.startswith("check_")]
+    for name in ("sweep", "results", "select", "refit", "certify", "report", "compare", "drift"):
+        checks = getattr(api, name).checks
+        assert checks.get("store") is not None, name
+        assert set(checks) <= set(inspect.signature(getattr(api, name)).parameters), name
