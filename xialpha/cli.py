@@ -22,7 +22,6 @@ import gc
 import importlib
 import io
 import os
-import re
 import signal
 import sys
 import warnings
@@ -91,10 +90,24 @@ class ArgumentMistake(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises `ArgumentMistake` where argparse prints its usage and exits."""
+    """An ArgumentParser that raises `ArgumentMistake` where argparse prints its usage and exits, and
+    says of a refused choice what the library says of one (`one_of`: the closest choice)."""
 
     def error(self, message: str) -> NoReturn:
         raise ArgumentMistake(self.prog, message)
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        if isinstance(action, argparse._SubParsersAction):
+            name = str(action.metavar or action.dest)
+            if name == "COMMAND":
+                raise ArgumentMistake(
+                    self.prog, f"{value}: not a command{did_you_mean(value, COMMANDS, listing='commands')}"
+                )
+        else:
+            name = max(action.option_strings, key=len) if action.option_strings else str(action.metavar or action.dest)
+        raise ArgumentMistake(self.prog, f"{name}: {one_of(value, action.choices)}")
 
 
 def build_parser(commands=tuple(COMMANDS)) -> argparse.ArgumentParser:
@@ -160,24 +173,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _argument_message(mistake: ArgumentMistake) -> str:
     """argparse's message about refused arguments on one line, naming flags as they are typed
-    ("--runners-up: invalid int value: 'x'", not "argument --runners-up: ..."), a refused choice as
-    the library refuses one (with the closest choice), and how to see the usage."""
+    ("--runners-up: invalid int value: 'x'", not "argument --runners-up: ..."), and how to see the usage."""
     message = _shown(" ".join(mistake.message.split()))
     if message.startswith("argument "):
         flags, colon, rest = message.removeprefix("argument ").partition(": ")
         message = f"{flags.split('/')[-1]}{colon}{rest}"
-    if choice := _INVALID_CHOICE.search(message):
-        given, choices = choice["given"], [c.strip().strip("'") for c in choice["choices"].split(",")]
-        name = message[: choice.start()].removesuffix(": ")
-        message = (
-            f"{given}: not a command{did_you_mean(given, choices, listing='commands')}"
-            if name == "COMMAND"
-            else f"{name}: {one_of(given, choices)}"
-        )
     return f"{message}{' U' if message.endswith('?') else '; u'}sage: {mistake.prog} --help"
-
-
-_INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<given>.*?)'? \(choose from (?P<choices>.*)\)$")
 
 
 def _not_an_option(given: str, command: str, parser: argparse.ArgumentParser) -> str:

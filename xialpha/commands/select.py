@@ -24,7 +24,7 @@ from xialpha.reports.frames import tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.reports.verdicts import legend
-from xialpha.selection.objective import AVERAGES, DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, METRIC_CHOICES
+from xialpha.selection.objective import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.storage.schema import ResultColumn
@@ -51,7 +51,7 @@ def add_arguments(parser) -> None:
         "xa for sweeps run without it)",
     )
     parser.add_argument(
-        "--rho", type=float, default=SUPPRESS, help=f"rows of this xi-alpha rho (default {OPTIONS['rho']:g})"
+        "--rho", type=float, default=SUPPRESS, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})"
     )
     parser.add_argument(
         "--no-smooth",

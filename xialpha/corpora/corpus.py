@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from xialpha.corpora.loading import VALIDATION_SPLIT
+from xialpha.corpora.splits import VALIDATION_SPLIT
 from xialpha.errors import UserError, did_you_mean
 
 

@@ -21,7 +21,6 @@ from xialpha.errors import UserError, did_you_mean
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
 
-VALIDATION_SPLIT = "validation"  # the split a spec's validation_fraction carves from its training split
 SplitFiles = Annotated[dict[str, str | os.PathLike], 'a table of split = file, e.g. {train = "a.csv", test = "b.csv"}']
 _NAMES = {
     str: "a string",

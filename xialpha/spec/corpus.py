@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xialpha.corpora import reuters_files
-from xialpha.corpora.loading import VALIDATION_SPLIT, check_loader_arguments, load_corpus
+from xialpha.corpora.loading import check_loader_arguments, load_corpus
+from xialpha.corpora.splits import VALIDATION_SPLIT
 from xialpha.errors import UserError, did_you_mean
 from xialpha.spec.tables import Table
 

@@ -23,7 +23,7 @@ from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.corpus import parse_corpus
 from xialpha.spec.grid import GridSpec, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
-from xialpha.storage.naming import SWEEP_ID_RULE, valid_sweep_id
+from xialpha.storage.sweep_ids import SWEEP_ID_RULE, valid_sweep_id
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus

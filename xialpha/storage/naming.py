@@ -7,8 +7,7 @@ The store: the one given, else $XIALPHA_STORE, else the spec's `store` (sweep an
 from __future__ import annotations
 
 import os
-import re
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError, did_you_mean
 
@@ -17,13 +16,6 @@ if TYPE_CHECKING:
 
 DEFAULT_STORE = "xialpha-store"
 ENV_STORE = "XIALPHA_STORE"
-_SWEEP_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-SWEEP_ID_RULE = "1-64 letters, digits, '-', '_' or '.' (not '.' or '..' alone)"
-
-
-def valid_sweep_id(value: object) -> TypeGuard[str]:
-    """Whether `value` may name a sweep (or drift check): SWEEP_ID_RULE, safe as a path part."""
-    return isinstance(value, str) and bool(_SWEEP_ID.fullmatch(value)) and value not in (".", "..")
 
 
 def store_location(given: str | os.PathLike[str] | None = None, spec_value: str | None = None) -> str:
