@@ -44,7 +44,7 @@ BOUND_RTOL * t_i + ROUNDING_RTOL * (the magnitudes of the bound's terms) of t_i,
 converged to that level and the call is its value >= t_i, as the dense path's is its rounded value's
 (both are then decided by rounding; the dense path's own error grows with K_UU's condition number,
 bounded through the ridge by about n_U mean K_ii / eps). Measured: bench/overhead.py compares every
-fit's calls with the full computation (bench/README.md); tests/test_estimators_span_decisive.py on
+fit's calls with the full computation (bench/README.md); tests/estimators/test_estimators_span_decisive.py on
 hundreds of random fits per method, duplicates, degenerate hulls, Gram and named kernels.
 
 Cost model (method="auto"): dense DENSE_SECONDS_PER_FLOP * (n_U^3 / 3 + n_U^2 * undecided) against
