@@ -11,7 +11,6 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from compared import fill_compared
 
 from xialpha.cli import main
 from xialpha.commands import compare as compare_command
@@ -23,8 +22,8 @@ from xialpha.storage.store import ResultStore
 
 
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory):
-    return fill_compared(tmp_path_factory.mktemp("compared"))
+def compared(tmp_path_factory, compared_store):
+    return compared_store(tmp_path_factory.mktemp("compared"))
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:

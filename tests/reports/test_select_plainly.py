@@ -22,12 +22,8 @@ P_LEGEND = "p: chance of a gap this large between equal configs; significant: a 
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory) -> str:
-    root = tmp_path_factory.mktemp("plain")
-    (root / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
-    uri = str(root / "store")
-    fill_store(load_spec(root / "sel.toml"), ResultStore(uri))
-    return uri
+def store(tmp_path_factory, selection_store) -> str:
+    return str(selection_store(tmp_path_factory.mktemp("plain")))
 
 
 def _cli(capsys, *argv) -> tuple[int, str, str]:

@@ -10,7 +10,6 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from compared import fill_compared
 from scipy import stats
 
 import xialpha
@@ -25,8 +24,8 @@ PARTS = {"preprocessing": "preprocessing_id", "kernel": "kernel_id", "C": "C", "
 
 
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory):
-    return fill_compared(tmp_path_factory.mktemp("compared"))
+def compared(tmp_path_factory, compared_store):
+    return compared_store(tmp_path_factory.mktemp("compared"))
 
 
 @pytest.fixture(scope="module")
