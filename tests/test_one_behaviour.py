@@ -49,6 +49,7 @@ def test_select_takes_its_defaults_from_the_selection_options():
     "parameter, value, said",
     [
         ("estimator", "apparent", "'apparent' is stored for contrast, never chosen by; use one of"),
+        ("estimator", "nope", "must be one of xa, loo, holdout, kfold, bootstrap, span, xa_ext, got 'nope'"),
         ("metric", "F1", "must be one of f1, recall, precision, error, cost, got 'F1'; did you mean f1?"),
         ("average", "Micro", "did you mean micro?"),
     ],

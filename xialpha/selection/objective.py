@@ -43,6 +43,18 @@ ESTIMATOR_CHOICES = SELECTABLE  # what a selection may choose by
 SHOWN_ESTIMATORS = NAMES  # what a report may show
 
 
+def check_selectable(estimator: str) -> None:
+    """UserError about parameter `estimator` unless a selection may choose by it (ESTIMATOR_CHOICES):
+    one a report shows only for contrast (apparent) says so, another gets the closest choice."""
+    if estimator in ESTIMATOR_CHOICES:
+        return
+    if estimator in SHOWN_ESTIMATORS:
+        message = f"{estimator!r} is stored for contrast, never chosen by; use one of {', '.join(ESTIMATOR_CHOICES)}"
+    else:
+        message = one_of(estimator, ESTIMATOR_CHOICES)
+    raise UserError(message, parameter="estimator")
+
+
 @dataclass(frozen=True)
 class Objective:
     """metric of estimator's counts at rho; costs weigh errors when metric == "cost"; smooth: rank by

@@ -22,7 +22,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
-from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, Objective, check_selectable, estimator_counts
 from xialpha.selection.ranking import rank_rows_by_category, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
 from xialpha.storage.schema import ResultColumn
@@ -112,12 +112,7 @@ def select(
     """
     if runners_up < 0:
         raise UserError(f"must be >= 0, got {runners_up}", parameter="runners_up")
-    if objective.estimator not in ESTIMATOR_CHOICES:
-        raise UserError(
-            f"{objective.estimator!r} is stored for contrast, never chosen by; "
-            f"use one of {', '.join(ESTIMATOR_CHOICES)}",
-            parameter="estimator",
-        )
+    check_selectable(objective.estimator)
     rows = candidate_rows(results, objective, sweep_id)
     categories = sorted(rows[ResultColumn.CATEGORY].unique())
     loader = load_indicators or (lambda keys: {})
