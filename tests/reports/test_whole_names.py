@@ -5,6 +5,7 @@ whose configurations stay aligned (before: `comp.sys.ibm.pc`/`.hardware.mothe`/`
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from swept import fill_store
@@ -82,6 +83,8 @@ def test_a_long_name_appears_whole_at_80_columns(world, capsys, monkeypatch, com
     lines = _output(capsys, monkeypatch, *command(world))
     names = (SWEEP,) if command(world)[0] == "store" else (LONG, "talk.politics.guns")
     _check_whole(lines, names)
+    if command(world)[0] == "store":  # a time on one line (before: "last run" wrapped over 2 lines)
+        assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", "\n".join(lines)), lines
 
 
 def test_the_sweep_summary_aligns_names_of_any_length(world, capsys):
