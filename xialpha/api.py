@@ -55,7 +55,7 @@ from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.c_extension import auto_steps
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.comparison import compare_selections
-from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selector import RUNNERS_UP
@@ -288,7 +288,7 @@ def select(
     rho: float = DEFAULT_RHO,
     smooth: bool = DEFAULT_SMOOTH,
     per_category: bool = True,
-    average: str = "macro",
+    average: str = DEFAULT_AVERAGE,
     cost_fn: float | None = None,
     cost_fp: float | None = None,
     runners_up: int = RUNNERS_UP,

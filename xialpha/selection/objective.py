@@ -39,6 +39,7 @@ DEFAULT_RHO = 1.0
 MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
 METRIC_CHOICES = tuple(MAXIMISED)
 AVERAGES = ("macro", "micro")
+DEFAULT_AVERAGE = AVERAGES[0]  # how a --global selection averages its categories unless told otherwise
 ESTIMATOR_CHOICES = SELECTABLE  # what a selection may choose by
 SHOWN_ESTIMATORS = NAMES  # what a report may show
 
@@ -63,7 +64,7 @@ class Objective:
     metric: str = "f1"
     estimator: str = DEFAULT_ESTIMATOR
     rho: float = DEFAULT_RHO
-    average: str = "macro"
+    average: str = DEFAULT_AVERAGE
     cost_fn: float = 1.0
     cost_fp: float = 1.0
     smooth: bool = DEFAULT_SMOOTH
@@ -95,7 +96,7 @@ class Objective:
             metric=row["metric"],
             estimator=row["estimator"],
             rho=float(row[ResultColumn.RHO]),
-            average=row["average"] if isinstance(row.get("average"), str) else "macro",
+            average=row["average"] if isinstance(row.get("average"), str) else DEFAULT_AVERAGE,
             cost_fn=float(row["cost_fn"]),
             cost_fp=float(row["cost_fp"]),
             smooth=False if smooth is None or pd.isna(smooth) else bool(smooth),

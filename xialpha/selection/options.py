@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 from xialpha.errors import UserError
 from xialpha.parameters import check_flag, check_int, check_number, check_text
-from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, DEFAULT_SMOOTH, Objective, check_selectable
+from xialpha.selection.objective import (
+    DEFAULT_AVERAGE,
+    DEFAULT_ESTIMATOR,
+    DEFAULT_RHO,
+    DEFAULT_SMOOTH,
+    Objective,
+    check_selectable,
+)
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 
@@ -36,7 +43,7 @@ class SelectionOptions:
     rho: float = DEFAULT_RHO
     smooth: bool = DEFAULT_SMOOTH
     per_category: bool = True
-    average: str = "macro"
+    average: str = DEFAULT_AVERAGE
     cost_fn: float | None = None
     cost_fp: float | None = None
     runners_up: int = RUNNERS_UP
