@@ -64,8 +64,9 @@ from xialpha.selection.workflow import select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.naming import choose_sweep, store_location
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
-from xialpha.storage.store import ResultStore
+from xialpha.storage.store import StoreQueries
 from xialpha.storage.validate import missing_columns
 from xialpha.storing import store_selection
 
@@ -122,7 +123,7 @@ def sweep(
     otherwise: one sweep id is one experiment), recording the change.
     """
     parsed = _spec(spec, corpus)
-    result_store = ResultStore(store_location(store, parsed.store))
+    result_store = open_store(store_location(store, parsed.store), create=True, writable=True)
     with _local_workers(client, parsed.cluster.kind):
         summary = run_sweep(
             parsed,
@@ -270,7 +271,7 @@ def results(
     line shows it) first, then category, C, j, kernel, rho, status, each estimator's estimates
     (`span_f1`, `xa_error`, ...: <estimator>_<metric>, fractions 0..1, and counts d_pos, d_neg),
     the other columns, and the ids last; columns without any value are left out."""
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=False)
     return _tidy_results(result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed))
 
 
@@ -336,7 +337,7 @@ def select(
         save=save or refit is not None,
         partial=partial,
     )
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=True)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), options)
     if chosen.incomplete:
         warnings.warn(f"{chosen.incomplete}; this selection is of the rows stored so far", UserWarning, stacklevel=2)
@@ -374,7 +375,7 @@ class TextClassifier:
         return f"TextClassifier({self.category!r}, kernel={kernel}, C={C})"
 
 
-def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame) -> pd.DataFrame:
+def _selection_argument(result_store: StoreQueries, selection: str | pd.DataFrame) -> pd.DataFrame:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
         rows = read_selection(result_store, selection)
@@ -396,7 +397,7 @@ def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame
     return rows
 
 
-def _saved(result_store: ResultStore, rows: pd.DataFrame) -> pd.DataFrame:
+def _saved(result_store: StoreQueries, rows: pd.DataFrame) -> pd.DataFrame:
     """The selection `rows` as the store holds them: under their id, or the id of the same
     selection saved before, or stored now under their id (one write)."""
     selection_id = str(rows["selection_id"].iloc[0])
@@ -432,7 +433,7 @@ def refit(
     given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
     sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=True)
     rows = _selection_argument(result_store, selection)
     with _local_workers(client):
         trained = refit_selection(
@@ -465,7 +466,8 @@ def drift(
     else:
         raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
     with _local_workers(client, parsed.cluster.kind):
-        return run_drift_check(parsed, ResultStore(store_location(store, parsed.store)), force=force, client=client)
+        opened = open_store(store_location(store, parsed.store), create=True, writable=True)
+        return run_drift_check(parsed, opened, force=force, client=client)
 
 
 @checked(
@@ -495,7 +497,7 @@ def certify(
     save is stored first (as save=True would), so a test set is never marked used by a selection
     the store does not hold. spec, corpus, client: as for `refit`.
     """
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=True)
     rows = _saved(result_store, _selection_argument(result_store, selection))
     with _local_workers(client):
         certified = certify_selection(
@@ -525,7 +527,7 @@ def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFram
     of the held-out decisions with its `p_value` (McNemar on the same documents, else an unpaired
     p-test; `xialpha.selection.comparison` says when each), and the ids last.
     """
-    return tidy_comparison(compare_selections(ResultStore(store_location(store), create=False), a, b))
+    return tidy_comparison(compare_selections(open_store(store_location(store), create=False, writable=False), a, b))
 
 
 @checked(

@@ -42,9 +42,9 @@ def run(args) -> int:
     spec = load_drift_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
     before_the_stack(args, spec)
     from xialpha.jobs.drift import run_drift_check
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    store = ResultStore(store_uri(args, spec.store))
+    store = open_store(store_uri(args, spec.store), create=True, writable=True)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     report = run_drift_check(
         spec, store, address=args.scheduler, workers=args.workers, force=args.force, on_dashboard=dashboard

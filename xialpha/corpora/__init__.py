@@ -1,41 +1,14 @@
 """Corpora: `Corpus` (documents, multi-label category sets, optional times and splits) and its loaders.
 
 No Dask, no file writing here: loaders read the user's corpus files and return in-memory corpora.
-The names below are imported when first used, so that importing a light module of this package
-(`xialpha.corpora.loading`, which a spec is checked against) loads no numpy.
+The names below resolve from their modules when first used (`xialpha.lazy`), so that importing
+one module of the package (the spec reads `loading`, `reuters_files` and `splits`) imports none
+of the others.
 """
 
-from __future__ import annotations
+from xialpha.lazy import lazy_exports
 
-from typing import TYPE_CHECKING
-
-from xialpha.lazy import lazy_names
-
-if TYPE_CHECKING:
-    from xialpha.corpora.corpus import Corpus
-    from xialpha.corpora.loading import (
-        LOADERS,
-        load_corpus,
-        load_directory,
-        load_reuters,
-        load_svmlight,
-        load_table,
-        make_synthetic,
-    )
-    from xialpha.corpora.synthetic import SHIFTS
-
-__all__ = [
-    "Corpus",
-    "LOADERS",
-    "SHIFTS",
-    "load_corpus",
-    "load_directory",
-    "load_reuters",
-    "load_svmlight",
-    "load_table",
-    "make_synthetic",
-]
-__getattr__ = lazy_names(
+__all__, __getattr__ = lazy_exports(
     __name__,
     {
         "corpus": ("Corpus",),

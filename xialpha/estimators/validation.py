@@ -104,18 +104,6 @@ def check_gram(gram, n: int | None = None, name: str = "gram") -> np.ndarray:
         return check_array(arr, dtype=np.float64, ensure_min_samples=0, ensure_min_features=0, input_name=name)
 
 
-def check_training_data(svm_args: dict, n: int) -> dict:
-    """svm_args with its gram (n, n) or X (n, d) checked once, for estimators that then retrain
-    many times with check_input=False; they set the sample weights themselves."""
-    if "sample_weight" in svm_args:
-        raise ValueError("sample_weight: not accepted here; this estimator sets the weights itself")
-    if (svm_args.get("gram") is None) == (svm_args.get("X") is None):
-        raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
-    if svm_args.get("gram") is not None:
-        return {**svm_args, "gram": check_gram(svm_args["gram"], n)}
-    return {**svm_args, "X": check_features(svm_args["X"], n)}
-
-
 def check_features(X, n: int | None = None, name: str = "X"):
     """Return X (n, d) as dense float64 or a float64 scipy.sparse csr_matrix, only finite values.
 

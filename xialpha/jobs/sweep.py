@@ -25,7 +25,7 @@ from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.printable import redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
-from xialpha.storage.store import ResultStore
+from xialpha.storage.store import StoreQueries
 from xialpha.storage.validate import first_line
 from xialpha.version import __version__
 
@@ -73,7 +73,7 @@ class SweepSummary:
 
 def prepare(
     spec: SweepSpec,
-    store: ResultStore,
+    store: StoreQueries,
     client,
     run_id: str,
     *,
@@ -114,7 +114,7 @@ def prepare(
 
 def run_sweep(
     spec: SweepSpec,
-    store: ResultStore,
+    store: StoreQueries,
     *,
     address: str | None = None,
     workers: int | None = None,
@@ -251,8 +251,8 @@ def _auto_keys(spec: SweepSpec, first: SweepPlan, auto: AutoRounds) -> int:
     return final.n_keys
 
 
-def _finish(store: ResultStore, sweep_id: str) -> None:
-    """Compact the ended sweep's files and store its summary (`ResultStore.finish_sweep`). Every
+def _finish(store: StoreQueries, sweep_id: str) -> None:
+    """Compact the ended sweep's files and store its summary (`StoreQueries.finish_sweep`). Every
     row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
     all, so that is a warning, not the sweep's failure."""
     try:
@@ -291,7 +291,7 @@ class DryRun:
 
 def dry_run(
     spec: SweepSpec,
-    store: ResultStore,
+    store: StoreQueries,
     *,
     address: str | None = None,
     workers: int | None = None,
@@ -338,7 +338,7 @@ def _gather_and_store(
     futures: dict,
     plan: SweepPlan,
     columns: list[BatchColumns],
-    store: ResultStore,
+    store: StoreQueries,
     summary: SweepSummary,
     progress: Progress,
 ) -> None:

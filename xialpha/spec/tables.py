@@ -5,6 +5,7 @@ checks every spec value passes (64-bit integers, finite floats) and byte sizes."
 from __future__ import annotations
 
 import builtins
+import math
 import tomllib
 from pathlib import Path
 from typing import Any, overload
@@ -183,10 +184,12 @@ def parse_size(path: str, value: object) -> int:
     limits (`dask.utils.parse_bytes`, whose grammar `_bytes` follows without importing Dask:
     tests/spec/test_spec_light.py compares them); UserError naming `path` otherwise."""
     size = 0
-    if not isinstance(value, bool) and isinstance(value, (int, float, str)) and str(value).strip():
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        size = int(value) if math.isfinite(value) else 0  # what parse_bytes gives a number
+    elif isinstance(value, str) and value.strip():
         try:
-            size = int(value) if isinstance(value, (int, float)) else _bytes(value)
-        except (ValueError, TypeError, OverflowError):
+            size = _bytes(value)
+        except (ValueError, OverflowError):
             size = 0
     if not 0 < size <= INT64_MAX:
         raise UserError(f"{path}: must be a size like 8GiB or 500MB, got {_short(value)}")
