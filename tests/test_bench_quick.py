@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each runs a benchmark script (sweeps, peers, campaigns): CI runs them, `-m slow`
+
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -109,18 +108,3 @@ def test_a_killed_fork_server_then_a_killed_worker_mid_sweep_lose_no_row(tmp_pat
     assert driver.returncode == 0, log
     assert ok_keys(store, SWEEP) == expected, log
     assert set(raw_keys(store, SWEEP).values()) == {1}, log
-
-
-def test_the_cluster_table_is_read_ahead_without_heavy_imports(tmp_path):
-    """What lets the CLI start the fork server first: [cluster] alone, read without numpy or Dask;
-    None for a file the full spec reading will report."""
-    spec = sweep_spec(tmp_path / "s.toml", SWEEP, cluster='kind = "local"\nworkers = 3')
-    broken = tmp_path / "broken.toml"
-    broken.write_text("[cluster\n")
-    code = (
-        "import sys; from xialpha.spec.cluster import cluster_of_file as of; "
-        f"c = of({str(spec)!r}); print(c.kind, c.workers, of({str(broken)!r}), "
-        "[m for m in ('numpy', 'dask', 'distributed') if m in sys.modules])"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.stdout.split("\n")[0] == "local 3 None []", done.stderr

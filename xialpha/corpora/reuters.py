@@ -13,7 +13,6 @@ the last story) is refused, naming the file and the story, never half-loaded.
 from __future__ import annotations
 
 import html
-import os
 import re
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -21,9 +20,9 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart, read_in_parts
+from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart
 from xialpha.corpora.sources import existing_path, iter_tree_files, read_regular_file, tree_files
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
 SPLITS = ("modapte", "all")
@@ -44,22 +43,11 @@ _BRIEF_PLACEHOLDER = "Blah blah blah."
 _LEWIS_TO_SPLIT = {"TRAIN": "train", "TEST": "test", "NOT-USED": "not-used"}
 
 
-def load_reuters(path: str | os.PathLike, split: str = "modapte", follow_symlinks: bool = False) -> Corpus:
-    """Reuters-21578 from directory or archive `path`, read file by file (`reuters_parts`) as a
-    sweep's tasks read it.
-
-    split="modapte": the 12,902 stories with TOPICS="YES" and LEWISSPLIT TRAIN (9,603) or TEST
-    (3,299). split="all": all 21,578 stories, splits "train"/"test"/"not-used" from LEWISSPLIT.
-    follow_symlinks: read symbolic links that lead outside `path` (refused otherwise).
-    """
-    return read_in_parts(REUTERS_PARTS, {"path": path, "split": split, "follow_symlinks": follow_symlinks})
-
-
 def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -> list[Part]:
     """One part per reut2-NNN.sgm file of a directory, in name order; an archive is one part (a
     compressed stream is read in one pass)."""
     if split not in SPLITS:
-        raise UserError(f"must be one of {', '.join(SPLITS)}, got {split!r}", key="split")
+        raise UserError(one_of(split, SPLITS), key="split")
     root = existing_path(path)
     settings = {"path": str(root), "split": split, "follow_symlinks": follow_symlinks}
     if not root.is_dir():

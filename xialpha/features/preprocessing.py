@@ -21,11 +21,10 @@ from dataclasses import asdict, dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
-import numpy as np
+from xialpha.errors import DataFailure, UserError, one_of
 
-from xialpha.errors import DataFailure, UserError
-
-if TYPE_CHECKING:  # scipy.sparse at run time only where a matrix is built: the spec reads this module
+if TYPE_CHECKING:  # imported where texts are counted: a spec's preprocessings are checked without them
+    import numpy as np
     import scipy.sparse as sp
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
@@ -80,7 +79,7 @@ class Preprocessing:
             ("norm", NORMS),
         ):
             if getattr(self, name) not in allowed:
-                raise UserError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", key=name)
+                raise UserError(one_of(getattr(self, name), allowed), key=name)
         min_df = self.min_df
         whole = isinstance(min_df, int) or (isinstance(min_df, float) and min_df.is_integer())
         if isinstance(min_df, bool) or not whole or min_df < 1:
@@ -125,6 +124,8 @@ class Preprocessing:
 
     def count(self, texts: Iterable[str]) -> TermCounts:
         """The term counts of `texts` in a vocabulary of their own (terms in order of appearance)."""
+        import numpy as np
+
         provisional: defaultdict[str, int] = defaultdict()
         provisional.default_factory = provisional.__len__
         counts = _count(texts, _analyzer(self), provisional.__getitem__, n_columns=None)
@@ -135,6 +136,8 @@ class Preprocessing:
     def fit_frequencies(self, frequencies: DocumentFrequencies) -> FittedPreprocessing:
         """Vocabulary (the terms min_df and max_df keep, sorted) and idf from the document
         frequencies of the training documents; UserError when no term is kept."""
+        import numpy as np
+
         n_docs = frequencies.n_documents
         if n_docs == 0:
             raise DataFailure("no training documents to fit the preprocessing on", key="texts")
@@ -176,6 +179,8 @@ class DocumentFrequencies:
 
     @classmethod
     def of(cls, counts: TermCounts) -> DocumentFrequencies:
+        import numpy as np
+
         df = np.bincount(counts.counts.indices, minlength=len(counts.terms))
         present = np.flatnonzero(df)
         return cls(counts.counts.shape[0], dict(zip(counts.terms[present].tolist(), df[present].tolist())))
@@ -218,6 +223,7 @@ class FittedPreprocessing:
     def transform_counts(self, counts: TermCounts) -> sp.csr_matrix:
         """What `transform` gives for the texts `counts` counted (in their own vocabulary):
         their columns mapped to this vocabulary (terms outside it dropped), then weighted."""
+        import numpy as np
         import scipy.sparse as sp
 
         lookup = self.vocabulary.get
@@ -234,6 +240,8 @@ class FittedPreprocessing:
         return self._weight(kept)
 
     def _weight(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+        import numpy as np
+
         X = counts.astype(np.float64)
         if self.spec.tf == "log":
             np.log(X.data, out=X.data)
@@ -256,6 +264,7 @@ def _analyzer(spec: Preprocessing):
 
 def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None) -> sp.csr_matrix:
     """Term counts: CSR int64 with sorted indices; terms for which `column_of_term` gives None are dropped."""
+    import numpy as np
     import scipy.sparse as sp
 
     if isinstance(texts, str):
@@ -289,6 +298,8 @@ def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None)
 
 
 def _idf(kind: str, df: np.ndarray, n_docs: int) -> np.ndarray | None:
+    import numpy as np
+
     if kind == "none":
         return None
     df = df.astype(np.float64)

@@ -29,7 +29,7 @@ from distributed import Client, Future, wait
 from toolz import identity
 
 from xialpha.corpora.corpus import check_carving, no_such_split
-from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
+from xialpha.corpora.parted import HOMES, check_parts, parted, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
     WHOLE,
     Census,
@@ -118,7 +118,7 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
     censuses: list[Census] = _results(
         client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))], pure=False)
     )
-    if parts[0].loader in PARTED:
+    if parts[0].loader in HOMES:
         check_parts(parts, censuses)
     train_split = corpus_spec.train_split
     validation = _carved(client, corpus_spec, censuses, run_id)
@@ -150,7 +150,7 @@ def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
     """The parts to read, planned and (per file) refined on workers: the driver reads no corpus file
     (it need not even see them: on a cluster the files are where the workers are)."""
     coarse = client.submit(_plan, corpus_spec, key=f"plan-{run_id}", pure=False).result()
-    if PARTED[corpus_spec.loader].refine is not None:
+    if parted(corpus_spec.loader).refine is not None:
         refined = _results(
             [
                 client.submit(checked, refine_part, part, key=f"refine-{i}-{run_id}", pure=False)

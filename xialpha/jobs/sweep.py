@@ -19,7 +19,7 @@ from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.experiment import check_same_experiment, joined_categories
 from xialpha.jobs.graph import TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
-from xialpha.jobs.progress import Progress
+from xialpha.jobs.progress import Progress, ProgressMode
 from xialpha.jobs.tasks import failed_rows
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.printable import redact
@@ -119,7 +119,7 @@ def run_sweep(
     address: str | None = None,
     workers: int | None = None,
     force: bool = False,
-    progress_mode: str = "quiet",
+    progress_mode: ProgressMode = ProgressMode.QUIET,
     on_dashboard=None,
     client=None,
     command: str | None = None,
@@ -138,6 +138,8 @@ def run_sweep(
             "not given",
             parameter="c_steps",
         )
+    if client is None and spec.cluster.is_local(address):
+        spec.corpus.look()  # a missing file or column answered before a cluster starts
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)

@@ -40,13 +40,15 @@ SELECTION_FIRST = (
     "tie",
     "at_edge",
     "flat",
+    "settled",
     "runner_up_config",
     "runner_up_value",
     "runner_up_selection_value",
     *P_VALUES,
     *SELECTION_ESTIMATES.values(),
 )
-SHOWN_ONLY = ("at_edge", "flat")  # said of a selection beside its rows (`xialpha.selection.edges`), never stored
+# said of a selection beside its rows (`xialpha.selection.edges`), never stored
+SHOWN_ONLY = ("at_edge", "flat", "settled")
 CERTIFICATION_FIRST = (  # what a certification found first: what pandas shows of a wide frame
     ResultColumn.CATEGORY,
     "config",

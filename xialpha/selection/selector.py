@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,7 +22,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
-from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, Objective, check_selectable, estimator_counts
 from xialpha.selection.ranking import rank_rows_by_category, rank_shared
 from xialpha.selection.significance import ALPHA, Comparison, compare
 from xialpha.storage.schema import ResultColumn
@@ -69,16 +70,24 @@ class CategoryChoice:
         return {name: columns[name][first] for name in names if name in columns}
 
 
+class SelectionMode(StrEnum):
+    """How a selection chooses, as its stored rows' `mode` says: a configuration per category, or
+    one shared by every category (`--global`, per_category=False)."""
+
+    CATEGORY = "category"
+    GLOBAL = "global"
+
+
 @dataclass(frozen=True)
 class Selection:
-    """A whole selection: the objective, mode ("category" or "global"), one choice per
+    """A whole selection: the objective, mode (`SelectionMode`), one choice per
     category, the averaged objective the chosen shared configuration was ranked by (global mode;
     smoothed over C when the objective smooths) and the number of candidates ranked (rows per
     category, or shared configurations)."""
 
     sweep_id: str
     objective: Objective
-    mode: str
+    mode: SelectionMode
     choices: list[CategoryChoice]
     global_value: float | None
     n_candidates: int
@@ -103,12 +112,7 @@ def select(
     """
     if runners_up < 0:
         raise UserError(f"must be >= 0, got {runners_up}", parameter="runners_up")
-    if objective.estimator not in ESTIMATOR_CHOICES:
-        raise UserError(
-            f"{objective.estimator!r} is stored for contrast, never chosen by; "
-            f"use one of {', '.join(ESTIMATOR_CHOICES)}",
-            parameter="estimator",
-        )
+    check_selectable(objective.estimator)
     rows = candidate_rows(results, objective, sweep_id)
     categories = sorted(rows[ResultColumn.CATEGORY].unique())
     loader = load_indicators or (lambda keys: {})
@@ -226,7 +230,7 @@ def _select_per_category(
         ]
         choices.append(CategoryChoice(category, chosen, (top, first + 1, end, columns), comparisons))
     n_candidates = int(ranked.groupby(ResultColumn.CATEGORY, sort=False).size().max())
-    return Selection(sweep_id, objective, "category", choices, None, n_candidates, alpha)
+    return Selection(sweep_id, objective, SelectionMode.CATEGORY, choices, None, n_candidates, alpha)
 
 
 def column_arrays(frame: pd.DataFrame) -> dict[str, np.ndarray]:
@@ -295,7 +299,8 @@ def _select_shared(
                 group_values,
             )
         )
-    return Selection(sweep_id, objective, "global", choices, float(top["selection_value"].iloc[0]), len(groups), alpha)
+    shared = float(top["selection_value"].iloc[0])
+    return Selection(sweep_id, objective, SelectionMode.GLOBAL, choices, shared, len(groups), alpha)
 
 
 def _row_maker(by_key: pd.DataFrame, values: pd.Series) -> Callable[[str], pd.Series]:

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from xialpha.errors import StoreWarning, UserError
+from xialpha.errors import StoreWarning, UserError, one_of
 from xialpha.storage import validate
 from xialpha.storage.compaction import compact_partitions
 from xialpha.storage.files import PARTITION_PREFIX, FileSet, Problem, inspect
@@ -307,7 +307,7 @@ class Datasets:
     def dataset(self, name: str) -> Dataset:
         """The definition of dataset `name`; UserError when there is none."""
         if name not in DATASETS:
-            raise UserError(f"dataset {name!r}: unknown; use one of {', '.join(DATASETS)}")
+            raise UserError(f"dataset: {one_of(name, DATASETS)}")
         return DATASETS[name]
 
     def _read_newest(
