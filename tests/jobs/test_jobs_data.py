@@ -11,8 +11,8 @@ from distributed import Client
 import xialpha.corpora.table as table_module
 from xialpha.corpora.parts import PART_DOCUMENTS, WHOLE
 from xialpha.errors import UserError
-from xialpha.jobs import tasks
 from xialpha.features import blocks
+from xialpha.jobs import tasks
 from xialpha.jobs.data import load_on_cluster, submit_features
 from xialpha.spec.sweep import parse_spec, split_fingerprints
 

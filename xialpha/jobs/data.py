@@ -241,27 +241,17 @@ def submit_features(
         ]
         return ClusterFeatures(blocks, None)
     counted = {} if counted is None else counted
-    unstemmed = preprocessing.unstemmed()
-    if unstemmed.analyzer_id not in counted:
-        counted[unstemmed.analyzer_id] = [
-            client.submit(
-                count_part,
-                chunk,
-                unstemmed,
-                train_split,
-                mask,
-                key=f"count-{i}-{unstemmed.analyzer_id}-{run_id}",
-                pure=False,
-            )
+    base = preprocessing.unstemmed()  # tokenised once for every stemming
+    if base.analyzer_id not in counted:
+        counted[base.analyzer_id] = [
+            client.submit(count_part, chunk, base, train_split, mask, key=f"count-{i}-{base.analyzer_id}-{run_id}")
             for i, (chunk, mask) in enumerate(zip(chunks, within))
         ]
     analyzer = preprocessing.analyzer_id
     if analyzer not in counted:
         counted[analyzer] = [
-            client.submit(
-                stem_part, count, preprocessing.stemming, key=f"count-{i}-{analyzer}-{run_id}", pure=False
-            )
-            for i, count in enumerate(counted[unstemmed.analyzer_id])
+            client.submit(stem_part, count, preprocessing.stemming, key=f"count-{i}-{analyzer}-{run_id}")
+            for i, count in enumerate(counted[base.analyzer_id])
         ]
     counts = counted[analyzer]
     frequencies = [
