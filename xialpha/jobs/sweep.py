@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import threading
 import time
 import uuid
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from distributed import Future, as_completed, get_task_stream
@@ -255,13 +257,17 @@ def run_sweep(
             summary.fit_task_seconds = sum(stop - begin for begin, stop in fits)
             # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
             summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
+            # Every row is stored: the run's end recorded, the files compacted while the cluster closes.
+            store.add_run(replace(run, finished_at=_now()))
+            run = None
+            finished = _finish_meanwhile(store, spec.id)
         closed = time.monotonic() - start
     finally:
         progress.close()
         if run is not None:  # the run's own error, if any (an unwritable store, say), is the one to report
             with contextlib.suppress(Exception):
                 store.add_run(replace(run, finished_at=_now()))
-    _finish(store, spec.id)
+    finished()
     summary.wall_seconds = time.monotonic() - start
     if fits:
         entered = {stage: when - start for stage, when in progress.entered.items()}
@@ -294,19 +300,35 @@ def _auto_keys(spec: SweepSpec, first: SweepPlan, auto: AutoRounds) -> int:
     return final.n_keys
 
 
-def _finish(store: ResultStore, sweep_id: str) -> None:
-    """Compact the ended sweep's files and store its summary (`ResultStore.finish_sweep`). Every
-    row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
-    all, so that is a warning, not the sweep's failure."""
-    try:
-        store.finish_sweep(sweep_id)
-    except (OSError, StoreWriteError) as exc:
-        warnings.warn(
-            f"sweep {sweep_id!r}: every row is stored, but its files were not compacted ({first_line(exc)}); "
-            "`xialpha store compact` compacts them",
-            StoreWarning,
-            stacklevel=3,
-        )
+def _finish_meanwhile(store: ResultStore, sweep_id: str) -> Callable[[], None]:
+    """Start compacting the ended sweep's files and storing its summary (`ResultStore.finish_sweep`)
+    in a thread, so that it runs while the cluster closes; returns the function that waits for it.
+    Every row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
+    all, so that is a warning (given by the waiting function), not the sweep's failure."""
+    failed: list[BaseException] = []
+
+    def finish() -> None:
+        try:
+            store.finish_sweep(sweep_id)
+        except BaseException as exc:  # handed to the waiting thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=finish, name="xialpha-finish-sweep")
+    thread.start()
+
+    def wait() -> None:
+        thread.join()
+        for exc in failed:
+            if not isinstance(exc, (OSError, StoreWriteError)):
+                raise exc
+            warnings.warn(
+                f"sweep {sweep_id!r}: every row is stored, but its files were not compacted ({first_line(exc)}); "
+                "`xialpha store compact` compacts them",
+                StoreWarning,
+                stacklevel=3,
+            )
+
+    return wait
 
 
 def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[str]) -> list[str]:
