@@ -1,5 +1,7 @@
 """Imported once by the fork server a local cluster's workers are forked from (see
-xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules tasks run, every numba
+xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules a sweep's tasks run (a drift
+check's workers import xialpha.jobs.drift at their first task: it is a tenth of these imports,
+which every sweep's cluster start waits for), every numba
 specialisation they call (`xialpha.jobs.compiled.warm`: loaded from numba's on-disk cache, or
 compiled there once when it is cold), and the lazy imports of one fit and span of a 4-document
 problem, so that no forked worker pays any of them at its first task. Importing it anywhere else
@@ -15,7 +17,6 @@ import gc
 import numpy as np
 import scipy.sparse as sp
 
-import xialpha.jobs.drift
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import fit_svm
