@@ -117,19 +117,25 @@ def warm(kernels: tuple[Kernel, ...] = KERNELS, *, processes: int = COLD_PROCESS
     task that calls it compiles it again and reports the error with its config."""
     cold = [module for module in modules(kernels) if not _cached(next(k for k in kernels if k.module == module))]
     shares = _balanced(cold, kernels, max(1, min(processes, os.cpu_count() or 1)))
-    environ = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}  # this xialpha
-    helpers = [
-        subprocess.Popen(
-            [sys.executable, "-m", __name__, *share], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=environ
-        )
-        for share in shares[1:]
-    ]
+    helpers = [helper for helper in map(_helper, shares[1:]) if helper is not None]
     try:
         _compile([kernel for kernel in kernels if kernel.module in shares[0]])
     finally:
         for helper in helpers:
             helper.wait()
     _compile(kernels)
+
+
+def _helper(modules: list[str]) -> subprocess.Popen | None:
+    """A process of this interpreter compiling the kernels of `modules` into numba's cache (None
+    where it cannot start: this process then compiles them)."""
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}  # this xialpha
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", __name__, *modules], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=environ
+        )
+    except OSError:
+        return None
 
 
 def _compile(kernels) -> None:
