@@ -32,7 +32,7 @@ from numba.core.dispatcher import Dispatcher
 
 COLD_PROCESSES = 2  # processes that compile a cold cache's modules at once (one of them this one)
 
-_I32, _I64, _U8, _F64 = types.int32[::1], types.int64[::1], types.uint8[::1], types.float64[::1]
+_I32, _I64, _F64, _B = types.int32[::1], types.int64[::1], types.float64[::1], types.boolean[::1]
 _C2, _F2 = types.float64[:, ::1], types.float64[::1, :]  # 2-d float64, C- and Fortran-ordered
 
 
@@ -60,11 +60,14 @@ KERNELS = (
             + (types.int64, types.int64, _F64),
         ),
     ),
-    # kernel blocks of sparse features: symmetric K_UU, rectangular K_{rows, cols}
-    Kernel("xialpha.estimators.kernel_rows", "_symmetric", ((_I32, _I32, _F64, types.int64),)),
-    Kernel("xialpha.estimators.kernel_rows", "_rectangular", ((_I32, _I32, _F64, _I32, _I32, _F64, types.int64),)),
-    # span: the nearest unbounded SV of each point
+    # kernel blocks of sparse features into a given block: symmetric K_UU, rectangular K_{rows, cols}
+    # (the features a mask leaves to the sparse loops), and a block's frequent features scattered dense
+    Kernel("xialpha.estimators.kernel_rows", "_symmetric", ((_I32, _I32, _F64, _B, _C2),)),
+    Kernel("xialpha.estimators.kernel_rows", "_rectangular", ((_I32, _I32, _F64, _I32, _I32, _F64, _B, _C2),)),
+    Kernel("xialpha.estimators.kernel_rows", "_scatter_columns", ((_I32, _I32, _F64, _I64, _C2),)),
+    # span: the nearest unbounded SV of each point; K_UU + eps I gathered with the undecided last
     Kernel("xialpha.estimators.span", "_nearest_rows", ((_C2, _F64, _I64),)),
+    Kernel("xialpha.estimators.span", "_ridged_in_order", ((_C2, _I64, types.float64),)),
     # span's iterative path: its blocks' arrays turn Fortran-ordered once points drop out
     Kernel("xialpha.estimators.span_iterative", "_project", ((_C2, _I64),)),
     Kernel(
