@@ -90,7 +90,7 @@ KERNELS = (
         "_scan",
         (
             (
-                types.Array(types.uint8, 1, "C", readonly=True),
+                types.uint8[::1].copy(readonly=True),
                 types.int64,
                 types.boolean,
                 types.int64,
