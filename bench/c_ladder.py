@@ -20,7 +20,7 @@ import numpy as np
 from common import REUTERS_SPEC, load_corpus, make_parser, output_path, print_table, vectorize, write_results
 
 from xialpha.estimators.c_ladder import LadderPoint, ladder, settled, starting_C
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.features import Preprocessing
 from xialpha.spec.grid import AUTO_C_LIMIT
 from xialpha.spec.sweep import load_spec
@@ -39,7 +39,7 @@ def _category(X, y, X_test, y_test, grid: list[float]) -> dict:
     def fit_at(C: float) -> LadderPoint:
         nonlocal warm
         start = time.process_time()
-        fit = fit_svm(y, C, X=X, warm_start=warm, check_input=False)
+        fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C), warm_start=warm, check_input=False)
         warm = fit
         fits[C] = (_f1(y_test, fit.decision_function(X_test)), time.process_time() - start)
         return LadderPoint.of(fit, C)

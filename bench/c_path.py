@@ -1,9 +1,10 @@
 """Where a warm-started C path's time goes, against cold LinearSVC(loss="hinge", tol=1e-4) fits at the same n.
 
-Per category, the C path of config/reuters.toml's grid solved as sweeps solve it (`fit_svm(y, C,
-X=X, warm_start=the previous C's fit, check_input=False)`, ascending C, tol = 1e-3 as the spec's
-default), the same fits cold (no warm start), and scikit-learn's LinearSVC(loss="hinge", tol=1e-4,
-random_state=0) cold at every C, the fit peers run per fold. BLAS on one thread; seconds are CPU
+Per category, the C path of config/reuters.toml's grid solved as sweeps solve it
+(`fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), warm_start=the previous C's fit,
+check_input=False)`, ascending C, tol = 1e-3 as the spec's default), the same fits cold (no warm
+start), and scikit-learn's LinearSVC(loss="hinge", tol=1e-4, random_state=0) cold at every C, the
+fit peers run per fold. BLAS on one thread; seconds are CPU
 seconds of this process (`time.process_time`), i.e. per core. Per xialpha fit:
   fit_s        the whole `fit_svm` call (input handling, per-fit statistics, the compiled solver,
                w, decision values, threshold): what a sweep's fit costs;
@@ -17,7 +18,7 @@ seconds of this process (`time.process_time`), i.e. per core. Per xialpha fit:
                the inner loops' cost per nonzero; ns_per_nnz_epoch = solver_s / (epochs x nnz(X));
   pg_spread    the solver's stopping measure on the returned alpha: max - min over the examples of
                the projected gradients (y f - 1 at 0 < alpha < C_i, its negative part at alpha = 0,
-               its positive part at alpha = C_i); <= tol is what `fit_svm(tol=)` promises;
+               its positive part at alpha = C_i); <= tol is what `SVMParameters(tol=)` promises;
   kkt          the largest KKT violation at the returned threshold b: per example max(0, 1 - y f) at
                alpha = 0, max(0, y f - 1) at alpha = C_i, |y f - 1| in between (margin units);
   y_alpha      |y^T alpha|, the equality constraint's residual (alpha units; sum alpha beside it);
@@ -59,7 +60,7 @@ from threadpoolctl import threadpool_limits
 
 from xialpha.corpora import make_synthetic
 from xialpha.estimators import dcd
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.features import Preprocessing
 from xialpha.spec.sweep import load_spec
 
@@ -162,8 +163,10 @@ def _loose(X, targets: list[tuple[str, np.ndarray]], grid: list[float], loose_to
     for category, y in targets:
         loose = tight = None
         for C in grid:
-            loose = fit_svm(y, C, X=X, tol=loose_tol, check_input=False, warm_start=loose)
-            tight = fit_svm(y, C, X=X, tol=TOL, check_input=False, warm_start=tight)
+            loose = fit_svm(
+                TrainingProblem(y, X=X), SVMParameters(C, tol=loose_tol), check_input=False, warm_start=loose
+            )
+            tight = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), check_input=False, warm_start=tight)
             yf = loose.y.astype(np.float64)
             alpha = balance(loose.alpha.copy(), yf)
             w = np.asarray(X.T @ (alpha * yf)).ravel()
@@ -206,7 +209,7 @@ def _loose(X, targets: list[tuple[str, np.ndarray]], grid: list[float], loose_to
 
 def _warm_up(X, y, clock: SolverClock) -> None:
     """Compile (or load from numba's cache) the solver once, outside the figures."""
-    fit_svm(y, 1.0, X=X, tol=TOL, check_input=False)
+    fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0, tol=TOL), check_input=False)
     clock.take()
 
 
@@ -253,10 +256,15 @@ def _category(X, y: np.ndarray, grid: list[float], clock: SolverClock) -> dict:
     previous = None
     for C in grid:  # the three fits of one C one after the other, so load that comes and goes hits all three
         start = time.process_time()
-        previous = fit_svm(y, C, X=X, tol=TOL, check_input=False, warm_start=previous)
+        previous = fit_svm(
+            TrainingProblem(y, X=X),
+            SVMParameters(C, tol=TOL),
+            check_input=False,
+            warm_start=previous,
+        )
         warm.append(_row(previous, time.process_time() - start, clock.take(), X, C))
         start = time.process_time()
-        fit = fit_svm(y, C, X=X, tol=TOL, check_input=False)
+        fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL), check_input=False)
         cold.append(_row(fit, time.process_time() - start, clock.take(), X, C))
         model = LinearSVC(C=C, loss="hinge", tol=PEER_TOL, random_state=0)
         start = time.process_time()

@@ -20,7 +20,7 @@ from common import load_corpus, make_parser, output_path, print_table, timed, ve
 
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha, xi_alpha_indicator
 from xialpha.features import Preprocessing, linear_gram
 
@@ -44,9 +44,10 @@ def main() -> None:
     for category in categories:
         y = sample.y(category)
         for C in c_values:
-            fit = fit_svm(y, C, gram=gram, check_input=False)
-            pruned, pruned_s = timed(loo_exact, y, C, fit=fit, gram=gram)
-            lemma, lemma_s = timed(loo_exact, y, C, fit=fit, prune="xi_alpha", r_delta2=r_delta2, gram=gram)
+            problem, parameters = TrainingProblem(y, gram=gram), SVMParameters(C)
+            fit = fit_svm(problem, parameters, check_input=False)
+            pruned, pruned_s = timed(loo_exact, problem, parameters, fit=fit)
+            lemma, lemma_s = timed(loo_exact, problem, parameters, fit=fit, prune="xi_alpha", r_delta2=r_delta2)
             brute, brute_s = timed(_brute_force_loo, y, C, gram)
             xa1 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)
             xa2 = xi_alpha(fit.alpha, fit.xi, y, r_delta2, 2.0)
@@ -111,7 +112,7 @@ def _brute_force_loo(y: np.ndarray, C: float, gram: np.ndarray) -> Estimate:
         if np.all(np.delete(y, t) == y[t] * -1):
             errors[t] = True  # t is its class's only example: it is always misclassified
             continue
-        left_out = fit_svm(y, C, gram=gram, sample_weight=weights, check_input=False)
+        left_out = fit_svm(TrainingProblem(y, gram=gram, weights=weights), SVMParameters(C), check_input=False)
         errors[t] = y[t] * left_out.decision_function(gram[[t]])[0] <= 0
     return Estimate.from_indicator("loo", y, errors, retrains=y.shape[0])
 

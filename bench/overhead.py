@@ -1,9 +1,9 @@
 """Cost of the estimates next to the SVM training, on the linear path, on Reuters and at 10^5 documents.
 
 On the ModApte training set (9,603 documents, unit-norm TF-IDF, min_df = 3), per category: the C
-path of config/reuters.toml's grid solved as sweeps solve it (`fit_svm(y, C, X=X, warm_start=the
-previous C's fit)`, ascending C), and a cold fit at C = 0.5. Per fit, with BLAS on one thread as
-on a sweep's workers:
+path of config/reuters.toml's grid solved as sweeps solve it (`fit_svm(TrainingProblem(y, X=X),
+SVMParameters(C), warm_start=the previous C's fit)`, ascending C), and a cold fit at C = 0.5. Per
+fit, with BLAS on one thread as on a sweep's workers:
   fit_s       the solver's seconds (`SVMFit.fit_seconds`: the compiled dual coordinate descent);
   estimate_s  what xi-alpha costs beyond them, as a sweep's fit task pays it: the rest of the
               `fit_svm(..., check_input=False)` call (the training decision values X w + b that
@@ -56,7 +56,7 @@ from threadpoolctl import threadpool_limits
 from xialpha.corpora import make_synthetic
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span import call_thresholds, span_calls, span_squared
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing
 from xialpha.selection.objective import DEFAULT_ESTIMATOR
@@ -118,7 +118,7 @@ def _run(args) -> None:
     train = corpus.split("train")
     categories = args.categories or train.choose_categories(top_k=3 if args.quick else 10)
     (X, _), vec_s = timed(vectorize, Preprocessing(min_df=3), train.texts)
-    first = timed(fit_svm, train.y(categories[0]), COLD_C, X=X)[1]
+    first = timed(fit_svm, TrainingProblem(train.y(categories[0]), X=X), SVMParameters(COLD_C))[1]
     r_delta2, r_delta2_s = timed(r_delta_squared, X=X)
     rows = []
     for category in categories:
@@ -219,7 +219,7 @@ def _path(X, y: np.ndarray, grid: list[float], r_delta2: float, args) -> list[di
     rows, previous = [], None
     for C in grid:
         start = time.perf_counter()
-        fit = fit_svm(y, C, X=X, warm_start=previous, check_input=False)
+        fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C), warm_start=previous, check_input=False)
         rest_s = time.perf_counter() - start - fit.fit_seconds
         start = time.perf_counter()
         xi_alpha(fit.alpha, fit.xi, y, r_delta2, 1.0)

@@ -28,7 +28,7 @@ from common import (
 )
 
 from xialpha.estimators.baselines import holdout
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
@@ -60,7 +60,7 @@ def main() -> None:
         seconds["features_and_grams"] += vec_s + gram_s
         for category in categories:
             y = corpus.y(category)
-            fit, fit_s = timed(fit_svm, y[train], C, gram=gram, check_input=False)
+            fit, fit_s = timed(fit_svm, TrainingProblem(y[train], gram=gram), SVMParameters(C), check_input=False)
             seconds["fits"] += fit_s
             true = holdout(fit, y[test], cross).metrics()
             for rho in RHOS:

@@ -63,7 +63,7 @@ from threadpoolctl import threadpool_limits
 from xialpha.corpora import load_reuters, make_synthetic
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.span import span_estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing
 from xialpha.selection.objective import DEFAULT_ESTIMATOR
@@ -238,7 +238,11 @@ def _grid(y: np.ndarray, y_test: np.ndarray, data: dict, c_values: list[float], 
     for prep, split in data.items():
         previous = None
         for C in c_values:
-            fit, fit_cost = _cpu(lambda: fit_svm(y, C, X=split["X"], tol=TOL, warm_start=previous, check_input=False))
+            fit, fit_cost = _cpu(
+                lambda: fit_svm(
+                    TrainingProblem(y, X=split["X"]), SVMParameters(C, tol=TOL), warm_start=previous, check_input=False
+                )
+            )
             previous = fit
             decision = fit.decision_function(split["X_test"])
             row = {
@@ -274,7 +278,9 @@ def _loo(row: dict, y: np.ndarray) -> None:
     """Exact LOO F1 and its CPU cost for one configuration (once)."""
     if "f1_loo" not in row:
         estimate, row["cost_loo_only"] = _cpu(
-            lambda: loo_exact(y, row["C"], fit=row["_fit"], X=row["_split"]["X"], tol=TOL)
+            lambda: loo_exact(
+                TrainingProblem(y, X=row["_split"]["X"]), SVMParameters(row["C"], tol=TOL), fit=row["_fit"]
+            )
         )
         row["f1_loo"], row["loo_retrains"] = _f1(estimate), estimate.retrains
 
@@ -292,7 +298,10 @@ def _cross_validate(rows: list[dict], y: np.ndarray, data: dict, c_values: list[
             for C in c_values:
                 fold, seconds = _cpu(
                     lambda: fit_svm(
-                        y, C, X=split["X"], sample_weight=weights, tol=TOL, warm_start=previous, check_input=False
+                        TrainingProblem(y, X=split["X"], weights=weights),
+                        SVMParameters(C, tol=TOL),
+                        warm_start=previous,
+                        check_input=False,
                     )
                 )
                 previous = fold

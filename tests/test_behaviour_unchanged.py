@@ -148,7 +148,7 @@ MASKS = [
     (re.compile(r"xialpha \d+\.\d+\.\d+\S*"), "xialpha VERSION"),
     (re.compile(r"Python \d+\.\d+\.\d+, .*"), "PYTHON AND LIBRARIES"),
     (re.compile(r"\b[0-9a-f]{12}\b"), "RUN-ID"),
-    (re.compile(r'src="data:image/png;base64,[^"]*"'), 'src="PNG"'),
+    (re.compile(r'<div class="figure">.*?</div>', re.S), "FIGURE"),  # the drawing of a figure
     (re.compile(r"\d+ KiB"), "N KiB"),
 ]
 

@@ -470,8 +470,6 @@ NOT_COLUMNS = {
     ("xialpha/reports/terminal.py", "n"): (1, "a table header"),
     ("xialpha/search.py", "C"): (2, "a scikit-learn parameter name"),
     ("xialpha/search.py", "gamma"): (1, "an SVM argument"),
-    ("xialpha/search.py", "j"): (1, "an SVM argument"),
-    ("xialpha/search.py", "kernel"): (7, "an SVM argument"),
     ("xialpha/search.py", "r_delta2"): (2, "a key of the scikit-learn-style cv_results_, the search's own output"),
     ("xialpha/selection/certification.py", "category"): (1, "a certification row's scope (category, micro, macro)"),
     ("xialpha/selection/options.py", "rho"): (1, "an option name"),

@@ -53,8 +53,9 @@ from xialpha.selection.workflow import select_sweep
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.naming import choose_sweep, store_location
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
-from xialpha.storage.store import ResultStore
+from xialpha.storage.store import StoreQueries
 from xialpha.storage.validate import missing_columns
 from xialpha.storing import store_selection
 
@@ -114,7 +115,7 @@ def sweep(
     for name, value in (("force", force), ("quiet", quiet), ("force_new_run", force_new_run)):
         check_flag(name, value)
     parsed = _spec(spec, corpus)
-    result_store = ResultStore(store_location(store, parsed.store))
+    result_store = open_store(store_location(store, parsed.store), create=True, writable=True)
     with _local_workers(client, parsed.cluster.kind):
         summary = run_sweep(
             parsed,
@@ -264,7 +265,7 @@ def results(
     check_path("store", store)
     check_text("sweep", sweep)
     check_flag("include_failed", include_failed)
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=False)
     return _tidy_results(result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed))
 
 
@@ -335,7 +336,7 @@ def select(
         save=save or refit is not None,
         partial=partial,
     )
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=True)
     chosen = select_sweep(result_store, choose_sweep(result_store, sweep), options)
     if chosen.incomplete:
         warnings.warn(f"{chosen.incomplete}; this selection is of the rows stored so far", UserWarning, stacklevel=2)
@@ -373,7 +374,7 @@ class TextClassifier:
         return f"TextClassifier({self.category!r}, kernel={kernel}, C={C})"
 
 
-def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame) -> pd.DataFrame:
+def _selection_argument(result_store: StoreQueries, selection: str | pd.DataFrame) -> pd.DataFrame:
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
         rows = read_selection(result_store, selection)
@@ -395,7 +396,7 @@ def _selection_argument(result_store: ResultStore, selection: str | pd.DataFrame
     return rows
 
 
-def _saved(result_store: ResultStore, rows: pd.DataFrame) -> pd.DataFrame:
+def _saved(result_store: StoreQueries, rows: pd.DataFrame) -> pd.DataFrame:
     """The selection `rows` as the store holds them: under their id, or the id of the same
     selection saved before, or stored now under their id (one write)."""
     selection_id = str(rows["selection_id"].iloc[0])
@@ -433,7 +434,7 @@ def refit(
     check_path("store", store)
     check_path("spec", spec)
     check_client(client)
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=True)
     rows = _selection_argument(result_store, selection)
     with _local_workers(client):
         trained = refit_selection(
@@ -468,7 +469,8 @@ def drift(
     else:
         raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
     with _local_workers(client, parsed.cluster.kind):
-        return run_drift_check(parsed, ResultStore(store_location(store, parsed.store)), force=force, client=client)
+        opened = open_store(store_location(store, parsed.store), create=True, writable=True)
+        return run_drift_check(parsed, opened, force=force, client=client)
 
 
 def certify(
@@ -501,7 +503,7 @@ def certify(
     confidence, draws, seed = check_number("confidence", confidence), check_int("draws", draws), check_int("seed", seed)
     check_path("spec", spec)
     check_client(client)
-    result_store = ResultStore(store_location(store), create=False)
+    result_store = open_store(store_location(store), create=False, writable=True)
     rows = _saved(result_store, _selection_argument(result_store, selection))
     with _local_workers(client):
         certified = certify_selection(
@@ -533,7 +535,7 @@ def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFram
     check_path("store", store)
     check_text("a", a, optional=False)
     check_text("b", b, optional=False)
-    return tidy_comparison(compare_selections(ResultStore(store_location(store), create=False), a, b))
+    return tidy_comparison(compare_selections(open_store(store_location(store), create=False, writable=False), a, b))
 
 
 def report(

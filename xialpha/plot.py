@@ -1,4 +1,5 @@
-"""A sweep's plots as matplotlib figures, the ones its HTML report shows (`xialpha report --html`):
+"""A sweep's plots as matplotlib figures: the panels its HTML report draws (`xialpha report --html`,
+as inline SVG), for Python:
 
     import xialpha
     xialpha.plot.curves("my-store")        # estimate vs C: one panel per category
@@ -15,8 +16,8 @@ from xialpha.errors import UserError
 from xialpha.reports.plots import as_typed, calibration_figure, curves_figure
 from xialpha.reports.report import NO_HELD_OUT, report_of
 from xialpha.storage.naming import store_location
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
-from xialpha.storage.store import ResultStore
 
 
 def curves(
@@ -65,4 +66,4 @@ def calibration(
 
 def stored_report(store, sweep: str | None, selection: str | None, compare: str | None = None, **view):
     """The Report (`xialpha.reports.report`) of `store` (a location as `xialpha.report` takes it)."""
-    return report_of(ResultStore(store_location(store), create=False), sweep, selection, compare, **view)
+    return report_of(open_store(store_location(store), create=False, writable=False), sweep, selection, compare, **view)

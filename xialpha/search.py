@@ -32,8 +32,7 @@ from xialpha.estimators import KERNEL_PARAMETERS, registry
 from xialpha.estimators.c_ladder import first_rung, starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
-from xialpha.estimators.svm import fit_svm
-from xialpha.estimators.xialpha import r_delta_squared
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.selection.c_extension import next_step
 from xialpha.selection.edges import grid_position
 from xialpha.selection.objective import DEFAULT_SMOOTH
@@ -291,19 +290,19 @@ class Candidates:
     def score(self, model) -> dict:
         """The estimate columns of one candidate (not fitted: only the chosen one is, afterwards)."""
         svm, steps = self._features(model)
-        data, settings = _training_args(svm, self.features[steps])
-        key = (steps, data.get("kernel"), repr(data.get("kernel_params")))
+        problem, settings = _training_problem(svm, self.features[steps], self.y_svm)
+        key = (steps, None if problem.gram is not None else problem.kernel, repr(problem.kernel_params))
         if key not in self.r_delta2:
-            self.r_delta2[key] = max(r_delta_squared(**data), np.finfo(float).tiny)
+            self.r_delta2[key] = max(problem.r_delta2(), np.finfo(float).tiny)
         C, j = _cost(svm, self.classes, self.y)
         state = (steps, repr(svm.class_weight))
-        linear = data.get("kernel") == "linear"
-        fit = fit_svm(self.y_svm, C, j=j, warm_start=self.last.get(state) if linear else None, **data, **settings)
-        if linear:
+        warm = self.last.get(state) if problem.linear else None
+        fit = fit_svm(problem, SVMParameters(C, j=j, **settings), warm_start=warm)
+        if problem.linear:
             self.last[state] = fit
-        estimates = one_fit_estimates(
-            fit, C, {**data, "j": j, "tol": settings["tol"]}, self.r_delta2[key], rhos=(self.rho,), **self.settings
-        )
+        # the resampling estimators retrain within the solvers' own limits, not the SVC's max_iter
+        parameters = SVMParameters(C, j=j, tol=settings["tol"])
+        estimates = one_fit_estimates(fit, problem, parameters, self.r_delta2[key], rhos=(self.rho,), **self.settings)
         columns = {}
         computed = {estimate.method: estimate for estimate in estimates.at(self.rho)}
         for method in (name for name in ESTIMATES if name in computed):
@@ -319,21 +318,22 @@ class Candidates:
         """The C of `model` (its C parameter, class weights apart) where its C ladder starts
         (`xialpha.estimators.c_ladder.starting_C`, in the kernel's feature space)."""
         svm, steps = self._features(model)
-        data, _ = _training_args(svm, self.features[steps])
+        problem, _ = _training_problem(svm, self.features[steps], self.y_svm)
         weight_negative, j = _cost(clone(svm).set_params(C=1.0), self.classes, self.y)
-        if data.get("kernel") == "linear":
-            start = starting_C(data["X"], self.y_svm, j)
+        if problem.linear:
+            start = starting_C(problem.X, self.y_svm, j)
         else:
-            gram = data.get("gram")
+            gram = problem.gram
             if gram is None:
-                gram = pairwise_kernels(data["X"], metric=data["kernel"], **data["kernel_params"])
+                gram = pairwise_kernels(problem.X, metric=problem.kernel, **(problem.kernel_params or {}))
             start = starting_C(None, self.y_svm, j, gram=np.asarray(gram, dtype=np.float64))
         return start / weight_negative
 
 
-def _training_args(svm, features) -> tuple[dict, dict]:
-    """(data, settings) of `fit_svm` for an SVC or LinearSVC on its features, from public parameters:
-    data is gram= (precomputed) or X= with kernel= and kernel_params=; settings tol, max_iter, cache_mb."""
+def _training_problem(svm, features, y: np.ndarray) -> tuple[TrainingProblem, dict]:
+    """(the training problem, `SVMParameters`' settings besides C and j) of an SVC or LinearSVC on its
+    features and labels y (n,) in {-1, +1}, from public parameters: a Gram (precomputed) or the
+    features under the SVM's kernel; tol, and an SVC's max_iter and cache_mb."""
     if isinstance(svm, LinearSVC):
         params = svm.get_params()
         bad = {
@@ -345,17 +345,17 @@ def _training_args(svm, features) -> tuple[dict, dict]:
                 f"estimates are derived for the hinge-loss SVM with threshold), got {bad}"
             )
         # LinearSVC's tol and max_iter are LIBLINEAR's criteria: the linear path keeps its own
-        return {"X": sp.csr_matrix(features, dtype=np.float64), "kernel": "linear"}, {"tol": LINEAR_TOL}
+        return TrainingProblem(y, X=sp.csr_matrix(features, dtype=np.float64)), {"tol": LINEAR_TOL}
     if svm.kernel not in KERNELS:
         raise ValueError(f"estimator: SVC kernel {svm.kernel!r} is not supported; use one of {', '.join(KERNELS)}")
     settings = {"tol": svm.tol, "max_iter": svm.max_iter, "cache_mb": svm.cache_size}
     if svm.kernel == "precomputed":
-        return {"gram": features}, settings
+        return TrainingProblem(y, gram=features), settings
     if svm.kernel == "linear":
-        return {"X": sp.csr_matrix(features, dtype=np.float64), "kernel": "linear"}, settings
+        return TrainingProblem(y, X=sp.csr_matrix(features, dtype=np.float64)), settings
     params = {name: getattr(svm, name) for name in KERNEL_PARAMETERS[svm.kernel]}
     params["gamma"] = resolved_gamma(svm.gamma, features)
-    return {"X": features, "kernel": svm.kernel, "kernel_params": params}, settings
+    return TrainingProblem(y, X=features, kernel=svm.kernel, kernel_params=params), settings
 
 
 def resolved_gamma(gamma, X) -> float:
@@ -371,7 +371,7 @@ def resolved_gamma(gamma, X) -> float:
 
 
 def _cost(svm, classes: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(C, j) of `fit_svm` that give the estimator's C x class_weight bounds: C_neg = C x w(classes[0]),
+    """(C, j) of `SVMParameters` that give the estimator's C x class_weight bounds: C_neg = C x w(classes[0]),
     j = w(classes[1]) / w(classes[0]), with the weights scikit-learn computes from class_weight."""
     from sklearn.utils.class_weight import compute_class_weight
 

@@ -21,6 +21,11 @@ The paper approximates the binomial by a normal for n > 12 and t by a normal for
 use the exact binomial and t distributions throughout (the approximations were for tables).
 The p-test is the paper's normal approximation as written. A p-value of 1.0 means no evidence
 (no discordant decisions, no differing categories, no differing proportions).
+
+The p-values are those of `scipy.stats` (`binomtest`, `ttest_rel`, `chi2.sf`, `norm.sf`), bit for
+bit (tests/selection/test_selection_stats.py), computed from the distribution functions of
+`scipy.special` that scipy.stats itself calls: importing scipy.stats costs a reading command
+seconds of start-up, and scipy.special is imported only when a test is computed.
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
 
 MCNEMAR_EXACT_BELOW = 25
 SCORE_ATOL = 1e-12
@@ -66,8 +70,60 @@ def _sign_test(name: str, k: int, n: int) -> TestResult:
 @lru_cache(maxsize=65536)
 def _binomial_p(k: int, n: int, alternative: str) -> float:
     """The exact binomial test's p-value of k successes in n trials at 1/2 (remembered: a
-    selection tests many pairs with the same counts)."""
-    return float(stats.binomtest(k, n, 0.5, alternative=alternative).pvalue)
+    selection tests many pairs with the same counts): "greater" P(K >= k), or "two-sided" the
+    probability of the outcomes no likelier than k (relative tolerance 1e-7), as
+    `scipy.stats.binomtest` computes them."""
+    if alternative == "greater":
+        return _binomial_sf(k - 1, n)
+    if 2 * k == n:
+        return 1.0
+    likelihood = _binomial_pmf(k, n) * (1 + 1e-7)
+    if 2 * k < n:  # the far tail: the outcomes above the mode at most as likely as k
+        beyond = n - _last_at_most(lambda x: -_binomial_pmf(x, n), -likelihood, (n + 1) // 2, n)
+        beyond += int(likelihood == _binomial_pmf(n - beyond, n))
+        return min(1.0, _binomial_cdf(k, n) + _binomial_sf(n - beyond, n))
+    below = _last_at_most(lambda x: _binomial_pmf(x, n), likelihood, 0, n // 2) + 1
+    return min(1.0, _binomial_cdf(below - 1, n) + _binomial_sf(k - 1, n))
+
+
+def _last_at_most(increasing, bound: float, low: int, high: int) -> int:
+    """The i in [low - 1, high] with increasing(i) <= bound < increasing(i + 1), by bisection
+    (`increasing` is a function of the integers low..high that does not decrease)."""
+    while low < high:
+        middle = low + (high - low) // 2
+        value = increasing(middle)
+        if value < bound:
+            low = middle + 1
+        elif value > bound:
+            high = middle - 1
+        else:
+            return middle
+    return low if increasing(low) <= bound else low - 1
+
+
+def _binomial_pmf(k: int, n: int) -> float:
+    """P(K = k) for K ~ Bin(n, 1/2)."""
+    from scipy.special._ufuncs import _binom_pmf  # what scipy.stats.binom.pmf computes with
+
+    return float(np.clip(_binom_pmf(k, n, 0.5), 0.0, 1.0)) if 0 <= k <= n else 0.0
+
+
+def _binomial_cdf(k: int, n: int) -> float:
+    """P(K <= k) for K ~ Bin(n, 1/2)."""
+    from scipy.special._ufuncs import _binom_cdf  # what scipy.stats.binom.cdf computes with
+
+    if k < 0:
+        return 0.0
+    return float(np.clip(_binom_cdf(k, n, 0.5), 0.0, 1.0)) if k < n else 1.0
+
+
+def _binomial_sf(k: int, n: int) -> float:
+    """P(K > k) for K ~ Bin(n, 1/2)."""
+    from scipy.special._ufuncs import _binom_sf  # what scipy.stats.binom.sf computes with
+
+    if k < 0:
+        return 1.0
+    return float(np.clip(_binom_sf(k, n, 0.5), 0.0, 1.0)) if k < n else 0.0
 
 
 def micro_sign_test(a_correct, b_correct) -> TestResult:
@@ -89,8 +145,10 @@ def mcnemar_test(a_correct, b_correct) -> TestResult:
         return TestResult("mcnemar", 0.0, 1.0, 0)
     if n < MCNEMAR_EXACT_BELOW:
         return TestResult("mcnemar", float(only_a), _binomial_p(only_a, n, "two-sided"), n)
+    from scipy.special import chdtrc
+
     chi2 = (abs(only_a - only_b) - 1.0) ** 2 / n
-    return TestResult("mcnemar", chi2, float(special.chdtrc(1, chi2)), n)  # stats.chi2.sf(chi2, 1), without its checks
+    return TestResult("mcnemar", chi2, float(chdtrc(1, chi2)), n)  # stats.chi2.sf(chi2, 1), without its checks
 
 
 def macro_sign_test(a_scores, b_scores) -> TestResult:
@@ -119,8 +177,20 @@ def macro_rank_t_test(a_scores, b_scores) -> TestResult:
     a, b = _paired(a_scores, b_scores, "a_scores", "b_scores", np.float64)
     _check_finite(a, b)
     pooled = np.concatenate([a, b])
-    ranks = stats.rankdata(np.round(pooled / SCORE_ATOL) * SCORE_ATOL)
+    ranks = _mean_ranks(np.round(pooled / SCORE_ATOL) * SCORE_ATOL)
     return _t_test("T'-test", ranks[: a.shape[0]], ranks[a.shape[0] :])
+
+
+def _mean_ranks(values: np.ndarray) -> np.ndarray:
+    """The ranks (m,) float64 of values (m,): 1 for the lowest, tied values sharing their mean
+    rank (`scipy.stats.rankdata`'s "average" method)."""
+    order = np.argsort(values, kind="mergesort")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])  # first position of each value
+    ends = np.r_[starts[1:], values.shape[0]]  # one past its last
+    ranks = np.empty(values.shape[0], dtype=np.float64)
+    ranks[order] = np.repeat(0.5 * (starts + 1 + ends), ends - starts)
+    return ranks
 
 
 def _t_test(name: str, a: np.ndarray, b: np.ndarray) -> TestResult:
@@ -131,8 +201,13 @@ def _t_test(name: str, a: np.ndarray, b: np.ndarray) -> TestResult:
     if np.allclose(d, d[0], rtol=0.0, atol=SCORE_ATOL):
         t = float(np.sign(d[0]) * np.inf) if abs(d[0]) > SCORE_ATOL else 0.0
         return TestResult(name, t, 0.0 if t > 0 else 1.0, n)
-    result = stats.ttest_rel(a, b, alternative="greater")
-    return TestResult(name, float(result.statistic), float(result.pvalue), n)
+    from scipy.special import stdtr
+
+    # as scipy.stats.ttest_rel(a, b, alternative="greater") computes them
+    mean = np.mean(d)
+    variance = np.mean((d - mean) ** 2) * (np.float64(n) / np.float64(n - 1))
+    statistic = mean / np.sqrt(variance / np.float64(n))
+    return TestResult(name, float(statistic), float(stdtr(np.float64(n - 1), -statistic)), n)
 
 
 def proportion_test(k_a: int, n_a: int, k_b: int, n_b: int) -> TestResult:
@@ -148,8 +223,10 @@ def proportion_test(k_a: int, n_a: int, k_b: int, n_b: int) -> TestResult:
     variance = pooled * (1.0 - pooled) * (1.0 / n_a + 1.0 / n_b)
     if variance <= 0.0:
         return TestResult("p-test", 0.0, 1.0, n_a + n_b)
+    from scipy.special import ndtr
+
     z = (k_a / n_a - k_b / n_b) / np.sqrt(variance)
-    return TestResult("p-test", float(z), float(special.ndtr(-z)), n_a + n_b)  # stats.norm.sf(z), without its checks
+    return TestResult("p-test", float(z), float(ndtr(-z)), n_a + n_b)  # stats.norm.sf(z), without its checks
 
 
 def _check_finite(a: np.ndarray, b: np.ndarray) -> None:

@@ -13,7 +13,6 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from xialpha.models.artifact import check_target, save_artifact
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.workflow import SweepSelection
 from xialpha.storage.schema import ResultColumn
@@ -52,6 +51,7 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
     """Train the chosen configs on all training data and save the artefact to `refit`: (its path,
     models). The manifest names each category's config by its label and explains the labels."""
     from xialpha.jobs.refit import refit_selection  # Dask, for a refit only
+    from xialpha.models.artifact import check_target, save_artifact  # scipy.sparse, for a refit only
 
     check_target(refit)
     rows = chosen.frame

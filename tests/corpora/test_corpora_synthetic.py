@@ -7,7 +7,7 @@ import pytest
 
 from xialpha.corpora import load_corpus, make_synthetic
 from xialpha.errors import UserError
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
@@ -49,7 +49,7 @@ def test_most_frequent_category_is_learnable_but_not_separable():
     G = linear_gram(X)
     errors = {}
     for category in ("cat00", "cat03"):
-        fit = fit_svm(corpus.y(category), 1.0, gram=G)
+        fit = fit_svm(TrainingProblem(corpus.y(category), gram=G), SVMParameters(1.0))
         errors[category] = xi_alpha(fit.alpha, fit.xi, corpus.y(category), r_delta_squared(gram=G), rho=1.0).error
     assert 0.01 <= errors["cat00"] <= 0.10
     assert 0.005 <= errors["cat03"] <= errors["cat00"]
@@ -61,7 +61,7 @@ def _errors_per_batch(corpus, category: str, train_batches: int) -> np.ndarray:
     train = corpus.subset(batch < train_batches)
     fitted = Preprocessing().fit(train.texts)
     X_train = fitted.transform(train.texts)
-    fit = fit_svm(train.y(category), 1.0, gram=linear_gram(X_train))
+    fit = fit_svm(TrainingProblem(train.y(category), gram=linear_gram(X_train)), SVMParameters(1.0))
     errors = []
     for b in range(batch.max() + 1):
         part = corpus.subset(batch == b)

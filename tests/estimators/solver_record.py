@@ -1,11 +1,12 @@
 """A fingerprint of what the linear path computes along C paths, to show a change to the solver's or
 the span's mechanics leaves every result as it was.
 
-`record` runs each category's C path as a sweep does (`fit_svm(y, C, X=X, warm_start=the previous C's
-fit, check_input=False)`, ascending C, the sweep's default tol) and keeps per fit: the alphas, the
-threshold and the training decision values bit for bit (as SHA-256 digests of their bytes, and b as
-float.hex), the xi-alpha calls at rho 1 and 2, and the span calls (the examples span counts as
-leave-one-out errors), each as a digest of the packed indicator with its count beside it for the reader.
+`record` runs each category's C path as a sweep does (`fit_svm(TrainingProblem(y, X=X),
+SVMParameters(C), warm_start=the previous C's fit, check_input=False)`, ascending C, the sweep's
+default tol) and keeps per fit: the alphas, the threshold and the training decision values bit for
+bit (as SHA-256 digests of their bytes, and b as float.hex), the xi-alpha calls at rho 1 and 2, and
+the span calls (the examples span counts as leave-one-out errors), each as a digest of the packed
+indicator with its count beside it for the reader.
 
 The corpora: Reuters-21578 ModApte train (unit-norm TF-IDF, min_df = 3), when ../shared has it, and a
 synthetic corpus that every checkout can build. Rewriting the record (only for a change meant to alter
@@ -43,7 +44,7 @@ def calls(indicator: np.ndarray) -> dict:
 def record(X, targets: dict[str, np.ndarray], grid=GRID, tol: float = TOL) -> list[dict]:
     """Per category and C (ascending, warm-started): the fit's fingerprint and its calls."""
     from xialpha.estimators.span import span_estimate
-    from xialpha.estimators.svm import fit_svm
+    from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
     from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
 
     r_delta2 = r_delta_squared(X=X)
@@ -51,7 +52,7 @@ def record(X, targets: dict[str, np.ndarray], grid=GRID, tol: float = TOL) -> li
     for category, y in targets.items():
         previous = None
         for C in grid:
-            fit = fit_svm(y, C, X=X, tol=tol, check_input=False, warm_start=previous)
+            fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=tol), check_input=False, warm_start=previous)
             rows.append(
                 {
                     "category": category,

@@ -10,7 +10,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
 from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 
 TOL = 1e-6
 
@@ -38,7 +38,7 @@ def _expected_counts(est, y, indicator):
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
 def test_apparent_is_training_misclassification(kernel):
     X, y, params, gram = _problem(0, kernel=kernel)
-    fit = fit_svm(y, 0.5, gram=gram, j=2.0, tol=TOL)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(0.5, j=2.0, tol=TOL))
     wrong = _svc(0.5, 2.0).fit(gram, y).predict(gram) != y
     est = apparent(fit)
     assert est.method == "apparent" and est.retrains == 0
@@ -55,8 +55,10 @@ def test_kfold_equals_manual_stratified_kfold_on_sub_grams(kernel, k, seed):
         model = _svc(2.0, 1.5).fit(gram[np.ix_(train, train)], y[train])
         expected[test] = model.predict(gram[np.ix_(test, train)]) != y[test]
 
-    by_gram = kfold(y, 2.0, k=k, seed=seed, gram=gram, j=1.5, tol=TOL)
-    by_features = kfold(y, 2.0, k=k, seed=seed, X=X, kernel=kernel, kernel_params=params, j=1.5, tol=TOL)
+    by_gram = kfold(TrainingProblem(y, gram=gram), SVMParameters(2.0, j=1.5, tol=TOL), k=k, seed=seed)
+    by_features = kfold(
+        TrainingProblem(y, X=X, kernel=kernel, kernel_params=params), SVMParameters(2.0, j=1.5, tol=TOL), k=k, seed=seed
+    )
     for est in (by_gram, by_features):
         assert est.method == "kfold" and est.retrains == k
         _expected_counts(est, y, expected)
@@ -65,7 +67,7 @@ def test_kfold_equals_manual_stratified_kfold_on_sub_grams(kernel, k, seed):
 def test_kfold_with_k_equal_smaller_class_size():
     X, y, params, gram = _problem(9, n=14)
     k = int(min((y > 0).sum(), (y < 0).sum()))
-    est = kfold(y, 1.0, k=k, gram=gram, tol=TOL)
+    est = kfold(TrainingProblem(y, gram=gram), SVMParameters(1.0, tol=TOL), k=k)
     assert est.retrains == k and est.n == 14
 
 
@@ -76,8 +78,10 @@ def test_holdout_equals_scikit_learn_predictions(kernel):
     reference = _svc(1.0, 2.0, kernel=kernel, **params).fit(X[train], y[train])
     wrong = reference.predict(X[test]) != y[test]
 
-    fit_x = fit_svm(y[train], 1.0, X=X[train], kernel=kernel, kernel_params=params, j=2.0, tol=TOL)
-    fit_g = fit_svm(y[train], 1.0, gram=gram[np.ix_(train, train)], j=2.0, tol=TOL)
+    fit_x = fit_svm(
+        TrainingProblem(y[train], X=X[train], kernel=kernel, kernel_params=params), SVMParameters(1.0, j=2.0, tol=TOL)
+    )
+    fit_g = fit_svm(TrainingProblem(y[train], gram=gram[np.ix_(train, train)]), SVMParameters(1.0, j=2.0, tol=TOL))
     for est in (holdout(fit_x, y[test], X[test]), holdout(fit_g, y[test], gram[np.ix_(test, train)])):
         assert est.method == "holdout" and est.n == test.size
         _expected_counts(est, y[test], wrong)
@@ -85,7 +89,7 @@ def test_holdout_equals_scikit_learn_predictions(kernel):
 
 def test_holdout_single_class_test_set_is_allowed():
     X, y, params, gram = _problem(3)
-    fit = fit_svm(y[:20], 1.0, X=X[:20], tol=TOL)
+    fit = fit_svm(TrainingProblem(y[:20], X=X[:20]), SVMParameters(1.0, tol=TOL))
     negatives = np.flatnonzero(y[20:] < 0) + 20
     est = holdout(fit, y[negatives], X[negatives])
     assert est.n_pos == 0 and np.isnan(est.recall)
@@ -110,7 +114,7 @@ def _manual_e0(y, gram, C, n_boot, seed):
 def test_bootstrap_e0_equals_manual_replicates():
     X, y, params, gram = _problem(4, n=24)
     rate = _manual_e0(y, gram, 1.0, n_boot=30, seed=5)
-    e0 = bootstrap(y, 1.0, n_boot=30, method="e0", seed=5, gram=gram, tol=TOL)
+    e0 = bootstrap(TrainingProblem(y, gram=gram), SVMParameters(1.0, tol=TOL), n_boot=30, method="e0", seed=5)
     assert e0.method == "bootstrap" and e0.retrains == 30
     assert e0.d_pos == pytest.approx(rate[y > 0].sum())
     assert e0.d_neg == pytest.approx(rate[y < 0].sum())
@@ -119,21 +123,23 @@ def test_bootstrap_e0_equals_manual_replicates():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_bootstrap_632_between_apparent_and_e0(seed):
     X, y, params, gram = _problem(10 + seed, n=30)
-    fit = fit_svm(y, 3.0, gram=gram, tol=TOL)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(3.0, tol=TOL))
     train = apparent(fit)
-    e0 = bootstrap(y, 3.0, n_boot=20, method="e0", seed=seed, gram=gram, tol=TOL)
-    b632 = bootstrap(y, 3.0, n_boot=20, seed=seed, gram=gram, tol=TOL)
+    e0 = bootstrap(TrainingProblem(y, gram=gram), SVMParameters(3.0, tol=TOL), n_boot=20, method="e0", seed=seed)
+    b632 = bootstrap(TrainingProblem(y, gram=gram), SVMParameters(3.0, tol=TOL), n_boot=20, seed=seed)
     assert min(train.d, e0.d) <= b632.d <= max(train.d, e0.d)
     assert min(train.error, e0.error) <= b632.error <= max(train.error, e0.error)
     assert train.error < e0.error  # resubstitution is optimistic here
     assert b632.d_pos == pytest.approx(0.368 * train.d_pos + 0.632 * e0.d_pos)
     assert b632.d_neg == pytest.approx(0.368 * train.d_neg + 0.632 * e0.d_neg)
     # Passing the full fit gives the same estimate without retraining it.
-    assert bootstrap(y, 3.0, n_boot=20, seed=seed, fit=fit, gram=gram, tol=TOL).d == pytest.approx(b632.d)
+    assert bootstrap(
+        TrainingProblem(y, gram=gram), SVMParameters(3.0, tol=TOL), n_boot=20, seed=seed, fit=fit
+    ).d == pytest.approx(b632.d)
 
 
 def test_bootstrap_same_seed_same_estimate_features_path():
     X, y, params, gram = _problem(6, n=20)
-    a = bootstrap(y, 1.0, n_boot=10, seed=3, X=X, tol=TOL)
-    b = bootstrap(y, 1.0, n_boot=10, seed=3, gram=gram, tol=TOL)
+    a = bootstrap(TrainingProblem(y, X=X), SVMParameters(1.0, tol=TOL), n_boot=10, seed=3)
+    b = bootstrap(TrainingProblem(y, gram=gram), SVMParameters(1.0, tol=TOL), n_boot=10, seed=3)
     assert a.d_pos == pytest.approx(b.d_pos) and a.d_neg == pytest.approx(b.d_neg)

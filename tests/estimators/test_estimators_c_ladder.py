@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from xialpha.estimators.c_ladder import LadderPoint, first_rung, ladder, settled, starting_C
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 
 
 def _data(n: int = 120, d: int = 30, noise: float = 0.3, seed: int = 0):
@@ -42,14 +42,16 @@ def test_at_the_starting_C_nearly_every_alpha_is_at_its_bound_and_it_is_above_li
     X, y = _data()
     C = starting_C(X, y)
     assert C >= 1.0 / (len(y) * (np.linalg.norm(X, axis=1) ** 2).max())
-    fit = fit_svm(y, C, X=X)
+    fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C))
     assert fit.n_bounded_sv >= 0.9 * len(y)
-    assert fit_svm(y, 64 * C, X=X).n_bounded_sv < 0.9 * len(y)  # and C x 64 learns something
+    assert fit_svm(TrainingProblem(y, X=X), SVMParameters(64 * C)).n_bounded_sv < 0.9 * len(
+        y
+    )  # and C x 64 learns something
 
 
 def test_the_point_of_a_fit_has_the_norm_of_its_weight_vector():
     X, y = _data()
-    fit = fit_svm(y, 1.0, X=X)
+    fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0))
     point = LadderPoint.of(fit, 1.0)
     assert point.w_norm == pytest.approx(np.linalg.norm(fit.w), rel=1e-6)
     assert point.training_errors == int((y * fit.decision <= 0).sum()) and point.n_bounded_sv == fit.n_bounded_sv
@@ -78,5 +80,7 @@ def test_the_ladder_doubles_C_until_settled_or_the_limit():
 
 def test_on_separable_data_the_ladder_stops_once_no_bound_is_left():
     X, y = _data(noise=0.0)
-    points = ladder(lambda C: LadderPoint.of(fit_svm(y, C, X=X), C), starting_C(X, y), limit=40)
+    points = ladder(
+        lambda C: LadderPoint.of(fit_svm(TrainingProblem(y, X=X), SVMParameters(C)), C), starting_C(X, y), limit=40
+    )
     assert len(points) < 40 and points[-1].n_bounded_sv == 0

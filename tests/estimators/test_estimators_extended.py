@@ -7,7 +7,7 @@ import pytest
 
 from xialpha.errors import UserError
 from xialpha.estimators.extended import xi_alpha_extended
-from xialpha.estimators.svm import SVMFit, fit_svm
+from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 
 
@@ -79,7 +79,7 @@ def _one_example_at_a_time(fit, gram, r_delta2, rho, depth):
 def test_matches_the_rule_applied_one_example_at_a_time(seed, C, rho, depth):
     X, y = _problem(seed)
     gram = X @ X.T
-    fit = fit_svm(y, C, gram=gram)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(C))
     r_delta2 = r_delta_squared(gram=gram)
     expected = _one_example_at_a_time(fit, gram, r_delta2, rho, depth)
     estimate = xi_alpha_extended(fit, gram, r_delta2, rho=rho, depth=depth)
@@ -108,7 +108,7 @@ def test_search_stops_at_the_first_candidate_below_the_r_delta2_threshold():
 def test_depth_zero_is_plain_xi_alpha():
     X, y = _problem(5)
     gram = X @ X.T
-    fit = fit_svm(y, 10.0, gram=gram)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(10.0))
     for rho in (1.0, 2.0):
         plain = xi_alpha(fit.alpha, fit.xi, y, 1.0, rho=rho)
         assert np.array_equal(xi_alpha_extended(fit, gram, 1.0, rho=rho, depth=0).indicator, plain.indicator)
@@ -117,7 +117,7 @@ def test_depth_zero_is_plain_xi_alpha():
 def test_flags_a_subset_of_xi_alpha_and_never_more_with_more_depth():
     X, y = _problem(6, n=80)
     gram = X @ X.T
-    fit = fit_svm(y, 1.0, gram=gram)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(1.0))
     plain = xi_alpha(fit.alpha, fit.xi, y, 1.0).indicator
     counts = []
     for depth in (1, 2, 5, 20):
@@ -153,7 +153,7 @@ def test_without_unbounded_svs_the_distance_to_the_origin_decides():
 def test_bad_depth_is_a_user_error(depth):
     X, y = _problem(7, n=20)
     gram = X @ X.T
-    fit = fit_svm(y, 1.0, gram=gram)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(1.0))
     with pytest.raises(UserError, match="^depth: must be an integer from 0 to 100"):
         xi_alpha_extended(fit, gram, 1.0, depth=depth)
 
@@ -161,7 +161,7 @@ def test_bad_depth_is_a_user_error(depth):
 def test_bad_gram_and_r_delta2_are_rejected_by_name():
     X, y = _problem(8, n=20)
     gram = X @ X.T
-    fit = fit_svm(y, 1.0, gram=gram)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(1.0))
     with pytest.raises(UserError, match=r"^gram: must have shape \(20, 20\)"):
         xi_alpha_extended(fit, gram[:, :5], 1.0)
     with pytest.raises(ValueError, match="^r_delta2: must be a finite number > 0"):

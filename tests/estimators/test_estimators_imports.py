@@ -50,13 +50,14 @@ def test_no_dask_or_other_xialpha_layers_after_import_and_use():
         from xialpha.estimators.baselines import bootstrap, kfold
         from xialpha.estimators.loo import loo_exact
         from xialpha.estimators.xialpha import r_delta_squared
-        from xialpha.estimators.svm import fit_svm
+        from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
         from xialpha.estimators.xialpha import xi_alpha
         X = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.2], [0.1, 1.1], [1.2, 0.1], [0.2, 0.8]])
         y = np.array([1, -1, 1, -1, 1, -1])
-        fit = fit_svm(y, 1.0, X=X)
+        problem, parameters = TrainingProblem(y, X=X), SVMParameters(1.0)
+        fit = fit_svm(problem, parameters)
         xi_alpha(fit.alpha, fit.xi, y, r_delta_squared(X=X))
-        loo_exact(y, 1.0, X=X); kfold(y, 1.0, k=3, X=X); bootstrap(y, 1.0, n_boot=2, X=X)
+        loo_exact(problem, parameters); kfold(problem, parameters, k=3); bootstrap(problem, parameters, n_boot=2)
         roots = ("dask", "distributed", "fsspec", "xialpha")
         print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in roots)))
         """
@@ -92,7 +93,7 @@ def test_estimators_open_no_files():
         from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
         from xialpha.estimators.loo import loo_exact
         from xialpha.estimators.xialpha import r_delta_squared
-        from xialpha.estimators.svm import fit_svm
+        from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
         from xialpha.estimators.xialpha import xi_alpha
 
         def work():
@@ -100,14 +101,16 @@ def test_estimators_open_no_files():
             X = rng.normal(size=(20, 3))
             y = np.where(X[:, 0] > 0, 1, -1)
             gram = X @ X.T
+            parameters = SVMParameters(1.0)
             for args in ({"gram": gram}, {"X": X, "kernel": "rbf", "kernel_params": {"gamma": 0.5}}):
-                fit = fit_svm(y, 1.0, **args)
+                problem = TrainingProblem(y, **args)
+                fit = fit_svm(problem, parameters)
                 r2 = r_delta_squared(**args)
                 xi_alpha(fit.alpha, fit.xi, y, r2, rho=2.0)
-                loo_exact(y, 1.0, fit=fit, **args)
-                loo_exact(y, 1.0, fit=fit, prune="xi_alpha", **args)
-                kfold(y, 1.0, k=3, **args)
-                bootstrap(y, 1.0, n_boot=3, fit=fit, **args)
+                loo_exact(problem, parameters, fit=fit)
+                loo_exact(problem, parameters, fit=fit, prune="xi_alpha")
+                kfold(problem, parameters, k=3)
+                bootstrap(problem, parameters, n_boot=3, fit=fit)
                 apparent(fit)
                 holdout(fit, y[:5], gram[:5] if "gram" in args else X[:5])
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import tracemalloc
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 from xialpha.estimators.linear import ConvergenceWarning
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 
 TOL = 1e-6
 N_PROBLEMS = 220
@@ -57,10 +58,12 @@ def studies() -> list[dict]:
         warnings.simplefilter("ignore")
         for seed in range(N_PROBLEMS):
             p = _problem(seed)
-            args = {"j": p["j"], "sample_weight": p["weights"], "tol": TOL}
-            ref = fit_svm(p["y"], p["C"], gram=p["dense"] @ p["dense"].T, max_iter=LIBSVM_MAX_ITER, **args)
+            parameters = SVMParameters(p["C"], j=p["j"], tol=TOL)
+            gram = TrainingProblem(p["y"], gram=p["dense"] @ p["dense"].T, weights=p["weights"])
+            ref = fit_svm(gram, replace(parameters, max_iter=LIBSVM_MAX_ITER))
             if ref.model.n_iter_[0] < LIBSVM_MAX_ITER:  # libsvm itself stalls on a few large-C problems
-                out.append({**p, "seed": seed, "fit": fit_svm(p["y"], p["C"], X=p["X"], **args), "ref": ref})
+                fit = fit_svm(TrainingProblem(p["y"], X=p["X"], weights=p["weights"]), parameters)
+                out.append({**p, "seed": seed, "fit": fit, "ref": ref})
     assert len(out) >= 200
     return out
 
@@ -113,8 +116,8 @@ def test_a_warm_started_C_path_equals_cold_fits():
         p = _problem(1000 + seed)
         previous = None
         for C in (0.1, 1.0, 10.0, 1.0):  # up, then down: alphas above the new bound are clipped
-            warm = fit_svm(p["y"], C, X=p["X"], j=p["j"], tol=TOL, warm_start=previous)
-            cold = fit_svm(p["y"], C, X=p["X"], j=p["j"], tol=TOL)
+            warm = fit_svm(TrainingProblem(p["y"], X=p["X"]), SVMParameters(C, j=p["j"], tol=TOL), warm_start=previous)
+            cold = fit_svm(TrainingProblem(p["y"], X=p["X"]), SVMParameters(C, j=p["j"], tol=TOL))
             assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(
                 _dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6
             )
@@ -128,10 +131,15 @@ def test_an_ascending_C_path_keeps_its_solution_once_no_support_vector_is_at_its
     for seed in range(30):
         p = _problem(2000 + seed)
         X = sp.csr_matrix(p["dense"])
-        previous = fit_svm(p["y"], 1.0, X=X, j=p["j"], tol=TOL, check_input=False)
+        previous = fit_svm(TrainingProblem(p["y"], X=X), SVMParameters(1.0, j=p["j"], tol=TOL), check_input=False)
         for C in (10.0, 100.0, 1000.0):
-            fit = fit_svm(p["y"], C, X=X, j=p["j"], tol=TOL, warm_start=previous, check_input=False)
-            cold = fit_svm(p["y"], C, X=X, j=p["j"], tol=TOL, check_input=False)
+            fit = fit_svm(
+                TrainingProblem(p["y"], X=X),
+                SVMParameters(C, j=p["j"], tol=TOL),
+                warm_start=previous,
+                check_input=False,
+            )
+            cold = fit_svm(TrainingProblem(p["y"], X=X), SVMParameters(C, j=p["j"], tol=TOL), check_input=False)
             assert _dual(fit.alpha, p["y"], p["dense"]) == pytest.approx(
                 _dual(cold.alpha, p["y"], p["dense"]), rel=1e-4, abs=1e-6
             )
@@ -148,14 +156,14 @@ def test_an_ascending_C_path_keeps_its_solution_once_no_support_vector_is_at_its
 
 def test_leave_one_out_warm_start_drops_the_left_out_example():
     p = _problem(7)
-    full = fit_svm(p["y"], 1.0, X=p["X"], tol=TOL)
+    full = fit_svm(TrainingProblem(p["y"], X=p["X"]), SVMParameters(1.0, tol=TOL))
     t = int(np.flatnonzero(full.alpha > 0)[0])
     weights = np.ones(p["y"].size)
     weights[t] = 0.0
-    left_out = fit_svm(p["y"], 1.0, X=p["X"], tol=TOL, sample_weight=weights, warm_start=full)
+    left_out = fit_svm(TrainingProblem(p["y"], X=p["X"], weights=weights), SVMParameters(1.0, tol=TOL), warm_start=full)
     assert left_out.alpha[t] == 0.0
     rows = np.delete(np.arange(p["y"].size), t)
-    alone = fit_svm(p["y"][rows], 1.0, X=p["dense"][rows], tol=TOL)
+    alone = fit_svm(TrainingProblem(p["y"][rows], X=p["dense"][rows]), SVMParameters(1.0, tol=TOL))
     np.testing.assert_allclose(left_out.w, alone.w, atol=1e-4)
 
 
@@ -164,9 +172,9 @@ def test_zero_weight_removes_and_integer_weight_copies_an_example():
     y, X = p["y"], p["dense"]
     weights = np.ones(y.size)
     weights[[6, 9]] = [0.0, 2.0]
-    weighted = fit_svm(y, 0.7, X=X, sample_weight=weights, tol=TOL)
+    weighted = fit_svm(TrainingProblem(y, X=X, weights=weights), SVMParameters(0.7, tol=TOL))
     rows = np.r_[np.delete(np.arange(y.size), 6), 9]  # without 6, with a second copy of 9
-    copied = fit_svm(y[rows], 0.7, X=X[rows], tol=TOL)
+    copied = fit_svm(TrainingProblem(y[rows], X=X[rows]), SVMParameters(0.7, tol=TOL))
     np.testing.assert_allclose(weighted.w, copied.w, atol=1e-4)
     assert weighted.b == pytest.approx(copied.b, abs=1e-4)
 
@@ -177,26 +185,26 @@ def test_bad_input_names_the_argument():
     broken = X.copy()
     broken.data[0] = np.nan
     with pytest.raises(ValueError, match="X: contains NaN or inf"):
-        fit_svm(y, 1.0, X=broken)
+        fit_svm(TrainingProblem(y, X=broken), SVMParameters(1.0))
     with pytest.raises(ValueError, match="X: has"):
-        fit_svm(y[:-1], 1.0, X=X)
-    with pytest.raises(ValueError, match="sample_weight: must be >= 0"):
-        fit_svm(y, 1.0, X=X, sample_weight=-np.ones(y.size))
+        fit_svm(TrainingProblem(y[:-1], X=X), SVMParameters(1.0))
+    with pytest.raises(ValueError, match="weights: must be >= 0"):
+        fit_svm(TrainingProblem(y, X=X, weights=-np.ones(y.size)), SVMParameters(1.0))
     with pytest.raises(ValueError, match="single class"):
-        fit_svm(y, 1.0, X=X, sample_weight=(y > 0).astype(float))
+        fit_svm(TrainingProblem(y, X=X, weights=(y > 0).astype(float)), SVMParameters(1.0))
     for C in (0.0, np.inf):
         with pytest.raises(ValueError, match="C: must be a finite number > 0"):
-            fit_svm(y, C, X=X)
+            fit_svm(TrainingProblem(y, X=X), SVMParameters(C))
     with pytest.raises(ValueError, match="tol: must be a finite number > 0"):
-        fit_svm(y, 1.0, X=X, tol=0.0)
-    other = fit_svm(y[:-2], 1.0, X=X[:-2])
+        fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0, tol=0.0))
+    other = fit_svm(TrainingProblem(y[:-2], X=X[:-2]), SVMParameters(1.0))
     with pytest.raises(ValueError, match="warm_start: was fitted on"):
-        fit_svm(y, 1.0, X=X, warm_start=other)
+        fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0), warm_start=other)
 
 
 def test_the_same_call_gives_the_same_bits():
     p = _problem(21)
-    a, b = (fit_svm(p["y"], 3.0, X=p["X"], tol=1e-4) for _ in range(2))
+    a, b = (fit_svm(TrainingProblem(p["y"], X=p["X"]), SVMParameters(3.0, tol=1e-4)) for _ in range(2))
     assert np.array_equal(a.alpha, b.alpha) and a.b == b.b
 
 
@@ -206,7 +214,7 @@ def test_an_unconverged_large_fit_warns(monkeypatch):
     monkeypatch.setattr(svm, "LIBSVM_FALLBACK_ROWS", 0)  # no libsvm rescue: report it
     p = _problem(5)
     with pytest.warns(ConvergenceWarning, match="stopped after 1 passes"):
-        fit = fit_svm(p["y"], 100.0, X=p["X"], tol=1e-9, max_iter=1)
+        fit = fit_svm(TrainingProblem(p["y"], X=p["X"]), SVMParameters(100.0, tol=1e-9, max_iter=1))
     assert not fit.converged
 
 
@@ -215,7 +223,7 @@ def test_a_large_sparse_problem_never_allocates_n_by_n():
     X = sp.random(20_000, 5_000, density=0.002, random_state=1, format="csr")
     y = np.where(X @ rng.normal(size=5_000) > 0, 1, -1)
     tracemalloc.start()
-    fit = fit_svm(y, 1.0, X=X)
+    fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert fit.converged and peak < 50 * 2**20  # an n x n float64 Gram would be 3.2 GB
@@ -241,9 +249,16 @@ def test_a_sweeps_C_path_meets_the_tolerance_at_every_C_as_cold_fits_do():
         previous = None
         for C in (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0):
             warm = fit_svm(
-                p["y"], C, X=X, j=p["j"], sample_weight=p["weights"], tol=tol, warm_start=previous, check_input=False
+                TrainingProblem(p["y"], X=X, weights=p["weights"]),
+                SVMParameters(C, j=p["j"], tol=tol),
+                warm_start=previous,
+                check_input=False,
             )
-            cold = fit_svm(p["y"], C, X=X, j=p["j"], sample_weight=p["weights"], tol=tol, check_input=False)
+            cold = fit_svm(
+                TrainingProblem(p["y"], X=X, weights=p["weights"]),
+                SVMParameters(C, j=p["j"], tol=tol),
+                check_input=False,
+            )
             assert warm.converged and _pg_spread(warm) <= tol * (1 + 1e-9), (seed, C, _pg_spread(warm))
             assert _dual(warm.alpha, p["y"], p["dense"]) == pytest.approx(
                 _dual(cold.alpha, p["y"], p["dense"]), rel=1e-2, abs=1e-3
@@ -255,7 +270,7 @@ def test_a_warm_start_moves_bounded_alphas_to_the_new_bounds():
     from xialpha.estimators.svm import carried_alpha
 
     p = _problem(31)
-    fit = fit_svm(p["y"], 0.5, X=p["X"], j=p["j"], tol=TOL)
+    fit = fit_svm(TrainingProblem(p["y"], X=p["X"]), SVMParameters(0.5, j=p["j"], tol=TOL))
     assert fit.n_bounded_sv > 0 and (fit.alpha > 0).sum() > fit.n_bounded_sv
     c_new = 2.0 * fit.c_i
     carried = carried_alpha(fit, c_new)
@@ -268,7 +283,7 @@ def test_a_warm_start_reuses_the_row_statistics_only_where_they_are_the_same():
 
     p = _problem(13)
     X, y = sp.csr_matrix(p["dense"]), p["y"]
-    first = fit_svm(y, 0.1, X=X, tol=TOL, check_input=False)
+    first = fit_svm(TrainingProblem(y, X=X), SVMParameters(0.1, tol=TOL), check_input=False)
     fresh = row_statistics(X, first.c_i > 0)
     for name in ("mean", "x_m", "centered_sq"):
         np.testing.assert_allclose(getattr(first.statistics, name), getattr(fresh, name), rtol=1e-12, atol=1e-15)
@@ -276,14 +291,16 @@ def test_a_warm_start_reuses_the_row_statistics_only_where_they_are_the_same():
     # by hand: ||x_i - m||^2 and the centre of the rows
     centre = p["dense"].mean(axis=0)
     np.testing.assert_allclose(fresh.centered_sq, ((p["dense"] - centre) ** 2).sum(axis=1), atol=1e-12)
-    second = fit_svm(y, 1.0, X=X, tol=TOL, warm_start=first, check_input=False)
+    second = fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0, tol=TOL), warm_start=first, check_input=False)
     assert second.statistics is first.statistics  # the same X and examples: reused, not recomputed
     weights = np.ones(y.size)
     weights[7] = 0.0  # another set of examples: another centre
-    left_out = fit_svm(y, 1.0, X=X, tol=TOL, sample_weight=weights, warm_start=first, check_input=False)
+    left_out = fit_svm(
+        TrainingProblem(y, X=X, weights=weights), SVMParameters(1.0, tol=TOL), warm_start=first, check_input=False
+    )
     assert left_out.statistics is not first.statistics
     np.testing.assert_allclose(left_out.statistics.mean, row_statistics(X, weights > 0).mean, rtol=1e-12)
-    copy = fit_svm(y, 1.0, X=X.copy(), tol=TOL, warm_start=first, check_input=False)
+    copy = fit_svm(TrainingProblem(y, X=X.copy()), SVMParameters(1.0, tol=TOL), warm_start=first, check_input=False)
     assert copy.statistics is not first.statistics  # another matrix object: never trusted to be equal
     # the solution is the same bits with reused and with fresh statistics
     c_i = second.c_i
@@ -296,5 +313,5 @@ def test_a_fit_keeps_the_solvers_alpha_where_snapping_to_bounds_would_break_the_
     """On this problem snapping the alphas within 2 |y^T alpha| of a bound moves the decision values
     by more than tol; the fit then keeps the solver's alpha, which meets it."""
     p = _problem(5134)
-    fit = fit_svm(p["y"], 0.05, X=p["X"], j=p["j"], sample_weight=p["weights"], tol=1e-3)
+    fit = fit_svm(TrainingProblem(p["y"], X=p["X"], weights=p["weights"]), SVMParameters(0.05, j=p["j"], tol=1e-3))
     assert fit.converged and _pg_spread(fit) <= 1e-3

@@ -18,7 +18,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC
 
 from xialpha.estimators.loo import loo_exact
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha, xi_alpha_indicator
 
 # libsvm caches kernel values as float32: tolerances much below 1e-6 can cycle for millions of
@@ -84,7 +84,7 @@ def _full_room(fit) -> np.ndarray:
 def _study(seed: int, tiny: bool) -> dict:
     p = _problem(seed, tiny)
     y, C, j = p["y"], p["C"], p["j"]
-    fit = fit_svm(y, C, gram=p["gram"], j=j, tol=TOL, max_iter=MAX_ITER)
+    fit = fit_svm(TrainingProblem(y, gram=p["gram"]), SVMParameters(C, j=j, tol=TOL, max_iter=MAX_ITER))
     brute = _brute_force(p)
     record = {
         "seed": seed,
@@ -98,11 +98,11 @@ def _study(seed: int, tiny: bool) -> dict:
         "brute_loo_stable": brute["loo_stable"],
         "bounded_fraction": fit.n_bounded_sv / y.size,
     }
-    args = {"j": j, "tol": TOL, "max_iter": MAX_ITER}
-    by_gram = loo_exact(y, C, gram=p["gram"], **args)
-    by_features = loo_exact(y, C, X=p["X"], kernel=p["kernel"], kernel_params=p["params"], **args)
+    parameters, gram = SVMParameters(C, j=j, tol=TOL, max_iter=MAX_ITER), TrainingProblem(y, gram=p["gram"])
+    by_gram = loo_exact(gram, parameters)
+    by_features = loo_exact(TrainingProblem(y, X=p["X"], kernel=p["kernel"], kernel_params=p["params"]), parameters)
     r_delta2 = r_delta_squared(gram=p["gram"])
-    pruned = loo_exact(y, C, fit=fit, prune="xi_alpha", r_delta2=r_delta2, gram=p["gram"], **args)
+    pruned = loo_exact(gram, parameters, fit=fit, prune="xi_alpha", r_delta2=r_delta2)
     flagged = xi_alpha_indicator(fit.alpha, fit.xi, r_delta2, rho=2.0)
     missed = brute["errors"] & ~flagged
     proof_applies = (_full_room(fit) >= fit.alpha + 1e-6) & (brute["loo_room"] >= fit.alpha + 1e-6)
@@ -212,28 +212,28 @@ def test_lemma1_counterexample_by_hand():
     # R^2 = 0.64 - (0.8 * -0.7). The proof cannot move alpha_0: no other unbounded SV exists.
     x = np.array([[0.8], [-0.5], [-0.6], [0.7], [-0.7]])
     y = np.array([1, 1, -1, -1, -1])
-    fit = fit_svm(y, 0.2, X=x, j=2.0, tol=1e-9)
+    fit = fit_svm(TrainingProblem(y, X=x), SVMParameters(0.2, j=2.0, tol=1e-9))
     np.testing.assert_allclose(fit.alpha, [0.2, 0.4, 0.2, 0.2, 0.2], atol=1e-7)
     assert fit.b == pytest.approx(0.936, abs=1e-7)
     assert fit.stable and fit.xi[0] == pytest.approx(0.0, abs=1e-7)
     assert r_delta_squared(X=x) == pytest.approx(1.2)
     assert not xi_alpha_indicator(fit.alpha, fit.xi, 1.2, rho=2.0)[0]
 
-    alone = fit_svm(y[1:], 0.2, X=x[1:], j=2.0, tol=1e-9)
+    alone = fit_svm(TrainingProblem(y[1:], X=x[1:]), SVMParameters(0.2, j=2.0, tol=1e-9))
     assert alone.stable and alone.b == pytest.approx(-1.0, abs=1e-7)
     assert alone.decision_function(x[:1])[0] == pytest.approx(-1.0, abs=1e-7)
 
-    assert loo_exact(y, 0.2, X=x, j=2.0, tol=1e-9).indicator[0]
-    assert not loo_exact(y, 0.2, X=x, j=2.0, tol=1e-9, prune="xi_alpha").indicator[0]
+    assert loo_exact(TrainingProblem(y, X=x), SVMParameters(0.2, j=2.0, tol=1e-9)).indicator[0]
+    assert not loo_exact(TrainingProblem(y, X=x), SVMParameters(0.2, j=2.0, tol=1e-9), prune="xi_alpha").indicator[0]
 
 
 def test_unstable_solution_retrains_every_example_but_certain_errors():
     # Identical inputs, equal class sizes: every alpha_i = C, xi_i = 1 - y_i b with b in [-1, 1].
     y = np.array([1, -1, 1, -1, 1, -1])
     gram = np.ones((6, 6))
-    fit = fit_svm(y, 0.5, gram=gram, tol=TOL)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(0.5, tol=TOL))
     assert not fit.stable
-    est = loo_exact(y, 0.5, gram=gram, fit=fit, tol=TOL)
+    est = loo_exact(TrainingProblem(y, gram=gram), SVMParameters(0.5, tol=TOL), fit=fit)
     certain = fit.xi > 1 + 1e-6
     assert est.retrains == int((~certain).sum())
     # Without t the other class is the majority: f = b^t predicts it, so every example is an error.
@@ -244,18 +244,18 @@ def test_single_remaining_class_counts_as_error():
     # One positive: left out, only negatives remain, and no SVM exists to classify it.
     x = np.array([[1.0], [-0.5], [-1.0], [-0.2]])
     y = np.array([1, -1, -1, -1])
-    est = loo_exact(y, 1.0, X=x, tol=TOL)
+    est = loo_exact(TrainingProblem(y, X=x), SVMParameters(1.0, tol=TOL))
     assert est.indicator[0] and est.d_pos == 1 and est.n_pos == 1
 
 
 def test_given_fit_and_upper_bound_radius_give_same_result():
     p = _problem(3, tiny=False)
-    args = {"gram": p["gram"], "j": p["j"], "tol": TOL}
-    fit = fit_svm(p["y"], p["C"], **args)
-    exact = loo_exact(p["y"], p["C"], **args)
+    problem, parameters = TrainingProblem(p["y"], gram=p["gram"]), SVMParameters(p["C"], j=p["j"], tol=TOL)
+    fit = fit_svm(problem, parameters)
+    exact = loo_exact(problem, parameters)
     r2 = r_delta_squared(gram=p["gram"])
-    loose = loo_exact(p["y"], p["C"], fit=fit, prune="xi_alpha", r_delta2=3 * r2, **args)
-    tight = loo_exact(p["y"], p["C"], fit=fit, prune="xi_alpha", **args)
+    loose = loo_exact(problem, parameters, fit=fit, prune="xi_alpha", r_delta2=3 * r2)
+    tight = loo_exact(problem, parameters, fit=fit, prune="xi_alpha")
     assert np.array_equal(exact.indicator, loose.indicator) and np.array_equal(exact.indicator, tight.indicator)
     assert tight.retrains <= loose.retrains <= exact.retrains
     assert exact.method == "loo" and exact.n == p["y"].size

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from xialpha.estimators.loo_linear import WorkingSet, _full_retrain_margin
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 
 TOL = 1e-4
 
@@ -31,7 +31,7 @@ def test_working_set_margins_equal_full_retrains(slack):
     admitted, compared = 0, 0
     for seed in range(30):
         y, X, C, j, weights = _problem(seed)
-        fit = fit_svm(y, C, X=X, j=j, sample_weight=weights, tol=TOL)
+        fit = fit_svm(TrainingProblem(y, X=X, weights=weights), SVMParameters(C, j=j, tol=TOL))
         candidates = np.flatnonzero(fit.alpha > 0)
         working = WorkingSet(fit, candidates, slack=slack)
         start = working.members.size
@@ -51,7 +51,7 @@ def test_working_set_leaves_out_examples_far_from_the_margin():
     found = 0
     for seed in range(30):
         y, X, C, j, weights = _problem(seed)
-        fit = fit_svm(y, C, X=X, tol=TOL)
+        fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=TOL))
         working = WorkingSet(fit, np.flatnonzero(fit.alpha > 0), slack=0.5)
         far = np.flatnonzero(fit.y * fit.decision >= 1.5)
         assert not np.isin(far, working.members).any()
@@ -63,7 +63,7 @@ def test_working_set_leaves_out_examples_far_from_the_margin():
 def test_single_remaining_class_is_an_error():
     X = sp.csr_matrix(np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]]))
     y = np.array([1, -1, -1])
-    fit = fit_svm(y, 1.0, X=X)
+    fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0))
     assert WorkingSet(fit, np.arange(3)).left_out_margin(0, TOL) == -1.0
 
 
@@ -71,6 +71,6 @@ def test_needs_a_linear_path_fit():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 3))
     y = np.array([1, -1] * 6)
-    fit = fit_svm(y, 1.0, gram=X @ X.T)
+    fit = fit_svm(TrainingProblem(y, gram=X @ X.T), SVMParameters(1.0))
     with pytest.raises(ValueError, match="fit: working-set retrainings need a fit of the linear path"):
         WorkingSet(fit, np.arange(3))

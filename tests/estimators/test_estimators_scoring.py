@@ -14,7 +14,7 @@ from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.span import span_estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 
 
@@ -33,18 +33,17 @@ def counts(estimate):
 def test_every_requested_estimate_is_the_estimator_called_directly(path):
     X, y, X_test, y_test = problem()
     if path == "gram":
-        data, test_data = {"gram": rbf_kernel(X, gamma=0.2)}, rbf_kernel(X_test, X, gamma=0.2)
-        r2 = r_delta_squared(gram=data["gram"])
+        data, test_data = TrainingProblem(y, gram=rbf_kernel(X, gamma=0.2)), rbf_kernel(X_test, X, gamma=0.2)
+        r2 = r_delta_squared(gram=data.gram)
     else:
-        data, test_data = {"X": sp.csr_matrix(X)}, sp.csr_matrix(X_test)
-        r2 = r_delta_squared(X=data["X"])
-    svm_args = {**data, "j": 2.0, "tol": 1e-3}
-    C = 1.0
-    fit = fit_svm(y, C, **svm_args)
+        data, test_data = TrainingProblem(y, X=sp.csr_matrix(X)), sp.csr_matrix(X_test)
+        r2 = r_delta_squared(X=data.X)
+    parameters = SVMParameters(1.0, j=2.0, tol=1e-3)
+    fit = fit_svm(data, parameters)
     got = one_fit_estimates(
         fit,
-        C,
-        svm_args,
+        data,
+        parameters,
         r2,
         rhos=(1.0, 2.0),
         span=True,
@@ -55,13 +54,13 @@ def test_every_requested_estimate_is_the_estimator_called_directly(path):
         holdout=True,
         held_out=(y_test, test_data),
     )
-    gram = data.get("gram")
+    gram = data.gram
     expected_shared = [
         ("apparent", apparent(fit)),
-        ("loo", loo_exact(y, C, fit=fit, r_delta2=r2, **svm_args)),
+        ("loo", loo_exact(data, parameters, fit=fit, r_delta2=r2)),
         ("holdout", holdout(fit, y_test, test_data)),
-        ("kfold", kfold(y, C, k=3, fit=fit, **svm_args)),
-        ("bootstrap", bootstrap(y, C, n_boot=4, fit=fit, **svm_args)),
+        ("kfold", kfold(data, parameters, k=3, fit=fit)),
+        ("bootstrap", bootstrap(data, parameters, n_boot=4, fit=fit)),
         ("span", span_estimate(fit, gram)),
     ]  # in registry order
     assert [e.method for e in got.shared] == [method for method, _ in expected_shared]
@@ -78,17 +77,18 @@ def test_every_requested_estimate_is_the_estimator_called_directly(path):
 
 def test_only_what_is_asked_for_is_computed():
     X, y, _, _ = problem(seed=1)
-    fit = fit_svm(y, 1.0, X=X)
-    got = one_fit_estimates(fit, 1.0, {"X": X}, r_delta_squared(X=X), span=False)
+    training, parameters = TrainingProblem(y, X=X), SVMParameters(1.0)
+    fit = fit_svm(training, parameters)
+    got = one_fit_estimates(fit, training, parameters, r_delta_squared(X=X), span=False)
     assert [e.method for e in got.shared] == ["apparent"]
     assert [e.method for e in got.per_rho[1.0]] == ["xa"]
     assert got.get("xa").method == "xa"
     with pytest.raises(KeyError, match="'span' was not computed"):
         got.get("span")
     with pytest.raises(TypeError, match="unknown estimator setting"):
-        one_fit_estimates(fit, 1.0, {"X": X}, r_delta_squared(X=X), kfold_k=3)
+        one_fit_estimates(fit, training, parameters, r_delta_squared(X=X), kfold_k=3)
     with pytest.raises(ValueError, match="held_out: the holdout estimator needs"):
-        one_fit_estimates(fit, 1.0, {"X": X}, r_delta_squared(X=X), holdout=True)
+        one_fit_estimates(fit, training, parameters, r_delta_squared(X=X), holdout=True)
 
 
 @pytest.mark.parametrize(
@@ -107,10 +107,10 @@ def test_features_under_a_named_kernel_give_the_estimates_of_their_gram(kernel, 
     # the features (NamedKernelRows), and equal what the full Gram of the same kernel gives
     X, y, _, _ = problem(seed=2)
     gram = gram_of(X)
-    svm_args = {"X": X, "kernel": kernel, "kernel_params": params}
-    fit = fit_svm(y, 3.0, **svm_args)
+    training, parameters = TrainingProblem(y, X=X, kernel=kernel, kernel_params=params), SVMParameters(3.0)
+    fit = fit_svm(training, parameters)
     r2 = r_delta_squared(gram=gram)
-    got = one_fit_estimates(fit, 3.0, svm_args, r2, xa_ext_depth=5)
+    got = one_fit_estimates(fit, training, parameters, r2, xa_ext_depth=5)
     np.testing.assert_array_equal(got.get("span").indicator, span_estimate(fit, gram).indicator)
     np.testing.assert_array_equal(got.get("xa_ext").indicator, xi_alpha_extended(fit, gram, r2, depth=5).indicator)
     rows = NamedKernelRows(X, kernel, params)

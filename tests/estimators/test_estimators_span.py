@@ -8,7 +8,7 @@ import pytest
 from xialpha.errors import UserError
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.span import span_estimate, span_loo_margins, span_squared
-from xialpha.estimators.svm import SVMFit, fit_svm
+from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 
 
@@ -29,7 +29,9 @@ def _left_out(y, C, gram, t, tol):
     """The fit without example t, or None where libsvm stopped at MAX_ITER."""
     weights = np.ones(y.shape[0])
     weights[t] = 0.0
-    fit = fit_svm(y, C, gram=gram, sample_weight=weights, tol=tol, max_iter=MAX_ITER, check_input=False)
+    fit = fit_svm(
+        TrainingProblem(y, gram=gram, weights=weights), SVMParameters(C, tol=tol, max_iter=MAX_ITER), check_input=False
+    )
     return None if fit.model.n_iter_[0] >= MAX_ITER else fit
 
 
@@ -48,7 +50,7 @@ def test_span_margin_is_exact_loo_margin_when_sv_sets_do_not_change(C, gap, nois
     for seed in range(12):
         X, y = _problem(seed, gap=gap, noise=noise)
         gram = X @ X.T
-        fit = fit_svm(y, C, gram=gram, tol=1e-10, max_iter=MAX_ITER)
+        fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(C, tol=1e-10, max_iter=MAX_ITER))
         margins = span_loo_margins(fit, gram)
         indicator = span_estimate(fit, gram).indicator
         unbounded, bounded = _sv_sets(fit)
@@ -69,8 +71,8 @@ def test_span_error_count_is_closer_to_loo_than_xi_alpha_bound_over_50_problems(
         X, y = _problem(1000 + seed, n=40, dim=5, noise=0.7)
         gram = X @ X.T
         C = float(10 ** np.random.default_rng(seed).uniform(-1, 1.5))
-        fit = fit_svm(y, C, gram=gram, tol=1e-6)
-        loo = loo_exact(y, C, fit=fit, gram=gram, tol=1e-6).d
+        fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(C, tol=1e-6))
+        loo = loo_exact(TrainingProblem(y, gram=gram), SVMParameters(C, tol=1e-6), fit=fit).d
         span_gap.append(abs(span_estimate(fit, gram).d - loo))
         bound = xi_alpha(fit.alpha, fit.xi, y, r_delta_squared(gram=gram), rho=2.0)
         bound_gap.append(abs(bound.d - loo))
@@ -81,7 +83,7 @@ def test_span_error_count_is_closer_to_loo_than_xi_alpha_bound_over_50_problems(
 def test_non_support_vectors_are_never_errors_and_counts_match_indicator():
     X, y = _problem(3, n=30, noise=0.5)
     gram = X @ X.T
-    fit = fit_svm(y, 1.0, gram=gram)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(1.0))
     estimate = span_estimate(fit, gram)
     assert not estimate.indicator[fit.alpha == 0].any()
     assert np.isnan(span_squared(fit, gram)[fit.alpha == 0]).all()
@@ -92,8 +94,8 @@ def test_non_support_vectors_are_never_errors_and_counts_match_indicator():
 def test_gram_from_features_gives_the_same_estimate_as_the_feature_fit():
     X, y = _problem(4, n=30, noise=0.5)
     gram = X @ X.T
-    from_features = span_estimate(fit_svm(y, 2.0, X=X, tol=1e-8), gram)
-    from_gram = span_estimate(fit_svm(y, 2.0, gram=gram, tol=1e-8), gram)
+    from_features = span_estimate(fit_svm(TrainingProblem(y, X=X), SVMParameters(2.0, tol=1e-8)), gram)
+    from_gram = span_estimate(fit_svm(TrainingProblem(y, gram=gram), SVMParameters(2.0, tol=1e-8)), gram)
     assert np.array_equal(from_features.indicator, from_gram.indicator)
 
 
@@ -150,7 +152,7 @@ def test_duplicate_unbounded_svs_have_span_near_zero():
 def test_pseudo_inverse_fallback_agrees_with_the_cholesky_path(monkeypatch):
     X, y = _problem(5, n=40, noise=0.8)
     gram = X @ X.T
-    fit = fit_svm(y, 1.0, gram=gram, tol=1e-8)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(1.0, tol=1e-8))
     assert fit.n_bounded_sv > 0 and fit.n_sv - fit.n_bounded_sv > 1
     expected = span_squared(fit, gram)
 
@@ -163,7 +165,7 @@ def test_pseudo_inverse_fallback_agrees_with_the_cholesky_path(monkeypatch):
 
 def test_wrong_gram_shape_is_a_one_line_user_error():
     X, y = _problem(6)
-    fit = fit_svm(y, 1.0, gram=X @ X.T)
+    fit = fit_svm(TrainingProblem(y, gram=X @ X.T), SVMParameters(1.0))
     with pytest.raises(UserError, match=r"^gram: must have shape \(16, 16\)"):
         span_estimate(fit, (X @ X.T)[:10])
 
@@ -171,7 +173,7 @@ def test_wrong_gram_shape_is_a_one_line_user_error():
 def test_non_finite_kernel_values_of_support_vectors_are_rejected():
     X, y = _problem(7)
     gram = X @ X.T
-    fit = fit_svm(y, 1.0, gram=gram)
+    fit = fit_svm(TrainingProblem(y, gram=gram), SVMParameters(1.0))
     gram[fit.support[0], fit.support[-1]] = np.nan
     with pytest.raises(UserError, match="^gram: contains NaN or inf"):
         span_estimate(fit, gram)

@@ -19,7 +19,7 @@ from xialpha.estimators.span import (
     span_squared,
 )
 from xialpha.estimators.span_iterative import certified_bounds
-from xialpha.estimators.svm import SVMFit, fit_svm
+from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
 
 
 def _text_like(seed: int, n: int = 120, d: int = 60):
@@ -74,8 +74,11 @@ def test_calls_equal_those_of_exact_spans_and_every_shortcut_is_taken(method):
         X, y = _text_like(seed)
         for C in (0.1, 1.0, 10.0, 100.0):
             for fit, gram in (
-                (fit_svm(y, C, X=X, tol=1e-6), None),
-                (fit_svm(y, C, gram=(X @ X.T).toarray(), tol=1e-6), (X @ X.T).toarray()),
+                (fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=1e-6)), None),
+                (
+                    fit_svm(TrainingProblem(y, gram=(X @ X.T).toarray()), SVMParameters(C, tol=1e-6)),
+                    (X @ X.T).toarray(),
+                ),
             ):
                 calls = _assert_calls_of_exact_spans(fit, gram, method, cases)
                 solved += calls.by_solve
@@ -97,10 +100,10 @@ def test_iterative_calls_on_duplicates_degenerate_hulls_and_named_kernels():
         dense[10:14] = dense[9]  # four more duplicates
         X = sp.csr_matrix(dense)
         for C in (0.5, 50.0):
-            fit = fit_svm(y, C, X=X, tol=1e-8)
+            fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=1e-8))
             _assert_calls_of_exact_spans(fit, None, "iterative")
             rows = NamedKernelRows(dense, "rbf", {"gamma": float(rng.uniform(0.5, 3.0))})
-            rbf = fit_svm(y, C, gram=rows.block(np.arange(80), np.arange(80)), tol=1e-8)
+            rbf = fit_svm(TrainingProblem(y, gram=rows.block(np.arange(80), np.arange(80))), SVMParameters(C, tol=1e-8))
             _assert_calls_of_exact_spans(rbf, rows, "iterative")
             checked += 2
     # two unbounded SVs: the hull of the other is a point
@@ -167,7 +170,7 @@ def test_a_wrong_lower_bound_changes_calls(monkeypatch):
     flipped = 0
     for seed in range(10):
         X, y = _text_like(seed)
-        fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+        fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(10.0, tol=1e-6))
         thresholds = call_thresholds(fit)
         sv = fit.alpha > 0
         flipped += int(
@@ -191,7 +194,7 @@ def test_undecided_unbounded_svs_alone_get_the_triangular_inverse(monkeypatch):
         lambda self, k: sizes.append((k, self.factor.shape[0])) or original(self, k),
     )
     X, y = _text_like(3, n=300, d=80)
-    fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+    fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(10.0, tol=1e-6))
     span_estimate(fit)
     ((k, n_u),) = sizes
     assert n_u == fit.n_sv - fit.n_bounded_sv
@@ -244,7 +247,7 @@ def test_auto_takes_the_iterative_path_above_the_dense_limit(monkeypatch):
     from xialpha.estimators import span
 
     X, y = _text_like(2, n=200, d=80)
-    fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+    fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(10.0, tol=1e-6))
     assert _assert_calls_of_exact_spans(fit, None, "auto").method == "dense"
     monkeypatch.setattr(span, "DENSE_MAX_UNBOUNDED", fit.n_sv - fit.n_bounded_sv - 1)
     calls = _assert_calls_of_exact_spans(fit, None, "auto")
@@ -256,7 +259,7 @@ def test_a_sigmoid_kernel_takes_the_dense_path_whatever_the_method():
     computed densely, with the calls of the exact spans."""
     X, y = _text_like(4, n=80, d=30)
     rows = NamedKernelRows(X.toarray(), "sigmoid", {"gamma": 0.5, "coef0": 0.0})
-    fit = fit_svm(y, 1.0, gram=rows.block(np.arange(80), np.arange(80)), tol=1e-6)
+    fit = fit_svm(TrainingProblem(y, gram=rows.block(np.arange(80), np.arange(80))), SVMParameters(1.0, tol=1e-6))
     assert fit.stable
     assert _assert_calls_of_exact_spans(fit, rows, "iterative").method == "dense"
 
@@ -268,7 +271,7 @@ def test_points_the_solve_leaves_undecided_are_computed_densely(monkeypatch):
 
     monkeypatch.setattr(span_iterative, "MAX_ITERATIONS", 2)
     X, y = _text_like(2, n=200, d=80)
-    fit = fit_svm(y, 10.0, X=X, tol=1e-6)
+    fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(10.0, tol=1e-6))
     calls = _assert_calls_of_exact_spans(fit, None, "iterative")
     assert calls.by_exact > 10 and (calls.solve_iterations <= 2).all()
 

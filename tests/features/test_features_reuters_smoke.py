@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from xialpha.corpora import load_reuters
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
@@ -25,7 +25,7 @@ def test_earn_xi_alpha_error_brackets_the_holdout_error(reuters_dir):
     G = linear_gram(X_train)
     y = train.y("earn")
 
-    fit = fit_svm(y, 0.5, gram=G)
+    fit = fit_svm(TrainingProblem(y, gram=G), SVMParameters(0.5))
     estimate = xi_alpha(fit.alpha, fit.xi, y, r_delta_squared(gram=G), rho=1.0)
     decision = fit.decision_function(linear_gram(X_held_out, X_train))
     held_out_error = np.mean(np.where(decision > 0, 1, -1) != held_out.y("earn"))

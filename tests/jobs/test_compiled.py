@@ -35,7 +35,7 @@ import sys, tempfile
 from xialpha.corpora.synthetic import make_synthetic
 from xialpha.corpora.text_scan import cut_points
 from xialpha.estimators.span import span_estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.features.preprocessing import Preprocessing
 from xialpha.jobs import tasks
 
@@ -46,7 +46,7 @@ data = tasks.linear_data(tasks.vectorize(corpus, Preprocessing(min_df=2), "train
 for category in categories:
     fit = None
     for C in (0.1, 1.0, 10.0):
-        fit = fit_svm(data.y_train[category], C, X=data.X, tol=1e-3, warm_start=fit)
+        fit = fit_svm(TrainingProblem(data.y_train[category], X=data.X), SVMParameters(C, tol=1e-3), warm_start=fit)
         for method in ("dense", "iterative"):
             span_estimate(fit, method=method)
 with tempfile.NamedTemporaryFile("w", suffix=".csv") as file:

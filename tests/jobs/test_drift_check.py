@@ -13,7 +13,7 @@ from xialpha.concept_drift.report import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT,
 from xialpha.concept_drift.windows import WindowJob, WindowResult, decide, fit_window, window_jobs
 from xialpha.corpora import Corpus
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
 from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
@@ -74,7 +74,7 @@ def test_window_fit_equals_a_fit_on_the_window_alone(small_stream):
     begin, first_new, end = stream.starts[2], stream.starts[3], stream.starts[4]
     window = data.X[begin:end]  # the linear path: the window's own rows, no Gram
     y = data.y_train["relevant"][begin:end]
-    alone = fit_svm(y, 0.5, X=window, tol=1e-6)
+    alone = fit_svm(TrainingProblem(y, X=window), SVMParameters(0.5, tol=1e-6))
     r_delta2 = r_delta_squared(X=window)
     expected = xi_alpha_indicator(alone.alpha, alone.xi, r_delta2)[first_new - begin :]
     assert result.status == "ok" and result.n == end - begin and result.r_delta2 == pytest.approx(r_delta2)

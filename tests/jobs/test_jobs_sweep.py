@@ -17,6 +17,7 @@ from store_rows import result_row
 
 from xialpha.cli import main
 from xialpha.errors import DataFailure, StoreWarning, StoreWriteError
+from xialpha.estimators.svm import SVMParameters, TrainingProblem
 from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import sweep, tasks
 from xialpha.jobs.experiment import missing_rows
@@ -326,8 +327,8 @@ def _data_failures():
 
     y = np.array([1, 1, -1, -1, -1, -1])
     return {
-        "no positive example": lambda: fit_svm(-np.ones(6), 1.0, gram=np.eye(6)),
-        "k-fold beyond the smaller class": lambda: kfold(y, 1.0, k=3, gram=np.eye(6)),
+        "no positive example": lambda: fit_svm(TrainingProblem(-np.ones(6), gram=np.eye(6)), SVMParameters(1.0)),
+        "k-fold beyond the smaller class": lambda: kfold(TrainingProblem(y, gram=np.eye(6)), SVMParameters(1.0), k=3),
         "an empty vocabulary": lambda: Preprocessing(min_df=100).fit(["a b", "b c"]),
         "a Gram over the limit": lambda: check_gram_fits(100, 100, 1000),
     }
@@ -370,10 +371,10 @@ def _planted_sweep(tmp_path, monkeypatch, capsys, scheduler: str, fault: BaseExc
     assert [positives[c] for c in plan.categories].count(positives[last]) == 1  # tells the solver's y apart
     solver = tasks.fit_svm
 
-    def planted(y, C, **options):
-        if int((y > 0).sum()) == positives[last]:
+    def planted(problem, parameters, **options):
+        if int((problem.y > 0).sum()) == positives[last]:
             raise fault
-        return solver(y, C, **options)
+        return solver(problem, parameters, **options)
 
     monkeypatch.setattr(tasks, "fit_svm", planted)
     capsys.readouterr()

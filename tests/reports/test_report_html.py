@@ -50,10 +50,10 @@ def report_html(report_store) -> Path:
 
 def test_page_is_self_contained_and_shows_every_category(report_html):
     page = report_html.read_text(encoding="utf-8")
-    assert "http://" not in page and "https://" not in page and "<script" not in page
-    # estimate vs C (a panel per category: test_python_plots_are_the_figures_the_page_shows), the LOO
-    # bars and the calibration plot
-    assert page.count('src="data:image/png;base64,') == 3
+    assert "http://" not in page and "https://" not in page and "<script" not in page and "<img" not in page
+    # estimate vs C (a panel per category: test_the_page_draws_the_panels_python_draws), the LOO bars and
+    # the calibration plot, as inline SVG
+    assert page.count('<div class="figure">') == 3
     assert "&lt;grain&amp;co&gt;" in page and "<grain&co>" not in page  # escaped
     for heading in (
         "Estimate vs C",
@@ -147,22 +147,23 @@ def test_held_out_and_candidate_figures_are_the_stored_ones(report_html):
     )
 
 
-def _page_pngs(page: str) -> list[bytes]:
-    import base64
+def _page_figures(page: str) -> list[str]:
+    """The page's figures (their SVG and legend), in the order of the page."""
+    return [part.split("</div>")[0] for part in page.split('<div class="figure">')[1:]]
+
+
+def _titles(figure: str) -> list[str]:
+    import html
     import re
 
-    return [base64.b64decode(data) for data in re.findall(r'src="data:image/png;base64,([^"]+)"', page)]
+    return [html.unescape(title) for title in re.findall(r'font-size="12">(.*?)</text>', figure)]
 
 
-def _png(fig) -> bytes:
-    import io
+def test_the_page_draws_the_panels_python_draws(report_store, report_html):
+    """The page's SVG figures and `xialpha.plot`'s matplotlib figures show the same panels: a
+    panel per category (curves) and per estimator (calibration), the same stars, values in %."""
+    import html
 
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    return buffer.getvalue()
-
-
-def test_python_plots_are_the_figures_the_page_shows(report_store, report_html):
     import xialpha
 
     curves = xialpha.plot.curves(report_store, sweep="r1")
@@ -176,8 +177,12 @@ def test_python_plots_are_the_figures_the_page_shows(report_store, report_html):
     assert shown[0].get_ylabel().endswith("(%)")
     drawn = np.concatenate([line.get_ydata() for ax in shown for line in ax.lines])
     assert np.nanmax(drawn) > 1.5 and np.nanmax(drawn) <= 100
-    pngs = _page_pngs(report_html.read_text(encoding="utf-8"))
-    assert _png(curves) in pngs and _png(calibration) in pngs  # the very figures of the page, pixel for pixel
+    calibration_svg, curves_svg, _ = _page_figures(report_html.read_text(encoding="utf-8"))
+    assert _titles(curves_svg) == titles and _titles(calibration_svg) == ["xa"]
+    stars = sum(line.get_marker() == "*" for ax in shown for line in ax.lines)
+    assert curves_svg.count("<polygon") == stars > 0
+    for category in CATEGORIES:  # the legend names what the colours stand for, escaped
+        assert html.escape(category) in calibration_svg
 
 
 def test_plotting_leaves_the_callers_matplotlib_backend_alone(report_store, tmp_path):
@@ -265,13 +270,13 @@ def rendered_sections(page) -> dict:
             let text = '', images = [], node = h ? h.nextElementSibling : null;
             while (node && node.tagName !== 'H2') {
                 text += node.innerText + '\\n';
-                if (node.tagName === 'IMG') images.push(node);
-                images.push(...node.querySelectorAll('img'));
+                images.push(...node.querySelectorAll('div.figure > svg'));
                 node = node.nextElementSibling;
             }
             const box = h ? h.getBoundingClientRect() : null;
             out[id] = {text, visible: !!box && box.height > 0,
-                       images: images.map(i => [i.naturalWidth, i.naturalHeight, i.getBoundingClientRect().width])};
+                       images: images.map(i => [i.getBoundingClientRect().width, i.getBoundingClientRect().height,
+                                                i.querySelectorAll('circle').length])};
         }
         return out;
     }""")
@@ -290,8 +295,8 @@ def test_page_renders_in_headless_chromium_without_console_errors(report_html, r
         assert seen[section]["visible"], section
     assert selection_id in seen["selection"]["text"] and "earn" in seen["selection"]["text"]
     assert "cert-hand" in seen["certifications"]["text"] and "(micro)" in seen["certifications"]["text"]
-    (plot,) = seen["calibration"]["images"]
-    assert plot[0] > 300 and plot[1] > 200 and plot[2] > 300  # decoded and laid out
+    (plot,) = seen["calibration"]["images"]  # one panel: one estimator
+    assert plot[0] > 200 and plot[1] > 200 and plot[2] > 3  # laid out, its points drawn
     assert "xa" in seen["calibration"]["text"] and "best held-out" in seen["estimators"]["text"]
 
 
@@ -320,7 +325,9 @@ def test_a_sweep_of_many_categories_gets_a_page_of_bounded_size(tmp_path, monkey
     path = tmp_path / "many.html"
     assert main(["report", store.uri, "--estimator", "xa", "--rho", "2", "--html", str(path)]) == 0
     page = path.read_text(encoding="utf-8")
-    assert page.count("show the first 24 of 400 categories by name") == 2  # the panels and the LOO bars
+    # the panels, the calibration points and the LOO bars
+    assert page.count("show the first 24 of 400 categories by name") == 3
+    assert page.count("<svg") < 200  # the panels and legend keys of 24 categories, not of 400
     assert all(f'<td class="text">{name}</td>' in page for name in (names[0], names[199], names[-1]))  # tables: all
     assert len(page) < 2_000_000, len(page)
 
@@ -333,3 +340,32 @@ def test_python_curves_draw_the_categories_asked_for(report_store):
     assert [ax.get_title() for ax in figure.axes if ax.get_visible()] == ["acq"]
     with pytest.raises(UserError, match="categories=: not categories of the sweep: 'nope'"):
         xialpha.plot.curves(report_store, sweep="r1", estimator="xa", categories=["nope"])
+
+
+def test_a_figure_shows_hostile_and_long_names_as_text_and_its_axes_span_the_values():
+    import html
+
+    import pandas as pd
+
+    from xialpha.reports.svg import Axis, curves_figure
+
+    long = "<script>alert('x')</script> " + "a very long category name " * 3
+    curves = pd.DataFrame(
+        {
+            "category": [long] * 3,
+            "preprocessing_id": ["pp"] * 3,
+            "kernel_id": ["lin"] * 3,
+            "j": [1.0] * 3,
+            "C": [0.1, 1.0, 10.0],
+            "label": ["min_df=1"] * 3,
+            "estimate": [0.5, np.nan, 0.75],  # an undefined estimate breaks the line, it is not drawn at 0
+            "held_out": [np.nan] * 3,
+        }
+    )
+    figure = curves_figure(curves, None, "f1", [long])
+    assert "<script" not in figure and "&lt;script&gt;" in figure
+    assert f"<title>{html.escape(long)}</title>" in figure  # the whole name as a tooltip of the cut title
+    assert figure.count("<circle") == 2 and "<polyline" not in figure  # two points, no segment across the gap
+    axis = Axis.spanning([0.5, 75.0])
+    assert axis.low < 0.5 and axis.high > 75.0 and axis.ticks() == [0.0, 20.0, 40.0, 60.0, 80.0]
+    assert Axis.spanning([0.01, 30.0], log=True).ticks() == [0.01, 0.1, 1.0, 10.0]

@@ -16,7 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import xialpha
 from xialpha.estimators.span import span_estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
 from xialpha.search import XiAlphaSearchCV
 
@@ -85,7 +85,7 @@ def test_scores_are_the_xialpha_estimates_of_each_candidate():
     assert "span_f1" not in search.cv_results_  # span is computed only when it scores
     y_pm = np.where(y == 1, 1, -1)
     for index, C in enumerate([0.1, 1.0, 10.0]):
-        fit = fit_svm(y_pm, C, X=X, kernel="rbf", kernel_params={"gamma": 0.05})
+        fit = fit_svm(TrainingProblem(y_pm, X=X, kernel="rbf", kernel_params={"gamma": 0.05}), SVMParameters(C))
         r2 = r_delta_squared(X=X, kernel="rbf", kernel_params={"gamma": 0.05})
         expected = xi_alpha(fit.alpha, fit.xi, y_pm, r2, rho=2.0)
         assert search.cv_results_["xa_f1"][index] == pytest.approx(expected.f1, abs=1e-9)
@@ -101,7 +101,7 @@ def test_span_scores_are_the_span_estimates_of_each_candidate(j):
     y_pm = np.where(y == 1, 1, -1)
     gram = rbf_kernel(X, gamma=0.05)
     for index, C in enumerate([0.1, 1.0, 10.0]):
-        fit = fit_svm(y_pm, C, gram=gram, j=j)
+        fit = fit_svm(TrainingProblem(y_pm, gram=gram), SVMParameters(C, j=j))
         assert fit.n_bounded_sv > 0 or C == 10.0  # bounded SVs (alpha = C * j for positives) are handled
         expected = span_estimate(fit, gram)
         assert search.cv_results_["span_d_pos"][index] == expected.d_pos
@@ -185,7 +185,7 @@ def test_column_vector_y_gives_the_same_estimates_as_1d_y(estimate):
 )
 def test_linear_candidates_are_scored_on_the_linear_path(make, monkeypatch):
     # SVC(kernel="linear") and LinearSVC(loss="hinge") are scored by xialpha's solver on the
-    # features (warm-started along C), with the estimates of fit_svm(X=...) at each C and j = 2,
+    # features (warm-started along C), with the estimates of fit_svm on the features at each C and j = 2,
     # and never through a Gram matrix; only the chosen candidate is fitted by scikit-learn.
     import xialpha.features.gram as gram_module
 
@@ -195,7 +195,7 @@ def test_linear_candidates_are_scored_on_the_linear_path(make, monkeypatch):
     search = XiAlphaSearchCV(make(), {"C": grid}, scoring="f1").fit(X, y)
     y_pm = np.where(y == 1, 1, -1)
     for index, C in enumerate(grid):
-        fit = fit_svm(y_pm, C, X=X, j=2.0, tol=1e-3)
+        fit = fit_svm(TrainingProblem(y_pm, X=X), SVMParameters(C, j=2.0, tol=1e-3))
         assert search.cv_results_["span_f1"][index] == pytest.approx(span_estimate(fit).f1, abs=0.02)
         assert search.cv_results_["xa_f1"][index] == pytest.approx(
             xi_alpha(fit.alpha, fit.xi, y_pm, r_delta_squared(X=X)).f1, abs=0.02
@@ -226,19 +226,20 @@ def test_scores_are_what_the_shared_scoring_function_gives_for_the_same_fit(make
     search = XiAlphaSearchCV(svc, {"C": grid}, scoring="f1", rho=2.0).fit(X, y)
     y_pm = np.where(y == 1, 1, -1)
     w_neg, w_pos = compute_class_weight(svc.class_weight, classes=np.array([0, 1]), y=y)
-    data = {"X": X, "kernel": svc.kernel}
+    params = None
     if svc.kernel != "linear":
-        data["kernel_params"] = {"gamma": resolved_gamma(svc.gamma, X)} | (
+        params = {"gamma": resolved_gamma(svc.gamma, X)} | (
             {"degree": svc.degree, "coef0": svc.coef0} if svc.kernel == "poly" else {}
         )
-        assert data["kernel_params"]["gamma"] == pytest.approx(SVC(gamma=svc.gamma).fit(X, y)._gamma, rel=1e-12)
-    r2 = r_delta_squared(**data)
+        assert params["gamma"] == pytest.approx(SVC(gamma=svc.gamma).fit(X, y)._gamma, rel=1e-12)
+    problem = TrainingProblem(y_pm, X=X, kernel=svc.kernel, kernel_params=params)
+    r2 = r_delta_squared(X=X, kernel=svc.kernel, kernel_params=params)
     previous = None
     for index, C in enumerate(grid):
-        args = {**data, "j": w_pos / w_neg, "tol": svc.tol}
-        fit = fit_svm(y_pm, C * w_neg, warm_start=previous, **args)
+        parameters = SVMParameters(C * w_neg, j=w_pos / w_neg, tol=svc.tol)
+        fit = fit_svm(problem, parameters, warm_start=previous)
         previous = fit if svc.kernel == "linear" else None  # the linear path warm-starts along C
-        estimates = one_fit_estimates(fit, C * w_neg, args, r2, rhos=(2.0,))
+        estimates = one_fit_estimates(fit, problem, parameters, r2, rhos=(2.0,))
         for method in ("span", "xa"):
             expected = estimates.get(method)
             assert search.cv_results_[f"{method}_d_pos"][index] == expected.d_pos

@@ -61,6 +61,37 @@ def test_mcnemar_exact_for_few_discordant_pairs_and_chi_square_otherwise():
     assert mcnemar_test(a, b).p_value == pytest.approx(mcnemar_test(b, a).p_value)
 
 
+def test_the_p_values_are_scipy_stats_bit_for_bit():
+    """xialpha.stats computes from scipy.special what scipy.stats would (to spare commands its
+    import): every binomial count up to 80 trials and some far beyond, one- and two-sided, and
+    paired t-tests on raw and ranked scores, and the Clopper-Pearson bounds (Beta quantiles) give
+    scipy.stats' values exactly."""
+    from xialpha.stats import _binomial_p
+
+    counts = [(k, n) for n in range(1, 81) for k in range(n + 1)]
+    counts += [(k, n) for n in (99, 250, 1001, 4096, 30_001) for k in np.unique(np.linspace(0, n, 41).astype(int))]
+    for k, n in counts:
+        for alternative in ("greater", "two-sided"):
+            expected = stats.binomtest(int(k), n, 0.5, alternative=alternative).pvalue
+            assert _binomial_p(int(k), n, alternative) == expected, (k, n, alternative)
+    rng = np.random.default_rng(3)
+    for size in (2, 3, 5, 12, 40, 300):
+        for _ in range(20):
+            a = rng.uniform(0.2, 0.9, size)
+            b = np.where(rng.random(size) < 0.2, a, a - rng.normal(0.01, 0.05, size))
+            reference = stats.ttest_rel(a, b, alternative="greater")
+            assert (macro_t_test(a, b).statistic, macro_t_test(a, b).p_value) == (reference.statistic, reference.pvalue)
+            ranks = stats.rankdata(np.round(np.concatenate([a, b]) / 1e-12) * 1e-12)
+            reference = stats.ttest_rel(ranks[:size], ranks[size:], alternative="greater")
+            ranked = macro_rank_t_test(a, b)
+            assert (ranked.statistic, ranked.p_value) == (reference.statistic, reference.pvalue)
+    for k, n in [(0, 5), (3, 20), (17, 20), (20, 20), (45, 1000), (999, 1000)]:  # Clopper-Pearson's Beta quantiles
+        for confidence in (0.9, 0.95, 0.99):
+            low = 0.0 if k == 0 else stats.beta.ppf(1 - confidence, k, n - k + 1)
+            high = 1.0 if k == n else stats.beta.ppf(confidence, k + 1, n - k)
+            assert (clopper_pearson_lower(k, n, confidence), clopper_pearson_upper(k, n, confidence)) == (low, high)
+
+
 def test_macro_sign_test_counts_categories_where_scores_differ():
     a = [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
     b = [0.8, 0.8, 0.6, 0.5, 0.4, 0.45]

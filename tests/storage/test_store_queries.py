@@ -1,24 +1,30 @@
 """The store's named queries (`xialpha.storage.store.StoreQueries`), written once against that
 interface and run on a local store, fsspec's in-memory filesystem and a local S3 server (moto,
-as in test_storage_remote): typed rows in (as a
-sweep's tasks build them), DataFrames and records out; the Arrow layer (`datasets`) and the
-claims (`claims`) are parts of the store, not its methods."""
+as in test_storage_remote), each opened by the one factory (`xialpha.storage.opening.open_store`):
+typed rows in (as a sweep's tasks build them), DataFrames and records out; the Arrow layer
+(`datasets`) and the claims (`claims`, a `Claims`) are parts of the store, not its methods, and
+nothing outside xialpha/storage builds a store or reaches into its layers."""
 
 from __future__ import annotations
 
+import ast
 import datetime
 import inspect
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 
+import xialpha
+from xialpha.errors import UserError
 from xialpha.storage.claims import Claims
 from xialpha.storage.datasets import Datasets
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow, Training, pack_bits
-from xialpha.storage.store import ResultStore, StoreQueries
+from xialpha.storage.store import StoreQueries
 
 T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 BATCH = BatchColumns(
@@ -41,7 +47,7 @@ def store(request, tmp_path) -> StoreQueries:
             "&scheme=http&allow_delayed_open=true"
         ),
     }[request.param]()
-    return ResultStore(uri)
+    return open_store(uri, create=True, writable=True)
 
 
 def _ok(i: int, category: str = "earn", **estimates) -> ResultRow:
@@ -132,6 +138,35 @@ def test_a_test_set_claim_and_its_heartbeat_live_in_the_claims(store):
     assert store.claims.test_set_beat("fp-test") == {"at": "now"}
     store.claims.withdraw(path)
     assert store.claims.test_set_claim("fp-test") is None and store.claims.test_set_beat("fp-test") is None
+
+
+def test_a_store_opened_to_read_sees_what_was_written_and_says_where_it_lives(store, tmp_path):
+    store.write_results([_ok(0)])
+    reader = open_store(store.uri, create=False, writable=False)
+    assert reader.done_keys("s1") == {"key-0"}
+    local = store.uri == str(tmp_path / "store")
+    assert reader.local_directory() == (store.uri if local else None)  # what a report must not write into
+    absent = store.uri.replace("xialpha-queries-", "xialpha-absent-") if not local else str(tmp_path / "absent")
+    with pytest.raises(UserError, match="not a xialpha store"):
+        open_store(absent, create=False, writable=False)
+    assert open_store(absent, create=True, writable=False).sweeps().empty  # a dry run's store: absent, empty
+
+
+def test_nothing_outside_the_storage_package_builds_a_store_or_reaches_into_its_layers():
+    """One way to open a store (`open_store`), one contract (`StoreQueries`): a module of xialpha
+    outside xialpha/storage that named the backend's class or its Arrow layer (`.datasets`) would
+    have to change with a new backend."""
+    package = Path(xialpha.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.parent.name == "storage":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+            imported = [alias.name for alias in node.names] if isinstance(node, ast.ImportFrom) else []
+            if named in ("ResultStore", "datasets") or "ResultStore" in imported:
+                found.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert not found, found
 
 
 def test_the_store_answers_every_named_query_and_composes_its_layers(store):

@@ -41,11 +41,11 @@ def run(args) -> int:
     from xialpha.jobs.drift import run_drift_check
     from xialpha.selection.records import newest_selection_id
     from xialpha.spec.drift import load_drift_spec
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     spec = load_drift_spec(args.spec)
     check_workers(args.workers, spec.cluster)
-    store = ResultStore(store_uri(args, spec.store))
+    store = open_store(store_uri(args, spec.store), create=True, writable=True)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     report = run_drift_check(
         spec, store, address=args.scheduler, workers=args.workers, force=args.force, on_dashboard=dashboard

@@ -102,12 +102,9 @@ def run(args) -> int:
         command=command,
     )
     if args.html:
-        import matplotlib
-
-        matplotlib.use("Agg")  # figures for a file: no display, whatever the machine offers
         page = render_report(report)
-        location = store.datasets.location  # a local store is not written into: it is what the page shows
-        write_page(args.html, page, "html", [("STORE", location.root)] if location.is_local else [])
+        directory = store.local_directory()  # a local store is not written into: it is what the page shows
+        write_page(args.html, page, "html", [("STORE", directory)] if directory is not None else [])
         if args.html != "-":  # - is the page on standard output, nothing else
             print(f"wrote {args.html} ({len(page) // 1024} KiB)")
             print(textwrap.fill(f"It shows {report.selection_note}.", 80))
@@ -122,8 +119,6 @@ def _watch(args, command: str | None) -> int:
     page written without its reload): one line, exit 143 or 129."""
     import signal
 
-    import matplotlib
-
     from xialpha.commands.signals import Interrupted
     from xialpha.reports.watching import watch_report
 
@@ -131,7 +126,6 @@ def _watch(args, command: str | None) -> int:
         raise UserError("--watch: needs --html FILE, the page to keep up to date")
     if not args.watch > 0:
         raise UserError(f"--watch: must be > 0 seconds, got {args.watch:g}")
-    matplotlib.use("Agg")
 
     def read():
         store = open_store(args)

@@ -38,12 +38,13 @@ def store_uri(args, spec_value: str | None = None) -> str:
 
 
 def open_store(args):
-    """The existing store the arguments name (a ResultStore); a missing default store says how to name one."""
-    from xialpha.storage.store import ResultStore  # pandas and pyarrow: not before a sweep's workers start
+    """The existing store the arguments name (`xialpha.storage.opening.open_store`: it may be written,
+    by select --save, certify, store compact); a missing default store says how to name one."""
+    from xialpha.storage import opening
 
     uri = store_uri(args)
     try:
-        return ResultStore(uri, create=False)
+        return opening.open_store(uri, create=False, writable=True)
     except UserError as exc:
         if uri != DEFAULT_STORE or getattr(args, "store", None) or getattr(args, "store_option", None):
             raise

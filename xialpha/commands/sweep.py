@@ -44,11 +44,11 @@ def run(args) -> int:
     from xialpha.jobs.sweep import dry_run, run_sweep
     from xialpha.selection.c_extension import auto_steps
     from xialpha.spec.sweep import load_spec
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     spec = load_spec(args.spec)
     check_workers(args.workers, spec.cluster)
-    store = ResultStore(store_uri(args, spec.store), writable=not args.dry_run)
+    store = open_store(store_uri(args, spec.store), create=True, writable=not args.dry_run)
     if args.dry_run:
         _print_dry_run(
             dry_run(

@@ -21,7 +21,7 @@ import numpy as np
 
 from xialpha.errors import DataFailure
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, fit_svm
 from xialpha.estimators.xialpha import xi_alpha_indicator
 from xialpha.spec.drift import DriftSpec
 from xialpha.stats import micro_sign_test
@@ -124,7 +124,7 @@ def fit_window(
     weights[begin:end] = 1.0
     try:
         r_delta2 = data.window_r_delta2(begin, end)
-        fit = fit_svm(y, job.C, j=job.j, sample_weight=weights, tol=tol, check_input=False, **data.svm_args())
+        fit = fit_svm(data.problem(y, weights), SVMParameters(job.C, j=job.j, tol=tol), check_input=False)
     except DataFailure as exc:
         return WindowResult(job, "failed", " ".join(str(exc).split()), **counts)
     indicator = xi_alpha_indicator(fit.alpha[first_new:end], fit.xi[first_new:end], r_delta2, rho)

@@ -1,24 +1,21 @@
 """Corpora: `Corpus` (documents, multi-label category sets, optional times and splits) and its loaders.
 
 No Dask, no file writing here: loaders read the user's corpus files and return in-memory corpora.
+The names below resolve from their modules when first used (`xialpha.lazy`), so that importing
+one module of the package (the spec reads `reuters_files`) imports none of the others.
 """
 
-from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.directory import load_directory
-from xialpha.corpora.loading import LOADERS, load_corpus
-from xialpha.corpora.reuters import load_reuters
-from xialpha.corpora.svmlight import load_svmlight
-from xialpha.corpora.synthetic import SHIFTS, make_synthetic
-from xialpha.corpora.table import load_table
+from xialpha.lazy import lazy_exports
 
-__all__ = [
-    "Corpus",
-    "LOADERS",
-    "SHIFTS",
-    "load_corpus",
-    "load_directory",
-    "load_reuters",
-    "load_svmlight",
-    "load_table",
-    "make_synthetic",
-]
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "corpus": ("Corpus",),
+        "directory": ("load_directory",),
+        "loading": ("LOADERS", "load_corpus"),
+        "reuters": ("load_reuters",),
+        "svmlight": ("load_svmlight",),
+        "synthetic": ("SHIFTS", "make_synthetic"),
+        "table": ("load_table",),
+    },
+)

@@ -14,11 +14,14 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from xialpha.errors import UserError, did_you_mean
+
+if TYPE_CHECKING:  # scipy.sparse at run time only where features are held: the spec reads this module
+    import scipy.sparse as sp
 
 VALIDATION_SPLIT = "validation"
 
@@ -58,6 +61,8 @@ class Corpus:
                 )
             object.__setattr__(self, "texts", list(self.texts))
         if self.X is not None:
+            import scipy.sparse as sp
+
             object.__setattr__(self, "X", sp.csr_matrix(self.X, dtype=np.float64))
             if self.X.shape[0] != n:
                 raise UserError(f"corpus {self.name!r}: X has {self.X.shape[0]} rows for {n} ids")
@@ -156,6 +161,8 @@ def concat(chunks: Sequence[Corpus], name: str | None = None) -> Corpus:
     width); timestamps and splits are kept when every chunk has them."""
     if not chunks:
         raise UserError("corpus: no documents")
+    import scipy.sparse as sp
+
     first = chunks[0]
     texts = None if first.texts is None else [text for chunk in chunks for text in chunk.texts]
     return Corpus(

@@ -31,7 +31,6 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from xialpha.corpora.corpus import (
     DIGEST_BYTES,
@@ -182,6 +181,8 @@ def finish(raw: RawPart, how: Finish, validation: np.ndarray | None = None) -> C
         splits[positions] = VALIDATION_SPLIT
         changes["splits"] = splits.astype(str)
     if corpus.X is not None and (how.one_based or (how.n_columns is not None and how.n_columns != corpus.X.shape[1])):
+        import scipy.sparse as sp
+
         X = corpus.X
         if how.one_based:
             X = sp.csr_matrix((X.data, X.indices - 1, X.indptr), shape=(X.shape[0], max(X.shape[1] - 1, 0)))

@@ -22,16 +22,18 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.corpora.parts import PART_BYTES, Census, Part, PartedLoader, RawPart, read_in_parts
 from xialpha.corpora.sources import existing_file, file_size, read_range
 from xialpha.corpora.text_scan import cut_points
 from xialpha.errors import UserError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 MAX_FEATURES = 2**31 - 1  # as libsvm and scikit-learn's int32 indices; dense weight vectors stay possible
 _BLOCK = 4096  # lines parsed at once while looking for the line of an error
@@ -86,6 +88,8 @@ def read_svmlight_part(part: Part) -> RawPart:
     read as 0-based (`xialpha.corpora.parts.finishes` shifts them once all blocks are read)."""
     file, start, stop, first_line = part.where
     zero_based, n_features = part.args["zero_based"], part.args["n_features"]
+    import scipy.sparse as sp
+
     data = read_range(file, start, stop)
     lines = data.split(b"\n")
     ids = [str(number) for number, line in enumerate(lines, start=first_line) if line.split(b"#", 1)[0].split()]
@@ -123,6 +127,8 @@ def check_svmlight_parts(parts: list[Part], censuses: list[Census]) -> None:
 def _parse(stream, zero_based: bool | str, n_features: int | None) -> tuple[sp.csr_array, list[frozenset[str]]]:
     """X and the label sets of the svmlight lines in binary `stream`; ValueError for a value or
     label that is not a finite number, or whatever scikit-learn refuses."""
+    from sklearn.datasets import load_svmlight_file  # scikit-learn: not for a spec's checks
+
     X, targets = load_svmlight_file(
         stream, n_features=n_features, dtype=np.float64, multilabel=True, zero_based=zero_based
     )

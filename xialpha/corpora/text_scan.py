@@ -1,5 +1,6 @@
 """Where a text file can be cut into parts: record starts about every `step` bytes, found in one
-pass over the bytes (compiled with numba) without parsing the records.
+pass over the bytes (compiled with numba when a file is first cut: importing this module, as the
+spec's corpus checks do, imports no numba) without parsing the records.
 
 A record ends at a line end (\\n, \\r\\n or a lone \\r, as Python's csv module and universal
 newlines read them; only \\n for svmlight files, which are read as bytes) outside a quoted field; with `quotes`
@@ -16,9 +17,9 @@ This reads bytes, so it is right for encodings in which the bytes of `\\n`, `\\r
 from __future__ import annotations
 
 import codecs
+from functools import cache
 
 import numpy as np
-from numba import njit
 
 from xialpha.corpora.sources import read_range
 
@@ -69,12 +70,20 @@ class Scanner:
     def feed(self, data: bytes) -> None:
         buffer = np.frombuffer(data, dtype=np.uint8)
         out = np.empty((len(data) // max(self.step, 1) + 2, 2), dtype=np.int64)
-        found = _scan(buffer, self.offset, self.quotes, self.delimiter, self.lone_cr, self.step, self.carry, out)
+        scan = _compiled_scan()
+        found = scan(buffer, self.offset, self.quotes, self.delimiter, self.lone_cr, self.step, self.carry, out)
         self.cuts.extend((int(position), int(line)) for position, line in out[:found])
         self.offset += len(data)
 
 
-@njit(cache=True, nogil=True)
+@cache
+def _compiled_scan():
+    """`_scan` compiled by numba (from its on-disk cache after the first time)."""
+    from numba import njit
+
+    return njit(cache=True, nogil=True)(_scan)
+
+
 def _scan(buffer, offset, quotes, delimiter, lone_cr, step, carry, out):  # pragma: no cover - compiled
     """Advance the automaton over `buffer` (its first byte at file offset `offset`); write the
     cuts found into `out` (rows: offset, line) and return how many; `carry` holds the state.

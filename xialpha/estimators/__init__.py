@@ -5,7 +5,8 @@ from their modules (`xialpha.estimators.svm.fit_svm`, `xialpha.estimators.xialph
 `xialpha.estimators.registry` lists every estimator a sweep computes, and stays light to import
 (this package imports nothing, so reading the registry loads no algorithm).
 
-The package itself holds the kernel table, as light to import as the registry.
+The package itself holds the kernel table and the solvers' range of tolerances, as light to import
+as the registry (the spec's checks read them).
 """
 
 # The kernels xialpha knows and the parameters each takes (as scikit-learn's SVC names them): the one
@@ -20,3 +21,4 @@ KERNELS = tuple(KERNEL_PARAMETERS)
 PARAMETER_NAMES = tuple(
     dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names)
 )  # gamma, degree, coef0
+TOL_RANGE = (1e-12, 1.0)  # stopping tolerances a solver in float64 can reach, in margin units

@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xialpha.estimators.svm import SVMParameters, TrainingProblem
 
 # What an estimator needs besides the fit's alpha, xi and decision values, cheapest first.
 FIT = "the fit"
@@ -60,16 +64,15 @@ class ResultColumn:
 class FitData:
     """What an estimator reads besides the fit (an `xialpha.estimators.svm.SVMFit`).
 
-    C: the fit's soft-margin cost; svm_args: the training data and settings as `fit_svm` took them
-    (gram= (n, n), or X= (n, d) with kernel= and kernel_params=, plus j= and tol=); r_delta2:
-    R_delta^2 of the training set; settings: every [estimators] setting by key; kernel: where kernel
+    problem, parameters: what the fit was trained on and how (`fit_svm(problem, parameters)`);
+    r_delta2: R_delta^2 of the training set; settings: every [estimators] setting by key; kernel: where kernel
     blocks of the support vectors are read (the Gram, None on the linear path, or the features under
     a named kernel); held_out: (y_test (m,), test data: (m, d) features or the (m, n) cross-Gram),
     None without a held-out split; rho: the xi-alpha rho of a per-rho estimator.
     """
 
-    C: float
-    svm_args: dict
+    problem: TrainingProblem
+    parameters: SVMParameters
     r_delta2: float
     settings: Mapping
     kernel: object = None
@@ -135,7 +138,7 @@ def _apparent(fit, data: FitData):
 def _loo(fit, data: FitData):
     from xialpha.estimators.loo import loo_exact
 
-    return loo_exact(fit.y, data.C, fit=fit, prune=data.settings["loo_prune"], r_delta2=data.r_delta2, **data.svm_args)
+    return loo_exact(data.problem, data.parameters, fit=fit, prune=data.settings["loo_prune"], r_delta2=data.r_delta2)
 
 
 def _holdout(fit, data: FitData):
@@ -149,13 +152,13 @@ def _holdout(fit, data: FitData):
 def _kfold(fit, data: FitData):
     from xialpha.estimators.baselines import kfold
 
-    return kfold(fit.y, data.C, k=data.settings["kfold"], fit=fit, **data.svm_args)
+    return kfold(data.problem, data.parameters, k=data.settings["kfold"], fit=fit)
 
 
 def _bootstrap(fit, data: FitData):
     from xialpha.estimators.baselines import bootstrap
 
-    return bootstrap(fit.y, data.C, n_boot=data.settings["bootstrap"], fit=fit, **data.svm_args)
+    return bootstrap(data.problem, data.parameters, n_boot=data.settings["bootstrap"], fit=fit)
 
 
 def _span(fit, data: FitData):

@@ -11,13 +11,12 @@ SVMlight's extended xi-alpha) at each requested rho. Turning them into stored co
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.registry import DEFAULT_SETTINGS, FitData, switched_on
-from xialpha.estimators.svm import SVMFit
+from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem
 from xialpha.estimators.validation import check_kernel
 
 
@@ -44,16 +43,21 @@ class OneFitEstimates:
 
 
 def one_fit_estimates(
-    fit: SVMFit, C: float, svm_args: dict, r_delta2: float, *, rhos=(1.0,), held_out: tuple | None = None, **settings
+    fit: SVMFit,
+    problem: TrainingProblem,
+    parameters: SVMParameters,
+    r_delta2: float,
+    *,
+    rhos=(1.0,),
+    held_out: tuple | None = None,
+    **settings,
 ) -> OneFitEstimates:
-    """The estimates of `fit`, trained by `fit_svm(fit.y, C, **svm_args)`.
+    """The estimates of `fit`, trained by `fit_svm(problem, parameters)`.
 
-    svm_args: the training data and settings as `fit_svm` takes them: gram= (n, n), or X= (n, d)
-        with kernel= and kernel_params= (explicit gamma), plus j= and tol=; no sample_weight (the
-        resampling estimators set weights themselves). The span and extended xi-alpha estimates
-        read kernel blocks of the support vectors only: from the Gram matrix, the linear path's
-        features, or the features under the named kernel (`NamedKernelRows`), never an n x n matrix
-        that was not given.
+    problem: without weights (the resampling estimators set weights themselves). The span and
+        extended xi-alpha estimates read kernel blocks of the support vectors only: from the Gram
+        matrix, the linear path's features, or the features under the named kernel
+        (`NamedKernelRows`), never an n x n matrix that was not given.
     r_delta2: R_delta^2 of the training set (or an upper bound), for xi-alpha.
     rhos: the xi-alpha rhos; held_out: (y_test (m,), test data: (m, d) features or the (m, n)
         cross-Gram, as `SVMFit.decision_function` takes it) for the holdout estimator.
@@ -65,19 +69,18 @@ def one_fit_estimates(
     unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
     if unknown:
         raise TypeError(f"one_fit_estimates: unknown estimator setting(s) {', '.join(unknown)}")
-    data = FitData(C, svm_args, r_delta2, {**DEFAULT_SETTINGS, **settings}, _kernel_blocks(svm_args), held_out)
+    data = FitData(problem, parameters, r_delta2, {**DEFAULT_SETTINGS, **settings}, _kernel_blocks(problem), held_out)
     estimators = switched_on(data.settings)
     shared = tuple(e.compute(fit, data) for e in estimators if not e.per_rho)
     per_rho = {rho: tuple(e.compute(fit, data.at(rho)) for e in estimators if e.per_rho) for rho in rhos}
     return OneFitEstimates(shared, per_rho)
 
 
-def _kernel_blocks(svm_args: Mapping):
+def _kernel_blocks(problem: TrainingProblem):
     """What the span and extended estimators read kernel blocks from: the Gram matrix, None on the
     linear path (the fit's own features), or the features under a named non-linear kernel."""
-    if svm_args.get("gram") is not None:
-        return svm_args["gram"]
-    kernel = svm_args.get("kernel", "linear")
-    if kernel == "linear":
+    if problem.gram is not None:
+        return problem.gram
+    if problem.linear:
         return None
-    return NamedKernelRows(svm_args["X"], kernel, check_kernel(kernel, svm_args.get("kernel_params")))
+    return NamedKernelRows(problem.X, problem.kernel, check_kernel(problem.kernel, problem.kernel_params))

@@ -1,6 +1,9 @@
 """Training a biased soft-margin SVM and extracting (alpha, xi, b) for the estimators.
 
-Two paths solve the same problem. Linear kernels on a feature matrix take the linear path
+As in LIBLINEAR's linear.h (`problem`, `parameter`, `train`): a `TrainingProblem` says what is
+trained on (labels, features or a Gram matrix, the kernel, example weights), `SVMParameters` how
+(C, the cost factor j, the tolerance, the solver's limits), and `fit_svm(problem, parameters)`
+trains. Two paths solve the same problem. Linear kernels on a feature matrix take the linear path
 (`xialpha.estimators.linear`: dual coordinate descent through the weight vector w on sparse
 features, no Gram matrix, warm-startable); a precomputed Gram matrix (non-linear kernels derived
 from one linear Gram) or features with a named non-linear kernel go to libsvm (scikit-learn's SVC).
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -30,12 +34,103 @@ from xialpha.estimators.validation import (
     check_tolerance,
     check_vector,
 )
+from xialpha.estimators.xialpha import r_delta_squared
 
 # alpha_i counts as "at the bound C_i" within this relative tolerance (libsvm clips exactly).
 BOUND_RTOL = 1e-8
 LIBSVM_MAX_ITER = 10_000_000  # libsvm's own cap on iterations (at least 100 per example)
 DEFAULT_TOL = 1e-3  # libsvm's default stopping tolerance
 LIBSVM_FALLBACK_ROWS = 20_000  # an unconverged linear-path fit on at most this many examples is redone by libsvm
+
+
+@dataclass(frozen=True, eq=False)
+class TrainingProblem:
+    """What an SVM is trained on (LIBLINEAR's `problem`): n examples with labels y (n,) in {-1, +1},
+    given either as features X (n, d) (dense or scipy.sparse) under a named `kernel` ("linear",
+    "rbf", "poly", "sigmoid"; `kernel_params`: gamma, degree, coef0, an explicit gamma for the
+    non-linear ones) or as a precomputed Gram matrix (n, n) (the kernel then unused), and optional
+    weights (n,) >= 0 (None: all 1) that scale each example's bound C_i.
+
+    Made, it holds checked labels (int8) and weights (float64); its data and kernel are checked
+    when trained on (`fit_svm(check_input=True)`), the data also once by `checked`. ValueError
+    naming the field otherwise (DataFailure for labels of one class)."""
+
+    y: np.ndarray
+    X: object | None = None
+    gram: np.ndarray | None = None
+    kernel: str = "linear"
+    kernel_params: Mapping | None = None
+    weights: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        y = check_labels(self.y)
+        object.__setattr__(self, "y", y)
+        if (self.gram is None) == (self.X is None):
+            raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
+        if self.weights is not None:
+            weights = check_vector(self.weights, y.shape[0], "weights")
+            if (weights < 0).any():
+                raise ValueError("weights: must be >= 0")
+            if np.unique(y[weights > 0]).size < 2:
+                raise ValueError("weights: the examples with weight > 0 have a single class or none")
+            object.__setattr__(self, "weights", weights)
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def linear(self) -> bool:
+        """Features under the linear kernel: the linear path, whose fits can start from another fit."""
+        return self.X is not None and self.kernel == "linear"
+
+    def weighted(self, weights) -> TrainingProblem:
+        """The same problem with example weights `weights` (n,) (0: the example is left out)."""
+        return replace(self, weights=weights)
+
+    def checked(self) -> TrainingProblem:
+        """The problem with its data checked once (float64, finite, n rows), for an estimator that
+        then retrains many times with check_input=False, setting the weights itself."""
+        if self.weights is not None:
+            raise ValueError("weights: not accepted here; this estimator sets the weights itself")
+        if self.gram is not None:
+            return replace(self, gram=check_gram(self.gram, self.n))
+        return replace(self, X=check_features(self.X, self.n))
+
+    def rows(self, idx):
+        """What `SVMFit.decision_function` takes for training examples `idx`: their Gram rows, or their features."""
+        return np.asarray(self.gram)[idx] if self.gram is not None else self.X[idx]
+
+    def r_delta2(self) -> float:
+        """R_delta^2 of the examples (`xialpha.estimators.xialpha.r_delta_squared`): of the Gram, or of
+        the features under the kernel (an upper bound where a closed form gives one)."""
+        if self.gram is not None:
+            return r_delta_squared(gram=self.gram)
+        return r_delta_squared(X=self.X, kernel=self.kernel, kernel_params=self.kernel_params)
+
+
+@dataclass(frozen=True)
+class SVMParameters:
+    """How an SVM is trained (LIBLINEAR's `parameter`): the soft-margin cost C > 0, SVMlight's cost
+    factor j > 0 of the positive examples (C_i = C j for y_i = +1), the stopping tolerance tol (of
+    the KKT conditions, in margin units, within TOL_RANGE), and the solver's limits: max_iter
+    (passes over the data on the linear path, libsvm's iterations otherwise; < 0: the solver's
+    own cap) and cache_mb (libsvm's kernel cache; unused on the linear path). Checked when made."""
+
+    C: float
+    j: float = 1.0
+    tol: float = DEFAULT_TOL
+    max_iter: int = -1
+    cache_mb: float = 200.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "C", check_positive(self.C, "C"))
+        object.__setattr__(self, "j", check_positive(self.j, "j"))
+        object.__setattr__(self, "tol", check_tolerance(self.tol))
+
+    def at(self, C: float) -> SVMParameters:
+        """The same parameters at another C."""
+        return replace(self, C=C)
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,74 +201,44 @@ class SVMFit:
 
 
 def fit_svm(
-    y,
-    C: float,
+    problem: TrainingProblem,
+    parameters: SVMParameters,
     *,
-    gram=None,
-    X=None,
-    kernel: str = "linear",
-    kernel_params: dict | None = None,
-    j: float = 1.0,
-    sample_weight=None,
-    tol: float = DEFAULT_TOL,
-    max_iter: int = -1,
-    cache_mb: float = 200.0,
-    check_input: bool = True,
     warm_start: SVMFit | None = None,
+    check_input: bool = True,
 ) -> SVMFit:
-    """Train a soft-margin SVM with bias on labels y (n,) in {-1, +1}.
+    """Train a soft-margin SVM with bias on `problem` as `parameters` say (LIBLINEAR's `train`).
 
-    Give exactly one of `gram` (n, n) precomputed kernel matrix, or `X` (n, d) features with
-    `kernel` ("linear", "rbf", "poly", "sigmoid") and `kernel_params` (gamma, degree, coef0).
-    X with the linear kernel takes the linear path (no Gram; max_iter caps its passes over the
-    data, cache_mb is unused); warm_start: a fit on the same n examples to start from (the
+    Features with the linear kernel take the linear path (no Gram); a Gram matrix or features under
+    a non-linear kernel take libsvm. warm_start: a fit on the same n examples to start from (the
     linear path only, e.g. the previous C of an ascending path, or the full fit for a
     leave-one-out retraining; alphas above the new bounds are clipped).
     check_input=False skips the O(n^2) finiteness scans of the data (here and in scikit-learn)
-    for callers that already validated it, e.g. many fits on one shared Gram matrix.
+    for callers that already checked it (`TrainingProblem.checked`), e.g. many fits on one Gram.
     """
-    y = check_labels(y)
-    n = y.shape[0]
-    C = check_positive(C, "C")
-    j = check_positive(j, "j")
-    tol = check_tolerance(tol)
-    if (gram is None) == (X is None):
-        raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
-    weights = np.ones(n) if sample_weight is None else check_vector(sample_weight, n, "sample_weight")
-    if (weights < 0).any():
-        raise ValueError("sample_weight: must be >= 0")
-    active = weights > 0
-    if np.unique(y[active]).size < 2:
-        raise ValueError("sample_weight: the examples with weight > 0 have a single class or none")
+    y, n, C, j, tol, max_iter = problem.y, problem.n, parameters.C, parameters.j, parameters.tol, parameters.max_iter
+    weights = np.ones(n) if problem.weights is None else problem.weights
     c_i = C * np.where(y > 0, j, 1.0) * weights
-    if X is not None and kernel == "linear":
-        check_kernel(kernel, kernel_params)
-        return _fit_linear(
-            y,
-            X,
-            c_i,
-            (C, j, sample_weight if sample_weight is None else weights),
-            tol,
-            max_iter,
-            check_input,
-            warm_start,
-        )
+    if problem.linear:
+        check_kernel(problem.kernel, problem.kernel_params)
+        return _fit_linear(y, problem.X, c_i, (C, j, problem.weights), tol, max_iter, check_input, warm_start)
     if warm_start is not None:
         raise ValueError("warm_start: only the linear kernel on features (X=) can be warm-started")
+    gram = problem.gram
     if gram is not None:
         data = check_gram(gram, n) if check_input else gram
         svc_kernel = {"kernel": "precomputed"}
     else:
-        data = check_features(X, n) if check_input else X
-        svc_kernel = {"kernel": kernel, **check_kernel(kernel, kernel_params)}
+        data = check_features(problem.X, n) if check_input else problem.X
+        svc_kernel = {"kernel": problem.kernel, **check_kernel(problem.kernel, problem.kernel_params)}
     model, alpha, b, support, fit_seconds, converged = _libsvm(
         y,
         data,
-        (C, j, None if sample_weight is None else weights),
+        (C, j, problem.weights),
         tol,
         max_iter,
         check_input,
-        cache_size=cache_mb,
+        cache_size=parameters.cache_mb,
         **svc_kernel,
     )
     if gram is not None:

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
 from xialpha.errors import DataFailure
-from xialpha.estimators import KERNEL_PARAMETERS
+from xialpha.estimators import KERNEL_PARAMETERS, TOL_RANGE
 
 
 @contextmanager
@@ -72,9 +72,6 @@ def check_positive(value, name: str) -> float:
     return float(value)
 
 
-TOL_RANGE = (1e-12, 1.0)  # stopping tolerances a solver in float64 can reach, in margin units
-
-
 def check_tolerance(value, name: str = "tol") -> float:
     """Return value as a float in TOL_RANGE: a KKT tolerance below 1e-12 is under the rounding of
     float64 decision values (a solver would never stop), one above 1 accepts any solution."""
@@ -105,18 +102,6 @@ def check_gram(gram, n: int | None = None, name: str = "gram") -> np.ndarray:
         raise ValueError(f"{name}: has {arr.shape[0]} rows but y has {n} labels")
     with _named(name):
         return check_array(arr, dtype=np.float64, ensure_min_samples=0, ensure_min_features=0, input_name=name)
-
-
-def check_training_data(svm_args: dict, n: int) -> dict:
-    """svm_args with its gram (n, n) or X (n, d) checked once, for estimators that then retrain
-    many times with check_input=False; they set the sample weights themselves."""
-    if "sample_weight" in svm_args:
-        raise ValueError("sample_weight: not accepted here; this estimator sets the weights itself")
-    if (svm_args.get("gram") is None) == (svm_args.get("X") is None):
-        raise ValueError("gram, X: give exactly one of a Gram matrix or a feature matrix")
-    if svm_args.get("gram") is not None:
-        return {**svm_args, "gram": check_gram(svm_args["gram"], n)}
-    return {**svm_args, "X": check_features(svm_args["X"], n)}
 
 
 def check_features(X, n: int | None = None, name: str = "X"):

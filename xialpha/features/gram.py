@@ -5,12 +5,12 @@ One linear Gram per preprocessing variant serves every category, C value and dot
 (`Kernel.from_linear` derives RBF/poly/sigmoid Grams from it). For sparse X, block products
 `X[i:i+b] @ X[i:].T` fill the upper triangle and are mirrored: about half the work of
 `(X @ X.T).toarray()`, and no n x n sparse intermediate (bench/preprocess.py compares them).
+scipy.sparse is imported where a matrix is handled: the spec reads this module's limit.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from xialpha.errors import DataFailure, UserError
 
@@ -43,6 +43,8 @@ def check_gram_fits(n_rows: int, n_cols: int, limit_bytes: int | None) -> None:
 
 def row_sq_norms(X) -> np.ndarray:
     """Squared Euclidean norm of each row of X (sparse or dense, shape (n, d)): float64 array (n,)."""
+    import scipy.sparse as sp
+
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
@@ -58,6 +60,8 @@ def linear_gram(
     X, Y: sparse or dense, shape (n, d) with the same d. Refuses with GramTooLarge before allocating
     more than `limit_bytes`.
     """
+    import scipy.sparse as sp
+
     if isinstance(block_rows, bool) or not isinstance(block_rows, (int, np.integer)) or block_rows < 1:
         raise UserError(f"block_rows: must be a positive integer, got {block_rows!r}")
     X = _as_matrix(X, "X")
@@ -81,6 +85,8 @@ def linear_gram(
 
 
 def _as_matrix(M, name: str):
+    import scipy.sparse as sp
+
     if sp.issparse(M):
         return sp.csr_matrix(M, dtype=np.float64)
     M = np.asarray(M, dtype=np.float64)
@@ -90,7 +96,7 @@ def _as_matrix(M, name: str):
 
 
 def _dense(product) -> np.ndarray:
-    return product.toarray() if sp.issparse(product) else np.asarray(product)
+    return np.asarray(product) if isinstance(product, np.ndarray) else product.toarray()
 
 
 def _size(n_bytes: int) -> str:

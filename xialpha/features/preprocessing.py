@@ -19,11 +19,14 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from xialpha.errors import DataFailure, UserError
+
+if TYPE_CHECKING:  # scipy.sparse at run time only where a matrix is built: the spec reads this module
+    import scipy.sparse as sp
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
 ANALYZER_FIELDS = ("lowercase", "token_pattern", "stop_words", "stemming")  # what `count` depends on
@@ -237,6 +240,8 @@ class FittedPreprocessing:
     def transform_counts(self, counts: TermCounts) -> sp.csr_matrix:
         """What `transform` gives for the texts `counts` counted (in their own vocabulary):
         their columns mapped to this vocabulary (terms outside it dropped), then weighted."""
+        import scipy.sparse as sp
+
         lookup = self.vocabulary.get
         column = np.fromiter(
             (lookup(term, -1) for term in counts.terms.tolist()), dtype=np.int64, count=len(counts.terms)
@@ -273,6 +278,8 @@ def _analyzer(spec: Preprocessing):
 
 def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None) -> sp.csr_matrix:
     """Term counts: CSR int64 with sorted indices; terms for which `column_of_term` gives None are dropped."""
+    import scipy.sparse as sp
+
     if isinstance(texts, str):
         raise UserError("expected a list of texts, got one string", key="texts")
     indices: list[int] = []

@@ -33,7 +33,7 @@ from xialpha.jobs.plan import Path, SweepPlan, make_plan
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.schema import ResultColumn
-from xialpha.storage.store import ResultStore
+from xialpha.storage.store import StoreQueries
 
 
 class CStep(Protocol):
@@ -86,7 +86,7 @@ FitRound = Callable[[SweepPlan, list[str | None], str, dict[int, list[Future]], 
 def run_rounds(
     client: Client,
     spec: SweepSpec,
-    store: ResultStore,
+    store: StoreQueries,
     data: SweepData,
     first: SweepPlan,
     fit_round: FitRound,
@@ -139,7 +139,7 @@ def run_rounds(
     return outcome
 
 
-def _grow(outcome: AutoRounds, store: ResultStore, spec: SweepSpec, first: SweepPlan, c_steps: CSteps) -> bool:
+def _grow(outcome: AutoRounds, store: StoreQueries, spec: SweepSpec, first: SweepPlan, c_steps: CSteps) -> bool:
     """Add to `outcome.ladders` the next C of each category whose chosen path goes on; whether any did."""
     results = sweep_rows(store, spec, first)
     if results.empty:
@@ -185,7 +185,7 @@ def starting_Cs(
     return {(p, k, category, j): starts[p, k][category, j] for p, k, category, j in paths}
 
 
-def sweep_rows(store: ResultStore, spec: SweepSpec, first: SweepPlan, *, include_failed: bool = False) -> pd.DataFrame:
+def sweep_rows(store: StoreQueries, spec: SweepSpec, first: SweepPlan, *, include_failed: bool = False) -> pd.DataFrame:
     """The stored rows of `spec`'s sweep on its data and categories (columns a selection reads)."""
     rows = store.read_results_df(spec.id, include_failed=include_failed)
     if rows.empty:
@@ -196,7 +196,7 @@ def sweep_rows(store: ResultStore, spec: SweepSpec, first: SweepPlan, *, include
     return rows[mine].reset_index(drop=True)
 
 
-def stored_ladders(store: ResultStore, spec: SweepSpec, first: SweepPlan) -> dict[Path, set[float]]:
+def stored_ladders(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[Path, set[float]]:
     """{path: the C stored for it}, ok or failed: a resumed auto sweep goes on from them."""
     rows = sweep_rows(store, spec, first, include_failed=True)
     preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}

@@ -32,7 +32,7 @@ from xialpha.jobs.graph import RETRIES, TASK_FAILURES, error_line
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
 from xialpha.storage.rows import config_key
-from xialpha.storage.store import ResultStore
+from xialpha.storage.store import StoreQueries
 
 
 def check_stream(spec: DriftSpec, stream: Stream, categories: list[str]) -> list[GroupCheck]:
@@ -207,7 +207,7 @@ def check_on_cluster(
 
 def run_drift_check(
     spec: DriftSpec,
-    store: ResultStore,
+    store: StoreQueries,
     *,
     address: str | None = None,
     workers: int | None = None,

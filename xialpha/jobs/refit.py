@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, fit_svm
 from xialpha.jobs import tasks
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus, submit_features
@@ -164,14 +164,8 @@ class RefitSession:
 
 def fit_model(data: tasks.TrainingData, features, category: str, kernel, C: float, j: float, tol: float) -> KernelModel:
     """One category's SVM on all training rows (a task's work), kept as prediction needs it."""
-    fit = fit_svm(
-        data.y_train[category],
-        C,
-        j=j,
-        tol=tol,
-        **data.svm_args(),
-        **({} if data.gram is None else {"check_input": False}),
-    )
+    parameters = SVMParameters(C, j=j, tol=tol)
+    fit = fit_svm(data.problem(data.y_train[category]), parameters, check_input=data.gram is None)
     return KernelModel.from_fit(fit, features.X_train, kernel)
 
 

@@ -27,7 +27,7 @@ from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.printable import redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
-from xialpha.storage.store import ResultStore
+from xialpha.storage.store import StoreQueries
 from xialpha.storage.validate import first_line
 from xialpha.version import __version__
 
@@ -90,13 +90,13 @@ PHASES = (
     "fit_imbalance",  # the first fit task's start to the last one's end, beyond fit_task_seconds / threads
     "storing_tail",  # from the last fit task's end until every row is stored
     "cluster_close",  # the cluster closed (or left, when it was given)
-    "finish",  # the sweep's files compacted and its summary stored (`ResultStore.finish_sweep`)
+    "finish",  # the sweep's files compacted and its summary stored (`StoreQueries.finish_sweep`)
 )
 
 
 def prepare(
     spec: SweepSpec,
-    store: ResultStore,
+    store: StoreQueries,
     client,
     run_id: str,
     *,
@@ -137,7 +137,7 @@ def prepare(
 
 def run_sweep(
     spec: SweepSpec,
-    store: ResultStore,
+    store: StoreQueries,
     *,
     address: str | None = None,
     workers: int | None = None,
@@ -301,8 +301,8 @@ def _auto_keys(spec: SweepSpec, first: SweepPlan, auto: AutoRounds) -> int:
     return final.n_keys
 
 
-def _finish_meanwhile(store: ResultStore, sweep_id: str) -> Callable[[], None]:
-    """Start compacting the ended sweep's files and storing its summary (`ResultStore.finish_sweep`)
+def _finish_meanwhile(store: StoreQueries, sweep_id: str) -> Callable[[], None]:
+    """Start compacting the ended sweep's files and storing its summary (`StoreQueries.finish_sweep`)
     in a thread, so that it runs while the cluster closes; returns the function that waits for it.
     Every row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
     all, so that is a warning (given by the waiting function), not the sweep's failure."""
@@ -357,7 +357,7 @@ class DryRun:
 
 def dry_run(
     spec: SweepSpec,
-    store: ResultStore,
+    store: StoreQueries,
     *,
     address: str | None = None,
     workers: int | None = None,
@@ -404,7 +404,7 @@ def _gather_and_store(
     futures: dict,
     plan: SweepPlan,
     columns: list[BatchColumns],
-    store: ResultStore,
+    store: StoreQueries,
     summary: SweepSummary,
     progress: Progress,
 ) -> None:

@@ -21,7 +21,7 @@ from xialpha.errors import DataFailure
 from xialpha.estimators.c_ladder import starting_C
 from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xialpha import r_delta_squared
 from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
 from xialpha.features.gram import check_gram_fits, row_sq_norms
@@ -54,9 +54,11 @@ class TrainingData:
     def n(self) -> int:
         return int(self.X.shape[0] if self.gram is None else self.gram.shape[0])
 
-    def svm_args(self) -> dict:
-        """The data arguments of `fit_svm` and the estimators: X= on the linear path, else gram=."""
-        return {"X": self.X} if self.gram is None else {"gram": self.gram}
+    def problem(self, y: np.ndarray, weights: np.ndarray | None = None) -> TrainingProblem:
+        """The training problem of labels `y` (n,) (and example `weights`) on this data: the
+        features on the linear path, else the Gram."""
+        data = {"X": self.X} if self.gram is None else {"gram": self.gram}
+        return TrainingProblem(y, weights=weights, **data)
 
     def test_data(self):
         """What `SVMFit.decision_function` takes for the test split: X_test or the cross-Gram."""
@@ -244,14 +246,14 @@ def _fit_one(
     data: TrainingData, job: FitJob, columns: BatchColumns, est: EstimatorSpec, tol: float, warm, host: str
 ) -> tuple[object, list[ResultRow], list[ExampleRow]]:
     y = data.y_train[job.category]
-    svm_args = dict(data.svm_args(), j=job.j, tol=tol)
     start = time.perf_counter()
-    fit = fit_svm(y, job.C, check_input=False, warm_start=warm, **svm_args)
+    problem, parameters = data.problem(y), SVMParameters(job.C, j=job.j, tol=tol)
+    fit = fit_svm(problem, parameters, check_input=False, warm_start=warm)
     # estimate time: everything but the solver's training, including the decision values xi needs
     start += fit.fit_seconds
     held_out = (data.y_test[job.category], data.test_data()) if est.needs(HELD_OUT) else None
     estimates = one_fit_estimates(
-        fit, job.C, svm_args, data.r_delta2, rhos=[rho for rho, _ in job.keys], held_out=held_out, **est.values
+        fit, problem, parameters, data.r_delta2, rhos=[rho for rho, _ in job.keys], held_out=held_out, **est.values
     )
     training = Training(
         n=int(y.shape[0]),

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
 from xialpha.estimators.span import span_estimate
-from xialpha.estimators.svm import fit_svm
+from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.jobs.compiled import warm
 
 
@@ -33,7 +33,7 @@ def _warm() -> None:
 def _fit_a_tiny_problem() -> None:
     X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 2.0]]))
     try:
-        span_estimate(fit_svm(np.array([1, -1, 1, -1]), 1.0, X=X))
+        span_estimate(fit_svm(TrainingProblem(np.array([1, -1, 1, -1]), X=X), SVMParameters(1.0)))
     except Exception:  # a fork server that failed here would fail every worker's start with no reason
         pass  # given; a worker's first fit meets the same error and reports it with its config
 

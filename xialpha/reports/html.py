@@ -1,6 +1,7 @@
 """A self-contained HTML page for a sweep: tables, and the plots of `xialpha.reports.plots`.
 
-Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs; plots are inline PNGs.
+Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs; plots are inline SVG
+(`xialpha.reports.svg`), each drawing at most MAX_PANELS categories.
 """
 
 from __future__ import annotations
@@ -13,15 +14,8 @@ from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.frames import tidy_comparison
-from xialpha.reports.plots import (
-    MAX_PANELS,
-    as_typed,
-    calibration_figure,
-    candidates_figure,
-    curves_figure,
-    first_categories,
-    png,
-)
+from xialpha.reports.plots import MAX_PANELS, first_categories
+from xialpha.reports.svg import calibration_figure, candidates_figure, curves_figure
 from xialpha.reports.verdicts import grid_word, legend, verdicts
 from xialpha.storage.schema import SELECTION_ESTIMATES, ResultColumn
 
@@ -31,17 +25,16 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f0f0f0; } td.text { text-align: left; }
-img { max-width: 100%; }
 .note { color: #555; font-size: 0.9em; }
+.figure svg { margin: 0.2em; vertical-align: top; } .legend { font-size: 0.85em; }
+.key { white-space: nowrap; margin-right: 1.2em; } .mark { font-size: 1.2em; }
 """
 
 
 def render_report(report, refresh: float | None = None) -> str:
     """The whole page of a `xialpha.reports.report.Report`; refresh: seconds after which a browser
     loads the page again (`xialpha report --watch`), None for a page that stays."""
-    with as_typed():
-        body = _body(report)
-    return page(f"xialpha sweep {report.sweep_id}", body, refresh)
+    return page(f"xialpha sweep {report.sweep_id}", _body(report), refresh)
 
 
 def page(title: str, body: str, refresh: float | None = None) -> str:
@@ -301,7 +294,9 @@ def _calibration_section(report) -> str:
         "mean |difference|",
         "% of points above held-out",
     ]
-    return note + png(calibration_figure(points, report.selection, report.metric)) + _table(header, rows)
+    categories = points[ResultColumn.CATEGORY].unique()
+    figure = calibration_figure(points, report.selection, report.metric, first_categories(categories))
+    return note + _first_note(len(categories), "the points") + figure + _table(header, rows)
 
 
 def _choices_section(report) -> str:
@@ -316,17 +311,24 @@ def _choices_section(report) -> str:
         *[f"{_e(name)}: held-out" for name in estimators],
         "best held-out",
     ]
-    rows = []
-    for category, group in choices.groupby(ResultColumn.CATEGORY, sort=True):
-        by = group.set_index("estimator")
-        rows.append(
-            [
-                _e(category),
-                *[_e(by["label"].get(name, "-")) for name in estimators],
-                *[percent(by["held_out"].get(name)) for name in estimators],
-                percent(group["best_held_out"].iloc[0]),
-            ]
-        )
+    # one row per category: each estimator's choice (its first, "-" when it chose none) side by side
+    chosen = choices.drop_duplicates([ResultColumn.CATEGORY, "estimator"])
+    best = choices.groupby(ResultColumn.CATEGORY, sort=True)["best_held_out"].first()
+    labels, held_out = (
+        chosen.pivot(index=ResultColumn.CATEGORY, columns="estimator", values=column)
+        .reindex(index=best.index, columns=estimators)
+        .to_numpy()
+        for column in ("label", "held_out")
+    )
+    rows = [
+        [
+            _e(category),
+            *[_e("-" if missing(label) else label) for label in category_labels],
+            *[percent(value) for value in category_held_out],
+            percent(best_value),
+        ]
+        for category, category_labels, category_held_out, best_value in zip(best.index, labels, held_out, best)
+    ]
     means = choices.groupby("estimator", sort=False)[["held_out", "best_held_out"]].mean()
     rows.append(
         [
@@ -380,7 +382,7 @@ def _best_section(best: pd.DataFrame) -> str:
             percent(r["best_held_out"]),
             _e(grid_word(r)),
         ]
-        for _, r in best.iterrows()
+        for r in best.to_dict("records")  # rows as dicts: a Series per row costs seconds at 10^4 groups
     ]
     header = ["category", "config", "best C", "estimate", "held-out at that C", "best held-out", "on the C grid"]
     return _table(header, rows, text_columns=2)
@@ -399,7 +401,7 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
             percent(r["candidates_mean"] / r[ResultColumn.N]),
             number(r["loo_retrains_mean"]),
         ]
-        for _, r in candidates.iterrows()
+        for r in candidates.to_dict("records")
     ]
     header = [
         "category",
@@ -411,7 +413,7 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
         "exact LOO retrains (mean)",
     ]
     shown = candidates[candidates[ResultColumn.CATEGORY].isin(first_categories(candidates[ResultColumn.CATEGORY]))]
-    return _table(header, rows) + _first_note(len(candidates), "the bars") + png(candidates_figure(shown))
+    return _table(header, rows) + _first_note(len(candidates), "the bars") + candidates_figure(shown)
 
 
 def _curves_section(report, what: str) -> str:
@@ -420,7 +422,7 @@ def _curves_section(report, what: str) -> str:
     shown = first_categories(categories)
     return _first_note(
         len(categories), "the panels", "; <code>xialpha.plot.curves(store, categories=[...])</code> draws any others"
-    ) + png(curves_figure(report.curves, report.selection, what, shown))
+    ) + curves_figure(report.curves, report.selection, what, shown)
 
 
 def _first_note(n_categories: int, what: str, more: str = "") -> str:

@@ -1,19 +1,17 @@
-"""The report's plots as matplotlib figures: the HTML page embeds each as an inline base64 PNG
-`<img>` (`png`), and `xialpha.plot` returns the same figures to Python.
+"""The report's plots: what each panel shows (the lines, points and colours, shared by both
+drawings), and the matplotlib figures `xialpha.plot` returns to Python. The HTML page draws the
+same panels as inline SVG (`xialpha.reports.svg`), without matplotlib.
 
-A figure is made by pyplot under the backend in use (the command line's is Agg; a notebook's
-draws a figure a cell returns inline) and taken out of pyplot's list of open figures at once
-(`new_figure`): nothing shows it unasked, nothing holds on to it. Category names and other labels
-are drawn as plain text: `as_typed` turns matplotlib's mathtext and TeX off, so "$", "_", "%", "&"
-or "#" in a name is shown as typed. matplotlib is imported on first use, so the terminal report
-never loads it.
+A figure is made by pyplot under the backend in use (a notebook's draws a figure a cell returns
+inline) and taken out of pyplot's list of open figures at once (`new_figure`): nothing shows it
+unasked, nothing holds on to it. Category names and other labels are drawn as plain text:
+`as_typed` turns matplotlib's mathtext and TeX off, so "$", "_", "%", "&" or "#" in a name is
+shown as typed. matplotlib is imported on first use: no command imports it.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import io
 import math
 
 import numpy as np
@@ -22,9 +20,45 @@ import pandas as pd
 from xialpha.storage.schema import ResultColumn
 
 CURVE_PANEL = (4.2, 3.0)  # inches (width, height) of one category's panel of `curves_figure`
+MAX_PANELS = 24  # a page's figures draw at most this many categories (panels, bars, points); its tables have all
+# matplotlib's default colours ("C0".."C9", tab10): the lines of a configuration, the points of a category
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+LINES = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)  # one line of a curves panel
 
 
-MAX_PANELS = 24  # a page's figures draw at most this many categories (panels, bars); its tables have all
+def line_colors(curves: pd.DataFrame) -> dict[str, str]:
+    """{configuration label: colour} of the curves' lines, the same in every panel (PALETTE in the
+    order of preprocessing, kernel and j, cycling)."""
+    ordered = curves.sort_values(list(LINES), kind="mergesort")["label"]
+    return {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(dict.fromkeys(ordered))}
+
+
+def panel_lines(curves: pd.DataFrame) -> dict:
+    """{category: the rows of each line of its panel}: one frame per preprocessing, kernel and j,
+    sorted so, each by C as `curves` is ordered."""
+    panels: dict = {}
+    for (category, *_), line in curves.groupby([ResultColumn.CATEGORY, *LINES], sort=True):
+        panels.setdefault(category, []).append(line)
+    return panels
+
+
+def chosen_points(selection: pd.DataFrame | None) -> dict:
+    """{category: (C, value in %)} of the selection's choices: the star of a curves panel."""
+    if selection is None:
+        return {}
+    return {row[ResultColumn.CATEGORY]: (row[ResultColumn.C], 100 * row["value"]) for _, row in selection.iterrows()}
+
+
+def category_colors(categories) -> dict:
+    """{category: colour} of a calibration panel's points (PALETTE by name, cycling)."""
+    return {category: PALETTE[i % len(PALETTE)] for i, category in enumerate(sorted(categories))}
+
+
+def calibration_low(points: pd.DataFrame) -> float:
+    """The low end (%) of a calibration panel's axes: below the lowest estimate or held-out value,
+    on a multiple of 10 less 5, at least 0; both axes end at 100."""
+    low = 100 * min(points["estimate"].min(), points["held_out"].min())
+    return max(0.0, 10 * np.floor(low / 10) - 5)
 
 
 def new_figure(**options):
@@ -49,14 +83,12 @@ def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, met
     """One panel per estimator: estimate (x) against held-out value (y) per point, the selection's
     choices ringed."""
     estimators = list(dict.fromkeys(points["estimator"]))
-    categories = sorted(points[ResultColumn.CATEGORY].unique())
-    colors = {category: f"C{i % 10}" for i, category in enumerate(categories)}
+    colors = category_colors(points[ResultColumn.CATEGORY].unique())
     chosen = set() if selection is None else set(selection[ResultColumn.CONFIG_KEY])
     chosen_by = None if selection is None else selection["estimator"].iloc[0]
     fig = new_figure(figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90)
     axes = fig.subplots(1, len(estimators), sharex=True, sharey=True, squeeze=False)
-    low = 100 * min(points["estimate"].min(), points["held_out"].min())
-    low = max(0.0, 10 * np.floor(low / 10) - 5)
+    low = calibration_low(points)
     for ax, name in zip(axes[0], estimators):
         rows = points[points["estimator"] == name]
         ax.plot([low, 100], [low, 100], color="0.4", linestyle="--", linewidth=1, label="diagonal (honest)")
@@ -109,7 +141,7 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     from matplotlib import ticker
     from matplotlib.lines import Line2D
 
-    chosen = {} if selection is None else {r[ResultColumn.CATEGORY]: r for _, r in selection.iterrows()}
+    chosen = chosen_points(selection)
     categories = sorted(curves[ResultColumn.CATEGORY].unique() if categories is None else categories)
     curves = curves[curves[ResultColumn.CATEGORY].isin(categories)]
     columns = max(1, min(3 if len(categories) <= 12 else 4, len(categories)))
@@ -117,28 +149,18 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     legend_inches = 0.2 + 0.2 * math.ceil((curves["label"].nunique() + 2) / columns)
     fig = new_figure(figsize=(CURVE_PANEL[0] * columns, CURVE_PANEL[1] * rows + legend_inches), dpi=90)
     axes = fig.subplots(rows, columns, squeeze=False)
-    colors = {
-        label: f"C{i % 10}"
-        for i, label in enumerate(
-            dict.fromkeys(
-                curves.sort_values(
-                    [ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J], kind="mergesort"
-                )["label"]
-            )
-        )
-    }
+    colors, lines = line_colors(curves), panel_lines(curves)
     for index, (ax, category) in enumerate(zip(axes.flat, categories)):
-        for _, line in curves[curves[ResultColumn.CATEGORY] == category].groupby(
-            [ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J], sort=True
-        ):
+        for line in lines.get(category, []):
             color = colors[line["label"].iloc[0]]
             ax.plot(line[ResultColumn.C], 100 * line["estimate"], marker="o", color=color)
             if line["held_out"].notna().any():
                 ax.plot(line[ResultColumn.C], 100 * line["held_out"], linestyle="--", marker=".", color=color)
         if category in chosen:
+            C, value = chosen[category]
             ax.plot(
-                [chosen[category][ResultColumn.C]],
-                [100 * chosen[category]["value"]],
+                [C],
+                [value],
                 marker="*",
                 markersize=14,
                 color="black",
@@ -162,34 +184,3 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     fig.legend(handles=handles, loc="lower center", ncol=columns, fontsize=7, frameon=False)
     fig.tight_layout(rect=(0, legend_inches / fig.get_figheight(), 1, 1))
     return fig
-
-
-def candidates_figure(candidates: pd.DataFrame):
-    """Per category: xi-alpha's (rho = 2) leave-one-out candidates and the exact LOO retrains, in % of n."""
-    fig = new_figure(figsize=(max(4.0, 0.6 * len(candidates) + 2), 3.2), dpi=90)
-    ax = fig.subplots()
-    x = np.arange(len(candidates))
-    ax.bar(
-        x, 100 * candidates["candidates_mean"] / candidates[ResultColumn.N], color="C0", label="xi-alpha rho=2 (mean)"
-    )
-    if candidates["loo_retrains_mean"].notna().any():
-        ax.plot(
-            x,
-            100 * candidates["loo_retrains_mean"] / candidates[ResultColumn.N],
-            "o",
-            color="C3",
-            label="exact LOO retrains",
-        )
-    ax.set_xticks(x, candidates[ResultColumn.CATEGORY], rotation=45, ha="right", fontsize=8)
-    ax.set_ylabel("% of training examples")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
-def png(fig) -> str:
-    """`fig` as an <img> holding its PNG inline."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img alt="plot" src="data:image/png;base64,{data}">'

@@ -4,7 +4,7 @@ colleague on a shared disk can follow a running sweep from anywhere, and nothing
 own process (its Dask dashboard) has to outlive it.
 
 The page is replaced whole (`write_page`): a browser never reads half a page. Watching ends when
-the sweep's newest run ends (`ResultStore.sweep_ended_at`: done, failed or interrupted) after
+the sweep's newest run ends (`StoreQueries.sweep_ended_at`: done, failed or interrupted) after
 watching began, with a last page that no longer reloads, or at KeyboardInterrupt (Ctrl-C, or the
 command's SIGTERM and SIGHUP), which leaves the last page without the reload too and goes on up to
 the command, which tells Ctrl-C (how watching is stopped) from the others. A run that ended before

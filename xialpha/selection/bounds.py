@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from xialpha.estimators.metrics import metrics_from_counts
 
@@ -69,14 +68,22 @@ def clopper_pearson_lower(k: int, n: int, confidence: float = CONFIDENCE) -> flo
     that the two agree within 1e-9)."""
     if n == 0:
         return float("nan")
-    return 0.0 if k == 0 else float(stats.beta.ppf(1.0 - confidence, k, n - k + 1))
+    return 0.0 if k == 0 else _beta_quantile(1.0 - confidence, k, n - k + 1)
 
 
 def clopper_pearson_upper(k: int, n: int, confidence: float = CONFIDENCE) -> float:
     """Exact one-sided upper bound on a proportion from k successes in n trials (NaN if n = 0)."""
     if n == 0:
         return float("nan")
-    return 1.0 if k == n else float(stats.beta.ppf(confidence, k + 1, n - k))
+    return 1.0 if k == n else _beta_quantile(confidence, k + 1, n - k)
+
+
+def _beta_quantile(q: float, a: float, b: float) -> float:
+    """The q-quantile of Beta(a, b) (0 < q < 1, a, b > 0): `scipy.stats.beta.ppf(q, a, b)` bit for
+    bit, from the scipy.special function it computes with (scipy.stats costs a command its start-up)."""
+    from scipy.special._ufuncs import _beta_ppf
+
+    return float(_beta_ppf(q, a, b))
 
 
 def point_metrics(c: Confusion) -> dict[str, float]:

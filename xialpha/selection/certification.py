@@ -34,7 +34,6 @@ import pandas as pd
 from xialpha.errors import UserError
 from xialpha.estimators import registry
 from xialpha.estimators.registry import HELD_OUT
-from xialpha.jobs.refit import refit_session
 from xialpha.selection.bounds import (
     CONFIDENCE,
     DRAWS,
@@ -286,6 +285,8 @@ def certify_selection(
     data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
     spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
     independent = _check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
+    from xialpha.jobs.refit import refit_session  # Dask and the estimators: once the arguments are checked
+
     with refit_session(spec, data_fingerprint, client=client) as session:
         session.split_size(test_split)
         test_fingerprint = session.corpus.fingerprint(test_split)

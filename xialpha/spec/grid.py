@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, TypeVar
 
 from xialpha.errors import UserError, did_you_mean
-from xialpha.estimators.validation import TOL_RANGE
+from xialpha.estimators import TOL_RANGE
 from xialpha.features.kernels import Kernel
 from xialpha.features.preprocessing import Preprocessing
 from xialpha.spec.corpus import CorpusSpec

@@ -5,6 +5,7 @@ checks every spec value passes (64-bit integers, finite floats) and byte sizes."
 from __future__ import annotations
 
 import builtins
+import math
 import tomllib
 from pathlib import Path
 from typing import Any, overload
@@ -181,11 +182,14 @@ class Table:
 
 def parse_size(path: str, value: object) -> int:
     """Bytes (> 0, < 2**63) of a size like "8GiB", "500 MB" or a number, read by dask's parse_bytes
-    (as Dask reads memory limits); UserError naming `path` otherwise."""
-    from dask.utils import parse_bytes
-
+    (as Dask reads memory limits); UserError naming `path` otherwise. A number is its bytes, read
+    without importing Dask (a reading command parses a stored spec with the default sizes)."""
     size = 0
-    if not isinstance(value, bool) and isinstance(value, (int, float, str)) and str(value).strip():
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        size = int(value) if math.isfinite(value) else 0  # what parse_bytes gives a number
+    elif isinstance(value, str) and value.strip():
+        from dask.utils import parse_bytes
+
         try:
             size = parse_bytes(value)
         except (ValueError, TypeError, OverflowError):

@@ -1,9 +1,10 @@
 """The Parquet result store: results, per-example indicators, selections, drift, certifications.
 
-`xialpha.storage.store.ResultStore(uri)` opens a store on a local path or a pyarrow/fsspec URI
-and answers named queries (`StoreQueries`) with pandas DataFrames or plain records, taking the
-typed rows of `xialpha.storage.rows`; it composes the Arrow-level datasets (`.datasets`) and the
-exclusive claims with their heartbeats (`.claims`); `xialpha.storage.rows.config_key`
+`xialpha.storage.opening.open_store(uri, create=..., writable=...)` opens a store on a local path
+or a pyarrow/fsspec URI: a `xialpha.storage.store.ResultStore`, which answers named queries
+(`StoreQueries`) with pandas DataFrames or plain records, taking the typed rows of
+`xialpha.storage.rows`; it composes the Arrow-level datasets (`.datasets`) and the exclusive
+claims with their heartbeats (`.claims`, a `Claims`); `xialpha.storage.rows.config_key`
 names a configuration; `xialpha.storage.schema` defines every dataset and its columns (the
 estimators' columns from `xialpha.estimators.registry`) and turns estimates into columns. Only this
 package reads or writes Parquet or knows the stored column names. Which row of a key wins (write

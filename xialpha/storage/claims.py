@@ -1,11 +1,14 @@
-"""`Claims`: exclusive claims in a store and the heartbeats of their holders.
+"""Exclusive claims in a store and the heartbeats of their holders: the `Claims` a certification
+relies on, and `FileClaims`, which keeps them as files beside the store's datasets.
 
 A claim names something that may be done once (a test set certified once: `claim_test_set`);
 of concurrent claims of one name at most one stands (on a local store exactly one: see
 `xialpha.storage.location.Location.claim`). While its holder runs, it writes a heartbeat next
 to the claim, so that others can tell a running holder from one that ended without storing.
+`Claims` is what callers outside the store use (`StoreQueries.claims`); a backend that is no
+filesystem answers it its own way.
 
-Layout under the store root:
+`FileClaims`' layout under the store root:
 
     <dataset>/_claims/<name>/                  the claim (one JSON file: its content)
     <dataset>/_claims/<name>.heartbeat.json    when the holder last said it runs
@@ -17,9 +20,12 @@ import json
 import posixpath
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from xialpha.errors import UserError, out_of_files
-from xialpha.storage.datasets import Datasets
+
+if TYPE_CHECKING:
+    from xialpha.storage.datasets import Datasets
 
 CLAIMS = "_claims"
 HEARTBEAT_SUFFIX = ".heartbeat.json"
@@ -28,8 +34,37 @@ TEST_SETS = "certifications"  # the dataset whose claims are test sets
 _CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
-class Claims:
-    """The claims and heartbeats of the store whose datasets are `datasets`."""
+@runtime_checkable
+class Claims(Protocol):
+    """The test sets claimed in a store, each by at most one certification, with its holder's heartbeat."""
+
+    def claim_test_set(self, test_fingerprint: str, content: Mapping) -> str | None:
+        """Claim test set `test_fingerprint` for a certification (`content`: JSON, its id and what
+        resuming it needs); where the claim is (for `withdraw`), or None when it was claimed before
+        (of concurrent claims at most one stands)."""
+        ...
+
+    def test_set_claim(self, test_fingerprint: str) -> dict | None:
+        """The content of test set `test_fingerprint`'s claim ({} when damaged), or None when unclaimed."""
+        ...
+
+    def beat_test_set(self, test_fingerprint: str, content: Mapping | None) -> None:
+        """Write the heartbeat of test set `test_fingerprint`'s claim (JSON), or delete it (None)."""
+        ...
+
+    def test_set_beat(self, test_fingerprint: str) -> dict | None:
+        """The last heartbeat of test set `test_fingerprint`'s claim, or None."""
+        ...
+
+    def withdraw(self, claim_path: str) -> None:
+        """Remove the claim at `claim_path` (what `claim_test_set` gave) and its heartbeat: what it
+        guarded was not stored."""
+        ...
+
+
+class FileClaims(Claims):
+    """The claims and heartbeats of the store whose datasets are `datasets`, as files under the
+    datasets' directories (see the module docstring)."""
 
     def __init__(self, datasets: Datasets):
         self._datasets = datasets

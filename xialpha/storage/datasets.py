@@ -43,7 +43,7 @@ from xialpha.storage import validate
 from xialpha.storage.compaction import compact_partitions
 from xialpha.storage.files import PARTITION_PREFIX, FileSet, Problem, inspect
 from xialpha.storage.location import Location, new_file_name
-from xialpha.storage.marker import MARKER, create_marker, open_store
+from xialpha.storage.marker import MARKER, create_marker, stored_version
 from xialpha.storage.reading import as_expression, read_newest
 from xialpha.storage.rows import pack_bits
 from xialpha.storage.schema import (
@@ -75,7 +75,7 @@ class Datasets:
         self.uri = self.location.uri  # without credentials
         self._warned: set[str] = set()
         self._inspected: dict[tuple[str, str, tuple[str, ...]], FileSet] = {}  # see `_files`
-        version = open_store(self.location, create, writable)
+        version = stored_version(self.location, create, writable)
         self._absent = version is None  # until the first write creates the store
         self.schema_version = SCHEMA_VERSION if version is None else version
 

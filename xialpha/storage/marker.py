@@ -23,7 +23,7 @@ MARKER = "_xialpha_store.json"
 MARKER_FORMAT = "xialpha-store"
 
 
-def open_store(location: Location, create: bool, writable: bool = True) -> int | None:
+def stored_version(location: Location, create: bool, writable: bool = True) -> int | None:
     """The schema version of the store at `location`, or None for an absent store `create` allows.
 
     UserError if the location is a file, a directory of other things, a damaged or newer marker,

@@ -10,9 +10,11 @@ type: rows go in typed (or, for selections, certifications and drift checks, as 
 by `xialpha.storage.schema`) and come out as DataFrames (or, for a drift check, dicts of Python
 values); a query on a dataset nothing was written to yet gives an empty DataFrame.
 
+Callers open a store with `xialpha.storage.opening.open_store` and see `StoreQueries` only.
 Underneath, as in Optuna's storages, the store composes its layers rather than being them: the
 Arrow-level Parquet datasets (`datasets`: `xialpha.storage.datasets.Datasets`) and the exclusive
-claims with their heartbeats (`claims`: `xialpha.storage.claims.Claims`).
+claims with their heartbeats (`claims`: `xialpha.storage.claims.FileClaims`, answering the
+`Claims` protocol).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.compute as pc
 
-from xialpha.storage.claims import Claims
+from xialpha.storage.claims import Claims, FileClaims
 from xialpha.storage.datasets import Datasets
 from xialpha.storage.files import Problem
 from xialpha.storage.rows import (
@@ -79,20 +81,19 @@ class StoreQueries(Protocol):
     def quarantine(self, problems: Iterable[Problem]) -> list[str]: ...
     def outside(self, path: str) -> bool: ...
     def relative(self, path: str) -> str: ...
+    def local_directory(self) -> str | None: ...
 
 
 class ResultStore(StoreQueries):
-    """A store at a local directory or pyarrow/fsspec URI (s3://bucket/prefix, memory://name, ...).
-
-    With `create=True` (the default) the store must be writable, and an absent or empty
-    directory becomes a new store at the first write (until then it reads as empty); with
-    `create=False` the store must exist and may be read-only; `writable=False` opens it to read
-    only (an absent store reads as empty, a read-only one is fine).
+    """A store at a local directory or pyarrow/fsspec URI (s3://bucket/prefix, memory://name, ...),
+    opened as `xialpha.storage.opening.open_store` says (its defaults: to create and write).
     """
+
+    claims: FileClaims
 
     def __init__(self, uri: str, *, create: bool = True, writable: bool = True):
         self.datasets = Datasets(uri, create=create, writable=writable)
-        self.claims = Claims(self.datasets)
+        self.claims = FileClaims(self.datasets)
         self.uri = self.datasets.uri  # without credentials
 
     def __repr__(self) -> str:
@@ -278,6 +279,12 @@ class ResultStore(StoreQueries):
     def relative(self, path: str) -> str:
         """`path` relative to the store root, as messages name files."""
         return self.datasets.relative(path)
+
+    def local_directory(self) -> str | None:
+        """The store's directory on this machine (what a command must not write its output into),
+        None for a store elsewhere (an object store, memory://)."""
+        location = self.datasets.location
+        return location.root if location.is_local else None
 
     def _frame(self, dataset: str, **equal: str | None) -> pd.DataFrame:
         """Rows of a dataset typed by its rows where each column of `equal` given a value has it."""
