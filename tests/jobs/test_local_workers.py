@@ -59,6 +59,10 @@ def _worker_modules_imported() -> bool:
     return all(name in sys.modules for name in LOCAL_WORKER_MODULES)
 
 
+def _drift_modules_imported() -> bool:
+    return "xialpha.jobs.drift" in sys.modules
+
+
 def _blas_threads() -> list[int]:
     from threadpoolctl import threadpool_info
 
@@ -69,8 +73,9 @@ def test_local_workers_start_forked_with_their_modules_already_imported(tmp_path
     spec = load_spec(_spec(tmp_path / "s.toml"))
     with connect(spec.cluster) as client:
         imported = client.run(_worker_modules_imported)  # before any task ran on them
+        drift = client.run(_drift_modules_imported)  # a drift check's: not what every sweep starts waiting for
         parents = set(client.run(os.getppid).values())
-    assert len(imported) == 2 and all(imported.values())
+    assert len(imported) == 2 and all(imported.values()) and not any(drift.values())
     assert len(parents) == 1 and parents != {os.getpid()}  # one fork server, not this process
 
 

@@ -16,6 +16,7 @@ import html
 import re
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,7 +28,8 @@ from xialpha.errors import UserError, one_of
 SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
 SPLITS = ("modapte", "all")
 
-_STORY = re.compile(r"<REUTERS(?P<attrs>[^>]*)>(?P<body>.*?)</REUTERS>", re.S)
+_STORY_OPEN = re.compile(r"<REUTERS(?P<attrs>[^>]*)>")
+_STORY_CLOSE = "</REUTERS>"
 _STORY_START = re.compile(r"<REUTERS(?P<attrs>[^>]*)")
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _TOPICS = re.compile(r"<TOPICS>(.*?)</TOPICS>", re.S)
@@ -41,6 +43,12 @@ _TAG = re.compile(r"<[^>]+>")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BRIEF_PLACEHOLDER = "Blah blah blah."
 _LEWIS_TO_SPLIT = {"TRAIN": "train", "TEST": "test", "NOT-USED": "not-used"}
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
+}
 
 
 def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -> list[Part]:
@@ -75,12 +83,12 @@ def read_reuters_part(part: Part) -> RawPart:
     ids, texts, labels, times, splits = [], [], [], [], []
     for name, data in files:
         for story in _complete_stories(data.decode("latin-1"), root / name):
-            attrs = dict(_ATTR.findall(story["attrs"]))
+            attrs = dict(_ATTR.findall(story.attrs))
             if split == "modapte" and not (
                 attrs.get("TOPICS") == "YES" and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")
             ):
                 continue
-            body = story["body"]
+            body = story.body
             ids.append(attrs.get("NEWID", ""))
             texts.append(_story_text(body))
             topics = _TOPICS.search(body)
@@ -108,19 +116,41 @@ def _wanted(relative) -> bool:
     return bool(SGML_FILE.search(PurePosixPath(relative).name))
 
 
-def _complete_stories(sgml: str, file) -> list[re.Match]:
+class _Story(NamedTuple):
+    """One <REUTERS attrs>body</REUTERS> story of an SGML file, at sgml[start:end]."""
+
+    attrs: str
+    body: str
+    start: int
+    end: int
+
+
+def _stories(sgml: str) -> list[_Story]:
+    """Each <REUTERS ...> tag and the text up to the first </REUTERS> after it, one story after the
+    other (found with str.find: a lazy regex over every story's text took 7x as long)."""
+    stories, position = [], 0
+    while (opening := _STORY_OPEN.search(sgml, position)) is not None:
+        closing = sgml.find(_STORY_CLOSE, opening.end())
+        if closing < 0:
+            break
+        position = closing + len(_STORY_CLOSE)
+        stories.append(_Story(opening["attrs"], sgml[opening.end() : closing], opening.start(), position))
+    return stories
+
+
+def _complete_stories(sgml: str, file) -> list[_Story]:
     """The <REUTERS> stories of one file; UserError naming the file and the story where one is
     not closed (the file was cut short or corrupted) or text other than white space follows the
     last story."""
-    stories = list(_STORY.finditer(sgml))
+    stories = _stories(sgml)
     starts = list(_STORY_START.finditer(sgml))
     if not starts:
         raise UserError(f"{file} holds no <REUTERS> story (not a Reuters-21578 SGML file)", key="path")
     for index, start in enumerate(starts):  # story i must start at start i and end before start i + 1
         if (
             index >= len(stories)
-            or stories[index].start() != start.start()
-            or (index + 1 < len(starts) and stories[index].end() > starts[index + 1].start())
+            or stories[index].start != start.start()
+            or (index + 1 < len(starts) and stories[index].end > starts[index + 1].start())
         ):
             newid = dict(_ATTR.findall(start["attrs"])).get("NEWID", "?")
             line = sgml.count("\n", 0, start.start()) + 1
@@ -129,9 +159,9 @@ def _complete_stories(sgml: str, file) -> list[re.Match]:
                 "the file is truncated or corrupt",
                 key="path",
             )
-    tail = sgml[stories[-1].end() :]
+    tail = sgml[stories[-1].end :]
     if tail.strip():
-        newid = dict(_ATTR.findall(stories[-1]["attrs"])).get("NEWID", "?")
+        newid = dict(_ATTR.findall(stories[-1].attrs)).get("NEWID", "?")
         raise UserError(
             f"{file}: text after the last complete story (NEWID={newid}) is not a story: "
             f"{tail.strip()[:40]!r}; the file is truncated or corrupt",
@@ -167,9 +197,9 @@ def _story_time(body: str) -> np.datetime64:
     if match is None:
         return np.datetime64("NaT")
     day, month, year, hour, minute, second = match.groups()
-    try:
-        moment = datetime.strptime(f"{day} {month.title()} {year} {hour}:{minute}:{second}", "%d %b %Y %H:%M:%S")
-    except ValueError:
+    try:  # what strptime's "%d %b %Y %H:%M:%S" reads, at a tenth of its cost
+        moment = datetime(int(year), _MONTHS[month.lower()], int(day), int(hour), int(minute), int(second))
+    except (KeyError, ValueError):
         return np.datetime64("NaT")
     return np.datetime64(moment, "s")
 

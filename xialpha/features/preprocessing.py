@@ -17,7 +17,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
@@ -123,15 +123,19 @@ class Preprocessing:
         return fitted, fitted.transform_counts(counts)
 
     def count(self, texts: Iterable[str]) -> TermCounts:
-        """The term counts of `texts` in a vocabulary of their own (terms in order of appearance)."""
-        import numpy as np
-
+        """The term counts of `texts` in a vocabulary of their own (terms in order of appearance).
+        With stemming: the counts of `unstemmed`, their terms stemmed (`TermCounts.stemmed`)."""
+        if self.stemming != "none":
+            return self.unstemmed().count(texts).stemmed(self.stemming)
         provisional: defaultdict[str, int] = defaultdict()
         provisional.default_factory = provisional.__len__
         counts = _count(texts, _analyzer(self), provisional.__getitem__, n_columns=None)
-        terms = np.empty(len(provisional), dtype=object)
-        terms[:] = list(provisional)
-        return TermCounts(terms, counts)
+        return TermCounts(_terms(provisional), counts)
+
+    def unstemmed(self) -> Preprocessing:
+        """This preprocessing without stemming (itself when it has none): the terms its counts are
+        stemmed from."""
+        return self if self.stemming == "none" else replace(self, stemming="none")
 
     def fit_frequencies(self, frequencies: DocumentFrequencies) -> FittedPreprocessing:
         """Vocabulary (the terms min_df and max_df keep, sorted) and idf from the document
@@ -167,6 +171,25 @@ class TermCounts:
     def rows(self, mask: np.ndarray) -> TermCounts:
         """The counts of the documents where boolean `mask` (n_documents,) is True."""
         return TermCounts(self.terms, self.counts[mask])
+
+    def stemmed(self, stemming: str) -> TermCounts:
+        """These counts with every term replaced by its stem (`stemming`, one of STEMMERS) and the
+        columns of equal stems added: what counting the texts' stemmed tokens gives, terms in order
+        of appearance too (the stop words are removed before stemming either way), for one stem
+        per distinct term instead of one per token."""
+        import numpy as np
+        import scipy.sparse as sp
+
+        provisional: defaultdict[str, int] = defaultdict()
+        provisional.default_factory = provisional.__len__
+        stems = _stemmer(stemming).stemWords(self.terms.tolist())
+        column = np.fromiter(map(provisional.__getitem__, stems), dtype=np.int64, count=len(stems))
+        X = self.counts
+        merged = sp.csr_matrix(  # new arrays: summing the duplicates in place leaves these counts alone
+            (X.data.copy(), column[X.indices], X.indptr.copy()), shape=(X.shape[0], len(provisional)), dtype=np.int64
+        )
+        merged.sum_duplicates()
+        return TermCounts(_terms(provisional), merged)
 
 
 @dataclass(frozen=True, eq=False)
@@ -295,6 +318,15 @@ def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None)
     )
     counts.sum_duplicates()
     return counts
+
+
+def _terms(provisional: dict[str, int]) -> np.ndarray:
+    """(v,) object array of the terms of a vocabulary {term: column} built in column order."""
+    import numpy as np
+
+    terms = np.empty(len(provisional), dtype=object)
+    terms[:] = list(provisional)
+    return terms
 
 
 def _idf(kind: str, df: np.ndarray, n_docs: int) -> np.ndarray | None:

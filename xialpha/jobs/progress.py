@@ -88,6 +88,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
         self.stage = ""
+        self.entered: dict[str, float] = {}  # when each stage was first entered (time.monotonic())
         self._since = self.start
         self._shown: set[str] = set()
         self._last_line = self.start
@@ -142,6 +143,7 @@ class Progress:
             if stage == self.stage:
                 return
             self.stage, self._since = stage, time.monotonic()
+            self.entered.setdefault(stage, self._since)
             if self._bar is not None:
                 self._bar.update(self._task, description=stage)
         self._draw()
