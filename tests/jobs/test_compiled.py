@@ -25,6 +25,10 @@ for name, module in list(sys.modules.items()):
         for attr, value in vars(module).items():
             if isinstance(value, Dispatcher) and value.__module__ == name and value.signatures:
                 found[f"{name}.{attr}"] = sorted(str(tuple(s)) for s in value.signatures)
+from xialpha.jobs.compiled import KERNELS
+for kernel in KERNELS:  # kernels a module compiles when first asked for them are not its attributes
+    if kernel.module in sys.modules and kernel.dispatcher().signatures:
+        found[f"{kernel.module}.{kernel.name}"] = sorted(str(tuple(s)) for s in kernel.dispatcher().signatures)
 print(json.dumps(found))
 """
 # What a sweep's tasks call: a C path of warm-started linear fits per category with span's dense
@@ -32,7 +36,7 @@ print(json.dumps(found))
 # cut into parts, as the table and svmlight loaders do.
 CALLS = """
 import sys, tempfile
-from xialpha.corpora.synthetic import make_synthetic
+from xialpha.corpora.loading import make_synthetic
 from xialpha.corpora.text_scan import cut_points
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm

@@ -39,14 +39,16 @@ _C2, _F2 = types.float64[:, ::1], types.float64[::1, :]  # 2-d float64, C- and F
 @dataclass(frozen=True)
 class Kernel:
     """A compiled function `name` of module `module` and the argument types of each of its
-    specialisations that tasks call."""
+    specialisations that tasks call. `name` is the dispatcher itself or a function without
+    arguments returning it (a module that compiles its kernel when first asked for it)."""
 
     module: str
     name: str
     signatures: tuple[tuple[types.Type, ...], ...]
 
     def dispatcher(self) -> Dispatcher:
-        return getattr(importlib.import_module(self.module), self.name)
+        found = getattr(importlib.import_module(self.module), self.name)
+        return found if isinstance(found, Dispatcher) else found()
 
 
 KERNELS = (
@@ -87,7 +89,7 @@ KERNELS = (
     # cutting text files into parts (table and svmlight corpora): the bytes read, read-only
     Kernel(
         "xialpha.corpora.text_scan",
-        "_scan",
+        "_compiled_scan",
         (
             (
                 types.uint8[::1].copy(readonly=True),
