@@ -53,7 +53,16 @@ import pyarrow.compute as pc
 from xialpha.errors import StoreWarning, UserError, out_of_files
 from xialpha.storage import validate
 from xialpha.storage.compaction import compact_partitions, is_merged_name
-from xialpha.storage.files import PARTITION_PREFIX, FileSet, FileStamp, Problem, inspect, stamp, vanished
+from xialpha.storage.files import (
+    PARTITION_PREFIX,
+    FileSet,
+    FileStamp,
+    Problem,
+    inspect,
+    stamp,
+    stamp_and_ranges,
+    vanished,
+)
 from xialpha.storage.jsonfiles import DamagedJson, read_json
 from xialpha.storage.location import DataFile, Location, new_file_name
 from xialpha.storage.marker import MARKER, create_marker, open_store
@@ -69,6 +78,7 @@ from xialpha.storage.schema import (
     Dataset,
 )
 from xialpha.storage.summary import (
+    RANGED,
     SUMMARY_BYTES,
     SUMMARY_COLUMNS,
     SUMMARY_DEPTH,
@@ -277,9 +287,8 @@ class Datasets:
             listed = self.location.data_files(directory)
             if [file.name for file in listed] != [stamp.name for stamp in recorded]:
                 raise StaleSummary("other files than it was computed from")
-            for file, then in zip(listed, recorded, strict=True):
-                _check_unchanged(self.location, file, then)
-            return counts_of(content, sweep_id, recorded)  # type: ignore[arg-type]  # a dict: recorded_files checked
+            ranges = [_unchanged(self.location, file, then) for file, then in zip(listed, recorded, strict=True)]
+            return counts_of(content, sweep_id, recorded, _spanning(ranges))  # type: ignore[arg-type]  # a dict: checked
         except (FileNotFoundError, StaleSummary):  # absent, or of other files (a write, a compaction since)
             return None
         except (DamagedJson, DamagedSummary) as exc:
@@ -499,14 +508,22 @@ class Datasets:
             self._absent = False
 
 
-def _check_unchanged(location: Location, file: DataFile, then: FileStamp) -> None:
-    """DamagedSummary unless data `file` is as a summary stamped it (`then`): its size (from the
-    listing), then its footer (two small reads)."""
+def _unchanged(location: Location, file: DataFile, then: FileStamp) -> dict[str, tuple[object, object]]:
+    """The ranges of the summarised columns in data `file` (see `summary.RANGED`); DamagedSummary
+    unless it is as a summary stamped it (`then`): its size (from the listing), then its footer
+    (two small reads)."""
     if file.size is not None and file.size != then.size:
         raise DamagedSummary(f"{file.name} is {file.size:,} bytes, not the {then.size:,} it was summarised at")
-    now = stamp(location, file)
+    now, ranges = stamp_and_ranges(location, file, RANGED)
     if now != then:
         raise DamagedSummary(f"{file.name} was rewritten since it was summarised (its Parquet footer differs)")
+    return ranges
+
+
+def _spanning(ranges: Sequence[Mapping[str, tuple]]) -> dict[str, tuple]:
+    """Per column, the range spanning those of every file (a column some file has no range of is left out)."""
+    names = set.intersection(*(set(each) for each in ranges)) if ranges else set()
+    return {name: (min(each[name][0] for each in ranges), max(each[name][1] for each in ranges)) for name in names}
 
 
 def _packed(row: Mapping, index: int) -> dict:

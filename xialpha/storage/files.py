@@ -118,6 +118,14 @@ _FOOTER_BYTES = 256 << 20  # a footer longer than this is no footer xialpha wrot
 
 def stamp(location: Location, file: DataFile) -> FileStamp:
     """The stamp of data `file` (two small reads at its end); FileNotFoundError when it vanished."""
+    return stamp_and_ranges(location, file, ())[0]
+
+
+def stamp_and_ranges(
+    location: Location, file: DataFile, columns: Iterable[str]
+) -> tuple[FileStamp, dict[str, tuple[object, object]]]:
+    """The stamp of data `file`, and the (least, greatest) value of each of `columns` it holds by
+    its footer's statistics (a column without them in some row group is left out)."""
     with location.filesystem.open_input_file(file.path) as source:
         size = source.size()
         trailer = source.read_at(min(8, size), size - min(8, size))
@@ -126,12 +134,27 @@ def stamp(location: Location, file: DataFile) -> FileStamp:
         start = size - length - 8 if footer and length is not None else max(size - TAIL_BYTES, 0)
         digest = hashlib.sha256(source.read_at(size - start, start)).hexdigest()
         try:
-            rows = pq.ParquetFile(source).metadata.num_rows if footer else 0
+            metadata = pq.ParquetFile(source).metadata if footer else None
         except (pa.ArrowException, OSError) as exc:
             if isinstance(exc, FileNotFoundError) or out_of_files(exc):
                 raise
-            rows = 0
-    return FileStamp(file.name, size, rows, digest)
+            metadata = None
+    rows = 0 if metadata is None else metadata.num_rows
+    return FileStamp(file.name, size, rows, digest), ({} if metadata is None else _ranges(metadata, columns))
+
+
+def _ranges(metadata: pq.FileMetaData, columns: Iterable[str]) -> dict[str, tuple[object, object]]:
+    names = metadata.schema.names
+    ranges = {}
+    for name in columns:
+        if name not in names:
+            continue
+        statistics = [
+            metadata.row_group(g).column(names.index(name)).statistics for g in range(metadata.num_row_groups)
+        ]
+        if statistics and all(s is not None and s.has_min_max for s in statistics):
+            ranges[name] = (min(s.min for s in statistics), max(s.max for s in statistics))
+    return ranges
 
 
 def _foreign_reason(dataset: Dataset, physical: pa.Schema, file: DataFile) -> str | None:

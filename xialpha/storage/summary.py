@@ -27,7 +27,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
 import pandas as pd
@@ -44,6 +44,7 @@ SUMMARY_BYTES = 64 << 20  # the grid of 10^6 categories with names of 60 charact
 SUMMARY_DEPTH = 3  # {"grid": {"C": [...]}} and {"files": [{...}]}
 GRID_TEXT = ("category", "preprocessing_id", "kernel_id")
 GRID_NUMBERS = ("C", "j", "rho")
+RANGED = ("C", "j", "rho", "created_at")  # columns whose values a summary states, checked against the footers'
 MAX_COUNT = 10**15  # beyond any store
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _STAMP_FIELDS = {f.name: f.type for f in fields(FileStamp)}
@@ -147,14 +148,20 @@ def recorded_files(content: object) -> list[FileStamp]:
     return stamps
 
 
-def counts_of(content: dict, sweep_id: str, files: Sequence[FileStamp]) -> SweepCounts:
+def counts_of(
+    content: dict, sweep_id: str, files: Sequence[FileStamp], ranges: Mapping[str, tuple] | None = None
+) -> SweepCounts:
     """The counts of a summary (its parsed JSON `content`, whose `files` are `files`) of sweep
     `sweep_id`; DamagedSummary naming the first value that is not of its type and range, or not
-    in the relations every summary holds (among its counts, its grid, and the rows of its files)."""
+    in the relations every summary holds (among its counts, its grid, the rows of its files and
+    the least and greatest value of the `RANGED` columns in them, `ranges`, by their footers)."""
     values = {name: value for name, value in content.items() if name not in ("format", "files")}
     expected = [f.name for f in fields(SweepCounts)]
     if sorted(values) != sorted(expected):
-        raise DamagedSummary(f"holds {', '.join(sorted(values))[:200]}, not {', '.join(expected)}")
+        extra, missing = sorted(set(values) - set(expected)), sorted(set(expected) - set(values))
+        raise DamagedSummary(
+            f"fields {_shown(extra)} are not a summary's" if extra else f"no field(s) {', '.join(missing)}"
+        )
     if values["sweep_id"] != sweep_id:
         raise DamagedSummary(f"of sweep {_shown(values['sweep_id'])}, in the partition of {sweep_id!r}")
     for name in ("rows_ok", "rows_failed", "categories", "configs", "stored_keys"):
@@ -179,6 +186,11 @@ def counts_of(content: dict, sweep_id: str, files: Sequence[FileStamp]) -> Sweep
     first, last = (_timestamp(values, name) for name in ("first_created_at", "last_created_at"))
     if first > last:
         raise DamagedSummary("first_created_at is after last_created_at")
+    stated = {name: (grid[name][0], grid[name][-1]) for name in GRID_NUMBERS} | {"created_at": (first, last)}
+    for name, (least, greatest) in (ranges or {}).items():
+        low, high = stated[name]
+        if low < least or high > greatest:
+            raise DamagedSummary(f"{name} from {low} to {high}, but its files hold {name} from {least} to {greatest}")
     if not isinstance(values["stored_keys_digest"], str) or not _DIGEST.fullmatch(values["stored_keys_digest"]):
         raise DamagedSummary("stored_keys_digest is not a SHA-256 digest")
     return SweepCounts(**values)
