@@ -41,8 +41,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import psutil
 import pyarrow as pa
+from many_configs import run_command
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's xialpha, as the commands it times get
@@ -239,27 +239,10 @@ def _snapshot_costs(store: ResultStore) -> dict:
 
 def _compact_in_process(code: Path, uri: str) -> dict:
     """`xialpha store compact --dataset results` with `code`: wall seconds and peak RSS (GB)."""
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    start = time.perf_counter()
-    process = psutil.Popen(
-        [sys.executable, "-m", "xialpha.cli", "store", "compact", uri, "--dataset", "results"],
-        env=env,
-        cwd=tempfile.gettempdir(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    wall, peak, _ = run_command(
+        ["store", "compact", uri, "--dataset", "results"], {**os.environ, "PYTHONPATH": str(code)}
     )
-    peak = 0
-    while process.poll() is None:
-        try:
-            peak = max(peak, process.memory_info().rss)
-        except psutil.NoSuchProcess:
-            break
-        time.sleep(0.02)
-    wall = time.perf_counter() - start
-    error = process.stderr.read().decode() if process.stderr else ""
-    if process.returncode != 0:
-        raise RuntimeError(f"store compact with {code} failed: {error[-1000:]}")
-    return {"wall_s": round(wall, 2), "peak_rss_gb": round(peak / 1e9, 3), "load_1min": os.getloadavg()[0]}
+    return {"wall_s": round(wall, 2), "peak_rss_gb": round(peak, 3), "load_1min": os.getloadavg()[0]}
 
 
 CHURN = """
