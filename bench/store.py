@@ -245,6 +245,13 @@ def _compact_in_process(code: Path, uri: str) -> dict:
     return {"wall_s": round(wall, 2), "peak_rss_gb": round(peak, 3), "load_1min": os.getloadavg()[0]}
 
 
+def _store_ls(code: Path, uri: str) -> dict:
+    """`xialpha store ls` with `code` (its start-up included), the best of three: wall seconds, peak RSS (GB)."""
+    runs = [run_command(["store", "ls", uri], {**os.environ, "PYTHONPATH": str(code)})[:2] for _ in range(3)]
+    wall, peak = min(runs)
+    return {"wall_s": round(wall, 3), "peak_rss_gb": round(peak, 3), "load_1min": os.getloadavg()[0]}
+
+
 CHURN = """
 import os, sys
 from xialpha.storage.store import ResultStore
@@ -323,6 +330,10 @@ def scale(configs: int, before: Path | None, race_seconds: float) -> dict:
         compacted = ResultStore(copies["after"])
         compacted.finish_sweep("scale")
         figures["compacted"] = {**_validation_costs(compacted), **_snapshot_costs(compacted)}
+        figures["store_ls"] = {  # each code on the store its own `store compact` left (its own summary)
+            name: _store_ls(REPO if name == "after" else before, target)  # type: ignore[arg-type]
+            for name, target in copies.items()
+        }
         figures["race"] = _race(copies["after"], race_seconds)
     print(json.dumps({str(configs): figures}, indent=1), flush=True)
     return figures
