@@ -656,6 +656,29 @@ def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
         )
 
 
+def signalled_cli(argv: list[str], cwd: Path, signum: int | None, delay: float) -> tuple[int | None, str, str]:
+    """`cli`, with `signum` sent `delay` seconds after the start if it still runs then (None: no signal)."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "xialpha.cli", *argv],
+        cwd=cwd,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    if signum is not None:
+        time.sleep(delay)
+        if child.poll() is None:
+            child.send_signal(signum)
+    try:
+        out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=TIMEOUT_S))
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        return None, "", ""
+    return child.returncode, out, err
+
+
 def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
     """SIGINT, SIGTERM or SIGHUP a random instant into a command (mostly while it imports): exit
     128 + signum and one line, or its own outcome if it ended first (issue 35, finding 4)."""
@@ -673,24 +696,7 @@ def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
         signum = rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
         delay = rng.uniform(0.05, 1.5)
         before = campaign.snapshot(store)
-        child = subprocess.Popen(
-            [sys.executable, "-m", "xialpha.cli", *argv],
-            cwd=root,
-            start_new_session=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        time.sleep(delay)
-        if child.poll() is None:
-            child.send_signal(signum)
-        try:
-            out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=TIMEOUT_S))
-            code = child.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-            code, out, err = None, "", ""
+        code, out, err = signalled_cli(argv, root, signum, delay)
         signalled = code == 128 + signum
         findings = {
             "killed_silently": code is not None and code < 0,
@@ -1098,25 +1104,7 @@ def special_files(campaign: Campaign, rng: random.Random, n: int) -> None:
             target.symlink_to("/dev/zero" if kind == "link_zero" else "/dev/null")
         argv = [a.replace("{SEL}", campaign.selection) for a in rng.choice(SPECIAL_READERS)]
         signalled = rng.random() < 0.3
-        child = subprocess.Popen(
-            [sys.executable, "-m", "xialpha.cli", *argv],
-            cwd=root,
-            start_new_session=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        if signalled:
-            time.sleep(1.0)
-            if child.poll() is None:
-                child.send_signal(signal.SIGTERM)
-        try:
-            out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=TIMEOUT_S))
-            code = child.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-            code, out, err = None, "", ""
+        code, out, err = signalled_cli(argv, root, signal.SIGTERM if signalled else None, 1.0)
         campaign.record(
             "special_files",
             f"{kind} at {place.split('/')[-1][:30]}: {' '.join(argv[:2])}{' SIGTERM' if signalled else ''}",
