@@ -159,15 +159,19 @@ def _time_reads(store: ResultStore, seconds: dict, suffix: str, configs: int) ->
 
 
 def scale_table(configs: int, first: int, sweep_id: str = "scale") -> pa.Table:
-    """Result rows of configurations first .. first + configs - 1, as columns (no Python per row)."""
+    """Result rows of configurations first .. first + configs - 1, as columns (no Python per row),
+    about as incompressible as a real sweep's: digests for config keys, measured times and
+    estimates as random floats, 40 configurations per category."""
     i = np.arange(first, first + configs)
-    text = lambda values: pa.array(values.astype(str))  # noqa: E731
+    rng = np.random.default_rng(first)
     n = len(i)
+    text = lambda values: pa.array(values.astype(str))  # noqa: E731
+    uniform = lambda: pa.array(rng.random(n))  # noqa: E731
     return pa.table(
         {
             "sweep_id": pa.array([sweep_id] * n),
             "run_id": pa.array(["bench"] * n),
-            "config_key": text(np.char.add("key-", i.astype(str))),
+            "config_key": pa.array(_digests(rng, n)),
             "status": pa.array(["ok"] * n),
             "data_fingerprint": pa.array(["fp"] * n),
             "category": text(np.char.add("cat", (i // 40).astype(str))),
@@ -178,15 +182,32 @@ def scale_table(configs: int, first: int, sweep_id: str = "scale") -> pa.Table:
             "j": pa.array(np.ones(n)),
             "rho": pa.array(np.ones(n)),
             "n": pa.array(np.full(n, 9603)),
-            "n_pos": pa.array(1 + i % 500),
-            "n_sv": pa.array(800 + i % 300),
-            "xa_d_pos": pa.array(i % 40),
-            "xa_d_neg": pa.array(i % 17),
-            "xa_error": pa.array(np.full(n, 0.01)),
-            "xa_f1": pa.array(np.full(n, 0.85)),
-            "fit_seconds": pa.array(np.full(n, 1.5)),
+            "n_pos": pa.array(rng.integers(1, 500, n)),
+            "n_sv": pa.array(rng.integers(100, 3000, n)),
+            "n_bounded_sv": pa.array(rng.integers(0, 100, n)),
+            "r_delta2": uniform(),
+            "fit_seconds": uniform(),
+            "estimate_seconds": uniform(),
+            **{
+                f"{p}_{name}": values
+                for p in ("xa", "span")
+                for name, values in (
+                    ("d_pos", pa.array(rng.integers(0, 40, n))),
+                    ("d_neg", pa.array(rng.integers(0, 40, n))),
+                    ("error", uniform()),
+                    ("recall", uniform()),
+                    ("precision", uniform()),
+                    ("f1", uniform()),
+                )
+            },
         }
     )
+
+
+def _digests(rng: np.random.Generator, n: int) -> list[str]:
+    """`n` random 32-hex-digit keys, as `config_key` digests look."""
+    raw = rng.bytes(16 * n)
+    return [raw[16 * k : 16 * k + 16].hex() for k in range(n)]
 
 
 def write_scale_store(uri: str, configs: int) -> None:

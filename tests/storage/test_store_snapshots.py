@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 import warnings
 from pathlib import Path
 
 import pytest
+from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 from store_rows import result_row
 
 import xialpha.storage.reading as reading
@@ -163,3 +165,33 @@ def test_readers_beside_a_looping_compaction_answer_as_alone(store, tmp_path):
         churn.wait(120)
     assert churn.returncode == 0
     assert (differing, warned) == (0, [])
+
+
+@pytest.fixture(params=["memory", "s3"])
+def remote(request) -> ResultStore:
+    """The store of the `store` fixture on fsspec's in-memory filesystem, or on an S3 server (moto)."""
+    if request.param == "s3":
+        endpoint = request.getfixturevalue("s3_endpoint")
+        uri = f"s3://xialpha/stores/{uuid.uuid4().hex}?endpoint_override={endpoint}&scheme=http&allow_delayed_open=true"
+    else:
+        uri = f"memory://xialpha-snapshots-{uuid.uuid4().hex}"
+    store = ResultStore(uri)
+    for f in range(6):
+        store.datasets.write_results([result_row(4 * f + r) for r in range(4)])
+    store.datasets.write_results([result_row(1, xa_error=0.5), result_row(5, status="failed", error_message="x")])
+    return store
+
+
+def test_on_object_stores_a_compaction_between_listing_and_reading_changes_no_answer(remote):
+    alone = _answers(ResultStore(remote.uri))
+    reader = ResultStore(remote.uri)
+    with pytest.MonkeyPatch.context() as patch:  # (undoing every patch would take the S3 credentials too)
+        done = _compacting_after_listing(reader, patch)
+        assert _read_quietly(lambda: _answers(reader)) == alone
+    assert done and done[0][1] < done[0][0]
+    ResultStore(remote.uri).datasets.write_results([result_row(30)])
+    first = ResultStore(remote.uri)
+    with pytest.MonkeyPatch.context() as patch:  # two compactions beside each other
+        done = _compacting_after_listing(first, patch)
+        _read_quietly(lambda: first.compact("results"))
+    assert done and len(ResultStore(remote.uri).datasets.read_results("sweep-1")) == 25

@@ -10,12 +10,14 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 import warnings
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 from store_rows import T0, result_row
 
 import xialpha
@@ -214,3 +216,19 @@ def test_select_save_refuses_a_sweep_whose_compacted_file_lost_rows(tmp_path):
     with pytest.warns(StoreWarning, match="it was summarised at"):
         with pytest.raises(UserError, match=r"incomplete: 2 of its 12 rows are not stored"):
             xialpha.select(store.uri, sweep="g", save=True)
+
+
+def test_on_s3_a_data_file_rewritten_in_place_is_read_not_summarised(s3_endpoint):
+    uri = f"s3://xialpha/stores/{uuid.uuid4().hex}?endpoint_override={s3_endpoint}&scheme=http&allow_delayed_open=true"
+    store = ResultStore(uri)
+    for f in range(3):
+        store.datasets.write_results([result_row(4 * f + r, sweep_id="g", created_at=T0) for r in range(4)])
+    store.finish_sweep("g")
+    location = store.datasets.location
+    (data,) = location.data_files(location.path("results", "sweep_id=g"))
+    assert ResultStore(uri).sweep_summary("g") is not None
+    fewer = pq.read_table(data.path, filesystem=location.filesystem).slice(5)
+    pq.write_table(fewer, data.path, filesystem=location.filesystem, compression="zstd")
+    answer, warned = _sweeps_warned(store)
+    assert answer.set_index("sweep_id").loc["g", "rows_ok"] == 7
+    assert len(warned) == 1 and "it was summarised at" in warned[0], warned
