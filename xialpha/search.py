@@ -6,7 +6,7 @@ error, recall, precision or F1 is the candidate's score: the span estimate (Vapn
 estimates of the neighbouring C of the same candidate otherwise, as `xialpha select` ranks
 (`xialpha.selection.smoothing`). A grid of g candidates costs g trainings (plus one
 scikit-learn fit of the best) where k-fold cross-validation costs k * g + 1.
-Candidates are trained by `xialpha.estimators.fit_svm` and scored by
+Candidates are trained by `xialpha.estimators.svm.fit_svm` and scored by
 `xialpha.estimators.scoring.one_fit_estimates`, the function a sweep's tasks call too.
 """
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from xialpha.estimators.kernel_rows import NamedKernelRows, gram_block
+from xialpha.estimators.kernel_rows import NamedKernelRows, dense_features, gram_block
 from xialpha.estimators.span import (
     BOUND_RTOL,
     call_thresholds,
@@ -271,3 +271,23 @@ def test_points_the_solve_leaves_undecided_are_computed_densely(monkeypatch):
     fit = fit_svm(y, 10.0, X=X, tol=1e-6)
     calls = _assert_calls_of_exact_spans(fit, None, "iterative")
     assert calls.by_exact > 10 and (calls.solve_iterations <= 2).all()
+
+
+def test_gram_block_splits_frequent_features_into_a_dense_product():
+    """Text-like skew: a few features in most rows (the dense BLAS product), many rare ones (the sparse
+    kernels); symmetric and rectangular blocks are the exact products to rounding, and the symmetric
+    block is exactly symmetric."""
+    rng = np.random.default_rng(3)
+    n, d = 300, 400
+    share = np.where(np.arange(d) < 8, 0.7, 0.02)  # 8 frequent features
+    dense = rng.random((n, d)) * (rng.random((n, d)) < share)
+    X = sp.csr_matrix(dense / np.maximum(np.linalg.norm(dense, axis=1, keepdims=True), 1e-12))
+    rows, cols = rng.permutation(n)[:200], rng.permutation(n)[:150]
+    counts = np.bincount(X[rows].indices, minlength=d)
+    frequent = dense_features(counts, counts, rows.size, rows.size)
+    assert set(frequent) == set(range(8))
+    for a, b in ((rows, rows), (rows, cols), (cols, rows)):
+        block = gram_block(X, a, b)
+        np.testing.assert_allclose(block, (X[a] @ X[b].T).toarray(), rtol=1e-12, atol=1e-15)
+    symmetric = gram_block(X, rows, rows)
+    assert np.array_equal(symmetric, symmetric.T)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from xialpha.errors import UserError
 from xialpha.storage.naming import DEFAULT_STORE, ENV_STORE, choose_sweep, store_location
 
-FORMATS = ("table", "csv", "json")  # table: rich, for people; csv and json: selection.display.write_records
+FORMATS = ("table", "csv", "json")  # table: rich, for people; csv and json: reports.terminal.write_records
 STORE_HELP = f"result store path or URI (default: $XIALPHA_STORE, else ./{DEFAULT_STORE})"
 
 

@@ -9,7 +9,7 @@ Document ids are the 1-based line numbers; a qid field (right after the labels) 
 Beyond scikit-learn, values and labels must be finite numbers, and an error names its line:
 scikit-learn's messages carry none, so after one the file is parsed again in blocks of lines to
 find the first line that fails by itself (a cost paid only for a malformed file). Well-formed files
-give the corpus the hand-written parser before it gave (tests/test_corpora_svmlight.py compares
+give the corpus the hand-written parser before it gave (tests/corpora/test_corpora_svmlight.py compares
 them); scikit-learn is stricter in three odd cases that parser read: a qid anywhere but right
 after the labels, an empty label ("2,,7"), and control characters \x1c-\x1f between fields.
 """

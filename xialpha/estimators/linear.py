@@ -113,7 +113,7 @@ def solve_linear(
     yf = y.astype(np.float64)
     mu = statistics.spread if statistics.spread > 0 else 1.0
     w = np.zeros(X.shape[1])
-    b, _epochs, _outer, _visits, converged = dcd.solve_biased(
+    b, _epochs, _outer, _visits, _visits_nnz, converged = dcd.solve_biased(
         X.indptr,
         X.indices,
         X.data,

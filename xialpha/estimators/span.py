@@ -44,7 +44,7 @@ BOUND_RTOL * t_i + ROUNDING_RTOL * (the magnitudes of the bound's terms) of t_i,
 converged to that level and the call is its value >= t_i, as the dense path's is its rounded value's
 (both are then decided by rounding; the dense path's own error grows with K_UU's condition number,
 bounded through the ridge by about n_U mean K_ii / eps). Measured: bench/overhead.py compares every
-fit's calls with the full computation (bench/README.md); tests/test_estimators_span_decisive.py on
+fit's calls with the full computation (bench/README.md); tests/estimators/test_estimators_span_decisive.py on
 hundreds of random fits per method, duplicates, degenerate hulls, Gram and named kernels.
 
 Cost model (method="auto"): dense DENSE_SECONDS_PER_FLOP * (n_U^3 / 3 + n_U^2 * undecided) against
@@ -54,6 +54,11 @@ no longer reasonable per fit) the iterative path is taken whatever the estimate.
 lower bound expensive: its gap is ||P(A lambda - k)||^2 / eps, so a call S_i^2 >= t_i is certified only
 once the projected residual is below sqrt(eps (S_i^2 - t_i)); upper bounds (no error) come in a few
 iterations. There is no sampling of the hull: every call is that of the full hull.
+
+Each fit factorises its own K_UU. Consecutive fits of a C path share about 74% of U (Reuters, 10
+categories x 8 C), but a factor is reusable only up to the first member that leaves U, at 0-25% of U
+in every order tried (by index, by alpha_i / C_i); refactoring costs about as much as 15 rank-one
+updates of the factor (n_U 1,500-3,000, one core), and a C step moves hundreds of members in and out.
 
 The kernel comes from a Gram matrix, or on the linear path from the fit's sparse features
 (`xialpha.estimators.kernel_rows`): only the support vectors' blocks are ever formed.
@@ -334,12 +339,13 @@ def _dense(kernel, sv, unbounded, ridge, spans, wanted_t, *, bounds: bool = True
     by_exact = int(wanted.sum())
     order = np.concatenate([np.flatnonzero(~wanted), np.flatnonzero(wanted)])  # the undecided last
     ordered, diag_ordered = unbounded[order], diag_u[order]
-    ridged = k_uu if np.array_equal(order, np.arange(order.size)) else k_uu[np.ix_(order, order)]
+    ridged = _ridged_in_order(np.ascontiguousarray(k_uu), order, ridge)  # K_UU + eps I, the undecided last
     del k_uu
-    ridged.flat[:: unbounded.size + 1] += ridge  # K_UU + eps I
     try:
-        hull = _CholeskyHull(ridged)
-    except np.linalg.LinAlgError:
+        hull: _CholeskyHull | _PinvHull = _CholeskyHull(ridged)
+    except np.linalg.LinAlgError:  # not positive definite (an indefinite kernel); ridged was overwritten
+        ridged = kernel.block(ordered, ordered)
+        ridged.flat[:: unbounded.size + 1] += ridge
         hull = _PinvHull(ridged)
     del ridged
     members = ordered[unbounded.size - by_exact :]
@@ -396,6 +402,21 @@ def _nearest_rows(block, diag_rows, own):
     return nearest
 
 
+@njit(cache=True, nogil=True)
+def _ridged_in_order(k_uu, order, ridge):
+    """(n, n) new: the upper triangle (and diagonal) of k_uu[order][:, order] + ridge I, all that
+    `_CholeskyHull` reads; below the diagonal it is uninitialised. k_uu (n, n) C-ordered, symmetric;
+    order (n,) a permutation."""
+    n = order.shape[0]
+    out = np.empty((n, n))
+    for a in range(np.uintp(n)):
+        row = np.uintp(order[a])
+        for b in range(a, np.uintp(n)):
+            out[a, b] = k_uu[row, np.uintp(order[b])]
+        out[a, a] += ridge
+    return out
+
+
 class _CholeskyHull:
     """The bordered matrix M = [[A, 1], [1^T, 0]] of A = K_UU + eps I through L L^T = A.
 
@@ -407,7 +428,13 @@ class _CholeskyHull:
     """
 
     def __init__(self, ridged: np.ndarray):
-        self.factor = np.linalg.cholesky(ridged)
+        """ridged: A (n_U, n_U), C-ordered, of which only the upper triangle is read; factorised in
+        place (LAPACK's dpotrf of the lower triangle of its transpose, Fortran-ordered): its memory
+        holds L afterwards, zeros above the diagonal. LinAlgError if A is not positive definite."""
+        factor, info = scipy.linalg.lapack.dpotrf(ridged.T, lower=1, clean=1, overwrite_a=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"K_UU + eps I is not positive definite (dpotrf info {info})")
+        self.factor = factor
         self.z_one = scipy.linalg.solve_triangular(
             self.factor, np.ones(ridged.shape[0]), lower=True, check_finite=False
         )
@@ -418,8 +445,8 @@ class _CholeskyHull:
         if k == 0:
             return np.zeros(0)
         n = self.factor.shape[0]
-        trailing = np.ascontiguousarray(self.factor[n - k :, n - k :])
-        inverse = scipy.linalg.lapack.dtrtri(trailing, lower=1)[0]  # its diagonal is > 0: invertible
+        trailing = np.array(self.factor[n - k :, n - k :], order="F")  # a copy: dtrtri overwrites it
+        inverse = scipy.linalg.lapack.dtrtri(trailing, lower=1, overwrite_c=1)[0]  # diagonal > 0: invertible
         return np.einsum("ij,ij->j", inverse, inverse) - (self.z_one[n - k :] @ inverse) ** 2 / self.s
 
     def quadratic(self, block: np.ndarray) -> np.ndarray:

@@ -40,7 +40,7 @@ def recorded_categories(text: str) -> list[str]:
 
 
 def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerprint: str) -> None:
-    """UserError when sweep `spec.id`'s newest recorded run in `store` was on other training data
+    """UserError when the newest recorded run in `store` of the sweep with spec's id was on other training data
     (corpus=) or had another grid of configurations (sweep.id=) than `spec` on `categories` and `fingerprint`."""
     newest = store.newest_run(spec.id)
     if newest is None:

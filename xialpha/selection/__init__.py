@@ -9,6 +9,5 @@ options                          what a selection is asked for (the flags and pa
 edges                            where a choice lies on its C grid (at its edge, or a flat estimate)
 bounds / certification           test-set metrics with one-sided bounds, sealed test sets
 
-`choices` holds the CLI options without numpy or pandas. Trained models of a selection are
-`xialpha.models`; what reports show of it, `xialpha.reports`.
+Trained models of a selection are `xialpha.models`; what reports show of it, `xialpha.reports`.
 """

@@ -65,7 +65,7 @@ def clopper_pearson_lower(k: int, n: int, confidence: float = CONFIDENCE) -> flo
 
     The closed form (a Beta quantile), not `scipy.stats.binomtest(k, n).proportion_ci(2c - 1,
     "exact")`: that solves for the same bounds numerically and differs from them by up to ~5e-13,
-    so stored bounds would change in their last digits (tests/test_selection_certify.py checks
+    so stored bounds would change in their last digits (tests/selection/test_selection_certify.py checks
     that the two agree within 1e-9)."""
     if n == 0:
         return float("nan")

@@ -44,7 +44,7 @@ padding bits of the last byte are 0.
 
 Selections, certifications, drift and sweeps (the spec of each run): their columns are
 SELECTION_COLUMNS, CERTIFICATION_COLUMNS, DRIFT_COLUMNS and SWEEP_COLUMNS below, which
-`xialpha.storage.typed_table` conforms xialpha's rows to; the store itself types these datasets
+`xialpha.storage.validate.typed_table` conforms xialpha's rows to; the store itself types these datasets
 by the rows appended (`ResultStore.append`), keyed by their id columns and partitioned by
 sweep_id.
 
