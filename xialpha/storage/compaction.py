@@ -111,7 +111,7 @@ def _merge(location: Location, dataset: Dataset, directory: str, inputs: list[Da
 
 
 def _winners(files: FileSet, keys: list[str]) -> list[np.ndarray]:
-    """Per usable file (in `files.fragments` order), which of its rows win their key: a boolean
+    """Per usable file (in the order of the fragments of `files`), which of its rows win their key: a boolean
     mask over its rows, from its key columns only."""
     tables = []
     for index, fragment in enumerate(files.fragments):
