@@ -41,8 +41,8 @@ store ls, select, report, select --save: `summary_trusted` unless the output is 
 a data file or a heartbeat, some commands sent SIGTERM: `hang`, `not_one_line`,
 `unnamed`, `blocked_then_killed`).
 
-    python bench/campaign.py            # 297 cases
-    python bench/campaign.py --quick    # 31 cases (CI: tests/test_bench_quick.py)
+    python bench/campaign.py            # 369 cases
+    python bench/campaign.py --quick    # 39 cases (CI: tests/test_bench_quick.py)
     python bench/campaign.py --families output_targets signals_at_start stalled_store limits --seed 2
 """
 
