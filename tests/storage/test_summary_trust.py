@@ -232,3 +232,18 @@ def test_on_s3_a_data_file_rewritten_in_place_is_read_not_summarised(s3_endpoint
     answer, warned = _sweeps_warned(store)
     assert answer.set_index("sweep_id").loc["g", "rows_ok"] == 7
     assert len(warned) == 1 and "it was summarised at" in warned[0], warned
+
+
+def test_a_summary_of_categories_named_with_brackets_and_quotes_is_used(tmp_path, monkeypatch):
+    """Brackets inside strings do not nest: a grid of such names is no deeper than any other."""
+    store = ResultStore(str(tmp_path / "store"))
+    names = ["[[[[[[", '"]]]]"', "{{{\\", '\\"[', "[/]"]
+    store.datasets.write_results([result_row(i, sweep_id="g", category=names[i % 5]) for i in range(10)])
+    store.finish_sweep("g")
+    expected = ResultStore(store.uri).sweeps()
+    reopened = ResultStore(store.uri)
+    monkeypatch.setattr(type(reopened.datasets), "read_results", lambda *a, **k: pytest.fail("read rows"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StoreWarning)
+        pd.testing.assert_frame_equal(reopened.sweeps(), expected)
+    assert sorted(reopened.sweep_summary("g").grid["category"]) == sorted(names)

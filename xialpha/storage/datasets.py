@@ -112,7 +112,7 @@ class Datasets:
         self.location = Location(uri)
         self.uri = self.location.uri  # without credentials
         self._warned: set[str] = set()
-        self._inspected: dict[tuple[str, str, tuple[str, ...]], FileSet] = {}  # see `_files`
+        self._inspected: dict[tuple[str, str], tuple[tuple[str, ...], FileSet]] = {}  # see `_files`
         version = open_store(self.location, create, writable)
         self._absent = version is None  # until the first write creates the store
         self.schema_version = SCHEMA_VERSION if version is None else version
@@ -441,14 +441,17 @@ class Datasets:
         )
 
     def _files(self, spec: Dataset, directory: str) -> FileSet:
-        """The usable files of `spec` under `directory`. Their footers are inspected once per
-        listing: a store never rewrites a file, so the same listing has the same files (a write,
-        compaction or quarantine changes the listing and so inspects again)."""
+        """The usable files of `spec` under `directory`. Their footers are inspected again only
+        when the listing changed: a store never rewrites a file, so the same listing has the same
+        files (a write, compaction or quarantine changes the listing and so inspects again). The
+        newest listing of each directory is kept, so a process reading for long (an auto sweep's
+        rounds beside compactions) keeps one inspection per directory."""
         listed = self.location.data_files(directory)
-        key = (spec.name, directory, tuple(file.path for file in listed))
-        inspected = self._inspected.get(key)
-        if inspected is None:
-            inspected = self._inspected[key] = inspect(self.location, spec, listed)
+        paths = tuple(file.path for file in listed)
+        kept = self._inspected.get((spec.name, directory))
+        if kept is None or kept[0] != paths:
+            kept = self._inspected[(spec.name, directory)] = (paths, inspect(self.location, spec, listed))
+        inspected = kept[1]
         return replace(inspected, fragments=list(inspected.fragments), problems=list(inspected.problems))
 
     def _problems(self, *, read_data: bool) -> list[Problem]:

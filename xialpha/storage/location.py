@@ -164,9 +164,7 @@ class Location:
         until a writer came, a device like /dev/zero would never end): its kind is checked before
         it is opened (opening a device can act on it) and again on what was opened, without
         blocking, in case it changed meanwhile."""
-        if not self.is_local:
-            if self.filesystem.get_file_info(path).type == pafs.FileType.Directory:
-                raise self.not_regular(path)
+        if not self.is_local:  # objects are regular files (a directory fails to open)
             with self.filesystem.open_input_stream(path) as stream:
                 return stream.read(limit + 1)
         self._check_regular(path, os.stat(path).st_mode)
