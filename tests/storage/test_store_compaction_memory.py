@@ -62,3 +62,31 @@ def test_compaction_holds_its_keys_and_a_row_group_not_every_row(tmp_path):
     (merged,) = (Path(store.uri) / "results" / "sweep_id=wide").glob("*.parquet")
     assert pq.ParquetFile(merged).metadata.num_row_groups > 1  # written group by group
     assert ResultStore(store.uri).datasets.read_results("wide").to_pylist() == expected
+
+
+def test_a_compaction_killed_at_any_point_loses_no_row(tmp_path):
+    """`store compact` SIGKILLed at spread instants (reading keys, writing row groups, deleting
+    inputs): every read afterwards gives the rows it gave before, and the next compaction ends it."""
+    import shutil
+    import signal
+    import time
+
+    original = ResultStore(str(tmp_path / "original"))
+    rng = np.random.default_rng(1)
+    for f in range(FILES):
+        original.datasets.write_results(_wide_rows(f * ROWS // 2, rng))
+    expected = original.datasets.read_results("wide", include_failed=True).to_pylist()
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    killed = 0
+    for delay in (1.5, 3.0, 5.0, 8.0):
+        store = tmp_path / f"store-{delay}"
+        shutil.copytree(original.uri, store)
+        child = subprocess.Popen([sys.executable, "-c", COMPACT, str(store)], env=env, stdout=subprocess.DEVNULL)
+        time.sleep(delay)
+        killed += child.poll() is None
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        assert ResultStore(str(store)).datasets.read_results("wide", include_failed=True).to_pylist() == expected
+        ResultStore(str(store)).compact("results")
+        assert ResultStore(str(store)).datasets.read_results("wide", include_failed=True).to_pylist() == expected
+    assert killed >= 2, "the compactions ended before they were killed: give them more to do"
