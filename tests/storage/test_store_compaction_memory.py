@@ -77,12 +77,17 @@ def test_a_compaction_killed_at_any_point_loses_no_row(tmp_path):
         original.datasets.write_results(_wide_rows(f * ROWS // 2, rng))
     expected = original.datasets.read_results("wide", include_failed=True).to_pylist()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    timed = tmp_path / "timed"  # the instants are spread over an uninterrupted compaction's time here
+    shutil.copytree(original.uri, timed)
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", COMPACT, str(timed)], env=env, stdout=subprocess.DEVNULL, check=True)
+    whole = time.monotonic() - start
     killed = 0
-    for delay in (1.5, 3.0, 5.0, 8.0):
-        store = tmp_path / f"store-{delay}"
+    for share in (0.55, 0.7, 0.85, 0.95):
+        store = tmp_path / f"store-{share}"
         shutil.copytree(original.uri, store)
         child = subprocess.Popen([sys.executable, "-c", COMPACT, str(store)], env=env, stdout=subprocess.DEVNULL)
-        time.sleep(delay)
+        time.sleep(share * whole)
         killed += child.poll() is None
         child.send_signal(signal.SIGKILL)
         child.wait()

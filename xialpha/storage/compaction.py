@@ -35,7 +35,7 @@ import pyarrow.dataset as ds
 from xialpha.errors import out_of_files
 from xialpha.storage.files import FileSet, Problem, inspect, vanished
 from xialpha.storage.location import ROW_GROUP_ROWS, DataFile, Location
-from xialpha.storage.reading import FILE_NAME_COLUMN, newest_per_key
+from xialpha.storage.reading import FILE_ORDER_COLUMN, newest_per_key
 from xialpha.storage.schema import Dataset
 from xialpha.storage.validate import first_line
 
@@ -120,14 +120,14 @@ def _winners(files: FileSet, keys: list[str]) -> list[np.ndarray]:
         except (pa.ArrowException, OSError) as exc:
             raise _InputFailed(fragment, exc) from None
         tables.append(
-            table.append_column(FILE_NAME_COLUMN, pa.array(np.full(table.num_rows, index, np.int32))).append_column(
+            table.append_column(FILE_ORDER_COLUMN, pa.array(np.full(table.num_rows, index, np.int32))).append_column(
                 _ROW, pa.array(np.arange(table.num_rows, dtype=np.int64))
             )
         )
-    winning = newest_per_key(pa.concat_tables(tables), keys)  # the file index orders files as their names do
+    winning = newest_per_key(pa.concat_tables(tables), keys)  # the fragments are in write order
     offsets = np.cumsum([0, *(table.num_rows for table in tables)])
     wins = np.zeros(offsets[-1], dtype=bool)
-    wins[offsets[winning[FILE_NAME_COLUMN].to_numpy()] + winning[_ROW].to_numpy()] = True
+    wins[offsets[winning[FILE_ORDER_COLUMN].to_numpy()] + winning[_ROW].to_numpy()] = True
     return np.split(wins, offsets[1:-1])
 
 
