@@ -134,7 +134,7 @@ def test_a_store_that_cannot_be_compacted_at_the_end_is_a_warning(tmp_path, monk
     def full_disk(*args):
         raise StoreWriteError("no space left on device")
 
-    monkeypatch.setattr(Location, "write_table", full_disk)
+    monkeypatch.setattr(Location, "write_row_groups", full_disk)  # the merged file
     with pytest.warns(StoreWarning, match=r"^sweep 't': every row is stored, but its files were not compacted"):
         sweep._finish_meanwhile(store, "t")()
     assert store.done_keys("t") == {result_row(i)["config_key"] for i in range(2)}
