@@ -32,15 +32,23 @@ command reads, predict its artefact and input, report its store); `signals_at_st
 (SIGINT/SIGTERM/SIGHUP a random instant into a command: `killed_silently`, `not_one_line`);
 `stalled_store` (an S3 or GCS endpoint that accepts and never answers, an http:// store that
 stalls after its first answers: `hang` within 5 x the timeout + 20 s); `limits` (a sweep under
-`ulimit -n` 12-40: `limit_unnamed`, `not_one_line`).
+`ulimit -n` 12-40: `limit_unnamed`, `not_one_line`); `compaction_races` (select, store ls,
+report, compare, select --save run alone and then beside a process that keeps compacting the store
+and ending the sweep: `wrong_under_concurrency`, `skipped_replaced`); `summary_tampering` (a
+sweep's `_summary.json` forged in a generated way, or its data file rewritten in place, then
+store ls, select, report, select --save: `summary_trusted` unless the output is that of the rows,
+`not_one_line`); `special_files` (a FIFO, a device node or a link to one as a summary, the marker,
+a data file or a heartbeat, some commands sent SIGTERM: `hang`, `not_one_line`,
+`unnamed`, `blocked_then_killed`).
 
-    python bench/campaign.py            # 297 cases
-    python bench/campaign.py --quick    # 31 cases (CI: tests/test_bench_quick.py)
+    python bench/campaign.py            # 369 cases
+    python bench/campaign.py --quick    # 39 cases (CI: tests/test_bench_quick.py)
     python bench/campaign.py --families output_targets signals_at_start stalled_store limits --seed 2
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
@@ -649,6 +657,29 @@ def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
         )
 
 
+def signalled_cli(argv: list[str], cwd: Path, signum: int | None, delay: float) -> tuple[int | None, str, str]:
+    """`cli`, with `signum` sent `delay` seconds after the start if it still runs then (None: no signal)."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "xialpha.cli", *argv],
+        cwd=cwd,
+        start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    if signum is not None:
+        time.sleep(delay)
+        if child.poll() is None:
+            child.send_signal(signum)
+    try:
+        out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=TIMEOUT_S))
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        return None, "", ""
+    return child.returncode, out, err
+
+
 def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
     """SIGINT, SIGTERM or SIGHUP a random instant into a command (mostly while it imports): exit
     128 + signum and one line, or its own outcome if it ended first (issue 35, finding 4)."""
@@ -666,24 +697,7 @@ def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
         signum = rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
         delay = rng.uniform(0.05, 1.5)
         before = campaign.snapshot(store)
-        child = subprocess.Popen(
-            [sys.executable, "-m", "xialpha.cli", *argv],
-            cwd=root,
-            start_new_session=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        time.sleep(delay)
-        if child.poll() is None:
-            child.send_signal(signum)
-        try:
-            out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=TIMEOUT_S))
-            code = child.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-            code, out, err = None, "", ""
+        code, out, err = signalled_cli(argv, root, signum, delay)
         signalled = code == 128 + signum
         findings = {
             "killed_silently": code is not None and code < 0,
@@ -855,6 +869,275 @@ def limits(campaign: Campaign, rng: random.Random, n: int) -> None:
         )
 
 
+# --- the store's side of trust (issues 42.1, 44.1, 44.2) ------------------------------------------
+
+# A child process beside a reader: rewrites 3 result rows as they are (a newer file of the same
+# values) and ends the sweep as a sweep ends (`finish_sweep`: compaction, summary), or compacts the
+# whole store as `xialpha store compact` does, until the file argv[2] exists; "ready" once it has
+# done one of each. The answers stay the same, the files keep changing.
+CHURN = """
+import os, sys
+from xialpha.storage.schema import DATASETS
+from xialpha.storage.store import ResultStore
+
+store, done = ResultStore(sys.argv[1]), 0
+while not os.path.exists(sys.argv[2]):
+    store.datasets.write_results(store.datasets.read_results("camp", include_failed=True).slice(0, 3))
+    if done % 2:
+        store.finish_sweep("camp")
+    else:
+        for dataset in DATASETS:
+            store.compact(dataset)
+    done += 1
+    if done == 2:
+        print("ready", flush=True)
+"""
+RACE_READERS = [
+    ["select", "store", "--format", "csv"],
+    ["select", "store", "--global", "--format", "csv"],
+    ["store", "ls", "store", "--format", "csv"],
+    ["report", "store"],
+    ["compare", "--store", "store", "{SEL}", "{SEL}"],
+    ["select", "store", "--save"],  # the same selection again: its id
+]
+
+
+_TIME = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:\+00:00|Z)?")
+
+
+def _steady(output: str, since: datetime.datetime) -> str:
+    """`output` without what differs from run to run: the id of a selection made now, and times
+    from `since` on (the selection's own `created_at`); the stored rows' times are kept."""
+
+    def now_or_kept(match: re.Match) -> str:
+        try:
+            moment = datetime.datetime.fromisoformat(match.group(0).replace("Z", "+00:00"))
+        except ValueError:
+            return match.group(0)
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
+        return "<now>" if moment >= since.replace(second=0, microsecond=0) else match.group(0)
+
+    return _TIME.sub(now_or_kept, re.sub(r"sel-[0-9A-Za-z]+-[0-9a-f]+", "sel-", output))
+
+
+def compaction_races(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """A reading command run alone, then 2-4 times while another process keeps compacting the
+    store and ending the sweep (rows rewritten as they are): the same output every time, and no
+    "skipped ... unreadable" (issue 42, item 1: `wrong_under_concurrency`, `skipped_replaced`)."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        store = root / "store"
+        argv = [part.replace("{SEL}", campaign.selection) for part in rng.choice(RACE_READERS)]
+        since = datetime.datetime.now(datetime.UTC)
+        alone = cli(argv, root)
+        before = campaign.snapshot(store)
+        stop = root / "stop"
+        churn = subprocess.Popen(
+            [sys.executable, "-c", CHURN, str(store), str(stop)],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        ready = churn.stdout.readline().strip() == "ready" if churn.stdout else False
+        outcomes = [cli(argv, root) for _ in range(rng.randint(2, 4))] if ready else []
+        stop.touch()
+        try:
+            _, churn_err = churn.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(churn.pid, signal.SIGKILL)
+            _, churn_err = churn.communicate()
+        wrong = [o for o in outcomes if (o[0], _steady(o[1], since)) != (alone[0], _steady(alone[1], since))]
+        code, out, err = wrong[0] if wrong else (outcomes[-1] if outcomes else alone)
+        campaign.record(
+            "compaction_races",
+            f"{' '.join(argv[:3])} x{len(outcomes)} beside compactions",
+            code,
+            out,
+            err + ("" if ready else f"the compacting process did not start: {churn_err[-300:]}"),
+            root,
+            store,
+            before,
+            {
+                "wrong_under_concurrency": bool(wrong) or not ready,
+                "skipped_replaced": any("skipped" in o[2] for o in outcomes),
+            },
+            failed=False,  # the compacting process changes the store's files, by design; its rows stay
+        )
+
+
+def _forged_summary(root: Path, rng: random.Random) -> str:
+    """Change the camp sweep's summary (or its data file under it) in one generated way; what was done."""
+    partition = root / "store" / "results" / "sweep_id=camp"
+    path = partition / "_summary.json"
+    content = json.loads(path.read_text())
+    kind = rng.choice(
+        [
+            "count",
+            "date",
+            "nesting",
+            "other_sweep",
+            "zero_keys",
+            "grid",
+            "type",
+            "huge",
+            "rewritten_file",
+            "not_json",
+        ]
+    )
+    if kind == "count":
+        field = rng.choice(["rows_ok", "rows_failed", "categories", "configs", "stored_keys"])
+        content[field] = rng.choice([-5, "inf", 1e308, 2**70, None, True, 3.5, [], "12"])
+        what = f"{field}={content[field]!r}"
+    elif kind == "date":
+        field = rng.choice(["first_created_at", "last_created_at"])
+        content[field] = rng.choice(
+            ["Time data", "2026-13-45T00:00:00+00:00", "9999-01-01T00:00:00+00:00", "2026-01-01", "", 5, "x" * 10000]
+        )
+        what = f"{field}={str(content[field])[:30]!r}"
+    elif kind == "nesting":
+        depth = rng.choice([100, 5000, 200000])
+        path.write_text(
+            json.dumps(content).replace('"grid": {', '"grid": {"deep": ' + "[" * depth + "]" * depth + ", ")
+        )
+        return f"nested {depth} deep"
+    elif kind == "other_sweep":
+        content.update(sweep_id=rng.choice(["hostile", "other", ""]))
+        what = f"sweep_id={content['sweep_id']!r}"
+    elif kind == "zero_keys":
+        content.update(stored_keys=0, rows_ok=0, rows_failed=0)
+        what = "stored_keys 0"
+    elif kind == "grid":
+        name = rng.choice(["C", "j", "rho", "category", "kernel_id"])
+        content["grid"][name] = rng.choice([[], [float("inf")], ["x"] * 3, [[1]], {"a": 1}, [1e9]])
+        what = f"grid {name}={str(content['grid'][name])[:30]}"
+    elif kind == "type":
+        content = rng.choice([[], "summary", 5, None, {"format": content["format"]}])
+        what = f"a {type(content).__name__}"
+    elif kind == "huge":
+        path.write_bytes(b" " * (65 << 20))
+        return "65 MiB of spaces"
+    elif kind == "rewritten_file":
+        import pyarrow.parquet as pq
+
+        (data,) = partition.glob("*.parquet")
+        table = pq.read_table(data)
+        pq.write_table(table.slice(rng.randint(1, max(1, table.num_rows - 1))), data, compression="zstd")
+        return "its data file rewritten with fewer rows"
+    else:
+        path.write_bytes(rng.choice([b"{", b"\xff\xfe", b"", b"null", b"[1, 2]"]))
+        return "not JSON"
+    path.write_text(json.dumps(content))
+    return what
+
+
+SUMMARY_READERS = [
+    ["store", "ls", "store", "--format", "csv"],
+    ["select", "store", "--format", "csv"],
+    ["report", "store"],
+    ["select", "store", "--save"],
+]
+
+
+def summary_tampering(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """A sweep's summary forged (counts, dates, grid, nesting, size, another sweep's, its data file
+    rewritten in place), then store ls, select, report or select --save: the output of a copy with
+    no summary at all (the rows'), one line of warning, no traceback (issues 42.4, 44.1:
+    `summary_trusted`, `not_one_line`)."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        what = _forged_summary(root, rng)
+        truth = root / "truth"
+        truth.mkdir()
+        shutil.copytree(root / "store", truth / "store", symlinks=True)
+        (truth / "store" / "results" / "sweep_id=camp" / "_summary.json").unlink()
+        argv = rng.choice(SUMMARY_READERS)
+        before = campaign.snapshot(root / "store")
+        since = datetime.datetime.now(datetime.UTC)
+        expected = cli(argv, truth)
+        code, out, err = cli(argv, root)
+        campaign.record(
+            "summary_tampering",
+            f"{what}: {' '.join(argv[:2])}",
+            code,
+            out,
+            err,
+            root,
+            root / "store",
+            before,
+            {
+                "summary_trusted": (code, _steady(out, since)) != (expected[0], _steady(expected[1], since)),
+                "not_one_line": len([line for line in err.splitlines() if "_summary.json" in line]) > 1
+                or err.count("\n") > 1 + expected[2].count("\n"),
+            },
+        )
+
+
+SPECIAL_PLACES = [
+    "results/sweep_id=camp/_summary.json",
+    "_xialpha_store.json",
+    "results/sweep_id=camp/part-s0000000000000009-x.parquet",
+    "examples/sweep_id=camp/part-s0000000000000009-x.parquet",
+    "certifications/_claims/test-set-{FP}.heartbeat.json",
+]
+SPECIAL_READERS = [
+    ["store", "ls", "store"],
+    ["select", "store"],
+    ["report", "store"],
+    ["compare", "--store", "store", "{SEL}", "{SEL}"],
+    ["store", "check", "store"],
+    ["certify", "store", "--selection", "{SEL}", "--test-split", "test", "--draws", "1000"],
+]
+
+
+def special_files(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """A FIFO, a copied device node or a link to one where the store keeps a file (a summary, the
+    marker, a data file, a claim's heartbeat), then a reading command, sometimes sent SIGTERM after
+    a second: it ends at once, exit 2 (or 143) and one line, naming the file where it opened it
+    (issue 44, item 2: `hang` within TIMEOUT_S, `not_one_line`, `unnamed`)."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        store = root / "store"
+        place = rng.choice(SPECIAL_PLACES).replace("{FP}", "0" * 16)
+        target = store / place
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            target.unlink()
+        kind = rng.choice(["fifo", "link_fifo", "null", "link_zero", "link_null"])
+        if kind == "fifo":
+            os.mkfifo(target)
+        elif kind == "link_fifo":
+            os.mkfifo(root / "a-fifo")
+            target.symlink_to(root / "a-fifo")
+        elif kind == "null":
+            try:
+                os.mknod(target, 0o20666, os.makedev(1, 3))
+            except OSError:
+                kind = "link_null"
+        if kind in ("link_zero", "link_null"):
+            target.symlink_to("/dev/zero" if kind == "link_zero" else "/dev/null")
+        argv = [a.replace("{SEL}", campaign.selection) for a in rng.choice(SPECIAL_READERS)]
+        signalled = rng.random() < 0.3
+        code, out, err = signalled_cli(argv, root, signal.SIGTERM if signalled else None, 1.0)
+        campaign.record(
+            "special_files",
+            f"{kind} at {place.split('/')[-1][:30]}: {' '.join(argv[:2])}{' SIGTERM' if signalled else ''}",
+            code,
+            out,
+            err,
+            root,
+            None,  # the node is not the store's to keep as it was
+            None,
+            {
+                "not_one_line": code not in (0, None) and err.count("\n") != 1,
+                "unnamed": code not in (0, None, 128 + signal.SIGTERM) and place.split("/")[-1] not in err,
+                "blocked_then_killed": code is not None and code < 0,
+            },
+        )
+
+
 FAMILIES = {
     "secret_carriers": (secret_carriers, 45),
     "hostile_labels": (hostile_labels, 45),
@@ -865,6 +1148,9 @@ FAMILIES = {
     "signals_at_start": (signals_at_start, 30),
     "stalled_store": (stalled_store, 12),
     "limits": (limits, 6),
+    "compaction_races": (compaction_races, 12),
+    "summary_tampering": (summary_tampering, 30),
+    "special_files": (special_files, 30),
 }
 
 
@@ -911,6 +1197,7 @@ def main() -> None:
         "stores_changed_by_failures": findings["store_changed"],
         "rows_lost": findings["rows_lost"],
         "secrets": findings["secret"],
+        "wrong_under_concurrency": findings["wrong_under_concurrency"] + findings["skipped_replaced"],
         "findings": dict(findings),
         "by_family": by_family,
         "wall_s": round(time.monotonic() - start, 1),

@@ -26,7 +26,13 @@ stream), of which the fits (the solver, `fit_seconds` of the stored rows) and th
 of each fit task beyond the solver: decision values, xi-alpha, span, held-out scoring:
 `estimate_seconds`); the rest of the task seconds is the data path on the workers (vectorising,
 training data) and batch bookkeeping; wall x workers - task seconds is the driver's part (loading
-the corpus, cluster start and stop, sending data, storing) and idle workers. `small` repeats all of it on a seeded
+the corpus, cluster start and stop, sending data, storing) and idle workers.
+The sweep's fixed cost `fixed_seconds` (issue 40: <= 1.5 s), of the run whose wall counts: its wall
+minus the fit tasks' critical path on its threads (their compute seconds / threads: the wall of the
+fits and estimates alone, perfectly balanced); `fixed_parts` splits it into the phases of
+`xialpha.jobs.sweep.PHASES` (cluster start, corpus load, planning, features until the first fit,
+the fits' imbalance, the last rows' storing, cluster close, the sweep's compaction and summary).
+`small` repeats all of it on a seeded
 random 2,000 of ModApte's 12,902 documents (train and
 test together, each keeping its ModApte split), written to a JSON-lines table that both sides load.
 
@@ -125,8 +131,9 @@ def _compare(spec, folds: int, folds_short: int, liblinear) -> dict:
     )
     features, cv_scores, peer = _peer(spec, categories, folds)
     _, cv_short_scores, peer_short = _peer(spec, categories, folds_short)
-    second_wall = _xialpha(spec)[1]  # before and after the peers: load that comes or goes meanwhile shows
+    _, second_wall, _, second_seconds = _xialpha(spec)  # before and after the peers: load that comes or goes shows
     xialpha_wall = max(first_wall, second_wall)  # the slower of the two counts
+    slower = seconds if first_wall >= second_wall else second_seconds
     grid = [float(C) for C in spec.C]
     heldout, not_converged = _linearsvc_heldout(features, categories, grid)
     choices = {
@@ -155,6 +162,9 @@ def _compare(spec, folds: int, folds_short: int, liblinear) -> dict:
         "xialpha_walls_s": [first_wall, second_wall],
         "xialpha_fits": fits,
         "xialpha_seconds": seconds,
+        "xialpha_seconds_second_run": second_seconds,
+        "fixed_seconds": slower["fixed_s"],
+        "fixed_parts": slower["fixed_parts_s"],
         "peer_wall_s": peer["wall_s"],
         "peer_seconds": peer,
         "peer_cv5_wall_s": peer_short["wall_s"],
@@ -197,10 +207,15 @@ def _xialpha(spec):
         "estimates_s": estimates_s,
         "data_path_and_bookkeeping_task_s": summary.task_seconds - fits_s - estimates_s,
         "driver_and_idle_thread_s": summary.wall_seconds * summary.threads - summary.task_seconds,
+        "fit_task_s": summary.fit_task_seconds,
+        "fit_path_s": summary.fit_task_seconds / summary.threads,
+        "fixed_s": summary.fixed_seconds,
+        "fixed_parts_s": summary.phases,
     }
     print(
         f"xialpha sweep {spec.id}: {summary.fits} fits in {summary.wall_seconds:.1f} s (task seconds "
-        f"{summary.task_seconds:.1f}: fits {fits_s:.1f}, estimates {estimates_s:.1f})",
+        f"{summary.task_seconds:.1f}: fits {fits_s:.1f}, estimates {estimates_s:.1f}); fixed cost "
+        f"{summary.fixed_seconds:.2f} s: " + ", ".join(f"{k} {v:.2f}" for k, v in summary.phases.items()),
         flush=True,
     )
     return results, summary.wall_seconds, summary.fits, seconds

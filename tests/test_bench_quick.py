@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each runs a benchmark script (sweeps, peers, campaigns): CI runs them, `-m slow`
+
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
 
@@ -48,6 +50,8 @@ SCRIPTS = {
         "peer_wall_s",
         "peer_cv5_wall_s",
         "xialpha_seconds",
+        "fixed_seconds",
+        "fixed_parts",
         "small",
         "machine",
     ],
@@ -138,6 +142,9 @@ def test_the_quick_campaign_breaks_no_invariant(quick):
         "signals_at_start",
         "stalled_store",
         "limits",
+        "compaction_races",
+        "summary_tampering",
+        "special_files",
     }
     assert result["broken_cases"] == 0, result["broken"]
 
@@ -294,6 +301,9 @@ def test_vs_linear_cv_compares_both_peers_and_splits_xialphas_seconds(quick):
             spent["fits_s"] + spent["estimates_s"] + spent["data_path_and_bookkeeping_task_s"], spent["task_s"]
         )
         assert spent["fits_s"] > 0 and spent["estimates_s"] > 0
+        assert math.isclose(spent["fixed_s"], spent["wall_s"] - spent["fit_task_s"] / spent["threads"])
+        assert math.isclose(sum(spent["fixed_parts_s"].values()), spent["fixed_s"])
+        assert part["fixed_seconds"] in (spent["fixed_s"], part["xialpha_seconds_second_run"]["fixed_s"])
 
 
 def test_overhead_measures_the_default_estimates_at_both_sizes(quick):

@@ -28,7 +28,8 @@ from sweep_processes import wait_for as _wait_for
 
 from xialpha.storage.store import ResultStore
 
-pytestmark = pytest.mark.cluster
+# real clusters killed mid-sweep, each waiting for its moment: a campaign of faults, run by CI (`-m slow`)
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
 @contextlib.contextmanager

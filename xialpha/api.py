@@ -36,15 +36,26 @@ from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
-from xialpha.parameters import check_client, check_flag, check_int, check_number, check_path, check_text
+from xialpha.parameters import (
+    CLIENT,
+    FLAG,
+    INT,
+    NUMBER,
+    OPTIONAL_NUMBER,
+    PATH,
+    REQUIRED_TEXT,
+    TEXT,
+    checked,
+)
 from xialpha.plot import stored_report
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
+from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.c_extension import auto_steps
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.comparison import compare_selections
-from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selected import Selection
@@ -89,6 +100,7 @@ class SweepResult:
         return self.summary.sweep_id
 
 
+@checked(store=PATH, client=CLIENT, force=FLAG, quiet=FLAG, force_new_run=FLAG)
 def sweep(
     spec: str | os.PathLike[str] | dict[str, Any],
     *,
@@ -110,10 +122,6 @@ def sweep(
     force_new_run: run under an id whose recorded run had other data or another grid (refused
     otherwise: one sweep id is one experiment), recording the change.
     """
-    check_path("store", store)
-    check_client(client)
-    for name, value in (("force", force), ("quiet", quiet), ("force_new_run", force_new_run)):
-        check_flag(name, value)
     parsed = _spec(spec, corpus)
     result_store = open_store(store_location(store, parsed.store), create=True, writable=True)
     with _local_workers(client, parsed.cluster.kind):
@@ -254,6 +262,7 @@ def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
         raise UserError(str(exc), parameter="corpus") from None
 
 
+@checked(store=PATH, sweep=TEXT, include_failed=FLAG)
 def results(
     store: str | os.PathLike[str] | None = None, *, sweep: str | None = None, include_failed: bool = False
 ) -> pd.DataFrame:
@@ -262,9 +271,6 @@ def results(
     line shows it) first, then category, C, j, kernel, rho, status, each estimator's estimates
     (`span_f1`, `xa_error`, ...: <estimator>_<metric>, fractions 0..1, and counts d_pos, d_neg),
     the other columns, and the ids last; columns without any value are left out."""
-    check_path("store", store)
-    check_text("sweep", sweep)
-    check_flag("include_failed", include_failed)
     result_store = open_store(store_location(store), create=False, writable=False)
     return _tidy_results(result_store.read_results_df(choose_sweep(result_store, sweep), include_failed=include_failed))
 
@@ -273,6 +279,7 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
     return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
+@checked(store=PATH, sweep=TEXT, refit=PATH, spec=PATH, client=CLIENT, save=FLAG)
 def select(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -282,7 +289,7 @@ def select(
     rho: float = DEFAULT_RHO,
     smooth: bool = DEFAULT_SMOOTH,
     per_category: bool = True,
-    average: str = "macro",
+    average: str = DEFAULT_AVERAGE,
     cost_fn: float | None = None,
     cost_fp: float | None = None,
     runners_up: int = RUNNERS_UP,
@@ -316,12 +323,6 @@ def select(
     deployable artefact (`xialpha predict`; saves the selection too, after the training, as the
     artefact names it; spec, client: as for `refit`, which returns the models in memory instead).
     """
-    check_path("store", store)
-    check_text("sweep", sweep)
-    check_path("refit", refit)
-    check_path("spec", spec)
-    check_client(client)
-    check_flag("save", save)
     options = SelectionOptions(
         metric=metric,
         estimator=estimator,
@@ -405,6 +406,7 @@ def _saved(result_store: StoreQueries, selection: Selection) -> Selection:
     return read_selection(result_store, selection.selection_id)
 
 
+@checked(store=PATH, spec=PATH, client=CLIENT)
 def refit(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -420,9 +422,6 @@ def refit(
     given to `sweep(corpus=)`, for a sweep of documents in memory. The training runs on the
     sweep's cluster, where the corpus is read (client: a running `distributed.Client` to use).
     """
-    check_path("store", store)
-    check_path("spec", spec)
-    check_client(client)
     result_store = open_store(store_location(store), create=False, writable=True)
     chosen = _selection_argument(result_store, selection)
     with _local_workers(client):
@@ -436,6 +435,7 @@ def refit(
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
+@checked(store=PATH, client=CLIENT, force=FLAG)
 def drift(
     spec: str | os.PathLike[str],
     *,
@@ -448,9 +448,6 @@ def drift(
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
-    check_path("store", store)
-    check_client(client)
-    check_flag("force", force)
     if _is_path(spec):
         parsed = load_drift_spec(spec)
     elif isinstance(spec, str):
@@ -462,14 +459,17 @@ def drift(
         return run_drift_check(parsed, opened, force=force, client=client)
 
 
+@checked(
+    store=PATH, test_split=REQUIRED_TEXT, force=FLAG, confidence=NUMBER, draws=INT, seed=INT, spec=PATH, client=CLIENT
+)
 def certify(
     store: str | os.PathLike[str] | None = None,
     *,
     selection: str | pd.DataFrame,
     test_split: str,
     force: bool = False,
-    confidence: float = 0.95,
-    draws: int = 40_000,
+    confidence: float = CONFIDENCE,
+    draws: int = DRAWS,
     seed: int = 0,
     spec: str | os.PathLike[str] | None = None,
     corpus: Corpus | Sequence[Iterable[Any]] | None = None,
@@ -486,12 +486,6 @@ def certify(
     save is stored first (as save=True would), so a test set is never marked used by a selection
     the store does not hold. spec, corpus, client: as for `refit`.
     """
-    check_path("store", store)
-    check_text("test_split", test_split, optional=False)
-    check_flag("force", force)
-    confidence, draws, seed = check_number("confidence", confidence), check_int("draws", draws), check_int("seed", seed)
-    check_path("spec", spec)
-    check_client(client)
     result_store = open_store(store_location(store), create=False, writable=True)
     rows = _saved(result_store, _selection_argument(result_store, selection)).rows
     with _local_workers(client):
@@ -511,6 +505,7 @@ def certify(
     return tidy_certification(certified, dict(zip(rows[ResultColumn.CATEGORY], labels.column(rows))))
 
 
+@checked(store=PATH, a=REQUIRED_TEXT, b=REQUIRED_TEXT)
 def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFrame:
     """Two saved selections side by side, as `xialpha compare A B` shows them: a and b are each a
     saved selection's id, or a sweep's id (its newest saved per-category selection). Returns one
@@ -521,12 +516,12 @@ def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFram
     of the held-out decisions with its `p_value` (McNemar on the same documents, else an unpaired
     p-test; `xialpha.selection.comparison` says when each), and the ids last.
     """
-    check_path("store", store)
-    check_text("a", a, optional=False)
-    check_text("b", b, optional=False)
     return tidy_comparison(compare_selections(open_store(store_location(store), create=False, writable=False), a, b))
 
 
+@checked(
+    store=PATH, sweep=TEXT, selection=TEXT, metric=TEXT, estimator=TEXT, compare=TEXT, rho=OPTIONAL_NUMBER, html=PATH
+)
 def report(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -545,12 +540,6 @@ def report(
     self-contained HTML page to as well (selection, certifications, calibration, provenance; with
     compare, a selection's or a sweep's id, the selection shown against it, as `compare` shows it).
     """
-    check_path("store", store)
-    named = (("sweep", sweep), ("selection", selection), ("metric", metric), ("estimator", estimator))
-    for name, value in (*named, ("compare", compare)):
-        check_text(name, value)
-    rho = check_number("rho", rho, optional=True)
-    check_path("html", html)
     view = stored_report(store, sweep, selection, compare, metric=metric, estimator=estimator, rho=rho)
     if html is not None:
         write_page(html, render_report(view))

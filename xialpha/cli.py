@@ -1,15 +1,17 @@
 """The `xialpha` command: a thin dispatcher to the modules in `xialpha.commands`.
 
-Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
-A `UserError` (or a path that is missing, unreadable, a loop of links, ...) is printed as one line
-on stderr with exit code 2, and so is running out of file descriptors anywhere (naming `ulimit -n`
-and what to raise it to), a `StoreWriteError` (disk full part-way) with exit code 4, any other
-error as one line with exit code 1. Standard output closed early (`xialpha ... | head -1`) ends the
-command quietly with exit code 1. Warnings of the result store (skipped files) are one line each.
-SIGINT, SIGTERM and SIGHUP unwind the command (a cluster it started is closed, its batch jobs
-cancelled, stored results kept), print one line and exit with 130, 143 or 129; from the console
-entry point's first instruction, while the command's modules import too.
-Set XIALPHA_DEBUG=1 to see the traceback instead.
+Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code), and may
+define INSTEAD ({flag another command takes: what this one does instead}). Arguments it cannot parse
+are one line on stderr naming the command and the flag, with exit code 2 (`--help` gives the usage;
+`ArgumentMistake`). A `UserError` (or a path that is missing, unreadable, a loop of links, ...) is
+printed as one line on stderr with exit code 2, and so is running out of file descriptors anywhere
+(naming `ulimit -n` and what to raise it to), a `StoreWriteError` (disk full part-way) with exit
+code 4, any other error as one line with exit code 1. Standard output closed early (`xialpha ... |
+head -1`) ends the command quietly with exit code 1. Warnings of the result store (skipped files)
+are one line each. SIGINT, SIGTERM and SIGHUP unwind the command (a cluster it started is closed,
+its batch jobs cancelled, stored results kept), print one line and exit with 130, 143 or 129; from
+the console entry point's first instruction, while the command's modules import too. Set
+XIALPHA_DEBUG=1 to see the traceback instead.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import signal
 import sys
 import warnings
+from typing import NoReturn
 
 from xialpha.commands.signals import (
     Interrupted,
@@ -32,7 +35,7 @@ from xialpha.commands.signals import (
     signals_interrupt,
     swallowed,
 )
-from xialpha.errors import StoreWarning, StoreWriteError, UserError, out_of_files
+from xialpha.errors import StoreWarning, StoreWriteError, UserError, did_you_mean, one_of, out_of_files
 from xialpha.printable import printable, redact
 from xialpha.version import __version__
 
@@ -76,10 +79,41 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class ArgumentMistake(Exception):
+    """Arguments a parser refused: `prog` ("xialpha select") and argparse's message, shown by `main`
+    as one line with exit code 2 instead of argparse's usage text."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises `ArgumentMistake` where argparse prints its usage and exits, and
+    says of a refused choice what the library says of one (`one_of`: the closest choice)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ArgumentMistake(self.prog, message)
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        if isinstance(action, argparse._SubParsersAction):
+            name = str(action.metavar or action.dest)
+            if name == "COMMAND":
+                raise ArgumentMistake(
+                    self.prog, f"{value}: not a command{did_you_mean(value, COMMANDS, listing='commands')}"
+                )
+        else:
+            name = max(action.option_strings, key=len) if action.option_strings else str(action.metavar or action.dest)
+        raise ArgumentMistake(self.prog, f"{name}: {one_of(value, action.choices)}")
+
+
 def build_parser(commands=tuple(COMMANDS)) -> argparse.ArgumentParser:
     """The parser of the commands, with the arguments of those in `commands` (every command by
     default); the others are listed by name and help only, and their modules not imported."""
-    parser = argparse.ArgumentParser(prog="xialpha", description=DESCRIPTION)
+    parser = _Parser(prog="xialpha", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"xialpha {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -99,7 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     named = next((arg for arg in argv if not arg.startswith("-")), None)  # the top level takes no option values
     parser = build_parser([named] if named in COMMANDS else [])
-    args = parser.parse_args(argv)
+    try:
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            raise ArgumentMistake(f"xialpha {args.command}", _not_an_option(unknown[0], args.command, parser))
+    except ArgumentMistake as mistake:
+        print(f"{mistake.prog}: error: {_argument_message(mistake)}", file=sys.stderr)
+        return EXIT_USER_ERROR
 
     def interrupted(signum: int) -> str:
         return f"xialpha {args.command}: interrupted by {signal.Signals(signum).name}; results stored so far are kept"
@@ -131,12 +171,56 @@ def main(argv: list[str] | None = None) -> int:
         return 128 + signum
 
 
+def _argument_message(mistake: ArgumentMistake) -> str:
+    """argparse's message about refused arguments on one line, naming flags as they are typed
+    ("--runners-up: invalid int value: 'x'", not "argument --runners-up: ..."), and how to see the usage."""
+    message = _shown(" ".join(mistake.message.split()))
+    if message.startswith("argument "):
+        flags, colon, rest = message.removeprefix("argument ").partition(": ")
+        message = f"{flags.split('/')[-1]}{colon}{rest}"
+    return f"{message}{' U' if message.endswith('?') else '; u'}sage: {mistake.prog} --help"
+
+
+def _not_an_option(given: str, command: str, parser: argparse.ArgumentParser) -> str:
+    """What to say of an argument `command` does not take: an option named with the closest of
+    its own, what the command does instead, and the other commands that take it; or an argument
+    too many."""
+    if not given.startswith("-") or given == "-":
+        return f"unexpected argument {given!r}"
+    flag = given.split("=", 1)[0]
+    notes = [note] if (note := getattr(_load(COMMANDS[command][0]), "INSTEAD", {}).get(flag)) else []
+    others = [name for name in COMMANDS if name != command and flag in _flags(build_parser([name]), name).values()]
+    if others:
+        notes.append(f"{_listed(others)} take {flag}")
+    if notes:
+        return f"{flag}: not an option of {command} ({'; '.join(notes)})"
+    own = [f for f in _flags(parser, command).values() if f.startswith("--")]
+    return f"{flag}: not an option of {command}{did_you_mean(flag, own, listing=None)}"
+
+
+def _listed(names: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
-    """{parameter (argparse dest): its long flag} of one command, e.g. {"test_split": "--test-split"},
-    and of its positional arguments with a metavar, their metavar ({"a": "A"}) unless a flag has their dest."""
-    actions = parser._subparsers._group_actions[0].choices[command]._actions
+    """{parameter (argparse dest): its long flag} of one command (and of its actions: `store ls`'s),
+    e.g. {"test_split": "--test-split"}, and of its positional arguments with a metavar, their
+    metavar ({"a": "A"}) unless a flag has their dest."""
+    return _action_flags(parser._subparsers._group_actions[0].choices[command])
+
+
+def _action_flags(parser: argparse.ArgumentParser) -> dict[str, str]:
+    actions = parser._actions
+    nested = [
+        _action_flags(sub)
+        for action in actions
+        if isinstance(action, argparse._SubParsersAction)
+        for sub in action.choices.values()
+    ]
     positionals = {a.dest: a.metavar for a in actions if not a.option_strings and isinstance(a.metavar, str)}
-    return {**positionals, **{a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}}
+    flags = {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
+    return {key: value for found in (*nested, positionals, flags) for key, value in found.items()}
 
 
 def _one_line_warning(command: str, default):

@@ -100,12 +100,22 @@ def did_you_mean(
     import difflib
 
     names = [str(k) for k in known]
-    close = difflib.get_close_matches(str(name), names, n=1)
+    same = [known_name for known_name in names if known_name.casefold() == str(name).casefold()]
+    close = same[:1] or difflib.get_close_matches(str(name), names, n=1)
     text = f"; did you mean {close[0]}?" if close else ""
     if listing and names and (list_when_close or not close):
         more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
         text += f" ({listing}: {', '.join(names[:limit])}{more})"
     return text
+
+
+def one_of(value: object, choices: Iterable[object]) -> str:
+    """What is wrong with `value` where one of `choices` is wanted: "must be one of a, b, got 'x'",
+    then "; did you mean b?" when one is close (`did_you_mean`). The error raised with it names the
+    key, parameter or flag."""
+    names = [str(choice) for choice in choices]
+    close = did_you_mean(value, names, listing=None) if isinstance(value, str) else ""
+    return f"must be one of {', '.join(names)}, got {value!r}{close}"
 
 
 OUT_OF_FILES = {errno.EMFILE, errno.ENFILE}  # this process's open files at `ulimit -n`; the system's table full

@@ -3,15 +3,24 @@
 `xialpha.sweep(store=123)` would otherwise create a store named "123", `select(save="false")`
 would save, and `select(rho="1")` would end in a NumPy error. Each check raises
 `ParameterTypeError` (a `TypeError` and a `UserError`) naming the parameter as `name=`.
+A public function declares its checks in one place, `@checked(store=PATH, force=FLAG, ...)`,
+as scikit-learn's `validate_params` does; what a value means (a metric among the metrics) is
+checked where it is used (`xialpha.selection.options.SelectionOptions`, ...).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 import os
-from typing import Any, Literal, NoReturn, overload
+from collections.abc import Callable
+from typing import Any, Literal, NoReturn, TypeVar, overload
 
 from xialpha.errors import UserError
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+Check = Callable[[str, Any], Any]  # (parameter name, value) -> the value, converted; or ParameterTypeError
 
 
 class ParameterTypeError(UserError, TypeError):
@@ -78,3 +87,40 @@ def check_client(value: object) -> Any:
     if isinstance(value, (str, os.PathLike)) or not callable(getattr(value, "submit", None)):
         _refuse("client", value, "a running distributed.Client (for an address: distributed.Client(address))")
     return value
+
+
+FLAG: Check = check_flag
+NUMBER: Check = check_number
+OPTIONAL_NUMBER: Check = functools.partial(check_number, optional=True)
+INT: Check = check_int
+TEXT: Check = check_text  # a str or None
+REQUIRED_TEXT: Check = functools.partial(check_text, optional=False)
+PATH: Check = check_path  # a path or URI, or None
+
+
+def CLIENT(name: str, value: object) -> Any:
+    return check_client(value)
+
+
+def checked(**checks: Check) -> Callable[[Function], Function]:
+    """A decorator: each parameter named in `checks` is checked (and converted) by its check before
+    the function runs, with the value the call gives it or its default."""
+
+    def decorate(function: Function) -> Function:
+        signature = inspect.signature(function)
+        unknown = sorted(set(checks) - set(signature.parameters))
+        if unknown:
+            raise TypeError(f"checked: {function.__qualname__} has no parameter {unknown[0]!r}")
+
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            for name, check in checks.items():
+                bound.arguments[name] = check(name, bound.arguments[name])
+            return function(*bound.args, **bound.kwargs)
+
+        call.checks = dict(checks)  # type: ignore[attr-defined]  # what is checked, for readers and tests
+        return call  # type: ignore[return-value]
+
+    return decorate

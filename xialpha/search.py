@@ -28,6 +28,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
+from xialpha.errors import one_of
 from xialpha.estimators import KERNEL_PARAMETERS, registry
 from xialpha.estimators.c_ladder import first_rung, starting_C
 from xialpha.estimators.metrics import Estimate
@@ -222,9 +223,9 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, got {type(svc).__name__}"
             )
         if self.estimate not in ESTIMATES:
-            raise ValueError(f"estimate: must be one of {', '.join(ESTIMATES)}, got {self.estimate!r}")
+            raise ValueError(f"estimate: {one_of(self.estimate, ESTIMATES)}")
         if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring: must be one of {', '.join(SCORINGS)}, got {self.scoring!r}")
+            raise ValueError(f"scoring: {one_of(self.scoring, SCORINGS)}")
         if (
             isinstance(self.rho, bool)
             or not isinstance(self.rho, (int, float))
@@ -354,7 +355,7 @@ def _training_problem(svm, features, y: np.ndarray) -> tuple[TrainingProblem, di
         # LinearSVC's tol and max_iter are LIBLINEAR's criteria: the linear path keeps its own
         return TrainingProblem(y, X=sp.csr_matrix(features, dtype=np.float64)), {"tol": LINEAR_TOL}
     if svm.kernel not in KERNELS:
-        raise ValueError(f"estimator: SVC kernel {svm.kernel!r} is not supported; use one of {', '.join(KERNELS)}")
+        raise ValueError(f"estimator: SVC kernel: {one_of(svm.kernel, KERNELS)}")
     settings = {"tol": svm.tol, "max_iter": svm.max_iter, "cache_mb": svm.cache_size}
     if svm.kernel == "precomputed":
         return TrainingProblem(y, gram=features), settings

@@ -7,23 +7,23 @@ import csv
 import io
 import json
 from html.parser import HTMLParser
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from compared import fill_compared
 
 from xialpha.cli import main
 from xialpha.commands import compare as compare_command
+from xialpha.commands.drift import _selection_of_these_categories
 from xialpha.concept_drift.report import DriftReport
 from xialpha.reports.frames import tidy_comparison
 from xialpha.selection.comparison import MACRO, MICRO, compare_selections
-from xialpha.selection.records import newest_selection_id
 from xialpha.storage.store import ResultStore
 
 
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory):
-    return fill_compared(tmp_path_factory.mktemp("compared"))
+def compared(tmp_path_factory, compared_store):
+    return compared_store(tmp_path_factory.mktemp("compared"))
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
@@ -158,13 +158,29 @@ def test_report_compare_with_an_unknown_id_names_the_flag(compared, capsys, tmp_
 
 def test_a_drift_points_to_the_compare_command_with_the_ids_to_pass(compared):
     store = ResultStore(compared.uri, create=False)
-    newest = newest_selection_id(store)
-    assert newest == compared.blind  # saved last
     report = DriftReport("d", "k", "2000-01-08", 8, 640, 0)
-    report.rows = [{"category": "c", "preprocessing_id": "p", "kernel_id": "k", "C": 1.0, "j": 1.0}]
+    report.rows = [{"category": "cat00", "preprocessing_id": "p", "kernel_id": "k", "C": 1.0, "j": 1.0}]
     report.rows[0].update(verdict="drift", chosen=True)
+    newest = _selection_of_these_categories(store, report)
+    assert newest == compared.blind  # saved last, and of the checked category
     step = report.next_step(newest)
     assert step is not None and f"`xialpha compare {compared.blind} NEW` ({compared.blind}: the store's newest" in step
     assert "`xialpha compare OLD NEW` (OLD: a saved selection of the data before" in (report.next_step(None) or "")
     report.rows[0].update(verdict="no drift")
     assert report.next_step(newest) is None
+
+
+def test_a_drift_names_no_selection_of_other_categories_or_a_global_one(compared):
+    """Issue 43.6: `next:` named the store's newest selection, whatever it had chosen for."""
+    report = DriftReport("d", "k", "2000-01-08", 8, 640, 0)
+    report.rows = [{"category": "grain", "preprocessing_id": "p", "kernel_id": "k", "C": 1.0, "j": 1.0}]
+    assert _selection_of_these_categories(ResultStore(compared.uri, create=False), report) is None
+    saved = pd.DataFrame(
+        {
+            "selection_id": ["sel-per-category", "sel-global"],
+            "mode": ["category", "global"],
+            "category": ["grain", "grain"],
+            "created_at": pd.to_datetime(["2026-01-01", "2026-01-02"], utc=True),
+        }
+    )
+    assert _selection_of_these_categories(SimpleNamespace(selections=lambda: saved), report) == "sel-per-category"

@@ -12,11 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from swept import SELECTION_SPEC, fill_store, tree_digest
+from swept import tree_digest
 
 from xialpha.errors import out_of_files
-from xialpha.spec.sweep import load_spec
-from xialpha.storage.store import ResultStore
 
 OUT_OF_FILES = """
 import os, resource, sys
@@ -32,11 +30,8 @@ sys.exit(main([arg.replace("STORE", store) for arg in sys.argv[2:]]))
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("out-of-files")
-    (root / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
-    fill_store(load_spec(root / "sel.toml"), ResultStore(str(root / "store")))
-    return root / "store"
+def store(tmp_path_factory, selection_store) -> Path:
+    return selection_store(tmp_path_factory.mktemp("out-of-files"))
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from xialpha.cli import build_parser
+from xialpha.cli import ArgumentMistake, build_parser
 from xialpha.errors import UserError
 from xialpha.models.prediction import read_documents
 
@@ -26,10 +26,10 @@ def test_an_unknown_suffix_names_every_accepted_one_and_the_flag(tmp_path):
 def test_input_format_reads_a_file_whatever_its_suffix(tmp_path):
     lines = tmp_path / "docs.dat"
     lines.write_text("stock bank rate\nteam goal\n", encoding="utf-8")
-    assert read_documents(str(lines), input_format="txt") == (["1", "2"], ["stock bank rate", "team goal"])
+    assert read_documents(str(lines), input_format="txt")[:2] == (["1", "2"], ["stock bank rate", "team goal"])
     table = tmp_path / "docs.export"
     table.write_text("doc,text\nd1,stock bank rate\nd2,team goal\n", encoding="utf-8")
-    assert read_documents(str(table), id_column="doc", input_format="csv") == (
+    assert read_documents(str(table), id_column="doc", input_format="csv")[:2] == (
         ["d1", "d2"],
         ["stock bank rate", "team goal"],
     )
@@ -43,5 +43,21 @@ def test_the_flag_offers_the_formats_predict_reads():
     parser = build_parser(("predict",))
     args = parser.parse_args(["predict", "model", "--input", "docs.dat", "--input-format", "jsonl"])
     assert args.input_format == "jsonl"
-    with pytest.raises(SystemExit):
+    with pytest.raises(ArgumentMistake):
         parser.parse_args(["predict", "model", "--input", "docs.dat", "--input-format", "xlsx"])
+
+
+def test_a_missing_column_names_its_flag_and_blank_lines_are_no_documents(tmp_path):
+    """Issue 43.6: the missing column's error named no flag; a blank line was scored as a document."""
+    table = tmp_path / "docs.csv"
+    table.write_text("doc,body\nd1,stock bank rate\n", encoding="utf-8")
+    with pytest.raises(UserError) as raised:
+        read_documents(str(table))
+    shown = raised.value.named({"text_column": "--text-column"})
+    assert shown.startswith("--text-column: ") and "has no column 'text'" in shown, shown
+    with pytest.raises(UserError) as raised:
+        read_documents(str(table), text_column="body", id_column="id")
+    assert raised.value.parameters == ("id_column",)
+    lines = tmp_path / "docs.txt"
+    lines.write_text("stock bank rate\n\n  \nteam goal\n", encoding="utf-8")
+    assert read_documents(str(lines)) == (["1", "4"], ["stock bank rate", "team goal"], 2)

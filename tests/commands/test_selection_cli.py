@@ -28,14 +28,11 @@ HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's
 
 
 @pytest.fixture(scope="module")
-def swept(tmp_path_factory):
+def swept(tmp_path_factory, selection_store):
     """(spec path, store uri) of a finished sweep "sel": 3 categories x 2 preprocessings x 2 kernels x 3 C x 2 rho."""
     root = tmp_path_factory.mktemp("swept")
-    spec_path = root / "sel.toml"
-    spec_path.write_text(SPEC, encoding="utf-8")
-    uri = str(root / "store")
-    fill_store(load_spec(spec_path), ResultStore(uri))
-    return spec_path, uri
+    uri = str(selection_store(root))
+    return root / "sel.toml", uri
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +98,7 @@ def test_select_per_category_stores_the_best_config_of_each_category(swept, caps
     assert rows["p_proportion"].between(0, 1).all()
     assert rows["p_macro_t"].isna().all() and rows["p_macro_rank_t"].isna().all()
     assert (rows["n_runners_up"] == 3).all()
-    assert "selection sel-" in out and "category" in out and "p prop." in out
+    assert "selection sel-" in out and "category" in out and "proportions" in out  # "p proportions", wrapped
 
 
 def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span, capsys):
@@ -156,7 +153,7 @@ def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
     )
     assert rows["p_macro_sign"].notna().all() and rows["p_micro_sign"].notna().all()
     assert rows["p_macro_rank_t"].between(0, 1).all() and rows["p_proportion"].between(0, 1).all()
-    assert "T'" in out  # the header "p macro T'", wrapped to the width of its numbers
+    assert "rank" in out and "t-test" in out  # the header "p macro rank t-test", wrapped to the width of its numbers
 
 
 def test_select_by_cost(swept, capsys):
@@ -208,12 +205,13 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     assert np.allclose(
         [[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5
     )
-    # a blank line is an empty document: row n is still line n (before: dropped, the ids skipped 2)
+    # a blank line is no document (issue 43.6: it was scored as one): left out and said, each id its line number
     lines.write_text(f"{test.texts[0]}\n\n{test.texts[1]}\n", encoding="utf-8")
     code, out, err = run_cli(capsys, "predict", artifact, "--input", lines, "--output", tmp_path / "blank.csv")
     predicted = list(csv.DictReader((tmp_path / "blank.csv").read_text(encoding="utf-8").splitlines()))
-    assert code == 0 and [row["id"] for row in predicted] == ["1", "2", "3"] and "labelled 3 documents" in err
-    expected = trained.decision_values(texts=[test.texts[0], "", test.texts[1]])
+    assert code == 0 and [row["id"] for row in predicted] == ["1", "3"] and "labelled 2 documents" in err
+    assert "1 blank line left out (each id is its document's line number)" in err
+    expected = trained.decision_values(texts=[test.texts[0], test.texts[1]])
     assert np.allclose(
         [[float(row[f"decision_{c}"]) for c in trained.categories] for row in predicted], expected, atol=1e-5
     )
@@ -407,7 +405,7 @@ def test_select_and_certify_json_and_csv_hold_every_column(swept, capsys):
     stored = selection_of(uri, selection_id)
     assert len(records) == len(stored)
     # every stored column, the labels first and the ids last
-    assert set(stored.columns) | {"config", "runner_up_config", "tie", "at_edge", "flat"} == set(records[0])
+    assert set(stored.columns) | {"config", "runner_up_config", "tie", "at_edge", "flat", "settled"} == set(records[0])
     assert list(records[0])[:3] == ["config", "category", "value"] and list(records[0])[-1] == "created_at"
     assert [r["significant"] for r in records] == stored["significant"].tolist()
     assert [r["n_runners_up_significant"] for r in records] == stored["n_runners_up_significant"].tolist()

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import xialpha.corpora.svmlight as svmlight_module
 import xialpha.corpora.table as table_module
 from xialpha.corpora import load_svmlight, load_table, make_synthetic
-from xialpha.corpora.loading import load_in_parts, plan_parts, read_part, refine_part
+from xialpha.corpora.parted import load_in_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import PART_DOCUMENTS, number_parts
 from xialpha.corpora.table_files import Block, read_block, text_blocks
 from xialpha.corpora.text_scan import cut_points

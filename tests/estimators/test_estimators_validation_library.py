@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 import validation_before as before
 
-from xialpha.corpora.synthetic import make_synthetic
+from xialpha.corpora.loading import make_synthetic
 from xialpha.estimators import KERNEL_PARAMETERS
 from xialpha.estimators import validation as after
 from xialpha.estimators.svm import DEFAULT_TOL

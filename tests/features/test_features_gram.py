@@ -138,7 +138,7 @@ def test_kernel_defaults_ids_and_params():
         (dict(name="sigmoid", coef0="1"), "coef0: must be a finite number"),
         (dict(name="linear", gamma=1.0), "gamma: not a parameter of the linear kernel"),
         (dict(name="rbf", degree=2), "degree: not a parameter of the rbf kernel"),
-        (dict(name="laplacian"), "name: kernel must be one of linear, rbf, poly, sigmoid"),
+        (dict(name="laplacian"), "name: must be one of linear, rbf, poly, sigmoid"),
     ],
 )
 def test_bad_kernels(kwargs, message):

@@ -73,6 +73,30 @@ def test_stop_words_and_stemming_change_the_vocabulary():
     assert len(stemmed) < len(plain)
 
 
+@pytest.mark.parametrize(
+    "options", [{}, {"stop_words": "english"}, {"lowercase": False}, {"lowercase": False, "stop_words": "english"}]
+)
+def test_stemmed_counts_are_the_unstemmed_terms_stemmed_as_stemming_every_token_counts_them(options):
+    from collections import defaultdict
+
+    from xialpha.features.preprocessing import _count, make_analyzer
+
+    texts = [*TEXTS, "Connect, connected, CONNECTION and connections: The connecting ran; running runs."]
+    texts += list(make_synthetic(n_docs=200, seed=4).texts)
+    spec = Preprocessing(stemming="porter", **options)
+    terms: defaultdict[str, int] = defaultdict()
+    terms.default_factory = terms.__len__
+    analyzer = make_analyzer(spec.lowercase, spec.token_pattern, spec.stop_words, "porter")
+    every_token = _count(texts, analyzer, terms.__getitem__, n_columns=None)  # each token stemmed, then counted
+    unstemmed = spec.unstemmed().count(texts)
+    before = unstemmed.counts.copy()
+    derived = unstemmed.stemmed("porter")
+    assert (unstemmed.counts != before).nnz == 0 and unstemmed.counts.nnz == before.nnz  # left as they were
+    assert derived.terms.tolist() == list(terms) and "connect" in terms
+    assert (derived.counts != every_token).nnz == 0 and derived.counts.has_sorted_indices
+    assert spec.count(texts).terms.tolist() == list(terms) and spec.unstemmed().stemming == "none"
+
+
 def test_min_df_max_df_count_training_documents_and_unseen_terms_are_ignored():
     fitted = Preprocessing(min_df=2, max_df=0.5).fit(TEXTS)
     assert set(fitted.vocabulary) == {"wheat", "prices", "oil", "output", "rose"}  # "the": 3 of 5 > 0.5

@@ -11,6 +11,7 @@ from distributed import Client
 import xialpha.corpora.table as table_module
 from xialpha.corpora.parts import PART_DOCUMENTS, WHOLE
 from xialpha.errors import UserError
+from xialpha.features import blocks
 from xialpha.jobs import tasks
 from xialpha.jobs.data import load_on_cluster, submit_features
 from xialpha.spec.sweep import parse_spec, split_fingerprints
@@ -152,8 +153,23 @@ def test_a_bad_row_in_a_later_part_is_one_line_exit_2_before_any_fit(tmp_path, c
     assert not (tmp_path / "store").exists()
 
 
-def test_preprocessings_that_split_texts_alike_count_them_once(client):
+TOKENISED: list[str] = []  # the stemming of each part's texts tokenised by `_count_part`
+
+
+def _count_part(chunk, preprocessing, *args):
+    """`count_part` noting the preprocessing's stemming (module level: Dask pickles it by reference)."""
+    TOKENISED.append(preprocessing.stemming)
+    return blocks.count_part(chunk, preprocessing, *args)
+
+
+def test_preprocessings_that_split_texts_alike_count_them_once(client, monkeypatch):
+    """...and those that differ only in stemming tokenise them once: the stemmed counts are the
+    unstemmed ones' terms stemmed."""
     from xialpha.features import Preprocessing
+    from xialpha.jobs import data
+
+    TOKENISED.clear()
+    monkeypatch.setattr(data, "count_part", _count_part)
 
     spec = _spec(SYNTHETIC.format(n=PART_DOCUMENTS + 500, extra='test_split = "test"'))
     loaded = load_on_cluster(client, spec.corpus, "shared")
@@ -173,3 +189,4 @@ def test_preprocessings_that_split_texts_alike_count_them_once(client):
         stacked = client.submit(tasks.stack_blocks, found.blocks).result()
         expected = tasks.vectorize(corpus, pre, "train", "test", ["cat00"])
         assert (stacked.X_train != expected.X_train).nnz == 0 and (stacked.X_test != expected.X_test).nnz == 0
+    assert TOKENISED == ["none"] * len(loaded.chunks)

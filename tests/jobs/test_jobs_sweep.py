@@ -22,7 +22,7 @@ from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import sweep, tasks
 from xialpha.jobs.experiment import missing_rows
 from xialpha.jobs.plan import Batch, FitJob
-from xialpha.jobs.sweep import prepare, run_sweep
+from xialpha.jobs.sweep import PHASES, prepare, run_sweep
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.location import Location
 from xialpha.storage.rows import BatchColumns, FailedRow, result_columns
@@ -104,6 +104,17 @@ def test_sweep_on_local_cluster_stores_every_key_once(full_sweep):
     assert int(indicators[key].sum()) == int(df.xa_d.iloc[0])
 
 
+def test_the_fixed_cost_is_the_wall_beyond_the_fits_path_split_into_its_phases(full_sweep):
+    _, _, summary = full_sweep
+    assert summary.threads == 2 and 0 < summary.fit_task_seconds <= summary.task_seconds
+    assert summary.fixed_seconds == pytest.approx(summary.wall_seconds - summary.fit_task_seconds / 2)
+    assert list(summary.phases) == list(PHASES)
+    assert sum(summary.phases.values()) == pytest.approx(summary.fixed_seconds)
+    # intervals between the driver's marks and the tasks' (one machine's clock: 10 ms for rounding)
+    assert all(seconds >= -0.01 for seconds in summary.phases.values()), summary.phases
+    assert summary.phases["cluster_start"] > 0 and summary.phases["corpus_load"] > 0
+
+
 def test_an_ended_sweep_is_one_file_per_dataset_and_a_summary_of_its_rows(full_sweep):
     spec, store, summary = full_sweep
     root = Path(store.datasets.location.root)
@@ -123,9 +134,9 @@ def test_a_store_that_cannot_be_compacted_at_the_end_is_a_warning(tmp_path, monk
     def full_disk(*args):
         raise StoreWriteError("no space left on device")
 
-    monkeypatch.setattr(Location, "write_table", full_disk)
+    monkeypatch.setattr(Location, "write_row_groups", full_disk)  # the merged file
     with pytest.warns(StoreWarning, match=r"^sweep 't': every row is stored, but its files were not compacted"):
-        sweep._finish(store, "t")
+        sweep._finish_meanwhile(store, "t")()
     assert store.done_keys("t") == {result_row(i)["config_key"] for i in range(2)}
 
 

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 from sweep_processes import DEADLINE, LONG_C_GRID, kill, result_files, start, sweep_spec, wait_for
-from swept import SELECTION_SPEC, fill_store
 
-from xialpha.spec.sweep import load_spec
 from xialpha.storage.store import ResultStore
 
 pytestmark = pytest.mark.cluster
@@ -82,13 +80,11 @@ def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
     ), sweep_out[-2000:]
 
 
-def _watching_an_ended_sweep(tmp_path: Path, signum: signal.Signals) -> tuple[int, Path, str, str]:
+def _watching_an_ended_sweep(tmp_path: Path, signum: signal.Signals, selection_store) -> tuple[int, Path, str, str]:
     """Watch a sweep whose newest run ended before watching began (a new run may be starting, not
     recorded yet), so watching goes on until `signum` is sent once its page is written: (exit code,
     the page, standard output, standard error)."""
-    (tmp_path / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
-    store, page = tmp_path / "store", tmp_path / "watch.html"
-    fill_store(load_spec(tmp_path / "sel.toml"), ResultStore(str(store)))
+    store, page = selection_store(tmp_path), tmp_path / "watch.html"
     ended = datetime.datetime.now(datetime.UTC)  # the newest run, ended before watching
     ResultStore(str(store)).datasets.append(
         "sweeps", [{"sweep_id": "sel", "run_id": "ended", "created_at": ended, "finished_at": ended}]
@@ -105,10 +101,10 @@ def _watching_an_ended_sweep(tmp_path: Path, signum: signal.Signals) -> tuple[in
     return code, page, (tmp_path / "watch.log").read_text(), (tmp_path / "watch.err").read_text()
 
 
-def test_ctrl_c_stops_watching_cleanly(tmp_path):
+def test_ctrl_c_stops_watching_cleanly(tmp_path, selection_store):
     """Ctrl-C is how watching is stopped: the last page stays without the reload, exit 0 without
     a traceback."""
-    code, page, out, err = _watching_an_ended_sweep(tmp_path, signal.SIGINT)
+    code, page, out, err = _watching_an_ended_sweep(tmp_path, signal.SIGINT, selection_store)
     assert code == 0, err
     assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)
     assert out.splitlines()[-1] == f"stopped watching; {page} shows the store as it was last read"
@@ -119,10 +115,10 @@ def test_ctrl_c_stops_watching_cleanly(tmp_path):
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
-def test_sigterm_and_sighup_end_watching_like_every_command(tmp_path, signum):
+def test_sigterm_and_sighup_end_watching_like_every_command(tmp_path, signum, selection_store):
     """`kill` or a closed terminal ends watching as it ends every other command: one line, exit
     128 + signum (143, 129), the last page written without its reload. It exited 0 as at Ctrl-C."""
-    code, page, out, err = _watching_an_ended_sweep(tmp_path, signum)
+    code, page, out, err = _watching_an_ended_sweep(tmp_path, signum, selection_store)
     assert code == 128 + signum, err
     assert err == f"xialpha report: interrupted by {signum.name}; results stored so far are kept\n"
     assert "<h1>xialpha sweep sel</h1>" in _text(page) and "<meta http-equiv" not in _text(page)

@@ -22,12 +22,8 @@ P_LEGEND = "p: chance of a gap this large between equal configs; significant: a 
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory) -> str:
-    root = tmp_path_factory.mktemp("plain")
-    (root / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
-    uri = str(root / "store")
-    fill_store(load_spec(root / "sel.toml"), ResultStore(uri))
-    return uri
+def store(tmp_path_factory, selection_store) -> str:
+    return str(selection_store(tmp_path_factory.mktemp("plain")))
 
 
 def _cli(capsys, *argv) -> tuple[int, str, str]:
@@ -113,7 +109,7 @@ def test_wide_is_readable_at_80_columns(store, capsys, monkeypatch):
     lines = out.splitlines()
     assert max(len(line) for line in lines if not line.startswith("stored ")) <= 80
     # every header whole on one line (before: folded into 3-character fragments)
-    for header in ("runner-up config", "p McNemar", "p macro T'", "error %", "significant"):
+    for header in ("runner-up config", "p McNemar", "p macro rank t-test", "error %", "significant"):
         assert sum(line.strip().startswith(header + " ") for line in lines) == 3, header  # once per category
     for category in ResultStore(store).selections(sweep_id="sel")["category"].unique():
         assert f"category {category}" in [line.strip() for line in lines]

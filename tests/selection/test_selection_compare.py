@@ -10,7 +10,6 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from compared import fill_compared
 from scipy import stats
 
 import xialpha
@@ -25,8 +24,8 @@ PARTS = {"preprocessing": "preprocessing_id", "kernel": "kernel_id", "C": "C", "
 
 
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory):
-    return fill_compared(tmp_path_factory.mktemp("compared"))
+def compared(tmp_path_factory, compared_store):
+    return compared_store(tmp_path_factory.mktemp("compared"))
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +141,12 @@ def test_other_documents_get_the_unpaired_test_and_the_output_says_why(compared,
         z = (right_a / n_a - right_b / n_b) / math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
         assert row.p_value == pytest.approx(2 * stats.norm.sf(abs(z)))
     assert any("p-test: two-sided" in line and "unpaired" in line for line in comparison.summary_lines())
+    # issue 43.6: it said nothing of the documents differing; a comparison on the same documents says nothing
+    assert not comparison.same_documents and any(
+        "trained on different documents" in line for line in comparison.summary_lines()
+    )
+    same = compare_selections(store, compared.wide_xa, compared.wide)
+    assert same.same_documents and not any("different documents" in line for line in same.summary_lines())
 
 
 def test_held_out_documents_of_another_fingerprint_are_not_paired_even_when_as_many(compared, tmp_path):

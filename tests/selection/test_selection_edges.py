@@ -137,3 +137,17 @@ def test_a_choice_at_the_largest_C_with_no_bounded_support_vector_is_not_said_to
         results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0, n_bounded_sv=bounded) for C, d in rising.items()])
         frame = _selection(results)
         assert frame["C"].tolist() == [10.0] and frame["at_edge"].tolist() == expected
+
+
+def test_a_hard_margin_at_the_largest_C_is_said_to_be_settled():
+    """Issue 43.4: such a choice printed no edge line and no note; a `C = "auto"` ladder that
+    reaches it says "settled", and so does the selection now (one line, like the edges')."""
+    from xialpha.reports.verdicts import edge_lines
+
+    rising = {0.1: 60, 1.0: 40, 10.0: 20}
+    for bounded, settled in ((0, True), (3, False)):
+        results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0, n_bounded_sv=bounded) for C, d in rising.items()])
+        frame = _selection(results)
+        assert frame["settled"].tolist() == [settled]
+        said = "a: settled (no bounded SV: a larger C fits the same)"
+        assert (said in edge_lines(frame.reset_index())) is settled, edge_lines(frame.reset_index())

@@ -9,7 +9,8 @@ by main 69d6b19 (the per-category Python selection) with
     PYTHONPATH=<a checkout of 69d6b19> python tests/selection/test_selection_reference.py
 
 and `xialpha select --format csv` (per category, and --global) must write the same rows and
-columns, ids and times aside, plus the columns added since (ADDED, issue 44: the tests counted).
+columns, ids and times aside, plus the columns added since (ADDED, issue 44: the tests counted;
+issue 43.4: settled).
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from xialpha.storage.store import ResultStore
 GOLDEN = Path(__file__).parents[1] / "golden"
 MODES = {"select_1e4.csv.gz": [], "select_global_1e4.csv.gz": ["--global"]}
 VOLATILE = ("selection_id", "created_at", "xialpha_version")
-ADDED = ("n_runners_up_tested", "untested")  # columns the reference predates
+# columns the reference predates: the tests counted (issue 44), settled at the largest C (issue 43.4)
+ADDED = ("n_runners_up_tested", "untested", "settled")
 N_CATEGORIES, PREPROCESSINGS, KERNELS, CS, JS = (
     250,
     ("pa", "pb"),

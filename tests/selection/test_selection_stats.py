@@ -66,14 +66,14 @@ def test_the_p_values_are_scipy_stats_bit_for_bit():
     import): every binomial count up to 80 trials and some far beyond, one- and two-sided, and
     paired t-tests on raw and ranked scores, and the Clopper-Pearson bounds (Beta quantiles) give
     scipy.stats' values exactly."""
-    from xialpha.stats import _binomial_p
+    from xialpha.stats import binomial_p
 
     counts = [(k, n) for n in range(1, 81) for k in range(n + 1)]
     counts += [(k, n) for n in (99, 250, 1001, 4096, 30_001) for k in np.unique(np.linspace(0, n, 41).astype(int))]
     for k, n in counts:
         for alternative in ("greater", "two-sided"):
             expected = stats.binomtest(int(k), n, 0.5, alternative=alternative).pvalue
-            assert _binomial_p(int(k), n, alternative) == expected, (k, n, alternative)
+            assert binomial_p(int(k), n, alternative) == expected, (k, n, alternative)
     rng = np.random.default_rng(3)
     for size in (2, 3, 5, 12, 40, 300):
         for _ in range(20):

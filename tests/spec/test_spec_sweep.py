@@ -205,7 +205,7 @@ def test_a_mistyped_corpus_key_is_named_first_and_compared_with_every_corpus_key
 
 
 def test_a_mistyped_key_of_a_corpus_given_in_memory_names_the_closest():
-    from xialpha.corpora.synthetic import make_synthetic
+    from xialpha.corpora.loading import make_synthetic
 
     with pytest.raises(
         UserError,

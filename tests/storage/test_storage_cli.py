@@ -163,7 +163,11 @@ def test_cli_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
     ResultStore(str(tmp_path / "s")).datasets.write_results([result_row(0)])
     assert main(["store", "compact", str(tmp_path / "s"), "--dataset", "nope"]) == 2
     errors = capsys.readouterr().err.splitlines()
-    assert len(errors) == 3 and "not a xialpha store" in errors[0] and "dataset 'nope': unknown" in errors[2]
+    assert (
+        len(errors) == 3
+        and "not a xialpha store" in errors[0]
+        and "dataset: must be one of results, examples" in errors[2]
+    )
 
 
 def test_every_command_names_the_store_the_same_way(filled, tmp_path, monkeypatch, capsys):

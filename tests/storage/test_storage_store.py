@@ -331,7 +331,7 @@ def test_generic_dataset_refuses_bad_rows(store):
         store.datasets.append("drift", [{"check_id": "c2", "psi": "high"}])
     with pytest.raises(UserError, match="use write_results"):
         store.datasets.append("results", [result_row(0)])
-    with pytest.raises(UserError, match="dataset 'nope': unknown"):
+    with pytest.raises(UserError, match="dataset: must be one of results"):
         store.datasets.read("nope")
 
 

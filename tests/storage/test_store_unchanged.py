@@ -16,11 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 from store_rows import result_row
 from swept import SELECTION_SPEC as SELECT_SPEC
-from swept import fill_store, small_spec, tree_digest
+from swept import small_spec, tree_digest
 
 from xialpha.cli import main
 from xialpha.errors import StoreWriteError
-from xialpha.spec.sweep import load_spec
 from xialpha.storage import location as location_module
 from xialpha.storage.store import ResultStore
 
@@ -39,13 +38,9 @@ def _run(capsys, *argv) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def selectable(tmp_path_factory):
+def selectable(tmp_path_factory, selection_store):
     """A store with a finished sweep "sel" (results, examples and its spec), filled in-process."""
-    root = tmp_path_factory.mktemp("selectable")
-    spec = root / "sel.toml"
-    spec.write_text(SELECT_SPEC)
-    fill_store(load_spec(spec), ResultStore(str(root / "store")))
-    return root / "store"
+    return selection_store(tmp_path_factory.mktemp("selectable"))
 
 
 def test_tree_digest_sees_every_change(tmp_path):

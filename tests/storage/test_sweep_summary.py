@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from store_rows import T0, data_files, result_row
 
-from xialpha.errors import StoreWriteError
+from xialpha.errors import StoreWarning, StoreWriteError
 from xialpha.storage.location import Location
 from xialpha.storage.rows import RunRow
 from xialpha.storage.store import ResultStore
@@ -104,9 +104,16 @@ def test_a_write_after_the_summary_makes_reads_use_the_rows_again(store):
 
 
 @pytest.mark.parametrize(
-    "text", ["{", '{"format": "xialpha-sweep-summary-1"}', '{"format": "other", "files": []}', "[1, 2]", "\xff"]
+    ("text", "warned"),
+    [
+        ("{", "not JSON"),
+        ('{"format": "xialpha-sweep-summary-1"}', None),  # an earlier version's: stale, not damaged
+        ('{"format": "other", "files": []}', "format 'other'"),
+        ("[1, 2]", "a JSON list, not an object"),
+        ("\xff", "not UTF-8"),
+    ],
 )
-def test_a_damaged_summary_is_not_used(store, text):
+def test_a_damaged_summary_is_not_used(store, text, warned, recwarn):
     store.finish_sweep("sweep-1")
     expected = store.sweeps()
     path = Path(store.datasets.location.root) / "results" / "sweep_id=sweep-1" / SUMMARY_NAME
@@ -114,6 +121,11 @@ def test_a_damaged_summary_is_not_used(store, text):
     reopened = ResultStore(store.uri)
     assert reopened.sweep_summary("sweep-1") is None
     pd.testing.assert_frame_equal(reopened.sweeps(), expected)
+    shown = [str(w.message) for w in recwarn if issubclass(w.category, StoreWarning)]
+    if warned is None:
+        assert shown == []
+    else:
+        assert len(shown) == 1 and f"ignored results/sweep_id=sweep-1/{SUMMARY_NAME}: {warned}" in shown[0], shown
 
 
 def test_a_summary_of_another_sweep_is_not_used(store):
@@ -128,10 +140,10 @@ def test_a_summary_of_another_sweep_is_not_used(store):
 def test_a_compaction_interrupted_while_writing_changes_nothing(store, monkeypatch):
     before, files = _snapshot(store), _files(store, "results", "sweep-1")
 
-    def no_space(self, directory, table, name):
+    def no_space(self, directory, schema, groups, name):
         raise StoreWriteError("no space left on device")
 
-    monkeypatch.setattr(Location, "write_table", no_space)
+    monkeypatch.setattr(Location, "write_row_groups", no_space)
     with pytest.raises(StoreWriteError):
         store.finish_sweep("sweep-1")
     monkeypatch.undo()

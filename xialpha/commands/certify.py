@@ -16,6 +16,7 @@ from xialpha.reports.frames import tidy_certification
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import certification_table as terminal_table
 from xialpha.reports.terminal import key_table, print_table, write_records
+from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.certification import certify_selection
 from xialpha.selection.records import read_selection
 from xialpha.storage.schema import CertificationColumn, ResultColumn
@@ -37,8 +38,12 @@ def add_arguments(parser) -> None:
         action="store_true",
         help="certify even if this test set was used before (the bounds are then biased)",
     )
-    parser.add_argument("--confidence", type=float, default=0.95, help="one-sided confidence level (default 0.95)")
-    parser.add_argument("--draws", type=int, default=40_000, help="Monte-Carlo draws for the F1 bounds (default 40000)")
+    parser.add_argument(
+        "--confidence", type=float, default=CONFIDENCE, help=f"one-sided confidence level (default {CONFIDENCE:g})"
+    )
+    parser.add_argument(
+        "--draws", type=int, default=DRAWS, help=f"Monte-Carlo draws for the F1 bounds (default {DRAWS})"
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed of the Monte-Carlo draws (default 0)")
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file (default: the stored spec text)")
     add_output_arguments(parser)

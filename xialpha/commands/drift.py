@@ -20,7 +20,7 @@ import argparse
 import sys
 import textwrap
 
-from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
+from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.commands.stores import store_uri
 
 
@@ -37,14 +37,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    start_workers_early(args)
-    from xialpha.jobs.drift import run_drift_check
-    from xialpha.selection.records import newest_selection_id
     from xialpha.spec.drift import load_drift_spec
+
+    spec = load_drift_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
+    before_the_stack(args, spec)
+    from xialpha.jobs.drift import run_drift_check
     from xialpha.storage.opening import open_store
 
-    spec = load_drift_spec(args.spec)
-    check_workers(args.workers, spec.cluster)
     store = open_store(store_uri(args, spec.store), create=True, writable=True)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     report = run_drift_check(
@@ -54,7 +53,7 @@ def run(args) -> int:
         print(textwrap.fill(_header(report, store.uri), 80, subsequent_indent="  "))
         for line in _verdict_lines(report, spec):
             print(line)
-        next_step = report.next_step(newest_selection_id(store))
+        next_step = report.next_step(_selection_of_these_categories(store, report))
         if next_step:
             print(textwrap.fill(next_step, 80, subsequent_indent="  ", break_on_hyphens=False))
     verdicts = report.verdicts()
@@ -65,6 +64,25 @@ def run(args) -> int:
         f"exit {report.exit_code}"
     )
     return report.exit_code
+
+
+def _selection_of_these_categories(store, report) -> str | None:
+    """The newest saved per-category selection that chose for a category this check checked (what a
+    new selection of the recent batches is compared with), None when none did: a selection of
+    another sweep's categories, or one configuration for all (--global), is no baseline for it."""
+    from xialpha.storage.schema import SelectionColumn, SelectionMode
+
+    S = SelectionColumn
+    frame = store.selections()
+    if frame.empty:
+        return None
+    checked = {category for category, *_ in report.verdicts()}
+    mode = frame[S.MODE] if S.MODE in frame else SelectionMode.CATEGORY
+    related = frame[(mode == SelectionMode.CATEGORY) & frame[S.CATEGORY].isin(checked)]
+    if related.empty:
+        return None
+    newest = related.sort_values([S.CREATED_AT, S.SELECTION_ID], kind="mergesort")
+    return str(newest[S.SELECTION_ID].iloc[-1])
 
 
 def _header(report, uri: str) -> str:

@@ -52,7 +52,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     if is_pickled(read_manifest(args.artifact)) and args.allow_pickle:  # a wrong directory fails first
         print(f"warning: {PICKLE_WARNING.format(path=args.artifact)}", file=sys.stderr)
-    ids, texts = read_documents(args.input, args.text_column, args.id_column, args.input_format)
+    ids, texts, blank_lines = read_documents(args.input, args.text_column, args.id_column, args.input_format)
     manifest, trained = load_artifact(args.artifact, allow_pickle=args.allow_pickle)
     _warn_versions(manifest)
     decision = trained.decision_values(texts=texts)
@@ -67,6 +67,8 @@ def run(args) -> int:
         print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)
     else:
         write_predictions(sys.stdout, ids, trained.categories, decision, out_format)
+    if blank_lines:
+        print(f"{plural(blank_lines, 'blank line')} left out (each id is its document's line number)", file=sys.stderr)
     return 0
 
 

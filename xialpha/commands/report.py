@@ -27,6 +27,7 @@ from xialpha.reports.frames import SHOWN, shown_rows
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.report import NO_HELD_OUT, report_of
 from xialpha.reports.terminal import (
+    CATEGORY,
     NOT_INDEPENDENT,
     Column,
     calibration_table,
@@ -44,6 +45,10 @@ from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_C
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn
 
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
+
+
+# What report does instead of an option other commands take (`xialpha.cli` says it when it is given).
+INSTEAD = {"--format": "it writes --html"}
 
 
 def add_arguments(parser) -> None:
@@ -173,11 +178,11 @@ def _print_terminal(report, wide: bool, every: bool) -> None:
         facts.add_row(cell_text(key), cell_text(value))
     print_table(facts)
     columns = [
-        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        CATEGORY,
         Column("config", lambda r: str(r["label"]), text=True),
         Column("best C", lambda r: number(r["best_C"])),
         Column("estimate", lambda r: percent(r["estimate"])),
-        Column("held-out there", lambda r: percent(r["held_out"])),
+        Column("held-out at best C", lambda r: percent(r["held_out"])),
         Column("best held-out", lambda r: percent(r["best_held_out"])),
         Column("on the C grid", grid_word, text=True, wide=True),
     ]
@@ -189,7 +194,7 @@ def _print_terminal(report, wide: bool, every: bool) -> None:
     else:  # the held-out columns above are dashes: say why
         print(textwrap.fill(f"held-out values: the sweep {NO_HELD_OUT}.", 80))
     columns = [
-        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        CATEGORY,
         Column("n", lambda r: str(r[ResultColumn.N])),
         Column("configs", lambda r: str(r["configs"])),
         Column("mean", lambda r: number(r["candidates_mean"])),

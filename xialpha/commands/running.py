@@ -1,5 +1,6 @@
-"""Arguments and checks shared by the commands that run a spec on Dask (sweep, drift), and the early
-start of a local cluster's fork server."""
+"""Arguments and checks shared by the commands that run a spec on Dask (sweep, drift): the spec's
+mistakes answered before the Dask stack is imported, then the early start of a local cluster's fork
+server."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from xialpha.commands.stores import DEFAULT_STORE, add_store_arguments
 from xialpha.errors import UserError
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.cluster import check_workers as check_cap
-from xialpha.spec.cluster import cluster_of_file
 
 
 def add_run_arguments(parser, what: str, example: str, force_help: str, quiet_help: str) -> None:
@@ -33,10 +33,16 @@ def check_workers(workers: int | None, cluster) -> None:
     check_cap("--workers", workers, cluster.max_workers)
 
 
-def start_workers_early(args) -> None:
-    """Before the spec is read in full (imports of a second or more): start the fork server a
-    local cluster's workers come from, when the spec file's [cluster] and --scheduler say one will
-    be started, so that its imports run meanwhile (xialpha.jobs.worker_processes.start_local_workers_early)."""
-    cluster = cluster_of_file(args.spec)
-    if cluster is not None:
-        start_local_workers_early(cluster, address=args.scheduler)
+def before_the_stack(args, spec, *, start_workers: bool = True) -> None:
+    """What a command does with its validated `spec` (a sweep or drift spec, read without numpy or
+    Dask) before it imports the Dask stack: check --workers; when a local cluster will read the
+    corpus (no --scheduler, [cluster] kind "local"), look at the corpus as its workers would (a
+    path that does not exist, a table's header without a column the spec names: `CorpusSpec.look`),
+    then start the fork server its workers come from, so that their imports run while this process
+    imports the rest (`xialpha.jobs.worker_processes.start_local_workers_early`); not for a dry run
+    (`start_workers` False), which starts no worker process."""
+    check_workers(args.workers, spec.cluster)
+    if spec.cluster.is_local(args.scheduler):
+        spec.corpus.look()
+        if start_workers:
+            start_local_workers_early(spec.cluster, address=args.scheduler)

@@ -11,7 +11,9 @@ saved before with the same objective and choices keeps its id and is not stored 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
+from argparse import SUPPRESS
 
 from xialpha.commands.stores import add_output_arguments, add_store_arguments, add_sweep_argument, open_store, sweep_id
 from xialpha.reports.formatting import plural
@@ -24,42 +26,63 @@ from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.storing import store_selection
 
+OPTIONS = {field.name: field.default for field in dataclasses.fields(SelectionOptions)}  # and their defaults
+
 
 def add_arguments(parser) -> None:
+    """The flags of `SelectionOptions` (its defaults and choices, not restated here: a flag left out is
+    absent from the parsed arguments, and `SelectionOptions` fills in its default), then the rest."""
     add_store_arguments(parser)
     add_sweep_argument(parser)
     parser.add_argument(
         "--metric",
-        choices=METRIC_CHOICES,
-        help="what to optimise (default f1; cost when --cost-fn/--cost-fp are given)",
+        default=SUPPRESS,
+        help=f"what to optimise: {', '.join(METRIC_CHOICES)} (default f1; cost when --cost-fn/--cost-fp are given)",
     )
     parser.add_argument(
         "--estimator",
-        choices=ESTIMATOR_CHOICES,
-        help=f"estimate to select by (default {DEFAULT_ESTIMATOR}; xa for sweeps run without it)",
+        default=SUPPRESS,
+        help=f"estimate to select by: {', '.join(ESTIMATOR_CHOICES)} (default {DEFAULT_ESTIMATOR}; "
+        "xa for sweeps run without it)",
     )
     parser.add_argument(
-        "--rho", type=float, default=DEFAULT_RHO, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})"
+        "--rho", type=float, default=SUPPRESS, help=f"rows of this xi-alpha rho (default {DEFAULT_RHO:g})"
     )
     parser.add_argument(
         "--no-smooth",
         dest="smooth",
         action="store_false",
+        default=SUPPRESS,
         help="rank by each config's own estimate, not averaged with its C neighbours' (the default)",
     )
     parser.add_argument(
         "--global",
         dest="per_category",
         action="store_false",
+        default=SUPPRESS,
         help="one configuration (preprocessing, kernel, C, j) shared by all categories",
     )
     parser.add_argument(
-        "--average", choices=AVERAGES, default="macro", help="how --global averages categories (default macro)"
+        "--average",
+        default=SUPPRESS,
+        help=f"how --global averages categories: {', '.join(AVERAGES)} (default {OPTIONS['average']})",
     )
-    parser.add_argument("--cost-fn", type=float, help="cost of a false negative (metric cost; default 1)")
-    parser.add_argument("--cost-fp", type=float, help="cost of a false positive (metric cost; default 1)")
-    parser.add_argument("--runners-up", type=int, default=3, metavar="K", help="runners-up to test against (default 3)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument(
+        "--cost-fn", type=float, default=SUPPRESS, help="cost of a false negative (metric cost; default 1)"
+    )
+    parser.add_argument(
+        "--cost-fp", type=float, default=SUPPRESS, help="cost of a false positive (metric cost; default 1)"
+    )
+    parser.add_argument(
+        "--runners-up",
+        type=int,
+        default=SUPPRESS,
+        metavar="K",
+        help=f"runners-up to test against (default {OPTIONS['runners_up']})",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=SUPPRESS, help=f"significance level (default {OPTIONS['alpha']:g})"
+    )
     parser.add_argument(
         "--save", action="store_true", help="store the selection (its id is what certify and report --selection take)"
     )
@@ -85,21 +108,10 @@ def add_arguments(parser) -> None:
 
 
 def options_of(args) -> SelectionOptions:
-    """The SelectionOptions of the command's flags (`xialpha.select` takes the same, as parameters)."""
-    return SelectionOptions(
-        metric=args.metric,
-        estimator=args.estimator,
-        rho=args.rho,
-        smooth=args.smooth,
-        per_category=args.per_category,
-        average=args.average,
-        cost_fn=args.cost_fn,
-        cost_fp=args.cost_fp,
-        runners_up=args.runners_up,
-        alpha=args.alpha,
-        save=args.save or bool(args.refit),
-        partial=args.partial,
-    )
+    """The SelectionOptions of the flags given (`xialpha.select` takes the same, as parameters);
+    --refit saves the selection too."""
+    given = {name: value for name, value in vars(args).items() if name in OPTIONS}
+    return SelectionOptions(**{**given, "save": args.save or bool(args.refit)})
 
 
 def run(args) -> int:
@@ -109,7 +121,7 @@ def run(args) -> int:
     chosen = select_sweep(store, args.sweep, options)
     if chosen.incomplete:
         print(f"note: {chosen.incomplete}; this selection is of the rows stored so far", file=sys.stderr)
-    if args.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
+    if options.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
         print(
             f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by "
             f"{chosen.objective.estimator}",

@@ -8,8 +8,9 @@ import argparse
 import pandas as pd
 
 from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
+from xialpha.printable import printable
 from xialpha.reports.formatting import plural
-from xialpha.reports.inventory import inventory
+from xialpha.reports.inventory import incomplete_notes, inventory
 from xialpha.reports.terminal import inventory_table, print_table, write_records
 from xialpha.storage.datasets import QUARANTINE
 from xialpha.storage.schema import DATASETS
@@ -88,3 +89,6 @@ def _list(store, fmt: str, wide: bool) -> None:
         return
     for kind, frame in listings.items():
         print_table(inventory_table(kind, frame, wide), wide)
+        if kind == "sweeps":
+            for note in incomplete_notes(frame):
+                print(printable(note))

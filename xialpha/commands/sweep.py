@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 import sys
 
-from xialpha.commands.running import add_run_arguments, check_workers, start_workers_early
+from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.commands.stores import store_uri
 from xialpha.printable import printable
 
@@ -38,16 +38,15 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    if not args.dry_run:
-        start_workers_early(args)
+    from xialpha.spec.sweep import load_spec
+
+    spec = load_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
+    before_the_stack(args, spec, start_workers=not args.dry_run)
     from xialpha.jobs.progress import Progress
     from xialpha.jobs.sweep import dry_run, run_sweep
     from xialpha.selection.c_extension import auto_steps
-    from xialpha.spec.sweep import load_spec
     from xialpha.storage.opening import open_store
 
-    spec = load_spec(args.spec)
-    check_workers(args.workers, spec.cluster)
     store = open_store(store_uri(args, spec.store), create=True, writable=not args.dry_run)
     if args.dry_run:
         _print_dry_run(
@@ -105,12 +104,17 @@ def _print_dry_run(dry) -> None:
     import textwrap
 
     from xialpha.reports.formatting import plural
-    from xialpha.spec.grid import auto_C_rule
+    from xialpha.spec.grid import AUTO_C_LIMIT, AUTO_C_START, auto_C_rule
 
     plan, spec = dry.plan, dry.plan.spec
     if spec.C_auto:
         print(f"sweep {spec.id}: the C values are found from the data as the sweep runs, in rounds")
         print(textwrap.fill(auto_C_rule(), width=80, initial_indent="  ", subsequent_indent="  "))
+        paths = len(spec.preprocessings) * len(spec.kernels) * len(spec.j) * len(plan.categories)
+        print(
+            f"first round: {plural(paths * AUTO_C_START, 'fit')} ({AUTO_C_START} C on each of "
+            f"{plural(paths, 'path')}); at most {plural(paths * AUTO_C_LIMIT, 'fit')} in all"
+        )
     else:
         configs = len(spec.preprocessings) * len(spec.kernels) * len(spec.j) * len(spec.C)
         rhos = plural(len(spec.estimators.rhos), "rho value")
@@ -120,9 +124,9 @@ def _print_dry_run(dry) -> None:
             f"{plural(configs * len(plan.categories), 'fit')}, stored as {plural(plan.n_keys, 'row')} ({rhos} per fit)"
         )
         print(f"to run: {plural(plan.n_fits, 'fit')} ({plan.n_skipped} of {plan.n_keys} rows already stored)")
+    batches = "" if spec.C_auto else f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
     print(
-        f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
-        f"{plural(len(plan.categories), 'category', 'categories')}, "
+        f"{batches}{plural(len(plan.categories), 'category', 'categories')}, "
         f"{plural(plan.n_train, 'training document')}"
     )
     print(
@@ -167,10 +171,12 @@ def _print_best(spec, store) -> None:
     selection = select(results, objective, sweep_id=spec.id, runners_up=0)
     print(f"best per category by {objective_text(spec.metric, spec.selection_estimator, spec.estimators.rhos[0])}:")
     labels = sweep_labels(results)
+    categories = selection.rows[SelectionColumn.CATEGORY].astype(str)
+    width = int(categories.str.len().max())  # every name whole, the configs aligned
     for _, row in selection.rows.iterrows():
         print(
             printable(
-                f"  {row[SelectionColumn.CATEGORY]:<16} {labels.of_row(row)}  "
+                f"  {row[SelectionColumn.CATEGORY]!s:<{width}}  {labels.of_row(row)}  "
                 f"{spec.metric}={number(row[SelectionColumn.VALUE])}"
             )
         )

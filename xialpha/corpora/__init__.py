@@ -2,7 +2,8 @@
 
 No Dask, no file writing here: loaders read the user's corpus files and return in-memory corpora.
 The names below resolve from their modules when first used (`xialpha.lazy`), so that importing
-one module of the package (the spec reads `reuters_files`) imports none of the others.
+one module of the package (the spec reads `loading`, `reuters_files` and `splits`) imports none
+of the others.
 """
 
 from xialpha.lazy import lazy_exports
@@ -11,11 +12,15 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "corpus": ("Corpus",),
-        "directory": ("load_directory",),
-        "loading": ("LOADERS", "load_corpus"),
-        "reuters": ("load_reuters",),
-        "svmlight": ("load_svmlight",),
-        "synthetic": ("SHIFTS", "make_synthetic"),
-        "table": ("load_table",),
+        "loading": (
+            "LOADERS",
+            "load_corpus",
+            "load_directory",
+            "load_reuters",
+            "load_svmlight",
+            "load_table",
+            "make_synthetic",
+        ),
+        "synthetic": ("SHIFTS",),
     },
 )

@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xialpha.corpora.splits import VALIDATION_SPLIT
 from xialpha.errors import UserError, did_you_mean
 
-if TYPE_CHECKING:  # scipy.sparse at run time only where features are held: the spec reads this module
+if TYPE_CHECKING:  # scipy.sparse at run time only where features are held
     import scipy.sparse as sp
-
-VALIDATION_SPLIT = "validation"
 
 
 @dataclass(frozen=True, eq=False)

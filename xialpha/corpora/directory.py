@@ -10,35 +10,18 @@ id = its path inside the tree.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path, PurePosixPath
 
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart, read_in_parts
+from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart
 from xialpha.corpora.sources import decode_text, existing_path, iter_tree_files, tree_files
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 LAYOUTS = ("auto", "split/category", "category")
 _SPLIT_SUFFIX = re.compile(r"(?:^|[-_.])(train|test|validation|dev)$", re.I)
-
-
-def load_directory(
-    path: str | os.PathLike, layout: str = "auto", skip_empty: bool = False, follow_symlinks: bool = False
-) -> Corpus:
-    """A corpus from a directory-per-category tree at `path` (directory or tar archive), read split
-    folder by split folder (`directory_parts`) as a sweep's tasks read it.
-
-    layout: "split/category" (`<split>/<category>/<file>`), "category" (`<category>/<file>`), or
-    "auto" (split/category when files lie two folders deep). skip_empty: drop documents whose text
-    is empty or white space instead of refusing them. follow_symlinks: read symbolic links that
-    lead outside `path` (refused otherwise; FIFOs, sockets and devices are always refused).
-    """
-    return read_in_parts(
-        DIRECTORY_PARTS, {"path": path, "layout": layout, "skip_empty": skip_empty, "follow_symlinks": follow_symlinks}
-    )
 
 
 def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow_symlinks: bool = False) -> list[Part]:
@@ -46,7 +29,7 @@ def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow
     filed under several categories of a split is merged within its split's part. An archive is
     one part (a compressed stream is read in one pass). The tree is listed, not read, here."""
     if layout not in LAYOUTS:
-        raise UserError(f"must be one of {', '.join(LAYOUTS)}, got {layout!r}", key="layout")
+        raise UserError(one_of(layout, LAYOUTS), key="layout")
     root = existing_path(path)
     settings = {"path": str(root), "layout": layout, "skip_empty": skip_empty, "follow_symlinks": follow_symlinks}
     if not root.is_dir():

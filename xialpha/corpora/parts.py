@@ -342,16 +342,24 @@ class PartedLoader:
     """A loader as plain per-part functions. plan(**arguments): the parts, cheaply (a file's part may
     stand for the whole file); refine(part): such a part cut into the parts read (scanning the
     file for record starts, or reading its metadata); read(part): one part's documents;
-    check(parts, censuses): UserError for what only all parts together show (an empty file)."""
+    check(parts, censuses): UserError for what only all parts together show (an empty file);
+    look(part): UserError for what the head of a planned part's file shows (a table's header
+    without a column the arguments name), read before any task runs (`looked`)."""
 
     plan: Callable[..., list[Part]]
     read: Callable[[Part], RawPart]
     refine: Callable[[Part], list[Part]] | None = None
     check: Callable[[list[Part], list[Census]], None] | None = None
+    look: Callable[[Part], None] | None = None
 
     def refined(self, part: Part) -> list[Part]:
         """`part` cut into the parts read (itself where the loader has nothing to cut)."""
         return [part] if self.refine is None else self.refine(part)
+
+    def looked(self, part: Part) -> None:
+        """UserError for what the head of planned `part`'s file shows (nothing where the loader has no look)."""
+        if self.look is not None:
+            self.look(part)
 
     def check_all(self, parts: list[Part], censuses: list[Census]) -> None:
         """UserError for a corpus without documents, or what the loader's own check finds."""

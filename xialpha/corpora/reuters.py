@@ -13,22 +13,23 @@ the last story) is refused, naming the file and the story, never half-loaded.
 from __future__ import annotations
 
 import html
-import os
 import re
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart, read_in_parts
+from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart
 from xialpha.corpora.sources import existing_path, iter_tree_files, read_regular_file, tree_files
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
 SPLITS = ("modapte", "all")
 
-_STORY = re.compile(r"<REUTERS(?P<attrs>[^>]*)>(?P<body>.*?)</REUTERS>", re.S)
+_STORY_OPEN = re.compile(r"<REUTERS(?P<attrs>[^>]*)>")
+_STORY_CLOSE = "</REUTERS>"
 _STORY_START = re.compile(r"<REUTERS(?P<attrs>[^>]*)")
 _ATTR = re.compile(r'(\w+)="([^"]*)"')
 _TOPICS = re.compile(r"<TOPICS>(.*?)</TOPICS>", re.S)
@@ -42,24 +43,19 @@ _TAG = re.compile(r"<[^>]+>")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BRIEF_PLACEHOLDER = "Blah blah blah."
 _LEWIS_TO_SPLIT = {"TRAIN": "train", "TEST": "test", "NOT-USED": "not-used"}
-
-
-def load_reuters(path: str | os.PathLike, split: str = "modapte", follow_symlinks: bool = False) -> Corpus:
-    """Reuters-21578 from directory or archive `path`, read file by file (`reuters_parts`) as a
-    sweep's tasks read it.
-
-    split="modapte": the 12,902 stories with TOPICS="YES" and LEWISSPLIT TRAIN (9,603) or TEST
-    (3,299). split="all": all 21,578 stories, splits "train"/"test"/"not-used" from LEWISSPLIT.
-    follow_symlinks: read symbolic links that lead outside `path` (refused otherwise).
-    """
-    return read_in_parts(REUTERS_PARTS, {"path": path, "split": split, "follow_symlinks": follow_symlinks})
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
+}
 
 
 def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -> list[Part]:
     """One part per reut2-NNN.sgm file of a directory, in name order; an archive is one part (a
     compressed stream is read in one pass)."""
     if split not in SPLITS:
-        raise UserError(f"must be one of {', '.join(SPLITS)}, got {split!r}", key="split")
+        raise UserError(one_of(split, SPLITS), key="split")
     root = existing_path(path)
     settings = {"path": str(root), "split": split, "follow_symlinks": follow_symlinks}
     if not root.is_dir():
@@ -87,12 +83,12 @@ def read_reuters_part(part: Part) -> RawPart:
     ids, texts, labels, times, splits = [], [], [], [], []
     for name, data in files:
         for story in _complete_stories(data.decode("latin-1"), root / name):
-            attrs = dict(_ATTR.findall(story["attrs"]))
+            attrs = dict(_ATTR.findall(story.attrs))
             if split == "modapte" and not (
                 attrs.get("TOPICS") == "YES" and attrs.get("LEWISSPLIT") in ("TRAIN", "TEST")
             ):
                 continue
-            body = story["body"]
+            body = story.body
             ids.append(attrs.get("NEWID", ""))
             texts.append(_story_text(body))
             topics = _TOPICS.search(body)
@@ -120,19 +116,41 @@ def _wanted(relative) -> bool:
     return bool(SGML_FILE.search(PurePosixPath(relative).name))
 
 
-def _complete_stories(sgml: str, file) -> list[re.Match]:
+class _Story(NamedTuple):
+    """One <REUTERS attrs>body</REUTERS> story of an SGML file, at sgml[start:end]."""
+
+    attrs: str
+    body: str
+    start: int
+    end: int
+
+
+def _stories(sgml: str) -> list[_Story]:
+    """Each <REUTERS ...> tag and the text up to the first </REUTERS> after it, one story after the
+    other (found with str.find: a lazy regex over every story's text took 7x as long)."""
+    stories, position = [], 0
+    while (opening := _STORY_OPEN.search(sgml, position)) is not None:
+        closing = sgml.find(_STORY_CLOSE, opening.end())
+        if closing < 0:
+            break
+        position = closing + len(_STORY_CLOSE)
+        stories.append(_Story(opening["attrs"], sgml[opening.end() : closing], opening.start(), position))
+    return stories
+
+
+def _complete_stories(sgml: str, file) -> list[_Story]:
     """The <REUTERS> stories of one file; UserError naming the file and the story where one is
     not closed (the file was cut short or corrupted) or text other than white space follows the
     last story."""
-    stories = list(_STORY.finditer(sgml))
+    stories = _stories(sgml)
     starts = list(_STORY_START.finditer(sgml))
     if not starts:
         raise UserError(f"{file} holds no <REUTERS> story (not a Reuters-21578 SGML file)", key="path")
     for index, start in enumerate(starts):  # story i must start at start i and end before start i + 1
         if (
             index >= len(stories)
-            or stories[index].start() != start.start()
-            or (index + 1 < len(starts) and stories[index].end() > starts[index + 1].start())
+            or stories[index].start != start.start()
+            or (index + 1 < len(starts) and stories[index].end > starts[index + 1].start())
         ):
             newid = dict(_ATTR.findall(start["attrs"])).get("NEWID", "?")
             line = sgml.count("\n", 0, start.start()) + 1
@@ -141,9 +159,9 @@ def _complete_stories(sgml: str, file) -> list[re.Match]:
                 "the file is truncated or corrupt",
                 key="path",
             )
-    tail = sgml[stories[-1].end() :]
+    tail = sgml[stories[-1].end :]
     if tail.strip():
-        newid = dict(_ATTR.findall(stories[-1]["attrs"])).get("NEWID", "?")
+        newid = dict(_ATTR.findall(stories[-1].attrs)).get("NEWID", "?")
         raise UserError(
             f"{file}: text after the last complete story (NEWID={newid}) is not a story: "
             f"{tail.strip()[:40]!r}; the file is truncated or corrupt",
@@ -179,9 +197,9 @@ def _story_time(body: str) -> np.datetime64:
     if match is None:
         return np.datetime64("NaT")
     day, month, year, hour, minute, second = match.groups()
-    try:
-        moment = datetime.strptime(f"{day} {month.title()} {year} {hour}:{minute}:{second}", "%d %b %Y %H:%M:%S")
-    except ValueError:
+    try:  # what strptime's "%d %b %Y %H:%M:%S" reads, at a tenth of its cost
+        moment = datetime(int(year), _MONTHS[month.lower()], int(day), int(hour), int(minute), int(second))
+    except (KeyError, ValueError):
         return np.datetime64("NaT")
     return np.datetime64(moment, "s")
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import PART_BYTES, Census, Part, PartedLoader, RawPart, read_in_parts
+from xialpha.corpora.parts import PART_BYTES, Census, Part, PartedLoader, RawPart
 from xialpha.corpora.sources import existing_file, file_size, read_range
 from xialpha.corpora.text_scan import cut_points
 from xialpha.errors import UserError
@@ -45,16 +44,6 @@ _REASONS = (  # scikit-learn's message (a pattern) -> ours
     (r"too large to convert|int too large", f"a feature index beyond {MAX_FEATURES:,}"),
     (r"(?:could not convert string to float|invalid literal for int\(\) with base 10): b?(.*)", r"not a number: \1"),
 )
-
-
-def load_svmlight(path: str | os.PathLike, n_features: int | None = None, zero_based: bool | str = "auto") -> Corpus:
-    """A corpus with a CSR feature matrix X (float64, shape (n_lines, n_features)) from an svmlight
-    file (a local path or an fsspec URI), read block by block (`svmlight_parts`) as a sweep's tasks read it.
-
-    zero_based: whether feature indices start at 0; "auto" takes 0-based when some index is 0.
-    n_features: the number of columns (default: the largest index seen); a larger index is an error.
-    """
-    return read_in_parts(SVMLIGHT_PARTS, {"path": path, "n_features": n_features, "zero_based": zero_based})
 
 
 def svmlight_parts(path, n_features: int | None = None, zero_based: bool | str = "auto") -> list[Part]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from xialpha.corpora.corpus import Corpus, concat
 from xialpha.corpora.parts import PART_DOCUMENTS, Part, PartedLoader, RawPart
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 SHIFTS = ("abrupt", "gradual", "abrupt-return")
 MAX_TOKENS = 10**8  # documents of one block x mean_length: about 1 GB of word indices while generating it
@@ -41,31 +41,9 @@ _SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
 _TOPIC_RANKS_FROM = 50
 
 
-def make_synthetic(
-    n_docs: int = 2000,
-    n_categories: int = 10,
-    seed: int = 0,
-    n_batches: int | None = None,
-    shift: str | None = None,
-    shift_batch: int | None = None,
-    shift_width: int | None = None,
-    shifted_categories: int | list[str] = 1,
-    vocabulary_size: int = 5000,
-    mean_length: float = 80.0,
-    topic_words: int = 40,
-    signal: float = 0.14,
-    max_prevalence: float = 0.3,
-    category_skew: float = 1.4,
-    test_fraction: float = 0.3,
-    start: str = "2000-01-01",
-) -> Corpus:
-    """A corpus of `n_docs` texts over `n_categories` categories, reproducible from `seed`.
-
-    splits: a random `test_fraction` of the documents is "test", the rest "train". timestamps: only
-    with n_batches (None otherwise). The documents are generated in blocks of PART_DOCUMENTS (see
-    `synthetic_parts`), here one after the other.
-    """
-    args = dict(locals())
+def synthetic_corpus(args: dict) -> Corpus:
+    """`xialpha.corpora.loading.make_synthetic`'s corpus from its arguments: the blocks generated
+    here one after the other."""
     return concat([read_synthetic_part(part).corpus for part in synthetic_parts(**args)])
 
 
@@ -233,7 +211,7 @@ def _batches(
     if shift is None:
         return batch_of_doc, np.zeros(n_batches)
     if shift not in SHIFTS:
-        raise UserError(f"must be one of {', '.join(SHIFTS)} or none, got {shift!r}", key="shift")
+        raise UserError(f"{one_of(shift, SHIFTS)} (or none)", key="shift")
     if n_batches < 2:
         raise UserError("a concept shift needs at least 2 batches", key="n_batches")
     k = n_batches // 2 if shift_batch is None else shift_batch

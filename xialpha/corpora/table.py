@@ -20,52 +20,26 @@ from __future__ import annotations
 
 import codecs
 import math
-import os
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Annotated
 
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import PART_BYTES, Census, Part, PartedLoader, RawPart, read_in_parts
-from xialpha.corpora.sources import existing_file
-from xialpha.corpora.table_files import Block, parquet_blocks, read_block, table_format, text_blocks
+from xialpha.corpora.parts import PART_BYTES, Census, Part, PartedLoader, RawPart
+from xialpha.corpora.sources import existing_file, is_uri
+from xialpha.corpora.table_files import (
+    Block,
+    head_columns,
+    no_column,
+    parquet_blocks,
+    read_block,
+    table_format,
+    text_blocks,
+)
 from xialpha.corpora.text_scan import byte_scannable
 from xialpha.errors import UserError
-
-SplitFiles = Annotated[dict[str, str | os.PathLike], 'a table of split = file, e.g. {train = "a.csv", test = "b.csv"}']
-
-
-def load_table(
-    path: str | os.PathLike | SplitFiles,
-    text_column: str = "text",
-    label_column: str = "label",
-    id_column: str | None = None,
-    time_column: str | None = None,
-    split_column: str | None = None,
-    label_separator: str | None = None,
-    format: str = "auto",
-    header: bool = True,
-    column_names: tuple[str, ...] | list[str] = ("label", "text"),
-    encoding: str = "utf-8",
-    skip_empty: bool = False,
-) -> Corpus:
-    """A corpus from the table file at `path`, or from several: `path` = {split name: file}, whose
-    rows take that split (then without `split_column`), in the order the splits are given. Files
-    are local paths or fsspec URIs (s3://..., memory://...).
-
-    format: "auto" (from each file's suffix: .csv, .tsv/.tab/.txt, .jsonl/.ndjson, .parquet/.pq) or
-    one of csv/tsv/jsonl/parquet. header=False (CSV/TSV): the columns are `column_names` in order.
-    skip_empty: drop rows whose text is empty instead of refusing them. label_separator: the
-    character joining several labels in one cell; None: not said (refused where the labels look
-    joined, see above); "": each cell is one label.
-
-    Read here part by part (`table_parts`), as the tasks of a sweep read it.
-    """
-    arguments = dict(locals())
-    return read_in_parts(TABLE_PARTS, arguments)
 
 
 def table_parts(**args) -> list[Part]:
@@ -112,8 +86,7 @@ def read_table_part(part: Part) -> RawPart:
     split, field, file, format, *rest = part.where
     block = rest[0] if rest else Block()
     roles = {role: a[role] for role in ROLES}
-    wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
-    keys = {column: role for role, column in reversed(roles.items()) if column is not None}  # the first role wins
+    wanted, keys = _wanted_columns(a)
     columns, places = read_block(
         file, format, wanted, a["header"], tuple(a["column_names"]), a["encoding"], block, keys
     )
@@ -133,6 +106,37 @@ def read_table_part(part: Part) -> RawPart:
     )
     prefix = None if a["id_column"] else ("" if split is None else f"{split}/")
     return RawPart(corpus, len(places), prefix)
+
+
+LOOK_BYTES = 2**20  # of a text file's head, read for its header before any task runs
+
+
+def look_at_table_part(part: Part) -> None:
+    """UserError naming the key of a column the arguments name (text_column, label_column, ...)
+    that a planned part's file does not have, as its tasks would find it, from the head of the file
+    only (`head_columns`). A remote file (a URI) is left to the tasks, which may see it where this
+    process may not."""
+    split, field, file, format = part.where
+    if is_uri(file):
+        return
+    a = part.args
+    wanted, keys = _wanted_columns(a)
+    head = head_columns(file, format, a["header"], tuple(a["column_names"]), a["encoding"], LOOK_BYTES)
+    if head is None:
+        return
+    names, where = head
+    for column in wanted:
+        if column not in names:
+            raise no_column(where, column, names, keys)
+
+
+def _wanted_columns(a: dict) -> tuple[list[str], dict[str, str]]:
+    """The columns the arguments `a` name (each once, in role order) and {column: its argument}
+    (the first role naming a column wins)."""
+    roles = {role: a[role] for role in ROLES}
+    wanted = list(dict.fromkeys(column for column in roles.values() if column is not None))
+    keys = {column: role for role, column in reversed(roles.items()) if column is not None}
+    return wanted, keys
 
 
 def check_table_parts(parts: list[Part], censuses: list[Census]) -> None:
@@ -403,4 +407,4 @@ def _split(value, file, place: str, column: str) -> str:
     return _cell_text(value)
 
 
-TABLE_PARTS = PartedLoader(table_parts, read_table_part, refine_table_part, check_table_parts)
+TABLE_PARTS = PartedLoader(table_parts, read_table_part, refine_table_part, check_table_parts, look=look_at_table_part)

@@ -30,7 +30,7 @@ import numpy as np
 
 from xialpha.corpora.sources import file_size, open_binary, read_range
 from xialpha.corpora.text_scan import byte_scannable, cut_points
-from xialpha.errors import UserError, did_you_mean
+from xialpha.errors import UserError, did_you_mean, one_of
 
 FORMATS = ("csv", "tsv", "jsonl", "parquet")
 SUFFIX_FORMATS = {  # a table file's suffix -> its format (format = "auto")
@@ -58,7 +58,7 @@ def table_format(file: Path, format: str) -> str:
             )
         return SUFFIX_FORMATS[suffix]
     if format not in FORMATS:
-        raise UserError(f"must be 'auto' or one of {', '.join(FORMATS)}, got {format!r}", key="format")
+        raise UserError(one_of(format, ("auto", *FORMATS)), key="format")
     return format
 
 
@@ -84,10 +84,12 @@ def read_columns(
     column_names: tuple[str, ...],
     encoding: str,
     field: str = "path",
+    keys: dict[str, str] | None = None,
 ) -> dict[str, list]:
     """{column name: values} for the `wanted` columns of the whole of `file` (UserError naming a
-    missing one; an empty file's error names the argument `field` that gave the file)."""
-    columns, _ = read_block(file, format, wanted, header, column_names, encoding, Block())
+    missing one, keyed by the argument that named it in `keys`: {column: argument}; an empty
+    file's error names the argument `field` that gave the file)."""
+    columns, _ = read_block(file, format, wanted, header, column_names, encoding, Block(), keys)
     if not columns[wanted[0]]:
         raise UserError(f"{file} has no rows (empty corpus)", key=field)
     return columns
@@ -164,6 +166,34 @@ def _header_names(file, format: str, encoding: str, stop: int | None) -> tuple[s
     return None if first is None else tuple(first[1])
 
 
+def head_columns(
+    file: Path | str, format: str, header: bool, column_names: tuple[str, ...], encoding: str, look_bytes: int
+) -> tuple[list[str], str] | None:
+    """The column names the head of `file` shows and where it shows them, for messages (the file, or
+    the file and the line of a JSON lines file's first record): a CSV/TSV header's first record, the
+    `column_names` of one without a header, a JSON lines file's first record's fields, a Parquet
+    file's schema. Only the first `look_bytes` bytes of a text file are read; None where they hold
+    no whole first record or cannot be read (the tasks reading the file then say what is wrong)."""
+    if format == "parquet":
+        return list(_parquet_file(file).schema_arrow.names), str(file)
+    if not header and format != "jsonl":
+        return list(column_names), str(file)
+    size = file_size(file)
+    data = read_range(file, 0, min(size, look_bytes))
+    if size > look_bytes:
+        data = data[: data.rfind(b"\n") + 1]  # whole lines only
+    try:
+        text = decode_block(data, encoding, file, 0)
+        stream = io.StringIO(text, newline="")
+        if format == "jsonl":
+            number, row = next(_jsonl_rows(stream, file, 1))
+            return [str(name) for name in row], f"{file}, line {number}"
+        number, names = next(_records(stream, file, format, 1))
+        return names, str(file)
+    except (UserError, LookupError, StopIteration):
+        return None
+
+
 def parquet_blocks(file: Path | str) -> list[Block]:
     """One block per row group of Parquet `file`, each with the file row it starts at (from the
     metadata alone); UserError for a file that is not Parquet."""
@@ -187,7 +217,7 @@ def _collect(
     for number, row in rows:
         for name in wanted:
             if name not in row:
-                raise _no_column(
+                raise no_column(
                     f"{file}, line {number}" if by_row else str(file),
                     name,
                     list(row) if by_row or names is None else names,
@@ -280,7 +310,7 @@ def _jsonl_rows(stream, file, first_line: int) -> Iterator[tuple[int, dict]]:
         yield number, row
 
 
-def _no_column(where: str, name: str, names: list[str], keys: dict[str, str]) -> UserError:
+def no_column(where: str, name: str, names: list[str], keys: dict[str, str]) -> UserError:
     """The error about column `name` missing at `where` (file and line), naming the key that names
     the column and the column closest to it."""
     shown = [str(column) for column in names]
@@ -299,7 +329,7 @@ def _read_parquet(file, wanted: list[str], block: Block, keys: dict[str, str]) -
     names = parquet.schema_arrow.names
     missing = [name for name in wanted if name not in names]
     if missing:
-        raise _no_column(str(file), missing[0], names, keys)
+        raise no_column(str(file), missing[0], names, keys)
     try:
         table = (
             parquet.read(columns=wanted)

@@ -22,3 +22,4 @@ PARAMETER_NAMES = tuple(
     dict.fromkeys(name for names in KERNEL_PARAMETERS.values() for name in names)
 )  # gamma, degree, coef0
 TOL_RANGE = (1e-12, 1.0)  # stopping tolerances a solver in float64 can reach, in margin units
+METRICS = ("error", "recall", "precision", "f1")  # what every estimate reports: xialpha.estimators.metrics

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
-from xialpha.errors import DataFailure
+from xialpha.errors import DataFailure, one_of
 from xialpha.estimators.metrics import Estimate, weighted_average
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
 
@@ -70,7 +70,7 @@ def bootstrap(
     """
     y = problem.y
     if method not in BOOTSTRAP_METHODS:
-        raise ValueError(f"method: must be one of {BOOTSTRAP_METHODS}, got {method!r}")
+        raise ValueError(f"method: {one_of(method, BOOTSTRAP_METHODS)}")
     if n_boot < 1:
         raise ValueError(f"n_boot: must be >= 1, got {n_boot}")
     problem = problem.checked()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xialpha.errors import one_of
 from xialpha.estimators.loo_linear import WorkingSet
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
@@ -49,7 +50,7 @@ def loo_exact(
     Returns counts over the n examples, the per-example LOO-error indicator, and `retrains`.
     """
     if prune not in PRUNE_RULES:
-        raise ValueError(f"prune: must be one of {PRUNE_RULES}, got {prune!r}")
+        raise ValueError(f"prune: {one_of(prune, PRUNE_RULES)}")
     if r_delta2 is not None:
         r_delta2 = check_positive(r_delta2, "r_delta2")
     problem = problem.checked()

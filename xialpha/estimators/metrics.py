@@ -20,8 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-METRICS = ("error", "recall", "precision", "f1")
-
 
 @dataclass(frozen=True, eq=False)
 class Estimate:

@@ -77,7 +77,7 @@ import numpy as np
 import scipy.linalg
 from numba import njit
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 from xialpha.estimators import span_iterative
 from xialpha.estimators.kernel_rows import FeatureRows, NamedKernelRows, kernel_rows
 from xialpha.estimators.metrics import Estimate
@@ -169,7 +169,7 @@ def span_squared(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=Non
 def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None) -> SpanCalls:
     """`span_squared`'s spans with how each was decided (`SpanCalls`)."""
     if method not in METHODS:
-        raise UserError(f"method: must be one of {', '.join(METHODS)}, got {method!r}")
+        raise UserError(f"method: {one_of(method, METHODS)}")
     kernel = kernel_rows(fit, gram)
     sv = np.flatnonzero(fit.alpha > 0)
     unbounded = sv[~fit.bounded[sv]]

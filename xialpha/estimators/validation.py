@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
-from xialpha.errors import DataFailure
+from xialpha.errors import DataFailure, one_of
 from xialpha.estimators import KERNEL_PARAMETERS, TOL_RANGE
 
 
@@ -128,7 +128,7 @@ def check_kernel(kernel: str, kernel_params: dict | None) -> dict:
     an explicit gamma. Returns the parameters as scikit-learn's SVC and pairwise_kernels take them.
     """
     if kernel not in KERNEL_PARAMETERS:
-        raise ValueError(f"kernel: must be one of {', '.join(KERNEL_PARAMETERS)}, got {kernel!r}")
+        raise ValueError(f"kernel: {one_of(kernel, KERNEL_PARAMETERS)}")
     params = dict(kernel_params or {})
     unknown = set(params) - set(KERNEL_PARAMETERS[kernel])
     if unknown:

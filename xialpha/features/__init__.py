@@ -2,7 +2,8 @@
 
 No Dask, no file writing here: these functions take and return in-memory arrays. The names below
 resolve from their modules when first used (`xialpha.lazy`): a report reads the preprocessing's
-parameters without the Gram code.
+parameters without the Gram code, and a spec's `Preprocessing` and `Kernel` are checked without
+numpy or scipy (`preprocessing` and `kernels` import them where they compute).
 """
 
 from xialpha.lazy import lazy_exports
@@ -10,15 +11,8 @@ from xialpha.lazy import lazy_exports
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
-        "gram": (
-            "DEFAULT_GRAM_LIMIT_BYTES",
-            "GramTooLarge",
-            "check_gram_fits",
-            "gram_nbytes",
-            "linear_gram",
-            "row_sq_norms",
-        ),
-        "kernels": ("KERNELS", "Kernel"),
+        "gram": ("GramTooLarge", "check_gram_fits", "gram_nbytes", "linear_gram", "row_sq_norms"),
+        "kernels": ("DEFAULT_GRAM_LIMIT_BYTES", "KERNELS", "Kernel"),
         "preprocessing": ("FittedPreprocessing", "Preprocessing"),
     },
 )

@@ -85,6 +85,12 @@ def count_part(
     return PartCounts(preprocessing.count(corpus.texts), rows_of(corpus, train_split, within))
 
 
+def stem_part(counts: PartCounts, stemming: str) -> PartCounts:
+    """A part's unstemmed counts (`Preprocessing.unstemmed`) as a stemming preprocessing counts them
+    (`TermCounts.stemmed`): preprocessings that differ only in stemming tokenise each part once."""
+    return PartCounts(counts.counts.stemmed(stemming), counts.train)
+
+
 def feature_block(
     corpus: Corpus,
     train_split: str | None,

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from xialpha.errors import DataFailure, UserError
+from xialpha.features.kernels import DEFAULT_GRAM_LIMIT_BYTES
 
-DEFAULT_GRAM_LIMIT_BYTES = 4 * 2**30
 DEFAULT_BLOCK_ROWS = 512
 
 

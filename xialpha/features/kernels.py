@@ -9,13 +9,16 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 from xialpha.estimators import KERNEL_PARAMETERS, KERNELS  # noqa: F401  (the one table, re-exported here)
 from xialpha.features.preprocessing import stable_id
 
+if TYPE_CHECKING:  # numpy is imported where a Gram is computed: a spec's kernels are checked without it
+    import numpy as np
+
+DEFAULT_GRAM_LIMIT_BYTES = 4 * 2**30  # bytes of one Gram matrix at most (a spec's gram_memory_limit)
 _DEFAULTS = {"gamma": 1.0, "degree": 3, "coef0": 0.0}
 
 
@@ -32,7 +35,7 @@ class Kernel:
 
     def __post_init__(self) -> None:
         if self.name not in KERNEL_PARAMETERS:
-            raise UserError(f"kernel must be one of {', '.join(KERNEL_PARAMETERS)}, got {self.name!r}", key="name")
+            raise UserError(one_of(self.name, KERNEL_PARAMETERS), key="name")
         used = KERNEL_PARAMETERS[self.name]
         for parameter in ("gamma", "degree", "coef0"):
             value = getattr(self, parameter)
@@ -66,6 +69,8 @@ class Kernel:
 
         The linear kernel returns G_lin itself; the others return a new array.
         """
+        import numpy as np
+
         G_lin = np.asarray(G_lin, dtype=np.float64)
         if G_lin.ndim != 2:
             raise UserError(f"G_lin: expected a 2-d Gram matrix, got shape {G_lin.shape}")
@@ -89,6 +94,8 @@ class Kernel:
         return value
 
     def _rbf(self, G_lin: np.ndarray, sq_rows: np.ndarray, sq_cols: np.ndarray | None) -> np.ndarray:
+        import numpy as np
+
         same = sq_cols is None
         sq_rows = _norms(sq_rows, G_lin.shape[0], "sq_norms_rows")
         sq_cols = sq_rows if sq_cols is None else _norms(sq_cols, G_lin.shape[1], "sq_norms_cols")
@@ -121,6 +128,8 @@ def _checked(parameter: str, value: object) -> float | int:
 
 
 def _norms(values: np.ndarray, expected: int, name: str) -> np.ndarray:
+    import numpy as np
+
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (expected,):
         raise UserError(f"expected shape ({expected},), got {values.shape}", key=name)

@@ -17,15 +17,14 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
-import numpy as np
+from xialpha.errors import DataFailure, UserError, one_of
 
-from xialpha.errors import DataFailure, UserError
-
-if TYPE_CHECKING:  # scipy.sparse at run time only where a matrix is built: the spec reads this module
+if TYPE_CHECKING:  # imported where texts are counted: a spec's preprocessings are checked without them
+    import numpy as np
     import scipy.sparse as sp
 
 TF_WEIGHTINGS = ("raw", "log", "binary")
@@ -80,7 +79,7 @@ class Preprocessing:
             ("norm", NORMS),
         ):
             if getattr(self, name) not in allowed:
-                raise UserError(f"must be one of {', '.join(allowed)}, got {getattr(self, name)!r}", key=name)
+                raise UserError(one_of(getattr(self, name), allowed), key=name)
         min_df = self.min_df
         whole = isinstance(min_df, int) or (isinstance(min_df, float) and min_df.is_integer())
         if isinstance(min_df, bool) or not whole or min_df < 1:
@@ -124,17 +123,25 @@ class Preprocessing:
         return fitted, fitted.transform_counts(counts)
 
     def count(self, texts: Iterable[str]) -> TermCounts:
-        """The term counts of `texts` in a vocabulary of their own (terms in order of appearance)."""
+        """The term counts of `texts` in a vocabulary of their own (terms in order of appearance).
+        With stemming: the counts of `unstemmed`, their terms stemmed (`TermCounts.stemmed`)."""
+        if self.stemming != "none":
+            return self.unstemmed().count(texts).stemmed(self.stemming)
         provisional: defaultdict[str, int] = defaultdict()
         provisional.default_factory = provisional.__len__
         counts = _count(texts, _analyzer(self), provisional.__getitem__, n_columns=None)
-        terms = np.empty(len(provisional), dtype=object)
-        terms[:] = list(provisional)
-        return TermCounts(terms, counts)
+        return TermCounts(_terms(provisional), counts)
+
+    def unstemmed(self) -> Preprocessing:
+        """This preprocessing without stemming (itself when it has none): the terms its counts are
+        stemmed from."""
+        return self if self.stemming == "none" else replace(self, stemming="none")
 
     def fit_frequencies(self, frequencies: DocumentFrequencies) -> FittedPreprocessing:
         """Vocabulary (the terms min_df and max_df keep, sorted) and idf from the document
         frequencies of the training documents; UserError when no term is kept."""
+        import numpy as np
+
         n_docs = frequencies.n_documents
         if n_docs == 0:
             raise DataFailure("no training documents to fit the preprocessing on", key="texts")
@@ -165,6 +172,25 @@ class TermCounts:
         """The counts of the documents where boolean `mask` (n_documents,) is True."""
         return TermCounts(self.terms, self.counts[mask])
 
+    def stemmed(self, stemming: str) -> TermCounts:
+        """These counts with every term replaced by its stem (`stemming`, one of STEMMERS) and the
+        columns of equal stems added: what counting the texts' stemmed tokens gives, terms in order
+        of appearance too (the stop words are removed before stemming either way), for one stem
+        per distinct term instead of one per token."""
+        import numpy as np
+        import scipy.sparse as sp
+
+        provisional: defaultdict[str, int] = defaultdict()
+        provisional.default_factory = provisional.__len__
+        stems = _stemmer(stemming).stemWords(self.terms.tolist())
+        column = np.fromiter(map(provisional.__getitem__, stems), dtype=np.int64, count=len(stems))
+        X = self.counts
+        merged = sp.csr_matrix(  # new arrays: summing the duplicates in place leaves these counts alone
+            (X.data.copy(), column[X.indices], X.indptr.copy()), shape=(X.shape[0], len(provisional)), dtype=np.int64
+        )
+        merged.sum_duplicates()
+        return TermCounts(_terms(provisional), merged)
+
 
 @dataclass(frozen=True, eq=False)
 class DocumentFrequencies:
@@ -176,6 +202,8 @@ class DocumentFrequencies:
 
     @classmethod
     def of(cls, counts: TermCounts) -> DocumentFrequencies:
+        import numpy as np
+
         df = np.bincount(counts.counts.indices, minlength=len(counts.terms))
         present = np.flatnonzero(df)
         return cls(counts.counts.shape[0], dict(zip(counts.terms[present].tolist(), df[present].tolist())))
@@ -218,6 +246,7 @@ class FittedPreprocessing:
     def transform_counts(self, counts: TermCounts) -> sp.csr_matrix:
         """What `transform` gives for the texts `counts` counted (in their own vocabulary):
         their columns mapped to this vocabulary (terms outside it dropped), then weighted."""
+        import numpy as np
         import scipy.sparse as sp
 
         lookup = self.vocabulary.get
@@ -234,6 +263,8 @@ class FittedPreprocessing:
         return self._weight(kept)
 
     def _weight(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+        import numpy as np
+
         X = counts.astype(np.float64)
         if self.spec.tf == "log":
             np.log(X.data, out=X.data)
@@ -256,6 +287,7 @@ def _analyzer(spec: Preprocessing):
 
 def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None) -> sp.csr_matrix:
     """Term counts: CSR int64 with sorted indices; terms for which `column_of_term` gives None are dropped."""
+    import numpy as np
     import scipy.sparse as sp
 
     if isinstance(texts, str):
@@ -288,7 +320,18 @@ def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None)
     return counts
 
 
+def _terms(provisional: dict[str, int]) -> np.ndarray:
+    """(v,) object array of the terms of a vocabulary {term: column} built in column order."""
+    import numpy as np
+
+    terms = np.empty(len(provisional), dtype=object)
+    terms[:] = list(provisional)
+    return terms
+
+
 def _idf(kind: str, df: np.ndarray, n_docs: int) -> np.ndarray | None:
+    import numpy as np
+
     if kind == "none":
         return None
     df = df.astype(np.float64)

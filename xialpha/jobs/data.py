@@ -29,7 +29,7 @@ from distributed import Client, Future, wait
 from toolz import identity
 
 from xialpha.corpora.corpus import check_carving, no_such_split
-from xialpha.corpora.loading import PARTED, check_parts, plan_parts, read_part, refine_part
+from xialpha.corpora.parted import HOMES, check_parts, parted, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
     WHOLE,
     Census,
@@ -50,7 +50,7 @@ from xialpha.corpora.parts import (
     summarize,
 )
 from xialpha.errors import UserError
-from xialpha.features.blocks import count_part, feature_block, frequencies_of
+from xialpha.features.blocks import count_part, feature_block, frequencies_of, stem_part
 from xialpha.features.preprocessing import DocumentFrequencies
 from xialpha.spec.corpus import corpus_errors
 
@@ -118,7 +118,7 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
     censuses: list[Census] = _results(
         client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))], pure=False)
     )
-    if parts[0].loader in PARTED:
+    if parts[0].loader in HOMES:
         check_parts(parts, censuses)
     train_split = corpus_spec.train_split
     validation = _carved(client, corpus_spec, censuses, run_id)
@@ -150,7 +150,7 @@ def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
     """The parts to read, planned and (per file) refined on workers: the driver reads no corpus file
     (it need not even see them: on a cluster the files are where the workers are)."""
     coarse = client.submit(_plan, corpus_spec, key=f"plan-{run_id}", pure=False).result()
-    if PARTED[corpus_spec.loader].refine is not None:
+    if parted(corpus_spec.loader).refine is not None:
         refined = _results(
             [
                 client.submit(checked, refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
@@ -218,7 +218,8 @@ def submit_features(
     """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts).
     within: per part, a future of a bool mask over its training rows keeping only some of them.
     counted: {analyzer id: the parts' term-count futures}, shared by the calls of one graph, so
-    preprocessings that split texts alike count them once."""
+    preprocessings that split texts alike count them once, and those that differ only in stemming
+    tokenise them once (the stemmed counts are the unstemmed ones' terms stemmed: `stem_part`)."""
     name = f"{preprocessing.id}-{run_id}"
     chunks = corpus.chunks
     within = within or [None] * len(chunks)
@@ -240,13 +241,17 @@ def submit_features(
         ]
         return ClusterFeatures(blocks, None)
     counted = {} if counted is None else counted
+    base = preprocessing.unstemmed()  # tokenised once for every stemming
+    if base.analyzer_id not in counted:
+        counted[base.analyzer_id] = [
+            client.submit(count_part, chunk, base, train_split, mask, key=f"count-{i}-{base.analyzer_id}-{run_id}")
+            for i, (chunk, mask) in enumerate(zip(chunks, within))
+        ]
     analyzer = preprocessing.analyzer_id
     if analyzer not in counted:
         counted[analyzer] = [
-            client.submit(
-                count_part, chunk, preprocessing, train_split, mask, key=f"count-{i}-{analyzer}-{run_id}", pure=False
-            )
-            for i, (chunk, mask) in enumerate(zip(chunks, within))
+            client.submit(stem_part, count, preprocessing.stemming, key=f"count-{i}-{analyzer}-{run_id}")
+            for i, count in enumerate(counted[base.analyzer_id])
         ]
     counts = counted[analyzer]
     frequencies = [

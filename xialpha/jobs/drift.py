@@ -220,6 +220,8 @@ def run_drift_check(
 
     A newest batch already checked with the same spec and data is not refitted unless `force`.
     """
+    if client is None and spec.cluster.is_local(address):
+        spec.corpus.look()  # a missing file or column answered before a cluster starts
     start = time.monotonic()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     run_id = uuid.uuid4().hex[:12]

@@ -25,6 +25,7 @@ RETRIES = 2  # a task that raised is run again at most this often (a lost worker
 # limit) or the cluster (its worker lost every time it ran: out of memory, say). Anything else stops.
 TASK_FAILURES = (DataFailure, KilledWorker)
 ERROR_CHARS = 500  # of a task's error, as a failed row stores it
+FIT_TASK = "fit-batch-"  # the key prefix of the tasks that fit and estimate
 
 
 def error_line(exc: BaseException) -> str:
@@ -105,7 +106,7 @@ def submit_plan(
     for i, batch in enumerate(plan.batches):
         home = homes[i]
         args = (training[batch.preprocessing, batch.kernel, home], batch, columns[i], spec.estimators, spec.tol)
-        key = f"fit-batch-{tag}{i}-{run_id}"
+        key = f"{FIT_TASK}{tag}{i}-{run_id}"
         if ends is None:
             future = client.submit(tasks.fit_batch, *args, key=key, retries=RETRIES, pure=False, **placed(home))
         else:

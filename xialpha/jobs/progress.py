@@ -20,6 +20,7 @@ import html
 import sys
 import threading
 import time
+from enum import StrEnum
 
 NOTEBOOK_EVERY_S = 0.5  # the notebook display is redrawn at most this often (and at the end)
 PLAIN_EVERY_S = 10.0
@@ -60,6 +61,16 @@ class NotebookDisplay:
         }
 
 
+class ProgressMode(StrEnum):
+    """Where progress is shown (`Progress.mode_for` picks one): a live bar on a terminal, a cell's
+    display in a notebook, plain lines elsewhere, or nothing."""
+
+    BAR = "bar"
+    NOTEBOOK = "notebook"
+    PLAIN = "plain"
+    QUIET = "quiet"
+
+
 def in_notebook() -> bool:
     """Whether this process is a Jupyter kernel (IPython's ZMQ shell), whose cells can show live output."""
     ipython = sys.modules.get("IPython")  # never imported here: a kernel has it loaded already
@@ -68,16 +79,16 @@ def in_notebook() -> bool:
 
 
 class Progress:
-    """A stage, and finished fits out of `total` (None until planned); mode "bar", "notebook",
-    "plain" or "quiet"."""
+    """A stage, and finished fits out of `total` (None until planned), shown as `mode` says."""
 
-    def __init__(self, total: int | None, mode: str, stream=None):
+    def __init__(self, total: int | None, mode: ProgressMode, stream=None):
         self.total = total
         self.done = 0
-        self.mode = mode
+        self.mode = ProgressMode(mode)
         self.stream = stream or sys.stderr
         self.start = time.monotonic()
         self.stage = ""
+        self.entered: dict[str, float] = {}  # when each stage was first entered (time.monotonic())
         self._since = self.start
         self._shown: set[str] = set()
         self._last_line = self.start
@@ -85,9 +96,9 @@ class Progress:
         self._running = None
         self._stop = threading.Event()
         self._bar = None
-        self._notebook = NotebookDisplay() if mode == "notebook" else None
+        self._notebook = NotebookDisplay() if self.mode == ProgressMode.NOTEBOOK else None
         self._drawn = 0.0
-        if mode == "bar":
+        if self.mode == ProgressMode.BAR:
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -112,17 +123,19 @@ class Progress:
             self._task = self._bar.add_task("starting", total=total, rate="")
             self._bar.start()
         self._thread = None
-        if mode != "quiet":
+        if self.mode != ProgressMode.QUIET:
             self._thread = threading.Thread(target=self._loop, name="xialpha-progress", daemon=True)
             self._thread.start()
 
     @staticmethod
-    def mode_for(quiet: bool, stream=None) -> str:
-        """ "quiet" when asked, "notebook" in a Jupyter kernel, "bar" on a terminal, else "plain" lines."""
+    def mode_for(quiet: bool, stream=None) -> ProgressMode:
+        """QUIET when asked, NOTEBOOK in a Jupyter kernel, BAR on a terminal, else PLAIN lines."""
         stream = stream or sys.stderr
         if quiet:
-            return "quiet"
-        return "notebook" if in_notebook() else ("bar" if stream.isatty() else "plain")
+            return ProgressMode.QUIET
+        if in_notebook():
+            return ProgressMode.NOTEBOOK
+        return ProgressMode.BAR if stream.isatty() else ProgressMode.PLAIN
 
     def set_stage(self, stage: str) -> None:
         """The stage from now on (shown on the bar at once; see the module docstring for plain lines)."""
@@ -130,6 +143,7 @@ class Progress:
             if stage == self.stage:
                 return
             self.stage, self._since = stage, time.monotonic()
+            self.entered.setdefault(stage, self._since)
             if self._bar is not None:
                 self._bar.update(self._task, description=stage)
         self._draw()
@@ -160,7 +174,7 @@ class Progress:
                 stage = next((s for prefix, s in STAGES_BY_TASK if any(k.startswith(prefix) for k in keys)), None)
                 if stage is not None and self.stage != "storing":
                     self.set_stage(stage)
-            if self.mode == "plain":
+            if self.mode == ProgressMode.PLAIN:
                 self._print_stage_if_due(now)
             self._draw()
 
@@ -177,7 +191,9 @@ class Progress:
         now = time.monotonic()
         if self._bar is not None:
             self._bar.update(self._task, completed=self.done, rate=f"{self.rate():.1f} fits/s")
-        elif self.mode == "plain" and (now - self._last_line >= PLAIN_EVERY_S or self.done >= (self.total or 0)):
+        elif self.mode == ProgressMode.PLAIN and (
+            now - self._last_line >= PLAIN_EVERY_S or self.done >= (self.total or 0)
+        ):
             self._last_line = now
             print(self.line(), file=self.stream, flush=True)
         self._draw()

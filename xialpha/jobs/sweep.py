@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import threading
 import time
 import uuid
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from distributed import Future, as_completed, get_task_stream
@@ -17,9 +19,9 @@ from xialpha.jobs.auto import AutoRounds, CSteps, run_rounds
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.experiment import check_same_experiment, joined_categories
-from xialpha.jobs.graph import TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
+from xialpha.jobs.graph import FIT_TASK, TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
-from xialpha.jobs.progress import Progress
+from xialpha.jobs.progress import Progress, ProgressMode
 from xialpha.jobs.tasks import failed_rows
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.printable import redact
@@ -48,6 +50,14 @@ class SweepSummary:
     failures: list[str] = field(default_factory=list)
     held_out_without_positives: list[str] = field(default_factory=list)  # categories: held-out recall, F1 undefined
     auto: AutoRounds | None = None  # what svm.C = "auto" did (its rounds), None for a grid of C
+    fit_task_seconds: float = 0.0  # compute seconds of the fit tasks (fits, estimates, their rows)
+    phases: dict[str, float] = field(default_factory=dict)  # seconds of each of PHASES (a sweep that fitted)
+
+    @property
+    def fixed_seconds(self) -> float:
+        """The sweep's fixed cost: its wall seconds beyond the fit tasks' critical path on its threads
+        (fit_task_seconds / threads, the wall of the fits alone, perfectly balanced); the sum of `phases`."""
+        return self.wall_seconds - self.fit_task_seconds / max(self.threads, 1)
 
     @property
     def held_out_note(self) -> str | None:
@@ -69,6 +79,19 @@ class SweepSummary:
         """Thread-seconds not spent computing tasks (client work, scheduling, storage, idle
         threads), as a fraction of the task compute seconds."""
         return (self.wall_seconds * self.threads - self.task_seconds) / self.task_seconds if self.task_seconds else 0.0
+
+
+# Where a sweep's wall seconds go besides its fits (SweepSummary.phases; they sum to fixed_seconds).
+PHASES = (
+    "cluster_start",  # the cluster started (or reached) and connected
+    "corpus_load",  # the corpus read on the workers, summarised and fingerprinted
+    "planning",  # categories, the store's done keys, the plan, the run recorded
+    "to_first_fit",  # the features made and the fits submitted, until the first fit task starts
+    "fit_imbalance",  # the first fit task's start to the last one's end, beyond fit_task_seconds / threads
+    "storing_tail",  # from the last fit task's end until every row is stored
+    "cluster_close",  # the cluster closed (or left, when it was given)
+    "finish",  # the sweep's files compacted and its summary stored (`StoreQueries.finish_sweep`)
+)
 
 
 def prepare(
@@ -119,7 +142,7 @@ def run_sweep(
     address: str | None = None,
     workers: int | None = None,
     force: bool = False,
-    progress_mode: str = "quiet",
+    progress_mode: ProgressMode = ProgressMode.QUIET,
     on_dashboard=None,
     client=None,
     command: str | None = None,
@@ -138,7 +161,9 @@ def run_sweep(
             "not given",
             parameter="c_steps",
         )
-    start = time.monotonic()
+    if client is None and spec.cluster.is_local(address):
+        spec.corpus.look()  # a missing file or column answered before a cluster starts
+    start, start_clock = time.monotonic(), time.time()
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
     run_id = uuid.uuid4().hex[:12]
@@ -223,22 +248,51 @@ def run_sweep(
                 else:
                     fit_round(plan)
             progress.set_stage("closing cluster")
-            summary.task_seconds = sum(
-                part["stop"] - part["start"]
+            computed = [
+                (task["key"], part["start"] - start_clock, part["stop"] - start_clock)
                 for task in stream.data
                 for part in task["startstops"]
                 if part["action"] == "compute"
-            )
+            ]
+            summary.task_seconds = sum(stop - begin for _, begin, stop in computed)
+            fits = [(begin, stop) for key, begin, stop in computed if str(key).startswith(FIT_TASK)]
+            summary.fit_task_seconds = sum(stop - begin for begin, stop in fits)
             # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
             summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
+            # Every row is stored: the run's end recorded (as below), the files compacted while the cluster closes.
+            with contextlib.suppress(Exception):
+                store.add_run(replace(run, finished_at=_now()))
+            run = None
+            finished = _finish_meanwhile(store, spec.id)
+        closed = time.monotonic() - start
     finally:
         progress.close()
         if run is not None:  # the run's own error, if any (an unwritable store, say), is the one to report
             with contextlib.suppress(Exception):
                 store.add_run(replace(run, finished_at=_now()))
-    _finish(store, spec.id)
+    finished()
     summary.wall_seconds = time.monotonic() - start
+    if fits:
+        entered = {stage: when - start for stage, when in progress.entered.items()}
+        summary.phases = _phases(entered, fits, closed, summary)
     return summary
+
+
+def _phases(entered: dict[str, float], fits: list[tuple[float, float]], closed: float, summary: SweepSummary) -> dict:
+    """PHASES' seconds from the times (seconds after the start) at which the progress stages were
+    first entered, the fit tasks' (start, stop) and when the cluster was closed."""
+    first_fit, last_fit = min(begin for begin, _ in fits), max(stop for _, stop in fits)
+    seconds = (
+        entered["loading corpus"],
+        entered["planning"] - entered["loading corpus"],
+        entered["vectorising"] - entered["planning"],
+        first_fit - entered["vectorising"],
+        last_fit - first_fit - summary.fit_task_seconds / max(summary.threads, 1),
+        entered["closing cluster"] - last_fit,
+        closed - entered["closing cluster"],
+        summary.wall_seconds - closed,
+    )
+    return dict(zip(PHASES, seconds, strict=True))
 
 
 def _auto_keys(spec: SweepSpec, first: SweepPlan, auto: AutoRounds) -> int:
@@ -249,19 +303,35 @@ def _auto_keys(spec: SweepSpec, first: SweepPlan, auto: AutoRounds) -> int:
     return final.n_keys
 
 
-def _finish(store: StoreQueries, sweep_id: str) -> None:
-    """Compact the ended sweep's files and store its summary (`StoreQueries.finish_sweep`). Every
-    row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
-    all, so that is a warning, not the sweep's failure."""
-    try:
-        store.finish_sweep(sweep_id)
-    except (OSError, StoreWriteError) as exc:
-        warnings.warn(
-            f"sweep {sweep_id!r}: every row is stored, but its files were not compacted ({first_line(exc)}); "
-            "`xialpha store compact` compacts them",
-            StoreWarning,
-            stacklevel=3,
-        )
+def _finish_meanwhile(store: StoreQueries, sweep_id: str) -> Callable[[], None]:
+    """Start compacting the ended sweep's files and storing its summary (`StoreQueries.finish_sweep`)
+    in a thread, so that it runs while the cluster closes; returns the function that waits for it.
+    Every row is stored by then: a store that cannot be rewritten now (a full disk, say) keeps them
+    all, so that is a warning (given by the waiting function), not the sweep's failure."""
+    failed: list[BaseException] = []
+
+    def finish() -> None:
+        try:
+            store.finish_sweep(sweep_id)
+        except BaseException as exc:  # handed to the waiting thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=finish, name="xialpha-finish-sweep")
+    thread.start()
+
+    def wait() -> None:
+        thread.join()
+        for exc in failed:
+            if not isinstance(exc, (OSError, StoreWriteError)):
+                raise exc
+            warnings.warn(
+                f"sweep {sweep_id!r}: every row is stored, but its files were not compacted ({first_line(exc)}); "
+                "`xialpha store compact` compacts them",
+                StoreWarning,
+                stacklevel=3,
+            )
+
+    return wait
 
 
 def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[str]) -> list[str]:

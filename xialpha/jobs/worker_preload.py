@@ -1,7 +1,11 @@
 """Imported once by the fork server a local cluster's workers are forked from (see
-xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules tasks run, and the linear solver's compiled
-kernels (and span's) loaded from numba's on-disk cache by one fit and span of a 4-document problem,
-so that no forked worker pays either at its first task. Importing it anywhere else only costs time.
+xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules a sweep's tasks run (a drift
+check's workers import xialpha.jobs.drift at their first task: it is a tenth of these imports,
+which every sweep's cluster start waits for), every numba
+specialisation they call (`xialpha.jobs.compiled.warm`: loaded from numba's on-disk cache, or
+compiled there once when it is cold), and the lazy imports of one fit and span of a 4-document
+problem, so that no forked worker pays any of them at its first task. Importing it anywhere else
+only costs time.
 
 The fork server ends with the driver; its objects are frozen out of the garbage collector on the
 way out, as the CLI's are (xialpha.cli.console), or its last collection would hold the driver's
@@ -13,10 +17,17 @@ import gc
 import numpy as np
 import scipy.sparse as sp
 
-import xialpha.jobs.drift
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
+from xialpha.jobs.compiled import warm
+
+
+def _warm() -> None:
+    try:
+        warm()
+    except Exception:  # as below: a task compiles what it calls and reports any error with its config
+        pass
 
 
 def _fit_a_tiny_problem() -> None:
@@ -27,5 +38,6 @@ def _fit_a_tiny_problem() -> None:
         pass  # given; a worker's first fit meets the same error and reports it with its config
 
 
+_warm()
 _fit_a_tiny_problem()
 atexit.register(gc.freeze)

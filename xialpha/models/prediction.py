@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,12 +33,21 @@ def format_of(path: str) -> str:
     return INPUT_SUFFIXES[suffix]
 
 
+class Documents(NamedTuple):
+    """The documents to label: their ids and texts, and the blank lines of a text file left out."""
+
+    ids: list[str]
+    texts: list[str]
+    blank_lines: int = 0
+
+
 def read_documents(
     path: str, text_column: str = "text", id_column: str | None = None, input_format: str | None = None
-) -> tuple[list[str], list[str]]:
-    """(ids, texts) from a text file (format "txt": one document per line, a blank line an empty
-    document, so output row n is input line n; ids are 1-based line numbers) or a table file
-    read by xialpha's table reader (CSV/TSV/JSON lines/Parquet). input_format: one of
+) -> Documents:
+    """The documents of a text file (format "txt": one document per line, a blank line none: it is
+    left out and counted; ids are the 1-based line numbers, so an output row still names its line)
+    or of a table file read by xialpha's table reader (CSV/TSV/JSON lines/Parquet; a column it
+    lacks is named by its parameter, text_column or id_column). input_format: one of
     INPUT_FORMATS, or None for the file's suffix's (`format_of`)."""
     file = Path(path)
     if not file.is_file():
@@ -49,10 +59,18 @@ def read_documents(
             lines = file.read_text(encoding="utf-8").splitlines()
         except UnicodeDecodeError as exc:
             raise UserError(f"{path}: bytes at offset {exc.start} are not valid UTF-8", parameter="input") from None
-        rows = [(str(number), line) for number, line in enumerate(lines, start=1)]  # a blank line too
+        rows = [(str(number), line) for number, line in enumerate(lines, start=1) if line.strip()]
+        blank = len(lines) - len(rows)
     else:
+        blank = 0
         wanted = [text_column] + ([id_column] if id_column else [])
-        columns = read_columns(file, input_format, wanted, True, (), "utf-8")
+        keys = {column: name for name, column in (("id_column", id_column), ("text_column", text_column)) if column}
+        try:
+            columns = read_columns(file, input_format, wanted, True, (), "utf-8", keys=keys)
+        except UserError as exc:
+            if exc.key in keys.values():  # a column the file lacks: named by its parameter (--text-column)
+                raise UserError(exc.message, parameter=exc.key) from None
+            raise
         texts = columns[text_column]
         ids = [str(v) for v in columns[id_column]] if id_column else [str(i) for i in range(1, len(texts) + 1)]
         for doc_id, text in zip(ids, texts):
@@ -64,7 +82,7 @@ def read_documents(
         rows = list(zip(ids, texts))
     if not rows:
         raise UserError(f"{path} has no documents", parameter="input")
-    return [doc_id for doc_id, _ in rows], [text for _, text in rows]
+    return Documents([doc_id for doc_id, _ in rows], [text for _, text in rows], blank)
 
 
 def write_predictions(stream, ids: list[str], categories: list[str], decision: np.ndarray, out_format: str) -> None:

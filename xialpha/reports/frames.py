@@ -8,8 +8,8 @@ its estimates, and the ids (hashes, run ids, versions, times: `ID_COLUMNS`) last
 is its stored rows (`xialpha.selection.selected.Selection`: `significant`, null when no test
 could run, and why in `untested`) with labels, `tie` (the first runner-up has the same estimate
 or was ranked equal: only the C neighbours' average or simplicity decided) and where the choice
-lies on its C grid (`at_edge`, `flat`: `xialpha.selection.edges`) where the rows were given
-them; `Selection.of_frame` reads such a frame back as the store's rows (the columns it adds
+lies on its C grid (`at_edge`, `flat`, `settled`: `xialpha.selection.edges`) where the rows were
+given them; `Selection.of_frame` reads such a frame back as the store's rows (the columns it adds
 dropped). Results leave out the columns that hold no value in any row (estimators the sweep did
 not run, parameters of kernels it has not).
 """
@@ -48,6 +48,7 @@ SELECTION_FIRST = (
     "tie",
     "at_edge",
     "flat",
+    "settled",
     "runner_up_config",
     S.RUNNER_UP_VALUE,
     S.RUNNER_UP_SELECTION_VALUE,

@@ -9,13 +9,24 @@ from __future__ import annotations
 
 import pandas as pd
 
+from xialpha.jobs.experiment import missing_rows
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
 
 S, R = SelectionColumn, CertificationColumn
 
 KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
-    "sweeps": [ResultColumn.SWEEP_ID, "runs", "categories", "configs", "rows_ok", "rows_failed", "last_created_at"],
+    "sweeps": [
+        ResultColumn.SWEEP_ID,
+        "runs",
+        "categories",
+        "configs",
+        "rows_ok",
+        "rows_failed",
+        "rows_missing",  # of the rows its newest run planned (a sweep still running, or interrupted)
+        "rows_planned",
+        "last_created_at",
+    ],
     "selections": [S.SELECTION_ID, S.SWEEP_ID, S.MODE, "objective", "categories", S.CREATED_AT],
     "certifications": [
         R.CERTIFICATION_ID,
@@ -53,7 +64,20 @@ def _sweeps(store) -> pd.DataFrame:
         else pd.Series(dtype=int)
     )
     sweeps["runs"] = [int(counts.get(s, 0)) for s in sweeps[ResultColumn.SWEEP_ID]]
+    missing = [missing_rows(store, sweep_id) for sweep_id in sweeps[ResultColumn.SWEEP_ID]]
+    sweeps["rows_missing"] = [None if m is None else m[0] for m in missing]
+    sweeps["rows_planned"] = [None if m is None else m[1] for m in missing]
     return sweeps[COLUMNS["sweeps"]].reset_index(drop=True)
+
+
+def incomplete_notes(sweeps: pd.DataFrame) -> list[str]:
+    """A line per sweep of a `sweeps` listing that misses rows its newest run planned."""
+    return [
+        f"sweep {row[ResultColumn.SWEEP_ID]}: {int(row['rows_missing'])} of {int(row['rows_planned'])} rows missing "
+        "(still running, or interrupted): run it again to finish"
+        for _, row in sweeps.iterrows()
+        if not pd.isna(row["rows_missing"]) and row["rows_missing"] > 0
+    ]
 
 
 def _first_per(frame: pd.DataFrame, key: str) -> pd.DataFrame:

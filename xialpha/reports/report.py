@@ -86,7 +86,7 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     held = curves.dropna(subset=["held_out"]).groupby(list(GROUP))["held_out"]
     best_held = (held.max() if objective.maximise else held.min()).rename("best_held_out")
     best = best.join(best_held, on=list(GROUP))
-    at_edge, flat = grid_edges(best, candidates, "estimate", objective.maximise)
+    at_edge, flat, _ = grid_edges(best, candidates, "estimate", objective.maximise)
     out = best.rename(columns={ResultColumn.C: "best_C"})
     out["at_edge"] = at_edge
     out["flat"] = flat

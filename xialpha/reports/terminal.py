@@ -2,7 +2,9 @@
 as CSV or JSON for scripts.
 
 A table shows by default the columns that fit an 80-column terminal (configurations by their
-labels, `xialpha.reports.labels`); `wide=True` shows all of them.
+labels, `xialpha.reports.labels`); `wide=True` shows all of them. No word is cut: a cell or header
+wraps at its spaces only, ids, category names and times are kept on one line, and a table that
+cannot fit so is printed as a block per row (`print_table`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,19 @@ from xialpha.storage.schema import (
 
 S = SelectionColumn
 
-P_VALUE_HEADERS = dict(zip(P_VALUES, ("p micro sign", "p McNemar", "p prop.", "p macro S", "p macro T", "p macro T'")))
+P_VALUE_HEADERS = dict(
+    zip(
+        P_VALUES,
+        (
+            "p micro sign test",
+            "p McNemar",
+            "p proportions",
+            "p macro sign test",
+            "p macro t-test",
+            "p macro rank t-test",
+        ),
+    )
+)
 NOT_INDEPENDENT = "* not an independent test: the sweep's held-out estimates used this split"
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
 UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what it needs unfolded
@@ -40,14 +54,18 @@ UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what
 @dataclass(frozen=True)
 class Column:
     """A table column: its header, its cell text from a row, left-aligned text or right-aligned
-    numbers, whether only --wide shows it, and whether it holds ids users copy (never wrapped nor
-    cut: the other columns fold around them, or `print_table` prints a block per row)."""
+    numbers, whether only --wide shows it, and whether it holds what users read or copy whole (ids,
+    category names, times: kept on one line, never wrapped; the other columns wrap around them at
+    their spaces, or `print_table` prints a block per row)."""
 
     header: str
     cell: Callable[[pd.Series], str]
     text: bool = False
     wide: bool = False
     identifier: bool = False
+
+
+CATEGORY = Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True, identifier=True)
 
 
 def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wide: bool = False, **options):
@@ -62,18 +80,24 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
     table = Table(title=None if title is None else cell_text(title), box=box.SIMPLE_HEAD, **options)
     for i, column in enumerate(shown):
         header = column.header
+        longest = max((len(row[i]) for row in cells), default=0)
         if not column.text:  # a number's header wraps at spaces to the width of its numbers
-            longest = max((len(row[i]) for row in cells), default=0)
-            header = textwrap.fill(header, width=max(longest, 8, *(len(word) for word in header.split())))
+            header = textwrap.fill(header, width=max(longest, 8, _longest_word(header)))
         justify = "left" if column.text else "right"
-        if column.identifier:  # as wide as its longest id, never folded
-            longest = max((len(row[i]) for row in cells), default=0)
-            table.add_column(Text(header), justify=justify, no_wrap=True, min_width=max(longest, len(header)))
-        else:
-            table.add_column(Text(header), justify=justify, overflow="fold")
+        if column.identifier:  # as wide as its longest cell, never folded
+            table.add_column(Text(header), justify=justify, no_wrap=True, min_width=max(longest, _longest_word(header)))
+        else:  # wrapped at spaces, never narrower than a word: no word is cut
+            words = max((_longest_word(row[i]) for row in cells), default=0)
+            table.add_column(
+                Text(header), justify=justify, overflow="fold", min_width=max(words, _longest_word(header))
+            )
     for row in cells:
         table.add_row(*map(Text, row))
     return table
+
+
+def _longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=0)
 
 
 def cell_text(value: object):
@@ -96,7 +120,7 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
         what += f", {first[S.AVERAGE]} average {number(first[S.SELECTION_VALUE])}"
     words = dict(zip(rows.index, verdicts(rows)))
     columns = [
-        Column("category", lambda r: str(r[S.CATEGORY]), text=True),
+        CATEGORY,
         Column("config", labels.of_row, text=True),
         Column("value", lambda r: number(r[S.VALUE])),
         Column("F1 %", lambda r: percent(r[SELECTION_ESTIMATES["f1"]]), wide=True),
@@ -122,7 +146,7 @@ def comparison_table(comparison, rows: list, wide: bool = False):
         return lambda r: "-" if missing(r[name]) else str(int(r[name]))
 
     columns = [
-        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        CATEGORY,
         Column("changed", lambda r: str(r["changed_text"]), text=True),
         Column("config A", lambda r: str(r["config_a"]), text=True),
         Column("config B", lambda r: str(r["config_b"]), text=True),
@@ -152,7 +176,7 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
         return lambda r: "-" if missing(r[name]) else str(int(r[name]))
 
     columns = [
-        Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True),
+        CATEGORY,
         Column("config", lambda r: configs.get(r[ResultColumn.CATEGORY], ""), text=True),
         *[Column(name.upper(), counts(name), wide=True) for name in ("tp", "fp", "fn")],
         Column("F1 %", lambda r: percent(r["f1"])),
@@ -172,7 +196,7 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
     checks) with their ids; times to the minute, in UTC."""
 
     def text(name):
-        return lambda r: "-" if missing(r[name]) else str(r[name])
+        return lambda r: "-" if missing(r.get(name)) else str(r[name])
 
     def when(name):
         return lambda r: minute(r[name], zone="")
@@ -189,7 +213,8 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("configs", text("configs")),
             Column("rows ok", text("rows_ok")),
             Column("failed", text("rows_failed")),
-            Column("last run (UTC)", when("last_created_at")),
+            Column("missing", text("rows_missing"), wide=True),
+            Column("last run (UTC)", when("last_created_at"), identifier=True),
         ],
         "selections": [
             Column("selection", text(S.SELECTION_ID), text=True, identifier=True),
@@ -197,7 +222,7 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("mode", text(S.MODE), text=True),
             Column("by", text("objective"), text=True),
             Column("categories", text("categories"), wide=True),
-            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True),
+            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
         "certifications": [
             Column("certification", text(CertificationColumn.CERTIFICATION_ID), text=True, identifier=True),
@@ -205,14 +230,14 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("split", lambda r: str(r["test_split"]) + ("*" if reused(r) else ""), text=True),
             Column("n", text("n_test"), wide=True),
             Column("micro F1 %", lambda r: percent(r["micro_f1"])),
-            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True),
+            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
         "drift": [
             Column("drift run", text(ResultColumn.RUN_ID), text=True, identifier=True),
             Column("drift id", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
             Column("newest batch", text("newest_batch"), text=True),
             Column("verdicts", text("verdicts"), text=True),
-            Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True),
+            Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
     }[kind]
     caption = NOT_INDEPENDENT if any(reused(row) for _, row in frame.iterrows()) else None
@@ -247,17 +272,16 @@ def key_table(key: pd.DataFrame):
 def print_table(table, wide: bool = False) -> None:
     """Print to standard output at the terminal's width ($COLUMNS, else 80 when it is not a
     terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters. A --wide
-    table wider than that, and a table whose ids and the other columns at their narrowest do not fit, is
-    printed long instead (`long_tables`: a block per row), so no cell is folded into fragments
-    and no id is wrapped or cut."""
+    table wider than that, and a table whose columns at their narrowest (`rich_table`: no word
+    cut, ids, names and times on one line) do not fit, is printed long instead (`long_tables`: a
+    block per row), so no cell is folded into fragments and no word, id or name is cut."""
     from rich.console import Console
     from rich.measure import Measurement
 
     piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
     console = Console(width=WIDE_WIDTH if wide and piped else None)
     needs = Measurement.get(console, console.options.update_width(UNBOUNDED), table)
-    ids = any(column.no_wrap for column in table.columns)  # `Column.identifier`: ids never fold
-    if (wide and needs.maximum > console.width) or (ids and needs.minimum > console.width):
+    if (wide and needs.maximum > console.width) or needs.minimum > console.width:
         console.print(*[part for part in (table.title, *long_tables(table), table.caption) if part])
         return
     console.print(table)

@@ -21,6 +21,7 @@ EDGE_WORDS = {  # at_edge -> what a line of them says (after the categories it n
     "low": "chose the grid's smallest C: widen the C grid downward",
 }
 FLAT_WORDS = "flat, no signal at any C: add documents, not C values"
+SETTLED_WORDS = "settled (no bounded SV: a larger C fits the same)"  # at the largest C
 BELOW_WORDS = "behind the runner-up's value; won on its C neighbours' average"
 UNTESTED_WORDS = "no test ran, so no runner-up is counted significant:"
 
@@ -90,10 +91,10 @@ def grid_word(row) -> str:
 
 
 def edge_lines(rows: pd.DataFrame) -> list[str]:
-    """A line naming the categories whose choice is at the C grid's largest C, one for the smallest
-    and one for those on a flat estimate (`xialpha.selection.edges`: columns at_edge, flat; no
-    line for rows without them), each naming as many categories as fit in LINE characters (one at
-    least), then "and N more"."""
+    """A line naming the categories whose choice is at the C grid's largest C, one for the smallest,
+    one for those on a flat estimate and one for those settled at the largest C (a hard margin:
+    `xialpha.selection.edges`: columns at_edge, flat, settled; no line for rows without them),
+    each naming as many categories as fit in LINE characters (one at least), then "and N more"."""
     if "at_edge" not in rows or "flat" not in rows:
         return []
     lines = []
@@ -104,6 +105,10 @@ def edge_lines(rows: pd.DataFrame) -> list[str]:
     flat = rows.loc[rows["flat"].fillna(False).astype(bool), ResultColumn.CATEGORY]
     if len(flat):
         lines.append(_naming([str(c) for c in flat], FLAT_WORDS))
+    if "settled" in rows:
+        settled = rows.loc[rows["settled"].fillna(False).astype(bool), ResultColumn.CATEGORY]
+        if len(settled):
+            lines.append(_naming([str(c) for c in settled], SETTLED_WORDS))
     return lines
 
 

@@ -41,9 +41,10 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
             try:
                 report, ended = read()
             except UserError as exc:
-                said = _once(say, f"waiting: {exc}", said)
+                reason = exc.named(dict.fromkeys(exc.parameters, ""))  # what is missing, not who asked ("sweep=:")
+                said = _once(say, f"waiting: {reason}", said)
                 write_page(
-                    path, page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(str(exc))}</p>", every)
+                    path, page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(reason)}</p>", every)
                 )
             else:
                 if ended is not None and _utc(ended) >= started:

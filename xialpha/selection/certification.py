@@ -367,7 +367,10 @@ def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> boo
     train_split = spec.corpus.train_split
     if train_split is None:
         raise UserError(
-            f"sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); no split of it is sealed",
+            f"sweep {spec.id!r} trained on the whole corpus (no corpus.train_split); no split of it is sealed: "
+            'give the corpus a split column (test and train), set split_column, train_split = "train" and '
+            "validation_fraction, and sweep again, then certify on the test split (docs/spec.md, "
+            '"A corpus without splits")',
             parameter="test_split",
         )
     if name == train_split:

@@ -160,7 +160,8 @@ class SelectionComparison:
 
     def summary_lines(self) -> list[str]:
         """Sentences under a table of the comparison: how many categories changed configuration,
-        how the selections were made differently (if they were) and the TESTS lines of the tests run."""
+        how the selections were made differently (if they were), whether their sweeps were trained
+        on different documents, and the TESTS lines of the tests run."""
         both = [row for row in self.categories() if not row.changed or row.changed[0] in PARTS]
         changed = sum(bool(row.changed) for row in both)
         line = f"{changed} of the {len(both)} categories both selections have changed configuration"
@@ -171,7 +172,18 @@ class SelectionComparison:
                 f"The selections were made differently ({'; '.join(self.objective_changes)}): their "
                 "estimates measure different things; compare the held-out figures."
             )
+        if not self.same_documents:
+            lines.append(
+                "A and B were trained on different documents (their data fingerprints differ): their figures "
+                "are not on the same documents, and no test pairs them document by document."
+            )
         return lines + [f"p: {line}" for line in self.tests_used()]
+
+    @property
+    def same_documents(self) -> bool:
+        """Whether both selections were made from sweeps of the same data (equal data fingerprints)."""
+        fingerprints = [set(side.rows[ResultColumn.DATA_FINGERPRINT].dropna()) for side in (self.a, self.b)]
+        return fingerprints[0] == fingerprints[1]
 
     def tests_used(self) -> list[str]:
         """The TESTS lines of the tests the rows ran, in TESTS' order."""

@@ -6,7 +6,8 @@ only in C (same preprocessing, kernel and j) and have an estimate. `at_edge` is 
 choice is the grid's smallest C and its estimate is no worse than the next C's (the curve does
 not rise away from the edge), "high" likewise at the largest C: widen the grid that way. A
 choice at the largest C whose fit has no bounded support vector is not "high": no alpha is at its
-bound C, so every larger C gives the same solution (a hard margin) and widening finds nothing. It is
+bound C, so every larger C gives the same solution (a hard margin) and widening finds nothing; it
+is `settled`, as a `C = "auto"` ladder that reached it is. at_edge is
 None otherwise (a choice at the edge by its neighbours' average alone, against its own estimate's
 slope, says nothing of beyond), on a grid of one C, and on a flat estimate: when every C of the grid has the same
 estimate (to VALUE_DECIMALS), the smallest C was taken as the simplest, and what is needed is
@@ -30,27 +31,30 @@ EDGES = ("low", "high")  # the values of at_edge besides None: widen the grid to
 
 def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """`selection` (the store's selection rows, one per category) with `at_edge` ("low", "high" or
-    None) and `flat` (bool) of each row's choice on its C grid in `results` (the sweep's rows)."""
+    None), `flat` and `settled` (bool: at the largest C with no bounded support vector, where every
+    larger C fits the same) of each row's choice on its C grid in `results` (the sweep's rows)."""
     frame = selection.copy()
     if frame.empty:
-        return frame.assign(at_edge=pd.Series(dtype=object), flat=pd.Series(dtype=bool))
+        return frame.assign(at_edge=pd.Series(dtype=object), flat=pd.Series(dtype=bool), settled=pd.Series(dtype=bool))
     objective = Objective.of_selection(frame.iloc[0])
     at = rho_mask(results, objective.rho)
     estimates = pd.DataFrame({column: results[column].to_numpy()[at] for column in (*GRID, ResultColumn.C)})
     estimates["_value"] = objective.row_values(results)[at]  # the columns the grids need, not every column
-    at_edge, flat = grid_edges(frame, estimates.dropna(subset=["_value"]), "_value", objective.maximise)
+    at_edge, flat, settled = grid_edges(frame, estimates.dropna(subset=["_value"]), "_value", objective.maximise)
     frame["at_edge"] = pd.Series(at_edge, index=frame.index, dtype=object)
     frame["flat"] = pd.Series(flat, index=frame.index, dtype=bool)
+    frame["settled"] = pd.Series(settled, index=frame.index, dtype=bool)
     return frame
 
 
 def grid_edges(
     chosen: pd.DataFrame, estimates: pd.DataFrame, value: str, maximise: bool
-) -> tuple[list[str | None], np.ndarray]:
-    """(at_edge, flat) of each row of `chosen` (columns GRID and C; N_BOUNDED_SV, when it has it,
-    applies the hard-margin rule) on its C grid: the rows of `estimates` alike in GRID, whose
+) -> tuple[list[str | None], np.ndarray, np.ndarray]:
+    """(at_edge, flat, settled) of each row of `chosen` (columns GRID and C; N_BOUNDED_SV, when it
+    has it, applies the hard-margin rule) on its C grid: the rows of `estimates` alike in GRID, whose
     `value` column holds finite estimates (larger better when `maximise`; several at one C are
-    averaged). at_edge: (rows,) "low", "high" or None; flat: (rows,) bool."""
+    averaged). at_edge: (rows,) "low", "high" or None; flat, settled: (rows,) bool (settled: at the
+    largest C with no bounded support vector; all False without N_BOUNDED_SV)."""
     # by grid, then C
     points = estimates.groupby([*GRID, ResultColumn.C], sort=True, dropna=False)[value].mean().reset_index()
     grid = points.groupby(list(GRID), sort=False, dropna=False).ngroup().to_numpy()
@@ -79,12 +83,14 @@ def grid_edges(
         & np.isclose(chosen_C, found["_low"].to_numpy(dtype=float))
         & found["_rises_from_low"].fillna(False).to_numpy(dtype=bool)
     )
-    high = sloped & ~low & np.isclose(chosen_C, found["_high"].to_numpy(dtype=float))
-    high &= found["_rises_to_high"].fillna(False).to_numpy(dtype=bool)
+    at_largest = sloped & ~low & np.isclose(chosen_C, found["_high"].to_numpy(dtype=float))
+    high = at_largest & found["_rises_to_high"].fillna(False).to_numpy(dtype=bool)
+    settled = np.zeros(len(chosen), dtype=bool)
     if ResultColumn.N_BOUNDED_SV in chosen:  # no alpha at its bound: every larger C fits the same (a hard margin)
-        high &= ~(pd.to_numeric(chosen[ResultColumn.N_BOUNDED_SV]) == 0).to_numpy(dtype=bool)
+        settled = at_largest & (pd.to_numeric(chosen[ResultColumn.N_BOUNDED_SV]) == 0).to_numpy(dtype=bool)
+        high &= ~settled
     edge = [EDGES[0] if is_low else EDGES[1] if is_high else None for is_low, is_high in zip(low, high)]
-    return edge, flat
+    return edge, flat, settled
 
 
 def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[str | None, bool]:
@@ -93,5 +99,5 @@ def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[str | No
     grid = dict.fromkeys(GRID, 0)  # one grid
     estimates = pd.DataFrame({ResultColumn.C: values.index.to_numpy(dtype=float), "value": values.to_numpy()})
     chosen = pd.DataFrame({ResultColumn.C: [C]})
-    at_edge, flat = grid_edges(chosen.assign(**grid), estimates.assign(**grid), "value", maximise)
+    at_edge, flat, _ = grid_edges(chosen.assign(**grid), estimates.assign(**grid), "value", maximise)
     return at_edge[0], bool(flat[0])

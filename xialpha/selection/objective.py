@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 from xialpha.estimators.metrics import metrics_from_counts
 from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
 from xialpha.storage.schema import ResultColumn, SelectionColumn, estimate_column, size_columns
@@ -39,8 +39,21 @@ DEFAULT_RHO = 1.0
 MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
 METRIC_CHOICES = tuple(MAXIMISED)
 AVERAGES = ("macro", "micro")
+DEFAULT_AVERAGE = AVERAGES[0]  # how a --global selection averages its categories unless told otherwise
 ESTIMATOR_CHOICES = SELECTABLE  # what a selection may choose by
 SHOWN_ESTIMATORS = NAMES  # what a report may show
+
+
+def check_selectable(estimator: str) -> None:
+    """UserError about parameter `estimator` unless a selection may choose by it (ESTIMATOR_CHOICES):
+    one a report shows only for contrast (apparent) says so, another gets the closest choice."""
+    if estimator in ESTIMATOR_CHOICES:
+        return
+    if estimator in SHOWN_ESTIMATORS:
+        message = f"{estimator!r} is stored for contrast, never chosen by; use one of {', '.join(ESTIMATOR_CHOICES)}"
+    else:
+        message = one_of(estimator, ESTIMATOR_CHOICES)
+    raise UserError(message, parameter="estimator")
 
 
 @dataclass(frozen=True)
@@ -51,20 +64,18 @@ class Objective:
     metric: str = "f1"
     estimator: str = DEFAULT_ESTIMATOR
     rho: float = DEFAULT_RHO
-    average: str = "macro"
+    average: str = DEFAULT_AVERAGE
     cost_fn: float = 1.0
     cost_fp: float = 1.0
     smooth: bool = DEFAULT_SMOOTH
 
     def __post_init__(self) -> None:
         if self.metric not in MAXIMISED:
-            raise UserError(f"must be one of {', '.join(METRIC_CHOICES)}, got {self.metric!r}", parameter="metric")
+            raise UserError(one_of(self.metric, METRIC_CHOICES), parameter="metric")
         if self.estimator not in SHOWN_ESTIMATORS:
-            raise UserError(
-                f"must be one of {', '.join(SHOWN_ESTIMATORS)}, got {self.estimator!r}", parameter="estimator"
-            )
+            raise UserError(one_of(self.estimator, SHOWN_ESTIMATORS), parameter="estimator")
         if self.average not in AVERAGES:
-            raise UserError(f"must be macro or micro, got {self.average!r}", parameter="average")
+            raise UserError(one_of(self.average, AVERAGES), parameter="average")
         if not (np.isfinite(self.rho) and self.rho > 0):
             raise UserError(f"must be a number > 0, got {self.rho!r}", parameter="rho")
         for name in ("cost_fn", "cost_fp"):
@@ -86,7 +97,7 @@ class Objective:
             metric=row[SelectionColumn.METRIC],
             estimator=row[SelectionColumn.ESTIMATOR],
             rho=float(row[SelectionColumn.RHO]),
-            average=average if isinstance(average, str) else "macro",
+            average=average if isinstance(average, str) else DEFAULT_AVERAGE,
             cost_fn=float(row[SelectionColumn.COST_FN]),
             cost_fp=float(row[SelectionColumn.COST_FP]),
             smooth=False if smooth is None or pd.isna(smooth) else bool(smooth),

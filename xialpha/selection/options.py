@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 from xialpha.errors import UserError
 from xialpha.parameters import check_flag, check_int, check_number, check_text
-from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, DEFAULT_SMOOTH, Objective
+from xialpha.selection.objective import (
+    DEFAULT_AVERAGE,
+    DEFAULT_ESTIMATOR,
+    DEFAULT_RHO,
+    DEFAULT_SMOOTH,
+    Objective,
+    check_selectable,
+)
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 
@@ -36,7 +43,7 @@ class SelectionOptions:
     rho: float = DEFAULT_RHO
     smooth: bool = DEFAULT_SMOOTH
     per_category: bool = True
-    average: str = "macro"
+    average: str = DEFAULT_AVERAGE
     cost_fn: float | None = None
     cost_fp: float | None = None
     runners_up: int = RUNNERS_UP
@@ -62,7 +69,9 @@ class SelectionOptions:
             raise UserError(f"applies to metric= cost only, not {self.metric}", parameter=given[0], mentions="metric=")
         if not 0 < self.alpha < 1:
             raise UserError(f"must be between 0 and 1, got {self.alpha}", parameter="alpha")
-        self.objective(DEFAULT_ESTIMATOR)  # the objective's own checks (metric, estimator, rho, average, costs)
+        if self.estimator is not None:
+            check_selectable(self.estimator)
+        self.objective(DEFAULT_ESTIMATOR)  # the objective's own checks (metric, rho, average, costs)
 
     def objective(self, default_estimator: str) -> Objective:
         """The Objective these options select by; `default_estimator` where no estimator was named."""

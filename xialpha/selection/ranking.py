@@ -81,8 +81,8 @@ def rank(
 ) -> pd.DataFrame:
     """`frame` (columns VALUE, C, the `within` and `curve` columns, and the tie-break's) with
     SELECTION_VALUE and RANK, sorted by the `within` columns (as text), then best first within each:
-    a candidate whose value is NaN last, equal selection values by `tie_break`. With
-    `objective.smooth`, each value is averaged over the C neighbours of its curve: the rows alike
+    a candidate whose value is NaN last, equal selection values by `tie_break`. When the
+    objective smooths, each value is averaged over the C neighbours of its curve: the rows alike
     in the `within` and `curve` columns. RANK is shared by candidates of equal selection value (to
     VALUE_DECIMALS; those of NaN value are equal to each other)."""
     ranked = frame.copy()

@@ -28,7 +28,13 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
-from xialpha.selection.objective import DEFAULT_ESTIMATOR, ESTIMATOR_CHOICES, Objective, estimator_counts, stored_values
+from xialpha.selection.objective import (
+    DEFAULT_ESTIMATOR,
+    Objective,
+    check_selectable,
+    estimator_counts,
+    stored_values,
+)
 from xialpha.selection.ranking import (
     KEY,
     PLACE,
@@ -99,12 +105,7 @@ def select(
     """
     if runners_up < 0:
         raise UserError(f"must be >= 0, got {runners_up}", parameter="runners_up")
-    if objective.estimator not in ESTIMATOR_CHOICES:
-        raise UserError(
-            f"{objective.estimator!r} is stored for contrast, never chosen by; "
-            f"use one of {', '.join(ESTIMATOR_CHOICES)}",
-            parameter="estimator",
-        )
+    check_selectable(objective.estimator)
     rows = candidate_rows(results, objective, sweep_id)
     loader = load_indicators or (lambda keys: {})
     explain = why_untested or (lambda keys: NO_VECTORS)

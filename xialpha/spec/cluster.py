@@ -1,7 +1,7 @@
 """The `[cluster]` table of a sweep or drift spec: where the Dask graph runs.
 
-A module of its own, light to import (no numpy, no Dask), so that a command can learn from the
-spec file whether it will start a local cluster before it imports anything heavy: `cluster_of_file`.
+Light to import (no numpy, no Dask), as the whole spec layer is: a command reads and checks its spec
+before it imports anything heavy.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from xialpha.spec.cluster_options import (
     check_options,
     check_security_files,
 )
-from xialpha.spec.tables import Table, parse_size, parse_toml, read_spec_text
+from xialpha.spec.tables import Table, parse_size
 
 CLUSTER_KINDS = ("local", "address", "slurm", "kubernetes")
 DEFAULT_MAX_WORKERS = 1024  # [cluster] max_workers: caps cluster.workers and --workers
@@ -37,6 +37,11 @@ class ClusterSpec:
     memory_limit: str | None = None
     options: dict = field(default_factory=dict, hash=False)
     security: dict = field(default_factory=dict, hash=False)
+
+    def is_local(self, address: str | None = None) -> bool:
+        """Whether the workers run on this machine and see its files: a local cluster, unless a
+        scheduler `address` (--scheduler) is given instead."""
+        return address is None and self.kind == "local"
 
 
 def parse_cluster(t: Table, base_dir: Path) -> ClusterSpec:
@@ -68,16 +73,6 @@ def parse_cluster(t: Table, base_dir: Path) -> ClusterSpec:
         raise UserError(f"cluster: unknown key {sorted(spec.options)[0]!r} for kind {kind!r}")
     check_cluster(spec)
     return spec
-
-
-def cluster_of_file(path: str | Path) -> ClusterSpec | None:
-    """The `[cluster]` of the spec file at `path`, read ahead of the whole spec; None when the file
-    or its `[cluster]` table has a mistake (reading the whole spec then reports it properly)."""
-    path = Path(path)
-    try:
-        return parse_cluster(parse_toml(read_spec_text(path), str(path)).table("cluster"), path.parent.resolve())
-    except UserError:
-        return None
 
 
 def check_workers(name: str, workers: int | None, max_workers: int) -> int | None:

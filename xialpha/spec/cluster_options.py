@@ -11,7 +11,7 @@ import re
 import ssl
 from typing import Any, NoReturn
 
-from xialpha.errors import UserError
+from xialpha.errors import UserError, one_of
 
 SECURITY_FILES = ("ca_file", "cert_file", "key_file")
 ADDRESS = re.compile(r"^((tcp|tls|ws|wss|ucx)://)?(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(:\d{1,5})?$")
@@ -121,7 +121,7 @@ def _resources(path: str, value: object) -> dict:
 
 def _pull_policy(path: str, value: Any) -> str:
     if value not in ("Always", "IfNotPresent", "Never"):
-        raise UserError(f"{path}: must be one of Always, IfNotPresent, Never, got {value!r}")
+        raise UserError(f"{path}: {one_of(value, ('Always', 'IfNotPresent', 'Never'))}")
     return value
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xialpha.corpora import reuters_files
-from xialpha.corpora.corpus import VALIDATION_SPLIT, carve_validation, choose_categories
 from xialpha.corpora.loading import check_loader_arguments, load_corpus
+from xialpha.corpora.splits import VALIDATION_SPLIT
 from xialpha.errors import UserError, did_you_mean
 from xialpha.spec.tables import Table
 
@@ -39,6 +39,8 @@ class CategorySpec:
         """The categories to train, from `counts` {category: training documents} of corpus
         `corpus_name` (`xialpha.corpora.corpus.choose_categories`); its errors named inside
         [corpus.categories] ("corpus.categories.names: ...")."""
+        from xialpha.corpora.corpus import choose_categories
+
         try:
             return choose_categories(
                 counts, corpus_name, top_k=self.top_k, names=list(self.names) or None, min_positives=self.min_positives
@@ -79,6 +81,8 @@ class CorpusSpec:
             return corpus
         if self.train_split is None:  # parse_corpus requires it with validation_fraction
             raise UserError("needs corpus.train_split (the split it is carved from)", key="corpus.validation_fraction")
+        from xialpha.corpora.corpus import carve_validation
+
         return carve_validation(
             corpus, self.train_split, self.validation_fraction, self.validation_seed, self.source or "<spec>"
         )
@@ -93,6 +97,21 @@ class CorpusSpec:
                     fetch = self._reuters_advice(item) if self.loader == "reuters21578" else ""
                     name = f"{key}.{split}" if split else key
                     raise UserError(f"{item} does not exist{fetch}", key=f"corpus.{name}", file=self.source or "<spec>")
+
+    def look(self) -> None:
+        """UserError naming the spec file and the key for what the corpus shows before it is read:
+        a local path that does not exist (`check_paths`), the loader's own checks of its arguments
+        and files, and a table's header without a column the spec names
+        (`xialpha.corpora.parted.look_before_reading`). For a command about to start a local
+        cluster, whose workers see the files this process sees; a remote cluster's workers check
+        their files themselves as they read them (this process may not see them)."""
+        if self.data is not None:
+            return
+        self.check_paths()
+        from xialpha.corpora.parted import look_before_reading
+
+        with corpus_errors(self.source):
+            look_before_reading(self.loader, self.args)
 
     def _reuters_advice(self, missing: str) -> str:
         """Where a missing Reuters-21578 path can come from: a copy `xialpha fetch` made in the

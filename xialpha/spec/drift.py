@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xialpha.corpora.corpus import no_such_split
 from xialpha.errors import UserError
-from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
+from xialpha.features.kernels import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.corpus import parse_corpus
 from xialpha.spec.grid import GridSpec, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
-from xialpha.storage.schema import SWEEP_ID_RULE, valid_sweep_id
+from xialpha.storage.sweep_ids import SWEEP_ID_RULE, valid_sweep_id
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
@@ -258,6 +257,8 @@ def split_batches(corpus: Corpus, batches: BatchSpec, train_split: str | None = 
     this process (a drift check on a cluster computes the same keys part by part)."""
     if train_split is not None:
         if train_split not in corpus.split_names:
+            from xialpha.corpora.corpus import no_such_split
+
             raise UserError(no_such_split(train_split, corpus.split_names), key="corpus.train_split")
         corpus = corpus.split(train_split)
     ranks = split_ranks(corpus.split_names) if batches.by == "split" else None

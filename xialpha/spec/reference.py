@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from xialpha.corpora.loading import LOADERS
+from xialpha.corpora.loading import LOADERS, parameter_hints
 from xialpha.errors import UserError
 from xialpha.features.kernels import Kernel
 from xialpha.features.preprocessing import Preprocessing
@@ -367,7 +367,7 @@ def _shown(value: Any) -> str:
 
 def _loader_keys(loader: str) -> Iterator[Key]:
     function: Callable[..., Any] = LOADERS[loader]
-    hints = typing.get_type_hints(function)
+    hints = parameter_hints(function, include_extras=False)
     for name, parameter in inspect.signature(function).parameters.items():
         default = "required" if parameter.default is inspect.Parameter.empty else _shown(parameter.default)
         yield _key("corpus", name, _type_text(hints.get(name, Any)), default, f"loader.{loader}.{name}")

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
 from xialpha.spec.sweep import SweepSpec, load_spec, parse_spec
-from xialpha.storage.schema import ResultColumn
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
@@ -39,6 +38,8 @@ def sweep_spec(
 
 def _stored_spec(store: StoreQueries, sweep_id: str, data_fingerprint: str) -> tuple[str, str | None]:
     """The newest recorded spec text of the sweep on this data, and the directory it was read from."""
+    from xialpha.storage.schema import ResultColumn  # the store's module: a spec file is read without it
+
     runs = store.runs(sweep_id)
     if not runs.empty:
         runs = runs[runs[ResultColumn.DATA_FINGERPRINT] == data_fingerprint]

@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
+from xialpha.estimators import METRICS
 from xialpha.estimators.registry import DEFAULT_SETTINGS, HELD_OUT, SELECTABLE, SETTINGS, default_for, switched_on
-from xialpha.features.gram import DEFAULT_GRAM_LIMIT_BYTES
+from xialpha.features.kernels import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.corpus import parse_corpus
 from xialpha.spec.grid import GridSpec, configurations
 from xialpha.spec.tables import Table, parse_toml, read_spec_text
-from xialpha.storage.schema import METRICS, SWEEP_ID_RULE, valid_sweep_id
+from xialpha.storage.sweep_ids import SWEEP_ID_RULE, valid_sweep_id
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, overload
 
-from xialpha.errors import UserError, did_you_mean
+from xialpha.errors import UserError, did_you_mean, one_of
 
 _MISSING = object()
 INT64_MAX = 2**63 - 1
@@ -81,8 +81,7 @@ class Table:
     ) -> builtins.str | None:
         value = self.str(key, default)
         if value not in options and not (value is None and default is None):
-            close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
-            raise UserError(f"{self._key(key)}: must be one of {', '.join(options)}, got {value!r}{close}")
+            raise UserError(f"{self._key(key)}: {one_of(value, options)}")
         return value
 
     def bool(self, key: builtins.str, default: builtins.bool) -> builtins.bool:
@@ -181,22 +180,41 @@ class Table:
 
 
 def parse_size(path: str, value: object) -> int:
-    """Bytes (> 0, < 2**63) of a size like "8GiB", "500 MB" or a number, read by dask's parse_bytes
-    (as Dask reads memory limits); UserError naming `path` otherwise. A number is its bytes, read
-    without importing Dask (a reading command parses a stored spec with the default sizes)."""
+    """Bytes (> 0, < 2**63) of a size like "8GiB", "500 MB" or a number, read as Dask reads memory
+    limits (`dask.utils.parse_bytes`, whose grammar `_bytes` follows without importing Dask:
+    tests/spec/test_spec_light.py compares them); UserError naming `path` otherwise."""
     size = 0
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         size = int(value) if math.isfinite(value) else 0  # what parse_bytes gives a number
     elif isinstance(value, str) and value.strip():
-        from dask.utils import parse_bytes
-
         try:
-            size = parse_bytes(value)
-        except (ValueError, TypeError, OverflowError):
+            size = _bytes(value)
+        except (ValueError, OverflowError):
             size = 0
     if not 0 < size <= INT64_MAX:
         raise UserError(f"{path}: must be a size like 8GiB or 500MB, got {_short(value)}")
     return int(size)
+
+
+_BYTE_UNITS = {
+    "": 1,
+    "b": 1,
+    **{f"{prefix}{suffix}": 1000**power for power, prefix in enumerate("kmgtp", 1) for suffix in ("", "b")},
+    **{f"{prefix}i{suffix}": 1024**power for power, prefix in enumerate("kmgtp", 1) for suffix in ("", "b")},
+}
+
+
+def _bytes(text: str) -> int:
+    """Bytes of "100", "5.4 kB", "1kiB", "1e6 kB" or "MB" (one of the unit): a number, then a unit
+    of _BYTE_UNITS in any case, spaces ignored; ValueError otherwise."""
+    text = text.replace(" ", "")
+    if not any(char.isdigit() for char in text):
+        text = f"1{text}"
+    number = text.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    unit = text[len(number) :].lower()
+    if unit not in _BYTE_UNITS:
+        raise ValueError(f"not a byte unit: {unit!r}")
+    return int(float(number) * _BYTE_UNITS[unit])
 
 
 def check_values(value: object, path: str = "") -> None:

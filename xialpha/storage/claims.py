@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from xialpha.errors import UserError, out_of_files
+from xialpha.storage.jsonfiles import DamagedJson, parse_json, read_json
+from xialpha.storage.location import CLAIM_BYTES
 
 if TYPE_CHECKING:
     from xialpha.storage.datasets import Datasets
@@ -31,6 +33,7 @@ CLAIMS = "_claims"
 HEARTBEAT_SUFFIX = ".heartbeat.json"
 TEST_SET_CLAIM = "test-set-{}"  # a certified test set's claim, by its fingerprint
 TEST_SETS = "certifications"  # the dataset whose claims are test sets
+CLAIM_DEPTH = 8  # claims and heartbeats hold flat records: deeper nesting is damage
 _CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
@@ -102,10 +105,13 @@ class FileClaims(Claims):
     def claimed(self, dataset: str, name: str) -> dict | None:
         """The content of the claim of `name` in `dataset`, or None if it is not claimed."""
         data = self._location.first_claim(self._directory(dataset, name))
+        if data is None:
+            return None
         try:
-            return None if data is None else dict(json.loads(data.decode("utf-8")))
-        except (ValueError, TypeError):
-            return {}  # a damaged claim still counts as a claim
+            content = parse_json(data, CLAIM_DEPTH)
+        except DamagedJson:
+            content = None
+        return content if isinstance(content, dict) else {}  # a damaged claim still counts as a claim
 
     def withdraw(self, claim_path: str) -> None:
         """Remove a claim made by `claim` (when what it guarded could not be stored), and its heartbeat."""
@@ -122,12 +128,14 @@ class FileClaims(Claims):
 
     def last_beat(self, dataset: str, name: str) -> dict | None:
         """The last heartbeat of claim `name`, or None when there is none (or it cannot be read)."""
+        path = self._directory(dataset, name) + HEARTBEAT_SUFFIX
         try:
-            return dict(json.loads(self._location.read_text(self._directory(dataset, name) + HEARTBEAT_SUFFIX)))
-        except (OSError, ValueError, TypeError) as exc:
+            content = read_json(self._location, path, max_bytes=CLAIM_BYTES, max_depth=CLAIM_DEPTH)
+        except (OSError, DamagedJson) as exc:  # a FIFO or a device is NotRegularFile, which says so
             if out_of_files(exc):  # the machine's limit, not a missing heartbeat
                 raise
             return None
+        return content if isinstance(content, dict) else None
 
     def _directory(self, dataset: str, name: str) -> str:
         self._datasets.dataset(dataset)

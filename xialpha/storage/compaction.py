@@ -9,6 +9,15 @@ read rule shows once. The merged file is named after the last input (see `merged
 keeps that input's write sequence and its place against files written during the compaction.
 Temporary files older than STALE_TEMP_SECONDS (left by killed writers) are deleted. A partition or
 file that a symbolic link leads to outside the store is left as it is (named as a problem).
+
+Memory is bounded whatever the partition holds: a first pass reads only the key (and status)
+columns of every input to find each key's winning row; a second pass reads the inputs one row
+group at a time and writes the winning rows, in write order (file by file, row by row), as row
+groups of at most ROW_GROUP_ROWS rows and MERGED_GROUP_BYTES bytes. So 10^6 configurations are
+merged holding their keys and one row group, not every row.
+
+Compactions may run beside each other (a `store compact` and a sweep's end): one that finds an
+input gone (another compaction merged it) leaves that partition to the other.
 """
 
 from __future__ import annotations
@@ -17,17 +26,24 @@ import posixpath
 import re
 import time
 import uuid
+from collections.abc import Iterator
 
-import pyarrow.compute as pc
+import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as ds
 
-from xialpha.storage.files import Problem, inspect
-from xialpha.storage.location import DataFile, Location
-from xialpha.storage.reading import read_newest
+from xialpha.errors import out_of_files
+from xialpha.storage.files import FileSet, Problem, inspect, vanished
+from xialpha.storage.location import ROW_GROUP_ROWS, DataFile, Location
+from xialpha.storage.reading import FILE_ORDER_COLUMN, newest_per_key
 from xialpha.storage.schema import Dataset
+from xialpha.storage.validate import first_line
 
 STALE_TEMP_SECONDS = 24 * 3600
 OUTSIDE = "a link leads outside the store to it: left as it is"
+MERGED_GROUP_BYTES = 64 << 20  # a merged row group holds at most this many bytes (wide example bits)
 _MERGED_SUFFIX = re.compile(r"-c[0-9a-f]{12}$")
+_ROW = "__xialpha_row"
 
 
 def compact_partitions(
@@ -56,19 +72,101 @@ def merged_name(inputs: list[DataFile]) -> str:
     return f"{stem}-c{uuid.uuid4().hex[:12]}.parquet"
 
 
+def is_merged_name(name: str) -> bool:
+    """True for the name of a file a compaction wrote (`merged_name`)."""
+    return _MERGED_SUFFIX.search(name.removesuffix(".parquet")) is not None
+
+
+class _InputFailed(Exception):
+    """An input's data failed to read while the merged file was being written (a corrupt page,
+    or the file vanished): not a write error, so it is carried out of the write as this."""
+
+    def __init__(self, fragment: ds.ParquetFileFragment, cause: BaseException):
+        super().__init__(first_line(cause))
+        self.fragment, self.cause = fragment, cause
+
+
 def _merge(location: Location, dataset: Dataset, directory: str, inputs: list[DataFile]) -> list[Problem]:
     files = inspect(location, dataset, inputs)
-    if len(files.fragments) > 1:
-        keys = [*dataset.key_columns, *([dataset.status_column] if dataset.status_column else [])]
-        table = read_newest(files, keys)
-        usable = {fragment.path for fragment in files.fragments}  # without files whose data failed to read
-        merged = [file for file in inputs if file.path in usable]
-        if len(merged) > 1:
-            table = table.take(pc.sort_indices(table, sort_keys=[("created_at", "ascending")]))
-            location.write_table(directory, table, merged_name(merged))
-            for file in merged:
-                location.delete(file.path)
-    return files.problems
+    keys = [*dataset.key_columns, *([dataset.status_column] if dataset.status_column else [])]
+    while True:
+        if vanished(location, directory, [problem.path for problem in files.problems]):
+            return []  # another compaction merged files of this partition meanwhile: it is that one's
+        if len(files.fragments) < 2:
+            return files.problems
+        try:
+            winners = _winners(files, keys)
+            merged = [file for file in inputs if file.path in {fragment.path for fragment in files.fragments}]
+            plain = pa.schema([pa.field(field.name, field.type) for field in files.schema])  # type: ignore[union-attr]
+            groups = (group.cast(plain) for group in _winning_groups(files, winners))
+            location.write_row_groups(directory, plain, groups, merged_name(merged))
+        except _InputFailed as failed:
+            if out_of_files(failed.cause):  # the machine's limit, not the file's fault: the compaction cannot go on
+                raise failed.cause from None
+            files.drop(failed.fragment, str(failed))  # vanished (see above), or a corrupt page: merge the others
+            continue
+        for file in merged:
+            location.delete(file.path)
+        return files.problems
+
+
+def _winners(files: FileSet, keys: list[str]) -> list[np.ndarray]:
+    """Per usable file (in the order of the fragments of `files`), which of its rows win their key: a boolean
+    mask over its rows, from its key columns only."""
+    tables = []
+    for index, fragment in enumerate(files.fragments):
+        try:
+            table = fragment.to_table(columns=keys, schema=files.schema)
+        except (pa.ArrowException, OSError) as exc:
+            raise _InputFailed(fragment, exc) from None
+        tables.append(
+            table.append_column(FILE_ORDER_COLUMN, pa.array(np.full(table.num_rows, index, np.int32))).append_column(
+                _ROW, pa.array(np.arange(table.num_rows, dtype=np.int64))
+            )
+        )
+    winning = newest_per_key(pa.concat_tables(tables), keys)  # the fragments are in write order
+    offsets = np.cumsum([0, *(table.num_rows for table in tables)])
+    wins = np.zeros(offsets[-1], dtype=bool)
+    wins[offsets[winning[FILE_ORDER_COLUMN].to_numpy()] + winning[_ROW].to_numpy()] = True
+    return np.split(wins, offsets[1:-1])
+
+
+def _winning_groups(files: FileSet, winners: list[np.ndarray]) -> Iterator[pa.Table]:
+    """The winning rows of every usable file, read one row group at a time, as merged row groups
+    of at most ROW_GROUP_ROWS rows and MERGED_GROUP_BYTES bytes."""
+    pending: list[pa.Table] = []
+    rows = size = 0
+    for fragment, mask in zip(files.fragments, winners, strict=True):
+        start = 0
+        try:
+            groups = fragment.split_by_row_group()
+        except (pa.ArrowException, OSError) as exc:
+            raise _InputFailed(fragment, exc) from None
+        for group in groups:
+            try:
+                table = group.to_table(schema=files.schema)
+            except (pa.ArrowException, OSError) as exc:
+                raise _InputFailed(fragment, exc) from None
+            kept = table.filter(pa.array(mask[start : start + table.num_rows]))
+            start += table.num_rows
+            for piece in _pieces(kept):
+                if pending and (rows + piece.num_rows > ROW_GROUP_ROWS or size + piece.nbytes > MERGED_GROUP_BYTES):
+                    yield pa.concat_tables(pending).combine_chunks()
+                    pending, rows, size = [], 0, 0
+                pending.append(piece)
+                rows, size = rows + piece.num_rows, size + piece.nbytes
+    if pending:
+        yield pa.concat_tables(pending).combine_chunks()
+
+
+def _pieces(table: pa.Table) -> Iterator[pa.Table]:
+    """`table` in slices of at most ROW_GROUP_ROWS rows and about MERGED_GROUP_BYTES bytes."""
+    if table.num_rows == 0:
+        return
+    per_row = max(table.nbytes // table.num_rows, 1)
+    step = max(1, min(ROW_GROUP_ROWS, MERGED_GROUP_BYTES // per_row))
+    for start in range(0, table.num_rows, step):
+        yield table.slice(start, step)
 
 
 def _delete_stale_temp_files(location: Location, root: str) -> None:

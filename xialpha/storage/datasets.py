@@ -15,6 +15,16 @@ in results an "ok" row always wins over failed ones, so a config recomputed with
 replaces its older result only if the recomputation succeeded. Reads skip unreadable and
 foreign files (see `xialpha.storage.files`) with one `StoreWarning` naming them.
 
+Every read is of one version of the store (`_snapshot`), whatever compacts or writes beside it:
+it lists the files, reads them, and lists them again; if a file it could not read has vanished
+meanwhile, or a compaction's output has appeared, a compaction replaced files under it, and it
+reads again from the new listing (up to SNAPSHOT_TRIES times, waiting a little longer each
+time). A compaction writes its merged file before it deletes the files it merged, and the read
+rule gives the same rows from any mix of the two, so the files a read lists and reads whole are
+one version. This costs one listing per read, where a compaction that published a manifest and
+deleted only after readers of the old version were done would cost a manifest read per read and
+reader leases on a store readers may not write (measured in `bench/store.py`).
+
 Opening a store changes nothing: an absent store is created (directory and marker) by its
 first write, so a command that fails before writing leaves no store behind.
 
@@ -29,20 +39,32 @@ import datetime
 import os
 import posixpath
 import socket
+import time
 import uuid
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from xialpha.errors import StoreWarning, UserError
+from xialpha.errors import StoreWarning, UserError, one_of, out_of_files
 from xialpha.storage import validate
-from xialpha.storage.compaction import compact_partitions
-from xialpha.storage.files import PARTITION_PREFIX, FileSet, Problem, inspect
-from xialpha.storage.location import Location, new_file_name
+from xialpha.storage.compaction import compact_partitions, is_merged_name
+from xialpha.storage.files import (
+    PARTITION_PREFIX,
+    FileSet,
+    FileStamp,
+    Problem,
+    inspect,
+    stamp,
+    stamp_and_ranges,
+    vanished,
+)
+from xialpha.storage.jsonfiles import DamagedJson, read_json
+from xialpha.storage.location import DataFile, Location, new_file_name
 from xialpha.storage.marker import MARKER, create_marker, stored_version
 from xialpha.storage.reading import as_expression, read_newest
 from xialpha.storage.rows import pack_bits
@@ -55,10 +77,26 @@ from xialpha.storage.schema import (
     TIMESTAMP,
     Dataset,
 )
-from xialpha.storage.summary import SUMMARY_COLUMNS, SUMMARY_NAME, SweepCounts, parse_summary, summarise, summary_text
+from xialpha.storage.summary import (
+    RANGED,
+    SUMMARY_BYTES,
+    SUMMARY_COLUMNS,
+    SUMMARY_DEPTH,
+    SUMMARY_NAME,
+    DamagedSummary,
+    StaleSummary,
+    SweepCounts,
+    counts_of,
+    recorded_files,
+    summarise,
+    summary_text,
+)
 from xialpha.version import __version__
 
 QUARANTINE = "_quarantine"
+SNAPSHOT_TRIES = 10  # reads of one version tried this often while compactions replace files under them
+SNAPSHOT_WAIT_S = 0.02  # the wait before the second try, doubled before each next one, at most 1 s
+T = TypeVar("T")
 
 
 class Datasets:
@@ -74,7 +112,7 @@ class Datasets:
         self.location = Location(uri)
         self.uri = self.location.uri  # without credentials
         self._warned: set[str] = set()
-        self._inspected: dict[tuple[str, str, tuple[str, ...]], FileSet] = {}  # see `_files`
+        self._inspected: dict[tuple[str, str], tuple[tuple[str, ...], FileSet]] = {}  # see `_files`
         version = stored_version(self.location, create, writable)
         self._absent = version is None  # until the first write creates the store
         self.schema_version = SCHEMA_VERSION if version is None else version
@@ -149,7 +187,7 @@ class Datasets:
                 raise UserError(f"{dataset}: column {name!r} is missing or null")
         validate.reject_duplicate_keys(table, spec.key_columns, dataset)
         sweep_id = validate.check_sweep_ids(table, dataset) if "sweep_id" in table.column_names else None
-        stored = self._files(spec, self.location.path(dataset)).schema
+        stored = self._snapshot(spec, self.location.path(dataset), lambda files: files.schema)
         if stored is not None:
             try:
                 pa.unify_schemas([stored, table.schema], promote_options="permissive")
@@ -238,31 +276,66 @@ class Datasets:
 
     def sweep_summary(self, sweep_id: str) -> SweepCounts | None:
         """The stored summary of `sweep_id`'s results (see `xialpha.storage.summary`), or None when
-        there is none or its partition's data files changed since it was written."""
+        there is none, it is stale (its partition's files changed since it was written), or it
+        is damaged (a file of it rewritten in place, values not of their types and ranges: then
+        with one `StoreWarning` naming it)."""
         directory = self._partition("results", sweep_id)
         path = posixpath.join(directory, SUMMARY_NAME)
-        files = [file.name for file in self.location.data_files(directory)]
         try:
-            text = self.location.read_text(path)
-        except (OSError, ValueError):  # absent (or not text)
+            content = read_json(self.location, path, max_bytes=SUMMARY_BYTES, max_depth=SUMMARY_DEPTH)
+            recorded = recorded_files(content)
+            listed = self.location.data_files(directory)
+            if [file.name for file in listed] != [stamp.name for stamp in recorded]:
+                raise StaleSummary("other files than it was computed from")
+            ranges = [_unchanged(self.location, file, then) for file, then in zip(listed, recorded, strict=True)]
+            return counts_of(content, sweep_id, recorded, _spanning(ranges))  # type: ignore[arg-type]  # a dict: checked
+        except (FileNotFoundError, StaleSummary):  # absent, or of other files (a write, a compaction since)
             return None
-        return parse_summary(text, sweep_id, files)
+        except (DamagedJson, DamagedSummary) as exc:
+            self._warn_summary(path, str(exc))
+            return None
+        except OSError as exc:
+            if out_of_files(exc):  # the machine's limit, not the summary's fault
+                raise
+            self._warn_summary(path, f"cannot be read ({exc.strerror or exc})")
+            return None
 
     def write_sweep_summary(self, sweep_id: str) -> SweepCounts:
         """Compute `sweep_id`'s summary from its result rows and store it beside them; the summary.
 
-        The partition is listed before its rows are read: a file written meanwhile makes the
-        summary's list of files differ from the partition's, so readers do not use it. Nothing
-        is written into a partition a link leads to from outside the store.
+        The summary stamps the files its rows were read from (one version: `_snapshot`), so a
+        file written or replaced meanwhile makes it stale. Nothing is written into a partition a
+        link leads to from outside the store, nor for a partition without rows, nor when the
+        summary would be over SUMMARY_BYTES (reads then read the rows).
         """
         directory = self._partition("results", sweep_id)
         path = posixpath.join(directory, SUMMARY_NAME)
-        files = [file.name for file in self.location.data_files(directory)]
-        table = self.read_results(sweep_id, columns=SUMMARY_COLUMNS, include_failed=True)
-        counts = summarise(sweep_id, table)
-        if not self.location.outside(directory) and not self.location.outside(path):
-            self.location.write_bytes(path, summary_text(counts, files))
+        spec = DATASETS["results"]
+
+        def summary(files: FileSet) -> tuple[SweepCounts, bytes]:
+            stamps = [stamp(self.location, file) for file in files.listed]
+            if files.schema is None or not files.fragments:
+                return summarise(sweep_id, spec.schema().empty_table().select(SUMMARY_COLUMNS)), b""  # type: ignore[union-attr]
+            table = read_newest(files, spec.key_columns, status_column=spec.status_column, columns=SUMMARY_COLUMNS)
+            counts = summarise(sweep_id, table)
+            return counts, summary_text(counts, stamps)
+
+        counts, text = self._snapshot(spec, directory, summary)
+        writable = not self.location.outside(directory) and not self.location.outside(path)
+        if counts.stored_keys and len(text) <= SUMMARY_BYTES and writable:
+            self.location.write_bytes(path, text)
         return counts
+
+    def _warn_summary(self, path: str, reason: str) -> None:
+        """One StoreWarning (per store object) that the summary at `path` is not used, and why."""
+        if path in self._warned:
+            return
+        self._warned.add(path)
+        warnings.warn(
+            f"store {self.uri}: ignored {self.relative(path)}: {reason}; the rows are read instead",
+            StoreWarning,
+            stacklevel=4,
+        )
 
     def check(self) -> list[Problem]:
         """The data files of every dataset that reads skip: unreadable or foreign (see `files`).
@@ -307,7 +380,7 @@ class Datasets:
     def dataset(self, name: str) -> Dataset:
         """The definition of dataset `name`; UserError when there is none."""
         if name not in DATASETS:
-            raise UserError(f"dataset {name!r}: unknown; use one of {', '.join(DATASETS)}")
+            raise UserError(f"dataset: {one_of(name, DATASETS)}")
         return DATASETS[name]
 
     def _read_newest(
@@ -319,38 +392,76 @@ class Datasets:
         columns: Sequence[str] | None = None,
         filter: pc.Expression | None = None,
     ) -> pa.Table:
-        """`reading.read_newest` over one dataset, or one sweep's partition of it."""
+        """`reading.read_newest` over one version of one dataset, or of one sweep's partition of it."""
         directory = self.location.path(spec.name)
         if sweep_id is not None:
             directory = f"{directory}/sweep_id={validate.check_sweep_id(sweep_id)}"
-        files = self._files(spec, directory)
-        if files.schema is None:
-            return pa.table({})  # a row-typed dataset nothing was appended to yet has no columns
-        try:
+
+        def read(files: FileSet) -> pa.Table:
+            if files.schema is None:
+                return pa.table({})  # a row-typed dataset nothing was appended to yet has no columns
             return read_newest(
                 files, key_columns or spec.key_columns, status_column=spec.status_column, columns=columns, filter=filter
             )
-        finally:
-            self._warn(files.problems)  # including files whose data failed to decode
+
+        return self._snapshot(spec, directory, read)
+
+    def _snapshot(self, spec: Dataset, directory: str, read: Callable[[FileSet], T]) -> T:
+        """`read` over the usable files of `spec` under `directory` as of one version of the
+        store (see the module): retried from a new listing while compactions replace files under
+        it; the skipped files it met are then warned about. UserError if the files changed under
+        every one of SNAPSHOT_TRIES tries."""
+        wait = SNAPSHOT_WAIT_S
+        for _ in range(SNAPSHOT_TRIES):
+            files = self._files(spec, directory)
+            try:
+                result = read(files)
+            except FileNotFoundError:  # a listed file vanished before it was opened
+                if not vanished(self.location, directory, files.names):
+                    raise
+            else:
+                if not self._replaced(directory, files):
+                    self._warn(files.problems)  # including files whose data failed to decode
+                    return result
+            time.sleep(wait)
+            wait = min(2 * wait, 1.0)
+        raise UserError(
+            f"store {self.uri}: {self.relative(directory)} was compacted under each of {SNAPSHOT_TRIES} reads of it "
+            "in a row (a `store compact` or a sweep's end looping beside this command?); run it again"
+        )
+
+    def _replaced(self, directory: str, files: FileSet) -> bool:
+        """True when a compaction replaced files under a read of `files`: one it could not read
+        has vanished, or a compaction's output appeared (the listing may have missed the files
+        it merged, deleted while it listed). One listing."""
+        listed = {file.path for file in self.location.data_files(directory)}
+        failed = {problem.path for problem in files.problems}
+        return bool(failed - listed) or any(
+            is_merged_name(posixpath.basename(path)) for path in listed - set(files.names)
+        )
 
     def _files(self, spec: Dataset, directory: str) -> FileSet:
-        """The usable files of `spec` under `directory`. Their footers are inspected once per
-        listing: a store never rewrites a file, so the same listing has the same files (a write,
-        compaction or quarantine changes the listing and so inspects again)."""
+        """The usable files of `spec` under `directory`. Their footers are inspected again only
+        when the listing changed: a store never rewrites a file, so the same listing has the same
+        files (a write, compaction or quarantine changes the listing and so inspects again). The
+        newest listing of each directory is kept, so a process reading for long (an auto sweep's
+        rounds beside compactions) keeps one inspection per directory."""
         listed = self.location.data_files(directory)
-        key = (spec.name, directory, tuple(file.path for file in listed))
-        inspected = self._inspected.get(key)
-        if inspected is None:
-            inspected = self._inspected[key] = inspect(self.location, spec, listed)
-        files = replace(inspected, fragments=list(inspected.fragments), problems=list(inspected.problems))
-        self._warn(files.problems)
-        return files
+        paths = tuple(file.path for file in listed)
+        kept = self._inspected.get((spec.name, directory))
+        if kept is None or kept[0] != paths:
+            kept = self._inspected[(spec.name, directory)] = (paths, inspect(self.location, spec, listed))
+        inspected = kept[1]
+        return replace(inspected, fragments=list(inspected.fragments), problems=list(inspected.problems))
 
     def _problems(self, *, read_data: bool) -> list[Problem]:
+        """The skipped files of every dataset, but those a compaction replaced while they were read."""
         problems = []
         for spec in DATASETS.values():
-            files = self.location.data_files(self.location.path(spec.name))
-            problems += inspect(self.location, spec, files, read_data=read_data).problems
+            root = self.location.path(spec.name)
+            found = inspect(self.location, spec, self.location.data_files(root), read_data=read_data).problems
+            gone = vanished(self.location, root, [problem.path for problem in found])
+            problems += [problem for problem in found if problem.path not in gone]
         return problems
 
     def _warn(self, problems: list[Problem]) -> None:
@@ -398,6 +509,24 @@ class Datasets:
         if self._absent:
             create_marker(self.location)
             self._absent = False
+
+
+def _unchanged(location: Location, file: DataFile, then: FileStamp) -> dict[str, tuple[object, object]]:
+    """The ranges of the summarised columns in data `file` (see `summary.RANGED`); DamagedSummary
+    unless it is as a summary stamped it (`then`): its size (from the listing), then its footer
+    (two small reads)."""
+    if file.size is not None and file.size != then.size:
+        raise DamagedSummary(f"{file.name} is {file.size:,} bytes, not the {then.size:,} it was summarised at")
+    now, ranges = stamp_and_ranges(location, file, RANGED)
+    if now != then:
+        raise DamagedSummary(f"{file.name} was rewritten since it was summarised (its Parquet footer differs)")
+    return ranges
+
+
+def _spanning(ranges: Sequence[Mapping[str, tuple]]) -> dict[str, tuple]:
+    """Per column, the range spanning those of every file (a column some file has no range of is left out)."""
+    names = set.intersection(*(set(each) for each in ranges)) if ranges else set()
+    return {name: (min(each[name][0] for each in ranges), max(each[name][1] for each in ranges)) for name in names}
 
 
 def _packed(row: Mapping, index: int) -> dict:

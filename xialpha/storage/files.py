@@ -7,16 +7,22 @@ metadata, rows of another sweep than its `sweep_id=` directory, or a name claimi
 sequence no write reaches. Reads skip both kinds with one warning naming them; compaction never
 merges them; `xialpha store check` lists them and `--quarantine` moves them aside. A file that
 cannot be opened because the process is out of file descriptors is none of these: that error
-stops the read (`errors.out_of_files`).
+stops the read (`errors.out_of_files`). A file that vanished after it was listed (a compaction
+replaced it) is neither: `vanished` tells those apart, and reads list the files again.
+
+`stamp` is what a sweep's summary records of each data file to tell it unchanged later.
 """
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 
 from xialpha.errors import out_of_files
 from xialpha.storage.location import MAX_SEQUENCE, DataFile, Location, file_sequence
@@ -44,6 +50,7 @@ class FileSet:
     names: dict[str, str]  # path -> base name, the write-order tie-break
     schema: pa.Schema | None  # None: a dataset typed by its rows that has no usable file
     problems: list[Problem] = field(default_factory=list)
+    listed: list[DataFile] = field(default_factory=list)  # every file inspected, usable or not
 
     def drop(self, fragment: ds.ParquetFileFragment, reason: str) -> None:
         """Stop using a file whose data turned out unreadable while scanning it."""
@@ -80,7 +87,74 @@ def inspect(location: Location, dataset: Dataset, files: list[DataFile], *, read
         fragments.append(fragment)
     if fixed is None and schema is not None:  # columns all null so far read as string
         schema = pa.schema([f.with_type(pa.string()) if pa.types.is_null(f.type) else f for f in schema])
-    return FileSet(location, fragments, {f.path: f.name for f in files}, schema, problems)
+    return FileSet(location, fragments, {f.path: f.name for f in files}, schema, problems, list(files))
+
+
+def vanished(location: Location, directory: str, paths: Iterable[str]) -> set[str]:
+    """Those of `paths` (of data files under `directory`) that are no longer listed there: a
+    compaction replaced them (or a quarantine moved them) since they were listed."""
+    wanted = set(paths)
+    if not wanted:
+        return set()
+    return wanted - {file.path for file in location.data_files(directory)}
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    """What tells a data file unchanged: its name, size in bytes, rows (by its footer; 0 when it
+    has none) and the SHA-256 of its Parquet footer (of its last TAIL_BYTES bytes when it has no
+    valid footer). The footer holds every row group's row count and every column chunk's
+    offset, sizes and statistics, so a file rewritten with other rows has another footer."""
+
+    name: str
+    size: int
+    rows: int
+    footer_sha256: str
+
+
+TAIL_BYTES = 64 * 1024
+_FOOTER_BYTES = 256 << 20  # a footer longer than this is no footer xialpha wrote: the tail is used
+
+
+def stamp(location: Location, file: DataFile) -> FileStamp:
+    """The stamp of data `file` (two small reads at its end); FileNotFoundError when it vanished."""
+    return stamp_and_ranges(location, file, ())[0]
+
+
+def stamp_and_ranges(
+    location: Location, file: DataFile, columns: Iterable[str]
+) -> tuple[FileStamp, dict[str, tuple[object, object]]]:
+    """The stamp of data `file`, and the (least, greatest) value of each of `columns` it holds by
+    its footer's statistics (a column without them in some row group is left out)."""
+    with location.filesystem.open_input_file(file.path) as source:
+        size = source.size()
+        trailer = source.read_at(min(8, size), size - min(8, size))
+        length = int.from_bytes(trailer[:4], "little") if len(trailer) == 8 and trailer[4:] == b"PAR1" else None
+        footer = length is not None and length + 8 <= size and length <= _FOOTER_BYTES
+        start = size - length - 8 if footer and length is not None else max(size - TAIL_BYTES, 0)
+        digest = hashlib.sha256(source.read_at(size - start, start)).hexdigest()
+        try:
+            metadata = pq.ParquetFile(source).metadata if footer else None
+        except (pa.ArrowException, OSError) as exc:
+            if isinstance(exc, FileNotFoundError) or out_of_files(exc):
+                raise
+            metadata = None
+    rows = 0 if metadata is None else metadata.num_rows
+    return FileStamp(file.name, size, rows, digest), ({} if metadata is None else _ranges(metadata, columns))
+
+
+def _ranges(metadata: pq.FileMetaData, columns: Iterable[str]) -> dict[str, tuple[object, object]]:
+    names = metadata.schema.names
+    ranges = {}
+    for name in columns:
+        if name not in names:
+            continue
+        statistics = [
+            metadata.row_group(g).column(names.index(name)).statistics for g in range(metadata.num_row_groups)
+        ]
+        if statistics and all(s is not None and s.has_min_max for s in statistics):
+            ranges[name] = (min(s.min for s in statistics), max(s.max for s in statistics))
+    return ranges
 
 
 def _foreign_reason(dataset: Dataset, physical: pa.Schema, file: DataFile) -> str | None:

@@ -7,6 +7,11 @@ rename is a copy, the file is uploaded straight to its final, never reused name:
 becomes visible once its upload completes. Local files are fsynced before the rename. A write
 that fails (disk full, I/O error) removes its temporary file and raises `StoreWriteError`.
 
+Only regular files are opened: a FIFO, a device or a socket where the store keeps a file (a data
+file, the marker, a summary, a claim), or a link to one, is a `NotRegularFile` error naming it
+(opening one would block or never end), and small files are read up to a size limit
+(`read_small`).
+
 Write order comes from the store, not from clocks: a data file is named
 "part-s<16-digit sequence>-<host>-<pid>-<uuid>.parquet", its sequence one more than the highest
 sequence of the files already in its scope (`next_sequence`). A write that starts after another
@@ -23,9 +28,10 @@ import os
 import posixpath
 import re
 import socket
+import stat
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -49,15 +55,33 @@ REMOTE_TIMEOUT_SECONDS = 10.0
 # bytes the store's own paths take below its root at most: a dataset's directory, a sweep_id=<64
 # characters> partition and a temporary file's name (".part-s<16>-<host>-<pid>-<uuid>.parquet.<8>.tmp"): about 230
 ROOM_BELOW_ROOT = 256
+CLAIM_BYTES = 1 << 20  # a claim is a small JSON document: more is not read
 REMOTE_TRIES = 3  # an S3 request is tried this often, each try waiting at most timeout / REMOTE_TRIES
+
+
+# what a node that is not a regular file is, by its stat.S_IFMT type
+_SPECIAL_KINDS = {
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+}
+
+
+class NotRegularFile(UserError):
+    """A file the store would open is a FIFO, a device, a socket or a directory (or a link to
+    one): opening or reading it could block or never end, so it is named, never opened."""
 
 
 @dataclass(frozen=True)
 class DataFile:
-    """One visible data file: its path on the filesystem and its base name (the tie-break order)."""
+    """One visible data file: its path on the filesystem, its base name (the tie-break order) and
+    its size in bytes as listed (None where the filesystem does not say)."""
 
     path: str
     name: str
+    size: int | None = None
 
 
 class Location:
@@ -121,13 +145,57 @@ class Location:
             return []
 
     def data_files(self, path: str) -> list[DataFile]:
-        """Visible Parquet files under `path`, recursively, sorted by name."""
-        files = [
-            DataFile(info.path, info.base_name)
-            for info in self.entries(path, recursive=True)
-            if info.type == pafs.FileType.File and _visible(info.path, path) and info.base_name.endswith(".parquet")
-        ]
+        """Visible Parquet files under `path`, recursively, sorted by name; `NotRegularFile` for
+        one that is a FIFO, a device or a socket (or a link to one)."""
+        files = []
+        for info in self.entries(path, recursive=True):
+            if not (_visible(info.path, path) and info.base_name.endswith(".parquet")):
+                continue
+            if info.type == pafs.FileType.File:
+                files.append(DataFile(info.path, info.base_name, info.size))
+            elif info.type == pafs.FileType.Unknown:
+                raise self.not_regular(info.path)
         return sorted(files, key=lambda f: (f.name, f.path))
+
+    def read_small(self, path: str, limit: int) -> bytes:
+        """The first `limit` + 1 bytes of the regular file at `path` (so that a longer file shows
+        as longer than `limit`). FileNotFoundError when it is absent; `NotRegularFile` for a FIFO,
+        device, socket or directory, or a link to one, which is never read (a FIFO would block
+        until a writer came, a device like /dev/zero would never end): its kind is checked before
+        it is opened (opening a device can act on it) and again on what was opened, without
+        blocking, in case it changed meanwhile."""
+        if not self.is_local:  # objects are regular files (a directory fails to open)
+            with self.filesystem.open_input_stream(path) as stream:
+                return stream.read(limit + 1)
+        self._check_regular(path, os.stat(path).st_mode)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            self._check_regular(path, os.fstat(descriptor).st_mode)
+            os.set_blocking(descriptor, True)
+            with os.fdopen(descriptor, "rb", closefd=False) as stream:
+                return stream.read(limit + 1)
+        finally:
+            os.close(descriptor)
+
+    def not_regular(self, path: str, mode: int | None = None) -> NotRegularFile:
+        """The error naming `path` (below the root), a node that is not a regular file."""
+        if mode is None and self.is_local:
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                mode = None
+        kind = _SPECIAL_KINDS.get(stat.S_IFMT(mode), "not a regular file") if mode is not None else "not a file"
+        link = (
+            f", through a symbolic link to {os.path.realpath(path)}" if self.is_local and os.path.islink(path) else ""
+        )
+        return NotRegularFile(
+            f"store {self.uri}: {posixpath.relpath(path, self.root)} is {kind}{link}, not a regular file: a store "
+            "holds only regular files; remove it"
+        )
+
+    def _check_regular(self, path: str, mode: int) -> None:
+        if not stat.S_ISREG(mode):
+            raise self.not_regular(path, mode)
 
     def temp_files(self, path: str) -> list[pafs.FileInfo]:
         """Temporary files left under `path` by writers (complete or killed)."""
@@ -138,10 +206,6 @@ class Location:
             and info.base_name.startswith(".")
             and info.base_name.endswith(TEMP_SUFFIX)
         ]
-
-    def read_text(self, path: str) -> str:
-        with self.filesystem.open_input_stream(path) as stream:
-            return stream.read().decode("utf-8")
 
     def write_bytes(self, path: str, data: bytes) -> None:
         """Write a small file atomically (temporary name + rename, or one upload)."""
@@ -162,6 +226,20 @@ class Location:
             path,
             lambda sink: pq.write_table(table, sink, row_group_size=ROW_GROUP_ROWS, compression="zstd"),
         )
+        return path
+
+    def write_row_groups(self, directory: str, schema: pa.Schema, groups: Iterable[pa.Table], name: str) -> str:
+        """Write the tables `groups` yields (each of `schema`) as the row groups, in order, of a
+        new Parquet file `name` in `directory`, holding one group in memory at a time; its path.
+        Atomic as `write_table`: an error while `groups` yields leaves no file."""
+        path = posixpath.join(directory, name)
+
+        def write(sink: pa.NativeFile) -> None:
+            with pq.ParquetWriter(sink, schema, compression="zstd") as writer:
+                for group in groups:
+                    writer.write_table(group, row_group_size=max(group.num_rows, 1))
+
+        self._write_atomically(path, write)
         return path
 
     def move(self, source: str, target: str) -> None:
@@ -234,11 +312,10 @@ class Location:
 
     def first_claim(self, directory: str) -> bytes | None:
         """The content of a claim in `directory` (the first by name), or None when there is none."""
-        claims = sorted(info.path for info in self.entries(directory) if info.type == pafs.FileType.File)
+        claims = sorted(info.path for info in self.entries(directory) if info.type != pafs.FileType.Directory)
         for path in claims:
             try:
-                with self.filesystem.open_input_stream(path) as stream:
-                    return stream.read()
+                return self.read_small(path, CLAIM_BYTES)
             except FileNotFoundError:  # a claimant withdrew meanwhile
                 continue
         return None

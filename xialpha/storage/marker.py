@@ -15,12 +15,14 @@ import uuid
 
 from xialpha.errors import StoreWriteError, UserError, out_of_files
 from xialpha.printable import redact
+from xialpha.storage.jsonfiles import DamagedJson, read_json
 from xialpha.storage.location import Location
 from xialpha.storage.schema import SCHEMA_VERSION
 from xialpha.version import __version__
 
 MARKER = "_xialpha_store.json"
 MARKER_FORMAT = "xialpha-store"
+MARKER_BYTES = 64 * 1024  # a marker is a few lines: more is not read
 
 
 def stored_version(location: Location, create: bool, writable: bool = True) -> int | None:
@@ -85,9 +87,13 @@ def create_marker(location: Location) -> None:
 
 def _read_marker(location: Location, marker: str) -> int:
     try:
-        content = json.loads(location.read_text(marker))
-        version = content["schema_version"] if content.get("format") == MARKER_FORMAT else None
-    except (ValueError, KeyError, AttributeError, OSError) as exc:
+        content = read_json(location, marker, max_bytes=MARKER_BYTES, max_depth=1)
+        version = (
+            content.get("schema_version")
+            if isinstance(content, dict) and content.get("format") == MARKER_FORMAT
+            else None
+        )
+    except (DamagedJson, OSError) as exc:  # a FIFO or a device is NotRegularFile, which says so
         if out_of_files(exc):  # the machine's limit, not a damaged marker
             raise
         version = None

@@ -57,15 +57,14 @@ turns estimates into columns.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from xialpha.estimators import registry
+from xialpha.estimators import METRICS, registry
 
 if TYPE_CHECKING:
     from xialpha.estimators.metrics import Estimate
@@ -73,18 +72,8 @@ if TYPE_CHECKING:
     from xialpha.features.preprocessing import Preprocessing
 
 SCHEMA_VERSION = 1
-_SWEEP_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-SWEEP_ID_RULE = "1-64 letters, digits, '-', '_' or '.' (not '.' or '..' alone)"
-
-
-def valid_sweep_id(value: object) -> TypeGuard[str]:
-    """Whether `value` may name a sweep (or drift check): SWEEP_ID_RULE, safe as a path part."""
-    return isinstance(value, str) and bool(_SWEEP_ID.fullmatch(value)) and value not in (".", "..")
-
-
 ESTIMATORS = registry.NAMES  # the estimators a results row holds, by column prefix
 COUNTS = ("d_pos", "d_neg")  # examples counted as errors among positives / negatives
-METRICS = ("error", "recall", "precision", "f1")  # fractions from the counts: xialpha.estimators.metrics
 SIZES = ("n", "n_pos")  # the training examples and positives a row's estimates count over
 
 

@@ -1,29 +1,62 @@
 """The summary of one sweep's stored results, kept beside its rows so that listing the store and
-checking a sweep's completeness need not read every row.
+checking a sweep's completeness need not read every row. It is a cache, never the truth.
 
 `results/sweep_id=<id>/_summary.json` (hidden from Parquet readers by its "_" prefix) holds what
 `summarise` computes from the sweep's result rows as reads return them (newest per key, ok or
 failed): the counts `xialpha store ls` shows, the grid (the distinct categories,
 preprocessings, kernels, C, j and rho) and the number and SHA-256 digest of the stored config
-keys (`keys_digest`). It also names the data files of the partition it was computed from: it
-is used only while the partition holds exactly those files, so any later write, compaction or
-quarantine makes readers fall back to the rows (as they do for stores written before summaries).
+keys (`keys_digest`). It also stamps each data file of the partition it was computed from
+(`xialpha.storage.files.FileStamp`: name, size, rows, footer digest), and is used only while
+the partition holds exactly those files, unchanged:
+
+- other files there (a write, compaction or quarantine since): *stale*, not used, silently, as a
+  summary written by an earlier version of xialpha (`StaleSummary`);
+- a file of the same name with another size or footer (rewritten in place, restored from an
+  older copy), or values not of their types, ranges and relations (negative or non-integer
+  counts, "inf", dates that do not parse, another sweep's id, counts the files' rows cannot
+  hold): *damaged*, not used, with a warning (`DamagedSummary`).
+
+Either way the rows are read. Choosing the footer digest over modification times, and over a
+digest of every byte, was measured (`bench/store.py`): see `FileStamp`.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from xialpha.storage.files import FileStamp
+
 SUMMARY_NAME = "_summary.json"
-SUMMARY_FORMAT = "xialpha-sweep-summary-1"
+SUMMARY_FORMAT = "xialpha-sweep-summary-2"
+OLDER_FORMATS = ("xialpha-sweep-summary-1",)  # named the files only: not used, not warned about
 SUMMARY_COLUMNS = ["status", "config_key", "category", "preprocessing_id", "kernel_id", "C", "j", "rho", "created_at"]
+SUMMARY_BYTES = 64 << 20  # the grid of 10^6 categories with names of 60 characters: a larger one is not read
+SUMMARY_DEPTH = 3  # {"grid": {"C": [...]}} and {"files": [{...}]}
+GRID_TEXT = ("category", "preprocessing_id", "kernel_id")
+GRID_NUMBERS = ("C", "j", "rho")
+RANGED = ("C", "j", "rho", "created_at")  # columns whose values a summary states, checked against the footers'
+MAX_COUNT = 10**15  # beyond any store
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+_STAMP_FIELDS = {f.name: f.type for f in fields(FileStamp)}
+
+
+class StaleSummary(Exception):
+    """A summary of other files than the partition holds now, or of an earlier format: not used."""
+
+
+class DamagedSummary(Exception):
+    """A summary whose files changed in place, or whose values are not of their types and ranges
+    (the reason, one line): not used, and warned about."""
 
 
 @dataclass(frozen=True)
@@ -77,22 +110,132 @@ def summarise(sweep_id: str, table: pa.Table) -> SweepCounts:
     )
 
 
-def summary_text(counts: SweepCounts, files: Sequence[str]) -> bytes:
-    """The summary file's content: `counts` and the names of the data files it was computed from."""
-    return json.dumps({"format": SUMMARY_FORMAT, "files": sorted(files), **asdict(counts)}, indent=1).encode()
+def summary_text(counts: SweepCounts, files: Sequence[FileStamp]) -> bytes:
+    """The summary file's content: `counts` and the stamps of the data files it was computed from."""
+    stamps = [asdict(stamp) for stamp in sorted(files, key=lambda stamp: stamp.name)]
+    return json.dumps({"format": SUMMARY_FORMAT, "files": stamps, **asdict(counts)}, indent=1).encode()
 
 
-def parse_summary(text: str, sweep_id: str, files: Sequence[str]) -> SweepCounts | None:
-    """The summary in `text` when it is of this format and sweep and was computed from exactly
-    the data files `files`; None otherwise (the caller then reads the rows)."""
+def recorded_files(content: object) -> list[FileStamp]:
+    """The stamps of the files a summary (its parsed JSON `content`) was computed from, sorted
+    by name; StaleSummary for an earlier format, DamagedSummary for anything else amiss."""
+    if not isinstance(content, dict):
+        raise DamagedSummary(f"a JSON {type(content).__name__}, not an object")
+    if content.get("format") in OLDER_FORMATS:
+        raise StaleSummary("written by an earlier version of xialpha")
+    if content.get("format") != SUMMARY_FORMAT:
+        raise DamagedSummary(f"format {_shown(content.get('format'))}, not {SUMMARY_FORMAT!r}")
+    files = content.get("files")
+    if not isinstance(files, list) or not files:
+        raise DamagedSummary("'files' is not a list of the files it summarises")
+    stamps = []
+    for entry in files:
+        if not isinstance(entry, dict) or set(entry) != set(_STAMP_FIELDS):
+            raise DamagedSummary(f"an entry of 'files' is not {{{', '.join(_STAMP_FIELDS)}}}")
+        valid = (
+            isinstance(entry["name"], str)
+            and _count(entry["size"])
+            and _count(entry["rows"])
+            and isinstance(entry["footer_sha256"], str)
+            and _DIGEST.fullmatch(entry["footer_sha256"])
+        )
+        if not valid:
+            raise DamagedSummary(f"the file entry {_shown(entry.get('name'))} holds values of the wrong type")
+        stamps.append(FileStamp(**entry))
+    names = [stamp.name for stamp in stamps]
+    if names != sorted(set(names)):
+        raise DamagedSummary("'files' names a file twice, or out of order")
+    return stamps
+
+
+def counts_of(
+    content: dict, sweep_id: str, files: Sequence[FileStamp], ranges: Mapping[str, tuple] | None = None
+) -> SweepCounts:
+    """The counts of a summary (its parsed JSON `content`, whose `files` are `files`) of sweep
+    `sweep_id`; DamagedSummary naming the first value that is not of its type and range, or not
+    in the relations every summary holds (among its counts, its grid, the rows of its files and
+    the least and greatest value of the `RANGED` columns in them, `ranges`, by their footers)."""
+    values = {name: value for name, value in content.items() if name not in ("format", "files")}
+    expected = [f.name for f in fields(SweepCounts)]
+    if sorted(values) != sorted(expected):
+        extra, missing = sorted(set(values) - set(expected)), sorted(set(expected) - set(values))
+        raise DamagedSummary(
+            f"fields {_shown(extra)} are not a summary's" if extra else f"no field(s) {', '.join(missing)}"
+        )
+    if values["sweep_id"] != sweep_id:
+        raise DamagedSummary(f"of sweep {_shown(values['sweep_id'])}, in the partition of {sweep_id!r}")
+    for name in ("rows_ok", "rows_failed", "categories", "configs", "stored_keys"):
+        if not _count(values[name]):
+            raise DamagedSummary(f"{name} {_shown(values[name])} is not a count")
+    rows = sum(stamp.rows for stamp in files)
+    _relations(values, rows, len(files))
+    grid = values["grid"]
+    if not isinstance(grid, dict) or sorted(grid) != sorted((*GRID_TEXT, *GRID_NUMBERS)):
+        raise DamagedSummary(f"grid is not {{{', '.join((*GRID_TEXT, *GRID_NUMBERS))}}}")
+    for name, entries in grid.items():
+        kind = str if name in GRID_TEXT else float
+        if not isinstance(entries, list) or not all(_of_kind(entry, kind) for entry in entries):
+            raise DamagedSummary(f"grid {name} is not a list of {'texts' if kind is str else 'finite numbers'}")
+        if entries != sorted(set(entries)) or not 1 <= len(entries) <= values["stored_keys"]:
+            raise DamagedSummary(f"grid {name} holds {len(entries)} values, not in order, or more than its rows")
+    if len(grid["category"]) != values["categories"]:
+        raise DamagedSummary(f"categories {values['categories']} but the grid holds {len(grid['category'])}")
+    sizes = [len(grid[name]) for name in ("preprocessing_id", "kernel_id", "C", "j")]
+    if not max(sizes) <= values["configs"] <= math.prod(sizes):
+        raise DamagedSummary(f"configs {values['configs']} is not what a grid of {' x '.join(map(str, sizes))} holds")
+    first, last = (_timestamp(values, name) for name in ("first_created_at", "last_created_at"))
+    if first > last:
+        raise DamagedSummary("first_created_at is after last_created_at")
+    stated = {name: (grid[name][0], grid[name][-1]) for name in GRID_NUMBERS} | {"created_at": (first, last)}
+    for name, (least, greatest) in (ranges or {}).items():
+        low, high = stated[name]
+        if low < least or high > greatest:
+            raise DamagedSummary(f"{name} from {low} to {high}, but its files hold {name} from {least} to {greatest}")
+    if not isinstance(values["stored_keys_digest"], str) or not _DIGEST.fullmatch(values["stored_keys_digest"]):
+        raise DamagedSummary("stored_keys_digest is not a SHA-256 digest")
+    return SweepCounts(**values)
+
+
+def _relations(values: dict, rows: int, files: int) -> None:
+    """DamagedSummary unless the counts hold together: the stored keys are the ok and failed
+    rows (at least one: no summary is written of none), no more than the `rows` of its `files`
+    (one file, a compacted or single write, holds at most an ok and a failed row per key), and
+    at least one category and config, no more than the keys."""
+    keys = values["stored_keys"]
+    if values["rows_ok"] + values["rows_failed"] != keys:
+        raise DamagedSummary(f"rows_ok {values['rows_ok']} + rows_failed {values['rows_failed']} != stored_keys {keys}")
+    if not 1 <= keys <= rows or (files == 1 and rows > 2 * keys):
+        raise DamagedSummary(f"stored_keys {keys}, but its files hold {rows} rows")
+    for name in ("categories", "configs"):
+        if not 1 <= values[name] <= keys:
+            raise DamagedSummary(f"{name} {values[name]} is not between 1 and stored_keys {keys}")
+
+
+def _timestamp(values: dict, name: str) -> pd.Timestamp:
+    value = values[name]
     try:
-        content = json.loads(text)
-        if content.pop("format") != SUMMARY_FORMAT or content.pop("files") != sorted(files):
-            return None
-        counts = SweepCounts(**content)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None
-    return counts if counts.sweep_id == sweep_id else None
+        stamp = pd.Timestamp(value) if isinstance(value, str) and len(value) <= 64 else None
+    except (ValueError, OverflowError):
+        stamp = None
+    if stamp is None or stamp.tzinfo is None or stamp.utcoffset() != datetime.timedelta(0):
+        raise DamagedSummary(f"{name} {_shown(value)} is not a UTC time in ISO 8601")
+    return stamp
+
+
+def _count(value: object) -> bool:
+    return type(value) is int and 0 <= value <= MAX_COUNT
+
+
+def _of_kind(value: object, kind: type) -> bool:
+    if kind is str:
+        return isinstance(value, str)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _shown(value: object) -> str:
+    """`value` as a message may show it: its repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def counts_frame(summaries: Sequence[SweepCounts]) -> pd.DataFrame:

@@ -15,7 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from xialpha.errors import UserError
-from xialpha.storage.schema import DATASETS, SWEEP_ID_RULE, TIMESTAMP, Column, valid_sweep_id
+from xialpha.storage.schema import DATASETS, TIMESTAMP, Column
+from xialpha.storage.sweep_ids import SWEEP_ID_RULE, valid_sweep_id
 
 if TYPE_CHECKING:
     import pandas as pd

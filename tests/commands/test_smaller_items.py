@@ -1,0 +1,65 @@
+"""Issue 43.6's smaller items, each as a new user met it: a dry run of `C = "auto"` said
+"0 fit batches", `report --watch` waited on "sweep=: store ... holds no sweep yet", and certify of
+a sweep without a training split said why but not how to make one."""
+
+from __future__ import annotations
+
+import pytest
+
+from xialpha.cli import main
+from xialpha.errors import UserError
+from xialpha.spec.sweep import parse_spec
+
+AUTO = """
+[sweep]
+id = "auto"
+[corpus]
+loader = "synthetic"
+n_docs = 200
+n_categories = 3
+seed = 1
+train_split = "train"
+[corpus.categories]
+top_k = 2
+[[preprocessing]]
+min_df = [1, 2]
+[svm]
+C = "auto"
+[cluster]
+workers = 1
+"""
+
+
+def test_a_dry_run_of_c_auto_states_its_first_round(tmp_path, capsys):
+    spec = tmp_path / "auto.toml"
+    spec.write_text(AUTO, encoding="utf-8")
+    assert main(["sweep", str(spec), "--store", str(tmp_path / "store"), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "first round: 16 fits (4 C on each of 4 paths); at most 64 fits in all" in out, out
+    assert "fit batches" not in out and "2 categories" in out
+
+
+def test_watching_a_store_without_a_sweep_says_what_it_waits_for(tmp_path):
+    from xialpha.reports.watching import watch_report
+
+    said, calls = [], []
+
+    def read():
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        raise UserError("store s holds no sweep yet (run `xialpha sweep SPEC --store s`)", parameter="sweep")
+
+    with pytest.raises(KeyboardInterrupt):
+        watch_report(read, tmp_path / "page.html", 0.01, said.append)
+    assert said == ["waiting: store s holds no sweep yet (run `xialpha sweep SPEC --store s`)"]
+
+
+def test_certify_of_a_sweep_without_a_training_split_says_how_to_make_one():
+    from xialpha.selection.certification import _check_split
+
+    spec = parse_spec('[corpus]\nloader = "synthetic"\n[svm]\nC = [1.0]\n')
+    with pytest.raises(UserError) as raised:
+        _check_split(spec, "test", "span", force=False)
+    message = str(raised.value)
+    assert "no split of it is sealed" in message and "split_column" in message and "docs/spec.md" in message
