@@ -266,8 +266,8 @@ def console() -> None:
         code = 128 + signum
         print(_starting_interrupted(signum), file=sys.stderr)
     exit_at_once(_starting_interrupted)  # the interpreter's clean-up may wait (a store's request in flight)
-    deadline = sys.modules.get("xialpha.storage.deadline")
-    if deadline is not None and deadline.calls_left_behind():  # a remote store's call still waiting
+    time_limits = sys.modules.get("xialpha.time_limits")
+    if time_limits is not None and time_limits.calls_left_behind():  # a remote store's call still waiting
         _exit_now(code)
     gc.freeze()
     sys.exit(code)
@@ -275,7 +275,7 @@ def console() -> None:
 
 def _exit_now(code: int) -> None:
     """Exit with `code` without the interpreter's clean-up (what was printed is flushed first): a
-    remote store's call left waiting in a client's C++ code (`deadline.calls_left_behind`) would
+    remote store's call left waiting in a client's C++ code (`time_limits.calls_left_behind`) would
     abort the process if it returned during that clean-up."""
     for stream in (sys.stdout, sys.stderr):
         try:
