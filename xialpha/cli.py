@@ -3,8 +3,9 @@
 Each command module defines `add_arguments(parser)` and `run(args) -> int` (the exit code).
 A `UserError` (or a path that is missing, unreadable, a loop of links, ...) is printed as one line
 on stderr with exit code 2, and so is running out of file descriptors anywhere (naming `ulimit -n`
-and what to raise it to), a `StoreWriteError` (disk full part-way) with exit code 4, any other
-error as one line with exit code 1. Standard output closed early (`xialpha ... | head -1`) ends the
+and what to raise it to), a `StoreWriteError` (disk full part-way) with exit code 4, a
+`ClusterFailure` (workers lost as the cluster starts) with exit code 1, any other error as one
+line with exit code 1 that says it is internal. Standard output closed early (`xialpha ... | head -1`) ends the
 command quietly with exit code 1. Warnings of the result store (skipped files) are one line each.
 SIGINT, SIGTERM and SIGHUP unwind the command (a cluster it started is closed, its batch jobs
 cancelled, stored results kept), print one line and exit with 130, 143 or 129; from the console
@@ -32,7 +33,7 @@ from xialpha.commands.signals import (
     signals_interrupt,
     swallowed,
 )
-from xialpha.errors import StoreWarning, StoreWriteError, UserError, out_of_files
+from xialpha.errors import ClusterFailure, StoreWarning, StoreWriteError, UserError, out_of_files
 from xialpha.printable import printable, redact
 from xialpha.version import __version__
 
@@ -164,6 +165,8 @@ def _classify(exc: Exception, flags: dict[str, str]) -> tuple[int, str]:
         return EXIT_STORE_WRITE, f"error: {_one_line(exc) if exc.filename else exc.strerror}"
     if isinstance(exc, MemoryError):
         return EXIT_FAILED, "error: out of memory"
+    if isinstance(exc, ClusterFailure):
+        return EXIT_FAILED, f"error: {_one_line(exc)}"
     return EXIT_FAILED, (
         f"internal error: {type(exc).__name__}: {_one_line(exc)} "
         "(set XIALPHA_DEBUG=1 for the traceback, and please report it)"
