@@ -38,16 +38,26 @@ and ending the sweep: `wrong_under_concurrency`, `skipped_replaced`); `summary_t
 sweep's `_summary.json` forged in a generated way, or its data file rewritten in place, then
 store ls, select, report, select --save: `summary_trusted` unless the output is that of the rows,
 `not_one_line`); `special_files` (a FIFO, a device node or a link to one as a summary, the marker,
-a data file or a heartbeat, some commands sent SIGTERM: `hang`, `not_one_line`,
-`unnamed`, `blocked_then_killed`).
+a data file or a heartbeat, some commands sent SIGTERM: `hang`, `not_one_line`, `unnamed`,
+`blocked_then_killed`). Issue 42's: `predict_line_breaks` (a .txt
+whose lines hold code points str.splitlines breaks at: `rows_wrong`); `auto_cut_signals` (an auto
+or cut-path sweep signalled, or its workers killed, a random instant in: `not_one_line`,
+`left_running`, `unexpected_exit`); `spec_tampering` (specs nested too deep, too large, a corpus or
+grid beyond memory, a malformed $XIALPHA_MEMORY_LIMIT: `not_one_line`, `file_unnamed`);
+`stalled_corpus` (a corpus over an http:// server that stalls: `store_created`, `key_unnamed`);
+`hostile_search` (XiAlphaSearchCV.fit given a hostile estimator, grid, X or y:
+`traceback_unnamed`, `fitted_before_refusal`).
 
-    python bench/campaign.py            # 369 cases
-    python bench/campaign.py --quick    # 39 cases (CI: tests/test_bench_quick.py)
+    python bench/campaign.py            # 449 cases
+    python bench/campaign.py --quick    # 50 cases (CI: tests/test_bench_quick.py)
     python bench/campaign.py --families output_targets signals_at_start stalled_store limits --seed 2
+    python bench/campaign.py --families predict_line_breaks auto_cut_signals spec_tampering \
+        stalled_corpus hostile_search --seed 5 --out bench/results/campaign_issue42_families_seed5.json
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -657,27 +667,37 @@ def output_targets(campaign: Campaign, rng: random.Random, n: int) -> None:
         )
 
 
-def signalled_cli(argv: list[str], cwd: Path, signum: int | None, delay: float) -> tuple[int | None, str, str]:
-    """`cli`, with `signum` sent `delay` seconds after the start if it still runs then (None: no signal)."""
-    child = subprocess.Popen(
+def _started(argv: list[str], root: Path) -> subprocess.Popen:
+    """`xialpha ARGV` started in `root`, in a session of its own, its output piped."""
+    return subprocess.Popen(
         [sys.executable, "-m", "xialpha.cli", *argv],
-        cwd=cwd,
+        cwd=root,
         start_new_session=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    if signum is not None:
-        time.sleep(delay)
-        if child.poll() is None:
-            child.send_signal(signum)
+
+
+def _outcome(child: subprocess.Popen, timeout: float) -> tuple[int | None, str, str]:
+    """(exit code, or None when it did not end within `timeout` s and was killed, stdout, stderr)."""
     try:
-        out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=TIMEOUT_S))
+        out, err = (b.decode("utf-8", "replace") for b in child.communicate(timeout=timeout))
+        return child.returncode, out, err
     except subprocess.TimeoutExpired:
         os.killpg(child.pid, signal.SIGKILL)
         child.communicate()
         return None, "", ""
-    return child.returncode, out, err
+
+
+def signalled_cli(argv: list[str], cwd: Path, signum: int | None, delay: float) -> tuple[int | None, str, str]:
+    """`cli`, with `signum` sent `delay` seconds after the start if it still runs then (None: no signal)."""
+    child = _started(argv, cwd)
+    if signum is not None:
+        time.sleep(delay)
+        if child.poll() is None:
+            child.send_signal(signum)
+    return _outcome(child, TIMEOUT_S)
 
 
 def signals_at_start(campaign: Campaign, rng: random.Random, n: int) -> None:
@@ -866,6 +886,361 @@ def limits(campaign: Campaign, rng: random.Random, n: int) -> None:
                 "not_one_line": code not in (0, None) and err.count("\n") != 1,
                 "limit_unnamed": code not in (0, None) and "ulimit -n" not in err,
             },
+        )
+
+
+# --- issue 42's families ---------------------------------------------------------------------------
+
+# every code point str.splitlines breaks at but "\n" and "\r\n": inside a line, none ends a document
+NOT_LINE_ENDS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+def predict_line_breaks(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """predict on a generated .txt whose lines hold code points str.splitlines breaks at, with "\n"
+    or "\r\n" endings, a final line break or none: `rows_wrong` unless the output has one row per
+    input line and its ids are the line numbers (issue 42, finding 2)."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        lines = []
+        for _ in range(rng.randrange(1, 30)):
+            words = [rng.choice(["topic0", "topic1", "w1", "w7", "w12", ""]) for _ in range(rng.randrange(0, 6))]
+            marks = rng.sample(NOT_LINE_ENDS, rng.randrange(0, 4))
+            for mark in marks:
+                words.insert(rng.randrange(len(words) + 1), mark)
+            lines.append(" ".join(words) if rng.random() < 0.8 else "".join(words))
+        ending = rng.choice(["\n", "\r\n"])
+        text = ending.join(lines) + (ending if rng.random() < 0.7 else "")
+        (root / "lines.txt").write_bytes(text.encode("utf-8"))
+        out_format = rng.choice(["csv", "jsonl"])
+        code, out, err = cli(["predict", "model", "--input", "lines.txt", "--format", out_format], root)
+        if out_format == "csv":
+            import csv
+            import io
+
+            ids = [row[0] for row in list(csv.reader(io.StringIO(out)))[1:]]
+        else:
+            ids = [json.loads(line)["id"] for line in out.splitlines() if line.strip()]
+        expected = [str(number) for number in range(1, len(lines) + 1)]
+        campaign.record(
+            "predict_line_breaks",
+            f"{len(lines)} lines, {out_format}, {sum(map(text.count, NOT_LINE_ENDS))} inner breaks",
+            code,
+            out,
+            err,
+            root,
+            None,
+            None,
+            {"rows_wrong": code == 0 and ids != expected},
+        )
+
+
+SIGNALS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+# an auto sweep (rounds of C) and a grid cut into path segments (1 category x 12 C on 4 workers)
+SIGNAL_SPECS = {
+    "auto": SPEC.replace("C = [0.5, 5.0]", 'C = "auto"').replace("workers = 1", "workers = 2"),
+    "cut": SPEC.replace("C = [0.5, 5.0]", "C = [" + ", ".join(f"{0.01 * 2**k:g}" for k in range(12)) + "]")
+    .replace("top_k = 2", "top_k = 1")
+    .replace("workers = 1", "workers = 4"),
+}
+
+
+def _session_processes(session: int) -> list[int]:
+    """The live processes of `session` (a case's command and what it started)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] != "Z" and int(fields[3]) == session:
+                found.append(int(entry))
+    return found
+
+
+def auto_cut_signals(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """An auto sweep or a cut-path sweep, signalled a random instant into it (its start, its cluster's
+    start, its rounds): SIGINT or SIGHUP to its whole process group (a terminal's Ctrl-C or hang-up),
+    SIGTERM to the driver, or its worker processes SIGKILLed (lost workers): exit 128 + n and one line,
+    or its own outcome; a lost worker at start one line (exit 1) or the sweep goes on (issue 42,
+    finding 3). `left_running`: a process of the case's session alive 30 s after the driver ended."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        kind = rng.choice(sorted(SIGNAL_SPECS))
+        (root / "s.toml").write_text(SIGNAL_SPECS[kind].replace('id = "camp"', f'id = "{kind}"'))
+        store = root / "sigstore"
+        what = rng.choice(["SIGINT group", "SIGHUP group", "SIGTERM driver", "kill workers"])
+        delay = rng.uniform(0.5, 45.0)
+        child = _started(["sweep", "s.toml", "--store", str(store), "--quiet"], root)
+        time.sleep(delay)
+        stored_before = result_rows(store) if (store / "_xialpha_store.json").exists() else 0
+        signum = None
+        if child.poll() is None:
+            if what == "kill workers":
+                for pid in _session_processes(child.pid):
+                    if (
+                        "multiprocessing.forkserver"
+                        in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+                        and pid != child.pid
+                    ):
+                        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                        if parent != child.pid:  # a worker forked from the fork server, not the server
+                            with contextlib.suppress(ProcessLookupError):
+                                os.kill(pid, signal.SIGKILL)
+            else:
+                signum = signal.Signals[what.split()[0]]
+                with contextlib.suppress(ProcessLookupError):
+                    (os.killpg if what.endswith("group") else os.kill)(child.pid, signum)
+        code, out, err = _outcome(child, TIMEOUT_S * 3)
+        deadline = time.monotonic() + 30
+        while _session_processes(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = _session_processes(child.pid)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        expected = {None: (0,), **{s: (0, 128 + s) for s in SIGNALS}}[signum]
+        if what == "kill workers":
+            expected = (0, 1)
+        campaign.record(
+            "auto_cut_signals",
+            f"{kind}: {what} at {delay:.1f} s",
+            code,
+            out,
+            err,
+            root,
+            store,
+            (None, stored_before),
+            {
+                "killed_silently": code is not None and code < 0,
+                "not_one_line": code not in (0, None) and err.count("\n") != 1,
+                "left_running": bool(left),
+                "unexpected_exit": code is not None and code not in expected,
+            },
+            failed=False,
+        )
+
+
+def _tampered_spec(rng: random.Random) -> tuple[str, str | bytes, dict]:
+    """(what, a spec's text or bytes, environment) of a generated hostile spec: nested too deep, too
+    large, a corpus or a grid that cannot fit (under a small $XIALPHA_MEMORY_LIMIT, or this machine's
+    memory), a malformed limit, a NUL byte."""
+    depth = rng.choice([17, 40, 900, 5000, 100_000])
+    kinds = ["dotted", "arrays", "inline", "huge", "n_docs", "n_docs_limit", "grid", "bad_limit", "nul", "deep_values"]
+    kind = rng.choice(kinds)
+    base = SPEC
+    nested = "[" * depth + "]" * depth
+    if kind == "dotted":
+        return f"[a.a...] {depth} deep", base + f"[{'.'.join(['a'] * depth)}]\nx = 1\n", {}
+    if kind == "arrays":
+        return f"array nested {depth}", base.replace("[cluster]", f"[extra]\nx = {nested}\n[cluster]"), {}
+    if kind == "inline":
+        return f"inline tables {depth}", base + f"y = {'{a = ' * depth}1{'}' * depth}\n", {}
+    if kind == "huge":
+        size = rng.choice([5, 40]) * 2**20
+        return f"{size >> 20} MiB spec", base + "# " + "x" * size + "\n", {}
+    if kind == "n_docs":
+        n_docs = rng.choice([10**8, 5 * 10**8, 10**9])
+        return f"n_docs = {n_docs:,}", base.replace("n_docs = 240", f"n_docs = {n_docs}"), {}
+    if kind == "n_docs_limit":
+        limited = {"XIALPHA_MEMORY_LIMIT": "20MiB"}
+        return "n_docs = 200,000 under 20MiB", base.replace("n_docs = 240", "n_docs = 200000"), limited
+    if kind == "grid":
+        C = ", ".join(f"{0.001 * 1.01**k:.6g}" for k in range(rng.choice([2000, 4000])))
+        limited = {"XIALPHA_MEMORY_LIMIT": "2MiB"}
+        return "a grid beyond 2MiB", base.replace("C = [0.5, 5.0]", f"C = [{C}]\nj = [1.0, 2.0, 3.0]"), limited
+    if kind == "bad_limit":
+        value = rng.choice(["lots", "-5GB", "0", "1e999GB", "nan kB"])
+        return f"XIALPHA_MEMORY_LIMIT={value}", base, {"XIALPHA_MEMORY_LIMIT": value}
+    if kind == "nul":
+        return "a NUL byte", base.encode().replace(b"seed = 5", b"seed = 5\x00"), {}
+    inner = "[" * min(depth, 500) + "]" * min(depth, 500)
+    return f"values {min(depth, 500)} deep", base + f"[corpus.categories.a]\nx = {inner}\n", {}
+
+
+def spec_tampering(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """sweep --dry-run (or a sweep) of a generated hostile spec (`_tampered_spec`) into a copy of a
+    swept store: one line naming the file, exit 2, the store unchanged, no RecursionError, no memory
+    exhausted (`hang` within TIMEOUT_S) (issue 42, findings 4 and 5)."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        what, text, env = _tampered_spec(rng)
+        path = root / "tampered.toml"
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+        store = root / "store"
+        argv = ["sweep", "tampered.toml", "--store", "store"] + (["--dry-run"] if rng.random() < 0.7 else ["--quiet"])
+        before = campaign.snapshot(store)
+        code, out, err = cli(argv, root, env)
+        campaign.record(
+            "spec_tampering",
+            f"{what} ({argv[-1]})",
+            code,
+            out,
+            err,
+            root,
+            store,
+            before,
+            {
+                "not_one_line": code not in (0, None) and err.count("\n") != 1,
+                "file_unnamed": code == 2 and "tampered.toml" not in err and "XIALPHA_MEMORY_LIMIT" not in err,
+            },
+        )
+
+
+def stalled_corpus(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """A sweep (or its dry run) whose corpus is read over http:// from a server that accepts
+    connections and holds every request, or answers some and holds the rest, under a random
+    $XIALPHA_STORE_TIMEOUT: one line naming the corpus's key, exit 2, no store created, ended
+    within 5 x the timeout + 90 s (issue 42, finding 5)."""
+    stop: list = []
+    servers = {"silent": _silent_server(stop), "half": _half_answering_server(stop)}
+    for _ in range(n):
+        root = campaign.case_dir()
+        kind = rng.choice(sorted(servers))
+        loader = rng.choice(["table", "svmlight"])
+        path = f"http://127.0.0.1:{servers[kind]}/corpus/docs.{'jsonl' if loader == 'table' else 'svm'}"
+        corpus = (
+            f'loader = "table"\npath = "{path}"\n' if loader == "table" else f'loader = "svmlight"\npath = "{path}"\n'
+        )
+        spec = f'[sweep]\nid = "http"\n[corpus]\n{corpus}[svm]\nC = [1.0]\n[cluster]\nworkers = 1\n'
+        (root / "http.toml").write_text(spec)
+        timeout = rng.choice([1, 2, 3, 4])
+        argv = ["sweep", "http.toml", "--store", "hstore-new", "--quiet"] + (
+            ["--dry-run"] if rng.random() < 0.5 else []
+        )
+        start = time.monotonic()
+        code, out, err = run(
+            [sys.executable, "-m", "xialpha.cli", *argv],
+            root,
+            {"XIALPHA_STORE_TIMEOUT": str(timeout)},
+            timeout=5 * timeout + 90,
+        )
+        took = time.monotonic() - start
+        campaign.record(
+            "stalled_corpus",
+            f"{kind} {loader} {argv[-1]} timeout {timeout} s: {took:.1f} s",
+            code,
+            out,
+            err,
+            root,
+            None,
+            None,
+            {
+                "not_one_line": code not in (0, None) and err.count("\n") != 1,
+                "store_created": (root / "hstore-new").exists(),
+                "key_unnamed": code == 2 and "corpus.path" not in err,
+            },
+        )
+    for item in stop:
+        item.close()
+
+
+SEARCH_SNIPPET = """
+import sys, warnings
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import SVC, LinearSVC
+import xialpha.search as search
+from xialpha.search import XiAlphaSearchCV
+
+warnings.simplefilter("ignore")
+fits = []
+real_fit = search.fit_svm
+search.fit_svm = lambda *a, **k: fits.append(1) or real_fit(*a, **k)
+rng = np.random.default_rng(0)
+X = rng.normal(size=(60, 4))
+y = (X[:, 0] > 0).astype(int)
+docs = [f"word{{i % 3}} other{{i}}" for i in range(60)]
+estimator, grid, X, y = {estimator}, {grid}, {X}, {y}
+try:
+    XiAlphaSearchCV(estimator, grid).fit(X, y)
+except (ValueError, TypeError) as exc:
+    text = str(exc)
+    named = any(text.startswith(name) for name in ("param_grid", "estimator", "X", "y", "X, y"))
+    print("RAISED" if named else "UNNAMED", "after fits" if fits else "", type(exc).__name__, text[:200],
+          file=sys.stderr)
+    sys.exit(2)
+except Exception as exc:
+    print("Traceback (most recent call last): (fit raised)", type(exc).__name__, str(exc)[:200], file=sys.stderr)
+    sys.exit(1)
+"""
+SEARCH_ESTIMATORS = [
+    "SVC()",
+    "SVC(kernel='rbf')",
+    "SVC(kernel='poly', degree=2)",
+    "LinearSVC(loss='hinge')",
+    "LinearSVC()",
+    "SVC(kernel='precomputed')",
+    "make_pipeline(TfidfVectorizer(), LinearSVC(loss='hinge'))",
+    "SVC(kernel=lambda a, b: a @ b.T)",
+]
+SEARCH_GRIDS = [
+    "[]",
+    "{}",
+    "{'C': []}",
+    "{'C': [1.0, 'auto']}",
+    "{'C': 'auto'}",
+    "{'C': 'big'}",
+    "{'C': 0.5}",
+    "{'C': [-1.0]}",
+    "{'C': [float('nan')]}",
+    "{'C': [True]}",
+    "{'C': [None]}",
+    "{'gama': [0.1]}",
+    "[{'C': [1.0]}, 5]",
+    "{'gamma': ['x'], 'C': [1.0]}",
+    "{'class_weight': [{0: -1}], 'C': [1.0]}",
+    "{'tol': [0.0], 'C': [1.0]}",
+    "{'linearsvc__C': [1.0, 'auto']}",
+    "{'linearsvc__C': [0.1, 1.0]}",
+    "None",
+    "{'C': [0.1, 1.0]}",
+    "{'C': np.array([0.1, 1.0])}",
+    "{'C': range(1, 3)}",
+    "'C'",
+    "5",
+]
+SEARCH_DATA = [
+    ("X", "y"),
+    ("docs", "y"),
+    ("np.array(docs).reshape(-1, 1)", "y"),
+    ("None", "y"),
+    ("X", "None"),
+    ("X", "np.c_[y, y]"),
+    ("X", "y + 0.5"),
+    ("X[:30]", "y"),
+    ("np.where(X > 1, np.nan, X)", "y"),
+    ("X", "y % 1"),
+    ("'one document'", "y"),
+    ("X", "np.arange(60) % 3"),
+    ("X.astype(object)", "y"),
+    ("[[1, 'a']] * 60", "y"),
+]
+
+
+def hostile_search(campaign: Campaign, rng: random.Random, n: int) -> None:
+    """XiAlphaSearchCV(estimator, param_grid).fit(X, y) with a generated hostile estimator, grid or
+    data: it fits, or raises a ValueError/TypeError whose message starts with the parameter it is
+    about (`traceback_unnamed` otherwise), before any candidate is fitted where the fault is in its
+    arguments (`fitted_before_refusal`) (issue 42, finding 6)."""
+    for _ in range(n):
+        root = campaign.case_dir()
+        estimator, grid = rng.choice(SEARCH_ESTIMATORS), rng.choice(SEARCH_GRIDS)
+        X, y = rng.choice(SEARCH_DATA)
+        snippet = SEARCH_SNIPPET.format(estimator=estimator, grid=grid, X=X, y=y)
+        code, out, err = run([sys.executable, "-c", snippet], root)
+        campaign.record(
+            "hostile_search",
+            f"{estimator[:30]} {grid[:40]} X={X[:20]} y={y[:14]}",
+            code,
+            out,
+            err,
+            root,
+            None,
+            None,
+            {"traceback_unnamed": "UNNAMED" in err, "fitted_before_refusal": "after fits" in err},
         )
 
 
@@ -1151,6 +1526,11 @@ FAMILIES = {
     "compaction_races": (compaction_races, 12),
     "summary_tampering": (summary_tampering, 30),
     "special_files": (special_files, 30),
+    "predict_line_breaks": (predict_line_breaks, 12),
+    "auto_cut_signals": (auto_cut_signals, 10),
+    "spec_tampering": (spec_tampering, 20),
+    "stalled_corpus": (stalled_corpus, 8),
+    "hostile_search": (hostile_search, 30),
 }
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.errors import UserError
+from xialpha.errors import ClusterFailure, UserError
 from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
@@ -152,7 +152,7 @@ def _local_workers(client: Client | None, kind: str = "local") -> Iterator[None]
         raise UserError(MAIN_GUARD)
     try:
         yield
-    except RuntimeError as exc:
+    except (RuntimeError, ClusterFailure) as exc:  # Dask's "Nanny failed to start.", as jobs.cluster words it
         if not (local and "failed to start" in str(exc)):
             raise
         script = _main_script()

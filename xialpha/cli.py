@@ -6,7 +6,8 @@ are one line on stderr naming the command and the flag, with exit code 2 (`--hel
 `ArgumentMistake`). A `UserError` (or a path that is missing, unreadable, a loop of links, ...) is
 printed as one line on stderr with exit code 2, and so is running out of file descriptors anywhere
 (naming `ulimit -n` and what to raise it to), a `StoreWriteError` (disk full part-way) with exit
-code 4, any other error as one line with exit code 1. Standard output closed early (`xialpha ... |
+code 4, a `ClusterFailure` (workers lost as the cluster starts) with exit code 1, any other error as
+one line with exit code 1 that says it is internal. Standard output closed early (`xialpha ... |
 head -1`) ends the command quietly with exit code 1. Warnings of the result store (skipped files)
 are one line each. SIGINT, SIGTERM and SIGHUP unwind the command (a cluster it started is closed,
 its batch jobs cancelled, stored results kept), print one line and exit with 130, 143 or 129; from
@@ -35,7 +36,7 @@ from xialpha.commands.signals import (
     signals_interrupt,
     swallowed,
 )
-from xialpha.errors import StoreWarning, StoreWriteError, UserError, did_you_mean, one_of, out_of_files
+from xialpha.errors import ClusterFailure, StoreWarning, StoreWriteError, UserError, did_you_mean, one_of, out_of_files
 from xialpha.printable import printable, redact
 from xialpha.version import __version__
 
@@ -248,6 +249,8 @@ def _classify(exc: Exception, flags: dict[str, str]) -> tuple[int, str]:
         return EXIT_STORE_WRITE, f"error: {_one_line(exc) if exc.filename else exc.strerror}"
     if isinstance(exc, MemoryError):
         return EXIT_FAILED, "error: out of memory"
+    if isinstance(exc, ClusterFailure):
+        return EXIT_FAILED, f"error: {_one_line(exc)}"
     return EXIT_FAILED, (
         f"internal error: {type(exc).__name__}: {_one_line(exc)} "
         "(set XIALPHA_DEBUG=1 for the traceback, and please report it)"
@@ -350,8 +353,8 @@ def console() -> None:
         code = 128 + signum
         print(_starting_interrupted(signum), file=sys.stderr)
     exit_at_once(_starting_interrupted)  # the interpreter's clean-up may wait (a store's request in flight)
-    deadline = sys.modules.get("xialpha.storage.deadline")
-    if deadline is not None and deadline.calls_left_behind():  # a remote store's call still waiting
+    time_limits = sys.modules.get("xialpha.time_limits")
+    if time_limits is not None and time_limits.calls_left_behind():  # a remote store's call still waiting
         _exit_now(code)
     gc.freeze()
     sys.exit(code)
@@ -359,7 +362,7 @@ def console() -> None:
 
 def _exit_now(code: int) -> None:
     """Exit with `code` without the interpreter's clean-up (what was printed is flushed first): a
-    remote store's call left waiting in a client's C++ code (`deadline.calls_left_behind`) would
+    remote store's call left waiting in a client's C++ code (`time_limits.calls_left_behind`) would
     abort the process if it returned during that clean-up."""
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -5,6 +5,7 @@
 vocabulary, ...): a sweep stores its rows as failed and goes on; any other error stops it.
 `StoreWriteError`: the store could not be written part-way through a command (disk full,
 I/O error): exit code 4; what was stored before stays stored.
+`ClusterFailure`: the cluster could not start (its worker processes killed as they started): exit 1.
 `StoreWarning`: reads skipped unreadable or foreign files of the store (printed as one line).
 """
 
@@ -84,6 +85,12 @@ class StoreWriteError(Exception):
     The CLI prints it as one line and exits with code 4. The failed file left nothing behind
     (its temporary file is removed); files stored before it are complete and kept.
     """
+
+
+class ClusterFailure(Exception):
+    """The cluster could not start, or lost what it needs to run (worker processes killed as they
+    started, out of memory): neither the user's input nor a bug. The CLI prints it as one line and
+    exits with code 1; nothing was stored by the step that failed."""
 
 
 class StoreWarning(UserWarning):

@@ -12,8 +12,10 @@ Candidates are trained by `xialpha.estimators.svm.fit_svm` and scored by
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -28,12 +30,13 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
-from xialpha.errors import one_of
+from xialpha.errors import did_you_mean, one_of
 from xialpha.estimators import KERNEL_PARAMETERS, registry
 from xialpha.estimators.c_ladder import first_rung, starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
+from xialpha.estimators.validation import check_positive, check_tolerance
 from xialpha.selection.c_extension import next_step
 from xialpha.selection.edges import grid_position
 from xialpha.selection.objective import DEFAULT_SMOOTH
@@ -128,25 +131,12 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit every candidate on (X, y), score it by its estimate and keep the best. Returns self."""
         self._check_params()
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        classes = unique_labels(y)
-        if classes.shape[0] != 2:
-            found = f"{classes.shape[0]} class" + ("" if classes.shape[0] == 1 else "es")
-            raise ValueError(
-                f"y: Only binary classification is supported by XiAlphaSearchCV (xi-alpha estimates are binary), "
-                f"got {found}; wrap it in sklearn.multiclass.OneVsRestClassifier for one-vs-rest"
-            )
+        fixed, auto = self._checked_grid()
+        X, y, classes = self._checked_data(X, y)
         pos_label = classes[1] if self.pos_label is None else self.pos_label
         if pos_label not in classes:
             raise ValueError(f"pos_label: {pos_label!r} is not one of the classes {list(classes)}")
-        if not isinstance(self.estimator, Pipeline):  # a pipeline's first step validates its own input
-            X = check_array(
-                X, accept_sparse="csr" if get_tags(self.estimator).input_tags.sparse else False, dtype=np.float64
-            )
-            check_consistent_length(X, y)
         scorer = Candidates(X, y, pos_label, self.rho, self.estimate)
-        fixed, auto = _split_grid(self.param_grid, self.estimator)
         candidates = list(ParameterGrid(fixed)) if fixed else []
         rows = [self._scored(scorer, params) for params in candidates]
         for base, C_name in auto:
@@ -239,6 +229,64 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         if not isinstance(self.smooth, (bool, np.bool_)):
             raise ValueError(f"smooth: must be True or False, got {self.smooth!r}")
+
+    def _checked_grid(self) -> tuple[list[dict], list[tuple[dict, str]]]:
+        """`_split_grid` of param_grid, every candidate checked before anything is fitted: each name
+        a parameter of the estimator, each value a non-empty list (C: of numbers > 0, or "auto"
+        alone), and each candidate valid for the estimator (scikit-learn's own parameter
+        constraints, and what xialpha trains: `_check_model`). ValueError or TypeError naming
+        param_grid (and the grid's index in a list of grids), the parameter and the value, or
+        naming estimator where the estimator fails alone too (an auto grid's candidates: at C = 1)."""
+        grids = [] if self.param_grid is None else _grids(self.param_grid)
+        known = self.estimator.get_params(deep=True)
+        for where, grid in grids:
+            for name, values in grid.items():
+                _check_grid_values(where, name, values, known, type(self.estimator).__name__)
+        fixed, auto = _split_grid(self.param_grid, self.estimator)
+        candidates = [
+            *(ParameterGrid(fixed) if fixed else []),
+            *({**params, C_name: 1.0} for base, C_name in auto for params in ParameterGrid(base)),
+        ]
+        for params in candidates:
+            try:
+                _check_model("param_grid", clone(self.estimator).set_params(**params), params)
+            except (ValueError, TypeError):
+                _check_model("estimator", self.estimator)  # its own fault when it fails alone too
+                raise
+        return fixed, auto
+
+    def _checked_data(self, X, y) -> tuple[object, np.ndarray, np.ndarray]:
+        """(X, y, the classes) checked before anything is fitted: y 1-D labels of two classes, X of
+        as many samples (and
+        an array or sparse matrix of numbers unless the estimator is a Pipeline, whose first step
+        reads X itself; square for a precomputed kernel). ValueError or TypeError naming X or y,
+        scikit-learn's own words kept after the name."""
+        if X is None:
+            raise ValueError("X: is required (the samples), got None")
+        if y is None:
+            raise ValueError("y: XiAlphaSearchCV requires y to be passed, but the target y is None (the class labels)")
+        with _named("y", lambda: "must be 1-D class labels, shape (n_samples,)"):
+            y = column_or_1d(y, warn=True)
+            check_classification_targets(y)
+        classes = unique_labels(y)
+        if classes.shape[0] != 2:
+            found = f"{classes.shape[0]} class" + ("" if classes.shape[0] == 1 else "es")
+            raise ValueError(
+                f"y: Only binary classification is supported by XiAlphaSearchCV (xi-alpha estimates are binary), "
+                f"got {found}; wrap it in sklearn.multiclass.OneVsRestClassifier for one-vs-rest"
+            )
+        if not isinstance(self.estimator, Pipeline):  # a pipeline's first step validates its own input
+            sparse = "csr" if get_tags(self.estimator).input_tags.sparse else False
+            with _named("X", lambda: _numbers_wanted(X)):
+                X = check_array(X, accept_sparse=sparse, dtype=np.float64)
+            svm = self.estimator
+            if isinstance(svm, SVC) and svm.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+                raise ValueError(f"X: a precomputed kernel must be square, (n_samples, n_samples), got shape {X.shape}")
+        elif isinstance(X, (str, bytes)) or not any(hasattr(X, name) for name in ("__len__", "shape", "__array__")):
+            raise TypeError(f"X: must be a list or array of samples (documents), got {type(X).__name__}")
+        with _named("X, y"):
+            check_consistent_length(X, y)
+        return X, y, classes
 
     def predict(self, X):
         """Labels predicted by the best candidate, shape (n_samples,)."""
@@ -339,23 +387,13 @@ class Candidates:
 
 
 def _training_problem(svm, features, y: np.ndarray) -> tuple[TrainingProblem, dict]:
-    """(the training problem, `SVMParameters`' settings besides C and j) of an SVC or LinearSVC on its
-    features and labels y (n,) in {-1, +1}, from public parameters: a Gram (precomputed) or the
-    features under the SVM's kernel; tol, and an SVC's max_iter and cache_mb."""
+    """(the training problem, `SVMParameters`' settings besides C and j) of an SVC or LinearSVC (as
+    `_check_model` let through) on its features and labels y (n,) in {-1, +1}, from public
+    parameters: a Gram (precomputed) or the features under the SVM's kernel; tol, and an SVC's
+    max_iter and cache_mb."""
     if isinstance(svm, LinearSVC):
-        params = svm.get_params()
-        bad = {
-            k: params[k] for k, v in (("loss", "hinge"), ("penalty", "l2"), ("fit_intercept", True)) if params[k] != v
-        }
-        if bad:
-            raise ValueError(
-                "estimator: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
-                f"estimates are derived for the hinge-loss SVM with threshold), got {bad}"
-            )
         # LinearSVC's tol and max_iter are LIBLINEAR's criteria: the linear path keeps its own
         return TrainingProblem(y, X=sp.csr_matrix(features, dtype=np.float64)), {"tol": LINEAR_TOL}
-    if svm.kernel not in KERNELS:
-        raise ValueError(f"estimator: SVC kernel: {one_of(svm.kernel, KERNELS)}")
     settings = {"tol": svm.tol, "max_iter": svm.max_iter, "cache_mb": svm.cache_size}
     if svm.kernel == "precomputed":
         return TrainingProblem(y, gram=features), settings
@@ -387,6 +425,144 @@ def _cost(svm, classes: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     if not np.all(weight > 0):
         raise ValueError(f"estimator: class_weight must give both classes a weight > 0, got {svm.class_weight!r}")
     return svm.C * float(weight[0]), float(weight[1] / weight[0])
+
+
+def _check_model(where: str, model, params: dict | None = None) -> None:
+    """ValueError naming `where` (estimator, or param_grid with the candidate's `params`) unless the
+    SVM of `model` (itself, or a Pipeline's last step) is one xialpha trains (an SVC of a kernel in
+    KERNELS, or a LinearSVC with the hinge loss, the l2 penalty and an intercept) with public
+    parameters its training takes: C, class_weight, and an SVC's tol, cache_size, max_iter and
+    kernel parameters, each named as set_params names it (`svc__C` in a pipeline). Checked before
+    any fit; a pipeline's other steps check their own parameters as they fit."""
+    svm = model[-1] if isinstance(model, Pipeline) else model
+    prefix = f"{model.steps[-1][0]}__" if isinstance(model, Pipeline) else ""
+    candidate = f" (candidate {params})" if params else ""
+    if isinstance(svm, LinearSVC):
+        wanted = {"loss": "hinge", "penalty": "l2", "fit_intercept": True}
+        bad = {key: getattr(svm, key) for key, value in wanted.items() if getattr(svm, key) != value}
+        if bad:
+            raise ValueError(
+                f"{where}: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
+                f"estimates are derived for the hinge-loss SVM with threshold), got {bad}{candidate}"
+            )
+    elif svm.kernel not in KERNELS:
+        raise ValueError(f"{where}: SVC kernel: {one_of(svm.kernel, KERNELS)}{candidate}")
+    try:
+        _check_svm_parameters(svm)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {prefix}{exc}{candidate}") from None
+
+
+def _check_svm_parameters(svm) -> None:
+    """ValueError naming the first parameter of `svm` (an SVC or LinearSVC) its training cannot take."""
+    check_positive(svm.C, "C")
+    weights = svm.class_weight
+    if not (
+        weights is None
+        or (isinstance(weights, str) and weights == "balanced")
+        or (isinstance(weights, Mapping) and all(_positive(w) for w in weights.values()))
+    ):
+        raise ValueError(
+            f'class_weight: must be None, "balanced" or a dict of class: weight > 0, got {_shown(weights)}'
+        )
+    if isinstance(svm, LinearSVC):
+        return
+    check_tolerance(svm.tol, "tol")
+    check_positive(svm.cache_size, "cache_size")
+    if (
+        isinstance(svm.max_iter, bool)
+        or not isinstance(svm.max_iter, Integral)
+        or svm.max_iter < -1
+        or svm.max_iter == 0
+    ):
+        raise ValueError(f"max_iter: must be -1 (no limit) or an integer > 0, got {_shown(svm.max_iter)}")
+    if svm.kernel in ("linear", "precomputed"):
+        return
+    if not (isinstance(svm.gamma, str) and svm.gamma in ("scale", "auto")):
+        check_positive(svm.gamma, "gamma")
+    if svm.kernel == "poly" and (
+        isinstance(svm.degree, bool) or not isinstance(svm.degree, Integral) or svm.degree < 0
+    ):
+        raise ValueError(f"degree: must be an integer >= 0, got {_shown(svm.degree)}")
+    if isinstance(svm.coef0, bool) or not _real(svm.coef0):
+        raise ValueError(f"coef0: must be a finite number, got {_shown(svm.coef0)}")
+
+
+def _real(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool) and bool(np.isfinite(value))
+
+
+def _integer(value) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def _positive(value) -> bool:
+    return _real(value) and value > 0
+
+
+def _grids(param_grid) -> list[tuple[str, Mapping]]:
+    """[(how errors name it, grid)] of param_grid (a dict, or a non-empty list of dicts)."""
+    if isinstance(param_grid, Mapping):
+        return [("param_grid", param_grid)]
+    if not param_grid:
+        raise ValueError(
+            'param_grid: is an empty list, which has no candidate; give a dict of parameter lists (None: C "auto")'
+        )
+    for index, grid in enumerate(param_grid):
+        if not isinstance(grid, Mapping):
+            raise TypeError(f"param_grid[{index}]: must be a dict of parameter lists, got {type(grid).__name__}")
+    return [(f"param_grid[{index}]", grid) for index, grid in enumerate(param_grid)]
+
+
+def _check_grid_values(where: str, name: object, values: object, known: Mapping, estimator: str) -> None:
+    """ValueError or TypeError naming `where` and `name` unless `name` is one of the estimator's
+    parameters (`known`) and `values` a non-empty list of them (C's: numbers > 0, or "auto" alone)."""
+    if not isinstance(name, str) or name not in known:
+        raise ValueError(
+            f"{where}: {name!r} is not a parameter of {estimator}{did_you_mean(str(name), known, listing=None)}"
+        )
+    if _is_C(name) and isinstance(values, str):
+        return  # "auto", or refused with its value by _split_grid
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, (Sequence, np.ndarray)):
+        raise TypeError(f"{where}: {name} must be a list of values, got {_shown(values)}; wrap one value in a list")
+    if len(values) == 0:
+        raise ValueError(f"{where}: {name} is an empty list, which leaves the grid no candidate")
+    if _is_C(name):
+        for value in values:
+            if isinstance(value, str) or isinstance(value, bool) or not isinstance(value, Real):
+                alone = '; "auto" stands alone, not in a list' if value == AUTO_C else ""
+                raise TypeError(f"{where}: {name} must be a list of numbers > 0, got {_shown(value)} in it{alone}")
+            if not np.isfinite(value) or value <= 0:
+                raise ValueError(f"{where}: {name} must be a list of numbers > 0, got {_shown(value)} in it")
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+
+
+def _numbers_wanted(X) -> str:
+    """What to say before scikit-learn's words when X is no array of numbers: text needs a Pipeline."""
+    values = np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else X
+    kind = getattr(values, "dtype", None)
+    if kind is not None and kind.kind in "USO" and any(isinstance(v, (str, bytes)) for v in np.ravel(values)[:100]):
+        return (
+            "holds text, not numbers: vectorise it first, as a Pipeline does, e.g. "
+            "Pipeline([('tfidf', TfidfVectorizer()), ('svm', LinearSVC(loss='hinge'))])"
+        )
+    return "must be an array or sparse matrix of numbers, shape (n_samples, n_features)"
+
+
+@contextlib.contextmanager
+def _named(name: str, what: Callable[[], str] | None = None) -> Iterator[None]:
+    """Inside: a ValueError or TypeError (scikit-learn's checks) raised again as "name: what()
+    (its words)", of the same kind (what() is called only then)."""
+    try:
+        yield
+    except (ValueError, TypeError) as exc:
+        words = " ".join(str(exc).split())
+        text = f"{name}: {what()} ({words})" if what else f"{name}: {words}"
+        raise (ValueError(text) if isinstance(exc, ValueError) else TypeError(text)) from None
 
 
 def _split_grid(param_grid, estimator) -> tuple[list[dict], list[tuple[dict, str]]]:

@@ -61,3 +61,35 @@ def test_a_missing_column_names_its_flag_and_blank_lines_are_no_documents(tmp_pa
     lines = tmp_path / "docs.txt"
     lines.write_text("stock bank rate\n\n  \nteam goal\n", encoding="utf-8")
     assert read_documents(str(lines)) == (["1", "4"], ["stock bank rate", "team goal"], 2)
+
+
+# every code point str.splitlines breaks at, except "\n" and "\r\n": none ends a document
+NOT_LINE_ENDS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+def test_a_txt_input_keeps_one_row_per_line_whatever_code_points_a_line_holds(tmp_path):
+    """Issue 42 item 2: a line holding "\\r", "\\x0b", "\\x0c", "\\x1c"-"\\x1e", "\\x85", "\\u2028" or
+    "\\u2029" was split into several documents (25 rows for 18 input lines), and the ids no longer
+    matched the input's line numbers."""
+    lines = [f"stock{mark}bank rate {i}" for i, mark in enumerate(NOT_LINE_ENDS)]
+    lines += ["", f"team{''.join(NOT_LINE_ENDS)}goal", "ends\rwith a carriage return\r", "last, no line break"]
+    blank = len(NOT_LINE_ENDS)  # the blank line's index in `lines`
+    documents = tmp_path / "docs.txt"
+    documents.write_bytes(("\n".join(lines[:-2]) + "\r\n" + "\n".join(lines[-2:])).encode("utf-8"))
+    ids, texts, blanks = read_documents(str(documents))
+    expected = lines[:-3] + [lines[-3].removesuffix("\r"), lines[-2].removesuffix("\r"), lines[-1]]
+    del expected[blank]  # a blank line is no document (issue 43.6); the ids still name the lines
+    assert ids == [str(n) for n in range(1, len(lines) + 1) if n != blank + 1]
+    assert texts == expected and blanks == 1
+
+
+def test_a_txt_input_s_final_line_break_and_byte_order_mark_add_no_document(tmp_path):
+    documents = tmp_path / "docs.txt"
+    documents.write_bytes("\ufeffstock bank\r\n\r\nteam goal\r\n".encode())
+    assert read_documents(str(documents)) == (["1", "3"], ["stock bank", "team goal"], 1)
+    documents.write_bytes(b"\n")
+    with pytest.raises(UserError, match="has no documents"):
+        read_documents(str(documents))
+    documents.write_bytes(b"")
+    with pytest.raises(UserError, match="has no documents"):
+        read_documents(str(documents))

@@ -110,3 +110,58 @@ def test_a_sweep_into_a_too_long_store_path_is_exit_2_naming_the_lengths(tmp_pat
     assert f"over this system's limit of {os.pathconf(tmp_path, 'PC_PATH_MAX'):,}" in done.stderr
     assert done.stderr.rstrip().endswith("bytes: File name too long"), done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
+
+
+FILLS_AFTER_TWO_WRITES = """
+import errno, sys
+from xialpha.storage.location import Location
+
+written = []
+real = Location._write_atomically
+
+def write_atomically(self, path, write):  # the third file finds the disk full, as a small one does
+    written.append(path)
+    if len(written) < 3:
+        return real(self, path, write)
+    def full(sink):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    return real(self, path, full)
+
+Location._write_atomically = write_atomically
+sys.argv = ["xialpha", "sweep", {spec!r}, "--store", {store!r}, "--quiet"]
+from xialpha.cli import console
+console()
+"""
+
+
+@pytest.fixture(params=["simulated", "tmpfs"])
+def small_disk(request, tmp_path):
+    """Where a sweep's store fills its disk: a full disk simulated at the third file written, or a
+    32 KiB tmpfs (mounted where this test may: as root)."""
+    if request.param == "simulated":
+        yield request.param, tmp_path / "store"
+        return
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", str(mount)], capture_output=True).returncode:
+        pytest.skip("mounting a small tmpfs needs root (mount -t tmpfs)")
+    try:
+        yield request.param, mount / "store"
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+def test_a_sweep_whose_store_fills_its_disk_is_exit_4_and_one_line(tmp_path, small_disk):
+    """Issue 42: a sweep on a full small filesystem exited 4, as documented, with a second line: a
+    worker closing with a cancelled task logged "Async instruction ... ended with CancelledError"."""
+    kind, store = small_disk
+    spec = sweep_spec(tmp_path / "s.toml", "full", n_docs=400, C="[0.01, 0.1, 1.0, 10.0, 100.0]", cluster="workers = 1")
+    argv = ["sweep", str(spec), "--store", str(store), "--quiet"]
+    if kind == "simulated":
+        command = [sys.executable, "-c", FILLS_AFTER_TWO_WRITES.format(spec=str(spec), store=str(store))]
+    else:
+        command = [sys.executable, "-m", "xialpha.cli", *argv]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 4, done.stderr[-3000:]
+    assert done.stderr.count("\n") == 1, done.stderr[-3000:]
+    assert done.stderr.startswith(f"xialpha sweep: error: store {store}: disk full (no space left on device) writing ")

@@ -352,3 +352,84 @@ def test_C_auto_in_a_grid_gives_each_other_setting_a_ladder_and_other_strings_ar
     assert set(gammas) == {0.01, 0.1} and all(gammas.count(gamma) >= 4 for gamma in (0.01, 0.1))
     with pytest.raises(ValueError, match=r'^param_grid: C must be a list of numbers or "auto", got \'big\''):
         XiAlphaSearchCV(SVC(), {"C": "big"}).fit(X, y)
+
+
+DOCUMENTS = [f"word{i % 3} other{i}" for i in range(300)]
+TEXT_SEARCH = make_pipeline(TfidfVectorizer(), LinearSVC(loss="hinge"))
+# (estimator, param_grid, what X and y become, the start of the error): each found before any fit
+HOSTILE_SEARCHES = {
+    "empty grid": (SVC(), [], None, "param_grid: is an empty list"),
+    "empty C list": (SVC(), {"C": []}, None, "param_grid: C is an empty list"),
+    "auto inside a C list": (
+        SVC(),
+        {"C": [1.0, "auto"]},
+        None,
+        "param_grid: C must be a list of numbers > 0, got 'auto'",
+    ),
+    "a C of zero": (SVC(), {"C": [0.0, 1.0]}, None, "param_grid: C must be a list of numbers > 0, got 0.0"),
+    "one C not in a list": (SVC(), {"C": 0.5}, None, "param_grid: C must be a list of values, got 0.5"),
+    "no such parameter": (
+        SVC(),
+        {"gama": [0.1]},
+        None,
+        "param_grid: 'gama' is not a parameter of SVC; did you mean gamma?",
+    ),
+    "a grid that is no dict": (SVC(), [{"C": [1.0]}, 5], None, "param_grid[1]: must be a dict"),
+    "a gamma of text": (SVC(kernel="rbf"), {"C": [1.0], "gamma": ["x"]}, None, "param_grid: gamma: must be a number"),
+    "a pipeline's C": (TEXT_SEARCH, {"linearsvc__C": [1.0, -2.0]}, "text", "param_grid: linearsvc__C must be"),
+    "a pipeline's class weight": (
+        TEXT_SEARCH,
+        {"linearsvc__class_weight": [{0: -1}]},
+        "text",
+        "param_grid: linearsvc__class_weight: must be",
+    ),
+    "the estimator's own degree": (SVC(kernel="poly", degree=-1), {"C": [1.0]}, None, "estimator: degree: must be"),
+    "y of two columns": (SVC(), {"C": [1.0]}, "y 2-D", "y: must be 1-D class labels"),
+    "y missing": (SVC(), {"C": [1.0]}, "y None", "y: XiAlphaSearchCV requires y"),
+    "y of real numbers": (SVC(), {"C": [1.0]}, "y real", "y: must be 1-D class labels"),
+    "X of strings": (SVC(), {"C": [1.0]}, "text", "X: holds text, not numbers: vectorise it first"),
+    "X with NaN": (SVC(), {"C": [1.0]}, "X NaN", "X: must be an array or sparse matrix of numbers"),
+    "X missing": (SVC(), {"C": [1.0]}, "X None", "X: is required"),
+    "X shorter than y": (SVC(), {"C": [1.0]}, "X short", "X, y: Found input variables with inconsistent numbers"),
+    "a pipeline's X one string": (
+        TEXT_SEARCH,
+        {"linearsvc__C": [1.0]},
+        "X str",
+        "X: must be a list or array of samples",
+    ),
+    "a precomputed kernel not square": (
+        SVC(kernel="precomputed"),
+        {"C": [1.0]},
+        None,
+        "X: a precomputed kernel must be",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_SEARCHES), ids=list(HOSTILE_SEARCHES))
+def test_fit_checks_its_inputs_before_fitting_and_names_the_parameter(case, monkeypatch):
+    """Issue 42 item 6: fit passed library errors through unnamed ("attempt to get argmin of an empty
+    sequence" for an empty grid, "can't multiply sequence by non-int of type 'float'" for "auto" in a
+    C list, "y should be a 1d array", "could not convert string to float"), some after fitting."""
+    estimator, grid, data, start = HOSTILE_SEARCHES[case]
+    X, y, _, _ = toy_problem()
+    X, y = {
+        None: (X, y),
+        "text": (DOCUMENTS, y),
+        "y 2-D": (X, np.c_[y, y]),
+        "y None": (X, None),
+        "y real": (X, y + 0.5 * np.arange(len(y))),
+        "X NaN": (np.where(X > 2, np.nan, X), y),
+        "X None": (None, y),
+        "X short": (X[:200], y),
+        "X str": ("one document", y),
+    }[data]
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a candidate was fitted before the inputs were checked")
+
+    monkeypatch.setattr("xialpha.search.fit_svm", no_fit)
+    with pytest.raises((ValueError, TypeError)) as raised:
+        XiAlphaSearchCV(estimator, grid).fit(X, y)
+    assert str(raised.value).startswith(start), str(raised.value)
+    assert "\n" not in str(raised.value)

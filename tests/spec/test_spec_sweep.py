@@ -388,6 +388,53 @@ def test_byte_sizes_are_read_by_dask_and_malformed_ones_refused(size):
     assert spec.gram_memory_limit == 1.5 * 2**30 and spec.cluster.memory_limit == "500MB"
 
 
+@pytest.mark.parametrize(
+    "nesting",
+    [
+        "[" + ".".join(["a"] * 5000) + "]\nx = 1\n",  # a dotted header: parsed without recursion, 5,000 tables deep
+        "[" + ".".join(["a"] * 10) + "]\nx = " + "[" * 12 + "1" + "]" * 12 + "\n",  # tables, then arrays
+        "x = " + "{a = " * 20 + "1" + "}" * 20 + "\n",  # inline tables
+    ],
+    ids=["dotted-header", "tables-then-arrays", "inline-tables"],
+)
+def test_a_spec_nested_too_deeply_is_one_line_naming_the_file(tmp_path, nesting):
+    """Issue 42 item 4: a spec with deeply nested tables gave `internal error: RecursionError`."""
+    spec = tmp_path / "deep.toml"
+    spec.write_text(MINIMAL + nesting)
+    with pytest.raises(UserError) as raised:
+        load_spec(spec)
+    message = str(raised.value)
+    assert message.startswith(f"{spec}: ") and "nested more than 16 levels deep" in message, message
+    assert len(message) < 300
+    from xialpha.spec.drift import load_drift_spec
+
+    with pytest.raises(UserError, match="nested more than 16 levels deep"):
+        load_drift_spec(spec)
+
+
+def test_a_spec_over_the_size_limit_is_refused_having_read_no_more_than_the_limit(tmp_path, monkeypatch):
+    import xialpha.spec.tables as tables
+
+    spec = tmp_path / "huge.toml"
+    spec.write_text(MINIMAL + "# padding\n" * (tables.MAX_SPEC_BYTES // 10))
+    read: list[int] = []
+    real_open = type(spec).open
+
+    def counting_open(path, *args, **kwargs):
+        file = real_open(path, *args, **kwargs)
+        real_read = file.read
+        file.read = lambda n=-1: read.append(n) or real_read(n)
+        return file
+
+    monkeypatch.setattr(type(spec), "open", counting_open)
+    with pytest.raises(UserError, match=r"huge.toml: larger than 4 MiB, the most a spec may be"):
+        load_spec(spec)
+    assert read == [tables.MAX_SPEC_BYTES + 1]
+    with pytest.raises(UserError, match=r"<spec>: larger than 4 MiB"):
+        parse_spec(spec.read_text())
+    assert parse_spec(MINIMAL + "# padding\n" * 1000).corpus.args == {"n_docs": 100}
+
+
 def test_a_spec_that_is_not_utf8_is_named(tmp_path):
     spec = tmp_path / "latin1.toml"
     spec.write_bytes(MINIMAL.encode() + b'[sweep]\nid = "caf\xe9"\n')

@@ -8,7 +8,6 @@ bucket is one line naming it, exit 2."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -16,34 +15,15 @@ import time
 
 import pytest
 from s3_server import s3_endpoint  # noqa: F401 (a fixture)
+from stalling_server import stalling_server
 from sweep_processes import sweep_spec
 
 
 @pytest.fixture
 def stalled_endpoint():
     """host:port of a local socket that accepts every connection and never answers."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept():
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{server.getsockname()[1]}"
-    stop.set()
-    thread.join()
-    for connection in held:
-        connection.close()
-    server.close()
+    with stalling_server() as endpoint:
+        yield endpoint
 
 
 def _cli(*argv: str, timeout: float = 90) -> tuple[subprocess.CompletedProcess, float]:
@@ -127,48 +107,20 @@ def test_a_signal_while_the_exit_waits_for_the_store_is_one_line(stalled_endpoin
 # --- every other remote store: GCS, Azure and fsspec filesystems (issue 35, third pass) ---------
 
 
+NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
 @pytest.fixture
 def half_answering_endpoint():
     """host:port of a local HTTP server that answers requests for /store (404, as for a store not
     created yet) and holds every other request forever: a store that passes the first check and
     then stalls."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    held: list[socket.socket] = []
-    stop = threading.Event()
 
-    def answer(connection: socket.socket) -> None:
-        request = b""
-        while b"\r\n\r\n" not in request:
-            chunk = connection.recv(65536)
-            if not chunk:
-                return
-            request += chunk
-        target = request.split(b"\r\n", 1)[0].split(b" ")[1]
-        if target.split(b"?")[0] == b"/store":
-            connection.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-            connection.close()
-        else:
-            held.append(connection)
+    def answer(request: bytes) -> bytes | None:
+        return NOT_FOUND if request.split(b" ")[1].split(b"?")[0] == b"/store" else None
 
-    def accept():
-        server.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                connection = server.accept()[0]
-            except OSError:
-                continue
-            threading.Thread(target=answer, args=(connection,), daemon=True).start()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{server.getsockname()[1]}"
-    stop.set()
-    thread.join()
-    for connection in held:
-        connection.close()
-    server.close()
+    with stalling_server(answer) as endpoint:
+        yield endpoint
 
 
 @pytest.mark.parametrize("command", [["store", "ls"], ["select"]], ids=["store ls", "select"])
@@ -300,11 +252,11 @@ def test_an_fsspec_object_store_that_stalls_while_written_ends_the_write_and_sto
 LEFT_BEHIND = """
 import atexit, sys, time
 import xialpha.cli as cli
-from xialpha.storage.deadline import _Limit
+from xialpha.storage.deadline import store_limit
 
 def main(argv=None):
     try:
-        _Limit(0.2, "gs://xialpha/store", "XIALPHA_STORE_TIMEOUT")(time.sleep, 30)
+        store_limit(0.2, "gs://xialpha/store", "XIALPHA_STORE_TIMEOUT")(time.sleep, 30)
     except Exception as exc:
         print(exc, file=sys.stderr)
     return 2
@@ -331,8 +283,9 @@ def test_opening_a_stalled_gcs_store_leaves_only_counted_calls_behind(stalled_en
     a thread of its own, which gave up at the same moment as the bounded call it waited on; left
     behind with Python frames under pyarrow's C++ and not counted, it aborted the exit (exit -6).
     Now only the bounded calls wait, counted by calls_left_behind."""
-    from xialpha.storage.deadline import NoAnswer, calls_left_behind
+    from xialpha.storage.deadline import NoAnswer
     from xialpha.storage.location import Location
+    from xialpha.time_limits import calls_left_behind
 
     monkeypatch.setenv("XIALPHA_STORE_TIMEOUT", "1")
     made = []

@@ -1,6 +1,7 @@
 """`xialpha predict ARTIFACT --input FILE`: label new documents with a refitted selection.
 
-Input: a .txt file with one document per line (ids are line numbers), or a CSV/TSV/JSON
+Input: a .txt file with one document per line (only "\n" or "\r\n" ends one, whatever else a line
+holds; ids are line numbers), or a CSV/TSV/JSON
 lines/Parquet table with a text column (and optionally an id column); --input-format names the
 format where the file's suffix does not. Output: CSV (id,
 categories separated by ";", one decision_<category> column each) or JSON lines

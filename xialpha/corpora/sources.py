@@ -4,7 +4,8 @@ UTF-8 with a latin-1 fallback.
 
 Only regular files are read. A FIFO, socket or device in a corpus is refused (reading one would
 block or never end), and so is a symbolic link whose target lies outside the corpus root unless
-the caller allows it (`follow_symlinks`); links inside the root are read as their targets.
+the caller allows it (`follow_symlinks`); links inside the root are read as their targets. Every
+call to a file read through fsspec ends within $XIALPHA_STORE_TIMEOUT seconds (`remote_filesystem`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from xialpha.errors import UserError
+from xialpha.time_limits import REMOTE_TIMEOUT_ENV, BoundedFsspec, TimeLimit, remote_timeout
 
 URI = re.compile(r"^[a-z][a-z0-9+.-]*://")
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar")
@@ -55,9 +57,11 @@ def existing_file(path, field: str = "path") -> Path | str:
         if not found.is_file():
             raise UserError(f"{found} is not a file", key=field)
         return found
-    filesystem, inner = _filesystem(path, field)
+    filesystem, inner = remote_filesystem(path, field)
     try:
         found = filesystem.isfile(inner)
+    except UserError:  # no answer in time
+        raise
     except Exception as exc:  # each filesystem raises its own errors (permissions, network)
         raise UserError(f"cannot reach {path} ({type(exc).__name__}: {exc})", key=field) from None
     if not found:
@@ -69,14 +73,14 @@ def file_size(path) -> int:
     """Bytes in the file at `path` (local or URI)."""
     if not is_uri(path):
         return os.stat(path).st_size
-    filesystem, inner = _filesystem(path, "path")
+    filesystem, inner = remote_filesystem(path)
     return int(filesystem.size(inner))
 
 
 def read_range(path, start: int = 0, stop: int | None = None) -> bytes:
     """Bytes start..stop (None: to the end) of the regular file at `path` (local or URI)."""
     if is_uri(path):
-        filesystem, inner = _filesystem(path, "path")
+        filesystem, inner = remote_filesystem(path)
         return filesystem.cat_file(inner, start=start, end=stop)
     if start == 0 and stop is None:
         return read_regular_file(path, f"path: {path}")
@@ -88,19 +92,33 @@ def read_range(path, start: int = 0, stop: int | None = None) -> bytes:
 def open_binary(path):
     """A binary file object of the regular file at `path` (local or URI), for readers that seek."""
     if is_uri(path):
-        filesystem, inner = _filesystem(path, "path")
+        filesystem, inner = remote_filesystem(path)
         return filesystem.open(inner, "rb")
     _check_regular(f"path: {path}", os.stat(path).st_mode)
     return open(path, "rb")
 
 
-def _filesystem(uri: str, field: str):
+def remote_filesystem(uri: str, field: str = "path") -> tuple[BoundedFsspec, str]:
+    """(the fsspec filesystem of `uri`, the path inside it), every call to it, and to each file it
+    opens, ending within $XIALPHA_STORE_TIMEOUT seconds as a remote store's do (a server that stalls
+    gives a UserError naming the file, never a hang); UserError naming `field` for a URI fsspec
+    cannot read."""
     import fsspec
 
     try:
-        return fsspec.core.url_to_fs(uri)
+        filesystem, inner = fsspec.core.url_to_fs(uri)
     except (ImportError, ValueError) as exc:
         raise UserError(f"cannot read {uri}: {exc}", key=field) from None
+    seconds = remote_timeout()
+
+    def expired() -> UserError:
+        return UserError(
+            f"{uri}: no answer within {seconds:g} s from its server (unreachable, or stalled?); check the "
+            f"URI and the network (${REMOTE_TIMEOUT_ENV} sets the wait)",
+            key=field,
+        )
+
+    return BoundedFsspec(filesystem, TimeLimit(seconds, expired, name="xialpha-corpus-call")), inner
 
 
 def is_archive(path: Path) -> bool:

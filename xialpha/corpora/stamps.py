@@ -19,7 +19,7 @@ import zlib
 from dataclasses import dataclass
 from typing import NoReturn
 
-from xialpha.corpora.sources import is_uri
+from xialpha.corpora.sources import is_uri, remote_filesystem
 from xialpha.errors import UserError
 
 WHOLE_DIGEST_BYTES = 4 * 2**20  # files up to this size: a digest of all of it (Reuters-21578's are 1.3 MB)
@@ -111,13 +111,13 @@ def _digest(path: str, size: int) -> int:
 
 
 def _remote_info(uri: str) -> dict | None:
-    import fsspec
-
-    filesystem, inner = fsspec.core.url_to_fs(uri)
+    filesystem, inner = remote_filesystem(uri)
     try:
         return filesystem.info(inner)
     except FileNotFoundError:
         return None
+    except UserError:  # no answer in time
+        raise
     except Exception as exc:  # each filesystem raises its own errors (permissions, network)
         raise UserError(f"cannot reach {uri} ({type(exc).__name__}: {exc})") from None
 

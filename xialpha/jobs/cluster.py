@@ -33,7 +33,7 @@ from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.security import Security
 
-from xialpha.errors import UserError
+from xialpha.errors import ClusterFailure, UserError
 from xialpha.jobs.worker_processes import forked_local_workers, terminal_interrupts_blocked
 from xialpha.spec.cluster import ClusterSpec, check_cluster
 from xialpha.spec.cluster_options import ADDRESS, check_address, check_security_files
@@ -58,8 +58,8 @@ def connect(
     are threads of this process (quick to start; for work that only reads and plans, a dry run).
 
     A cluster it starts is closed on the way out, also on KeyboardInterrupt (Ctrl-C, or SIGTERM as
-    the CLI raises it): SLURM worker jobs are cancelled, local worker processes stopped, and Dask's
-    warnings about the tasks cut short are silenced meanwhile.
+    the CLI raises it) or an error: SLURM worker jobs are cancelled, local worker processes stopped,
+    and Dask's warnings about the tasks cut short are silenced meanwhile.
     """
     if client is not None:
         yield client
@@ -82,7 +82,7 @@ def connect(
                     check_local_limits(_local_workers(spec, workers), threads_only)
                 if kind == "local" and not threads_only:
                     stack.enter_context(forked_local_workers(spec))
-                with terminal_interrupts_blocked():
+                with terminal_interrupts_blocked(starting=kind == "local"):
                     cluster = stack.enter_context(_start_cluster(kind, spec, workers, security, threads_only))
                 client = Client(cluster, security=security)
             stack.enter_context(client)
@@ -93,10 +93,8 @@ def connect(
                 stack.callback(dask_logger.setLevel, logging.ERROR)
             try:
                 yield client
-            except (
-                KeyboardInterrupt
-            ):  # the cluster closes with tasks in flight: one line is printed, not Dask's warnings
-                silenced = True
+            except BaseException:  # the cluster closes with tasks in flight: the command's one line is printed,
+                silenced = True  # not Dask's warnings (a worker closing a cancelled task's, after a full disk)
                 logging.disable(logging.CRITICAL)
                 if kind == "local":  # its workers write to our stderr too
                     with contextlib.suppress(Exception):
@@ -345,16 +343,24 @@ def _start_cluster(
 ):
     n_workers = workers or spec.workers
     if kind == "local":
-        return LocalCluster(
-            n_workers=_local_workers(spec, workers),
-            threads_per_worker=spec.threads_per_worker,
-            processes=not threads_only,
-            memory_limit=spec.memory_limit or "auto",
-            dashboard_address=":0",  # any free port: even unshown, the HTTP server would take 8787 and warn
-            protocol="tls://" if security else None,
-            security=security,
-            host=None if threads_only else "127.0.0.1",  # threads talk in-process (inproc://)
-        )
+        try:
+            return LocalCluster(
+                n_workers=_local_workers(spec, workers),
+                threads_per_worker=spec.threads_per_worker,
+                processes=not threads_only,
+                memory_limit=spec.memory_limit or "auto",
+                dashboard_address=":0",  # any free port: even unshown, the HTTP server would take 8787 and warn
+                protocol="tls://" if security else None,
+                security=security,
+                host=None if threads_only else "127.0.0.1",  # threads talk in-process (inproc://)
+            )
+        except RuntimeError as exc:  # a worker process ended before it connected: Dask's "Nanny failed to start."
+            if not str(exc).endswith("failed to start."):
+                raise
+            raise ClusterFailure(
+                f"the local cluster did not start: a worker process ended as it started (killed, or out of "
+                f"memory?; Dask: {exc}); nothing was fitted: rerun, or start fewer workers (--workers)"
+            ) from None
     if kind == "slurm":
         cluster = slurm_cluster_class()(security=security, **slurm_cluster_kwargs(spec))
         try:

@@ -42,6 +42,7 @@ from xialpha.corpora.parts import (
     fingerprints_and_duplicates,
     finish,
     finishes,
+    held_bytes,
     memory_parts,
     merge_summaries,
     number_parts,
@@ -52,6 +53,7 @@ from xialpha.corpora.parts import (
 from xialpha.errors import UserError
 from xialpha.features.blocks import count_part, feature_block, frequencies_of, stem_part
 from xialpha.features.preprocessing import DocumentFrequencies
+from xialpha.jobs.memory import memory_limit, refuse_beyond
 from xialpha.spec.corpus import corpus_errors
 
 FAN_IN = 16  # document frequencies merged per reduction task
@@ -148,8 +150,14 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
 
 def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
     """The parts to read, planned and (per file) refined on workers: the driver reads no corpus file
-    (it need not even see them: on a cluster the files are where the workers are)."""
+    (it need not even see them: on a cluster the files are where the workers are). UserError naming
+    the loader's argument when the planned corpus cannot fit in the workers' memory
+    (`xialpha.jobs.memory`), before any part is read."""
     coarse = client.submit(_plan, corpus_spec, key=f"plan-{run_id}", pure=False).result()
+    if (held := held_bytes(coarse)) is not None:  # before a byte is read or generated
+        advice = "use fewer documents" if held.key == "n_docs" else "use a smaller corpus"
+        what = f"the corpus ({held.how})"
+        refuse_beyond(held.bytes, memory_limit(client), what, held.key, f"{advice}, or a cluster with more memory")
     if parted(corpus_spec.loader).refine is not None:
         refined = _results(
             [

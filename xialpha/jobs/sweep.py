@@ -20,6 +20,7 @@ from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.experiment import check_same_experiment, joined_categories
 from xialpha.jobs.graph import FIT_TASK, TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
+from xialpha.jobs.memory import check_plan
 from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress, ProgressMode
 from xialpha.jobs.tasks import failed_rows
@@ -118,6 +119,7 @@ def prepare(
     stage("planning")
     summary = corpus.summary
     categories = spec.corpus.categories.choose(summary.counts(train_split), summary.name)
+    check_plan(spec, categories)  # before its keys are made
     fingerprint = spec.data_fingerprint(corpus.fingerprint)
     if not force_new_run:
         check_same_experiment(spec, store, categories, fingerprint)

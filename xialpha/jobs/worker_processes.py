@@ -1,14 +1,14 @@
 """How the worker processes a cluster starts on this machine come to life.
 
-Every cluster is started with SIGINT blocked (`terminal_interrupts_blocked`), so that a terminal's
-Ctrl-C reaches the driver, not the workers. A local cluster's worker processes are forked from a
-fork server that has imported what a worker runs once (`LOCAL_WORKER_MODULES`, see
-xialpha.jobs.worker_preload): `start_local_workers_early` starts it while the driver is still
-importing and loading the corpus, so neither a worker's start nor its first task waits for those
-imports (bench/fixed_overhead.py measures what that saves). Unlike forking the driver itself, which runs threads, the
-fork server is
-single-threaded, and each worker is still a process of its own that its nanny restarts when it
-dies (tests/jobs/test_local_workers.py kills the fork server and a worker mid-sweep).
+Every cluster is started with SIGINT and SIGHUP blocked (`terminal_interrupts_blocked`), so that a
+terminal's Ctrl-C or hang-up reaches the driver, not the workers or multiprocessing's helpers. A
+local cluster's worker processes are forked from a fork server that has imported what a worker
+runs once (`LOCAL_WORKER_MODULES`, see xialpha.jobs.worker_preload): `start_local_workers_early`
+starts it while the driver is still importing and loading the corpus, so neither a worker's start
+nor its first task waits for those imports (bench/fixed_overhead.py measures what that saves).
+Unlike forking the driver itself, which runs threads, the fork server is single-threaded, and each
+worker is still a process of its own that its nanny restarts when it dies
+(tests/jobs/test_local_workers.py kills the fork server and a worker mid-sweep).
 """
 
 from __future__ import annotations
@@ -34,19 +34,30 @@ LOCAL_WORKER_MODULES = ("distributed", "xialpha.jobs.worker_preload")
 START_METHOD = "distributed.worker.multiprocessing-method"
 
 
+# what a terminal sends its whole process group: Ctrl-C, and the hang-up when it (or an SSH session) closes
+TERMINAL_SIGNALS = frozenset({signal.SIGINT, signal.SIGHUP})
+
+
 @contextlib.contextmanager
-def terminal_interrupts_blocked() -> Iterator[None]:
-    """Start a cluster with SIGINT blocked in this thread, so the threads it starts, and the worker
-    processes they spawn, keep it blocked: a terminal's Ctrl-C goes to the whole process group, and
-    the workers would die with tracebacks before the driver closes them. The driver gets it (a
-    pending one too) once the cluster is started and will be closed on the way out."""
+def terminal_interrupts_blocked(*, starting: bool = False) -> Iterator[None]:
+    """Inside: SIGINT and SIGHUP blocked in this thread, so that the threads it starts, and the
+    processes they spawn (multiprocessing's resource tracker, the fork server and the worker processes
+    forked from it), keep them blocked: a terminal's Ctrl-C or hang-up goes to the whole process
+    group, and they would die before the driver closes them (the workers with tracebacks, the
+    resource tracker with what it tracks: started again, it printed a KeyError for each of the
+    Dask queues' semaphores). starting: a cluster starts inside, and SIGTERM is held too (not kept
+    by the worker processes, which the fork server forks): a signal landing half-way through the
+    start left a cluster that could not be closed (its workers still starting), and Dask's exit
+    hook printed the traceback of closing it. The driver gets each held signal (a pending one too)
+    once inside is done, and closes the cluster on the way out."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    # Started now, or multiprocessing starts it from the cluster's thread and unblocks SIGINT there.
-    multiprocessing.resource_tracker.ensure_running()
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = TERMINAL_SIGNALS | ({signal.SIGTERM} if starting else set())
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
+        _start_resource_tracker()  # now, or multiprocessing starts it from the cluster's thread, unblocked
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)  # starting it unblocks SIGINT and SIGTERM (Python 3.11)
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
@@ -100,6 +111,31 @@ def start_local_workers_early(spec: ClusterSpec, *, address: str | None = None, 
     multiprocessing.get_context("forkserver").set_forkserver_preload(list(LOCAL_WORKER_MODULES))
     with terminal_interrupts_blocked():
         multiprocessing.forkserver.ensure_running()
+
+
+_tracker_started: list[bool] = []  # whether this process started multiprocessing's resource tracker
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker unless it runs, the first time with what this process
+    writes to standard error sent to /dev/null meanwhile, which the tracker keeps: all it prints is
+    about cleaning up Dask's queues (a KeyError traceback per semaphore released twice, "leaked
+    semaphore objects" when a process exits at once), nothing a user can act on, and it printed
+    dozens of lines after an interrupted sweep's one line. The first call comes before the command
+    starts threads that print (`start_local_workers_early`, or a cluster's start)."""
+    if _tracker_started:
+        multiprocessing.resource_tracker.ensure_running()
+        return
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        multiprocessing.resource_tracker.ensure_running()
+        _tracker_started.append(True)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 @functools.cache

@@ -44,10 +44,10 @@ class Documents(NamedTuple):
 def read_documents(
     path: str, text_column: str = "text", id_column: str | None = None, input_format: str | None = None
 ) -> Documents:
-    """The documents of a text file (format "txt": one document per line, a blank line none: it is
-    left out and counted; ids are the 1-based line numbers, so an output row still names its line)
-    or of a table file read by xialpha's table reader (CSV/TSV/JSON lines/Parquet; a column it
-    lacks is named by its parameter, text_column or id_column). input_format: one of
+    """The documents of a text file (format "txt": one document per line, `text_lines`, a blank
+    line none: it is left out and counted; ids are the 1-based line numbers, so an output row still
+    names its line) or of a table file read by xialpha's table reader (CSV/TSV/JSON lines/Parquet; a
+    column it lacks is named by its parameter, text_column or id_column). input_format: one of
     INPUT_FORMATS, or None for the file's suffix's (`format_of`)."""
     file = Path(path)
     if not file.is_file():
@@ -56,9 +56,10 @@ def read_documents(
         input_format = format_of(path)
     if input_format == TEXT:
         try:
-            lines = file.read_text(encoding="utf-8").splitlines()
+            text = file.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UserError(f"{path}: bytes at offset {exc.start} are not valid UTF-8", parameter="input") from None
+        lines = text_lines(text)
         rows = [(str(number), line) for number, line in enumerate(lines, start=1) if line.strip()]
         blank = len(lines) - len(rows)
     else:
@@ -83,6 +84,18 @@ def read_documents(
     if not rows:
         raise UserError(f"{path} has no documents", parameter="input")
     return Documents([doc_id for doc_id, _ in rows], [text for _, text in rows], blank)
+
+
+def text_lines(text: str) -> list[str]:
+    """The documents of a .txt input, one per line: only "\\n" (or "\\r\\n") ends a line, as a
+    user's editor and `wc -l` count them; a final line break ends the last document rather than
+    starting an empty one, and a leading byte-order mark is dropped. Every other code point that
+    `str.splitlines` would break at ("\\r" alone, "\\x0b", "\\x0c", "\\x1c"-"\\x1e", "\\x85",
+    "\\u2028", "\\u2029") stays inside its document, so output row n is input line n."""
+    lines = text.removeprefix("\ufeff").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def write_predictions(stream, ids: list[str], categories: list[str], decision: np.ndarray, out_format: str) -> None:

@@ -1,6 +1,10 @@
 """Spec files as TOML tables: reading the text (`read_spec_text`), parsing it (`parse_toml`),
 typed access to a table that remembers which keys were read, for path-naming errors; the
-checks every spec value passes (64-bit integers, finite floats) and byte sizes."""
+checks every spec value passes (64-bit integers, finite floats) and byte sizes.
+
+A spec is untrusted input: it is read only up to MAX_SPEC_BYTES and its tables and arrays may nest
+MAX_SPEC_DEPTH levels deep (the deepest real spec nests 3: `[cluster.options.env]`); beyond either
+it is refused in one line naming the file, before anything walks it."""
 
 from __future__ import annotations
 
@@ -14,6 +18,8 @@ from xialpha.errors import UserError, did_you_mean, one_of
 
 _MISSING = object()
 INT64_MAX = 2**63 - 1
+MAX_SPEC_BYTES = 4 * 2**20  # a spec's size at most: a list of 100,000 C values or category names takes ~1 MiB
+MAX_SPEC_DEPTH = 16  # tables and arrays nested at most this deep (`[a.b]` is 2, `x = [[1]]` is 2 under its table)
 
 
 class Table:
@@ -241,10 +247,14 @@ def _short(value: object) -> str:
 
 
 def read_spec_text(path: Path) -> str:
-    """The text of the spec file at `path`: UserError when it is not a regular file or not UTF-8."""
+    """The text of the spec file at `path`: UserError when it is not a regular file, over
+    MAX_SPEC_BYTES (only that much is read) or not UTF-8."""
     if not path.is_file():
         raise UserError(f"{path}: spec file not found")
-    data = path.read_bytes()
+    with path.open("rb") as file:
+        data = file.read(MAX_SPEC_BYTES + 1)
+    if len(data) > MAX_SPEC_BYTES:
+        raise UserError(f"{path}: larger than {MAX_SPEC_BYTES // 2**20} MiB, the most a spec may be; is it a spec?")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -255,15 +265,47 @@ def read_spec_text(path: Path) -> str:
 
 
 def parse_toml(text: str, source: str) -> Table:
-    """The root table of TOML `text`, every value checked by `check_values`; errors name `source`."""
+    """The root table of TOML `text`, every value checked by `check_values`; errors name `source`:
+    also text over MAX_SPEC_BYTES and tables or arrays nested deeper than MAX_SPEC_DEPTH."""
+    if len(text) > MAX_SPEC_BYTES:  # characters: at least as many bytes
+        raise UserError(f"{source}: larger than {MAX_SPEC_BYTES // 2**20} MiB, the most a spec may be")
     try:
         data = tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError, and integers of more than 4300 digits
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise UserError(f"{source}: not valid TOML: arrays or tables nested too deeply") from None
+    if (deep := _too_deep(data)) is not None:
+        raise UserError(
+            f"{source}: tables or arrays nested more than {MAX_SPEC_DEPTH} levels deep (at {_short_path(deep)})"
+        )
     try:
         check_values(data)
     except UserError as exc:
         raise exc.within(file=source) from None
     return Table(data, "")
+
+
+def _too_deep(data: dict) -> list[str] | None:
+    """The key path of a table or array nested deeper than MAX_SPEC_DEPTH in `data`, or None;
+    walked with a stack, not recursion (a dotted header `[a.a.a...]` nests without bound)."""
+    stack: list[tuple[object, list[str]]] = [(data, [])]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_SPEC_DEPTH:
+            return path
+        if isinstance(value, dict):
+            stack.extend((item, [*path, str(key)]) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, [*path, f"[{index}]"]) for index, item in enumerate(value))
+    return None
+
+
+def _short_path(path: list[str]) -> str:
+    """A deep key path for a message: its first keys, the depth, its last key."""
+    dotted = ".".join(path[:3])
+    return f"{_short_key(dotted)}... ({len(path)} levels) ...{_short_key(path[-1])}"
+
+
+def _short_key(key: str) -> str:
+    return key if len(key) <= 40 else f"{key[:40]}..."

@@ -41,6 +41,7 @@ import pyarrow.parquet as pq
 from xialpha.errors import StoreWriteError, UserError
 from xialpha.printable import redact
 from xialpha.storage.deadline import bounded, bounded_fsspec, inner, no_answer
+from xialpha.time_limits import REMOTE_TIMEOUT_ENV, remote_timeout
 
 ROW_GROUP_ROWS = 64 * 1024
 TEMP_SUFFIX = ".tmp"
@@ -50,8 +51,6 @@ _SEQUENCED_NAME = re.compile(rf"part-s(\d{{{SEQUENCE_DIGITS}}})-")
 _DISK_FULL = {errno.ENOSPC, errno.EDQUOT}
 _OBJECT_STORE_PROTOCOLS = {"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"}
 _HOST = re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:40] or "host"
-REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store may take waiting for answers
-REMOTE_TIMEOUT_SECONDS = 10.0
 # bytes the store's own paths take below its root at most: a dataset's directory, a sweep_id=<64
 # characters> partition and a temporary file's name (".part-s<16>-<host>-<pid>-<uuid>.parquet.<8>.tmp"): about 230
 ROOM_BELOW_ROOT = 256
@@ -471,19 +470,6 @@ def _resolve(uri: str, shown: str) -> tuple[pafs.FileSystem, str, bool]:
     except OSError as exc:
         raise UserError(f"store {shown}: {redact(str(exc))}") from None
     return filesystem, root.rstrip("/") or root, False
-
-
-def remote_timeout() -> float:
-    """$XIALPHA_STORE_TIMEOUT (default 10): the seconds one call of a remote store may take waiting."""
-    try:
-        timeout = float(os.environ.get(REMOTE_TIMEOUT_ENV, REMOTE_TIMEOUT_SECONDS))
-    except ValueError:
-        timeout = float("nan")
-    if not 0 < timeout < float("inf"):
-        raise UserError(
-            f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds > 0, got {os.environ[REMOTE_TIMEOUT_ENV]!r}"
-        )
-    return timeout
 
 
 def _bounded(filesystem: pafs.FileSystem, shown: str) -> pafs.FileSystem:
