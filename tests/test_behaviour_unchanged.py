@@ -331,6 +331,7 @@ def assert_same(got, want) -> None:
 
 def test_outputs_are_those_of_the_golden_record(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the store is "store": messages name it so, whatever the temporary directory
+    monkeypatch.delenv("COLUMNS", raising=False)  # output to a pipe, as recorded (pytest-xdist's workers set 80)
     if not UPDATE:
         assert GOLDEN.exists(), f"{GOLDEN} is missing: write it with XIALPHA_GOLDEN_UPDATE=1 and commit it"
     got = json.loads(json.dumps(behaviour(tmp_path, capsys), default=str))

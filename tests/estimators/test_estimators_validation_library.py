@@ -87,7 +87,7 @@ NUMBERS = [
 ]
 
 
-@pytest.mark.parametrize("value", NUMBERS, ids=repr)
+@pytest.mark.parametrize("value", NUMBERS, ids=lambda v: "object()" if type(v) is object else repr(v))  # no address
 @pytest.mark.parametrize("name", ["C", "j", "rho", "r_delta2", "kernel_params.gamma"])
 def test_check_positive_agrees(value, name):
     _same(_outcome(before.check_positive, value, name), _outcome(after.check_positive, value, name))
