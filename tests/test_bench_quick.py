@@ -90,9 +90,11 @@ SCRIPTS = {
 OTHERS = ["preprocess", "selection_quality", "drift", "store", "fixed_overhead", "c_ladder", "c_auto"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def quick(tmp_path_factory):
-    """quick(name) -> the JSON of `bench/<name>.py --quick`, each script run once per module."""
+    """quick(name) -> the JSON of `bench/<name>.py --quick`, each script run once per session (per
+    pytest-xdist worker: a module's fixture would end whenever a worker ran another module's test
+    between two of this one's, and the script would run again)."""
     directory, cache = tmp_path_factory.mktemp("bench"), {}
 
     def result(name: str) -> dict:
