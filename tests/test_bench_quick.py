@@ -64,18 +64,6 @@ SCRIPTS = {
         "speedup_2_vs_1_workers_1e5",
         "machine",
     ],
-    "campaign": [
-        "cases",
-        "tracebacks",
-        "crashes",
-        "hangs",
-        "stores_changed_by_failures",
-        "rows_lost",
-        "secrets",
-        "findings",
-        "by_family",
-        "machine",
-    ],
     "loo": [
         "retrain_fraction",
         "pruned_equals_bruteforce",
@@ -90,11 +78,10 @@ SCRIPTS = {
 OTHERS = ["preprocess", "selection_quality", "drift", "store", "fixed_overhead", "c_ladder", "c_auto"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    """quick(name) -> the JSON of `bench/<name>.py --quick`, each script run once per session (per
-    pytest-xdist worker: a module's fixture would end whenever a worker ran another module's test
-    between two of this one's, and the script would run again)."""
+    """quick(name) -> the JSON of `bench/<name>.py --quick`, each script run once (this file's
+    tests run on one pytest-xdist worker: `--dist loadfile`)."""
     directory, cache = tmp_path_factory.mktemp("bench"), {}
 
     def result(name: str) -> dict:
@@ -117,13 +104,7 @@ def run_quick(name: str, out: Path) -> dict:
     return json.loads(out.read_text())
 
 
-def _grouped(names):
-    """Each name as a parameter in the xdist group of its script: `pytest -n 2 --dist loadgroup`
-    (CI) runs every test of one script on one worker, so each script runs once (`quick`)."""
-    return [pytest.param(name, marks=pytest.mark.xdist_group(name)) for name in names]
-
-
-@pytest.mark.parametrize("name", _grouped(sorted(SCRIPTS)))
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_quick_run_writes_promised_keys(name, quick):
     result = quick(name)
     missing = [key for key in SCRIPTS[name] if key not in result]
@@ -132,38 +113,12 @@ def test_quick_run_writes_promised_keys(name, quick):
     assert result["machine"]["nproc"] >= 1
 
 
-@pytest.mark.parametrize("name", _grouped(n for n in OTHERS if (BENCH / f"{n}.py").is_file()))
+@pytest.mark.parametrize("name", [n for n in OTHERS if (BENCH / f"{n}.py").is_file()])
 def test_other_bench_scripts_quick_run(name, quick):
     result = quick(name)
     assert result["benchmark"] == name and result["quick"] is True
 
 
-@pytest.mark.xdist_group("campaign")
-def test_the_quick_campaign_breaks_no_invariant(quick):
-    result = quick("campaign")
-    assert result["cases"] >= 20 and set(result["by_family"]) == {
-        "secret_carriers",
-        "hostile_labels",
-        "api_types",
-        "certify_kills",
-        "artefact_mutations",
-        "output_targets",
-        "signals_at_start",
-        "stalled_store",
-        "limits",
-        "compaction_races",
-        "summary_tampering",
-        "special_files",
-        "predict_line_breaks",
-        "auto_cut_signals",
-        "spec_tampering",
-        "stalled_corpus",
-        "hostile_search",
-    }
-    assert result["broken_cases"] == 0, result["broken"]
-
-
-@pytest.mark.xdist_group("reproduce_table1")
 def test_table1_rows_per_category_and_rho(quick):
     result = quick("reproduce_table1")
     assert set(result["table"]) and all(set(rows) == {"1", "2"} for rows in result["table"].values())
@@ -178,7 +133,6 @@ def test_table1_rows_per_category_and_rho(quick):
     assert count["of"] == result["n_splits"] * len(result["table"])
 
 
-@pytest.mark.xdist_group("loo")
 def test_loo_pruned_agrees_with_brute_force(quick):
     result = quick("loo")
     assert result["pruned_equals_bruteforce"] is True
@@ -189,7 +143,6 @@ def test_loo_pruned_agrees_with_brute_force(quick):
         assert row["xa2_error"] >= row["loo_error"] or not row["stable"]
 
 
-@pytest.mark.xdist_group("vs_cross_validation")
 def test_vs_cross_validation_regret_and_speedups_consistent(quick):
     result = quick("vs_cross_validation")
     assert result["xialpha_estimator"] == "span"
@@ -207,7 +160,6 @@ def test_quick_runs_default_to_git_ignored_files():
     assert ignored.returncode == 0, "bench/results/*.quick.json must be git-ignored"
 
 
-@pytest.mark.xdist_group("selection_quality")
 def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
     first = quick("selection_quality")
     script = str(BENCH / "selection_quality.py")
@@ -258,7 +210,6 @@ def test_selection_quality_pools_runs_with_distinct_seeds(quick, tmp_path):
     assert twice.returncode != 0 and "share (setting, split) pairs" in twice.stderr
 
 
-@pytest.mark.xdist_group("vs_linear_cv")
 def test_vs_linear_cv_regrets_speedups_and_small_subset(quick):
     result = quick("vs_linear_cv")
     assert result["xialpha_estimator"] == "span"
@@ -287,7 +238,6 @@ def test_vs_linear_cv_regrets_speedups_and_small_subset(quick):
     assert small["subset"]["n_docs"] == small["n_train"] + small["n_test"] < result["n_train"] + result["n_test"]
 
 
-@pytest.mark.xdist_group("scale")
 def test_scale_runs_measure_every_process(quick):
     result = quick("scale")
     runs = result["runs"]
@@ -311,7 +261,6 @@ def test_scale_runs_measure_every_process(quick):
     assert result["gscv"]["processes"] >= 2  # the driver and joblib's workers
 
 
-@pytest.mark.xdist_group("vs_linear_cv")
 def test_vs_linear_cv_compares_both_peers_and_splits_xialphas_seconds(quick):
     result = quick("vs_linear_cv")
     for part in (result, result["small"]):
@@ -327,7 +276,6 @@ def test_vs_linear_cv_compares_both_peers_and_splits_xialphas_seconds(quick):
         assert part["fixed_seconds"] in (spent["fixed_s"], part["xialpha_seconds_second_run"]["fixed_s"])
 
 
-@pytest.mark.xdist_group("overhead")
 def test_overhead_measures_the_default_estimates_at_both_sizes(quick):
     result = quick("overhead")
     for part in (result, result["large"]):
