@@ -4,7 +4,7 @@ pytest-xdist's `--dist loadfile` runs it beside the other benchmarks' quick runs
 from __future__ import annotations
 
 import pytest
-from test_bench_quick import run_quick
+from bench_runs import run_quick
 
 pytestmark = pytest.mark.slow  # a campaign of CLI processes and sweeps: CI runs it, `-m slow`
 

@@ -7,14 +7,12 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from bench_runs import BENCH, REPO, run_quick
 
 pytestmark = pytest.mark.slow  # each runs a benchmark script (sweeps, peers, campaigns): CI runs them, `-m slow`
 
-REPO = Path(__file__).resolve().parents[1]
-BENCH = REPO / "bench"
 
 # script -> keys its JSON must have at the top level
 SCRIPTS = {
@@ -90,18 +88,6 @@ def quick(tmp_path_factory):
         return cache[name]
 
     return result
-
-
-def run_quick(name: str, out: Path) -> dict:
-    completed = subprocess.run(
-        [sys.executable, str(BENCH / f"{name}.py"), "--quick", "--out", str(out)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert completed.returncode == 0, f"{name} --quick failed:\n{completed.stderr[-3000:]}"
-    return json.loads(out.read_text())
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))

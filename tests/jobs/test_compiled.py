@@ -27,8 +27,9 @@ for name, module in list(sys.modules.items()):
                 found[f"{name}.{attr}"] = sorted(str(tuple(s)) for s in value.signatures)
 from xialpha.jobs.compiled import KERNELS
 for kernel in KERNELS:  # kernels a module compiles when first asked for them are not its attributes
-    if kernel.module in sys.modules and kernel.dispatcher().signatures:
-        found[f"{kernel.module}.{kernel.name}"] = sorted(str(tuple(s)) for s in kernel.dispatcher().signatures)
+    signatures = kernel.dispatcher().signatures if kernel.module in sys.modules else []
+    if signatures:
+        found[f"{kernel.module}.{kernel.name}"] = sorted(str(tuple(s)) for s in signatures)
 print(json.dumps(found))
 """
 # What a sweep's tasks call: a C path of warm-started linear fits per category with span's dense
