@@ -14,6 +14,7 @@ import pytest
 from store_rows import T0, data_files, result_row
 
 from xialpha.errors import UserError
+from xialpha.storage.location import Location
 from xialpha.storage.rows import config_key, pack_bits, unpack_bits
 from xialpha.storage.schema import RESULT_COLUMNS, SCHEMA_VERSION, results_schema
 from xialpha.storage.store import ResultStore
@@ -47,6 +48,32 @@ def test_non_empty_directory_without_marker_is_not_a_store(tmp_path):
     with pytest.raises(UserError, match="not a xialpha store"):
         ResultStore(str(tmp_path))
     assert not (tmp_path / "_xialpha_store.json").exists()
+
+
+def test_a_directory_holding_only_a_marker_being_written_is_a_store_being_created(tmp_path):
+    # what a writer opening the store sees while another creates it: the marker's temporary file, before its rename
+    (tmp_path / "._xialpha_store.json.0123abcd.tmp").write_text("{")
+    store = ResultStore(str(tmp_path))
+    store.datasets.write_results([result_row(0)])
+    assert store.datasets.read_results().num_rows == 1
+    assert json.loads((tmp_path / "_xialpha_store.json").read_text())["schema_version"] == SCHEMA_VERSION
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".notes.tmp").write_text("")  # any other hidden file is not ours
+    with pytest.raises(UserError, match="not a xialpha store"):
+        ResultStore(str(other))
+
+
+def test_a_marker_renamed_into_place_while_the_directory_is_listed_opens_the_store(tmp_path, monkeypatch):
+    creator = ResultStore(str(tmp_path / "store"))
+    listing = Location.entries
+
+    def rename_meanwhile(self, path, **kwargs):  # another process renames its marker into place first
+        creator.datasets.create_if_absent()
+        return listing(self, path, **kwargs)
+
+    monkeypatch.setattr(Location, "entries", rename_meanwhile)
+    assert ResultStore(str(tmp_path / "store")).datasets.schema_version == SCHEMA_VERSION
 
 
 def test_missing_store_is_not_created_without_create(tmp_path):

@@ -16,7 +16,7 @@ import uuid
 from xialpha.errors import StoreWriteError, UserError, out_of_files
 from xialpha.printable import redact
 from xialpha.storage.jsonfiles import DamagedJson, read_json
-from xialpha.storage.location import Location
+from xialpha.storage.location import TEMP_SUFFIX, Location
 from xialpha.storage.schema import SCHEMA_VERSION
 from xialpha.version import __version__
 
@@ -49,13 +49,18 @@ def _open(location: Location, create: bool, writable: bool) -> int | None:
         location.check_room()
     if location.is_file(location.root):
         raise UserError(f"store {uri}: is a file, not a store directory")
-    if location.exists(marker):
-        version = _read_marker(location, marker)
-        if create and writable:
-            _probe_writable(location)
-        return version
-    if location.entries(location.root):
-        raise UserError(f"store {uri}: not a xialpha store (a non-empty directory without {MARKER})")
+    # asked again after a listing that shows more than a marker being written: another process
+    # creating the store may have renamed its marker in between
+    for last_try in (False, True):
+        if location.exists(marker):
+            version = _read_marker(location, marker)
+            if create and writable:
+                _probe_writable(location)
+            return version
+        if all(_marker_being_written(info.base_name) for info in location.entries(location.root)):
+            break
+        if last_try:
+            raise UserError(f"store {uri}: not a xialpha store (a non-empty directory without {MARKER})")
     if not create:
         if location.is_local and not location.exists(location.root):
             raise UserError(
@@ -69,6 +74,12 @@ def _open(location: Location, create: bool, writable: bool) -> int | None:
     if location.is_local and writable:
         _check_creatable(uri, location.root)
     return None
+
+
+def _marker_being_written(name: str) -> bool:
+    """Whether `name` is the temporary file of a marker another process is creating right now
+    (or a creator killed before its rename left): the store is still absent, not foreign."""
+    return name.startswith(f".{MARKER}.") and name.endswith(TEMP_SUFFIX)
 
 
 def create_marker(location: Location) -> None:
