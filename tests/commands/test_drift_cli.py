@@ -32,12 +32,14 @@ min_df = 2
 
 @pytest.fixture(scope="module")
 def scheduler():
-    from distributed import LocalCluster
+    from xialpha.jobs.cluster import connect
+    from xialpha.spec.cluster import ClusterSpec
 
-    with LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0", host="127.0.0.1"
-    ) as cluster:
-        yield cluster.scheduler_address
+    # a local cluster of one worker process, started as a sweep starts it: forked from the fork
+    # server (issue 43.7: a LocalCluster spawning its worker took 20 s and more to start under load)
+    with connect(ClusterSpec(workers=1)) as client:
+        assert client.scheduler.address.startswith("tcp://127.0.0.1:")
+        yield client.scheduler.address
 
 
 def write_spec(tmp_path, name: str, shift_batch: int | None, category: str = "relevant", seed: int = 1) -> str:

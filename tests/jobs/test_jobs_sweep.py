@@ -20,6 +20,7 @@ from xialpha.errors import DataFailure, StoreWarning, StoreWriteError
 from xialpha.estimators.svm import SVMParameters, TrainingProblem
 from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import sweep, tasks
+from xialpha.jobs.cluster import connect
 from xialpha.jobs.experiment import missing_rows
 from xialpha.jobs.plan import Batch, FitJob
 from xialpha.jobs.sweep import PHASES, prepare, run_sweep
@@ -159,19 +160,24 @@ def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
 
 def test_rerun_computes_only_missing_keys(tmp_path):
     store = ResultStore(str(tmp_path / "store"))
-    first = run_sweep(spec_for("resume", C=[0.5], full=False), store)
-    second = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store, force_new_run=True)  # a larger grid
-    assert second.skipped == first.ok and second.ok == first.ok
-    third = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store)
-    assert (third.ok, third.skipped, third.fits) == (0, 2 * first.ok, 0)
-    keys = [
-        k
-        for f in sorted((tmp_path / "store").rglob("*.parquet"))
-        if "results" in f.parts
-        for k in pq.read_table(f, columns=["config_key"]).column("config_key").to_pylist()
-    ]
-    assert len(keys) == len(set(keys)) == 2 * first.ok  # every key written exactly once
-    forced = run_sweep(spec_for("resume", C=[0.5], full=False), store, force=True, force_new_run=True)
+    # the four runs share one cluster of the spec's: what is skipped is the store's to say, not the cluster's
+    with connect(spec_for("resume", full=False).cluster) as client:
+        first = run_sweep(spec_for("resume", C=[0.5], full=False), store, client=client)
+        # a larger grid
+        second = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store, force_new_run=True, client=client)
+        assert second.skipped == first.ok and second.ok == first.ok
+        third = run_sweep(spec_for("resume", C=[0.5, 2.0], full=False), store, client=client)
+        assert (third.ok, third.skipped, third.fits) == (0, 2 * first.ok, 0)
+        keys = [
+            k
+            for f in sorted((tmp_path / "store").rglob("*.parquet"))
+            if "results" in f.parts
+            for k in pq.read_table(f, columns=["config_key"]).column("config_key").to_pylist()
+        ]
+        assert len(keys) == len(set(keys)) == 2 * first.ok  # every key written exactly once
+        forced = run_sweep(
+            spec_for("resume", C=[0.5], full=False), store, force=True, force_new_run=True, client=client
+        )
     assert forced.ok == first.ok and store.datasets.read_results("resume").num_rows == 2 * first.ok
 
 
@@ -245,11 +251,13 @@ def test_sweep_against_a_real_scheduler_and_two_workers(tmp_path):
             client.wait_for_workers(2, timeout=60)
             assert len(client.scheduler_info()["workers"]) == 2
         spec_file = tmp_path / "real.toml"
-        spec_file.write_text(spec_text("real"))
+        # the small spec (1 preprocessing, linear, 12 rows): the full one's Grams and exact LOO run on
+        # worker processes in full_sweep and test_kernel_path_fits_run_where_their_gram_lives already
+        spec_file.write_text(spec_text("real", full=False))
         code = main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--scheduler", address, "--quiet"])
         assert code == 0
         table = ResultStore(str(tmp_path / "store")).datasets.read_results("real")
-        assert table.num_rows == 48
+        assert table.num_rows == 12
         # the work ran in the two worker processes started above (the stored `worker` is only a host name)
         with Client(address, timeout="30s") as client:
             executed = client.run(lambda dask_worker: dask_worker.state.executed_count)
@@ -279,7 +287,7 @@ def test_cli_dry_run_and_bad_spec(tmp_path, capsys):
 def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
     # Each preprocessing's Grams and the fits reading them go to one worker, so a worker holds
     # the Grams of its own preprocessings, not every Gram of the sweep.
-    from distributed import Client, LocalCluster, get_task_stream, wait
+    from distributed import get_task_stream, wait
 
     from xialpha.jobs.graph import submit_plan
     from xialpha.jobs.sweep import batch_columns
@@ -287,7 +295,10 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
     text = spec_text("homes", C=(0.25, 0.5, 1.0, 2.0)).replace('[[kernels]]\nname = "linear"\n', "", 1)
     spec = parse_spec(text.replace("[sweep]\n", "[sweep]\nbatch_size = 1\n", 1))
     assert {k.name for k in spec.kernels} == {"rbf"}
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster, Client(cluster) as client:
+    assert (spec.cluster.workers, spec.cluster.threads_per_worker) == (2, 1)
+    # the spec's own local cluster, as a sweep starts it: 2 worker processes forked from the fork
+    # server (issue 43.7: a LocalCluster spawning its workers took 20-120 s to start under load)
+    with connect(spec.cluster) as client:
         corpus, plan = prepare(spec, ResultStore(str(tmp_path / "store")), client, "r")
         columns = [batch_columns(spec, plan, batch, "r") for batch in plan.batches]
         with get_task_stream(client) as stream:
