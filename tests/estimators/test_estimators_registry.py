@@ -45,7 +45,7 @@ def _margin(fit, data: FitData):
 ESTIMATORS += (
     Estimator("margin", "examples inside the margin", FIT, _margin, settings=(
         Setting("margin", False, "count the examples inside the margin", keyed_at_default=False),), columns=(
-        ResultColumn("margin_inside", "int", "margin: examples inside the margin",
+        ExtraColumn("margin_inside", "int", "margin: examples inside the margin",
                      lambda estimate, settings: int(estimate.d)),)),
 )
 """
