@@ -62,13 +62,13 @@ from xialpha.selection.selected import Selection
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 from xialpha.selection.workflow import select_sweep
+from xialpha.selection_saving import store_selection
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.naming import choose_sweep, store_location
 from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import StoreQueries
-from xialpha.storing import store_selection
 
 if TYPE_CHECKING:
     from distributed import Client

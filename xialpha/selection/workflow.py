@@ -3,7 +3,7 @@
 The sweep's "ok" rows are read, the objective gets the sweep's default estimator unless one is
 named, and the selection is made with the stored per-example indicators for its significance
 tests, under a new id, or under the id of the same selection saved before. Storing it is
-`xialpha.storing.store_selection`'s: last, after a refit succeeded.
+`xialpha.selection_saving.store_selection`'s: last, after a refit succeeded.
 """
 
 from __future__ import annotations
