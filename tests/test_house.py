@@ -401,8 +401,14 @@ def test_the_arrow_rule_catches_a_planted_conversion(source):
     assert arrow_violations([("xialpha/storage/x.py", ast.parse(source))]) == []
 
 
-# The modules of xialpha/jobs that build, move, store and read back a sweep's result and run rows.
-ROW_BUILDERS = ("xialpha/jobs/tasks.py", "xialpha/jobs/sweep.py", "xialpha/jobs/graph.py", "xialpha/jobs/experiment.py")
+# The modules of xialpha/jobs and xialpha/planning that build, move, store and read back a sweep's
+# result and run rows.
+ROW_BUILDERS = (
+    "xialpha/jobs/tasks.py",
+    "xialpha/jobs/sweep.py",
+    "xialpha/jobs/graph.py",
+    "xialpha/planning/experiment.py",
+)
 
 
 def column_literals(modules, paths=ROW_BUILDERS) -> list[str]:

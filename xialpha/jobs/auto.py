@@ -29,7 +29,7 @@ from distributed import Client, Future
 from xialpha.estimators.c_ladder import first_rung
 from xialpha.jobs import tasks
 from xialpha.jobs.graph import SweepData, place_batches, placed
-from xialpha.jobs.plan import CPath, SweepPlan, make_plan
+from xialpha.planning.plan import CPath, SweepPlan, make_plan
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.schema import ResultColumn

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from xialpha.jobs.experiment import missing_rows
+from xialpha.planning.experiment import missing_rows
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
 
 S, R = SelectionColumn, CertificationColumn

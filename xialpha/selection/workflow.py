@@ -15,7 +15,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on
-from xialpha.jobs.experiment import missing_rows
+from xialpha.planning.experiment import missing_rows
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import DEFAULT_ESTIMATOR, Objective
 from xialpha.selection.options import SelectionOptions

@@ -15,7 +15,7 @@ import json
 from dataclasses import replace
 
 from xialpha.errors import UserError
-from xialpha.jobs.plan import experiment_keys
+from xialpha.planning.plan import experiment_keys
 from xialpha.spec.sweep import SweepSpec, parse_spec
 from xialpha.storage.rows import RunRow
 
