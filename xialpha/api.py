@@ -32,6 +32,7 @@ import pandas as pd
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import ClusterFailure, UserError
+from xialpha.jobs.certify import certify_selection
 from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
@@ -53,7 +54,6 @@ from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.c_extension import auto_steps
-from xialpha.selection.certification import certify_selection
 from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
