@@ -11,12 +11,12 @@ object given to `pa.array` as a sequence of its values.
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
 
 
-class _NoPandas(importlib.abc.MetaPathFinder):
-    """Refuses the import of pandas (an ImportError: pyarrow's probe reads it as "not installed")."""
+class _NoPandas:
+    """A finder of `sys.meta_path` that refuses the import of pandas (an ImportError: pyarrow's
+    probe reads it as "not installed") and leaves every other module to the next finder."""
 
     def find_spec(self, fullname: str, path: object, target: object = None) -> None:
         if fullname == "pandas":
