@@ -9,7 +9,7 @@ from xialpha.commands.stores import add_output_arguments, add_store_arguments, o
 from xialpha.printable import printable
 from xialpha.reports.formatting import plural
 from xialpha.reports.inventory import COLUMNS, incomplete_notes, inventory
-from xialpha.reports.records import floats_where_missing, write_rows
+from xialpha.reports.records import write_rows
 from xialpha.reports.terminal import inventory_table, print_table
 from xialpha.storage.pandas_probe import skip_pandas_probe
 from xialpha.storage.schema import DATASETS
@@ -86,7 +86,7 @@ def _list(store, fmt: str, wide: bool) -> None:
     if fmt != "table":
         columns = list(dict.fromkeys(["kind", *(name for kind in listings for name in COLUMNS[kind])]))
         rows = [{"kind": kind, **row} for kind, kind_rows in listings.items() for row in kind_rows]
-        write_rows(columns, floats_where_missing(rows, columns), fmt)
+        write_rows(columns, rows, fmt)
         return
     if not listings:
         print(f"{store.uri}: empty (no sweep, selection, certification or drift check stored)")

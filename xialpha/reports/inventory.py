@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from xialpha.reports.records import floats_where_missing
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
 
 if TYPE_CHECKING:
@@ -52,15 +51,13 @@ COLUMNS = {  # per kind: the columns of its listing, id first
 
 
 def inventory(store) -> dict[str, list[Row]]:
-    """{kind: its listing (rows of COLUMNS[kind], `floats_where_missing`), oldest first} for every
-    kind in KINDS."""
-    listings = {
+    """{kind: its listing (rows of COLUMNS[kind]), oldest first} for every kind in KINDS."""
+    return {
         "sweeps": _sweeps(store),
         "selections": _selections(store),
         "certifications": _certifications(store),
         "drift": _drift(store),
     }
-    return {kind: floats_where_missing(rows, COLUMNS[kind]) for kind, rows in listings.items()}
 
 
 def _sweeps(store) -> list[Row]:

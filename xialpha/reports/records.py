@@ -2,8 +2,9 @@
 plain Python, so that a command whose rows need no pandas (`xialpha store ls`) does not import it.
 
 A row is a mapping from column name to a Python value (None or NaN for a missing one). Values are
-written as a pandas DataFrame of them was written before (`DataFrame.to_csv`, and JSON from its
-records), byte for byte:
+written as a pandas DataFrame of them is written (`DataFrame.to_csv`, and JSON from its records),
+byte for byte, but for one thing: a count stays a whole number in a column other rows lack, where
+a DataFrame makes the column float (3.0) to hold NaN:
 
 - CSV: a header line, then a line per row (quoted as the csv module quotes; lines end in "\\n");
   missing values empty; times as "YYYY-MM-DD HH:MM:SS+00:00", with as many decimals of the
@@ -35,24 +36,6 @@ def write_rows(columns: Sequence[str], rows: Sequence[Row], fmt: str) -> None:
         return
     records = [dict(zip(columns, values)) for values in table]
     sys.stdout.write(json.dumps(records, ensure_ascii=False, default=_json_value) + "\n")
-
-
-def floats_where_missing(rows: Sequence[Row], columns: Sequence[str]) -> list[dict[str, Any]]:
-    """`rows` with the whole numbers of each column some row lacks (None) written as floats (3 as
-    3.0): a table's column of numbers holds a missing value only as a float NaN, which is how rows
-    of counts beside missing ones have always been shown (`xialpha store ls --format csv`)."""
-    floated = [
-        name
-        for name in columns
-        if any(_present(row.get(name)) is None for row in rows)
-        and any(type(row.get(name)) is int for row in rows)
-        and all(type(row.get(name)) in (int, float) for row in rows if _present(row.get(name)) is not None)
-    ]
-    return [{**row, **{name: _float(row.get(name)) for name in floated}} for row in rows]
-
-
-def _float(value: object) -> object:
-    return None if value is None else float(value)  # type: ignore[arg-type]
 
 
 def _present(value: object) -> object:
