@@ -61,6 +61,7 @@ import contextlib
 import datetime
 import hashlib
 import json
+import math
 import os
 import random
 import re
@@ -965,19 +966,29 @@ def auto_cut_signals(campaign: Campaign, rng: random.Random, n: int) -> None:
     start, its rounds): SIGINT or SIGHUP to its whole process group (a terminal's Ctrl-C or hang-up),
     SIGTERM to the driver, or its worker processes SIGKILLed (lost workers): exit 128 + n and one line,
     or its own outcome; a lost worker at start one line (exit 1) or the sweep goes on (issue 42,
-    finding 3). `left_running`: a process of the case's session alive 30 s after the driver ended."""
+    finding 3). `left_running`: a process of the case's session alive 30 s after the driver ended.
+
+    The instant is drawn over 0.5-45 s until a sweep of that kind has ended before its signal, then
+    over 5-95% of the shortest such sweep, so that most signals land in a running sweep; a case whose
+    sweep ended first says so ("ended before it")."""
+    lasted: dict[str, float] = {}  # per kind, the shortest sweep that ended before its signal (s)
     for _ in range(n):
         root = campaign.case_dir()
         kind = rng.choice(sorted(SIGNAL_SPECS))
         (root / "s.toml").write_text(SIGNAL_SPECS[kind].replace('id = "camp"', f'id = "{kind}"'))
         store = root / "sigstore"
         what = rng.choice(["SIGINT group", "SIGHUP group", "SIGTERM driver", "kill workers"])
-        delay = rng.uniform(0.5, 45.0)
+        delay = rng.uniform(0.05, 0.95) * lasted[kind] if kind in lasted else rng.uniform(0.5, 45.0)
+        started = time.monotonic()
         child = _started(["sweep", "s.toml", "--store", str(store), "--quiet"], root)
-        time.sleep(delay)
+        while child.poll() is None and time.monotonic() < started + delay:
+            time.sleep(0.05)
+        ended_first = child.poll() is not None
+        if ended_first and child.returncode == 0:
+            lasted[kind] = min(lasted.get(kind, math.inf), time.monotonic() - started)
         stored_before = result_rows(store) if (store / "_xialpha_store.json").exists() else 0
         signum = None
-        if child.poll() is None:
+        if not ended_first:
             if what == "kill workers":
                 for pid in _session_processes(child.pid):
                     if (
@@ -1006,7 +1017,7 @@ def auto_cut_signals(campaign: Campaign, rng: random.Random, n: int) -> None:
             expected = (0, 1)
         campaign.record(
             "auto_cut_signals",
-            f"{kind}: {what} at {delay:.1f} s",
+            f"{kind}: {what} at {delay:.1f} s" + (" (ended before it)" if ended_first else ""),
             code,
             out,
             err,

@@ -23,6 +23,13 @@ written as 1,000 batch files (the layout of a sweep that has not ended), and mea
     python bench/store.py            # 600 files x 30 rows = 18,000 configs
     python bench/store.py --quick    # 40 files x 10 rows, and --scale 200 (CI smoke)
     python bench/store.py --scale 100000,1000000 --before /tmp/main-checkout   # bench/results/store.json
+
+With --ls STORE (issue 44's speed condition) only `xialpha store ls STORE` is timed, start-up
+included, with this checkout and with --before CHECKOUT alternately, --ls-repeats times each, on
+the same store (made first when STORE does not exist: --ls-configs configurations in 1,000 batch
+files, then ended as a sweep ends, compacted with its summary); bench/results/store_ls.json:
+
+    python bench/store.py --ls /tmp/store-1e5 --before /tmp/main-checkout --ls-repeats 5
 """
 
 from __future__ import annotations
@@ -102,7 +109,13 @@ def main() -> None:
     parser.add_argument("--scale", default=None, help="comma-separated store sizes to measure at scale")
     parser.add_argument("--before", type=Path, default=None, help="a checkout of the code before, for compaction")
     parser.add_argument("--race-seconds", type=float, default=60.0, help="how long the reader loops beside compactions")
+    parser.add_argument("--ls", type=Path, default=None, help="only time `store ls` of this store (made if absent)")
+    parser.add_argument("--ls-configs", type=int, default=100_000, help="configurations of the --ls store when made")
+    parser.add_argument("--ls-repeats", type=int, default=5, help="runs of `store ls` per checkout, alternating")
     args = parser.parse_args()
+    if args.ls:
+        ls_only(args.ls, args.ls_configs, args.before, args.ls_repeats, RESULTS.with_name("store_ls.json"))
+        return
     files, rows_per_file = (40, 10) if args.quick else (600, 30)
     configs = files * rows_per_file
 
@@ -272,6 +285,34 @@ def _store_ls(code: Path, uri: str, repeats: int) -> dict:
     runs = [run_command(["store", "ls", uri], {**os.environ, "PYTHONPATH": str(code)})[:2] for _ in range(repeats)]
     wall, peak = min(runs)
     return {"wall_s": round(wall, 3), "peak_rss_gb": round(peak, 3), "load_1min": os.getloadavg()[0]}
+
+
+def ls_only(store: Path, configs: int, before: Path | None, repeats: int, out: Path) -> None:
+    """`xialpha store ls` of `store` with this checkout and `before`, alternating: every wall time,
+    the median and best of each, and the ratio of the medians (after / before)."""
+    if not store.exists():
+        write_scale_store(str(store), configs)
+        ResultStore(str(store)).finish_sweep("scale")
+    codes = {"after": REPO, **({"before": before} if before else {})}
+    walls: dict[str, list[float]] = {name: [] for name in codes}
+    loads = [os.getloadavg()[0]]
+    for _ in range(repeats):
+        for name, code in codes.items():
+            walls[name].append(run_command(["store", "ls", str(store)], {**os.environ, "PYTHONPATH": str(code)})[0])
+        loads.append(os.getloadavg()[0])
+    figures: dict = {
+        name: {"wall_s": [round(w, 3) for w in times], "median_s": round(sorted(times)[len(times) // 2], 3)}
+        for name, times in walls.items()
+    }
+    for name, times in walls.items():
+        figures[name]["best_s"] = round(min(times), 3)
+    if before:
+        figures["ratio_median_after_before"] = round(figures["after"]["median_s"] / figures["before"]["median_s"], 3)
+    result = {"benchmark": "store_ls", "store": str(store), "repeats": repeats, "load_1min": loads, **figures}
+    print(json.dumps(result, indent=1))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {out}")
 
 
 CHURN = """

@@ -13,8 +13,8 @@ from pathlib import Path
 from distributed import Client
 
 from xialpha.jobs import tasks
-from xialpha.jobs.experiment import joined_categories
 from xialpha.jobs.sweep import prepare
+from xialpha.planning.experiment import joined_categories
 from xialpha.storage.rows import BatchColumns
 from xialpha.storage.store import ResultStore
 

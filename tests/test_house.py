@@ -361,6 +361,41 @@ def test_the_circle_rule_catches_a_function_level_circle():
     assert circles(package_graph(import_graph(layered))) == [["xialpha.p", "xialpha.q"]]
 
 
+# Packages that import no xialpha.jobs module, not even in a function: what they compute runs
+# without Dask, and `jobs` (which alone knows Dask) runs them on a cluster, not the other way round.
+JOBS_FREE = ("xialpha.planning", "xialpha.selection", "xialpha.reports")
+
+
+def jobs_imports(graph: dict[str, set[str]], packages=JOBS_FREE) -> list[str]:
+    """ "module -> xialpha.jobs module" for each import of a jobs module by a module of `packages`."""
+    return sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        if any(source == package or source.startswith(f"{package}.") for package in packages)
+        for target in targets
+        if target == "xialpha.jobs" or target.startswith("xialpha.jobs.")
+    )
+
+
+def test_selection_planning_and_reports_import_no_jobs_module():
+    assert jobs_imports(import_graph(_modules())) == []
+
+
+def test_the_jobs_rule_catches_a_planted_import():
+    jobs = ("xialpha/jobs/refit.py", ast.parse("x = 1\n"))
+    planted = [
+        ("xialpha/selection/planted.py", ast.parse("def f():\n    from xialpha.jobs.refit import x\n")),
+        ("xialpha/reports/planted.py", ast.parse("import xialpha.jobs.refit\n")),
+        ("xialpha/selection_saving.py", ast.parse("def f():\n    from xialpha.jobs.refit import x\n")),
+        ("xialpha/api.py", ast.parse("from xialpha.jobs.refit import x\n")),
+        jobs,
+    ]
+    assert jobs_imports(import_graph(planted)) == [
+        "xialpha.reports.planted -> xialpha.jobs.refit",
+        "xialpha.selection.planted -> xialpha.jobs.refit",
+    ]
+
+
 ARROW_CALLS = {"to_pandas", "to_pylist", "typed_table"}
 
 
@@ -401,8 +436,14 @@ def test_the_arrow_rule_catches_a_planted_conversion(source):
     assert arrow_violations([("xialpha/storage/x.py", ast.parse(source))]) == []
 
 
-# The modules of xialpha/jobs that build, move, store and read back a sweep's result and run rows.
-ROW_BUILDERS = ("xialpha/jobs/tasks.py", "xialpha/jobs/sweep.py", "xialpha/jobs/graph.py", "xialpha/jobs/experiment.py")
+# The modules of xialpha/jobs and xialpha/planning that build, move, store and read back a sweep's
+# result and run rows.
+ROW_BUILDERS = (
+    "xialpha/jobs/tasks.py",
+    "xialpha/jobs/sweep.py",
+    "xialpha/jobs/graph.py",
+    "xialpha/planning/experiment.py",
+)
 
 
 def column_literals(modules, paths=ROW_BUILDERS) -> list[str]:

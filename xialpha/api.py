@@ -32,6 +32,7 @@ import pandas as pd
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import ClusterFailure, UserError
+from xialpha.jobs.certify import certify_selection
 from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
@@ -53,7 +54,6 @@ from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.c_extension import auto_steps
-from xialpha.selection.certification import certify_selection
 from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
@@ -62,13 +62,13 @@ from xialpha.selection.selected import Selection
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 from xialpha.selection.workflow import select_sweep
+from xialpha.selection_saving import store_selection
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
 from xialpha.storage.naming import choose_sweep, store_location
 from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import StoreQueries
-from xialpha.storing import store_selection
 
 if TYPE_CHECKING:
     from distributed import Client

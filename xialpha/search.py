@@ -31,7 +31,7 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
 from xialpha.errors import did_you_mean, one_of
-from xialpha.estimators import KERNEL_PARAMETERS, registry
+from xialpha.estimators import KERNEL_PARAMETERS, KERNELS, registry
 from xialpha.estimators.c_ladder import first_rung, starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
@@ -47,7 +47,7 @@ from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_valu
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
 
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
-KERNELS = (*KERNEL_PARAMETERS, "precomputed")
+SVC_KERNELS = (*KERNELS, "precomputed")  # the SVC kernels XiAlphaSearchCV trains: xialpha's and a Gram
 # What a candidate can be scored by: the selectable estimators that need only the fit (span, xa).
 ESTIMATES = tuple(
     registry.by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT)
@@ -430,7 +430,7 @@ def _cost(svm, classes: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 def _check_model(where: str, model, params: dict | None = None) -> None:
     """ValueError naming `where` (estimator, or param_grid with the candidate's `params`) unless the
     SVM of `model` (itself, or a Pipeline's last step) is one xialpha trains (an SVC of a kernel in
-    KERNELS, or a LinearSVC with the hinge loss, the l2 penalty and an intercept) with public
+    SVC_KERNELS, or a LinearSVC with the hinge loss, the l2 penalty and an intercept) with public
     parameters its training takes: C, class_weight, and an SVC's tol, cache_size, max_iter and
     kernel parameters, each named as set_params names it (`svc__C` in a pipeline). Checked before
     any fit; a pipeline's other steps check their own parameters as they fit."""
@@ -445,8 +445,8 @@ def _check_model(where: str, model, params: dict | None = None) -> None:
                 f"{where}: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
                 f"estimates are derived for the hinge-loss SVM with threshold), got {bad}{candidate}"
             )
-    elif svm.kernel not in KERNELS:
-        raise ValueError(f"{where}: SVC kernel: {one_of(svm.kernel, KERNELS)}{candidate}")
+    elif svm.kernel not in SVC_KERNELS:
+        raise ValueError(f"{where}: SVC kernel: {one_of(svm.kernel, SVC_KERNELS)}{candidate}")
     try:
         _check_svm_parameters(svm)
     except ValueError as exc:

@@ -56,10 +56,10 @@ def test_watching_a_store_without_a_sweep_says_what_it_waits_for(tmp_path):
 
 
 def test_certify_of_a_sweep_without_a_training_split_says_how_to_make_one():
-    from xialpha.selection.certification import _check_split
+    from xialpha.selection.certification import check_split
 
     spec = parse_spec('[corpus]\nloader = "synthetic"\n[svm]\nC = [1.0]\n')
     with pytest.raises(UserError) as raised:
-        _check_split(spec, "test", "span", force=False)
+        check_split(spec, "test", "span", force=False)
     message = str(raised.value)
     assert "no split of it is sealed" in message and "split_column" in message and "docs/spec.md" in message

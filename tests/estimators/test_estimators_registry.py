@@ -19,7 +19,7 @@ import pytest
 from conftest import REPO
 
 from xialpha.estimators import registry
-from xialpha.jobs.plan import estimator_settings
+from xialpha.planning.plan import estimator_settings
 from xialpha.selection.objective import ESTIMATOR_CHOICES
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.schema import RESULT_COLUMNS, SELECTION_COLUMNS
@@ -45,7 +45,7 @@ def _margin(fit, data: FitData):
 ESTIMATORS += (
     Estimator("margin", "examples inside the margin", FIT, _margin, settings=(
         Setting("margin", False, "count the examples inside the margin", keyed_at_default=False),), columns=(
-        ResultColumn("margin_inside", "int", "margin: examples inside the margin",
+        ExtraColumn("margin_inside", "int", "margin: examples inside the margin",
                      lambda estimate, settings: int(estimate.d)),)),
 )
 """
@@ -75,7 +75,7 @@ from sklearn.svm import SVC
 
 import xialpha
 from xialpha.cli import main
-from xialpha.jobs.plan import estimator_settings
+from xialpha.planning.plan import estimator_settings
 from xialpha.search import XiAlphaSearchCV
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.schema import results_schema

@@ -25,8 +25,8 @@ for name, module in list(sys.modules.items()):
         for attr, value in vars(module).items():
             if isinstance(value, Dispatcher) and value.__module__ == name and value.signatures:
                 found[f"{name}.{attr}"] = sorted(str(tuple(s)) for s in value.signatures)
-from xialpha.jobs.compiled import KERNELS
-for kernel in KERNELS:  # kernels a module compiles when first asked for them are not its attributes
+from xialpha.jobs.compiled import COMPILED_KERNELS
+for kernel in COMPILED_KERNELS:  # kernels a module compiles when first asked for them are not its attributes
     signatures = kernel.dispatcher().signatures if kernel.module in sys.modules else []
     if signatures:
         found[f"{kernel.module}.{kernel.name}"] = sorted(str(tuple(s)) for s in signatures)
@@ -90,15 +90,16 @@ def test_no_call_compiles_a_specialisation_that_warm_did_not(warmed, called):
 
 def test_every_listed_specialisation_is_called(called):
     listed = {
-        f"{kernel.module}.{kernel.name}": {str(tuple(s)) for s in kernel.signatures} for kernel in compiled.KERNELS
+        f"{kernel.module}.{kernel.name}": {str(tuple(s)) for s in kernel.signatures}
+        for kernel in compiled.COMPILED_KERNELS
     }
     unused = {name: sorted(sigs - set(called.get(name, ()))) for name, sigs in listed.items()}
     assert {name: sigs for name, sigs in unused.items() if sigs} == {}
 
 
 def test_a_cold_cache_is_compiled_in_two_processes_each_module_in_one():
-    shares = compiled._balanced(compiled.modules(), compiled.KERNELS, 2)
+    shares = compiled._balanced(compiled.modules(), compiled.COMPILED_KERNELS, 2)
     assert len(shares) == 2 and sorted(m for share in shares for m in share) == sorted(compiled.modules())
-    weights = [sum(len(k.signatures) for k in compiled.KERNELS if k.module in share) for share in shares]
-    assert max(weights) - min(weights) <= max(len(k.signatures) for k in compiled.KERNELS)
-    assert compiled._balanced([], compiled.KERNELS, 2) == [[]]
+    weights = [sum(len(k.signatures) for k in compiled.COMPILED_KERNELS if k.module in share) for share in shares]
+    assert max(weights) - min(weights) <= max(len(k.signatures) for k in compiled.COMPILED_KERNELS)
+    assert compiled._balanced([], compiled.COMPILED_KERNELS, 2) == [[]]

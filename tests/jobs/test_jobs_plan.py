@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from xialpha.jobs import tasks
-from xialpha.jobs.plan import FitJob, cut_paths, make_plan
+from xialpha.planning.plan import FitJob, cut_paths, make_plan
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.rows import BatchColumns, result_columns
 

@@ -21,9 +21,9 @@ from xialpha.estimators.svm import SVMParameters, TrainingProblem
 from xialpha.features.blocks import FeatureBlock
 from xialpha.jobs import sweep, tasks
 from xialpha.jobs.cluster import connect
-from xialpha.jobs.experiment import missing_rows
-from xialpha.jobs.plan import Batch, FitJob
 from xialpha.jobs.sweep import PHASES, prepare, run_sweep
+from xialpha.planning.experiment import missing_rows
+from xialpha.planning.plan import Batch, FitJob
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.location import Location
 from xialpha.storage.rows import BatchColumns, FailedRow, result_columns

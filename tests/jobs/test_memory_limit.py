@@ -76,7 +76,7 @@ def test_a_plan_beyond_the_limit_is_refused_before_its_rows_are_made(tmp_path, m
     )
     monkeypatch.setenv(MEMORY_LIMIT_ENV, "10MiB")
     made = []
-    monkeypatch.setattr("xialpha.jobs.plan.config_key", lambda **key: made.append(key) or "k")
+    monkeypatch.setattr("xialpha.planning.plan.config_key", lambda **key: made.append(key) or "k")
     with pytest.raises(UserError) as raised:
         dry_run(spec, ResultStore(str(tmp_path / "store")), workers=1)
     message = str(raised.value)

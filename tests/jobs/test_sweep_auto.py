@@ -12,8 +12,8 @@ from xialpha.cli import main
 from xialpha.errors import UserError
 from xialpha.jobs import auto
 from xialpha.jobs.graph import SweepData
-from xialpha.jobs.plan import make_plan
 from xialpha.jobs.sweep import run_sweep
+from xialpha.planning.plan import make_plan
 from xialpha.selection.c_extension import CAP, FLAT, INTERIOR, SETTLED, auto_steps
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep

@@ -12,8 +12,8 @@ from swept import fill_store, small_spec, tree_digest
 
 from xialpha.cli import main
 from xialpha.errors import UserError
-from xialpha.jobs.experiment import missing_rows
 from xialpha.jobs.sweep import prepare
+from xialpha.planning.experiment import missing_rows
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.store import ResultStore
 

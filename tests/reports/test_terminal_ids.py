@@ -43,7 +43,7 @@ def _listings() -> dict[str, pd.DataFrame]:
 def test_ids_are_never_wrapped(width, wide, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", str(width))
     for kind, frame in _listings().items():
-        print_table(inventory_table(kind, frame, wide), wide)
+        print_table(inventory_table(kind, frame.to_dict("records"), wide), wide)  # rows, as the inventory lists them
     lines = capsys.readouterr().out.splitlines()
     for identifier in (SELECTION, CERTIFICATION, "reuters-modapte-top10"):
         assert any(identifier in line for line in lines), (identifier, width, "\n".join(lines))

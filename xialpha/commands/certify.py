@@ -12,12 +12,12 @@ import sys
 import warnings
 
 from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
+from xialpha.jobs.certify import certify_selection
 from xialpha.reports.frames import tidy_certification
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import certification_table as terminal_table
 from xialpha.reports.terminal import key_table, print_table, write_records
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
-from xialpha.selection.certification import certify_selection
 from xialpha.selection.records import read_selection
 from xialpha.storage.schema import CertificationColumn, ResultColumn
 

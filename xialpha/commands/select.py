@@ -24,7 +24,7 @@ from xialpha.reports.verdicts import legend
 from xialpha.selection.objective import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
-from xialpha.storing import store_selection
+from xialpha.selection_saving import store_selection
 
 OPTIONS = {field.name: field.default for field in dataclasses.fields(SelectionOptions)}  # and their defaults
 

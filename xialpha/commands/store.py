@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
 from xialpha.printable import printable
 from xialpha.reports.formatting import plural
-from xialpha.reports.inventory import incomplete_notes, inventory
-from xialpha.reports.terminal import inventory_table, print_table, write_records
-from xialpha.storage.datasets import QUARANTINE
+from xialpha.reports.inventory import COLUMNS, incomplete_notes, inventory
+from xialpha.reports.records import write_rows
+from xialpha.reports.terminal import inventory_table, print_table
+from xialpha.storage.pandas_probe import skip_pandas_probe
 from xialpha.storage.schema import DATASETS
 
 
@@ -42,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "ls":  # it reads records and writes text: pandas is not needed
+        skip_pandas_probe()
     store = open_store(args)
     if args.action == "ls":
         _list(store, args.format, args.wide)
@@ -56,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(store, quarantine: bool) -> int:
     """Print one line per skipped file; 0 when there is none or they were moved, else 1."""
+    from xialpha.storage.datasets import QUARANTINE  # here: `store ls` imports the datasets after `skip_pandas_probe`
+
     problems = store.check()
     if not problems:
         print(f"{store.uri}: every data file is readable and of its dataset")
@@ -78,17 +81,18 @@ def _check(store, quarantine: bool) -> int:
 
 def _list(store, fmt: str, wide: bool) -> None:
     """One table per kind of thing stored (kinds with nothing stored are left out); csv and json:
-    one row per thing with its `kind` and every column."""
-    listings = {kind: frame for kind, frame in inventory(store).items() if not frame.empty}
+    one row per thing with its `kind` and every column (the columns of the kinds listed, in their order)."""
+    listings = {kind: rows for kind, rows in inventory(store).items() if rows}
     if fmt != "table":
-        frames = [frame.assign(kind=kind)[["kind", *frame.columns]] for kind, frame in listings.items()]
-        write_records(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["kind"]), fmt)
+        columns = list(dict.fromkeys(["kind", *(name for kind in listings for name in COLUMNS[kind])]))
+        rows = [{"kind": kind, **row} for kind, kind_rows in listings.items() for row in kind_rows]
+        write_rows(columns, rows, fmt)
         return
     if not listings:
         print(f"{store.uri}: empty (no sweep, selection, certification or drift check stored)")
         return
-    for kind, frame in listings.items():
-        print_table(inventory_table(kind, frame, wide), wide)
+    for kind, rows in listings.items():
+        print_table(inventory_table(kind, rows, wide), wide)
         if kind == "sweeps":
-            for note in incomplete_notes(frame):
+            for note in incomplete_notes(rows):
                 print(printable(note))

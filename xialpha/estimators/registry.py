@@ -50,7 +50,7 @@ class Setting:
 
 
 @dataclass(frozen=True)
-class ResultColumn:
+class ExtraColumn:
     """A results column an estimator fills besides its estimates: name, type ("int" (64-bit), "int32"
     or "float"), meaning, and its value from the estimate and the settings (None: null)."""
 
@@ -104,7 +104,7 @@ class Estimator:
     selectable: bool = True
     per_rho: bool = False
     settings: tuple[Setting, ...] = ()
-    columns: tuple[ResultColumn, ...] = ()
+    columns: tuple[ExtraColumn, ...] = ()
     sizes: tuple[str, str] | None = None
 
     @property
@@ -182,7 +182,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
         _xa,
         per_rho=True,
         columns=(
-            ResultColumn(
+            ExtraColumn(
                 "xa_d",
                 "int",
                 "xi-alpha: examples counted as leave-one-out errors (d_pos + d_neg)",
@@ -206,7 +206,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
             ),
         ),
         columns=(
-            ResultColumn(
+            ExtraColumn(
                 "loo_retrains",
                 "int",
                 "exact leave-one-out: retrainings actually run",
@@ -221,8 +221,8 @@ ESTIMATORS: tuple[Estimator, ...] = (
         _holdout,
         settings=(Setting("holdout", False, "count errors on corpus.test_split"),),
         columns=(
-            ResultColumn("holdout_n", "int", "held-out examples", lambda estimate, settings: estimate.n),
-            ResultColumn(
+            ExtraColumn("holdout_n", "int", "held-out examples", lambda estimate, settings: estimate.n),
+            ExtraColumn(
                 "holdout_n_pos", "int", "held-out positive examples", lambda estimate, settings: estimate.n_pos
             ),
         ),
@@ -235,7 +235,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
         _kfold,
         settings=(Setting("kfold", 0, "k of k-fold cross-validation (0: off)", least_on=2),),
         columns=(
-            ResultColumn("kfold_k", "int32", "k of the k-fold estimate", lambda estimate, settings: settings["kfold"]),
+            ExtraColumn("kfold_k", "int32", "k of the k-fold estimate", lambda estimate, settings: settings["kfold"]),
         ),
     ),
     Estimator(
@@ -260,7 +260,7 @@ ESTIMATORS: tuple[Estimator, ...] = (
         per_rho=True,
         settings=(Setting("xa_ext_depth", 0, "search depth of the extended xi-alpha (0: off)"),),
         columns=(
-            ResultColumn(
+            ExtraColumn(
                 "xa_ext_depth",
                 "int32",
                 "search depth of the extended xi-alpha estimator",

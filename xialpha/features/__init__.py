@@ -12,7 +12,7 @@ __all__, __getattr__ = lazy_exports(
     __name__,
     {
         "gram": ("GramTooLarge", "check_gram_fits", "gram_nbytes", "linear_gram", "row_sq_norms"),
-        "kernels": ("DEFAULT_GRAM_LIMIT_BYTES", "KERNELS", "Kernel"),
+        "kernels": ("DEFAULT_GRAM_LIMIT_BYTES", "Kernel"),
         "preprocessing": ("FittedPreprocessing", "Preprocessing"),
     },
 )

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError, one_of
-from xialpha.estimators import KERNEL_PARAMETERS, KERNELS  # noqa: F401  (the one table, re-exported here)
+from xialpha.estimators import KERNEL_PARAMETERS  # the one table (kernel names and their parameters)
 from xialpha.features.preprocessing import stable_id
 
 if TYPE_CHECKING:  # numpy is imported where a Gram is computed: a spec's kernels are checked without it

@@ -29,7 +29,7 @@ from distributed import Client, Future
 from xialpha.estimators.c_ladder import first_rung
 from xialpha.jobs import tasks
 from xialpha.jobs.graph import SweepData, place_batches, placed
-from xialpha.jobs.plan import Path, SweepPlan, make_plan
+from xialpha.planning.plan import CPath, SweepPlan, make_plan
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.schema import ResultColumn
@@ -61,7 +61,7 @@ class AutoRounds:
 
     rounds: int = 0
     fitted_rounds: int = 0  # rounds that fitted something (the others found their C stored)
-    ladders: dict[Path, tuple[float, ...]] = field(default_factory=dict)
+    ladders: dict[CPath, tuple[float, ...]] = field(default_factory=dict)
     stops: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
@@ -112,7 +112,7 @@ def run_rounds(
         for path, start in starting_Cs(client, spec, data, first.categories, paths).items()
     }
     fitted: set[str] = set()
-    sources: dict[Path, dict[float, tuple[Future, str | None]]] = {}  # each path's end fits: future, worker
+    sources: dict[CPath, dict[float, tuple[Future, str | None]]] = {}  # each path's end fits: future, worker
     while outcome.rounds < AUTO_C_ROUNDS:
         outcome.rounds += 1
         done = fitted if force else fitted | store.done_keys(spec.id)
@@ -160,8 +160,8 @@ def _grow(outcome: AutoRounds, store: StoreQueries, spec: SweepSpec, first: Swee
 
 
 def starting_Cs(
-    client: Client, spec: SweepSpec, data: SweepData, categories: list[str], paths: list[Path]
-) -> dict[Path, float]:
+    client: Client, spec: SweepSpec, data: SweepData, categories: list[str], paths: list[CPath]
+) -> dict[CPath, float]:
     """{path: its starting C}, computed by one task per (preprocessing, kernel) on a worker, from the
     training data its fits use (the workers dealt round-robin)."""
     workers = _workers(client)
@@ -196,12 +196,12 @@ def sweep_rows(store: StoreQueries, spec: SweepSpec, first: SweepPlan, *, includ
     return rows[mine].reset_index(drop=True)
 
 
-def stored_ladders(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[Path, set[float]]:
+def stored_ladders(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[CPath, set[float]]:
     """{path: the C stored for it}, ok or failed: a resumed auto sweep goes on from them."""
     rows = sweep_rows(store, spec, first, include_failed=True)
     preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
     kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
-    ladders: dict[Path, set[float]] = {}
+    ladders: dict[CPath, set[float]] = {}
     for row in rows.itertuples(index=False):
         p, k = preprocessing.get(row.preprocessing_id), kernel.get(row.kernel_id)
         if p is not None and k is not None and float(row.j) in spec.j:
@@ -218,7 +218,7 @@ def _homes(plan: SweepPlan, data: SweepData, workers: list[str]) -> list[str | N
 
 
 def _warm_starts(
-    plan: SweepPlan, sources: dict[Path, dict[float, tuple[Future, str | None]]], homes: list[str | None]
+    plan: SweepPlan, sources: dict[CPath, dict[float, tuple[Future, str | None]]], homes: list[str | None]
 ) -> dict[int, list[Future]]:
     """{batch index: the end fits its linear-path C paths warm-start from}: per path, the fitted C
     nearest its first C in this batch. The batch moves to the worker that holds them (`homes` is
@@ -242,7 +242,7 @@ def _keep_ends(
     plan: SweepPlan,
     ends: dict[int, Future],
     homes: list[str | None],
-    sources: dict[Path, dict[float, tuple[Future, str | None]]],
+    sources: dict[CPath, dict[float, tuple[Future, str | None]]],
 ) -> None:
     """Record in `sources` each path's smallest and largest C fitted so far in this run, with the
     future of their fits (`ends`) and its worker; the others are let go."""

@@ -12,7 +12,7 @@ cold (the first sweep after an install, or after a kernel's source changed) `war
 them, once for the machine, and the modules in two processes at once (`COLD_PROCESSES`): a
 sweep's specialisations cost about 10 s of one core to compile (bench/first_run.py).
 
-KERNELS lists each kernel a task calls from Python (the kernels they call are compiled with
+COMPILED_KERNELS lists each kernel a task calls from Python (the kernels they call are compiled with
 them) and the signatures of its calls. tests/jobs/test_compiled.py runs a sweep's estimators on
 a fresh process and fails when a call compiles a specialisation not listed here, or a listed one
 is never called: when a kernel's arguments change, its signatures change here.
@@ -37,7 +37,7 @@ _C2, _F2 = types.float64[:, ::1], types.float64[::1, :]  # 2-d float64, C- and F
 
 
 @dataclass(frozen=True)
-class Kernel:
+class CompiledKernel:
     """A compiled function `name` of module `module` and the argument types of each of its
     specialisations that tasks call. `name` is the dispatcher itself or a function without
     arguments returning it (a module that compiles its kernel when first asked for it)."""
@@ -51,9 +51,9 @@ class Kernel:
         return found if isinstance(found, Dispatcher) else found()
 
 
-KERNELS = (
+COMPILED_KERNELS = (
     # the linear solver: CSR features (scipy's int32 indices), labels, bounds, row statistics, w
-    Kernel(
+    CompiledKernel(
         "xialpha.estimators.dcd",
         "solve_biased",
         (
@@ -64,20 +64,20 @@ KERNELS = (
     ),
     # kernel blocks of sparse features into a given block: symmetric K_UU, rectangular K_{rows, cols}
     # (the features a mask leaves to the sparse loops), and a block's frequent features scattered dense
-    Kernel("xialpha.estimators.kernel_rows", "_symmetric", ((_I32, _I32, _F64, _B, _C2),)),
-    Kernel("xialpha.estimators.kernel_rows", "_rectangular", ((_I32, _I32, _F64, _I32, _I32, _F64, _B, _C2),)),
-    Kernel("xialpha.estimators.kernel_rows", "_scatter_columns", ((_I32, _I32, _F64, _I64, _C2),)),
+    CompiledKernel("xialpha.estimators.kernel_rows", "_symmetric", ((_I32, _I32, _F64, _B, _C2),)),
+    CompiledKernel("xialpha.estimators.kernel_rows", "_rectangular", ((_I32, _I32, _F64, _I32, _I32, _F64, _B, _C2),)),
+    CompiledKernel("xialpha.estimators.kernel_rows", "_scatter_columns", ((_I32, _I32, _F64, _I64, _C2),)),
     # span: the nearest unbounded SV of each point; K_UU + eps I gathered with the undecided last
-    Kernel("xialpha.estimators.span", "_nearest_rows", ((_C2, _F64, _I64),)),
-    Kernel("xialpha.estimators.span", "_ridged_in_order", ((_C2, _I64, types.float64),)),
+    CompiledKernel("xialpha.estimators.span", "_nearest_rows", ((_C2, _F64, _I64),)),
+    CompiledKernel("xialpha.estimators.span", "_ridged_in_order", ((_C2, _I64, types.float64),)),
     # span's iterative path: its blocks' arrays turn Fortran-ordered once points drop out
-    Kernel("xialpha.estimators.span_iterative", "_project", ((_C2, _I64),)),
-    Kernel(
+    CompiledKernel("xialpha.estimators.span_iterative", "_project", ((_C2, _I64),)),
+    CompiledKernel(
         "xialpha.estimators.span_iterative",
         "_cg_update",
         ((_C2, _C2, _C2, _C2, _C2, _I64, _F64, _F64), (_F2, _F2, _F2, _F2, _C2, _I64, _F64, _F64)),
     ),
-    Kernel(
+    CompiledKernel(
         "xialpha.estimators.span_iterative",
         "certified_bounds",
         (
@@ -87,7 +87,7 @@ KERNELS = (
         ),
     ),
     # cutting text files into parts (table and svmlight corpora): the bytes read, read-only
-    Kernel(
+    CompiledKernel(
         "xialpha.corpora.text_scan",
         "_compiled_scan",
         (
@@ -106,13 +106,13 @@ KERNELS = (
 )
 
 
-def modules(kernels: tuple[Kernel, ...] = KERNELS) -> list[str]:
+def modules(kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS) -> list[str]:
     """The modules of `kernels`, in order: the unit `warm` compiles in one process (numba keeps one
     index file per kernel, which two processes compiling the same kernel would overwrite)."""
     return list(dict.fromkeys(kernel.module for kernel in kernels))
 
 
-def warm(kernels: tuple[Kernel, ...] = KERNELS, *, processes: int = COLD_PROCESSES) -> None:
+def warm(kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS, *, processes: int = COLD_PROCESSES) -> None:
     """Compile, or load from numba's cache, every specialisation of `kernels` in this process.
 
     The modules whose first specialisation is not cached are compiled in up to `processes`
@@ -151,7 +151,7 @@ def _compile(kernels) -> None:
                 dispatcher.compile(signature)
 
 
-def _cached(kernel: Kernel) -> bool:
+def _cached(kernel: CompiledKernel) -> bool:
     """Whether numba's cache holds the first specialisation of `kernel` (False where it cannot tell)."""
     try:
         dispatcher = kernel.dispatcher()
@@ -160,7 +160,7 @@ def _cached(kernel: Kernel) -> bool:
         return False
 
 
-def _balanced(names: list[str], kernels: tuple[Kernel, ...], processes: int) -> list[list[str]]:
+def _balanced(names: list[str], kernels: tuple[CompiledKernel, ...], processes: int) -> list[list[str]]:
     """`names` (modules) dealt to `processes` shares, the most specialisations first to the lightest
     share; always at least one (possibly empty) share, the first for this process."""
     weight = {name: sum(len(k.signatures) for k in kernels if k.module == name) for name in names}
@@ -171,4 +171,4 @@ def _balanced(names: list[str], kernels: tuple[Kernel, ...], processes: int) -> 
 
 
 if __name__ == "__main__":  # a helper of `warm`: compile the kernels of the modules named
-    _compile(tuple(kernel for kernel in KERNELS if kernel.module in sys.argv[1:]))
+    _compile(tuple(kernel for kernel in COMPILED_KERNELS if kernel.module in sys.argv[1:]))

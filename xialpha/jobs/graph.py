@@ -16,7 +16,7 @@ from xialpha.errors import DataFailure
 from xialpha.estimators.registry import HELD_OUT
 from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
-from xialpha.jobs.plan import SweepPlan
+from xialpha.planning.plan import SweepPlan
 from xialpha.printable import redact
 from xialpha.storage.rows import BatchColumns
 

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 
 from xialpha.errors import UserError
-from xialpha.jobs.plan import KEY_BYTES, planned_keys
+from xialpha.planning.plan import KEY_BYTES, planned_keys
 from xialpha.spec.sweep import SweepSpec
 from xialpha.spec.tables import parse_size
 

@@ -18,13 +18,13 @@ from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.jobs.auto import AutoRounds, CSteps, run_rounds
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
-from xialpha.jobs.experiment import check_same_experiment, joined_categories
 from xialpha.jobs.graph import FIT_TASK, TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
 from xialpha.jobs.memory import check_plan
-from xialpha.jobs.plan import Batch, SweepPlan, make_plan
 from xialpha.jobs.progress import Progress, ProgressMode
 from xialpha.jobs.tasks import failed_rows
 from xialpha.jobs.worker_processes import start_local_workers_early
+from xialpha.planning.experiment import check_same_experiment, joined_categories
+from xialpha.planning.plan import Batch, SweepPlan, make_plan
 from xialpha.printable import redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow

@@ -26,7 +26,7 @@ from xialpha.estimators.xialpha import r_delta_squared
 from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
 from xialpha.features.gram import check_gram_fits, row_sq_norms
 from xialpha.features.gram import linear_gram as gram_of  # this module's linear_gram is a task
-from xialpha.jobs.plan import Batch, FitJob
+from xialpha.planning.plan import Batch, FitJob
 from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, Training, pack_bits
 from xialpha.storage.schema import result_values

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import datetime
 import math
-
-import pandas as pd
 
 from xialpha.estimators import registry
 
 
 def missing(value) -> bool:
-    """None, pandas' NA or a float NaN."""
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+    """None, pandas' NA or a float NaN (told without importing pandas)."""
+    return value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value))
 
 
 def percent(value) -> str:
@@ -25,8 +24,17 @@ def number(value, digits: int = 4) -> str:
 
 
 def minute(value, zone: str = " UTC") -> str:
-    """A time to the minute ("2026-11-23 11:15 UTC"); "-" when missing."""
-    return "-" if missing(value) or pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%d %H:%M") + zone
+    """A time to the minute ("2026-11-23 11:15 UTC"); "-" when missing. `value`: a datetime (pandas'
+    Timestamp is one), or what pandas reads as a time."""
+    if missing(value):
+        return "-"
+    if not isinstance(value, datetime.datetime) or type(value).__name__ == "NaTType":
+        import pandas as pd  # here: the times `xialpha store ls` shows are datetimes
+
+        if pd.isna(value):
+            return "-"
+        value = pd.Timestamp(value)
+    return value.strftime("%Y-%m-%d %H:%M") + zone
 
 
 def p_value(value) -> str:

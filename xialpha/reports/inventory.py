@@ -1,18 +1,27 @@
 """What a store holds, one row per thing a person can name: sweeps, saved selections,
 certifications and drift checks, with their ids (for `xialpha store ls`).
 
-Rows of the generic datasets are typed by what was appended, so every column but the id may be
-missing in an old or hand-written store; a missing one is shown as missing, never an error.
+A listing is a list of rows, each a dict of Python values under the columns of its kind
+(`COLUMNS`), read from the store's records without pandas: `store ls` starts in a fraction of
+the time pandas takes to import. Rows of the generic datasets are typed by what was appended,
+so every column but the id may be missing in an old or hand-written store; a missing one is
+shown as missing (None), never an error.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import datetime
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
-from xialpha.jobs.experiment import missing_rows
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 S, R = SelectionColumn, CertificationColumn
+Row = dict[str, Any]
 
 KINDS = ("sweeps", "selections", "certifications", "drift")
 COLUMNS = {  # per kind: the columns of its listing, id first
@@ -41,8 +50,8 @@ COLUMNS = {  # per kind: the columns of its listing, id first
 }
 
 
-def inventory(store) -> dict[str, pd.DataFrame]:
-    """{kind: its listing (COLUMNS[kind]), oldest first} for every kind in KINDS."""
+def inventory(store) -> dict[str, list[Row]]:
+    """{kind: its listing (rows of COLUMNS[kind]), oldest first} for every kind in KINDS."""
     return {
         "sweeps": _sweeps(store),
         "selections": _selections(store),
@@ -51,82 +60,110 @@ def inventory(store) -> dict[str, pd.DataFrame]:
     }
 
 
-def _column(frame: pd.DataFrame, name: str) -> pd.Series:
-    return frame[name] if name in frame else pd.Series([None] * len(frame), index=frame.index, dtype=object)
+def _sweeps(store) -> list[Row]:
+    counts = sorted(store.sweep_counts(), key=lambda each: each.sweep_id)
+    runs: dict[str, set] = {}
+    for run in store.run_records():
+        if run.get(ResultColumn.SWEEP_ID) is not None and run.get(ResultColumn.RUN_ID) is not None:
+            runs.setdefault(run[ResultColumn.SWEEP_ID], set()).add(run[ResultColumn.RUN_ID])
+    listing = []
+    for each in counts:
+        missing = _missing_rows(store, each.sweep_id) if each.sweep_id in runs else None
+        listing.append(
+            {
+                ResultColumn.SWEEP_ID: each.sweep_id,
+                "runs": len(runs.get(each.sweep_id, ())),
+                "categories": each.categories,
+                "configs": each.configs,
+                "rows_ok": each.rows_ok,
+                "rows_failed": each.rows_failed,
+                "rows_missing": None if missing is None else missing[0],
+                "rows_planned": None if missing is None else missing[1],
+                "last_created_at": _time(each.last_created_at),
+            }
+        )
+    return listing
 
 
-def _sweeps(store) -> pd.DataFrame:
-    sweeps = store.sweeps()
-    runs = store.runs()
-    counts = (
-        runs.groupby(ResultColumn.SWEEP_ID)[ResultColumn.RUN_ID].nunique()
-        if {ResultColumn.SWEEP_ID, ResultColumn.RUN_ID} <= set(runs)
-        else pd.Series(dtype=int)
-    )
-    sweeps["runs"] = [int(counts.get(s, 0)) for s in sweeps[ResultColumn.SWEEP_ID]]
-    missing = [missing_rows(store, sweep_id) for sweep_id in sweeps[ResultColumn.SWEEP_ID]]
-    sweeps["rows_missing"] = [None if m is None else m[0] for m in missing]
-    sweeps["rows_planned"] = [None if m is None else m[1] for m in missing]
-    return sweeps[COLUMNS["sweeps"]].reset_index(drop=True)
+def _missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
+    """`xialpha.planning.experiment.missing_rows`, imported for sweeps with a recorded run only: it
+    parses the recorded spec, which a store of rows alone does not need."""
+    from xialpha.planning.experiment import missing_rows
+
+    return missing_rows(store, sweep_id)
 
 
-def incomplete_notes(sweeps: pd.DataFrame) -> list[str]:
+def _time(text: str | None) -> datetime.datetime | None:
+    return None if text is None else datetime.datetime.fromisoformat(text)
+
+
+def incomplete_notes(sweeps: Iterable[Row]) -> list[str]:
     """A line per sweep of a `sweeps` listing that misses rows its newest run planned."""
     return [
         f"sweep {row[ResultColumn.SWEEP_ID]}: {int(row['rows_missing'])} of {int(row['rows_planned'])} rows missing "
         "(still running, or interrupted): run it again to finish"
-        for _, row in sweeps.iterrows()
-        if not pd.isna(row["rows_missing"]) and row["rows_missing"] > 0
+        for row in sweeps
+        if row["rows_missing"] is not None and row["rows_missing"] > 0
     ]
 
 
-def _first_per(frame: pd.DataFrame, key: str) -> pd.DataFrame:
-    """One row per `key` (its first row), with the number of rows as `rows`, oldest first."""
-    sizes = frame.groupby(key, sort=False).size()
-    first = frame.drop_duplicates(key).set_index(key)
-    first["rows"] = sizes
-    first = first.reset_index()
-    return first.sort_values(
-        [ResultColumn.CREATED_AT, key] if ResultColumn.CREATED_AT in first else [key], kind="mergesort"
+def _first_per(rows: Sequence[Row], key: str) -> list[Row]:
+    """One row per `key` (its first row), with the number of rows as `rows`, oldest first (rows
+    without `created_at` last), then by `key`."""
+    sizes = Counter(row[key] for row in rows)
+    first: dict[object, Row] = {}
+    for row in rows:
+        first.setdefault(row[key], {**row, "rows": sizes[row[key]]})
+    by_time = ResultColumn.CREATED_AT in rows[0]
+    return sorted(
+        first.values(),
+        key=lambda row: (
+            (row[ResultColumn.CREATED_AT] is None, row[ResultColumn.CREATED_AT] or 0) if by_time else (),
+            row[key],
+        ),
     )
 
 
-def _selections(store) -> pd.DataFrame:
-    frame = store.selections()
-    if frame.empty:
-        return pd.DataFrame(columns=COLUMNS["selections"])
-    first = _first_per(frame, S.SELECTION_ID)
-    first["objective"] = [_objective(row) for _, row in first.iterrows()]
-    first["categories"] = first["rows"]
+def _selections(store) -> list[Row]:
+    rows = store.selection_records()
+    if not rows:
+        return []
+    first = _first_per(rows, S.SELECTION_ID)
+    for row in first:
+        row["objective"] = _objective(row)
+        row["categories"] = row["rows"]
     return _with_columns(first, "selections")
 
 
-def _objective(row: pd.Series) -> str | None:
+def _objective(row: Row) -> str | None:
     """e.g. "f1 of span" (at rho 2: "f1 of xa rho=2")."""
     metric, estimator, rho = row.get(S.METRIC), row.get(S.ESTIMATOR), row.get(S.RHO)
     if not isinstance(metric, str) or not isinstance(estimator, str):
         return None
-    rho_text = "" if rho is None or pd.isna(rho) or float(rho) == 1.0 else f" rho={float(rho):g}"
+    rho_text = "" if rho is None or rho != rho or float(rho) == 1.0 else f" rho={float(rho):g}"
     return f"{metric} of {estimator}{rho_text}"
 
 
-def _certifications(store) -> pd.DataFrame:
-    frame = store.certifications()
-    if frame.empty:
-        return pd.DataFrame(columns=COLUMNS["certifications"])
-    first = _first_per(frame, R.CERTIFICATION_ID)
-    micro = frame[_column(frame, R.SCOPE) == CertificationScope.MICRO].set_index(R.CERTIFICATION_ID)
-    first["micro_f1"] = [micro[R.F1].get(c) if R.F1 in micro else None for c in first[R.CERTIFICATION_ID]]
+def _certifications(store) -> list[Row]:
+    rows = store.certification_records()
+    if not rows:
+        return []
+    first = _first_per(rows, R.CERTIFICATION_ID)
+    micro = {row[R.CERTIFICATION_ID]: row.get(R.F1) for row in rows if row.get(R.SCOPE) == CertificationScope.MICRO}
+    for row in first:
+        row["micro_f1"] = micro.get(row[R.CERTIFICATION_ID])
     return _with_columns(first, "certifications")
 
 
-def _drift(store) -> pd.DataFrame:
+def _drift(store) -> list[Row]:
     """One row per drift check run (its run_id, as `xialpha drift` prints it): the drift id, the
     newest batch and how many config x category groups got each verdict."""
-    frame = store.drift_checks()
-    if frame.empty:
-        return pd.DataFrame(columns=COLUMNS["drift"])
-    frame[ResultColumn.RUN_ID] = _column(frame, ResultColumn.RUN_ID).fillna(frame["check_id"])
+    rows = store.drift_records()
+    if not rows:
+        return []
+    for row in rows:
+        if row.get(ResultColumn.RUN_ID) is None:
+            row[ResultColumn.RUN_ID] = row["check_id"]
     groups = [
         c
         for c in (
@@ -136,26 +173,31 @@ def _drift(store) -> pd.DataFrame:
             ResultColumn.C,
             ResultColumn.J,
         )
-        if c in frame
+        if c in rows[0]
     ]
-    first = _first_per(frame, ResultColumn.RUN_ID)
-    verdicts = {}
-    for run_id, rows in frame.groupby(ResultColumn.RUN_ID, sort=False):
-        counts = (
-            (rows.drop_duplicates(groups) if groups else rows)["verdict"].value_counts() if "verdict" in rows else {}
-        )
-        verdicts[run_id] = ", ".join(f"{n} {verdict}" for verdict, n in sorted(dict(counts).items())) or None
-    first["verdicts"] = first[ResultColumn.RUN_ID].map(verdicts)
+    first = _first_per(rows, ResultColumn.RUN_ID)
+    verdicts: dict[object, Counter] = {row[ResultColumn.RUN_ID]: Counter() for row in first}
+    seen = set()
+    for row in rows:  # one verdict per config x category group of each run (its first row)
+        group = (row[ResultColumn.RUN_ID], *(row[c] for c in groups)) if groups else id(row)
+        if group not in seen and row.get("verdict") is not None:
+            verdicts[row[ResultColumn.RUN_ID]][row["verdict"]] += 1
+        seen.add(group)
+    for row in first:
+        counts = verdicts[row[ResultColumn.RUN_ID]]
+        row["verdicts"] = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items())) or None
     return _with_columns(first, "drift")
 
 
-def _with_columns(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
-    return pd.DataFrame({name: _column(frame, name).to_numpy() for name in COLUMNS[kind]})
+def _with_columns(rows: list[Row], kind: str) -> list[Row]:
+    return [{name: row.get(name) for name in COLUMNS[kind]} for row in rows]
 
 
 def certifications_of(store, selection_id: str) -> pd.DataFrame:
     """Every stored certification row of a selection, oldest certification first, each with its
     categories, then "(micro)" and "(macro)"; empty when it was never certified."""
+    import pandas as pd  # here: `xialpha store ls` lists the certifications without pandas
+
     frame = store.certifications(selection_id=selection_id)
     if frame.empty:
         return pd.DataFrame()

@@ -9,19 +9,16 @@ cannot fit so is printed as a block per row (`print_table`).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from xialpha.printable import printable
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
-from xialpha.reports.frames import tidy_comparison
-from xialpha.reports.verdicts import verdicts
+from xialpha.reports.records import write_rows
 from xialpha.storage.schema import (
     P_VALUES,
     SELECTION_ESTIMATES,
@@ -30,6 +27,9 @@ from xialpha.storage.schema import (
     SelectionColumn,
     SelectionMode,
 )
+
+if TYPE_CHECKING:  # pandas, the comparison frames and the verdicts: imported by the tables that need them
+    import pandas as pd
 
 S = SelectionColumn
 
@@ -68,14 +68,21 @@ class Column:
 CATEGORY = Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True, identifier=True)
 
 
-def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wide: bool = False, **options):
-    """A rich Table of `frame`'s rows with `columns` (all of them when `wide`, else the default ones)."""
+def rich_table(
+    title: str | None,
+    columns: list[Column],
+    frame: pd.DataFrame | Sequence[Mapping[str, Any]],
+    wide: bool = False,
+    **options,
+):
+    """A rich Table of the rows of `frame` (a DataFrame, or rows as mappings: `xialpha store ls`
+    prints its listings without pandas) with `columns` (all of them when `wide`, else the default ones)."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     shown = [c for c in columns if wide or not c.wide]
-    cells = [[printable(column.cell(row)) for column in shown] for _, row in frame.iterrows()]
+    cells = [[printable(column.cell(row)) for column in shown] for row in _rows(frame)]
     options.setdefault("min_width", min(len(title or ""), 80))  # a title wider than the columns stays one line
     table = Table(title=None if title is None else cell_text(title), box=box.SIMPLE_HEAD, **options)
     for i, column in enumerate(shown):
@@ -96,6 +103,11 @@ def rich_table(title: str | None, columns: list[Column], frame: pd.DataFrame, wi
     return table
 
 
+def _rows(frame: pd.DataFrame | Sequence[Mapping[str, Any]]) -> Sequence:
+    """The rows of `frame`: its mappings, or a DataFrame's rows as Series (named by their index)."""
+    return [row for _, row in frame.iterrows()] if hasattr(frame, "iterrows") else frame
+
+
 def _longest_word(text: str) -> int:
     return max((len(word) for word in text.split()), default=0)
 
@@ -111,6 +123,8 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     """One line per category: the chosen config (its label from `labels`, a ConfigLabels), its
     value, the first runner-up, the p-value and whether the choice is significantly better than
     the runner-up ("tie": ranked equal; all p-values and estimates with `wide`)."""
+    from xialpha.reports.verdicts import verdicts
+
     rows = rows.reset_index(drop=True)
     first = rows.iloc[0]
     what = objective_text(first[S.METRIC], first[S.ESTIMATOR], first[S.RHO])
@@ -141,6 +155,7 @@ def comparison_table(comparison, rows: list, wide: bool = False):
     CategoryComparison rows to show, the summaries last): what changed, the configuration each
     selection chose, their held-out F1 and the two-sided p-value (estimates, held-out errors, the
     test and its counts with `wide`)."""
+    from xialpha.reports.frames import tidy_comparison
 
     def count(name):
         return lambda r: "-" if missing(r[name]) else str(int(r[name]))
@@ -191,7 +206,7 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
     return rich_table(title, columns, frame, wide, **options)
 
 
-def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
+def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = False):
     """A listing of `xialpha.reports.inventory` (sweeps, selections, certifications or drift
     checks) with their ids; times to the minute, in UTC."""
 
@@ -240,8 +255,8 @@ def inventory_table(kind: str, frame: pd.DataFrame, wide: bool = False):
             Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
     }[kind]
-    caption = NOT_INDEPENDENT if any(reused(row) for _, row in frame.iterrows()) else None
-    return rich_table(kind, columns, frame, wide, caption=caption)
+    caption = NOT_INDEPENDENT if any(reused(row) for row in rows) else None
+    return rich_table(kind, columns, rows, wide, caption=caption)
 
 
 def calibration_table(points: pd.DataFrame, metric: str):
@@ -309,14 +324,5 @@ def long_tables(table) -> list:
 
 def write_records(frame: pd.DataFrame, fmt: str) -> None:
     """`frame` on standard output as CSV (a header line) or JSON (a list of objects; NaN as null,
-    times in ISO 8601), every column and every digit."""
-    if fmt == "csv":
-        frame.to_csv(sys.stdout, index=False)
-        return
-    records = frame.astype(object).where(frame.notna(), None).to_dict("records")
-    sys.stdout.write(json.dumps(records, ensure_ascii=False, default=_json_value) + "\n")
-
-
-def _json_value(value):
-    """Times as ISO 8601, NumPy scalars as Python values."""
-    return value.isoformat() if hasattr(value, "isoformat") else value.item() if hasattr(value, "item") else str(value)
+    times in ISO 8601), every column and every digit (`xialpha.reports.records.write_rows`)."""
+    write_rows([str(name) for name in frame.columns], frame.astype(object).to_dict("records"), fmt)

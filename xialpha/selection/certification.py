@@ -19,7 +19,6 @@ rows are those the killed one would have stored, and the test set is used once.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import functools
 import operator
@@ -44,10 +43,9 @@ from xialpha.selection.bounds import (
     macro_bounds,
     point_metrics,
 )
-from xialpha.selection.claims import claim_content, heartbeat, holder_ended
+from xialpha.selection.claims import claim_content, holder_ended
 from xialpha.selection.objective import metric_values
-from xialpha.spec.stored import sweep_spec
-from xialpha.storage.rows import Certification, CertificationRow, certification_columns
+from xialpha.storage.rows import Certification, CertificationRow
 from xialpha.storage.schema import (
     CERTIFICATION_BOUNDS,
     METRICS,
@@ -56,13 +54,9 @@ from xialpha.storage.schema import (
     ResultColumn,
     SelectionColumn,
 )
-from xialpha.storage.validate import typed_frame
 from xialpha.version import __version__
 
 if TYPE_CHECKING:
-    from distributed import Client
-
-    from xialpha.corpora.corpus import Corpus
     from xialpha.spec.sweep import SweepSpec
     from xialpha.storage.store import StoreQueries
 
@@ -279,91 +273,11 @@ def _optional(value: object, kind: Callable[[Any], Any] = str) -> Any:
     return None if value is None or pd.isna(value) else kind(value)
 
 
-MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
-
-
-def certify_selection(
-    store: StoreQueries,
-    rows: pd.DataFrame,
-    test_split: str,
-    *,
-    force: bool = False,
-    confidence: float = CONFIDENCE,
-    draws: int = DRAWS,
-    seed: int = 0,
-    spec_path: str | None = None,
-    corpus: Corpus | None = None,
-    client: Client | None = None,
-) -> pd.DataFrame:
-    """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
-    them once on `test_split`, store the certification's rows and return them as the store gives
-    them back (a DataFrame). The training and the counting run on the sweep's cluster (`client`: a
-    running distributed.Client to use instead), where the corpus is read.
-
-    Warns (UserWarning) where the bounds are weakened: a forced second use of a test set, or a
-    test split the sweep computed held-out estimates on (its rows then say `independent` False).
-    UserError, nothing stored, for a split
-    that is not sealed (the training split; the holdout estimator's split unless forced).
-    """
-    if not 0.5 <= confidence < 1:
-        raise UserError(f"must be in [0.5, 1), got {confidence}", parameter="confidence")
-    if not 1000 <= draws <= MAX_DRAWS:
-        raise UserError(f"must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}", parameter="draws")
-    if seed < 0:
-        raise UserError(f"must be >= 0, got {seed}", parameter="seed")
-    sweep_id, selection_id = (
-        str(rows[SelectionColumn.SWEEP_ID].iloc[0]),
-        str(rows[SelectionColumn.SELECTION_ID].iloc[0]),
-    )
-    data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
-    spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
-    independent = _check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
-    from xialpha.jobs.refit import refit_session  # Dask and the estimators: once the arguments are checked
-
-    with refit_session(spec, data_fingerprint, client=client) as session:
-        session.split_size(test_split)
-        test_fingerprint = session.corpus.fingerprint(test_split)
-        run = start_run(
-            store, rows, test_split, test_fingerprint, force=force, confidence=confidence, draws=draws, seed=seed
-        )
-        try:
-            with heartbeat(store, test_fingerprint) if run.claim else contextlib.nullcontext():
-                _, held = session.train(rows, test_split)
-        except BaseException:
-            if run.claim is not None:
-                store.claims.withdraw(run.claim)  # nothing of the test set was shown
-            raise
-    if held is None:  # train() counts on the held-out split it is given
-        raise ValueError(f"no held-out counts on {test_split!r}")
-    confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
-    frame = certification_frame(
-        confusions,
-        dict(zip(rows[ResultColumn.CATEGORY], rows[ResultColumn.CONFIG_KEY])),
-        confidence=run.confidence,
-        draws=run.draws,
-        seed=run.seed,
-    )
-    certification = Certification(
-        certification_id=run.certification_id,
-        sweep_id=sweep_id,
-        selection_id=selection_id,
-        test_split=test_split,
-        test_fingerprint=test_fingerprint,
-        n_test=held.n_documents,
-        confidence=run.confidence,
-        draws=run.draws,
-        forced=bool(run.previous),
-        previous_certifications=len(run.previous),
-        independent=independent,
-    )
-    certified = certification_rows(frame, certification)
-    store_certification(store, certified, run)
-    return typed_frame(DATASET, [certification_columns(row) for row in certified])
-
-
-def _check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> bool:
-    """Refuse splits the sweep trained or selected on; warn where held-out values were computed.
-    Returns whether the split is an independent test: no estimate of the sweep was scored on it."""
+def check_split(spec: SweepSpec, name: str, estimator: str, force: bool) -> bool:
+    """Refuse (UserError naming test_split) the split `name` of `spec`'s corpus when the sweep trained on
+    it, or selected on it by the `estimator` (unless `force`); warn where held-out values were computed.
+    Returns whether the split is an independent test: no estimate of the sweep was scored on it.
+    `xialpha.jobs.certify.certify_selection` checks a split with it before any training."""
     train_split = spec.corpus.train_split
     if train_split is None:
         raise UserError(

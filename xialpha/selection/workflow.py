@@ -3,7 +3,7 @@
 The sweep's "ok" rows are read, the objective gets the sweep's default estimator unless one is
 named, and the selection is made with the stored per-example indicators for its significance
 tests, under a new id, or under the id of the same selection saved before. Storing it is
-`xialpha.storing.store_selection`'s: last, after a refit succeeded.
+`xialpha.selection_saving.store_selection`'s: last, after a refit succeeded.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on
-from xialpha.jobs.experiment import missing_rows
+from xialpha.planning.experiment import missing_rows
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import DEFAULT_ESTIMATOR, Objective
 from xialpha.selection.options import SelectionOptions

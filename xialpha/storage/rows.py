@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import pyarrow as pa
 
 from xialpha.errors import UserError
@@ -48,6 +47,8 @@ from xialpha.storage.schema import (
 )
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from xialpha.features.kernels import Kernel
     from xialpha.features.preprocessing import Preprocessing
 
@@ -488,6 +489,8 @@ def stored_selections(frame: pd.DataFrame) -> pd.DataFrame:
     LEGACY_N_NOT_SIGNIFICANT; N_RUNNERS_UP_TESTED null) get SIGNIFICANT and, where their first
     runner-up was tested, the counts shown then (every runner-up tested: N_RUNNERS_UP); the legacy
     columns go."""
+    import pandas as pd  # here: `xialpha store ls` reads the rows it lists without pandas
+
     S = SelectionColumn
     if LEGACY_NOT_SIGNIFICANT not in frame:
         return frame

@@ -113,7 +113,7 @@ def size_columns(prefix: str) -> tuple[str, str]:
 
 
 TIMESTAMP = pa.timestamp("us", tz="UTC")
-# column types by name (in `_table`, `_typed` and the registry's ResultColumn)
+# column types by name (in `_table`, `_typed` and the registry's ExtraColumn)
 _TYPES = {
     "str": pa.string(),
     "bool": pa.bool_(),

@@ -6,8 +6,9 @@ rows of a sweep (`write_results`, `write_examples`: typed rows of `xialpha.stora
 `sweep_ended_at`), saved selections, certifications and drift checks (`add_*`, `selections`,
 `certifications`, `drift_checks`, `drift_check`), the summary of every sweep (`sweeps`) and the
 store's upkeep (`compact`, `check`, `quarantine`). Callers name no dataset, filter or column
-type: rows go in typed and come out as DataFrames (or, for a drift check, dicts of Python
-values); a query on a dataset nothing was written to yet gives an empty DataFrame.
+type: rows go in typed and come out as DataFrames, or as lists of dicts of Python values
+(`*_records`, `sweep_counts`: what `xialpha store ls` lists, read without importing pandas); a
+query on a dataset nothing was written to yet gives an empty DataFrame (an empty list).
 
 Callers open a store with `xialpha.storage.opening.open_store` and see `StoreQueries` only.
 Underneath, as in Optuna's storages, the store composes its layers rather than being them: the
@@ -18,11 +19,12 @@ claims with their heartbeats (`claims`: `xialpha.storage.claims.FileClaims`, ans
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from xialpha.storage.claims import Claims, FileClaims
@@ -48,6 +50,9 @@ from xialpha.storage.rows import (
 from xialpha.storage.summary import SUMMARY_COLUMNS, SweepCounts, counts_frame, summarise
 from xialpha.storage.validate import typed_table
 
+if TYPE_CHECKING:
+    import pandas as pd  # imported by the queries that give DataFrames: `store ls` does without
+
 
 class StoreQueries(Protocol):
     """The named queries of a result store, with what they take and give (`ResultStore`)."""
@@ -66,21 +71,26 @@ class StoreQueries(Protocol):
         self, config_keys: Iterable[str], estimator: str = "xa", *, sweep_id: str | None = None
     ) -> dict[str, np.ndarray]: ...
     def sweeps(self) -> pd.DataFrame: ...
+    def sweep_counts(self) -> list[SweepCounts]: ...
     def sweep_summary(self, sweep_id: str) -> SweepCounts | None: ...
     def finish_sweep(self, sweep_id: str) -> SweepCounts: ...
     def sweep_ids(self) -> list[str]: ...
     def add_run(self, row: RunRow) -> None: ...
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame: ...
+    def run_records(self, sweep_id: str | None = None) -> list[dict]: ...
     def newest_run(self, sweep_id: str) -> RunRow | None: ...
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None: ...
     def add_selection(self, rows: Sequence[SelectionRow]) -> None: ...
     def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame: ...
+    def selection_records(self) -> list[dict]: ...
     def add_certification(self, rows: Sequence[CertificationRow]) -> None: ...
     def certifications(
         self, *, selection_id: str | None = None, test_fingerprint: str | None = None
     ) -> pd.DataFrame: ...
+    def certification_records(self) -> list[dict]: ...
     def add_drift_check(self, rows: Sequence[DriftRow]) -> None: ...
     def drift_checks(self) -> pd.DataFrame: ...
+    def drift_records(self) -> list[dict]: ...
     def drift_check(self, drift_id: str, check_key: str) -> list[dict]: ...
     def compact(self, dataset: str = "results") -> tuple[int, int]: ...
     def check(self) -> list[Problem]: ...
@@ -160,7 +170,12 @@ class ResultStore(StoreQueries):
 
     def sweeps(self) -> pd.DataFrame:
         """One row per sweep with result rows: rows_ok, rows_failed, categories, configs (distinct
-        preprocessing x kernel x C x j), first_created_at, last_created_at (UTC).
+        preprocessing x kernel x C x j), first_created_at, last_created_at (UTC); `sweep_counts`
+        as a DataFrame, sorted by sweep_id."""
+        return counts_frame(self.sweep_counts())
+
+    def sweep_counts(self) -> list[SweepCounts]:
+        """The counts of every sweep with result rows (ok or failed), in no particular order.
 
         A sweep's stored summary answers for it while its files are those it was computed from
         (`sweep_summary`); other sweeps' rows are read."""
@@ -171,7 +186,7 @@ class ResultStore(StoreQueries):
             summaries = [summarise(i, table.filter(pc.equal(table["sweep_id"], i))) for i in ids]
         else:
             summaries = [self.sweep_summary(sweep_id) or self._summarise(sweep_id) for sweep_id in partitions]
-        return counts_frame([counts for counts in summaries if counts.stored_keys])
+        return [counts for counts in summaries if counts.stored_keys]
 
     def sweep_summary(self, sweep_id: str) -> SweepCounts | None:
         """The summary of `sweep_id`'s results stored when its sweep ended or was compacted
@@ -209,21 +224,27 @@ class ResultStore(StoreQueries):
 
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame:
         """The recorded runs (of `sweep_id`, when given), sorted by run_id."""
-        return self._frame("sweeps", sweep_id=sweep_id)
+        return self._table("sweeps", sweep_id=sweep_id).to_pandas()
+
+    def run_records(self, sweep_id: str | None = None) -> list[dict]:
+        """`runs` as dicts of Python values."""
+        return self._table("sweeps", sweep_id=sweep_id).to_pylist()
 
     def newest_run(self, sweep_id: str) -> RunRow | None:
-        """The newest recorded run of `sweep_id` (by created_at), or None when none is recorded."""
-        runs = self.runs(sweep_id)
-        if runs.empty:
+        """The newest recorded run of `sweep_id` (by created_at; one without it counts as newest),
+        or None when none is recorded."""
+        runs = self.run_records(sweep_id)
+        if not runs:
             return None
-        newest = runs.sort_values("created_at", kind="stable").iloc[-1]
-        values = {name: newest.get(name) for name in RunRow.__dataclass_fields__}  # None: not recorded by its writer
-        stored: dict[str, Any] = {name: None if pd.isna(value) else value for name, value in values.items()}
-        return RunRow(**stored)
+        newest = runs[max(range(len(runs)), key=lambda i: _recorded_order(runs[i].get("created_at"), i))]
+        stored: dict[str, Any] = {name: _value(newest.get(name)) for name in RunRow.__dataclass_fields__}
+        return RunRow(**stored)  # None: not recorded by its writer
 
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None:
         """When the newest recorded run of `sweep_id` ended (UTC); None while it runs, before its
         first run is recorded, and for runs recorded by earlier versions of xialpha, which did not say."""
+        import pandas as pd  # here: `xialpha store ls` lists the sweeps without pandas
+
         runs = self.runs(sweep_id)
         if runs.empty or "finished_at" not in runs.columns:
             return None
@@ -237,7 +258,12 @@ class ResultStore(StoreQueries):
     def selections(self, *, sweep_id: str | None = None, selection_id: str | None = None) -> pd.DataFrame:
         """The rows of the stored selections (of `sweep_id`, or the one `selection_id`), sorted by
         key, in this version's columns (`stored_selections`)."""
-        return stored_selections(self._frame("selections", sweep_id=sweep_id, selection_id=selection_id))
+        return stored_selections(self._table("selections", sweep_id=sweep_id, selection_id=selection_id).to_pandas())
+
+    def selection_records(self) -> list[dict]:
+        """The rows of every stored selection as dicts of Python values, sorted by key, as they were
+        stored (rows of earlier versions in their columns: `selections` gives this version's)."""
+        return self._table("selections").to_pylist()
 
     def add_certification(self, rows: Sequence[CertificationRow]) -> None:
         """Store a certification: its rows per category, micro and macro (`CERTIFICATION_COLUMNS`)."""
@@ -245,7 +271,11 @@ class ResultStore(StoreQueries):
 
     def certifications(self, *, selection_id: str | None = None, test_fingerprint: str | None = None) -> pd.DataFrame:
         """The stored certification rows (of `selection_id`, or on the test set `test_fingerprint`)."""
-        return self._frame("certifications", selection_id=selection_id, test_fingerprint=test_fingerprint)
+        return self._table("certifications", selection_id=selection_id, test_fingerprint=test_fingerprint).to_pandas()
+
+    def certification_records(self) -> list[dict]:
+        """Every stored certification row as a dict of Python values."""
+        return self._table("certifications").to_pylist()
 
     def add_drift_check(self, rows: Sequence[DriftRow]) -> None:
         """Store a drift check's rows (`DRIFT_COLUMNS`) in one write, so a stored check is complete."""
@@ -253,7 +283,11 @@ class ResultStore(StoreQueries):
 
     def drift_checks(self) -> pd.DataFrame:
         """Every stored drift row, sorted by check_id."""
-        return self._frame("drift")
+        return self._table("drift").to_pandas()
+
+    def drift_records(self) -> list[dict]:
+        """`drift_checks` as dicts of Python values."""
+        return self._table("drift").to_pylist()
 
     def drift_check(self, drift_id: str, check_key: str) -> list[dict]:
         """The stored rows of check `check_key` of drift id `drift_id` as dicts of Python values
@@ -293,7 +327,18 @@ class ResultStore(StoreQueries):
         location = self.datasets.location
         return location.root if location.is_local else None
 
-    def _frame(self, dataset: str, **equal: str | None) -> pd.DataFrame:
+    def _table(self, dataset: str, **equal: str | None) -> pa.Table:
         """Rows of a dataset typed by its rows where each column of `equal` given a value has it."""
         given = [(column, "=", value) for column, value in equal.items() if value is not None]
-        return self.datasets.read(dataset, filters=given or None).to_pandas()
+        return self.datasets.read(dataset, filters=given or None)
+
+
+def _recorded_order(created_at: datetime.datetime | None, position: int) -> tuple:
+    """A run's place in time: by created_at, a run without it last (newest), then by its position
+    in the read (of equal times, the later one is newer)."""
+    return (created_at is None, created_at or datetime.datetime.min.replace(tzinfo=datetime.UTC), position)
+
+
+def _value(value: object) -> object:
+    """A stored value, None for NaN (as a float column holds a missing value)."""
+    return None if isinstance(value, float) and value != value else value

@@ -29,12 +29,15 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from xialpha.storage.files import FileStamp
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SUMMARY_NAME = "_summary.json"
 SUMMARY_FORMAT = "xialpha-sweep-summary-2"
@@ -89,25 +92,29 @@ def keys_digest(keys: Iterable[str]) -> str:
 def summarise(sweep_id: str, table: pa.Table) -> SweepCounts:
     """The summary of one sweep from its result rows as reads return them (`SUMMARY_COLUMNS`,
     one row per config key, ok or failed)."""
-    frame = table.select(SUMMARY_COLUMNS).to_pandas()
-    created = frame["created_at"]
     grid = {
         name: sorted(value for value in pc.unique(table[name]).to_pylist() if value is not None)
         for name in ("category", "preprocessing_id", "kernel_id", "C", "j", "rho")
     }
-    configs = frame.drop_duplicates(["preprocessing_id", "kernel_id", "C", "j"]) if len(frame) else frame
+    configs = table.group_by(["preprocessing_id", "kernel_id", "C", "j"]).aggregate([]).num_rows
+    created = pc.min_max(table["created_at"]).as_py() if table.num_rows else {"min": None, "max": None}
     return SweepCounts(
         sweep_id=sweep_id,
-        rows_ok=int((frame["status"] == "ok").sum()),
-        rows_failed=int((frame["status"] == "failed").sum()),
-        categories=int(frame["category"].nunique()),
-        configs=len(configs),
-        first_created_at=_iso(created.min()) if len(frame) else None,
-        last_created_at=_iso(created.max()) if len(frame) else None,
+        rows_ok=_equal(table["status"], "ok"),
+        rows_failed=_equal(table["status"], "failed"),
+        categories=pc.count_distinct(table["category"], mode="only_valid").as_py(),
+        configs=configs,
+        first_created_at=None if created["min"] is None else created["min"].isoformat(),
+        last_created_at=None if created["max"] is None else created["max"].isoformat(),
         grid=grid,
-        stored_keys=len(frame),
-        stored_keys_digest=keys_digest(frame["config_key"]),
+        stored_keys=table.num_rows,
+        stored_keys_digest=keys_digest(table["config_key"].to_pylist()),
     )
+
+
+def _equal(column: pa.ChunkedArray, value: str) -> int:
+    """How many values of `column` are `value`."""
+    return pc.sum(pc.equal(column, value)).as_py() or 0
 
 
 def summary_text(counts: SweepCounts, files: Sequence[FileStamp]) -> bytes:
@@ -211,11 +218,11 @@ def _relations(values: dict, rows: int, files: int) -> None:
             raise DamagedSummary(f"{name} {values[name]} is not between 1 and stored_keys {keys}")
 
 
-def _timestamp(values: dict, name: str) -> pd.Timestamp:
+def _timestamp(values: dict, name: str) -> datetime.datetime:
     value = values[name]
     try:
-        stamp = pd.Timestamp(value) if isinstance(value, str) and len(value) <= 64 else None
-    except (ValueError, OverflowError):
+        stamp = datetime.datetime.fromisoformat(value) if isinstance(value, str) and len(value) <= 64 else None
+    except ValueError:
         stamp = None
     if stamp is None or stamp.tzinfo is None or stamp.utcoffset() != datetime.timedelta(0):
         raise DamagedSummary(f"{name} {_shown(value)} is not a UTC time in ISO 8601")
@@ -240,6 +247,8 @@ def _shown(value: object) -> str:
 
 def counts_frame(summaries: Sequence[SweepCounts]) -> pd.DataFrame:
     """One row per sweep (as `ResultStore.sweeps` gives them), sorted by sweep_id."""
+    import pandas as pd  # here: `xialpha store ls` lists the counts without pandas
+
     columns = ["sweep_id", "rows_ok", "rows_failed", "categories", "configs", "first_created_at", "last_created_at"]
     rows = [{name: getattr(counts, name) for name in columns} for counts in sorted(summaries, key=_by_id)]
     frame = pd.DataFrame(rows, columns=columns)
@@ -250,7 +259,3 @@ def counts_frame(summaries: Sequence[SweepCounts]) -> pd.DataFrame:
 
 def _by_id(counts: SweepCounts) -> str:
     return counts.sweep_id
-
-
-def _iso(value: pd.Timestamp) -> str:
-    return pd.Timestamp(value).isoformat()

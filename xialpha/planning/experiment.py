@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
-from xialpha.jobs.plan import experiment_keys
+from xialpha.planning.plan import experiment_keys
 from xialpha.spec.sweep import SweepSpec, parse_spec
 from xialpha.storage.rows import RunRow
+
+if TYPE_CHECKING:
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.storage.store import StoreQueries
 
 NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and record the change"
 
@@ -39,7 +44,7 @@ def recorded_categories(text: str) -> list[str]:
     return [name for name in text.split(",") if name]
 
 
-def check_same_experiment(spec: SweepSpec, store, categories: list[str], fingerprint: str) -> None:
+def check_same_experiment(spec: SweepSpec, store: StoreQueries, categories: list[str], fingerprint: str) -> None:
     """UserError when the newest recorded run in `store` of the sweep with spec's id was on other training data
     (corpus=) or had another grid of configurations (sweep.id=) than `spec` on `categories` and `fingerprint`."""
     newest = store.newest_run(spec.id)
@@ -82,7 +87,7 @@ def _grown_in_C(recorded: SweepSpec, spec: SweepSpec, categories: list[str], fin
     return experiment_keys(replace(spec, C=recorded.C), categories, fingerprint) == then
 
 
-def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
+def missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:
     """(rows not stored, rows planned) by the newest recorded run of `sweep_id`: a sweep still
     running or interrupted misses some; None when no run is recorded or its spec no longer parses."""
     newest = store.newest_run(sweep_id)
@@ -97,7 +102,7 @@ def missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
     return len(planned - store.stored_keys(sweep_id)), len(planned)
 
 
-def _recorded_spec(run: RunRow, corpus=None) -> SweepSpec | None:
+def _recorded_spec(run: RunRow, corpus: Corpus | None = None) -> SweepSpec | None:
     """The spec recorded with `run` (over the in-memory `corpus` it was given), or None when its
     text no longer parses (a corpus file moved since, ...)."""
     spec_dir = run.spec_dir

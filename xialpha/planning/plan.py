@@ -20,7 +20,7 @@ from xialpha.storage.rows import config_key
 
 MAX_BATCH = 16  # fits per task at most, so results still arrive (and are stored) steadily
 KEY_BYTES = 230  # a planned row's share of its FitJob and its key: 228 measured (tracemalloc, 40,000 keys)
-Path = tuple[int, int, str, float]  # a C path: (preprocessing index, kernel index, category, j)
+CPath = tuple[int, int, str, float]  # a C path: (preprocessing index, kernel index, category, j)
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def make_plan(
     *,
     force: bool = False,
     threads: int = 1,
-    ladders: dict[Path, tuple[float, ...]] | None = None,
+    ladders: dict[CPath, tuple[float, ...]] | None = None,
 ) -> SweepPlan:
     """All configs of the spec (with `ladders`, the C of each path from it instead of spec.C: an
     auto sweep's round, `xialpha.jobs.auto`); those whose every key is in `done` are skipped unless force."""
@@ -174,7 +174,7 @@ def make_plan(
 
 
 def planned_jobs(
-    spec: SweepSpec, categories: list[str], fingerprint: str, ladders: dict[Path, tuple[float, ...]] | None = None
+    spec: SweepSpec, categories: list[str], fingerprint: str, ladders: dict[CPath, tuple[float, ...]] | None = None
 ) -> Iterator[tuple[int, int, FitJob]]:
     """Every config of the spec on data `fingerprint`: (preprocessing index, kernel index, its FitJob);
     with `ladders`, each path's C from it (none where it has no entry) instead of spec.C."""

@@ -1,0 +1,116 @@
+"""Certifying a stored selection on the sweep's cluster: `certify_selection` trains the chosen
+configurations on the sweep's training split (`xialpha.jobs.refit.refit_session`), counts their
+errors on the sealed test split once, and stores the certification's rows. What a certification
+is, how a test set is claimed and its bounds computed, is `xialpha.selection.certification`'s;
+this module only runs it, so that selection imports no `xialpha.jobs` module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from xialpha.errors import UserError
+from xialpha.selection.bounds import CONFIDENCE, DRAWS, Confusion
+from xialpha.selection.certification import (
+    DATASET,
+    certification_frame,
+    certification_rows,
+    check_split,
+    start_run,
+    store_certification,
+)
+from xialpha.selection.claims import heartbeat
+from xialpha.spec.stored import sweep_spec
+from xialpha.storage.rows import Certification, certification_columns
+from xialpha.storage.schema import ResultColumn, SelectionColumn
+from xialpha.storage.validate import typed_frame
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.storage.store import StoreQueries
+
+MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
+
+
+def certify_selection(
+    store: StoreQueries,
+    rows: pd.DataFrame,
+    test_split: str,
+    *,
+    force: bool = False,
+    confidence: float = CONFIDENCE,
+    draws: int = DRAWS,
+    seed: int = 0,
+    spec_path: str | None = None,
+    corpus: Corpus | None = None,
+    client: Client | None = None,
+) -> pd.DataFrame:
+    """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
+    them once on `test_split`, store the certification's rows and return them as the store gives
+    them back (a DataFrame). The training and the counting run on the sweep's cluster (`client`: a
+    running distributed.Client to use instead), where the corpus is read.
+
+    Warns (UserWarning) where the bounds are weakened: a forced second use of a test set, or a
+    test split the sweep computed held-out estimates on (its rows then say `independent` False).
+    UserError, nothing stored, for a split
+    that is not sealed (the training split; the holdout estimator's split unless forced).
+    """
+    if not 0.5 <= confidence < 1:
+        raise UserError(f"must be in [0.5, 1), got {confidence}", parameter="confidence")
+    if not 1000 <= draws <= MAX_DRAWS:
+        raise UserError(f"must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}", parameter="draws")
+    if seed < 0:
+        raise UserError(f"must be >= 0, got {seed}", parameter="seed")
+    sweep_id, selection_id = (
+        str(rows[SelectionColumn.SWEEP_ID].iloc[0]),
+        str(rows[SelectionColumn.SELECTION_ID].iloc[0]),
+    )
+    data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
+    spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
+    independent = check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
+    from xialpha.jobs.refit import refit_session  # Dask and the estimators: once the arguments are checked
+
+    with refit_session(spec, data_fingerprint, client=client) as session:
+        session.split_size(test_split)
+        test_fingerprint = session.corpus.fingerprint(test_split)
+        run = start_run(
+            store, rows, test_split, test_fingerprint, force=force, confidence=confidence, draws=draws, seed=seed
+        )
+        try:
+            with heartbeat(store, test_fingerprint) if run.claim else contextlib.nullcontext():
+                _, held = session.train(rows, test_split)
+        except BaseException:
+            if run.claim is not None:
+                store.claims.withdraw(run.claim)  # nothing of the test set was shown
+            raise
+    if held is None:  # train() counts on the held-out split it is given
+        raise ValueError(f"no held-out counts on {test_split!r}")
+    confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
+    frame = certification_frame(
+        confusions,
+        dict(zip(rows[ResultColumn.CATEGORY], rows[ResultColumn.CONFIG_KEY])),
+        confidence=run.confidence,
+        draws=run.draws,
+        seed=run.seed,
+    )
+    certification = Certification(
+        certification_id=run.certification_id,
+        sweep_id=sweep_id,
+        selection_id=selection_id,
+        test_split=test_split,
+        test_fingerprint=test_fingerprint,
+        n_test=held.n_documents,
+        confidence=run.confidence,
+        draws=run.draws,
+        forced=bool(run.previous),
+        previous_certifications=len(run.previous),
+        independent=independent,
+    )
+    certified = certification_rows(frame, certification)
+    store_certification(store, certified, run)
+    return typed_frame(DATASET, [certification_columns(row) for row in certified])
