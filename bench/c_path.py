@@ -156,7 +156,7 @@ def _loose(X, targets: list[tuple[str, np.ndarray]], grid: list[float], loose_to
     span calls that differ from the TOL solve's."""
     from xialpha.estimators.linear import balance, threshold
     from xialpha.estimators.span import span_estimate
-    from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
+    from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha_indicator
 
     r_delta2 = r_delta_squared(X=X)
     fits = []

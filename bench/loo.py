@@ -21,7 +21,7 @@ from common import load_corpus, make_parser, output_path, print_table, timed, ve
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha, xi_alpha_indicator
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha, xi_alpha_indicator
 from xialpha.features import Preprocessing, linear_gram
 
 

@@ -57,7 +57,7 @@ from xialpha.corpora import make_synthetic
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.span import call_thresholds, span_calls, span_squared
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing
 from xialpha.selection.objective import DEFAULT_ESTIMATOR
 from xialpha.spec.sweep import load_spec

@@ -29,7 +29,7 @@ from common import (
 
 from xialpha.estimators.baselines import holdout
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
 C = 0.5

@@ -64,7 +64,7 @@ from xialpha.corpora import load_reuters, make_synthetic
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing
 from xialpha.selection.objective import DEFAULT_ESTIMATOR
 from xialpha.selection.smoothing import smoothed_over_c

@@ -8,7 +8,7 @@ import pytest
 from xialpha.corpora import load_corpus, make_synthetic
 from xialpha.errors import UserError
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
 

@@ -45,7 +45,7 @@ def record(X, targets: dict[str, np.ndarray], grid=GRID, tol: float = TOL) -> li
     """Per category and C (ascending, warm-started): the fit's fingerprint and its calls."""
     from xialpha.estimators.span import span_estimate
     from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-    from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
+    from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha_indicator
 
     r_delta2 = r_delta_squared(X=X)
     rows = []

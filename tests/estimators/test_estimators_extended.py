@@ -8,7 +8,7 @@ import pytest
 from xialpha.errors import UserError
 from xialpha.estimators.extended import xi_alpha_extended
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 
 
 def _problem(seed: int, n: int = 60, dim: int = 8):

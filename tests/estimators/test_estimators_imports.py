@@ -25,8 +25,8 @@ def _run(code: str) -> str:
 
 def test_public_names_import_in_a_fresh_interpreter():
     out = _run(
-        "from xialpha.estimators.svm import fit_svm; from xialpha.estimators.xialpha import xi_alpha\n"
-        "from xialpha.estimators.loo import loo_exact; from xialpha.estimators.xialpha import r_delta_squared\n"
+        "from xialpha.estimators.svm import fit_svm; from xialpha.estimators.xi_alpha import xi_alpha\n"
+        "from xialpha.estimators.loo import loo_exact; from xialpha.estimators.xi_alpha import r_delta_squared\n"
         "print('ok')"
     )
     assert out.strip() == "ok"
@@ -49,9 +49,9 @@ def test_no_dask_or_other_xialpha_layers_after_import_and_use():
         import numpy as np
         from xialpha.estimators.baselines import bootstrap, kfold
         from xialpha.estimators.loo import loo_exact
-        from xialpha.estimators.xialpha import r_delta_squared
+        from xialpha.estimators.xi_alpha import r_delta_squared
         from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-        from xialpha.estimators.xialpha import xi_alpha
+        from xialpha.estimators.xi_alpha import xi_alpha
         X = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.2], [0.1, 1.1], [1.2, 0.1], [0.2, 0.8]])
         y = np.array([1, -1, 1, -1, 1, -1])
         problem, parameters = TrainingProblem(y, X=X), SVMParameters(1.0)
@@ -92,9 +92,9 @@ def test_estimators_open_no_files():
         import numpy as np
         from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
         from xialpha.estimators.loo import loo_exact
-        from xialpha.estimators.xialpha import r_delta_squared
+        from xialpha.estimators.xi_alpha import r_delta_squared
         from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-        from xialpha.estimators.xialpha import xi_alpha
+        from xialpha.estimators.xi_alpha import xi_alpha
 
         def work():
             rng = np.random.default_rng(0)

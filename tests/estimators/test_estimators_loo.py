@@ -19,7 +19,7 @@ from sklearn.svm import SVC
 
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha, xi_alpha_indicator
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha, xi_alpha_indicator
 
 # libsvm caches kernel values as float32: tolerances much below 1e-6 can cycle for millions of
 # iterations, so fits stop at MAX_ITER and a problem with any unconverged fit is left out.

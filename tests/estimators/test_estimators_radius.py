@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from xialpha.estimators.xialpha import r_delta_squared
+from xialpha.estimators.xi_alpha import r_delta_squared
 
 # X = [[1, 0], [0, 2], [-1, 1]] has Gram [[1, 0, -1], [0, 4, 2], [-1, 2, 2]]:
 # max diagonal 4, minimum entry -1, so R_delta^2 = 5.

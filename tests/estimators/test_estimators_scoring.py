@@ -15,7 +15,7 @@ from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 
 
 def problem(seed=0, n=120):

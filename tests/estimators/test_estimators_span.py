@@ -9,7 +9,7 @@ from xialpha.errors import UserError
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.span import span_estimate, span_loo_margins, span_squared
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 
 
 def _problem(seed: int, n: int = 16, dim: int = 3, noise: float = 0.0, gap: float = 0.0):

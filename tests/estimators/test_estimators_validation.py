@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from xialpha.estimators.baselines import apparent, bootstrap, holdout, kfold
 from xialpha.estimators.loo import loo_exact
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 
 Y = np.array([1, -1, 1, -1, 1, -1])
 X = np.array([[1.0, 0.0], [0.0, 1.0], [0.9, 0.2], [0.1, 1.1], [1.2, 0.1], [0.2, 0.8]])

@@ -10,7 +10,7 @@ import pytest
 
 from xialpha.corpora import load_reuters
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
 from xialpha.features import Preprocessing, linear_gram
 
 

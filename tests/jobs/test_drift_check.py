@@ -14,7 +14,7 @@ from xialpha.concept_drift.windows import WindowJob, WindowResult, decide, fit_w
 from xialpha.corpora import Corpus
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared, xi_alpha_indicator
+from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha_indicator
 from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 from xialpha.storage.rows import drift_columns

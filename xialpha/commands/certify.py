@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import warnings
 
-from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
+from xialpha.commands.arguments import add_output_arguments, add_store_arguments, named_store
 from xialpha.jobs.certify import certify_selection
 from xialpha.reports.frames import tidy_certification
 from xialpha.reports.labels import sweep_labels
@@ -50,7 +50,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    store = open_store(args)
+    store = named_store(args)
     rows = read_selection(store, args.selection).rows
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)

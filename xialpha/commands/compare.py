@@ -14,7 +14,7 @@ import textwrap
 
 import pandas as pd
 
-from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
+from xialpha.commands.arguments import add_output_arguments, add_store_arguments, named_store
 from xialpha.reports.frames import comparison_labels, tidy_comparison
 from xialpha.reports.terminal import comparison_table, key_table, print_table, write_records
 from xialpha.selection.comparison import SelectionComparison, compare_selections
@@ -36,7 +36,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    store = open_store(args)
+    store = named_store(args)
     comparison = compare_selections(store, args.a, args.b)
     if args.format != "table":
         write_records(tidy_comparison(comparison), args.format)

@@ -20,8 +20,8 @@ import argparse
 import sys
 import textwrap
 
+from xialpha.commands.arguments import store_uri
 from xialpha.commands.running import add_run_arguments, before_the_stack
-from xialpha.commands.stores import store_uri
 
 
 def add_arguments(parser) -> None:

@@ -19,8 +19,8 @@ from pathlib import Path
 
 from rich.table import Table
 
+from xialpha.commands.arguments import add_store_arguments, add_sweep_argument, add_wide_argument, named_store, sweep_id
 from xialpha.commands.compare import print_comparison
-from xialpha.commands.stores import add_store_arguments, add_sweep_argument, add_wide_argument, open_store, sweep_id
 from xialpha.errors import UserError
 from xialpha.reports.formatting import missing
 from xialpha.reports.frames import SHOWN, shown_rows
@@ -101,7 +101,7 @@ def run(args) -> int:
     command = shlex.join(["xialpha", *sys.argv[1:]]) if Path(sys.argv[0]).name in ("xialpha", "cli.py") else None
     if args.watch is not None:
         return _watch(args, command)
-    store = open_store(args)
+    store = named_store(args)
     report = report_of(
         store,
         args.sweep,
@@ -139,7 +139,7 @@ def _watch(args, command: str | None) -> int:
         raise UserError(f"--watch: must be > 0 seconds, got {args.watch:g}")
 
     def read():
-        store = open_store(args)
+        store = named_store(args)
         sweep = sweep_id(store, args.sweep)
         ended = store.sweep_ended_at(sweep)  # first: rows read after a run's end are all its rows
         report = report_of(

@@ -4,7 +4,7 @@ server."""
 
 from __future__ import annotations
 
-from xialpha.commands.stores import DEFAULT_STORE, add_store_arguments
+from xialpha.commands.arguments import DEFAULT_STORE, add_store_arguments
 from xialpha.errors import UserError
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.cluster import check_workers as check_cap

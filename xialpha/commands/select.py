@@ -15,7 +15,13 @@ import dataclasses
 import sys
 from argparse import SUPPRESS
 
-from xialpha.commands.stores import add_output_arguments, add_store_arguments, add_sweep_argument, open_store, sweep_id
+from xialpha.commands.arguments import (
+    add_output_arguments,
+    add_store_arguments,
+    add_sweep_argument,
+    named_store,
+    sweep_id,
+)
 from xialpha.reports.formatting import plural
 from xialpha.reports.frames import SHOWN, shown_rows, tidy_selection
 from xialpha.reports.labels import sweep_labels
@@ -116,7 +122,7 @@ def options_of(args) -> SelectionOptions:
 
 def run(args) -> int:
     options = options_of(args)
-    store = open_store(args)
+    store = named_store(args)
     args.sweep = sweep_id(store, args.sweep)
     chosen = select_sweep(store, args.sweep, options)
     if chosen.incomplete:

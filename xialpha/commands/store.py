@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from xialpha.commands.stores import add_output_arguments, add_store_arguments, open_store
+from xialpha.commands.arguments import add_output_arguments, add_store_arguments, named_store
 from xialpha.printable import printable
 from xialpha.reports.formatting import plural
 from xialpha.reports.inventory import COLUMNS, incomplete_notes, inventory
@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "ls":  # it reads records and writes text: pandas is not needed
         skip_pandas_probe()
-    store = open_store(args)
+    store = named_store(args)
     if args.action == "ls":
         _list(store, args.format, args.wide)
         return 0

@@ -11,8 +11,8 @@ from __future__ import annotations
 import shlex
 import sys
 
+from xialpha.commands.arguments import store_uri
 from xialpha.commands.running import add_run_arguments, before_the_stack
-from xialpha.commands.stores import store_uri
 from xialpha.printable import printable
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from xialpha.errors import DataFailure
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMParameters, fit_svm
-from xialpha.estimators.xialpha import xi_alpha_indicator
+from xialpha.estimators.xi_alpha import xi_alpha_indicator
 from xialpha.spec.drift import DriftSpec
 from xialpha.stats import micro_sign_test
 from xialpha.storage.schema import ResultColumn

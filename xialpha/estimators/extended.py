@@ -27,7 +27,7 @@ from xialpha.estimators.kernel_rows import kernel_rows
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMFit
 from xialpha.estimators.validation import check_positive
-from xialpha.estimators.xialpha import xi_alpha_indicator
+from xialpha.estimators.xi_alpha import xi_alpha_indicator
 
 DEFAULT_DEPTH = 10
 MAX_DEPTH = 100  # SVMlight's limit for -k

@@ -26,7 +26,7 @@ from xialpha.estimators.loo_linear import WorkingSet
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.validation import check_positive
-from xialpha.estimators.xialpha import xi_alpha_indicator
+from xialpha.estimators.xi_alpha import xi_alpha_indicator
 
 # xi_t > 1 + this margin is a certain LOO error; closer calls are retrained.
 CERTAIN_ERROR_MARGIN = 1e-6

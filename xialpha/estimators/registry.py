@@ -124,7 +124,7 @@ class Estimator:
 
 
 def _xa(fit, data: FitData):
-    from xialpha.estimators.xialpha import xi_alpha
+    from xialpha.estimators.xi_alpha import xi_alpha
 
     return xi_alpha(fit.alpha, fit.xi, fit.y, data.r_delta2, data.rho)
 

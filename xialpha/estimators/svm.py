@@ -34,7 +34,7 @@ from xialpha.estimators.validation import (
     check_tolerance,
     check_vector,
 )
-from xialpha.estimators.xialpha import r_delta_squared
+from xialpha.estimators.xi_alpha import r_delta_squared
 
 # alpha_i counts as "at the bound C_i" within this relative tolerance (libsvm clips exactly).
 BOUND_RTOL = 1e-8
@@ -102,7 +102,7 @@ class TrainingProblem:
         return np.asarray(self.gram)[idx] if self.gram is not None else self.X[idx]
 
     def r_delta2(self) -> float:
-        """R_delta^2 of the examples (`xialpha.estimators.xialpha.r_delta_squared`): of the Gram, or of
+        """R_delta^2 of the examples (`xialpha.estimators.xi_alpha.r_delta_squared`): of the Gram, or of
         the features under the kernel (an upper bound where a closed form gives one)."""
         if self.gram is not None:
             return r_delta_squared(gram=self.gram)

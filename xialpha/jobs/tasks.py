@@ -22,7 +22,7 @@ from xialpha.estimators.c_ladder import starting_C
 from xialpha.estimators.registry import HELD_OUT, estimator
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.xialpha import r_delta_squared
+from xialpha.estimators.xi_alpha import r_delta_squared
 from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
 from xialpha.features.gram import check_gram_fits, row_sq_norms
 from xialpha.features.gram import linear_gram as gram_of  # this module's linear_gram is a task

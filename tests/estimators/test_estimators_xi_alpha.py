@@ -9,7 +9,7 @@ import pytest
 
 from xialpha.estimators import METRICS
 from xialpha.estimators.metrics import Estimate, weighted_average
-from xialpha.estimators.xialpha import xi_alpha, xi_alpha_indicator
+from xialpha.estimators.xi_alpha import xi_alpha, xi_alpha_indicator
 
 # Five examples, R_delta^2 = 1. rho * alpha_i * R^2 + xi_i for rho = 1 and rho = 2:
 #   i  y   alpha  xi    rho=1  rho=2

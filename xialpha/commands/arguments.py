@@ -1,5 +1,5 @@
-"""The arguments the commands share: how each names the result store and the sweep in it, and
-how tables are printed.
+"""The arguments the commands share: how each names the result store and the sweep in it (and
+`named_store` opens that store), and how tables are printed.
 
 The store: the positional STORE or `--store` (commands whose positional argument is a spec file
 take `--store` only), else $XIALPHA_STORE, else the spec's `store` (sweep and drift), else
@@ -37,7 +37,7 @@ def store_uri(args, spec_value: str | None = None) -> str:
     return store_location(positional or option, spec_value)
 
 
-def open_store(args):
+def named_store(args):
     """The existing store the arguments name (`xialpha.storage.opening.open_store`: it may be written,
     by select --save, certify, store compact); a missing default store says how to name one."""
     from xialpha.storage import opening
