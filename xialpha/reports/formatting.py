@@ -9,8 +9,12 @@ from xialpha.estimators import registry
 
 
 def missing(value) -> bool:
-    """None, pandas' NA or a float NaN (told without importing pandas)."""
-    return value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value))
+    """None, pandas' NA or NaT, or a float NaN (told without importing pandas)."""
+    return (
+        value is None
+        or type(value).__name__ in ("NAType", "NaTType")
+        or (isinstance(value, float) and math.isnan(value))
+    )
 
 
 def percent(value) -> str:
@@ -28,7 +32,7 @@ def minute(value, zone: str = " UTC") -> str:
     Timestamp is one), or what pandas reads as a time."""
     if missing(value):
         return "-"
-    if not isinstance(value, datetime.datetime) or type(value).__name__ == "NaTType":
+    if not isinstance(value, datetime.datetime):
         import pandas as pd  # here: the times `xialpha store ls` shows are datetimes
 
         if pd.isna(value):

@@ -21,6 +21,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from xialpha.reports.formatting import missing
+
 Row = Mapping[str, Any]
 
 
@@ -39,10 +41,8 @@ def write_rows(columns: Sequence[str], rows: Sequence[Row], fmt: str) -> None:
 
 
 def _present(value: object) -> object:
-    """`value`, None when missing (None, NaN, pandas' NA or NaT)."""
-    if value is None or type(value).__name__ in ("NAType", "NaTType"):
-        return None
-    return None if isinstance(value, float) and value != value else value
+    """`value`, None when it is `missing`."""
+    return None if missing(value) else value
 
 
 def _time_format(values: Sequence[object]) -> str:

@@ -452,11 +452,11 @@ def selection_row(columns: Mapping[str, object]) -> SelectionRow:
     runner_up = None if _missing(first) else RunnerUp(*(values.get(name) for name in RUNNER_UP))  # type: ignore[arg-type]
     significance = Significance(
         p_values={name: _number(values.get(name)) for name in P_VALUES},
-        significant=_optional(values.get(S.SIGNIFICANT)),
+        significant=optional_value(values.get(S.SIGNIFICANT)),
         n_runners_up=int(values.get(S.N_RUNNERS_UP) or 0),  # type: ignore[call-overload]
         n_tested=int(values.get(S.N_RUNNERS_UP_TESTED) or 0),  # type: ignore[call-overload]
-        n_significant=_optional(values.get(S.N_RUNNERS_UP_SIGNIFICANT)),
-        untested=_optional(values.get(S.UNTESTED)),
+        n_significant=optional_value(values.get(S.N_RUNNERS_UP_SIGNIFICANT)),
+        untested=optional_value(values.get(S.UNTESTED)),
     )
     return SelectionRow(
         selection_id=values[S.SELECTION_ID],  # type: ignore[arg-type]
@@ -466,8 +466,8 @@ def selection_row(columns: Mapping[str, object]) -> SelectionRow:
         metric=values.get(S.METRIC),  # type: ignore[arg-type]
         estimator=values.get(S.ESTIMATOR),  # type: ignore[arg-type]
         rho=_number(values.get(S.RHO)),
-        average=_optional(values.get(S.AVERAGE)),
-        smooth_c=_optional(values.get(S.SMOOTH_C)),
+        average=optional_value(values.get(S.AVERAGE)),
+        smooth_c=optional_value(values.get(S.SMOOTH_C)),
         cost_fn=_number(values.get(S.COST_FN)),
         cost_fp=_number(values.get(S.COST_FP)),
         alpha=_number(values.get(S.ALPHA)),
@@ -521,7 +521,8 @@ def _missing(value: object) -> bool:
 _NA_TYPES = ("NAType", "NaTType")
 
 
-def _optional(value: object) -> Any:
+def optional_value(value: object) -> Any:
+    """`value` as a Python value (NumPy scalars unwrapped), None when missing (None, NaN, pandas' NA or NaT)."""
     if _missing(value):
         return None
     return value.item() if isinstance(value, np.generic) else value

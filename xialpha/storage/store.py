@@ -41,6 +41,7 @@ from xialpha.storage.rows import (
     certification_columns,
     drift_columns,
     example_columns,
+    optional_value,
     result_columns,
     run_columns,
     selection_columns,
@@ -237,7 +238,7 @@ class ResultStore(StoreQueries):
         if not runs:
             return None
         newest = runs[max(range(len(runs)), key=lambda i: _recorded_order(runs[i].get("created_at"), i))]
-        stored: dict[str, Any] = {name: _value(newest.get(name)) for name in RunRow.__dataclass_fields__}
+        stored: dict[str, Any] = {name: optional_value(newest.get(name)) for name in RunRow.__dataclass_fields__}
         return RunRow(**stored)  # None: not recorded by its writer
 
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None:
@@ -337,8 +338,3 @@ def _recorded_order(created_at: datetime.datetime | None, position: int) -> tupl
     """A run's place in time: by created_at, a run without it last (newest), then by its position
     in the read (of equal times, the later one is newer)."""
     return (created_at is None, created_at or datetime.datetime.min.replace(tzinfo=datetime.UTC), position)
-
-
-def _value(value: object) -> object:
-    """A stored value, None for NaN (as a float column holds a missing value)."""
-    return None if isinstance(value, float) and value != value else value
