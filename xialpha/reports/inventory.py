@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from xialpha.reports.formatting import missing
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def _sweeps(store) -> list[Row]:
             runs.setdefault(run[ResultColumn.SWEEP_ID], set()).add(run[ResultColumn.RUN_ID])
     listing = []
     for each in counts:
-        missing = _missing_rows(store, each.sweep_id) if each.sweep_id in runs else None
+        gap = _missing_rows(store, each.sweep_id) if each.sweep_id in runs else None
         listing.append(
             {
                 ResultColumn.SWEEP_ID: each.sweep_id,
@@ -77,8 +78,8 @@ def _sweeps(store) -> list[Row]:
                 "configs": each.configs,
                 "rows_ok": each.rows_ok,
                 "rows_failed": each.rows_failed,
-                "rows_missing": None if missing is None else missing[0],
-                "rows_planned": None if missing is None else missing[1],
+                "rows_missing": None if gap is None else gap[0],
+                "rows_planned": None if gap is None else gap[1],
                 "last_created_at": _time(each.last_created_at),
             }
         )
@@ -140,7 +141,7 @@ def _objective(row: Row) -> str | None:
     metric, estimator, rho = row.get(S.METRIC), row.get(S.ESTIMATOR), row.get(S.RHO)
     if not isinstance(metric, str) or not isinstance(estimator, str):
         return None
-    rho_text = "" if rho is None or rho != rho or float(rho) == 1.0 else f" rho={float(rho):g}"
+    rho_text = "" if missing(rho) or float(rho) == 1.0 else f" rho={float(rho):g}"
     return f"{metric} of {estimator}{rho_text}"
 
 
