@@ -6,7 +6,10 @@ spec under an id whose newest recorded run had other data or another grid would 
 experiments in one sweep, which select would then rank together; it is refused unless the run
 is forced to be a new run of the id (`force_new_run`), which the run's record then shows. One change
 is the same experiment: a grid that only grew in C (every C of the recorded run and more, all else
-alike) resumes, fitting the new C; its run's record then holds the grown grid.
+alike) resumes, fitting the new C; its run's record then holds the grown grid. The grids it grew
+from stay the same experiment: a spec holding every C of a run that the newest run grew from (the
+original spec, or it with other C added) reruns too. A grid that drops a C of all of them (a C
+swapped, or removed) is another grid.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from typing import TYPE_CHECKING
 from xialpha.errors import UserError
 from xialpha.planning.plan import experiment_keys
 from xialpha.spec.sweep import SweepSpec, parse_spec
-from xialpha.storage.rows import RunRow
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
@@ -66,11 +68,12 @@ def check_same_experiment(spec: SweepSpec, store: StoreQueries, categories: list
             key="corpus.categories",
             mentions="force_new_run=True",
         )
-    recorded = _recorded_spec(newest, spec.corpus.data)
+    recorded = _recorded_spec(newest.spec_toml, newest.spec_dir, spec.corpus.data)
     now = experiment_keys(spec, categories, fingerprint)
     # a recorded spec that no longer parses: the stored rows must be of this spec's grid
     then = experiment_keys(recorded, categories, fingerprint) if recorded else store.stored_keys(spec.id) | now
-    if then != now and not (recorded is not None and _grown_in_C(recorded, spec, categories, fingerprint, then)):
+    extended = recorded is not None and _C_extension(spec, recorded, store, categories, fingerprint, then)
+    if then != now and not extended:
         raise UserError(
             f"sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
             f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}",
@@ -79,19 +82,42 @@ def check_same_experiment(spec: SweepSpec, store: StoreQueries, categories: list
         )
 
 
-def _grown_in_C(recorded: SweepSpec, spec: SweepSpec, categories: list[str], fingerprint: str, then: set[str]) -> bool:
-    """True when `spec` is `recorded` with more C values: its C a strict superset of the recorded
-    one's, and `spec` with the recorded C plans exactly the recorded keys `then`."""
-    if not set(recorded.C) < set(spec.C):
+def _C_extension(
+    spec: SweepSpec, recorded: SweepSpec, store: StoreQueries, categories: list[str], fingerprint: str, then: set[str]
+) -> bool:
+    """True when `spec` is the sweep's experiment with C values added: its C holds every C of the
+    newest run's spec `recorded` (whose keys are `then`) and more, or every C of an earlier run of
+    the id that the newest run grew from in C (`_grown_from`), and with `recorded`'s C it plans
+    exactly `then`: all else alike."""
+    if experiment_keys(replace(spec, C=recorded.C), categories, fingerprint) != then:
         return False
-    return experiment_keys(replace(spec, C=recorded.C), categories, fingerprint) == then
+    if set(recorded.C) < set(spec.C):
+        return True
+    return not spec.C_auto and any(
+        set(earlier.C) <= set(spec.C) for earlier in _grown_from(store, spec, recorded, then)
+    )
+
+
+def _grown_from(store: StoreQueries, spec: SweepSpec, recorded: SweepSpec, then: set[str]) -> list[SweepSpec]:
+    """The specs of the recorded runs of spec's id that the newest run's spec `recorded` (whose keys
+    are `then`) grew from in C: each of fixed C, every one of them in `recorded`'s C, and with
+    `recorded`'s C planning exactly `then` on the run's own categories and data."""
+    grown = []
+    for record in store.run_records(spec.id):
+        earlier = _recorded_spec(record.get("spec_toml"), record.get("spec_dir"), spec.corpus.data)
+        if earlier is None or earlier.C_auto or not set(earlier.C) <= set(recorded.C):
+            continue
+        run_categories = recorded_categories(str(record.get("categories")))
+        if experiment_keys(replace(earlier, C=recorded.C), run_categories, str(record.get("data_fingerprint"))) == then:
+            grown.append(earlier)
+    return grown
 
 
 def missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:
     """(rows not stored, rows planned) by the newest recorded run of `sweep_id`: a sweep still
     running or interrupted misses some; None when no run is recorded or its spec no longer parses."""
     newest = store.newest_run(sweep_id)
-    recorded = None if newest is None else _recorded_spec(newest)
+    recorded = None if newest is None else _recorded_spec(newest.spec_toml, newest.spec_dir)
     if newest is None or recorded is None:
         return None
     categories = recorded_categories(str(newest.categories))
@@ -102,13 +128,12 @@ def missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:
     return len(planned - store.stored_keys(sweep_id)), len(planned)
 
 
-def _recorded_spec(run: RunRow, corpus: Corpus | None = None) -> SweepSpec | None:
-    """The spec recorded with `run` (over the in-memory `corpus` it was given), or None when its
-    text no longer parses (a corpus file moved since, ...)."""
-    spec_dir = run.spec_dir
+def _recorded_spec(spec_toml: object, spec_dir: object, corpus: Corpus | None = None) -> SweepSpec | None:
+    """The spec a run recorded (its `spec_toml` text, read from `spec_dir`; over the in-memory
+    `corpus` it was given), or None when its text no longer parses (a corpus file moved since, ...)."""
     try:
         return parse_spec(
-            str(run.spec_toml),
+            str(spec_toml),
             source="the recorded spec",
             corpus=corpus,
             base_dir=spec_dir if isinstance(spec_dir, str) and spec_dir else None,
