@@ -24,6 +24,7 @@ from xialpha.spec.sweep import SweepSpec, parse_spec
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
+    from xialpha.storage.rows import RunRow
     from xialpha.storage.store import StoreQueries
 
 NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and record the change"
@@ -68,7 +69,7 @@ def check_same_experiment(spec: SweepSpec, store: StoreQueries, categories: list
             key="corpus.categories",
             mentions="force_new_run=True",
         )
-    recorded = _recorded_spec(newest.spec_toml, newest.spec_dir, spec.corpus.data)
+    recorded = _recorded_spec(newest, spec.corpus.data)
     now = experiment_keys(spec, categories, fingerprint)
     # a recorded spec that no longer parses: the stored rows must be of this spec's grid
     then = experiment_keys(recorded, categories, fingerprint) if recorded else store.stored_keys(spec.id) | now
@@ -103,12 +104,12 @@ def _grown_from(store: StoreQueries, spec: SweepSpec, recorded: SweepSpec, then:
     are `then`) grew from in C: each of fixed C, every one of them in `recorded`'s C, and with
     `recorded`'s C planning exactly `then` on the run's own categories and data."""
     grown = []
-    for record in store.run_records(spec.id):
-        earlier = _recorded_spec(record.get("spec_toml"), record.get("spec_dir"), spec.corpus.data)
+    for run in store.recorded_runs(spec.id):
+        earlier = _recorded_spec(run, spec.corpus.data)
         if earlier is None or earlier.C_auto or not set(earlier.C) <= set(recorded.C):
             continue
-        run_categories = recorded_categories(str(record.get("categories")))
-        if experiment_keys(replace(earlier, C=recorded.C), run_categories, str(record.get("data_fingerprint"))) == then:
+        run_categories = recorded_categories(str(run.categories))
+        if experiment_keys(replace(earlier, C=recorded.C), run_categories, str(run.data_fingerprint)) == then:
             grown.append(earlier)
     return grown
 
@@ -117,7 +118,7 @@ def missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:
     """(rows not stored, rows planned) by the newest recorded run of `sweep_id`: a sweep still
     running or interrupted misses some; None when no run is recorded or its spec no longer parses."""
     newest = store.newest_run(sweep_id)
-    recorded = None if newest is None else _recorded_spec(newest.spec_toml, newest.spec_dir)
+    recorded = None if newest is None else _recorded_spec(newest)
     if newest is None or recorded is None:
         return None
     categories = recorded_categories(str(newest.categories))
@@ -128,12 +129,13 @@ def missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:
     return len(planned - store.stored_keys(sweep_id)), len(planned)
 
 
-def _recorded_spec(spec_toml: object, spec_dir: object, corpus: Corpus | None = None) -> SweepSpec | None:
-    """The spec a run recorded (its `spec_toml` text, read from `spec_dir`; over the in-memory
-    `corpus` it was given), or None when its text no longer parses (a corpus file moved since, ...)."""
+def _recorded_spec(run: RunRow, corpus: Corpus | None = None) -> SweepSpec | None:
+    """The spec recorded with `run` (over the in-memory `corpus` it was given), or None when its
+    text no longer parses (a corpus file moved since, ...)."""
+    spec_dir = run.spec_dir
     try:
         return parse_spec(
-            str(spec_toml),
+            str(run.spec_toml),
             source="the recorded spec",
             corpus=corpus,
             base_dir=spec_dir if isinstance(spec_dir, str) and spec_dir else None,
