@@ -259,7 +259,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             except InvalidParameterError as exc:
                 options = [option for c in constraints if isinstance(c, StrOptions) for option in sorted(c.options)]
                 close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
-                raise InvalidParameterError(f"{name}: {exc}{' Did' + close[5:] if close else ''}") from None
+                raise InvalidParameterError(f"{name}: {exc}{close.replace('; did', ' Did', 1)}") from None
         svc = self.estimator[-1] if isinstance(self.estimator, Pipeline) else self.estimator
         if not isinstance(svc, (SVC, LinearSVC)):
             raise TypeError(

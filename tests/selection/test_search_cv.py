@@ -210,6 +210,10 @@ def test_bad_input_gets_clear_errors():
         XiAlphaSearchCV(LinearSVC(), {"C": [1.0]}).fit(X, y)
     with pytest.raises(ValueError, match="^scoring: The 'scoring' parameter of XiAlphaSearchCV must be a str among"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, scoring="roc_auc").fit(X, y)
+    with pytest.raises(
+        ValueError, match=r"^estimate: The 'estimate' parameter .* Got 'spam' instead\. Did you mean span\?$"
+    ):
+        XiAlphaSearchCV(SVC(), {"C": [1.0]}, estimate="spam").fit(X, y)
     with pytest.raises(ValueError, match=r"^rho: The 'rho' parameter .* must be a float in the range \(0.0, inf\)"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, rho=0).fit(X, y)
     with pytest.raises(ValueError, match="pos_label: 7 is not one of the classes"):
