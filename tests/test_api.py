@@ -65,8 +65,8 @@ def test_select_refit_predict_without_internal_imports(swept, tmp_path):
     models = xialpha.refit(store, selection=chosen)
     texts = ["a new document", "another one"]
     for category, model in models.items():
-        assert model.category == category and set(model.predict(texts)) <= {-1, 1}
-        np.testing.assert_array_equal(model.predict(texts), np.where(model.decision_function(texts) > 0, 1, -1))
+        assert model.category == category and model.predict(texts).dtype == bool
+        np.testing.assert_array_equal(model.predict(texts), model.decision_function(texts) > 0)
         copy = pickle.loads(pickle.dumps(model))  # the user can pickle a model
         np.testing.assert_allclose(copy.decision_function(texts), model.decision_function(texts))
     # by id, once saved
@@ -234,7 +234,7 @@ def test_a_corpus_in_memory_is_swept_selected_and_refitted(tmp_path):
     assert (result.results["n"] == 128).all()  # trained on the train split of the documents given
     chosen = xialpha.select(tmp_path / "store")
     models = xialpha.refit(tmp_path / "store", selection=chosen, corpus=corpus)
-    assert list(models["sport"].predict(["goal team coach match", "bank loan rate stock"])) == [1, -1]
+    assert list(models["sport"].predict(["goal team coach match", "bank loan rate stock"])) == [True, False]
     with pytest.raises(UserError, match=r"corpus\.loader: is required"):  # the documents are not in the store
         xialpha.refit(tmp_path / "store", selection=chosen)
     other = (corpus[0], corpus[1][::-1], corpus[2])

@@ -140,6 +140,7 @@ VOLATILE = {
     "first_created_at",
     "last_created_at",
     "mean_fit_time",
+    "mean_score_time",
 }
 MASKS = [
     (re.compile(r"sel-\d{8}T\d{6}-[0-9a-f]{6}"), "SELECTION-ID"),

@@ -509,6 +509,7 @@ NOT_COLUMNS = {
     ("xialpha/search.py", "C"): (3, "a scikit-learn parameter name (one named in an error)"),
     ("xialpha/search.py", "gamma"): (2, "an SVM argument, and the parameter named in an error"),
     ("xialpha/search.py", "r_delta2"): (2, "a key of the scikit-learn-style cv_results_, the search's own output"),
+    ("xialpha/search.py", "rho"): (1, "the rho= parameter's key in scikit-learn's _parameter_constraints"),
     ("xialpha/selection/options.py", "rho"): (1, "an option name"),
     ("xialpha/selection/comparison.py", "kernel"): (1, "a word of `changed` (PARTS' display names)"),
     ("xialpha/selection/comparison.py", "C"): (1, "a word of `changed` (PARTS' display names)"),

@@ -8,7 +8,7 @@
                            store="my-store")
     chosen = xialpha.select("my-store")            # one row per category
     models = xialpha.refit("my-store", selection=chosen)
-    models["cat00"].predict(["some new document"])  # array([1]) or array([-1])
+    models["cat00"].predict(["some new document"])  # array([ True]): in the category, or array([False])
 
 Errors are `xialpha.errors.UserError` naming the parameter (`metric=`, `sweep=`, ...). The
 command line (`xialpha sweep|select ...`) runs the same library code.
@@ -75,7 +75,7 @@ if TYPE_CHECKING:
 
     from xialpha.concept_drift.report import DriftReport
     from xialpha.jobs.sweep import SweepSummary
-    from xialpha.models.trained import TrainedSelection
+    from xialpha.models.trained import CategoryModel, TrainedSelection
     from xialpha.spec.sweep import SweepSpec
 
 MAIN_GUARD = (
@@ -351,24 +351,31 @@ def select(
 
 
 class TextClassifier:
-    """One category's refitted model: raw texts -> decision values, predictions in {-1, +1}.
+    """One category's refitted model: raw texts -> decision values and membership.
 
-    A scikit-learn style estimator (fitted): `decision_function(texts)` (m,), `predict(texts)`
-    (m,) of -1/+1, `config` the chosen configuration. Picklable by the user.
+    A scikit-learn style estimator (fitted): `predict(texts)` (m,) booleans, True for a text in
+    the category (classes_ [False, True]); `decision_function(texts)` (m,) signed decision values,
+    > 0 in the category, larger the surer; `config` the chosen configuration. Picklable by the user.
     """
 
     def __init__(self, trained: TrainedSelection, index: int):
         self._trained, self._index = trained, index
         self.category = trained.models[index].category
         self.config = dict(trained.models[index].config)
-        self.classes_ = np.array([-1, 1])
+        self.classes_ = np.array([False, True])
 
     def decision_function(self, texts: Iterable[str]) -> np.ndarray:
-        item = self._trained.models[self._index]
-        return item.model.decision_function(self._trained.features(item.preprocessing_id, texts=list(texts)))
+        return self._item.model.decision_function(self._features(texts))
 
     def predict(self, texts: Iterable[str]) -> np.ndarray:
-        return np.where(self.decision_function(texts) > 0, 1, -1)
+        return self._item.model.predict(self._features(texts))
+
+    @property
+    def _item(self) -> CategoryModel:
+        return self._trained.models[self._index]
+
+    def _features(self, texts: Iterable[str]) -> Any:
+        return self._trained.features(self._item.preprocessing_id, texts=list(texts))
 
     def __repr__(self) -> str:
         kernel, C = self.config.get(ResultColumn.KERNEL), self.config.get(ResultColumn.C)

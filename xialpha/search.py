@@ -27,6 +27,13 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils import get_tags
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    validate_parameter_constraints,
+)
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
@@ -52,6 +59,7 @@ SVC_KERNELS = (*KERNELS, "precomputed")  # the SVC kernels XiAlphaSearchCV train
 ESTIMATES = tuple(
     registry.by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT)
 )
+N_SPLITS = 1  # n_splits_: each candidate is trained once, on all the data, where k-fold CV trains k times
 
 
 class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -85,21 +93,52 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         has what bench/selection_quality.py measured of it). False ranks by each estimate alone.
 
     Binary problems only: y with more than two classes raises ValueError (wrap the search in
-    `sklearn.multiclass.OneVsRestClassifier` for one-vs-rest). There is no resampling, so
-    `cv_results_` has mean_test_score (what the candidates are ranked by: the estimate, averaged
-    over C neighbours with smooth), estimate_test_score (each candidate's own estimate) and
-    std_test_score = 0 but no split columns; `best_estimator_` is the best candidate fitted on all
-    the data. Candidates ranked equal go to the first in grid order (`xialpha.selection.ranking.rank`
-    with IN_ORDER, not the selections' SIMPLER): best_index_ and rank_test_score then mean what
-    they mean in GridSearchCV, whose users read them.
+    `sklearn.multiclass.OneVsRestClassifier` for one-vs-rest). predict gives y's own labels
+    (classes_), as the best candidate's scikit-learn fit predicts them; decision_function > 0
+    means classes_[1]. Candidates ranked equal go to the first in grid order
+    (`xialpha.selection.ranking.rank` with IN_ORDER, not the selections' SIMPLER): best_index_ and
+    rank_test_score then mean what they mean in GridSearchCV, whose users read them.
 
-    Attributes: cv_results_ (dict of arrays: params, param_<name>, mean_test_score,
-    estimate_test_score, std_test_score, rank_test_score, mean_fit_time, xa_error, xa_recall,
-    xa_precision, xa_f1,
-    xa_d_pos, xa_d_neg, the same span_* columns with estimate="span", n_support, r_delta2),
-    best_index_, best_params_, best_score_,
-    best_estimator_, classes_, pos_label_, n_features_in_ (when the estimator has it).
+    What xialpha does instead of folds: each candidate is trained once, on all the data, and
+    scored by its one-fit estimate of the leave-one-out `scoring` (n_splits_ = 1: one "split", the
+    whole data, where k-fold CV has k); `best_estimator_` is the best candidate fitted on all the
+    data by scikit-learn, in refit_time_ seconds. cv_results_ (a dict of arrays, one entry per
+    candidate, in the order fitted) has scikit-learn's keys and xialpha's:
+        params, param_<name>: the candidate, as in GridSearchCV (masked where a grid lacks <name>);
+        mean_test_score: what the candidates are ranked by: with smooth (the default) the
+            estimate averaged with those of the next smaller and next larger C of the same
+            candidate (the C-neighbour-smoothed span estimate by default), without it the
+            candidate's own estimate;
+        split0_test_score, estimate_test_score: the candidate's own estimate of `scoring`
+            (`1 - <estimate>_error` for accuracy, `<estimate>_<scoring>` otherwise);
+        test_score_estimate: the estimate they are of ("span" or "xa"), test_score_smoothed:
+            whether mean_test_score averages C neighbours (smooth);
+        std_test_score, std_fit_time, std_score_time: 0 (one training, no spread over folds);
+        rank_test_score: 1 for the best by mean_test_score;
+        mean_fit_time: seconds to train the candidate (and its pipeline's features when new),
+            mean_score_time: seconds to compute its estimates;
+        xa_error, xa_recall, xa_precision, xa_f1, xa_d_pos, xa_d_neg: the xi-alpha estimates at rho
+            (errors, recall, precision, F1 as fractions; d_pos, d_neg the counts of positives and
+            negatives counted as errors), and the same span_* columns with estimate="span";
+        n_support, r_delta2: the candidate's support vectors and R_delta^2.
+
+    Attributes: cv_results_, n_splits_, refit_time_, best_index_, best_params_, best_score_
+    (mean_test_score of the best), best_estimator_, classes_, pos_label_, n_features_in_ (when
+    the estimator has it).
     """
+
+    # Each parameter's constraints, as scikit-learn declares them (`_check_params` checks them); what
+    # the estimator and the grids must be beyond their type is checked by `_check_model` and `_checked_grid`,
+    # and pos_label against the classes in fit.
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit", "decision_function"])],
+        "param_grid": [dict, list, None],
+        "scoring": [StrOptions(set(SCORINGS))],
+        "estimate": [StrOptions(set(ESTIMATES))],
+        "rho": [Interval(Real, 0, np.inf, closed="neither")],
+        "pos_label": "no_validation",
+        "smooth": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -142,12 +181,15 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         for base, C_name in auto:
             self._ladder(scorer, base, C_name, candidates, rows)
         ranking = self._ranking(candidates, rows)
-        self.cv_results_ = _results(candidates, rows, ranking)
+        self.cv_results_ = _results(candidates, rows, ranking, self.estimate, self.smooth)
+        self.n_splits_ = N_SPLITS
         self.best_index_ = int(ranking.index[0])
         self.best_params_ = candidates[self.best_index_]
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         # candidates were scored by xialpha's solver: scikit-learn fits the chosen one
+        start = time.perf_counter()
         self.best_estimator_ = clone(self.estimator).set_params(**self.best_params_).fit(X, y)
+        self.refit_time_ = time.perf_counter() - start
         self.classes_ = classes
         self.pos_label_ = pos_label
         if hasattr(self.best_estimator_, "n_features_in_"):
@@ -155,10 +197,8 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _scored(self, scorer: Candidates, params: dict) -> dict:
-        """The row of the candidate `params`: its estimates, fit time and score."""
-        start = time.perf_counter()
+        """The row of the candidate `params`: its estimates, fit and score times and score."""
         row = scorer.score(clone(self.estimator).set_params(**params))
-        row["fit_time"] = time.perf_counter() - start
         prefix = self.estimate
         row["score"] = 1.0 - row[f"{prefix}_error"] if self.scoring == "accuracy" else row[f"{prefix}_{self.scoring}"]
         return row
@@ -207,28 +247,24 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     ladder = [{**params, C_name: step.C}]
 
     def _check_params(self) -> None:
+        """Each parameter against `_parameter_constraints` (scikit-learn's `validate_parameter_constraints`),
+        then the estimator's kind. InvalidParameterError (a ValueError and a TypeError) naming the
+        parameter first, in scikit-learn's words: "rho: The 'rho' parameter of XiAlphaSearchCV must
+        be a float in the range (0.0, inf). Got 0 instead."; a string close to an option then
+        says which ("Did you mean f1?")."""
+        for name, constraints in self._parameter_constraints.items():
+            value = getattr(self, name)
+            try:
+                validate_parameter_constraints({name: constraints}, {name: value}, caller_name=type(self).__name__)
+            except InvalidParameterError as exc:
+                options = [option for c in constraints if isinstance(c, StrOptions) for option in sorted(c.options)]
+                close = did_you_mean(value, options, listing=None) if isinstance(value, str) else ""
+                raise InvalidParameterError(f"{name}: {exc}{close.replace('; did', ' Did', 1)}") from None
         svc = self.estimator[-1] if isinstance(self.estimator, Pipeline) else self.estimator
         if not isinstance(svc, (SVC, LinearSVC)):
             raise TypeError(
                 f"estimator: must be sklearn.svm.SVC, LinearSVC or a Pipeline ending in one, got {type(svc).__name__}"
             )
-        if self.estimate not in ESTIMATES:
-            raise ValueError(f"estimate: {one_of(self.estimate, ESTIMATES)}")
-        if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring: {one_of(self.scoring, SCORINGS)}")
-        if (
-            isinstance(self.rho, bool)
-            or not isinstance(self.rho, (int, float))
-            or not np.isfinite(self.rho)
-            or self.rho <= 0
-        ):
-            raise ValueError(f"rho: must be a number > 0, got {self.rho!r}")
-        if self.param_grid is not None and not isinstance(self.param_grid, (Mapping, list)):
-            raise TypeError(
-                f"param_grid: must be None, a dict or a list of dicts, got {type(self.param_grid).__name__}"
-            )
-        if not isinstance(self.smooth, (bool, np.bool_)):
-            raise ValueError(f"smooth: must be True or False, got {self.smooth!r}")
 
     def _checked_grid(self) -> tuple[list[dict], list[tuple[dict, str]]]:
         """`_split_grid` of param_grid, every candidate checked before anything is fitted: each name
@@ -344,7 +380,9 @@ class Candidates:
         return svm, steps
 
     def score(self, model) -> dict:
-        """The estimate columns of one candidate (not fitted: only the chosen one is, afterwards)."""
+        """The estimate columns of one candidate (not fitted: only the chosen one is, afterwards), and
+        its fit_time (its features when new, its training: s) and score_time (its estimates: s)."""
+        start = time.perf_counter()
         svm, steps = self._features(model)
         problem, settings = _training_problem(svm, self.features[steps], self.y_svm)
         key = (steps, None if problem.gram is not None else problem.kernel, repr(problem.kernel_params))
@@ -356,6 +394,7 @@ class Candidates:
         fit = fit_svm(problem, SVMParameters(C, j=j, **settings), warm_start=warm)
         if problem.linear:
             self.last[state] = fit
+        fitted = time.perf_counter()
         # the resampling estimators retrain within the solvers' own limits, not the SVC's max_iter
         parameters = SVMParameters(C, j=j, tol=settings["tol"])
         estimates = one_fit_estimates(fit, problem, parameters, self.r_delta2[key], rhos=(self.rho,), **self.settings)
@@ -368,6 +407,8 @@ class Candidates:
             "n_support": fit.n_sv,
             ResultColumn.N_BOUNDED_SV: fit.n_bounded_sv,
             "r_delta2": float(self.r_delta2[key]),
+            "fit_time": fitted - start,
+            "score_time": time.perf_counter() - fitted,
         }
 
     def starting_C(self, model) -> float:
@@ -603,18 +644,25 @@ def _c_neighbourhoods(candidates: list[dict]) -> tuple[list[str], list[float]]:
     return groups, values
 
 
-def _results(candidates: list[dict], rows: list[dict], ranking: pd.DataFrame) -> dict:
+def _results(candidates: list[dict], rows: list[dict], ranking: pd.DataFrame, estimate: str, smooth: bool) -> dict:
     """cv_results_ of `rows` (one per candidate) as `ranking` (`_ranking`) ranked them: mean_test_score
-    what they were ranked by, rank_test_score their RANK."""
+    what they were ranked by, rank_test_score their RANK, split0_test_score and estimate_test_score
+    each one's own `estimate`, test_score_estimate and test_score_smoothed what the scores are."""
     scores = np.array([row["score"] for row in rows], dtype=float)
     by_position = ranking.sort_index()
     results = {
         "params": candidates,
         "mean_fit_time": np.array([row["fit_time"] for row in rows]),
+        "std_fit_time": np.zeros_like(scores),
+        "mean_score_time": np.array([row["score_time"] for row in rows]),
+        "std_score_time": np.zeros_like(scores),
+        "split0_test_score": scores,
         "mean_test_score": by_position[SELECTION_VALUE].to_numpy(dtype=float),
-        "estimate_test_score": scores,
         "std_test_score": np.zeros_like(scores),
         "rank_test_score": by_position[RANK].to_numpy().astype(np.int32),
+        "estimate_test_score": scores.copy(),
+        "test_score_estimate": np.full(len(rows), estimate),
+        "test_score_smoothed": np.full(len(rows), bool(smooth)),
     }
     for name in sorted({name for params in candidates for name in params}):
         column = np.ma.MaskedArray(np.empty(len(candidates), dtype=object), mask=True)

@@ -66,6 +66,19 @@ def test_the_command_line_sweeps_a_grown_grid_under_its_id_and_stores_only_the_n
     assert ": 2 rows stored, 4 skipped (already stored), 0 failed" in capsys.readouterr().out
 
 
+def test_the_original_grid_reruns_after_its_C_grew_and_a_swapped_or_dropped_C_is_still_refused(swept):
+    """Adding a C was accepted, after which the original spec was refused as another grid (issue 49.3):
+    the grids a sweep grew from in C rerun, alone or with other C added; a C dropped from all of them,
+    or any other change, is refused."""
+    fill_store(_spec(C="[0.5, 5.0, 20.0]"), swept)  # the C grid extended: its run is the newest
+    assert _prepare(_spec(), swept).n_fits == 0  # the original spec: nothing to fit, not refused
+    assert _prepare(_spec(C="[0.5, 5.0, 50.0]"), swept).n_fits == 2  # the original with another C added
+    min_df = parse_spec(small_spec("exp", splits=True) + "[[preprocessing]]\nmin_df = 2\n", source="spec")
+    for changed in (_spec(C="[0.5, 20.0]"), _spec(C="[0.5]"), _spec(C="[5.0, 20.0, 50.0]"), min_df):
+        with pytest.raises(UserError, match=r"^sweep.id: sweep 'exp' was run with another grid"):
+            _prepare(changed, swept)
+
+
 @pytest.mark.parametrize(
     "changed",
     [

@@ -48,6 +48,10 @@ class KernelModel:
         cross = self.kernel.from_linear(linear_gram(X, self.support_vectors), row_sq_norms(X), self.sv_sq_norms)
         return cross @ self.coef + self.b
 
+    def predict(self, X) -> np.ndarray:
+        """Membership (m,) of the rows of X (m, d) as booleans: True where f(x) > 0, in the category."""
+        return self.decision_function(X) > 0
+
 
 @dataclass(frozen=True, eq=False)
 class CategoryModel:

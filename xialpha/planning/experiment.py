@@ -6,7 +6,10 @@ spec under an id whose newest recorded run had other data or another grid would 
 experiments in one sweep, which select would then rank together; it is refused unless the run
 is forced to be a new run of the id (`force_new_run`), which the run's record then shows. One change
 is the same experiment: a grid that only grew in C (every C of the recorded run and more, all else
-alike) resumes, fitting the new C; its run's record then holds the grown grid.
+alike) resumes, fitting the new C; its run's record then holds the grown grid. The grids it grew
+from stay the same experiment: a spec holding every C of a run that the newest run grew from (the
+original spec, or it with other C added) reruns too. A grid that drops a C of all of them (a C
+swapped, or removed) is another grid.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from typing import TYPE_CHECKING
 from xialpha.errors import UserError
 from xialpha.planning.plan import experiment_keys
 from xialpha.spec.sweep import SweepSpec, parse_spec
-from xialpha.storage.rows import RunRow
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
+    from xialpha.storage.rows import RunRow
     from xialpha.storage.store import StoreQueries
 
 NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and record the change"
@@ -70,7 +73,8 @@ def check_same_experiment(spec: SweepSpec, store: StoreQueries, categories: list
     now = experiment_keys(spec, categories, fingerprint)
     # a recorded spec that no longer parses: the stored rows must be of this spec's grid
     then = experiment_keys(recorded, categories, fingerprint) if recorded else store.stored_keys(spec.id) | now
-    if then != now and not (recorded is not None and _grown_in_C(recorded, spec, categories, fingerprint, then)):
+    extended = recorded is not None and _C_extension(spec, recorded, store, categories, fingerprint, then)
+    if then != now and not extended:
         raise UserError(
             f"sweep {spec.id!r} was run with another grid ({len(then - now)} of its rows are "
             f"not in this spec's, {len(now - then)} of this spec's are new); {NEW_RUN}",
@@ -79,12 +83,35 @@ def check_same_experiment(spec: SweepSpec, store: StoreQueries, categories: list
         )
 
 
-def _grown_in_C(recorded: SweepSpec, spec: SweepSpec, categories: list[str], fingerprint: str, then: set[str]) -> bool:
-    """True when `spec` is `recorded` with more C values: its C a strict superset of the recorded
-    one's, and `spec` with the recorded C plans exactly the recorded keys `then`."""
-    if not set(recorded.C) < set(spec.C):
+def _C_extension(
+    spec: SweepSpec, recorded: SweepSpec, store: StoreQueries, categories: list[str], fingerprint: str, then: set[str]
+) -> bool:
+    """True when `spec` is the sweep's experiment with C values added: its C holds every C of the
+    newest run's spec `recorded` (whose keys are `then`) and more, or every C of an earlier run of
+    the id that the newest run grew from in C (`_grown_from`), and with `recorded`'s C it plans
+    exactly `then`: all else alike."""
+    if experiment_keys(replace(spec, C=recorded.C), categories, fingerprint) != then:
         return False
-    return experiment_keys(replace(spec, C=recorded.C), categories, fingerprint) == then
+    if set(recorded.C) < set(spec.C):
+        return True
+    return not spec.C_auto and any(
+        set(earlier.C) <= set(spec.C) for earlier in _grown_from(store, spec, recorded, then)
+    )
+
+
+def _grown_from(store: StoreQueries, spec: SweepSpec, recorded: SweepSpec, then: set[str]) -> list[SweepSpec]:
+    """The specs of the recorded runs of spec's id that the newest run's spec `recorded` (whose keys
+    are `then`) grew from in C: each of fixed C, every one of them in `recorded`'s C, and with
+    `recorded`'s C planning exactly `then` on the run's own categories and data."""
+    grown = []
+    for run in store.recorded_runs(spec.id):
+        earlier = _recorded_spec(run, spec.corpus.data)
+        if earlier is None or earlier.C_auto or not set(earlier.C) <= set(recorded.C):
+            continue
+        run_categories = recorded_categories(str(run.categories))
+        if experiment_keys(replace(earlier, C=recorded.C), run_categories, str(run.data_fingerprint)) == then:
+            grown.append(earlier)
+    return grown
 
 
 def missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -79,6 +79,7 @@ class StoreQueries(Protocol):
     def add_run(self, row: RunRow) -> None: ...
     def runs(self, sweep_id: str | None = None) -> pd.DataFrame: ...
     def run_records(self, sweep_id: str | None = None) -> list[dict]: ...
+    def recorded_runs(self, sweep_id: str) -> list[RunRow]: ...
     def newest_run(self, sweep_id: str) -> RunRow | None: ...
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None: ...
     def add_selection(self, rows: Sequence[SelectionRow]) -> None: ...
@@ -231,15 +232,20 @@ class ResultStore(StoreQueries):
         """`runs` as dicts of Python values."""
         return self._table("sweeps", sweep_id=sweep_id).to_pylist()
 
+    def recorded_runs(self, sweep_id: str) -> list[RunRow]:
+        """The recorded runs of `sweep_id` in `run_records` order; what a run's writer did not record is None."""
+        return [
+            RunRow(**{name: optional_value(run.get(name)) for name in RunRow.__dataclass_fields__})
+            for run in self.run_records(sweep_id)
+        ]
+
     def newest_run(self, sweep_id: str) -> RunRow | None:
         """The newest recorded run of `sweep_id` (by created_at; one without it counts as newest),
         or None when none is recorded."""
-        runs = self.run_records(sweep_id)
+        runs = self.recorded_runs(sweep_id)
         if not runs:
             return None
-        newest = runs[max(range(len(runs)), key=lambda i: _recorded_order(runs[i].get("created_at"), i))]
-        stored: dict[str, Any] = {name: optional_value(newest.get(name)) for name in RunRow.__dataclass_fields__}
-        return RunRow(**stored)  # None: not recorded by its writer
+        return runs[max(range(len(runs)), key=lambda i: _recorded_order(runs[i].created_at, i))]
 
     def sweep_ended_at(self, sweep_id: str) -> pd.Timestamp | None:
         """When the newest recorded run of `sweep_id` ended (UTC); None while it runs, before its
