@@ -26,7 +26,6 @@ from distributed import Client
 
 from xialpha.jobs import auto
 from xialpha.jobs.sweep import run_sweep
-from xialpha.selection.c_extension import auto_steps
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.spec.sweep import parse_spec
@@ -60,7 +59,7 @@ def _sweep(client, store: ResultStore, text: str, sweep_id: str, C: str, factor:
     spec = parse_spec(spec_text, source=sweep_id, base_dir=str(REUTERS_SPEC.parent))
     auto.AUTO_C_FACTOR = factor
     start = time.perf_counter()
-    summary = run_sweep(spec, store, client=client, c_steps=auto_steps)
+    summary = run_sweep(spec, store, client=client)
     wall = time.perf_counter() - start
     frame = select_sweep(store, sweep_id, SelectionOptions()).frame
     return {

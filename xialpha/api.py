@@ -53,7 +53,6 @@ from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_res
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
-from xialpha.selection.c_extension import auto_steps
 from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.options import SelectionOptions
@@ -132,7 +131,6 @@ def sweep(
             progress_mode=Progress.mode_for(quiet),
             client=client,
             force_new_run=force_new_run,
-            c_steps=auto_steps,
         )
     if summary.held_out_note:
         warnings.warn(summary.held_out_note, UserWarning, stacklevel=2)

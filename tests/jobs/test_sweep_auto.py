@@ -9,12 +9,11 @@ import pytest
 from distributed import Client
 
 from xialpha.cli import main
-from xialpha.errors import UserError
 from xialpha.jobs import auto
 from xialpha.jobs.graph import SweepData
 from xialpha.jobs.sweep import run_sweep
 from xialpha.planning.plan import make_plan
-from xialpha.selection.c_extension import CAP, FLAT, INTERIOR, SETTLED, auto_steps
+from xialpha.selection.c_extension import CAP, FLAT, INTERIOR, SETTLED
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_START
@@ -43,7 +42,7 @@ workers = 1
 
 def _sweep(store: ResultStore):
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
-        return run_sweep(parse_spec(SPEC, source="spec"), store, client=client, c_steps=auto_steps)
+        return run_sweep(parse_spec(SPEC, source="spec"), store, client=client)
 
 
 def _stored(store: ResultStore) -> dict[str, tuple[float, ...]]:
@@ -125,7 +124,7 @@ RBF = SPEC.replace("[svm]", '[[kernels]]\nname = "rbf"\ngamma = 1.0\n\n[svm]')
 def test_an_auto_sweep_on_the_kernel_path_starts_from_its_gram_and_keeps_its_batches_by_it(tmp_path):
     spec = parse_spec(RBF, source="spec")
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
-        summary = run_sweep(spec, ResultStore(str(tmp_path / "store")), client=client, c_steps=auto_steps)
+        summary = run_sweep(spec, ResultStore(str(tmp_path / "store")), client=client)
     assert summary.failed == 0 and summary.ok == summary.n_keys >= 4 * AUTO_C_START
     ladders = {(category, C) for (_, _, category, _), C in summary.auto.ladders.items()}
     assert len(ladders) == 4
@@ -152,10 +151,3 @@ def test_a_later_rounds_fit_warm_starts_from_the_nearest_C_fitted_before(tmp_pat
     warmed = {(category, C) for (category, _), C, warm in found if warm}
     assert warmed and warmed <= grown  # the C beyond the first rung, each from its neighbour's fit
     assert summary.auto.ladders == swept[1].auto.ladders
-
-
-def test_an_auto_sweep_without_its_C_rule_is_refused_before_any_work(tmp_path):
-    """jobs/ sits below selection/: the rule that grows the C paths is handed in (c_steps=)."""
-    with pytest.raises(UserError, match="c_steps="):
-        run_sweep(parse_spec(SPEC, source="spec"), ResultStore(str(tmp_path / "store")))
-    assert not (tmp_path / "store").exists() or not any((tmp_path / "store").rglob("*.parquet"))

@@ -44,7 +44,6 @@ def run(args) -> int:
     before_the_stack(args, spec, start_workers=not args.dry_run)
     from xialpha.jobs.progress import Progress
     from xialpha.jobs.sweep import dry_run, run_sweep
-    from xialpha.selection.c_extension import auto_steps
     from xialpha.storage.opening import open_store
 
     store = open_store(store_uri(args, spec.store), create=True, writable=not args.dry_run)
@@ -72,7 +71,6 @@ def run(args) -> int:
         on_dashboard=dashboard,
         command=shlex.join(["xialpha", *sys.argv[1:]]),
         force_new_run=args.force_new_run,
-        c_steps=auto_steps,
     )
     work = (
         (

@@ -5,9 +5,8 @@ preprocessing, kernel and j) on a worker, from the training data the fits use, a
 from it, AUTO_C_FACTOR apart. After each round the default selection (what `xialpha select` with no
 option chooses) is made from the stored rows, and each category's chosen C path grows by one C where
 that choice sits at its C range's edge, until the choice is interior, the estimate flat, the
-solution settled, or the path has AUTO_C_LIMIT C values. That rule is selection's
-(`xialpha.selection.c_extension.auto_steps`), above this layer: the caller of `run_sweep` hands it
-in as `c_steps` (a `CSteps`).
+solution settled, or the path has AUTO_C_LIMIT C values (selection's rule,
+`xialpha.selection.c_extension.auto_steps`).
 
 Every C fitted is stored as a grid's rows are, as its round ends; the corpus is vectorised once for
 all rounds (`SweepData`). A resumed auto sweep's paths start from the C already stored (and the first
@@ -19,9 +18,8 @@ earlier run starts cold).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import pandas as pd
 from distributed import Client, Future
@@ -30,25 +28,11 @@ from xialpha.estimators.c_ladder import first_rung
 from xialpha.jobs import tasks
 from xialpha.jobs.graph import SweepData, place_batches, placed
 from xialpha.planning.plan import CPath, SweepPlan, make_plan
+from xialpha.selection.c_extension import auto_steps
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.schema import ResultColumn
 from xialpha.storage.store import StoreQueries
-
-
-class CStep(Protocol):
-    """A C path's next step: the C to fit next, or None and why the path stopped."""
-
-    @property
-    def C(self) -> float | None: ...
-
-    @property
-    def why(self) -> str: ...
-
-
-# (the sweep's stored rows, sweep id, C per path at most, ladder factor) -> {(category,
-# preprocessing_id, kernel_id, j): the next step of that category's chosen path}
-CSteps = Callable[[pd.DataFrame, str, int, float], Mapping[tuple, CStep]]
 
 FALLBACK_C = 1.0  # a path's starting C when its data give none (one class only: its fits fail and say so)
 NO_ESTIMATE = "no estimate"  # why a category's ladder stopped when none of its fits has an estimate
@@ -91,7 +75,6 @@ def run_rounds(
     first: SweepPlan,
     fit_round: FitRound,
     *,
-    c_steps: CSteps,
     force: bool = False,
     threads: int = 1,
 ) -> AutoRounds:
@@ -134,18 +117,18 @@ def run_rounds(
             fit_round(plan, homes, f"r{outcome.rounds}-", warm, ends)
             _keep_ends(plan, ends, homes, sources)
             fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
-        if not _grow(outcome, store, spec, first, c_steps):
+        if not _grow(outcome, store, spec, first):
             break
     return outcome
 
 
-def _grow(outcome: AutoRounds, store: StoreQueries, spec: SweepSpec, first: SweepPlan, c_steps: CSteps) -> bool:
+def _grow(outcome: AutoRounds, store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> bool:
     """Add to `outcome.ladders` the next C of each category whose chosen path goes on; whether any did."""
     results = sweep_rows(store, spec, first)
     if results.empty:
         outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)
         return False
-    steps = c_steps(results, spec.id, AUTO_C_LIMIT, AUTO_C_FACTOR)
+    steps = auto_steps(results, spec.id, AUTO_C_LIMIT, AUTO_C_FACTOR)
     preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
     kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
     outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)

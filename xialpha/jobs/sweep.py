@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 
 from distributed import Future, as_completed, get_task_stream
 
-from xialpha.errors import StoreWarning, StoreWriteError, UserError
+from xialpha.errors import StoreWarning, StoreWriteError
 from xialpha.features.blocks import estimated_feature_bytes
-from xialpha.jobs.auto import AutoRounds, CSteps, run_rounds
+from xialpha.jobs.auto import AutoRounds, run_rounds
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
 from xialpha.jobs.graph import FIT_TASK, TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
@@ -149,20 +149,11 @@ def run_sweep(
     client=None,
     command: str | None = None,
     force_new_run: bool = False,
-    c_steps: CSteps | None = None,
 ) -> SweepSummary:
     """Run the sweep on the spec's cluster (or `address`, or a running `client`, which is left
     open); the corpus is read by its tasks, and every finished batch is stored at once.
     `command`: the command line, recorded with the run (None from Python). force_new_run: run
-    under an id whose recorded run had other data or another grid (see `check_same_experiment`).
-    c_steps: the rule that grows a `svm.C = "auto"` sweep's C paths round by round (selection's
-    `xialpha.selection.c_extension.auto_steps`, above this layer); needed only by such sweeps."""
-    if spec.C_auto and c_steps is None:
-        raise UserError(
-            'svm.C = "auto" grows its C paths by a selection rule (xialpha.selection.c_extension.auto_steps), '
-            "not given",
-            parameter="c_steps",
-        )
+    under an id whose recorded run had other data or another grid (see `check_same_experiment`)."""
     if client is None and spec.cluster.is_local(address):
         spec.corpus.look()  # a missing file or column answered before a cluster starts
     start, start_clock = time.monotonic(), time.time()
@@ -241,7 +232,6 @@ def run_sweep(
                         data,
                         plan,
                         fit_round,
-                        c_steps=c_steps,
                         force=force,
                         threads=default_threads(spec, workers),
                     )
