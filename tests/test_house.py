@@ -6,6 +6,9 @@
 - Dask (dask, distributed, dask_jobqueue, dask_kubernetes) only in xialpha/jobs;
 - xialpha/estimators, features and corpora write no files;
 - no import circle: not between modules (function-level imports count too), not between packages;
+- one layer order, written in docs/architecture.md ("The packages") and read from there: a module
+  imports only modules of its own package and of the layers below it (function-level imports count,
+  annotations-only imports do not), and every package and top-level module has its layer;
 - the store answers in DataFrames and records: outside xialpha/storage no module converts Arrow
   tables (`.to_pandas()`, `.to_pylist()`), passes read `filters=` or types rows for a dataset
   (`typed_table`), except the Parquet corpus reader above;
@@ -23,6 +26,7 @@ and check that the rule reports it (a guard that cannot fail guards nothing).
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -83,7 +87,13 @@ def imported(tree: ast.AST) -> list[tuple[int, str]]:
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             found += [(node.lineno, node.module or "")]
-    typing_only = {
+    typing_only = typing_only_imports(tree)
+    return [(line, module) for line, module in found if line not in typing_only]
+
+
+def typing_only_imports(tree: ast.AST) -> set[int]:
+    """The lines of the imports under `if TYPE_CHECKING:` in `tree` (annotations only)."""
+    return {
         inner.lineno
         for node in ast.walk(tree)
         if isinstance(node, ast.If) and _is_type_checking(node.test)
@@ -91,7 +101,6 @@ def imported(tree: ast.AST) -> list[tuple[int, str]]:
         for inner in ast.walk(statement)
         if isinstance(inner, (ast.Import, ast.ImportFrom))
     }
-    return [(line, module) for line, module in found if line not in typing_only]
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -260,9 +269,10 @@ def module_name(path: str) -> str:
     return name.removesuffix(".__init__")
 
 
-def import_graph(modules) -> dict[str, set[str]]:
-    """{module: the xialpha modules it imports}, at any depth (function-level and TYPE_CHECKING
-    imports too): `from package import name` is the submodule `name` where there is one."""
+def import_graph(modules, *, annotations: bool = True) -> dict[str, set[str]]:
+    """{module: the xialpha modules it imports}, at any depth (function-level imports too, and
+    TYPE_CHECKING imports unless `annotations` is False): `from package import name` is the
+    submodule `name` where there is one."""
     modules = list(modules)
     known = {module_name(path) for path, _ in modules}
 
@@ -275,7 +285,10 @@ def import_graph(modules) -> dict[str, set[str]]:
     for path, tree in modules:
         source = module_name(path)
         graph[source]
+        skipped = set() if annotations else typing_only_imports(tree)
         for node in ast.walk(tree):
+            if getattr(node, "lineno", None) in skipped:
+                continue
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -325,13 +338,15 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     the root package `xialpha`, whose lazy exports name the API, is the top of the house: no
     module imports it."""
 
-    def package(module: str) -> str:
-        return ".".join(module.split(".")[:2])
-
     packages = defaultdict(set)
     for source, targets in graph.items():
-        packages[package(source)] |= {package(t) for t in targets if package(t) != package(source)}
+        packages[_package(source)] |= {_package(t) for t in targets if _package(t) != _package(source)}
     return packages
+
+
+def _package(module: str) -> str:
+    """xialpha.jobs.sweep -> xialpha.jobs; xialpha.api -> xialpha.api; xialpha -> xialpha."""
+    return ".".join(module.split(".")[:2])
 
 
 def test_no_module_imports_itself_round_a_circle():
@@ -361,39 +376,77 @@ def test_the_circle_rule_catches_a_function_level_circle():
     assert circles(package_graph(import_graph(layered))) == [["xialpha.p", "xialpha.q"]]
 
 
-# Packages that import no xialpha.jobs module, not even in a function: what they compute runs
-# without Dask, and `jobs` (which alone knows Dask) runs them on a cluster, not the other way round.
-JOBS_FREE = ("xialpha.planning", "xialpha.selection", "xialpha.reports")
+ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 
-def jobs_imports(graph: dict[str, set[str]], packages=JOBS_FREE) -> list[str]:
-    """ "module -> xialpha.jobs module" for each import of a jobs module by a module of `packages`."""
-    return sorted(
+def written_layers(text: str) -> list[tuple[str, ...]]:
+    """The layers of the numbered list under "## The packages" in docs/architecture.md, bottom
+    first, each the packages before its colon as xialpha module names (`xialpha` is the root)."""
+    section = text.split("## The packages\n", 1)[1].split("\n## ", 1)[0]
+    layers = []
+    for line in section.splitlines():
+        if re.match(r"\d+\. `", line):
+            names = re.findall(r"`(\w+)`", line.split(": ", 1)[0])
+            layers.append(tuple(name if name == "xialpha" else f"xialpha.{name}" for name in names))
+    return layers
+
+
+def layer_violations(graph: dict[str, set[str]], layers: list[tuple[str, ...]]) -> list[str]:
+    """ "module -> module" for each import (`graph`: modules) of another package of the same layer
+    or one above, and "package: in no layer" for each package `layers` leaves out."""
+    level = {package: n for n, layer in enumerate(layers) for package in layer}
+    bad = [f"{package}: in no layer" for package in sorted(package_graph(graph)) if package not in level]
+    return bad + sorted(
         f"{source} -> {target}"
         for source, targets in graph.items()
-        if any(source == package or source.startswith(f"{package}.") for package in packages)
         for target in targets
-        if target == "xialpha.jobs" or target.startswith("xialpha.jobs.")
+        if _package(source) != _package(target)
+        and level.get(_package(target), -1) >= level.get(_package(source), len(layers))
     )
 
 
-def test_selection_planning_and_reports_import_no_jobs_module():
-    assert jobs_imports(import_graph(_modules())) == []
+def test_the_layer_order_is_written_once_and_every_package_has_its_place():
+    layers = written_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    named = [package for layer in layers for package in layer]
+    assert len(named) == len(set(named)), "a package in two layers"
+    assert layer_violations(import_graph(_modules(), annotations=False), layers) == []
 
 
-def test_the_jobs_rule_catches_a_planted_import():
-    jobs = ("xialpha/jobs/refit.py", ast.parse("x = 1\n"))
+def test_jobs_sits_above_selection_and_models_below_jobs():
+    layers = written_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+    level = {package: n for n, layer in enumerate(layers) for package in layer}
+    assert level["xialpha.storage"] < level["xialpha.selection"] < level["xialpha.jobs"]
+    assert level["xialpha.reports"] < level["xialpha.models"] < level["xialpha.jobs"]
+
+
+def test_the_layer_rule_catches_an_import_up_the_order_not_only_a_circle():
+    layers = written_layers(
+        "## The packages\n\n1. `storage`: rows.\n2. `selection`, `concept_drift`: choices.\n3. `jobs`: Dask.\n"
+    )
+    assert layers == [("xialpha.storage",), ("xialpha.selection", "xialpha.concept_drift"), ("xialpha.jobs",)]
     planted = [
-        ("xialpha/selection/planted.py", ast.parse("def f():\n    from xialpha.jobs.refit import x\n")),
-        ("xialpha/reports/planted.py", ast.parse("import xialpha.jobs.refit\n")),
-        ("xialpha/selection_saving.py", ast.parse("def f():\n    from xialpha.jobs.refit import x\n")),
-        ("xialpha/api.py", ast.parse("from xialpha.jobs.refit import x\n")),
-        jobs,
+        ("xialpha/storage/store.py", ast.parse("x = 1\n")),
+        ("xialpha/jobs/auto.py", ast.parse("from xialpha.selection.c_extension import auto_steps\n")),
+        ("xialpha/selection/c_extension.py", ast.parse("def f():\n    from xialpha.jobs.auto import x\n")),
+        ("xialpha/selection/edges.py", ast.parse("import xialpha.concept_drift.windows\n")),
+        ("xialpha/concept_drift/windows.py", ast.parse("import xialpha.storage.store\n")),
+        ("xialpha/storage/rows.py", ast.parse("if TYPE_CHECKING:\n    from xialpha.selection.edges import x\n")),
+        ("xialpha/plot.py", ast.parse("import xialpha.storage.store\n")),
     ]
-    assert jobs_imports(import_graph(planted)) == [
-        "xialpha.reports.planted -> xialpha.jobs.refit",
-        "xialpha.selection.planted -> xialpha.jobs.refit",
+    graph = import_graph(planted, annotations=False)
+    assert circles(package_graph(graph)) == [["xialpha.jobs", "xialpha.selection"]]
+    assert layer_violations(graph, layers) == [
+        "xialpha.plot: in no layer",
+        "xialpha.selection.c_extension -> xialpha.jobs.auto",
+        "xialpha.selection.edges -> xialpha.concept_drift.windows",
     ]
+    # without the circle, the import up the order alone is still reported
+    upward = [planted[0], planted[2], ("xialpha/jobs/auto.py", ast.parse("x = 1\n"))]
+    graph = import_graph(upward, annotations=False)
+    assert circles(package_graph(graph)) == []
+    assert layer_violations(graph, layers) == ["xialpha.selection.c_extension -> xialpha.jobs.auto"]
+    # the annotations-only import counts where annotations do
+    assert "xialpha.selection.edges" in import_graph(planted)["xialpha.storage.rows"]
 
 
 ARROW_CALLS = {"to_pandas", "to_pylist", "typed_table"}
