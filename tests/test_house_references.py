@@ -12,13 +12,27 @@ is imported):
 - a backticked bare name in a package's docstring (`records`) names a module of the package or
   a name one of its modules defines;
 - a path of the repository (`xialpha/jobs/tasks.py`, `selection/records.py`, `bench/c_path.py`,
-  `docs/spec.md`, `config/demo.toml`) names a file or folder that exists.
+  `docs/spec.md`, `config/demo.toml`) names a file or folder that exists;
+- a backticked bare name in any docstring (module, class or function: `fit_svm`, `check_input`,
+  `submit_features(...)`) names something of xialpha: a module, or a name its code defines, binds,
+  reads as an attribute, passes as a keyword or spells as a string (a column, a spec key), or
+  Python's (a builtin, a keyword, a dunder). Another project's name is written qualified
+  (`scipy.stats.binomtest`; dotted names outside xialpha are not checked), or as its owner's:
+  after a possessive (SVMlight's `a` and `b`) or in the parentheses after a backticked module
+  that is not ours (`scipy.stats` (`binomtest`, `ttest_rel`)); NOT_NAMES lists the few words in
+  backticks that are no Python name at all, each with its reason;
+- a backticked call (`fit_svm(problem, parameters)`, `select(rho=...)`) names a callable as
+  above, and each keyword it passes is a parameter of a function or class of xialpha of that
+  name (one taking **kwargs takes any);
+- a backticked file name in docs/*.md (`xi_alpha.py`) names a file of the repository.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import io
+import keyword
 import re
 import tokenize
 from functools import cache
@@ -40,6 +54,22 @@ BARE = re.compile(r"`([a-z_][a-z0-9_]*)`")
 FILE_ENDINGS = ("joblib", "json", "toml", "parquet", "py", "md", "csv", "tsv", "txt", "html", "jsonl", "gz")
 PATH = re.compile(r"(?<![\w./-])((?:[A-Za-z_][\w-]*/)+[\w.-]*\w)")
 SUFFIXES = (".py", ".md", ".toml", ".json", ".yaml", ".yml", ".ipynb", ".sh", ".cfg", ".txt")
+# Words in backticks that name no Python object, of ours or another's.
+NOT_NAMES = {
+    "kill": "a shell command (commands/signals.py: what sends SIGTERM)",
+    "scancel": "SLURM's shell command (commands/signals.py)",
+    "hello": "a CSV cell's text in an example of a malformed row (corpora/table_files.py)",
+    "span_f1": "an estimate column, spelled <estimator>_<metric> at run time (api.py)",
+    "xa_error": "an estimate column, spelled <estimator>_<metric> at run time (api.py)",
+    "svc__C": "a parameter path of a scikit-learn pipeline (<step>__<parameter>, search.py)",
+    "GridSearchCV": "scikit-learn's search, which XiAlphaSearchCV's parameters follow (search.py)",
+}
+SPAN = re.compile(r"`([^`\n]+)`")
+# A run of backticked spans joined by commas, "and", "or" or an opening parenthesis.
+JOINER = re.compile(r"\s*(?:,|\band\b|\bor\b|\()\s*(?:\band\b\s*|\bor\b\s*)?")
+POSSESSIVE = re.compile(r"\w's\s+$")
+CALL = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\((.*)\)?$", re.S)
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 def _texts(source: str) -> list[tuple[int, str]]:
@@ -278,3 +308,151 @@ def test_references_that_exist_are_not_reported():
         'xialpha.storage.store.ResultStore, xialpha/estimators/dcd.py, bench/c_path.py and np.sum."""\n'
     )
     assert dangling(path, fine) == []
+
+
+@cache
+def _project_names() -> tuple[frozenset[str], dict[str, frozenset[str] | None]]:
+    """Every name xialpha's code defines, binds, reads as an attribute, passes as a keyword or
+    spells as a one-word string, with its modules; and {name: the parameters of the functions and
+    classes (their __init__ or fields) of that name, None where one takes **kwargs}."""
+    names: set[str] = {"xialpha"}
+    parameters: dict[str, set[str] | None] = {}
+    for path in PACKAGE.rglob("*.py"):
+        names.add(path.stem)
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+                taken = _parameters(node)
+                known = parameters.setdefault(node.name, set())
+                parameters[node.name] = None if known is None or taken is None else known | taken
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                names.add(node.attr)
+            elif isinstance(node, ast.keyword) and node.arg:
+                names.add(node.arg)
+            elif isinstance(node, ast.alias):
+                names.update((node.asname or node.name).split("."))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and IDENTIFIER.fullmatch(node.value):
+                names.add(node.value)
+    python = set(dir(builtins)) | set(keyword.kwlist)
+    return frozenset(names | python), {
+        name: None if taken is None else frozenset(taken) for name, taken in parameters.items()
+    }
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str] | None:
+    """The keywords a function (or a class: its __init__, else its annotated fields) takes; None
+    for any (**kwargs)."""
+    if isinstance(node, ast.ClassDef):
+        init = [item for item in node.body if isinstance(item, ast.FunctionDef) and item.name == "__init__"]
+        if init:
+            return _parameters(init[0])
+        return {
+            item.target.id
+            for item in node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+        }
+    arguments = node.args
+    if arguments.kwarg is not None:
+        return None
+    return {arg.arg for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+
+
+def _spans(text: str) -> list[tuple[str, bool]]:
+    """(code, whether it is another project's) for each backticked span of `text`: another's when a
+    possessive ("SVMlight's `a`") or a backticked dotted name that is not xialpha's ("`scipy.stats`
+    (`a`, `b`)") heads the run of spans it is in."""
+    found: list[tuple[str, bool]] = []
+    theirs, end = False, 0
+    for match in SPAN.finditer(text):
+        code, between = match.group(1), text[end : match.start()]
+        if not (found and JOINER.fullmatch(between)):
+            theirs = bool(POSSESSIVE.search(text[max(0, match.start() - 80) : match.start()]))
+        found.append((code, theirs))
+        head = code.split("(")[0].split(".")
+        if (
+            len(head) > 1
+            and IDENTIFIER.fullmatch(head[0])
+            and head[0] != "xialpha"
+            and head[0] not in _names_in(PACKAGE)
+        ):
+            theirs = True  # `scipy.stats` (`binomtest`, ...): the names after it are its
+        end = match.end()
+    return found
+
+
+def unknown_names(text: str) -> list[str]:
+    """The backticked bare names and calls of one docstring that name nothing of xialpha or Python
+    (see the module's docstring), and keywords a call of ours does not take."""
+    names, parameters = _project_names()
+    bad = []
+    for code, theirs in _spans(text):
+        call = CALL.fullmatch(code)
+        name = call.group(1) if call else code
+        if theirs or not IDENTIFIER.fullmatch(name.split(".")[-1]) or name in NOT_NAMES:
+            continue
+        if "." not in name and not name.startswith("__") and name not in names:
+            bad.append(f"`{code}`")
+            continue
+        taken = parameters.get(name.split(".")[-1], None) if call else None
+        if taken is not None and (call is None or "." not in name or name.split(".")[0] in _names_in(PACKAGE)):
+            bad += [
+                f"`{code}` ({word}=)"
+                for word in re.findall(r"(?<![\w.=])([A-Za-z_]\w*)=(?!=)", call.group(2))
+                if word not in taken
+            ]
+    return bad
+
+
+def _docstrings(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, text) of every docstring of a module: the module's, its classes' and functions'."""
+    return [
+        (node.body[0].lineno, node.body[0].value.value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+        and isinstance(node.body[0].value.value, str)
+    ]
+
+
+def test_every_backticked_name_and_call_in_a_docstring_is_ours_or_pythons():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for line, text in _docstrings(_tree(path)):
+            found += [f"{path.relative_to(REPO)}:{line}: {entry}" for entry in unknown_names(text)]
+    assert not found, "names in docstrings that nothing of xialpha or Python defines:\n" + "\n".join(found)
+
+
+def test_a_planted_stale_name_or_keyword_is_reported():
+    planted = (
+        "`fit_linear` solves the same problem as `fit_svm(gram=X X^T)`; `submit_assembled` stacks the\n"
+        "blocks; `fit_svm(problem, parameters, warm_start=None)`, `check_input`, `len(rows)`,\n"
+        "`scipy.stats` (`binomtest`, `ttest_rel`), SVMlight's `compute_xa_estimates` and\n"
+        "`distribute_alpha_t_greedily`, `np.linalg.norm`, `__del__`, `None`, `kill` and `x + 1`."
+    )
+    assert unknown_names(planted) == ["`fit_linear`", "`fit_svm(gram=X X^T)` (gram=)", "`submit_assembled`"]
+
+
+def markdown_file_names(text: str) -> list[str]:
+    """The backticked names of modules and documents (`xi_alpha.py`, `spec.md`, no folder) in a
+    Markdown text that no file of the repository has (other file names, `_summary.json`, name a
+    store's or a user's files)."""
+    tracked = {path.name for folder in TOP_FOLDERS for path in (REPO / folder).rglob("*") if path.is_file()}
+    tracked |= {path.name for path in REPO.iterdir()}
+    return [name for name in re.findall(r"`([\w-]+\.(?:py|md))`", text) if name not in tracked]
+
+
+def test_every_file_a_document_names_exists():
+    found = []
+    for path in sorted((REPO / "docs").rglob("*.md")):
+        found += [f"{path.relative_to(REPO)}: {name}" for name in markdown_file_names(path.read_text(encoding="utf-8"))]
+    assert not found, "files named in docs/ that the repository does not have:\n" + "\n".join(found)
+
+
+def test_a_planted_missing_file_in_a_document_is_reported():
+    assert markdown_file_names("xi-alpha (`xialpha.py`), span (`span.py`), `pyproject.toml`") == ["xialpha.py"]

@@ -1,10 +1,10 @@
 """The linear path: the biased soft-margin SVM solved on sparse features, no Gram matrix.
 
-`fit_linear` solves the same problem as `fit_svm(gram=X X^T)` (the SVM with threshold b, per-example
-bounds C_i = C * j**[y_i = +1] * w_i) by dual coordinate descent through the weight vector
-w = sum_i alpha_i y_i x_i (`xialpha.estimators.dcd`). Memory is O(nnz(X) + n + d); time per pass
-is O(nnz(X)). A warm start from a previous solution (a smaller C, or the full training set when
-one example is left out) usually needs a few passes only.
+`solve_linear` solves the problem `fit_svm` solves on the Gram matrix, `TrainingProblem(y, gram=X X^T)`
+(the SVM with threshold b, per-example bounds C_i = C * j**[y_i = +1] * w_i), by dual coordinate
+descent through the weight vector w = sum_i alpha_i y_i x_i (`xialpha.estimators.dcd`). Memory is
+O(nnz(X) + n + d); time per pass is O(nnz(X)). A warm start from a previous solution (a smaller C,
+or the full training set when one example is left out) usually needs a few passes only.
 """
 
 from __future__ import annotations

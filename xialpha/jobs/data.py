@@ -13,8 +13,8 @@ features, fits and retries of the same graph depend on.
 
 Features (`submit_features`): per part the term counts in its own vocabulary; the document
 frequencies of the training rows reduced in a tree to one vocabulary (`Preprocessing.fit_frequencies`);
-per part its rows weighted in that vocabulary (`xialpha.features.blocks`). `submit_assembled`
-stacks a preprocessing's blocks once per worker that fits on it, on that worker.
+per part its rows weighted in that vocabulary (`xialpha.features.blocks`). A preprocessing's blocks
+are stacked once per worker that fits on it, on that worker (`graph.submit_training_data`).
 
 Every result is a task's result, never scattered data, so a part lost with its worker is
 recomputed from the files (Dask's lineage), and nothing stored depends on which worker read what.
