@@ -17,7 +17,10 @@
 - outside xialpha/storage (and the packages below it: estimators, features, corpora) no string
   names a results column: code says `ResultColumn.X` or `estimate_column(...)`; the strings that
   equal a column's name but mean something else (a table header, a spec key, ...) are listed, each
-  with its reason and count, in NOT_COLUMNS.
+  with its reason and count, in NOT_COLUMNS;
+- the store's contract (`StoreQueries` and the upkeep of its files, `StoreFiles`, in
+  xialpha/storage/store.py) documents each attribute, each parameter (Args) and each value
+  returned (Returns), as Optuna's BaseStorage does.
 
 Each rule is a function of parsed source, so the tests below also plant one violation of each
 and check that the rule reports it (a guard that cannot fail guards nothing).
@@ -667,3 +670,58 @@ def test_the_ci_script_names_test_files_that_exist():
     named = re.findall(r"\btests/[\w/]+\.py\b", (REPO / ".ci" / "run").read_text(encoding="utf-8"))
     assert named, "the CI script names no test file: this check has nothing to check"
     assert [path for path in named if not (REPO / path).is_file()] == []
+
+
+STORE_CONTRACT = ("StoreFiles", "StoreQueries")
+
+
+def undocumented_contract(tree: ast.Module, classes: tuple[str, ...] = STORE_CONTRACT) -> list[str]:
+    """ "Class.member: what is missing" for each method of the protocols `classes` whose docstring
+    lacks an Args entry for a parameter or a Returns section for a value, and each attribute without
+    its docstring (the string after it), as Optuna's BaseStorage documents each of its methods."""
+    bad = []
+    for node in tree.body:
+        if not (isinstance(node, ast.ClassDef) and node.name in classes):
+            continue
+        for index, member in enumerate(node.body):
+            if isinstance(member, ast.AnnAssign) and isinstance(member.target, ast.Name):
+                after = node.body[index + 1] if index + 1 < len(node.body) else None
+                if not (isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)):
+                    bad.append(f"{node.name}.{member.target.id}: no docstring")
+            if not isinstance(member, ast.FunctionDef):
+                continue
+            doc = ast.get_docstring(member) or ""
+            arguments = [a.arg for a in member.args.args[1:] + member.args.kwonlyargs]
+            args = doc.split("Args:", 1)[1] if "Args:" in doc else ""
+            bad += [f"{node.name}.{member.name}: no Args entry for {a}" for a in arguments if f"\n    {a}:" not in args]
+            returns_value = not (isinstance(member.returns, ast.Constant) and member.returns.value is None)
+            if returns_value and "Returns:" not in doc:
+                bad.append(f"{node.name}.{member.name}: no Returns section")
+            if not doc:
+                bad.append(f"{node.name}.{member.name}: no docstring")
+    return bad
+
+
+def test_the_store_contract_documents_each_method_and_attribute():
+    tree = ast.parse((PACKAGE / "storage" / "store.py").read_text(encoding="utf-8"))
+    names = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    assert set(STORE_CONTRACT) <= names
+    assert undocumented_contract(tree) == []
+
+
+def test_the_contract_rule_catches_an_undocumented_method():
+    planted = ast.parse(
+        "class StoreQueries(Protocol):\n"
+        "    uri: str\n"
+        "    def runs(self, sweep_id: str | None = None) -> pd.DataFrame:\n"
+        '        """Read the runs.\n\n        Returns:\n            A DataFrame.\n        """\n'
+        "    def add_run(self, row: RunRow) -> None:\n"
+        '        """Record a run.\n\n        Args:\n            row: The run.\n        """\n'
+        "    def sweeps(self) -> pd.DataFrame: ...\n"
+    )
+    assert undocumented_contract(planted) == [
+        "StoreQueries.uri: no docstring",
+        "StoreQueries.runs: no Args entry for sweep_id",
+        "StoreQueries.sweeps: no Returns section",
+        "StoreQueries.sweeps: no docstring",
+    ]

@@ -57,8 +57,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(store, quarantine: bool) -> int:
     """Print one line per skipped file; 0 when there is none or they were moved, else 1."""
-    from xialpha.storage.datasets import QUARANTINE  # here: `store ls` imports the datasets after `skip_pandas_probe`
-
     problems = store.check()
     if not problems:
         print(f"{store.uri}: every data file is readable and of its dataset")
@@ -67,7 +65,7 @@ def _check(store, quarantine: bool) -> int:
         print(f"{store.relative(problem.path)}: {problem.kind}: {problem.reason}")
     if quarantine:
         moved = store.quarantine(problems)
-        print(f"moved {len(moved)} file(s) under {QUARANTINE}/ in the store, where nothing reads them")
+        print(f"moved {len(moved)} file(s) under {store.quarantine_directory}/ in the store, where nothing reads them")
         left = [problem for problem in problems if store.outside(problem.path)]
         for problem in left:
             print(
