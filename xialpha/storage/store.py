@@ -213,7 +213,7 @@ class StoreQueries(StoreFiles, Protocol):
             A DataFrame of the rows in the results' columns; empty when none is stored.
 
         Raises:
-            UserError: `sweep_id` is not a valid sweep id, or a column is not a results column.
+            UserError: `sweep_id` is not a valid sweep id.
         """
         ...
 
@@ -295,7 +295,8 @@ class StoreQueries(StoreFiles, Protocol):
 
         Returns:
             The stored summary while the sweep's files are those it was computed from; None
-            when none is stored or it no longer matches them (ignored with one warning).
+            when none is stored, it is stale (the files changed since), or it is damaged (then
+            with one `StoreWarning` naming it).
 
         Raises:
             UserError: `sweep_id` is not a valid sweep id.
@@ -347,9 +348,6 @@ class StoreQueries(StoreFiles, Protocol):
 
         Returns:
             A DataFrame of the runs in the runs' columns, sorted by run_id.
-
-        Raises:
-            UserError: `sweep_id` is not a valid sweep id.
         """
         ...
 
