@@ -73,6 +73,8 @@ def _rehash(artifact: Path, name: str) -> None:
 
 
 def test_artefacts_are_data_and_predict_the_same(tmp_path, capsys):
+    import csv
+
     import numpy as np
 
     from xialpha.models.artifact import load_artifact, save_artifact
@@ -86,7 +88,7 @@ def test_artefacts_are_data_and_predict_the_same(tmp_path, capsys):
     (tmp_path / "docs.txt").write_text("\n".join(docs) + "\n")
     code, out, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt")], capsys)
     assert code == 0 and err == "" and out.splitlines()[0] == "id,categories,decision_grain,decision_crude"
-    written = [[float(v) for v in line.split(",")[2:]] for line in out.splitlines()[1:]]
+    written = [[float(v) for v in line[2:]] for line in list(csv.reader(out.splitlines()))[1:]]
     assert np.allclose(written, trained.decision_values(texts=docs), atol=1e-5)
 
 

@@ -3,9 +3,9 @@
 Input: a .txt file with one document per line (only "\n" or "\r\n" ends one, whatever else a line
 holds; ids are line numbers), or a CSV/TSV/JSON
 lines/Parquet table with a text column (and optionally an id column); --input-format names the
-format where the file's suffix does not. Output: CSV (id,
-categories separated by ";", one decision_<category> column each) or JSON lines
-({"id", "categories", "decision"}).
+format where the file's suffix does not. Output: CSV (id, the predicted categories as a JSON
+list, one decision_<category> column each; `xialpha.reports.records`' rule for text cells) or
+JSON lines ({"id", "categories", "decision"}).
 
 Artefacts are data (JSON and NumPy arrays): loading one runs no code from it. Artefacts of
 format version 1 (models.joblib) are pickles and load only with --allow-pickle: loading them
