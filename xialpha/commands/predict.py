@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 from xialpha.models.artifact import PICKLE_WARNING, current_versions, is_pickled, load_artifact, read_manifest
-from xialpha.models.prediction import INPUT_FORMATS, INPUT_SUFFIXES, read_documents, write_predictions
+from xialpha.models.prediction import INPUT_FORMATS, INPUT_SUFFIXES, read_documents, wordless, write_predictions
 from xialpha.outputs import write_file
 from xialpha.reports.formatting import plural
 
@@ -56,7 +56,9 @@ def run(args) -> int:
     ids, texts, blank_lines = read_documents(args.input, args.text_column, args.id_column, args.input_format)
     manifest, trained = load_artifact(args.artifact, allow_pickle=args.allow_pickle)
     _warn_versions(manifest)
-    decision = trained.decision_values(texts=texts)
+    features = trained.features_by_preprocessing(texts=texts)
+    decision = trained.decisions(features)
+    unknown = wordless(features)
     out_format = args.format or ("jsonl" if (args.output or "").lower().endswith((".jsonl", ".ndjson")) else "csv")
     if args.output:
         write_file(
@@ -68,6 +70,13 @@ def run(args) -> int:
         print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)
     else:
         write_predictions(sys.stdout, ids, trained.categories, decision, out_format)
+    if unknown:
+        print(
+            f"warning: {unknown} of {plural(len(ids), 'document')} {'shares' if unknown == 1 else 'share'} no word "
+            "with the model's vocabulary "
+            "(their decision values are the biases alone): is this the model for these documents?",
+            file=sys.stderr,
+        )
     if blank_lines:
         print(f"{plural(blank_lines, 'blank line')} left out (each id is its document's line number)", file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from xialpha.corpora.table_files import FORMATS as TABLE_FORMATS
 from xialpha.corpora.table_files import SUFFIX_FORMATS, read_columns
@@ -95,6 +96,17 @@ def text_lines(text: str) -> list[str]:
     if lines[-1] == "":
         lines.pop()
     return [line.removesuffix("\r") for line in lines]
+
+
+def wordless(features: dict) -> int:
+    """How many documents have no feature in any of `features` (CSR matrices (m, d) by
+    preprocessing id, `TrainedSelection.features_by_preprocessing`): documents that share no word
+    with the models' vocabulary, whose decision values are the biases alone."""
+    empty = None
+    for matrix in features.values():
+        rows = np.diff(sp.csr_matrix(matrix).indptr) == 0
+        empty = rows if empty is None else empty & rows
+    return 0 if empty is None else int(empty.sum())
 
 
 def write_predictions(stream, ids: list[str], categories: list[str], decision: np.ndarray, out_format: str) -> None:
