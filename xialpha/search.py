@@ -229,6 +229,8 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         if not isinstance(self.smooth, (bool, np.bool_)):
             raise ValueError(f"smooth: must be True or False, got {self.smooth!r}")
+        if self.pos_label is not None and not isinstance(self.pos_label, (str, int, float, np.generic)):
+            raise TypeError(f"pos_label: must be one class label (a number or a string), got {self.pos_label!r}")
 
     def _checked_grid(self) -> tuple[list[dict], list[tuple[dict, str]]]:
         """`_split_grid` of param_grid, every candidate checked before anything is fitted: each name
