@@ -76,3 +76,20 @@ def test_a_store_timeout_out_of_range_is_refused_where_it_is_read(monkeypatch, v
         remote_timeout()
     monkeypatch.setenv("XIALPHA_STORE_TIMEOUT", "86400")
     assert remote_timeout() == 86400
+
+
+def test_a_store_whose_only_file_is_unreadable_is_not_said_to_hold_no_sweep_yet(tmp_path, capsys):
+    """Issue 48.9: `select` of a store whose one results file was damaged said "holds no sweep yet"."""
+    from store_rows import data_files, result_rows
+
+    from xialpha.storage.store import ResultStore
+
+    ResultStore(str(tmp_path / "store")).datasets.write_results(result_rows())
+    (only,) = data_files(tmp_path / "store")
+    only.write_bytes(only.read_bytes()[:100])
+    assert main(["select", str(tmp_path / "store")]) == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert "holds no sweep yet" not in error
+    assert error.endswith(
+        f"holds no readable sweep (1 unreadable file(s) skipped; `xialpha store check {tmp_path / 'store'}` names them)"
+    ), error
