@@ -313,7 +313,7 @@ def select(
     The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
     per_category=False is --global, smooth=False --no-smooth): metric (default f1, or cost when
     cost_fn or cost_fp is given: the cost of a false negative, of a false positive; default 1
-    each) of estimator (default: the sweep's, span) at rho, averaged over C neighbours (smooth).
+    each, at most 1e12) of estimator (default: the sweep's, span) at rho, averaged over C neighbours (smooth).
 
     Returns one row per category, as `xialpha select --format csv` writes it: the chosen
     configuration's label (`config`), the category, its estimate (`value`) and what it was ranked

@@ -5,7 +5,9 @@ holds; ids are line numbers), or a CSV/TSV/JSON
 lines/Parquet table with a text column (and optionally an id column); --input-format names the
 format where the file's suffix does not. Output: CSV (id, the predicted categories as a JSON
 list, one decision_<category> column each; `xialpha.reports.records`' rule for text cells) or
-JSON lines ({"id", "categories", "decision"}).
+JSON lines ({"id", "categories", "decision"}). A warning on standard error counts the documents
+that share no word with the model's vocabulary (their decision values are the biases alone: often
+the wrong model for these documents); they are labelled all the same.
 
 Artefacts are data (JSON and NumPy arrays): loading one runs no code from it. Artefacts of
 format version 1 (models.joblib) are pickles and load only with --allow-pickle: loading them

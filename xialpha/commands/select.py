@@ -27,7 +27,14 @@ from xialpha.reports.frames import SHOWN, shown_rows, tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.reports.verdicts import legend
-from xialpha.selection.objective import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
+from xialpha.selection.objective import (
+    AVERAGES,
+    DEFAULT_ESTIMATOR,
+    DEFAULT_RHO,
+    ESTIMATOR_CHOICES,
+    MAX_COST,
+    METRIC_CHOICES,
+)
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.selection_saving import store_selection
@@ -75,10 +82,16 @@ def add_arguments(parser) -> None:
         help=f"how --global averages categories: {', '.join(AVERAGES)} (default {OPTIONS['average']})",
     )
     parser.add_argument(
-        "--cost-fn", type=float, default=SUPPRESS, help="cost of a false negative (metric cost; default 1)"
+        "--cost-fn",
+        type=float,
+        default=SUPPRESS,
+        help=f"cost of a false negative (metric cost; default 1, at most {MAX_COST:g})",
     )
     parser.add_argument(
-        "--cost-fp", type=float, default=SUPPRESS, help="cost of a false positive (metric cost; default 1)"
+        "--cost-fp",
+        type=float,
+        default=SUPPRESS,
+        help=f"cost of a false positive (metric cost; default 1, at most {MAX_COST:g})",
     )
     parser.add_argument(
         "--runners-up",
