@@ -125,13 +125,19 @@ def _start_resource_tracker() -> None:
     lines after an interrupted sweep's one line. The first call comes before the command starts
     threads that print (`start_local_workers_early`, or a cluster's start); a tracker killed later
     (mid-sweep) is started again as quietly, and without multiprocessing's warning about it (its
-    KeyError tracebacks for the semaphores of the tracker before filled a sweep that succeeded)."""
+    KeyError tracebacks for the semaphores of the tracker before filled a sweep that succeeded);
+    for the instant of that start, another thread's line to standard error would be lost too."""
     tracker = multiprocessing.resource_tracker._resource_tracker
     if not _tracker_started:
         _quietly(tracker.ensure_running)
         _tracker_started.append(True)
         launch = tracker.ensure_running
-        tracker.ensure_running = lambda: None if tracker._check_alive() else _quietly(launch)  # type: ignore[method-assign]
+
+        def ensure_running() -> None:  # alive: as multiprocessing asks, by a probe through its pipe
+            if tracker._fd is None or not tracker._check_alive():
+                _quietly(launch)
+
+        tracker.ensure_running = ensure_running  # type: ignore[method-assign]
         warnings.filterwarnings("ignore", "resource_tracker: process died unexpectedly", UserWarning)
     tracker.ensure_running()
 
