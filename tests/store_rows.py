@@ -91,8 +91,11 @@ def result_rows(sweep_id: str = "r1") -> list[dict]:
     return rows
 
 
-def certify_by_hand(store: ResultStore, selection: pd.DataFrame, certification_id: str = "cert-hand") -> None:
-    """Store a certification of `selection` as `xialpha certify` would, from made-up test-set counts."""
+def certify_by_hand(
+    store: ResultStore, selection: pd.DataFrame, certification_id: str = "cert-hand", forced: bool = False
+) -> None:
+    """Store a certification of `selection` as `xialpha certify` would (`forced`: with --force, after
+    one before it on the split), from made-up test-set counts."""
     counts = {c: Confusion(tp=40 + i, fp=5, fn=10, tn=445 - i) for i, c in enumerate(selection["category"])}
     frame = certification_frame(counts, dict(zip(selection["category"], selection["config_key"])), draws=1000)
     identity = Certification(
@@ -104,8 +107,8 @@ def certify_by_hand(store: ResultStore, selection: pd.DataFrame, certification_i
         n_test=500,
         confidence=0.95,
         draws=1000,
-        forced=False,
-        previous_certifications=0,
+        forced=forced,
+        previous_certifications=int(forced),
         independent=True,
     )
     store.add_certification(certification_rows(frame, identity))

@@ -72,3 +72,23 @@ def test_a_selection_frame_without_its_columns_is_named(tmp_path, monkeypatch):
 class _FakeClient:
     def submit(self):  # never called: the selection is refused first
         raise AssertionError
+
+
+def test_a_fifo_store_a_corpus_of_nones_and_a_cyclic_spec_are_named(tmp_path, monkeypatch):
+    """Issue 48.9: a FIFO as the store raised a bare NotADirectoryError, corpus=(None, None, None) a
+    TypeError naming nothing, a spec dict holding itself a RecursionError."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(UserError, match=r"^store .*fifo: is a special file \(a FIFO, socket or device\)"):
+        xialpha.results(tmp_path / "fifo")
+    with pytest.raises(UserError, match=r"^corpus=: its texts must be an iterable .* got NoneType$"):
+        xialpha.sweep(SPEC, store="s", corpus=(None, None, None))
+    with pytest.raises(UserError, match=r"^corpus=: its label_sets must be an iterable .* got str$"):
+        xialpha.sweep(SPEC, store="s", corpus=(["a text"], "label"))
+    cyclic: dict = {"sweep": {"id": "cycle"}}
+    cyclic["sweep"]["again"] = cyclic
+    with pytest.raises(UserError, match=r"^spec: cannot be written as TOML: a table holds itself"):
+        xialpha.sweep(cyclic, store="s")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["fifo"]

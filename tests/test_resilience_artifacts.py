@@ -73,6 +73,8 @@ def _rehash(artifact: Path, name: str) -> None:
 
 
 def test_artefacts_are_data_and_predict_the_same(tmp_path, capsys):
+    import csv
+
     import numpy as np
 
     from xialpha.models.artifact import load_artifact, save_artifact
@@ -85,8 +87,12 @@ def test_artefacts_are_data_and_predict_the_same(tmp_path, capsys):
     assert np.array_equal(loaded.decision_values(texts=docs), trained.decision_values(texts=docs))
     (tmp_path / "docs.txt").write_text("\n".join(docs) + "\n")
     code, out, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt")], capsys)
-    assert code == 0 and err == "" and out.splitlines()[0] == "id,categories,decision_grain,decision_crude"
-    written = [[float(v) for v in line.split(",")[2:]] for line in out.splitlines()[1:]]
+    assert code == 0 and out.splitlines()[0] == "id,categories,decision_grain,decision_crude"
+    assert err == (  # issue 49.4: a document none of whose words the model knows is said, not an error
+        "warning: 1 of 3 documents shares no word with the model's vocabulary (their decision values are "
+        "the biases alone): is this the model for these documents?\n"
+    )
+    written = [[float(v) for v in line[2:]] for line in list(csv.reader(out.splitlines()))[1:]]
     assert np.allclose(written, trained.decision_values(texts=docs), atol=1e-5)
 
 
@@ -255,3 +261,32 @@ def test_the_usual_token_patterns_tokenise_as_re_and_scikit_learn_do(pattern):
 
     text = "Ölpreise steigen: 2.5 mln dlrs, x_y z; naïve CAFÉ 北京 a1 _ e\u0301 \u00a0tab\there\n"
     assert make_analyzer(False, pattern, "none", "none")(text) == re.findall(pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda model: model["models"][0].update(b=float("nan")),
+            "model 0: its bias b is nan, expected a finite number",
+        ),
+        (lambda model: model["models"][1].update(b=float("-inf")), "model 1: its bias b is -inf, expected a finite"),
+        (lambda model: model.update(models=[]), "model.json holds no models"),
+    ],
+)
+def test_a_non_finite_bias_or_no_model_is_one_line(tmp_path, capsys, change, message):
+    """Issue 48.9: a NaN or inf bias was accepted (every decision NaN, exit 0); "models": [] was an
+    internal error."""
+    import json
+
+    from xialpha.models.artifact import save_artifact
+
+    artifact = save_artifact(tmp_path / "model", _trained(), {"sweep_id": "s"})
+    model = json.loads((artifact / "model.json").read_text())
+    change(model)
+    (artifact / "model.json").write_text(json.dumps(model))  # NaN and Infinity: Python's json reads them back
+    _rehash(artifact, "model.json")
+    (tmp_path / "docs.txt").write_text("wheat harvest\n")
+    code, out, err = _predict([str(artifact), "--input", str(tmp_path / "docs.txt")], capsys)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1 and message in err, err
+    assert "internal error" not in err

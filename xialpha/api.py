@@ -221,6 +221,8 @@ def _spec(
             text = tomli_w.dumps(spec)
         except (TypeError, ValueError) as exc:
             raise UserError(f"spec: cannot be written as TOML: {exc}") from None
+        except RecursionError:  # a dict that holds itself, or nested deeper than any spec
+            raise UserError("spec: cannot be written as TOML: a table holds itself (or nests too deep)") from None
         return parse_spec(text, source="spec", corpus=corpus)
     if _is_path(spec):
         return load_spec(spec, corpus=corpus)
@@ -247,13 +249,19 @@ def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
             f"give a Corpus, (texts, label_sets) or (texts, label_sets, splits), got {type(corpus).__name__}",
             parameter="corpus",
         )
-    texts, labels, *splits = corpus
+    for name, part in zip(("texts", "label_sets", "splits"), corpus):
+        if isinstance(part, (str, bytes)) or not isinstance(part, Iterable):
+            raise UserError(
+                f"its {name} must be an iterable with one item per document, got {type(part).__name__}",
+                parameter="corpus",
+            )
+    texts, labels, *splits = (list(part) for part in corpus)
     try:
         return Corpus(
             ids=np.arange(len(texts)).astype(str),
-            labels=list(labels),
+            labels=labels,
             name="corpus=",
-            texts=list(texts),
+            texts=texts,
             splits=None if not splits else np.asarray(list(splits[0]), dtype=str),
         )
     except UserError as exc:
@@ -303,7 +311,7 @@ def select(
     The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
     per_category=False is --global, smooth=False --no-smooth): metric (default f1, or cost when
     cost_fn or cost_fp is given: the cost of a false negative, of a false positive; default 1
-    each) of estimator (default: the sweep's, span) at rho, averaged over C neighbours (smooth).
+    each, at most 1e12) of estimator (default: the sweep's, span) at rho, averaged over C neighbours (smooth).
 
     Returns one row per category, as `xialpha select --format csv` writes it: the chosen
     configuration's label (`config`), the category, its estimate (`value`) and what it was ranked

@@ -172,6 +172,8 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._check_params()
         fixed, auto = self._checked_grid()
         X, y, classes = self._checked_data(X, y)
+        if self.pos_label is not None and not isinstance(self.pos_label, (str, int, float, np.generic)):
+            raise TypeError(f"pos_label: must be one class label (a number or a string), got {self.pos_label!r}")
         pos_label = classes[1] if self.pos_label is None else self.pos_label
         if pos_label not in classes:
             raise ValueError(f"pos_label: {pos_label!r} is not one of the classes {list(classes)}")

@@ -22,20 +22,22 @@ T = TypeVar("T")
 
 REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store or corpus may take waiting
 REMOTE_TIMEOUT_SECONDS = 10.0
+REMOTE_TIMEOUT_MAX = 86400.0  # a day: more is no limit, and waits of 1e308 s overflow the clocks that bound them
 
 _waiting: list[threading.Thread] = []  # calls left behind still waiting for their server
 
 
 def remote_timeout() -> float:
     """$XIALPHA_STORE_TIMEOUT (default 10): the seconds one call of a remote store or corpus may take
-    waiting; UserError for a value that is no number of seconds > 0."""
+    waiting; UserError for a value that is no number of seconds > 0 and at most REMOTE_TIMEOUT_MAX."""
     try:
         timeout = float(os.environ.get(REMOTE_TIMEOUT_ENV, REMOTE_TIMEOUT_SECONDS))
     except ValueError:
         timeout = float("nan")
-    if not 0 < timeout < float("inf"):
+    if not 0 < timeout <= REMOTE_TIMEOUT_MAX:
         raise UserError(
-            f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds > 0, got {os.environ[REMOTE_TIMEOUT_ENV]!r}"
+            f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds > 0 and at most {REMOTE_TIMEOUT_MAX:.0f}, "
+            f"got {os.environ[REMOTE_TIMEOUT_ENV]!r}"
         )
     return timeout
 

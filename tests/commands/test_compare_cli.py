@@ -46,7 +46,8 @@ def test_the_table_shows_the_most_changed_first_within_80_columns(compared, caps
     assert body == [row.category for row in comparison.most_changed_first()] + [MICRO, MACRO]
     assert "only in B" in out and "categories shown" not in out
     changed = sum(bool(row.changed) for row in comparison.categories() if row.changed != ("only in B",))
-    assert f"{changed} of the 2 categories both selections have changed configuration; 1 is in one" in out
+    count = {0: "None of the", 2: "All"}.get(changed, f"{changed} of the")
+    assert f"{count} 2 categories in both selections changed configuration; 1 is in one" in out
     assert "p: McNemar: two-sided, on the held-out documents" in out
     assert "--wide shows the estimates" in out
 
@@ -164,7 +165,14 @@ def test_a_drift_points_to_the_compare_command_with_the_ids_to_pass(compared):
     newest = _selection_of_these_categories(store, report)
     assert newest == compared.blind  # saved last, and of the checked category
     step = report.next_step(newest)
-    assert step is not None and f"`xialpha compare {compared.blind} NEW` ({compared.blind}: the store's newest" in step
+    assert (
+        step is not None
+        and (  # issue 49.6: it said "the store's newest" where a --global one was newer
+            f"`xialpha compare {compared.blind} NEW` ({compared.blind}: the newest saved per-category selection of "
+            "these categories; NEW: the id select --save prints)"
+        )
+        in step
+    )
     assert "`xialpha compare OLD NEW` (OLD: a saved selection of the data before" in (report.next_step(None) or "")
     report.rows[0].update(verdict="no drift")
     assert report.next_step(newest) is None

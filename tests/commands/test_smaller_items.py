@@ -63,3 +63,33 @@ def test_certify_of_a_sweep_without_a_training_split_says_how_to_make_one():
         check_split(spec, "test", "span", force=False)
     message = str(raised.value)
     assert "no split of it is sealed" in message and "split_column" in message and "docs/spec.md" in message
+
+
+@pytest.mark.parametrize("value", ["1e308", "86401", "0", "nan", "ten"])
+def test_a_store_timeout_out_of_range_is_refused_where_it_is_read(monkeypatch, value):
+    """Issue 48.9: XIALPHA_STORE_TIMEOUT=1e308 passed the check, then every corpus call failed with
+    an OverflowError (a thread's wait cannot be that long)."""
+    from xialpha.time_limits import remote_timeout
+
+    monkeypatch.setenv("XIALPHA_STORE_TIMEOUT", value)
+    with pytest.raises(UserError, match=rf"^\$XIALPHA_STORE_TIMEOUT: must be .* at most 86400, got '{value}'$"):
+        remote_timeout()
+    monkeypatch.setenv("XIALPHA_STORE_TIMEOUT", "86400")
+    assert remote_timeout() == 86400
+
+
+def test_a_store_whose_only_file_is_unreadable_is_not_said_to_hold_no_sweep_yet(tmp_path, capsys):
+    """Issue 48.9: `select` of a store whose one results file was damaged said "holds no sweep yet"."""
+    from store_rows import data_files, result_rows
+
+    from xialpha.storage.store import ResultStore
+
+    ResultStore(str(tmp_path / "store")).datasets.write_results(result_rows())
+    (only,) = data_files(tmp_path / "store")
+    only.write_bytes(only.read_bytes()[:100])
+    assert main(["select", str(tmp_path / "store")]) == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert "holds no sweep yet" not in error
+    assert error.endswith(
+        f"holds no readable sweep (1 unreadable file(s) skipped; `xialpha store check {tmp_path / 'store'}` names them)"
+    ), error

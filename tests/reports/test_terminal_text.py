@@ -13,7 +13,8 @@ from swept import fill_store
 
 from xialpha.cli import main
 from xialpha.models.prediction import write_predictions
-from xialpha.printable import printable, spreadsheet_safe
+from xialpha.printable import printable
+from xialpha.reports.records import csv_cell
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.store import ResultStore
 
@@ -74,5 +75,5 @@ def test_predict_csv_cells_a_spreadsheet_would_run_are_text():
         stream, ["=1+1", "2"], ["=cmd|' /C calc'!A0", "@sum"], np.array([[1.0, -2.0], [-1.0, 0.5]]), "csv"
     )
     lines = stream.getvalue().splitlines()
-    assert lines[1] == "'=1+1,'=cmd|' /C calc'!A0,1,-2" and lines[2] == "2,'@sum,-1,0.5", lines
-    assert spreadsheet_safe("-0.5") == "'-0.5" and spreadsheet_safe("plain") == "plain"
+    assert lines[1] == '\'=1+1,"[""=cmd|\' /C calc\'!A0""]",1.0,-2.0' and lines[2] == '2,"[""@sum""]",-1.0,0.5', lines
+    assert csv_cell("-0.5") == "'-0.5" and csv_cell("plain") == "plain"

@@ -218,6 +218,9 @@ def test_bad_input_gets_clear_errors():
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, rho=0).fit(X, y)
     with pytest.raises(ValueError, match="pos_label: 7 is not one of the classes"):
         XiAlphaSearchCV(SVC(), {"C": [1.0]}, pos_label=7).fit(X, y)
+    # issue 48.9: [1] in classes compared element-wise and was accepted
+    with pytest.raises(TypeError, match=r"pos_label: must be one class label \(a number or a string\), got \[1\]"):
+        XiAlphaSearchCV(SVC(), {"C": [1.0]}, pos_label=[1]).fit(X, y)
 
 
 @pytest.mark.parametrize("estimate", ["span", "xa"])

@@ -123,8 +123,18 @@ def test_rho_and_estimator_must_have_results():
         select(results, objective("f1", estimator="loo"), sweep_id="s1")
     with pytest.raises(UserError, match="metric=: must be one of"):
         objective("auc")
-    with pytest.raises(UserError, match="cost_fn=: must be a number >= 0"):
+    with pytest.raises(UserError, match="cost_fn=: must be a number from 0 to 1e"):
         objective("cost", cost_fn=-1)
+
+
+def test_a_cost_that_would_overflow_is_refused():
+    """Issue 48.8: --cost-fn 1e308 wrote Infinity as JSON, and with --global --average micro ended in
+    an internal error; the largest cost keeps every sum finite."""
+    with pytest.raises(UserError, match=r"cost_fp=: must be a number from 0 to 1e\+12, got 1e\+308"):
+        objective("cost", cost_fp=1e308)
+    results = frame(result_row("a", 1, 5, 5), result_row("a", 10, 10, 10), result_row("b", 1, 6, 5))
+    chosen = select(results, objective("cost", cost_fn=1e12, cost_fp=1e12, average="micro"), sweep_id="s1")
+    assert np.isfinite(chosen.rows["value"].to_numpy(float)).all()
 
 
 def test_runners_up_get_micro_tests_from_the_stored_indicators():

@@ -65,7 +65,18 @@ def test_a_selection_against_itself_changed_nothing_and_every_p_is_one(compared,
     for row in comparison.categories() + [by_category(comparison)[MICRO]]:
         assert row.test == MCNEMAR and row.only_a_right == 0 and row.only_b_right == 0
     assert comparison.objective_changes == ()
-    assert comparison.summary_lines()[0] == "0 of the 2 categories both selections have changed configuration."
+    assert comparison.summary_lines()[0] == "None of the 2 categories in both selections changed configuration."
+
+
+def test_the_changed_sentence_reads_right_for_every_count():
+    """Issue 49.6: "1 of the 6 categories both selections have changed configuration"."""
+    from xialpha.selection.comparison import _changed_sentence
+
+    assert _changed_sentence(1, 6) == "1 of the 6 categories in both selections changed configuration"
+    assert _changed_sentence(6, 6) == "All 6 categories in both selections changed configuration"
+    assert _changed_sentence(0, 1) == "The one category in both selections kept its configuration"
+    assert _changed_sentence(1, 1) == "The one category in both selections changed configuration"
+    assert _changed_sentence(0, 0) == "No category is in both selections"
 
 
 def test_two_sweeps_with_different_grids_side_by_side(compared, store):

@@ -3,9 +3,11 @@
 Input: a .txt file with one document per line (only "\n" or "\r\n" ends one, whatever else a line
 holds; ids are line numbers), or a CSV/TSV/JSON
 lines/Parquet table with a text column (and optionally an id column); --input-format names the
-format where the file's suffix does not. Output: CSV (id,
-categories separated by ";", one decision_<category> column each) or JSON lines
-({"id", "categories", "decision"}).
+format where the file's suffix does not. Output: CSV (id, the predicted categories as a JSON
+list, one decision_<category> column each; `xialpha.reports.records`' rule for text cells) or
+JSON lines ({"id", "categories", "decision"}). A warning on standard error counts the documents
+that share no word with the model's vocabulary (their decision values are the biases alone: often
+the wrong model for these documents); they are labelled all the same.
 
 Artefacts are data (JSON and NumPy arrays): loading one runs no code from it. Artefacts of
 format version 1 (models.joblib) are pickles and load only with --allow-pickle: loading them
@@ -17,7 +19,7 @@ from __future__ import annotations
 import sys
 
 from xialpha.models.artifact import PICKLE_WARNING, current_versions, is_pickled, load_artifact, read_manifest
-from xialpha.models.prediction import INPUT_FORMATS, INPUT_SUFFIXES, read_documents, write_predictions
+from xialpha.models.prediction import INPUT_FORMATS, INPUT_SUFFIXES, read_documents, wordless, write_predictions
 from xialpha.outputs import write_file
 from xialpha.reports.formatting import plural
 
@@ -56,7 +58,9 @@ def run(args) -> int:
     ids, texts, blank_lines = read_documents(args.input, args.text_column, args.id_column, args.input_format)
     manifest, trained = load_artifact(args.artifact, allow_pickle=args.allow_pickle)
     _warn_versions(manifest)
-    decision = trained.decision_values(texts=texts)
+    features = trained.features_by_preprocessing(texts=texts)
+    decision = trained.decisions(features)
+    unknown = wordless(features)
     out_format = args.format or ("jsonl" if (args.output or "").lower().endswith((".jsonl", ".ndjson")) else "csv")
     if args.output:
         write_file(
@@ -68,6 +72,13 @@ def run(args) -> int:
         print(f"labelled {plural(len(ids), 'document')} into {args.output}", file=sys.stderr)
     else:
         write_predictions(sys.stdout, ids, trained.categories, decision, out_format)
+    if unknown:
+        print(
+            f"warning: {unknown} of {plural(len(ids), 'document')} {'shares' if unknown == 1 else 'share'} no word "
+            "with the model's vocabulary "
+            "(their decision values are the biases alone): is this the model for these documents?",
+            file=sys.stderr,
+        )
     if blank_lines:
         print(f"{plural(blank_lines, 'blank line')} left out (each id is its document's line number)", file=sys.stderr)
     return 0

@@ -27,10 +27,18 @@ from xialpha.reports.frames import SHOWN, shown_rows, tidy_selection
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import key_table, print_table, selection_table, write_records
 from xialpha.reports.verdicts import legend
-from xialpha.selection.objective import AVERAGES, DEFAULT_ESTIMATOR, DEFAULT_RHO, ESTIMATOR_CHOICES, METRIC_CHOICES
+from xialpha.selection.objective import (
+    AVERAGES,
+    DEFAULT_ESTIMATOR,
+    DEFAULT_RHO,
+    ESTIMATOR_CHOICES,
+    MAX_COST,
+    METRIC_CHOICES,
+)
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.selection_saving import store_selection
+from xialpha.storage.schema import SelectionColumn
 
 OPTIONS = {field.name: field.default for field in dataclasses.fields(SelectionOptions)}  # and their defaults
 
@@ -74,10 +82,16 @@ def add_arguments(parser) -> None:
         help=f"how --global averages categories: {', '.join(AVERAGES)} (default {OPTIONS['average']})",
     )
     parser.add_argument(
-        "--cost-fn", type=float, default=SUPPRESS, help="cost of a false negative (metric cost; default 1)"
+        "--cost-fn",
+        type=float,
+        default=SUPPRESS,
+        help=f"cost of a false negative (metric cost; default 1, at most {MAX_COST:g})",
     )
     parser.add_argument(
-        "--cost-fp", type=float, default=SUPPRESS, help="cost of a false positive (metric cost; default 1)"
+        "--cost-fp",
+        type=float,
+        default=SUPPRESS,
+        help=f"cost of a false positive (metric cost; default 1, at most {MAX_COST:g})",
     )
     parser.add_argument(
         "--runners-up",
@@ -135,10 +149,13 @@ def run(args) -> int:
         )
     results, rows = chosen.results, chosen.frame
     selection_id = chosen.selection.selection_id
+    if not options.save:  # an unsaved selection has no id anything can take: none is shown
+        rows = rows.assign(**{SelectionColumn.SELECTION_ID: None})
     labels = sweep_labels(results)
     if args.format == "table":
         shown = rows if args.all else shown_rows(rows)
-        print_table(selection_table(shown, labels, args.wide), args.wide)
+        titled = shown if options.save else shown.assign(**{SelectionColumn.SELECTION_ID: "(not saved)"})
+        print_table(selection_table(titled, labels, args.wide), args.wide)
         if len(shown) < len(rows):
             print(
                 f"{len(shown)} of {len(rows)} categories shown (those with the most positive examples); "
@@ -150,7 +167,7 @@ def run(args) -> int:
         write_records(tidy_selection(rows, labels), args.format)
     status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
     if not options.save:
-        print(f"selection {selection_id} not stored (--save stores it)", file=status)
+        print("selection not stored: --save stores it and prints its id (what certify and report take)", file=status)
         return 0
     done = store_selection(store, chosen, labels, refit=args.refit, spec=args.spec)
     if done.stored:

@@ -63,9 +63,9 @@ class DriftReport:
 
     def next_step(self, newest_selection: str | None) -> str | None:
         """With drift, what to do next, ending in the `xialpha compare` command that shows what a
-        new selection changed against `newest_selection` (the id of the store's newest saved
-        selection, named in the command; None: there is none, and the sentence says what to give
-        instead); None without drift."""
+        new selection changed against `newest_selection` (the id of the newest saved per-category
+        selection of the checked categories, named in the command as that; None: there is none, and
+        the sentence says what to give instead); None without drift."""
         if not self.n_drift:
             return None
         if newest_selection is None:
@@ -74,11 +74,12 @@ class DriftReport:
             )
         else:
             command = (
-                f"`xialpha compare {newest_selection} NEW` ({newest_selection}: the store's newest saved selection"
+                f"`xialpha compare {newest_selection} NEW` ({newest_selection}: the newest saved per-category "
+                "selection of these categories"
             )
         return (
             "next: sweep the recent batches again and `xialpha select --save`; then "
-            f"{command}; NEW: the id select prints) shows per category what changed and whether it matters"
+            f"{command}; NEW: the id select --save prints) shows per category what changed and whether it matters"
         )
 
     @property

@@ -21,6 +21,7 @@ import multiprocessing.resource_tracker
 import os
 import signal
 import threading
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -117,21 +118,37 @@ _tracker_started: list[bool] = []  # whether this process started multiprocessin
 
 
 def _start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker unless it runs, the first time with what this process
-    writes to standard error sent to /dev/null meanwhile, which the tracker keeps: all it prints is
-    about cleaning up Dask's queues (a KeyError traceback per semaphore released twice, "leaked
-    semaphore objects" when a process exits at once), nothing a user can act on, and it printed
-    dozens of lines after an interrupted sweep's one line. The first call comes before the command
-    starts threads that print (`start_local_workers_early`, or a cluster's start)."""
-    if _tracker_started:
-        multiprocessing.resource_tracker.ensure_running()
-        return
+    """Start multiprocessing's resource tracker unless it runs, with what this process writes to
+    standard error sent to /dev/null meanwhile, which the tracker keeps: all it prints is about
+    cleaning up Dask's queues (a KeyError traceback per semaphore released twice, "leaked semaphore
+    objects" when a process exits at once), nothing a user can act on, and it printed dozens of
+    lines after an interrupted sweep's one line. The first call comes before the command starts
+    threads that print (`start_local_workers_early`, or a cluster's start); a tracker killed later
+    (mid-sweep) is started again as quietly, and without multiprocessing's warning about it (its
+    KeyError tracebacks for the semaphores of the tracker before filled a sweep that succeeded);
+    for the instant of that start, another thread's line to standard error would be lost too."""
+    tracker = multiprocessing.resource_tracker._resource_tracker
+    if not _tracker_started:
+        _quietly(tracker.ensure_running)
+        _tracker_started.append(True)
+        launch = tracker.ensure_running
+
+        def ensure_running() -> None:  # alive: as multiprocessing asks, by a probe through its pipe
+            if tracker._fd is None or not tracker._check_alive():
+                _quietly(launch)
+
+        tracker.ensure_running = ensure_running  # type: ignore[method-assign]
+        warnings.filterwarnings("ignore", "resource_tracker: process died unexpectedly", UserWarning)
+    tracker.ensure_running()
+
+
+def _quietly(start) -> None:
+    """`start()` with this process's standard error (file descriptor 2) sent to /dev/null meanwhile."""
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, 2)
-        multiprocessing.resource_tracker.ensure_running()
-        _tracker_started.append(True)
+        start()
     finally:
         os.dup2(saved, 2)
         os.close(saved)

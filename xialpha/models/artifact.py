@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import math
 import os
 import platform
 import shlex
@@ -240,17 +241,22 @@ def _decode(model: dict, arrays: dict[str, np.ndarray]) -> TrainedSelection:
             n_documents=int(entry["n_documents"]),
         )
         widths[pp_id] = len(terms)
+    if not model["models"]:
+        raise UserError(f"{MODEL} holds no models (a saved selection has one per category)")
     models = []
     for number, entry in enumerate(model["models"]):
         pp_id = entry["preprocessing_id"]
         if pp_id not in preprocessings:
             raise UserError(f"model {number}: unknown preprocessing {pp_id!r}")
         kernel = Kernel(**entry["kernel"])
+        b = float(entry["b"])
+        if not math.isfinite(b):
+            raise UserError(f"model {number}: its bias b is {b}, expected a finite number")
         models.append(
             CategoryModel(
                 str(entry["category"]),
                 pp_id,
-                _kernel_model(arrays, number, kernel, float(entry["b"]), widths.get(pp_id)),
+                _kernel_model(arrays, number, kernel, b, widths.get(pp_id)),
                 entry["config"],
             )
         )

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from xialpha.corpora.table_files import FORMATS as TABLE_FORMATS
 from xialpha.corpora.table_files import SUFFIX_FORMATS, read_columns
 from xialpha.errors import UserError
-from xialpha.printable import spreadsheet_safe
+from xialpha.reports.records import json_text, write_csv
 
 TEXT = "txt"  # one document per line
 INPUT_SUFFIXES = {".txt": TEXT, **{suffix: f for suffix, f in SUFFIX_FORMATS.items() if suffix != ".txt"}}
@@ -98,15 +98,34 @@ def text_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
+def wordless(features: dict) -> int:
+    """How many documents have no feature in any of `features` (CSR matrices (m, d) by
+    preprocessing id, `TrainedSelection.features_by_preprocessing`): documents that share no word
+    with the models' vocabulary, whose decision values are the biases alone."""
+    empty = None
+    for matrix in features.values():
+        rows = np.diff(sp.csr_matrix(matrix).indptr) == 0
+        empty = rows if empty is None else empty & rows
+    return 0 if empty is None else int(empty.sum())
+
+
 def write_predictions(stream, ids: list[str], categories: list[str], decision: np.ndarray, out_format: str) -> None:
-    """CSV (id, categories joined by ";", decision_<category>...; text cells `spreadsheet_safe`)
-    or JSON lines to `stream`."""
+    """CSV or JSON lines to `stream`, a row per document. CSV (`xialpha.reports.records.write_csv`):
+    id, categories (the predicted ones as a JSON list, ["earn","acq"], so that any name, one
+    holding ";" or "," included, reads back whole), then decision_<category> per category (6
+    significant digits). JSON lines (`records.json_text`): {"id", "categories", "decision"}."""
     if out_format == "csv":
-        writer = csv.writer(stream)
-        writer.writerow(["id", "categories", *[spreadsheet_safe(f"decision_{c}") for c in categories]])
-        for doc_id, values in zip(ids, decision):
-            chosen = ";".join(c for c, v in zip(categories, values) if v > 0)
-            writer.writerow([spreadsheet_safe(doc_id), spreadsheet_safe(chosen), *[f"{v:.6g}" for v in values]])
+        header = ["id", "categories", *[f"decision_{c}" for c in categories]]
+        write_csv(
+            stream,
+            [
+                header,
+                *[
+                    [doc_id, _category_list(categories, values), *[float(f"{v:.6g}") for v in values]]
+                    for doc_id, values in zip(ids, decision)
+                ],
+            ],
+        )
         return
     for doc_id, values in zip(ids, decision):
         record = {
@@ -114,4 +133,9 @@ def write_predictions(stream, ids: list[str], categories: list[str], decision: n
             "categories": [c for c, v in zip(categories, values) if v > 0],
             "decision": {c: float(v) for c, v in zip(categories, values)},
         }
-        stream.write(json.dumps(record) + "\n")
+        stream.write(json_text(record) + "\n")
+
+
+def _category_list(categories: list[str], values: np.ndarray) -> str:
+    """The categories with a positive decision value, as a JSON list (compact, names unescaped)."""
+    return json.dumps([c for c, v in zip(categories, values) if v > 0], ensure_ascii=False, separators=(",", ":"))

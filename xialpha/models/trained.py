@@ -87,13 +87,18 @@ class TrainedSelection:
 
     def decision_values(self, texts=None, X=None) -> np.ndarray:
         """(m, n_categories) decision values, columns in `models` order; > 0: in the category."""
-        features = {}
-        columns = []
-        for item in self.models:
-            if item.preprocessing_id not in features:
-                features[item.preprocessing_id] = self.features(item.preprocessing_id, texts, X)
-            columns.append(item.model.decision_function(features[item.preprocessing_id]))
-        return np.column_stack(columns)
+        return self.decisions(self.features_by_preprocessing(texts, X))
+
+    def features_by_preprocessing(self, texts=None, X=None) -> dict:
+        """The (m, d) CSR features of new documents (`texts`, or `X` as is) for each preprocessing
+        a model reads, by preprocessing id."""
+        ids = dict.fromkeys(item.preprocessing_id for item in self.models)
+        return {pp_id: self.features(pp_id, texts, X) for pp_id in ids}
+
+    def decisions(self, features: dict) -> np.ndarray:
+        """(m, n_categories) decision values of `features_by_preprocessing`'s features, columns in
+        `models` order; > 0: in the category."""
+        return np.column_stack([item.model.decision_function(features[item.preprocessing_id]) for item in self.models])
 
 
 MODEL_COLUMNS = (

@@ -43,6 +43,7 @@ COLUMNS = {  # per kind: the columns of its listing, id first
         R.SELECTION_ID,
         R.TEST_SPLIT,
         R.INDEPENDENT,  # False: the sweep's held-out estimates were scored on the test split
+        R.FORCED,  # True: certified with --force on a split certified before (the bounds are biased)
         R.N_TEST,
         "micro_f1",
         R.CREATED_AT,

@@ -164,7 +164,7 @@ class SelectionComparison:
         on different documents, and the TESTS lines of the tests run."""
         both = [row for row in self.categories() if not row.changed or row.changed[0] in PARTS]
         changed = sum(bool(row.changed) for row in both)
-        line = f"{changed} of the {len(both)} categories both selections have changed configuration"
+        line = _changed_sentence(changed, len(both))
         alone = len(self.categories()) - len(both)
         lines = [line + (f"; {alone} {'is' if alone == 1 else 'are'} in one selection only." if alone else ".")]
         if self.objective_changes:
@@ -189,6 +189,17 @@ class SelectionComparison:
         """The TESTS lines of the tests the rows ran, in TESTS' order."""
         used = {row.test for row in self.rows}
         return [line for test, line in TESTS.items() if test in used]
+
+
+def _changed_sentence(changed: int, shared: int) -> str:
+    """How many of the `shared` categories (in both selections) changed configuration, as a
+    sentence without its full stop: "1 of the 6 categories in both selections changed configuration"."""
+    if shared == 0:
+        return "No category is in both selections"
+    if shared == 1:
+        return f"The one category in both selections {'changed' if changed else 'kept its'} configuration"
+    count = "None of the" if changed == 0 else "All" if changed == shared else f"{changed} of the"
+    return f"{count} {shared} categories in both selections changed configuration"
 
 
 def compare_selections(

@@ -41,6 +41,9 @@ METRIC_CHOICES = tuple(MAXIMISED)
 AVERAGES = ("macro", "micro")
 DEFAULT_AVERAGE = AVERAGES[0]  # how a --global selection averages its categories unless told otherwise
 ESTIMATOR_CHOICES = SELECTABLE  # what a selection may choose by
+# the largest cost of an error: costs, counts and their sums stay far from float overflow (1e308);
+# only the costs' ratio changes a choice, so no user needs more
+MAX_COST = 1e12
 SHOWN_ESTIMATORS = NAMES  # what a report may show
 
 
@@ -80,8 +83,8 @@ class Objective:
             raise UserError(f"must be a number > 0, got {self.rho!r}", parameter="rho")
         for name in ("cost_fn", "cost_fp"):
             value = getattr(self, name)
-            if not (np.isfinite(value) and value >= 0):
-                raise UserError(f"must be a number >= 0, got {value!r}", parameter=name)
+            if not (np.isfinite(value) and 0 <= value <= MAX_COST):
+                raise UserError(f"must be a number from 0 to {MAX_COST:g}, got {value!r}", parameter=name)
         if self.cost_fn == 0 and self.cost_fp == 0:
             raise UserError("at least one cost must be > 0", parameter=("cost_fn", "cost_fp"))
         if not isinstance(self.smooth, (bool, np.bool_)):

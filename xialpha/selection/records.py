@@ -77,8 +77,8 @@ def read_selection(store: StoreQueries, selection_id: str, sweep_id: str | None 
         known = [] if stored.empty else sorted(set(stored[S.SELECTION_ID]), reverse=True)
         raise UserError(
             f"no selection {selection_id!r} in store {store.uri}"
-            f"{did_you_mean(selection_id, known, listing='newest stored')} "
-            "(`xialpha select --save` stores a selection; `xialpha store ls` lists them)",
+            f"{did_you_mean(selection_id, known, listing='newest stored')}; run `xialpha select --save` to store "
+            "one and print its id (`select` without --save stores nothing; `xialpha store ls` lists the stored)",
             parameter="selection",
         )
     if sweep_id is not None and str(rows[S.SWEEP_ID].iloc[0]) != sweep_id:

@@ -49,6 +49,8 @@ def _open(location: Location, create: bool, writable: bool) -> int | None:
         location.check_room()
     if location.is_file(location.root):
         raise UserError(f"store {uri}: is a file, not a store directory")
+    if location.is_local and os.path.exists(location.root) and not os.path.isdir(location.root):
+        raise UserError(f"store {uri}: is a special file (a FIFO, socket or device), not a store directory")
     # asked again after a listing that shows more than a marker being written: another process
     # creating the store may have renamed its marker in between
     for last_try in (False, True):

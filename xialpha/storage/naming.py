@@ -31,6 +31,13 @@ def choose_sweep(store: StoreQueries, given: str | None) -> str:
     if given is not None and given in stored:
         return given
     if not stored:
+        unreadable = len(store.check())  # only now: a sweep whose every file is unreadable is not "no sweep yet"
+        if unreadable:
+            raise UserError(
+                f"store {store.uri} holds no readable sweep ({unreadable} unreadable file(s) skipped; "
+                f"`xialpha store check {store.uri}` names them)",
+                parameter="sweep",
+            )
         raise UserError(
             f"store {store.uri} holds no sweep yet (run `xialpha sweep SPEC --store {store.uri}`)", parameter="sweep"
         )
