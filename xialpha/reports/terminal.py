@@ -91,13 +91,14 @@ class TerminalTable:
 
     def fitted(self, width: int):
         """A rich Table at most `width` characters wide, its columns narrowed by `fitted_widths`:
-        with the natural spacing when text columns and two-line headers make it fit, else with GAP
-        between columns and none at the edges; None when none fits (`print_table` then prints a block per row)."""
+        with the natural spacing when headers and text wrapped at spaces make it fit, else with GAP
+        between columns and none at the edges, text and names wrapped before headers take more than
+        two lines; None when none fits (`print_table` then prints a block per row)."""
         n = len(self.columns)
-        widths = fitted_widths(self.columns, self.cells, width - 3 * n - 1, width, stages=1)
+        widths = fitted_widths(self.columns, self.cells, width - 3 * n - 1, width, ("headers", "words"))
         if widths is not None:
             return self._rich(widths)
-        widths = fitted_widths(self.columns, self.cells, width - GAP * (n - 1), width)
+        widths = fitted_widths(self.columns, self.cells, width - GAP * (n - 1), width, ("words", "parts", "headers"))
         return None if widths is None else self._rich(widths, compact=True)
 
     def _header(self, i: int, width: int | None) -> str:
@@ -149,17 +150,18 @@ class TerminalTable:
 
 
 def fitted_widths(
-    columns: list[Column], cells: list[list[str]], room: int, line: int, stages: int = 3
+    columns: list[Column], cells: list[list[str]], room: int, line: int, stages: Sequence[str]
 ) -> list[int] | None:
-    """Column widths whose sum is at most `room` (characters for cells), each column narrowed only
-    as far as it must, in this order: text (configurations) to its longest word and number headers
-    to two lines; then names and text wrapped inside their cells, to their longest part between
-    spaces and break characters (`_cell_lines`; names stay whole when one to wrap is half the
-    `line` or more); then number headers to their longest word (the first `stages` of these
-    three). Ids, times and numbers are never narrowed below their longest cell. None when the
-    columns at their narrowest do not fit."""
+    """Column widths whose sum is at most `room` (characters for cells), from the natural ones
+    (a line per row, number headers on two lines at most), each column narrowed only as far as it
+    must, by `stages` in their order: "headers" (number headers to their longest word), "words"
+    (text, such as configurations, to its longest word), "parts" (text and names wrapped inside
+    their cells, to their longest part between spaces and break characters: `_cell_lines`; names
+    stay whole when one to wrap is half the `line` or more: a block per row keeps it whole). Ids,
+    times and numbers are never narrowed below their longest cell. None when the columns at their
+    narrowest do not fit."""
     natural: list[int] = []
-    floors_by_stage: list[tuple[int, int, int]] = []
+    floors: list[dict[str, int]] = []  # per column, the width each stage lets it narrow to
     for i, column in enumerate(columns):
         values = [row[i] for row in cells]
         longest = _longest(values)
@@ -167,22 +169,26 @@ def fitted_widths(
         parts = max(header_word, max((len(part.rstrip()) for v in values for part in _BREAK.split(v)), default=0))
         if column.name:
             natural.append(max(longest, len(column.header)))
-            floor = parts if 2 * longest < line else natural[-1]  # half the line: a block per row keeps it whole
-            floors_by_stage.append((natural[-1], floor, floor))
+            floors.append({"parts": parts if 2 * longest < line else natural[-1]})  # else a block keeps it whole
         elif column.identifier:
             natural.append(max(longest, header_word))
-            floors_by_stage.append((natural[-1],) * 3)
+            floors.append({})
         elif column.text:
             natural.append(max(longest, len(column.header)))
-            words = max(header_word, max((_longest_word(v) for v in values), default=0))
-            floors_by_stage.append((words, parts, parts))
+            floors.append(
+                {"words": max(header_word, max((_longest_word(v) for v in values), default=0)), "parts": parts}
+            )
         else:  # a number: its cells whole, its header on two lines, then on as many as it has words
-            natural.append(max(longest, len(column.header)))
-            two_lines = max(longest, _two_line_width(column.header))
-            floors_by_stage.append((two_lines, two_lines, max(longest, header_word)))
+            two_lines = max(longest, 8, _two_line_width(column.header))
+            natural.append(max(longest, _longest(textwrap.wrap(column.header, two_lines))))
+            floors.append({"headers": max(longest, header_word)})
     widths = list(natural)
-    for stage in range(stages):
-        widths = _narrowed(widths, [floor[stage] for floor in floors_by_stage], room)
+    for done in range(1, len(stages) + 1):
+        least = [
+            min([width, *(floor[stage] for stage in stages[:done] if stage in floor)])
+            for width, floor in zip(natural, floors)
+        ]
+        widths = _narrowed(widths, least, room)
         if sum(widths) <= room:
             return widths
     return None
