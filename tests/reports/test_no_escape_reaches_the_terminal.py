@@ -48,3 +48,41 @@ def test_no_raw_escape_reaches_the_terminal(world, argv, capsys, monkeypatch):
     assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
     if argv[0] != "store":
         assert "\\x1b[31mred\\x1b[0m" in out.replace("\n", ""), out  # shown, escaped
+
+
+def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):
+    """`xialpha drift`'s lines (header, a verdict per category and config, next step, summary) on
+    a check whose category carries an ESC and whose store's path does: the check itself (a cluster's
+    work) replaced by rows `check_rows` made in this process."""
+    import datetime
+
+    from streams import relevance_stream
+
+    from xialpha.concept_drift.report import DriftReport, check_rows
+    from xialpha.jobs.drift import check_stream
+    from xialpha.spec.drift import parse_drift_spec, split_batches
+    from xialpha.storage.rows import drift_columns
+
+    text = (
+        '[drift]\nmargin = 2.0\nalpha = 0.05\n[batches]\nperiod = "1D"\n[corpus]\nloader = "synthetic"\n'
+        '[corpus.categories]\nnames = ["relevant"]\n[[preprocessing]]\nmin_df = 2\n[svm]\nC = [0.5]\n'
+    )
+    spec = parse_drift_spec(text)
+    stream = split_batches(relevance_stream(n_docs=200, n_batches=4, seed=4, shift_batch=None), spec.batches)
+    checks = check_stream(spec, stream, ["relevant"])
+    typed = check_rows(
+        spec, stream, checks, {"relevant": 5}, check_key="k", run_id="r", fingerprint="f",
+        checked_at=datetime.datetime.now(datetime.UTC),
+    )  # fmt: skip
+    rows = [{**drift_columns(row), "category": HOSTILE[0]} for row in typed]
+    report = DriftReport("drift\x1b[2J", "k", stream.batch_ids[-1], 4, len(stream.corpus), 0, rows=rows, run_id="r")
+    (tmp_path / "drift.toml").write_text(text, encoding="utf-8")
+    monkeypatch.setattr("xialpha.commands.drift.before_the_stack", lambda *args, **kwargs: None)
+    monkeypatch.setattr("xialpha.jobs.drift.run_drift_check", lambda *args, **kwargs: report)
+    monkeypatch.setenv("COLUMNS", "80")
+    capsys.readouterr()
+    store = tmp_path / "st\x1b[8more"
+    main(["drift", str(tmp_path / "drift.toml"), "--store", str(store)])
+    out, err = capsys.readouterr()
+    assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
+    assert "\\x1b[31mred\\x1b[0m" in out and "drift\\x1b[2J" in out, out
