@@ -70,7 +70,16 @@ class Column:
 
 
 CATEGORY = Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True, name=True)
-GAP = 2  # characters between the columns of a table narrowed to fit (`fitted_widths`)
+GAP = 2  # characters between the columns of a compact table (none at its edges)
+# How a table too wide for the terminal is narrowed, in this order until one fits: (compact, the stages of
+# `fitted_widths`). Rows on one line first (number headers on three lines, or a compact table with headers on
+# two); then text wrapped at spaces; then compact, text and names wrapped inside their cells, headers as needed.
+FITTING = (
+    (False, ("headers3",)),
+    (True, ()),
+    (False, ("headers3", "words")),
+    (True, ("words", "parts", "headers")),
+)
 _BREAK = re.compile(r"(?<=[ ./:_=\-])")  # a word too long for its cell wraps after these characters
 
 
@@ -90,16 +99,15 @@ class TerminalTable:
         return self._rich(None)
 
     def fitted(self, width: int):
-        """A rich Table at most `width` characters wide, its columns narrowed by `fitted_widths`:
-        with the natural spacing when headers and text wrapped at spaces make it fit, else with GAP
-        between columns and none at the edges, text and names wrapped before headers take more than
-        two lines; None when none fits (`print_table` then prints a block per row)."""
+        """A rich Table at most `width` characters wide, the first of FITTING that fits (columns
+        narrowed by `fitted_widths`); None when none does (`print_table` then prints a block per row)."""
         n = len(self.columns)
-        widths = fitted_widths(self.columns, self.cells, width - 3 * n - 1, width, ("headers", "words"))
-        if widths is not None:
-            return self._rich(widths)
-        widths = fitted_widths(self.columns, self.cells, width - GAP * (n - 1), width, ("words", "parts", "headers"))
-        return None if widths is None else self._rich(widths, compact=True)
+        for compact, stages in FITTING:
+            room = width - (GAP * (n - 1) if compact else 3 * n + 1)
+            widths = fitted_widths(self.columns, self.cells, room, width, stages)
+            if widths is not None:
+                return self._rich(widths, compact)
+        return None
 
     def _header(self, i: int, width: int | None) -> str:
         """Column i's header wrapped at spaces to `width`; None: text's on one line, a number's at its
@@ -109,7 +117,7 @@ class TerminalTable:
             if column.text:
                 return column.header
             longest = _longest(row[i] for row in self.cells)
-            width = max(longest, 8, _two_line_width(column.header))
+            width = max(longest, 8, _lines_width(column.header, 2))
         return textwrap.fill(column.header, width=width, break_long_words=False)
 
     def _rich(self, widths: list[int] | None, compact: bool = False):
@@ -154,7 +162,8 @@ def fitted_widths(
 ) -> list[int] | None:
     """Column widths whose sum is at most `room` (characters for cells), from the natural ones
     (a line per row, number headers on two lines at most), each column narrowed only as far as it
-    must, by `stages` in their order: "headers" (number headers to their longest word), "words"
+    must, by `stages` in their order: "headers3" (number headers to three lines), "headers" (number
+    headers to their longest word), "words"
     (text, such as configurations, to its longest word), "parts" (text and names wrapped inside
     their cells, to their longest part between spaces and break characters: `_cell_lines`; names
     stay whole when one to wrap is half the `line` or more: a block per row keeps it whole). Ids,
@@ -179,11 +188,13 @@ def fitted_widths(
                 {"words": max(header_word, max((_longest_word(v) for v in values), default=0)), "parts": parts}
             )
         else:  # a number: its cells whole, its header on two lines, then on as many as it has words
-            two_lines = max(longest, 8, _two_line_width(column.header))
+            two_lines = max(longest, 8, _lines_width(column.header, 2))
             natural.append(max(longest, _longest(textwrap.wrap(column.header, two_lines))))
-            floors.append({"headers": max(longest, header_word)})
+            floors.append(
+                {"headers3": max(longest, _lines_width(column.header, 3)), "headers": max(longest, header_word)}
+            )
     widths = list(natural)
-    for done in range(1, len(stages) + 1):
+    for done in range(len(stages) + 1):
         least = [
             min([width, *(floor[stage] for stage in stages[:done] if stage in floor)])
             for width, floor in zip(natural, floors)
@@ -194,10 +205,10 @@ def fitted_widths(
     return None
 
 
-def _two_line_width(header: str) -> int:
-    """The narrowest width at which `header` wraps at its spaces into at most two lines."""
+def _lines_width(header: str, lines: int) -> int:
+    """The narrowest width at which `header` wraps at its spaces into at most `lines` lines."""
     return (
-        next(w for w in range(_longest_word(header), len(header) + 1) if len(textwrap.wrap(header, w)) <= 2)
+        next(w for w in range(_longest_word(header), len(header) + 1) if len(textwrap.wrap(header, w)) <= lines)
         if header
         else 0
     )
