@@ -13,6 +13,7 @@ import warnings
 
 from xialpha.commands.arguments import add_output_arguments, add_store_arguments, named_store
 from xialpha.jobs.certify import certify_selection
+from xialpha.printable import printable
 from xialpha.reports.frames import tidy_certification
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import certification_table as terminal_table
@@ -65,7 +66,7 @@ def run(args) -> int:
             spec_path=args.spec,
         )
     for warning in caught:
-        print(f"warning: {warning.message}", file=sys.stderr)
+        print(printable(f"warning: {warning.message}"), file=sys.stderr)
     certification_id = str(frame[CertificationColumn.CERTIFICATION_ID].iloc[0])
     labels = sweep_labels(store.read_results_df(str(rows[ResultColumn.SWEEP_ID].iloc[0])))
     configs = dict(zip(rows[ResultColumn.CATEGORY], labels.column(rows)))
@@ -78,6 +79,6 @@ def run(args) -> int:
     else:
         write_records(tidy_certification(frame, configs), args.format)
     status = sys.stdout if args.format == "table" else sys.stderr
-    print(f"stored certification {certification_id} in {store.uri}", file=status)
+    print(printable(f"stored certification {certification_id} in {store.uri}"), file=status)
     print(f"split {args.test_split!r} is now marked as used (a second certification on it needs --force)", file=status)
     return 0

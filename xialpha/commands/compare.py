@@ -15,6 +15,7 @@ import textwrap
 import pandas as pd
 
 from xialpha.commands.arguments import add_output_arguments, add_store_arguments, named_store
+from xialpha.printable import printable
 from xialpha.reports.frames import comparison_labels, tidy_comparison
 from xialpha.reports.terminal import comparison_table, key_table, print_table, write_records
 from xialpha.selection.comparison import SelectionComparison, compare_selections
@@ -61,6 +62,6 @@ def print_comparison(comparison: SelectionComparison, every: bool, wide: bool) -
     if not wide:
         lines.append("--wide shows the estimates, the held-out errors and the tests' counts too")
     for line in lines:
-        print(textwrap.fill(line, LINE, subsequent_indent="  "))
+        print(textwrap.fill(printable(line), LINE, subsequent_indent="  "))
     chosen = pd.concat([comparison.a.rows, comparison.b.rows])
     print_table(key_table(comparison_labels(comparison).key(chosen)))

@@ -22,6 +22,7 @@ import textwrap
 
 from xialpha.commands.arguments import store_uri
 from xialpha.commands.running import add_run_arguments, before_the_stack
+from xialpha.printable import printable
 
 
 def add_arguments(parser) -> None:
@@ -50,18 +51,20 @@ def run(args) -> int:
         spec, store, address=args.scheduler, workers=args.workers, force=args.force, on_dashboard=dashboard
     )
     if not args.quiet:
-        print(textwrap.fill(_header(report, store.uri), 80, subsequent_indent="  "))
+        print(textwrap.fill(printable(_header(report, store.uri)), 80, subsequent_indent="  "))
         for line in _verdict_lines(report, spec):
-            print(line)
+            print(printable(line))
         next_step = report.next_step(_selection_of_these_categories(store, report))
         if next_step:
-            print(textwrap.fill(next_step, 80, subsequent_indent="  ", break_on_hyphens=False))
+            print(textwrap.fill(printable(next_step), 80, subsequent_indent="  ", break_on_hyphens=False))
     verdicts = report.verdicts()
     n_ok = len(verdicts) - report.n_drift - report.n_failed
     print(
-        f"drift {report.drift_id} at batch {report.newest_batch}: {report.n_drift} drift, {n_ok} no drift, "
-        f"{report.n_failed} failed{' (stored verdict, use --force to recheck)' if report.skipped else ''}; "
-        f"exit {report.exit_code}"
+        printable(
+            f"drift {report.drift_id} at batch {report.newest_batch}: {report.n_drift} drift, {n_ok} no drift, "
+            f"{report.n_failed} failed{' (stored verdict, use --force to recheck)' if report.skipped else ''}; "
+            f"exit {report.exit_code}"
+        )
     )
     return report.exit_code
 

@@ -22,6 +22,7 @@ from rich.table import Table
 from xialpha.commands.arguments import add_store_arguments, add_sweep_argument, add_wide_argument, named_store, sweep_id
 from xialpha.commands.compare import print_comparison
 from xialpha.errors import UserError
+from xialpha.printable import printable
 from xialpha.reports.formatting import missing
 from xialpha.reports.frames import SHOWN, shown_rows
 from xialpha.reports.html import render_report, write_page
@@ -117,8 +118,8 @@ def run(args) -> int:
         directory = store.local_directory()  # a local store is not written into: it is what the page shows
         write_page(args.html, page, "html", [("STORE", directory)] if directory is not None else [])
         if args.html != "-":  # - is the page on standard output, nothing else
-            print(f"wrote {args.html} ({len(page) // 1024} KiB)")
-            print(textwrap.fill(f"It shows {report.selection_note}.", 80))
+            print(printable(f"wrote {args.html} ({len(page) // 1024} KiB)"))
+            print(textwrap.fill(printable(f"It shows {report.selection_note}."), 80))
         return 0
     _print_terminal(report, args.wide, args.all)
     return 0
@@ -188,7 +189,7 @@ def _print_terminal(report, wide: bool, every: bool) -> None:
     ]
     best = of_shown(report.best)
     print_table(rich_table(f"best C by {report.what}, beside held-out values (%)", columns, best, wide), wide)
-    print(textwrap.fill(report.best_note, 80))
+    print(textwrap.fill(printable(report.best_note), 80))
     if not report.calibration.empty:
         print_table(calibration_table(report.calibration, report.metric))
     else:  # the held-out columns above are dashes: say why
@@ -227,6 +228,6 @@ def _print_terminal(report, wide: bool, every: bool) -> None:
             "--all shows every one, --html writes them all"
         )
     print_table(key_table(report.labels.key(of_shown(report.curves))))
-    print(textwrap.fill(f"This report shows {report.selection_note}.", 80))
+    print(textwrap.fill(printable(f"This report shows {report.selection_note}."), 80))
     if report.comparison is not None:
         print_comparison(report.comparison, every=False, wide=wide)

@@ -22,6 +22,7 @@ from xialpha.commands.arguments import (
     named_store,
     sweep_id,
 )
+from xialpha.printable import printable
 from xialpha.reports.formatting import plural
 from xialpha.reports.frames import SHOWN, shown_rows, tidy_selection
 from xialpha.reports.labels import sweep_labels
@@ -140,7 +141,7 @@ def run(args) -> int:
     args.sweep = sweep_id(store, args.sweep)
     chosen = select_sweep(store, args.sweep, options)
     if chosen.incomplete:
-        print(f"note: {chosen.incomplete}; this selection is of the rows stored so far", file=sys.stderr)
+        print(printable(f"note: {chosen.incomplete}; this selection is of the rows stored so far"), file=sys.stderr)
     if options.estimator is None and chosen.objective.estimator != DEFAULT_ESTIMATOR:
         print(
             f"note: sweep {args.sweep!r} has no {DEFAULT_ESTIMATOR} estimates; selecting by "
@@ -172,11 +173,13 @@ def run(args) -> int:
     done = store_selection(store, chosen, labels, refit=args.refit, spec=args.spec)
     if done.stored:
         print(
-            f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})",
+            printable(
+                f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})"
+            ),
             file=status,
         )
     else:
         print(f"selection {selection_id} is stored already (the same choices)", file=status)
     if done.artifact is not None:
-        print(f"saved {plural(done.n_models, 'model')} to {done.artifact}", file=status)
+        print(printable(f"saved {plural(done.n_models, 'model')} to {done.artifact}"), file=status)
     return 0

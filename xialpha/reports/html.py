@@ -15,6 +15,7 @@ from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.plots import MAX_PANELS, first_categories
+from xialpha.reports.report import NO_HELD_OUT
 from xialpha.reports.svg import calibration_figure, candidates_figure, curves_figure
 from xialpha.reports.verdicts import grid_word, legend, verdicts
 from xialpha.storage.schema import SELECTION_ESTIMATES, CertificationColumn, ResultColumn, SelectionColumn
@@ -302,51 +303,61 @@ def _calibration_section(report) -> str:
 
 
 def _choices_section(report) -> str:
-    """Per category, each estimator's chosen configuration and its held-out value, side by side."""
+    """Per category, each estimator's chosen configuration and its held-out value, side by side; a
+    column only where it holds a value (no held-out columns for a sweep that scored no held-out split)."""
     choices = report.choices
     if choices.empty:
         return '<p class="note">No estimates to compare.</p>'
     estimators = list(dict.fromkeys(choices["estimator"]))
-    header = [
-        "category",
-        *[f"{_e(name)}: config" for name in estimators],
-        *[f"{_e(name)}: held-out" for name in estimators],
-        "best held-out",
-    ]
     # one row per category: each estimator's choice (its first, "-" when it chose none) side by side
     chosen = choices.drop_duplicates([ResultColumn.CATEGORY, "estimator"])
     best = choices.groupby(ResultColumn.CATEGORY, sort=True)["best_held_out"].first()
     labels, held_out = (
-        chosen.pivot(index=ResultColumn.CATEGORY, columns="estimator", values=column)
-        .reindex(index=best.index, columns=estimators)
-        .to_numpy()
+        chosen.pivot(index=ResultColumn.CATEGORY, columns="estimator", values=column).reindex(
+            index=best.index, columns=estimators
+        )
         for column in ("label", "held_out")
     )
+    configured = [name for name in estimators if labels[name].notna().any()]
+    scored = [name for name in estimators if held_out[name].notna().any()]
+    with_best = bool(best.notna().any())
+    header = [
+        "category",
+        *[f"{_e(name)}: config" for name in configured],
+        *[f"{_e(name)}: held-out" for name in scored],
+        *(["best held-out"] if with_best else []),
+    ]
     rows = [
         [
             _e(category),
-            *[_e("-" if missing(label) else label) for label in category_labels],
-            *[percent(value) for value in category_held_out],
-            percent(best_value),
+            *[_e("-" if missing(labels.at[category, name]) else labels.at[category, name]) for name in configured],
+            *[percent(held_out.at[category, name]) for name in scored],
+            *([percent(best[category])] if with_best else []),
         ]
-        for category, category_labels, category_held_out, best_value in zip(best.index, labels, held_out, best)
+        for category in best.index
     ]
-    means = choices.groupby("estimator", sort=False)[["held_out", "best_held_out"]].mean()
-    rows.append(
-        [
-            "<strong>mean</strong>",
-            *[""] * len(estimators),
-            *[percent(means["held_out"].get(n)) for n in estimators],
-            percent(means["best_held_out"].iloc[0]),
-        ]
-    )
-    note = (
-        '<p class="note">The configuration each estimator\'s best estimate picks (ties as in '
-        "<code>xialpha select</code>), and its value on the held-out split; the last column is the best "
-        "held-out value any configuration reached. The closer an estimator&rsquo;s column is to it, the "
-        "better it selects.</p>"
-    )
-    return note + _table(header, rows, text_columns=1 + len(estimators))
+    if scored:
+        means = choices.groupby("estimator", sort=False)[["held_out", "best_held_out"]].mean()
+        rows.append(
+            [
+                "<strong>mean</strong>",
+                *[""] * len(configured),
+                *[percent(means["held_out"].get(n)) for n in scored],
+                *([percent(means["best_held_out"].iloc[0])] if with_best else []),
+            ]
+        )
+        note = (
+            '<p class="note">The configuration each estimator\'s best estimate picks (ties as in '
+            "<code>xialpha select</code>), and its value on the held-out split; the last column is the best "
+            "held-out value any configuration reached. The closer an estimator&rsquo;s column is to it, the "
+            "better it selects.</p>"
+        )
+    else:
+        note = (
+            '<p class="note">The configuration each estimator\'s best estimate picks (ties as in '
+            f"<code>xialpha select</code>). No held-out values beside them: the sweep {_e(NO_HELD_OUT)}.</p>"
+        )
+    return note + _table(header, rows, text_columns=1 + len(configured))
 
 
 def _provenance_section(report) -> str:

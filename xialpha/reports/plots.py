@@ -24,6 +24,7 @@ MAX_PANELS = 24  # a page's figures draw at most this many categories (panels, b
 # matplotlib's default colours ("C0".."C9", tab10): the lines of a configuration, the points of a category
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 LINES = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)  # one line of a curves panel
+ZOOM = 20.0  # points of %: a curves panel's y axis reaches at most this far above and below the choice
 
 
 def line_colors(curves: pd.DataFrame) -> dict[str, str]:
@@ -47,6 +48,20 @@ def chosen_points(selection: pd.DataFrame | None) -> dict:
     if selection is None:
         return {}
     return {row[ResultColumn.CATEGORY]: (row[ResultColumn.C], 100 * row["value"]) for _, row in selection.iterrows()}
+
+
+def zoomed(values, chosen: float | None = None) -> tuple[float, float]:
+    """The range (%) of a curves panel's y axis: its finite `values` (estimates and held-out values
+    in %), within ZOOM points of the `chosen` value where there is one, so that the plateau where
+    the choice is made fills the panel (the low values of far-off C leave it at its edge, and a
+    0-100 axis would flatten it); (0, 100) without values."""
+    finite = [float(v) for v in values if np.isfinite(v)]
+    if not finite:
+        return 0.0, 100.0
+    low, high = min(finite), max(finite)
+    if chosen is not None and np.isfinite(chosen):
+        low, high = min(max(low, chosen - ZOOM), chosen), max(min(high, chosen + ZOOM), chosen)
+    return low, high
 
 
 def category_colors(categories) -> dict:
@@ -137,7 +152,7 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     """Estimate (solid) and held-out value (dashed) in % (as the tables show them) against C: one
     panel per category of `categories` (default: every category of `curves`; rows of 3, or 4 above
     12 categories), a line per preprocessing, kernel and j in the same colour in every panel, one
-    legend, a star at the selection's choice."""
+    legend, a star and a dotted line at the selection's choice, each panel's y axis `zoomed` to its values."""
     from matplotlib import ticker
     from matplotlib.lines import Line2D
 
@@ -156,16 +171,14 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
             ax.plot(line[ResultColumn.C], 100 * line["estimate"], marker="o", color=color)
             if line["held_out"].notna().any():
                 ax.plot(line[ResultColumn.C], 100 * line["held_out"], linestyle="--", marker=".", color=color)
-        if category in chosen:
-            C, value = chosen[category]
-            ax.plot(
-                [C],
-                [value],
-                marker="*",
-                markersize=14,
-                color="black",
-                linestyle="none",
-            )
+        panel = curves[curves[ResultColumn.CATEGORY] == category]
+        C, value = chosen.get(category, (None, None))
+        if C is not None:
+            ax.plot([C], [value], marker="*", markersize=14, color="black", linestyle="none")
+            ax.axvline(C, color="0.4", linestyle=":", linewidth=1)
+        low, high = zoomed([*(100 * panel["estimate"]), *(100 * panel["held_out"])], value)
+        pad = max(0.05 * (high - low), 0.5)
+        ax.set_ylim(low - pad, high + pad)
         ax.set_xscale("log")
         # plain tick labels: log axes label with mathtext ("$10^{-1}$"), which is off on this page
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))

@@ -29,6 +29,7 @@ from xialpha.reports.plots import (
     chosen_points,
     line_colors,
     panel_lines,
+    zoomed,
 )
 from xialpha.storage.schema import ResultColumn
 
@@ -137,6 +138,13 @@ class Panel:
         ]
         self.marks.append(f'<polygon points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in corners)}" fill="#000"/>')
 
+    def guide(self, x: float):
+        """A dotted vertical line at x across the panel: where the choice lies."""
+        (px, top), (_, bottom) = self.at(x, self.y.high), self.at(x, self.y.low)
+        self.marks.append(
+            f'<line x1="{px:.1f}" y1="{top:.1f}" x2="{px:.1f}" y2="{bottom:.1f}" stroke="#666" stroke-dasharray="2 3"/>'
+        )
+
     def diagonal(self):
         """The dashed line y = x across the panel."""
         (x0, y0), (x1, y1) = self.at(self.x.low, self.x.low), self.at(self.x.high, self.x.high)
@@ -193,16 +201,21 @@ def figure(panels: Sequence[str], legend: Sequence[tuple[str, str]]) -> str:
 
 def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str, categories) -> str:
     """Estimate (solid) and held-out value (dashed) in % against C: a panel per category of
-    `categories` on shared axes, a line per preprocessing, kernel and j in the same colour in every
-    panel, a star at the selection's choice (`xialpha.reports.plots.curves_figure`'s panels)."""
+    `categories` on a shared C axis, its y axis `zoomed` to its values around the choice, a line
+    per preprocessing, kernel and j in the same colour in every panel, a star and a dotted line at
+    the selection's choice (`xialpha.reports.plots.curves_figure`'s panels)."""
     shown = curves[curves[ResultColumn.CATEGORY].isin(categories)]
     colors, chosen, lines = line_colors(curves), chosen_points(selection), panel_lines(shown)
-    stars = [value for category, (_, value) in chosen.items() if category in set(categories)]
     x = Axis.spanning(shown[ResultColumn.C], log=True)
-    y = Axis.spanning([*(100 * shown["estimate"]), *(100 * shown["held_out"]), *stars])
     panels = []
     for category in categories:
+        rows = shown[shown[ResultColumn.CATEGORY] == category]
+        choice = chosen.get(category)
+        values = [*(100 * rows["estimate"]), *(100 * rows["held_out"])]
+        y = Axis.spanning(zoomed(values, None if choice is None else choice[1]))
         panel = Panel(str(category), x, y, ResultColumn.C, f"{what} (%)")
+        if choice is not None:
+            panel.guide(choice[0])
         for line in lines.get(category, []):
             color = colors[line["label"].iloc[0]]
             panel.line(line[ResultColumn.C].to_numpy(), 100 * line["estimate"].to_numpy(), color)

@@ -2,14 +2,16 @@
 as CSV or JSON for scripts.
 
 A table shows by default the columns that fit an 80-column terminal (configurations by their
-labels, `xialpha.reports.labels`); `wide=True` shows all of them. No word is cut: a cell or header
-wraps at its spaces only, ids, category names and times are kept on one line, and a table that
-cannot fit so is printed as a block per row (`print_table`).
+labels, `xialpha.reports.labels`); `wide=True` shows all of them. Every value is shown and no word
+is cut: a table too wide for the terminal wraps text at its spaces, headers over two lines and
+category names inside their cells (`fitted_widths`); ids and times are kept on one line, and a
+table that cannot fit so (a name half the line wide) is printed as a block per row (`print_table`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -54,18 +56,194 @@ UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what
 @dataclass(frozen=True)
 class Column:
     """A table column: its header, its cell text from a row, left-aligned text or right-aligned
-    numbers, whether only --wide shows it, and whether it holds what users read or copy whole (ids,
-    category names, times: kept on one line, never wrapped; the other columns wrap around them at
-    their spaces, or `print_table` prints a block per row)."""
+    numbers, whether only --wide shows it, whether it holds what users copy whole (ids, times:
+    `identifier`, kept on one line, never wrapped) and whether it holds names (category names:
+    `name`, kept on one line while the table fits, else wrapped inside their cell after a "." "-"
+    "_" "/" or ":", `fitted_widths`)."""
 
     header: str
     cell: Callable[[pd.Series], str]
     text: bool = False
     wide: bool = False
     identifier: bool = False
+    name: bool = False
 
 
-CATEGORY = Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True, identifier=True)
+CATEGORY = Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True, name=True)
+GAP = 2  # characters between the columns of a compact table (none at its edges)
+# How a table too wide for the terminal is narrowed, in this order until one fits: (compact, the stages of
+# `fitted_widths`). Rows on one line first (number headers on three lines, or a compact table with headers on
+# two); then text wrapped at spaces; then compact, text and names wrapped inside their cells, headers as needed.
+FITTING = (
+    (False, ("headers3",)),
+    (True, ()),
+    (False, ("headers3", "words")),
+    (True, ("words", "parts", "headers")),
+)
+_BREAK = re.compile(r"(?<=[ ./:_=\-])")  # a word too long for its cell wraps after these characters
+
+
+@dataclass(frozen=True)
+class TerminalTable:
+    """A table's title, caption, columns and cells (`printable` strings), printed at its natural
+    widths when they fit the terminal (`natural`), else narrowed to fit (`fitted`), else a block
+    per row (`print_table`)."""
+
+    title: str | None
+    columns: list[Column]
+    cells: list[list[str]]
+    options: dict
+
+    def natural(self):
+        """A rich Table of every cell on one line, number headers wrapped at spaces to their numbers' width."""
+        return self._rich(None)
+
+    def fitted(self, width: int):
+        """A rich Table at most `width` characters wide, the first of FITTING that fits (columns
+        narrowed by `fitted_widths`); None when none does (`print_table` then prints a block per row)."""
+        n = len(self.columns)
+        for compact, stages in FITTING:
+            room = width - (GAP * (n - 1) if compact else 3 * n + 1)
+            widths = fitted_widths(self.columns, self.cells, room, width, stages)
+            if widths is not None:
+                return self._rich(widths, compact)
+        return None
+
+    def _header(self, i: int, width: int | None) -> str:
+        """Column i's header wrapped at spaces to `width`; None: text's on one line, a number's at its
+        numbers' width (8 at least, and two lines at most)."""
+        column = self.columns[i]
+        if width is None:
+            if column.text:
+                return column.header
+            longest = _longest(row[i] for row in self.cells)
+            width = max(longest, 8, _lines_width(column.header, 2))
+        return textwrap.fill(column.header, width=width, break_long_words=False)
+
+    def _rich(self, widths: list[int] | None, compact: bool = False):
+        """A rich Table of the cells: at their natural widths (`widths` None; rich wraps text at spaces if
+        it must), else at `widths` (text and names wrapped by `_cell_lines`), GAP apart when `compact`."""
+        from rich import box
+        from rich.table import Table
+        from rich.text import Text
+
+        options = dict(self.options)
+        options.setdefault("min_width", min(len(self.title or ""), 80))  # a title wider than the columns: one line
+        if compact:
+            options.update(show_edge=False, pad_edge=False, collapse_padding=True)
+        title = None if self.title is None else cell_text(self.title)
+        table = Table(title=title, box=box.SIMPLE_HEAD, **options)
+        for i, column in enumerate(self.columns):
+            header = self._header(i, None if widths is None else widths[i])
+            justify = "left" if column.text else "right"
+            longest = _longest(row[i] for row in self.cells)
+            if widths is not None:
+                table.add_column(Text(header), justify=justify, width=widths[i], no_wrap=True)
+            elif column.identifier or column.name:  # as wide as its longest cell, never folded
+                table.add_column(
+                    Text(header), justify=justify, no_wrap=True, min_width=max(longest, _longest_word(header))
+                )
+            else:  # wrapped at spaces, never narrower than a word: no word is cut
+                words = max((_longest_word(row[i]) for row in self.cells), default=0)
+                table.add_column(
+                    Text(header), justify=justify, overflow="fold", min_width=max(words, _longest_word(header))
+                )
+        for row in self.cells:
+            texts = [
+                "\n".join(_cell_lines(cell, widths[i])) if widths is not None and column.text else cell
+                for i, (column, cell) in enumerate(zip(self.columns, row))
+            ]
+            table.add_row(*map(Text, texts))
+        return table
+
+
+def fitted_widths(
+    columns: list[Column], cells: list[list[str]], room: int, line: int, stages: Sequence[str]
+) -> list[int] | None:
+    """Column widths whose sum is at most `room` (characters for cells), from the natural ones
+    (a line per row, number headers on two lines at most), each column narrowed only as far as it
+    must, by `stages` in their order: "headers3" (number headers to three lines), "headers" (number
+    headers to their longest word), "words"
+    (text, such as configurations, to its longest word), "parts" (text and names wrapped inside
+    their cells, to their longest part between spaces and break characters: `_cell_lines`; names
+    stay whole when one to wrap is half the `line` or more: a block per row keeps it whole). Ids,
+    times and numbers are never narrowed below their longest cell. None when the columns at their
+    narrowest do not fit."""
+    natural: list[int] = []
+    floors: list[dict[str, int]] = []  # per column, the width each stage lets it narrow to
+    for i, column in enumerate(columns):
+        values = [row[i] for row in cells]
+        longest = _longest(values)
+        header_word = _longest_word(column.header)
+        parts = max(header_word, max((len(part.rstrip()) for v in values for part in _BREAK.split(v)), default=0))
+        if column.name:
+            natural.append(max(longest, len(column.header)))
+            floors.append({"parts": parts if 2 * longest < line else natural[-1]})  # else a block keeps it whole
+        elif column.identifier:
+            natural.append(max(longest, header_word))
+            floors.append({})
+        elif column.text:
+            natural.append(max(longest, len(column.header)))
+            floors.append(
+                {"words": max(header_word, max((_longest_word(v) for v in values), default=0)), "parts": parts}
+            )
+        else:  # a number: its cells whole, its header on two lines, then on as many as it has words
+            two_lines = max(longest, 8, _lines_width(column.header, 2))
+            natural.append(max(longest, _longest(textwrap.wrap(column.header, two_lines))))
+            floors.append(
+                {"headers3": max(longest, _lines_width(column.header, 3)), "headers": max(longest, header_word)}
+            )
+    widths = list(natural)
+    for done in range(len(stages) + 1):
+        least = [
+            min([width, *(floor[stage] for stage in stages[:done] if stage in floor)])
+            for width, floor in zip(natural, floors)
+        ]
+        widths = _narrowed(widths, least, room)
+        if sum(widths) <= room:
+            return widths
+    return None
+
+
+def _lines_width(header: str, lines: int) -> int:
+    """The narrowest width at which `header` wraps at its spaces into at most `lines` lines."""
+    return (
+        next(w for w in range(_longest_word(header), len(header) + 1) if len(textwrap.wrap(header, w)) <= lines)
+        if header
+        else 0
+    )
+
+
+def _narrowed(widths: list[int], floors: list[int], room: int) -> list[int]:
+    """`widths` narrowed a character at a time, the column furthest above its floor first, until they
+    fit `room` or every column is at its floor."""
+    widths = list(widths)
+    while sum(widths) > room:
+        slack, i = max((w - f, i) for i, (w, f) in enumerate(zip(widths, floors)))
+        if slack <= 0:
+            break
+        widths[i] -= 1
+    return widths
+
+
+def _cell_lines(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters: wrapped at its spaces, and a word longer than
+    the line after its "." "-" "_" "/" ":" "=" (a part longer than the line is cut at the width:
+    `fitted_widths` makes none such)."""
+    lines: list[str] = []
+    for line in textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]:
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        lines.append("")
+        for part in _BREAK.split(line):
+            if lines[-1] and len(lines[-1]) + len(part) > width:
+                lines.append("")
+            while len(part) > width:
+                lines[-1], part = part[:width], part[width:]
+                lines.append("")
+            lines[-1] += part
+    return lines
 
 
 def rich_table(
@@ -74,33 +252,16 @@ def rich_table(
     frame: pd.DataFrame | Sequence[Mapping[str, Any]],
     wide: bool = False,
     **options,
-):
-    """A rich Table of the rows of `frame` (a DataFrame, or rows as mappings: `xialpha store ls`
-    prints its listings without pandas) with `columns` (all of them when `wide`, else the default ones)."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
+) -> TerminalTable:
+    """The rows of `frame` (a DataFrame, or rows as mappings: `xialpha store ls` prints its listings
+    without pandas) as a TerminalTable with `columns` (all of them when `wide`, else the default ones)."""
     shown = [c for c in columns if wide or not c.wide]
     cells = [[printable(column.cell(row)) for column in shown] for row in _rows(frame)]
-    options.setdefault("min_width", min(len(title or ""), 80))  # a title wider than the columns stays one line
-    table = Table(title=None if title is None else cell_text(title), box=box.SIMPLE_HEAD, **options)
-    for i, column in enumerate(shown):
-        header = column.header
-        longest = max((len(row[i]) for row in cells), default=0)
-        if not column.text:  # a number's header wraps at spaces to the width of its numbers
-            header = textwrap.fill(header, width=max(longest, 8, _longest_word(header)))
-        justify = "left" if column.text else "right"
-        if column.identifier:  # as wide as its longest cell, never folded
-            table.add_column(Text(header), justify=justify, no_wrap=True, min_width=max(longest, _longest_word(header)))
-        else:  # wrapped at spaces, never narrower than a word: no word is cut
-            words = max((_longest_word(row[i]) for row in cells), default=0)
-            table.add_column(
-                Text(header), justify=justify, overflow="fold", min_width=max(words, _longest_word(header))
-            )
-    for row in cells:
-        table.add_row(*map(Text, row))
-    return table
+    return TerminalTable(title, shown, cells, options)
+
+
+def _longest(texts) -> int:
+    return max((len(text) for text in texts), default=0)
 
 
 def _rows(frame: pd.DataFrame | Sequence[Mapping[str, Any]]) -> Sequence:
@@ -286,17 +447,28 @@ def key_table(key: pd.DataFrame):
 
 def print_table(table, wide: bool = False) -> None:
     """Print to standard output at the terminal's width ($COLUMNS, else 80 when it is not a
-    terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters. A --wide
-    table wider than that, and a table whose columns at their narrowest (`rich_table`: no word
-    cut, ids, names and times on one line) do not fit, is printed long instead (`long_tables`: a
-    block per row), so no cell is folded into fragments and no word, id or name is cut."""
+    terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters. A
+    TerminalTable wider than that is narrowed to fit (`TerminalTable.fitted`: text and names
+    wrapped inside their cells, headers over two lines, no value dropped, no word cut); a --wide
+    one, and one that cannot be narrowed so, is printed long instead (`long_tables`: a block per
+    row). Other rich Tables (key-value facts) are printed long when their columns at their
+    narrowest do not fit."""
     from rich.console import Console
     from rich.measure import Measurement
 
     piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
     console = Console(width=WIDE_WIDTH if wide and piped else None)
+    if isinstance(table, TerminalTable):
+        natural = table.natural()
+        needs = Measurement.get(console, console.options.update_width(UNBOUNDED), natural)
+        fitted = natural if needs.maximum <= console.width else None if wide else table.fitted(console.width)
+        if fitted is None:
+            console.print(*[part for part in (natural.title, *long_tables(natural), natural.caption) if part])
+            return
+        console.print(fitted)
+        return
     needs = Measurement.get(console, console.options.update_width(UNBOUNDED), table)
-    if (wide and needs.maximum > console.width) or needs.minimum > console.width:
+    if needs.minimum > console.width:
         console.print(*[part for part in (table.title, *long_tables(table), table.caption) if part])
         return
     console.print(table)

@@ -8,6 +8,7 @@ import textwrap
 
 import pandas as pd
 
+from xialpha.printable import printable
 from xialpha.reports.formatting import cost_text, number
 from xialpha.reports.frames import flags, ties
 from xialpha.selection.objective import MAXIMISED
@@ -39,8 +40,8 @@ def verdicts(rows: pd.DataFrame) -> list[str]:
 def legend(rows: pd.DataFrame) -> list[str]:
     """What p and "significant" mean (at the selection's alpha), what a tie is, what to do when no
     choice is significant, which choices have a worse own value than their runner-up (ranked by
-    the C neighbours' average), a cost's unit and direction, and the `edge_lines`: a line each, at
-    most LINE characters (a category name longer than a line excepted)."""
+    the C neighbours' average), a cost's unit and direction, and the `edge_lines`: lines of at
+    most LINE characters (a category name longer than a line excepted), names `printable`."""
     first = rows.iloc[0]
     words = verdicts(rows)
     lines = [f"p: chance of a gap this large between equal configs; significant: a p < {number(first[S.ALPHA])}"]
@@ -52,7 +53,7 @@ def legend(rows: pd.DataFrame) -> list[str]:
     lines.extend(untested_lines(rows))
     below = _below_runner_up(rows, words)
     if below:
-        lines.append(_naming(below, BELOW_WORDS))
+        lines.extend(_naming(below, BELOW_WORDS))
     if first[S.METRIC] == "cost":
         lines.append(cost_text(first[S.COST_FN], first[S.COST_FP]))
     return lines + edge_lines(rows)
@@ -67,8 +68,8 @@ def untested_lines(rows: pd.DataFrame) -> list[str]:
     lines = []
     for reason in dict.fromkeys(reasons.dropna()):
         named = [str(c) for c in rows.loc[reasons == reason, ResultColumn.CATEGORY]]
-        lines.append(_naming(named, UNTESTED_WORDS))
-        lines.extend(textwrap.wrap(str(reason), LINE, initial_indent="  ", subsequent_indent="  "))
+        lines.extend(_naming(named, UNTESTED_WORDS))
+        lines.extend(textwrap.wrap(printable(str(reason)), LINE, initial_indent="  ", subsequent_indent="  "))
     return lines
 
 
@@ -94,30 +95,36 @@ def edge_lines(rows: pd.DataFrame) -> list[str]:
     """A line naming the categories whose choice is at the C grid's largest C, one for the smallest,
     one for those on a flat estimate and one for those settled at the largest C (a hard margin:
     `xialpha.selection.edges`: columns at_edge, flat, settled; no line for rows without them),
-    each naming as many categories as fit in LINE characters (one at least), then "and N more"."""
+    each naming as many categories as fit in LINE characters (one at least), then "and N more"
+    (`_naming`: two lines when one name and the words are too long for one)."""
     if "at_edge" not in rows or "flat" not in rows:
         return []
     lines = []
     for edge, words in EDGE_WORDS.items():
         named = rows.loc[rows["at_edge"].eq(edge).fillna(False).astype(bool), ResultColumn.CATEGORY]
         if len(named):
-            lines.append(_naming([str(c) for c in named], words))
+            lines.extend(_naming([str(c) for c in named], words))
     flat = rows.loc[rows["flat"].fillna(False).astype(bool), ResultColumn.CATEGORY]
     if len(flat):
-        lines.append(_naming([str(c) for c in flat], FLAT_WORDS))
+        lines.extend(_naming([str(c) for c in flat], FLAT_WORDS))
     if "settled" in rows:
         settled = rows.loc[rows["settled"].fillna(False).astype(bool), ResultColumn.CATEGORY]
         if len(settled):
-            lines.append(_naming([str(c) for c in settled], SETTLED_WORDS))
+            lines.extend(_naming([str(c) for c in settled], SETTLED_WORDS))
     return lines
 
 
-def _naming(categories: list[str], words: str) -> str:
-    """ "a, b and 3 more: words", naming as many of `categories` as keep the line within LINE characters."""
-    for shown in range(len(categories), 0, -1):
-        rest = len(categories) - shown
-        names = ", ".join(categories[:shown]) + (f" and {rest} more" if rest else "")
-        line = f"{names}: {words}"
-        if len(line) <= LINE or shown == 1:
-            return line
-    return words
+def _naming(categories: list[str], words: str) -> list[str]:
+    """ "a, b and 3 more: words", naming as many of `categories` (`printable`: no control character
+    reaches a terminal) as keep the line within LINE characters; when even one is too many, the
+    words go on a line of their own (a name longer than a line stays on one line with them)."""
+    names = [printable(category) for category in categories]
+    for shown in range(len(names), 0, -1):
+        rest = len(names) - shown
+        named = ", ".join(names[:shown]) + (f" and {rest} more" if rest else "")
+        line = f"{named}: {words}"
+        if len(line) <= LINE:
+            return [line]
+        if shown == 1:
+            return [line] if len(named) + 1 > LINE else [f"{named}:", f"  {words}"]
+    return [words]

@@ -1,0 +1,88 @@
+"""Issue 49.9: no sentence a command prints passes a control character from a user's names to the
+terminal. Before: the line under the select table naming the categories whose runners-up went
+untested printed a category name raw (`\\x1b[31mred\\x1b[0m` reached the terminal as colour).
+Every command that prints sentences runs in this process on a store whose categories carry an
+ESC, a CSI (C1) and a line break, in a store whose path holds an ESC."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from newsgroups import NEWSGROUPS, newsgroup_store
+
+from xialpha.cli import main
+
+HOSTILE = ("\x1b[31mred\x1b[0m", "csi\x9b2J.misc", "two\nlines")
+RAW = re.compile(r"[\x1b\x7f-\x9f]")
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile") / "st\x1b[8more"  # a path the sentences name: hidden text
+    store, ids = newsgroup_store(folder, (*HOSTILE, *NEWSGROUPS[:5]))
+    return {"store": store.uri, "certified": ids[0], "other": ids[1], "frame": store.certifications()}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["select", "{store}", "--estimator", "xa"],
+        ["select", "{store}", "--estimator", "xa", "--no-smooth"],
+        ["select", "{store}", "--estimator", "xa", "--global"],
+        ["select", "{store}", "--estimator", "xa", "--wide", "--save"],
+        ["certify", "{store}", "--selection", "{certified}", "--test-split", "test"],
+        ["report", "{store}"],
+        ["report", "{store}", "--selection", "{certified}", "--compare", "{other}"],
+        ["compare", "{certified}", "{other}", "--store", "{store}"],
+        ["store", "ls", "{store}"],
+    ],
+    ids=lambda argv: " ".join(part for part in argv if not part.startswith("{")),
+)
+def test_no_raw_escape_reaches_the_terminal(world, argv, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr("xialpha.commands.certify.certify_selection", lambda *args, **kwargs: world["frame"])
+    capsys.readouterr()
+    assert main([part.format(**world) for part in argv]) == 0
+    out, err = capsys.readouterr()
+    assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
+    if argv[0] != "store":
+        assert "\\x1b[31mred\\x1b[0m" in out.replace("\n", ""), out  # shown, escaped
+
+
+def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):
+    """`xialpha drift`'s lines (header, a verdict per category and config, next step, summary) on
+    a check whose category carries an ESC and whose store's path does: the check itself (a cluster's
+    work) replaced by rows `check_rows` made in this process."""
+    import datetime
+
+    from streams import relevance_stream
+
+    from xialpha.concept_drift.report import DriftReport, check_rows
+    from xialpha.jobs.drift import check_stream
+    from xialpha.spec.drift import parse_drift_spec, split_batches
+    from xialpha.storage.rows import drift_columns
+
+    text = (
+        '[drift]\nmargin = 2.0\nalpha = 0.05\n[batches]\nperiod = "1D"\n[corpus]\nloader = "synthetic"\n'
+        '[corpus.categories]\nnames = ["relevant"]\n[[preprocessing]]\nmin_df = 2\n[svm]\nC = [0.5]\n'
+    )
+    spec = parse_drift_spec(text)
+    stream = split_batches(relevance_stream(n_docs=200, n_batches=4, seed=4, shift_batch=None), spec.batches)
+    checks = check_stream(spec, stream, ["relevant"])
+    typed = check_rows(
+        spec, stream, checks, {"relevant": 5}, check_key="k", run_id="r", fingerprint="f",
+        checked_at=datetime.datetime.now(datetime.UTC),
+    )  # fmt: skip
+    rows = [{**drift_columns(row), "category": HOSTILE[0]} for row in typed]
+    report = DriftReport("drift\x1b[2J", "k", stream.batch_ids[-1], 4, len(stream.corpus), 0, rows=rows, run_id="r")
+    (tmp_path / "drift.toml").write_text(text, encoding="utf-8")
+    monkeypatch.setattr("xialpha.commands.drift.before_the_stack", lambda *args, **kwargs: None)
+    monkeypatch.setattr("xialpha.jobs.drift.run_drift_check", lambda *args, **kwargs: report)
+    monkeypatch.setenv("COLUMNS", "80")
+    capsys.readouterr()
+    store = tmp_path / "st\x1b[8more"
+    main(["drift", str(tmp_path / "drift.toml"), "--store", str(store)])
+    out, err = capsys.readouterr()
+    assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
+    assert "\\x1b[31mred\\x1b[0m" in out and "drift\\x1b[2J" in out, out
