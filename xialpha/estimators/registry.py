@@ -167,6 +167,12 @@ def _span(fit, data: FitData):
     return span_estimate(fit, data.kernel)
 
 
+def _bound(name: str) -> Callable[[object, Mapping], object]:
+    """The value of a count bound column: `name` of a `xialpha.estimators.span.SpanBounds` (a
+    configuration decided by bounds), None for an estimate (its counts are exact)."""
+    return lambda estimate, settings: getattr(estimate, name, None)
+
+
 def _xa_ext(fit, data: FitData):
     from xialpha.estimators.extended import xi_alpha_extended
 
@@ -250,7 +256,26 @@ ESTIMATORS: tuple[Estimator, ...] = (
         "span estimate of the leave-one-out margin (Vapnik & Chapelle)",
         FIT,
         _span,
-        settings=(Setting("span", True, "the span estimate of the leave-one-out error"),),
+        settings=(
+            Setting("span", True, "the span estimate of the leave-one-out error"),
+            Setting(
+                "span_prune",
+                False,
+                "make span's exact calls only for the configurations of a C path a selection may need "
+                "(xialpha.selection.contenders); the others store the interval their cheap calls give",
+                keyed_at_default=False,
+            ),
+        ),
+        columns=tuple(
+            ExtraColumn(
+                f"span_{count}_{side}",
+                "int",
+                f"span, decided by bounds (span_prune): its {count} is at {'least' if side == 'low' else 'most'}",
+                _bound(f"{count}_{side}"),
+            )
+            for count in ("d_pos", "d_neg")
+            for side in ("low", "high")
+        ),
     ),
     Estimator(
         "xa_ext",
