@@ -39,6 +39,9 @@ class Setting:
     keyed_at_default: whether config keys hold the setting when it has its default value. True
     for the settings config keys have always held; a new estimator's setting is False, so that
     adding it leaves the keys of the configurations stored before (which do not use it) as they were.
+    keyed: False for a setting that changes how much is computed, never a stored number (span_prune:
+    a configuration's estimate is exact or only bounded, never another value), which config keys never
+    hold: the rows of a sweep with and without it have the same keys, and so tie alike in a ranking.
     """
 
     key: str
@@ -47,6 +50,7 @@ class Setting:
     choices: tuple[str, ...] = ()
     least_on: int = 1
     keyed_at_default: bool = True
+    keyed: bool = True
 
 
 @dataclass(frozen=True)
@@ -260,10 +264,12 @@ ESTIMATORS: tuple[Estimator, ...] = (
             Setting("span", True, "the span estimate of the leave-one-out error"),
             Setting(
                 "span_prune",
-                False,
-                "make span's exact calls only for the configurations of a C path a selection may need "
-                "(xialpha.selection.contenders); the others store the interval their cheap calls give",
-                keyed_at_default=False,
+                "off",
+                "make span's exact calls only for the configurations of a C path a per-category selection by "
+                "this metric (any: by any of them) may need (xialpha.selection.contenders); the others store "
+                "the interval their cheap calls give",
+                choices=("off", "any", "f1", "error", "recall", "precision"),
+                keyed=False,
             ),
         ),
         columns=tuple(
@@ -339,5 +345,7 @@ def by_preference(names) -> list[str]:
 
 
 def keyed_settings(settings: Mapping) -> dict:
-    """The settings that config keys hold (see `Setting.keyed_at_default`)."""
-    return {s.key: settings[s.key] for s in SETTINGS if s.keyed_at_default or settings[s.key] != s.default}
+    """The settings that config keys hold (see `Setting.keyed` and `Setting.keyed_at_default`)."""
+    return {
+        s.key: settings[s.key] for s in SETTINGS if s.keyed and (s.keyed_at_default or settings[s.key] != s.default)
+    }

@@ -29,7 +29,7 @@ from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
 from xialpha.features.gram import check_gram_fits, row_sq_norms
 from xialpha.features.gram import linear_gram as gram_of  # this module's linear_gram is a task
 from xialpha.planning.plan import Batch, FitJob
-from xialpha.selection.contenders import needed
+from xialpha.selection.contenders import needed, protected
 from xialpha.selection.selector import RUNNERS_UP
 from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, Training, pack_bits
@@ -190,11 +190,11 @@ def fit_batch_keeping_ends(
     batches; on the linear path a job that is the first of its path in the batch starts from the fit
     of the nearest C among them (none: cold).
 
-    With [estimators] span_prune on a batch of one whole C path (`Batch.whole_path`), span's exact
-    calls are made only for the configurations a selection may need (`settle_spans`); the others'
-    rows store the interval of their cheap calls."""
+    With [estimators] span_prune naming a metric (or "any") on a batch of one whole C path
+    (`Batch.whole_path`), span's exact calls are made only for the configurations a selection by it
+    may need (`settle_spans`); the others' rows store the interval of their cheap calls."""
     host = socket.gethostname()
-    prune = bool(estimators["span_prune"]) and bool(estimators["span"]) and batch.whole_path
+    metrics = protected(str(estimators["span_prune"])) if estimators["span"] and batch.whole_path else ()
     previous = None
     fits: dict[tuple[str, float], dict[float, object]] = {}
     done: list[_Fitted | list[FailedRow]] = []
@@ -204,15 +204,15 @@ def fit_batch_keeping_ends(
         if warm is None and data.gram is None:
             warm = _nearest(warm_ends, path, job.C, data)
         try:
-            fitted = _fit_one(data, job, estimators, tol, warm, bounded=prune)
+            fitted = _fit_one(data, job, estimators, tol, warm, bounded=bool(metrics))
             previous = (path, fitted.fit)
             fits.setdefault(path, {})[job.C] = fitted.fit
             done.append(fitted)
         except DataFailure as exc:
             done.append(failed_rows(columns, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()), host))
             previous = None
-    if prune:
-        settle_spans([fitted for fitted in done if isinstance(fitted, _Fitted)])
+    if metrics:
+        settle_spans([fitted for fitted in done if isinstance(fitted, _Fitted)], metrics)
     rows: list[ResultRow | FailedRow] = []
     examples: list[ExampleRow] = []
     for outcome in done:
@@ -318,10 +318,10 @@ class _Fitted:
         return rows, examples
 
 
-def settle_spans(path: list[_Fitted]) -> None:
+def settle_spans(path: list[_Fitted], metrics: tuple[str, ...]) -> None:
     """Make span's exact calls for the fits of one C path (ascending C, each with its `SpanBounds`)
-    that a selection may need (`xialpha.selection.contenders.needed`, with the choice and RUNNERS_UP
-    runners-up), until none is left whose interval could still change a choice; fits whose bounds are
+    that a selection by `metrics` may need (`xialpha.selection.contenders.needed`, with the choice and
+    RUNNERS_UP runners-up), until none is left whose interval could still change a choice; fits whose bounds are
     already exact get their estimate at the cost of those bounds."""
     for fitted in path:
         if fitted.span.exact:  # type: ignore[union-attr]
@@ -330,7 +330,7 @@ def settle_spans(path: list[_Fitted]) -> None:
         low = np.array([_counts(fitted.span, "low") for fitted in path])
         high = np.array([_counts(fitted.span, "high") for fitted in path])
         first = path[0].span
-        wanted = needed(first.n, first.n_pos, low, high, 1 + RUNNERS_UP)  # type: ignore[union-attr]
+        wanted = needed(first.n, first.n_pos, low, high, 1 + RUNNERS_UP, metrics)  # type: ignore[union-attr]
         todo = [fitted for fitted, want in zip(path, wanted) if want and isinstance(fitted.span, SpanBounds)]
         if not todo:
             return

@@ -10,10 +10,14 @@ curve are certainly ranked better (their worst selection value beats its best). 
 contender: it is computed exactly, and so is everything its smoothed value reads (its neighbours, and
 the neighbours of every point its plateau may reach), until each contender's selection value is known.
 
-`needed` answers for every metric of PROTECTED_METRICS, smoothed and not, so that `xialpha select`
-with any of them, per category and with at most RUNNERS_UP runners-up, chooses as the full
-computation does; other selections check the stored ranges (`xialpha.selection.selector`) and say
-when one could change their choice.
+`needed` answers for the metrics [estimators] span_prune names (`protected`), smoothed and not, so
+that `xialpha select` by any of them, per category and with at most RUNNERS_UP runners-up, chooses as
+the full computation does; every selection checks the stored ranges (`xialpha.selection.selector`)
+and refuses, naming span_prune, when one could change its choice.
+
+Measured on Reuters (config/reuters.toml, 160 C path points, bench/span_prune.py): the cheap calls leave
+the span counts of the larger C wide (F1 0.80 to 1.00 for acq at C = 10), the points where span's exact
+calls cost most, so few points can be left bounded: see bench/results/span_prune.json.
 """
 
 from __future__ import annotations
@@ -25,21 +29,27 @@ from xialpha.selection.objective import MAXIMISED, metric_range
 from xialpha.selection.smoothing import VALUE_DECIMALS, point_bounds
 from xialpha.storage.schema import ResultColumn
 
-# The metrics a pruned C path keeps every choice of (cost at equal costs ranks as error does).
+# The metrics a pruned C path can keep every choice of (cost at equal costs ranks as error does).
 PROTECTED_METRICS = ("f1", "error", "recall", "precision")
 
 
-def needed(n: int, n_pos: int, low: np.ndarray, high: np.ndarray, places: int) -> np.ndarray:
+def protected(span_prune: str) -> tuple[str, ...]:
+    """The metrics whose choices [estimators] span_prune keeps: none ("off"), all ("any") or the one it names."""
+    return () if span_prune == "off" else PROTECTED_METRICS if span_prune == "any" else (span_prune,)
+
+
+def needed(n: int, n_pos: int, low: np.ndarray, high: np.ndarray, places: int, metrics: tuple[str, ...]) -> np.ndarray:
     """(points,) bool: the points of one C path (ascending C) a selection may read exactly.
 
     n, n_pos: the examples and positives the counts are over; low, high: (points, 2) each point's
-    fewest and most (d_pos, d_neg) (equal where exact); places: the choice and its runners-up.
+    fewest and most (d_pos, d_neg) (equal where exact); places: the choice and its runners-up;
+    metrics: those the choices are kept for.
     """
     points = low.shape[0]
     low_counts, high_counts = (_counts(n, n_pos, counts) for counts in (low, high))
     along = np.r_[False, np.ones(points - 1, dtype=bool)]  # one curve: each point follows the one before
     wanted = np.zeros(points, dtype=bool)
-    for metric in PROTECTED_METRICS:
+    for metric in metrics:
         best, worst = metric_range(low_counts, high_counts, metric)
         for smooth in (False, True):
             plateau = np.arange(points)

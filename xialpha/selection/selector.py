@@ -28,7 +28,6 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
-from xialpha.selection.contenders import PROTECTED_METRICS
 from xialpha.selection.objective import (
     DEFAULT_ESTIMATOR,
     Objective,
@@ -285,10 +284,10 @@ def _check_bounded(ranked: pd.DataFrame, objective: Objective, places: int, swee
         raise UserError(
             f"sweep {sweep_id!r} decided the span estimates of {int(ranked[BOUNDED].sum())} configuration(s) "
             f"by bounds ([estimators] span_prune), and {int(reaching.sum())} of them could change this selection "
-            f"(metric {objective.metric}, {places - 1} runners-up); select by a metric of "
-            f"{', '.join(PROTECTED_METRICS)} with at most {RUNNERS_UP} runners-up, "
-            "or sweep again with span_prune = false",
-            parameter="estimator",
+            f"(metric {objective.metric}, {places - 1} runners-up); select per category by the metric it names "
+            f"with at most {RUNNERS_UP} runners-up, or by another estimator, or sweep again with "
+            'span_prune = "off"',
+            parameter=("metric", "runners_up"),
         )
 
 
@@ -391,7 +390,7 @@ def _select_shared(
         raise UserError(
             f"sweep {sweep_id!r} decided the span estimates of {int(bounded.sum())} configuration(s) by bounds "
             "([estimators] span_prune): a selection shared by every category needs them all; select per "
-            "category, or by another estimator, or sweep again with span_prune = false",
+            'category, or by another estimator, or sweep again with span_prune = "off"',
             parameter="per_category",
         )
     groups = rank(_shared_candidates(rows, objective, categories), objective)
