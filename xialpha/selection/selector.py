@@ -283,10 +283,10 @@ def _check_bounded(ranked: pd.DataFrame, objective: Objective, places: int, swee
     if reaching.any():
         raise UserError(
             f"sweep {sweep_id!r} decided the span estimates of {int(ranked[BOUNDED].sum())} configuration(s) "
-            f"by bounds ([estimators] span_prune), and {int(reaching.sum())} of them could change this selection "
-            f"(metric {objective.metric}, {places - 1} runners-up); select per category by the metric it names "
-            f"with at most {RUNNERS_UP} runners-up, or by another estimator, or sweep again with "
-            'span_prune = "off"',
+            f"by bounds ([estimators] span_prune), which leave {int(reaching.sum())} candidate(s) that could "
+            f"change this selection (metric {objective.metric}, {places - 1} runners-up); select per category "
+            f"by the metric it names with at most {RUNNERS_UP} runners-up, or by another estimator, or sweep "
+            'again with span_prune = "off"',
             parameter=("metric", "runners_up"),
         )
 
