@@ -199,3 +199,9 @@ def test_a_selection_the_bounds_could_change_refuses_naming_span_prune():
 
 def test_protected_metrics():
     assert protected("off") == () and protected("any") == PROTECTED_METRICS and protected("recall") == ("recall",)
+
+
+def test_a_spec_pruning_for_another_metric_than_its_sweeps_is_refused():
+    with pytest.raises(UserError, match='estimators.span_prune.*set it to "f1", "any" or "off"'):
+        parse_spec(SPEC.format(prune="error").replace("[sweep]\n", '[sweep]\nmetric = "f1"\n'))
+    assert parse_spec(SPEC.format(prune="error").replace("[sweep]\n", '[sweep]\nmetric = "error"\n'))
