@@ -13,6 +13,7 @@ from xialpha.estimators.kernel_rows import NamedKernelRows, dense_features, gram
 from xialpha.estimators.span import (
     BOUND_RTOL,
     call_thresholds,
+    span_bounds,
     span_calls,
     span_estimate,
     span_loo_margins,
@@ -294,3 +295,24 @@ def test_gram_block_splits_frequent_features_into_a_dense_product():
         np.testing.assert_allclose(block, (X[a] @ X[b].T).toarray(), rtol=1e-12, atol=1e-15)
     symmetric = gram_block(X, rows, rows)
     assert np.array_equal(symmetric, symmetric.T)
+
+
+def test_span_bounds_hold_the_estimate_and_are_it_where_every_call_is_cheap():
+    """`span_bounds` (sign and centroid only) brackets span's counts: its lows are the sign's errors,
+    its highs add every call not made; where it leaves none, span_calls forms no kernel block ("bounds")."""
+    widths, cheap = [], 0
+    for seed in range(16):
+        X, y = _text_like(seed)
+        gram = (X @ X.T).toarray() if seed % 2 else None
+        problem = TrainingProblem(y, X=X) if gram is None else TrainingProblem(y, gram=gram)
+        fit = fit_svm(problem, SVMParameters(10.0 ** (seed % 5 - 2)))
+        bounds, estimate = span_bounds(fit, gram), span_estimate(fit, gram)
+        assert bounds.d_pos_low <= estimate.d_pos <= bounds.d_pos_high
+        assert bounds.d_neg_low <= estimate.d_neg <= bounds.d_neg_high
+        sign_errors = (fit.alpha > 0) & (fit.y * fit.decision <= 0)
+        assert bounds.d_pos_low + bounds.d_neg_low == int(sign_errors.sum())
+        calls = span_calls(fit, gram, thresholds=call_thresholds(fit))
+        assert bounds.exact == (calls.method == "bounds") or calls.method == "diameter"
+        cheap += bounds.exact
+        widths.append(bounds.d_pos_high - bounds.d_pos_low + bounds.d_neg_high - bounds.d_neg_low)
+    assert cheap and max(widths) > 0  # both kinds were met

@@ -39,6 +39,9 @@ class Setting:
     keyed_at_default: whether config keys hold the setting when it has its default value. True
     for the settings config keys have always held; a new estimator's setting is False, so that
     adding it leaves the keys of the configurations stored before (which do not use it) as they were.
+    keyed: False for a setting that changes how much is computed, never a stored number (span_prune:
+    a configuration's estimate is exact or only bounded, never another value), which config keys never
+    hold: the rows of a sweep with and without it have the same keys, and so tie alike in a ranking.
     """
 
     key: str
@@ -47,6 +50,7 @@ class Setting:
     choices: tuple[str, ...] = ()
     least_on: int = 1
     keyed_at_default: bool = True
+    keyed: bool = True
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,12 @@ def _span(fit, data: FitData):
     return span_estimate(fit, data.kernel)
 
 
+def _bound(name: str) -> Callable[[object, Mapping], object]:
+    """The value of a count bound column: `name` of a `xialpha.estimators.span.SpanBounds` (a
+    configuration decided by bounds), None for an estimate (its counts are exact)."""
+    return lambda estimate, settings: getattr(estimate, name, None)
+
+
 def _xa_ext(fit, data: FitData):
     from xialpha.estimators.extended import xi_alpha_extended
 
@@ -250,7 +260,28 @@ ESTIMATORS: tuple[Estimator, ...] = (
         "span estimate of the leave-one-out margin (Vapnik & Chapelle)",
         FIT,
         _span,
-        settings=(Setting("span", True, "the span estimate of the leave-one-out error"),),
+        settings=(
+            Setting("span", True, "the span estimate of the leave-one-out error"),
+            Setting(
+                "span_prune",
+                "off",
+                "make span's exact calls only for the configurations of a C path a per-category selection by "
+                "this metric (any: by any of them) may need (xialpha.selection.contenders); the others store "
+                "the interval their cheap calls give",
+                choices=("off", "any", "f1", "error", "recall", "precision"),
+                keyed=False,
+            ),
+        ),
+        columns=tuple(
+            ExtraColumn(
+                f"span_{count}_{side}",
+                "int",
+                f"span, decided by bounds (span_prune): its {count} is at {'least' if side == 'low' else 'most'}",
+                _bound(f"{count}_{side}"),
+            )
+            for count in ("d_pos", "d_neg")
+            for side in ("low", "high")
+        ),
     ),
     Estimator(
         "xa_ext",
@@ -314,5 +345,7 @@ def by_preference(names) -> list[str]:
 
 
 def keyed_settings(settings: Mapping) -> dict:
-    """The settings that config keys hold (see `Setting.keyed_at_default`)."""
-    return {s.key: settings[s.key] for s in SETTINGS if s.keyed_at_default or settings[s.key] != s.default}
+    """The settings that config keys hold (see `Setting.keyed` and `Setting.keyed_at_default`)."""
+    return {
+        s.key: settings[s.key] for s in SETTINGS if s.keyed and (s.keyed_at_default or settings[s.key] != s.default)
+    }

@@ -69,14 +69,14 @@ def one_fit_estimates(
     unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
     if unknown:
         raise TypeError(f"one_fit_estimates: unknown estimator setting(s) {', '.join(unknown)}")
-    data = FitData(problem, parameters, r_delta2, {**DEFAULT_SETTINGS, **settings}, _kernel_blocks(problem), held_out)
+    data = FitData(problem, parameters, r_delta2, {**DEFAULT_SETTINGS, **settings}, kernel_blocks(problem), held_out)
     estimators = switched_on(data.settings)
     shared = tuple(e.compute(fit, data) for e in estimators if not e.per_rho)
     per_rho = {rho: tuple(e.compute(fit, data.at(rho)) for e in estimators if e.per_rho) for rho in rhos}
     return OneFitEstimates(shared, per_rho)
 
 
-def _kernel_blocks(problem: TrainingProblem):
+def kernel_blocks(problem: TrainingProblem):
     """What the span and extended estimators read kernel blocks from: the Gram matrix, None on the
     linear path (the fit's own features), or the features under a named non-linear kernel."""
     if problem.gram is not None:

@@ -103,11 +103,11 @@ EXPECTED_ITERATIONS = 25
 @dataclass(frozen=True)
 class SpanCalls:
     """How `span_calls` decided: spans (n,) as `span_squared` returns them; method ("dense",
-    "iterative" or "diameter": no hull); n_unbounded; per support vector the count decided by the
-    sign of the threshold (by_sign), by a closed-form upper bound (by_bound: the hull's centroid or the
-    nearest unbounded SV), by the iterative solve's bounds (by_solve), by an exact S^2 (by_exact: the
-    dense path, or the iterative path's undecided points); solve_iterations (per point solved
-    iteratively: products with K_UU)."""
+    "iterative", "bounds": every call made by the sign and the centroid, or "diameter": no hull);
+    n_unbounded; per support vector the count decided by the sign of the threshold (by_sign), by a
+    closed-form upper bound (by_bound: the hull's centroid or the nearest unbounded SV), by the
+    iterative solve's bounds (by_solve), by an exact S^2 (by_exact: the dense path, or the iterative
+    path's undecided points); solve_iterations (per point solved iteratively: products with K_UU)."""
 
     spans: np.ndarray
     method: str
@@ -117,6 +117,61 @@ class SpanCalls:
     by_solve: int = 0
     by_exact: int = 0
     solve_iterations: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class SpanBounds:
+    """What the cheap calls alone say of the span estimate of one fit (`span_bounds`): its counts lie in
+    d_pos_low..d_pos_high (positives counted as errors) and d_neg_low..d_neg_high (negatives), over n
+    examples with n_pos positives. The lows count the calls made (errors by the threshold's sign), the
+    highs add every call not made yet. Not an estimate: no count and no per-example vector of it is one."""
+
+    method: str
+    n: int
+    n_pos: int
+    d_pos_low: int
+    d_pos_high: int
+    d_neg_low: int
+    d_neg_high: int
+
+    @property
+    def exact(self) -> bool:
+        """Whether the interval is one value: every call is made."""
+        return self.d_pos_low == self.d_pos_high and self.d_neg_low == self.d_neg_high
+
+
+def span_bounds(fit: SVMFit, gram=None) -> SpanBounds:
+    """The interval of `span_estimate(fit, gram)`'s counts from the calls `span_calls` makes before
+    forming any kernel block of the unbounded SVs (the threshold's sign, the hull's centroid: O(nnz)
+    on the linear path). gram: as `span_estimate` takes it."""
+    kernel = kernel_rows(fit, gram)
+    sv = np.flatnonzero(fit.alpha > 0)
+    unbounded = sv[~fit.bounded[sv]]
+    t = call_thresholds(fit)[sv]
+    if unbounded.size == 0:  # the diameter decides: only the sign's calls are cheap
+        error, undecided = t <= 0, t > 0
+    else:
+        own = np.full(sv.size, -1)
+        own[~fit.bounded[sv]] = np.arange(unbounded.size)
+        diag_sv = kernel.diagonal(sv)
+        error, undecided = _cheap_calls(kernel, sv, unbounded, own, diag_sv, t, _ridge(diag_sv), np.zeros(fit.y.size))
+    positive = fit.y[sv] > 0
+    d_pos, d_neg = int((error & positive).sum()), int((error & ~positive).sum())
+    return SpanBounds(
+        "span",
+        int(fit.y.size),
+        int((fit.y > 0).sum()),
+        d_pos,
+        d_pos + int((undecided & positive).sum()),
+        d_neg,
+        d_neg + int((undecided & ~positive).sum()),
+    )
+
+
+def _ridge(diag_sv: np.ndarray) -> float:
+    """eps = RIDGE_RTOL * mean K_ii over the SVs (RIDGE_RTOL where that mean is not positive)."""
+    scale = float(np.mean(diag_sv))
+    return RIDGE_RTOL * (scale if scale > 0 else 1.0)
 
 
 def span_estimate(fit: SVMFit, gram=None, *, method: str = "auto") -> Estimate:
@@ -178,8 +233,7 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
         spans[sv] = sv_diameter_squared(kernel, sv)
         return SpanCalls(spans, "diameter", 0)
     diag_sv = kernel.diagonal(sv)
-    scale = float(np.mean(diag_sv))
-    ridge = RIDGE_RTOL * (scale if scale > 0 else 1.0)
+    ridge = _ridge(diag_sv)
     if thresholds is None:
         _dense(kernel, sv, unbounded, ridge, spans, None)
         spans[sv] = np.maximum(spans[sv], 0.0)
@@ -187,20 +241,17 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
     t = np.asarray(thresholds, dtype=np.float64)[sv]
     own = np.full(sv.size, -1)
     own[~fit.bounded[sv]] = np.arange(unbounded.size)
-    low = t <= 0
-    spans[sv[low]] = 0.0
-    todo = ~low
-    if unbounded.size > 1:  # the hull's centroid (of U without the point itself): lambda uniform
-        upper, slack = _centroid_bound(kernel, unbounded, sv[todo], own[todo], diag_sv[todo], ridge)
-        decided = upper + slack < t[todo] * (1.0 - BOUND_RTOL)
-        spans[sv[todo][decided]] = upper[decided]
-        todo[np.flatnonzero(todo)[decided]] = False
+    low, todo = _cheap_calls(kernel, sv, unbounded, own, diag_sv, t, ridge, spans)
     n_centroid = int(sv.size - low.sum() - todo.sum())
-    if unbounded.size < 2 or _indefinite(kernel):  # nothing to iterate on; the bounds need a PSD kernel
+    if not todo.any():  # every call made by the sign and the centroid: no kernel block of U is needed
+        method = "bounds"
+    elif unbounded.size < 2 or _indefinite(kernel):  # nothing to iterate on; the bounds need a PSD kernel
         method = "dense"
     elif method == "auto":
         method = _cheaper_method(kernel, unbounded, int(todo.sum()))
-    if method == "dense":
+    if method == "bounds":
+        calls = 0, 0, 0, np.zeros(0, dtype=np.int64)
+    elif method == "dense":
         calls = _dense(kernel, sv, unbounded, ridge, spans, np.where(todo, t, 0.0))
     else:
         calls = _iterative(kernel, sv[todo], unbounded, own[todo], diag_sv[todo], t[todo], ridge, spans, sv)
@@ -216,6 +267,23 @@ def span_calls(fit: SVMFit, gram=None, *, method: str = "auto", thresholds=None)
         by_exact=by_exact,
         solve_iterations=iterations,
     )
+
+
+def _cheap_calls(kernel, sv, unbounded, own, diag_sv, t, ridge, spans) -> tuple[np.ndarray, np.ndarray]:
+    """The calls decided before any kernel block of U is formed (module doc, steps 1 and 2): by the
+    threshold's sign (t_i <= 0: an error, S^2 set to 0) and by the hull's centroid (its upper bound
+    below t_i: no error, S^2 set to it). sv (m,) support vectors; own (m,) each one's position in
+    `unbounded` (-1: bounded); diag_sv, t (m,) their K_ii and thresholds; spans (n,) filled where
+    decided. Returns (by_sign, undecided), (m,) masks."""
+    low = t <= 0
+    spans[sv[low]] = 0.0
+    todo = ~low
+    if unbounded.size > 1:  # the hull's centroid (of U without the point itself): lambda uniform
+        upper, slack = _centroid_bound(kernel, unbounded, sv[todo], own[todo], diag_sv[todo], ridge)
+        decided = upper + slack < t[todo] * (1.0 - BOUND_RTOL)
+        spans[sv[todo][decided]] = upper[decided]
+        todo[np.flatnonzero(todo)[decided]] = False
+    return low, todo
 
 
 def _indefinite(kernel) -> bool:

@@ -19,17 +19,21 @@ import numpy as np
 
 from xialpha.errors import DataFailure
 from xialpha.estimators.c_ladder import starting_C
+from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.registry import HELD_OUT, estimator
-from xialpha.estimators.scoring import one_fit_estimates
+from xialpha.estimators.scoring import OneFitEstimates, kernel_blocks, one_fit_estimates
+from xialpha.estimators.span import SpanBounds, span_bounds, span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xi_alpha import r_delta_squared
 from xialpha.features.blocks import FeatureBlock, features_in_one_piece, stack
 from xialpha.features.gram import check_gram_fits, row_sq_norms
 from xialpha.features.gram import linear_gram as gram_of  # this module's linear_gram is a task
 from xialpha.planning.plan import Batch, FitJob
+from xialpha.selection.contenders import needed, protected
+from xialpha.selection.selector import RUNNERS_UP
 from xialpha.spec.sweep import EstimatorSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, Training, pack_bits
-from xialpha.storage.schema import result_values
+from xialpha.storage.schema import estimate_values, result_values
 from xialpha.version import __version__
 
 
@@ -184,27 +188,40 @@ def fit_batch_keeping_ends(
     C fitted of each (without the features, which the worker holds anyway), so a later round of an
     auto sweep can warm-start its next C from the nearest one. warm_ends: such ends of earlier
     batches; on the linear path a job that is the first of its path in the batch starts from the fit
-    of the nearest C among them (none: cold)."""
-    rows: list[ResultRow | FailedRow] = []
-    examples: list[ExampleRow] = []
+    of the nearest C among them (none: cold).
+
+    With [estimators] span_prune naming a metric (or "any") on a batch of one whole C path
+    (`Batch.whole_path`), span's exact calls are made only for the configurations a selection by it
+    may need (`settle_spans`); the others' rows store the interval of their cheap calls."""
     host = socket.gethostname()
+    metrics = protected(str(estimators["span_prune"])) if estimators["span"] and batch.whole_path else ()
     previous = None
     fits: dict[tuple[str, float], dict[float, object]] = {}
+    done: list[_Fitted | list[FailedRow]] = []
     for job in batch.jobs:
-        job_rows: Sequence[ResultRow | FailedRow]
         path = (job.category, job.j)
         warm = previous[1] if previous and data.gram is None and previous[0] == path else None
         if warm is None and data.gram is None:
             warm = _nearest(warm_ends, path, job.C, data)
         try:
-            fit, job_rows, job_examples = _fit_one(data, job, columns, estimators, tol, warm, host)
-            previous = (path, fit)
-            fits.setdefault(path, {})[job.C] = fit
+            fitted = _fit_one(data, job, estimators, tol, warm, bounded=bool(metrics))
+            previous = (path, fitted.fit)
+            fits.setdefault(path, {})[job.C] = fitted.fit
+            done.append(fitted)
         except DataFailure as exc:
-            job_rows = failed_rows(columns, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()), host)
-            job_examples, previous = [], None
-        rows.extend(job_rows)
-        examples.extend(job_examples)
+            done.append(failed_rows(columns, job, str(exc), data.n, int((data.y_train[job.category] > 0).sum()), host))
+            previous = None
+    if metrics:
+        settle_spans([fitted for fitted in done if isinstance(fitted, _Fitted)], metrics)
+    rows: list[ResultRow | FailedRow] = []
+    examples: list[ExampleRow] = []
+    for outcome in done:
+        if isinstance(outcome, _Fitted):
+            job_rows, job_examples = outcome.rows(columns, estimators, data.r_delta2, host)
+            rows.extend(job_rows)
+            examples.extend(job_examples)
+        else:
+            rows.extend(outcome)
     ends = {path: {C: by_C[C] for C in (min(by_C), max(by_C))} for path, by_C in fits.items()}
     return rows, examples, ends
 
@@ -242,9 +259,95 @@ def failed_rows(
     ]
 
 
-def _fit_one(
-    data: TrainingData, job: FitJob, columns: BatchColumns, est: EstimatorSpec, tol: float, warm, host: str
-) -> tuple[object, list[ResultRow], list[ExampleRow]]:
+@dataclass(eq=False)
+class _Fitted:
+    """One job's fit and its estimates, before its rows are made: span apart when it was bounded
+    (span: its `SpanBounds` until `settle_spans` makes the exact calls, then its `Estimate`);
+    estimate_seconds: everything but the solver's training so far (summed over the job's rows)."""
+
+    job: FitJob
+    fit: object
+    problem: TrainingProblem
+    estimates: OneFitEstimates
+    estimate_seconds: float
+    span: Estimate | SpanBounds | None = None
+
+    def make_span_exact(self) -> None:
+        """Replace the bounds by span's exact estimate (its seconds added to estimate_seconds)."""
+        start = time.perf_counter()
+        self.span = span_estimate(self.fit, kernel_blocks(self.problem))
+        self.estimate_seconds += time.perf_counter() - start
+
+    def rows(
+        self, columns: BatchColumns, est: EstimatorSpec, r_delta2: float, host: str
+    ) -> tuple[list[ResultRow], list[ExampleRow]]:
+        """The job's result rows (one per rho) and the per-example rows of its selectable estimates;
+        a bounded span fills its interval columns, never its estimate columns or an example row."""
+        fit, job, y = self.fit, self.job, self.problem.y
+        training = Training(
+            n=int(y.shape[0]),
+            n_pos=int((y > 0).sum()),
+            n_sv=fit.n_sv,
+            n_bounded_sv=fit.n_bounded_sv,
+            stable=fit.stable,
+            r_delta2=r_delta2,
+            fit_seconds=fit.fit_seconds,
+            estimate_seconds=self.estimate_seconds / len(job.keys),
+        )
+        apart: tuple[Estimate, ...] = (self.span,) if isinstance(self.span, Estimate) else ()
+        rows, examples = [], []
+        for rho, key in job.keys:
+            values: dict = {}
+            for estimate in self.estimates.at(rho) + apart:
+                values.update(result_values(estimate, est.values))
+                if estimate.indicator is not None and estimator(estimate.method).selectable:
+                    examples.append(
+                        ExampleRow(
+                            columns.sweep_id,
+                            key,
+                            job.category,
+                            estimate.method,
+                            int(estimate.indicator.shape[0]),
+                            pack_bits(estimate.indicator),
+                        )
+                    )
+            if isinstance(self.span, SpanBounds):
+                values.update(estimate_values(None, "span"))
+                values.update(estimator("span").column_values(self.span, est.values))
+            rows.append(ResultRow(columns, job.category, job.C, job.j, rho, key, training, values, host, __version__))
+        return rows, examples
+
+
+def settle_spans(path: list[_Fitted], metrics: tuple[str, ...]) -> None:
+    """Make span's exact calls for the fits of one C path (ascending C, each with its `SpanBounds`)
+    that a selection by `metrics` may need (`xialpha.selection.contenders.needed`, with the choice and
+    RUNNERS_UP runners-up), until none is left whose interval could still change a choice; fits whose bounds are
+    already exact get their estimate at the cost of those bounds."""
+    for fitted in path:
+        if fitted.span.exact:  # type: ignore[union-attr]
+            fitted.make_span_exact()
+    while path:
+        low = np.array([_counts(fitted.span, "low") for fitted in path])
+        high = np.array([_counts(fitted.span, "high") for fitted in path])
+        first = path[0].span
+        wanted = needed(first.n, first.n_pos, low, high, 1 + RUNNERS_UP, metrics)  # type: ignore[union-attr]
+        todo = [fitted for fitted, want in zip(path, wanted) if want and isinstance(fitted.span, SpanBounds)]
+        if not todo:
+            return
+        for fitted in todo:
+            fitted.make_span_exact()
+
+
+def _counts(span, side: str) -> tuple[float, float]:
+    """(d_pos, d_neg) of an exact estimate, or the `side` ("low", "high") of a `SpanBounds`."""
+    if isinstance(span, SpanBounds):
+        return getattr(span, f"d_pos_{side}"), getattr(span, f"d_neg_{side}")
+    return span.d_pos, span.d_neg
+
+
+def _fit_one(data: TrainingData, job: FitJob, est: EstimatorSpec, tol: float, warm, *, bounded: bool) -> _Fitted:
+    """Train `job` (warm-started from `warm`) and compute its estimates; bounded: span's only as
+    `span_bounds` (`settle_spans` decides which become exact)."""
     y = data.y_train[job.category]
     start = time.perf_counter()
     problem, parameters = data.problem(y), SVMParameters(job.C, j=job.j, tol=tol)
@@ -252,34 +355,9 @@ def _fit_one(
     # estimate time: everything but the solver's training, including the decision values xi needs
     start += fit.fit_seconds
     held_out = (data.y_test[job.category], data.test_data()) if est.needs(HELD_OUT) else None
+    settings = {**est.values, "span": False} if bounded else est.values
     estimates = one_fit_estimates(
-        fit, problem, parameters, data.r_delta2, rhos=[rho for rho, _ in job.keys], held_out=held_out, **est.values
+        fit, problem, parameters, data.r_delta2, rhos=[rho for rho, _ in job.keys], held_out=held_out, **settings
     )
-    training = Training(
-        n=int(y.shape[0]),
-        n_pos=int((y > 0).sum()),
-        n_sv=fit.n_sv,
-        n_bounded_sv=fit.n_bounded_sv,
-        stable=fit.stable,
-        r_delta2=data.r_delta2,
-        fit_seconds=fit.fit_seconds,
-        estimate_seconds=(time.perf_counter() - start) / len(job.keys),
-    )
-    rows, examples = [], []
-    for rho, key in job.keys:
-        values: dict = {}
-        for estimate in estimates.at(rho):
-            values.update(result_values(estimate, est.values))
-            if estimate.indicator is not None and estimator(estimate.method).selectable:
-                examples.append(
-                    ExampleRow(
-                        columns.sweep_id,
-                        key,
-                        job.category,
-                        estimate.method,
-                        int(estimate.indicator.shape[0]),
-                        pack_bits(estimate.indicator),
-                    )
-                )
-        rows.append(ResultRow(columns, job.category, job.C, job.j, rho, key, training, values, host, __version__))
-    return fit, rows, examples
+    span = span_bounds(fit, kernel_blocks(problem)) if bounded else None
+    return _Fitted(job, fit, problem, estimates, time.perf_counter() - start, span)

@@ -41,6 +41,7 @@ class Batch:
     preprocessing: int
     kernel: int
     jobs: tuple[FitJob, ...]
+    whole_path: bool = False  # the jobs are every C the sweep fits of their C path (not cut, none done before)
 
 
 @dataclass(frozen=True)
@@ -150,10 +151,12 @@ def make_plan(
     auto sweep's round, `xialpha.jobs.auto`); those whose every key is in `done` are skipped unless force."""
     plan = SweepPlan(spec, categories, fingerprint, n_train, n_test)
     pending: dict[tuple[int, int], list[FitJob]] = {}
+    partial: set[tuple[int, int, str, float]] = set()  # C paths of which some C were done before
     for p, k, job in planned_jobs(spec, categories, fingerprint, ladders):
         plan.n_keys += len(job.keys)
         if not force and all(key in done for _, key in job.keys):
             plan.n_skipped += len(job.keys)
+            partial.add((p, k, job.category, job.j))
             continue
         pending.setdefault((p, k), []).append(job)
     n_fits = sum(len(jobs) for jobs in pending.values())
@@ -164,7 +167,13 @@ def make_plan(
         plan.path_cut = PathCut(
             len(paths), max(len(path) for _, _, path in paths), sum(len(cut) for cut in segments), max(threads, 1)
         )
-        plan.batches.extend(Batch(p, k, segment) for (p, k, _), cut in zip(paths, segments) for segment in cut)
+        plan.batches.extend(
+            Batch(
+                p, k, segment, whole_path=len(cut) == 1 and ladders is None and (p, k, *_path_of(path)) not in partial
+            )
+            for (p, k, path), cut in zip(paths, segments)
+            for segment in cut
+        )
     for (p, k), jobs in pending.items():
         if plan.is_linear(k):
             continue
@@ -206,6 +215,11 @@ def planned_jobs(
 def experiment_keys(spec: SweepSpec, categories: list[str], fingerprint: str) -> set[str]:
     """The store keys of every row the spec's sweep of `categories` on data `fingerprint` stores."""
     return {key for _, _, job in planned_jobs(spec, categories, fingerprint) for _, key in job.keys}
+
+
+def _path_of(path: tuple[FitJob, ...]) -> tuple[str, float]:
+    """The (category, j) of a C path."""
+    return path[0].category, path[0].j
 
 
 def c_paths(jobs: list[FitJob]) -> list[tuple[FitJob, ...]]:

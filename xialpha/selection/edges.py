@@ -39,7 +39,9 @@ def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFr
     objective = Objective.of_selection(frame.iloc[0])
     at = rho_mask(results, objective.rho)
     estimates = pd.DataFrame({column: results[column].to_numpy()[at] for column in (*GRID, ResultColumn.C)})
-    estimates["_value"] = objective.row_values(results)[at]  # the columns the grids need, not every column
+    # the columns the grids need, not every column; a configuration decided by bounds (span_prune) is a
+    # point of its grid at its best value: below the choice whenever `select` chose (it checks that)
+    estimates["_value"] = objective.value_bounds(results)[0][at]
     at_edge, flat, settled = grid_edges(frame, estimates.dropna(subset=["_value"]), "_value", objective.maximise)
     frame["at_edge"] = pd.Series(at_edge, index=frame.index, dtype=object)
     frame["flat"] = pd.Series(flat, index=frame.index, dtype=bool)

@@ -29,7 +29,7 @@ import pandas as pd
 from xialpha.errors import UserError, one_of
 from xialpha.estimators.metrics import metrics_from_counts
 from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
-from xialpha.storage.schema import ResultColumn, SelectionColumn, estimate_column, size_columns
+from xialpha.storage.schema import COUNTS, ResultColumn, SelectionColumn, estimate_column, size_columns
 
 # The selection's options (the command line's parser reads them; the estimators are the registry's).
 DEFAULT_ESTIMATOR = DEFAULT  # span: what a selection uses unless told otherwise
@@ -124,6 +124,18 @@ class Objective:
             return self.values(self.counts(rows))
         return stored_values(rows, self.estimator, self.metric)
 
+    def value_bounds(self, rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(best, worst, bounded), each (rows,): the completed metric of each results row, as `row_values`
+        (best == worst) where the estimator's counts are stored, and the range its stored count bounds
+        allow where they are not (bounded: a configuration decided by bounds, `count_bounds`)."""
+        values = self.row_values(rows)
+        low, high = count_bounds(rows, self.estimator)
+        bounded = low["d_pos"].notna().to_numpy() & np.isnan(values)
+        if not bounded.any():
+            return values, values, bounded
+        best, worst = metric_range(low, high, self.metric, self.cost_fn, self.cost_fp)
+        return np.where(bounded, best, values), np.where(bounded, worst, values), bounded
+
     def average_value(self, counts: pd.DataFrame) -> float:
         """The macro average of the `value` column or the micro average of the counts (n, n_pos,
         d_pos, d_neg) over the rows of `counts` (one row per category)."""
@@ -148,6 +160,29 @@ def estimator_counts(rows: pd.DataFrame, prefix: str) -> pd.DataFrame:
     return pd.DataFrame(
         {ResultColumn.N: n, ResultColumn.N_POS: n_pos, "d_pos": d_pos, "d_neg": d_neg}, index=rows.index
     )
+
+
+def count_bounds(rows: pd.DataFrame, prefix: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(low, high): n, n_pos and the count bounds <prefix>_d_pos_low, ..._d_neg_high of each row as
+    columns n, n_pos, d_pos, d_neg (NaN where the row stores none: its counts are exact, or a store
+    written before bounds existed)."""
+    size, size_pos = size_columns(prefix)
+    sizes: dict[str, np.ndarray] = {ResultColumn.N: _column(rows, size), ResultColumn.N_POS: _column(rows, size_pos)}
+
+    def side(name: str) -> pd.DataFrame:
+        bounds = {count: _column(rows, estimate_column(prefix, f"{count}_{name}")) for count in COUNTS}
+        return pd.DataFrame({**sizes, **bounds}, index=rows.index)
+
+    return side("low"), side("high")
+
+
+def metric_range(
+    low: pd.DataFrame, high: pd.DataFrame, metric: str, cost_fn: float = 1.0, cost_fp: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(best, worst), each (rows,): the completed metric at the fewest errors (`low`'s counts) and at
+    the most (`high`'s). Every metric is monotone in d_pos and d_neg (fewer errors never make one worse),
+    so a count range gives this value range."""
+    return metric_values(low, metric, cost_fn, cost_fp), metric_values(high, metric, cost_fn, cost_fp)
 
 
 def stored_values(rows: pd.DataFrame, prefix: str, metric: str) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.selection.objective import Objective
-from xialpha.selection.smoothing import VALUE_DECIMALS, smoothed_over_c
+from xialpha.selection.smoothing import VALUE_DECIMALS, smoothed_bounds_over_c, smoothed_over_c
 from xialpha.storage.schema import ResultColumn, SelectionColumn
 
 VALUE = SelectionColumn.VALUE  # the candidate's value of the objective (larger better when it maximises)
@@ -32,6 +32,12 @@ KEY = "key"  # a text naming the candidate, for a stable order among otherwise e
 RANK = "rank"  # 1 + the number of candidates ranked better (of the same `within` group)
 PLACE = "place"  # 0 for the best of its `within` group, 1 for the next, ... (`best_first`)
 ROW = "row"  # a candidate's position in the result rows it is (`result_candidates`)
+# With configurations decided by bounds (`Objective.value_bounds`): VALUE is a candidate's best possible
+# value, WORST its worst (a column only then), BOUNDED whether its estimate is only bounded, and `rank`
+# adds SELECTION_WORST (the worst selection value; SELECTION_VALUE is then the best).
+WORST = "worst_value"
+BOUNDED = "bounded"
+SELECTION_WORST = "worst_selection_value"
 
 SHARED_CONFIG = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.C, ResultColumn.J)
 # one category's configurations that differ only in C: a curve smoothed over C
@@ -79,18 +85,26 @@ def rank(
     tie_break: TieBreak = SIMPLER,
     curve: tuple[str, ...] = SMOOTH_GROUP,
 ) -> pd.DataFrame:
-    """`frame` (columns VALUE, C, the `within` and `curve` columns, and the tie-break's) with
-    SELECTION_VALUE and RANK, sorted by the `within` columns (as text), then best first within each:
-    a candidate whose value is NaN last, equal selection values by `tie_break`. When the
-    objective smooths, each value is averaged over the C neighbours of its curve: the rows alike
-    in the `within` and `curve` columns. RANK is shared by candidates of equal selection value (to
-    VALUE_DECIMALS; those of NaN value are equal to each other)."""
+    """`frame` (columns VALUE, C, the `within` and `curve` columns, and the tie-break's; WORST where some
+    values are only bounded) with SELECTION_VALUE (and then SELECTION_WORST) and RANK, sorted by the
+    `within` columns (as text), then best first within each: a candidate whose value is NaN last,
+    equal selection values by `tie_break`. When the objective smooths, each value is averaged over
+    the C neighbours of its curve: the rows alike in the `within` and `curve` columns. RANK is shared
+    by candidates of equal selection value (to VALUE_DECIMALS; those of NaN value are equal to each
+    other)."""
     ranked = frame.copy()
     values = ranked[VALUE].to_numpy(dtype=float)
+    worst = ranked[WORST].to_numpy(dtype=float) if WORST in ranked else None
     if objective.smooth and len(ranked):
         groups = _codes(ranked, (*within, *curve))
-        values = smoothed_over_c(groups, ranked[ResultColumn.C].to_numpy(dtype=float), values, objective.maximise)
+        C = ranked[ResultColumn.C].to_numpy(dtype=float)
+        if worst is None:
+            values = smoothed_over_c(groups, C, values, objective.maximise)
+        else:
+            values, worst = smoothed_bounds_over_c(groups, C, values, worst, objective.maximise)
     ranked[SELECTION_VALUE] = values
+    if worst is not None:
+        ranked[SELECTION_WORST] = worst
     rounded = np.round(values, VALUE_DECIMALS)
     score = -rounded if objective.maximise else rounded
     within_keys = [_text_codes(ranked[column]) for column in within]
@@ -119,10 +133,15 @@ def _ranks(score: np.ndarray, within: list[np.ndarray]) -> np.ndarray:
 def result_candidates(rows: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     """Result rows as candidates, in the columns a ranking reads: category, SMOOTH_GROUP, C, VALUE
     (the objective's), SUPPORT_VECTORS (n_sv), KEY (config_key) and ROW (the row's position in
-    `rows`); without the rows whose value is NaN (never a candidate)."""
+    `rows`), and WORST and BOUNDED when some rows' estimates are only bounded; without the rows whose
+    value is NaN (never a candidate)."""
     columns = [ResultColumn.CATEGORY, *SMOOTH_GROUP, ResultColumn.C]
     candidates = pd.DataFrame({column: rows[column].to_numpy() for column in columns})
-    candidates[VALUE] = objective.row_values(rows)
+    best, worst, bounded = objective.value_bounds(rows)
+    candidates[VALUE] = best
+    if bounded.any():
+        candidates[WORST] = worst
+        candidates[BOUNDED] = bounded
     support_vectors = rows[ResultColumn.N_SV] if ResultColumn.N_SV in rows else pd.Series(np.nan, rows.index)
     candidates[SUPPORT_VECTORS] = pd.to_numeric(support_vectors, errors="coerce").to_numpy()
     candidates[KEY] = rows[ResultColumn.CONFIG_KEY].to_numpy()

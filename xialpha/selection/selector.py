@@ -36,10 +36,12 @@ from xialpha.selection.objective import (
     stored_values,
 )
 from xialpha.selection.ranking import (
+    BOUNDED,
     KEY,
     PLACE,
     ROW,
     SELECTION_VALUE,
+    SELECTION_WORST,
     SHARED_CONFIG,
     SUPPORT_VECTORS,
     VALUE,
@@ -49,6 +51,7 @@ from xialpha.selection.ranking import (
 )
 from xialpha.selection.selected import RUNNER_UP_RANK, Selection
 from xialpha.selection.significance import ALPHA, compare, micro_p_values
+from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.rows import selection_frame
 from xialpha.storage.schema import (
     CONFIG_COLUMNS,
@@ -195,6 +198,7 @@ def candidate_rows(results: pd.DataFrame, objective: Objective, sweep_id: str) -
         )
     counts = objective.counts(results)
     has_estimate = at & counts[[ResultColumn.N, "d_pos", "d_neg"]].notna().all(axis=1).to_numpy()
+    has_estimate |= at & objective.value_bounds(results)[2]  # decided by bounds: a candidate all the same
     if not has_estimate.any():
         raise UserError(_not_computed(sweep_id, objective), parameter="estimator")
     return results if has_estimate.all() else results[has_estimate]  # at most one copy of the rows
@@ -240,6 +244,8 @@ def _select_per_category(
     alpha: float,
 ) -> Chosen:
     ranked = best_first(result_candidates(rows, objective), objective, (ResultColumn.CATEGORY,))
+    if BOUNDED in ranked:
+        _check_bounded(ranked, objective, runners_up + 1, sweep_id)
     kept = ranked[ranked[PLACE] <= runners_up]
     top = rows.iloc[kept[ROW].to_numpy()].reset_index(drop=True)
     top[VALUE] = kept[VALUE].to_numpy()
@@ -259,6 +265,30 @@ def _select_per_category(
     columns.update(_significance(runners, choice_of[others_at], len(chosen_at), untested))
     columns[S.N_CANDIDATES] = np.full(len(chosen_at), int(ranked[PLACE].max()) + 1 if len(ranked) else 0)
     return columns, runners, len(chosen_at)
+
+
+def _check_bounded(ranked: pd.DataFrame, objective: Objective, places: int, sweep_id: str) -> None:
+    """UserError unless the first `places` candidates of each category (`best_first`'s ranking, with
+    BOUNDED and SELECTION_WORST) are what the full computation ranks first: each has an exact estimate
+    and a known selection value, and every candidate whose value is only bounded is ranked below them
+    whatever its value (its best selection value is worse than theirs)."""
+    sign = 1.0 if objective.maximise else -1.0
+    best = np.round(sign * ranked[SELECTION_VALUE].to_numpy(dtype=float), VALUE_DECIMALS)
+    worst = np.round(sign * ranked[SELECTION_WORST].to_numpy(dtype=float), VALUE_DECIMALS)
+    uncertain = ranked[BOUNDED].to_numpy(dtype=bool) | (best != worst)
+    top = ranked[PLACE].to_numpy() < places
+    category = ranked[ResultColumn.CATEGORY].to_numpy(dtype=object)
+    last_top = pd.Series(np.where(top, best, np.inf)).groupby(category).transform("min").to_numpy()
+    reaching = uncertain & (top | (best >= last_top))
+    if reaching.any():
+        raise UserError(
+            f"sweep {sweep_id!r} decided the span estimates of {int(ranked[BOUNDED].sum())} configuration(s) "
+            f"by bounds ([estimators] span_prune), which leave {int(reaching.sum())} candidate(s) that could "
+            f"change this selection (metric {objective.metric}, {places - 1} runners-up); select per category "
+            f"by the metric it names with at most {RUNNERS_UP} runners-up, or by another estimator, or sweep "
+            'again with span_prune = "off"',
+            parameter=("metric", "runners_up"),
+        )
 
 
 def _chosen_columns(chosen: pd.DataFrame, objective: Objective, selection_values: np.ndarray) -> dict[str, object]:
@@ -355,6 +385,14 @@ def _select_shared(
     alpha: float,
 ) -> Chosen:
     categories = sorted(rows[ResultColumn.CATEGORY].unique())
+    bounded = objective.value_bounds(rows)[2]
+    if bounded.any():
+        raise UserError(
+            f"sweep {sweep_id!r} decided the span estimates of {int(bounded.sum())} configuration(s) by bounds "
+            "([estimators] span_prune): a selection shared by every category needs them all; select per "
+            'category, or by another estimator, or sweep again with span_prune = "off"',
+            parameter="per_category",
+        )
     groups = rank(_shared_candidates(rows, objective, categories), objective)
     if groups.empty:
         raise UserError(

@@ -43,21 +43,69 @@ def smoothed_over_c(
     largest when `maximise`, else the smallest). A group with fewer than SMOOTHED_MIN_POINTS
     estimated grid points keeps its values.
     """
-    values = np.asarray(values, dtype=float)
+    return smoothed_bounds_over_c(groups, C, values, values, maximise)[0]
+
+
+def smoothed_bounds_over_c(
+    groups: Iterable[object], C: npt.ArrayLike, best: npt.ArrayLike, worst: npt.ArrayLike, maximise: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """(best, worst), each (m,): the range of `smoothed_over_c`'s value of each row when each row's value
+    is only known to lie between best and worst (equal where it is known: then both are
+    `smoothed_over_c`'s value). Arguments as `smoothed_over_c`'s; best (m,) the best value a row may
+    have (the largest when `maximise`), worst (m,) the other end, NaN (both) where not estimated.
+
+    A row's average is bounded by the averages of its neighbourhood's ends. Its plateau is at most
+    the adjacent points whose ranges overlap pairwise (best: the best average among them), at least
+    the adjacent points of one known value (worst: the best worst-average among them).
+    """
+    best, worst = np.asarray(best, dtype=float), np.asarray(worst, dtype=float)
     C = np.asarray(C, dtype=float)
-    out = values.copy()
-    if values.size == 0:
-        return out
+    if best.size == 0:
+        return best.copy(), worst.copy()
     group = pd.factorize(pd.Series(list(groups), dtype=object))[0]
     order = np.lexsort((C, group))  # rows by group, then C
     group_sorted, C_sorted = group[order], C[order]
     new_point = np.r_[True, (group_sorted[1:] != group_sorted[:-1]) | (C_sorted[1:] != C_sorted[:-1])]
     point_of_sorted = np.cumsum(new_point) - 1
-    at = np.empty(values.size, dtype=np.intp)
+    at = np.empty(best.size, dtype=np.intp)
     at[order] = point_of_sorted  # each row's grid point (one per group and C)
-    point = pd.Series(values).groupby(at).mean().to_numpy()  # NaN where no row of the point is estimated
+    point_best = pd.Series(best).groupby(at).mean().to_numpy()  # NaN where no row of the point is estimated
+    point_worst = pd.Series(worst).groupby(at).mean().to_numpy()
     point_group = group_sorted[new_point]
     same_as_previous = np.r_[False, point_group[1:] == point_group[:-1]]  # the point before is of the same group
+    selected_best, selected_worst, _ = point_bounds(point_best, point_worst, same_as_previous, maximise)
+    return (
+        np.where(np.isnan(best), np.nan, selected_best[at]),
+        np.where(np.isnan(worst), np.nan, selected_worst[at]),
+    )
+
+
+def point_bounds(
+    best: np.ndarray, worst: np.ndarray, same_as_previous: np.ndarray, maximise: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(best, worst, plateau), each (points,): the smoothed values' range at grid points ordered by
+    group, then C (`same_as_previous`: the point before is of the same group) whose values lie
+    between `best` and `worst` (NaN: not estimated), and each point's widest possible plateau (a
+    label shared by the adjacent points of pairwise overlapping ranges)."""
+    estimated = np.isfinite(best).astype(float)
+    group_of_point = np.cumsum(~same_as_previous) - 1
+    too_few = np.bincount(group_of_point, weights=estimated)[group_of_point] < SMOOTHED_MIN_POINTS
+    with np.errstate(invalid="ignore", divide="ignore"):
+        best_average = np.where(too_few, best, _neighbour_means(best, same_as_previous))
+        worst_average = np.where(too_few, worst, _neighbour_means(worst, same_as_previous))
+    rounded_best, rounded_worst = np.round(best, VALUE_DECIMALS), np.round(worst, VALUE_DECIMALS)
+    low, high = np.fmin(rounded_best, rounded_worst), np.fmax(rounded_best, rounded_worst)
+    known = rounded_best == rounded_worst  # NaN never equals: it ends a run
+    same_run = same_as_previous[1:] & known[1:] & known[:-1] & (rounded_best[1:] == rounded_best[:-1])
+    may_share = same_as_previous[1:] & (low[1:] <= high[:-1]) & (low[:-1] <= high[1:])
+    plateau = np.cumsum(np.r_[True, ~may_share]) - 1
+    selected_best = _plateaus_shared(best, best_average, maximise, plateau)
+    selected_worst = _plateaus_shared(worst, worst_average, maximise, np.cumsum(np.r_[True, ~same_run]) - 1)
+    return selected_best, selected_worst, plateau
+
+
+def _neighbour_means(point: np.ndarray, same_as_previous: np.ndarray) -> np.ndarray:
+    """(points,) the mean of each point's value and its group neighbours' (NaN ones left out)."""
     total = np.nan_to_num(point)
     count = np.isfinite(point).astype(float)
     near_total, near_count = total.copy(), count.copy()
@@ -65,22 +113,11 @@ def smoothed_over_c(
     near_count[1:] += np.where(same_as_previous[1:], count[:-1], 0.0)
     near_total[:-1] += np.where(same_as_previous[1:], total[1:], 0.0)
     near_count[:-1] += np.where(same_as_previous[1:], count[1:], 0.0)
-    estimated_points = np.bincount(np.cumsum(~same_as_previous) - 1, weights=count)  # per group
-    too_few = estimated_points[np.cumsum(~same_as_previous) - 1] < SMOOTHED_MIN_POINTS
-    with np.errstate(invalid="ignore", divide="ignore"):
-        averaged = np.where(too_few, point, near_total / near_count)
-        averaged = _plateaus_shared(point, averaged, maximise, same_as_previous)
-    return np.where(np.isnan(values), np.nan, averaged[at])
+    return near_total / near_count
 
 
-def _plateaus_shared(
-    point: np.ndarray, averaged: np.ndarray, maximise: bool, same_as_previous: np.ndarray
-) -> np.ndarray:
-    """`averaged` (one value per grid point, by group then C) with each run of adjacent points of
-    one group (`same_as_previous`: the point before is of the same group) whose `point` values are
-    equal and finite (to VALUE_DECIMALS) given the run's best average."""
-    rounded = np.round(point, VALUE_DECIMALS)
-    starts = np.r_[True, ~(rounded[1:] == rounded[:-1]) | ~same_as_previous[1:]]  # NaN never equals: it ends a run
-    run = np.cumsum(starts) - 1
+def _plateaus_shared(point: np.ndarray, averaged: np.ndarray, maximise: bool, run: np.ndarray) -> np.ndarray:
+    """`averaged` (one value per grid point) with each `run` (a label per point: the adjacent points of
+    one plateau) of finite `point` values given the run's best average."""
     means = pd.Series(averaged).groupby(run).transform("max" if maximise else "min").to_numpy()
     return np.where(np.isfinite(point), means, averaged)

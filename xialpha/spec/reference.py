@@ -146,6 +146,8 @@ DESCRIPTIONS: dict[str, str] = {
     # [estimators]
     "estimators.rho": "the rho values of the xi-alpha estimate (1: the estimate; 2: Joachims' bound)",
     "estimators.span": "compute the span estimate (the default selection estimate)",
+    "estimators.span_prune": "span's exact calls only where a per-category choice by this metric may need them "
+    "(any: by any; docs/spec.md)",
     "estimators.xa_ext_depth": "search depth of SVMlight's extended xi-alpha estimate (0 = off)",
     "estimators.exact_loo": "compute the exact leave-one-out error (retrains)",
     "estimators.loo_prune": "which examples exact LOO retrains: support (exact) or xi_alpha (fewer)",

@@ -149,6 +149,12 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
         spec = replace(spec, selection_estimator=default_for(spec.estimators.enabled))
     if spec.selection_estimator not in spec.estimators.enabled:
         raise UserError(f"sweep.estimator: {spec.selection_estimator!r} is not computed; enable it in [estimators]")
+    prune = spec.estimators["span_prune"]
+    if prune not in ("off", "any", spec.metric):
+        raise UserError(
+            f"estimators.span_prune: {prune!r} keeps the choices by {prune} only, and the sweep's best "
+            f'are chosen by sweep.metric {spec.metric!r}: set it to "{spec.metric}", "any" or "off"'
+        )
     return spec
 
 

@@ -32,7 +32,10 @@ estimates, for each registered estimator p (`xialpha.estimators.registry`, in it
     p_d_neg int64?    negative examples counted as errors (false positives)
     p_error, p_recall, p_precision, p_f1 float64?   fractions in [0, 1]; NaN = undefined
     then each estimator's own columns, in registry order: xa_d int64? (d = d_pos + d_neg),
-    loo_retrains int64?, holdout_n int64?, holdout_n_pos int64?, kfold_k int32?, xa_ext_depth int32?
+    loo_retrains int64?, holdout_n int64?, holdout_n_pos int64?, kfold_k int32?,
+    span_d_pos_low, span_d_pos_high, span_d_neg_low, span_d_neg_high int64? (a configuration whose
+    span estimate was decided by bounds, [estimators] span_prune: the range of its counts, its span
+    estimate columns null; null on every other row), xa_ext_depth int32?
 provenance
     worker str (host that trained), xialpha_version str, created_at timestamp[us, UTC],
     schema_version int32 (the writer's SCHEMA_VERSION)
