@@ -22,24 +22,28 @@ T = TypeVar("T")
 
 REMOTE_TIMEOUT_ENV = "XIALPHA_STORE_TIMEOUT"  # seconds one call of a remote store or corpus may take waiting
 REMOTE_TIMEOUT_SECONDS = 10.0
-REMOTE_TIMEOUT_MAX = 86400.0  # a day: more is no limit, and waits of 1e308 s overflow the clocks that bound them
+TIMEOUT_MAX = 86400.0  # seconds: a day; more is no limit, and waits of 1e10 s overflow the clocks that bound them
 
 _waiting: list[threading.Thread] = []  # calls left behind still waiting for their server
 
 
+def timeout_seconds(value: str | float, name: str) -> float:
+    """`value` (a number, or its text) as the seconds a call may wait: UserError naming `name` (the
+    variable or flag it came from) for a value that is no number of seconds > 0 and at most
+    TIMEOUT_MAX (a socket's or a thread's wait of about 1e10 s or more raises OverflowError)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= TIMEOUT_MAX:
+        raise UserError(f"{name}: must be a number of seconds > 0 and at most {TIMEOUT_MAX:.0f}, got {value!r}")
+    return seconds
+
+
 def remote_timeout() -> float:
     """$XIALPHA_STORE_TIMEOUT (default 10): the seconds one call of a remote store or corpus may take
-    waiting; UserError for a value that is no number of seconds > 0 and at most REMOTE_TIMEOUT_MAX."""
-    try:
-        timeout = float(os.environ.get(REMOTE_TIMEOUT_ENV, REMOTE_TIMEOUT_SECONDS))
-    except ValueError:
-        timeout = float("nan")
-    if not 0 < timeout <= REMOTE_TIMEOUT_MAX:
-        raise UserError(
-            f"${REMOTE_TIMEOUT_ENV}: must be a number of seconds > 0 and at most {REMOTE_TIMEOUT_MAX:.0f}, "
-            f"got {os.environ[REMOTE_TIMEOUT_ENV]!r}"
-        )
-    return timeout
+    waiting (`timeout_seconds`)."""
+    return timeout_seconds(os.environ.get(REMOTE_TIMEOUT_ENV, REMOTE_TIMEOUT_SECONDS), f"${REMOTE_TIMEOUT_ENV}")
 
 
 def calls_left_behind() -> int:

@@ -31,7 +31,7 @@ def test_an_unsaved_selection_shows_no_id_and_certify_says_run_select_save(tmp_p
     assert "no selection 'sel-20260101T000000-abcdef'" in err and "run `xialpha select --save` to store one" in err
 
 
-def test_store_ls_marks_a_forced_certification(tmp_path, capsys):
+def test_store_ls_marks_a_forced_certification(tmp_path, capsys, monkeypatch):
     store = ResultStore(str(tmp_path / "store"))
     store.datasets.write_results(result_rows())
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
@@ -43,3 +43,10 @@ def test_store_ls_marks_a_forced_certification(tmp_path, capsys):
     assert main(["store", "ls", store.uri, "--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert "forced" in out.splitlines()[0].split(",") and "cert-again" in out
+    for width in (120, 80):  # the table marks it as the HTML does, and says what the mark means
+        monkeypatch.setenv("COLUMNS", str(width))
+        assert main(["store", "ls", store.uri]) == 0
+        out = capsys.readouterr().out
+        marked = {line.split()[0]: "test!" in line.split() for line in out.splitlines() if "cert-" in line}
+        assert marked == {"cert-first": False, "cert-again": True}, out
+        assert "! forced on a test set used before: the bounds are biased (sequential testing)" in " ".join(out.split())

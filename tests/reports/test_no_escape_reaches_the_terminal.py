@@ -2,7 +2,8 @@
 terminal. Before: the line under the select table naming the categories whose runners-up went
 untested printed a category name raw (`\\x1b[31mred\\x1b[0m` reached the terminal as colour).
 Every command that prints sentences runs in this process on a store whose categories carry an
-ESC, a CSI (C1) and a line break, in a store whose path holds an ESC."""
+ESC, a CSI (C1) and a line break, in a store whose path holds an ESC (`store check` and a sweep's
+closing lines too)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,46 @@ def test_no_raw_escape_reaches_the_terminal(world, argv, capsys, monkeypatch):
     assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
     if argv[0] != "store":
         assert "\\x1b[31mred\\x1b[0m" in out.replace("\n", ""), out  # shown, escaped
+
+
+def test_store_check_and_an_empty_store_name_their_paths_escaped(tmp_path, capsys):
+    """`store ls` of an empty store, `store check` of a clean one, of one with a damaged file (whose
+    name holds an ESC too) and its --quarantine: each line names the store or the file escaped."""
+    from newsgroups import newsgroup_rows
+
+    from xialpha.storage.store import ResultStore
+
+    store = ResultStore(str(tmp_path / "st\x1b[8more"))
+    store.datasets.create_if_absent()  # a store that holds nothing yet
+    runs = [(["store", "ls", store.uri], 0), (["store", "check", store.uri], 0)]
+    outs = []
+    for argv, code in runs:
+        assert main(argv) == code
+        outs.append(capsys.readouterr())
+    store.datasets.write_results(newsgroup_rows(NEWSGROUPS[:1]))
+    (tmp_path / "st\x1b[8more" / "results" / "bad\x1b[2J.parquet").write_bytes(b"not parquet")
+    for argv, code in ([["store", "check", store.uri], 1], [["store", "check", store.uri, "--quarantine"], 0]):
+        assert main(argv) == code
+        outs.append(capsys.readouterr())
+    for out, err in outs:
+        assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
+    assert all("st\\x1b[8more" in out for out, _ in outs[:3]), outs  # shown, escaped
+    assert "bad\\x1b[2J.parquet" in outs[2].out and "bad\\x1b[2J.parquet" in outs[3].out, outs
+
+
+def test_the_sweeps_closing_lines_print_no_raw_escape(world, capsys):
+    """The lines a sweep ends with (`_print_best`: the best config per category, the key, the
+    select command for significance tests) on the store whose path and categories hold an ESC."""
+    from xialpha.commands.sweep import _print_best
+    from xialpha.spec.sweep import parse_spec
+    from xialpha.storage.store import ResultStore
+
+    spec = parse_spec('[sweep]\nid = "r1"\nestimator = "xa"\n[corpus]\nloader = "synthetic"\n[svm]\nC = [1.0]\n')
+    capsys.readouterr()
+    _print_best(spec, ResultStore(world["store"]))
+    out, err = capsys.readouterr()
+    assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
+    assert "significance tests: xialpha select " in out and "st\\x1b[8more" in out, out
 
 
 def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):

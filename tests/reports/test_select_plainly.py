@@ -69,7 +69,11 @@ def test_ties_are_marked_and_no_significance_says_what_to_do():
         runner_up_selection_value=[0.8171, 0.81, 0.8, 0.6, None],
     )
     assert verdicts(rows) == ["tie", "tie", "yes", "no", "-"]
-    assert legend(rows) == [P_LEGEND, "tie: same estimate as the runner-up; C neighbours or simplicity decided"]
+    assert legend(rows) == [
+        P_LEGEND,
+        "tie: same estimate as the runner-up; C neighbours or simplicity decided",
+        "  either serves: keep it, or add documents to tell them apart",  # what to do (issue 49.6)
+    ]
     none = _rows(
         significant=[False, False],
         value=[0.9, 0.7],

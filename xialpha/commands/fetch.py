@@ -18,6 +18,7 @@ from pathlib import Path
 
 from xialpha.corpora import reuters_files
 from xialpha.errors import UserError
+from xialpha.time_limits import timeout_seconds
 
 DATASETS = ("reuters21578",)
 DEFAULT_DEST = reuters_files.FETCH_DEST
@@ -39,8 +40,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    if not 0 < args.timeout < float("inf"):
-        raise UserError(f"--timeout: must be a number of seconds > 0, got {args.timeout}")
+    timeout_seconds(args.timeout, "--timeout")  # a wait that is no duration, or one so long it overflows
     dest = args.dest.expanduser()
     if dest.exists() and not dest.is_dir():
         raise UserError(f"--dest: {dest} exists and is not a directory")

@@ -56,24 +56,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(store, quarantine: bool) -> int:
-    """Print one line per skipped file; 0 when there is none or they were moved, else 1."""
+    """Print one line per skipped file (`printable`: a file's name may hold any character); 0 when
+    there is none or they were moved, else 1."""
     problems = store.check()
     if not problems:
-        print(f"{store.uri}: every data file is readable and of its dataset")
+        print(printable(f"{store.uri}: every data file is readable and of its dataset"))
         return 0
     for problem in problems:
-        print(f"{store.relative(problem.path)}: {problem.kind}: {problem.reason}")
+        print(printable(f"{store.relative(problem.path)}: {problem.kind}: {problem.reason}"))
     if quarantine:
         moved = store.quarantine(problems)
         print(f"moved {len(moved)} file(s) under {store.quarantine_directory}/ in the store, where nothing reads them")
         left = [problem for problem in problems if store.outside(problem.path)]
         for problem in left:
             print(
-                f"{store.relative(problem.path)}: left where it is: a link leads outside the store to it "
-                "(remove the link)"
+                printable(
+                    f"{store.relative(problem.path)}: left where it is: a link leads outside the store to it "
+                    "(remove the link)"
+                )
             )
         return 1 if left else 0
-    print(f"{len(problems)} file(s) skipped by reads; `xialpha store check {store.uri} --quarantine` moves them aside")
+    print(
+        printable(
+            f"{len(problems)} file(s) skipped by reads; `xialpha store check {store.uri} --quarantine` moves them aside"
+        )
+    )
     return 1
 
 
@@ -87,7 +94,7 @@ def _list(store, fmt: str, wide: bool) -> None:
         write_rows(columns, rows, fmt)
         return
     if not listings:
-        print(f"{store.uri}: empty (no sweep, selection, certification or drift check stored)")
+        print(printable(f"{store.uri}: empty (no sweep, selection, certification or drift check stored)"))
         return
     for kind, rows in listings.items():
         print_table(inventory_table(kind, rows, wide), wide)

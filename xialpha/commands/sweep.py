@@ -179,4 +179,4 @@ def _print_best(spec, store) -> None:
             )
         )
     print_table(key_table(labels.key(selection.rows)))
-    print(f"significance tests: xialpha select {shlex.quote(store.uri)} --sweep {shlex.quote(spec.id)}")
+    print(printable(f"significance tests: xialpha select {shlex.quote(store.uri)} --sweep {shlex.quote(spec.id)}"))

@@ -49,6 +49,7 @@ P_VALUE_HEADERS = dict(
     )
 )
 NOT_INDEPENDENT = "* not an independent test: the sweep's held-out estimates used this split"
+FORCED = "! forced on a test set used before: the bounds are biased (sequential testing)"  # as the HTML says
 WIDE_WIDTH = 240  # characters per line of --wide tables written to a file or pipe
 UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what it needs unfolded
 
@@ -369,7 +370,9 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
 
 def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = False):
     """A listing of `xialpha.reports.inventory` (sweeps, selections, certifications or drift
-    checks) with their ids; times to the minute, in UTC."""
+    checks) with their ids; times to the minute, in UTC. A certification's split is marked "*"
+    when the sweep's held-out estimates used it (NOT_INDEPENDENT) and "!" when it was forced on a
+    split certified before (FORCED), each mark explained under the table."""
 
     def text(name):
         return lambda r: "-" if missing(r.get(name)) else str(r[name])
@@ -380,6 +383,9 @@ def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = F
     def reused(row) -> bool:  # a certification on the split the sweep's held-out estimates used
         independent = row.get("independent")
         return kind == "certifications" and not missing(independent) and not bool(independent)
+
+    def forced(row) -> bool:  # a certification forced on a split certified before
+        return kind == "certifications" and not missing(row.get("forced")) and bool(row["forced"])
 
     columns = {
         "sweeps": [
@@ -403,7 +409,11 @@ def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = F
         "certifications": [
             Column("certification", text(CertificationColumn.CERTIFICATION_ID), text=True, identifier=True),
             Column("selection", text(CertificationColumn.SELECTION_ID), text=True, identifier=True),
-            Column("split", lambda r: str(r["test_split"]) + ("*" if reused(r) else ""), text=True),
+            Column(
+                "split",
+                lambda r: str(r["test_split"]) + ("*" if reused(r) else "") + ("!" if forced(r) else ""),
+                text=True,
+            ),
             Column("n", text("n_test"), wide=True),
             Column("micro F1 %", lambda r: percent(r["micro_f1"])),
             Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
@@ -416,8 +426,8 @@ def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = F
             Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
     }[kind]
-    caption = NOT_INDEPENDENT if any(reused(row) for row in rows) else None
-    return rich_table(kind, columns, rows, wide, caption=caption)
+    notes = [note for note, marked in ((NOT_INDEPENDENT, reused), (FORCED, forced)) if any(map(marked, rows))]
+    return rich_table(kind, columns, rows, wide, caption="\n".join(notes) or None)
 
 
 def calibration_table(points: pd.DataFrame, metric: str):

@@ -25,6 +25,10 @@ FLAT_WORDS = "flat, no signal at any C: add documents, not C values"
 SETTLED_WORDS = "settled (no bounded SV: a larger C fits the same)"  # at the largest C
 BELOW_WORDS = "behind the runner-up's value; won on its C neighbours' average"
 UNTESTED_WORDS = "no test ran, so no runner-up is counted significant:"
+TIE_WORDS = (  # a tie (`frames.ties`): what decided it (`xialpha.selection.ranking`), what to do
+    "tie: same estimate as the runner-up; C neighbours or simplicity decided",
+    "  either serves: keep it, or add documents to tell them apart",
+)
 
 
 def verdicts(rows: pd.DataFrame) -> list[str]:
@@ -38,15 +42,16 @@ def verdicts(rows: pd.DataFrame) -> list[str]:
 
 
 def legend(rows: pd.DataFrame) -> list[str]:
-    """What p and "significant" mean (at the selection's alpha), what a tie is, what to do when no
-    choice is significant, which choices have a worse own value than their runner-up (ranked by
-    the C neighbours' average), a cost's unit and direction, and the `edge_lines`: lines of at
-    most LINE characters (a category name longer than a line excepted), names `printable`."""
+    """What p and "significant" mean (at the selection's alpha), what a tie is and what to do about
+    one (TIE_WORDS), what to do when no choice is significant, which choices have a worse own value
+    than their runner-up (ranked by the C neighbours' average), a cost's unit and direction, and the
+    `edge_lines`: lines of at most LINE characters (a category name longer than a line excepted),
+    names `printable`."""
     first = rows.iloc[0]
     words = verdicts(rows)
     lines = [f"p: chance of a gap this large between equal configs; significant: a p < {number(first[S.ALPHA])}"]
     if "tie" in words:
-        lines.append("tie: same estimate as the runner-up; C neighbours or simplicity decided")
+        lines.extend(TIE_WORDS)
     tested = ~flags(rows[S.SIGNIFICANT]).isna()
     if "yes" not in words and tested.any():
         lines.append("no choice is significant: its runners-up do as well; keep it or add documents")
