@@ -53,7 +53,9 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
     from xialpha.jobs.refit import refit_selection  # Dask, for a refit only
     from xialpha.models.artifact import check_target, save_artifact  # scipy.sparse, for a refit only
 
-    check_target(refit)
+    directory = store.local_directory()
+    read = [] if directory is None else [("STORE", directory)]  # the selection's store is never written into
+    check_target(refit, read)
     rows = chosen.frame
     trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit", client=client)
     first = rows.iloc[0]
@@ -65,4 +67,4 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
         SelectionColumn.MODE: str(chosen.selection.mode),
         "labels": labels.key(rows).to_dict("records"),
     }
-    return save_artifact(refit, trained, provenance), len(trained.models)
+    return save_artifact(refit, trained, provenance, read), len(trained.models)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from xialpha.corpora import reuters_files
 from xialpha.errors import UserError
+from xialpha.outputs import check_output
 
 DATASETS = ("reuters21578",)
 DEFAULT_DEST = reuters_files.FETCH_DEST
@@ -41,7 +42,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     if not 0 < args.timeout < float("inf"):
         raise UserError(f"--timeout: must be a number of seconds > 0, got {args.timeout}")
-    dest = args.dest.expanduser()
+    dest = check_output(args.dest.expanduser(), "dest")
     if dest.exists() and not dest.is_dir():
         raise UserError(f"--dest: {dest} exists and is not a directory")
     if dest.is_symlink() and not dest.is_dir():
