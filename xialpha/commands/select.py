@@ -155,11 +155,11 @@ def run(args) -> int:
     done = store_selection(store, chosen, labels, refit=args.refit, spec=args.spec)
     if done.stored:
         print(
-            f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})",
+            f"stored selection {done.selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})",
             file=status,
         )
     else:
-        print(f"selection {selection_id} is stored already (the same choices)", file=status)
+        print(f"selection {done.selection_id} is stored already (the same choices)", file=status)
     if done.artifact is not None:
         print(f"saved {plural(done.n_models, 'model')} to {done.artifact}", file=status)
     return 0

@@ -150,9 +150,7 @@ class ResultStore(StoreQueries):
         a resumed sweep skips. A sweep stores a batch's vectors before its results, so a done key
         without vectors is one that a sweep of an older xialpha (results first) left when killed
         between the two writes; the resume recomputes it (see `xialpha.storage.datasets`)."""
-        vectors = self.datasets.read(
-            "examples", sweep_id=sweep_id, key_columns=("config_key",), columns=["config_key"]
-        )
+        vectors = self.datasets.read("examples", sweep_id=sweep_id, key_columns=("config_key",), columns=["config_key"])
         return self.done_keys(sweep_id) & set(vectors["config_key"].to_pylist() if vectors.num_rows else [])
 
     def stored_keys(self, sweep_id: str) -> set[str]:
