@@ -87,7 +87,7 @@ def check_output(
     for name, read in protected:
         if _falls_in(target, Path(read)):
             raise UserError(
-                f"{path} is {'' if _same(target, Path(read)) else 'inside '}{name} {read}, which "
+                f"{path} is {'inside ' if _inside(target, Path(read)) else ''}{name} {read}, which "
                 "this command reads: choose another path",
                 parameter=parameter,
             )
@@ -158,8 +158,10 @@ def _names_a_descriptor(target: Path) -> bool:
     return _DESCRIPTOR.fullmatch(os.path.abspath(target)) is not None
 
 
-def _same(target: Path, read: Path) -> bool:
-    return os.path.realpath(target) == os.path.realpath(read)
+def _inside(target: Path, read: Path) -> bool:
+    """Whether `target`, which falls in `read`, is a path under it (not `read` itself, nor a hard
+    link to the file `read`)."""
+    return os.path.realpath(target) != os.path.realpath(read) and not read.is_file()
 
 
 def _falls_in(target: Path, read: Path) -> bool:
