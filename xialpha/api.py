@@ -37,6 +37,7 @@ from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
+from xialpha.outputs import check_output
 from xialpha.parameters import (
     CLIENT,
     FLAG,
@@ -48,10 +49,10 @@ from xialpha.parameters import (
     TEXT,
     checked,
 )
-from xialpha.plot import stored_report
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
+from xialpha.reports.report import report_of
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
@@ -553,7 +554,12 @@ def report(
     self-contained HTML page to as well (selection, certifications, calibration, provenance; with
     compare, a selection's or a sweep's id, the selection shown against it, as `compare` shows it).
     """
-    view = stored_report(store, sweep, selection, compare, metric=metric, estimator=estimator, rho=rho)
+    result_store = open_store(store_location(store), create=False, writable=False)
+    directory = result_store.local_directory()
+    read = [] if directory is None else [("store", directory)]  # what the page shows: never written into
     if html is not None:
-        write_page(html, render_report(view))
+        check_output(html, "html", read)  # before the report is made
+    view = report_of(result_store, sweep, selection, compare, metric=metric, estimator=estimator, rho=rho)
+    if html is not None:
+        write_page(html, render_report(view), "html", read)
     return view.curves

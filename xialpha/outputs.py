@@ -1,5 +1,15 @@
-"""Files xialpha writes for the user (a report page, predictions): whole or not at all, and only
-where the path points.
+"""Files xialpha writes for the user (a report page, predictions, an artefact's directory): never
+into a store, whole or not at all, and only where the path points.
+
+One rule decides where a command may write, wherever the path comes from (a flag, `--watch`, an
+API argument, `select --refit DIR`, `predict --output`): `check_output`, which `write_file` calls
+and every other writer of a user's path (`xialpha.models.artifact.check_target`, `fetch --dest`)
+calls before it creates anything. A path is refused when it is, or lies in, a xialpha store: a
+directory holding the store marker (`_xialpha_store.json`), found among the path's own
+directories or, once its symbolic links are resolved, among those of what it points at (so a
+link into a store is refused too); and when it falls in what the command reads (`protected`: the
+store in use, which may not have its marker yet, the artefact `predict` loads, its --input).
+`tests/test_outputs.py` scans the source for writers that skip it.
 
 A regular file (or a path that does not exist yet) is written whole or not at all: a full disk, a
 read-only directory or a missing one must not leave a truncated CSV or an empty page behind that
@@ -8,8 +18,8 @@ over it once complete (the old file's permission bits are kept). A symbolic link
 the regular file it names, which is replaced the same way and the link kept; a link to nothing is
 refused. `-`, a device (/dev/null, a terminal), a FIFO, a socket and the descriptors' names
 (/dev/stdout, /dev/fd/N) are written through, never replaced. A directory is refused, and so is a
-file the command reads (`protected`: the artefact `predict` loads, its --input). Every failure is
-one line naming the parameter and the file (UserError).
+file in a store or that the command reads (`check_output`). Every failure is one line naming the
+parameter and the file (UserError).
 """
 
 from __future__ import annotations
@@ -24,6 +34,7 @@ from pathlib import Path
 from typing import TextIO
 
 from xialpha.errors import UserError
+from xialpha.storage import STORE_MARKER
 
 STDOUT = "-"  # the path that means standard output
 # what a descriptor is open on (/dev/stdout, /dev/fd/1, /proc/self/fd/1): written through, even a regular file
@@ -43,14 +54,7 @@ def write_file(
     if str(path) == STDOUT:
         _write_stream(sys.stdout, write, parameter, "standard output")
         return
-    target = Path(path)
-    for name, read in protected:
-        if _falls_in(target, Path(read)):
-            raise UserError(
-                f"{path} is {'inside ' if Path(read).is_dir() else ''}{name} {read}, which "
-                "this command reads: choose another file",
-                parameter=parameter,
-            )
+    target = check_output(path, parameter, protected)
     try:
         mode = os.stat(target).st_mode  # through links: what the path points at
     except FileNotFoundError:
@@ -68,6 +72,42 @@ def write_file(
         _write_through(target, write, parameter)
     else:
         _replace(Path(os.path.realpath(target)) if target.is_symlink() else target, write, parameter, mode)
+
+
+def check_output(
+    path: str | os.PathLike, parameter: str, protected: Iterable[tuple[str, str | os.PathLike]] = ()
+) -> Path:
+    """`path` as a Path if a command may write it (a file, or a directory it creates): not in a
+    xialpha store, nor in what the command reads (see the module docstring). UserError naming
+    `parameter` and the store or protected path otherwise; nothing is created. `-` (standard
+    output) is always allowed."""
+    target = Path(path)
+    if str(path) == STDOUT:
+        return target
+    for name, read in protected:
+        if _falls_in(target, Path(read)):
+            raise UserError(
+                f"{path} is {'inside ' if _inside(target, Path(read)) else ''}{name} {read}, which "
+                "this command reads: choose another path",
+                parameter=parameter,
+            )
+    store = _store_holding(target)
+    if store is not None:
+        raise UserError(
+            f"{path} is inside the xialpha store {store}, which it would overwrite: choose a path outside the store",
+            parameter=parameter,
+        )
+    return target
+
+
+def _store_holding(target: Path) -> Path | None:
+    """The directory holding a store marker that `target` is or lies in, by its own path or by the
+    path its links resolve to; None when there is none."""
+    for candidate in dict.fromkeys((Path(os.path.abspath(target)), Path(os.path.realpath(target)))):
+        for directory in (candidate, *candidate.parents):
+            if os.path.lexists(directory / STORE_MARKER):
+                return directory
+    return None
 
 
 def _replace(target: Path, write: Callable[[TextIO], None], parameter: str, mode: int | None) -> None:
@@ -116,6 +156,12 @@ def _names_a_descriptor(target: Path) -> bool:
     """True for /dev/stdout, /dev/fd/N, /proc/PID/fd/N: what a descriptor is open on, written through
     even when that is a regular file (a shell's `> file`), which a rename would unlink from it."""
     return _DESCRIPTOR.fullmatch(os.path.abspath(target)) is not None
+
+
+def _inside(target: Path, read: Path) -> bool:
+    """Whether `target`, which falls in `read`, is a path under it (not `read` itself, nor a hard
+    link to the file `read`)."""
+    return os.path.realpath(target) != os.path.realpath(read) and not read.is_file()
 
 
 def _falls_in(target: Path, read: Path) -> bool:

@@ -87,3 +87,24 @@ def test_on_other_filesystems_concurrent_claims_never_both_stand():
         assert len(standing) <= 1
         holder = store.claims.claimed("certifications", f"raced-{round_}")
         assert (holder is None) == (not standing)  # losers leave nothing behind
+
+
+def test_two_saves_of_one_selection_at_once_store_it_once(tmp_path):
+    """Issue 48.9: two `select --save` made the same selection (each under a new id) before either
+    stored it; the second stores it under the id the first claimed, and reads show one selection."""
+    from store_rows import result_rows
+
+    from xialpha.reports.labels import sweep_labels
+    from xialpha.selection.options import SelectionOptions
+    from xialpha.selection.workflow import select_sweep
+    from xialpha.selection_saving import store_selection
+
+    uri = str(tmp_path / "store")
+    ResultStore(uri).datasets.write_results(result_rows())
+    first, second = (select_sweep(ResultStore(uri), "r1", SelectionOptions(estimator="xa", save=True)) for _ in "ab")
+    assert first.to_store and second.to_store and first.selection.selection_id != second.selection.selection_id
+    labels = sweep_labels(first.results)
+    saved = [store_selection(ResultStore(uri), chosen, labels) for chosen in (first, second)]
+    assert [done.selection_id for done in saved] == [first.selection.selection_id] * 2
+    stored = ResultStore(uri).selections()
+    assert set(stored["selection_id"]) == {first.selection.selection_id} and len(stored) == len(first.frame)

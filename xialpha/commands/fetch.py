@@ -18,6 +18,7 @@ from pathlib import Path
 
 from xialpha.corpora import reuters_files
 from xialpha.errors import UserError
+from xialpha.outputs import check_output
 from xialpha.time_limits import timeout_seconds
 
 DATASETS = ("reuters21578",)
@@ -41,7 +42,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     timeout_seconds(args.timeout, "--timeout")  # a wait that is no duration, or one so long it overflows
-    dest = args.dest.expanduser()
+    dest = check_output(args.dest.expanduser(), "dest")
     if dest.exists() and not dest.is_dir():
         raise UserError(f"--dest: {dest} exists and is not a directory")
     if dest.is_symlink() and not dest.is_dir():

@@ -19,7 +19,14 @@ from pathlib import Path
 
 from rich.table import Table
 
-from xialpha.commands.arguments import add_store_arguments, add_sweep_argument, add_wide_argument, named_store, sweep_id
+from xialpha.commands.arguments import (
+    add_store_arguments,
+    add_sweep_argument,
+    add_wide_argument,
+    named_store,
+    store_uri,
+    sweep_id,
+)
 from xialpha.commands.compare import print_comparison
 from xialpha.errors import UserError
 from xialpha.printable import printable
@@ -115,8 +122,7 @@ def run(args) -> int:
     )
     if args.html:
         page = render_report(report)
-        directory = store.local_directory()  # a local store is not written into: it is what the page shows
-        write_page(args.html, page, "html", [("STORE", directory)] if directory is not None else [])
+        write_page(args.html, page, "html", _store_read(args, store))
         if args.html != "-":  # - is the page on standard output, nothing else
             print(printable(f"wrote {args.html} ({len(page) // 1024} KiB)"))
             print(textwrap.fill(printable(f"It shows {report.selection_note}."), 80))
@@ -157,7 +163,7 @@ def _watch(args, command: str | None) -> int:
 
     print(f"writing {args.html} every {args.watch:g} s until the sweep ends (Ctrl-C stops)", flush=True)
     try:
-        watch_report(read, args.html, args.watch, lambda text: print(text, flush=True))
+        watch_report(read, args.html, args.watch, lambda text: print(text, flush=True), _store_read(args))
         ended = "the sweep ended"
     except KeyboardInterrupt as exc:
         if isinstance(exc, Interrupted) and exc.signum != signal.SIGINT:
@@ -165,6 +171,21 @@ def _watch(args, command: str | None) -> int:
         ended = "stopped watching"
     print(f"{ended}; {args.html} shows the store as it was last read")
     return 0
+
+
+def _store_read(args, store=None) -> list[tuple[str, str]]:
+    """The store a report reads (`store`, else the one the arguments name, which --watch may wait
+    for), as what its page must not be written into (see `xialpha.outputs.check_output`): its
+    directory, when the store is local."""
+    from xialpha.storage.opening import open_store
+
+    if store is None:
+        try:
+            store = open_store(store_uri(args), create=True, writable=False)  # opening changes nothing
+        except UserError:  # unreachable for now: each read says why
+            return []
+    directory = store.local_directory()
+    return [] if directory is None else [("STORE", directory)]
 
 
 def _print_terminal(report, wide: bool, every: bool) -> None:

@@ -174,12 +174,12 @@ def run(args) -> int:
     if done.stored:
         print(
             printable(
-                f"stored selection {selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})"
+                f"stored selection {done.selection_id} in {store.uri} ({plural(len(rows), 'category', 'categories')})"
             ),
             file=status,
         )
     else:
-        print(f"selection {selection_id} is stored already (the same choices)", file=status)
+        print(f"selection {done.selection_id} is stored already (the same choices)", file=status)
     if done.artifact is not None:
         print(printable(f"saved {plural(done.n_models, 'model')} to {done.artifact}"), file=status)
     return 0

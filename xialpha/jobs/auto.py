@@ -98,7 +98,7 @@ def run_rounds(
     sources: dict[CPath, dict[float, tuple[Future, str | None]]] = {}  # each path's end fits: future, worker
     while outcome.rounds < AUTO_C_ROUNDS:
         outcome.rounds += 1
-        done = fitted if force else fitted | store.done_keys(spec.id)
+        done = fitted if force else fitted | store.complete_keys(spec.id)
         plan = make_plan(
             spec,
             first.categories,

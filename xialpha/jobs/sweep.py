@@ -123,7 +123,7 @@ def prepare(
     fingerprint = spec.data_fingerprint(corpus.fingerprint)
     if not force_new_run:
         check_same_experiment(spec, store, categories, fingerprint)
-    done = set() if force else store.done_keys(spec.id)
+    done = set() if force else store.complete_keys(spec.id)
     plan = make_plan(
         spec,
         categories,
@@ -402,7 +402,10 @@ def _gather_and_store(
     summary: SweepSummary,
     progress: Progress,
 ) -> None:
-    """Store each batch's rows as soon as its task finishes, then let the worker drop them.
+    """Store each batch's rows as soon as its task finishes, then let the worker drop them: its
+    per-example vectors first, its results (which a resume counts as done) last, so that a sweep
+    killed between the two writes leaves no result row without its vectors (see
+    `xialpha.storage.datasets`).
 
     A task that raised anything but a data failure or a lost worker (see `_outcome`) cancels
     the tasks left and raises its error: its batch stores nothing, the batches stored before
@@ -416,9 +419,9 @@ def _gather_and_store(
             future.client.cancel([other for other in futures if not other.done()])
             raise
         progress.set_stage("storing")
-        store.write_results(rows)
         if examples:
             store.write_examples(examples)
+        store.write_results(rows)
         _count(summary, rows, batch)
         progress.advance(len(batch.jobs))
         if progress.done < progress.total:

@@ -27,6 +27,7 @@ import shutil
 import sys
 import uuid
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,7 @@ from xialpha.errors import UserError
 from xialpha.features.kernels import Kernel
 from xialpha.features.preprocessing import FittedPreprocessing, Preprocessing
 from xialpha.models.trained import CategoryModel, KernelModel, TrainedSelection
+from xialpha.outputs import check_output
 from xialpha.version import __version__
 
 FORMAT = "xialpha-artifact"
@@ -51,14 +53,15 @@ PICKLE_WARNING = (
 )
 
 
-def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: dict) -> Path:
-    """Write `trained` to a new `directory` (it must not exist or be empty); return its path.
+def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: dict, protected: Sequence = ()) -> Path:
+    """Write `trained` to a new `directory` (it must not exist or be empty, nor lie in a store or
+    in `protected`: see `check_target`); return its path.
 
     provenance: JSON-able facts for the manifest (sweep_id, selection_id, ...). The files are
     written into a hidden staging directory renamed to `directory` once complete: a failure (a
     full disk: UserError naming refit= and the directory) leaves nothing behind.
     """
-    target = check_target(directory)
+    target = check_target(directory, protected)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}")
@@ -91,10 +94,12 @@ def save_artifact(directory: str | Path, trained: TrainedSelection, provenance: 
     return target
 
 
-def check_target(directory: str | Path) -> Path:
+def check_target(directory: str | Path, protected: Sequence = ()) -> Path:
     """`directory` as a Path if an artefact can be saved there: absent or an empty directory,
-    below a writable directory. UserError (naming refit=) otherwise; nothing is created."""
-    target = Path(directory)
+    below a writable directory, outside every store and `protected` ((name, path) of what the
+    command reads: its store), as `xialpha.outputs.check_output` says. UserError (naming refit=)
+    otherwise; nothing is created."""
+    target = check_output(directory, "refit", protected)
     if target.is_symlink():  # replacing it would drop the link, following it would write elsewhere
         raise UserError(
             f"{target} is a symbolic link (to {os.readlink(target)}); give the directory itself", parameter="refit"

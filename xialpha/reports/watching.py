@@ -3,7 +3,8 @@ seconds while a sweep writes to it, so a browser (which the page tells to reload
 colleague on a shared disk can follow a running sweep from anywhere, and nothing of the sweep's
 own process (its Dask dashboard) has to outlive it.
 
-The page is replaced whole (`write_page`): a browser never reads half a page. Watching ends when
+The page is replaced whole (`write_page`): a browser never reads half a page; and it is never
+written into a store, whichever page it is (`xialpha.outputs.check_output`). Watching ends when
 the sweep's newest run ends (`StoreQueries.sweep_ended_at`: done, failed or interrupted) after
 watching began, with a last page that no longer reloads, or at KeyboardInterrupt (Ctrl-C, or the
 command's SIGTERM and SIGHUP), which leaves the last page without the reload too and goes on up to
@@ -16,16 +17,19 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 
 from xialpha.errors import UserError
+from xialpha.outputs import check_output
 from xialpha.reports.formatting import minute
 from xialpha.reports.html import page, render_report, write_page
 
 
-def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[str], None]) -> None:
+def watch_report(
+    read: Callable[[], tuple], path, every: float, say: Callable[[str], None], protected: Sequence = ()
+) -> None:
     """Until the sweep has ended or KeyboardInterrupt: every `every` seconds, `read()` the store
     as (Report, when the sweep's newest run ended or None: read before the rows, so that a final
     page holds every row of the run) and write its page to `path`, reloading
@@ -33,7 +37,9 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
     that ended before is shown while waiting for its next run (`say` says so once). A store or
     sweep that cannot be read yet (UserError: not created yet, no results yet) gets a page saying
     so, and `say` says it once. Returns when the sweep ended; a KeyboardInterrupt is raised on after
-    the last page is written without its reload."""
+    the last page is written without its reload. Each page is written as `write_page` says
+    (`protected`: what the command reads, the store): `path` is checked before the first read."""
+    check_output(path, "html", protected)
     started = pd.Timestamp.now(tz="UTC")
     report, said = None, None
     try:
@@ -44,19 +50,21 @@ def watch_report(read: Callable[[], tuple], path, every: float, say: Callable[[s
                 reason = exc.named(dict.fromkeys(exc.parameters, ""))  # what is missing, not who asked ("sweep=:")
                 said = _once(say, f"waiting: {reason}", said)
                 write_page(
-                    path, page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(reason)}</p>", every)
+                    path,
+                    page("xialpha: waiting for the sweep", f"<p>Waiting: {html.escape(reason)}</p>", every),
+                    protected=protected,
                 )
             else:
                 if ended is not None and _utc(ended) >= started:
-                    write_page(path, render_report(report))
+                    write_page(path, render_report(report), protected=protected)
                     return
                 if ended is not None:
                     said = _once(say, f"the sweep's newest run ended at {minute(ended)}; waiting for another run", said)
-                write_page(path, render_report(report, refresh=every))
+                write_page(path, render_report(report, refresh=every), protected=protected)
             time.sleep(every)
     except KeyboardInterrupt:
         if report is not None:
-            write_page(path, render_report(report))
+            write_page(path, render_report(report), protected=protected)
         raise
 
 

@@ -1,7 +1,8 @@
 """Saved selections: whether a Selection still needs storing, and reading stored ones back.
 
 One function per question: whether a selection's rows still need storing (`rows_to_save`), the id
-of a stored selection that is the same (`same_selection_id`), a stored selection by id
+of a stored selection that is the same (`same_selection_id`), what a selection is as a digest
+(`selection_digest`, which a save claims its id by), a stored selection by id
 (`read_selection`), the newest of a sweep (`newest_selection`), the id of the store's newest
 (`newest_selection_id`). A stored selection is read back as the `Selection` that was stored (its
 rows; `xialpha.storage.rows.SelectionRow` is one of them as the store takes it).
@@ -9,6 +10,7 @@ rows; `xialpha.storage.rows.SelectionRow` is one of them as the store takes it).
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -50,6 +52,13 @@ def rows_to_save(store: StoreQueries, selection: Selection, save: bool) -> tuple
         return selection, False
     same = same_selection_id(store, selection.rows)
     return (selection, True) if same is None else (selection.with_id(same), False)
+
+
+def selection_digest(selection: Selection) -> str:
+    """What `selection` is (its sweep and SAME_SELECTION), as 48 hex digits: equal for the same
+    selection made twice, whatever its id and the time it was made."""
+    what = f"{selection.sweep_id}\n{_comparable(selection.rows).to_numpy().tolist()!r}"
+    return hashlib.sha256(what.encode("utf-8")).hexdigest()[:48]
 
 
 def same_selection_id(store: StoreQueries, frame: pd.DataFrame) -> str | None:

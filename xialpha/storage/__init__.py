@@ -12,5 +12,9 @@ order from the store, "ok" before failed) is `xialpha.storage.reading`; which fi
 `xialpha.storage.files`.
 
 This package imports nothing itself, so that `xialpha.storage.naming` (read by the command-line
-parser) does not load the store's reading machinery.
+parser) does not load the store's reading machinery. It names the file that makes a directory a
+store (STORE_MARKER, which `xialpha.storage.marker` reads and writes), so that what must never
+write into a store (`xialpha.outputs`) finds one without loading it either.
 """
+
+STORE_MARKER = "_xialpha_store.json"

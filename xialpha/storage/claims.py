@@ -1,7 +1,8 @@
 """Exclusive claims in a store and the heartbeats of their holders: the `Claims` a certification
 relies on, and `FileClaims`, which keeps them as files beside the store's datasets.
 
-A claim names something that may be done once (a test set certified once: `claim_test_set`);
+A claim names something that may be done once (a test set certified once: `claim_test_set`;
+a selection saved under one id: `claim_selection`);
 of concurrent claims of one name at most one stands (on a local store exactly one: see
 `xialpha.storage.location.Location.claim`). While its holder runs, it writes a heartbeat next
 to the claim, so that others can tell a running holder from one that ended without storing.
@@ -33,6 +34,8 @@ CLAIMS = "_claims"
 HEARTBEAT_SUFFIX = ".heartbeat.json"
 TEST_SET_CLAIM = "test-set-{}"  # a certified test set's claim, by its fingerprint
 TEST_SETS = "certifications"  # the dataset whose claims are test sets
+SELECTION_CLAIM = "selection-{}"  # a saved selection's id, by a digest of its content
+SELECTIONS = "selections"  # the dataset whose claims are saved selections' ids
 CLAIM_DEPTH = 8  # claims and heartbeats hold flat records: deeper nesting is damage
 _CLAIM_NAME = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
@@ -64,6 +67,15 @@ class Claims(Protocol):
         guarded was not stored."""
         ...
 
+    def claim_selection(self, digest: str, content: Mapping) -> str | None:
+        """Claim the id a selection is saved under (`content`: JSON, the id), by `digest` of what
+        the selection is; where the claim is (for `withdraw`), or None when it was claimed before."""
+        ...
+
+    def selection_claim(self, digest: str) -> dict | None:
+        """The content of selection `digest`'s claim ({} when damaged), or None when unclaimed."""
+        ...
+
 
 class FileClaims(Claims):
     """The claims and heartbeats of the store whose datasets are `datasets`, as files under the
@@ -91,6 +103,17 @@ class FileClaims(Claims):
     def test_set_beat(self, test_fingerprint: str) -> dict | None:
         """The last heartbeat of test set `test_fingerprint`'s claim, or None."""
         return self.last_beat(TEST_SETS, TEST_SET_CLAIM.format(test_fingerprint))
+
+    # --- saved selections --------------------------------------------------------------------
+
+    def claim_selection(self, digest: str, content: Mapping) -> str | None:
+        """Claim the id of the selection `digest` (`content`: the id); the claim's path, or None
+        when it was claimed before."""
+        return self.claim(SELECTIONS, SELECTION_CLAIM.format(digest), content)
+
+    def selection_claim(self, digest: str) -> dict | None:
+        """The claim of selection `digest` (its content; {} when damaged), or None."""
+        return self.claimed(SELECTIONS, SELECTION_CLAIM.format(digest))
 
     # --- any claim ---------------------------------------------------------------------------
 

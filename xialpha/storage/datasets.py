@@ -10,6 +10,12 @@ Layout under the store root (hive partitions; `sweep_id` is also a column inside
     _quarantine/<path>                         files moved aside by `quarantine`
 
 Each write adds a new file named with the store's next write sequence and never rewrites one.
+A sweep stores each batch as two files: its per-example vectors (examples) first, its results
+last. The results are what a read shows and a resume counts as done, so a sweep killed at any
+instant (SIGKILL, a lost node) leaves no result row without its vectors: at worst vectors
+without their results, which no read asks for and the resume recomputes with the key. A store
+written by xialpha before this order (results first) may hold done keys without vectors; the
+resume (`ResultStore.complete_keys`) recomputes those too, and every read is as before.
 Reads keep one row per key (see `xialpha.storage.reading`): the one written last, except that
 in results an "ok" row always wins over failed ones, so a config recomputed with `--force`
 replaces its older result only if the recomputation succeeded. Reads skip unreadable and

@@ -15,12 +15,13 @@ import uuid
 
 from xialpha.errors import StoreWriteError, UserError, out_of_files
 from xialpha.printable import redact
+from xialpha.storage import STORE_MARKER
 from xialpha.storage.jsonfiles import DamagedJson, read_json
 from xialpha.storage.location import TEMP_SUFFIX, Location
 from xialpha.storage.schema import SCHEMA_VERSION
 from xialpha.version import __version__
 
-MARKER = "_xialpha_store.json"
+MARKER = STORE_MARKER
 MARKER_FORMAT = "xialpha-store"
 MARKER_BYTES = 64 * 1024  # a marker is a few lines: more is not read
 

@@ -1,8 +1,8 @@
 """`ResultStore`: the store's named queries, answered with pandas DataFrames or plain records.
 
 What xialpha writes and reads, by name (`StoreQueries` lists them with their types): the result
-rows of a sweep (`write_results`, `write_examples`: typed rows of `xialpha.storage.rows`;
-`read_results_df`, `done_keys`, `read_examples`), its runs (`add_run`, `runs`,
+rows of a sweep (`write_examples`, then `write_results`: typed rows of `xialpha.storage.rows`;
+`read_results_df`, `done_keys`, `complete_keys`, `read_examples`), its runs (`add_run`, `runs`,
 `sweep_ended_at`), saved selections, certifications and drift checks (`add_*`, `selections`,
 `certifications`, `drift_checks`, `drift_check`), the summary of every sweep (`sweeps`) and
 `compact`; the upkeep of its files (`check`, `quarantine`, paths) is a protocol of its own,
@@ -220,6 +220,23 @@ class StoreQueries(StoreFiles, Protocol):
     def done_keys(self, sweep_id: str) -> set[str]:
         """The config keys of `sweep_id` with an "ok" row: what a resumed sweep does not fit again
         (a failed key is not done, so a rerun retries it).
+
+        Args:
+            sweep_id: The sweep.
+
+        Returns:
+            The keys; empty when the sweep has none.
+
+        Raises:
+            UserError: `sweep_id` is not a valid sweep id.
+        """
+        ...
+
+    def complete_keys(self, sweep_id: str) -> set[str]:
+        """The done keys (`done_keys`) of `sweep_id` whose per-example vectors are stored too: what a
+        resumed sweep skips. A sweep stores a batch's vectors before its results, so a done key
+        without vectors is one an older xialpha (results first) left when killed between the two
+        writes; the resume recomputes it.
 
         Args:
             sweep_id: The sweep.
@@ -572,6 +589,14 @@ class ResultStore(StoreQueries):
         table = self.datasets.read_results(sweep_id, columns=["config_key"])
         return set(table["config_key"].to_pylist())
 
+    def complete_keys(self, sweep_id: str) -> set[str]:
+        """The done keys (`done_keys`) of `sweep_id` whose per-example vectors are stored too: what
+        a resumed sweep skips. A sweep stores a batch's vectors before its results, so a done key
+        without vectors is one that a sweep of an older xialpha (results first) left when killed
+        between the two writes; the resume recomputes it (see `xialpha.storage.datasets`)."""
+        vectors = self.datasets.read("examples", sweep_id=sweep_id, key_columns=("config_key",), columns=["config_key"])
+        return self.done_keys(sweep_id) & set(vectors["config_key"].to_pylist() if vectors.num_rows else [])
+
     def stored_keys(self, sweep_id: str) -> set[str]:
         """Config keys of every stored row of `sweep_id`, ok or failed."""
         table = self.datasets.read_results(sweep_id, columns=["config_key"], include_failed=True)
@@ -587,6 +612,8 @@ class ResultStore(StoreQueries):
         defined (write order is kept per sweep).
         """
         keys = list(dict.fromkeys(config_keys))
+        if not keys:
+            return {}
         wanted = pc.field("config_key").isin(keys) & (pc.field("estimator") == estimator)
         table = self.datasets.read(
             "examples",
