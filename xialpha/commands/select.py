@@ -149,7 +149,6 @@ def run(args) -> int:
             file=sys.stderr,
         )
     results, rows = chosen.results, chosen.frame
-    selection_id = chosen.selection.selection_id
     if not options.save:  # an unsaved selection has no id anything can take: none is shown
         rows = rows.assign(**{SelectionColumn.SELECTION_ID: None})
     labels = sweep_labels(results)
