@@ -458,7 +458,7 @@ def drift(
 ) -> DriftReport:
     """Check the newest batch of a drift spec (a path to a TOML file, or TOML text) for concept
     drift and store the verdicts, as `xialpha drift` does; returns the `DriftReport`
-    (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
+    (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one `DriftRow` per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
     if _is_path(spec):
