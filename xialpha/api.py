@@ -440,7 +440,7 @@ def refit(
     with _local_workers(client):
         trained = refit_selection(
             result_store,
-            chosen.rows,
+            chosen,
             None if spec is None else str(spec),
             corpus=None if corpus is None else as_corpus(corpus),
             client=client,
@@ -500,11 +500,12 @@ def certify(
     the store does not hold. spec, corpus, client: as for `refit`.
     """
     result_store = open_store(store_location(store), create=False, writable=True)
-    rows = _saved(result_store, _selection_argument(result_store, selection)).rows
+    saved = _saved(result_store, _selection_argument(result_store, selection))
+    rows = saved.rows
     with _local_workers(client):
         certified = certify_selection(
             result_store,
-            rows,
+            saved,
             test_split,
             force=force,
             confidence=confidence,

@@ -55,7 +55,8 @@ def _refit(store, chosen: SweepSelection, labels: ConfigLabels, refit, spec, cli
 
     check_target(refit)
     rows = chosen.frame
-    trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit", client=client)
+    named = dict(zip(chosen.selection.categories, labels.column(chosen.selection.rows)))
+    trained = refit_selection(store, chosen.selection, spec, "refit", client=client, labels=named)
     first = rows.iloc[0]
     provenance = {
         SelectionColumn.SWEEP_ID: chosen.selection.sweep_id,

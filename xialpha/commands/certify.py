@@ -52,12 +52,13 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     store = named_store(args)
-    rows = read_selection(store, args.selection).rows
+    selection = read_selection(store, args.selection)
+    rows = selection.rows
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         frame = certify_selection(
             store,
-            rows,
+            selection,
             args.test_split,
             force=args.force,
             confidence=args.confidence,
