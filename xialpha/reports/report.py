@@ -206,7 +206,7 @@ def gather_report(
         metric=metric, estimator=estimator, rho=rho, smooth=DEFAULT_SMOOTH if chosen_by is None else chosen_by.smooth
     )
     candidate_rows(results, objective, sweep_id)  # a clear error when there is nothing to show
-    selection = None if shown is None else with_grid_edges(shown.rows, results)
+    selection = None if shown is None else with_grid_edges(shown, results)
     labels = sweep_labels(results)
     curves = estimate_curves(results, objective, labels)
     certifications = pd.DataFrame() if shown is None else certifications_of(store, shown.selection_id)
