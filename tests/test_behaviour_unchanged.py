@@ -26,6 +26,7 @@ from distributed import Client
 
 import xialpha
 from xialpha.cli import main
+from xialpha.storage.rows import drift_columns
 
 GOLDEN = Path(__file__).parent / "golden" / "behaviour.json"
 UPDATE = os.environ.get("XIALPHA_GOLDEN_UPDATE") == "1"
@@ -263,10 +264,13 @@ def behaviour(tmp: Path, capsys) -> dict:
         out["drift"] = {
             "exit_code": drift.exit_code,
             "newest_batch": drift.newest_batch,
-            "rows": records(pd.DataFrame(drift.rows), ["check_id"]),
+            "rows": records(pd.DataFrame(map(drift_columns, drift.rows)), ["check_id"]),
         }
         again = xialpha.drift(DRIFT, store=store, client=client)
-        out["drift again"] = {"skipped": again.skipped, "rows": records(pd.DataFrame(again.rows), ["check_id"])}
+        out["drift again"] = {
+            "skipped": again.skipped,
+            "rows": records(pd.DataFrame(map(drift_columns, again.rows)), ["check_id"]),
+        }
 
     view = xialpha.report(store, sweep="golden", html=tmp / "report.html")
     out["report curves"] = records(view, ["category", "preprocessing_id", "kernel_id", "j", "C"])

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from xialpha.reports.formatting import missing
-from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
+from xialpha.storage.schema import CertificationColumn, CertificationScope, DriftColumn, ResultColumn, SelectionColumn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +48,13 @@ COLUMNS = {  # per kind: the columns of its listing, id first
         "micro_f1",
         R.CREATED_AT,
     ],
-    "drift": [ResultColumn.RUN_ID, ResultColumn.SWEEP_ID, "newest_batch", "verdicts", ResultColumn.CREATED_AT],
+    "drift": [
+        ResultColumn.RUN_ID,
+        ResultColumn.SWEEP_ID,
+        DriftColumn.NEWEST_BATCH,
+        "verdicts",
+        ResultColumn.CREATED_AT,
+    ],
 }
 
 
@@ -165,7 +171,7 @@ def _drift(store) -> list[Row]:
         return []
     for row in rows:
         if row.get(ResultColumn.RUN_ID) is None:
-            row[ResultColumn.RUN_ID] = row["check_id"]
+            row[ResultColumn.RUN_ID] = row[DriftColumn.CHECK_ID]
     groups = [
         c
         for c in (
@@ -182,8 +188,8 @@ def _drift(store) -> list[Row]:
     seen = set()
     for row in rows:  # one verdict per config x category group of each run (its first row)
         group = (row[ResultColumn.RUN_ID], *(row[c] for c in groups)) if groups else id(row)
-        if group not in seen and row.get("verdict") is not None:
-            verdicts[row[ResultColumn.RUN_ID]][row["verdict"]] += 1
+        if group not in seen and row.get(DriftColumn.VERDICT) is not None:
+            verdicts[row[ResultColumn.RUN_ID]][row[DriftColumn.VERDICT]] += 1
         seen.add(group)
     for row in first:
         counts = verdicts[row[ResultColumn.RUN_ID]]
