@@ -615,6 +615,7 @@ NOT_COLUMNS = {
     ("xialpha/selection/comparison.py", "j"): (1, "a word of `changed` (PARTS' display names)"),
     ("xialpha/selection/comparison.py", "kernel"): (1, "a word of `changed` (PARTS' display names)"),
     ("xialpha/selection/comparison.py", "p_value"): (1, "a key of the comparison's own rows"),
+    ("xialpha/selection/selector.py", "metric"): (1, "the metric= parameter, named in an error"),
     ("xialpha/selection/objective.py", "average"): (1, "the average= parameter, named in its error"),
     ("xialpha/selection/objective.py", "cost_fn"): (2, "the cost_fn= parameter, named in its errors"),
     ("xialpha/selection/objective.py", "cost_fp"): (2, "the cost_fp= parameter, named in its errors"),
