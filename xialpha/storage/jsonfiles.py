@@ -1,8 +1,9 @@
 """The store's small JSON files (its marker, the sweeps' summaries, claims and heartbeats), read
 within limits: regular files only (`Location.read_small`), at most a given number of bytes, and
 nested at most a given depth, checked before parsing (Python's parser recurses, so a file of
-"[[[[..." would otherwise end in a RecursionError). A file over a limit, not UTF-8 or not JSON is
-`DamagedJson`, with the reason in one line; the caller decides what a damaged file means.
+"[[[[..." would otherwise end in a RecursionError). A file over a limit, not UTF-8, not JSON, or
+reached through a symbolic link leading outside the store (not read) is `DamagedJson`, with the
+reason in one line; the caller decides what a damaged file means.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 
 import numpy as np
 
-from xialpha.storage.location import Location
+from xialpha.storage.location import LinkedOutside, Location
 
 _QUOTE, _BACKSLASH = ord('"'), ord("\\")
 _STEPS = np.zeros(256, np.int8)  # by byte: +1 opens an array or object, -1 closes one
@@ -25,8 +26,12 @@ class DamagedJson(Exception):
 
 def read_json(location: Location, path: str, *, max_bytes: int, max_depth: int) -> object:
     """The JSON value in the regular file at `path`. FileNotFoundError when it is absent,
-    `NotRegularFile` (a UserError) for a FIFO, device or socket, `DamagedJson` otherwise."""
-    data = location.read_small(path, max_bytes)
+    `NotRegularFile` (a UserError) for a FIFO, device or socket, `DamagedJson` otherwise (also
+    for a file a symbolic link leads to outside the store, which is not read)."""
+    try:
+        data = location.read_small(path, max_bytes)
+    except LinkedOutside:
+        raise DamagedJson("a symbolic link leads outside the store to it: not read") from None
     if len(data) > max_bytes:
         raise DamagedJson(f"over {max_bytes:,} bytes")
     return parse_json(data, max_depth)
