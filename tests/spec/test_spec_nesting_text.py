@@ -92,7 +92,7 @@ _LINES = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(lines=st.lists(_LINES, max_size=6), limit=st.integers(1, 4))
 def test_the_text_is_refused_only_where_the_parsed_tables_nest_too_deep(lines, limit):
     """With a low limit, over TOML of headers, dotted keys, arrays, inline tables and strings
