@@ -94,11 +94,11 @@ def _sweeps(store) -> list[Row]:
 
 
 def _missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
-    """`xialpha.planning.experiment.missing_rows`, imported for sweeps with a recorded run only: it
-    parses the recorded spec, which a store of rows alone does not need."""
+    """`xialpha.planning.experiment.missing_rows` for a listing, imported for sweeps with a recorded
+    run only: it parses the recorded spec, which a store of rows alone does not need."""
     from xialpha.planning.experiment import missing_rows
 
-    return missing_rows(store, sweep_id)
+    return missing_rows(store, sweep_id, listing=True)
 
 
 def _time(text: str | None) -> datetime.datetime | None:
