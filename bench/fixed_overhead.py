@@ -112,8 +112,8 @@ def before_the_stack(*args, **kwargs):
         return summary
     jobs.run_sweep = run_sweep
 command.before_the_stack = before_the_stack
-from xialpha.cli import main
-sys.exit(main())
+from xialpha.cli import console  # what the `xialpha` command runs
+console()
 """
 
 
