@@ -8,6 +8,7 @@ only makes the second run fast) and reports every xialpha kernel's signatures.""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -234,3 +235,16 @@ def test_the_sweep_shows_the_compiling_stage_while_its_cluster_starts_and_no_lat
     said[0] = f"{compiled.COMPILING}: 1/3"  # (a late line) the stage has moved on
     progress._follow()
     assert progress.stage == "loading corpus"
+
+
+def test_the_sweep_prints_the_preloads_notes_even_quiet_and_stops_at_its_error_in_one_line(tmp_path, monkeypatch):
+    from xialpha.errors import UserError
+    from xialpha.jobs.sweep import _report_preload
+
+    monkeypatch.setenv(worker_processes.PRELOAD_REPORT, str(tmp_path / "report.txt"))
+    worker_processes.preload_reporter("note")("numba's cache of k in /c was damaged (EOFError reading it): compiling")
+    worker_processes.preload_reporter("error")("numba's cache of k in /c is damaged ... cannot be removed")
+    shown = io.StringIO()
+    with pytest.raises(UserError, match="cannot be removed"):
+        _report_preload(worker_processes.PreloadReport(), Progress(None, ProgressMode.QUIET, stream=shown))
+    assert shown.getvalue().count("\n") == 1 and "was damaged" in shown.getvalue()
