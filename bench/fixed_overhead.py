@@ -143,7 +143,13 @@ def sweep_parts(code: Path, spec: Path, store: Path) -> dict:
         "exit": end - times["returned"],
     }
     fits = times["fit_task_seconds"] / max(times["threads"], 1)
-    return {"wall_s": end - start, "fixed_s": end - start - fits, "fits_s": fits, "parts": parts}
+    return {
+        "wall_s": end - start,
+        "fixed_s": end - start - fits,
+        "fits_s": fits,
+        "parts": parts,
+        "load_1min": os.getloadavg()[0],
+    }
 
 
 def main_parts(args) -> None:
