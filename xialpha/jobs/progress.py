@@ -158,8 +158,8 @@ class Progress:
 
     def follow(self, stage: Callable[[], str], base: str) -> None:
         """While the stage is `base` (or what `stage` last said), every TICK_S make it what `stage()`
-        returns, `base` when that is ""; once the stage moves on (set
-        by `set_stage`), `stage` is asked no more."""
+        returns, `base` when that is ""; once the stage moves on (`set_stage`), `stage` is asked
+        no more."""
         self._following = (stage, base)
 
     def _follow(self) -> None:

@@ -158,8 +158,8 @@ class PreloadReport:
 
     _read: dict[str, int] = {}  # lines of each file read by `news` in this process
 
-    def __init__(self, path: str | None = None):
-        self.path = path or os.environ.get(PRELOAD_REPORT)
+    def __init__(self):
+        self.path = os.environ.get(PRELOAD_REPORT)
 
     def _lines(self) -> list[tuple[str, str]]:
         if self.path is None:
