@@ -22,10 +22,10 @@ from xialpha.jobs.graph import FIT_TASK, TASK_FAILURES, SweepData, error_line, p
 from xialpha.jobs.memory import check_plan
 from xialpha.jobs.progress import Progress, ProgressMode
 from xialpha.jobs.tasks import failed_rows
-from xialpha.jobs.worker_processes import start_local_workers_early
+from xialpha.jobs.worker_processes import PreloadReport, start_local_workers_early
 from xialpha.planning.experiment import check_same_experiment, joined_categories
 from xialpha.planning.plan import Batch, SweepPlan, make_plan
-from xialpha.printable import redact
+from xialpha.printable import printable, redact
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
 from xialpha.storage.store import StoreQueries
@@ -163,7 +163,10 @@ def run_sweep(
     run = None  # the run's record once stored, written again with finished_at when the run ends
     try:
         progress.set_stage("starting cluster")
+        preload = PreloadReport()  # numba compiling in the fork server, a damaged cache
+        progress.follow(preload.stage, "starting cluster")
         with connect(spec.cluster, address=address, workers=workers, client=client) as client:
+            _report_preload(preload, progress)
             if on_dashboard:
                 on_dashboard(client.dashboard_link)
             with get_task_stream(client) as stream:
@@ -268,6 +271,16 @@ def run_sweep(
         entered = {stage: when - start for stage, when in progress.entered.items()}
         summary.phases = _phases(entered, fits, closed, summary)
     return summary
+
+
+def _report_preload(preload: PreloadReport, progress: Progress) -> None:
+    """The notes of the workers' fork server's preload shown (a damaged numba cache compiled
+    again), and its error raised (one it could not clear); each once per process."""
+    notes, errors = preload.news()
+    for note in notes:
+        progress.note(printable(note))
+    if errors:
+        raise UserError(errors[0])
 
 
 def _phases(entered: dict[str, float], fits: list[tuple[float, float]], closed: float, summary: SweepSummary) -> dict:
