@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from distributed import Future, as_completed, get_task_stream
 
-from xialpha.errors import StoreWarning, StoreWriteError
+from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.features.blocks import estimated_feature_bytes
 from xialpha.jobs.auto import AutoRounds, run_rounds
 from xialpha.jobs.cluster import connect
