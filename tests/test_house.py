@@ -20,7 +20,7 @@
   `estimate_column(...)`; the strings that equal a column's name but mean something else (a table
   header, a spec key, a metric's name, ...) are listed, each with its reason and count, in NOT_COLUMNS;
 - the store's contract (`StoreQueries` and the upkeep of its files, `StoreFiles`, in
-  xialpha/storage/store.py) documents each attribute, each parameter (Args) and each value
+  xialpha/storage/contract.py) documents each attribute, each parameter (Args) and each value
   returned (Returns), as Optuna's BaseStorage does.
 
 Each rule is a function of parsed source, so the tests below also plant one violation of each
@@ -552,6 +552,8 @@ NOT_COLUMNS = {
     ("xialpha/commands/select.py", "category"): (1, "the word counted in '3 categories'"),
     ("xialpha/commands/sweep.py", "category"): (2, "the word counted in '3 categories'"),
     ("xialpha/commands/sweep.py", "worker"): (2, "the word counted in '2 workers'"),
+    ("xialpha/jobs/worker_preload.py", "error"): (1, "the kind of a preload report's line (stage, note, error)"),
+    ("xialpha/jobs/worker_processes.py", "error"): (1, "the kind of a preload report's line (stage, note, error)"),
     ("xialpha/jobs/certify.py", "confidence"): (1, "the confidence= parameter, named in its error"),
     ("xialpha/jobs/certify.py", "draws"): (1, "the draws= parameter, named in its error"),
     ("xialpha/jobs/cluster.py", "value"): (1, "a key of a Kubernetes env entry"),
@@ -786,7 +788,7 @@ def undocumented_contract(tree: ast.Module, classes: tuple[str, ...] = STORE_CON
 
 
 def test_the_store_contract_documents_each_method_and_attribute():
-    tree = ast.parse((PACKAGE / "storage" / "store.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "storage" / "contract.py").read_text(encoding="utf-8"))
     names = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     assert set(STORE_CONTRACT) <= names
     assert undocumented_contract(tree) == []

@@ -65,10 +65,10 @@ from xialpha.selection.workflow import select_sweep
 from xialpha.selection_saving import store_selection
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.naming import choose_sweep, store_location
 from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
-from xialpha.storage.store import StoreQueries
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from xialpha.corpora.corpus import Corpus
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
 

@@ -31,9 +31,9 @@ from xialpha.jobs.data import load_spec_corpus, submit_features
 from xialpha.jobs.graph import RETRIES, TASK_FAILURES, error_line
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.rows import config_key, drift_row
 from xialpha.storage.schema import DriftVerdict
-from xialpha.storage.store import StoreQueries
 
 
 def check_stream(spec: DriftSpec, stream: Stream, categories: list[str]) -> list[GroupCheck]:

@@ -27,8 +27,8 @@ from xialpha.planning.experiment import check_same_experiment, joined_categories
 from xialpha.planning.plan import Batch, SweepPlan, make_plan
 from xialpha.printable import printable, redact
 from xialpha.spec.sweep import SweepSpec
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
-from xialpha.storage.store import StoreQueries
 from xialpha.storage.validate import first_line
 from xialpha.version import __version__
 

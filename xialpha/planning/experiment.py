@@ -24,8 +24,8 @@ from xialpha.spec.sweep import SweepSpec, parse_spec
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
+    from xialpha.storage.contract import StoreQueries
     from xialpha.storage.rows import RunRow
-    from xialpha.storage.store import StoreQueries
 
 NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and record the change"
 

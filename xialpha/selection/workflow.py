@@ -35,7 +35,7 @@ UNREAD = (
 )
 
 if TYPE_CHECKING:
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 
 @dataclass(frozen=True, eq=False)
