@@ -8,9 +8,10 @@ rows of a sweep (`write_examples`, then `write_results`: typed rows of `xialpha.
 `compact`; the upkeep of its files (`check`, `quarantine`, paths) is a protocol of its own,
 `StoreFiles`, which `StoreQueries` includes. Each method's Args, Returns and Raises are documented
 on the protocols in `xialpha.storage.contract`, as Optuna's `BaseStorage` documents its own.
-Callers name no dataset, filter or column type: rows go in typed and come out as DataFrames, or as lists of dicts of Python values
-(`*_records`, `sweep_counts`: what `xialpha store ls` lists, read without importing pandas); a
-query on a dataset nothing was written to yet gives an empty DataFrame (an empty list).
+Callers name no dataset, filter or column type: rows go in typed and come out as DataFrames, or
+as lists of dicts of Python values (`*_records`, `sweep_counts`: what `xialpha store ls` lists,
+read without importing pandas); a query on a dataset nothing was written to yet gives an empty
+DataFrame (an empty list).
 
 Callers open a store with `xialpha.storage.opening.open_store` and see `StoreQueries` only.
 Underneath, as in Optuna's storages, the store composes its layers rather than being them: the
