@@ -1,17 +1,27 @@
 """Each corpus loader's parts by name (`parted(kind)`: the loader module's `PartedLoader`, imported
 when first asked for, so that looking at a table imports no svmlight reader): plan, refine, read,
-check, which `xialpha.jobs` runs as tasks and `load_in_parts` runs here one after the other; and
-`look_before_reading`, the cheap look at a corpus a command takes before it starts a cluster."""
+check, which `xialpha.jobs` runs as tasks and `load_in_parts` runs here one after the other;
+`look_before_reading`, the cheap look at a corpus a command takes before it starts a cluster; and
+`survey`, what a dry run learns of a corpus without reading its documents."""
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart, read_in_parts
+from xialpha.corpora.corpus import Corpus, concat
+from xialpha.corpora.parts import (
+    Census,
+    Part,
+    PartedLoader,
+    PartSummary,
+    RawPart,
+    listed_summary,
+    number_parts,
+    read_in_parts,
+)
 
-if TYPE_CHECKING:
-    from xialpha.corpora.corpus import Corpus
+SAMPLE_DOCUMENTS = 200  # documents a survey reads, spread evenly over the corpus, for its estimates
 
 HOMES = {  # loader name -> (its module under xialpha.corpora, the module's PartedLoader)
     "reuters21578": ("reuters", "REUTERS_PARTS"),
@@ -61,3 +71,54 @@ def look_before_reading(kind: str, arguments: dict) -> None:
     loader = parted(kind)
     for part in loader.plan(**arguments):
         loader.looked(part)
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A corpus as the listing of its files shows it (`survey`): its parts; its summary (documents and
+    category counts per split, from folder names: a file filed under several categories counts for
+    each, an empty one counts); its files' bytes; and `sample`, up to SAMPLE_DOCUMENTS of its
+    documents read, spread evenly over it, for estimates."""
+
+    parts: list[Part]
+    summary: PartSummary
+    n_bytes: int
+    sample: Corpus
+
+
+def survey(
+    kind: str,
+    arguments: dict,
+    train_split: str | None = None,
+    validation_fraction: float | None = None,
+    validation_seed: int = 0,
+    source: str = "<spec>",
+) -> Survey | None:
+    """The `Survey` of the corpus loader `kind` reads with `arguments` (its validation split carved
+    from `train_split` as the reading carves it; `source`: the spec file, for its errors), reading
+    no document but its sample; None where the loader's listing does not show its documents (every
+    loader but "directory", and an archive), so the corpus must be read to be counted."""
+    loader = parted(kind)
+    if loader.listed is None or loader.sample is None:
+        return None
+    parts = number_parts(loader.plan(**arguments))
+    listings = [loader.listed(part) for part in parts]
+    if any(listing is None for listing in listings):
+        return None
+    found = [listing for listing in listings if listing is not None]
+    total = sum(len(listing.sizes) for listing in found)
+    if not total:
+        return None
+    wanted = {round(i * total / min(total, SAMPLE_DOCUMENTS)) for i in range(min(total, SAMPLE_DOCUMENTS))}
+    samples, start = [], 0
+    for part, listing in zip(parts, found):
+        positions = sorted(i - start for i in wanted if start <= i < start + len(listing.sizes))
+        if positions:
+            samples.append(loader.sample(part, positions))
+        start += len(listing.sizes)
+    return Survey(
+        parts,
+        listed_summary(found, train_split, validation_fraction, validation_seed, source),
+        sum(sum(listing.sizes) for listing in found),
+        concat(samples),
+    )
