@@ -25,7 +25,7 @@ LAYOUTS = ("auto", "split/category", "category")
 _SPLIT_SUFFIX = re.compile(r"(?:^|[-_.])(train|test|validation|dev)$", re.I)
 
 
-def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow_symlinks: bool = False) -> list[Part]:
+def directory_parts(*, path, layout: str, skip_empty: bool, follow_symlinks: bool) -> list[Part]:
     """One part per split folder (layout split/category), else one for the whole tree: a document
     filed under several categories of a split is merged within its split's part. An archive is
     one part (a compressed stream is read in one pass). The tree is listed, not read, here."""

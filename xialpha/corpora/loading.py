@@ -149,6 +149,15 @@ def load_corpus(kind: str, **kwargs) -> Corpus:
     return LOADERS[kind](**kwargs)
 
 
+def with_defaults(kind: str, arguments: dict) -> dict:
+    """`arguments` of corpus loader `kind` (checked: `check_loader_arguments`) and, for each one left
+    out, the default its function's signature states: the one place a loader's defaults are written
+    (its parts' plan takes every argument; the spec reference shows these)."""
+    bound = inspect.signature(LOADERS[kind]).bind_partial(**arguments)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
 def parameter_hints(loader: Callable, include_extras: bool = True) -> dict[str, typing.Any]:
     """{parameter: its annotation} of a loader function, as `typing.get_type_hints` gives them, but
     without its return type (a `Corpus`, named only for type checkers in this module)."""

@@ -10,6 +10,7 @@ import importlib
 from dataclasses import dataclass
 
 from xialpha.corpora.corpus import Corpus, concat
+from xialpha.corpora.loading import with_defaults
 from xialpha.corpora.parts import (
     Census,
     Part,
@@ -40,8 +41,9 @@ def parted(kind: str) -> PartedLoader:
 
 def plan_parts(kind: str, arguments: dict) -> list[Part]:
     """The parts of the corpus loader `kind` reads with `arguments` (not yet refined; the arguments
-    checked by `check_loader_arguments` where they come from a spec)."""
-    return parted(kind).plan(**arguments)
+    checked by `check_loader_arguments` where they come from a spec), those left out taking the
+    loader's defaults (`with_defaults`)."""
+    return parted(kind).plan(**with_defaults(kind, arguments))
 
 
 def refine_part(part: Part) -> list[Part]:
@@ -59,8 +61,9 @@ def check_parts(parts: list[Part], censuses: list[Census]) -> None:
 
 
 def load_in_parts(kind: str, arguments: dict) -> Corpus:
-    """The corpus loader `kind` reads with `arguments`, read here part after part (`read_in_parts`)."""
-    return read_in_parts(parted(kind), arguments)
+    """The corpus loader `kind` reads with `arguments` (the loader's defaults for those left out),
+    read here part after part (`read_in_parts`)."""
+    return read_in_parts(parted(kind), with_defaults(kind, arguments))
 
 
 def look_before_reading(kind: str, arguments: dict) -> None:
@@ -69,7 +72,7 @@ def look_before_reading(kind: str, arguments: dict) -> None:
     its file (a table's header without a column it names). For a command about to start a local
     cluster, whose workers see the files this process sees."""
     loader = parted(kind)
-    for part in loader.plan(**arguments):
+    for part in plan_parts(kind, arguments):
         loader.looked(part)
 
 
@@ -101,7 +104,7 @@ def survey(
     loader = parted(kind)
     if loader.listed is None or loader.sample is None:
         return None
-    parts = number_parts(loader.plan(**arguments))
+    parts = number_parts(plan_parts(kind, arguments))
     listings = [loader.listed(part) for part in parts]
     if any(listing is None for listing in listings):
         return None

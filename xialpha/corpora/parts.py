@@ -419,14 +419,15 @@ def listed_summary(
 @dataclass(frozen=True)
 class PartedLoader:
     """A loader as plain per-part functions. plan(**arguments): the parts, cheaply (a file's part may
-    stand for the whole file); refine(part): such a part cut into the parts read (scanning the
-    file for record starts, or reading its metadata); read(part): one part's documents;
-    check(parts, censuses): UserError for what only all parts together show (an empty file);
-    look(part): UserError for what the head of a planned part's file shows (a table's header
-    without a column the arguments name), read before any task runs (`looked`); listed(part): the
-    part's documents as its file listing shows them (`Listing`), none read, None where the listing
-    does not show them (an archive); sample(part, positions): the documents at `positions` (in
-    the listing's order) read, for estimates."""
+    stand for the whole file), from every argument of the loader's function (`plan_parts` in
+    `xialpha.corpora.parted` fills in the defaults its signature states); refine(part): such a
+    part cut into the parts read (scanning the file for record starts, or reading its metadata);
+    read(part): one part's documents; check(parts, censuses): UserError for what only all parts
+    together show (an empty file); look(part): UserError for what the head of a planned part's
+    file shows (a table's header without a column the arguments name), read before any task runs
+    (`looked`); listed(part): the part's documents as its file listing shows them (`Listing`),
+    none read, None where the listing does not show them (an archive); sample(part, positions):
+    the documents at `positions` (in the listing's order) read, for estimates."""
 
     plan: Callable[..., list[Part]]
     read: Callable[[Part], RawPart]
