@@ -28,6 +28,7 @@ FIT = "the fit"
 KERNEL_ROWS = "kernel rows of the support vectors"
 RETRAINING = "retrainings on the training set"
 HELD_OUT = "the held-out split (corpus.test_split)"
+DEFAULT_RHO = 1.0  # the xi-alpha rho unless one is given (Joachims' recommended estimate; 2 is the proven LOO bound)
 NEEDS = (FIT, KERNEL_ROWS, RETRAINING, HELD_OUT)
 
 
@@ -77,7 +78,7 @@ class FitData:
     settings: Mapping
     kernel: object = None
     held_out: tuple | None = None
-    rho: float = 1.0
+    rho: float = DEFAULT_RHO
 
     def at(self, rho: float) -> FitData:
         """The same data for a per-rho estimator at `rho`."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.registry import DEFAULT_SETTINGS, FitData, switched_on
+from xialpha.estimators.registry import DEFAULT_RHO, DEFAULT_SETTINGS, FitData, switched_on
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem
 from xialpha.estimators.validation import check_kernel
 
@@ -48,7 +48,7 @@ def one_fit_estimates(
     parameters: SVMParameters,
     r_delta2: float,
     *,
-    rhos=(1.0,),
+    rhos=(DEFAULT_RHO,),
     held_out: tuple | None = None,
     **settings,
 ) -> OneFitEstimates:

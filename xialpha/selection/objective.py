@@ -28,13 +28,12 @@ import pandas as pd
 
 from xialpha.errors import UserError, one_of
 from xialpha.estimators.metrics import metrics_from_counts
-from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
+from xialpha.estimators.registry import DEFAULT, DEFAULT_RHO, NAMES, SELECTABLE
 from xialpha.storage.schema import ResultColumn, SelectionColumn, estimate_column, size_columns
 
 # The selection's options (the command line's parser reads them; the estimators are the registry's).
 DEFAULT_ESTIMATOR = DEFAULT  # span: what a selection uses unless told otherwise
 DEFAULT_SMOOTH = True  # rank by each value averaged with its C neighbours' (xialpha.selection.smoothing)
-DEFAULT_RHO = 1.0
 # metric -> whether larger values are better
 MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
 METRIC_CHOICES = tuple(MAXIMISED)
