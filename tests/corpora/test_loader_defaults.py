@@ -9,8 +9,8 @@ import inspect
 
 import pytest
 
-from xialpha.corpora.loading import LOADERS
-from xialpha.corpora.parted import HOMES, plan_parts
+from xialpha.corpora.loading import HOMES, LOADERS
+from xialpha.corpora.parted import plan_parts
 
 
 @pytest.mark.parametrize("kind", sorted(HOMES))

@@ -1,4 +1,4 @@
-"""rho's default is stated once, as `xialpha.estimators.registry.DEFAULT_RHO` (issue 50.4: 1.0 was
+"""rho's default is stated once, as `xialpha.estimators.DEFAULT_RHO` (issue 50.4: 1.0 was
 written in 5 places): no parameter, field or spec key named rho or rhos in xialpha/ has a number of
 its own as its default."""
 

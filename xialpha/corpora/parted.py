@@ -1,20 +1,18 @@
-"""Each corpus loader's parts by name (`parted(kind)`: the loader module's `PartedLoader`, imported
-when first asked for, so that looking at a table imports no svmlight reader): plan, refine, read,
-check, which `xialpha.jobs` runs as tasks and `load_in_parts` runs here one after the other;
+"""Each corpus loader's parts by name (`xialpha.corpora.loading.parted`): plan, refine, read,
+check, which `xialpha.jobs` runs as tasks and `load_in_parts` runs here one after the other, the
+loader's defaults filled in for the arguments left out (`xialpha.corpora.loading.with_defaults`);
 `look_before_reading`, the cheap look at a corpus a command takes before it starts a cluster; and
 `survey`, what a dry run learns of a corpus without reading its documents."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 from xialpha.corpora.corpus import Corpus, concat
-from xialpha.corpora.loading import with_defaults
+from xialpha.corpora.loading import parted, with_defaults
 from xialpha.corpora.parts import (
     Census,
     Part,
-    PartedLoader,
     PartSummary,
     RawPart,
     listed_summary,
@@ -23,20 +21,6 @@ from xialpha.corpora.parts import (
 )
 
 SAMPLE_DOCUMENTS = 200  # documents a survey reads, spread evenly over the corpus, for its estimates
-
-HOMES = {  # loader name -> (its module under xialpha.corpora, the module's PartedLoader)
-    "reuters21578": ("reuters", "REUTERS_PARTS"),
-    "directory": ("directory", "DIRECTORY_PARTS"),
-    "svmlight": ("svmlight", "SVMLIGHT_PARTS"),
-    "table": ("table", "TABLE_PARTS"),
-    "synthetic": ("synthetic", "SYNTHETIC_PARTS"),
-}
-
-
-def parted(kind: str) -> PartedLoader:
-    """The `PartedLoader` of corpus loader `kind` (one of HOMES)."""
-    module, name = HOMES[kind]
-    return getattr(importlib.import_module(f"xialpha.corpora.{module}"), name)
 
 
 def plan_parts(kind: str, arguments: dict) -> list[Part]:

@@ -23,9 +23,9 @@ import numbers
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.kernel_rows import kernel_rows
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.registry import DEFAULT_RHO
 from xialpha.estimators.svm import SVMFit
 from xialpha.estimators.validation import check_positive
 from xialpha.estimators.xi_alpha import xi_alpha_indicator

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from xialpha.estimators import DEFAULT_RHO
+
 if TYPE_CHECKING:
     from xialpha.estimators.svm import SVMParameters, TrainingProblem
 
@@ -28,7 +30,6 @@ FIT = "the fit"
 KERNEL_ROWS = "kernel rows of the support vectors"
 RETRAINING = "retrainings on the training set"
 HELD_OUT = "the held-out split (corpus.test_split)"
-DEFAULT_RHO = 1.0  # the xi-alpha rho unless one is given (Joachims' recommended estimate; 2 is the proven LOO bound)
 NEEDS = (FIT, KERNEL_ROWS, RETRAINING, HELD_OUT)
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.registry import DEFAULT_RHO, DEFAULT_SETTINGS, FitData, switched_on
+from xialpha.estimators.registry import DEFAULT_SETTINGS, FitData, switched_on
 from xialpha.estimators.svm import SVMFit, SVMParameters, TrainingProblem
 from xialpha.estimators.validation import check_kernel
 

@@ -11,8 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.metrics import Estimate
-from xialpha.estimators.registry import DEFAULT_RHO
 from xialpha.estimators.validation import (
     check_features,
     check_gram,

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from xialpha.estimators.registry import DEFAULT_RHO
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.reports.formatting import missing
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
 

@@ -27,8 +27,9 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError, one_of
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.metrics import metrics_from_counts
-from xialpha.estimators.registry import DEFAULT, DEFAULT_RHO, NAMES, SELECTABLE
+from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
 from xialpha.storage.schema import ResultColumn, SelectionColumn, estimate_column, size_columns
 
 # The selection's options (the command line's parser reads them; the estimators are the registry's).

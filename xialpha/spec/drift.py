@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xialpha.errors import UserError
-from xialpha.estimators.registry import DEFAULT_RHO
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.features.kernels import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.corpus import parse_corpus

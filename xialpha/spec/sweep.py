@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
-from xialpha.estimators import METRICS
+from xialpha.estimators import DEFAULT_RHO, METRICS
 from xialpha.estimators.registry import (
-    DEFAULT_RHO,
     DEFAULT_SETTINGS,
     HELD_OUT,
     SELECTABLE,
