@@ -73,36 +73,29 @@ def list_directory_part(part: Part) -> Listing | None:
     archive (its members are listed only by reading through its stream)."""
     if not part.where:
         return None
-    files = _listed_files(part)
-    split_folder = part.args["layout"] == "split/category"
+    root = Path(part.args["path"])
+    wrapper, folder = part.where
+    files = [
+        (PurePosixPath(folder) / relative if folder else relative, target)
+        for relative, target in tree_files(root / wrapper / folder, part.args["follow_symlinks"], root)
+    ]
     return Listing(
-        name=Path(part.args["path"]).name.split(".")[0],
-        splits=[_split_name(relative.parts[0]) for relative, _ in files] if split_folder else None,
+        name=root.name.split(".")[0],
+        splits=[_split_name(relative.parts[0]) for relative, _ in files]
+        if part.args["layout"] == "split/category"
+        else None,
         categories=[relative.parts[-2] for relative, _ in files],
         sizes=[os.stat(target).st_size for _, target in files],
+        files=[(str(relative), str(target)) for relative, target in files],
     )
 
 
-def read_directory_sample(part: Part, positions: list[int]) -> Corpus:
-    """The documents of the files at `positions` of one split folder's listing (`list_directory_part`),
-    empty ones dropped: a sample read for estimates."""
-    files = _listed_files(part)
-    root = Path(part.args["path"])
-    chosen = [files[i] for i in positions]
-    read = [(relative, read_regular_file(target, f"path: {target}")) for relative, target in chosen]
-    return _documents(read, part.args["layout"], root, skip_empty=True)
-
-
-def _listed_files(part: Part) -> list[tuple[PurePosixPath, Path]]:
-    """(path relative to the split or category folders' parent, path to open) of the files of a
-    folder part, in the order `read_directory_part` reads them."""
-    root = Path(part.args["path"])
-    wrapper, folder = part.where
-    base = root / wrapper
-    return [
-        (PurePosixPath(folder) / relative if folder else relative, target)
-        for relative, target in tree_files(base / folder, part.args["follow_symlinks"], root)
-    ]
+def read_directory_sample(part: Part, listing: Listing, positions: list[int]) -> Corpus:
+    """The documents of the files at `positions` of one split folder's `listing`
+    (`list_directory_part`), empty ones dropped: a sample read for estimates."""
+    chosen = [listing.files[i] for i in positions]
+    read = [(PurePosixPath(relative), read_regular_file(target, f"path: {target}")) for relative, target in chosen]
+    return _documents(read, part.args["layout"], Path(part.args["path"]), skip_empty=True)
 
 
 def check_directory_parts(parts: list[Part], censuses: list[Census]) -> None:

@@ -101,7 +101,7 @@ def survey(
     for part, listing in zip(parts, found):
         positions = sorted(i - start for i in wanted if start <= i < start + len(listing.sizes))
         if positions:
-            samples.append(loader.sample(part, positions))
+            samples.append(loader.sample(part, listing, positions))
         start += len(listing.sizes)
     return Survey(
         parts,

@@ -378,13 +378,15 @@ def finishes(parts: list[Part], censuses: list[Census], train_split: str | None 
 class Listing:
     """A part's documents as the listing of its files shows them, none read (`PartedLoader.listed`):
     per document, in the order the part reads them, its split (None: the corpus is unsplit), its
-    category and its file's size in bytes. A file filed under several categories counts once for
-    each, and an empty file counts (the reading merges or refuses them)."""
+    category, its file's size in bytes and the file (its path in the tree, the path to open it
+    by). A file filed under several categories counts once for each, and an empty file counts
+    (the reading merges or refuses them)."""
 
     name: str
     splits: list[str] | None
     categories: list[str]
     sizes: list[int]
+    files: list[tuple[str, str]]
 
 
 def listed_summary(
@@ -426,8 +428,8 @@ class PartedLoader:
     together show (an empty file); look(part): UserError for what the head of a planned part's
     file shows (a table's header without a column the arguments name), read before any task runs
     (`looked`); listed(part): the part's documents as its file listing shows them (`Listing`),
-    none read, None where the listing does not show them (an archive); sample(part, positions):
-    the documents at `positions` (in the listing's order) read, for estimates."""
+    none read, None where the listing does not show them (an archive); sample(part, listing,
+    positions): the documents at `positions` of the part's `listing` read, for estimates."""
 
     plan: Callable[..., list[Part]]
     read: Callable[[Part], RawPart]
@@ -435,7 +437,7 @@ class PartedLoader:
     check: Callable[[list[Part], list[Census]], None] | None = None
     look: Callable[[Part], None] | None = None
     listed: Callable[[Part], Listing | None] | None = None
-    sample: Callable[[Part, list[int]], Corpus] | None = None
+    sample: Callable[[Part, Listing, list[int]], Corpus] | None = None
 
     def refined(self, part: Part) -> list[Part]:
         """`part` cut into the parts read (itself where the loader has nothing to cut)."""
