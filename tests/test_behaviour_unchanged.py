@@ -201,7 +201,7 @@ def cli(capsys, tmp: Path, *argv: str) -> dict:
 def behaviour(tmp: Path, capsys) -> dict:
     """Every output the record holds, produced by the code under test."""
     from xialpha.commands import sweep as sweep_command
-    from xialpha.jobs.sweep import dry_run
+    from xialpha.jobs.dry_run import dry_run
     from xialpha.search import XiAlphaSearchCV
     from xialpha.spec.sweep import parse_spec
     from xialpha.storage.store import ResultStore

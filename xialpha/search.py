@@ -46,7 +46,7 @@ from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.validation import check_positive, check_tolerance
 from xialpha.selection.c_extension import RANKED, next_step
 from xialpha.selection.edges import grid_position
-from xialpha.selection.objective import DEFAULT_SMOOTH
+from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.ranking import IN_ORDER, RANK, SELECTION_VALUE, VALUE, Order, rank
 from xialpha.spec.grid import AUTO_C, AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_START
 from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_values
@@ -147,7 +147,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         *,
         scoring="accuracy",
         estimate="span",
-        rho=1.0,
+        rho=DEFAULT_RHO,
         pos_label=None,
         smooth=DEFAULT_SMOOTH,
     ):

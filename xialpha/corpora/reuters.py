@@ -55,7 +55,7 @@ _MONTHS = {
 }
 
 
-def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -> list[Part]:
+def reuters_parts(*, path, split: str, follow_symlinks: bool) -> list[Part]:
     """One part per reut2-NNN.sgm file of a directory, in name order; an archive is one part (a
     compressed stream is read in one pass)."""
     if split not in SPLITS:

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.reports.formatting import missing
 from xialpha.storage.schema import CertificationColumn, CertificationScope, DriftColumn, ResultColumn, SelectionColumn
 
@@ -148,7 +149,7 @@ def _objective(row: Row) -> str | None:
     metric, estimator, rho = row.get(S.METRIC), row.get(S.ESTIMATOR), row.get(S.RHO)
     if not isinstance(metric, str) or not isinstance(estimator, str):
         return None
-    rho_text = "" if missing(rho) or float(rho) == 1.0 else f" rho={float(rho):g}"
+    rho_text = "" if missing(rho) or float(rho) == DEFAULT_RHO else f" rho={float(rho):g}"
     return f"{metric} of {estimator}{rho_text}"
 
 

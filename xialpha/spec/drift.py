@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.features.kernels import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.corpus import parse_corpus
@@ -183,7 +184,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
         corpus=corpus,
         batches=batches,
         **configurations(root, drift),
-        rho=drift.float("rho", 1.0, positive=True),
+        rho=drift.float("rho", DEFAULT_RHO, positive=True),
         windows=_windows(drift),
         margin_points=_bounded(drift, "margin", 2.0, 0.0, 100.0),
         alpha=_bounded(drift, "alpha", 0.05, 0.0, 1.0, open_low=True),
