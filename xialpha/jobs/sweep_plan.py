@@ -32,9 +32,8 @@ def plan_sweep(
     check_plan(spec, categories)  # before its keys are made
     if not force_new_run:
         check_same_experiment(spec, store, categories, fingerprint)
-    done = (
-        set() if force else store.complete_keys(spec.id)
-    )  # done with their vectors: a kill between the writes leaves none
+    # done keys with their vectors: a sweep killed between a batch's two writes left none
+    done = set() if force else store.complete_keys(spec.id)
     return make_plan(
         spec,
         categories,
