@@ -13,6 +13,30 @@ SHARED = REPO.parent / "shared"
 REUTERS_DIR = Path(os.environ.get("XIALPHA_REUTERS") or SHARED / "corpora" / "reuters21578").expanduser()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With `--dist loadfile` (pytest-xdist), the files are handed out in the order
+    `pytest_collection_modifyitems` leaves them, not by xdist's count of tests per file."""
+    if getattr(config.option, "dist", "no") == "loadfile":
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a pytest-xdist worker (the controller hands files out in the order its workers collected
+    them): files with a `slow` test first (a benchmark's quick run or a campaign: minutes each, one
+    to seven tests a file), then by their number of tests, most first, as xdist itself orders them.
+    When CI runs every test in one session, a worker starts a long file at once, not at the end
+    while the other waits (xdist's order would put the one-test campaign last)."""
+    if not hasattr(config, "workerinput"):  # not a pytest-xdist worker
+        return
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    ordered = sorted(
+        files.values(), key=lambda tests: (not any(test.get_closest_marker("slow") for test in tests), -len(tests))
+    )
+    items[:] = [item for tests in ordered for item in tests]
+
+
 @pytest.fixture(scope="session")
 def reuters_dir() -> Path:
     """The Reuters-21578 SGML directory ($XIALPHA_REUTERS, else under ../shared); skips the test where it is absent."""

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 import pytest
+from extras import needs
 
 
 def free_port() -> int:
@@ -24,8 +25,8 @@ def free_port() -> int:
 @pytest.fixture
 def s3_endpoint(monkeypatch):
     """host:port of a moto S3 server on 127.0.0.1 with a bucket "xialpha"."""
-    server_module = pytest.importorskip("moto.server")
-    boto3 = pytest.importorskip("boto3")
+    server_module = needs("moto.server")
+    boto3 = needs("boto3")
     for name, value in {
         "AWS_ACCESS_KEY_ID": "testing",
         "AWS_SECRET_ACCESS_KEY": "testing",
@@ -76,8 +77,8 @@ class AuthS3:
 def s3_with_auth():
     """A moto server process on 127.0.0.1 that checks every request's signature: its first four
     requests (unsigned) create a user with S3 rights, its access key and the bucket "xialpha"."""
-    pytest.importorskip("moto.server")
-    boto3 = pytest.importorskip("boto3")
+    needs("moto.server")
+    boto3 = needs("boto3")
     port = free_port()
     env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "4"}
     server = subprocess.Popen(

@@ -32,6 +32,14 @@ from xialpha.storage.store import ResultStore
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
+def _scheduler_address(scheduler_file: Path) -> str | None:
+    """The address a scheduler wrote to its --scheduler-file, None before it has written it whole."""
+    try:
+        return json.loads(scheduler_file.read_text())["address"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return None
+
+
 @contextlib.contextmanager
 def dask_cluster(tmp_path: Path, n_workers: int = 2):
     """A real `dask scheduler` and `n_workers` `dask worker` processes on 127.0.0.1: (address, workers)."""
@@ -57,8 +65,10 @@ def dask_cluster(tmp_path: Path, n_workers: int = 2):
                 tmp_path / "scheduler.log",
             )
         )
-        _wait_for(scheduler_file.exists, "the scheduler file", 60, processes[0])
-        address = json.loads(scheduler_file.read_text())["address"]
+        # the file is created before its JSON is written: wait for an address in it (read empty
+        # under load, it failed the fixture)
+        _wait_for(lambda: _scheduler_address(scheduler_file), "the scheduler file", 60, processes[0])
+        address = _scheduler_address(scheduler_file)
         workers = [
             _start(
                 [

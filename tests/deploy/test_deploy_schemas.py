@@ -20,9 +20,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from extras import needs
 
 yaml = pytest.importorskip("yaml")
-jsonschema = pytest.importorskip("jsonschema")
 
 from xialpha.jobs.cluster import kubernetes_cluster_spec  # noqa: E402
 from xialpha.spec.sweep import load_spec  # noqa: E402
@@ -46,7 +46,7 @@ def _documents() -> list[tuple[str, dict]]:
 
 
 def _versions() -> list[str]:
-    pytest.importorskip("kubernetes_validate")
+    needs("kubernetes_validate")
     from kubernetes_validate.utils import latest_version, major_minor
 
     return [OLDEST_KUBERNETES, major_minor(latest_version())]
@@ -64,7 +64,7 @@ def _pod_templates(node, where: str = ""):
 
 @pytest.mark.parametrize("version", [OLDEST_KUBERNETES, "newest"])
 def test_core_kinds_validate_strictly(version):
-    kubernetes_validate = pytest.importorskip("kubernetes_validate")
+    kubernetes_validate = needs("kubernetes_validate")
     version = _versions()[0 if version == OLDEST_KUBERNETES else 1]
     checked = []
     for name, doc in _documents():
@@ -86,7 +86,7 @@ def _validate(kubernetes_validate, doc: dict, version: str, what: str) -> None:
 
 
 def test_oldest_kubernetes_schema_is_shipped():
-    pytest.importorskip("kubernetes_validate")
+    needs("kubernetes_validate")
     from kubernetes_validate.utils import all_versions, major_minor
 
     assert OLDEST_KUBERNETES in {major_minor(v) for v in all_versions()}
@@ -95,7 +95,7 @@ def test_oldest_kubernetes_schema_is_shipped():
 def _dask_crd_schema(kind: str) -> dict:
     """The openAPIV3Schema of a Dask operator CRD from the installed dask-kubernetes wheel, strict:
     every object schema listing its properties refuses others (no preserve-unknown-fields there)."""
-    pytest.importorskip("dask_kubernetes")
+    needs("dask_kubernetes")
     crds = importlib.resources.files("dask_kubernetes") / "operator/deployment/helm/dask-kubernetes-operator/crds"
     crd = yaml.safe_load((crds / DASK_KINDS[kind]).read_text(encoding="utf-8"))
     (version,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1"]
@@ -132,6 +132,7 @@ def test_dask_resources_validate_strictly_against_the_operator_crds(kind):
             ("config/kubernetes.toml", kubernetes_cluster_spec(load_spec(REPO / "config" / "kubernetes.toml").cluster))
         )
     assert docs
+    jsonschema = needs("jsonschema")
     for name, doc in docs:
         errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
         assert not errors, f"{name}: " + "; ".join(f"{e.message} at {'.'.join(map(str, e.path))}" for e in errors[:5])
@@ -141,7 +142,7 @@ def test_the_strict_crd_check_refuses_an_unknown_field():
     schema = _dask_crd_schema("DaskCluster")
     doc = kubernetes_cluster_spec(load_spec(REPO / "config" / "kubernetes.toml").cluster)
     doc["spec"]["worker"]["spec"]["containers"][0]["comand"] = ["dask", "worker"]
-    assert not jsonschema.Draft7Validator(schema).is_valid(doc)
+    assert not needs("jsonschema").Draft7Validator(schema).is_valid(doc)
 
 
 # --- docker compose ---------------------------------------------------------------------------------
@@ -152,7 +153,7 @@ def _compose() -> dict:
 
 
 def test_compose_file_follows_the_compose_specification():
-    vendor = pytest.importorskip("check_jsonschema.builtin_schemas.vendor")
+    jsonschema, vendor = needs("jsonschema"), needs("check_jsonschema.builtin_schemas.vendor")
     schema = json.loads((importlib.resources.files(vendor) / "compose-spec.json").read_text(encoding="utf-8"))
     errors = list(jsonschema.Draft7Validator(schema).iter_errors(_compose()))
     assert not errors, "; ".join(f"{e.message} at {'.'.join(map(str, e.path))}" for e in errors[:5])

@@ -35,10 +35,11 @@ def _text_like(seed: int, n: int = 120, d: int = 60):
     return sp.csr_matrix(X), y
 
 
-def _assert_calls_of_exact_spans(fit, gram, method, cases=None):
-    """The calls of span_squared(thresholds=t) by `method` are those of the exact spans; each S^2 is 0
-    where t <= 0, else the exact value, an upper bound below t, or a lower bound at or above t."""
-    exact = span_squared(fit, gram)
+def _assert_calls_of_exact_spans(fit, gram, method, cases=None, exact=None):
+    """The calls of span_squared(thresholds=t) by `method` are those of the exact spans (`exact`, else
+    computed here); each S^2 is 0 where t <= 0, else the exact value, an upper bound below t, or a
+    lower bound at or above t."""
+    exact = span_squared(fit, gram) if exact is None else exact
     thresholds = call_thresholds(fit)
     calls = span_calls(fit, gram, method=method, thresholds=thresholds)
     decisive = calls.spans
@@ -64,27 +65,35 @@ def _assert_calls_of_exact_spans(fit, gram, method, cases=None):
     return calls
 
 
+@pytest.fixture(scope="module")
+def fitted() -> list[tuple[SVMFit, np.ndarray | None, np.ndarray]]:
+    """(fit, its Gram or None for the linear path, its exact S^2) over 40 problems x 4 C on both
+    paths: fitted and spanned once for the three methods (issue 50.7: each method refitted them)."""
+    out = []
+    for seed in range(40):
+        X, y = _text_like(seed)
+        for C in (0.1, 1.0, 10.0, 100.0):
+            gram = (X @ X.T).toarray()
+            for fit, fit_gram in (
+                (fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=1e-6)), None),
+                (fit_svm(TrainingProblem(y, gram=gram), SVMParameters(C, tol=1e-6)), gram),
+            ):
+                out.append((fit, fit_gram, span_squared(fit, fit_gram)))
+    return out
+
+
 @pytest.mark.parametrize("method", ["auto", "dense", "iterative"])
-def test_calls_equal_those_of_exact_spans_and_every_shortcut_is_taken(method):
+def test_calls_equal_those_of_exact_spans_and_every_shortcut_is_taken(fitted, method):
     """Over 40 problems x 4 C on both paths: the estimate's calls are those of the exact margins, each
     S^2 reported is 0, exact, or a bound on the side of t it decides; the shortcuts occur (the dense
     path: no lower bounds; the iterative path: both bounds, the solve deciding hundreds of points)."""
     cases = {"zero": 0, "exact": 0, "below": 0, "above": 0}
     solved = 0
-    for seed in range(40):
-        X, y = _text_like(seed)
-        for C in (0.1, 1.0, 10.0, 100.0):
-            for fit, gram in (
-                (fit_svm(TrainingProblem(y, X=X), SVMParameters(C, tol=1e-6)), None),
-                (
-                    fit_svm(TrainingProblem(y, gram=(X @ X.T).toarray()), SVMParameters(C, tol=1e-6)),
-                    (X @ X.T).toarray(),
-                ),
-            ):
-                calls = _assert_calls_of_exact_spans(fit, gram, method, cases)
-                solved += calls.by_solve
-                margins = span_loo_margins(fit, gram, method=method)
-                assert np.array_equal(span_estimate(fit, gram, method=method).indicator, margins <= 0)
+    for fit, gram, exact in fitted:
+        calls = _assert_calls_of_exact_spans(fit, gram, method, cases, exact)
+        solved += calls.by_solve
+        margins = span_loo_margins(fit, gram, method=method)
+        assert np.array_equal(span_estimate(fit, gram, method=method).indicator, margins <= 0)
     expected = {"zero", "below"} | ({"above"} if method == "iterative" else {"exact"})
     assert min(cases[name] for name in expected) > 100, cases
     assert (solved > 500) == (method == "iterative"), solved

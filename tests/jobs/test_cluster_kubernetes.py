@@ -16,12 +16,13 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from extras import needs
 
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect, kubernetes_cluster_spec
 from xialpha.spec.sweep import load_spec
 
-pytest.importorskip("dask_kubernetes")
+needs("dask_kubernetes")
 
 REPO = Path(__file__).resolve().parents[2]
 DASK_GROUP = "kubernetes.dask.org/v1"

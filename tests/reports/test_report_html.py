@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from extras import needs
 from store_rows import CATEGORIES, certify_by_hand, result_rows, saved_selections
 
 from xialpha.cli import main
@@ -221,7 +222,7 @@ def _chromium() -> str | None:
 def render(url: str, screenshot: Path, inspect=None) -> tuple[list[str], list[str]]:
     """Load `url` in headless Chromium; (console errors and page errors, URLs requested).
     `inspect(page)`, when given, is called on the loaded page (a playwright Page)."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download needed)")
+    sync_api = needs("playwright.sync_api")  # no browser download needed
     binary = _chromium()
     if binary is None:
         pytest.skip("no chromium binary found (apt-get install -y chromium)")
