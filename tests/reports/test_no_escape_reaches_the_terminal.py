@@ -127,3 +127,19 @@ def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):
     out, err = capsys.readouterr()
     assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
     assert "\\x1b[31mred\\x1b[0m" in out and "drift\\x1b[2J" in out, out
+
+
+def test_the_sweeps_summary_line_prints_its_store_path_escaped(capsys):
+    """The line a finished sweep prints first (`_print_summary`: rows stored, skipped and failed in
+    the store at its path) on a store whose path holds an ESC."""
+    from types import SimpleNamespace
+
+    from xialpha.commands.sweep import _print_summary
+
+    summary = SimpleNamespace(
+        fits=0, sweep_id="s1", ok=3, skipped=0, failed=0, run_id="r1", auto=None, held_out_note="", failures=[]
+    )
+    _print_summary(summary, "st\x1b[8more")
+    out, err = capsys.readouterr()
+    assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
+    assert "sweep s1 in st\\x1b[8more: 3 rows stored" in out, out

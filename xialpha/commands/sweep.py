@@ -75,6 +75,16 @@ def run(args) -> int:
         command=shlex.join(["xialpha", *sys.argv[1:]]),
         force_new_run=args.force_new_run,
     )
+    _print_summary(summary, store.uri)
+    if not args.quiet:
+        _print_best(spec, store)
+    return 1 if summary.failed else 0
+
+
+def _print_summary(summary, uri: str) -> None:
+    """What a finished sweep did (`summary`, a `SweepSummary`, in the store at `uri`): rows stored,
+    skipped and failed, the run's fits and compute, the auto-C rounds, each failure; every name and
+    path escaped (`printable`)."""
     work = (
         (
             f"{summary.fits} fits in {summary.wall_seconds:.1f} s ({summary.fits_per_second:.1f}/s), "
@@ -84,8 +94,10 @@ def run(args) -> int:
         else "nothing to compute"
     )
     print(
-        f"sweep {summary.sweep_id} in {store.uri}: {summary.ok} rows stored, {summary.skipped} skipped (already "
-        f"stored), {summary.failed} failed"
+        printable(
+            f"sweep {summary.sweep_id} in {uri}: {summary.ok} rows stored, {summary.skipped} skipped (already "
+            f"stored), {summary.failed} failed"
+        )
     )
     print(f"run {summary.run_id}: {work}")
     if summary.auto is not None:
@@ -94,9 +106,6 @@ def run(args) -> int:
         print(printable(summary.held_out_note), file=sys.stderr)
     for failure in summary.failures:
         print(f"  failed: {printable(failure)}", file=sys.stderr)
-    if not args.quiet:
-        _print_best(spec, store)
-    return 1 if summary.failed else 0
 
 
 def _print_dry_run(dry) -> None:
