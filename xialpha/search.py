@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from numbers import Integral, Real
+from collections.abc import Callable, Iterator
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -37,24 +37,30 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
-from xialpha.errors import did_you_mean, one_of
-from xialpha.estimators import KERNEL_PARAMETERS, KERNELS, registry
+from xialpha.errors import did_you_mean
+from xialpha.estimators import KERNEL_PARAMETERS, registry
 from xialpha.estimators.c_ladder import first_rung, starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.estimators.validation import check_positive, check_tolerance
+from xialpha.search_grid import (
+    c_neighbourhoods,
+    check_grid_values,
+    check_model,
+    grids_of,
+    split_grid,
+    without,
+)
 from xialpha.selection.c_extension import RANKED, next_step
 from xialpha.selection.edges import grid_position
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.ranking import IN_ORDER, RANK, SELECTION_VALUE, VALUE, Order, rank
-from xialpha.spec.grid import AUTO_C, AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_START
+from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_START
 from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
 
 SCORINGS = {"accuracy": accuracy_score, "f1": f1_score, "recall": recall_score, "precision": precision_score}
-SVC_KERNELS = (*KERNELS, "precomputed")  # the SVC kernels XiAlphaSearchCV trains: xialpha's and a Gram
 # What a candidate can be scored by: the selectable estimators that need only the fit (span, xa).
 ESTIMATES = tuple(
     registry.by_preference(e.name for e in registry.ESTIMATORS if e.selectable and e.needs == registry.FIT)
@@ -128,7 +134,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """
 
     # Each parameter's constraints, as scikit-learn declares them (`_check_params` checks them); what
-    # the estimator and the grids must be beyond their type is checked by `_check_model` and `_checked_grid`,
+    # the estimator and the grids must be beyond their type is checked by `check_model` and `_checked_grid`,
     # and pos_label against the classes in fit.
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "decision_function"])],
@@ -209,7 +215,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The candidates best first (`rank`, ties in grid order), indexed by their position in
         `candidates`: VALUE (the score) and SELECTION_VALUE (what they are ranked by: the score,
         averaged over C neighbours with smooth)."""
-        groups, C = _c_neighbourhoods(candidates)
+        groups, C = c_neighbourhoods(candidates)
         frame = pd.DataFrame({VALUE: [row["score"] for row in rows], ResultColumn.C: C, "curve": groups})
         ranked = rank(
             frame.rename_axis("position").reset_index(), Order(True, self.smooth), tie_break=IN_ORDER, curve=("curve",)
@@ -229,7 +235,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 rows.extend(self._scored(scorer, candidate) for candidate in ladder)
                 ladder = []
                 best = int(self._ranking(candidates, rows).index[0])
-                mine = [i for i, other in enumerate(candidates) if _without(other, C_name) == params]
+                mine = [i for i, other in enumerate(candidates) if without(other, C_name) == params]
                 if best not in mine:
                     break
                 C = np.array([candidates[i][C_name] for i in mine], dtype=float)
@@ -269,27 +275,27 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
 
     def _checked_grid(self) -> tuple[list[dict], list[tuple[dict, str]]]:
-        """`_split_grid` of param_grid, every candidate checked before anything is fitted: each name
+        """`split_grid` of param_grid, every candidate checked before anything is fitted: each name
         a parameter of the estimator, each value a non-empty list (C: of numbers > 0, or "auto"
         alone), and each candidate valid for the estimator (scikit-learn's own parameter
-        constraints, and what xialpha trains: `_check_model`). ValueError or TypeError naming
+        constraints, and what xialpha trains: `check_model`). ValueError or TypeError naming
         param_grid (and the grid's index in a list of grids), the parameter and the value, or
         naming estimator where the estimator fails alone too (an auto grid's candidates: at C = 1)."""
-        grids = [] if self.param_grid is None else _grids(self.param_grid)
+        grids = [] if self.param_grid is None else grids_of(self.param_grid)
         known = self.estimator.get_params(deep=True)
         for where, grid in grids:
             for name, values in grid.items():
-                _check_grid_values(where, name, values, known, type(self.estimator).__name__)
-        fixed, auto = _split_grid(self.param_grid, self.estimator)
+                check_grid_values(where, name, values, known, type(self.estimator).__name__)
+        fixed, auto = split_grid(self.param_grid, self.estimator)
         candidates = [
             *(ParameterGrid(fixed) if fixed else []),
             *({**params, C_name: 1.0} for base, C_name in auto for params in ParameterGrid(base)),
         ]
         for params in candidates:
             try:
-                _check_model("param_grid", clone(self.estimator).set_params(**params), params)
+                check_model("param_grid", clone(self.estimator).set_params(**params), params)
             except (ValueError, TypeError):
-                _check_model("estimator", self.estimator)  # its own fault when it fails alone too
+                check_model("estimator", self.estimator)  # its own fault when it fails alone too
                 raise
         return fixed, auto
 
@@ -431,7 +437,7 @@ class Candidates:
 
 def _training_problem(svm, features, y: np.ndarray) -> tuple[TrainingProblem, dict]:
     """(the training problem, `SVMParameters`' settings besides C and j) of an SVC or LinearSVC (as
-    `_check_model` let through) on its features and labels y (n,) in {-1, +1}, from public
+    `check_model` let through) on its features and labels y (n,) in {-1, +1}, from public
     parameters: a Gram (precomputed) or the features under the SVM's kernel; tol, and an SVC's
     max_iter and cache_mb."""
     if isinstance(svm, LinearSVC):
@@ -470,120 +476,6 @@ def _cost(svm, classes: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return svm.C * float(weight[0]), float(weight[1] / weight[0])
 
 
-def _check_model(where: str, model, params: dict | None = None) -> None:
-    """ValueError naming `where` (estimator, or param_grid with the candidate's `params`) unless the
-    SVM of `model` (itself, or a Pipeline's last step) is one xialpha trains (an SVC of a kernel in
-    SVC_KERNELS, or a LinearSVC with the hinge loss, the l2 penalty and an intercept) with public
-    parameters its training takes: C, class_weight, and an SVC's tol, cache_size, max_iter and
-    kernel parameters, each named as set_params names it (`svc__C` in a pipeline). Checked before
-    any fit; a pipeline's other steps check their own parameters as they fit."""
-    svm = model[-1] if isinstance(model, Pipeline) else model
-    prefix = f"{model.steps[-1][0]}__" if isinstance(model, Pipeline) else ""
-    candidate = f" (candidate {params})" if params else ""
-    if isinstance(svm, LinearSVC):
-        wanted = {"loss": "hinge", "penalty": "l2", "fit_intercept": True}
-        bad = {key: getattr(svm, key) for key, value in wanted.items() if getattr(svm, key) != value}
-        if bad:
-            raise ValueError(
-                f"{where}: LinearSVC must have loss='hinge', penalty='l2', fit_intercept=True (the "
-                f"estimates are derived for the hinge-loss SVM with threshold), got {bad}{candidate}"
-            )
-    elif svm.kernel not in SVC_KERNELS:
-        raise ValueError(f"{where}: SVC kernel: {one_of(svm.kernel, SVC_KERNELS)}{candidate}")
-    try:
-        _check_svm_parameters(svm)
-    except ValueError as exc:
-        raise ValueError(f"{where}: {prefix}{exc}{candidate}") from None
-
-
-def _check_svm_parameters(svm) -> None:
-    """ValueError naming the first parameter of `svm` (an SVC or LinearSVC) its training cannot take."""
-    check_positive(svm.C, "C")
-    weights = svm.class_weight
-    if not (
-        weights is None
-        or (isinstance(weights, str) and weights == "balanced")
-        or (isinstance(weights, Mapping) and all(_positive(w) for w in weights.values()))
-    ):
-        raise ValueError(
-            f'class_weight: must be None, "balanced" or a dict of class: weight > 0, got {_shown(weights)}'
-        )
-    if isinstance(svm, LinearSVC):
-        return
-    check_tolerance(svm.tol, "tol")
-    check_positive(svm.cache_size, "cache_size")
-    if (
-        isinstance(svm.max_iter, bool)
-        or not isinstance(svm.max_iter, Integral)
-        or svm.max_iter < -1
-        or svm.max_iter == 0
-    ):
-        raise ValueError(f"max_iter: must be -1 (no limit) or an integer > 0, got {_shown(svm.max_iter)}")
-    if svm.kernel in ("linear", "precomputed"):
-        return
-    if not (isinstance(svm.gamma, str) and svm.gamma in ("scale", "auto")):
-        check_positive(svm.gamma, "gamma")
-    if svm.kernel == "poly" and (
-        isinstance(svm.degree, bool) or not isinstance(svm.degree, Integral) or svm.degree < 0
-    ):
-        raise ValueError(f"degree: must be an integer >= 0, got {_shown(svm.degree)}")
-    if isinstance(svm.coef0, bool) or not _real(svm.coef0):
-        raise ValueError(f"coef0: must be a finite number, got {_shown(svm.coef0)}")
-
-
-def _real(value) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and bool(np.isfinite(value))
-
-
-def _integer(value) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def _positive(value) -> bool:
-    return _real(value) and value > 0
-
-
-def _grids(param_grid) -> list[tuple[str, Mapping]]:
-    """[(how errors name it, grid)] of param_grid (a dict, or a non-empty list of dicts)."""
-    if isinstance(param_grid, Mapping):
-        return [("param_grid", param_grid)]
-    if not param_grid:
-        raise ValueError(
-            'param_grid: is an empty list, which has no candidate; give a dict of parameter lists (None: C "auto")'
-        )
-    for index, grid in enumerate(param_grid):
-        if not isinstance(grid, Mapping):
-            raise TypeError(f"param_grid[{index}]: must be a dict of parameter lists, got {type(grid).__name__}")
-    return [(f"param_grid[{index}]", grid) for index, grid in enumerate(param_grid)]
-
-
-def _check_grid_values(where: str, name: object, values: object, known: Mapping, estimator: str) -> None:
-    """ValueError or TypeError naming `where` and `name` unless `name` is one of the estimator's
-    parameters (`known`) and `values` a non-empty list of them (C's: numbers > 0, or "auto" alone)."""
-    if not isinstance(name, str) or name not in known:
-        raise ValueError(
-            f"{where}: {name!r} is not a parameter of {estimator}{did_you_mean(str(name), known, listing=None)}"
-        )
-    if _is_C(name) and isinstance(values, str):
-        return  # "auto", or refused with its value by _split_grid
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, (Sequence, np.ndarray)):
-        raise TypeError(f"{where}: {name} must be a list of values, got {_shown(values)}; wrap one value in a list")
-    if len(values) == 0:
-        raise ValueError(f"{where}: {name} is an empty list, which leaves the grid no candidate")
-    if _is_C(name):
-        for value in values:
-            if isinstance(value, str) or isinstance(value, bool) or not isinstance(value, Real):
-                alone = '; "auto" stands alone, not in a list' if value == AUTO_C else ""
-                raise TypeError(f"{where}: {name} must be a list of numbers > 0, got {_shown(value)} in it{alone}")
-            if not np.isfinite(value) or value <= 0:
-                raise ValueError(f"{where}: {name} must be a list of numbers > 0, got {_shown(value)} in it")
-
-
-def _shown(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
-
-
 def _numbers_wanted(X) -> str:
     """What to say before scikit-learn's words when X is no array of numbers: text needs a Pipeline."""
     values = np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else X
@@ -606,44 +498,6 @@ def _named(name: str, what: Callable[[], str] | None = None) -> Iterator[None]:
         words = " ".join(str(exc).split())
         text = f"{name}: {what()} ({words})" if what else f"{name}: {words}"
         raise (ValueError(text) if isinstance(exc, ValueError) else TypeError(text)) from None
-
-
-def _split_grid(param_grid, estimator) -> tuple[list[dict], list[tuple[dict, str]]]:
-    """(the grids of fixed C, [(a grid without C, the name of its C parameter)] of C = "auto"):
-    param_grid None is C = "auto" alone; a grid whose C (`C` or `<step>__C`) is "auto" is the other
-    parameters' grid with a C ladder each."""
-    if param_grid is None:
-        return [], [({}, f"{estimator.steps[-1][0]}__C" if isinstance(estimator, Pipeline) else "C")]
-    fixed, auto = [], []
-    for grid in [param_grid] if isinstance(param_grid, Mapping) else param_grid:
-        names = [name for name, value in grid.items() if _is_C(name) and isinstance(value, str)]
-        if not names:
-            fixed.append(grid)
-            continue
-        if grid[names[0]] != AUTO_C:
-            raise ValueError(f'param_grid: {names[0]} must be a list of numbers or "auto", got {grid[names[0]]!r}')
-        auto.append(({name: value for name, value in grid.items() if name != names[0]}, names[0]))
-    return fixed, auto
-
-
-def _is_C(name: str) -> bool:
-    return name == "C" or name.endswith("__C")
-
-
-def _without(params: dict, name: str) -> dict:
-    return {key: value for key, value in params.items() if key != name}
-
-
-def _c_neighbourhoods(candidates: list[dict]) -> tuple[list[str], list[float]]:
-    """(group, C) of each candidate: candidates that differ only in their C parameter (`C` or
-    `<step>__C`) share a group; one without a C parameter is a group of its own (C = 0)."""
-    groups, values = [], []
-    for index, params in enumerate(candidates):
-        names = [name for name in params if _is_C(name)]
-        others = sorted((name, repr(value)) for name, value in params.items() if name not in names)
-        groups.append(repr(others) if names else f"#{index}")
-        values.append(float(params[names[0]]) if names else 0.0)
-    return groups, values
 
 
 def _results(candidates: list[dict], rows: list[dict], ranking: pd.DataFrame, estimate: str, smooth: bool) -> dict:

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 import validation_before as before
 
-from xialpha import search
+from xialpha import search_grid
 from xialpha.corpora.loading import make_synthetic
 from xialpha.estimators import KERNEL_PARAMETERS, KERNELS
 from xialpha.estimators import validation as after
@@ -234,7 +234,7 @@ def test_estimators_and_features_read_the_one_kernel_table():
     assert after.KERNEL_PARAMETERS is KERNEL_PARAMETERS
     assert feature_kernels.KERNEL_PARAMETERS is KERNEL_PARAMETERS
     assert KERNELS == tuple(KERNEL_PARAMETERS)
-    assert search.SVC_KERNELS == (*KERNELS, "precomputed")  # the search derives its kernels from the table
+    assert search_grid.SVC_KERNELS == (*KERNELS, "precomputed")  # the search derives its kernels from the table
 
 
 def test_both_users_follow_the_table(monkeypatch):
