@@ -43,7 +43,7 @@ _DESCRIPTOR = re.compile(r"/dev/std(in|out|err)|/dev/fd/.*|/proc/[^/]+/fd/.*")
 
 def write_file(
     path: str | os.PathLike,
-    write: Callable[[TextIO], None],
+    write: Callable[[TextIO], object],
     parameter: str,
     protected: Iterable[tuple[str, str | os.PathLike]] = (),
 ) -> None:

@@ -8,6 +8,7 @@ certification on the same test set is refused unless --force (sequential testing
 
 from __future__ import annotations
 
+import argparse
 import sys
 import warnings
 
@@ -23,7 +24,7 @@ from xialpha.selection.records import read_selection
 from xialpha.storage.schema import CertificationColumn, ResultColumn
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_arguments(parser)
     parser.add_argument(
         "--selection",
@@ -50,7 +51,7 @@ def add_arguments(parser) -> None:
     add_output_arguments(parser)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     store = named_store(args)
     selection = read_selection(store, args.selection)
     rows = selection.rows

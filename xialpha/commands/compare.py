@@ -10,6 +10,7 @@ then the micro and macro summaries. The table shows the most changed categories 
 
 from __future__ import annotations
 
+import argparse
 import textwrap
 
 import pandas as pd
@@ -24,7 +25,7 @@ SHOWN = 50  # categories the terminal table shows without --all
 LINE = 80  # characters: the longest line under the table
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", metavar="A", help="a saved selection's id, or a sweep's id (its newest saved selection)")
     parser.add_argument("b", metavar="B", help="the same, for the other side")
     add_store_arguments(parser, positional=False)
@@ -36,7 +37,7 @@ def add_arguments(parser) -> None:
     add_output_arguments(parser)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     store = named_store(args)
     comparison = compare_selections(store, args.a, args.b)
     if args.format != "table":

@@ -19,17 +19,21 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from xialpha.commands.arguments import store_uri
 from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.printable import printable
 
 if TYPE_CHECKING:
+    from xialpha.concept_drift.report import DriftReport
+    from xialpha.reports.labels import ConfigLabels
+    from xialpha.spec.drift import DriftSpec
+    from xialpha.storage.contract import StoreQueries
     from xialpha.storage.rows import DriftRow
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__
     add_run_arguments(
@@ -41,7 +45,7 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from xialpha.spec.drift import load_drift_spec
 
     spec = load_drift_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
@@ -73,7 +77,7 @@ def run(args) -> int:
     return report.exit_code
 
 
-def _selection_of_these_categories(store, report) -> str | None:
+def _selection_of_these_categories(store: StoreQueries, report: DriftReport) -> str | None:
     """The newest saved per-category selection that chose for a category this check checked (what a
     new selection of the recent batches is compared with), None when none did: a selection of
     another sweep's categories, or one configuration for all (--global), is no baseline for it."""
@@ -92,7 +96,7 @@ def _selection_of_these_categories(store, report) -> str | None:
     return str(newest[S.SELECTION_ID].iloc[-1])
 
 
-def _header(report, uri: str) -> str:
+def _header(report: DriftReport, uri: str) -> str:
     how = "already checked" if report.skipped else f"run {report.run_id}, {report.wall_seconds:.1f} s"
     dropped = f", {report.n_dropped} without a timestamp left out" if report.n_dropped else ""
     return (
@@ -101,7 +105,7 @@ def _header(report, uri: str) -> str:
     )
 
 
-def _verdict_lines(report, spec) -> list[str]:
+def _verdict_lines(report: DriftReport, spec: DriftSpec) -> list[str]:
     """Per category and config (by its label, `xialpha.reports.labels`): the verdict, chosen
     window and full memory, then every window's estimate; lines of at most 80 characters."""
     from xialpha.concept_drift.report import group_key
@@ -119,6 +123,7 @@ def _verdict_lines(report, spec) -> list[str]:
             lines.append(f"  FAILED    {config}: {row.check_error}")
             continue
         label = "DRIFT" if row.verdict is DriftVerdict.DRIFT else "no drift"
+        assert row.chosen_error is not None and row.full_error is not None  # a check that did not fail has both
         text = (
             f"{label:<9} {config}: window {row.chosen_window} of {row.n_batches} batches, xi-alpha error "
             f"{100 * row.chosen_error:.1f}% vs full memory {100 * row.full_error:.1f}% (discordant "
@@ -129,7 +134,7 @@ def _verdict_lines(report, spec) -> list[str]:
     return lines
 
 
-def _labels(spec, rows: list[DriftRow]):
+def _labels(spec: DriftSpec, rows: list[DriftRow]) -> ConfigLabels:
     """The ConfigLabels of the configurations in `rows`, from the spec's preprocessing and kernel parameters."""
     import pandas as pd
 
@@ -157,4 +162,5 @@ def _window_estimate(row: DriftRow) -> str:
 
     if row.status != OK:
         return f"{row.window}:{row.status}"
-    return f"{row.window}:{100 * row.estimate[estimate_column('xa', 'error')]:.1f}{'*' if row.chosen else ''}"
+    error = cast(float, row.estimate[estimate_column("xa", "error")])  # an ok window's estimate is a number
+    return f"{row.window}:{100 * error:.1f}{'*' if row.chosen else ''}"

@@ -6,6 +6,7 @@ manifest of the 22 SGML files, and only then moved to DEST, so a failed fetch le
 
 from __future__ import annotations
 
+import argparse
 import errno
 import hashlib
 import os
@@ -25,7 +26,7 @@ DATASETS = ("reuters21578",)
 DEFAULT_DEST = reuters_files.FETCH_DEST
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dataset", choices=DATASETS, help="the corpus to fetch")
     parser.add_argument(
         "--dest", type=Path, default=DEFAULT_DEST, help=f"directory to put the files in (default: {DEFAULT_DEST})"
@@ -40,7 +41,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="network timeout in seconds (default: 60)")
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     timeout_seconds(args.timeout, "--timeout")  # a wait that is no duration, or one so long it overflows
     dest = check_output(args.dest.expanduser(), "dest")
     if dest.exists() and not dest.is_dir():

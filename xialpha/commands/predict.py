@@ -16,6 +16,7 @@ runs code from the file, so only pass it for artefacts you trust.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from xialpha.models.artifact import PICKLE_WARNING, current_versions, is_pickled, load_artifact, read_manifest
@@ -26,7 +27,7 @@ from xialpha.reports.formatting import plural
 FORMATS = ("csv", "jsonl")
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("artifact", metavar="ARTIFACT", help="directory written by `xialpha select --refit`")
     parser.add_argument(
         "--input",
@@ -52,7 +53,7 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if is_pickled(read_manifest(args.artifact)) and args.allow_pickle:  # a wrong directory fails first
         print(f"warning: {PICKLE_WARNING.format(path=args.artifact)}", file=sys.stderr)
     ids, texts, blank_lines = read_documents(args.input, args.text_column, args.id_column, args.input_format)

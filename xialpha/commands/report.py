@@ -12,10 +12,12 @@ With --watch the page is rewritten from the store every few seconds while a swee
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import sys
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
@@ -33,7 +35,7 @@ from xialpha.printable import printable
 from xialpha.reports.formatting import missing
 from xialpha.reports.frames import SHOWN, shown_rows
 from xialpha.reports.html import render_report, write_page
-from xialpha.reports.report import NO_HELD_OUT, report_of
+from xialpha.reports.report import NO_HELD_OUT, Report, report_of
 from xialpha.reports.terminal import (
     CATEGORY,
     NOT_INDEPENDENT,
@@ -52,6 +54,11 @@ from xialpha.reports.verdicts import grid_word, legend
 from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xialpha.storage.contract import StoreQueries
+
 WATCH_EVERY_S = 5.0  # default --watch interval, seconds
 
 
@@ -59,7 +66,7 @@ WATCH_EVERY_S = 5.0  # default --watch interval, seconds
 INSTEAD = {"--format": "it writes --html"}
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_arguments(parser)
     add_sweep_argument(parser)
     parser.add_argument(
@@ -105,7 +112,7 @@ def add_arguments(parser) -> None:
     add_wide_argument(parser)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     command = shlex.join(["xialpha", *sys.argv[1:]]) if Path(sys.argv[0]).name in ("xialpha", "cli.py") else None
     if args.watch is not None:
         return _watch(args, command)
@@ -131,7 +138,7 @@ def run(args) -> int:
     return 0
 
 
-def _watch(args, command: str | None) -> int:
+def _watch(args: argparse.Namespace, command: str | None) -> int:
     """--watch: the page rewritten from the store until the sweep ends (exit 0) or Ctrl-C (exit 0:
     stopping is how watching ends). SIGTERM and SIGHUP end it as they end every command (the last
     page written without its reload): one line, exit 143 or 129."""
@@ -145,7 +152,7 @@ def _watch(args, command: str | None) -> int:
     if not args.watch > 0:
         raise UserError(f"--watch: must be > 0 seconds, got {args.watch:g}")
 
-    def read():
+    def read() -> tuple[Report, pd.Timestamp | None]:
         store = named_store(args)
         sweep = sweep_id(store, args.sweep)
         ended = store.sweep_ended_at(sweep)  # first: rows read after a run's end are all its rows
@@ -173,7 +180,7 @@ def _watch(args, command: str | None) -> int:
     return 0
 
 
-def _store_read(args, store=None) -> list[tuple[str, str]]:
+def _store_read(args: argparse.Namespace, store: StoreQueries | None = None) -> list[tuple[str, str]]:
     """The store a report reads (`store`, else the one the arguments name, which --watch may wait
     for), as what its page must not be written into (see `xialpha.outputs.check_output`): its
     directory, when the store is local."""
@@ -188,11 +195,11 @@ def _store_read(args, store=None) -> list[tuple[str, str]]:
     return [] if directory is None else [("STORE", directory)]
 
 
-def _print_terminal(report, wide: bool, every: bool) -> None:
+def _print_terminal(report: Report, wide: bool, every: bool) -> None:
     shown = report.candidates if every else shown_rows(report.candidates)
     categories = set(shown[ResultColumn.CATEGORY])
 
-    def of_shown(frame):  # the rows of the categories shown
+    def of_shown(frame: pd.DataFrame) -> pd.DataFrame:  # the rows of the categories shown
         return frame if every else frame[frame[ResultColumn.CATEGORY].isin(categories)]
 
     facts = Table(title=cell_text(f"sweep {report.sweep_id}"), show_header=False)

@@ -4,13 +4,23 @@ server."""
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
+
 from xialpha.commands.arguments import DEFAULT_STORE, add_store_arguments
 from xialpha.errors import UserError
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.cluster import check_workers as check_cap
 
+if TYPE_CHECKING:
+    from xialpha.spec.cluster import ClusterSpec
+    from xialpha.spec.drift import DriftSpec
+    from xialpha.spec.sweep import SweepSpec
 
-def add_run_arguments(parser, what: str, example: str, force_help: str, quiet_help: str) -> None:
+
+def add_run_arguments(
+    parser: argparse.ArgumentParser, what: str, example: str, force_help: str, quiet_help: str
+) -> None:
     """SPEC, --store, --scheduler, --workers, --force and --quiet for a command running `what` specs."""
     parser.add_argument("spec", help=f"{what} spec, a TOML file (see {example})")
     add_store_arguments(
@@ -26,14 +36,14 @@ def add_run_arguments(parser, what: str, example: str, force_help: str, quiet_he
     parser.add_argument("--quiet", action="store_true", help=quiet_help)
 
 
-def check_workers(workers: int | None, cluster) -> None:
+def check_workers(workers: int | None, cluster: ClusterSpec) -> None:
     """--workers: at least 1 and at most the spec's cluster.max_workers (a ClusterSpec)."""
     if workers is not None and workers < 1:
         raise UserError(f"--workers: must be >= 1, got {workers}")
     check_cap("--workers", workers, cluster.max_workers)
 
 
-def before_the_stack(args, spec, *, start_workers: bool = True) -> None:
+def before_the_stack(args: argparse.Namespace, spec: SweepSpec | DriftSpec, *, start_workers: bool = True) -> None:
     """What a command does with its validated `spec` (a sweep or drift spec, read without numpy or
     Dask) before it imports the Dask stack: check --workers; when a local cluster will read the
     corpus (no --scheduler, [cluster] kind "local"), look at the corpus as its workers would (a

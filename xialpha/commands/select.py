@@ -11,6 +11,7 @@ saved before with the same objective and choices keeps its id and is not stored 
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 from argparse import SUPPRESS
@@ -44,7 +45,7 @@ from xialpha.storage.schema import SelectionColumn
 OPTIONS = {field.name: field.default for field in dataclasses.fields(SelectionOptions)}  # and their defaults
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of `SelectionOptions` (its defaults and choices, not restated here: a flag left out is
     absent from the parsed arguments, and `SelectionOptions` fills in its default), then the rest."""
     add_store_arguments(parser)
@@ -128,14 +129,14 @@ def add_arguments(parser) -> None:
     add_output_arguments(parser)
 
 
-def options_of(args) -> SelectionOptions:
+def options_of(args: argparse.Namespace) -> SelectionOptions:
     """The SelectionOptions of the flags given (`xialpha.select` takes the same, as parameters);
     --refit saves the selection too."""
     given = {name: value for name, value in vars(args).items() if name in OPTIONS}
     return SelectionOptions(**{**given, "save": args.save or bool(args.refit)})
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     options = options_of(args)
     store = named_store(args)
     args.sweep = sweep_id(store, args.sweep)

@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from types import FrameType
 
 # each ends a command cleanly (cluster closed, stored results kept): Ctrl-C, `kill`, a closed terminal or SSH session
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -39,11 +40,13 @@ def swallowed() -> int | None:
     return _swallowed[0] if _swallowed else None
 
 
-def _unraisable(previous: Callable) -> Callable:
+def _unraisable(
+    previous: Callable[[sys.UnraisableHookArgs], object],
+) -> Callable[[sys.UnraisableHookArgs], None]:
     """A `sys.unraisablehook` that keeps an Interrupted quiet (recorded in `swallowed`), not a
     traceback, and passes everything else to `previous`."""
 
-    def hook(unraisable) -> None:
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if isinstance(unraisable.exc_value, Interrupted):
             _swallowed.append(unraisable.exc_value.signum)
             return
@@ -81,8 +84,8 @@ def exit_at_once(message: Callable[[int], str]) -> None:
         signal.signal(number, _forced(message))
 
 
-def _forced(message: Callable[[int], str]):
-    def forced(signum, frame):
+def _forced(message: Callable[[int], str]) -> Callable[[int, FrameType | None], None]:
+    def forced(signum: int, frame: FrameType | None) -> None:
         try:
             with contextlib.suppress(Exception):  # what the command printed is not lost
                 sys.stdout.flush()
@@ -103,12 +106,12 @@ def received() -> int | None:
     return _received[0] if _received else None
 
 
-def _first_raises(message: Callable[[int], str]):
+def _first_raises(message: Callable[[int], str]) -> Callable[[int, FrameType | None], None]:
     """A handler raising Interrupted, after which the next signal runs `forced`: one line, exit now."""
     forced = _forced(message)
     _received.clear()
 
-    def first(signum, frame):
+    def first(signum: int, frame: FrameType | None) -> None:
         for number in SIGNALS:
             signal.signal(number, forced)
         _received.append(signum)

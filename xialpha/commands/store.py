@@ -4,6 +4,7 @@ certifications, drift checks) with their ids, find files reads skip, merge small
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from xialpha.commands.arguments import add_output_arguments, add_store_arguments, named_store
 from xialpha.printable import printable
@@ -13,6 +14,9 @@ from xialpha.reports.records import write_rows
 from xialpha.reports.terminal import inventory_table, print_table
 from xialpha.storage.pandas_probe import skip_pandas_probe
 from xialpha.storage.schema import DATASETS
+
+if TYPE_CHECKING:
+    from xialpha.storage.contract import StoreQueries
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(store, quarantine: bool) -> int:
+def _check(store: StoreQueries, quarantine: bool) -> int:
     """Print one line per skipped file (`printable`: a file's name may hold any character); 0 when
     there is none or they were moved, else 1."""
     problems = store.check()
@@ -84,7 +88,7 @@ def _check(store, quarantine: bool) -> int:
     return 1
 
 
-def _list(store, fmt: str, wide: bool) -> None:
+def _list(store: StoreQueries, fmt: str, wide: bool) -> None:
     """One table per kind of thing stored (kinds with nothing stored are left out); csv and json:
     one row per thing with its `kind` and every column (the columns of the kinds listed, in their order)."""
     listings = {kind: rows for kind, rows in inventory(store).items() if rows}

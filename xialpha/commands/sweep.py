@@ -8,15 +8,23 @@ be written part-way, e.g. disk full (the batches stored before are kept; rerun t
 
 from __future__ import annotations
 
+import argparse
 import shlex
 import sys
+from typing import TYPE_CHECKING
 
 from xialpha.commands.arguments import store_uri
 from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.printable import printable
 
+if TYPE_CHECKING:
+    from xialpha.jobs.dry_run import DryRun
+    from xialpha.jobs.sweep import SweepSummary
+    from xialpha.spec.sweep import SweepSpec
+    from xialpha.storage.contract import StoreQueries
 
-def add_arguments(parser) -> None:
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(
         parser,
         "sweep",
@@ -37,7 +45,7 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from xialpha.spec.sweep import load_spec
 
     spec = load_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
@@ -81,7 +89,7 @@ def run(args) -> int:
     return 1 if summary.failed else 0
 
 
-def _print_summary(summary, uri: str) -> None:
+def _print_summary(summary: SweepSummary, uri: str) -> None:
     """What a finished sweep did (`summary`, a `SweepSummary`, in the store at `uri`): rows stored,
     skipped and failed, the run's fits and compute, the auto-C rounds, each failure; every name and
     path escaped (`printable`)."""
@@ -108,7 +116,7 @@ def _print_summary(summary, uri: str) -> None:
         print(f"  failed: {printable(failure)}", file=sys.stderr)
 
 
-def _print_dry_run(dry) -> None:
+def _print_dry_run(dry: DryRun) -> None:
     """The dry run's counts and memory: documents and parts (counted from the corpus's file listing
     when it was surveyed, else read by the workers; none by this process), features stacked per
     worker (linear path) and Gram matrices (kernel path), each estimate said to be one."""
@@ -168,7 +176,7 @@ def _print_dry_run(dry) -> None:
         )
 
 
-def _print_best(spec, store) -> None:
+def _print_best(spec: SweepSpec, store: StoreQueries) -> None:
     """The best stored config per category by the spec's selection metric and estimator."""
     from xialpha.reports.formatting import objective_text
     from xialpha.reports.labels import sweep_labels

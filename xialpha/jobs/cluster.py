@@ -29,7 +29,8 @@ import threading
 from collections.abc import Iterator
 
 import dask
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, Worker
+from distributed.deploy.cluster import Cluster
 from distributed.diagnostics.plugin import WorkerPlugin
 from distributed.security import Security
 
@@ -76,6 +77,7 @@ def connect(
     try:
         with contextlib.ExitStack() as stack:
             if kind == "address":
+                assert address is not None  # kind "address" comes with one (--scheduler or cluster.address)
                 client = _client(name, address, security)
             else:
                 if kind == "local":
@@ -340,7 +342,7 @@ def _refuse_if_nothing_listens(name: str, address: str) -> None:
 
 def _start_cluster(
     kind: str, spec: ClusterSpec, workers: int | None, security: Security | None, threads_only: bool = False
-):
+) -> Cluster:
     n_workers = workers or spec.workers
     if kind == "local":
         try:
@@ -397,7 +399,7 @@ class QuietTaskFailures(WorkerPlugin):
 
     name = "xialpha-quiet-task-failures"
 
-    def setup(self, worker) -> None:
+    def setup(self, worker: Worker) -> None:
         logger = logging.getLogger(WORKER_LOGGER)
         if not any(isinstance(f, _DropTaskFailures) for f in logger.filters):
             logger.addFilter(_DropTaskFailures())

@@ -36,7 +36,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from numba import types
@@ -196,6 +196,7 @@ def _helper(modules: list[str], counted: _Count) -> tuple[subprocess.Popen, thre
         return None
 
     def count() -> None:
+        assert process.stdout is not None  # stdout=PIPE
         for _ in process.stdout:
             counted.one()
 
@@ -204,7 +205,7 @@ def _helper(modules: list[str], counted: _Count) -> tuple[subprocess.Popen, thre
     return process, reader
 
 
-def _compile(kernels, compiled: Callable[[], None] = lambda: None) -> None:
+def _compile(kernels: Iterable[CompiledKernel], compiled: Callable[[], None] = lambda: None) -> None:
     """Compile (or load) each specialisation of `kernels`, calling `compiled` after each one."""
     for kernel in kernels:
         dispatcher = kernel.dispatcher()
@@ -220,7 +221,7 @@ def _damaged(kernel: CompiledKernel) -> str | None:
     signature (a data file swapped or copied over another)."""
     try:
         dispatcher = kernel.dispatcher()
-        cache = dispatcher._cache
+        cache = dispatcher._cache  # type: ignore[attr-defined]  # numba's private cache, not in its stubs
         context = dispatcher.targetctx
     except Exception:  # no cache to look at (not cached, or a kernel that fails to import): nothing damaged
         return None
@@ -239,7 +240,7 @@ def _damaged(kernel: CompiledKernel) -> str | None:
 def _cleared(kernel: CompiledKernel, reason: str) -> str:
     """Remove the damaged cache index of `kernel` (its data files are then unused, and overwritten
     as it compiles again): what was done, as a note; DamagedCache where it cannot be removed."""
-    cache = kernel.dispatcher()._cache
+    cache = kernel.dispatcher()._cache  # type: ignore[attr-defined]  # numba's private cache, not in its stubs
     directory = cache.cache_path
     try:
         with contextlib.suppress(FileNotFoundError):
@@ -257,7 +258,8 @@ def _cached(kernel: CompiledKernel) -> bool:
     """Whether numba's cache holds the first specialisation of `kernel` (False where it cannot tell)."""
     try:
         dispatcher = kernel.dispatcher()
-        return dispatcher._cache.load_overload(kernel.signatures[0], dispatcher.targetctx) is not None
+        cache = dispatcher._cache  # type: ignore[attr-defined]  # numba's private cache, not in its stubs
+        return cache.load_overload(kernel.signatures[0], dispatcher.targetctx) is not None
     except Exception:
         return False
 

@@ -17,7 +17,9 @@ import hashlib
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from distributed import as_completed
@@ -34,6 +36,14 @@ from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, b
 from xialpha.storage.contract import StoreQueries
 from xialpha.storage.rows import config_key, drift_row
 from xialpha.storage.schema import DriftVerdict
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.features.blocks import FeatureBlock
+    from xialpha.jobs.data import ClusterCorpus
+    from xialpha.spec.drift import BatchSpec
 
 
 def check_stream(spec: DriftSpec, stream: Stream, categories: list[str]) -> list[GroupCheck]:
@@ -67,9 +77,12 @@ class PartKeys:
     category_counts: dict
 
 
-def part_batch_keys(corpus, batches, train_split: str | None, ranks: dict | None) -> PartKeys:
+def part_batch_keys(
+    corpus: Corpus, batches: BatchSpec, train_split: str | None, ranks: dict[str, int] | None
+) -> PartKeys:
     """The `PartKeys` of one final chunk (a task's work)."""
     if train_split is not None:
+        assert corpus.splits is not None  # the corpus was checked to have the train split
         corpus = corpus.subset(corpus.splits == train_split)
     keys = batch_keys(corpus, batches, ranks)
     known = keys != UNKNOWN_BATCH
@@ -91,7 +104,7 @@ def dated(part: PartKeys) -> np.ndarray:
     return part.keys != UNKNOWN_BATCH
 
 
-def stack_stream(blocks: list, parts: list[PartKeys]):
+def stack_stream(blocks: list[FeatureBlock], parts: list[PartKeys]) -> FeatureBlock:
     """A preprocessing's feature blocks of the dated training documents stacked in stream order:
     by batch, stably (corpus order within a batch)."""
     stacked = tasks.stack_blocks(blocks)
@@ -111,14 +124,14 @@ class ClusterStream:
     """A stream whose documents stay on the workers: its layout, the parts' batch keys (futures),
     the category counts of its documents and its fingerprint (documents and batch keys)."""
 
-    corpus: object
+    corpus: ClusterCorpus
     layout: StreamLayout
-    keys: list
+    keys: list[Future]
     category_counts: dict
     fingerprint: str
 
 
-def load_stream(client, spec: DriftSpec, run_id: str) -> ClusterStream:
+def load_stream(client: Client, spec: DriftSpec, run_id: str) -> ClusterStream:
     """Read the spec's corpus on the cluster and order its training split into batches there."""
     train_split = spec.corpus.train_split
     corpus = load_spec_corpus(client, spec.corpus, run_id, {"corpus.train_split": train_split})
@@ -133,7 +146,8 @@ def load_stream(client, spec: DriftSpec, run_id: str) -> ClusterStream:
         for i, chunk in enumerate(corpus.chunks)
     ]
     found = [future.result() for future in keys]  # small: counts only (the keys stay on the workers)
-    key_counts, categories = Counter(), Counter()
+    key_counts: Counter[int] = Counter()
+    categories: Counter[str] = Counter()
     for part in found:
         key_counts.update(part.key_counts)
         categories.update(part.category_counts)
@@ -145,7 +159,7 @@ def load_stream(client, spec: DriftSpec, run_id: str) -> ClusterStream:
 
 
 def check_on_cluster(
-    client, spec: DriftSpec, stream: ClusterStream, categories: list[str], run_id: str
+    client: Client, spec: DriftSpec, stream: ClusterStream, categories: list[str], run_id: str
 ) -> tuple[list[GroupCheck], dict[str, int]]:
     """The window fits of the newest batch fanned out on the cluster: each preprocessing's stream
     features stacked once on a worker, each kernel's training data prepared there; returns the
@@ -153,7 +167,9 @@ def check_on_cluster(
     jobs = window_jobs(spec, categories, stream.layout.n_batches - 1)
     starts = stream.layout.starts
     within = [client.submit(dated, keys, key=f"dated-{i}-{run_id}", pure=False) for i, keys in enumerate(stream.keys)]
-    data, stacked, counted = {}, {}, {}
+    data: dict[tuple[int, int], Future] = {}  # (preprocessing, kernel) -> its training data on a worker
+    stacked: dict[int, Future] = {}  # preprocessing -> its stream features on a worker
+    counted: dict = {}
     for p, k in dict.fromkeys((job.preprocessing, job.kernel) for job in jobs):
         pre, kernel = spec.preprocessings[p], spec.kernels[k]
         if p not in stacked:
@@ -203,7 +219,8 @@ def check_on_cluster(
         except TASK_FAILURES as exc:  # the window failed for its data or a lost worker: the check goes on
             results[i] = WindowResult(jobs[i], "failed", error_line(exc))
         future.release()
-    return group_checks(results, spec.margin_points, spec.alpha), positives.result()
+    checked = cast("list[WindowResult]", results)  # every window's result or failure, set above
+    return group_checks(checked, spec.margin_points, spec.alpha), positives.result()
 
 
 def run_drift_check(
@@ -213,8 +230,8 @@ def run_drift_check(
     address: str | None = None,
     workers: int | None = None,
     force: bool = False,
-    on_dashboard=None,
-    client=None,
+    on_dashboard: Callable[[str], None] | None = None,
+    client: Client | None = None,
 ) -> DriftReport:
     """Check the newest batch on the spec's cluster (or `address`, or a running `client`, left
     open), the corpus read by its tasks, and append the rows to the store.

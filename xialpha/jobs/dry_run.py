@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from xialpha.corpora.corpus import no_such_split
+from xialpha.corpora.corpus import Corpus, no_such_split
 from xialpha.corpora.parted import Survey, survey
 from xialpha.errors import UserError
 from xialpha.features.blocks import estimated_feature_bytes
@@ -22,6 +23,9 @@ from xialpha.planning.plan import SweepPlan
 from xialpha.spec.corpus import CorpusSpec, corpus_errors
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.store import StoreQueries
+
+if TYPE_CHECKING:
+    from distributed import Future
 
 UNREAD_FINGERPRINT = "(corpus not read)"  # a surveyed corpus's data fingerprint when its sweep has no run stored
 
@@ -80,6 +84,7 @@ def dry_run(
         if not local:
             with corpus_errors(spec.corpus.source):
                 surveyed = client.submit(_survey, spec.corpus, key=f"survey-{run_id}", pure=False).result()
+        sample: Future | Corpus  # the corpus's first chunk on the cluster, or the survey's sample here
         if surveyed is None:
             corpus, plan = prepare(
                 spec, store, client, run_id, force=force, threads=threads, force_new_run=force_new_run

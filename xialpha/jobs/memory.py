@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
 from xialpha.planning.plan import KEY_BYTES, planned_keys
 from xialpha.spec.sweep import SweepSpec
 from xialpha.spec.tables import parse_size
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 MEMORY_LIMIT_ENV = "XIALPHA_MEMORY_LIMIT"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -30,7 +34,7 @@ class MemoryLimit:
     source: str
 
 
-def memory_limit(client=None) -> MemoryLimit | None:
+def memory_limit(client: Client | None = None) -> MemoryLimit | None:
     """The limit on what `client`'s workers may hold (None: what this process holds), see the
     module; None when a remote cluster's workers give none. UserError for a malformed
     $XIALPHA_MEMORY_LIMIT."""

@@ -22,8 +22,9 @@ import html
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
+from typing import TextIO
 
 NOTEBOOK_EVERY_S = 0.5  # the notebook display is redrawn at most this often (and at the end)
 PLAIN_EVERY_S = 10.0
@@ -47,7 +48,7 @@ class NotebookDisplay:
     """One output of the running notebook cell, replaced in place (IPython's display handle:
     no widget library needed): an HTML progress bar and its text, plain text where HTML is not shown."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         from IPython.display import display
 
         self._handle = display(self._bundle("starting", 0, None), raw=True, display_id=True)
@@ -84,7 +85,7 @@ def in_notebook() -> bool:
 class Progress:
     """A stage, and finished fits out of `total` (None until planned), shown as `mode` says."""
 
-    def __init__(self, total: int | None, mode: ProgressMode, stream=None):
+    def __init__(self, total: int | None, mode: ProgressMode, stream: TextIO | None = None):
         self.total = total
         self.done = 0
         self.mode = ProgressMode(mode)
@@ -96,7 +97,7 @@ class Progress:
         self._shown: set[str] = set()
         self._last_line = self.start
         self._lock = threading.Lock()
-        self._running = None
+        self._running: Callable[[], Iterable[object]] | None = None
         self._following: tuple[Callable[[], str], str] | None = None
         self._followed = ""
         self._stop = threading.Event()
@@ -133,7 +134,7 @@ class Progress:
             self._thread.start()
 
     @staticmethod
-    def mode_for(quiet: bool, stream=None) -> ProgressMode:
+    def mode_for(quiet: bool, stream: TextIO | None = None) -> ProgressMode:
         """QUIET when asked, NOTEBOOK in a Jupyter kernel, BAR on a terminal, else PLAIN lines."""
         stream = stream or sys.stderr
         if quiet:
@@ -192,7 +193,7 @@ class Progress:
             self._bar.update(self._task, total=total)
         self._draw()
 
-    def watch(self, running) -> None:
+    def watch(self, running: Callable[[], Iterable[object]]) -> None:
         """Until `close`, every WATCH_EVERY_S set the stage from `running()`, the keys of the tasks
         running now (not while storing; an error, e.g. from a closing cluster, ends the watching)."""
         self._running = running

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -28,14 +29,26 @@ from xialpha.selection.selected import Selection
 from xialpha.spec.stored import sweep_spec
 from xialpha.storage.schema import ResultColumn
 
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.features.blocks import FeatureBlock
+    from xialpha.features.kernels import Kernel
+    from xialpha.features.preprocessing import FittedPreprocessing, Preprocessing
+    from xialpha.spec.sweep import SweepSpec
+    from xialpha.storage.contract import StoreQueries
+
+SpecItem = TypeVar("SpecItem", "Preprocessing", "Kernel")  # what `_by_id` finds in a spec
+
 
 def refit_selection(
-    store,
+    store: StoreQueries,
     selection: Selection,
     spec_path: str | None = None,
     parameter: str = "selection",
-    corpus=None,
-    client=None,
+    corpus: Corpus | None = None,
+    client: Client | None = None,
     labels: Mapping[str, str] | None = None,
 ) -> TrainedSelection:
     """Train the choices of `selection` (one sweep of `store`) on all training data, on the sweep's
@@ -65,7 +78,12 @@ class HeldOut:
 
 @contextlib.contextmanager
 def refit_session(
-    spec, data_fingerprint: str, *, client=None, address: str | None = None, workers: int | None = None
+    spec: SweepSpec,
+    data_fingerprint: str,
+    *,
+    client: Client | None = None,
+    address: str | None = None,
+    workers: int | None = None,
 ) -> Iterator[RefitSession]:
     """The sweep spec's corpus read on its cluster (or `address`, or a running `client`, left open),
     checked to be the one the sweep trained on (`data_fingerprint`), for `RefitSession.train`."""
@@ -87,8 +105,8 @@ def refit_session(
 class RefitSession:
     """A sweep's corpus on a cluster, ready to train chosen configurations on it."""
 
-    client: object
-    spec: object
+    client: Client
+    spec: SweepSpec
     corpus: ClusterCorpus
     run_id: str
 
@@ -110,7 +128,10 @@ class RefitSession:
             chosen = chosen.assign(label=[labels.get(category) for category in chosen[ResultColumn.CATEGORY]])
         if held_out is not None:
             self.split_size(held_out)
-        fitted, models, counted, term_counts = {}, [], [], {}
+        fitted: dict[str, FittedPreprocessing | None] = {}  # None: a corpus given as feature vectors
+        models: list[CategoryModel] = []
+        counted: list[tuple[list[str], list[Future]]] = []
+        term_counts: dict = {}
         for pp_id, rows in chosen.groupby(ResultColumn.PREPROCESSING_ID, sort=False):
             preprocessing = _by_id(spec.preprocessings, pp_id, ResultColumn.PREPROCESSING_ID, spec.id)
             categories = [str(category) for category in rows[ResultColumn.CATEGORY]]
@@ -119,7 +140,8 @@ class RefitSession:
                 client, self.corpus, preprocessing, train_split, held_out, categories, self.run_id, counted=term_counts
             )
             stacked = client.submit(tasks.stack_blocks, features.blocks, key=f"features-{name}", pure=False)
-            data, futures = {}, []
+            data: dict[str, Future] = {}
+            futures: list[Future] = []
             for column, (_, row) in enumerate(rows.iterrows()):
                 kernel = _by_id(spec.kernels, row[ResultColumn.KERNEL_ID], ResultColumn.KERNEL_ID, spec.id)
                 if kernel.id not in data:
@@ -164,10 +186,13 @@ class RefitSession:
         trained = TrainedSelection(fitted, sorted(models, key=lambda m: order[m.category]))
         if held_out is None:
             return trained, None
-        counts = {}
+        counts: dict[str, tuple[int, int, int, int]] = {}
         for categories, parts in counted:
             totals = np.sum(client.gather(parts), axis=0)  # (categories, 4) over the parts
-            counts.update((category, tuple(map(int, row))) for category, row in zip(categories, totals))
+            counts.update(
+                (category, cast("tuple[int, int, int, int]", tuple(map(int, row))))  # a row: tp, fp, fn, tn
+                for category, row in zip(categories, totals)
+            )
         held = HeldOut(
             self.corpus.fingerprint(held_out),
             self.corpus.summary.size(held_out),
@@ -176,14 +201,16 @@ class RefitSession:
         return trained, held
 
 
-def fit_model(data: tasks.TrainingData, features, category: str, kernel, C: float, j: float, tol: float) -> KernelModel:
+def fit_model(
+    data: tasks.TrainingData, features: FeatureBlock, category: str, kernel: Kernel, C: float, j: float, tol: float
+) -> KernelModel:
     """One category's SVM on all training rows (a task's work), kept as prediction needs it."""
     parameters = SVMParameters(C, j=j, tol=tol)
     fit = fit_svm(data.problem(data.y_train[category]), parameters, check_input=data.gram is None)
     return KernelModel.from_fit(fit, features.X_train, kernel)
 
 
-def part_confusions(block, models: list[KernelModel]) -> np.ndarray:
+def part_confusions(block: FeatureBlock, models: list[KernelModel]) -> np.ndarray:
     """(models, 4) int64: each model's tp, fp, fn, tn on a part's held-out rows (column c of y_test
     is model c's category)."""
     counts = np.zeros((len(models), 4), dtype=np.int64)
@@ -193,14 +220,14 @@ def part_confusions(block, models: list[KernelModel]) -> np.ndarray:
     return counts
 
 
-def _by_id(items, wanted: str, field: str, sweep_id: str):
+def _by_id(items: Iterable[SpecItem], wanted: str, field: str, sweep_id: str) -> SpecItem:
     for item in items:
         if item.id == wanted:
             return item
     raise UserError(f"{field}: {wanted!r} is not in sweep {sweep_id!r}'s spec")
 
 
-def _plain(value):
+def _plain(value: object) -> object:
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
     return value.item() if isinstance(value, np.generic) else value

@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from distributed import Future, as_completed, get_task_stream
+from distributed import Client, Future, as_completed, get_task_stream
 
 from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.jobs.auto import AutoRounds, run_rounds
@@ -97,7 +97,7 @@ PHASES = (
 def prepare(
     spec: SweepSpec,
     store: StoreQueries,
-    client,
+    client: Client,
     run_id: str,
     *,
     force: bool = False,
@@ -131,8 +131,8 @@ def run_sweep(
     workers: int | None = None,
     force: bool = False,
     progress_mode: ProgressMode = ProgressMode.QUIET,
-    on_dashboard=None,
-    client=None,
+    on_dashboard: Callable[[str], None] | None = None,
+    client: Client | None = None,
     command: str | None = None,
     force_new_run: bool = False,
 ) -> SweepSummary:
@@ -364,12 +364,13 @@ def _gather_and_store(
         store.write_results(rows)
         _count(summary, rows, batch)
         progress.advance(len(batch.jobs))
+        assert progress.total is not None  # set when the sweep was planned, before any batch ran
         if progress.done < progress.total:
             progress.set_stage("fitting")
         future.release()
 
 
-def _outcome(future, batch: Batch, base: BatchColumns) -> tuple[list[ResultRow | FailedRow], list[ExampleRow]]:
+def _outcome(future: Future, batch: Batch, base: BatchColumns) -> tuple[list[ResultRow | FailedRow], list[ExampleRow]]:
     """A batch's rows, or failed rows for all its keys when its task (or one it needs) failed for
     its data (`DataFailure`: an empty vocabulary, a Gram over the limit) or lost its worker
     every time it ran (`KilledWorker`: out of memory, say). Any other error is a bug: raised."""

@@ -101,6 +101,7 @@ def main_script_hidden() -> Iterator[None]:
     if path is None or getattr(main, "__spec__", None) is not None or os.path.isfile(path):
         yield
         return
+    assert main is not None  # `path` is its __file__
     del main.__file__
     try:
         yield
@@ -159,7 +160,7 @@ class PreloadReport:
 
     _read: dict[str, int] = {}  # lines of each file read by `news` in this process
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.path = os.environ.get(PRELOAD_REPORT)
 
     def _lines(self) -> list[tuple[str, str]]:
@@ -202,7 +203,8 @@ def _start_resource_tracker() -> None:
         launch = tracker.ensure_running
 
         def ensure_running() -> None:  # alive: as multiprocessing asks, by a probe through its pipe
-            if tracker._fd is None or not tracker._check_alive():
+            # the tracker's private pipe and probe, not in typeshed's ResourceTracker
+            if tracker._fd is None or not tracker._check_alive():  # type: ignore[attr-defined]
                 _quietly(launch)
 
         tracker.ensure_running = ensure_running  # type: ignore[method-assign]
@@ -210,7 +212,7 @@ def _start_resource_tracker() -> None:
     tracker.ensure_running()
 
 
-def _quietly(start) -> None:
+def _quietly(start: Callable[[], object]) -> None:
     """`start()` with this process's standard error (file descriptor 2) sent to /dev/null meanwhile."""
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -238,7 +240,9 @@ def _worker_environ() -> dict[str, str]:
     import dask.config
     import yaml
 
-    defaults = os.path.join(os.path.dirname(importlib.util.find_spec("distributed").origin), "distributed.yaml")
+    found = importlib.util.find_spec("distributed")
+    assert found is not None and found.origin is not None  # a dependency, installed as a package
+    defaults = os.path.join(os.path.dirname(found.origin), "distributed.yaml")
     with open(defaults, encoding="utf-8") as file:
         dask.config.update_defaults(yaml.safe_load(file))
     config = dask.config.get("distributed.nanny.pre-spawn-environ")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime
 import math
+from typing import Any, SupportsFloat
 
 from xialpha.estimators import registry
 
 
-def missing(value) -> bool:
+def missing(value: object) -> bool:
     """None, pandas' NA or NaT, or a float NaN (told without importing pandas)."""
     return (
         value is None
@@ -17,19 +18,19 @@ def missing(value) -> bool:
     )
 
 
-def percent(value) -> str:
+def percent(value: SupportsFloat | None) -> str:
     """A fraction as a percentage with 2 decimals; "-" when missing."""
-    return "-" if missing(value) else f"{100 * float(value):.2f}"
+    return "-" if value is None or missing(value) else f"{100 * float(value):.2f}"
 
 
-def number(value, digits: int = 4) -> str:
+def number(value: SupportsFloat | None, digits: int = 4) -> str:
     """A number in %g style; "-" when missing."""
-    return "-" if missing(value) else f"{float(value):.{digits}g}"
+    return "-" if value is None or missing(value) else f"{float(value):.{digits}g}"
 
 
-def minute(value, zone: str = " UTC") -> str:
+def minute(value: Any, zone: str = " UTC") -> str:
     """A time to the minute ("2026-11-23 11:15 UTC"); "-" when missing. `value`: a datetime (pandas'
-    Timestamp is one), or what pandas reads as a time."""
+    Timestamp is one), or what pandas reads as a time (Any: whatever `pd.Timestamp` takes)."""
     if missing(value):
         return "-"
     if not isinstance(value, datetime.datetime):
@@ -41,12 +42,12 @@ def minute(value, zone: str = " UTC") -> str:
     return value.strftime("%Y-%m-%d %H:%M") + zone
 
 
-def p_value(value) -> str:
+def p_value(value: SupportsFloat | None) -> str:
     """A p-value with 4 decimals ("<1e-4" below that); "-" when missing."""
-    return "-" if missing(value) else ("<1e-4" if float(value) < 1e-4 else f"{float(value):.4f}")
+    return "-" if value is None or missing(value) else ("<1e-4" if float(value) < 1e-4 else f"{float(value):.4f}")
 
 
-def objective_text(metric: str, estimator: str, rho) -> str:
+def objective_text(metric: str, estimator: str, rho: SupportsFloat | None) -> str:
     """What was estimated, e.g. "f1 of span"; the xi-alpha rho only for an estimator computed per
     rho ("error of xa (rho=2)"): the others do not depend on it."""
     entry = registry.BY_NAME.get(estimator)
@@ -54,7 +55,7 @@ def objective_text(metric: str, estimator: str, rho) -> str:
     return f"{metric} of {estimator}{rho_text}"
 
 
-def cost_text(cost_fn, cost_fp) -> str:
+def cost_text(cost_fn: SupportsFloat, cost_fp: SupportsFloat) -> str:
     """The cost metric's unit and direction: "cost = (5 x misses + 1 x false alarms) per document;
     lower is better"."""
     return f"cost = ({number(cost_fn)} x misses + {number(cost_fp)} x false alarms) per document; lower is better"

@@ -123,7 +123,7 @@ def ties(rows: pd.DataFrame) -> pd.arrays.BooleanArray:
     (`selection_value`), to VALUE_DECIMALS, so only its C neighbours' average or the simpler
     configuration decided; null without a runner-up."""
 
-    def equal(column: str, runner_up: str):
+    def equal(column: str, runner_up: str) -> tuple[np.ndarray, np.ndarray]:
         ours = pd.to_numeric(rows[column], errors="coerce").round(VALUE_DECIMALS)
         theirs = pd.to_numeric(rows[runner_up], errors="coerce").round(VALUE_DECIMALS)
         return (ours == theirs).to_numpy(), theirs.isna().to_numpy()

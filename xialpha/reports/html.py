@@ -7,6 +7,8 @@ Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs; plots 
 from __future__ import annotations
 
 import html
+import os
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -16,12 +18,14 @@ from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.plots import MAX_PANELS, first_categories
-from xialpha.reports.report import NO_HELD_OUT
+from xialpha.reports.report import NO_HELD_OUT, Report
 from xialpha.reports.svg import calibration_figure, candidates_figure, curves_figure
 from xialpha.reports.verdicts import grid_word, legend, verdicts
 from xialpha.storage.schema import SELECTION_ESTIMATES, CertificationColumn, ResultColumn, SelectionColumn
 
 if TYPE_CHECKING:
+    from xialpha.reports.labels import ConfigLabels
+    from xialpha.selection.comparison import SelectionComparison
     from xialpha.selection.selected import Selection
 
 S = SelectionColumn
@@ -39,7 +43,7 @@ th { background: #f0f0f0; } td.text { text-align: left; }
 """
 
 
-def render_report(report, refresh: float | None = None) -> str:
+def render_report(report: Report, refresh: float | None = None) -> str:
     """The whole page of a `xialpha.reports.report.Report`; refresh: seconds after which a browser
     loads the page again (`xialpha report --watch`), None for a page that stays."""
     return page(f"xialpha sweep {report.sweep_id}", _body(report), refresh)
@@ -55,14 +59,19 @@ def page(title: str, body: str, refresh: float | None = None) -> str:
     )
 
 
-def write_page(path, text: str, parameter: str = "html", protected=()) -> None:
+def write_page(
+    path: str | os.PathLike,
+    text: str,
+    parameter: str = "html",
+    protected: Iterable[tuple[str, str | os.PathLike]] = (),
+) -> None:
     """Replace the file at `path` by the page `text` in one rename, so a reader (a browser reloading
     it) never sees half a page; UserError naming `parameter` (html=, --html) when it cannot be written,
     or falls in what the command reads (`protected`: see `xialpha.outputs.write_file`)."""
     write_file(path, lambda stream: stream.write(text), parameter, protected)
 
 
-def _body(report) -> str:
+def _body(report: Report) -> str:
     labels, what = report.labels, report.what
     parts = [
         f"<h1>xialpha sweep {_e(report.sweep_id)}</h1>",
@@ -102,7 +111,7 @@ def _body(report) -> str:
     return "\n".join(parts)
 
 
-def _e(value) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value))
 
 
@@ -118,7 +127,7 @@ def _table(header: list[str] | None, rows: list[list[str]], text_columns: int = 
     return f"<table>{head}<tbody>{''.join(lines)}</tbody></table>"
 
 
-def _selection_section(selection: Selection | None, edges: pd.DataFrame | None, labels) -> str:
+def _selection_section(selection: Selection | None, edges: pd.DataFrame | None, labels: ConfigLabels) -> str:
     """The selection shown: its objective, then a row per category of `edges` (its rows with where
     each choice lies on its C grid, `xialpha.selection.edges.with_grid_edges`)."""
     if selection is None or edges is None or edges.empty:
@@ -157,7 +166,7 @@ def _selection_section(selection: Selection | None, edges: pd.DataFrame | None, 
     return intro + _table(header, rows, text_columns=2) + notes
 
 
-def _comparison_section(comparison) -> str:
+def _comparison_section(comparison: SelectionComparison) -> str:
     """The selection shown (A) against another (B), per category (most changed first), then micro
     and macro: what changed, each one's configuration, estimate, held-out F1 and error, the test
     and its two-sided p (`xialpha.selection.comparison`), when the report was asked for it."""
@@ -207,7 +216,7 @@ def _comparison_section(comparison) -> str:
     )
 
 
-def _certifications_section(report) -> str:
+def _certifications_section(report: Report) -> str:
     """Each certification of the selection shown: test-set metrics with their one-sided bounds."""
     selection = report.selection
     if selection is None:
@@ -273,7 +282,7 @@ def _certifications_section(report) -> str:
     return "".join(parts)
 
 
-def _calibration_section(report) -> str:
+def _calibration_section(report: Report) -> str:
     """The calibration plot (one panel per estimator) and its summary table."""
     points = report.calibration
     if points.empty:
@@ -310,7 +319,7 @@ def _calibration_section(report) -> str:
     return note + _first_note(len(categories), "the points") + figure + _table(header, rows)
 
 
-def _choices_section(report) -> str:
+def _choices_section(report: Report) -> str:
     """Per category, each estimator's chosen configuration and its held-out value, side by side; a
     column only where it holds a value (no held-out columns for a sweep that scored no held-out split)."""
     choices = report.choices
@@ -368,7 +377,7 @@ def _choices_section(report) -> str:
     return note + _table(header, rows, text_columns=1 + len(configured))
 
 
-def _provenance_section(report) -> str:
+def _provenance_section(report: Report) -> str:
     """Facts, the sweep's runs and their spec texts."""
     parts = [_table(None, [[_e(k), _e(v)] for k, v in report.provenance.items()], text_columns=2)]
     runs = report.runs
@@ -437,7 +446,7 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
     return _table(header, rows) + _first_note(len(candidates), "the bars") + candidates_figure(shown)
 
 
-def _curves_section(report, what: str) -> str:
+def _curves_section(report: Report, what: str) -> str:
     """The estimate-vs-C panels of the first MAX_PANELS categories (by name), and a note if there are more."""
     categories = report.curves[ResultColumn.CATEGORY].unique()
     shown = first_categories(categories)

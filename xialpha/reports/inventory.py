@@ -22,6 +22,8 @@ from xialpha.storage.schema import CertificationColumn, CertificationScope, Drif
 if TYPE_CHECKING:
     import pandas as pd
 
+    from xialpha.storage.contract import StoreQueries
+
 S, R = SelectionColumn, CertificationColumn
 Row = dict[str, Any]
 
@@ -59,7 +61,7 @@ COLUMNS = {  # per kind: the columns of its listing, id first
 }
 
 
-def inventory(store) -> dict[str, list[Row]]:
+def inventory(store: StoreQueries) -> dict[str, list[Row]]:
     """{kind: its listing (rows of COLUMNS[kind]), oldest first} for every kind in KINDS."""
     return {
         "sweeps": _sweeps(store),
@@ -69,7 +71,7 @@ def inventory(store) -> dict[str, list[Row]]:
     }
 
 
-def _sweeps(store) -> list[Row]:
+def _sweeps(store: StoreQueries) -> list[Row]:
     counts = sorted(store.sweep_counts(), key=lambda each: each.sweep_id)
     runs: dict[str, set] = {}
     for run in store.run_records():
@@ -94,7 +96,7 @@ def _sweeps(store) -> list[Row]:
     return listing
 
 
-def _missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
+def _missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:
     """`xialpha.planning.experiment.missing_rows` for a listing, imported for sweeps with a recorded
     run only: it parses the recorded spec, which a store of rows alone does not need."""
     from xialpha.planning.experiment import missing_rows
@@ -133,7 +135,7 @@ def _first_per(rows: Sequence[Row], key: str) -> list[Row]:
     )
 
 
-def _selections(store) -> list[Row]:
+def _selections(store: StoreQueries) -> list[Row]:
     rows = store.selection_records()
     if not rows:
         return []
@@ -149,11 +151,11 @@ def _objective(row: Row) -> str | None:
     metric, estimator, rho = row.get(S.METRIC), row.get(S.ESTIMATOR), row.get(S.RHO)
     if not isinstance(metric, str) or not isinstance(estimator, str):
         return None
-    rho_text = "" if missing(rho) or float(rho) == DEFAULT_RHO else f" rho={float(rho):g}"
+    rho_text = "" if rho is None or missing(rho) or float(rho) == DEFAULT_RHO else f" rho={float(rho):g}"
     return f"{metric} of {estimator}{rho_text}"
 
 
-def _certifications(store) -> list[Row]:
+def _certifications(store: StoreQueries) -> list[Row]:
     rows = store.certification_records()
     if not rows:
         return []
@@ -164,7 +166,7 @@ def _certifications(store) -> list[Row]:
     return _with_columns(first, "certifications")
 
 
-def _drift(store) -> list[Row]:
+def _drift(store: StoreQueries) -> list[Row]:
     """One row per drift check run (its run_id, as `xialpha drift` prints it): the drift id, the
     newest batch and how many config x category groups got each verdict."""
     rows = store.drift_records()
@@ -202,7 +204,7 @@ def _with_columns(rows: list[Row], kind: str) -> list[Row]:
     return [{name: row.get(name) for name in COLUMNS[kind]} for row in rows]
 
 
-def certifications_of(store, selection_id: str) -> pd.DataFrame:
+def certifications_of(store: StoreQueries, selection_id: str) -> pd.DataFrame:
     """Every stored certification row of a selection, oldest certification first, each with its
     categories, then "(micro)" and "(macro)"; empty when it was never certified."""
     import pandas as pd  # here: `xialpha store ls` lists the certifications without pandas

@@ -11,6 +11,7 @@ preprocessing and kernel parts once each, with every parameter.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import SupportsFloat
 
 import pandas as pd
 
@@ -41,7 +42,7 @@ class ConfigLabels:
     kernel_names: dict
     parameters: dict
 
-    def config(self, preprocessing_id, kernel_id, C, j) -> str:
+    def config(self, preprocessing_id: str, kernel_id: str, C: float, j: float) -> str:
         """The configuration's label (C when nothing differs)."""
         parts = [
             self.preprocessings.get(preprocessing_id, str(preprocessing_id)),
@@ -51,7 +52,7 @@ class ConfigLabels:
         ]
         return " ".join(p for p in parts if p) or f"C={_number(C)}"
 
-    def group(self, preprocessing_id, kernel_id, j) -> str:
+    def group(self, preprocessing_id: str, kernel_id: str, j: float) -> str:
         """The label of a configuration without its C (the kernel name when nothing else differs)."""
         parts = [
             self.preprocessings.get(preprocessing_id, str(preprocessing_id)),
@@ -60,7 +61,7 @@ class ConfigLabels:
         ]
         return " ".join(p for p in parts if p) or str(self.kernel_names.get(kernel_id, kernel_id))
 
-    def of_row(self, row, prefix: str = "") -> str:
+    def of_row(self, row: pd.Series, prefix: str = "") -> str:
         """The label of a results or selection row; prefix "runner_up_" labels a selection's runner-up."""
         if missing(row.get(f"{prefix}preprocessing_id")):
             return "-"
@@ -138,7 +139,7 @@ def _texts(table: pd.DataFrame, columns: list[str]) -> dict:
     return out
 
 
-def _labels(table: pd.DataFrame, columns: list[str], texts: dict, name) -> dict:
+def _labels(table: pd.DataFrame, columns: list[str], texts: dict, name: pd.Series | None) -> dict:
     """id -> the name=value pairs of the columns whose values differ between the rows of `table`,
     led by `name` (a Series of kernel names) when given."""
     differing = [c for c in columns if len(set(texts[c].values())) > 1]
@@ -183,11 +184,11 @@ def _value_texts(values: pd.Series, keep_point: bool = False) -> dict:
     }
 
 
-def _part(name: str, texts: dict, value) -> str:
+def _part(name: str, texts: dict, value: float) -> str:
     """name=value when the sweep has several values of this parameter, else ""."""
     return f"{name}={texts.get(value, _number(value))}" if len(texts) > 1 else ""
 
 
-def _number(value, digits: int = 4, keep_point: bool = False) -> str:
+def _number(value: SupportsFloat, digits: int = 4, keep_point: bool = False) -> str:
     text = f"{float(value):.{digits}g}"
     return f"{text}.0" if keep_point and text.lstrip("-").isdigit() else text

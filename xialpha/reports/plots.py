@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,9 @@ import pandas as pd
 from xialpha.storage.schema import ResultColumn
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.figure import Figure
+
     from xialpha.selection.selected import Selection
 
 CURVE_PANEL = (4.2, 3.0)  # inches (width, height) of one category's panel of `curves_figure`
@@ -51,7 +55,10 @@ def chosen_points(selection: Selection | None) -> dict[str, tuple[float, float]]
     """{category: (C, value in %)} of the selection's choices: the star of a curves panel."""
     if selection is None:
         return {}
-    return {row.category: (float(row.config[ResultColumn.C]), 100 * row.value) for row in selection.typed_rows()}
+    return {
+        row.category: (float(cast(float, row.config[ResultColumn.C])), 100 * row.value)  # C: a number
+        for row in selection.typed_rows()
+    }
 
 
 def chosen_configs(selection: Selection | None) -> tuple[set[str], str | None]:
@@ -62,7 +69,7 @@ def chosen_configs(selection: Selection | None) -> tuple[set[str], str | None]:
     return set(selection.config_keys().values()), selection.objective.estimator
 
 
-def zoomed(values, chosen: float | None = None) -> tuple[float, float]:
+def zoomed(values: Iterable[float], chosen: float | None = None) -> tuple[float, float]:
     """The range (%) of a curves panel's y axis: its finite `values` (estimates and held-out values
     in %), within ZOOM points of the `chosen` value where there is one, so that the plateau where
     the choice is made fills the panel (the low values of far-off C leave it at its edge, and a
@@ -76,7 +83,7 @@ def zoomed(values, chosen: float | None = None) -> tuple[float, float]:
     return low, high
 
 
-def category_colors(categories) -> dict:
+def category_colors(categories: Iterable[str]) -> dict:
     """{category: colour} of a calibration panel's points (PALETTE by name, cycling)."""
     return {category: PALETTE[i % len(PALETTE)] for i, category in enumerate(sorted(categories))}
 
@@ -88,17 +95,17 @@ def calibration_low(points: pd.DataFrame) -> float:
     return max(0.0, 10 * np.floor(low / 10) - 5)
 
 
-def new_figure(**options):
-    """A matplotlib Figure (options: figsize in inches, dpi) made by pyplot and closed there at once."""
+def new_figure(*, figsize: tuple[float, float], dpi: float) -> Figure:
+    """A matplotlib Figure (figsize in inches, dpi) made by pyplot and closed there at once."""
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(**options)
+    fig = plt.figure(figsize=figsize, dpi=dpi)
     plt.close(fig)
     return fig
 
 
 @contextlib.contextmanager
-def as_typed():
+def as_typed() -> Iterator[None]:
     """Within: text is drawn as typed (no mathtext, no TeX)."""
     import matplotlib
 
@@ -106,7 +113,7 @@ def as_typed():
         yield
 
 
-def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric: str):
+def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric: str) -> Figure:
     """One panel per estimator: estimate (x) against held-out value (y) per point, the selection's
     choices ringed."""
     estimators = list(dict.fromkeys(points["estimator"]))
@@ -145,7 +152,7 @@ def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric
         ax.set_xlabel(f"estimated {metric} (%)")
         ax.grid(True, alpha=0.3)
     axes[0][0].set_ylabel(f"held-out {metric} (%)")
-    handles = {}
+    handles: dict[str, Artist] = {}
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
@@ -154,12 +161,14 @@ def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric
     return fig
 
 
-def first_categories(categories, limit: int = MAX_PANELS) -> list[str]:
+def first_categories(categories: Iterable[str], limit: int = MAX_PANELS) -> list[str]:
     """The first `limit` of `categories` by name: the ones a page draws panels or bars for."""
     return sorted(categories)[:limit]
 
 
-def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, categories=None):
+def curves_figure(
+    curves: pd.DataFrame, selection: Selection | None, what: str, categories: Iterable[str] | None = None
+) -> Figure:
     """Estimate (solid) and held-out value (dashed) in % (as the tables show them) against C: one
     panel per category of `categories` (default: every category of `curves`; rows of 3, or 4 above
     12 categories), a line per preprocessing, kernel and j in the same colour in every panel, one

@@ -116,6 +116,6 @@ def _csv_text(value: object, timespec: str) -> object:
     return value.isoformat(sep=" ", timespec=timespec) if isinstance(value, datetime.datetime) else value
 
 
-def _json_value(value):
+def _json_value(value: object) -> str:
     """Times as ISO 8601, other values as their text."""
     return value.isoformat() if hasattr(value, "isoformat") else str(value)

@@ -12,6 +12,7 @@ import datetime
 import platform
 from dataclasses import dataclass, replace
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,9 @@ from xialpha.selection.selector import at_rho, candidate_rows, default_estimator
 from xialpha.storage.naming import choose_sweep
 from xialpha.storage.schema import CertificationColumn, ResultColumn, SelectionColumn
 from xialpha.version import __version__
+
+if TYPE_CHECKING:
+    from xialpha.storage.contract import StoreQueries
 
 S = SelectionColumn
 
@@ -157,8 +161,21 @@ class Report:
     comparison: SelectionComparison | None = None
 
 
+class ReportView(TypedDict, total=False):
+    """What `report_of` passes on to `gather_report`: the metric, estimator and rho the curves show, the command."""
+
+    metric: str | None
+    estimator: str | None
+    rho: float | None
+    command: str | None
+
+
 def report_of(
-    store, sweep: str | None = None, selection: str | None = None, compare: str | None = None, **view
+    store: StoreQueries,
+    sweep: str | None = None,
+    selection: str | None = None,
+    compare: str | None = None,
+    **view: Unpack[ReportView],
 ) -> Report:
     """The Report of saved selection `selection` (an id), else of the newest per-category
     selection of `sweep` (the store's only sweep when None); `view`: gather_report's metric,
@@ -184,7 +201,7 @@ def report_of(
 
 
 def gather_report(
-    store,
+    store: StoreQueries,
     sweep_id: str,
     shown: Selection | None,
     *,
@@ -277,7 +294,7 @@ def _selection_note(selection: Selection | None, explicit: bool, sweep_id: str) 
     )
 
 
-def _runs(store, sweep_id: str) -> pd.DataFrame:
+def _runs(store: StoreQueries, sweep_id: str) -> pd.DataFrame:
     """The sweep's runs from the "sweeps" dataset, oldest first (missing columns as None; commands
     and specs without credentials, which stores written before xialpha redacted them may hold)."""
     columns = [

@@ -111,7 +111,14 @@ class Panel:
             MARGIN[2] + (1 - self.y.fraction(y)) * self.inner[1],
         )
 
-    def line(self, xs: Sequence[float], ys: Sequence[float], color: str, dashed: bool = False, dot: float = 2.5):
+    def line(
+        self,
+        xs: Sequence[float] | np.ndarray,
+        ys: Sequence[float] | np.ndarray,
+        color: str,
+        dashed: bool = False,
+        dot: float = 2.5,
+    ) -> None:
         """A line through the finite points (x, y), broken where y is NaN, a dot of radius `dot` on each."""
         style = f' stroke-dasharray="{DASHED}"' if dashed else ""
         run: list[str] = []
@@ -126,7 +133,7 @@ class Panel:
             run = []
         self.points(xs, ys, color, dot)
 
-    def points(self, xs: Sequence[float], ys: Sequence[float], color: str, radius: float, ring: bool = False):
+    def points(self, xs: Iterable[float], ys: Iterable[float], color: str, radius: float, ring: bool = False) -> None:
         """A dot (or, `ring`, a black ring) of `radius` at each finite point (x, y)."""
         paint = 'fill="none" stroke="#000" stroke-width="1.4"' if ring else f'fill="{color}" fill-opacity="0.85"'
         for x, y in zip(xs, ys):
@@ -134,7 +141,7 @@ class Panel:
                 px, py = self.at(x, y)
                 self.marks.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{radius}" {paint}/>')
 
-    def star(self, x: float, y: float, radius: float = 8.0):
+    def star(self, x: float, y: float, radius: float = 8.0) -> None:
         """A black five-pointed star at (x, y): the selection's choice."""
         px, py = self.at(x, y)
         corners = [
@@ -143,21 +150,21 @@ class Panel:
         ]
         self.marks.append(f'<polygon points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in corners)}" fill="#000"/>')
 
-    def guide(self, x: float):
+    def guide(self, x: float) -> None:
         """A dotted vertical line at x across the panel: where the choice lies."""
         (px, top), (_, bottom) = self.at(x, self.y.high), self.at(x, self.y.low)
         self.marks.append(
             f'<line x1="{px:.1f}" y1="{top:.1f}" x2="{px:.1f}" y2="{bottom:.1f}" stroke="#666" stroke-dasharray="2 3"/>'
         )
 
-    def diagonal(self):
+    def diagonal(self) -> None:
         """The dashed line y = x across the panel."""
         (x0, y0), (x1, y1) = self.at(self.x.low, self.x.low), self.at(self.x.high, self.x.high)
         self.marks.append(
             f'<line x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}" stroke="#666" stroke-dasharray="{DASHED}"/>'
         )
 
-    def bar(self, x: float, width: float, height: float, color: str):
+    def bar(self, x: float, width: float, height: float, color: str) -> None:
         """A bar from y = 0 (or the axis' low end) to `height`, `width` data units wide, centred on x."""
         (left, top), (right, bottom) = self.at(x - width / 2, height), self.at(x + width / 2, max(self.y.low, 0.0))
         size = f'width="{right - left:.1f}" height="{bottom - top:.1f}"'
@@ -204,7 +211,7 @@ def figure(panels: Sequence[str], legend: Sequence[tuple[str, str]]) -> str:
     return f'<div class="figure">{"".join(panels)}<p class="legend">{keys}</p></div>'
 
 
-def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, categories) -> str:
+def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, categories: Sequence[str]) -> str:
     """Estimate (solid) and held-out value (dashed) in % against C: a panel per category of
     `categories` on a shared C axis, its y axis `zoomed` to its values around the choice, a line
     per preprocessing, kernel and j in the same colour in every panel, a star and a dotted line at
@@ -236,7 +243,9 @@ def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, 
     return figure(panels, legend)
 
 
-def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric: str, categories) -> str:
+def calibration_figure(
+    points: pd.DataFrame, selection: Selection | None, metric: str, categories: Sequence[str]
+) -> str:
     """A panel per estimator: the estimate (x) against the held-out value (y) in %, a point per
     configuration of `categories` coloured by category, the selection's choices ringed, and the
     diagonal where an estimate is honest (`xialpha.reports.plots.calibration_figure`'s panels)."""

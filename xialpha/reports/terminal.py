@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,12 @@ from xialpha.storage.schema import (
 
 if TYPE_CHECKING:  # pandas, the comparison frames and the verdicts: imported by the tables that need them
     import pandas as pd
+    from rich.console import JustifyMethod
+    from rich.table import Table
+    from rich.text import Text
+
+    from xialpha.reports.labels import ConfigLabels
+    from xialpha.selection.comparison import CategoryComparison, SelectionComparison
 
 S = SelectionColumn
 CONFUSION = (CertificationColumn.TP, CertificationColumn.FP, CertificationColumn.FN, CertificationColumn.TN)
@@ -97,11 +103,11 @@ class TerminalTable:
     cells: list[list[str]]
     options: dict
 
-    def natural(self):
+    def natural(self) -> Table:
         """A rich Table of every cell on one line, number headers wrapped at spaces to their numbers' width."""
         return self._rich(None)
 
-    def fitted(self, width: int):
+    def fitted(self, width: int) -> Table | None:
         """A rich Table at most `width` characters wide, the first of FITTING that fits (columns
         narrowed by `fitted_widths`); None when none does (`print_table` then prints a block per row)."""
         n = len(self.columns)
@@ -123,7 +129,7 @@ class TerminalTable:
             width = max(longest, 8, _lines_width(column.header, 2))
         return textwrap.fill(column.header, width=width, break_long_words=False)
 
-    def _rich(self, widths: list[int] | None, compact: bool = False):
+    def _rich(self, widths: list[int] | None, compact: bool = False) -> Table:
         """A rich Table of the cells: at their natural widths (`widths` None; rich wraps text at spaces if
         it must), else at `widths` (text and names wrapped by `_cell_lines`), GAP apart when `compact`."""
         from rich import box
@@ -138,7 +144,7 @@ class TerminalTable:
         table = Table(title=title, box=box.SIMPLE_HEAD, **options)
         for i, column in enumerate(self.columns):
             header = self._header(i, None if widths is None else widths[i])
-            justify = "left" if column.text else "right"
+            justify: JustifyMethod = "left" if column.text else "right"
             longest = _longest(row[i] for row in self.cells)
             if widths is not None:
                 table.add_column(Text(header), justify=justify, width=widths[i], no_wrap=True)
@@ -254,7 +260,7 @@ def rich_table(
     columns: list[Column],
     frame: pd.DataFrame | Sequence[Mapping[str, Any]],
     wide: bool = False,
-    **options,
+    **options: object,
 ) -> TerminalTable:
     """The rows of `frame` (a DataFrame, or rows as mappings: `xialpha store ls` prints its listings
     without pandas) as a TerminalTable with `columns` (all of them when `wide`, else the default ones)."""
@@ -263,7 +269,7 @@ def rich_table(
     return TerminalTable(title, shown, cells, options)
 
 
-def _longest(texts) -> int:
+def _longest(texts: Iterable[str]) -> int:
     return max((len(text) for text in texts), default=0)
 
 
@@ -276,14 +282,14 @@ def _longest_word(text: str) -> int:
     return max((len(word) for word in text.split()), default=0)
 
 
-def cell_text(value: object):
+def cell_text(value: object) -> Text:
     """`value` as a rich Text of its `printable` string: shown as it is, never read as markup or emoji."""
     from rich.text import Text
 
     return Text(printable(str(value)))
 
 
-def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
+def selection_table(rows: pd.DataFrame, labels: ConfigLabels, wide: bool = False) -> TerminalTable:
     """One line per category: the chosen config (its label from `labels`, a ConfigLabels), its
     value, the first runner-up, the p-value and whether the choice is significantly better than
     the runner-up ("tie": ranked equal; all p-values and estimates with `wide`)."""
@@ -297,6 +303,10 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
     if first[S.MODE] == SelectionMode.GLOBAL:
         what += f", {first[S.AVERAGE]} average {number(first[S.SELECTION_VALUE])}"
     words = dict(zip(rows.index, verdicts(rows)))
+
+    def p_cell(name: str) -> Callable[[pd.Series], str]:
+        return lambda r: p_value(r.get(name))
+
     columns = [
         CATEGORY,
         Column("config", labels.of_row, text=True),
@@ -305,23 +315,22 @@ def selection_table(rows: pd.DataFrame, labels, wide: bool = False):
         Column("error %", lambda r: percent(r[SELECTION_ESTIMATES["error"]]), wide=True),
         Column("runner-up config", lambda r: labels.of_row(r, "runner_up_"), text=True, wide=True),
         Column("runner-up", lambda r: number(r[S.RUNNER_UP_VALUE])),
-        *[
-            Column(P_VALUE_HEADERS[name], lambda r, name=name: p_value(r.get(name)), wide=name != P_VALUES[0])
-            for name in P_VALUES
-        ],
+        *[Column(P_VALUE_HEADERS[name], p_cell(name), wide=name != P_VALUES[0]) for name in P_VALUES],
         Column("significant", lambda r: words[r.name], text=True),
     ]
     return rich_table(f"selection {first[S.SELECTION_ID]}: {what}", columns, rows, wide)
 
 
-def comparison_table(comparison, rows: list, wide: bool = False):
+def comparison_table(
+    comparison: SelectionComparison, rows: list[CategoryComparison], wide: bool = False
+) -> TerminalTable:
     """One line per category of a `xialpha.selection.comparison.SelectionComparison` (`rows`: its
     CategoryComparison rows to show, the summaries last): what changed, the configuration each
     selection chose, their held-out F1 and the two-sided p-value (estimates, held-out errors, the
     test and its counts with `wide`)."""
     from xialpha.reports.frames import tidy_comparison
 
-    def count(name):
+    def count(name: str) -> Callable[[pd.Series], str]:
         return lambda r: "-" if missing(r[name]) else str(int(r[name]))
 
     columns = [
@@ -347,11 +356,13 @@ def comparison_table(comparison, rows: list, wide: bool = False):
     return rich_table(title, columns, frame, wide)
 
 
-def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bool = False, **options):
+def certification_table(
+    frame: pd.DataFrame, title: str, configs: dict, wide: bool = False, **options: object
+) -> TerminalTable:
     """Test-set metrics with their one-sided bounds, per category then micro and macro; configs:
     category -> label. Counts, recall and precision with `wide`."""
 
-    def counts(name):
+    def counts(name: str) -> Callable[[pd.Series], str]:
         return lambda r: "-" if missing(r[name]) else str(int(r[name]))
 
     columns = [
@@ -373,23 +384,23 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
     return rich_table(title, columns, frame, wide, **options)
 
 
-def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = False):
+def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = False) -> TerminalTable:
     """A listing of `xialpha.reports.inventory` (sweeps, selections, certifications or drift
     checks) with their ids; times to the minute, in UTC. A certification's split is marked "*"
     when the sweep's held-out estimates used it (NOT_INDEPENDENT) and "!" when it was forced on a
     split certified before (FORCED), each mark explained under the table."""
 
-    def text(name):
+    def text(name: str) -> Callable[[Mapping[str, Any]], str]:
         return lambda r: "-" if missing(r.get(name)) else str(r[name])
 
-    def when(name):
+    def when(name: str) -> Callable[[Mapping[str, Any]], str]:
         return lambda r: minute(r[name], zone="")
 
-    def reused(row) -> bool:  # a certification on the split the sweep's held-out estimates used
+    def reused(row: Mapping[str, Any]) -> bool:  # a certification on the split the sweep's held-out estimates used
         independent = row.get(CertificationColumn.INDEPENDENT)
         return kind == "certifications" and not missing(independent) and not bool(independent)
 
-    def forced(row) -> bool:  # a certification forced on a split certified before
+    def forced(row: Mapping[str, Any]) -> bool:  # a certification forced on a split certified before
         return (
             kind == "certifications"
             and not missing(row.get(CertificationColumn.FORCED))
@@ -441,7 +452,7 @@ def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = F
     return rich_table(kind, columns, rows, wide, caption="\n".join(notes) or None)
 
 
-def calibration_table(points: pd.DataFrame, metric: str):
+def calibration_table(points: pd.DataFrame, metric: str) -> TerminalTable:
     """Per estimator, how its estimates compare with held-out values (`calibration_summary`)."""
     from xialpha.reports.calibration import calibration_summary  # here: it needs scipy.stats, `store ls` does not
 
@@ -457,7 +468,7 @@ def calibration_table(points: pd.DataFrame, metric: str):
     )
 
 
-def key_table(key: pd.DataFrame):
+def key_table(key: pd.DataFrame) -> TerminalTable:
     """What each label of a table stands for: every parameter of its preprocessing or kernel."""
     columns = [
         Column("label", lambda r: str(r["label"]), text=True),
@@ -466,7 +477,7 @@ def key_table(key: pd.DataFrame):
     return rich_table("what the labels stand for", columns, key)
 
 
-def print_table(table, wide: bool = False) -> None:
+def print_table(table: TerminalTable | Table, wide: bool = False) -> None:
     """Print to standard output at the terminal's width ($COLUMNS, else 80 when it is not a
     terminal); a --wide table written to a file or pipe gets WIDE_WIDTH characters. A
     TerminalTable wider than that is narrowed to fit (`TerminalTable.fitted`: text and names
@@ -495,7 +506,7 @@ def print_table(table, wide: bool = False) -> None:
     console.print(table)
 
 
-def long_tables(table) -> list:
+def long_tables(table: Table) -> list[Table]:
     """A rich Table as one two-column table per row (header, value), titled by its first column's
     header and cell ("category cat00")."""
     from rich import box

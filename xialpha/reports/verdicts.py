@@ -89,7 +89,7 @@ def _below_runner_up(rows: pd.DataFrame, words: list[str]) -> list[str]:
     return [str(c) for c, g, word in zip(rows[ResultColumn.CATEGORY], gap, words) if g < 0 and word != "tie"]
 
 
-def grid_word(row) -> str:
+def grid_word(row: pd.Series) -> str:
     """Where a choice lies on its C grid, in a table cell: "largest C", "smallest C", "flat" or ""."""
     if not pd.isna(row.get("flat")) and bool(row.get("flat")):
         return "flat"

@@ -16,8 +16,10 @@ started a moment later that has not recorded itself yet).
 from __future__ import annotations
 
 import html
+import os
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -26,9 +28,16 @@ from xialpha.outputs import check_output
 from xialpha.reports.formatting import minute
 from xialpha.reports.html import page, render_report, write_page
 
+if TYPE_CHECKING:
+    from xialpha.reports.report import Report
+
 
 def watch_report(
-    read: Callable[[], tuple], path, every: float, say: Callable[[str], None], protected: Sequence = ()
+    read: Callable[[], tuple[Report, pd.Timestamp | None]],
+    path: str | os.PathLike,
+    every: float,
+    say: Callable[[str], None],
+    protected: Sequence[tuple[str, str | os.PathLike]] = (),
 ) -> None:
     """Until the sweep has ended or KeyboardInterrupt: every `every` seconds, `read()` the store
     as (Report, when the sweep's newest run ended or None: read before the rows, so that a final
@@ -75,6 +84,6 @@ def _once(say: Callable[[str], None], text: str, said: str | None) -> str:
     return text
 
 
-def _utc(time_stamp) -> pd.Timestamp:
+def _utc(time_stamp: pd.Timestamp) -> pd.Timestamp:
     stamp = pd.Timestamp(time_stamp)
     return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp
