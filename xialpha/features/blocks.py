@@ -106,9 +106,10 @@ def feature_block(
     test = rows_of(corpus, test_split) if test_split is not None else None
     if corpus.texts is None:
         X_train, X_test = corpus.X[train], None if test is None else corpus.X[test]
-    else:
-        X_train = fitted.transform_counts(counts.counts.rows(train))
-        X_test = None if test is None else fitted.transform_counts(counts.counts.rows(test))
+    else:  # the part's columns mapped to the vocabulary once, for its training and held-out rows
+        mapped = fitted.vocabulary_counts(counts.counts)
+        X_train = fitted.weight(mapped[train])
+        X_test = None if test is None else fitted.weight(mapped[test])
     y = targets(corpus.labels, categories)
     return FeatureBlock(X_train, X_test, y[train], y[test] if test is not None else y[:0], tuple(categories))
 
