@@ -27,6 +27,7 @@ with the ratio after / before.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import pickle
@@ -36,6 +37,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from common import LOAD_AT_START, REPO, make_parser, output_path, sweep_spec, write_results
@@ -181,7 +183,9 @@ def measure(args) -> dict:
     categories = corpus_spec.categories.choose(train_counts, "measured")
     held_out = spec.held_out_split
     base = spec.preprocessings[0].unstemmed()
-    unstemmed = [timed("count", count_part, chunk, base, train_split) for chunk in chunks]
+    # the held-out split counted too where count_part counts only the rows it is told of (after 47.3)
+    rows = {"held_out_split": held_out} if "held_out_split" in inspect.signature(count_part).parameters else {}
+    unstemmed = [timed("count", partial(count_part, **rows), chunk, base, train_split) for chunk in chunks]
     data = []
     for preprocessing in spec.preprocessings:
         counts = (
