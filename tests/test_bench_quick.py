@@ -73,7 +73,17 @@ SCRIPTS = {
     ],
 }
 # other developers' bench scripts that take --quick and --out: run, check they write JSON
-OTHERS = ["preprocess", "selection_quality", "drift", "store", "fixed_overhead", "c_ladder", "c_auto", "span_prune"]
+OTHERS = [
+    "preprocess",
+    "selection_quality",
+    "drift",
+    "store",
+    "fixed_overhead",
+    "c_ladder",
+    "c_auto",
+    "span_prune",
+    "data_path",
+]
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,8 @@ vocabulary and idf, the same rows of the training and held-out matrices, whateve
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -24,7 +26,7 @@ PREPROCESSINGS = [
 def in_parts(corpus, preprocessing, size: int, train_split="train", test_split="test", categories=("a",)):
     """(fitted, stacked block) with the corpus cut into parts of `size` documents, as the cluster does."""
     chunks = [corpus.subset(np.arange(lo, min(lo + size, len(corpus)))) for lo in range(0, len(corpus), size)]
-    counts = [count_part(chunk, preprocessing, train_split) for chunk in chunks]
+    counts = [count_part(chunk, preprocessing, train_split, held_out_split=test_split) for chunk in chunks]
     halves = [
         DocumentFrequencies.merge([c.frequencies() for c in counts[:2]]),
         DocumentFrequencies.merge([c.frequencies() for c in counts[2:]]),
@@ -86,3 +88,24 @@ def test_no_training_document_and_no_term_are_named():
         in_parts(corpus, Preprocessing(), 10, train_split="nowhere")
     with pytest.raises(Exception, match="min_df=1000 and max_df=1 keep none of the"):
         in_parts(corpus, Preprocessing(min_df=1000), 10)
+
+
+def test_a_part_counts_only_its_training_and_held_out_rows():
+    """A split the sweep never weights (a sealed test split beside a validation one) is not tokenised;
+    a block of rows that were not counted is refused, not weighted as other rows."""
+    corpus = make_synthetic(n_docs=60, n_categories=2, seed=2)
+    sealed = corpus.splits == "test"
+    texts = [text + " sealedonlyterm" if hide else text for text, hide in zip(corpus.texts, sealed)]
+    splits = np.where(sealed, "test", np.where(np.arange(len(corpus)) % 4 == 0, "validation", "train"))
+    corpus = replace(corpus, texts=texts, splits=splits)
+    counts = count_part(corpus, Preprocessing(), "train", held_out_split="validation")
+    assert counts.counts.counts.shape[0] == int((splits != "test").sum()) and sealed.any()
+    assert "sealedonlyterm" not in counts.counts.terms.tolist()
+    assert counts.train.sum() == int((splits == "train").sum())
+    fitted = Preprocessing().fit_frequencies(counts.frequencies())
+    block = feature_block(corpus, "train", "validation", ["cat00"], counts, fitted)
+    assert (
+        block.X_train.shape[0] == (splits == "train").sum() and block.X_test.shape[0] == (splits == "validation").sum()
+    )
+    with pytest.raises(ValueError, match="not counted"):
+        feature_block(corpus, "train", "test", ["cat00"], counts, fitted)

@@ -97,6 +97,31 @@ def test_stemmed_counts_are_the_unstemmed_terms_stemmed_as_stemming_every_token_
     assert spec.count(texts).terms.tolist() == list(terms) and spec.unstemmed().stemming == "none"
 
 
+@pytest.mark.parametrize("pattern", [r"(?u)\b\w\w+\b", r"\b\w+\b"])
+@pytest.mark.parametrize("options", [{}, {"stop_words": "english"}, {"lowercase": False, "stop_words": "english"}])
+def test_word_run_counts_equal_the_analyzers_token_by_token(pattern, options):
+    from collections import defaultdict
+
+    from xialpha.features.preprocessing import _count, make_analyzer
+
+    texts = [
+        *TEXTS,
+        "",
+        "a I x_1 __ 42 4.5 don't THE The e-mail snake_case A",
+        "Müller's café: naïve Ünïcode and ascii_words, İstanbul ǅ 東京 x",  # not ASCII: the pattern's path
+        "tab\tand\nnewline\x0bvt\x0cff\rcr\x00nul",
+    ]
+    spec = Preprocessing(token_pattern=pattern, **options)
+    terms: defaultdict[str, int] = defaultdict()
+    terms.default_factory = terms.__len__
+    analyzer = make_analyzer(spec.lowercase, pattern, spec.stop_words, "none")
+    every_token = _count(texts, analyzer, terms.__getitem__, n_columns=None)
+    counted = spec.count(texts)
+    assert counted.terms.tolist() == list(terms)
+    assert counted.counts.shape == every_token.shape and (counted.counts != every_token).nnz == 0
+    assert counted.counts.has_sorted_indices and counted.counts.dtype == np.int64
+
+
 def test_min_df_max_df_count_training_documents_and_unseen_terms_are_ignored():
     fitted = Preprocessing(min_df=2, max_df=0.5).fit(TEXTS)
     assert set(fitted.vocabulary) == {"wheat", "prices", "oil", "output", "rose"}  # "the": 3 of 5 > 0.5

@@ -26,10 +26,20 @@ from xialpha.features.preprocessing import DocumentFrequencies, FittedPreprocess
 
 @dataclass(frozen=True, eq=False)
 class PartCounts:
-    """A part's term counts (all its documents) and which of its rows are training rows (n,) bool."""
+    """A part's term counts of the documents `counted` keeps ((n,) bool over the part's documents:
+    its training and held-out rows), in part order, and which of those are training rows
+    ((counted.sum(),) bool)."""
 
     counts: TermCounts
     train: np.ndarray
+    counted: np.ndarray
+
+    def rows(self, documents: np.ndarray) -> np.ndarray:
+        """(counted.sum(),) bool: the counted rows among `documents` ((n,) bool over the part's
+        documents, every one of them counted)."""
+        if documents[~self.counted].any():
+            raise ValueError("documents: some were not counted (count_part's held_out_split differs)")
+        return documents[self.counted]
 
     def frequencies(self) -> DocumentFrequencies:
         """Document frequencies over the part's training rows."""
@@ -79,16 +89,24 @@ def rows_of(corpus: Corpus, split: str | None, within: np.ndarray | None = None)
 
 
 def count_part(
-    corpus: Corpus, preprocessing: Preprocessing, train_split: str | None, within: np.ndarray | None = None
+    corpus: Corpus,
+    preprocessing: Preprocessing,
+    train_split: str | None,
+    within: np.ndarray | None = None,
+    held_out_split: str | None = None,
 ) -> PartCounts:
-    """The term counts of a part of texts; training rows: see `rows_of`."""
-    return PartCounts(preprocessing.count(corpus.texts), rows_of(corpus, train_split, within))
+    """The term counts of a part of texts: of its training rows (see `rows_of`) and the rows of
+    split `held_out_split` (None: none), the only ones `feature_block` weights."""
+    train = rows_of(corpus, train_split, within)
+    counted = train if held_out_split is None else train | rows_of(corpus, held_out_split)
+    texts = corpus.texts if counted.all() else [corpus.texts[i] for i in np.flatnonzero(counted)]
+    return PartCounts(preprocessing.count(texts), train[counted], counted)
 
 
 def stem_part(counts: PartCounts, stemming: str) -> PartCounts:
     """A part's unstemmed counts (`Preprocessing.unstemmed`) as a stemming preprocessing counts them
     (`TermCounts.stemmed`): preprocessings that differ only in stemming tokenise each part once."""
-    return PartCounts(counts.counts.stemmed(stemming), counts.train)
+    return PartCounts(counts.counts.stemmed(stemming), counts.train, counts.counted)
 
 
 def feature_block(
@@ -100,15 +118,16 @@ def feature_block(
     fitted: FittedPreprocessing | None = None,
     within: np.ndarray | None = None,
 ) -> FeatureBlock:
-    """A part's `FeatureBlock`: its texts' `counts` weighted by `fitted`, or its feature vectors as
-    they are; training rows: see `rows_of`."""
+    """A part's `FeatureBlock`: its texts' `counts` (`count_part` with held_out_split `test_split`)
+    weighted by `fitted`, or its feature vectors as they are; training rows: see `rows_of`."""
     train = rows_of(corpus, train_split, within)
     test = rows_of(corpus, test_split) if test_split is not None else None
     if corpus.texts is None:
         X_train, X_test = corpus.X[train], None if test is None else corpus.X[test]
-    else:
-        X_train = fitted.transform_counts(counts.counts.rows(train))
-        X_test = None if test is None else fitted.transform_counts(counts.counts.rows(test))
+    else:  # the part's columns mapped to the vocabulary once, for its training and held-out rows
+        mapped = fitted.vocabulary_counts(counts.counts)
+        X_train = fitted.weight(mapped[counts.rows(train)])
+        X_test = None if test is None else fitted.weight(mapped[counts.rows(test)])
     y = targets(corpus.labels, categories)
     return FeatureBlock(X_train, X_test, y[train], y[test] if test is not None else y[:0], tuple(categories))
 
@@ -146,6 +165,6 @@ def features_in_one_piece(
     for feature vectors, and the corpus's block)."""
     if corpus.texts is None:
         return None, feature_block(corpus, train_split, test_split, categories)
-    counts = count_part(corpus, preprocessing, train_split)
+    counts = count_part(corpus, preprocessing, train_split, held_out_split=test_split)
     fitted = preprocessing.fit_frequencies(counts.frequencies())
     return fitted, feature_block(corpus, train_split, test_split, categories, counts, fitted)

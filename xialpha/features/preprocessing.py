@@ -6,8 +6,10 @@ stemming. Token patterns come from specs and from artefacts, which are untrusted
 backtracks catastrophically (`(a|aa)+b` on a run of a's) would take minutes or years on one
 document. They run on the `regex` engine (the standard `re` syntax and matches) with a time
 budget per document (`budget_seconds`), past which the analyzer raises `PatternTooSlow`; the
-patterns of LINEAR_PATTERNS (scikit-learn's default and its one-character variant: one character
-class repeated, nothing to backtrack into) run on `re`, which tokenises them twice as fast.
+patterns of WORD_RUNS (scikit-learn's default and its one-character variant: one character
+class repeated, nothing to backtrack into) run on `re`, which tokenises them twice as fast, and
+`Preprocessing.count` finds their tokens in an ASCII text as the runs of word characters that
+bytes.split leaves once every other character is a space (twice as fast again).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, replace
 from functools import cache, cached_property
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 from xialpha.errors import DataFailure, UserError, one_of
@@ -35,7 +38,10 @@ STOP_WORD_LISTS = ("none", "english")
 STEMMERS = ("none", "porter")
 BUDGET_SECONDS = 1.0  # per document, plus BUDGET_SECONDS_PER_CHARACTER for each of its characters
 BUDGET_SECONDS_PER_CHARACTER = 1e-5
-LINEAR_PATTERNS = frozenset({r"(?u)\b\w\w+\b", r"(?u)\b\w+\b", r"\b\w\w+\b", r"\b\w+\b"})
+# {pattern: its shortest token}: a token is a whole run of word characters (letters, digits, "_")
+WORD_RUNS = {r"(?u)\b\w\w+\b": 2, r"(?u)\b\w+\b": 1, r"\b\w\w+\b": 2, r"\b\w+\b": 1}
+# bytes.translate's table: an ASCII word character kept, any other byte a space
+_ASCII_WORDS = bytes(c if chr(c).isalnum() or chr(c) == "_" else 32 for c in range(128)) + b" " * 128
 
 
 def stable_id(params: dict) -> str:
@@ -127,6 +133,8 @@ class Preprocessing:
         With stemming: the counts of `unstemmed`, their terms stemmed (`TermCounts.stemmed`)."""
         if self.stemming != "none":
             return self.unstemmed().count(texts).stemmed(self.stemming)
+        if self.token_pattern in WORD_RUNS:
+            return _count_word_runs(texts, self)
         provisional: defaultdict[str, int] = defaultdict()
         provisional.default_factory = provisional.__len__
         counts = _count(texts, _analyzer(self), provisional.__getitem__, n_columns=None)
@@ -241,28 +249,34 @@ class FittedPreprocessing:
         """CSR float64 matrix of shape (n_texts, vocabulary_size); unseen terms are ignored."""
         lookup = self.vocabulary.get
         counts = _count(texts, _analyzer(self.spec), lookup, n_columns=self.vocabulary_size)
-        return self._weight(counts)
+        return self.weight(counts)
 
     def transform_counts(self, counts: TermCounts) -> sp.csr_matrix:
         """What `transform` gives for the texts `counts` counted (in their own vocabulary):
         their columns mapped to this vocabulary (terms outside it dropped), then weighted."""
+        return self.weight(self.vocabulary_counts(counts))
+
+    def vocabulary_counts(self, counts: TermCounts) -> sp.csr_matrix:
+        """The counts of `counts`' documents in this vocabulary: CSR int64 (n_documents,
+        vocabulary_size) with sorted indices (terms outside it dropped); rows can be taken from it
+        before `weight`, which weights each row alone."""
         import numpy as np
         import scipy.sparse as sp
 
-        lookup = self.vocabulary.get
         column = np.fromiter(
-            (lookup(term, -1) for term in counts.terms.tolist()), dtype=np.int64, count=len(counts.terms)
+            map(self.vocabulary.get, counts.terms.tolist(), repeat(-1)), dtype=np.int64, count=len(counts.terms)
         )
         X = counts.counts
         mapped = column[X.indices]
         keep = mapped >= 0
-        row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(row_of[keep], minlength=X.shape[0]))])
+        indptr = np.concatenate([[0], np.cumsum(keep)])[X.indptr]
         kept = sp.csr_matrix((X.data[keep], mapped[keep], indptr), shape=(X.shape[0], self.vocabulary_size))
         kept.sort_indices()
-        return self._weight(kept)
+        return kept
 
-    def _weight(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+    def weight(self, counts: sp.csr_matrix) -> sp.csr_matrix:
+        """Term counts in this vocabulary (CSR, (n, vocabulary_size)) weighted: tf, idf, norm, as
+        `transform` weights them; CSR float64."""
         import numpy as np
 
         X = counts.astype(np.float64)
@@ -285,18 +299,59 @@ def _analyzer(spec: Preprocessing):
     return make_analyzer(spec.lowercase, spec.token_pattern, spec.stop_words, spec.stemming)
 
 
-def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None) -> sp.csr_matrix:
-    """Term counts: CSR int64 with sorted indices; terms for which `column_of_term` gives None are dropped."""
-    import numpy as np
-    import scipy.sparse as sp
-
+def _texts(texts: Iterable[str]) -> Iterable[tuple[int, str]]:
+    """(number, text) of each text; UserError for one string or an item that is not one."""
     if isinstance(texts, str):
         raise UserError("expected a list of texts, got one string", key="texts")
-    indices: list[int] = []
-    indptr = [0]
     for number, text in enumerate(texts):
         if not isinstance(text, str):
             raise UserError(f"item {number} is a {type(text).__name__}, expected a string", key="texts")
+        yield number, text
+
+
+def _count_word_runs(texts: Iterable[str], spec: Preprocessing) -> TermCounts:
+    """`Preprocessing.count` for a token pattern of WORD_RUNS: each text's runs of word characters
+    (an ASCII text's split by bytes.split, any other's found by the pattern), counted in order of
+    appearance; then the terms the analyzer would have dropped token by token (shorter than the
+    pattern's shortest token, or stop words) dropped as columns, the others keeping their order."""
+    import numpy as np
+
+    find_tokens = _finder(spec.token_pattern)
+    provisional: defaultdict[bytes, int] = defaultdict()
+    provisional.default_factory = provisional.__len__
+    column_of = provisional.__getitem__
+    indices: list[int] = []
+    indptr = [0]
+    for _, text in _texts(texts):
+        if spec.lowercase:
+            text = text.lower()
+        if text.isascii():
+            tokens = text.encode("ascii").translate(_ASCII_WORDS).split()
+        else:
+            tokens = [token.encode("utf-8") for token in find_tokens(text)]
+        indices.extend(map(column_of, tokens))
+        indptr.append(len(indices))
+    terms = [term.decode("utf-8") for term in provisional]
+    shortest, stop = WORD_RUNS[spec.token_pattern], _stop_words(spec.stop_words)
+    kept = np.fromiter(
+        (len(term) >= shortest and term.lower() not in stop for term in terms), dtype=bool, count=len(terms)
+    )
+    columns = np.asarray(indices, dtype=np.int64)
+    if not kept.all():
+        counted = kept[columns]
+        indptr = np.concatenate([[0], np.cumsum(counted)])[np.asarray(indptr, dtype=np.int64)]
+        columns = (np.cumsum(kept) - 1)[columns[counted]]
+        terms = [term for term, keep in zip(terms, kept) if keep]
+    kept_terms = np.empty(len(terms), dtype=object)
+    kept_terms[:] = terms
+    return TermCounts(kept_terms, _counts_matrix(columns, indptr, len(terms)))
+
+
+def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None) -> sp.csr_matrix:
+    """Term counts: CSR int64 with sorted indices; terms for which `column_of_term` gives None are dropped."""
+    indices: list[int] = []
+    indptr = [0]
+    for number, text in _texts(texts):
         try:
             terms = analyze(text)
         except PatternTooSlow as exc:
@@ -308,10 +363,19 @@ def _count(texts: Iterable[str], analyze, column_of_term, n_columns: int | None)
         indices.extend(columns if n_columns is None else (c for c in columns if c is not None))
         indptr.append(len(indices))
     width = n_columns if n_columns is not None else max(indices, default=-1) + 1
+    return _counts_matrix(indices, indptr, width)
+
+
+def _counts_matrix(columns, indptr, width: int) -> sp.csr_matrix:
+    """CSR int64 (len(indptr) - 1, width) with sorted indices: row i counts its tokens'
+    columns[indptr[i]:indptr[i + 1]]."""
+    import numpy as np
+    import scipy.sparse as sp
+
     counts = sp.csr_matrix(
         (
-            np.ones(len(indices), dtype=np.int64),
-            np.asarray(indices, dtype=np.int64),
+            np.ones(len(columns), dtype=np.int64),
+            np.asarray(columns, dtype=np.int64),
             np.asarray(indptr, dtype=np.int64),
         ),
         shape=(len(indptr) - 1, width),
@@ -391,9 +455,9 @@ def make_analyzer(lowercase: bool, token_pattern: str, stop_words: str, stemming
 
 
 def _finder(token_pattern: str) -> Callable[[str], list[str]]:
-    """text -> the pattern's matches: on `re` for LINEAR_PATTERNS, else on `regex` within
+    """text -> the pattern's matches: on `re` for WORD_RUNS, else on `regex` within
     `budget_seconds(text)` (PatternTooSlow past it)."""
-    if token_pattern in LINEAR_PATTERNS:
+    if token_pattern in WORD_RUNS:
         return re.compile(token_pattern).findall
     find_tokens = compile_pattern(token_pattern).findall
 

@@ -53,7 +53,7 @@ from xialpha.corpora.parts import (
 )
 from xialpha.errors import UserError
 from xialpha.features.blocks import count_part, feature_block, frequencies_of, stem_part
-from xialpha.features.preprocessing import DocumentFrequencies
+from xialpha.features.preprocessing import DocumentFrequencies, stable_id
 from xialpha.jobs.memory import memory_limit, refuse_beyond
 from xialpha.spec.corpus import corpus_errors
 
@@ -226,9 +226,10 @@ def submit_features(
 ) -> ClusterFeatures:
     """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts).
     within: per part, a future of a bool mask over its training rows keeping only some of them.
-    counted: {analyzer id: the parts' term-count futures}, shared by the calls of one graph, so
-    preprocessings that split texts alike count them once, and those that differ only in stemming
-    tokenise them once (the stemmed counts are the unstemmed ones' terms stemmed: `stem_part`)."""
+    counted: {(analyzer id, the splits' id): the parts' term-count futures (of their training and
+    test_split rows only)}, shared by the calls of one graph, so preprocessings that split texts
+    alike count them once, and those that differ only in stemming tokenise them once (the stemmed
+    counts are the unstemmed ones' terms stemmed: `stem_part`)."""
     name = f"{preprocessing.id}-{run_id}"
     chunks = corpus.chunks
     within = within or [None] * len(chunks)
@@ -251,18 +252,27 @@ def submit_features(
         return ClusterFeatures(blocks, None)
     counted = {} if counted is None else counted
     base = preprocessing.unstemmed()  # tokenised once for every stemming
-    if base.analyzer_id not in counted:
-        counted[base.analyzer_id] = [
-            client.submit(count_part, chunk, base, train_split, mask, key=f"count-{i}-{base.analyzer_id}-{run_id}")
+    rows = stable_id({"train_split": train_split, "test_split": test_split})  # the rows counted
+    if (base.analyzer_id, rows) not in counted:
+        counted[base.analyzer_id, rows] = [
+            client.submit(
+                count_part,
+                chunk,
+                base,
+                train_split,
+                mask,
+                test_split,
+                key=f"count-{i}-{base.analyzer_id}-{rows}-{run_id}",
+            )
             for i, (chunk, mask) in enumerate(zip(chunks, within))
         ]
     analyzer = preprocessing.analyzer_id
-    if analyzer not in counted:
-        counted[analyzer] = [
-            client.submit(stem_part, count, preprocessing.stemming, key=f"count-{i}-{analyzer}-{run_id}")
-            for i, count in enumerate(counted[base.analyzer_id])
+    if (analyzer, rows) not in counted:
+        counted[analyzer, rows] = [
+            client.submit(stem_part, count, preprocessing.stemming, key=f"count-{i}-{analyzer}-{rows}-{run_id}")
+            for i, count in enumerate(counted[base.analyzer_id, rows])
         ]
-    counts = counted[analyzer]
+    counts = counted[analyzer, rows]
     frequencies = [
         client.submit(frequencies_of, count, key=f"frequencies-{i}-{name}", pure=False)
         for i, count in enumerate(counts)
