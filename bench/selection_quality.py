@@ -180,7 +180,7 @@ def _setting(name: str, args):
     """([(seed, corpus, train, test)], categories, description) of one setting."""
     seeds = range(args.first_seed, args.first_seed + args.splits)
     if name == "synthetic":
-        n_docs, k = (900, 3) if args.quick else (args.synthetic_docs, args.synthetic_categories)
+        n_docs, k = (400, 3) if args.quick else (args.synthetic_docs, args.synthetic_categories)
         splits = []
         for seed in seeds:
             corpus = make_synthetic(n_docs=n_docs, n_categories=k, seed=seed)
