@@ -23,7 +23,9 @@ recomputed from the files (Dask's lineage), and nothing stored depends on which 
 from __future__ import annotations
 
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from distributed import Client, Future, wait
 from toolz import identity
@@ -57,6 +59,10 @@ from xialpha.features.preprocessing import DocumentFrequencies, stable_id
 from xialpha.jobs.memory import memory_limit, refuse_beyond
 from xialpha.spec.corpus import corpus_errors
 
+if TYPE_CHECKING:
+    from xialpha.features.preprocessing import Preprocessing
+    from xialpha.spec.corpus import CorpusSpec
+
 FAN_IN = 16  # document frequencies merged per reduction task
 
 
@@ -84,7 +90,9 @@ class ClusterCorpus:
         raise UserError(no_such_split(name, names), key=key, parameter=parameter or ())
 
 
-def load_spec_corpus(client: Client, corpus_spec, run_id: str, splits: dict[str, str | None]) -> ClusterCorpus:
+def load_spec_corpus(
+    client: Client, corpus_spec: CorpusSpec, run_id: str, splits: dict[str, str | None]
+) -> ClusterCorpus:
     """`load_on_cluster` with a loader's errors named by the spec's keys (`corpus_errors`), and a
     UserError naming the spec file and the key of each split of `splits` ({spec key: split name
     or None}) that the corpus does not have. Sweeps, drift checks and refits read their corpus so."""
@@ -98,7 +106,7 @@ def load_spec_corpus(client: Client, corpus_spec, run_id: str, splits: dict[str,
     return corpus
 
 
-def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
+def load_on_cluster(client: Client, corpus_spec: CorpusSpec, run_id: str) -> ClusterCorpus:
     """`corpus_spec` (an `xialpha.spec.corpus.CorpusSpec`) read by tasks into chunks on the workers.
 
     UserError for a bad corpus: the first part (in corpus order) that fails names its file and
@@ -149,7 +157,7 @@ def load_on_cluster(client: Client, corpus_spec, run_id: str) -> ClusterCorpus:
     return ClusterCorpus(chunks, parts, summary, fingerprints)
 
 
-def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
+def _planned_parts(client: Client, corpus_spec: CorpusSpec, run_id: str) -> list[Part]:
     """The parts to read, planned and (per file) refined on workers: the driver reads no corpus file
     (it need not even see them: on a cluster the files are where the workers are). UserError naming
     the loader's argument when the planned corpus cannot fit in the workers' memory
@@ -170,18 +178,19 @@ def _planned_parts(client: Client, corpus_spec, run_id: str) -> list[Part]:
     return number_parts(coarse)
 
 
-def _plan(corpus_spec) -> list[Part]:
+def _plan(corpus_spec: CorpusSpec) -> list[Part]:
     """A worker's check that the spec's local corpus paths exist (naming how to fetch Reuters), and
     the loader's parts, each stamped with its file as it is now (`stamped`): they are read as planned."""
     corpus_spec.check_paths()
     return [stamped(part) for part in plan_parts(corpus_spec.loader, corpus_spec.args)]
 
 
-def _carved(client: Client, corpus_spec, censuses: list[Census], run_id: str) -> list[Future] | None:
+def _carved(client: Client, corpus_spec: CorpusSpec, censuses: list[Census], run_id: str) -> list[Future] | None:
     """Futures of each part's positions that the validation carving moves (drawn on a worker), or None."""
     if corpus_spec.validation_fraction is None:
         return None
     split = corpus_spec.train_split
+    assert split is not None  # parse_corpus requires train_split with validation_fraction
     names = sorted({name for c in censuses for name in c.split_sizes if name != WHOLE})
     train_sizes = [c.split_sizes.get(split, 0) for c in censuses]
     check_carving(names, sum(train_sizes), split, corpus_spec.validation_fraction, corpus_spec.source or "<spec>")
@@ -216,12 +225,12 @@ class ClusterFeatures:
 def submit_features(
     client: Client,
     corpus: ClusterCorpus,
-    preprocessing,
+    preprocessing: Preprocessing,
     train_split: str | None,
     test_split: str | None,
     categories: list[str],
     run_id: str,
-    within: list[Future] | None = None,
+    within: Sequence[Future | None] | None = None,
     counted: dict | None = None,
 ) -> ClusterFeatures:
     """Vectorise the corpus's parts with `preprocessing` (fitted on the training rows of all parts).

@@ -10,6 +10,9 @@ of about P / workers preprocessings, and the client never ships features or Gram
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from distributed import Client, Future, KilledWorker
 
 from xialpha.errors import DataFailure
@@ -20,6 +23,10 @@ from xialpha.jobs.sweep_plan import place_batches
 from xialpha.planning.plan import SweepPlan
 from xialpha.printable import redact
 from xialpha.storage.rows import BatchColumns
+
+if TYPE_CHECKING:
+    from xialpha.spec.drift import DriftSpec
+    from xialpha.spec.sweep import SweepSpec
 
 RETRIES = 2  # a task that raised is run again at most this often (a lost worker's tasks are recomputed anyway)
 # What a task may fail of without a bug: its data (an empty vocabulary, one class, a Gram over the
@@ -41,7 +48,9 @@ class SweepData:
     corpus is vectorised once per sweep, however many rounds it has. Its handle on the corpus's parts
     is dropped once every preprocessing's features are submitted (their futures hold what they need)."""
 
-    def __init__(self, client: Client, spec, corpus: ClusterCorpus, categories: list[str], run_id: str):
+    def __init__(
+        self, client: Client, spec: SweepSpec, corpus: ClusterCorpus, categories: list[str], run_id: str
+    ) -> None:
         self.client, self.spec, self.categories, self.run_id = client, spec, categories, run_id
         self.corpus: ClusterCorpus | None = corpus
         self.features: dict[int, ClusterFeatures] = {}
@@ -143,7 +152,12 @@ def placed(home: str | None) -> dict:
 
 
 def submit_training_data(
-    client: Client, needs, spec, features: dict[int, ClusterFeatures], with_test: bool, run_id: str
+    client: Client,
+    needs: Iterable[tuple[int, int, str | None]],
+    spec: SweepSpec | DriftSpec,
+    features: dict[int, ClusterFeatures],
+    with_test: bool,
+    run_id: str,
 ) -> dict[tuple, Future]:
     """{(preprocessing, kernel, worker): future of its `tasks.TrainingData`} for what the fits need.
 

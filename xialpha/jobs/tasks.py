@@ -14,6 +14,7 @@ import socket
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +37,16 @@ from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow,
 from xialpha.storage.schema import estimate_values, result_values
 from xialpha.version import __version__
 
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+    from xialpha.corpora.corpus import Corpus
+    from xialpha.estimators.svm import SVMFit
+    from xialpha.features.kernels import Kernel
+    from xialpha.features.preprocessing import Preprocessing
+
+    PathEnds = dict[tuple[str, float], dict[float, SVMFit]]  # {(category, j): {C: fit}}: a batch's C path ends
+
 
 @dataclass(frozen=True, eq=False)
 class TrainingData:
@@ -47,16 +58,19 @@ class TrainingData:
     """
 
     r_delta2: float
-    y_train: dict
-    y_test: dict
-    X: object | None = None
-    X_test: object | None = None
+    y_train: dict[str, np.ndarray]
+    y_test: dict[str, np.ndarray]
+    X: sp.csr_matrix | None = None
+    X_test: sp.csr_matrix | None = None
     gram: np.ndarray | None = None
     cross: np.ndarray | None = None
 
     @property
     def n(self) -> int:
-        return int(self.X.shape[0] if self.gram is None else self.gram.shape[0])
+        if self.gram is not None:
+            return int(self.gram.shape[0])
+        assert self.X is not None  # the linear path (no Gram) has its features
+        return int(self.X.shape[0])
 
     def problem(self, y: np.ndarray, weights: np.ndarray | None = None) -> TrainingProblem:
         """The training problem of labels `y` (n,) (and example `weights`) on this data: the
@@ -64,24 +78,32 @@ class TrainingData:
         data = {"X": self.X} if self.gram is None else {"gram": self.gram}
         return TrainingProblem(y, weights=weights, **data)
 
-    def test_data(self):
+    def test_data(self) -> sp.csr_matrix | np.ndarray | None:
         """What `SVMFit.decision_function` takes for the test split: X_test or the cross-Gram."""
         return self.X_test if self.gram is None else self.cross
 
-    def train_rows(self, begin: int, end: int):
+    def train_rows(self, begin: int, end: int) -> sp.csr_matrix | np.ndarray:
         """What `SVMFit.decision_function` takes for training examples begin..end-1."""
-        return self.X[begin:end] if self.gram is None else self.gram[begin:end]
+        if self.gram is not None:
+            return self.gram[begin:end]
+        assert self.X is not None  # the linear path (no Gram) has its features
+        return self.X[begin:end]
 
     def window_r_delta2(self, begin: int, end: int) -> float:
         """R_delta^2 of training examples begin..end-1 alone (a drift window)."""
         if self.gram is None:
+            assert self.X is not None  # the linear path (no Gram) has its features
             return r_delta_squared(X=self.X[begin:end])
         block = self.gram[begin:end, begin:end]  # a view: no copy
         return float(np.max(np.diagonal(block)) - np.min(block))
 
 
 def vectorize(
-    corpus, preprocessing, train_split: str | None, test_split: str | None, categories: list[str]
+    corpus: Corpus,
+    preprocessing: Preprocessing | None,
+    train_split: str | None,
+    test_split: str | None,
+    categories: list[str],
 ) -> FeatureBlock:
     """In one process: the features the graph computes part by part (the preprocessing fitted on
     the training documents; the training and held-out rows and targets of `categories`)."""
@@ -118,8 +140,9 @@ def linear_gram(features: FeatureBlock, with_test: bool, limit_bytes: int | None
     return TrainingData(r_delta_squared(gram=gram), y_train, y_test, gram=gram, cross=cross)
 
 
-def kernel_gram(linear: TrainingData, features: FeatureBlock, kernel) -> TrainingData:
+def kernel_gram(linear: TrainingData, features: FeatureBlock, kernel: Kernel) -> TrainingData:
     """Derive a kernel's Grams from the linear ones and the row norms, without new dot products."""
+    assert linear.gram is not None  # `linear_gram`'s data: the kernel path's
     sq_train = row_sq_norms(features.X_train)
     gram = kernel.from_linear(linear.gram, sq_train)
     cross = None
@@ -128,14 +151,14 @@ def kernel_gram(linear: TrainingData, features: FeatureBlock, kernel) -> Trainin
     return TrainingData(r_delta_squared(gram=gram), linear.y_train, linear.y_test, gram=gram, cross=cross)
 
 
-def training_data(features: FeatureBlock, kernel, with_test: bool, limit_bytes: int | None) -> TrainingData:
+def training_data(features: FeatureBlock, kernel: Kernel, with_test: bool, limit_bytes: int | None) -> TrainingData:
     """In one process, what the graph computes in shared steps: the training data of `kernel` on `features`."""
     if kernel.name == "linear":
         return linear_data(features)
     return kernel_gram(linear_gram(features, with_test, limit_bytes), features, kernel)
 
 
-def _check_vocabulary(X) -> None:
+def _check_vocabulary(X: sp.csr_matrix) -> None:
     """DataFailure when preprocessing left no term, or no term in any training document."""
     if X.shape[1] == 0 or X.nnz == 0:
         raise DataFailure(
@@ -182,8 +205,8 @@ def fit_batch_keeping_ends(
     columns: BatchColumns,
     estimators: EstimatorSpec,
     tol: float,
-    warm_ends: Sequence[dict] = (),
-) -> tuple[list[ResultRow | FailedRow], list[ExampleRow], dict]:
+    warm_ends: Sequence[PathEnds] = (),
+) -> tuple[list[ResultRow | FailedRow], list[ExampleRow], PathEnds]:
     """`fit_batch`, and the ends of its C paths: {(category, j): {C: fit}} for the smallest and largest
     C fitted of each (without the features, which the worker holds anyway), so a later round of an
     auto sweep can warm-start its next C from the nearest one. warm_ends: such ends of earlier
@@ -195,8 +218,8 @@ def fit_batch_keeping_ends(
     may need (`settle_spans`); the others' rows store the interval of their cheap calls."""
     host = socket.gethostname()
     metrics = protected(str(estimators["span_prune"])) if estimators["span"] and batch.whole_path else ()
-    previous = None
-    fits: dict[tuple[str, float], dict[float, object]] = {}
+    previous: tuple[tuple[str, float], SVMFit] | None = None
+    fits: PathEnds = {}
     done: list[_Fitted | list[FailedRow]] = []
     for job in batch.jobs:
         path = (job.category, job.j)
@@ -226,7 +249,7 @@ def fit_batch_keeping_ends(
     return rows, examples, ends
 
 
-def _nearest(warm_ends: Sequence[dict], path: tuple[str, float], C: float, data: TrainingData):
+def _nearest(warm_ends: Sequence[PathEnds], path: tuple[str, float], C: float, data: TrainingData) -> SVMFit | None:
     """The fit of `path` at the C nearest `C` (in log C) among `warm_ends`, on `data`'s features; None if none."""
     fits = {fitted: fit for ends in warm_ends for fitted, fit in ends.get(path, {}).items()}
     if not fits:
@@ -266,7 +289,7 @@ class _Fitted:
     estimate_seconds: everything but the solver's training so far (summed over the job's rows)."""
 
     job: FitJob
-    fit: object
+    fit: SVMFit
     problem: TrainingProblem
     estimates: OneFitEstimates
     estimate_seconds: float
@@ -324,12 +347,12 @@ def settle_spans(path: list[_Fitted], metrics: tuple[str, ...]) -> None:
     RUNNERS_UP runners-up), until none is left whose interval could still change a choice; fits whose bounds are
     already exact get their estimate at the cost of those bounds."""
     for fitted in path:
-        if fitted.span.exact:  # type: ignore[union-attr]
+        if fitted.span.exact:  # type: ignore[union-attr]  # each fit of the path has its SpanBounds here
             fitted.make_span_exact()
     while path:
         low = np.array([_counts(fitted.span, "low") for fitted in path])
         high = np.array([_counts(fitted.span, "high") for fitted in path])
-        first = path[0].span
+        first = path[0].span  # its SpanBounds, or its Estimate once exact: never None here
         wanted = needed(first.n, first.n_pos, low, high, 1 + RUNNERS_UP, metrics)  # type: ignore[union-attr]
         todo = [fitted for fitted, want in zip(path, wanted) if want and isinstance(fitted.span, SpanBounds)]
         if not todo:
@@ -338,14 +361,17 @@ def settle_spans(path: list[_Fitted], metrics: tuple[str, ...]) -> None:
             fitted.make_span_exact()
 
 
-def _counts(span, side: str) -> tuple[float, float]:
+def _counts(span: Estimate | SpanBounds | None, side: str) -> tuple[float, float]:
     """(d_pos, d_neg) of an exact estimate, or the `side` ("low", "high") of a `SpanBounds`."""
+    assert span is not None  # a bounded fit's span: its bounds, or its estimate once exact
     if isinstance(span, SpanBounds):
         return getattr(span, f"d_pos_{side}"), getattr(span, f"d_neg_{side}")
     return span.d_pos, span.d_neg
 
 
-def _fit_one(data: TrainingData, job: FitJob, est: EstimatorSpec, tol: float, warm, *, bounded: bool) -> _Fitted:
+def _fit_one(
+    data: TrainingData, job: FitJob, est: EstimatorSpec, tol: float, warm: SVMFit | None, *, bounded: bool
+) -> _Fitted:
     """Train `job` (warm-started from `warm`) and compute its estimates; bounded: span's only as
     `span_bounds` (`settle_spans` decides which become exact)."""
     y = data.y_train[job.category]

@@ -236,7 +236,7 @@ class Stream:
     starts[b]:starts[b + 1] of `corpus`; n_dropped: documents left out (no timestamp).
     """
 
-    corpus: object
+    corpus: Corpus
     batch_ids: tuple[str, ...]
     starts: np.ndarray
     n_dropped: int = 0
