@@ -554,6 +554,7 @@ NOT_COLUMNS = {
     ("xialpha/commands/sweep.py", "worker"): (2, "the word counted in '2 workers'"),
     ("xialpha/jobs/worker_preload.py", "error"): (1, "the kind of a preload report's line (stage, note, error)"),
     ("xialpha/jobs/worker_processes.py", "error"): (1, "the kind of a preload report's line (stage, note, error)"),
+    ("xialpha/jobs/data.py", "test_split"): (1, "the spec's corpus.test_split, a key of the counted rows' task id"),
     ("xialpha/jobs/certify.py", "confidence"): (1, "the confidence= parameter, named in its error"),
     ("xialpha/jobs/certify.py", "draws"): (1, "the draws= parameter, named in its error"),
     ("xialpha/jobs/cluster.py", "value"): (1, "a key of a Kubernetes env entry"),
