@@ -10,13 +10,14 @@ byte-compiled, as pip leaves what it installs; nothing is downloaded); they hold
 xialpha's, and NUMBA_CACHE_DIR and PYTHONPATH are unset for the runs, as on a user's machine. So
 the first run meets exactly what a fresh install's first run meets: every kernel uncompiled.
 
-Then `xialpha sweep SPEC --store DIR --quiet` runs twice from the venv's own `xialpha` command, each
+Then `xialpha sweep SPEC --store DIR` runs twice from the venv's own `xialpha` command, each
 into a new store (the second recomputes everything), timed from outside (the interpreter's start
 to its exit: what a user waits for). SPEC is config/reuters.toml as shipped (its corpus path from
 --reuters); with --quick the bench's small synthetic sweep. Recorded per install: both walls,
 `first_over_second` (target <= 1.2, issue 40), the fit and estimate task seconds of each run's
-stored rows (compiling inside a task shows there), and the numba specialisations in the installed
-package's caches after each run (the second run adds none when the first compiled them all).
+stored rows (compiling inside a task shows there), the numba specialisations in the installed
+package's caches after each run (the second run adds none when the first compiled them all), and
+whether each run said it was compiling (`said_compiling`: the first only).
 
     python bench/first_run.py                       # Reuters, both installs (about 4 sweeps' time)
     python bench/first_run.py --install wheel       # one kind of install
@@ -36,6 +37,7 @@ from pathlib import Path
 
 from common import QUICK_SPEC, REPO, REUTERS_SPEC, make_parser, output_path, print_table, write_results
 
+from xialpha.jobs.compiled import COMPILING
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.store import ResultStore
 
@@ -95,17 +97,20 @@ def _first_and_second(kind: str, text: str) -> dict:
             + (["-e", str(source)] if kind == "editable" else [str(source)])
         )
         install_s = time.perf_counter() - started
-        package = Path(_run([str(venv / "bin" / "python"), "-c", "import xialpha; print(xialpha.__file__)"]).strip())
+        package = Path(
+            _run([str(venv / "bin" / "python"), "-c", "import xialpha; print(xialpha.__file__)"]).stdout.strip()
+        )
         package = package.parent
         spec_path = root / "spec.toml"
         spec_path.write_text(text)
         sweep_id = parse_spec(text, source=str(spec_path)).id
-        walls, fits, estimates, specialisations = [], [], [], []
+        walls, fits, estimates, specialisations, said = [], [], [], [], []
         for run in (1, 2):
             store = root / f"store{run}"
             started = time.perf_counter()
-            _run([str(venv / "bin" / "xialpha"), "sweep", str(spec_path), "--store", str(store), "--quiet"])
+            done = _run([str(venv / "bin" / "xialpha"), "sweep", str(spec_path), "--store", str(store)])
             walls.append(time.perf_counter() - started)
+            said.append(COMPILING in done.stderr)
             rows = ResultStore(str(store)).read_results_df(sweep_id)
             fits.append(float(rows["fit_seconds"].sum()))
             estimates.append(float(rows["estimate_seconds"].sum()))
@@ -118,6 +123,7 @@ def _first_and_second(kind: str, text: str) -> dict:
         "fit_s": fits,
         "estimate_s": estimates,
         "specialisations": specialisations,
+        "said_compiling": said,
     }
 
 
@@ -136,17 +142,19 @@ def _copy_sources(target: Path) -> Path:
 def _fresh_venv(path: Path) -> Path:
     """A new virtual environment whose dependencies are this interpreter's site-packages."""
     _run([sys.executable, "-m", "venv", "--without-pip", str(path)])
-    site = _run([str(path / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    site = _run(
+        [str(path / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+    ).stdout
     (Path(site.strip()) / "xialpha-bench-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return path
 
 
-def _run(command: list[str]) -> str:
+def _run(command: list[str]) -> subprocess.CompletedProcess:
     environ = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
     done = subprocess.run(command, cwd=tempfile.gettempdir(), env=environ, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"{' '.join(command[:4])} ... failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return done.stdout
+    return done
 
 
 if __name__ == "__main__":

@@ -14,12 +14,31 @@ store) is at most 3 s. Measured, each REPEAT times (the median counts):
 
 The fit itself takes milliseconds, so cli_s is the fixed overhead.
 
+With --parts it measures instead the fixed cost of `xialpha sweep config/reuters.toml` run as a
+user runs it (issue 47.2: target <= 1.5 s, numba's cache warm), and where it goes. The sweep runs
+as a process whose `before_the_stack` and `run_sweep` are wrapped to note the time (nothing else
+changes), timed from outside (the process's start to its end):
+
+  to_spec         the interpreter's start, the CLI's imports, the arguments and the spec read;
+  early_start     the corpus looked at and the fork server started (`before_the_stack`);
+  driver_imports  the Dask stack imported and the store opened, until `run_sweep` starts;
+  cluster_start ... finish   `SweepSummary.phases` (cluster start, corpus load, planning, to the
+                  first fit, fit imbalance, storing tail, cluster close, finish);
+  exit            from `run_sweep`'s return to the process's end (the best per category, exit).
+
+fixed_s = the process's wall - fit_task_seconds / threads (the sum of the parts). With --before DIR
+(a checkout of the code before a change: `git archive <commit> | tar -x -C DIR`) each repeat also
+runs that code right after this one, so that before and after compare within one script run.
+
     python bench/fixed_overhead.py            # REPEAT runs of each
     python bench/fixed_overhead.py --quick    # one run of each
+    python bench/fixed_overhead.py --parts --repeat 3 --before /tmp/old   # writes fixed_parts.json
 """
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -27,7 +46,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import REPO, make_parser, output_path, print_table, write_results
+from common import REPO, REUTERS_SPEC, make_parser, output_path, print_table, write_results
 
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.sweep import run_sweep
@@ -69,9 +88,128 @@ workers = 2
 """
 
 
+PART_NAMES = ("to_spec", "early_start", "driver_imports")  # then SweepSummary.phases, then "exit"
+# The sweep as the CLI runs it, its stages noted in the JSON file named by argv[1] (all times in
+# time.time() seconds); the CLI's arguments follow.
+TIMED_CLI = """
+import json, sys, time
+noted, out = {}, sys.argv.pop(1)
+import xialpha.commands.sweep as command
+checked = command.before_the_stack
+def before_the_stack(*args, **kwargs):
+    noted["spec_read"] = time.time()
+    checked(*args, **kwargs)
+    noted["early_started"] = time.time()
+    import xialpha.jobs.sweep as jobs
+    sweep = jobs.run_sweep
+    def run_sweep(*args, **kwargs):
+        noted["run_sweep"] = time.time()
+        summary = sweep(*args, **kwargs)
+        noted.update(returned=time.time(), phases=summary.phases, fit_task_seconds=summary.fit_task_seconds,
+                     threads=summary.threads, wall_seconds=summary.wall_seconds)
+        with open(out, "w") as file:
+            json.dump(noted, file)
+        return summary
+    jobs.run_sweep = run_sweep
+command.before_the_stack = before_the_stack
+from xialpha.cli import console  # what the `xialpha` command runs
+console()
+"""
+
+
+def sweep_parts(code: Path, spec: Path, store: Path) -> dict:
+    """One `xialpha sweep SPEC --store STORE --quiet` of the checkout `code` as a process: its wall,
+    fixed_s and the seconds of each part (see the docstring)."""
+    noted = store.with_suffix(".json")
+    environ = {**os.environ, "PYTHONPATH": str(code)}
+    start = time.time()
+    done = subprocess.run(
+        [sys.executable, "-c", TIMED_CLI, str(noted), "sweep", str(spec), "--store", str(store), "--quiet"],
+        cwd=code,
+        env=environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    end = time.time()
+    if done.returncode != 0:
+        sys.exit(f"the sweep of {code} failed ({done.returncode}): {done.stderr[-2000:]}")
+    times = json.loads(noted.read_text())
+    parts = {
+        "to_spec": times["spec_read"] - start,
+        "early_start": times["early_started"] - times["spec_read"],
+        "driver_imports": times["run_sweep"] - times["early_started"],
+        **times["phases"],
+        "exit": end - times["returned"],
+    }
+    fits = times["fit_task_seconds"] / max(times["threads"], 1)
+    return {
+        "wall_s": end - start,
+        "fixed_s": end - start - fits,
+        "fits_s": fits,
+        "parts": parts,
+        "load_1min": os.getloadavg()[0],
+    }
+
+
+def main_parts(args) -> None:
+    """--parts: the Reuters sweep's fixed cost as a process, this code (and --before's) REPEAT times."""
+    codes = {"after": REPO, **({"before": args.before.resolve()} if args.before else {})}
+    runs: dict[str, list[dict]] = {name: [] for name in codes}
+    with tempfile.TemporaryDirectory(prefix="xialpha-fixed-parts-") as directory:
+        spec = Path(directory) / "reuters.toml"
+        corpus = f'path = "{args.reuters.resolve()}"'
+        spec.write_text(
+            "\n".join(corpus if line.startswith("path = ") else line for line in REUTERS_SPEC.read_text().splitlines())
+        )
+        for i in range(args.repeat):
+            for name, code in codes.items():
+                runs[name].append(sweep_parts(code, spec, Path(directory) / f"{name}{i}"))
+                run = runs[name][-1]
+                print(
+                    f"{name} {i}: wall {run['wall_s']:.2f} s, fixed {run['fixed_s']:.2f} s, "
+                    f"load {os.getloadavg()[0]:.2f}",
+                    flush=True,
+                )
+    medians = {
+        name: {
+            "wall_s": statistics.median(run["wall_s"] for run in done),
+            "fixed_s": statistics.median(run["fixed_s"] for run in done),
+            "parts": {part: statistics.median(run["parts"][part] for run in done) for part in done[0]["parts"]},
+        }
+        for name, done in runs.items()
+    }
+    result = {
+        "benchmark": "fixed_parts",
+        "spec": str(REUTERS_SPEC.relative_to(REPO)),
+        "target_fixed_s": 1.5,
+        "code": {name: str(code) for name, code in codes.items()},
+        "median": medians,
+        "runs": runs,
+    }
+    if "before" in medians:
+        result["after_over_before"] = {
+            key: medians["after"][key] / medians["before"][key] for key in ("wall_s", "fixed_s")
+        }
+    names = list(codes)
+    print_table(
+        ["part", *[f"{name} s" for name in names]],
+        [[part, *[f"{medians[name]['parts'][part]:.2f}" for name in names]] for part in medians["after"]["parts"]]
+        + [[key, *[f"{medians[name][key]:.2f}" for name in names]] for key in ("fixed_s", "wall_s")],
+    )
+    write_results(result, output_path("fixed_parts", args))
+
+
 def main() -> None:
-    args = make_parser(__doc__).parse_args()
-    repeat = 1 if args.quick else REPEAT
+    parser = make_parser(__doc__)
+    parser.add_argument("--parts", action="store_true", help="the Reuters sweep's fixed cost as a process, by part")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="runs of each (the median counts)")
+    parser.add_argument("--before", type=Path, default=None, help="a checkout of the code before (with --parts)")
+    args = parser.parse_args()
+    if args.parts:
+        main_parts(args)
+        return
+    repeat = 1 if args.quick else args.repeat
     with tempfile.TemporaryDirectory(prefix="xialpha-overhead-") as directory:
         spec_path = Path(directory) / "tiny.toml"
         spec_path.write_text(SPEC)

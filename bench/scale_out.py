@@ -149,12 +149,13 @@ def corpus_file(n: int, n_categories: int, cache: Path) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from xialpha.corpora.synthetic import read_synthetic_part, synthetic_parts
+    from xialpha.corpora.parted import plan_parts
+    from xialpha.corpora.synthetic import read_synthetic_part
 
     print(f"writing {path} ...", flush=True)
     partial = path.with_suffix(".partial")
     writer = None
-    for part in synthetic_parts(n_docs=n, n_categories=n_categories, seed=0):
+    for part in plan_parts("synthetic", {"n_docs": n, "n_categories": n_categories, "seed": 0}):
         corpus = read_synthetic_part(part).corpus
         table = pa.table(
             {

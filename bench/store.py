@@ -9,8 +9,8 @@ written as 1,000 batch files (the layout of a sweep that has not ended), and mea
 
 - what validating the sweep's summary costs, three ways, on the batch layout and on the layout a
   sweep leaves when it ends (`finish_sweep`: one compacted file): the listing alone (names,
-  sizes, modification times), the footer stamps xialpha records (size, rows, SHA-256 of each
-  file's Parquet footer: `xialpha.storage.files.stamp`), and a SHA-256 of every byte;
+  sizes, modification times), the stamps xialpha records (size, rows, SHA-256 of every byte, and
+  the footer's statistics: `xialpha.storage.files.stamp`), and a SHA-256 of every byte alone;
   `ResultStore.sweeps()` answered from the summary, and from the rows;
 - what a read of one version costs (`Datasets._snapshot`): the full read of the results, and
   the one listing it adds;
@@ -241,7 +241,7 @@ def _best_of(function, repeats: int = 3) -> float:
 
 
 def _validation_costs(store: ResultStore) -> dict:
-    """Seconds to tell the sweep's files unchanged: listing only, footer stamps, every byte hashed."""
+    """Seconds to tell the sweep's files unchanged: listing only, stamps, every byte hashed alone."""
     location = store.datasets.location
     partition = location.path("results", "sweep_id=scale")
 
@@ -257,7 +257,7 @@ def _validation_costs(store: ResultStore) -> dict:
         "files": len(files),
         "bytes": sum(file.size or 0 for file in files),
         "listing_s": round(_best_of(lambda: location.data_files(partition)), 4),
-        "footer_stamps_s": round(_best_of(lambda: [stamp(location, f) for f in location.data_files(partition)]), 4),
+        "stamps_s": round(_best_of(lambda: [stamp(location, f) for f in location.data_files(partition)]), 4),
         "sha256_every_byte_s": round(_best_of(every_byte), 4),
         "sweeps_from_summary_s": round(_best_of(lambda: ResultStore(store.uri).sweeps()), 4),
         "sweeps_from_rows_s": round(_best_of(lambda: ResultStore(store.uri)._summarise("scale"), 1), 4),

@@ -264,9 +264,7 @@ def test_a_drift_check_from_python(tmp_path):
         again = xialpha.drift(REPO / "config" / "drift.toml", store=tmp_path / "store", client=client)
     assert report.exit_code == 3 and report.n_drift >= 1 and not report.skipped  # the demo stream drifts
     assert again.skipped  # stored: the same verdicts, nothing recomputed
-    assert {k: r["verdict"] for k, r in again.verdicts().items()} == {
-        k: r["verdict"] for k, r in report.verdicts().items()
-    }
+    assert {k: r.verdict for k, r in again.verdicts().items()} == {k: r.verdict for k, r in report.verdicts().items()}
     with pytest.raises(UserError, match="spec: give a path to a TOML file or TOML text"):
         xialpha.drift({"drift": {}}, store=tmp_path / "store")
 

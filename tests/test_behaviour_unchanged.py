@@ -26,6 +26,7 @@ from distributed import Client
 
 import xialpha
 from xialpha.cli import main
+from xialpha.storage.rows import drift_columns
 
 GOLDEN = Path(__file__).parent / "golden" / "behaviour.json"
 UPDATE = os.environ.get("XIALPHA_GOLDEN_UPDATE") == "1"
@@ -200,7 +201,7 @@ def cli(capsys, tmp: Path, *argv: str) -> dict:
 def behaviour(tmp: Path, capsys) -> dict:
     """Every output the record holds, produced by the code under test."""
     from xialpha.commands import sweep as sweep_command
-    from xialpha.jobs.sweep import dry_run
+    from xialpha.jobs.dry_run import dry_run
     from xialpha.search import XiAlphaSearchCV
     from xialpha.spec.sweep import parse_spec
     from xialpha.storage.store import ResultStore
@@ -263,10 +264,13 @@ def behaviour(tmp: Path, capsys) -> dict:
         out["drift"] = {
             "exit_code": drift.exit_code,
             "newest_batch": drift.newest_batch,
-            "rows": records(pd.DataFrame(drift.rows), ["check_id"]),
+            "rows": records(pd.DataFrame(map(drift_columns, drift.rows)), ["check_id"]),
         }
         again = xialpha.drift(DRIFT, store=store, client=client)
-        out["drift again"] = {"skipped": again.skipped, "rows": records(pd.DataFrame(again.rows), ["check_id"])}
+        out["drift again"] = {
+            "skipped": again.skipped,
+            "rows": records(pd.DataFrame(map(drift_columns, again.rows)), ["check_id"]),
+        }
 
     view = xialpha.report(store, sweep="golden", html=tmp / "report.html")
     out["report curves"] = records(view, ["category", "preprocessing_id", "kernel_id", "j", "C"])

@@ -15,11 +15,12 @@
 - the sweep's tasks and driver, which build, move and store result rows, build them as typed
   rows (`xialpha.storage.rows`) and write no column name of the results or examples dataset;
 - outside xialpha/storage (and the packages below it: estimators, features, corpora) no string
-  names a results column: code says `ResultColumn.X` or `estimate_column(...)`; the strings that
-  equal a column's name but mean something else (a table header, a spec key, ...) are listed, each
-  with its reason and count, in NOT_COLUMNS;
+  names a column of the results, selections, certifications or drift datasets: code says
+  `ResultColumn.X`, `SelectionColumn.X`, `CertificationColumn.X`, `DriftColumn.X` or
+  `estimate_column(...)`; the strings that equal a column's name but mean something else (a table
+  header, a spec key, a metric's name, ...) are listed, each with its reason and count, in NOT_COLUMNS;
 - the store's contract (`StoreQueries` and the upkeep of its files, `StoreFiles`, in
-  xialpha/storage/store.py) documents each attribute, each parameter (Args) and each value
+  xialpha/storage/contract.py) documents each attribute, each parameter (Args) and each value
   returned (Returns), as Optuna's BaseStorage does.
 
 Each rule is a function of parsed source, so the tests below also plant one violation of each
@@ -539,55 +540,135 @@ def test_the_column_rule_catches_a_planted_column_name(source):
 # (gamma, C, rho, the kernel argument) and the registry's declaration of each estimator's own columns,
 # which xialpha.storage.schema reads; never a column of a stored row.
 BELOW_STORAGE = ("xialpha/estimators/", "xialpha/features/", "xialpha/corpora/")
-# Strings outside xialpha/storage that equal a results column's name but name something else:
+# Strings outside xialpha/storage that equal the name of a column of the results, selections,
+# certifications or drift datasets but name something else:
 # {(module, string): (how many, what they are)}. Exact counts: one more is a column literal to
 # replace by its `ResultColumn`, one fewer a stale entry to remove.
 NOT_COLUMNS = {
+    ("xialpha/commands/drift.py", "error"): (1, "a metric's name (METRICS), in estimate_column"),
     ("xialpha/commands/report.py", "n"): (1, "a table header"),
+    ("xialpha/commands/select.py", "alpha"): (1, "an option's key (OPTIONS)"),
+    ("xialpha/commands/select.py", "average"): (1, "an option's key (OPTIONS)"),
     ("xialpha/commands/select.py", "category"): (1, "the word counted in '3 categories'"),
     ("xialpha/commands/sweep.py", "category"): (2, "the word counted in '3 categories'"),
     ("xialpha/commands/sweep.py", "worker"): (2, "the word counted in '2 workers'"),
+    ("xialpha/jobs/worker_preload.py", "error"): (1, "the kind of a preload report's line (stage, note, error)"),
+    ("xialpha/jobs/worker_processes.py", "error"): (1, "the kind of a preload report's line (stage, note, error)"),
+    ("xialpha/jobs/certify.py", "confidence"): (1, "the confidence= parameter, named in its error"),
+    ("xialpha/jobs/certify.py", "draws"): (1, "the draws= parameter, named in its error"),
+    ("xialpha/jobs/cluster.py", "value"): (1, "a key of a Kubernetes env entry"),
     ("xialpha/jobs/cluster.py", "worker"): (3, "Dask's worker: its config section, command and name"),
     ("xialpha/jobs/progress.py", "kernel"): (1, "IPython's kernel attribute"),
+    ("xialpha/jobs/refit.py", "test_split"): (1, "the test_split= parameter, named in its error"),
     ("xialpha/models/artifact.py", "category"): (2, "a key of the model artifact's own JSON format"),
     ("xialpha/models/artifact.py", "created_at"): (1, "a key of the model artifact's own JSON format"),
     ("xialpha/models/artifact.py", "kernel"): (2, "a key of the model artifact's own JSON format"),
     ("xialpha/models/artifact.py", "preprocessing_id"): (2, "a key of the model artifact's own JSON format"),
+    ("xialpha/reports/calibration.py", "estimator"): (9, "a column of the calibration frames (not stored)"),
     ("xialpha/reports/html.py", "category"): (6, "table headers"),
+    ("xialpha/reports/html.py", "error"): (3, "a metric's name (METRICS)"),
+    ("xialpha/reports/html.py", "estimator"): (6, "the calibration frames' column, and a table header"),
+    ("xialpha/reports/html.py", "f1"): (2, "a metric's name (METRICS)"),
     ("xialpha/reports/html.py", "n"): (1, "a table header"),
+    ("xialpha/reports/html.py", "p_value"): (1, "a column of the comparison's frame (tidy_comparison)"),
+    ("xialpha/reports/html.py", "significant"): (1, "a table header"),
+    ("xialpha/reports/html.py", "value"): (1, "a table header"),
     ("xialpha/reports/labels.py", "C"): (1, "the parameter's name in a label (C=0.5)"),
     ("xialpha/reports/labels.py", "j"): (2, "the parameter's name in a label (j=2)"),
     ("xialpha/reports/labels.py", "kernel"): (3, "a label part (preprocessing or kernel)"),
     ("xialpha/reports/plots.py", "C"): (1, "an axis label"),
+    ("xialpha/reports/plots.py", "chosen"): (1, "a legend label"),
+    ("xialpha/reports/plots.py", "estimator"): (2, "a column of the calibration frames (not stored)"),
+    ("xialpha/reports/report.py", "estimator"): (1, "an Objective attribute"),
+    ("xialpha/reports/report.py", "f1"): (1, "a metric's name (METRICS): the default"),
+    ("xialpha/reports/report.py", "metric"): (1, "an Objective attribute"),
     ("xialpha/reports/report.py", "rho"): (1, "an Objective attribute"),
+    ("xialpha/reports/svg.py", "chosen"): (1, "a legend label"),
+    ("xialpha/reports/svg.py", "estimator"): (2, "a column of the calibration frames (not stored)"),
     ("xialpha/reports/terminal.py", "category"): (1, "the category column's header (`CATEGORY`)"),
+    ("xialpha/reports/terminal.py", "error"): (1, "a metric's name (METRICS), a key of SELECTION_ESTIMATES"),
+    ("xialpha/reports/terminal.py", "estimator"): (2, "a table header, and the calibration frames' column"),
+    ("xialpha/reports/terminal.py", "f1"): (1, "a metric's name (METRICS), a key of SELECTION_ESTIMATES"),
+    ("xialpha/reports/terminal.py", "mode"): (1, "a table header"),
     ("xialpha/reports/terminal.py", "n"): (1, "a table header"),
+    ("xialpha/reports/terminal.py", "p_value"): (1, "a column of the comparison's frame (tidy_comparison)"),
+    ("xialpha/reports/terminal.py", "significant"): (1, "a table header"),
+    ("xialpha/reports/terminal.py", "value"): (1, "a table header"),
     ("xialpha/search.py", "C"): (3, "a scikit-learn parameter name (one named in an error)"),
+    ("xialpha/search.py", "estimator"): (2, "scikit-learn's estimator parameter"),
+    ("xialpha/search.py", "f1"): (1, "a scikit-learn scoring name"),
     ("xialpha/search.py", "gamma"): (2, "an SVM argument, and the parameter named in an error"),
+    ("xialpha/search.py", "precision"): (1, "a scikit-learn scoring name"),
     ("xialpha/search.py", "r_delta2"): (2, "a key of the scikit-learn-style cv_results_, the search's own output"),
+    ("xialpha/search.py", "recall"): (1, "a scikit-learn scoring name"),
     ("xialpha/search.py", "rho"): (1, "the rho= parameter's key in scikit-learn's _parameter_constraints"),
-    ("xialpha/selection/options.py", "rho"): (1, "an option name"),
-    ("xialpha/selection/comparison.py", "kernel"): (1, "a word of `changed` (PARTS' display names)"),
+    ("xialpha/selection/bounds.py", "error"): (3, "a metric's name (METRICS): a key of the posterior draws"),
+    ("xialpha/selection/bounds.py", "f1"): (4, "a metric's name (METRICS): a key of the posterior draws"),
+    ("xialpha/selection/bounds.py", "fn"): (1, "a Confusion field, named in its error"),
+    ("xialpha/selection/bounds.py", "fp"): (1, "a Confusion field, named in its error"),
+    ("xialpha/selection/bounds.py", "precision"): (3, "a metric's name (METRICS): a key of the posterior draws"),
+    ("xialpha/selection/bounds.py", "recall"): (3, "a metric's name (METRICS): a key of the posterior draws"),
+    ("xialpha/selection/bounds.py", "tn"): (1, "a Confusion field, named in its error"),
+    ("xialpha/selection/bounds.py", "tp"): (1, "a Confusion field, named in its error"),
+    ("xialpha/selection/certification.py", "test_split"): (7, "the test_split= parameter, named in its errors"),
     ("xialpha/selection/comparison.py", "C"): (1, "a word of `changed` (PARTS' display names)"),
+    ("xialpha/selection/comparison.py", "error"): (2, "a metric's name (METRICS)"),
+    ("xialpha/selection/comparison.py", "f1"): (2, "a metric's name (METRICS)"),
     ("xialpha/selection/comparison.py", "j"): (1, "a word of `changed` (PARTS' display names)"),
+    ("xialpha/selection/comparison.py", "kernel"): (1, "a word of `changed` (PARTS' display names)"),
+    ("xialpha/selection/comparison.py", "p_value"): (1, "a key of the comparison's own rows"),
+    ("xialpha/selection/selector.py", "metric"): (1, "the metric= parameter, named in an error"),
+    ("xialpha/selection/objective.py", "average"): (1, "the average= parameter, named in its error"),
+    ("xialpha/selection/objective.py", "cost_fn"): (2, "the cost_fn= parameter, named in its errors"),
+    ("xialpha/selection/objective.py", "cost_fp"): (2, "the cost_fp= parameter, named in its errors"),
+    ("xialpha/selection/objective.py", "error"): (3, "a metric's name (METRICS)"),
+    ("xialpha/selection/objective.py", "estimator"): (2, "the estimator= parameter, named in its errors"),
+    ("xialpha/selection/objective.py", "f1"): (3, "a metric's name (METRICS)"),
+    ("xialpha/selection/objective.py", "metric"): (1, "the metric= parameter, named in its error"),
+    ("xialpha/selection/objective.py", "precision"): (2, "a metric's name (METRICS)"),
+    ("xialpha/selection/objective.py", "recall"): (3, "a metric's name (METRICS)"),
     ("xialpha/selection/objective.py", "rho"): (1, "the rho= parameter, named in its error"),
+    ("xialpha/selection/objective.py", "value"): (1, "a column of the per-category counts frame (not stored)"),
+    ("xialpha/selection/options.py", "alpha"): (2, "the alpha= parameter, named in its errors"),
+    ("xialpha/selection/options.py", "average"): (1, "the average= parameter, named in its error"),
+    ("xialpha/selection/options.py", "cost_fn"): (1, "an option name"),
+    ("xialpha/selection/options.py", "cost_fp"): (1, "an option name"),
+    ("xialpha/selection/options.py", "estimator"): (1, "the estimator= parameter, named in its error"),
+    ("xialpha/selection/options.py", "f1"): (1, "a metric's name (METRICS): the default"),
+    ("xialpha/selection/options.py", "metric"): (2, "an option name (and the frozen field set)"),
+    ("xialpha/selection/options.py", "rho"): (1, "an option name"),
+    ("xialpha/selection/selector.py", "estimator"): (1, "the estimator= parameter, named in its error"),
     ("xialpha/selection/selector.py", "rho"): (1, "the rho= parameter, named in its error"),
+    ("xialpha/spec/corpus.py", "test_split"): (2, "a key of the corpus spec"),
     ("xialpha/spec/drift.py", "C"): (1, "a key of the drift spec"),
+    ("xialpha/spec/drift.py", "alpha"): (2, "a key of the drift spec"),
     ("xialpha/spec/drift.py", "j"): (1, "a key of the drift spec"),
+    ("xialpha/spec/drift.py", "margin_points"): (1, "a key of the drift spec's identity"),
     ("xialpha/spec/drift.py", "rho"): (2, "a key of the drift spec"),
     ("xialpha/spec/grid.py", "C"): (5, "a key of the sweep spec"),
     ("xialpha/spec/grid.py", "j"): (3, "a key of the sweep spec"),
+    ("xialpha/spec/sweep.py", "estimator"): (1, "a key of the sweep spec"),
+    ("xialpha/spec/sweep.py", "f1"): (1, "a metric's name (METRICS): the default"),
+    ("xialpha/spec/sweep.py", "metric"): (1, "a key of the sweep spec"),
     ("xialpha/spec/sweep.py", "rho"): (1, "a key of the sweep spec"),
+    ("xialpha/time_limits.py", "error"): (3, "a key of a call's outcome"),
+    ("xialpha/time_limits.py", "value"): (2, "a key of a call's outcome"),
 }
+
+
+def stored_column_names() -> set[str]:
+    """The names of the columns of the results, selections, certifications and drift datasets."""
+    from xialpha.storage.schema import CERTIFICATION_COLUMNS, DRIFT_COLUMNS, RESULT_COLUMNS, SELECTION_COLUMNS
+
+    return {column.name for column in (*RESULT_COLUMNS, *SELECTION_COLUMNS, *CERTIFICATION_COLUMNS, *DRIFT_COLUMNS)}
 
 
 def result_column_strings(modules) -> dict[tuple[str, str], list[int]]:
     """{(module, string): lines} of the string constants outside xialpha/storage (and the packages
-    below it) that equal the name of a results column. Not counted: the literal parts of f-strings
-    (fragments, not names) and the value of a `kind=` argument (numpy's and pandas' sort "stable")."""
-    from xialpha.storage.schema import RESULT_COLUMNS
-
-    names = {column.name for column in RESULT_COLUMNS}
+    below it) that equal the name of a column of the results, selections, certifications or drift
+    datasets (`stored_column_names`). Not counted: the literal parts of f-strings (fragments, not
+    names) and the value of a `kind=` argument (numpy's and pandas' sort "stable")."""
+    names = stored_column_names()
     found: dict[tuple[str, str], list[int]] = defaultdict(list)
     for path, tree in modules:
         if path.startswith(("xialpha/storage/", *BELOW_STORAGE)):
@@ -617,9 +698,10 @@ def column_literals_outside_storage(modules, allowed=NOT_COLUMNS) -> list[str]:
 
 
 def test_outside_storage_no_string_names_a_result_column():
-    """Code outside xialpha/storage names a results column by its `ResultColumn` member (or a
-    storage helper such as `estimate_column`), never by a string: the store's columns have one
-    definition."""
+    """Code outside xialpha/storage names a column of the results, selections, certifications or
+    drift datasets by its member of `ResultColumn`, `SelectionColumn`, `CertificationColumn` or
+    `DriftColumn` (or a storage helper such as `estimate_column`), never by a string: the store's
+    columns have one definition."""
     assert column_literals_outside_storage(_modules()) == []
 
 
@@ -630,6 +712,9 @@ def test_outside_storage_no_string_names_a_result_column():
         'value = row["xa_error"]',
         "columns = ('config_key', ResultColumn.C)",
         'order = frame.sort_values(by="created_at", kind="stable")',
+        'chosen_by = selection["estimator"].iloc[0]',
+        'bound = percent(row["f1_lower"])',
+        "drifted = [row for row in rows if row['verdict'] == DriftVerdict.DRIFT]",
     ],
 )
 def test_the_storage_column_rule_catches_a_planted_column_name(source):
@@ -703,7 +788,7 @@ def undocumented_contract(tree: ast.Module, classes: tuple[str, ...] = STORE_CON
 
 
 def test_the_store_contract_documents_each_method_and_attribute():
-    tree = ast.parse((PACKAGE / "storage" / "store.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "storage" / "contract.py").read_text(encoding="utf-8"))
     names = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     assert set(STORE_CONTRACT) <= names
     assert undocumented_contract(tree) == []

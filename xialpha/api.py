@@ -65,10 +65,10 @@ from xialpha.selection.workflow import select_sweep
 from xialpha.selection_saving import store_selection
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
 from xialpha.spec.sweep import load_spec, parse_spec
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.naming import choose_sweep, store_location
 from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
-from xialpha.storage.store import StoreQueries
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -441,7 +441,7 @@ def refit(
     with _local_workers(client):
         trained = refit_selection(
             result_store,
-            chosen.rows,
+            chosen,
             None if spec is None else str(spec),
             corpus=None if corpus is None else as_corpus(corpus),
             client=client,
@@ -459,7 +459,7 @@ def drift(
 ) -> DriftReport:
     """Check the newest batch of a drift spec (a path to a TOML file, or TOML text) for concept
     drift and store the verdicts, as `xialpha drift` does; returns the `DriftReport`
-    (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one dict per config, category
+    (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one `DriftRow` per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
     if _is_path(spec):
@@ -501,11 +501,12 @@ def certify(
     the store does not hold. spec, corpus, client: as for `refit`.
     """
     result_store = open_store(store_location(store), create=False, writable=True)
-    rows = _saved(result_store, _selection_argument(result_store, selection)).rows
+    saved = _saved(result_store, _selection_argument(result_store, selection))
+    rows = saved.rows
     with _local_workers(client):
         certified = certify_selection(
             result_store,
-            rows,
+            saved,
             test_split,
             force=force,
             confidence=confidence,

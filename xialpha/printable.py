@@ -37,10 +37,23 @@ _PARAMETER = re.compile(r"([?&;])([A-Za-z0-9_.\-]++)=[^&;#\s'\"<>]*+")
 _SECRET_NAME = re.compile(r"key|secret|token|passw|pwd|credential|signature|(?:^|[_.\-])sig$", re.IGNORECASE)
 
 
+_BETWEEN_WORDS = re.compile(r"""([\s'"<>]++)""")  # what no URI's user part spans
+
+
 def redact(text: str) -> str:
-    """`text` with the credentials of every URI in it replaced by "***"."""
-    text = _USER_PART.sub(rf"\1{HIDDEN}@", text)
+    """`text` with the credentials of every URI in it replaced by "***". A user part ends with "@"
+    and spans no blank, quote or angle bracket: each word is searched up to its last "@" only,
+    where every search ends in a match or at most at the next scheme's "://" (linear time;
+    searching past that "@" would scan to the word's end from every scheme in it)."""
+    if "@" in text:
+        words = _BETWEEN_WORDS.split(text)
+        text = "".join(_with_user_hidden(word) for word in words)
     return _PARAMETER.sub(_hidden_if_secret, text) if "=" in text else text
+
+
+def _with_user_hidden(word: str) -> str:
+    head, at, tail = word.rpartition("@")
+    return _USER_PART.sub(rf"\1{HIDDEN}@", head + at) + tail if at else word
 
 
 def _hidden_if_secret(match: re.Match) -> str:

@@ -44,9 +44,9 @@ from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.validation import check_positive, check_tolerance
-from xialpha.selection.c_extension import next_step
+from xialpha.selection.c_extension import RANKED, next_step
 from xialpha.selection.edges import grid_position
-from xialpha.selection.objective import DEFAULT_SMOOTH
+from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.ranking import IN_ORDER, RANK, SELECTION_VALUE, VALUE, Order, rank
 from xialpha.spec.grid import AUTO_C, AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_START
 from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_values
@@ -147,7 +147,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         *,
         scoring="accuracy",
         estimate="span",
-        rho=1.0,
+        rho=DEFAULT_RHO,
         pos_label=None,
         smooth=DEFAULT_SMOOTH,
     ):
@@ -236,13 +236,13 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 grid = pd.DataFrame(
                     {
                         ResultColumn.C: C,
-                        "value": [rows[i]["score"] for i in mine],
+                        RANKED: [rows[i]["score"] for i in mine],
                         ResultColumn.N_SV: [rows[i]["n_support"] for i in mine],
                         ResultColumn.N_BOUNDED_SV: [rows[i][ResultColumn.N_BOUNDED_SV] for i in mine],
                     }
                 ).sort_values(ResultColumn.C)
                 at_edge, flat = grid_position(
-                    grid.set_index(ResultColumn.C)["value"].dropna(), float(candidates[best][C_name]), maximise=True
+                    grid.set_index(ResultColumn.C)[RANKED].dropna(), float(candidates[best][C_name]), maximise=True
                 )
                 step = next_step(grid, at_edge, flat, AUTO_C_LIMIT, AUTO_C_FACTOR)
                 if step.C is not None:

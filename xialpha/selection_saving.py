@@ -93,7 +93,8 @@ def _refit(
     read = [] if directory is None else [("STORE", directory)]  # the selection's store is never written into
     check_target(refit, read)
     rows = chosen.frame
-    trained = refit_selection(store, rows.assign(label=labels.column(rows)), spec, "refit", client=client)
+    named = dict(zip(chosen.selection.categories, labels.column(chosen.selection.rows)))
+    trained = refit_selection(store, chosen.selection, spec, "refit", client=client, labels=named)
     first = rows.iloc[0]
     provenance = {
         SelectionColumn.SWEEP_ID: selection.sweep_id,

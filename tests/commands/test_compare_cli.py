@@ -18,6 +18,8 @@ from xialpha.commands.drift import _selection_of_these_categories
 from xialpha.concept_drift.report import DriftReport
 from xialpha.reports.frames import tidy_comparison
 from xialpha.selection.comparison import MACRO, MICRO, compare_selections
+from xialpha.storage.rows import DriftRow, drift_row
+from xialpha.storage.schema import DriftColumn, DriftVerdict
 from xialpha.storage.store import ResultStore
 
 
@@ -157,11 +159,17 @@ def test_report_compare_with_an_unknown_id_names_the_flag(compared, capsys, tmp_
     assert not (tmp_path / "r.html").exists()
 
 
+def drift_row_of(category: str, verdict: DriftVerdict) -> DriftRow:
+    """The chosen window's row of a check of `category` that found `verdict` (its other columns null)."""
+    D = DriftColumn
+    return drift_row({D.CATEGORY: category, D.PREPROCESSING_ID: "p", D.KERNEL_ID: "k", D.C: 1.0, D.J: 1.0,
+                      D.VERDICT: verdict, D.CHOSEN: True})  # fmt: skip
+
+
 def test_a_drift_points_to_the_compare_command_with_the_ids_to_pass(compared):
     store = ResultStore(compared.uri, create=False)
     report = DriftReport("d", "k", "2000-01-08", 8, 640, 0)
-    report.rows = [{"category": "cat00", "preprocessing_id": "p", "kernel_id": "k", "C": 1.0, "j": 1.0}]
-    report.rows[0].update(verdict="drift", chosen=True)
+    report.rows = [drift_row_of("cat00", DriftVerdict.DRIFT)]
     newest = _selection_of_these_categories(store, report)
     assert newest == compared.blind  # saved last, and of the checked category
     step = report.next_step(newest)
@@ -174,14 +182,14 @@ def test_a_drift_points_to_the_compare_command_with_the_ids_to_pass(compared):
         in step
     )
     assert "`xialpha compare OLD NEW` (OLD: a saved selection of the data before" in (report.next_step(None) or "")
-    report.rows[0].update(verdict="no drift")
+    report.rows = [drift_row_of("cat00", DriftVerdict.NO_DRIFT)]
     assert report.next_step(newest) is None
 
 
 def test_a_drift_names_no_selection_of_other_categories_or_a_global_one(compared):
     """Issue 43.6: `next:` named the store's newest selection, whatever it had chosen for."""
     report = DriftReport("d", "k", "2000-01-08", 8, 640, 0)
-    report.rows = [{"category": "grain", "preprocessing_id": "p", "kernel_id": "k", "C": 1.0, "j": 1.0}]
+    report.rows = [drift_row_of("grain", DriftVerdict.NO_DRIFT)]
     assert _selection_of_these_categories(ResultStore(compared.uri, create=False), report) is None
     saved = pd.DataFrame(
         {

@@ -9,6 +9,7 @@ import pytest
 from streams import relevance_stream
 
 from xialpha.cli import main
+from xialpha.storage.schema import DriftVerdict
 from xialpha.storage.store import ResultStore
 
 pytestmark = pytest.mark.cluster
@@ -143,8 +144,10 @@ def test_a_check_on_a_cluster_of_many_parts_equals_the_check_in_one_process(tmp_
     (check,) = check_stream(spec, stream, ["relevant"])
     expected = {result.job.window: (result.estimate.d_pos, result.estimate.d_neg) for result in check.windows}
     assert report.n_dropped == stream.n_dropped > 0 and report.n_documents == len(stream.corpus)
-    assert {row["window"]: (row["xa_d_pos"], row["xa_d_neg"]) for row in report.rows} == expected
-    assert {row["verdict"] for row in report.rows} == {"drift" if check.decision.drift else "no drift"}
+    assert {row.window: (row.estimate["xa_d_pos"], row.estimate["xa_d_neg"]) for row in report.rows} == expected
+    assert {row.verdict for row in report.rows} == {
+        DriftVerdict.DRIFT if check.decision.drift else DriftVerdict.NO_DRIFT
+    }
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ synthetic streams with and without a known concept shift."""
 from __future__ import annotations
 
 import datetime
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,8 +18,8 @@ from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha_indicator
 from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
-from xialpha.storage.rows import drift_columns
-from xialpha.storage.schema import DRIFT_COLUMNS
+from xialpha.storage.rows import drift_columns, drift_row
+from xialpha.storage.schema import DRIFT_COLUMNS, DriftVerdict
 
 SPEC = """
 [drift]
@@ -161,13 +162,12 @@ def test_rows_and_exit_codes_follow_the_verdicts(small_stream):
     assert sum(row["chosen"] for row in rows) == 2
     assert {row["newest_batch"] for row in rows} == {stream.batch_ids[-1]}
     assert sorted(row["window_first_batch"] for row in rows if row["C"] == 0.5) == sorted(stream.batch_ids)
-    report = DriftReport("d", "k", stream.batch_ids[-1], 5, len(stream.corpus), 0, rows=rows)
+    assert [drift_row(row) for row in rows] == typed  # what the store gives back reads as what was written
+    report = DriftReport("d", "k", stream.batch_ids[-1], 5, len(stream.corpus), 0, rows=typed)
     assert report.exit_code == EXIT_NO_DRIFT
-    for row in rows:
-        row["verdict"] = "drift" if row["C"] == 0.5 else row["verdict"]
+    report.rows = [replace(row, verdict=DriftVerdict.DRIFT) if row.C == 0.5 else row for row in report.rows]
     assert report.n_drift == 1 and report.exit_code == EXIT_DRIFT
-    for row in rows:
-        row["verdict"] = "failed" if row["C"] == 2.0 else row["verdict"]
+    report.rows = [replace(row, verdict=DriftVerdict.FAILED) if row.C == 2.0 else row for row in report.rows]
     assert report.n_failed == 1 and report.exit_code == EXIT_FAILED
 
 

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from xialpha.errors import UserError
+from xialpha.jobs.dry_run import dry_run
 from xialpha.jobs.memory import MEMORY_LIMIT_ENV, available_memory, memory_limit
-from xialpha.jobs.sweep import dry_run
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.store import ResultStore
 

@@ -161,12 +161,13 @@ def test_a_category_name_with_a_comma_is_one_category_in_the_run_record(tmp_path
 
 
 def test_the_completeness_check_uses_the_summary_stored_at_the_sweeps_end(tmp_path, monkeypatch):
+    """In a listing (`store ls`); select --save reads the keys (issue 48, item 6: test_summary_trust)."""
     store = ResultStore(str(tmp_path / "store"))
     fill_store(_spec(), store, batches=1)
     store.finish_sweep("exp")  # summarised while 2 of its 4 rows are missing: the summary says so
-    assert missing_rows(ResultStore(store.uri), "exp") == (2, 4)
+    assert missing_rows(ResultStore(store.uri), "exp", listing=True) == (2, 4)
     fill_store(_spec(), store)
     store.finish_sweep("exp")
     complete = ResultStore(store.uri)
     monkeypatch.setattr(ResultStore, "stored_keys", lambda *a: pytest.fail("read the stored keys"))
-    assert missing_rows(complete, "exp") == (0, 4)
+    assert missing_rows(complete, "exp", listing=True) == (0, 4)

@@ -96,13 +96,13 @@ def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):
     a check whose category carries an ESC and whose store's path does: the check itself (a cluster's
     work) replaced by rows `check_rows` made in this process."""
     import datetime
+    from dataclasses import replace
 
     from streams import relevance_stream
 
     from xialpha.concept_drift.report import DriftReport, check_rows
     from xialpha.jobs.drift import check_stream
     from xialpha.spec.drift import parse_drift_spec, split_batches
-    from xialpha.storage.rows import drift_columns
 
     text = (
         '[drift]\nmargin = 2.0\nalpha = 0.05\n[batches]\nperiod = "1D"\n[corpus]\nloader = "synthetic"\n'
@@ -115,7 +115,7 @@ def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):
         spec, stream, checks, {"relevant": 5}, check_key="k", run_id="r", fingerprint="f",
         checked_at=datetime.datetime.now(datetime.UTC),
     )  # fmt: skip
-    rows = [{**drift_columns(row), "category": HOSTILE[0]} for row in typed]
+    rows = [replace(row, category=HOSTILE[0]) for row in typed]
     report = DriftReport("drift\x1b[2J", "k", stream.batch_ids[-1], 4, len(stream.corpus), 0, rows=rows, run_id="r")
     (tmp_path / "drift.toml").write_text(text, encoding="utf-8")
     monkeypatch.setattr("xialpha.commands.drift.before_the_stack", lambda *args, **kwargs: None)

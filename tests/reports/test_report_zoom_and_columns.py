@@ -13,6 +13,7 @@ from store_rows import result_rows
 
 from xialpha.cli import main
 from xialpha.reports import plots, svg
+from xialpha.selection.selected import Selection
 from xialpha.storage.store import ResultStore
 
 ESTIMATES = [0.02, 0.40, 0.86, 0.93, 0.95, 0.94]  # F1 at C 0.01 .. 1000: the plateau is 86-95
@@ -47,7 +48,8 @@ def test_the_choices_table_leaves_out_columns_without_values(tmp_path):
 
 
 def test_curves_panels_zoom_to_the_plateau_and_mark_the_choice():
-    selection = pd.DataFrame({"category": ["sci.space"], "C": [100.0], "value": [0.95]})
+    chosen = {"selection_id": ["s"], "sweep_id": ["w"], "category": ["sci.space"], "C": [100.0], "value": [0.95]}
+    selection = Selection(pd.DataFrame(chosen))
     figure = svg.curves_figure(_curves(), selection, "f1", ["sci.space"])
     ticks = [float(t) for t in re.findall(r'text-anchor="end">([-\d.]+)</text>', figure)]
     assert ticks and min(ticks) >= 75 - 1e-9 and max(ticks) >= 95, ticks  # not 0-100: 75 .. 95 or so

@@ -39,9 +39,9 @@ def test_the_sweeps_choices_at_an_edge_get_their_next_C_per_path():
         ]
     )
     chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=True)
-    grown = extensions(chosen.rows, results, limit=16, factor=2.0)
+    grown = extensions(chosen, results, limit=16, factor=2.0)
     assert {key[0]: C for key, C in grown.items()} == {"up": 20.0, "down": 0.05}
-    assert extensions(chosen.rows, results, limit=3, factor=2.0) == {}
+    assert extensions(chosen, results, limit=3, factor=2.0) == {}
 
 
 def test_a_ladder_stops_inside_on_a_flat_estimate_once_settled_or_at_the_cap_and_says_why():
@@ -53,7 +53,7 @@ def test_a_ladder_stops_inside_on_a_flat_estimate_once_settled_or_at_the_cap_and
             rows.append(result_row(category, C, d_pos=d, d_neg=0, n_bounded_sv=bounded))
     results = pd.DataFrame(rows)
     chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=True)
-    frame = chosen.rows
+    frame = chosen
     steps = {key[0]: step for key, step in ladder_steps(frame, results, limit=16, factor=4.0).items()}
     assert steps == {
         "up": Step(40.0, "high"),
@@ -69,7 +69,7 @@ def test_a_ladder_stops_inside_on_a_flat_estimate_once_settled_or_at_the_cap_and
         index=results.index[same],
     )  # the low end: the same support vectors and estimate at its two smallest C
     again = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=True)
-    steps = ladder_steps(again.rows, results, 16, 4.0)
+    steps = ladder_steps(again, results, 16, 4.0)
     assert {key[0]: step for key, step in steps.items()}["same"] == Step(None, SETTLED)
     capped = ladder_steps(frame, results, limit=3, factor=4.0)
     assert {key[0]: step.why for key, step in capped.items()}["up"] == CAP

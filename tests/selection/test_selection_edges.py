@@ -35,7 +35,7 @@ def _results() -> pd.DataFrame:
 
 def _selection(results: pd.DataFrame, per_category: bool = True) -> pd.DataFrame:
     chosen = select(results, Objective("f1", estimator="xa"), sweep_id="s1", per_category=per_category)
-    return with_grid_edges(chosen.rows, results).set_index("category")
+    return with_grid_edges(chosen, results).set_index("category")
 
 
 def test_the_edge_is_named_by_its_side_and_a_flat_estimate_apart():
@@ -125,7 +125,7 @@ def test_an_edge_choice_against_its_own_slope_says_nothing_of_beyond():
     assert frame["C"].tolist() == [0.5] and frame["at_edge"].tolist() == [None]
     results = pd.DataFrame([result_row("a", C, d_pos=d, d_neg=0) for C, d in {0.5: 60, 5.0: 20}.items()])
     error = select(results, Objective("error", estimator="xa", smooth=False), sweep_id="s1")
-    rows = with_grid_edges(error.rows, results)
+    rows = with_grid_edges(error, results)
     assert rows["C"].tolist() == [5.0] and rows["at_edge"].tolist() == ["high"]
 
 

@@ -198,3 +198,11 @@ def test_periods_beyond_100000_units_are_refused(text):
     with pytest.raises(UserError, match="batches.period: the count must be between 1 and 100,000"):
         parse_period(text, "batches.period")
     assert parse_period("0007D") == Period(7, "D")
+
+
+@pytest.mark.timeout(20)  # "^\s*(\d*)\s*..." split a run of blanks two ways: minutes for 100,000 of them
+def test_a_period_of_many_blanks_is_refused_at_once():
+    """Issue 48, item 2: no pattern applied to a spec's text backtracks."""
+    with pytest.raises(UserError, match="period: must be a positive count and a unit"):
+        parse_period(" " * 100_000 + "x")
+    assert parse_period(" 7 D \n") == parse_period("7D")

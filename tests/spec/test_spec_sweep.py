@@ -371,7 +371,10 @@ def test_loader_arguments_are_checked_too():
     "text, message",
     [
         ("a = " + "1" * 5000, "not valid TOML: Exceeds the limit"),  # a ValueError that is not a TOMLDecodeError
-        ("a = " + "[" * 100_000 + "]" * 100_000, "not valid TOML"),
+        # refused from its text before the parser recurses (issue 48, item 7)
+        ("a = " + "[" * 100_000 + "]" * 100_000, r"^bad.toml: line 1: tables or arrays nested more than 16 levels"),
+        ("a = " + "[" * 100_000, r"^bad.toml: line 1: tables or arrays nested more than 16 levels"),
+        ("a = [" + '"x' * 100_000, "not valid TOML"),  # an unclosed string: the scan stops, the parser names it
     ],
 )
 def test_toml_the_parser_chokes_on_is_one_line(text, message):

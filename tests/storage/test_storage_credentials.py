@@ -154,3 +154,19 @@ def test_credentials_work_from_the_environment_or_a_credentials_file(s3_with_aut
 )
 def test_redact_takes_credentials_out_of_any_text(text, shown):
     assert redact(text) == shown
+
+
+@pytest.mark.timeout(20)  # each took minutes: every scheme's user part was scanned to the word's end
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a://b:" * 100_000 + " @",  # no "@" ends a user part
+        "x@" + "a://b:" * 100_000,  # the "@" before every scheme
+    ],
+    ids=["at-after-a-blank", "at-first"],
+)
+def test_redact_takes_linear_time_on_any_text(text):
+    """Issue 48, item 2: no pattern applied to untrusted text backtracks (an error message can echo
+    a store URI or a path of any length)."""
+    assert redact(text) == text
+    assert redact(f"{text} s3://user:secret@host/p") == f"{text} s3://***@host/p"

@@ -1,4 +1,4 @@
-"""The store's named queries (`xialpha.storage.store.StoreQueries`), written once against that
+"""The store's named queries (`xialpha.storage.contract.StoreQueries`), written once against that
 interface and run on a local store, fsspec's in-memory filesystem and a local S3 server (moto,
 as in test_storage_remote), each opened by the one factory (`xialpha.storage.opening.open_store`):
 typed rows in (as a sweep's tasks build them), DataFrames and records out; the Arrow layer
@@ -21,10 +21,10 @@ from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 import xialpha
 from xialpha.errors import UserError
 from xialpha.storage.claims import Claims
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.datasets import Datasets
 from xialpha.storage.opening import open_store
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow, Training, pack_bits
-from xialpha.storage.store import StoreQueries
 
 T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 BATCH = BatchColumns(

@@ -12,9 +12,11 @@ import subprocess
 import sys
 import uuid
 import warnings
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from s3_server import s3_endpoint  # noqa: F401 (a fixture)
@@ -22,8 +24,10 @@ from store_rows import T0, result_row
 
 import xialpha
 import xialpha.storage.summary as summary_module
+from xialpha.cli import main
 from xialpha.errors import StoreWarning, UserError
 from xialpha.spec.sweep import load_spec
+from xialpha.storage.files import stamp
 from xialpha.storage.store import ResultStore
 from xialpha.storage.summary import SUMMARY_NAME
 
@@ -95,7 +99,7 @@ def test_a_data_file_of_the_same_size_and_time_with_another_footer_is_read(store
     assert pq.read_table(path).num_rows == 22
     answer, warned = _sweeps_warned(store)
     assert answer.set_index("sweep_id").loc["g", "rows_ok"] == 22
-    assert len(warned) == 1 and "its Parquet footer differs" in warned[0], warned
+    assert len(warned) == 1 and "changed since it was summarised (its bytes differ)" in warned[0], warned
 
 
 def _forge(store: ResultStore, change) -> None:
@@ -216,6 +220,53 @@ def test_select_save_refuses_a_sweep_whose_compacted_file_lost_rows(tmp_path):
     with pytest.warns(StoreWarning, match="it was summarised at"):
         with pytest.raises(UserError, match=r"incomplete: 2 of its 12 rows are not stored"):
             xialpha.select(store.uri, sweep="g", save=True)
+
+
+def _flip_bytes_in_a_data_page(path: Path) -> None:
+    """Four bytes flipped in the middle of the status column's pages; the footer stays intact."""
+    metadata = pq.ParquetFile(path).metadata
+    chunk = metadata.row_group(0).column(metadata.schema.names.index("status"))
+    start = chunk.data_page_offset + chunk.total_compressed_size // 2
+    data = bytearray(path.read_bytes())
+    data[start : start + 4] = bytes(byte ^ 0xFF for byte in data[start : start + 4])
+    path.write_bytes(bytes(data))
+
+
+def test_a_flipped_byte_in_a_data_page_is_listed_as_reads_return_it(store, capsys):
+    """Issue 48, item 6: `store ls` listed the 24 rows of a file whose footer its summary stamped,
+    while `select` could not decode a page of it ("no successful results stored")."""
+    _flip_bytes_in_a_data_page(_data_file(store))
+    answer, warned = _sweeps_warned(store)
+    assert answer["sweep_id"].tolist() == ["other"], answer
+    assert any(f"ignored results/sweep_id=g/{SUMMARY_NAME}" in w and "(its bytes differ)" in w for w in warned), warned
+    assert any("skipped 1 unreadable or foreign file(s): results/sweep_id=g/part-" in w for w in warned), warned
+    assert main(["store", "ls", store.uri, "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    assert [line.split(",")[1] for line in captured.out.splitlines()[1:]] == ["other"], captured.out
+    assert "unreadable" in captured.err and "results/sweep_id=g/part-" in captured.err, captured.err
+
+
+def test_select_save_refuses_a_sweep_whose_rewritten_file_was_re_stamped_into_its_summary(tmp_path):
+    """Issue 48, item 6: a compacted file rewritten with 3 rows dropped and 3 duplicated (as many
+    rows), then stamped into the summary again, passes every check of the summary; `select --save`
+    trusted it without --partial. The summary answers listings only: select reads the keys."""
+    from swept import fill_store, small_spec
+
+    spec_path = tmp_path / "g.toml"
+    spec_path.write_text(small_spec("g", categories="top_k = 3", C="[0.5, 1.0, 5.0, 10.0]"))
+    store = ResultStore(str(tmp_path / "store"))
+    fill_store(load_spec(spec_path), store)
+    store.finish_sweep("g")
+    path = _data_file(store)
+    table = pq.read_table(path)
+    pq.write_table(pa.concat_tables([table.slice(3), table.slice(3, 3)]), path, compression="zstd")
+    summary = json.loads((_partition(store) / SUMMARY_NAME).read_text())
+    location = store.datasets.location
+    summary["files"] = [asdict(stamp(location, file)) for file in location.data_files(str(_partition(store)))]
+    (_partition(store) / SUMMARY_NAME).write_text(json.dumps(summary))
+    assert ResultStore(store.uri).sweep_summary("g") is not None  # a re-stamp no check of the summary tells
+    with pytest.raises(UserError, match=r"incomplete: 3 of its 12 rows are not stored"):
+        xialpha.select(store.uri, sweep="g", save=True)
 
 
 def test_on_s3_a_data_file_rewritten_in_place_is_read_not_summarised(s3_endpoint):

@@ -52,12 +52,13 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     store = named_store(args)
-    rows = read_selection(store, args.selection).rows
+    selection = read_selection(store, args.selection)
+    rows = selection.rows
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         frame = certify_selection(
             store,
-            rows,
+            selection,
             args.test_split,
             force=args.force,
             confidence=args.confidence,
@@ -72,7 +73,7 @@ def run(args) -> int:
     configs = dict(zip(rows[ResultColumn.CATEGORY], labels.column(rows)))
     if args.format == "table":
         title = f"certification {certification_id} of {args.selection}"
-        documents = int(frame["n_test"].iloc[0])
+        documents = int(frame[CertificationColumn.N_TEST].iloc[0])
         caption = f"split {args.test_split!r}: {documents} documents; one-sided {args.confidence:.0%} bounds"
         print_table(terminal_table(frame, title, configs, args.wide, caption=caption), args.wide)
         print_table(key_table(labels.key(rows)))

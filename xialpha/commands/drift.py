@@ -19,10 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
 from xialpha.commands.arguments import store_uri
 from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.printable import printable
+
+if TYPE_CHECKING:
+    from xialpha.storage.rows import DriftRow
 
 
 def add_arguments(parser) -> None:
@@ -100,40 +104,32 @@ def _header(report, uri: str) -> str:
 def _verdict_lines(report, spec) -> list[str]:
     """Per category and config (by its label, `xialpha.reports.labels`): the verdict, chosen
     window and full memory, then every window's estimate; lines of at most 80 characters."""
-    from xialpha.storage.schema import ResultColumn
+    from xialpha.concept_drift.report import group_key
+    from xialpha.storage.schema import DriftVerdict
 
-    windows: dict[tuple, list[dict]] = {}
+    windows: dict[tuple, list[DriftRow]] = {}
     for row in report.rows:
-        windows.setdefault(
-            (
-                row[ResultColumn.CATEGORY],
-                row[ResultColumn.PREPROCESSING_ID],
-                row[ResultColumn.KERNEL_ID],
-                row[ResultColumn.C],
-                row[ResultColumn.J],
-            ),
-            [],
-        ).append(row)
+        windows.setdefault(group_key(row), []).append(row)
     labels = _labels(spec, report.rows)
     lines = []
     for key, row in report.verdicts().items():
         category, pre, kernel_id, C, j = key
         config = f"{category} {labels.config(pre, kernel_id, C, j)}"
-        if row["verdict"] == "failed":
-            lines.append(f"  FAILED    {config}: {row['check_error']}")
+        if row.verdict is DriftVerdict.FAILED:
+            lines.append(f"  FAILED    {config}: {row.check_error}")
             continue
-        label = "DRIFT" if row["verdict"] == "drift" else "no drift"
+        label = "DRIFT" if row.verdict is DriftVerdict.DRIFT else "no drift"
         text = (
-            f"{label:<9} {config}: window {row['chosen_window']} of {row['n_batches']} batches, xi-alpha error "
-            f"{100 * row['chosen_error']:.1f}% vs full memory {100 * row['full_error']:.1f}% (discordant "
-            f"{row['full_worse']}:{row['chosen_worse']}, p={row['p_value']:.3g}); windows (batches: error %): "
-            + " ".join(_window_estimate(r) for r in sorted(windows[key], key=lambda r: r["window"]))
+            f"{label:<9} {config}: window {row.chosen_window} of {row.n_batches} batches, xi-alpha error "
+            f"{100 * row.chosen_error:.1f}% vs full memory {100 * row.full_error:.1f}% (discordant "
+            f"{row.full_worse}:{row.chosen_worse}, p={row.p_value:.3g}); windows (batches: error %): "
+            + " ".join(_window_estimate(r) for r in sorted(windows[key], key=lambda r: r.window))
         )
         lines.extend(textwrap.wrap(text, 80, initial_indent="  ", subsequent_indent=" " * 12))
     return lines
 
 
-def _labels(spec, rows: list[dict]):
+def _labels(spec, rows: list[DriftRow]):
     """The ConfigLabels of the configurations in `rows`, from the spec's preprocessing and kernel parameters."""
     import pandas as pd
 
@@ -146,9 +142,9 @@ def _labels(spec, rows: list[dict]):
         pd.DataFrame(
             [
                 {
-                    **config_values(pres[r[ResultColumn.PREPROCESSING_ID]], kernels[r[ResultColumn.KERNEL_ID]]),
-                    ResultColumn.C: r[ResultColumn.C],
-                    ResultColumn.J: r[ResultColumn.J],
+                    **config_values(pres[r.preprocessing_id], kernels[r.kernel_id]),
+                    ResultColumn.C: r.C,
+                    ResultColumn.J: r.j,
                 }
                 for r in rows
             ]
@@ -156,9 +152,9 @@ def _labels(spec, rows: list[dict]):
     )
 
 
-def _window_estimate(row: dict) -> str:
-    from xialpha.storage.schema import ResultColumn, estimate_column
+def _window_estimate(row: DriftRow) -> str:
+    from xialpha.storage.schema import OK, estimate_column
 
-    if row[ResultColumn.STATUS] != "ok":
-        return f"{row['window']}:{row[ResultColumn.STATUS]}"
-    return f"{row['window']}:{100 * row[estimate_column('xa', 'error')]:.1f}{'*' if row['chosen'] else ''}"
+    if row.status != OK:
+        return f"{row.window}:{row.status}"
+    return f"{row.window}:{100 * row.estimate[estimate_column('xa', 'error')]:.1f}{'*' if row.chosen else ''}"

@@ -228,8 +228,8 @@ def _print_terminal(report, wide: bool, every: bool) -> None:
     else:
         title = "LOO candidates: examples xi-alpha (rho=2) flags, per config"
         print_table(rich_table(title, columns, shown))
-    if report.selection is not None:
-        selection = of_shown(report.selection)
+    if report.selection_edges is not None:
+        selection = of_shown(report.selection_edges)
         print_table(selection_table(selection, report.labels, wide), wide)
         print("\n".join(legend(selection)))
         configs = dict(zip(selection[ResultColumn.CATEGORY], report.labels.column(selection)))
@@ -237,8 +237,13 @@ def _print_terminal(report, wide: bool, every: bool) -> None:
         groups = certifications.groupby(CertificationColumn.CERTIFICATION_ID, sort=False) if len(certifications) else []
         for certification_id, rows in groups:
             first = rows.iloc[0]
-            title = f"certification {certification_id} on {first['test_split']!r} ({first['n_test']} documents)"
-            if not missing(first.get("independent")) and not bool(first["independent"]):
+            title = (
+                f"certification {certification_id} on {first[CertificationColumn.TEST_SPLIT]!r} "
+                f"({first[CertificationColumn.N_TEST]} documents)"
+            )
+            if not missing(first.get(CertificationColumn.INDEPENDENT)) and not bool(
+                first[CertificationColumn.INDEPENDENT]
+            ):
                 title += f"; {NOT_INDEPENDENT.removeprefix('* ')}"
             averages = rows[CertificationColumn.SCOPE] != CertificationScope.CATEGORY  # micro and macro: always
             rows = rows if every else rows[averages | rows[ResultColumn.CATEGORY].isin(categories)]

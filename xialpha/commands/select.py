@@ -167,7 +167,7 @@ def run(args) -> int:
         write_records(tidy_selection(rows, labels), args.format)
     status = sys.stdout if args.format == "table" else sys.stderr  # csv and json: standard output holds only the rows
     if not options.save:
-        print("selection not stored: --save stores it and prints its id (what certify and report take)", file=status)
+        print("selection not stored: --save stores it and prints its id (for certify, report)", file=status)
         return 0
     done = store_selection(store, chosen, labels, refit=args.refit, spec=args.spec)
     if done.stored:

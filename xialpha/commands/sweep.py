@@ -42,12 +42,12 @@ def run(args) -> int:
 
     spec = load_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
     before_the_stack(args, spec, start_workers=not args.dry_run)
-    from xialpha.jobs.progress import Progress
-    from xialpha.jobs.sweep import dry_run, run_sweep
     from xialpha.storage.opening import open_store
 
     store = open_store(store_uri(args, spec.store), create=True, writable=not args.dry_run)
     if args.dry_run:
+        from xialpha.jobs.dry_run import dry_run  # not the sweep's machinery: a surveyed corpus starts no cluster
+
         _print_dry_run(
             dry_run(
                 spec,
@@ -59,6 +59,9 @@ def run(args) -> int:
             )
         )
         return 0
+    from xialpha.jobs.progress import Progress
+    from xialpha.jobs.sweep import run_sweep
+
     mode = Progress.mode_for(args.quiet)
     dashboard = None if args.quiet else (lambda link: print(f"dashboard: {link}", file=sys.stderr))
     summary = run_sweep(
@@ -97,8 +100,9 @@ def run(args) -> int:
 
 
 def _print_dry_run(dry) -> None:
-    """The dry run's counts and memory: documents and parts (read by the workers, none by this
-    process), features stacked per worker (linear path) and Gram matrices (kernel path)."""
+    """The dry run's counts and memory: documents and parts (counted from the corpus's file listing
+    when it was surveyed, else read by the workers; none by this process), features stacked per
+    worker (linear path) and Gram matrices (kernel path), each estimate said to be one."""
     import textwrap
 
     from xialpha.reports.formatting import plural
@@ -121,16 +125,15 @@ def _print_dry_run(dry) -> None:
             f"{plural(len(plan.categories), 'category', 'categories')} = "
             f"{plural(configs * len(plan.categories), 'fit')}, stored as {plural(plan.n_keys, 'row')} ({rhos} per fit)"
         )
-        print(f"to run: {plural(plan.n_fits, 'fit')} ({plan.n_skipped} of {plan.n_keys} rows already stored)")
+        assumed = f", if the corpus is as in run {printable(dry.assumed_run)}" if dry.assumed_run else ""
+        print(f"to run: {plural(plan.n_fits, 'fit')} ({plan.n_skipped} of {plan.n_keys} rows already stored{assumed})")
     batches = "" if spec.C_auto else f"{plural(len(plan.batches), 'fit batch', 'fit batches')}, "
     print(
         f"{batches}{plural(len(plan.categories), 'category', 'categories')}, "
         f"{plural(plan.n_train, 'training document')}"
     )
-    print(
-        f"corpus: {plural(dry.n_documents, 'document')} in {plural(dry.n_parts, 'part')}, "
-        "read and vectorised by the workers"
-    )
+    how = "counted from its file listing, not read" if dry.sampled else "read and vectorised by the workers"
+    print(f"corpus: {plural(dry.n_documents, 'document')} in {plural(dry.n_parts, 'part')}, {how}")
     linear = sum(len(b.jobs) for b in plan.batches if plan.is_linear(b.kernel))
     if linear and plan.path_cut is not None:
         print(
@@ -140,11 +143,14 @@ def _print_dry_run(dry) -> None:
         print(f"  {plan.path_cut.describe()}")
     if dry.feature_bytes:
         sizes = ", ".join(f"{size / 2**20:.1f}" for size in dry.feature_bytes.values())
-        print(
-            f"features: about {sizes} MiB per preprocessing; a worker stacks "
-            f"{dry.stacked_bytes_per_worker / 2**20:.1f} MiB "
-            f"at most ({plural(dry.workers, 'worker')})"
+        stacked = (
+            f"a worker stacks {dry.stacked_bytes_per_worker / 2**20:.1f} MiB at most ({plural(dry.workers, 'worker')})"
         )
+        if dry.sampled:
+            print(f"features: about {sizes} MiB per preprocessing, estimated from {plural(dry.sampled, 'document')};")
+            print(f"  {stacked}")
+        else:
+            print(f"features: about {sizes} MiB per preprocessing; {stacked}")
     if linear < plan.n_fits:
         print(
             f"kernel path: Gram memory {plan.peak_gram_bytes_per_worker(dry.workers) / 2**20:.1f} MiB per worker at "

@@ -1,8 +1,8 @@
 """A drift check's outcome: its rows for the store's "drift" dataset and the `DriftReport` of a run.
 
 A check's rows (`xialpha.storage.rows.DriftRow`: the columns of `xialpha.storage.schema.DRIFT_COLUMNS`)
-go to the store in one write, so a stored check is always complete; the report holds them as
-columns (`drift_columns`), as the store gives them back.
+go to the store in one write, so a stored check is always complete; the report holds them typed,
+those made now and those the store gives back (`xialpha.storage.rows.drift_row`) alike.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from xialpha.concept_drift.windows import GroupCheck
 from xialpha.spec.drift import DriftSpec, StreamLayout
 from xialpha.storage.rows import DriftRow, config_key
-from xialpha.storage.schema import DriftColumn, ResultColumn, estimate_values
+from xialpha.storage.schema import DriftColumn, DriftVerdict, estimate_values
 
 D = DriftColumn
 
@@ -33,33 +33,27 @@ class DriftReport:
     n_batches: int
     n_documents: int
     n_dropped: int
-    rows: list[dict] = field(default_factory=list)
+    rows: list[DriftRow] = field(default_factory=list)
     skipped: bool = False
     run_id: str | None = None
     wall_seconds: float = 0.0
 
-    def verdicts(self) -> dict[tuple, dict]:
-        """{(category, preprocessing_id, kernel_id, C, j): the row of the chosen window, or any row if failed}."""
-        out: dict[tuple, dict] = {}
+    def verdicts(self) -> dict[tuple, DriftRow]:
+        """{`group_key` of a config x category: the row of its chosen window, or any row if failed}."""
+        out: dict[tuple, DriftRow] = {}
         for row in self.rows:
-            key = (
-                row[ResultColumn.CATEGORY],
-                row[ResultColumn.PREPROCESSING_ID],
-                row[ResultColumn.KERNEL_ID],
-                row[ResultColumn.C],
-                row[ResultColumn.J],
-            )
-            if key not in out or row["chosen"]:
+            key = group_key(row)
+            if key not in out or row.chosen:
                 out[key] = row
         return out
 
     @property
     def n_drift(self) -> int:
-        return sum(row["verdict"] == "drift" for row in self.verdicts().values())
+        return sum(row.verdict is DriftVerdict.DRIFT for row in self.verdicts().values())
 
     @property
     def n_failed(self) -> int:
-        return sum(row["verdict"] == "failed" for row in self.verdicts().values())
+        return sum(row.verdict is DriftVerdict.FAILED for row in self.verdicts().values())
 
     def next_step(self, newest_selection: str | None) -> str | None:
         """With drift, what to do next, ending in the `xialpha compare` command that shows what a
@@ -86,6 +80,11 @@ class DriftReport:
     def exit_code(self) -> int:
         """1 if any check failed, else 3 if any drift, else 0."""
         return EXIT_FAILED if self.n_failed else EXIT_DRIFT if self.n_drift else EXIT_NO_DRIFT
+
+
+def group_key(row: DriftRow) -> tuple[str, str, str, float, float]:
+    """(category, preprocessing_id, kernel_id, C, j): the config x category whose windows `row` is one of."""
+    return (row.category, row.preprocessing_id, row.kernel_id, row.C, row.j)
 
 
 def check_rows(
@@ -136,7 +135,13 @@ def check_rows(
                     n_newest_pos=positives[job.category],
                     estimate=estimate_values(result.estimate, "xa"),
                     chosen=decision is not None and result is decision.chosen,
-                    verdict="failed" if decision is None else "drift" if decision.drift else "no drift",
+                    verdict=(
+                        DriftVerdict.FAILED
+                        if decision is None
+                        else DriftVerdict.DRIFT
+                        if decision.drift
+                        else DriftVerdict.NO_DRIFT
+                    ),
                     check_error=check.error,
                     chosen_window=None if decision is None else decision.chosen.job.window,
                     chosen_error=None if decision is None else decision.chosen.estimate.error,

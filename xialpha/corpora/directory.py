@@ -10,21 +10,22 @@ id = its path inside the tree.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path, PurePosixPath
 
 import numpy as np
 
 from xialpha.corpora.corpus import Corpus
-from xialpha.corpora.parts import Census, Part, PartedLoader, RawPart
-from xialpha.corpora.sources import decode_text, existing_path, iter_tree_files, tree_files
+from xialpha.corpora.parts import Census, Listing, Part, PartedLoader, RawPart
+from xialpha.corpora.sources import decode_text, existing_path, iter_tree_files, read_regular_file, tree_files
 from xialpha.errors import UserError, one_of
 
 LAYOUTS = ("auto", "split/category", "category")
 _SPLIT_SUFFIX = re.compile(r"(?:^|[-_.])(train|test|validation|dev)$", re.I)
 
 
-def directory_parts(path, layout: str = "auto", skip_empty: bool = False, follow_symlinks: bool = False) -> list[Part]:
+def directory_parts(*, path, layout: str, skip_empty: bool, follow_symlinks: bool) -> list[Part]:
     """One part per split folder (layout split/category), else one for the whole tree: a document
     filed under several categories of a split is merged within its split's part. An archive is
     one part (a compressed stream is read in one pass). The tree is listed, not read, here."""
@@ -64,6 +65,37 @@ def read_directory_part(part: Part) -> RawPart:
         files = [(relative, data) for relative, (_, data) in zip(relatives, files)]
     corpus = _documents(files, layout, root, part.args["skip_empty"])
     return RawPart(corpus, len(corpus))
+
+
+def list_directory_part(part: Part) -> Listing | None:
+    """The documents of one split folder (or of the whole tree) as its listing shows them: split
+    and category from the folder names, sizes from the files' status, no file read. None for an
+    archive (its members are listed only by reading through its stream)."""
+    if not part.where:
+        return None
+    root = Path(part.args["path"])
+    wrapper, folder = part.where
+    files = [
+        (PurePosixPath(folder) / relative if folder else relative, target)
+        for relative, target in tree_files(root / wrapper / folder, part.args["follow_symlinks"], root)
+    ]
+    return Listing(
+        name=root.name.split(".")[0],
+        splits=[_split_name(relative.parts[0]) for relative, _ in files]
+        if part.args["layout"] == "split/category"
+        else None,
+        categories=[relative.parts[-2] for relative, _ in files],
+        sizes=[os.stat(target).st_size for _, target in files],
+        files=[(str(relative), str(target)) for relative, target in files],
+    )
+
+
+def read_directory_sample(part: Part, listing: Listing, positions: list[int]) -> Corpus:
+    """The documents of the files at `positions` of one split folder's `listing`
+    (`list_directory_part`), empty ones dropped: a sample read for estimates."""
+    chosen = [listing.files[i] for i in positions]
+    read = [(PurePosixPath(relative), read_regular_file(target, f"path: {target}")) for relative, target in chosen]
+    return _documents(read, part.args["layout"], Path(part.args["path"]), skip_empty=True)
 
 
 def check_directory_parts(parts: list[Part], censuses: list[Census]) -> None:
@@ -138,4 +170,10 @@ def _split_name(folder: str) -> str:
     return match[1].lower() if match else folder
 
 
-DIRECTORY_PARTS = PartedLoader(directory_parts, read_directory_part, check=check_directory_parts)
+DIRECTORY_PARTS = PartedLoader(
+    directory_parts,
+    read_directory_part,
+    check=check_directory_parts,
+    listed=list_directory_part,
+    sample=read_directory_sample,
+)

@@ -9,6 +9,7 @@ check), which `xialpha.jobs` runs as tasks and the functions here run one after 
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import os
 import types
@@ -20,6 +21,7 @@ from xialpha.errors import UserError, did_you_mean
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
+    from xialpha.corpora.parts import PartedLoader
 
 SplitFiles = Annotated[dict[str, str | os.PathLike], 'a table of split = file, e.g. {train = "a.csv", test = "b.csv"}']
 _NAMES = {
@@ -136,10 +138,27 @@ LOADERS: dict[str, Callable[..., Corpus]] = {
 }
 
 
-def _read_in_parts(kind: str, arguments: dict) -> Corpus:
-    from xialpha.corpora.parted import load_in_parts
+HOMES = {  # loader name -> (its module under xialpha.corpora, the module's PartedLoader)
+    "reuters21578": ("reuters", "REUTERS_PARTS"),
+    "directory": ("directory", "DIRECTORY_PARTS"),
+    "svmlight": ("svmlight", "SVMLIGHT_PARTS"),
+    "table": ("table", "TABLE_PARTS"),
+    "synthetic": ("synthetic", "SYNTHETIC_PARTS"),
+}
 
-    return load_in_parts(kind, arguments)
+
+def parted(kind: str) -> PartedLoader:
+    """The `PartedLoader` of corpus loader `kind` (one of HOMES): its loader module, imported when
+    first asked for, so that looking at a table imports no svmlight reader."""
+    module, name = HOMES[kind]
+    return getattr(importlib.import_module(f"xialpha.corpora.{module}"), name)
+
+
+def _read_in_parts(kind: str, arguments: dict) -> Corpus:
+    """The corpus loader `kind` reads with all its `arguments`, part after part in this process."""
+    from xialpha.corpora.parts import read_in_parts
+
+    return read_in_parts(parted(kind), arguments)
 
 
 def load_corpus(kind: str, **kwargs) -> Corpus:
@@ -147,6 +166,15 @@ def load_corpus(kind: str, **kwargs) -> Corpus:
     loader, unknown keyword arguments, missing required ones or values of the wrong type."""
     check_loader_arguments(kind, kwargs)
     return LOADERS[kind](**kwargs)
+
+
+def with_defaults(kind: str, arguments: dict) -> dict:
+    """`arguments` of corpus loader `kind` (checked: `check_loader_arguments`) and, for each one left
+    out, the default its function's signature states: the one place a loader's defaults are written
+    (its parts' plan takes every argument; the spec reference shows these)."""
+    bound = inspect.signature(LOADERS[kind]).bind_partial(**arguments)
+    bound.apply_defaults()
+    return dict(bound.arguments)
 
 
 def parameter_hints(loader: Callable, include_extras: bool = True) -> dict[str, typing.Any]:

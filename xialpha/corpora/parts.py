@@ -36,6 +36,7 @@ from xialpha.corpora.corpus import (
     DIGEST_BYTES,
     VALIDATION_SPLIT,
     Corpus,
+    check_carving,
     concat,
     document_digests,
     fingerprint_of,
@@ -374,19 +375,69 @@ def finishes(parts: list[Part], censuses: list[Census], train_split: str | None 
 
 
 @dataclass(frozen=True)
+class Listing:
+    """A part's documents as the listing of its files shows them, none read (`PartedLoader.listed`):
+    per document, in the order the part reads them, its split (None: the corpus is unsplit), its
+    category, its file's size in bytes and the file (its path in the tree, the path to open it
+    by). A file filed under several categories counts once for each, and an empty file counts
+    (the reading merges or refuses them)."""
+
+    name: str
+    splits: list[str] | None
+    categories: list[str]
+    sizes: list[int]
+    files: list[tuple[str, str]]
+
+
+def listed_summary(
+    listings: list[Listing],
+    train_split: str | None = None,
+    validation_fraction: float | None = None,
+    seed: int = 0,
+    source: str = "<spec>",
+) -> PartSummary:
+    """The `PartSummary` of the parts `listings` show, with the validation split carved from
+    `train_split` as `finish` carves it (`carve_positions`, the same draw) when `validation_fraction`
+    is given; UserError naming spec file `source` when it cannot be carved (`check_carving`)."""
+    keys = [list(listing.splits or [WHOLE] * len(listing.categories)) for listing in listings]
+    if validation_fraction is not None:
+        train_sizes = [split.count(train_split) for split in keys]
+        names = sorted({name for split in keys for name in split if name != WHOLE})
+        check_carving(names, sum(train_sizes), str(train_split), validation_fraction, source)
+        for split, carved in zip(keys, carve_positions(train_sizes, validation_fraction, seed)):
+            train = [i for i, name in enumerate(split) if name == train_split]
+            for position in carved.tolist():
+                split[train[position]] = VALIDATION_SPLIT
+    counts: dict[str, Counter] = {}
+    for split, listing in zip(keys, listings):
+        for key, category in zip(split, listing.categories):
+            counts.setdefault(key, Counter())[category] += 1
+    sizes = Counter(key for split in keys for key in split)
+    return PartSummary(
+        listings[0].name, "texts", dict(sizes), {key: dict(value) for key, value in counts.items()}, False
+    )
+
+
+@dataclass(frozen=True)
 class PartedLoader:
     """A loader as plain per-part functions. plan(**arguments): the parts, cheaply (a file's part may
-    stand for the whole file); refine(part): such a part cut into the parts read (scanning the
-    file for record starts, or reading its metadata); read(part): one part's documents;
-    check(parts, censuses): UserError for what only all parts together show (an empty file);
-    look(part): UserError for what the head of a planned part's file shows (a table's header
-    without a column the arguments name), read before any task runs (`looked`)."""
+    stand for the whole file), from every argument of the loader's function (`plan_parts` in
+    `xialpha.corpora.parted` fills in the defaults its signature states); refine(part): such a
+    part cut into the parts read (scanning the file for record starts, or reading its metadata);
+    read(part): one part's documents; check(parts, censuses): UserError for what only all parts
+    together show (an empty file); look(part): UserError for what the head of a planned part's
+    file shows (a table's header without a column the arguments name), read before any task runs
+    (`looked`); listed(part): the part's documents as its file listing shows them (`Listing`),
+    none read, None where the listing does not show them (an archive); sample(part, listing,
+    positions): the documents at `positions` of the part's `listing` read, for estimates."""
 
     plan: Callable[..., list[Part]]
     read: Callable[[Part], RawPart]
     refine: Callable[[Part], list[Part]] | None = None
     check: Callable[[list[Part], list[Census]], None] | None = None
     look: Callable[[Part], None] | None = None
+    listed: Callable[[Part], Listing | None] | None = None
+    sample: Callable[[Part, Listing, list[int]], Corpus] | None = None
 
     def refined(self, part: Part) -> list[Part]:
         """`part` cut into the parts read (itself where the loader has nothing to cut)."""

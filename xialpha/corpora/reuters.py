@@ -28,18 +28,22 @@ from xialpha.errors import UserError, one_of
 SGML_FILE = re.compile(r"reut2-\d{3}\.sgm$")
 SPLITS = ("modapte", "all")
 
-_STORY_OPEN = re.compile(r"<REUTERS(?P<attrs>[^>]*)>")
+# The patterns scan a file once (a corpus file is untrusted input): no tag spans a "<" (so "<<<<..."
+# without ">" is not rescanned from every "<"), an attribute name starts a word, and an element's
+# content ends at its closing tag or at the next opening one (where a pattern of ".*?" rescanned
+# the rest of the text from every opening tag that is never closed)
+_STORY_OPEN = re.compile(r"<REUTERS(?P<attrs>[^<>]*+)>")
 _STORY_CLOSE = "</REUTERS>"
-_STORY_START = re.compile(r"<REUTERS(?P<attrs>[^>]*)")
-_ATTR = re.compile(r'(\w+)="([^"]*)"')
-_TOPICS = re.compile(r"<TOPICS>(.*?)</TOPICS>", re.S)
-_D = re.compile(r"<D>(.*?)</D>", re.S)
+_STORY_START = re.compile(r"<REUTERS(?P<attrs>[^<>]*+)")
+_ATTR = re.compile(r'(?<!\w)(\w++)="([^"]*+)"')
+_TOPICS = re.compile(r"<TOPICS>((?:[^<]++|<(?!/?TOPICS>))*+)</TOPICS>")
+_D = re.compile(r"<D>((?:[^<]++|<(?!/?D>))*+)</D>")
 _DATE = re.compile(r"<DATE>\s*(\d{1,2})-([A-Za-z]{3})-(\d{4})\s+(\d{1,2}):(\d{2}):(\d{2})")
-_TEXT = re.compile(r"<TEXT[^>]*>(.*?)</TEXT>", re.S)
-_TITLE = re.compile(r"<TITLE>(.*?)</TITLE>", re.S)
-_BODY = re.compile(r"<BODY>(.*?)</BODY>", re.S)
-_NOT_TEXT = re.compile(r"<(TITLE|DATELINE|AUTHOR)>.*?</\1>", re.S)
-_TAG = re.compile(r"<[^>]+>")
+_TEXT = re.compile(r"<TEXT[^<>]*+>((?:[^<]++|<(?!/?TEXT\b))*+)</TEXT>")
+_TITLE = re.compile(r"<TITLE>((?:[^<]++|<(?!/?TITLE>))*+)</TITLE>")
+_BODY = re.compile(r"<BODY>((?:[^<]++|<(?!/?BODY>))*+)</BODY>")
+_NOT_TEXT = re.compile(r"<(TITLE|DATELINE|AUTHOR)>(?:[^<]++|<(?!/?\1>))*+</\1>")
+_TAG = re.compile(r"<[^<>]++>")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BRIEF_PLACEHOLDER = "Blah blah blah."
 _LEWIS_TO_SPLIT = {"TRAIN": "train", "TEST": "test", "NOT-USED": "not-used"}
@@ -51,7 +55,7 @@ _MONTHS = {
 }
 
 
-def reuters_parts(path, split: str = "modapte", follow_symlinks: bool = False) -> list[Part]:
+def reuters_parts(*, path, split: str, follow_symlinks: bool) -> list[Part]:
     """One part per reut2-NNN.sgm file of a directory, in name order; an archive is one part (a
     compressed stream is read in one pass)."""
     if split not in SPLITS:

@@ -46,7 +46,7 @@ _REASONS = (  # scikit-learn's message (a pattern) -> ours
 )
 
 
-def svmlight_parts(path, n_features: int | None = None, zero_based: bool | str = "auto") -> list[Part]:
+def svmlight_parts(*, path, n_features: int | None, zero_based: bool | str) -> list[Part]:
     """The file as one part (`refine_svmlight_part` cuts it into blocks of lines)."""
     if zero_based not in (True, False, "auto"):
         raise UserError(f"must be true, false or 'auto', got {zero_based!r}", key="zero_based")

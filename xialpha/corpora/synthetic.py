@@ -137,24 +137,26 @@ def read_synthetic_part(part: Part) -> RawPart:
 
 
 def _settings(
-    n_docs: int = 2000,
-    n_categories: int = 10,
-    seed: int = 0,
-    n_batches: int | None = None,
-    shift: str | None = None,
-    shift_batch: int | None = None,
-    shift_width: int | None = None,
-    shifted_categories: int | list[str] = 1,
-    vocabulary_size: int = 5000,
-    mean_length: float = 80.0,
-    topic_words: int = 40,
-    signal: float = 0.14,
-    max_prevalence: float = 0.3,
-    category_skew: float = 1.4,
-    test_fraction: float = 0.3,
-    start: str = "2000-01-01",
+    *,
+    n_docs: int,
+    n_categories: int,
+    seed: int,
+    n_batches: int | None,
+    shift: str | None,
+    shift_batch: int | None,
+    shift_width: int | None,
+    shifted_categories: int | list[str],
+    vocabulary_size: int,
+    mean_length: float,
+    topic_words: int,
+    signal: float,
+    max_prevalence: float,
+    category_skew: float,
+    test_fraction: float,
+    start: str,
 ) -> dict:
-    """All of `make_synthetic`'s arguments, checked (UserError naming the first bad one)."""
+    """All of `make_synthetic`'s arguments (its signature states their defaults), checked
+    (UserError naming the first bad one)."""
     settings = dict(locals())
     _check_int("n_docs", n_docs, 1)
     _check_int("n_categories", n_categories, 1)

@@ -157,20 +157,21 @@ ROLES = ("text_column", "label_column", "id_column", "time_column", "split_colum
 
 
 def _settings(
+    *,
     path,
-    text_column: str = "text",
-    label_column: str = "label",
-    id_column: str | None = None,
-    time_column: str | None = None,
-    split_column: str | None = None,
-    label_separator: str | None = None,
-    format: str = "auto",
-    header: bool = True,
-    column_names=("label", "text"),
-    encoding: str = "utf-8",
-    skip_empty: bool = False,
+    text_column: str,
+    label_column: str,
+    id_column: str | None,
+    time_column: str | None,
+    split_column: str | None,
+    label_separator: str | None,
+    format: str,
+    header: bool,
+    column_names,
+    encoding: str,
+    skip_empty: bool,
 ) -> dict:
-    """`load_table`'s arguments, the column roles checked."""
+    """All of `load_table`'s arguments (its signature states their defaults), the column roles checked."""
     settings = dict(locals())
     for role in ROLES:
         column = settings[role]

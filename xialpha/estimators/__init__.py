@@ -5,8 +5,8 @@ from their modules (`xialpha.estimators.svm.fit_svm`, `xialpha.estimators.xi_alp
 `xialpha.estimators.registry` lists every estimator a sweep computes, and stays light to import
 (this package imports nothing, so reading the registry loads no algorithm).
 
-The package itself holds the kernel table and the solvers' range of tolerances, as light to import
-as the registry (the spec's checks read them).
+The package itself holds the kernel table, the solvers' range of tolerances and rho's default, as
+light to import as the registry (the spec's checks read them).
 """
 
 # The kernels xialpha knows and the parameters each takes (as scikit-learn's SVC names them): the one
@@ -23,3 +23,4 @@ PARAMETER_NAMES = tuple(
 )  # gamma, degree, coef0
 TOL_RANGE = (1e-12, 1.0)  # stopping tolerances a solver in float64 can reach, in margin units
 METRICS = ("error", "recall", "precision", "f1")  # what every estimate reports: xialpha.estimators.metrics
+DEFAULT_RHO = 1.0  # the xi-alpha rho unless one is given (Joachims' recommended estimate; 2: the proven LOO bound)

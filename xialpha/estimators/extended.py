@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.kernel_rows import kernel_rows
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMFit
@@ -34,7 +35,9 @@ MAX_DEPTH = 100  # SVMlight's limit for -k
 TARGET_BLOCK = 1024  # flagged examples searched at once
 
 
-def xi_alpha_extended(fit: SVMFit, gram, r_delta2: float, rho: float = 1.0, depth: int = DEFAULT_DEPTH) -> Estimate:
+def xi_alpha_extended(
+    fit: SVMFit, gram, r_delta2: float, rho: float = DEFAULT_RHO, depth: int = DEFAULT_DEPTH
+) -> Estimate:
     """The extended xi-alpha estimate (method "xa_ext") of the LOO error of `fit`.
 
     gram: the (n, n) kernel matrix of the fit, rows in the order of fit.y (read only at the

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from xialpha.estimators import DEFAULT_RHO
+
 if TYPE_CHECKING:
     from xialpha.estimators.svm import SVMParameters, TrainingProblem
 
@@ -81,7 +83,7 @@ class FitData:
     settings: Mapping
     kernel: object = None
     held_out: tuple | None = None
-    rho: float = 1.0
+    rho: float = DEFAULT_RHO
 
     def at(self, rho: float) -> FitData:
         """The same data for a per-rho estimator at `rho`."""

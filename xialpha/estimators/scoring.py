@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.kernel_rows import NamedKernelRows
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.registry import DEFAULT_SETTINGS, FitData, switched_on
@@ -48,7 +49,7 @@ def one_fit_estimates(
     parameters: SVMParameters,
     r_delta2: float,
     *,
-    rhos=(1.0,),
+    rhos=(DEFAULT_RHO,),
     held_out: tuple | None = None,
     **settings,
 ) -> OneFitEstimates:

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.validation import (
     check_features,
@@ -25,12 +26,12 @@ UNIT_NORM_ATOL = 1e-9
 SCAN_MAX_ROWS = 20_000  # larger feature matrices with negative values get the Cauchy-Schwarz bound
 
 
-def xi_alpha_indicator(alpha, xi, r_delta2: float, rho: float = 1.0) -> np.ndarray:
+def xi_alpha_indicator(alpha, xi, r_delta2: float, rho: float = DEFAULT_RHO) -> np.ndarray:
     """(n,) bool: rho * alpha_i * R_delta^2 + xi_i >= 1, the examples that may be LOO errors."""
     return rho * np.asarray(alpha) * r_delta2 + np.asarray(xi) >= 1.0
 
 
-def xi_alpha(alpha, xi, y, r_delta2: float, rho: float = 1.0) -> Estimate:
+def xi_alpha(alpha, xi, y, r_delta2: float, rho: float = DEFAULT_RHO) -> Estimate:
     """The xi-alpha estimate from one SVM solution.
 
     alpha, xi, y: (n,) dual variables, slacks and -1/+1 labels of the training set;

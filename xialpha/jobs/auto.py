@@ -31,8 +31,8 @@ from xialpha.planning.plan import CPath, SweepPlan, make_plan
 from xialpha.selection.c_extension import auto_steps
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
 from xialpha.spec.sweep import SweepSpec
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.schema import ResultColumn
-from xialpha.storage.store import StoreQueries
 
 FALLBACK_C = 1.0  # a path's starting C when its data give none (one class only: its fits fail and say so)
 NO_ESTIMATE = "no estimate"  # why a category's ladder stopped when none of its fits has an estimate

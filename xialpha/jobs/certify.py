@@ -23,23 +23,23 @@ from xialpha.selection.certification import (
     store_certification,
 )
 from xialpha.selection.claims import heartbeat
+from xialpha.selection.selected import Selection
 from xialpha.spec.stored import sweep_spec
 from xialpha.storage.rows import Certification, certification_columns
-from xialpha.storage.schema import ResultColumn, SelectionColumn
 from xialpha.storage.validate import typed_frame
 
 if TYPE_CHECKING:
     from distributed import Client
 
     from xialpha.corpora.corpus import Corpus
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
 
 
 def certify_selection(
     store: StoreQueries,
-    rows: pd.DataFrame,
+    selection: Selection,
     test_split: str,
     *,
     force: bool = False,
@@ -50,7 +50,7 @@ def certify_selection(
     corpus: Corpus | None = None,
     client: Client | None = None,
 ) -> pd.DataFrame:
-    """Train the selection `rows` (one stored selection) on the sweep's training split, evaluate
+    """Train the choices of `selection` (a stored one) on the sweep's training split, evaluate
     them once on `test_split`, store the certification's rows and return them as the store gives
     them back (a DataFrame). The training and the counting run on the sweep's cluster (`client`: a
     running distributed.Client to use instead), where the corpus is read.
@@ -66,24 +66,28 @@ def certify_selection(
         raise UserError(f"must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}", parameter="draws")
     if seed < 0:
         raise UserError(f"must be >= 0, got {seed}", parameter="seed")
-    sweep_id, selection_id = (
-        str(rows[SelectionColumn.SWEEP_ID].iloc[0]),
-        str(rows[SelectionColumn.SELECTION_ID].iloc[0]),
-    )
-    data_fingerprint = str(rows[ResultColumn.DATA_FINGERPRINT].iloc[0])
+    sweep_id, selection_id = selection.sweep_id, selection.selection_id
+    data_fingerprint = selection.data_fingerprints[0]
     spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)
-    independent = check_split(spec, test_split, str(rows["estimator"].iloc[0]), force)
+    independent = check_split(spec, test_split, selection.objective.estimator, force)
     from xialpha.jobs.refit import refit_session  # Dask and the estimators: once the arguments are checked
 
     with refit_session(spec, data_fingerprint, client=client) as session:
         session.split_size(test_split)
         test_fingerprint = session.corpus.fingerprint(test_split)
         run = start_run(
-            store, rows, test_split, test_fingerprint, force=force, confidence=confidence, draws=draws, seed=seed
+            store,
+            selection.rows,
+            test_split,
+            test_fingerprint,
+            force=force,
+            confidence=confidence,
+            draws=draws,
+            seed=seed,
         )
         try:
             with heartbeat(store, test_fingerprint) if run.claim else contextlib.nullcontext():
-                _, held = session.train(rows, test_split)
+                _, held = session.train(selection, test_split)
         except BaseException:
             if run.claim is not None:
                 store.claims.withdraw(run.claim)  # nothing of the test set was shown
@@ -93,7 +97,7 @@ def certify_selection(
     confusions = {category: Confusion(*counts) for category, counts in held.counts.items()}
     frame = certification_frame(
         confusions,
-        dict(zip(rows[ResultColumn.CATEGORY], rows[ResultColumn.CONFIG_KEY])),
+        selection.config_keys(),
         confidence=run.confidence,
         draws=run.draws,
         seed=run.seed,

@@ -10,7 +10,17 @@ hash. A local cluster's workers are forked from a fork server that imported
 specialisation in a fraction of a second, and a worker never compiles in a task. With the cache
 cold (the first sweep after an install, or after a kernel's source changed) `warm` compiles
 them, once for the machine, and the modules in two processes at once (`COLD_PROCESSES`): a
-sweep's specialisations cost about 10 s of one core to compile (bench/first_run.py).
+sweep's specialisations cost about 10 s of one core to compile (bench/first_run.py). It says so
+as it goes (`COMPILING`, and how many of them are done), which the sweep shows as its stage.
+
+A damaged cache entry (a truncated, emptied or swapped data file, a garbled index: numba would
+fail to unpickle it, or run another function's code) is found before anything is loaded
+(`_damaged`): its index is removed and the kernel compiled again, with a note saying so; where
+the index cannot be removed, `DamagedCache` names the directory and how to clear it.
+
+The cache is where numba puts it: `__pycache__` beside the installed sources when they are
+writable (compiled once per install, and trusted as the sources are: whoever can write them can
+change the code), else numba's per-user directory; NUMBA_CACHE_DIR moves it (README).
 
 COMPILED_KERNELS lists each kernel a task calls from Python (the kernels they call are compiled with
 them) and the signatures of its calls. tests/jobs/test_compiled.py runs a sweep's estimators on
@@ -25,11 +35,16 @@ import importlib
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from numba import types
 from numba.core.dispatcher import Dispatcher
 
+from xialpha.errors import UserError
+
+COMPILING = "compiling kernels once for this machine (first sweep after install)"
 COLD_PROCESSES = 2  # processes that compile a cold cache's modules at once (one of them this one)
 
 _I32, _I64, _F64, _B = types.int32[::1], types.int64[::1], types.float64[::1], types.boolean[::1]
@@ -49,6 +64,13 @@ class CompiledKernel:
     def dispatcher(self) -> Dispatcher:
         found = getattr(importlib.import_module(self.module), self.name)
         return found if isinstance(found, Dispatcher) else found()
+
+    def __str__(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
+class DamagedCache(UserError):
+    """numba's cache of a kernel is damaged and cannot be cleared here (its index is not writable)."""
 
 
 COMPILED_KERNELS = (
@@ -112,43 +134,123 @@ def modules(kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS) -> list[str]
     return list(dict.fromkeys(kernel.module for kernel in kernels))
 
 
-def warm(kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS, *, processes: int = COLD_PROCESSES) -> None:
+def warm(
+    kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS,
+    *,
+    processes: int = COLD_PROCESSES,
+    stage: Callable[[str], None] = lambda text: None,
+    note: Callable[[str], None] = lambda text: None,
+) -> None:
     """Compile, or load from numba's cache, every specialisation of `kernels` in this process.
 
-    The modules whose first specialisation is not cached are compiled in up to `processes`
+    A kernel whose cache entries are damaged has its index removed first (`note` says which,
+    and where), and is compiled again; DamagedCache where the index cannot be removed. The
+    modules whose first specialisation is not cached are compiled in up to `processes`
     processes at once (this one and helpers started with this interpreter), balanced by their
-    number of specialisations; this process then loads the helpers' work from the cache (and
-    compiles what a failed helper left). A specialisation that fails to compile is skipped: the
-    task that calls it compiles it again and reports the error with its config."""
+    number of specialisations, `stage` told COMPILING and the count done as they go (and "" at
+    the end); this process then loads the helpers' work from the cache (and compiles what a failed
+    helper left). A specialisation that fails to compile is skipped: the task that calls it
+    compiles it again and reports the error with its config."""
+    for kernel in kernels:
+        if (reason := _damaged(kernel)) is not None:
+            note(_cleared(kernel, reason))
     cold = [module for module in modules(kernels) if not _cached(next(k for k in kernels if k.module == module))]
-    shares = _balanced(cold, kernels, max(1, min(processes, os.cpu_count() or 1)))
-    helpers = [helper for helper in map(_helper, shares[1:]) if helper is not None]
-    try:
-        _compile([kernel for kernel in kernels if kernel.module in shares[0]])
-    finally:
-        for helper in helpers:
-            helper.wait()
+    if cold:
+        total = sum(len(kernel.signatures) for kernel in kernels if kernel.module in cold)
+        counted = _Count(total, stage)
+        shares = _balanced(cold, kernels, max(1, min(processes, os.cpu_count() or 1)))
+        helpers = [helper for helper in (_helper(share, counted) for share in shares[1:]) if helper is not None]
+        try:
+            _compile([kernel for kernel in kernels if kernel.module in shares[0]], counted.one)
+        finally:
+            for process, reader in helpers:
+                process.wait()
+                reader.join()
+        stage("")
     _compile(kernels)
 
 
-def _helper(modules: list[str]) -> subprocess.Popen | None:
-    """A process of this interpreter compiling the kernels of `modules` into numba's cache (None
-    where it cannot start: this process then compiles them)."""
+class _Count:
+    """Specialisations compiled so far out of `total`, told to `stage` as each one is done."""
+
+    def __init__(self, total: int, stage: Callable[[str], None]):
+        self.total, self.done, self._stage, self._lock = total, 0, stage, threading.Lock()
+        stage(f"{COMPILING}: 0/{total}")
+
+    def one(self) -> None:
+        with self._lock:
+            self.done = min(self.done + 1, self.total)
+            self._stage(f"{COMPILING}: {self.done}/{self.total}")
+
+
+def _helper(modules: list[str], counted: _Count) -> tuple[subprocess.Popen, threading.Thread] | None:
+    """A process of this interpreter compiling the kernels of `modules` into numba's cache, and the
+    thread counting the specialisations it says it compiled (None where it cannot start: this
+    process then compiles them)."""
     environ = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}  # this xialpha
     try:
-        return subprocess.Popen(
-            [sys.executable, "-m", __name__, *modules], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=environ
+        process = subprocess.Popen(
+            [sys.executable, "-m", __name__, *modules], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=environ
         )
     except OSError:
         return None
 
+    def count() -> None:
+        for _ in process.stdout:
+            counted.one()
 
-def _compile(kernels) -> None:
+    reader = threading.Thread(target=count, name="xialpha-compile-count", daemon=True)
+    reader.start()
+    return process, reader
+
+
+def _compile(kernels, compiled: Callable[[], None] = lambda: None) -> None:
+    """Compile (or load) each specialisation of `kernels`, calling `compiled` after each one."""
     for kernel in kernels:
         dispatcher = kernel.dispatcher()
         for signature in kernel.signatures:
             with contextlib.suppress(Exception):
                 dispatcher.compile(signature)
+            compiled()
+
+
+def _damaged(kernel: CompiledKernel) -> str | None:
+    """What is wrong with numba's cache entries of `kernel` (None: each is missing or loads as this
+    kernel's code for its signature): an entry that fails to load, or loads another function or
+    signature (a data file swapped or copied over another)."""
+    try:
+        dispatcher = kernel.dispatcher()
+        cache = dispatcher._cache
+        context = dispatcher.targetctx
+    except Exception:  # no cache to look at (not cached, or a kernel that fails to import): nothing damaged
+        return None
+    for signature in kernel.signatures:
+        try:
+            loaded = cache.load_overload(signature, context)
+        except Exception as exc:
+            return f"{type(exc).__name__} reading it"
+        if loaded is None:
+            continue
+        if loaded.fndesc.qualname != dispatcher.py_func.__qualname__ or tuple(loaded.signature.args) != signature:
+            return f"it holds {loaded.fndesc.qualname}{tuple(loaded.signature.args)}"
+    return None
+
+
+def _cleared(kernel: CompiledKernel, reason: str) -> str:
+    """Remove the damaged cache index of `kernel` (its data files are then unused, and overwritten
+    as it compiles again): what was done, as a note; DamagedCache where it cannot be removed."""
+    cache = kernel.dispatcher()._cache
+    directory = cache.cache_path
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(cache._cache_file._index_path)
+    except OSError as exc:
+        raise DamagedCache(
+            f"numba's cache of {kernel} in {directory} is damaged ({reason}) and cannot be removed "
+            f"({exc.strerror}): delete its *.nbi and *.nbc files (rm {directory}/*.nb[ic]), or set "
+            "NUMBA_CACHE_DIR to a directory of your own"
+        ) from None
+    return f"numba's cache of {kernel} in {directory} was damaged ({reason}): compiling it again"
 
 
 def _cached(kernel: CompiledKernel) -> bool:
@@ -170,5 +272,8 @@ def _balanced(names: list[str], kernels: tuple[CompiledKernel, ...], processes: 
     return shares
 
 
-if __name__ == "__main__":  # a helper of `warm`: compile the kernels of the modules named
-    _compile(tuple(kernel for kernel in COMPILED_KERNELS if kernel.module in sys.argv[1:]))
+if __name__ == "__main__":  # a helper of `warm`: compile the kernels of the modules named, a line each
+    _compile(
+        tuple(kernel for kernel in COMPILED_KERNELS if kernel.module in sys.argv[1:]),
+        lambda: print("compiled", flush=True),
+    )

@@ -29,7 +29,8 @@ from distributed import Client, Future, wait
 from toolz import identity
 
 from xialpha.corpora.corpus import check_carving, no_such_split
-from xialpha.corpora.parted import HOMES, check_parts, parted, plan_parts, read_part, refine_part
+from xialpha.corpora.loading import HOMES, parted
+from xialpha.corpora.parted import check_parts, plan_parts, read_part, refine_part
 from xialpha.corpora.parts import (
     WHOLE,
     Census,

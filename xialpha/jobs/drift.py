@@ -31,8 +31,9 @@ from xialpha.jobs.data import load_spec_corpus, submit_features
 from xialpha.jobs.graph import RETRIES, TASK_FAILURES, error_line
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
-from xialpha.storage.rows import config_key, drift_columns
-from xialpha.storage.store import StoreQueries
+from xialpha.storage.contract import StoreQueries
+from xialpha.storage.rows import config_key, drift_row
+from xialpha.storage.schema import DriftVerdict
 
 
 def check_stream(spec: DriftSpec, stream: Stream, categories: list[str]) -> list[GroupCheck]:
@@ -235,8 +236,8 @@ def run_drift_check(
         report = DriftReport(
             spec.id, check_key, layout.batch_ids[-1], layout.n_batches, int(layout.starts[-1]), layout.n_dropped
         )
-        stored = [] if force else store.drift_check(spec.id, check_key)
-        if stored and all(row["verdict"] != "failed" for row in stored):
+        stored = [] if force else [drift_row(record) for record in store.drift_check(spec.id, check_key)]
+        if stored and all(row.verdict is not DriftVerdict.FAILED for row in stored):
             report.rows, report.skipped = stored, True
             return report
         report.run_id = run_id
@@ -253,6 +254,6 @@ def run_drift_check(
         checked_at=checked_at,
     )
     store.add_drift_check(rows)
-    report.rows = [drift_columns(row) for row in rows]
+    report.rows = rows
     report.wall_seconds = time.monotonic() - start
     return report

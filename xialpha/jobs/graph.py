@@ -16,6 +16,7 @@ from xialpha.errors import DataFailure
 from xialpha.estimators.registry import HELD_OUT
 from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
+from xialpha.jobs.sweep_plan import place_batches
 from xialpha.planning.plan import SweepPlan
 from xialpha.printable import redact
 from xialpha.storage.rows import BatchColumns
@@ -133,28 +134,6 @@ def _rows_of(outcome: tuple) -> tuple:
 def _ends_of(outcome: tuple) -> dict:
     """The C path ends of `tasks.fit_batch_keeping_ends`' outcome: they stay on the worker."""
     return outcome[2]
-
-
-def place_batches(plan: SweepPlan, workers: list[str]) -> list[str | None]:
-    """The worker each batch of the plan should run on (None: anywhere, when no worker is
-    connected yet, e.g. SLURM jobs still queued).
-
-    Linear-path batches, in plan order (grouped by preprocessing), are dealt to the workers in
-    contiguous runs of equal length, so each worker stacks the features of as few preprocessings
-    as its share of the work needs; a kernel-path preprocessing's batches all go to one worker
-    (round-robin over preprocessings), where its Grams are made.
-    """
-    homes: list[str | None] = [None] * len(plan.batches)
-    if not workers:
-        return homes
-    linear = [i for i, batch in enumerate(plan.batches) if plan.is_linear(batch.kernel)]
-    for rank, i in enumerate(linear):
-        homes[i] = workers[rank * len(workers) // len(linear)]
-    grams = list(dict.fromkeys(batch.preprocessing for batch in plan.batches if not plan.is_linear(batch.kernel)))
-    for i, batch in enumerate(plan.batches):
-        if not plan.is_linear(batch.kernel):
-            homes[i] = workers[grams.index(batch.preprocessing) % len(workers)]
-    return homes
 
 
 def placed(home: str | None) -> dict:

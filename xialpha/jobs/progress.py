@@ -9,7 +9,9 @@ final count. Elsewhere (a log file, a pipe) a stage gets a line once it has last
 PLAIN_STAGE_AFTER_S, so stages that end at once (and bad input, which fails at once) print
 nothing; fits get a line every PLAIN_EVERY_S.
 
-While the cluster works, the stage is what its workers run (`watch`): the task keys of
+While the cluster starts, the stage can follow what is done meanwhile (`follow`: numba compiling
+a cold cache in the workers' fork server, with its count). While the cluster works, the stage is
+what its workers run (`watch`): the task keys of
 `xialpha.jobs.data` and `xialpha.jobs.graph` name it (count-, block-, ...; features-, gram-;
 fit-batch-).
 """
@@ -20,6 +22,7 @@ import html
 import sys
 import threading
 import time
+from collections.abc import Callable
 from enum import StrEnum
 
 NOTEBOOK_EVERY_S = 0.5  # the notebook display is redrawn at most this often (and at the end)
@@ -94,6 +97,8 @@ class Progress:
         self._last_line = self.start
         self._lock = threading.Lock()
         self._running = None
+        self._following: tuple[Callable[[], str], str] | None = None
+        self._followed = ""
         self._stop = threading.Event()
         self._bar = None
         self._notebook = NotebookDisplay() if self.mode == ProgressMode.NOTEBOOK else None
@@ -140,13 +145,45 @@ class Progress:
     def set_stage(self, stage: str) -> None:
         """The stage from now on (shown on the bar at once; see the module docstring for plain lines)."""
         with self._lock:
-            if stage == self.stage:
-                return
-            self.stage, self._since = stage, time.monotonic()
-            self.entered.setdefault(stage, self._since)
-            if self._bar is not None:
-                self._bar.update(self._task, description=stage)
+            self._set_stage(stage)
         self._draw()
+
+    def _set_stage(self, stage: str) -> None:
+        if stage == self.stage:
+            return
+        self.stage, self._since = stage, time.monotonic()
+        self.entered.setdefault(stage, self._since)
+        if self._bar is not None:
+            self._bar.update(self._task, description=stage)
+
+    def follow(self, stage: Callable[[], str], base: str) -> None:
+        """While the stage is `base` (or what `stage` last said), every TICK_S make it what `stage()`
+        returns, `base` when that is ""; once the stage moves on (`set_stage`), `stage` is asked
+        no more."""
+        self._following = (stage, base)
+
+    def _follow(self) -> None:
+        stage, base = self._following or (None, "")
+        if stage is None:
+            return
+        try:
+            text = stage() or base
+        except Exception:  # nothing to follow any more
+            text = base
+        with self._lock:
+            if self.stage not in (base, self._followed):
+                self._following = None
+                return
+            self._followed = text
+            self._set_stage(text)
+        self._draw()
+
+    def note(self, text: str) -> None:
+        """A line for the user now, whatever the mode (above the bar on a terminal)."""
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(text, file=self.stream, flush=True)
 
     def set_total(self, total: int) -> None:
         """The number of fits, once planned."""
@@ -163,6 +200,7 @@ class Progress:
     def _loop(self) -> None:
         next_poll = 0.0
         while not self._stop.wait(TICK_S):
+            self._follow()
             now = time.monotonic()
             if self._running is not None and now >= next_poll:
                 next_poll = now + WATCH_EVERY_S

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,25 +24,33 @@ from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus, submit_features
 from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.models.trained import MODEL_COLUMNS, CategoryModel, KernelModel, TrainedSelection
+from xialpha.selection.selected import Selection
 from xialpha.spec.stored import sweep_spec
 from xialpha.storage.schema import ResultColumn
 
 
 def refit_selection(
-    store, chosen: pd.DataFrame, spec_path: str | None = None, parameter: str = "selection", corpus=None, client=None
+    store,
+    selection: Selection,
+    spec_path: str | None = None,
+    parameter: str = "selection",
+    corpus=None,
+    client=None,
+    labels: Mapping[str, str] | None = None,
 ) -> TrainedSelection:
-    """Train the selection rows `chosen` (one sweep of `store`) on all training data, on the sweep's
+    """Train the choices of `selection` (one sweep of `store`) on all training data, on the sweep's
     cluster (its stored spec, or the spec file at `spec_path`; `corpus`: the in-memory corpus the
-    sweep was given; `client`: a running distributed.Client to use instead); UserError naming
-    `parameter` when the rows come from several training sets."""
-    fingerprints = chosen[ResultColumn.DATA_FINGERPRINT].unique()
+    sweep was given; `client`: a running distributed.Client to use instead); `labels`: {category:
+    its config's readable name}, kept in each model's config. UserError naming `parameter` when the
+    choices come from several training sets."""
+    fingerprints = selection.data_fingerprints
     if len(fingerprints) != 1:
         raise UserError(
             f"the chosen configs come from {len(fingerprints)} different training sets", parameter=parameter
         )
-    spec = sweep_spec(store, str(chosen[ResultColumn.SWEEP_ID].iloc[0]), str(fingerprints[0]), spec_path, corpus)
-    with refit_session(spec, str(fingerprints[0]), client=client) as session:
-        return session.train(chosen)[0]
+    spec = sweep_spec(store, selection.sweep_id, fingerprints[0], spec_path, corpus)
+    with refit_session(spec, fingerprints[0], client=client) as session:
+        return session.train(selection, labels=labels)[0]
 
 
 @dataclass(frozen=True)
@@ -89,11 +97,17 @@ class RefitSession:
         self.corpus.check_split(split, parameter="test_split")
         return self.corpus.summary.size(split)
 
-    def train(self, chosen: pd.DataFrame, held_out: str | None = None) -> tuple[TrainedSelection, HeldOut | None]:
-        """Fit the preprocessing and the SVM of every chosen row (one row per category) on the training
-        split, and with `held_out` count each model's decisions on that split. Each model's config
-        holds the row's MODEL_COLUMNS (None where absent, e.g. "label", the readable name)."""
+    def train(
+        self, selection: Selection, held_out: str | None = None, labels: Mapping[str, str] | None = None
+    ) -> tuple[TrainedSelection, HeldOut | None]:
+        """Fit the preprocessing and the SVM of every choice of `selection` (one per category) on the
+        training split, and with `held_out` count each model's decisions on that split. Each model's
+        config holds the choice's MODEL_COLUMNS, its label that of `labels` ({category: readable
+        name}; None where absent)."""
         client, spec, train_split = self.client, self.spec, self.spec.corpus.train_split
+        chosen = selection.rows
+        if labels is not None:
+            chosen = chosen.assign(label=[labels.get(category) for category in chosen[ResultColumn.CATEGORY]])
         if held_out is not None:
             self.split_size(held_out)
         fitted, models, counted, term_counts = {}, [], [], {}

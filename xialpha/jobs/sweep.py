@@ -13,22 +13,21 @@ from dataclasses import dataclass, field, replace
 
 from distributed import Future, as_completed, get_task_stream
 
-from xialpha.errors import StoreWarning, StoreWriteError
-from xialpha.features.blocks import estimated_feature_bytes
+from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.jobs.auto import AutoRounds, run_rounds
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.data import ClusterCorpus, load_spec_corpus
-from xialpha.jobs.graph import FIT_TASK, TASK_FAILURES, SweepData, error_line, place_batches, submit_plan
-from xialpha.jobs.memory import check_plan
+from xialpha.jobs.graph import FIT_TASK, TASK_FAILURES, SweepData, error_line, submit_plan
 from xialpha.jobs.progress import Progress, ProgressMode
+from xialpha.jobs.sweep_plan import default_threads, plan_sweep
 from xialpha.jobs.tasks import failed_rows
-from xialpha.jobs.worker_processes import start_local_workers_early
-from xialpha.planning.experiment import check_same_experiment, joined_categories
+from xialpha.jobs.worker_processes import PreloadReport, start_local_workers_early
+from xialpha.planning.experiment import joined_categories
 from xialpha.planning.plan import Batch, SweepPlan, make_plan
-from xialpha.printable import redact
+from xialpha.printable import printable, redact
 from xialpha.spec.sweep import SweepSpec
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.rows import BatchColumns, ExampleRow, FailedRow, ResultRow, RunRow
-from xialpha.storage.store import StoreQueries
 from xialpha.storage.validate import first_line
 from xialpha.version import __version__
 
@@ -117,22 +116,9 @@ def prepare(
         client, spec.corpus, run_id, {"corpus.train_split": train_split, "corpus.test_split": test_split}
     )
     stage("planning")
-    summary = corpus.summary
-    categories = spec.corpus.categories.choose(summary.counts(train_split), summary.name)
-    check_plan(spec, categories)  # before its keys are made
     fingerprint = spec.data_fingerprint(corpus.fingerprint)
-    if not force_new_run:
-        check_same_experiment(spec, store, categories, fingerprint)
-    done = set() if force else store.complete_keys(spec.id)
-    plan = make_plan(
-        spec,
-        categories,
-        fingerprint,
-        summary.size(train_split),
-        0 if test_split is None else summary.size(test_split),
-        done,
-        force=force,
-        threads=threads,
+    plan = plan_sweep(
+        spec, store, corpus.summary, fingerprint, force=force, threads=threads, force_new_run=force_new_run
     )
     return corpus, plan
 
@@ -163,7 +149,10 @@ def run_sweep(
     run = None  # the run's record once stored, written again with finished_at when the run ends
     try:
         progress.set_stage("starting cluster")
+        preload = PreloadReport()  # numba compiling in the fork server, a damaged cache
+        progress.follow(preload.stage, "starting cluster")
         with connect(spec.cluster, address=address, workers=workers, client=client) as client:
+            _report_preload(preload, progress)
             if on_dashboard:
                 on_dashboard(client.dashboard_link)
             with get_task_stream(client) as stream:
@@ -270,6 +259,16 @@ def run_sweep(
     return summary
 
 
+def _report_preload(preload: PreloadReport, progress: Progress) -> None:
+    """The notes of the workers' fork server's preload shown (a damaged numba cache compiled
+    again), and its error raised (one it could not clear); each once per process."""
+    notes, errors = preload.news()
+    for note in notes:
+        progress.note(printable(note))
+    if errors:
+        raise UserError(errors[0])
+
+
 def _phases(entered: dict[str, float], fits: list[tuple[float, float]], closed: float, summary: SweepSummary) -> dict:
     """PHASES' seconds from the times (seconds after the start) at which the progress stages were
     first entered, the fit tasks' (start, stop) and when the cluster was closed."""
@@ -335,65 +334,6 @@ def _without_positives(spec: SweepSpec, corpus: ClusterCorpus, categories: list[
     return [category for category in categories if not counts.get(category)]
 
 
-@dataclass
-class DryRun:
-    """What a sweep would do: its plan, the corpus's parts and documents, the workers it would have,
-    and per preprocessing the estimated bytes of its stacked features (CSR: 12 bytes a stored
-    value, from the first part's term counts) and how many a worker would stack at most."""
-
-    plan: SweepPlan
-    n_parts: int
-    n_documents: int
-    workers: int
-    feature_bytes: dict[int, int]
-    stacked_bytes_per_worker: int
-
-
-def dry_run(
-    spec: SweepSpec,
-    store: StoreQueries,
-    *,
-    address: str | None = None,
-    workers: int | None = None,
-    force: bool = False,
-    force_new_run: bool = False,
-) -> DryRun:
-    """Read and plan the sweep as `run_sweep` does (the corpus read by the cluster's workers; a
-    local cluster's workers are threads here, as nothing is fitted), run no fit, store nothing."""
-    n_workers = default_threads(spec, workers) // spec.cluster.threads_per_worker
-    with connect(spec.cluster, address=address, workers=workers, threads_only=True) as client:
-        run_id = "dry-" + uuid.uuid4().hex[:8]
-        corpus, plan = prepare(
-            spec,
-            store,
-            client,
-            run_id,
-            force=force,
-            threads=default_threads(spec, workers),
-            force_new_run=force_new_run,
-        )
-        connected = sorted(client.scheduler_info().get("workers", {})) or [f"worker {i}" for i in range(n_workers)]
-        preprocessings = sorted({batch.preprocessing for batch in plan.batches})
-        sample = {
-            p: client.submit(
-                estimated_feature_bytes,
-                corpus.chunks[0],
-                spec.preprocessings[p],
-                corpus.summary.n_documents,
-                key=f"estimate-{p}-{run_id}",
-                pure=False,
-            )
-            for p in preprocessings
-        }
-        feature_bytes = {p: future.result() for p, future in sample.items()}
-    homes = place_batches(plan, connected)
-    held: dict[str, set[int]] = {}
-    for home, batch in zip(homes, plan.batches):
-        held.setdefault(home, set()).add(batch.preprocessing)
-    per_worker = max((sum(feature_bytes[p] for p in ps) for ps in held.values()), default=0)
-    return DryRun(plan, len(corpus.parts), corpus.summary.n_documents, len(connected), feature_bytes, per_worker)
-
-
 def _gather_and_store(
     futures: dict,
     plan: SweepPlan,
@@ -457,14 +397,6 @@ def batch_columns(spec: SweepSpec, plan: SweepPlan, batch: Batch, run_id: str) -
     """What every row of `batch` shares: the sweep, the run, the data and its preprocessing x kernel."""
     pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
     return BatchColumns.of(spec.id, run_id, plan.fingerprint, pre, kernel)
-
-
-def default_threads(spec: SweepSpec, workers: int | None) -> int:
-    """Worker threads the sweep will have: --workers, [cluster] workers or the cores, times threads."""
-    import os
-
-    n = workers or spec.cluster.workers or os.cpu_count() or 1
-    return n * spec.cluster.threads_per_worker
 
 
 def _now() -> datetime.datetime:

@@ -1,11 +1,11 @@
 """Imported once by the fork server a local cluster's workers are forked from (see
 xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules a sweep's tasks run (a drift
 check's workers import xialpha.jobs.drift at their first task: it is a tenth of these imports,
-which every sweep's cluster start waits for), every numba
-specialisation they call (`xialpha.jobs.compiled.warm`: loaded from numba's on-disk cache, or
-compiled there once when it is cold), and the lazy imports of one fit and span of a 4-document
-problem, so that no forked worker pays any of them at its first task. Importing it anywhere else
-only costs time.
+which every sweep's cluster start waits for), every numba specialisation they call
+(`xialpha.jobs.compiled.warm`: loaded from numba's on-disk cache, or compiled there once when it
+is cold or damaged, reported to the driver as it goes: `worker_processes.preload_reporter`), and
+the lazy imports of one fit and span of a 4-document problem, so that no forked worker pays any
+of them at its first task. Importing it anywhere else only costs time.
 
 The fork server ends with the driver; its objects are frozen out of the garbage collector on the
 way out, as the CLI's are (xialpha.cli.console), or its last collection would hold the driver's
@@ -20,12 +20,15 @@ import scipy.sparse as sp
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
-from xialpha.jobs.compiled import warm
+from xialpha.jobs.compiled import DamagedCache, warm
+from xialpha.jobs.worker_processes import preload_reporter
 
 
 def _warm() -> None:
     try:
-        warm()
+        warm(stage=preload_reporter("stage"), note=preload_reporter("note"))
+    except DamagedCache as exc:  # the driver stops the sweep with it
+        preload_reporter("error")(str(exc))
     except Exception:  # as below: a task compiles what it calls and reports any error with its config
         pass
 

@@ -9,6 +9,11 @@ nor its first task waits for those imports (bench/fixed_overhead.py measures wha
 Unlike forking the driver itself, which runs threads, the fork server is single-threaded, and each
 worker is still a process of its own that its nanny restarts when it dies
 (tests/jobs/test_local_workers.py kills the fork server and a worker mid-sweep).
+
+The fork server's preload says what it does that a user should know of (numba compiling a cold
+cache, with its progress; a damaged cache compiled again, or one that cannot be cleared) in a file
+the driver reads (`PreloadReport`): its stage shows on the sweep's progress, and its notes and
+error are the sweep's to print.
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ import multiprocessing.forkserver
 import multiprocessing.resource_tracker
 import os
 import signal
+import tempfile
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from xialpha.spec.cluster import ClusterSpec
@@ -33,6 +39,8 @@ if TYPE_CHECKING:
 # What a local worker needs to run its tasks, imported once by the fork server it is forked from.
 LOCAL_WORKER_MODULES = ("distributed", "xialpha.jobs.worker_preload")
 START_METHOD = "distributed.worker.multiprocessing-method"
+# the file the fork server's preload writes its report to, a line each: "stage|note|error<TAB>text"
+PRELOAD_REPORT = "XIALPHA_PRELOAD_REPORT"
 
 
 # what a terminal sends its whole process group: Ctrl-C, and the hang-up when it (or an SSH session) closes
@@ -109,9 +117,69 @@ def start_local_workers_early(spec: ClusterSpec, *, address: str | None = None, 
     if client is not None or address is not None or spec.kind != "local" or not forks_workers():
         return
     os.environ.update(_worker_environ())  # as each nanny does before it starts a worker process
+    os.environ[PRELOAD_REPORT] = _report_path()
     multiprocessing.get_context("forkserver").set_forkserver_preload(list(LOCAL_WORKER_MODULES))
     with terminal_interrupts_blocked():
         multiprocessing.forkserver.ensure_running()
+
+
+@functools.cache
+def _report_path() -> str:
+    """The file of this process's `PreloadReport` (one per process, as the fork server), removed at exit."""
+    import atexit
+
+    descriptor, path = tempfile.mkstemp(prefix="xialpha-preload-", suffix=".txt")
+    os.close(descriptor)
+    atexit.register(_remove, path)
+    return path
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.remove(path)
+
+
+def preload_reporter(kind: str) -> Callable[[str], None]:
+    """In the fork server's preload: a function writing `kind` ("stage", "note" or "error") lines
+    of text to the driver's `PreloadReport` (nothing where no driver asked for one)."""
+    path = os.environ.get(PRELOAD_REPORT)
+
+    def report(text: str) -> None:
+        if path is not None:
+            with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as file:
+                file.write(f"{kind}\t{' '.join(text.split())}\n")
+
+    return report
+
+
+class PreloadReport:
+    """What this process's fork server's preload reported (`preload_reporter`), read as it comes:
+    `stage()` its latest stage ("" once done or never begun), `news()` its notes and errors not
+    read before (each once per process: the preload runs once)."""
+
+    _read: dict[str, int] = {}  # lines of each file read by `news` in this process
+
+    def __init__(self):
+        self.path = os.environ.get(PRELOAD_REPORT)
+
+    def _lines(self) -> list[tuple[str, str]]:
+        if self.path is None:
+            return []
+        try:
+            with open(self.path, encoding="utf-8") as file:
+                return [tuple(line.rstrip("\n").split("\t", 1)) for line in file if "\t" in line]  # type: ignore[misc]
+        except OSError:
+            return []
+
+    def stage(self) -> str:
+        return next((text for kind, text in reversed(self._lines()) if kind == "stage"), "")
+
+    def news(self) -> tuple[list[str], list[str]]:
+        """(notes, errors) reported since the last call in this process."""
+        lines = self._lines()
+        new = lines[self._read.get(self.path or "", 0) :]
+        self._read[self.path or ""] = len(lines)
+        return [text for kind, text in new if kind == "note"], [text for kind, text in new if kind == "error"]
 
 
 _tracker_started: list[bool] = []  # whether this process started multiprocessing's resource tracker

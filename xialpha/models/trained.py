@@ -13,7 +13,7 @@ import numpy as np
 
 from xialpha.errors import UserError
 from xialpha.features.gram import linear_gram, row_sq_norms
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import ResultColumn, SelectionColumn
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,8 +113,8 @@ MODEL_COLUMNS = (
     ResultColumn.COEF0,
     ResultColumn.C,
     ResultColumn.J,
-    "metric",
-    "estimator",
+    SelectionColumn.METRIC,
+    SelectionColumn.ESTIMATOR,
     ResultColumn.RHO,
-    "value",
+    SelectionColumn.VALUE,
 )

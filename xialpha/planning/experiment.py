@@ -24,8 +24,8 @@ from xialpha.spec.sweep import SweepSpec, parse_spec
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
+    from xialpha.storage.contract import StoreQueries
     from xialpha.storage.rows import RunRow
-    from xialpha.storage.store import StoreQueries
 
 NEW_RUN = "use a new sweep id, or force_new_run=True to run it under this id and record the change"
 
@@ -114,16 +114,19 @@ def _grown_from(store: StoreQueries, spec: SweepSpec, recorded: SweepSpec, then:
     return grown
 
 
-def missing_rows(store: StoreQueries, sweep_id: str) -> tuple[int, int] | None:
+def missing_rows(store: StoreQueries, sweep_id: str, *, listing: bool = False) -> tuple[int, int] | None:
     """(rows not stored, rows planned) by the newest recorded run of `sweep_id`: a sweep still
-    running or interrupted misses some; None when no run is recorded or its spec no longer parses."""
+    running or interrupted misses some; None when no run is recorded or its spec no longer parses.
+    The stored keys are read from the rows, but for a `listing`, where the sweep's summary
+    answers while its files are unchanged: a summary re-stamped over rewritten rows would pass
+    (see `xialpha.storage.summary`), so no decision rests on it."""
     newest = store.newest_run(sweep_id)
     recorded = None if newest is None else _recorded_spec(newest)
     if newest is None or recorded is None:
         return None
     categories = recorded_categories(str(newest.categories))
     planned = experiment_keys(recorded, categories, str(newest.data_fingerprint))
-    stored = store.sweep_summary(sweep_id)  # stored when the sweep ended, while its files are unchanged
+    stored = store.sweep_summary(sweep_id) if listing else None
     if stored is not None and stored.holds_exactly(planned):
         return 0, len(planned)
     return len(planned - store.stored_keys(sweep_id)), len(planned)

@@ -7,6 +7,7 @@ Nothing is loaded from elsewhere: no scripts, no fonts, no external URLs; plots 
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -20,7 +21,11 @@ from xialpha.reports.svg import calibration_figure, candidates_figure, curves_fi
 from xialpha.reports.verdicts import grid_word, legend, verdicts
 from xialpha.storage.schema import SELECTION_ESTIMATES, CertificationColumn, ResultColumn, SelectionColumn
 
+if TYPE_CHECKING:
+    from xialpha.selection.selected import Selection
+
 S = SelectionColumn
+R = CertificationColumn
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -64,7 +69,7 @@ def _body(report) -> str:
         _table(None, [[_e(k), _e(v)] for k, v in report.summary.items()], text_columns=2),
         '<h2 id="selection">Selection shown</h2>',
         f'<p class="note">This page shows {_e(report.selection_note)}.</p>',
-        _selection_section(report.selection, labels),
+        _selection_section(report.selection, report.selection_edges, labels),
         *([] if report.comparison is None else [_comparison_section(report.comparison)]),
         '<h2 id="certifications">Certifications</h2>',
         _certifications_section(report),
@@ -113,10 +118,12 @@ def _table(header: list[str] | None, rows: list[list[str]], text_columns: int = 
     return f"<table>{head}<tbody>{''.join(lines)}</tbody></table>"
 
 
-def _selection_section(selection: pd.DataFrame | None, labels) -> str:
-    if selection is None or selection.empty:
+def _selection_section(selection: Selection | None, edges: pd.DataFrame | None, labels) -> str:
+    """The selection shown: its objective, then a row per category of `edges` (its rows with where
+    each choice lies on its C grid, `xialpha.selection.edges.with_grid_edges`)."""
+    if selection is None or edges is None or edges.empty:
         return ""
-    first = selection.iloc[0]
+    first = selection.rows.iloc[0]
     intro = (
         f'<p class="note">Selection {_e(first[S.SELECTION_ID])}: {_e(first[S.MODE])} choice by '
         f"{_e(objective_text(first[S.METRIC], first[S.ESTIMATOR], first[S.RHO]))}.</p>"
@@ -125,15 +132,15 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
         [
             _e(r[ResultColumn.CATEGORY]),
             _e(labels.of_row(r)),
-            number(r["value"]),
-            percent(r["estimate_f1"]),
-            percent(r["estimate_error"]),
-            number(r["runner_up_value"]),
-            _e(p_value(r["p_micro_sign"])),
+            number(r[S.VALUE]),
+            percent(r[S.ESTIMATE_F1]),
+            percent(r[S.ESTIMATE_ERROR]),
+            number(r[S.RUNNER_UP_VALUE]),
+            _e(p_value(r[S.P_MICRO_SIGN])),
             word,
             _e(grid_word(r)),
         ]
-        for (_, r), word in zip(selection.iterrows(), verdicts(selection))
+        for (_, r), word in zip(edges.iterrows(), verdicts(edges))
     ]
     header = [
         "category",
@@ -146,7 +153,7 @@ def _selection_section(selection: pd.DataFrame | None, labels) -> str:
         "significant",
         "on the C grid",
     ]
-    notes = "".join(f'<p class="note">{_e(line)}</p>' for line in legend(selection))
+    notes = "".join(f'<p class="note">{_e(line)}</p>' for line in legend(edges))
     return intro + _table(header, rows, text_columns=2) + notes
 
 
@@ -202,17 +209,18 @@ def _comparison_section(comparison) -> str:
 
 def _certifications_section(report) -> str:
     """Each certification of the selection shown: test-set metrics with their one-sided bounds."""
-    if report.selection is None:
+    selection = report.selection
+    if selection is None:
         return '<p class="note">No selection, so no certification.</p>'
-    selection_id = report.selection[S.SELECTION_ID].iloc[0]
+    selection_id = selection.selection_id
     if report.certifications.empty:
         return (
             f'<p class="note">Selection {_e(selection_id)} was not certified yet: <code>xialpha certify '
             f"--selection {_e(selection_id)} --test-split NAME</code> tests it once on a sealed test split.</p>"
         )
-    configs = dict(zip(report.selection[ResultColumn.CATEGORY], report.labels.column(report.selection)))
+    configs = dict(zip(selection.categories, report.labels.column(selection.rows)))
     estimates = {
-        metric: dict(zip(report.selection[ResultColumn.CATEGORY], report.selection[SELECTION_ESTIMATES[metric]]))
+        metric: dict(zip(selection.categories, selection.rows[SELECTION_ESTIMATES[metric]]))
         for metric in ("f1", "error")
     }  # the selection's estimate beside each test figure
     parts = []
@@ -220,32 +228,32 @@ def _certifications_section(report) -> str:
         first = rows.iloc[0]
         forced = (
             " <strong>Forced on a test set used before: the bounds are biased (sequential testing).</strong>"
-            if bool(first.get("forced"))
+            if bool(first.get(R.FORCED))
             else ""
         )
-        if not missing(first.get("independent")) and not bool(first["independent"]):
+        if not missing(first.get(R.INDEPENDENT)) and not bool(first[R.INDEPENDENT]):
             forced += (
                 " <strong>Not an independent test: the sweep's held-out estimates were scored on this split, so the"
                 " bounds hold only if no choice was based on them.</strong>"
             )
         parts.append(
-            f'<p class="note">Certification {_e(certification_id)} on split {_e(first["test_split"])} '
-            f"({int(first['n_test'])} documents), {_e(minute(first[ResultColumn.CREATED_AT]))}: one-sided "
-            f'{float(first["confidence"]):.0%} bounds; "estimated" is what '
-            f"{_e(report.selection['estimator'].iloc[0])} estimated from training.{forced}</p>"
+            f'<p class="note">Certification {_e(certification_id)} on split {_e(first[R.TEST_SPLIT])} '
+            f"({int(first[R.N_TEST])} documents), {_e(minute(first[R.CREATED_AT]))}: one-sided "
+            f'{float(first[R.CONFIDENCE]):.0%} bounds; "estimated" is what '
+            f"{_e(selection.objective.estimator)} estimated from training.{forced}</p>"
         )
         table = [
             [
-                _e(r[ResultColumn.CATEGORY]),
-                _e(configs.get(r[ResultColumn.CATEGORY], "")),
-                percent(estimates["f1"].get(r[ResultColumn.CATEGORY])),
-                percent(r["f1"]),
-                percent(r["f1_lower"]),
-                percent(estimates["error"].get(r[ResultColumn.CATEGORY])),
-                percent(r["error"]),
-                percent(r["error_upper"]),
-                percent(r["recall"]),
-                percent(r["precision"]),
+                _e(r[R.CATEGORY]),
+                _e(configs.get(r[R.CATEGORY], "")),
+                percent(estimates["f1"].get(r[R.CATEGORY])),
+                percent(r[R.F1]),
+                percent(r[R.F1_LOWER]),
+                percent(estimates["error"].get(r[R.CATEGORY])),
+                percent(r[R.ERROR]),
+                percent(r[R.ERROR_UPPER]),
+                percent(r[R.RECALL]),
+                percent(r[R.PRECISION]),
             ]
             for _, r in rows.iterrows()
         ]

@@ -15,8 +15,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.reports.formatting import missing
-from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn, SelectionColumn
+from xialpha.storage.schema import CertificationColumn, CertificationScope, DriftColumn, ResultColumn, SelectionColumn
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +49,13 @@ COLUMNS = {  # per kind: the columns of its listing, id first
         "micro_f1",
         R.CREATED_AT,
     ],
-    "drift": [ResultColumn.RUN_ID, ResultColumn.SWEEP_ID, "newest_batch", "verdicts", ResultColumn.CREATED_AT],
+    "drift": [
+        ResultColumn.RUN_ID,
+        ResultColumn.SWEEP_ID,
+        DriftColumn.NEWEST_BATCH,
+        "verdicts",
+        ResultColumn.CREATED_AT,
+    ],
 }
 
 
@@ -88,11 +95,11 @@ def _sweeps(store) -> list[Row]:
 
 
 def _missing_rows(store, sweep_id: str) -> tuple[int, int] | None:
-    """`xialpha.planning.experiment.missing_rows`, imported for sweeps with a recorded run only: it
-    parses the recorded spec, which a store of rows alone does not need."""
+    """`xialpha.planning.experiment.missing_rows` for a listing, imported for sweeps with a recorded
+    run only: it parses the recorded spec, which a store of rows alone does not need."""
     from xialpha.planning.experiment import missing_rows
 
-    return missing_rows(store, sweep_id)
+    return missing_rows(store, sweep_id, listing=True)
 
 
 def _time(text: str | None) -> datetime.datetime | None:
@@ -142,7 +149,7 @@ def _objective(row: Row) -> str | None:
     metric, estimator, rho = row.get(S.METRIC), row.get(S.ESTIMATOR), row.get(S.RHO)
     if not isinstance(metric, str) or not isinstance(estimator, str):
         return None
-    rho_text = "" if missing(rho) or float(rho) == 1.0 else f" rho={float(rho):g}"
+    rho_text = "" if missing(rho) or float(rho) == DEFAULT_RHO else f" rho={float(rho):g}"
     return f"{metric} of {estimator}{rho_text}"
 
 
@@ -165,7 +172,7 @@ def _drift(store) -> list[Row]:
         return []
     for row in rows:
         if row.get(ResultColumn.RUN_ID) is None:
-            row[ResultColumn.RUN_ID] = row["check_id"]
+            row[ResultColumn.RUN_ID] = row[DriftColumn.CHECK_ID]
     groups = [
         c
         for c in (
@@ -182,8 +189,8 @@ def _drift(store) -> list[Row]:
     seen = set()
     for row in rows:  # one verdict per config x category group of each run (its first row)
         group = (row[ResultColumn.RUN_ID], *(row[c] for c in groups)) if groups else id(row)
-        if group not in seen and row.get("verdict") is not None:
-            verdicts[row[ResultColumn.RUN_ID]][row["verdict"]] += 1
+        if group not in seen and row.get(DriftColumn.VERDICT) is not None:
+            verdicts[row[ResultColumn.RUN_ID]][row[DriftColumn.VERDICT]] += 1
         seen.add(group)
     for row in first:
         counts = verdicts[row[ResultColumn.RUN_ID]]

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from xialpha.storage.schema import ResultColumn
+
+if TYPE_CHECKING:
+    from xialpha.selection.selected import Selection
 
 CURVE_PANEL = (4.2, 3.0)  # inches (width, height) of one category's panel of `curves_figure`
 MAX_PANELS = 24  # a page's figures draw at most this many categories (panels, bars, points); its tables have all
@@ -43,11 +47,19 @@ def panel_lines(curves: pd.DataFrame) -> dict:
     return panels
 
 
-def chosen_points(selection: pd.DataFrame | None) -> dict:
+def chosen_points(selection: Selection | None) -> dict[str, tuple[float, float]]:
     """{category: (C, value in %)} of the selection's choices: the star of a curves panel."""
     if selection is None:
         return {}
-    return {row[ResultColumn.CATEGORY]: (row[ResultColumn.C], 100 * row["value"]) for _, row in selection.iterrows()}
+    return {row.category: (float(row.config[ResultColumn.C]), 100 * row.value) for row in selection.typed_rows()}
+
+
+def chosen_configs(selection: Selection | None) -> tuple[set[str], str | None]:
+    """(the config_keys of the selection's choices, the estimator it chose by): the rings of a
+    calibration panel, drawn on that estimator's panel; (empty, None) without a selection."""
+    if selection is None:
+        return set(), None
+    return set(selection.config_keys().values()), selection.objective.estimator
 
 
 def zoomed(values, chosen: float | None = None) -> tuple[float, float]:
@@ -94,13 +106,12 @@ def as_typed():
         yield
 
 
-def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, metric: str):
+def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric: str):
     """One panel per estimator: estimate (x) against held-out value (y) per point, the selection's
     choices ringed."""
     estimators = list(dict.fromkeys(points["estimator"]))
     colors = category_colors(points[ResultColumn.CATEGORY].unique())
-    chosen = set() if selection is None else set(selection[ResultColumn.CONFIG_KEY])
-    chosen_by = None if selection is None else selection["estimator"].iloc[0]
+    chosen, chosen_by = chosen_configs(selection)
     fig = new_figure(figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90)
     axes = fig.subplots(1, len(estimators), sharex=True, sharey=True, squeeze=False)
     low = calibration_low(points)
@@ -148,7 +159,7 @@ def first_categories(categories, limit: int = MAX_PANELS) -> list[str]:
     return sorted(categories)[:limit]
 
 
-def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str, categories=None):
+def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, categories=None):
     """Estimate (solid) and held-out value (dashed) in % (as the tables show them) against C: one
     panel per category of `categories` (default: every category of `curves`; rows of 3, or 4 above
     12 categories), a line per preprocessing, kernel and j in the same colour in every panel, one

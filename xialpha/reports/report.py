@@ -71,7 +71,7 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     objective smooths, ties by its rule), its estimate, the value it was ranked by (`selection_value`), its
     held-out value, the best held-out value over the group's C values (NaN without holdout), and
     where it lies on the group's C grid (`at_edge`, `flat`: `xialpha.selection.edges`)."""
-    columns = [*GROUP, "label", "best_C", "estimate", "selection_value", "held_out", "best_held_out", "at_edge", "flat"]
+    columns = [*GROUP, "label", "best_C", "estimate", S.SELECTION_VALUE, "held_out", "best_held_out", "at_edge", "flat"]
     curves = curves.dropna(subset=list(GROUP))  # as a group-by over GROUP leaves such rows out
     candidates = curves.dropna(subset=["estimate"])
     if candidates.empty:
@@ -128,10 +128,10 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
 class Report:
     """Everything a report shows. metric/estimator/rho: what the curves and best-C tables show
     (`what` in words); best: per group, the C a selection by them would choose (`best_per_group`),
-    and best_note how it relates to the selection shown; selection: the rows of the selection shown (None when the
-    sweep has no
-    saved selection; with `at_edge` and `flat`, `xialpha.selection.edges`) and selection_note, which says which one
-    it is and how to choose another;
+    and best_note how it relates to the selection shown; selection: the selection shown (None when the
+    sweep has no saved selection), selection_edges its rows with where each choice lies on its C grid
+    (`at_edge`, `flat` and `settled`: `xialpha.selection.edges.with_grid_edges`; None likewise), and
+    selection_note, which says which one it is and how to choose another;
     certifications: the stored certification rows of that selection; calibration: the
     calibration points (`xialpha.reports.calibration`); provenance: label -> text facts;
     runs: the sweep's runs (run_id, created_at, xialpha_version, command, data_fingerprint,
@@ -146,7 +146,8 @@ class Report:
     best_note: str
     candidates: pd.DataFrame
     labels: ConfigLabels
-    selection: pd.DataFrame | None
+    selection: Selection | None
+    selection_edges: pd.DataFrame | None
     selection_note: str
     certifications: pd.DataFrame
     calibration: pd.DataFrame
@@ -206,7 +207,7 @@ def gather_report(
         metric=metric, estimator=estimator, rho=rho, smooth=DEFAULT_SMOOTH if chosen_by is None else chosen_by.smooth
     )
     candidate_rows(results, objective, sweep_id)  # a clear error when there is nothing to show
-    selection = None if shown is None else with_grid_edges(shown.rows, results)
+    edges = None if shown is None else with_grid_edges(shown, results)
     labels = sweep_labels(results)
     curves = estimate_curves(results, objective, labels)
     certifications = pd.DataFrame() if shown is None else certifications_of(store, shown.selection_id)
@@ -234,12 +235,13 @@ def gather_report(
         best_note=_best_note(objective, chosen_by),
         candidates=loo_candidates(results),
         labels=labels,
-        selection=selection,
-        selection_note=_selection_note(selection, explicit, sweep_id),
+        selection=shown,
+        selection_edges=edges,
+        selection_note=_selection_note(shown, explicit, sweep_id),
         certifications=certifications,
         calibration=calibration_points(results, metric, rho),
         choices=estimator_choices(results, metric, rho, labels),
-        provenance=_provenance(results, runs, selection, certifications, command),
+        provenance=_provenance(results, runs, shown, certifications, command),
         runs=runs,
     )
 
@@ -261,13 +263,13 @@ def _best_note(objective: Objective, chosen_by: Objective | None) -> str:
     return text + f"; the selection chose by {', '.join(differ)}, so its C may differ."
 
 
-def _selection_note(selection: pd.DataFrame | None, explicit: bool, sweep_id: str) -> str:
+def _selection_note(selection: Selection | None, explicit: bool, sweep_id: str) -> str:
     if selection is None:
         return (
             f"no selection: sweep {sweep_id!r} has no saved per-category one (`xialpha select --save` "
             "stores one; `--selection ID` shows a --global one)"
         )
-    first = selection.iloc[0]
+    first = selection.rows.iloc[0]
     which = "chosen with --selection" if explicit else "the newest per-category selection of the sweep"
     return (
         f"selection {first[S.SELECTION_ID]} ({which}, made {minute(first[S.CREATED_AT])}); "
@@ -297,7 +299,11 @@ def _runs(store, sweep_id: str) -> pd.DataFrame:
 
 
 def _provenance(
-    results: pd.DataFrame, runs: pd.DataFrame, selection, certifications: pd.DataFrame, command: str | None
+    results: pd.DataFrame,
+    runs: pd.DataFrame,
+    selection: Selection | None,
+    certifications: pd.DataFrame,
+    command: str | None,
 ) -> dict:
     """label -> text: how the report, the sweep's results, the selection and its certifications came about."""
     facts = {
@@ -315,7 +321,7 @@ def _provenance(
     if commands:
         facts["sweep command"] = "; ".join(commands)
     if selection is not None:
-        first = selection.iloc[0]
+        first = selection.rows.iloc[0]
         facts["selection"] = (
             f"{first[S.SELECTION_ID]}, made {minute(first[S.CREATED_AT])} with xialpha "
             f"{first.get(S.XIALPHA_VERSION, '-')}"

@@ -18,6 +18,7 @@ import html
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,12 +27,16 @@ from xialpha.reports.plots import (
     PALETTE,
     calibration_low,
     category_colors,
+    chosen_configs,
     chosen_points,
     line_colors,
     panel_lines,
     zoomed,
 )
 from xialpha.storage.schema import ResultColumn
+
+if TYPE_CHECKING:
+    from xialpha.selection.selected import Selection
 
 PANEL = (300, 220)  # px: width and height of one panel
 MARGIN = (48, 12, 26, 38)  # px: left, right, top and bottom of a panel around its plot area
@@ -199,7 +204,7 @@ def figure(panels: Sequence[str], legend: Sequence[tuple[str, str]]) -> str:
     return f'<div class="figure">{"".join(panels)}<p class="legend">{keys}</p></div>'
 
 
-def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: str, categories) -> str:
+def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, categories) -> str:
     """Estimate (solid) and held-out value (dashed) in % against C: a panel per category of
     `categories` on a shared C axis, its y axis `zoomed` to its values around the choice, a line
     per preprocessing, kernel and j in the same colour in every panel, a star and a dotted line at
@@ -231,14 +236,13 @@ def curves_figure(curves: pd.DataFrame, selection: pd.DataFrame | None, what: st
     return figure(panels, legend)
 
 
-def calibration_figure(points: pd.DataFrame, selection: pd.DataFrame | None, metric: str, categories) -> str:
+def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric: str, categories) -> str:
     """A panel per estimator: the estimate (x) against the held-out value (y) in %, a point per
     configuration of `categories` coloured by category, the selection's choices ringed, and the
     diagonal where an estimate is honest (`xialpha.reports.plots.calibration_figure`'s panels)."""
     shown = points[points[ResultColumn.CATEGORY].isin(categories)]
     colors = category_colors(categories)
-    chosen = set() if selection is None else set(selection[ResultColumn.CONFIG_KEY])
-    chosen_by = None if selection is None else selection["estimator"].iloc[0]
+    chosen, chosen_by = chosen_configs(selection)
     axis = Axis(calibration_low(points), 100.5)
     panels = []
     for name in dict.fromkeys(points["estimator"]):

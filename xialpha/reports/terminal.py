@@ -25,6 +25,7 @@ from xialpha.storage.schema import (
     P_VALUES,
     SELECTION_ESTIMATES,
     CertificationColumn,
+    DriftColumn,
     ResultColumn,
     SelectionColumn,
     SelectionMode,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:  # pandas, the comparison frames and the verdicts: imported by
     import pandas as pd
 
 S = SelectionColumn
+CONFUSION = (CertificationColumn.TP, CertificationColumn.FP, CertificationColumn.FN, CertificationColumn.TN)
 
 P_VALUE_HEADERS = dict(
     zip(
@@ -355,15 +357,18 @@ def certification_table(frame: pd.DataFrame, title: str, configs: dict, wide: bo
     columns = [
         CATEGORY,
         Column("config", lambda r: configs.get(r[ResultColumn.CATEGORY], ""), text=True),
-        *[Column(name.upper(), counts(name), wide=True) for name in ("tp", "fp", "fn")],
-        Column("F1 %", lambda r: percent(r["f1"])),
-        Column(">= lower", lambda r: percent(r["f1_lower"])),
-        Column("error %", lambda r: percent(r["error"])),
-        Column("<= upper", lambda r: percent(r["error_upper"])),
-        Column("recall %", lambda r: percent(r["recall"]), wide=True),
-        Column(">= lower", lambda r: percent(r["recall_lower"]), wide=True),
-        Column("precision %", lambda r: percent(r["precision"]), wide=True),
-        Column(">= lower", lambda r: percent(r["precision_lower"]), wide=True),
+        *[
+            Column(name.upper(), counts(name), wide=True)
+            for name in (CertificationColumn.TP, CertificationColumn.FP, CertificationColumn.FN)
+        ],
+        Column("F1 %", lambda r: percent(r[CertificationColumn.F1])),
+        Column(">= lower", lambda r: percent(r[CertificationColumn.F1_LOWER])),
+        Column("error %", lambda r: percent(r[CertificationColumn.ERROR])),
+        Column("<= upper", lambda r: percent(r[CertificationColumn.ERROR_UPPER])),
+        Column("recall %", lambda r: percent(r[CertificationColumn.RECALL]), wide=True),
+        Column(">= lower", lambda r: percent(r[CertificationColumn.RECALL_LOWER]), wide=True),
+        Column("precision %", lambda r: percent(r[CertificationColumn.PRECISION]), wide=True),
+        Column(">= lower", lambda r: percent(r[CertificationColumn.PRECISION_LOWER]), wide=True),
     ]
     return rich_table(title, columns, frame, wide, **options)
 
@@ -381,11 +386,15 @@ def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = F
         return lambda r: minute(r[name], zone="")
 
     def reused(row) -> bool:  # a certification on the split the sweep's held-out estimates used
-        independent = row.get("independent")
+        independent = row.get(CertificationColumn.INDEPENDENT)
         return kind == "certifications" and not missing(independent) and not bool(independent)
 
     def forced(row) -> bool:  # a certification forced on a split certified before
-        return kind == "certifications" and not missing(row.get("forced")) and bool(row["forced"])
+        return (
+            kind == "certifications"
+            and not missing(row.get(CertificationColumn.FORCED))
+            and bool(row[CertificationColumn.FORCED])
+        )
 
     columns = {
         "sweeps": [
@@ -411,17 +420,19 @@ def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = F
             Column("selection", text(CertificationColumn.SELECTION_ID), text=True, identifier=True),
             Column(
                 "split",
-                lambda r: str(r["test_split"]) + ("*" if reused(r) else "") + ("!" if forced(r) else ""),
+                lambda r: (
+                    str(r[CertificationColumn.TEST_SPLIT]) + ("*" if reused(r) else "") + ("!" if forced(r) else "")
+                ),
                 text=True,
             ),
-            Column("n", text("n_test"), wide=True),
+            Column("n", text(CertificationColumn.N_TEST), wide=True),
             Column("micro F1 %", lambda r: percent(r["micro_f1"])),
             Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
         "drift": [
             Column("drift run", text(ResultColumn.RUN_ID), text=True, identifier=True),
             Column("drift id", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
-            Column("newest batch", text("newest_batch"), text=True),
+            Column("newest batch", text(DriftColumn.NEWEST_BATCH), text=True),
             Column("verdicts", text("verdicts"), text=True),
             Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],

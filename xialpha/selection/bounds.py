@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from xialpha.estimators.metrics import metrics_from_counts
+from xialpha.storage.schema import CertificationColumn
 
 CONFIDENCE = 0.95
 DRAWS = 40_000
@@ -95,9 +96,9 @@ def point_metrics(c: Confusion) -> dict[str, float]:
 def binomial_bounds(c: Confusion, confidence: float = CONFIDENCE) -> dict[str, float]:
     """Clopper-Pearson: error_upper, recall_lower, precision_lower."""
     return {
-        "error_upper": clopper_pearson_upper(c.fp + c.fn, c.n, confidence),
-        "recall_lower": clopper_pearson_lower(c.tp, c.tp + c.fn, confidence),
-        "precision_lower": clopper_pearson_lower(c.tp, c.tp + c.fp, confidence),
+        CertificationColumn.ERROR_UPPER: clopper_pearson_upper(c.fp + c.fn, c.n, confidence),
+        CertificationColumn.RECALL_LOWER: clopper_pearson_lower(c.tp, c.tp + c.fn, confidence),
+        CertificationColumn.PRECISION_LOWER: clopper_pearson_lower(c.tp, c.tp + c.fp, confidence),
     }
 
 
@@ -136,8 +137,8 @@ def macro_bounds(
     means = {m: np.mean([d[m] for d in per_category], axis=0) for m in ("error", "recall", "precision", "f1")}
     low, high = 1.0 - confidence, confidence
     return {
-        "error_upper": float(np.quantile(means["error"], high)),
-        "recall_lower": float(np.quantile(means["recall"], low)),
-        "precision_lower": float(np.quantile(means["precision"], low)),
-        "f1_lower": float(np.quantile(means["f1"], low)),
+        CertificationColumn.ERROR_UPPER: float(np.quantile(means["error"], high)),
+        CertificationColumn.RECALL_LOWER: float(np.quantile(means["recall"], low)),
+        CertificationColumn.PRECISION_LOWER: float(np.quantile(means["precision"], low)),
+        CertificationColumn.F1_LOWER: float(np.quantile(means["f1"], low)),
     }

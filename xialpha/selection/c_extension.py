@@ -19,14 +19,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from xialpha.selection.edges import EDGES, GRID, with_grid_edges
-from xialpha.selection.objective import Objective
+from xialpha.selection.edges import EDGES, GRID, EdgeColumn, with_grid_edges
 from xialpha.selection.options import SelectionOptions
+from xialpha.selection.selected import Selection
 from xialpha.selection.selector import at_rho, default_estimator, select
 from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.schema import ResultColumn
 
 INTERIOR, FLAT, SETTLED, CAP = "interior", "flat", "settled", "at the cap"  # why a ladder stopped
+RANKED = "ranked"  # a ladder's grid's column: the estimate it is ranked by, larger better
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def extension_C(grid_C: list[float], at_edge: str | None, flat: bool, limit: int
 
 
 def next_step(grid: pd.DataFrame, at_edge: str | None, flat: bool, limit: int, factor: float) -> Step:
-    """The next step of a ladder whose fits are `grid` (one row per C: columns C, value (the
+    """The next step of a ladder whose fits are `grid` (one row per C: columns C, RANKED (the
     estimate ranked by, larger better), n_sv and n_bounded_sv) and whose choice lies at `at_edge`
     ("low", "high" or None; `flat`: the estimate is the same at every C)."""
     if flat:
@@ -66,7 +67,7 @@ def _settled(grid: pd.DataFrame, at_edge: str) -> bool:
     edge, neighbour = (grid.iloc[-1], grid.iloc[-2]) if at_edge == EDGES[1] else (grid.iloc[0], grid.iloc[1])
     if at_edge == EDGES[1] and edge[ResultColumn.N_BOUNDED_SV] == 0:
         return True  # a hard margin: no larger C changes it
-    same_value = round(float(edge["value"]), VALUE_DECIMALS) == round(float(neighbour["value"]), VALUE_DECIMALS)
+    same_value = round(float(edge[RANKED]), VALUE_DECIMALS) == round(float(neighbour[RANKED]), VALUE_DECIMALS)
     return bool(
         same_value
         and edge[ResultColumn.N_SV] == neighbour[ResultColumn.N_SV]
@@ -74,18 +75,18 @@ def _settled(grid: pd.DataFrame, at_edge: str) -> bool:
     )
 
 
-def ladder_steps(selection: pd.DataFrame, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, Step]:
+def ladder_steps(selection: Selection, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, Step]:
     """{(category, preprocessing_id, kernel_id, j): its next Step} for the C grid of each choice of
-    `selection` (a `Selection`'s rows, one per category) in `results` (the sweep's rows)."""
-    if selection.empty:
+    `selection` (one per category) in `results` (the sweep's rows)."""
+    if selection.rows.empty:
         return {}
-    objective = Objective.of_selection(selection.iloc[0])
+    objective = selection.objective
     rows = at_rho(results, objective.rho)
     sign = 1.0 if objective.maximise else -1.0
-    rows = rows.assign(value=sign * objective.row_values(rows)).dropna(subset=["value"])
+    rows = rows.assign(**{RANKED: sign * objective.row_values(rows)}).dropna(subset=[RANKED])
     grids = {
         key: group.groupby(ResultColumn.C, as_index=False)[
-            ["value", ResultColumn.N_SV, ResultColumn.N_BOUNDED_SV]
+            [RANKED, ResultColumn.N_SV, ResultColumn.N_BOUNDED_SV]
         ].mean()
         for key, group in rows.groupby(list(GRID), sort=False, dropna=False)
     }
@@ -97,12 +98,13 @@ def ladder_steps(selection: pd.DataFrame, results: pd.DataFrame, limit: int, fac
             # with_grid_edges does not call a hard margin at the largest C an edge; for the ladder it
             # is the high edge, settled (every larger C fits the same)
             hard_margin = row[ResultColumn.C] == grid[ResultColumn.C].max() and row[ResultColumn.N_BOUNDED_SV] == 0
-            at_edge = EDGES[1] if hard_margin and not row["flat"] else row["at_edge"]
-            steps[key] = next_step(grid, at_edge, bool(row["flat"]), limit, factor)
+            flat = bool(row[EdgeColumn.FLAT])
+            at_edge = EDGES[1] if hard_margin and not flat else row[EdgeColumn.AT_EDGE]
+            steps[key] = next_step(grid, at_edge, flat, limit, factor)
     return steps
 
 
-def extensions(selection: pd.DataFrame, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, float]:
+def extensions(selection: Selection, results: pd.DataFrame, limit: int, factor: float) -> dict[tuple, float]:
     """{(category, preprocessing_id, kernel_id, j): the C to fit next} for each choice of `selection`
     whose ladder goes on (`ladder_steps`)."""
     return {key: step.C for key, step in ladder_steps(selection, results, limit, factor).items() if step.C is not None}
@@ -113,4 +115,4 @@ def auto_steps(results: pd.DataFrame, sweep_id: str, limit: int, factor: float) 
     selection (what `xialpha select` with no option chooses) of `results`, the sweep's stored rows."""
     objective = SelectionOptions().objective(default_estimator(results))
     selection = select(results, objective, sweep_id=sweep_id, runners_up=0)
-    return ladder_steps(selection.rows, results, limit, factor)
+    return ladder_steps(selection, results, limit, factor)

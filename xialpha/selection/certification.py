@@ -58,7 +58,7 @@ from xialpha.version import __version__
 
 if TYPE_CHECKING:
     from xialpha.spec.sweep import SweepSpec
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 DATASET = "certifications"
 R = CertificationColumn

@@ -26,7 +26,7 @@ import psutil
 from xialpha.storage.schema import CertificationColumn
 
 if TYPE_CHECKING:
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 R = CertificationColumn
 

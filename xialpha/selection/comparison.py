@@ -37,8 +37,8 @@ from xialpha.selection.objective import Objective, estimator_counts, metric_valu
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selected import Selection
 from xialpha.stats import MCNEMAR_EXACT_BELOW, TestResult, macro_sign_test, mcnemar_test, proportion_test
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.schema import COUNTS, SELECTION_ESTIMATES, SIZES, ResultColumn, SelectionColumn, SelectionMode
-from xialpha.storage.store import StoreQueries
 
 HELD_OUT = "holdout"  # the estimator that scores the held-out split
 MICRO, MACRO = "(micro)", "(macro)"  # the category of the summary rows, as certifications name them

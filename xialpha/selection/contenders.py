@@ -29,8 +29,9 @@ from xialpha.selection.objective import MAXIMISED, metric_range
 from xialpha.selection.smoothing import VALUE_DECIMALS, point_bounds
 from xialpha.storage.schema import ResultColumn
 
-# The metrics a pruned C path can keep every choice of (cost at equal costs ranks as error does).
-PROTECTED_METRICS = ("f1", "error", "recall", "precision")
+# The metrics a pruned C path can keep every choice of: every metric but cost (which at equal costs
+# ranks as error does).
+PROTECTED_METRICS = tuple(metric for metric in MAXIMISED if metric != "cost")
 
 
 def protected(span_prune: str) -> tuple[str, ...]:

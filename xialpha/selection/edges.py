@@ -16,10 +16,12 @@ more documents (a signal), not another grid; `flat` says so.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 import pandas as pd
 
-from xialpha.selection.objective import Objective
+from xialpha.selection.selected import Selection
 from xialpha.selection.selector import rho_mask
 from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.schema import ResultColumn
@@ -29,23 +31,35 @@ GRID = (ResultColumn.CATEGORY, ResultColumn.PREPROCESSING_ID, ResultColumn.KERNE
 EDGES = ("low", "high")  # the values of at_edge besides None: widen the grid to smaller, larger C
 
 
-def with_grid_edges(selection: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """`selection` (the store's selection rows, one per category) with `at_edge` ("low", "high" or
-    None), `flat` and `settled` (bool: at the largest C with no bounded support vector, where every
-    larger C fits the same) of each row's choice on its C grid in `results` (the sweep's rows)."""
-    frame = selection.copy()
+class EdgeColumn(StrEnum):
+    """The columns `with_grid_edges` adds to a selection's rows (shown, never stored)."""
+
+    AT_EDGE = "at_edge"  # "low", "high" or None
+    FLAT = "flat"  # bool: the estimate is the same at every C of the grid
+    SETTLED = "settled"  # bool: at the largest C with no bounded support vector
+
+
+_VALUE = "_value"  # the estimates' column in `grid_edges`: the objective's value (not a stored column)
+
+
+def with_grid_edges(selection: Selection, results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `selection` (one per category) with the EdgeColumns of each row's choice on its
+    C grid in `results` (the sweep's rows): `at_edge` ("low", "high" or None), `flat` and
+    `settled` (at the largest C with no bounded support vector, where every larger C fits the same)."""
+    frame = selection.rows.copy()
     if frame.empty:
-        return frame.assign(at_edge=pd.Series(dtype=object), flat=pd.Series(dtype=bool), settled=pd.Series(dtype=bool))
-    objective = Objective.of_selection(frame.iloc[0])
+        empty = {EdgeColumn.AT_EDGE: object, EdgeColumn.FLAT: bool, EdgeColumn.SETTLED: bool}
+        return frame.assign(**{str(column): pd.Series(dtype=kind) for column, kind in empty.items()})
+    objective = selection.objective
     at = rho_mask(results, objective.rho)
     estimates = pd.DataFrame({column: results[column].to_numpy()[at] for column in (*GRID, ResultColumn.C)})
     # the columns the grids need, not every column; a configuration decided by bounds (span_prune) is a
     # point of its grid at its best value: below the choice whenever `select` chose (it checks that)
-    estimates["_value"] = objective.value_bounds(results)[0][at]
-    at_edge, flat, settled = grid_edges(frame, estimates.dropna(subset=["_value"]), "_value", objective.maximise)
-    frame["at_edge"] = pd.Series(at_edge, index=frame.index, dtype=object)
-    frame["flat"] = pd.Series(flat, index=frame.index, dtype=bool)
-    frame["settled"] = pd.Series(settled, index=frame.index, dtype=bool)
+    estimates[_VALUE] = objective.value_bounds(results)[0][at]
+    at_edge, flat, settled = grid_edges(frame, estimates.dropna(subset=[_VALUE]), _VALUE, objective.maximise)
+    frame[EdgeColumn.AT_EDGE] = pd.Series(at_edge, index=frame.index, dtype=object)
+    frame[EdgeColumn.FLAT] = pd.Series(flat, index=frame.index, dtype=bool)
+    frame[EdgeColumn.SETTLED] = pd.Series(settled, index=frame.index, dtype=bool)
     return frame
 
 
@@ -99,7 +113,7 @@ def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[str | No
     """(at_edge, flat) of C on one grid: `values` the estimates (finite) indexed by the grid's C,
     larger better when `maximise` (`grid_edges`); (None, False) on a grid of fewer than two C."""
     grid = dict.fromkeys(GRID, 0)  # one grid
-    estimates = pd.DataFrame({ResultColumn.C: values.index.to_numpy(dtype=float), "value": values.to_numpy()})
+    estimates = pd.DataFrame({ResultColumn.C: values.index.to_numpy(dtype=float), _VALUE: values.to_numpy()})
     chosen = pd.DataFrame({ResultColumn.C: [C]})
-    at_edge, flat, _ = grid_edges(chosen.assign(**grid), estimates.assign(**grid), "value", maximise)
+    at_edge, flat, _ = grid_edges(chosen.assign(**grid), estimates.assign(**grid), _VALUE, maximise)
     return at_edge[0], bool(flat[0])

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.errors import UserError, one_of
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.metrics import metrics_from_counts
 from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
 from xialpha.storage.schema import COUNTS, ResultColumn, SelectionColumn, estimate_column, size_columns
@@ -34,7 +35,6 @@ from xialpha.storage.schema import COUNTS, ResultColumn, SelectionColumn, estima
 # The selection's options (the command line's parser reads them; the estimators are the registry's).
 DEFAULT_ESTIMATOR = DEFAULT  # span: what a selection uses unless told otherwise
 DEFAULT_SMOOTH = True  # rank by each value averaged with its C neighbours' (xialpha.selection.smoothing)
-DEFAULT_RHO = 1.0
 # metric -> whether larger values are better
 MAXIMISED = {"f1": True, "recall": True, "precision": True, "error": False, "cost": False}
 METRIC_CHOICES = tuple(MAXIMISED)

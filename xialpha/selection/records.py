@@ -20,7 +20,7 @@ from xialpha.selection.selected import Selection
 from xialpha.storage.schema import SelectionColumn, SelectionMode
 
 if TYPE_CHECKING:
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 S = SelectionColumn
 # What makes two stored selections the same: objective, choices and the values they were chosen by.

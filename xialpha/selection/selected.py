@@ -18,7 +18,7 @@ import pandas as pd
 from xialpha.errors import UserError
 from xialpha.selection.objective import Objective
 from xialpha.storage.rows import SelectionRow, selection_row
-from xialpha.storage.schema import SELECTION_COLUMNS, SelectionColumn, SelectionMode
+from xialpha.storage.schema import SELECTION_COLUMNS, ResultColumn, SelectionColumn, SelectionMode
 from xialpha.storage.validate import missing_columns
 
 S = SelectionColumn
@@ -57,6 +57,20 @@ class Selection:
     @property
     def sweep_id(self) -> str:
         return str(self.rows[S.SWEEP_ID].iloc[0])
+
+    @property
+    def data_fingerprints(self) -> list[str]:
+        """The fingerprints of the training data its choices were trained on (one, for one sweep)."""
+        return [str(fingerprint) for fingerprint in self.rows[ResultColumn.DATA_FINGERPRINT].unique()]
+
+    @property
+    def categories(self) -> list[str]:
+        """Its categories, sorted."""
+        return [str(category) for category in self.rows[S.CATEGORY]]
+
+    def config_keys(self) -> dict[str, str]:
+        """{category: the config_key of its choice}."""
+        return dict(zip(self.categories, map(str, self.rows[S.CONFIG_KEY])))
 
     @property
     def mode(self) -> SelectionMode:

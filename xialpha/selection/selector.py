@@ -67,7 +67,7 @@ from xialpha.storage.schema import (
 from xialpha.version import __version__
 
 if TYPE_CHECKING:
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 S = SelectionColumn
 RUNNERS_UP = 3

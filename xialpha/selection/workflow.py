@@ -35,7 +35,7 @@ UNREAD = (
 )
 
 if TYPE_CHECKING:
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,7 +77,7 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
         alpha=options.alpha,
     )
     selection, to_store = rows_to_save(store, selection, options.save)
-    frame = with_grid_edges(selection.rows, results)
+    frame = with_grid_edges(selection, results)
     return SweepSelection(results, objective, selection, frame, to_store, incomplete)
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.estimators import DEFAULT_RHO
 from xialpha.features.kernels import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.corpus import parse_corpus
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
 
 BATCH_SOURCES = ("time", "split")
-_PERIOD = re.compile(r"^\s*(\d*)\s*([hDWMY])\s*$")
+_PERIOD = re.compile(r"(\d*)\s*+([hDWMY])")  # of the text stripped: no two runs of blanks to split, no backtracking
 MAX_PERIOD_COUNT = 100_000  # bins of at most 100,000 hours, days, weeks, months or years
 _MONDAY_OFFSET_DAYS = 3  # 1970-01-01 was a Thursday; weeks start on Mondays
 
@@ -154,7 +155,7 @@ def parse_drift_spec(
 
 def parse_period(text: object, field_name: str = "period") -> Period:
     """A Period from "<count><unit>", unit one of h, D, W, M, Y (count defaults to 1), e.g. "7D"."""
-    match = _PERIOD.match(text) if isinstance(text, str) else None
+    match = _PERIOD.fullmatch(text.strip()) if isinstance(text, str) else None
     if match is None:
         raise UserError(
             f'{field_name}: must be a positive count and a unit h, D, W, M or Y, e.g. "7D" or "1M", got {text!r}'
@@ -183,7 +184,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str) -> DriftSpec
         corpus=corpus,
         batches=batches,
         **configurations(root, drift),
-        rho=drift.float("rho", 1.0, positive=True),
+        rho=drift.float("rho", DEFAULT_RHO, positive=True),
         windows=_windows(drift),
         margin_points=_bounded(drift, "margin", 2.0, 0.0, 100.0),
         alpha=_bounded(drift, "alpha", 0.05, 0.0, 1.0, open_low=True),

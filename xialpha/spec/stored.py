@@ -15,7 +15,7 @@ from xialpha.spec.sweep import SweepSpec, load_spec, parse_spec
 
 if TYPE_CHECKING:
     from xialpha.corpora.corpus import Corpus
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 
 def sweep_spec(

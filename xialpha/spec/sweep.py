@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError
-from xialpha.estimators import METRICS
-from xialpha.estimators.registry import DEFAULT_SETTINGS, HELD_OUT, SELECTABLE, SETTINGS, default_for, switched_on
+from xialpha.estimators import DEFAULT_RHO, METRICS
+from xialpha.estimators.registry import (
+    DEFAULT_SETTINGS,
+    HELD_OUT,
+    SELECTABLE,
+    SETTINGS,
+    default_for,
+    switched_on,
+)
 from xialpha.features.kernels import DEFAULT_GRAM_LIMIT_BYTES
 from xialpha.spec.cluster import ClusterSpec, parse_cluster
 from xialpha.spec.corpus import parse_corpus
@@ -36,7 +43,7 @@ class EstimatorSpec:
     registry (`xialpha.estimators.registry`) by key, which say what else runs and how (span unless
     switched off: it is the default selection estimator). `spec.estimators["kfold"]` is one setting."""
 
-    rhos: tuple[float, ...] = (1.0,)
+    rhos: tuple[float, ...] = (DEFAULT_RHO,)
     settings: tuple[tuple[str, object], ...] = tuple(DEFAULT_SETTINGS.items())
 
     def __getitem__(self, key: str) -> object:
@@ -160,7 +167,7 @@ def _build(root: Table, base_dir: Path, default_id: str, text: str, in_memory: b
 
 def _estimators(t: Table) -> EstimatorSpec:
     """`[estimators]`: rho, and each registered estimator's settings (`xialpha.estimators.registry`)."""
-    rhos = tuple(t.float_list("rho", [1.0], positive=True))
+    rhos = tuple(t.float_list("rho", [DEFAULT_RHO], positive=True))
     values = {setting.key: _setting(t, setting) for setting in SETTINGS}
     t.done()
     for setting in SETTINGS:

@@ -4,12 +4,16 @@ checks every spec value passes (64-bit integers, finite floats) and byte sizes.
 
 A spec is untrusted input: it is read only up to MAX_SPEC_BYTES and its tables and arrays may nest
 MAX_SPEC_DEPTH levels deep (the deepest real spec nests 3: `[cluster.options.env]`); beyond either
-it is refused in one line naming the file, before anything walks it."""
+it is refused in one line naming the file, before anything walks it. The nesting its headers,
+dotted keys, arrays and inline tables state is counted on the text before it is parsed
+(`_nesting_in_text`, one linear scan): tomllib records every prefix of a dotted key, so a key of
+50,000 parts would cost it gigabytes and minutes before any check of the parsed tables."""
 
 from __future__ import annotations
 
 import builtins
 import math
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, overload
@@ -20,6 +24,27 @@ _MISSING = object()
 INT64_MAX = 2**63 - 1
 MAX_SPEC_BYTES = 4 * 2**20  # a spec's size at most: a list of 100,000 C values or category names takes ~1 MiB
 MAX_SPEC_DEPTH = 16  # tables and arrays nested at most this deep (`[a.b]` is 2, `x = [[1]]` is 2 under its table)
+
+# TOML's pieces as `_nesting_in_text` scans them: every regex is linear (possessive quantifiers,
+# alternatives that start with different characters), so no text makes the scan backtrack
+_PART = r"[A-Za-z0-9_-]++" r'|"(?:[^"\\\n]|\\[^\n])*+"' r"|'[^'\n]*+'"  # a key's part: bare, "basic", 'literal'
+_KEY = re.compile(rf"(?:{_PART})(?:[ \t]*+\.[ \t]*+(?:{_PART}))*+")
+_KEY_PART = re.compile(_PART)
+_BLANKS = re.compile(r"(?:[ \t]++|#[^\n]*+)*+")  # blanks, and a comment up to the end of its line
+_IN_ARRAY = re.compile(r"(?:[^\[\]{}\"'#=]++|#[^\n]*+)++")  # scalars, commas, blanks, comments, lines' ends
+_HEADER_END = re.compile(r"[ \t]*+(\]\]?)")
+_KEY_END = re.compile(r"[ \t]*+=")
+_VALUE_TOKEN = re.compile(
+    r"(?P<blank>[ \t]++|#[^\n]*+|\r?\n)"
+    r'|"{3}(?:[^"\\]|\\.|"{1,2}(?!"))*+"{3,5}'  # a """multi-line basic string"""
+    r"|'{3}(?:[^']|'{1,2}(?!'))*+'{3,5}"  # a '''multi-line literal string'''
+    r"""|(?P<unclosed>"{3}|'{3})"""  # a multi-line string never closed: the scan stops
+    r'|"(?:[^"\\\n]|\\[^\n])*+"'
+    r"|'[^'\n]*+'"
+    r"|(?P<open>[\[{])|(?P<close>[\]}])|(?P<comma>,)"
+    r"""|[^ \t\r\n#"'\[\]{},=]++""",  # a number, date, true or false
+    re.DOTALL,
+)
 
 
 class Table:
@@ -269,6 +294,11 @@ def parse_toml(text: str, source: str) -> Table:
     also text over MAX_SPEC_BYTES and tables or arrays nested deeper than MAX_SPEC_DEPTH."""
     if len(text) > MAX_SPEC_BYTES:  # characters: at least as many bytes
         raise UserError(f"{source}: larger than {MAX_SPEC_BYTES // 2**20} MiB, the most a spec may be")
+    if (stated := _nesting_in_text(text)) is not None:
+        raise UserError(
+            f"{source}: line {stated[0]}: tables or arrays nested more than {MAX_SPEC_DEPTH} levels deep "
+            f"(at {_short_path(stated[1])})"
+        )
     try:
         data = tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError, and integers of more than 4300 digits
@@ -286,13 +316,96 @@ def parse_toml(text: str, source: str) -> Table:
     return Table(data, "")
 
 
+def _nesting_in_text(text: str) -> tuple[int, list[str]] | None:
+    """(line, key path) of the first table or array TOML `text` states nested deeper than
+    MAX_SPEC_DEPTH (by a header, a dotted key, an array or inline table in a value), or None; in
+    one linear scan of the text, without parsing it. Counts as `_too_deep` does ("[]" stands for
+    an array's element, the table of an array-of-tables header `[[a.b]]` one of them); where the
+    text is not TOML, or not TOML this scan knows, it stops there, and tomllib names the error."""
+    line, at = 1, 0
+    table: list[str] = []  # the path of the table the last header opened
+    open_: list[tuple[str, list[str]]] = []  # the arrays "[" and inline tables "{" open, with their paths
+    while (at := _BLANKS.match(text, at).end()) < len(text):  # type: ignore[union-attr]  # it matches ""
+        if text.startswith(("\n", "\r\n"), at):  # a line without a key
+            at, line = text.index("\n", at) + 1, line + 1
+        elif not open_ and text[at] == "[":  # a header: [table] or [[array of tables]]
+            double = text.startswith("[[", at)
+            key = _KEY.match(text, _BLANKS.match(text, at + 1 + double).end())  # type: ignore[union-attr]
+            closing = None if key is None else _HEADER_END.match(text, key.end())
+            if key is None or closing is None or len(closing[1]) != 1 + double:
+                return None
+            table = _parts(key[0]) + ["[]"] * double
+            if len(table) > MAX_SPEC_DEPTH:
+                return line, table
+            at = closing.end()
+        elif open_ and text[at] == "}":  # an inline table ends: the value it is in goes on
+            stated, at, line = _value(text, at, line, open_[-1][1], open_)
+            if stated is not None or at < 0:
+                return stated
+        else:  # key = value, in the table of the last header or in an inline table
+            key = _KEY.match(text, at)
+            equals = None if key is None else _KEY_END.match(text, key.end())
+            if key is None or equals is None:
+                return None
+            path = (open_[-1][1] if open_ else table) + _parts(key[0])
+            if len(path) - 1 > MAX_SPEC_DEPTH:  # the tables of its dotted key
+                return line, path[:-1]
+            stated, at, line = _value(text, equals.end(), line, path, open_)
+            if stated is not None or at < 0:
+                return stated
+    return None
+
+
+def _value(
+    text: str, at: int, line: int, path: list[str], open_: list[tuple[str, list[str]]]
+) -> tuple[tuple[int, list[str]] | None, int, int]:
+    """Scan the value at `at` of the key at `path` up to where the next key may start: past the
+    end of its line, an inline table's "{" or its comma. (line and path of an array or inline
+    table nested deeper than MAX_SPEC_DEPTH, or None; where the scan goes on, -1 where it stops;
+    its line). `open_` holds the arrays and inline tables open, as the scan leaves them."""
+    element = path  # the path of the next value
+    while at < len(text):
+        if open_ and open_[-1][0] == "[" and (run := _IN_ARRAY.match(text, at)):  # the bulk of a long array
+            at, line = run.end(), line + run[0].count("\n")
+            continue
+        token = _VALUE_TOKEN.match(text, at)
+        if token is None or token["unclosed"]:
+            return None, -1, line
+        at = token.end()
+        if token["open"]:
+            if len(element) > MAX_SPEC_DEPTH:
+                return (line, element), -1, line
+            open_.append((token[0], element))
+            if token[0] == "{":
+                return None, at, line
+            element = [*element, "[]"]
+        elif token["close"]:
+            if not open_ or open_.pop()[0] != ("{" if token[0] == "}" else "["):
+                return None, -1, line
+            element = [*open_[-1][1], "[]"] if open_ and open_[-1][0] == "[" else element
+        elif token["comma"]:
+            if open_ and open_[-1][0] == "{":  # the inline table's next key
+                return None, at, line
+        else:  # a blank, a comment, a line's end, a string or a scalar
+            line += token[0].count("\n")
+            if not open_ and token[0].endswith("\n"):
+                return None, at, line
+    return None, at, line
+
+
+def _parts(key: str) -> list[str]:
+    """The parts of a dotted TOML key as written (quoted ones with their quotes)."""
+    return _KEY_PART.findall(key)
+
+
 def _too_deep(data: dict) -> list[str] | None:
     """The key path of a table or array nested deeper than MAX_SPEC_DEPTH in `data`, or None;
-    walked with a stack, not recursion (a dotted header `[a.a.a...]` nests without bound)."""
+    walked with a stack, not recursion (a dotted header `[a.a.a...]` nests without bound). A
+    value that is neither is no level: `[t0. ... .t15] x = 1` nests 16 deep."""
     stack: list[tuple[object, list[str]]] = [(data, [])]
     while stack:
         value, path = stack.pop()
-        if len(path) > MAX_SPEC_DEPTH:
+        if len(path) > MAX_SPEC_DEPTH and isinstance(value, (dict, list)):
             return path
         if isinstance(value, dict):
             stack.extend((item, [*path, str(key)]) for key, item in value.items())

@@ -8,7 +8,8 @@ then delete the inputs. Unreadable and foreign files are neither merged nor dele
 read rule shows once. The merged file is named after the last input (see `merged_name`), so it
 keeps that input's write sequence and its place against files written during the compaction.
 Temporary files older than STALE_TEMP_SECONDS (left by killed writers) are deleted. A partition or
-file that a symbolic link leads to outside the store is left as it is (named as a problem).
+file that a symbolic link leads to outside the store is not listed (`Location.data_files`, which
+warns of the link), so it is left as it is.
 
 Memory is bounded whatever the partition holds: a first pass reads only the key (and status)
 columns of every input to find each key's winning row; a second pass reads the inputs one row
@@ -40,7 +41,6 @@ from xialpha.storage.schema import Dataset
 from xialpha.storage.validate import first_line
 
 STALE_TEMP_SECONDS = 24 * 3600
-OUTSIDE = "a link leads outside the store to it: left as it is"
 MERGED_GROUP_BYTES = 64 << 20  # a merged row group holds at most this many bytes (wide example bits)
 _MERGED_SUFFIX = re.compile(r"-c[0-9a-f]{12}$")
 _ROW = "__xialpha_row"
@@ -58,9 +58,7 @@ def compact_partitions(
         partitions.setdefault(posixpath.dirname(file.path), []).append(file)
     problems = []
     for directory, inputs in partitions.items():
-        linked = [file for file in inputs if location.outside(file.path)]
-        problems += [Problem(file.path, "outside", OUTSIDE) for file in linked]
-        if len(inputs) > 1 and not linked:
+        if len(inputs) > 1:
             problems += _merge(location, dataset, directory, inputs)
     _delete_stale_temp_files(location, root)
     return len(files), len(location.data_files(root)), problems

@@ -255,14 +255,7 @@ class Datasets:
         """
         partition = None if sweep_id is None else f"{PARTITION_PREFIX}{validate.check_sweep_id(sweep_id)}"
         before, after, problems = compact_partitions(self.location, self.dataset(dataset), partition)
-        self._warn([p for p in problems if p.kind != "outside"])
-        linked = sorted({posixpath.dirname(self.relative(p.path)) for p in problems if p.kind == "outside"})
-        if linked:
-            warnings.warn(
-                f"store {self.uri}: left {', '.join(linked)} as they are: a link leads outside the store to them",
-                StoreWarning,
-                stacklevel=2,
-            )
+        self._warn(problems)
         return before, after
 
     def result_partitions(self) -> list[str] | None:
@@ -346,9 +339,12 @@ class Datasets:
     def check(self) -> list[Problem]:
         """The data files of every dataset that reads skip: unreadable or foreign (see `files`).
 
-        Every file is read whole, so this finds corrupt data pages too.
+        Every file is read whole, so this finds corrupt data pages too. A symbolic link leading
+        outside the store, whose files reads skip, is a problem of kind "outside" (the link's path).
         """
-        return self._problems(read_data=True)
+        problems = self._problems(read_data=True)
+        reason = "a symbolic link leads outside the store from it: nothing there is read, moved or rewritten"
+        return problems + [Problem(self.location.path(link), "outside", reason) for link in self.location.links_outside]
 
     def quarantine(self, problems: Iterable[Problem]) -> list[str]:
         """Move the files of `problems` under `_quarantine/` (same relative path); return the new paths.
@@ -519,13 +515,12 @@ class Datasets:
 
 def _unchanged(location: Location, file: DataFile, then: FileStamp) -> dict[str, tuple[object, object]]:
     """The ranges of the summarised columns in data `file` (see `summary.RANGED`); DamagedSummary
-    unless it is as a summary stamped it (`then`): its size (from the listing), then its footer
-    (two small reads)."""
+    unless it is as a summary stamped it (`then`): its size (from the listing), then its bytes."""
     if file.size is not None and file.size != then.size:
         raise DamagedSummary(f"{file.name} is {file.size:,} bytes, not the {then.size:,} it was summarised at")
     now, ranges = stamp_and_ranges(location, file, RANGED)
     if now != then:
-        raise DamagedSummary(f"{file.name} was rewritten since it was summarised (its Parquet footer differs)")
+        raise DamagedSummary(f"{file.name} changed since it was summarised (its bytes differ)")
     return ranges
 
 

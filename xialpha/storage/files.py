@@ -102,22 +102,21 @@ def vanished(location: Location, directory: str, paths: Iterable[str]) -> set[st
 @dataclass(frozen=True)
 class FileStamp:
     """What tells a data file unchanged: its name, size in bytes, rows (by its footer; 0 when it
-    has none) and the SHA-256 of its Parquet footer (of its last TAIL_BYTES bytes when it has no
-    valid footer). The footer holds every row group's row count and every column chunk's
-    offset, sizes and statistics, so a file rewritten with other rows has another footer."""
+    has none) and the SHA-256 of all its bytes, so that a flipped byte in a data page tells as
+    much as a file rewritten with other rows (a footer's digest tells only the latter)."""
 
     name: str
     size: int
     rows: int
-    footer_sha256: str
+    sha256: str
 
 
-TAIL_BYTES = 64 * 1024
-_FOOTER_BYTES = 256 << 20  # a footer longer than this is no footer xialpha wrote: the tail is used
+_FOOTER_BYTES = 256 << 20  # a footer longer than this is no footer xialpha wrote: none is read
+_DIGEST_BYTES = 8 << 20  # a file's bytes are digested this many at a time
 
 
 def stamp(location: Location, file: DataFile) -> FileStamp:
-    """The stamp of data `file` (two small reads at its end); FileNotFoundError when it vanished."""
+    """The stamp of data `file` (all its bytes read once); FileNotFoundError when it vanished."""
     return stamp_and_ranges(location, file, ())[0]
 
 
@@ -128,19 +127,20 @@ def stamp_and_ranges(
     its footer's statistics (a column without them in some row group is left out)."""
     with location.filesystem.open_input_file(file.path) as source:
         size = source.size()
+        digest = hashlib.sha256()
+        for start in range(0, size, _DIGEST_BYTES):
+            digest.update(source.read_at(min(_DIGEST_BYTES, size - start), start))
         trailer = source.read_at(min(8, size), size - min(8, size))
         length = int.from_bytes(trailer[:4], "little") if len(trailer) == 8 and trailer[4:] == b"PAR1" else None
         footer = length is not None and length + 8 <= size and length <= _FOOTER_BYTES
-        start = size - length - 8 if footer and length is not None else max(size - TAIL_BYTES, 0)
-        digest = hashlib.sha256(source.read_at(size - start, start)).hexdigest()
         try:
             metadata = pq.ParquetFile(source).metadata if footer else None
         except (pa.ArrowException, OSError) as exc:
             if isinstance(exc, FileNotFoundError) or out_of_files(exc):
                 raise
             metadata = None
-    rows = 0 if metadata is None else metadata.num_rows
-    return FileStamp(file.name, size, rows, digest), ({} if metadata is None else _ranges(metadata, columns))
+    ranges = {} if metadata is None else _ranges(metadata, columns)
+    return FileStamp(file.name, size, 0 if metadata is None else metadata.num_rows, digest.hexdigest()), ranges
 
 
 def _ranges(metadata: pq.FileMetaData, columns: Iterable[str]) -> dict[str, tuple[object, object]]:

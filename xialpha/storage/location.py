@@ -10,7 +10,9 @@ that fails (disk full, I/O error) removes its temporary file and raises `StoreWr
 Only regular files are opened: a FIFO, a device or a socket where the store keeps a file (a data
 file, the marker, a summary, a claim), or a link to one, is a `NotRegularFile` error naming it
 (opening one would block or never end), and small files are read up to a size limit
-(`read_small`).
+(`read_small`). Nothing is reached through a symbolic link that leads outside the store: the
+data files under one are not listed (`data_files`: so not read, compacted or quarantined), and
+small files are not read (`read_small`); each link a listing skips is named in one `StoreWarning`.
 
 Write order comes from the store, not from clocks: a data file is named
 "part-s<16-digit sequence>-<host>-<pid>-<uuid>.parquet", its sequence one more than the highest
@@ -31,6 +33,7 @@ import socket
 import stat
 import threading
 import uuid
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -38,7 +41,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from xialpha.errors import StoreWriteError, UserError
+from xialpha.errors import StoreWarning, StoreWriteError, UserError
 from xialpha.printable import redact
 from xialpha.storage.deadline import bounded, bounded_fsspec, inner, no_answer
 from xialpha.time_limits import REMOTE_TIMEOUT_ENV, remote_timeout
@@ -66,6 +69,11 @@ _SPECIAL_KINDS = {
     stat.S_IFSOCK: "a socket",
     stat.S_IFDIR: "a directory",
 }
+
+
+class LinkedOutside(OSError):
+    """A file the store would read is reached through a symbolic link leading outside the store:
+    it is not read (its path is named, never its content)."""
 
 
 class NotRegularFile(UserError):
@@ -96,6 +104,7 @@ class Location:
         self.uri = redact(uri)
         self.filesystem, self.root, self.is_local = _resolve(uri, self.uri)
         self.is_object_store = _is_object_store(self.filesystem)
+        self.links_outside: list[str] = []  # the links to outside the store met so far (paths below the root)
         if not self.is_local:
             _probe(self.filesystem, self.root, self.uri)
 
@@ -144,17 +153,46 @@ class Location:
             return []
 
     def data_files(self, path: str) -> list[DataFile]:
-        """Visible Parquet files under `path`, recursively, sorted by name; `NotRegularFile` for
-        one that is a FIFO, a device or a socket (or a link to one)."""
+        """Visible Parquet files under `path`, recursively, sorted by name, but those a symbolic link
+        leads to outside the store (see `skips_link`); `NotRegularFile` for one that is a FIFO, a
+        device or a socket (or a link to one)."""
         files = []
+        directories: dict[str, bool] = {}  # directory -> whether a link leads from it outside
         for info in self.entries(path, recursive=True):
             if not (_visible(info.path, path) and info.base_name.endswith(".parquet")):
                 continue
-            if info.type == pafs.FileType.File:
-                files.append(DataFile(info.path, info.base_name, info.size))
-            elif info.type == pafs.FileType.Unknown:
+            if info.type == pafs.FileType.Unknown:
                 raise self.not_regular(info.path)
+            if info.type != pafs.FileType.File:
+                continue
+            directory = posixpath.dirname(info.path)
+            if directory not in directories:
+                directories[directory] = self.skips_link(directory)
+            if directories[directory] or (self.is_local and os.path.islink(info.path) and self.skips_link(info.path)):
+                continue
+            files.append(DataFile(info.path, info.base_name, info.size))
         return sorted(files, key=lambda f: (f.name, f.path))
+
+    def skips_link(self, path: str) -> bool:
+        """True when `path`, named below the root, is reached through a symbolic link leading outside
+        the store (`outside`): then the first such link is warned about, once per Location."""
+        if not self.outside(path):
+            return False
+        link = path
+        for depth in range(1, len(parts := posixpath.relpath(path, self.root).split("/")) + 1):
+            link = posixpath.join(self.root, *parts[:depth])
+            if self.outside(link):
+                break
+        shown = posixpath.relpath(link, self.root)
+        if shown not in self.links_outside:
+            self.links_outside.append(shown)
+            warnings.warn(
+                f"store {self.uri}: skipped {shown}: a symbolic link leads from it outside the store, where "
+                "nothing is read, moved or rewritten; remove the link",
+                StoreWarning,
+                stacklevel=3,
+            )
+        return True
 
     def read_small(self, path: str, limit: int) -> bytes:
         """The first `limit` + 1 bytes of the regular file at `path` (so that a longer file shows
@@ -162,11 +200,14 @@ class Location:
         device, socket or directory, or a link to one, which is never read (a FIFO would block
         until a writer came, a device like /dev/zero would never end): its kind is checked before
         it is opened (opening a device can act on it) and again on what was opened, without
-        blocking, in case it changed meanwhile."""
+        blocking, in case it changed meanwhile. `LinkedOutside` (an OSError) when a symbolic link
+        leads from inside the store to it outside (`outside`): not read either."""
         if not self.is_local:  # objects are regular files (a directory fails to open)
             with self.filesystem.open_input_stream(path) as stream:
                 return stream.read(limit + 1)
         self._check_regular(path, os.stat(path).st_mode)
+        if self.outside(path):
+            raise LinkedOutside(f"{posixpath.relpath(path, self.root)}: a symbolic link leads outside the store to it")
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
         try:
             self._check_regular(path, os.fstat(descriptor).st_mode)
@@ -310,13 +351,16 @@ class Location:
             directory = posixpath.dirname(directory)
 
     def first_claim(self, directory: str) -> bytes | None:
-        """The content of a claim in `directory` (the first by name), or None when there is none."""
+        """The content of a claim in `directory` (the first by name), or None when there is none;
+        b"" (a damaged claim, which still counts) for one a link leads to outside the store."""
         claims = sorted(info.path for info in self.entries(directory) if info.type != pafs.FileType.Directory)
         for path in claims:
             try:
                 return self.read_small(path, CLAIM_BYTES)
             except FileNotFoundError:  # a claimant withdrew meanwhile
                 continue
+            except LinkedOutside:
+                return b""
         return None
 
     def delete(self, path: str) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from xialpha.errors import UserError, did_you_mean
 
 if TYPE_CHECKING:
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 DEFAULT_STORE = "xialpha-store"
 ENV_STORE = "XIALPHA_STORE"

@@ -1,7 +1,7 @@
 """`open_store`: the one way to open a result store, whatever holds it.
 
 The API, the commands, the jobs and the plots open their store here and see its named queries
-(`xialpha.storage.store.StoreQueries`, with the test-set claims behind the `Claims` protocol),
+(`xialpha.storage.contract.StoreQueries`, with the test-set claims behind the `Claims` protocol),
 never a backend's class or its layers. As in Optuna's storages (one typed contract, one factory,
 one test suite run against every backend: tests/storage/test_store_queries.py), a new backend is
 a class answering `StoreQueries` and a branch here on its URIs; no caller changes. Today one class
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from xialpha.storage.store import StoreQueries
+    from xialpha.storage.contract import StoreQueries
 
 
 def open_store(uri: str, *, create: bool, writable: bool) -> StoreQueries:

@@ -33,6 +33,7 @@ from xialpha.errors import UserError
 from xialpha.storage.schema import (
     CONFIG_COLUMNS,
     DATASETS,
+    DRIFT_ESTIMATES,
     FAILED,
     LEGACY_N_NOT_SIGNIFICANT,
     LEGACY_NOT_SIGNIFICANT,
@@ -42,6 +43,7 @@ from xialpha.storage.schema import (
     SELECTION_ESTIMATES,
     CertificationColumn,
     DriftColumn,
+    DriftVerdict,
     SelectionColumn,
     config_values,
 )
@@ -298,7 +300,7 @@ class DriftRow:
     n_newest_pos: int
     estimate: Mapping[str, object]
     chosen: bool
-    verdict: str
+    verdict: DriftVerdict
     check_error: str | None
     chosen_window: int | None
     chosen_error: float | None
@@ -540,6 +542,16 @@ def certification_columns(row: CertificationRow) -> dict:
 def drift_columns(row: DriftRow) -> dict:
     """{column: value} of a drift row (the one place a drift row becomes columns)."""
     return _columns(row, DriftColumn)
+
+
+def drift_row(columns: Mapping[str, object]) -> DriftRow:
+    """The drift row of a stored drift check's `columns` (a mapping: column -> value, as
+    `drift_columns` gives them or `StoreQueries.drift_check` reads them back)."""
+    values: dict[str, Any] = {
+        field.name: columns.get(DriftColumn(field.name)) for field in fields(DriftRow) if field.name != "estimate"
+    }
+    values["verdict"] = DriftVerdict(values["verdict"])
+    return DriftRow(**values, estimate={name: columns.get(name) for name in DRIFT_ESTIMATES})
 
 
 def _columns(row: object, names: type[StrEnum]) -> dict:

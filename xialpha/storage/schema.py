@@ -559,10 +559,18 @@ class DriftColumn(StrEnum):
     CHECKED_AT = "checked_at"
 
 
+class DriftVerdict(StrEnum):
+    """What a drift check found for one config x category: drift, no drift, or the check failed."""
+
+    DRIFT = "drift"
+    NO_DRIFT = "no drift"
+    FAILED = "failed"
+
+
 D = DriftColumn
 DRIFT_ESTIMATES = estimate_columns("xa")  # the chosen window's xi-alpha counts and metrics
 # Drift checks: one row per config x category x window (xialpha.jobs.drift); errors are fractions
-# 0..1 (NaN where undefined); verdict "drift", "no drift" or "failed", repeated on each row of a group.
+# 0..1 (NaN where undefined); verdict a DriftVerdict, repeated on each row of a group.
 DRIFT_COLUMNS: tuple[Column, ...] = (
     *_columns(
         "drift check",

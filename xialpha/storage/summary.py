@@ -6,18 +6,26 @@ checking a sweep's completeness need not read every row. It is a cache, never th
 failed): the counts `xialpha store ls` shows, the grid (the distinct categories,
 preprocessings, kernels, C, j and rho) and the number and SHA-256 digest of the stored config
 keys (`keys_digest`). It also stamps each data file of the partition it was computed from
-(`xialpha.storage.files.FileStamp`: name, size, rows, footer digest), and is used only while
-the partition holds exactly those files, unchanged:
+(`xialpha.storage.files.FileStamp`: name, size, rows, SHA-256 of its bytes), and is used only
+while the partition holds exactly those files, unchanged:
 
 - other files there (a write, compaction or quarantine since): *stale*, not used, silently, as a
   summary written by an earlier version of xialpha (`StaleSummary`);
-- a file of the same name with another size or footer (rewritten in place, restored from an
-  older copy), or values not of their types, ranges and relations (negative or non-integer
-  counts, "inf", dates that do not parse, another sweep's id, counts the files' rows cannot
-  hold): *damaged*, not used, with a warning (`DamagedSummary`).
+- a file of the same name with another size or other bytes (rewritten in place, restored from
+  an older copy, a byte of a data page flipped), or values not of their types, ranges and
+  relations (negative or non-integer counts, "inf", dates that do not parse, another sweep's id,
+  counts the files' rows cannot hold): *damaged*, not used, with a warning (`DamagedSummary`).
 
-Either way the rows are read. Choosing the footer digest over modification times, and over a
-digest of every byte, was measured (`bench/store.py`): see `FileStamp`.
+Either way the rows are read. So a listing (`xialpha store ls`) shows what reads return: a file
+whose pages a read cannot decode is not listed from its summary either. The digest of every byte
+costs a read of the files per listing (measured in `bench/store.py`), where a digest of the
+footer alone let a damaged page through; on an object store that read is a download.
+
+What a summary cannot do is vouch for rows against someone who can write the store: a rewritten
+file re-stamped into the summary (with its digest recomputed) passes every check. So the summary
+answers listings only (`store ls`, `ResultStore.sweeps`); what stores a decision, a selection saved
+only when its sweep is complete, reads the stored keys from the rows (see
+`xialpha.planning.experiment.missing_rows`).
 """
 
 from __future__ import annotations
@@ -40,8 +48,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SUMMARY_NAME = "_summary.json"
-SUMMARY_FORMAT = "xialpha-sweep-summary-2"
-OLDER_FORMATS = ("xialpha-sweep-summary-1",)  # named the files only: not used, not warned about
+SUMMARY_FORMAT = "xialpha-sweep-summary-3"
+# named the files only (1), stamped their footers only (2): not used, not warned about
+OLDER_FORMATS = ("xialpha-sweep-summary-1", "xialpha-sweep-summary-2")
 SUMMARY_COLUMNS = ["status", "config_key", "category", "preprocessing_id", "kernel_id", "C", "j", "rho", "created_at"]
 SUMMARY_BYTES = 64 << 20  # the grid of 10^6 categories with names of 60 characters: a larger one is not read
 SUMMARY_DEPTH = 3  # {"grid": {"C": [...]}} and {"files": [{...}]}
@@ -143,8 +152,8 @@ def recorded_files(content: object) -> list[FileStamp]:
             isinstance(entry["name"], str)
             and _count(entry["size"])
             and _count(entry["rows"])
-            and isinstance(entry["footer_sha256"], str)
-            and _DIGEST.fullmatch(entry["footer_sha256"])
+            and isinstance(entry["sha256"], str)
+            and _DIGEST.fullmatch(entry["sha256"])
         )
         if not valid:
             raise DamagedSummary(f"the file entry {_shown(entry.get('name'))} holds values of the wrong type")
