@@ -1815,7 +1815,8 @@ def _csv_json_findings(argv: list[str], out: str) -> dict:
             if isinstance(document, dict):
                 if isinstance(document.get("category"), str):
                     names.append(document["category"])
-                names.extend(c for c in document.get("categories") or [] if isinstance(c, str))
+                listed = document.get("categories") if argv[0] == "predict" else None  # store ls: a count
+                names.extend(c for c in listed if isinstance(c, str)) if isinstance(listed, list) else None
     return {
         "csv_broken": broken,
         "json_invalid": invalid,
