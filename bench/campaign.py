@@ -1816,7 +1816,8 @@ def _csv_json_findings(argv: list[str], out: str) -> dict:
                 if isinstance(document.get("category"), str):
                     names.append(document["category"])
                 listed = document.get("categories") if argv[0] == "predict" else None  # store ls: a count
-                names.extend(c for c in listed if isinstance(c, str)) if isinstance(listed, list) else None
+                if isinstance(listed, list):
+                    names.extend(c for c in listed if isinstance(c, str))
     return {
         "csv_broken": broken,
         "json_invalid": invalid,
@@ -1988,15 +1989,26 @@ def links_out_of_store(campaign: Campaign, rng: random.Random, n: int) -> None:
 
 
 def _flip_data_pages(path: Path, rng: random.Random, count: int) -> str:
-    """Flip `count` bytes of a Parquet file's data pages, its footer (and length and magic) intact."""
+    """Flip `count` bytes of a Parquet file's data pages, its footer (and length and magic) intact:
+    anywhere in them, or (half the time) in the first bytes of one column's page, its header."""
+    import pyarrow.parquet as pq
+
     data = bytearray(path.read_bytes())
     footer = int.from_bytes(data[-8:-4], "little")
     end = len(data) - 8 - footer
-    places = sorted(rng.sample(range(4, end), min(count, end - 4)))
+    if rng.random() < 0.5:
+        group = pq.ParquetFile(path).metadata.row_group(0)
+        column = group.column(rng.randrange(group.num_columns))
+        start = column.data_page_offset
+        places = sorted(rng.sample(range(start, min(start + 16, end)), min(count, 16, end - start)))
+        where = f"{column.path_in_schema}'s page header"
+    else:
+        places = sorted(rng.sample(range(4, end), min(count, end - 4)))
+        where = f"[4, {end})"
     for place in places:
         data[place] ^= rng.choice([0x01, 0x80, 0xFF, 0x55])
     path.write_bytes(bytes(data))
-    return f"{len(places)} bytes in [4, {end})"
+    return f"{len(places)} bytes in {where}"
 
 
 def tampered_data_pages(campaign: Campaign, rng: random.Random, n: int) -> None:
@@ -2008,7 +2020,7 @@ def tampered_data_pages(campaign: Campaign, rng: random.Random, n: int) -> None:
         root = campaign.case_dir()
         truth_ls = cli(["store", "ls", "store", "--format", "csv"], root)
         part = next((root / "store" / "results" / "sweep_id=camp").glob("*.parquet"))
-        what = _flip_data_pages(part, rng, rng.choice([1, 4, 16, 64]))
+        what = _flip_data_pages(part, rng, rng.choice([1, 1, 4, 16, 64]))
         before = (tree_digest(root / "store"), 0)
         ls = cli(["store", "ls", "store", "--format", "csv"], root)
         chosen = cli(["select", "store", "--format", "csv"], root)
