@@ -63,6 +63,7 @@ file's limit: `quadratic`); `links_out_of_store` (links from partitions and JSON
     python bench/campaign.py --families predict_line_breaks auto_cut_signals spec_tampering \
         stalled_corpus hostile_search --seed 5 --out bench/results/campaign_issue42_families_seed5.json
     python bench/campaign.py --families output_paths killed_between_writes hostile_csv_json \\
+        hostile_json_files links_out_of_store tampered_data_pages spec_limits \\
         --seed 8 --out bench/results/campaign_issue48_families_seed8.json
 """
 
