@@ -37,7 +37,6 @@ from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
-from xialpha.outputs import check_output
 from xialpha.parameters import (
     CLIENT,
     FLAG,
@@ -558,8 +557,6 @@ def report(
     result_store = open_store(store_location(store), create=False, writable=False)
     directory = result_store.local_directory()
     read = [] if directory is None else [("store", directory)]  # what the page shows: never written into
-    if html is not None:
-        check_output(html, "html", read)  # before the report is made
     view = report_of(result_store, sweep, selection, compare, metric=metric, estimator=estimator, rho=rho)
     if html is not None:
         write_page(html, render_report(view), "html", read)
