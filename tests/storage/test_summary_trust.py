@@ -298,3 +298,30 @@ def test_a_summary_of_categories_named_with_brackets_and_quotes_is_used(tmp_path
         warnings.simplefilter("error", StoreWarning)
         pd.testing.assert_frame_equal(reopened.sweeps(), expected)
     assert sorted(reopened.sweep_summary("g").grid["category"]) == sorted(names)
+
+
+def test_without_a_summary_a_damaged_page_of_a_column_the_counts_do_not_need_is_listed_as_reads_return_it(store):
+    """Issue 48, item 6 (the campaign's tampered_data_pages, seed 11): with no summary, `store ls`
+    counted a sweep from the few columns its counts need, so a page of another column that
+    `select` could not decode went unnoticed (4 rows listed, "no successful results stored")."""
+    from xialpha.storage.summary import SUMMARY_COLUMNS
+
+    for path in _partition(store).glob(SUMMARY_NAME):
+        path.unlink()
+    path = _data_file(store)
+    group = pq.ParquetFile(path).metadata.row_group(0)
+    chunk = next(
+        group.column(i)
+        for i in range(group.num_columns)
+        if group.column(i).path_in_schema not in (*SUMMARY_COLUMNS, "sweep_id", "config_key")
+    )
+    data = bytearray(path.read_bytes())
+    data[chunk.data_page_offset + 12] ^= 0xFF  # inside the page header: thrift cannot decode it
+    path.write_bytes(bytes(data))
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        read = ResultStore(store.uri).read_results_df("g", include_failed=True)
+    answer, warned = _sweeps_warned(store)
+    assert read.empty  # what select reads of sweep g: nothing
+    assert answer["sweep_id"].tolist() == ["other"], answer
+    assert any("skipped 1 unreadable or foreign file(s): results/sweep_id=g/part-" in w for w in warned), warned

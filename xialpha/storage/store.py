@@ -52,7 +52,7 @@ from xialpha.storage.rows import (
     stored_selections,
     unpack_bits,
 )
-from xialpha.storage.summary import SUMMARY_COLUMNS, SweepCounts, counts_frame, summarise
+from xialpha.storage.summary import SweepCounts, counts_frame, summarise
 from xialpha.storage.validate import typed_table
 
 if TYPE_CHECKING:
@@ -148,10 +148,12 @@ class ResultStore(StoreQueries):
         """The counts of every sweep with result rows (ok or failed), in no particular order.
 
         A sweep's stored summary answers for it while its files are those it was computed from
-        (`sweep_summary`); other sweeps' rows are read."""
+        (`sweep_summary`); other sweeps' rows are read whole, every column, as `read_results_df`
+        reads them: a file whose data pages a selection could not read is skipped here too, with the
+        same warning, never counted from the few columns the counts need."""
         partitions = self.datasets.result_partitions()
         if partitions is None:  # rows outside the sweeps' partitions: read them all
-            table = self.datasets.read_results(columns=["sweep_id", *SUMMARY_COLUMNS], include_failed=True)
+            table = self.datasets.read_results(include_failed=True)
             ids = sorted(str(value) for value in pc.unique(table["sweep_id"]).to_pylist())
             summaries = [summarise(i, table.filter(pc.equal(table["sweep_id"], i))) for i in ids]
         else:
@@ -164,8 +166,8 @@ class ResultStore(StoreQueries):
         return self.datasets.sweep_summary(sweep_id)
 
     def _summarise(self, sweep_id: str) -> SweepCounts:
-        """The summary of `sweep_id`'s results computed from its rows."""
-        return summarise(sweep_id, self.datasets.read_results(sweep_id, columns=SUMMARY_COLUMNS, include_failed=True))
+        """The summary of `sweep_id`'s results computed from its rows, read whole (`sweep_counts`)."""
+        return summarise(sweep_id, self.datasets.read_results(sweep_id, include_failed=True))
 
     def finish_sweep(self, sweep_id: str) -> SweepCounts:
         """What a sweep does when it ends: compact its partitions of the results, the examples and
