@@ -51,6 +51,35 @@ def data_files(store_dir) -> list:
     return sorted(p for p in store_dir.rglob("*.parquet") if not p.name.startswith((".", "_")))
 
 
+def linear_result(
+    sweep_id: str, category: str, preprocessing_id: str, C: float, rho: float, xa: Estimate, held: Estimate, **more
+) -> dict:
+    """One ok result row of a linear config: 1000 training documents (100 positive), `xa` its
+    xi-alpha estimate, `held` its held-out one on 500 documents (50 positive); `more` columns besides."""
+    return {
+        "sweep_id": sweep_id,
+        "run_id": "run1",
+        "status": "ok",
+        "data_fingerprint": "fp",
+        "category": category,
+        "preprocessing_id": preprocessing_id,
+        "kernel": "linear",
+        "kernel_id": "lin",
+        "C": C,
+        "j": 1.0,
+        "rho": rho,
+        "n": 1000,
+        "n_pos": 100,
+        "n_sv": int(100 + 10 * C),
+        **estimate_values(xa),
+        "xa_d": int(xa.d),
+        **estimate_values(held),
+        "holdout_n": 500,
+        "holdout_n_pos": 50,
+        **more,
+    }
+
+
 def result_rows(sweep_id: str = "r1") -> list[dict]:
     """Hand-built results: 3 categories x 2 preprocessings x 4 C x rho 1 and 2, with holdout and LOO."""
     rng = np.random.default_rng(0)
@@ -64,29 +93,17 @@ def result_rows(sweep_id: str = "r1") -> list[dict]:
                     estimate = Estimate("xa", 1000, 100, min(100, d_pos * scale), d_neg * scale)
                     held = Estimate("holdout", 500, 50, d_pos // 2, d_neg // 2)
                     rows.append(
-                        {
-                            "sweep_id": sweep_id,
-                            "run_id": "run1",
-                            "status": "ok",
-                            "data_fingerprint": "fp",
-                            "config_key": f"{category}-{pp}-{C}-{rho}",
-                            "category": category,
-                            "preprocessing_id": pp,
-                            "kernel": "linear",
-                            "kernel_id": "lin",
-                            "C": C,
-                            "j": 1.0,
-                            "rho": rho,
-                            "n": 1000,
-                            "n_pos": 100,
-                            "n_sv": int(100 + 10 * C),
-                            **estimate_values(estimate),
-                            "xa_d": int(estimate.d),
-                            **estimate_values(held),
-                            "holdout_n": 500,
-                            "holdout_n_pos": 50,
-                            "loo_retrains": int(estimate.d) - 3,
-                        }
+                        linear_result(
+                            sweep_id,
+                            category,
+                            pp,
+                            C,
+                            rho,
+                            estimate,
+                            held,
+                            config_key=f"{category}-{pp}-{C}-{rho}",
+                            loo_retrains=int(estimate.d) - 3,
+                        )
                     )
     return rows
 

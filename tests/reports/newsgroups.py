@@ -5,11 +5,10 @@ one certified (`store_rows.certify_by_hand`). Built in this process in well unde
 from __future__ import annotations
 
 import numpy as np
-from store_rows import certify_by_hand, saved_selections
+from store_rows import certify_by_hand, linear_result, saved_selections
 
 from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
-from xialpha.storage.schema import estimate_values
 from xialpha.storage.store import ResultStore
 
 NEWSGROUPS = (
@@ -50,30 +49,18 @@ def newsgroup_rows(categories=NEWSGROUPS, sweep_id: str = "r1") -> list[dict]:
                 for rho in (1.0, 2.0):
                     estimate = Estimate("xa", 1000, 100, min(100, d_pos * int(rho)), d_neg * int(rho))
                     rows.append(
-                        {
-                            "sweep_id": sweep_id,
-                            "run_id": "run1",
-                            "status": "ok",
-                            "data_fingerprint": "fp",
-                            "config_key": f"{category}-{min_df}-{C}-{rho}",
-                            "category": category,
-                            "preprocessing_id": f"pp-{min_df}",
-                            "pp_min_df": min_df,
-                            "pp_stop_words": "english" if min_df == 2 else None,
-                            "kernel": "linear",
-                            "kernel_id": "lin",
-                            "C": C,
-                            "j": 1.0,
-                            "rho": rho,
-                            "n": 1000,
-                            "n_pos": 100,
-                            "n_sv": int(100 + 10 * C),
-                            **estimate_values(estimate),
-                            "xa_d": int(estimate.d),
-                            **estimate_values(held),
-                            "holdout_n": 500,
-                            "holdout_n_pos": 50,
-                        }
+                        linear_result(
+                            sweep_id,
+                            category,
+                            f"pp-{min_df}",
+                            C,
+                            rho,
+                            estimate,
+                            held,
+                            config_key=f"{category}-{min_df}-{C}-{rho}",
+                            pp_min_df=min_df,
+                            pp_stop_words="english" if min_df == 2 else None,
+                        )
                     )
     return rows
 
