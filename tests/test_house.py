@@ -812,3 +812,50 @@ def test_the_contract_rule_catches_an_undocumented_method():
         "StoreQueries.sweeps: no Returns section",
         "StoreQueries.sweeps: no docstring",
     ]
+
+
+STATUS_STRINGS = {"ok", "failed", "skipped"}  # ResultStatus and WindowStatus (xialpha/storage/schema.py)
+STATUS_HOME = "xialpha/storage/schema.py"
+
+
+def status_literals(modules) -> list[str]:
+    """Comparisons (==, !=, in, `pc.equal`) of a value with a status string outside the enums' home."""
+    found = []
+    for path, tree in modules:
+        if path == STATUS_HOME:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")).endswith(
+                "equal"
+            ):
+                operands = list(node.args)
+            else:
+                continue
+            for operand in operands:
+                values = operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) else [operand]
+                if any(isinstance(text := _literal(value), str) and text in STATUS_STRINGS for value in values):
+                    found.append(f"{path}:{node.lineno}")
+    return found
+
+
+def test_a_status_is_compared_by_its_enum_member_not_by_a_string():
+    """A results row's or drift window's status is compared as `ResultStatus` / `WindowStatus`, never by
+    the string it is stored as: its values have one definition."""
+    assert status_literals(_modules()) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'if row.status == "ok": pass',
+        "ok = [r for r in results if r.status != 'failed']",
+        'rows_ok = _equal(table["status"], "ok")',
+        'keep = pc.equal(table[column], "failed")',
+        'done = status in ("ok", "skipped")',
+    ],
+)
+def test_the_status_rule_catches_a_planted_string(source):
+    assert status_literals(_planted(source)) != []
+    assert status_literals([(STATUS_HOME, ast.parse(source))]) == []

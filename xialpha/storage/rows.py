@@ -34,17 +34,17 @@ from xialpha.storage.schema import (
     CONFIG_COLUMNS,
     DATASETS,
     DRIFT_ESTIMATES,
-    FAILED,
     LEGACY_N_NOT_SIGNIFICANT,
     LEGACY_NOT_SIGNIFICANT,
-    OK,
     P_VALUES,
     RUNNER_UP,
     SELECTION_ESTIMATES,
     CertificationColumn,
     DriftColumn,
     DriftVerdict,
+    ResultStatus,
     SelectionColumn,
+    WindowStatus,
     config_values,
 )
 
@@ -97,7 +97,7 @@ class ResultRow:
     its training, and the estimates' columns (`xialpha.storage.schema.result_values` of each
     estimate). worker: the host that trained it; xialpha_version: the writer's."""
 
-    status: ClassVar[str] = OK
+    status: ClassVar[ResultStatus] = ResultStatus.OK
     batch: BatchColumns
     category: str
     C: float
@@ -116,7 +116,7 @@ class FailedRow:
     whose worker was lost, status "failed": why (`error_message`, one line), and the training
     examples and positives it had (0 where the data never reached the fit)."""
 
-    status: ClassVar[str] = FAILED
+    status: ClassVar[ResultStatus] = ResultStatus.FAILED
     batch: BatchColumns
     category: str
     C: float
@@ -290,7 +290,7 @@ class DriftRow:
     window: int
     window_first_batch: str
     full_memory: bool
-    status: str
+    status: WindowStatus
     error_message: str | None
     n: int | None
     n_pos: int | None
@@ -551,6 +551,7 @@ def drift_row(columns: Mapping[str, object]) -> DriftRow:
         field.name: columns.get(DriftColumn(field.name)) for field in fields(DriftRow) if field.name != "estimate"
     }
     values["verdict"] = DriftVerdict(values["verdict"])
+    values["status"] = WindowStatus(values["status"])
     return DriftRow(**values, estimate={name: columns.get(name) for name in DRIFT_ESTIMATES})
 
 
