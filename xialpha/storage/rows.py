@@ -40,10 +40,12 @@ from xialpha.storage.schema import (
     RUNNER_UP,
     SELECTION_ESTIMATES,
     CertificationColumn,
+    CertificationScope,
     DriftColumn,
     DriftVerdict,
     ResultStatus,
     SelectionColumn,
+    SelectionMode,
     WindowStatus,
     config_values,
 )
@@ -203,7 +205,7 @@ class SelectionRow:
     selection_id: str
     sweep_id: str
     category: str
-    mode: str
+    mode: SelectionMode | None  # None where the rows do not say (a frame built without it)
     metric: str
     estimator: str
     rho: float
@@ -251,7 +253,7 @@ class CertificationRow:
 
     certification: Certification
     category: str
-    scope: str
+    scope: CertificationScope
     config_key: str | None
     tp: int | None
     fp: int | None
@@ -464,7 +466,7 @@ def selection_row(columns: Mapping[str, object]) -> SelectionRow:
         selection_id=values[S.SELECTION_ID],  # type: ignore[arg-type]
         sweep_id=values[S.SWEEP_ID],  # type: ignore[arg-type]
         category=values[S.CATEGORY],  # type: ignore[arg-type]
-        mode=values.get(S.MODE),  # type: ignore[arg-type]
+        mode=None if _missing(mode := values.get(S.MODE)) else SelectionMode(str(mode)),
         metric=values.get(S.METRIC),  # type: ignore[arg-type]
         estimator=values.get(S.ESTIMATOR),  # type: ignore[arg-type]
         rho=_number(values.get(S.RHO)),
