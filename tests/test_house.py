@@ -812,3 +812,55 @@ def test_the_contract_rule_catches_an_undocumented_method():
         "StoreQueries.sweeps: no Returns section",
         "StoreQueries.sweeps: no docstring",
     ]
+
+
+MODE_STRINGS = {  # a mode's strings -> the one module that names them (enum or constant)
+    "xialpha/storage/schema.py": {"ok", "failed", "skipped"},  # ResultStatus, WindowStatus
+    "xialpha/estimators/__init__.py": {"linear"},  # LINEAR
+}
+
+
+def mode_literals(modules, strings=MODE_STRINGS) -> list[str]:
+    """Comparisons (==, !=, in, `pc.equal`) of a value with a mode's string outside its home module."""
+    found = []
+    for path, tree in modules:
+        banned = set().union(*(words for home, words in strings.items() if home != path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")).endswith(
+                "equal"
+            ):
+                operands = list(node.args)
+            else:
+                continue
+            for operand in operands:
+                values = operand.elts if isinstance(operand, ast.Tuple | ast.List | ast.Set) else [operand]
+                if any(isinstance(text := _literal(value), str) and text in banned for value in values):
+                    found.append(f"{path}:{node.lineno}")
+    return found
+
+
+def test_a_mode_is_compared_by_its_name_not_by_a_string():
+    """A results row's or drift window's status is compared as `ResultStatus` / `WindowStatus`, the
+    linear kernel as `LINEAR`, never by the string it is stored as: its values have one definition."""
+    assert mode_literals(_modules()) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'if row.status == "ok": pass',
+        "ok = [r for r in results if r.status != 'failed']",
+        'rows_ok = _equal(table["status"], "ok")',
+        'keep = pc.equal(table[column], "failed")',
+        'done = status in ("ok", "skipped")',
+        'if kernel.name == "linear": pass',
+    ],
+)
+def test_the_mode_rule_catches_a_planted_string(source):
+    assert mode_literals(_planted(source)) != []
+    home = next(
+        home for home, words in MODE_STRINGS.items() if any(repr(word) in source.replace('"', "'") for word in words)
+    )
+    assert mode_literals([(home, ast.parse(source))]) == []  # its home may name it

@@ -38,7 +38,7 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_array, check_consistent_length, check_is_fitted, column_or_1d
 
 from xialpha.errors import did_you_mean
-from xialpha.estimators import KERNEL_PARAMETERS, registry
+from xialpha.estimators import KERNEL_PARAMETERS, LINEAR, registry
 from xialpha.estimators.c_ladder import first_rung, starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
@@ -446,7 +446,7 @@ def _training_problem(svm, features, y: np.ndarray) -> tuple[TrainingProblem, di
     settings = {"tol": svm.tol, "max_iter": svm.max_iter, "cache_mb": svm.cache_size}
     if svm.kernel == "precomputed":
         return TrainingProblem(y, gram=features), settings
-    if svm.kernel == "linear":
+    if svm.kernel == LINEAR:
         return TrainingProblem(y, X=sp.csr_matrix(features, dtype=np.float64)), settings
     params = {name: getattr(svm, name) for name in KERNEL_PARAMETERS[svm.kernel]}
     params["gamma"] = resolved_gamma(svm.gamma, features)

@@ -16,7 +16,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import LinearSVC
 
 from xialpha.errors import did_you_mean, one_of
-from xialpha.estimators import KERNELS
+from xialpha.estimators import KERNELS, LINEAR
 from xialpha.estimators.validation import check_positive, check_tolerance
 from xialpha.spec.grid import AUTO_C
 
@@ -70,7 +70,7 @@ def check_svm_parameters(svm) -> None:
         or svm.max_iter == 0
     ):
         raise ValueError(f"max_iter: must be -1 (no limit) or an integer > 0, got {shown(svm.max_iter)}")
-    if svm.kernel in ("linear", "precomputed"):
+    if svm.kernel in (LINEAR, "precomputed"):
         return
     if not (isinstance(svm.gamma, str) and svm.gamma in ("scale", "auto")):
         check_positive(svm.gamma, "gamma")

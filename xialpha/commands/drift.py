@@ -158,9 +158,9 @@ def _labels(spec: DriftSpec, rows: list[DriftRow]) -> ConfigLabels:
 
 
 def _window_estimate(row: DriftRow) -> str:
-    from xialpha.storage.schema import OK, estimate_column
+    from xialpha.storage.schema import WindowStatus, estimate_column
 
-    if row.status != OK:
+    if row.status != WindowStatus.OK:
         return f"{row.window}:{row.status}"
     error = cast(float, row.estimate[estimate_column("xa", "error")])  # an ok window's estimate is a number
     return f"{row.window}:{100 * error:.1f}{'*' if row.chosen else ''}"

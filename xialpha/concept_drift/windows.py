@@ -25,7 +25,7 @@ from xialpha.estimators.svm import SVMParameters, fit_svm
 from xialpha.estimators.xi_alpha import xi_alpha_indicator
 from xialpha.spec.drift import DriftSpec
 from xialpha.stats import micro_sign_test
-from xialpha.storage.schema import ResultColumn
+from xialpha.storage.schema import ResultColumn, WindowStatus
 
 
 @dataclass(frozen=True)
@@ -50,13 +50,13 @@ class WindowJob:
 class WindowResult:
     """A window's fit: the xi-alpha `estimate` over batch t's examples (indicator (n_t,)), or why not.
 
-    status: "ok"; "skipped" (the window holds a single class); "failed" (the fit raised).
+    status: OK; SKIPPED (the window holds a single class); FAILED (the fit raised).
     n, n_pos: training examples and positives in the window; next_estimate: real errors of the
     classifier on batch `evaluate_on` when `fit_window` was asked for it (evaluation only).
     """
 
     job: WindowJob
-    status: str
+    status: WindowStatus
     message: str | None = None
     n: int = 0
     n_pos: int = 0
@@ -119,14 +119,14 @@ def fit_window(
     n_pos = int((y[begin:end] > 0).sum())
     counts = {ResultColumn.N: end - begin, ResultColumn.N_POS: n_pos}
     if n_pos in (0, end - begin):
-        return WindowResult(job, "skipped", "the window holds a single class", **counts)
+        return WindowResult(job, WindowStatus.SKIPPED, "the window holds a single class", **counts)
     weights = np.zeros(y.shape[0])
     weights[begin:end] = 1.0
     try:
         r_delta2 = data.window_r_delta2(begin, end)
         fit = fit_svm(data.problem(y, weights), SVMParameters(job.C, j=job.j, tol=tol), check_input=False)
     except DataFailure as exc:
-        return WindowResult(job, "failed", " ".join(str(exc).split()), **counts)
+        return WindowResult(job, WindowStatus.FAILED, " ".join(str(exc).split()), **counts)
     indicator = xi_alpha_indicator(fit.alpha[first_new:end], fit.xi[first_new:end], r_delta2, rho)
     next_estimate = None
     if evaluate_on is not None:
@@ -135,7 +135,7 @@ def fit_window(
         next_estimate = Estimate.from_indicator("holdout", y[lo:hi], wrong)
     return WindowResult(
         job,
-        "ok",
+        WindowStatus.OK,
         None,
         **counts,
         r_delta2=r_delta2,
@@ -151,9 +151,9 @@ def decide(results: list[WindowResult], margin_points: float, alpha: float) -> D
     Raises DataFailure when the full-memory fit has no estimate.
     """
     full = max(results, key=lambda r: r.job.window)
-    if full.status != "ok":
+    if full.status != WindowStatus.OK:
         raise DataFailure(f"full memory ({full.job.window} batches): {full.message}")
-    chosen = min((r for r in results if r.status == "ok"), key=lambda r: (r.estimate.error, -r.job.window))
+    chosen = min((r for r in results if r.status == WindowStatus.OK), key=lambda r: (r.estimate.error, -r.job.window))
     ours, theirs = chosen.estimate.indicator, full.estimate.indicator
     full_worse, chosen_worse = int((theirs & ~ours).sum()), int((ours & ~theirs).sum())
     p_value = micro_sign_test(~ours, ~theirs).p_value  # k = full_worse of the discordant examples

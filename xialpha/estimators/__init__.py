@@ -9,10 +9,12 @@ The package itself holds the kernel table, the solvers' range of tolerances and 
 light to import as the registry (the spec's checks read them).
 """
 
+LINEAR = "linear"  # the kernel of inner products of the features themselves (no Gram matrix needed)
+
 # The kernels xialpha knows and the parameters each takes (as scikit-learn's SVC names them): the one
 # table that the estimators' checks and xialpha.features.kernels (the Kernel spec) both read.
 KERNEL_PARAMETERS = {
-    "linear": (),
+    LINEAR: (),
     "rbf": ("gamma",),
     "poly": ("gamma", "degree", "coef0"),
     "sigmoid": ("gamma", "coef0"),

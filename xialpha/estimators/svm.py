@@ -24,6 +24,7 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.svm import SVC
 
+from xialpha.estimators import LINEAR
 from xialpha.estimators.linear import MAX_EPOCHS, ConvergenceWarning, RowStatistics, meets_tolerance, solve_linear
 from xialpha.estimators.validation import (
     check_features,
@@ -58,7 +59,7 @@ class TrainingProblem:
     y: np.ndarray
     X: object | None = None
     gram: np.ndarray | None = None
-    kernel: str = "linear"
+    kernel: str = LINEAR
     kernel_params: Mapping | None = None
     weights: np.ndarray | None = None
 
@@ -82,7 +83,7 @@ class TrainingProblem:
     @property
     def linear(self) -> bool:
         """Features under the linear kernel: the linear path, whose fits can start from another fit."""
-        return self.X is not None and self.kernel == "linear"
+        return self.X is not None and self.kernel == LINEAR
 
     def weighted(self, weights) -> TrainingProblem:
         """The same problem with example weights `weights` (n,) (0: the example is left out)."""
@@ -317,7 +318,7 @@ def _fit_linear(
     )
     alpha, w, b, wx, seconds, converged, X = solution[:7]
     if not converged and int((c_i > 0).sum()) <= LIBSVM_FALLBACK_ROWS:
-        _, alpha, b, _, more, converged = _libsvm(y, X, bounds, tol, max_iter, False, kernel="linear")
+        _, alpha, b, _, more, converged = _libsvm(y, X, bounds, tol, max_iter, False, kernel=LINEAR)
         w, seconds = np.asarray(X.T @ (alpha * y), dtype=np.float64).ravel(), seconds + more
         wx = np.asarray(X @ w, dtype=np.float64).ravel()
     elif not converged:

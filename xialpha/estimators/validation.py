@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_array, check_scalar
 
 from xialpha.errors import DataFailure, one_of
-from xialpha.estimators import KERNEL_PARAMETERS, TOL_RANGE
+from xialpha.estimators import KERNEL_PARAMETERS, LINEAR, TOL_RANGE
 
 
 @contextmanager
@@ -133,6 +133,6 @@ def check_kernel(kernel: str, kernel_params: dict | None) -> dict:
     unknown = set(params) - set(KERNEL_PARAMETERS[kernel])
     if unknown:
         raise ValueError(f"kernel_params: {kernel} kernel takes no {', '.join(sorted(unknown))}")
-    if kernel != "linear":
+    if kernel != LINEAR:
         params["gamma"] = check_positive(params.get("gamma"), "kernel_params.gamma")
     return params

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics.pairwise import pairwise_kernels
 
-from xialpha.estimators import DEFAULT_RHO
+from xialpha.estimators import DEFAULT_RHO, LINEAR
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.validation import (
     check_features,
@@ -58,7 +58,7 @@ def r_delta_squared(
     *,
     gram=None,
     X=None,
-    kernel: str = "linear",
+    kernel: str = LINEAR,
     kernel_params: dict | None = None,
     exact: bool = False,
     block_rows: int = 1024,
@@ -85,11 +85,11 @@ def r_delta_squared(
         nonnegative = not values.size or values.min() >= 0
         sq_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
         largest = float(sq_norms.max()) if sq_norms.size else 0.0
-        if kernel == "linear" and nonnegative:
+        if kernel == LINEAR and nonnegative:
             return 1.0 if np.allclose(sq_norms, 1.0, rtol=0, atol=UNIT_NORM_ATOL) else largest
         if kernel == "rbf" and nonnegative and np.allclose(sq_norms, 1.0, rtol=0, atol=UNIT_NORM_ATOL):
             return float(1.0 - np.exp(-2.0 * params["gamma"]))
-        if kernel == "linear" and X.shape[0] > SCAN_MAX_ROWS:
+        if kernel == LINEAR and X.shape[0] > SCAN_MAX_ROWS:
             return 2.0 * largest
     return _scan(X, kernel, params, block_rows)
 

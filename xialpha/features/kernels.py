@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from xialpha.errors import UserError, one_of
-from xialpha.estimators import KERNEL_PARAMETERS  # the one table (kernel names and their parameters)
+from xialpha.estimators import KERNEL_PARAMETERS, LINEAR  # the one table (kernel names and their parameters)
 from xialpha.features.preprocessing import stable_id
 
 if TYPE_CHECKING:  # numpy is imported where a Gram is computed: a spec's kernels are checked without it
@@ -28,7 +28,7 @@ class Kernel:
     Gram), degree (integer >= 1, default 3) and coef0 (default 0.0) apply to the kernels that use them
     and must be left None for the others."""
 
-    name: str = "linear"
+    name: str = LINEAR
     gamma: float | None = None
     degree: int | None = None
     coef0: float | None = None
@@ -74,7 +74,7 @@ class Kernel:
         G_lin = np.asarray(G_lin, dtype=np.float64)
         if G_lin.ndim != 2:
             raise UserError(f"G_lin: expected a 2-d Gram matrix, got shape {G_lin.shape}")
-        if self.name == "linear":
+        if self.name == LINEAR:
             return G_lin
         if self.name == "poly":
             out = G_lin * self._value("gamma")

@@ -35,7 +35,7 @@ from xialpha.jobs.worker_processes import start_local_workers_early
 from xialpha.spec.drift import UNKNOWN_BATCH, DriftSpec, Stream, StreamLayout, batch_keys, split_ranks, stream_layout
 from xialpha.storage.contract import StoreQueries
 from xialpha.storage.rows import config_key, drift_row
-from xialpha.storage.schema import DriftVerdict
+from xialpha.storage.schema import DriftVerdict, WindowStatus
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -217,7 +217,7 @@ def check_on_cluster(
         try:
             results[i] = future.result()
         except TASK_FAILURES as exc:  # the window failed for its data or a lost worker: the check goes on
-            results[i] = WindowResult(jobs[i], "failed", error_line(exc))
+            results[i] = WindowResult(jobs[i], WindowStatus.FAILED, error_line(exc))
         future.release()
     checked = cast("list[WindowResult]", results)  # every window's result or failure, set above
     return group_checks(checked, spec.margin_points, spec.alpha), positives.result()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from distributed import Client, Future, KilledWorker
 
 from xialpha.errors import DataFailure
+from xialpha.estimators import LINEAR
 from xialpha.estimators.registry import HELD_OUT
 from xialpha.jobs import tasks
 from xialpha.jobs.data import ClusterCorpus, ClusterFeatures, submit_features
@@ -179,7 +180,7 @@ def submit_training_data(
                 pure=False,
                 **placed(home),
             )
-        if kernel.name == "linear":
+        if kernel.name == LINEAR:
             data[p, k, home] = client.submit(
                 tasks.linear_data,
                 stacked[p, home],

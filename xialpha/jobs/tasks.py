@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xialpha.errors import DataFailure
+from xialpha.estimators import LINEAR
 from xialpha.estimators.c_ladder import starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.registry import HELD_OUT, estimator
@@ -153,7 +154,7 @@ def kernel_gram(linear: TrainingData, features: FeatureBlock, kernel: Kernel) ->
 
 def training_data(features: FeatureBlock, kernel: Kernel, with_test: bool, limit_bytes: int | None) -> TrainingData:
     """In one process, what the graph computes in shared steps: the training data of `kernel` on `features`."""
-    if kernel.name == "linear":
+    if kernel.name == LINEAR:
         return linear_data(features)
     return kernel_gram(linear_gram(features, with_test, limit_bytes), features, kernel)
 

@@ -34,6 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from xialpha.errors import UserError
+from xialpha.estimators import LINEAR
 from xialpha.features.kernels import Kernel
 from xialpha.features.preprocessing import FittedPreprocessing, Preprocessing
 from xialpha.models.trained import CategoryModel, KernelModel, TrainedSelection
@@ -270,7 +271,7 @@ def _decode(model: dict, arrays: dict[str, np.ndarray]) -> TrainedSelection:
 
 def _kernel_model(arrays: dict, number: int, kernel, b: float, width: int | None) -> KernelModel:
     """Model `number` from its arrays; `width`: the number of features (None: not known here)."""
-    if kernel.name == "linear":
+    if kernel.name == LINEAR:
         weights = arrays[f"m{number}_weights"]
         _check_shape(f"model {number} weights", weights, (width if width is not None else len(weights),))
         return KernelModel(kernel, b, weights=weights)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xialpha.errors import UserError
+from xialpha.estimators import LINEAR
 from xialpha.features.gram import linear_gram, row_sq_norms
 from xialpha.storage.schema import ResultColumn, SelectionColumn
 
@@ -36,7 +37,7 @@ class KernelModel:
         """The model of an SVMFit trained on the Gram of the rows of X (n, d) under `kernel`."""
         coef = fit.alpha[fit.support] * fit.y[fit.support]
         support_vectors = X[fit.support]
-        if kernel.name == "linear":
+        if kernel.name == LINEAR:
             weights = fit.w if fit.w is not None else np.asarray(support_vectors.T @ coef).ravel()
             return cls(kernel, fit.b, weights=np.asarray(weights, dtype=np.float64))
         return cls(kernel, fit.b, support_vectors=support_vectors, sv_sq_norms=row_sq_norms(support_vectors), coef=coef)

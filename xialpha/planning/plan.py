@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from xialpha.estimators import LINEAR
 from xialpha.estimators.registry import HELD_OUT, keyed_settings
 from xialpha.spec.grid import AUTO_C_LIMIT
 from xialpha.spec.sweep import SweepSpec
@@ -96,7 +97,7 @@ class SweepPlan:
 
     def is_linear(self, kernel: int) -> bool:
         """True when kernel index `kernel` trains on features (the linear path), not on a Gram."""
-        return self.spec.kernels[kernel].name == "linear"
+        return self.spec.kernels[kernel].name == LINEAR
 
     def gram_bytes(self) -> int:
         """Bytes of one float64 Gram of the kernel path: train (n, n) plus test-vs-train (m, n) with holdout."""

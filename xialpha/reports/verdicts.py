@@ -11,6 +11,7 @@ import pandas as pd
 from xialpha.printable import printable
 from xialpha.reports.formatting import cost_text, number
 from xialpha.reports.frames import flags, ties
+from xialpha.selection.edges import Edge
 from xialpha.selection.objective import MAXIMISED
 from xialpha.storage.schema import ResultColumn, SelectionColumn
 
@@ -18,8 +19,8 @@ S = SelectionColumn
 
 LINE = 80  # characters: the longest line under a table
 EDGE_WORDS = {  # at_edge -> what a line of them says (after the categories it names)
-    "high": "chose the grid's largest C: widen the C grid upward",
-    "low": "chose the grid's smallest C: widen the C grid downward",
+    Edge.HIGH: "chose the grid's largest C: widen the C grid upward",
+    Edge.LOW: "chose the grid's smallest C: widen the C grid downward",
 }
 FLAT_WORDS = "flat, no signal at any C: add documents, not C values"
 SETTLED_WORDS = "settled (no bounded SV: a larger C fits the same)"  # at the largest C
@@ -93,7 +94,7 @@ def grid_word(row: pd.Series) -> str:
     """Where a choice lies on its C grid, in a table cell: "largest C", "smallest C", "flat" or ""."""
     if not pd.isna(row.get("flat")) and bool(row.get("flat")):
         return "flat"
-    return {"high": "largest C", "low": "smallest C"}.get(row.get("at_edge"), "")
+    return {Edge.HIGH: "largest C", Edge.LOW: "smallest C"}.get(row.get("at_edge"), "")
 
 
 def edge_lines(rows: pd.DataFrame) -> list[str]:

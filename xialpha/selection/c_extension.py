@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from xialpha.selection.edges import EDGES, GRID, EdgeColumn, with_grid_edges
+from xialpha.selection.edges import GRID, Edge, EdgeColumn, with_grid_edges
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.selected import Selection
 from xialpha.selection.selector import at_rho, default_estimator, select
@@ -32,26 +32,26 @@ RANKED = "ranked"  # a ladder's grid's column: the estimate it is ranked by, lar
 
 @dataclass(frozen=True)
 class Step:
-    """A ladder's next step: the C to fit next and the edge it extends ("low" or "high"), or C None
+    """A ladder's next step: the C to fit next and the edge it extends (an Edge), or C None
     and why the ladder stopped (INTERIOR, FLAT, SETTLED or CAP)."""
 
     C: float | None
     why: str
 
 
-def extension_C(grid_C: list[float], at_edge: str | None, flat: bool, limit: int, factor: float) -> float | None:
-    """The C to add to a C grid (its values `grid_C`) whose choice lies at `at_edge` ("low", "high"
+def extension_C(grid_C: list[float], at_edge: Edge | None, flat: bool, limit: int, factor: float) -> float | None:
+    """The C to add to a C grid (its values `grid_C`) whose choice lies at `at_edge` (an Edge
     or None) and is `flat` or not (`with_grid_edges`); None when it is not at an edge, flat, or the
     grid already has `limit` C values."""
     if at_edge is None or flat or len(grid_C) >= limit:
         return None
-    return max(grid_C) * factor if at_edge == EDGES[1] else min(grid_C) / factor
+    return max(grid_C) * factor if at_edge == Edge.HIGH else min(grid_C) / factor
 
 
-def next_step(grid: pd.DataFrame, at_edge: str | None, flat: bool, limit: int, factor: float) -> Step:
+def next_step(grid: pd.DataFrame, at_edge: Edge | None, flat: bool, limit: int, factor: float) -> Step:
     """The next step of a ladder whose fits are `grid` (one row per C: columns C, RANKED (the
     estimate ranked by, larger better), n_sv and n_bounded_sv) and whose choice lies at `at_edge`
-    ("low", "high" or None; `flat`: the estimate is the same at every C)."""
+    (an Edge or None; `flat`: the estimate is the same at every C)."""
     if flat:
         return Step(None, FLAT)
     if at_edge is None:
@@ -62,10 +62,10 @@ def next_step(grid: pd.DataFrame, at_edge: str | None, flat: bool, limit: int, f
     return Step(None, CAP) if C is None else Step(C, at_edge)
 
 
-def _settled(grid: pd.DataFrame, at_edge: str) -> bool:
+def _settled(grid: pd.DataFrame, at_edge: Edge) -> bool:
     """Whether the solution stopped changing towards `at_edge` of `grid` (ascending in C)."""
-    edge, neighbour = (grid.iloc[-1], grid.iloc[-2]) if at_edge == EDGES[1] else (grid.iloc[0], grid.iloc[1])
-    if at_edge == EDGES[1] and edge[ResultColumn.N_BOUNDED_SV] == 0:
+    edge, neighbour = (grid.iloc[-1], grid.iloc[-2]) if at_edge == Edge.HIGH else (grid.iloc[0], grid.iloc[1])
+    if at_edge == Edge.HIGH and edge[ResultColumn.N_BOUNDED_SV] == 0:
         return True  # a hard margin: no larger C changes it
     same_value = round(float(edge[RANKED]), VALUE_DECIMALS) == round(float(neighbour[RANKED]), VALUE_DECIMALS)
     return bool(
@@ -99,7 +99,7 @@ def ladder_steps(selection: Selection, results: pd.DataFrame, limit: int, factor
             # is the high edge, settled (every larger C fits the same)
             hard_margin = row[ResultColumn.C] == grid[ResultColumn.C].max() and row[ResultColumn.N_BOUNDED_SV] == 0
             flat = bool(row[EdgeColumn.FLAT])
-            at_edge = EDGES[1] if hard_margin and not flat else row[EdgeColumn.AT_EDGE]
+            at_edge = Edge.HIGH if hard_margin and not flat else row[EdgeColumn.AT_EDGE]
             steps[key] = next_step(grid, at_edge, flat, limit, factor)
     return steps
 

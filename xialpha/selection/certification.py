@@ -256,7 +256,7 @@ def certification_rows(frame: pd.DataFrame, certification: Certification) -> lis
         CertificationRow(
             certification=certification,
             category=str(row[R.CATEGORY]),
-            scope=str(row[R.SCOPE]),
+            scope=CertificationScope(row[R.SCOPE]),
             config_key=_optional(row[R.CONFIG_KEY]),
             **{name: _optional(row[name], int) for name in (R.TP, R.FP, R.FN, R.TN)},
             metrics={name: float(row[name]) for name in METRICS},

@@ -28,13 +28,19 @@ from xialpha.storage.schema import ResultColumn
 
 # a chosen configuration's C grid: results alike but in C
 GRID = (ResultColumn.CATEGORY, ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
-EDGES = ("low", "high")  # the values of at_edge besides None: widen the grid to smaller, larger C
+
+
+class Edge(StrEnum):
+    """The values of at_edge besides None: widen the grid to smaller (LOW), larger (HIGH) C."""
+
+    LOW = "low"
+    HIGH = "high"
 
 
 class EdgeColumn(StrEnum):
     """The columns `with_grid_edges` adds to a selection's rows (shown, never stored)."""
 
-    AT_EDGE = "at_edge"  # "low", "high" or None
+    AT_EDGE = "at_edge"  # an Edge or None
     FLAT = "flat"  # bool: the estimate is the same at every C of the grid
     SETTLED = "settled"  # bool: at the largest C with no bounded support vector
 
@@ -65,11 +71,11 @@ def with_grid_edges(selection: Selection, results: pd.DataFrame) -> pd.DataFrame
 
 def grid_edges(
     chosen: pd.DataFrame, estimates: pd.DataFrame, value: str, maximise: bool
-) -> tuple[list[str | None], np.ndarray, np.ndarray]:
+) -> tuple[list[Edge | None], np.ndarray, np.ndarray]:
     """(at_edge, flat, settled) of each row of `chosen` (columns GRID and C; N_BOUNDED_SV, when it
     has it, applies the hard-margin rule) on its C grid: the rows of `estimates` alike in GRID, whose
     `value` column holds finite estimates (larger better when `maximise`; several at one C are
-    averaged). at_edge: (rows,) "low", "high" or None; flat, settled: (rows,) bool (settled: at the
+    averaged). at_edge: (rows,) an Edge or None; flat, settled: (rows,) bool (settled: at the
     largest C with no bounded support vector; all False without N_BOUNDED_SV)."""
     # by grid, then C
     points = estimates.groupby([*GRID, ResultColumn.C], sort=True, dropna=False)[value].mean().reset_index()
@@ -105,11 +111,11 @@ def grid_edges(
     if ResultColumn.N_BOUNDED_SV in chosen:  # no alpha at its bound: every larger C fits the same (a hard margin)
         settled = at_largest & (pd.to_numeric(chosen[ResultColumn.N_BOUNDED_SV]) == 0).to_numpy(dtype=bool)
         high &= ~settled
-    edge = [EDGES[0] if is_low else EDGES[1] if is_high else None for is_low, is_high in zip(low, high)]
+    edge = [Edge.LOW if is_low else Edge.HIGH if is_high else None for is_low, is_high in zip(low, high)]
     return edge, flat, settled
 
 
-def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[str | None, bool]:
+def grid_position(values: pd.Series, C: float, maximise: bool) -> tuple[Edge | None, bool]:
     """(at_edge, flat) of C on one grid: `values` the estimates (finite) indexed by the grid's C,
     larger better when `maximise` (`grid_edges`); (None, False) on a grid of fewer than two C."""
     grid = dict.fromkeys(GRID, 0)  # one grid

@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, TypeVar
 
 from xialpha.errors import UserError, did_you_mean
-from xialpha.estimators import TOL_RANGE
+from xialpha.estimators import LINEAR, TOL_RANGE
 from xialpha.features.kernels import Kernel
 from xialpha.features.preprocessing import Preprocessing
 from xialpha.spec.corpus import CorpusSpec
@@ -61,7 +61,7 @@ def configurations(root: Table, section: Table) -> dict:
     grid is expanded, when it has more than `section`'s max_configs configurations."""
     limit = section.int("max_configs", DEFAULT_MAX_CONFIGS, minimum=1)
     preprocessings = root.table_list("preprocessing", default=[{}])
-    kernels = root.table_list("kernels", default=[{"name": "linear"}])
+    kernels = root.table_list("kernels", default=[{"name": LINEAR}])
     svm = _svm(root.table("svm"))
     sizes = {
         "preprocessings": _grid_size(preprocessings),

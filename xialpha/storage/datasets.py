@@ -82,6 +82,7 @@ from xialpha.storage.schema import (
     SCHEMA_VERSION,
     TIMESTAMP,
     Dataset,
+    ResultStatus,
 )
 from xialpha.storage.summary import (
     RANGED,
@@ -144,8 +145,10 @@ class Datasets:
         }
         table = validate.conform(table, RESULT_COLUMNS, what, defaults)
         sweep_id = validate.check_sweep_ids(table, what)
-        validate.require_values(table, "status", ("ok", "failed"), what)
-        row = validate.first_true(pc.and_(pc.equal(table["status"], "failed"), pc.is_null(table["error_message"])))
+        validate.require_values(table, "status", [status.value for status in ResultStatus], what)
+        row = validate.first_true(
+            pc.and_(pc.equal(table["status"], ResultStatus.FAILED), pc.is_null(table["error_message"]))
+        )
         if row is not None:
             raise UserError(f"{what} row {row}: status is 'failed' but error_message is null")
         validate.reject_duplicate_keys(table, DATASETS["results"].key_columns, what)
@@ -222,9 +225,9 @@ class Datasets:
         if expression is None and not include_failed:  # one scan: each key's winner, then the ok ones
             wanted = list(spec.schema().names if columns is None else columns)  # type: ignore[union-attr]
             table = self._read_newest(spec, sweep_id, columns=list(dict.fromkeys([*wanted, "status"])))
-            return table.filter(pc.equal(table["status"], "ok")).select(wanted)
+            return table.filter(pc.equal(table["status"], ResultStatus.OK)).select(wanted)
         if not include_failed:
-            ok = pc.field("status") == "ok"
+            ok = pc.field("status") == ResultStatus.OK
             expression = ok if expression is None else ok & expression
         return self._read_newest(spec, sweep_id, columns=columns, filter=expression)
 

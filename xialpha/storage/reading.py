@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from xialpha.errors import UserError, out_of_files
 from xialpha.storage.files import FileSet
-from xialpha.storage.schema import OK
+from xialpha.storage.schema import ResultStatus
 from xialpha.storage.validate import first_line
 
 FILE_ORDER_COLUMN = "__xialpha_file_order"  # the place of a row's file in write order (int32)
@@ -134,7 +134,7 @@ def newest_per_key(table: pa.Table, key_columns: Sequence[str], status_column: s
         return table
     order = [(name, "ascending") for name in key_columns]
     if status_column:
-        table = table.append_column(_OK_COLUMN, pc.fill_null(pc.equal(table[status_column], OK), False))
+        table = table.append_column(_OK_COLUMN, pc.fill_null(pc.equal(table[status_column], ResultStatus.OK), False))
         order.append((_OK_COLUMN, "descending"))
     order.append((FILE_ORDER_COLUMN, "descending"))
     ordered = table.take(pc.sort_indices(table, sort_keys=order))

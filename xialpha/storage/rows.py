@@ -34,17 +34,19 @@ from xialpha.storage.schema import (
     CONFIG_COLUMNS,
     DATASETS,
     DRIFT_ESTIMATES,
-    FAILED,
     LEGACY_N_NOT_SIGNIFICANT,
     LEGACY_NOT_SIGNIFICANT,
-    OK,
     P_VALUES,
     RUNNER_UP,
     SELECTION_ESTIMATES,
     CertificationColumn,
+    CertificationScope,
     DriftColumn,
     DriftVerdict,
+    ResultStatus,
     SelectionColumn,
+    SelectionMode,
+    WindowStatus,
     config_values,
 )
 
@@ -97,7 +99,7 @@ class ResultRow:
     its training, and the estimates' columns (`xialpha.storage.schema.result_values` of each
     estimate). worker: the host that trained it; xialpha_version: the writer's."""
 
-    status: ClassVar[str] = OK
+    status: ClassVar[ResultStatus] = ResultStatus.OK
     batch: BatchColumns
     category: str
     C: float
@@ -116,7 +118,7 @@ class FailedRow:
     whose worker was lost, status "failed": why (`error_message`, one line), and the training
     examples and positives it had (0 where the data never reached the fit)."""
 
-    status: ClassVar[str] = FAILED
+    status: ClassVar[ResultStatus] = ResultStatus.FAILED
     batch: BatchColumns
     category: str
     C: float
@@ -203,7 +205,7 @@ class SelectionRow:
     selection_id: str
     sweep_id: str
     category: str
-    mode: str
+    mode: SelectionMode | None  # None where the rows do not say (a frame built without it)
     metric: str
     estimator: str
     rho: float
@@ -251,7 +253,7 @@ class CertificationRow:
 
     certification: Certification
     category: str
-    scope: str
+    scope: CertificationScope
     config_key: str | None
     tp: int | None
     fp: int | None
@@ -290,7 +292,7 @@ class DriftRow:
     window: int
     window_first_batch: str
     full_memory: bool
-    status: str
+    status: WindowStatus
     error_message: str | None
     n: int | None
     n_pos: int | None
@@ -464,7 +466,7 @@ def selection_row(columns: Mapping[str, object]) -> SelectionRow:
         selection_id=values[S.SELECTION_ID],  # type: ignore[arg-type]
         sweep_id=values[S.SWEEP_ID],  # type: ignore[arg-type]
         category=values[S.CATEGORY],  # type: ignore[arg-type]
-        mode=values.get(S.MODE),  # type: ignore[arg-type]
+        mode=None if _missing(mode := values.get(S.MODE)) else SelectionMode(str(mode)),
         metric=values.get(S.METRIC),  # type: ignore[arg-type]
         estimator=values.get(S.ESTIMATOR),  # type: ignore[arg-type]
         rho=_number(values.get(S.RHO)),
@@ -551,6 +553,7 @@ def drift_row(columns: Mapping[str, object]) -> DriftRow:
         field.name: columns.get(DriftColumn(field.name)) for field in fields(DriftRow) if field.name != "estimate"
     }
     values["verdict"] = DriftVerdict(values["verdict"])
+    values["status"] = WindowStatus(values["status"])
     return DriftRow(**values, estimate={name: columns.get(name) for name in DRIFT_ESTIMATES})
 
 

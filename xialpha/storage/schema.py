@@ -567,6 +567,14 @@ class DriftVerdict(StrEnum):
     FAILED = "failed"
 
 
+class WindowStatus(StrEnum):
+    """A drift window's fit (the drift rows' status): fitted, skipped (one class only) or failed."""
+
+    OK = "ok"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
 D = DriftColumn
 DRIFT_ESTIMATES = estimate_columns("xa")  # the chosen window's xi-alpha counts and metrics
 # Drift checks: one row per config x category x window (xialpha.jobs.drift); errors are fractions
@@ -617,7 +625,11 @@ def examples_schema() -> pa.Schema:
     return _schema(EXAMPLE_COLUMNS, "examples")
 
 
-OK, FAILED = "ok", "failed"  # the statuses of a results row
+class ResultStatus(StrEnum):
+    """The status of a results row: trained, or the config failed on its data (or its worker was lost)."""
+
+    OK = "ok"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -625,7 +637,7 @@ class Dataset:
     """A dataset of the store: its key, fixed columns (if any) and status column (if any).
 
     Reads return one row per key: the newest, where newest means written last (see
-    `xialpha.storage.reading`). With a `status_column`, a row whose status is OK ("ok") wins
+    `xialpha.storage.reading`). With a `status_column`, a row whose status is `ResultStatus.OK` wins
     over every row of its key that is not OK, however new: a failed attempt never hides a result.
     """
 

@@ -43,6 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from xialpha.storage.files import FileStamp
+from xialpha.storage.schema import ResultStatus
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -109,8 +110,8 @@ def summarise(sweep_id: str, table: pa.Table) -> SweepCounts:
     created = pc.min_max(table["created_at"]).as_py() if table.num_rows else {"min": None, "max": None}
     return SweepCounts(
         sweep_id=sweep_id,
-        rows_ok=_equal(table["status"], "ok"),
-        rows_failed=_equal(table["status"], "failed"),
+        rows_ok=_equal(table["status"], ResultStatus.OK),
+        rows_failed=_equal(table["status"], ResultStatus.FAILED),
         categories=pc.count_distinct(table["category"], mode="only_valid").as_py(),
         configs=configs,
         first_created_at=None if created["min"] is None else created["min"].isoformat(),
