@@ -292,7 +292,7 @@ class DriftRow:
     window: int
     window_first_batch: str
     full_memory: bool
-    status: WindowStatus
+    status: WindowStatus | None  # None: a row stored without it (the column is not required)
     error_message: str | None
     n: int | None
     n_pos: int | None
@@ -553,7 +553,7 @@ def drift_row(columns: Mapping[str, object]) -> DriftRow:
         field.name: columns.get(DriftColumn(field.name)) for field in fields(DriftRow) if field.name != "estimate"
     }
     values["verdict"] = DriftVerdict(values["verdict"])
-    values["status"] = WindowStatus(values["status"])
+    values["status"] = None if values["status"] is None else WindowStatus(values["status"])
     return DriftRow(**values, estimate={name: columns.get(name) for name in DRIFT_ESTIMATES})
 
 
