@@ -99,7 +99,9 @@ def _network(tag: str):
 def _spec(path: Path, files: dict[str, str]) -> Path:
     security = "".join(f'{key} = "{value}"\n' for key, value in files.items())
     cluster = f'kind = "address"\naddress = "tls://{SCHEDULER}:8786"\n[cluster.security]\n{security}'
-    return sweep_spec(path, SWEEP, n_docs=1500, categories=4, cluster=cluster)  # 4 C paths: two rounds on 2 workers
+    # 8 C paths, four rounds on 2 workers: w1 still holds paths when it is cut off after the first stored batch
+    # (with 4, a fast sweep could end on w2 alone before the scheduler missed w1)
+    return sweep_spec(path, SWEEP, n_docs=1500, categories=8, cluster=cluster)
 
 
 def test_a_worker_cut_off_mid_sweep_over_tls_loses_nothing(tmp_path):
