@@ -29,7 +29,8 @@ from xialpha.jobs.sweep import run_sweep
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.contract import StoreQueries
+from xialpha.storage.opening import open_store
 
 SYNTHETIC = """[corpus]
 loader = "synthetic"
@@ -54,7 +55,7 @@ def _spec_text(kind: str, args) -> str:
     return text[:start] + corpus + "\n" + text[end:]
 
 
-def _sweep(client, store: ResultStore, text: str, sweep_id: str, C: str, factor: float) -> dict:
+def _sweep(client, store: StoreQueries, text: str, sweep_id: str, C: str, factor: float) -> dict:
     spec_text = re.sub(r"(?m)^C = .*$", f"C = {C}", text).replace('id = "reuters"', f'id = "{sweep_id}"')
     spec = parse_spec(spec_text, source=sweep_id, base_dir=str(REUTERS_SPEC.parent))
     auto.AUTO_C_FACTOR = factor
@@ -74,7 +75,7 @@ def _sweep(client, store: ResultStore, text: str, sweep_id: str, C: str, factor:
     }
 
 
-def _regret(store: ResultStore, runs: dict[str, dict]) -> None:
+def _regret(store: StoreQueries, runs: dict[str, dict]) -> None:
     """Each run's mean held-out F1 regret against the best held-out F1 of any row of the runs."""
     rows = {name: store.read_results_df(name) for name in runs}
     best = {}
@@ -97,11 +98,18 @@ def main() -> None:
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
         with tempfile.TemporaryDirectory() as directory:  # compiles the solvers before any timed sweep
             quick = make_parser(__doc__).parse_args(["--quick"])
-            _sweep(client, ResultStore(f"{directory}/store"), _spec_text("synthetic", quick), "warm", grid, shipped)
+            _sweep(
+                client,
+                open_store(f"{directory}/store", create=True, writable=True),
+                _spec_text("synthetic", quick),
+                "warm",
+                grid,
+                shipped,
+            )
         for kind in corpora:
             text = _spec_text(kind, args)
             with tempfile.TemporaryDirectory() as directory:
-                store = ResultStore(f"{directory}/store")
+                store = open_store(f"{directory}/store", create=True, writable=True)
                 uptime = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
                 runs = {
                     "grid": _sweep(client, store, text, "grid", grid, shipped),

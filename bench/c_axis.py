@@ -134,9 +134,9 @@ def run(path: Path, n: int, label: str, workers: int, slots: int | None) -> tupl
         mock.patch.object(plan_module, "cut_paths", cut),
     ):
         figures = measure(spec_text, n, workers, store=store)
-        from xialpha.storage.store import ResultStore
+        from xialpha.storage.opening import open_store
 
-        stored = ResultStore(store).read_results_df(f"c-axis-{label.replace('_', '-')}")
+        stored = open_store(store, create=True, writable=True).read_results_df(f"c-axis-{label.replace('_', '-')}")
     figures["fit_tasks"] = figures["tasks_by_kind"].get("fit", 0)
     return figures, {row["C"]: row for row in stored.to_dict("records")}
 

@@ -164,11 +164,11 @@ def tree_digest(root: Path) -> str | None:
 
 
 def result_rows(store: Path) -> int:
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     if not (store / "_xialpha_store.json").exists():
         return 0
-    return len(ResultStore(str(store), create=False).read_results_df(include_failed=True))
+    return len(open_store(str(store), create=False, writable=True).read_results_df(include_failed=True))
 
 
 def holds_secret(root: Path, inputs: tuple[str, ...] = ()) -> bool:
@@ -455,7 +455,7 @@ def api_types(campaign: Campaign, rng: random.Random, n: int) -> None:
 
 
 def certify_kills(campaign: Campaign, rng: random.Random, n: int) -> None:
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     for _ in range(n):
         root = campaign.case_dir()
@@ -501,7 +501,7 @@ def certify_kills(campaign: Campaign, rng: random.Random, n: int) -> None:
         child.wait()
         first = cli(argv[3:], root)
         second = cli(argv[3:], root)
-        stored = ResultStore(str(store), create=False).certifications()
+        stored = open_store(str(store), create=False, writable=True).certifications()
         ids = set(stored["certification_id"]) if len(stored) else set()
         lost = len(ids) != 1  # killed, resumed or not: one certification must stand, and only one
         twice = second[0] == 0 and first[0] == 0
@@ -1276,10 +1276,10 @@ def hostile_search(campaign: Campaign, rng: random.Random, n: int) -> None:
 # done one of each. The answers stay the same, the files keep changing.
 CHURN = """
 import os, sys
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import DATASETS
-from xialpha.storage.store import ResultStore
 
-store, done = ResultStore(sys.argv[1]), 0
+store, done = open_store(sys.argv[1], create=True, writable=True), 0
 while not os.path.exists(sys.argv[2]):
     store.datasets.write_results(store.datasets.read_results("camp", include_failed=True).slice(0, 3))
     if done % 2:
@@ -1667,7 +1667,7 @@ def killed_between_writes(campaign: Campaign, rng: random.Random, n: int) -> Non
     examples and results writes, just after a results write, or at a random instant; then resumed:
     every ok key has its per-example vectors, every result is stored, and select tests every
     choice (issue 48, item 3: `vectors_lost`, `rows_missing`, `untested`, `resume_failed`)."""
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     for _ in range(n):
         root = campaign.case_dir()
@@ -1698,7 +1698,7 @@ def killed_between_writes(campaign: Campaign, rng: random.Random, n: int) -> Non
         code, out, err = run([*command, "0", "none"], root, timeout=TIMEOUT_S * 2)
         findings = {"resume_failed": code != 0}
         if code == 0:
-            queries = ResultStore(str(store), create=False)
+            queries = open_store(str(store), create=False, writable=True)
             done = queries.done_keys("kill")
             vectors = queries.read_examples(done, sweep_id="kill")
             stored = queries.read_results_df(include_failed=True)

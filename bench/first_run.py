@@ -39,7 +39,7 @@ from common import QUICK_SPEC, REPO, REUTERS_SPEC, make_parser, output_path, pri
 
 from xialpha.jobs.compiled import COMPILING
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 TARGET = 1.2
 INSTALLS = ("editable", "wheel")
@@ -111,7 +111,7 @@ def _first_and_second(kind: str, text: str) -> dict:
             done = _run([str(venv / "bin" / "xialpha"), "sweep", str(spec_path), "--store", str(store)])
             walls.append(time.perf_counter() - started)
             said.append(COMPILING in done.stderr)
-            rows = ResultStore(str(store)).read_results_df(sweep_id)
+            rows = open_store(str(store), create=True, writable=True).read_results_df(sweep_id)
             fits.append(float(rows["fit_seconds"].sum()))
             estimates.append(float(rows["estimate_seconds"].sum()))
             specialisations.append(sum(1 for _ in package.rglob("__pycache__/*.nbc")))

@@ -51,7 +51,7 @@ from common import REPO, REUTERS_SPEC, make_parser, output_path, print_table, wr
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.sweep import run_sweep
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 REPEAT = 5
 TARGET_S = 3.0
@@ -227,7 +227,13 @@ def main() -> None:
             start = time.perf_counter()
             with connect(spec.cluster) as client:
                 started = time.perf_counter()
-                sweeps.append(_wall(lambda: run_sweep(spec, ResultStore(f"{directory}/lib{i}"), client=client)))
+                sweeps.append(
+                    _wall(
+                        lambda: run_sweep(
+                            spec, open_store(f"{directory}/lib{i}", create=True, writable=True), client=client
+                        )
+                    )
+                )
                 stop = time.perf_counter()
             cluster.append((started - start) + (time.perf_counter() - stop))
     result = {

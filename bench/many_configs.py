@@ -97,10 +97,10 @@ COMMANDS = {
 
 def finish(store_uri: str) -> float:
     """Finish the store's sweep as a sweep ends (compaction, summary); its seconds."""
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     start = time.perf_counter()
-    ResultStore(store_uri).finish_sweep(SWEEP)
+    open_store(store_uri, create=True, writable=True).finish_sweep(SWEEP)
     return time.perf_counter() - start
 
 
@@ -144,9 +144,9 @@ def real_sweep(store: str, n_categories: int, c_values: list[float], n_docs: int
 def replicate(store_uri: str, target: int) -> int:
     """Write copies of the sweep's original rows under new keys and categories until the results
     hold `target` configurations; the number they hold."""
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    store = ResultStore(store_uri)
+    store = open_store(store_uri, create=True, writable=True)
     base = store.datasets.read_results(SWEEP)
     base = base.filter(pc.invert(pc.match_substring(base["category"], "_r")))
     examples = store.datasets.read("examples", sweep_id=SWEEP)

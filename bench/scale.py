@@ -45,7 +45,7 @@ from xialpha.jobs.cluster import connect
 from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 SIZES = (10_000, 100_000, 1_000_000)
 QUICK_SIZES = (300, 1_500)
@@ -170,7 +170,9 @@ def _sweep(spec, n: int, workers: int) -> dict:
             with connect(spec.cluster, workers=workers) as client:
                 cluster_start_s = time.perf_counter() - start
                 with get_task_stream(client) as stream:
-                    summary = run_sweep(spec, ResultStore(directory), address=client.scheduler.address)
+                    summary = run_sweep(
+                        spec, open_store(directory, create=True, writable=True), address=client.scheduler.address
+                    )
                 tasks = stream.data
         except Exception as exc:  # e.g. a worker killed for memory: record it, go on with the other sizes
             row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]

@@ -180,7 +180,7 @@ def measure(spec_text: str, n: int, workers: int, store: str | None = None) -> d
     from xialpha.jobs.cluster import connect
     from xialpha.jobs.sweep import run_sweep
     from xialpha.spec.sweep import parse_spec
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     print(f"n_docs={n:,}, {workers} worker(s) ...", flush=True)
     spec = parse_spec(spec_text, source=f"scale-out spec n={n}")
@@ -195,7 +195,7 @@ def measure(spec_text: str, n: int, workers: int, store: str | None = None) -> d
             recorder = dependency_recorder(client.cluster.scheduler)
             start, start_clock = time.perf_counter(), time.time()
             with get_task_stream(client) as stream:
-                summary = run_sweep(spec, ResultStore(directory), client=client)
+                summary = run_sweep(spec, open_store(directory, create=True, writable=True), client=client)
             row["wall_s"] = time.perf_counter() - start
             tasks = stream.data
     row.update(_graph_figures(tasks, recorder.dependencies, start_clock))

@@ -21,7 +21,7 @@ from common import make_parser, output_path, print_table, sweep_spec, timed, wri
 from distributed import Client, LocalCluster
 
 from xialpha.jobs.sweep import run_sweep
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 TARGET_OVERHEAD = 0.30
 
@@ -43,7 +43,9 @@ def main() -> None:
         client.wait_for_workers(workers)
         client.run(_import_task_code)
         with tempfile.TemporaryDirectory(prefix="xialpha-scaling-") as directory:
-            summary = run_sweep(spec, ResultStore(directory), address=cluster.scheduler_address)
+            summary = run_sweep(
+                spec, open_store(directory, create=True, writable=True), address=cluster.scheduler_address
+            )
         if summary.failed:
             raise SystemExit(f"workers={workers}: {summary.failed} configs failed, e.g. {summary.failures[0]}")
         floor = summary.task_seconds / summary.threads

@@ -55,9 +55,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's xialpha, as the commands it times get
 
 from xialpha.storage import datasets as datasets_module  # noqa: E402
+from xialpha.storage.contract import StoreQueries  # noqa: E402
 from xialpha.storage.files import stamp  # noqa: E402
+from xialpha.storage.opening import open_store  # noqa: E402
 from xialpha.storage.rows import config_key  # noqa: E402
-from xialpha.storage.store import ResultStore  # noqa: E402
 
 RESULTS = REPO / "bench" / "results" / "store.json"
 CATEGORIES = [f"cat{i:02d}" for i in range(90)]
@@ -121,7 +122,7 @@ def main() -> None:
 
     seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as directory:
-        store = ResultStore(f"{directory}/store")
+        store = open_store(f"{directory}/store", create=True, writable=True)
         start = time.perf_counter()
         for f in range(files):
             store.datasets.write_results([result_row(f * rows_per_file + r, "bench") for r in range(rows_per_file)])
@@ -159,7 +160,7 @@ def main() -> None:
     print(f"wrote {args.out}")
 
 
-def _time_reads(store: ResultStore, seconds: dict, suffix: str, configs: int) -> None:
+def _time_reads(store: StoreQueries, seconds: dict, suffix: str, configs: int) -> None:
     for name, read in {
         "done_keys": lambda: store.done_keys("bench"),
         "read_results": lambda: store.datasets.read_results("bench"),
@@ -225,7 +226,7 @@ def _digests(rng: np.random.Generator, n: int) -> list[str]:
 
 
 def write_scale_store(uri: str, configs: int) -> None:
-    store = ResultStore(uri)
+    store = open_store(uri, create=True, writable=True)
     per_file = max(configs // SCALE_FILES, 10)
     for first in range(0, configs, per_file):
         store.datasets.write_results(scale_table(min(per_file, configs - first), first))
@@ -240,7 +241,7 @@ def _best_of(function, repeats: int = 3) -> float:
     return best
 
 
-def _validation_costs(store: ResultStore) -> dict:
+def _validation_costs(store: StoreQueries) -> dict:
     """Seconds to tell the sweep's files unchanged: listing only, stamps, every byte hashed alone."""
     location = store.datasets.location
     partition = location.path("results", "sweep_id=scale")
@@ -259,15 +260,17 @@ def _validation_costs(store: ResultStore) -> dict:
         "listing_s": round(_best_of(lambda: location.data_files(partition)), 4),
         "stamps_s": round(_best_of(lambda: [stamp(location, f) for f in location.data_files(partition)]), 4),
         "sha256_every_byte_s": round(_best_of(every_byte), 4),
-        "sweeps_from_summary_s": round(_best_of(lambda: ResultStore(store.uri).sweeps()), 4),
-        "sweeps_from_rows_s": round(_best_of(lambda: ResultStore(store.uri)._summarise("scale"), 1), 4),
+        "sweeps_from_summary_s": round(_best_of(lambda: open_store(store.uri, create=True, writable=True).sweeps()), 4),
+        "sweeps_from_rows_s": round(
+            _best_of(lambda: open_store(store.uri, create=True, writable=True)._summarise("scale"), 1), 4
+        ),
     }
 
 
-def _snapshot_costs(store: ResultStore) -> dict:
+def _snapshot_costs(store: StoreQueries) -> dict:
     location = store.datasets.location
     partition = location.path("results", "sweep_id=scale")
-    read = _best_of(lambda: ResultStore(store.uri).datasets.read_results("scale"), 2)
+    read = _best_of(lambda: open_store(store.uri, create=True, writable=True).datasets.read_results("scale"), 2)
     listing = _best_of(lambda: location.data_files(partition))
     return {"read_results_s": round(read, 4), "added_listing_s": round(listing, 4), "added_share": listing / read}
 
@@ -292,7 +295,7 @@ def ls_only(store: Path, configs: int, before: Path | None, repeats: int, out: P
     the median and best of each, and the ratio of the medians (after / before)."""
     if not store.exists():
         write_scale_store(str(store), configs)
-        ResultStore(str(store)).finish_sweep("scale")
+        open_store(str(store), create=True, writable=True).finish_sweep("scale")
     codes = {"after": REPO, **({"before": before} if before else {})}
     walls: dict[str, list[float]] = {name: [] for name in codes}
     loads = [os.getloadavg()[0]]
@@ -317,9 +320,9 @@ def ls_only(store: Path, configs: int, before: Path | None, repeats: int, out: P
 
 CHURN = """
 import os, sys
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
-store = ResultStore(sys.argv[1])
+store = open_store(sys.argv[1], create=True, writable=True)
 ends = 0
 while not os.path.exists(sys.argv[2]):
     store.datasets.write_results(store.datasets.read_results("scale", include_failed=True).slice(0, 3))
@@ -334,7 +337,7 @@ def _race(uri: str, seconds: float) -> dict:
     and again: the answers against alone, warnings, reads tried again."""
 
     def answers() -> tuple:
-        store = ResultStore(uri)
+        store = open_store(uri, create=True, writable=True)
         return store.datasets.read_results("scale").num_rows, store.sweeps().to_dict("list")
 
     alone = answers()
@@ -384,13 +387,13 @@ def scale(configs: int, before: Path | None, race_seconds: float, repeats: int) 
         copies = {"after": f"{directory}/after", **({"before": f"{directory}/before"} if before else {})}
         for target in copies.values():
             shutil.copytree(uri, target)
-        store = ResultStore(uri)
+        store = open_store(uri, create=True, writable=True)
         store.datasets.write_sweep_summary("scale")  # a summary of the batch layout (as `store compact` leaves one)
         figures["batches"] = {**_validation_costs(store), **_snapshot_costs(store)}
         figures["compact"] = {
             name: _compact_in_process(REPO if name == "after" else before, target) for name, target in copies.items()
         }  # type: ignore[arg-type]
-        compacted = ResultStore(copies["after"])
+        compacted = open_store(copies["after"], create=True, writable=True)
         compacted.finish_sweep("scale")
         figures["compacted"] = {**_validation_costs(compacted), **_snapshot_costs(compacted)}
         figures["store_ls"] = {  # each code on the store its own `store compact` left (its own summary)

@@ -35,7 +35,7 @@ from sklearn.svm import SVC
 
 from xialpha.features import linear_gram
 from xialpha.jobs.sweep import run_sweep
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 N_JOBS = 2
 
@@ -123,7 +123,7 @@ def main() -> None:
 def _xialpha(spec):
     """(the sweep's ok result rows as a DataFrame, its end-to-end wall seconds) on 2 local workers."""
     with tempfile.TemporaryDirectory(prefix="xialpha-vs-cv-") as directory:
-        store = ResultStore(directory)
+        store = open_store(directory, create=True, writable=True)
         summary = run_sweep(spec, store, workers=N_JOBS)
         if summary.failed:
             raise SystemExit(f"xialpha sweep: {summary.failed} configs failed, e.g. {summary.failures[0]}")

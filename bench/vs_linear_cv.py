@@ -69,7 +69,7 @@ from xialpha.jobs.sweep import run_sweep
 from xialpha.jobs.tasks import vectorize
 from xialpha.selection.objective import Objective
 from xialpha.selection.selector import select
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 N_JOBS = 2  # the peer's joblib workers and xialpha's Dask workers
 SMALL_DOCS, SMALL_SEED = 2000, 0
@@ -192,7 +192,7 @@ def _xialpha(spec):
     """(the sweep's ok rows at rho = 1, its end-to-end wall seconds, fits, where the seconds went)
     on 2 local workers."""
     with tempfile.TemporaryDirectory(prefix="xialpha-vs-linear-cv-store-") as directory:
-        store = ResultStore(directory)
+        store = open_store(directory, create=True, writable=True)
         summary = run_sweep(spec, store, workers=N_JOBS)
         if summary.failed:
             raise SystemExit(f"xialpha sweep: {summary.failed} configs failed, e.g. {summary.failures[0]}")

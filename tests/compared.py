@@ -11,7 +11,8 @@ from swept import fill_store
 
 from xialpha.cli import main
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.contract import StoreQueries
+from xialpha.storage.opening import open_store
 
 SPEC = """
 [sweep]
@@ -63,7 +64,7 @@ def fill_compared(root: Path) -> Compared:
     on other documents), "blind" (narrow without the held-out split) and "r1" (hand-written, no
     selection), and their selections."""
     uri = str(root / "store")
-    store = ResultStore(uri)
+    store = open_store(uri, create=True, writable=True)
     specs = {
         "narrow": spec("narrow"),
         "wide": spec("wide", top_k=3, min_df="[1, 2]", rbf=RBF, C="[0.1, 1.0, 10.0, 100.0]"),
@@ -81,6 +82,6 @@ def fill_compared(root: Path) -> Compared:
     return Compared(uri, **ids)
 
 
-def _saved(store: ResultStore) -> list[str]:
+def _saved(store: StoreQueries) -> list[str]:
     frame = store.selections()
     return [] if frame.empty else list(frame["selection_id"].unique())

@@ -59,11 +59,11 @@ def selection_store(tmp_path_factory):
     from swept import SELECTION_SPEC, fill_store
 
     from xialpha.spec.sweep import load_spec
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     master = tmp_path_factory.mktemp("selection-store")
     (master / "sel.toml").write_text(SELECTION_SPEC, encoding="utf-8")
-    fill_store(load_spec(master / "sel.toml"), ResultStore(str(master / "store")))
+    fill_store(load_spec(master / "sel.toml"), open_store(str(master / "store"), create=True, writable=True))
 
     def copy(directory: Path) -> Path:
         directory.mkdir(parents=True, exist_ok=True)

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import estimate_values
-from xialpha.storage.store import ResultStore
 
 EXIT_CODES = {0, 1, 2, 3}
 CASE_SECONDS = 30  # far above what any case needs (a dry run takes well under a second)
@@ -276,5 +276,5 @@ def store(tmp_path_factory):
         }
         for C in (1.0, 2.0)
     ]
-    ResultStore(str(root)).datasets.write_results(rows)
+    open_store(str(root), create=True, writable=True).datasets.write_results(rows)
     return root

@@ -11,9 +11,9 @@ import pandas as pd
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.bounds import Confusion
 from xialpha.selection.certification import certification_frame, certification_rows
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.rows import Certification, config_key
 from xialpha.storage.schema import estimate_values
-from xialpha.storage.store import ResultStore
 
 T0 = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 CATEGORIES = ("earn", "acq", "<grain&co>")
@@ -109,7 +109,7 @@ def result_rows(sweep_id: str = "r1") -> list[dict]:
 
 
 def certify_by_hand(
-    store: ResultStore, selection: pd.DataFrame, certification_id: str = "cert-hand", forced: bool = False
+    store: StoreQueries, selection: pd.DataFrame, certification_id: str = "cert-hand", forced: bool = False
 ) -> None:
     """Store a certification of `selection` as `xialpha certify` would (`forced`: with --force, after
     one before it on the split), from made-up test-set counts."""
@@ -131,5 +131,5 @@ def certify_by_hand(
     store.add_certification(certification_rows(frame, identity))
 
 
-def saved_selections(store: ResultStore) -> pd.DataFrame:
+def saved_selections(store: StoreQueries) -> pd.DataFrame:
     return store.datasets.read("selections").to_pandas()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 DEADLINE = 240  # s, the longest any one process of these tests may run
 # A sweep long enough to be hit mid-way: 2 categories x 10 C values, one fit per batch.
@@ -115,7 +115,7 @@ def raw_keys(store: Path, sweep_id: str) -> Counter:
 
 
 def ok_keys(store: Path, sweep_id: str) -> set[str]:
-    return ResultStore(str(store), create=False).done_keys(sweep_id)
+    return open_store(str(store), create=False, writable=True).done_keys(sweep_id)
 
 
 def expected_keys(spec: Path, store: Path) -> set[str]:
@@ -127,7 +127,7 @@ def expected_keys(spec: Path, store: Path) -> set[str]:
 
     loaded = load_spec(spec)
     with Client(processes=False, n_workers=1, dashboard_address=None) as client:
-        _, plan = prepare(loaded, ResultStore(str(store)), client, "expected", force=True)
+        _, plan = prepare(loaded, open_store(str(store), create=True, writable=True), client, "expected", force=True)
     return {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
 
 

@@ -15,8 +15,8 @@ from distributed import Client
 from xialpha.jobs import tasks
 from xialpha.jobs.sweep import prepare
 from xialpha.planning.experiment import joined_categories
+from xialpha.storage.contract import StoreQueries
 from xialpha.storage.rows import BatchColumns
-from xialpha.storage.store import ResultStore
 
 SELECTION_SPEC = """
 [sweep]
@@ -44,7 +44,7 @@ rho = [1.0, 2.0]
 """
 
 
-def fill_store(spec, store: ResultStore, batches: int | None = None) -> None:
+def fill_store(spec, store: StoreQueries, batches: int | None = None) -> None:
     """What `run_sweep` stores, computed in this process: results, examples and the sweeps row
     (of the first `batches` batches only, when given: a sweep interrupted or still running)."""
     with Client(processes=False) as client:  # planned as the sweep plans, its corpus read by threads

@@ -356,17 +356,17 @@ def test_certifying_an_unsaved_selection_stores_it_first_and_report_shows_both(s
     import shutil
 
     from xialpha.cli import main
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     source, _ = swept
     store = tmp_path / "store"  # the sweep alone: no selection or certification of the other tests
     shutil.copytree(source, store, ignore=lambda _, names: [n for n in names if n in ("selections", "certifications")])
     chosen = xialpha.select(store)
-    assert ResultStore(str(store), create=False).selections().empty
+    assert open_store(str(store), create=False, writable=True).selections().empty
     certified = xialpha.certify(store, selection=chosen, test_split="test", draws=2000)
     selection_id = str(chosen["selection_id"].iloc[0])
     assert set(certified["selection_id"]) == {selection_id}
-    saved = ResultStore(str(store), create=False).selections(selection_id=selection_id)
+    saved = open_store(str(store), create=False, writable=True).selections(selection_id=selection_id)
     assert list(saved["config_key"]) == list(chosen["config_key"])
     capsys.readouterr()
     assert main(["report", str(store)]) == 0
@@ -379,7 +379,7 @@ def test_certifying_an_unsaved_selection_stores_it_first_and_report_shows_both(s
     again = xialpha.select(store)  # the same selection, not saved: its stored id is found
     with pytest.raises(UserError, match="already used for certification"):
         xialpha.certify(store, selection=again, test_split="test", draws=2000)
-    assert set(ResultStore(str(store), create=False).selections()["selection_id"]) == {selection_id}
+    assert set(open_store(str(store), create=False, writable=True).selections()["selection_id"]) == {selection_id}
 
 
 def test_report_from_python(swept, tmp_path):
@@ -410,17 +410,17 @@ def test_select_refit_saves_an_artefact_and_stores_the_selection_after_it(swept,
     """As `xialpha select --refit DIR`: the models are trained first, the selection stored last
     (a target that is not an empty directory stores nothing)."""
     from xialpha.models.artifact import load_artifact
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     store, _ = swept
-    before = len(ResultStore(str(store)).selections())
+    before = len(open_store(str(store), create=True, writable=True).selections())
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "file").write_text("x")
     with pytest.raises(UserError, match=r"^refit=: .*taken already exists and is not an empty directory$"):
         xialpha.select(store, metric="recall", refit=tmp_path / "taken")
-    assert len(ResultStore(str(store)).selections()) == before
+    assert len(open_store(str(store), create=True, writable=True).selections()) == before
     chosen = xialpha.select(store, metric="recall", refit=tmp_path / "model")
-    stored = ResultStore(str(store)).selections(selection_id=chosen["selection_id"].iloc[0])
+    stored = open_store(str(store), create=True, writable=True).selections(selection_id=chosen["selection_id"].iloc[0])
     manifest, trained = load_artifact(tmp_path / "model")
     assert len(stored) == len(chosen) and sorted(trained.categories) == sorted(chosen["category"])
     assert manifest["selection_id"] == chosen["selection_id"].iloc[0]

@@ -57,9 +57,9 @@ def test_a_parameter_of_the_wrong_type_is_named_and_nothing_is_written(call, mes
 def test_a_selection_frame_without_its_columns_is_named(tmp_path, monkeypatch):
     from store_rows import result_row
 
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    ResultStore(str(tmp_path / "store")).datasets.write_results([result_row(0)])
+    open_store(str(tmp_path / "store"), create=True, writable=True).datasets.write_results([result_row(0)])
     frame = pd.DataFrame({"selection_id": ["sel-1"], "sweep_id": ["s"], "category": ["a"]})
     with pytest.raises(
         UserError,

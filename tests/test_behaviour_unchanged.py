@@ -204,7 +204,7 @@ def behaviour(tmp: Path, capsys) -> dict:
     from xialpha.jobs.dry_run import dry_run
     from xialpha.search import XiAlphaSearchCV
     from xialpha.spec.sweep import parse_spec
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     store = Path("store")
     out: dict = {}
@@ -222,7 +222,7 @@ def behaviour(tmp: Path, capsys) -> dict:
                 "failures": sorted(summary.failures),
             }
             out[f"results {name}"] = records(result.results, ["config_key"])
-        opened = ResultStore(str(store), create=False)
+        opened = open_store(str(store), create=False, writable=True)
         keys = sorted(xialpha.results(store, sweep="golden")["config_key"])
         for estimator in ("xa", "span", "loo", "kfold", "bootstrap", "holdout", "xa_ext", "apparent"):
             found = opened.read_examples(keys, estimator, sweep_id="golden")
@@ -290,8 +290,10 @@ def behaviour(tmp: Path, capsys) -> dict:
 
     spec = parse_spec(SWEEP, source="golden")
     capsys.readouterr()
-    sweep_command._print_best(spec, ResultStore(str(store), create=False))
-    sweep_command._print_dry_run(dry_run(parse_spec(SWEEP + "[cluster]\nworkers = 1\n"), ResultStore("empty")))
+    sweep_command._print_best(spec, open_store(str(store), create=False, writable=True))
+    sweep_command._print_dry_run(
+        dry_run(parse_spec(SWEEP + "[cluster]\nworkers = 1\n"), open_store("empty", create=True, writable=True))
+    )
     out["cli sweep summary lines"] = masked(capsys.readouterr().out, tmp)
 
     rng = np.random.default_rng(5)

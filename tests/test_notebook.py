@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import xialpha
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "notebooks" / "tour.ipynb"
@@ -54,7 +54,7 @@ def test_the_tour_notebook_runs_in_a_jupyter_kernel(tmp_path):
     assert "(macro)" in _result(certification).data["text/plain"]
     assert _result(prediction).data["text/plain"] in ("array([ True])", "array([False])")
     # the certification is stored for the selection saved in the store, and the report shows it
-    store = ResultStore(str(tmp_path / "my-store"), create=False)
+    store = open_store(str(tmp_path / "my-store"), create=False, writable=True)
     certified = store.certifications()
     assert len(certified) and set(certified["selection_id"]) == set(store.selections()["selection_id"])
     xialpha.report(tmp_path / "my-store", html=tmp_path / "report.html")

@@ -12,7 +12,7 @@ from xialpha.cli import build_parser, main
 from xialpha.errors import UserError
 from xialpha.jobs.progress import Progress, ProgressMode
 from xialpha.selection.options import SelectionOptions
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 OPTIONS = (
     "metric",
@@ -31,7 +31,7 @@ OPTIONS = (
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> str:
     uri = str(tmp_path_factory.mktemp("one") / "store")
-    ResultStore(uri).datasets.write_results(result_rows("r1"))
+    open_store(uri, create=True, writable=True).datasets.write_results(result_rows("r1"))
     return uri
 
 

@@ -15,7 +15,7 @@ from test_house import _modules, _planted, write_violations
 from xialpha.cli import main
 from xialpha.errors import UserError
 from xialpha.outputs import check_output, write_file
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 # Modules outside xialpha/storage (the store writes itself) that write, and why they may.
 CHECKED_WRITERS = {  # they write a user's path, after `check_output` (which they must call)
@@ -35,7 +35,7 @@ REPLACES = {"replace", "rename", "renames", "link", "symlink"}  # os.* that writ
 @pytest.fixture
 def store(tmp_path) -> Path:
     """A store with a sweep's results (r1) and its sweeps row, as `xialpha sweep` leaves it."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     store.datasets.append(
         "sweeps",

@@ -10,8 +10,8 @@ from swept import small_spec
 
 import xialpha
 from xialpha.cli import main
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import RunRow
-from xialpha.storage.store import ResultStore
 
 
 def test_every_public_name_resolves():
@@ -44,7 +44,7 @@ def test_store_ls_imports_no_pandas_dask_scikit_learn_numba_or_scipy_stats(tmp_p
     (issue 44: 0.52 s of its 0.92 s at 10^5 configurations). The store holds every kind it lists
     (a sweep with a recorded run, so its missing rows are counted; selections, a certification, a
     drift check), listed as a table, CSV and JSON."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
     certify_by_hand(store, saved_selections(store))

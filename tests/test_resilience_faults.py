@@ -26,7 +26,7 @@ from sweep_processes import sweep_argv as _sweep_argv
 from sweep_processes import sweep_spec as _spec
 from sweep_processes import wait_for as _wait_for
 
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 # real clusters killed mid-sweep, each waiting for its moment: a campaign of faults, run by CI (`-m slow`)
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
@@ -203,7 +203,7 @@ def test_two_sweeps_write_one_store_at_once(tmp_path, shared_cluster):
         "right": _spec(tmp_path / "right.toml", "right", n_docs=700, categories=3, C="[0.5, 5.0, 50.0]"),
     }
     expected = {name: _expected_keys(spec, tmp_path / f"plan-{name}") for name, spec in specs.items()}
-    ResultStore(str(store))  # both drivers open an existing store, as a shared one would be
+    open_store(str(store), create=True, writable=True)  # both drivers open an existing store, as a shared one would be
     drivers = {
         name: _start(_sweep_argv(spec, store, "--scheduler", shared_cluster), tmp_path / f"{name}.log")
         for name, spec in specs.items()
@@ -232,7 +232,7 @@ def test_gram_over_the_spec_limit_fails_its_configs_with_a_clear_message(tmp_pat
     done = _run(_sweep_argv(spec, store, "--scheduler", shared_cluster))
     assert done.returncode == 1, done.stderr
     assert "GramTooLarge" in done.stderr and "more than the limit" in done.stderr
-    failed = ResultStore(str(store), create=False).datasets.read_results("gram", include_failed=True)
+    failed = open_store(str(store), create=False, writable=True).datasets.read_results("gram", include_failed=True)
     assert failed.num_rows == 4 and set(failed["status"].to_pylist()) == {"failed"}
     assert all("Gram matrix" in message for message in failed["error_message"].to_pylist())
 
@@ -254,6 +254,6 @@ def test_worker_out_of_memory_ends_the_sweep_with_killed_worker_not_a_hang(tmp_p
     done = _run(_sweep_argv(spec, store), env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "KilledWorker" in done.stderr
-    failed = ResultStore(str(store), create=False).datasets.read_results("oom", include_failed=True)
+    failed = open_store(str(store), create=False, writable=True).datasets.read_results("oom", include_failed=True)
     assert failed.num_rows == 1 and failed["status"].to_pylist() == ["failed"]
     assert "KilledWorker" in failed["error_message"][0].as_py()

@@ -492,8 +492,8 @@ def test_huge_draws_and_negative_seeds_are_refused_before_any_work(store, capsys
 
 def test_tex_characters_in_category_names_are_drawn_as_typed(tmp_path, capsys):
     from xialpha.estimators.metrics import Estimate
+    from xialpha.storage.opening import open_store
     from xialpha.storage.schema import estimate_values
-    from xialpha.storage.store import ResultStore
 
     names = ["$^$", "$x_1$ & 100% #1"]  # before: matplotlib's mathtext failed on "$^$" (a ValueError traceback)
     rows = []
@@ -520,7 +520,7 @@ def test_tex_characters_in_category_names_are_drawn_as_typed(tmp_path, capsys):
                     **estimate_values(estimate),
                 }
             )
-    ResultStore(str(tmp_path / "store")).datasets.write_results(rows)
+    open_store(str(tmp_path / "store"), create=True, writable=True).datasets.write_results(rows)
     page = tmp_path / "report.html"
     assert main(["report", str(tmp_path / "store"), "--sweep", "tex", "--estimator", "xa", "--html", str(page)]) == 0
     text = page.read_text()

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from store_rows import result_rows
 
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 FITTING = ("numba", "sklearn", "dask", "distributed", "matplotlib", "scipy.stats", "scipy.sparse", "scipy.linalg")
 SPEC = """
@@ -43,7 +43,7 @@ def store(tmp_path_factory) -> str:
     from xialpha.cli import main
 
     root = tmp_path_factory.mktemp("imports")
-    store = ResultStore(str(root / "store"))
+    store = open_store(str(root / "store"), create=True, writable=True)
     rows = result_rows()
     store.datasets.write_results(rows)
     examples = []

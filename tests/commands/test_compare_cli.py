@@ -18,9 +18,9 @@ from xialpha.commands.drift import _selection_of_these_categories
 from xialpha.concept_drift.report import DriftReport
 from xialpha.reports.frames import tidy_comparison
 from xialpha.selection.comparison import MACRO, MICRO, compare_selections
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import DriftRow, drift_row
 from xialpha.storage.schema import DriftColumn, DriftVerdict
-from xialpha.storage.store import ResultStore
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 
 
 def expected(compared, a, b):
-    return compare_selections(ResultStore(compared.uri, create=False), a, b)
+    return compare_selections(open_store(compared.uri, create=False, writable=True), a, b)
 
 
 def test_the_table_shows_the_most_changed_first_within_80_columns(compared, capsys):
@@ -167,7 +167,7 @@ def drift_row_of(category: str, verdict: DriftVerdict) -> DriftRow:
 
 
 def test_a_drift_points_to_the_compare_command_with_the_ids_to_pass(compared):
-    store = ResultStore(compared.uri, create=False)
+    store = open_store(compared.uri, create=False, writable=True)
     report = DriftReport("d", "k", "2000-01-08", 8, 640, 0)
     report.rows = [drift_row_of("cat00", DriftVerdict.DRIFT)]
     newest = _selection_of_these_categories(store, report)
@@ -190,7 +190,7 @@ def test_a_drift_names_no_selection_of_other_categories_or_a_global_one(compared
     """Issue 43.6: `next:` named the store's newest selection, whatever it had chosen for."""
     report = DriftReport("d", "k", "2000-01-08", 8, 640, 0)
     report.rows = [drift_row_of("grain", DriftVerdict.NO_DRIFT)]
-    assert _selection_of_these_categories(ResultStore(compared.uri, create=False), report) is None
+    assert _selection_of_these_categories(open_store(compared.uri, create=False, writable=True), report) is None
     saved = pd.DataFrame(
         {
             "selection_id": ["sel-per-category", "sel-global"],

@@ -9,8 +9,8 @@ import pytest
 from streams import relevance_stream
 
 from xialpha.cli import main
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import DriftVerdict
-from xialpha.storage.store import ResultStore
 
 pytestmark = pytest.mark.cluster
 
@@ -55,7 +55,7 @@ def write_spec(tmp_path, name: str, shift_batch: int | None, category: str = "re
 
 
 def drift_files(store: str) -> list:
-    location = ResultStore(store).datasets.location
+    location = open_store(store, create=True, writable=True).datasets.location
     return location.data_files(location.path("drift"))
 
 
@@ -68,7 +68,7 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
     assert "pp=" not in out and max(len(line) for line in out.splitlines()) <= 80  # labels, not hashes; 80 columns
     assert "`xialpha compare OLD NEW` (OLD: a saved selection of the data before" in " ".join(out.split())  # next
 
-    rows = ResultStore(store).datasets.read("drift", sweep_id="shifted").to_pylist()
+    rows = open_store(store, create=True, writable=True).datasets.read("drift", sweep_id="shifted").to_pylist()
     assert len(rows) == 8  # one per window of the newest batch
     assert [row["window"] for row in rows if row["chosen"]] in ([1], [2])
     assert {row["verdict"] for row in rows} == {"drift"} and {row["newest_batch"] for row in rows} == {"2000-01-08"}
@@ -80,7 +80,7 @@ def test_drift_exit_codes_rows_and_skip_unless_force(tmp_path, scheduler, capsys
 
     assert main(["drift", shifted, "--store", store, "--scheduler", scheduler, "--force", "--quiet"]) == 3
     assert len(drift_files(store)) == 2
-    rerun = ResultStore(store).datasets.read("drift", sweep_id="shifted").to_pylist()
+    rerun = open_store(store, create=True, writable=True).datasets.read("drift", sweep_id="shifted").to_pylist()
     assert len(rerun) == 8 and {row["run_id"] for row in rerun}.isdisjoint(first_run)
 
     steady = write_spec(tmp_path, "steady", shift_batch=None, seed=2)
@@ -96,7 +96,7 @@ def test_failed_checks_exit_1_and_are_retried(tmp_path, scheduler, capsys):
     assert "FAILED    everything" in capsys.readouterr().out
     assert main(["drift", spec, "--store", store, "--scheduler", scheduler, "--quiet"]) == 1
     assert len(drift_files(store)) == 2  # a failed check is not skipped
-    rows = ResultStore(store).datasets.read("drift").to_pylist()
+    rows = open_store(store, create=True, writable=True).datasets.read("drift").to_pylist()
     assert {row["status"] for row in rows} == {"skipped"} and {row["verdict"] for row in rows} == {"failed"}
 
 

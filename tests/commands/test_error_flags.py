@@ -15,9 +15,9 @@ from xialpha.errors import UserError
 
 @pytest.fixture
 def empty_store(tmp_path):
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.create_if_absent()
     return store.uri
 

@@ -11,13 +11,13 @@ from store_rows import certify_by_hand, result_rows, saved_selections
 
 from xialpha.cli import main
 from xialpha.reports.inventory import inventory
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 SELECTION_ID = re.compile(r"sel-\d{8}T\d{6}-[0-9a-f]{6}")
 
 
 def test_an_unsaved_selection_shows_no_id_and_certify_says_run_select_save(tmp_path, capsys):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     for argv in ([], ["--format", "csv"], ["--format", "json"]):
         assert main(["select", store.uri, "--estimator", "xa", *argv]) == 0
@@ -32,7 +32,7 @@ def test_an_unsaved_selection_shows_no_id_and_certify_says_run_select_save(tmp_p
 
 
 def test_store_ls_marks_a_forced_certification(tmp_path, capsys, monkeypatch):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
     certify_by_hand(store, saved_selections(store), "cert-first")

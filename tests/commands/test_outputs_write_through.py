@@ -186,9 +186,9 @@ def test_report_never_writes_its_page_into_the_store_it_reads(tmp_path, capsys):
     from swept import tree_digest
 
     from xialpha.cli import main
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     before = tree_digest(tmp_path / "store")
     for page in (tmp_path / "store" / "page.html", tmp_path / "store" / "_xialpha_store.json"):

@@ -21,8 +21,8 @@ from xialpha.cli import main
 from xialpha.models.artifact import load_artifact
 from xialpha.selection.objective import Objective
 from xialpha.spec.sweep import load_spec
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import DATASETS
-from xialpha.storage.store import ResultStore
 
 HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's time stamp is no match)
 
@@ -45,7 +45,7 @@ def swept_without_span(tmp_path_factory):
         encoding="utf-8",
     )
     uri = str(root / "store")
-    fill_store(load_spec(spec_path), ResultStore(uri))
+    fill_store(load_spec(spec_path), open_store(uri, create=True, writable=True))
     return uri
 
 
@@ -56,7 +56,9 @@ def run_cli(capsys, *argv) -> tuple[int, str, str]:
 
 
 def selection_of(uri: str, selection_id: str) -> pd.DataFrame:
-    table = ResultStore(uri).datasets.read("selections", filters=[("selection_id", "=", selection_id)])
+    table = open_store(uri, create=True, writable=True).datasets.read(
+        "selections", filters=[("selection_id", "=", selection_id)]
+    )
     return table.to_pandas().sort_values("category").reset_index(drop=True)
 
 
@@ -72,7 +74,11 @@ def test_the_same_selection_saved_twice_keeps_one_id_and_another_gets_its_own(sw
     saved = [stored_id(run_cli(capsys, "select", uri, "--sweep", "sel", "--save")[1], "sel-") for _ in range(2)]
     other = stored_id(run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--estimator", "xa")[1], "sel-")
     assert saved[0] == saved[1] != other
-    ids = ResultStore(uri).datasets.read("selections", filters=[("sweep_id", "=", "sel")]).to_pandas()["selection_id"]
+    ids = (
+        open_store(uri, create=True, writable=True)
+        .datasets.read("selections", filters=[("sweep_id", "=", "sel")])
+        .to_pandas()["selection_id"]
+    )
     assert list(ids).count(saved[0]) == 3 and list(ids).count(other) == 3  # one row per category, once
 
 
@@ -87,7 +93,7 @@ def test_select_per_category_stores_the_best_config_of_each_category(swept, caps
     code, out, _ = run_cli(capsys, "select", uri, "--sweep", "sel", "--save", "--wide")  # every p-value column
     assert code == 0, out
     rows = selection_of(uri, stored_id(out, "sel-"))
-    results = ResultStore(uri).read_results_df("sel")
+    results = open_store(uri, create=True, writable=True).read_results_df("sel")
     at_rho1 = results[results["rho"] == 1.0]
     assert list(rows["category"]) == sorted(at_rho1["category"].unique())
     best = at_rho1.groupby("category")["span_f1"].max()  # span: the default estimator
@@ -108,7 +114,7 @@ def test_select_defaults_to_xi_alpha_for_sweeps_without_span(swept_without_span,
     assert "has no span estimates; selecting by xa" in err
     rows = selection_of(uri, stored_id(out, "sel-"))
     assert (rows["estimator"] == "xa").all()
-    results = ResultStore(uri).read_results_df("plain")
+    results = open_store(uri, create=True, writable=True).read_results_df("plain")
     best = results[results["rho"] == 1.0].groupby("category")["xa_f1"].max()
     assert np.allclose(rows["value"], best.loc[rows["category"]].to_numpy())
     code, out, _ = run_cli(capsys, "report", uri, "--sweep", "plain")
@@ -138,7 +144,7 @@ def test_select_global_micro_shares_one_config(swept, capsys, monkeypatch):
     rows = selection_of(uri, stored_id(out, "sel-"))
     assert rows[["preprocessing_id", "kernel_id", "C", "j"]].drop_duplicates().shape[0] == 1
     assert (rows["average"] == "micro").all() and rows["selection_value"].nunique() == 1
-    results = ResultStore(uri).read_results_df("sel")
+    results = open_store(uri, create=True, writable=True).read_results_df("sel")
     results = results[results["rho"] == 1.0]
     shared = ["preprocessing_id", "kernel_id", "j"]
     micro = {
@@ -162,7 +168,7 @@ def test_select_by_cost(swept, capsys):
     assert code == 0
     rows = selection_of(uri, stored_id(out, "sel-"))
     assert (rows["metric"] == "cost").all() and (rows["cost_fn"] == 10).all()
-    results = ResultStore(uri).read_results_df("sel")
+    results = open_store(uri, create=True, writable=True).read_results_df("sel")
     at_rho1 = results[results["rho"] == 1.0]
     cost = (10 * at_rho1["span_d_pos"] + at_rho1["span_d_neg"]) / at_rho1["n"]
     assert np.allclose(rows["value"], cost.groupby(at_rho1["category"]).min().loc[rows["category"]].to_numpy())
@@ -184,7 +190,7 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     corpus = spec.corpus.load()
     train, test = corpus.split("train"), corpus.split("test")
     decision = trained.decision_values(texts=train.texts)
-    results = ResultStore(uri).read_results_df("sel").set_index("config_key")
+    results = open_store(uri, create=True, writable=True).read_results_df("sel").set_index("config_key")
     for column, model in enumerate(trained.models):
         y = train.y(model.category)
         wrong = y * decision[:, column] <= 0
@@ -231,7 +237,7 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
     assert code == 0, err
     certification_id = stored_id(out, "cert-")
     rows = (
-        ResultStore(uri)
+        open_store(uri, create=True, writable=True)
         .datasets.read("certifications", filters=[("certification_id", "=", certification_id)])
         .to_pandas()
     )
@@ -256,7 +262,7 @@ def test_refit_predict_and_certify(swept, tmp_path, capsys):
         capsys, "certify", uri, "--selection", selection_id, "--test-split", "test", "--force", "--draws", "4000"
     )
     assert code == 0 and "sequential testing" in err
-    forced = ResultStore(uri).datasets.read(
+    forced = open_store(uri, create=True, writable=True).datasets.read(
         "certifications", filters=[("certification_id", "=", stored_id(out, "cert-"))]
     )
     assert set(forced["previous_certifications"].to_pylist()) == {1} and all(forced["forced"].to_pylist())
@@ -268,7 +274,7 @@ def test_report_in_the_terminal(swept, capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "report")  # the store from the environment, its only sweep
     assert code == 0
     assert "best C by f1 of span" in out and "LOO candidates" in out
-    results = ResultStore(uri).read_results_df("sel")
+    results = open_store(uri, create=True, writable=True).read_results_df("sel")
     for category in results["category"].unique():
         assert category in out
 
@@ -330,7 +336,7 @@ def test_objective_rows_match_the_cli_choice(swept):
     from xialpha.selection.selector import select
 
     _, uri = swept
-    results = ResultStore(uri).read_results_df("sel")
+    results = open_store(uri, create=True, writable=True).read_results_df("sel")
     selection = select(results, Objective("precision"), sweep_id="sel")
     at_rho1 = results[results["rho"] == 1.0]
     for category, value in zip(selection.rows["category"], selection.rows["value"]):
@@ -472,7 +478,7 @@ def test_select_averages_over_C_neighbours_unless_told_not_to(swept, capsys, mon
     alone = selection_of(uri, stored_id(out, "sel-"))
     assert smoothed["smooth_c"].all() and not alone["smooth_c"].any()
     assert smoothed["selection_id"].iloc[0] != alone["selection_id"].iloc[0]  # another objective: its own id
-    results = ResultStore(uri).read_results_df("sel")
+    results = open_store(uri, create=True, writable=True).read_results_df("sel")
     best = results[results["rho"] == 1.0].groupby("category")["span_f1"].max()
     assert np.allclose(alone["value"], best.loc[alone["category"]].to_numpy())
     assert np.allclose(alone["selection_value"], alone["value"])

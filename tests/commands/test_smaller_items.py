@@ -82,9 +82,9 @@ def test_a_store_whose_only_file_is_unreadable_is_not_said_to_hold_no_sweep_yet(
     """Issue 48.9: `select` of a store whose one results file was damaged said "holds no sweep yet"."""
     from store_rows import data_files, result_rows
 
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    ResultStore(str(tmp_path / "store")).datasets.write_results(result_rows())
+    open_store(str(tmp_path / "store"), create=True, writable=True).datasets.write_results(result_rows())
     (only,) = data_files(tmp_path / "store")
     only.write_bytes(only.read_bytes()[:100])
     assert main(["select", str(tmp_path / "store")]) == 2

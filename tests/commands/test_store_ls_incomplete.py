@@ -9,12 +9,12 @@ from swept import fill_store, small_spec
 
 from xialpha.cli import main
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 
 def test_store_ls_says_how_many_rows_an_interrupted_sweep_misses(tmp_path, capsys):
     spec = parse_spec(small_spec("cut", C="[0.5, 5.0, 50.0]", sweep_extra="batch_size = 1"), base_dir=tmp_path)
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(spec, store, batches=1)  # the first batch stored, then the sweep stopped
     assert main(["store", "ls", str(tmp_path / "store")]) == 0
     out = capsys.readouterr().out
@@ -28,7 +28,7 @@ def test_store_ls_says_how_many_rows_an_interrupted_sweep_misses(tmp_path, capsy
 
 def test_a_complete_sweep_gets_no_note(tmp_path, capsys):
     spec = parse_spec(small_spec("whole"), base_dir=tmp_path)
-    fill_store(spec, ResultStore(str(tmp_path / "store")))
+    fill_store(spec, open_store(str(tmp_path / "store"), create=True, writable=True))
     assert main(["store", "ls", str(tmp_path / "store"), "--format", "csv"]) == 0
     assert main(["store", "ls", str(tmp_path / "store")]) == 0
     out = capsys.readouterr().out

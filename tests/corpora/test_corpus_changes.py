@@ -89,7 +89,7 @@ def test_a_same_size_rewrite_with_its_mtime_put_back_is_refused_and_nothing_stor
     from distributed import LocalCluster
 
     from xialpha.cli import main
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     path, _ = _table(tmp_path, monkeypatch)
     path.write_text(  # two categories: the old code swept it and stored rows, exit 0
@@ -114,7 +114,7 @@ def test_a_same_size_rewrite_with_its_mtime_put_back_is_refused_and_nothing_stor
         f": {path}: changed while the corpus was read (modified); start again once it stays unchanged\n"
     ), err
     store = tmp_path / "store"
-    assert not store.exists() or ResultStore(str(store), create=False).read_results_df("same-size").empty
+    assert not store.exists() or open_store(str(store), create=False, writable=True).read_results_df("same-size").empty
 
 
 def test_the_content_digest_finds_a_change_the_times_do_not_show(tmp_path):

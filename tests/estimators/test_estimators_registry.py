@@ -79,7 +79,7 @@ from xialpha.planning.plan import estimator_settings
 from xialpha.search import XiAlphaSearchCV
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.schema import results_schema
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 spec_text = sys.argv[1]
 found = {"package": xialpha.__file__, "columns": [c for c in results_schema().names if c.startswith("margin")]}
@@ -93,7 +93,7 @@ rows = result.results
 found["stored"] = bool(rows["margin_error"].notna().all() and (rows["margin_inside"] == rows["margin_d_pos"]
                                                               + rows["margin_d_neg"]).all())
 keys = list(rows["config_key"])
-found["indicators"] = len(ResultStore("store").read_examples(keys, "margin", sweep_id="toy"))
+found["indicators"] = len(open_store("store", create=True, writable=True).read_examples(keys, "margin", sweep_id="toy"))
 found["select"] = main(["select", "store", "--estimator", "margin", "--save"])
 found["report"] = main(["report", "store", "--estimator", "margin"])
 X = np.random.default_rng(0).normal(size=(40, 3))

@@ -22,7 +22,7 @@ import pytest
 from xialpha.errors import UserError
 from xialpha.jobs.cluster import connect, make_security, slurm_cluster_kwargs
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 pytest.importorskip("cryptography")
 from certificates import write_certificates
@@ -162,7 +162,7 @@ def _run_sweep(spec: Path, store: Path) -> subprocess.CompletedProcess:
 
 
 def _check_complete(store: Path, n_rows: int) -> None:
-    results = ResultStore(str(store), create=False).datasets.read_results("tls", include_failed=True)
+    results = open_store(str(store), create=False, writable=True).datasets.read_results("tls", include_failed=True)
     assert results.num_rows == n_rows
     assert set(results["status"].to_pylist()) == {"ok"}
 

@@ -26,8 +26,8 @@ from xialpha.planning.experiment import missing_rows
 from xialpha.planning.plan import Batch, FitJob
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.location import Location
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import BatchColumns, FailedRow, result_columns
-from xialpha.storage.store import ResultStore
 
 SPEC = """
 [sweep]
@@ -77,7 +77,7 @@ def spec_for(sweep_id: str = "t", C=(0.5, 2.0), full: bool = True):
 def full_sweep(tmp_path_factory):
     """The full test spec swept once on a 2-worker LocalCluster: (spec, store, summary)."""
     spec = spec_for()
-    store = ResultStore(str(tmp_path_factory.mktemp("sweep") / "store"))
+    store = open_store(str(tmp_path_factory.mktemp("sweep") / "store"), create=True, writable=True)
     return spec, store, run_sweep(spec, store)
 
 
@@ -121,14 +121,14 @@ def test_an_ended_sweep_is_one_file_per_dataset_and_a_summary_of_its_rows(full_s
     root = Path(store.datasets.location.root)
     for dataset in ("results", "examples", "sweeps"):
         assert len(list((root / dataset / f"sweep_id={spec.id}").glob("*.parquet"))) == 1, dataset
-    stored = ResultStore(store.uri).sweep_summary(spec.id)
+    stored = open_store(store.uri, create=True, writable=True).sweep_summary(spec.id)
     assert stored is not None and stored == store._summarise(spec.id)
     assert (stored.rows_ok, stored.stored_keys) == (summary.ok, summary.n_keys)
     assert missing_rows(store, spec.id) == (0, summary.n_keys)
 
 
 def test_a_store_that_cannot_be_compacted_at_the_end_is_a_warning(tmp_path, monkeypatch):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     for i in range(2):  # two files to merge
         store.datasets.write_results([result_row(i, sweep_id="t")])
 
@@ -145,7 +145,7 @@ def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
     spec, store, _ = full_sweep
     stored = store.datasets.read_results(spec.id).to_pandas().set_index("config_key")
     with Client(processes=False) as client:  # the plan as the sweep made it, its corpus read by threads
-        _, plan = prepare(spec, ResultStore(str(tmp_path / "empty")), client, "again")
+        _, plan = prepare(spec, open_store(str(tmp_path / "empty"), create=True, writable=True), client, "again")
     corpus = spec.corpus.load()  # and the corpus read here in one piece
     for batch in plan.batches:
         features = tasks.vectorize(corpus, spec.preprocessings[batch.preprocessing], "train", "test", plan.categories)
@@ -159,7 +159,7 @@ def test_stored_numbers_equal_a_single_process_run(full_sweep, tmp_path):
 
 
 def test_rerun_computes_only_missing_keys(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     # the four runs share one cluster of the spec's: what is skipped is the store's to say, not the cluster's
     with connect(spec_for("resume", full=False).cluster) as client:
         first = run_sweep(spec_for("resume", C=[0.5], full=False), store, client=client)
@@ -256,7 +256,7 @@ def test_sweep_against_a_real_scheduler_and_two_workers(tmp_path):
         spec_file.write_text(spec_text("real", full=False))
         code = main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--scheduler", address, "--quiet"])
         assert code == 0
-        table = ResultStore(str(tmp_path / "store")).datasets.read_results("real")
+        table = open_store(str(tmp_path / "store"), create=True, writable=True).datasets.read_results("real")
         assert table.num_rows == 12
         # the work ran in the two worker processes started above (the stored `worker` is only a host name)
         with Client(address, timeout="30s") as client:
@@ -302,7 +302,7 @@ def test_kernel_path_fits_run_where_their_gram_lives(tmp_path):
     # the spec's own local cluster, as a sweep starts it: 2 worker processes forked from the fork
     # server (issue 43.7: a LocalCluster spawning its workers took 20-120 s to start under load)
     with connect(spec.cluster) as client:
-        corpus, plan = prepare(spec, ResultStore(str(tmp_path / "store")), client, "r")
+        corpus, plan = prepare(spec, open_store(str(tmp_path / "store"), create=True, writable=True), client, "r")
         columns = [batch_columns(spec, plan, batch, "r") for batch in plan.batches]
         with get_task_stream(client) as stream:
             wait(list(submit_plan(client, plan, corpus, columns, "r")))
@@ -379,7 +379,7 @@ def _planted_sweep(tmp_path, monkeypatch, capsys, scheduler: str, fault: BaseExc
     spec_file.write_text(spec_text("planted", full=False))
     spec = parse_spec(spec_file.read_text())
     with Client(scheduler) as client:
-        corpus, plan = prepare(spec, ResultStore(str(tmp_path / "plan")), client, "plan")
+        corpus, plan = prepare(spec, open_store(str(tmp_path / "plan"), create=True, writable=True), client, "plan")
     positives = corpus.summary.counts(spec.corpus.train_split)
     last = plan.categories[-1]
     assert [positives[c] for c in plan.categories].count(positives[last]) == 1  # tells the solver's y apart
@@ -394,7 +394,9 @@ def _planted_sweep(tmp_path, monkeypatch, capsys, scheduler: str, fault: BaseExc
     capsys.readouterr()
     code = main(["sweep", str(spec_file), "--store", str(tmp_path / "store"), "--scheduler", scheduler, "--quiet"])
     err = capsys.readouterr().err
-    stored = ResultStore(str(tmp_path / "store"), create=False).read_results_df("planted", include_failed=True)
+    stored = open_store(str(tmp_path / "store"), create=False, writable=True).read_results_df(
+        "planted", include_failed=True
+    )
     statuses = {category: sorted(set(group)) for category, group in stored.groupby("category")["status"]}
     return code, err.splitlines(), statuses, last
 

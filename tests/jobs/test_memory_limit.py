@@ -14,7 +14,7 @@ from xialpha.errors import UserError
 from xialpha.jobs.dry_run import dry_run
 from xialpha.jobs.memory import MEMORY_LIMIT_ENV, available_memory, memory_limit
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 
 def _spec(tmp_path, corpus: str, svm: str = "C = [1.0]") -> str:
@@ -59,7 +59,7 @@ def test_a_corpus_file_beyond_the_limit_is_refused_naming_its_path(tmp_path, mon
     spec = parse_spec(f'[corpus]\nloader = "table"\npath = "{corpus}"\n', source="table.toml")
     monkeypatch.setenv(MEMORY_LIMIT_ENV, "200kB")
     with pytest.raises(UserError) as raised:
-        dry_run(spec, ResultStore(str(tmp_path / "store")), workers=1)
+        dry_run(spec, open_store(str(tmp_path / "store"), create=True, writable=True), workers=1)
     message = str(raised.value)
     assert message.startswith("table.toml: corpus.path: the corpus (1 file of 0.0 GiB, at least half of it)"), message
     assert "more than $XIALPHA_MEMORY_LIMIT (195.3 KiB)" not in message and "(0.2 MiB)" in message
@@ -78,7 +78,7 @@ def test_a_plan_beyond_the_limit_is_refused_before_its_rows_are_made(tmp_path, m
     made = []
     monkeypatch.setattr("xialpha.planning.plan.config_key", lambda **key: made.append(key) or "k")
     with pytest.raises(UserError) as raised:
-        dry_run(spec, ResultStore(str(tmp_path / "store")), workers=1)
+        dry_run(spec, open_store(str(tmp_path / "store"), create=True, writable=True), workers=1)
     message = str(raised.value)
     assert message.startswith(
         "grid.toml: the plan (100,000 rows: 5,000 per category x 20 categories) would take at least 21.9 MiB"

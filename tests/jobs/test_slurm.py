@@ -36,7 +36,8 @@ from sweep_processes import (
 
 from xialpha.jobs.sweep import run_sweep
 from xialpha.spec.sweep import load_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.contract import StoreQueries
+from xialpha.storage.opening import open_store
 
 pytestmark = [pytest.mark.slurm, pytest.mark.cluster]
 
@@ -121,13 +122,13 @@ def job_name(request) -> str:
 def local_rows(tmp_path_factory) -> pd.DataFrame:
     """The rows a local cluster stores for the same sweep: what every SLURM run must store."""
     path = tmp_path_factory.mktemp("local")
-    store = ResultStore(str(path / "store"))
+    store = open_store(str(path / "store"), create=True, writable=True)
     summary = run_sweep(load_spec(_spec(path / "local.toml", "", kind="local")), store)
     assert summary.failed == 0
     return _comparable(store)
 
 
-def _comparable(store: ResultStore) -> pd.DataFrame:
+def _comparable(store: StoreQueries) -> pd.DataFrame:
     rows = store.read_results_df(SWEEP, include_failed=True).drop(columns=RUN_COLUMNS)
     return rows.sort_values("config_key").reset_index(drop=True)
 
@@ -138,7 +139,7 @@ def _check_complete(store: Path, spec: Path, local: pd.DataFrame) -> None:
     raw = raw_keys(store, SWEEP)
     assert set(raw) == expected and set(raw.values()) == {1}
     assert ok_keys(store, SWEEP) == expected
-    pd.testing.assert_frame_equal(_comparable(ResultStore(str(store), create=False)), local)
+    pd.testing.assert_frame_equal(_comparable(open_store(str(store), create=False, writable=True)), local)
 
 
 def _sweep(tmp_path: Path, job_name: str) -> tuple[Path, Path, subprocess.Popen]:

@@ -18,7 +18,8 @@ from xialpha.selection.options import SelectionOptions
 from xialpha.selection.workflow import select_sweep
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_START
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.contract import StoreQueries
+from xialpha.storage.opening import open_store
 
 SPEC = """
 [sweep]
@@ -40,19 +41,19 @@ workers = 1
 """
 
 
-def _sweep(store: ResultStore):
+def _sweep(store: StoreQueries):
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
         return run_sweep(parse_spec(SPEC, source="spec"), store, client=client)
 
 
-def _stored(store: ResultStore) -> dict[str, tuple[float, ...]]:
+def _stored(store: StoreQueries) -> dict[str, tuple[float, ...]]:
     rows = store.read_results_df("auto", include_failed=True)
     return {category: tuple(sorted(group["C"])) for category, group in rows.groupby("category")}
 
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
-    store = ResultStore(str(tmp_path_factory.mktemp("auto") / "store"))
+    store = open_store(str(tmp_path_factory.mktemp("auto") / "store"), create=True, writable=True)
     return store, _sweep(store)
 
 
@@ -82,7 +83,7 @@ def test_every_C_an_auto_sweep_fitted_is_a_stored_row(swept):
 def test_a_ladder_at_its_cap_stops_there_and_is_said(tmp_path, monkeypatch, swept):
     grown = [category for (_, _, category, _), C in swept[1].auto.ladders.items() if len(C) > AUTO_C_START]
     monkeypatch.setattr(auto, "AUTO_C_LIMIT", AUTO_C_START)
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     summary = _sweep(store)
     assert summary.auto.rounds == 1
     assert grown and all(summary.auto.stops[category] == CAP for category in grown)
@@ -91,7 +92,7 @@ def test_a_ladder_at_its_cap_stops_there_and_is_said(tmp_path, monkeypatch, swep
 
 
 def test_an_interrupted_auto_sweep_resumes_fitting_only_the_C_not_stored(tmp_path, monkeypatch, swept):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     with monkeypatch.context() as patched:
         patched.setattr(auto, "AUTO_C_ROUNDS", 1)  # stopped after its first round, as by an interruption
         first = _sweep(store)
@@ -124,7 +125,7 @@ RBF = SPEC.replace("[svm]", '[[kernels]]\nname = "rbf"\ngamma = 1.0\n\n[svm]')
 def test_an_auto_sweep_on_the_kernel_path_starts_from_its_gram_and_keeps_its_batches_by_it(tmp_path):
     spec = parse_spec(RBF, source="spec")
     with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=":0") as client:
-        summary = run_sweep(spec, ResultStore(str(tmp_path / "store")), client=client)
+        summary = run_sweep(spec, open_store(str(tmp_path / "store"), create=True, writable=True), client=client)
     assert summary.failed == 0 and summary.ok == summary.n_keys >= 4 * AUTO_C_START
     ladders = {(category, C) for (_, _, category, _), C in summary.auto.ladders.items()}
     assert len(ladders) == 4
@@ -146,7 +147,7 @@ def test_a_later_rounds_fit_warm_starts_from_the_nearest_C_fitted_before(tmp_pat
 
     original = tasks._nearest
     monkeypatch.setattr(tasks, "_nearest", nearest)
-    summary = _sweep(ResultStore(str(tmp_path / "store")))
+    summary = _sweep(open_store(str(tmp_path / "store"), create=True, writable=True))
     grown = {(category, C[i]) for (_, _, category, _), C in summary.auto.ladders.items() for i in (0, -1)}
     warmed = {(category, C) for (category, _), C, warm in found if warm}
     assert warmed and warmed <= grown  # the C beyond the first rung, each from its neighbour's fit

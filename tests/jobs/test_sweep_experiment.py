@@ -15,6 +15,7 @@ from xialpha.errors import UserError
 from xialpha.jobs.sweep import prepare
 from xialpha.planning.experiment import missing_rows
 from xialpha.spec.sweep import parse_spec
+from xialpha.storage.opening import open_store
 from xialpha.storage.store import ResultStore
 
 
@@ -29,7 +30,7 @@ def _prepare(spec, store, **options):
 
 @pytest.fixture
 def swept(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(_spec(), store)
     return store
 
@@ -93,7 +94,7 @@ def test_a_grid_that_grew_in_C_and_changed_otherwise_is_refused(swept, changed):
 
 
 def test_a_sweep_whose_grid_grew_is_complete_by_its_grown_grid(tmp_path, capsys):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(_spec(), store)
     fill_store(_spec(C="[0.5, 5.0, 50.0]"), store, batches=1)  # one of the 2 new rows stored
     assert main(["select", store.uri]) == 0
@@ -127,7 +128,7 @@ def test_the_command_line_refuses_another_grid_in_one_line_and_changes_nothing(s
 
 def test_a_selection_of_a_sweep_that_misses_rows_is_saved_only_as_partial(tmp_path, capsys):
     store = tmp_path / "store"
-    fill_store(_spec(), ResultStore(str(store)), batches=1)
+    fill_store(_spec(), open_store(str(store), create=True, writable=True), batches=1)
     assert main(["select", str(store)]) == 0
     err = capsys.readouterr().err
     assert "note: sweep 'exp' is incomplete: 2 of its 4 rows are not stored" in err, err
@@ -153,7 +154,7 @@ def test_a_category_name_with_a_comma_is_one_category_in_the_run_record(tmp_path
         'test_split = "test"\n[svm]\nC = [1.0]\n',
         source="spec",
     )
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(spec, store)
     assert main(["select", store.uri, "--save"]) == 0
     assert "incomplete" not in capsys.readouterr().err
@@ -162,12 +163,12 @@ def test_a_category_name_with_a_comma_is_one_category_in_the_run_record(tmp_path
 
 def test_the_completeness_check_uses_the_summary_stored_at_the_sweeps_end(tmp_path, monkeypatch):
     """In a listing (`store ls`); select --save reads the keys (issue 48, item 6: test_summary_trust)."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(_spec(), store, batches=1)
     store.finish_sweep("exp")  # summarised while 2 of its 4 rows are missing: the summary says so
-    assert missing_rows(ResultStore(store.uri), "exp", listing=True) == (2, 4)
+    assert missing_rows(open_store(store.uri, create=True, writable=True), "exp", listing=True) == (2, 4)
     fill_store(_spec(), store)
     store.finish_sweep("exp")
-    complete = ResultStore(store.uri)
+    complete = open_store(store.uri, create=True, writable=True)
     monkeypatch.setattr(ResultStore, "stored_keys", lambda *a: pytest.fail("read the stored keys"))
     assert missing_rows(complete, "exp", listing=True) == (0, 4)

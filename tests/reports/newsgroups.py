@@ -9,7 +9,8 @@ from store_rows import certify_by_hand, linear_result, saved_selections
 
 from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
-from xialpha.storage.store import ResultStore
+from xialpha.storage.contract import StoreQueries
+from xialpha.storage.opening import open_store
 
 NEWSGROUPS = (
     "alt.atheism",
@@ -65,9 +66,9 @@ def newsgroup_rows(categories=NEWSGROUPS, sweep_id: str = "r1") -> list[dict]:
     return rows
 
 
-def newsgroup_store(path, categories=NEWSGROUPS) -> tuple[ResultStore, list[str]]:
+def newsgroup_store(path, categories=NEWSGROUPS) -> tuple[StoreQueries, list[str]]:
     """The store at `path` and the ids of its two saved selections: by F1 (certified), then by error."""
-    store = ResultStore(str(path))
+    store = open_store(str(path), create=True, writable=True)
     store.datasets.write_results(newsgroup_rows(categories))
     store.datasets.append(
         "sweeps",

@@ -56,9 +56,9 @@ def test_store_check_and_an_empty_store_name_their_paths_escaped(tmp_path, capsy
     name holds an ESC too) and its --quarantine: each line names the store or the file escaped."""
     from newsgroups import newsgroup_rows
 
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    store = ResultStore(str(tmp_path / "st\x1b[8more"))
+    store = open_store(str(tmp_path / "st\x1b[8more"), create=True, writable=True)
     store.datasets.create_if_absent()  # a store that holds nothing yet
     runs = [(["store", "ls", store.uri], 0), (["store", "check", store.uri], 0)]
     outs = []
@@ -81,11 +81,11 @@ def test_the_sweeps_closing_lines_print_no_raw_escape(world, capsys):
     select command for significance tests) on the store whose path and categories hold an ESC."""
     from xialpha.commands.sweep import _print_best
     from xialpha.spec.sweep import parse_spec
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     spec = parse_spec('[sweep]\nid = "r1"\nestimator = "xa"\n[corpus]\nloader = "synthetic"\n[svm]\nC = [1.0]\n')
     capsys.readouterr()
-    _print_best(spec, ResultStore(world["store"]))
+    _print_best(spec, open_store(world["store"], create=True, writable=True))
     out, err = capsys.readouterr()
     assert not RAW.search(out + err), [line for line in (out + err).splitlines() if RAW.search(line)]
     assert "significance tests: xialpha select " in out and "st\\x1b[8more" in out, out

@@ -7,6 +7,7 @@ import re
 from store_rows import result_rows
 
 from xialpha.cli import main
+from xialpha.storage.opening import open_store
 from xialpha.storage.store import ResultStore
 
 
@@ -18,7 +19,7 @@ def _counts(uri: str, capsys) -> str:
 
 
 def test_the_failed_count_from_the_summary_equals_the_one_from_the_rows(tmp_path, capsys, monkeypatch):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     rows = result_rows("r1")
     store.datasets.write_results(rows[:-2])
     failed = [{**row, "status": "failed", "error_message": "diverged"} for row in rows[-2:]]

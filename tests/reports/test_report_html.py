@@ -11,7 +11,7 @@ from extras import needs
 from store_rows import CATEGORIES, certify_by_hand, result_rows, saved_selections
 
 from xialpha.cli import main
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -21,7 +21,7 @@ def report_store(tmp_path_factory) -> Path:
     """A store with hand-built results, two saved selections (per category, then --global) and a
     certification of the per-category one."""
     root = tmp_path_factory.mktemp("report")
-    store = ResultStore(str(root / "store"))
+    store = open_store(str(root / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     store.datasets.append(
         "sweeps",
@@ -71,7 +71,7 @@ def test_page_is_self_contained_and_shows_every_category(report_html):
 
 def test_the_page_shows_the_newest_per_category_selection_and_its_certification(report_html, report_store):
     page = report_html.read_text(encoding="utf-8")
-    selections = saved_selections(ResultStore(str(report_store)))
+    selections = saved_selections(open_store(str(report_store), create=True, writable=True))
     per_category = selections.loc[selections["mode"] == "category", "selection_id"].iloc[0]
     shared = selections.loc[selections["mode"] == "global", "selection_id"].iloc[0]
     assert f"selection {per_category} (the newest per-category selection of the sweep" in page
@@ -81,7 +81,7 @@ def test_the_page_shows_the_newest_per_category_selection_and_its_certification(
 
 
 def test_selection_chooses_another_selection_and_an_unknown_one_lists_the_saved(report_store, tmp_path, capsys):
-    store = ResultStore(str(report_store))
+    store = open_store(str(report_store), create=True, writable=True)
     shared = saved_selections(store).query("mode == 'global'")["selection_id"].iloc[0]
     path = tmp_path / "global.html"
     assert main(["report", str(report_store), "--selection", shared, "--html", str(path)]) == 0
@@ -207,7 +207,7 @@ def test_calibration_without_a_held_out_split_says_how_to_get_one(tmp_path):
     import xialpha
     from xialpha.errors import UserError
 
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(
         [{k: v for k, v in row.items() if not k.startswith("holdout")} for row in result_rows()]
     )
@@ -291,7 +291,11 @@ def test_page_renders_in_headless_chromium_without_console_errors(report_html, r
     assert errors == []
     assert requests == [report_html.as_uri()]  # nothing fetched besides the page itself
     assert not_blank(shot)
-    selection_id = saved_selections(ResultStore(str(report_store))).query("mode == 'category'")["selection_id"].iloc[0]
+    selection_id = (
+        saved_selections(open_store(str(report_store), create=True, writable=True))
+        .query("mode == 'category'")["selection_id"]
+        .iloc[0]
+    )
     for section in ("selection", "certifications", "calibration", "estimators", "provenance"):
         assert seen[section]["visible"], section
     assert selection_id in seen["selection"]["text"] and "earn" in seen["selection"]["text"]
@@ -321,7 +325,7 @@ def test_a_sweep_of_many_categories_gets_a_page_of_bounded_size(tmp_path, monkey
 
     names = tuple(f"cat{i:03d}" for i in range(400))
     monkeypatch.setattr(store_rows, "CATEGORIES", names)
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     path = tmp_path / "many.html"
     assert main(["report", store.uri, "--estimator", "xa", "--rho", "2", "--html", str(path)]) == 0

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sweep_processes import DEADLINE, LONG_C_GRID, kill, result_files, start, sweep_spec, wait_for
 
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 pytestmark = pytest.mark.cluster
 REFRESH = '<meta http-equiv="refresh" content="1">'
@@ -67,7 +67,7 @@ def test_the_page_follows_a_running_sweep_and_watching_ends_with_it(tmp_path):
             if process is not None:
                 kill(process)
     final = _text(page)
-    rows = len(ResultStore(str(store), create=False).read_results_df("watched"))
+    rows = len(open_store(str(store), create=False, writable=True).read_results_df("watched"))
     assert REFRESH not in final and "<meta http-equiv" not in final  # the last page stays
     assert f">{rows} / 0</td>" in final  # every stored row
     log = (tmp_path / "watch.log").read_text()
@@ -86,7 +86,7 @@ def _watching_an_ended_sweep(tmp_path: Path, signum: signal.Signals, selection_s
     the page, standard output, standard error)."""
     store, page = selection_store(tmp_path), tmp_path / "watch.html"
     ended = datetime.datetime.now(datetime.UTC)  # the newest run, ended before watching
-    ResultStore(str(store)).datasets.append(
+    open_store(str(store), create=True, writable=True).datasets.append(
         "sweeps", [{"sweep_id": "sel", "run_id": "ended", "created_at": ended, "finished_at": ended}]
     )
     watcher = _watch(store, page, tmp_path / "watch.log", stderr=tmp_path / "watch.err")

@@ -14,7 +14,7 @@ from store_rows import result_rows
 from xialpha.cli import main
 from xialpha.reports import plots, svg
 from xialpha.selection.selected import Selection
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 ESTIMATES = [0.02, 0.40, 0.86, 0.93, 0.95, 0.94]  # F1 at C 0.01 .. 1000: the plateau is 86-95
 
@@ -36,7 +36,7 @@ def _curves() -> pd.DataFrame:
 
 
 def test_the_choices_table_leaves_out_columns_without_values(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([{k: v for k, v in r.items() if not k.startswith("holdout")} for r in result_rows()])
     assert main(["select", store.uri, "--estimator", "xa", "--save"]) == 0
     assert main(["report", store.uri, "--html", str(tmp_path / "page.html")]) == 0

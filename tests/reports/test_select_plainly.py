@@ -16,7 +16,7 @@ from xialpha.cli import main
 from xialpha.reports.formatting import percent
 from xialpha.reports.verdicts import legend, verdicts
 from xialpha.spec.sweep import load_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 P_LEGEND = "p: chance of a gap this large between equal configs; significant: a p < 0.05"
 
@@ -47,7 +47,7 @@ def test_the_select_table_says_significant_with_a_legend_and_no_rho_for_span(sto
     assert "f1 of span, averaged over C neighbours" in title and "rho" not in title  # span has no rho
     assert "significant" in out and "n.s." not in out and "not significant" not in out
     assert P_LEGEND in lines
-    rows = ResultStore(store).selections(sweep_id="sel")
+    rows = open_store(store, create=True, writable=True).selections(sweep_id="sel")
     words = verdicts(rows)
     if "yes" not in words:
         assert "no choice is significant: its runners-up do as well; keep it or add documents" in lines
@@ -115,7 +115,7 @@ def test_wide_is_readable_at_80_columns(store, capsys, monkeypatch):
     # every header whole on one line (before: folded into 3-character fragments)
     for header in ("runner-up config", "p McNemar", "p macro rank t-test", "error %", "significant"):
         assert sum(line.strip().startswith(header + " ") for line in lines) == 3, header  # once per category
-    for category in ResultStore(store).selections(sweep_id="sel")["category"].unique():
+    for category in open_store(store, create=True, writable=True).selections(sweep_id="sel")["category"].unique():
         assert f"category {category}" in [line.strip() for line in lines]
 
 
@@ -140,8 +140,8 @@ def test_the_html_report_puts_each_estimate_beside_its_certified_figure(store, t
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
     section = page[page.index('id="certifications"') : page.index("<h2", page.index('id="certifications"'))]
     assert "<th>F1 % estimated</th><th>F1 % test</th>" in section
-    selection = ResultStore(store).selections(selection_id=selection_id)
-    certified = ResultStore(store).certifications(selection_id=selection_id)
+    selection = open_store(store, create=True, writable=True).selections(selection_id=selection_id)
+    certified = open_store(store, create=True, writable=True).certifications(selection_id=selection_id)
     for _, row in selection.iterrows():
         test_f1 = certified.loc[certified["category"] == row["category"], "f1"].iloc[-1]
         assert f"<td>{percent(row['estimate_f1'])}</td><td>{percent(test_f1)}</td>" in section, row["category"]
@@ -156,7 +156,7 @@ def edge_store(tmp_path_factory) -> str:
     text = SELECTION_SPEC.replace("C = [0.1, 1.0, 10.0]", "C = [0.03, 0.1, 0.3]")
     (root / "sel.toml").write_text(text, encoding="utf-8")
     uri = str(root / "store")
-    fill_store(load_spec(root / "sel.toml"), ResultStore(uri))
+    fill_store(load_spec(root / "sel.toml"), open_store(uri, create=True, writable=True))
     return uri
 
 

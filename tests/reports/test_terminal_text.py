@@ -16,7 +16,7 @@ from xialpha.models.prediction import write_predictions
 from xialpha.printable import printable
 from xialpha.reports.records import csv_cell
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 HOSTILE = ["[/]", "[bold red]pwn[/bold red]:warning:", "esc\x1b[31mred\x9b"]
 
@@ -41,7 +41,7 @@ def hostile_store(tmp_path_factory):
         source="spec",
     )
     store = folder / "store"
-    fill_store(spec, ResultStore(str(store)))
+    fill_store(spec, open_store(str(store), create=True, writable=True))
     return store
 
 

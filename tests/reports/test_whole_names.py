@@ -12,7 +12,7 @@ from swept import fill_store
 
 from xialpha.cli import main
 from xialpha.spec.sweep import load_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 LONG = "comp.sys.ibm.pc.hardware.motherboards.ex"  # 40 characters
 SWEEP = "a-sweep-id-of-forty-characters-long-0001"  # 40 characters
@@ -42,7 +42,7 @@ def world(tmp_path_factory):
         encoding="utf-8",
     )
     spec = load_spec(root / "spec.toml")
-    store = ResultStore(str(root / "store"))
+    store = open_store(str(root / "store"), create=True, writable=True)
     fill_store(spec, store)
     ids = []
     for extra in ([], ["--no-smooth", "--metric", "error"]):
@@ -90,7 +90,7 @@ def test_a_long_name_appears_whole_at_80_columns(world, capsys, monkeypatch, com
 def test_the_sweep_summary_aligns_names_of_any_length(world, capsys):
     from xialpha.commands.sweep import _print_best
 
-    _print_best(world["spec"], ResultStore(world["store"]))
+    _print_best(world["spec"], open_store(world["store"], create=True, writable=True))
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ") and "f1=" in line]
     assert len(lines) == 3 and any(LONG in line for line in lines)
     starts = {line.index("min_df=") for line in lines}  # each config label starts in the same column

@@ -91,19 +91,19 @@ def selected(tmp_path, capsys):
 
     from xialpha.cli import main
     from xialpha.spec.sweep import load_spec
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     spec = tmp_path / "sel.toml"
     spec.write_text(small_spec("sel", splits=True))
     store = tmp_path / "store"
-    fill_store(load_spec(spec), ResultStore(str(store)))
+    fill_store(load_spec(spec), open_store(str(store), create=True, writable=True))
     assert main(["select", str(store), "--sweep", "sel", "--save"]) == 0
     out = capsys.readouterr().out
     return store, re.search(r"^stored selection (sel-\S+)", out, re.MULTILINE).group(1)
 
 
 def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_path):
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     store, selection_id = selected
     go = tmp_path / "go"
@@ -130,7 +130,7 @@ def test_two_certifications_started_together_exactly_one_succeeds(selected, tmp_
     # winner had finished, found the split used ("this test set was already used"): both refuse it
     assert ("used this test set" in loser or "test set was already used" in loser) and loser.count("\n") == 1, loser
     assert not re.search(r"\bf1\b|%", loser.lower())  # the loser shows no test-set figures (ids may hold "f1")
-    stored = ResultStore(str(store), create=False).datasets.read("certifications")
+    stored = open_store(str(store), create=False, writable=True).datasets.read("certifications")
     assert set(stored["certification_id"].to_pylist()) == {
         re.search(r"stored certification (cert-\S+)", winner).group(1)
     }
@@ -219,12 +219,12 @@ def _kill_after_claim(store: Path, argv: list[str]) -> str:
 
 def test_a_certification_killed_before_it_stored_its_rows_is_resumed_with_the_same_draws(selected, capsys):
     from xialpha.cli import main
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     store, selection_id = selected
     argv = ["certify", str(store), "--selection", selection_id, "--test-split", "test"]
     killed = _kill_after_claim(store, [*argv, "--draws", "1000", "--seed", "7", "--confidence", "0.9"])
-    assert ResultStore(str(store), create=False).datasets.read("certifications").num_rows == 0
+    assert open_store(str(store), create=False, writable=True).datasets.read("certifications").num_rows == 0
 
     assert main(["select", str(store), "--sweep", "sel", "--global", "--save"]) == 0
     other = re.search(r"^stored selection (sel-\S+)", capsys.readouterr().out, re.MULTILINE).group(1)
@@ -236,7 +236,7 @@ def test_a_certification_killed_before_it_stored_its_rows_is_resumed_with_the_sa
     assert main([*argv, "--draws", "5000"]) == 0  # resumes with the killed one's draws, seed and confidence
     err = capsys.readouterr().err
     assert f"resuming certification {killed}" in err and "process" in err, err
-    stored = ResultStore(str(store), create=False).certifications()
+    stored = open_store(str(store), create=False, writable=True).certifications()
     assert set(stored["certification_id"]) == {killed} and set(stored["draws"]) == {1000}
     assert set(stored["confidence"]) == {0.9} and not stored["forced"].any()
     assert not list((store / "certifications" / "_claims").glob("*.heartbeat.json"))  # the killed one's is gone
@@ -253,9 +253,9 @@ def _pending(tmp_path, **claim) -> tuple:
     import pandas as pd
 
     from xialpha.selection.claims import claim_content
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     content = {**claim_content("cert-old", "sel-1", "test", confidence=0.9, draws=3000, seed=5), **claim}
     assert store.claims.claim_test_set("fp", content)
     return store, pd.DataFrame({"selection_id": ["sel-1"]})

@@ -18,7 +18,8 @@ from xialpha.errors import UserError
 from xialpha.parameters import ParameterTypeError
 from xialpha.reports.frames import tidy_comparison
 from xialpha.selection.comparison import MACRO, MCNEMAR, MICRO, NO_TEST, P_TEST, SIGN_TEST, compare_selections
-from xialpha.storage.store import ResultStore
+from xialpha.storage.contract import StoreQueries
+from xialpha.storage.opening import open_store
 
 PARTS = {"preprocessing": "preprocessing_id", "kernel": "kernel_id", "C": "C", "j": "j"}
 
@@ -30,14 +31,14 @@ def compared(tmp_path_factory, compared_store):
 
 @pytest.fixture(scope="module")
 def store(compared):
-    return ResultStore(compared.uri, create=False)
+    return open_store(compared.uri, create=False, writable=True)
 
 
 def by_category(comparison) -> dict:
     return {row.category: row for row in comparison.rows}
 
 
-def chosen(store: ResultStore, selection_id: str) -> pd.DataFrame:
+def chosen(store: StoreQueries, selection_id: str) -> pd.DataFrame:
     """The selection's rows joined with the results rows of the configurations it chose."""
     rows = store.selections(selection_id=selection_id)
     results = store.read_results_df(str(rows["sweep_id"].iloc[0]))
@@ -165,7 +166,7 @@ def test_held_out_documents_of_another_fingerprint_are_not_paired_even_when_as_m
     documents, as many): paired per document they would be equal; they are tested unpaired."""
     root = tmp_path / "store"
     shutil.copytree(compared.uri, root)
-    store = ResultStore(str(root))
+    store = open_store(str(root), create=True, writable=True)
     results = store.datasets.read_results("narrow").to_pylist()
     store.datasets.write_results([{**row, "sweep_id": "moved", "data_fingerprint": "other-data"} for row in results])
     examples = store.datasets.read("examples", sweep_id="narrow").to_pylist()
@@ -199,9 +200,11 @@ def test_an_unknown_id_is_named_with_what_the_store_holds(compared, store):
 
 def test_the_python_api_returns_the_comparison_frame(compared):
     frame = xialpha.compare(compared.uri, "narrow", compared.wide)
-    comparison = compare_selections(ResultStore(compared.uri, create=False), compared.narrow, compared.wide)
+    comparison = compare_selections(
+        open_store(compared.uri, create=False, writable=True), compared.narrow, compared.wide
+    )
     pd.testing.assert_frame_equal(frame, tidy_comparison(comparison))
-    store = ResultStore(compared.uri, create=False)
+    store = open_store(compared.uri, create=False, writable=True)
     a, b = chosen(store, compared.narrow), chosen(store, compared.wide)
     for _, row in frame.iloc[:-2].iterrows():  # a label per configuration, over both sweeps
         category = row["category"]

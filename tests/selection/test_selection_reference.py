@@ -28,8 +28,8 @@ import pytest
 
 from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import estimate_values
-from xialpha.storage.store import ResultStore
 
 GOLDEN = Path(__file__).parents[1] / "golden"
 MODES = {"select_1e4.csv.gz": [], "select_global_1e4.csv.gz": ["--global"]}
@@ -93,7 +93,7 @@ def build_store(path: str) -> str:
                                 "xa_d": sum(counts["xa"]),
                             }
                         )
-    store = ResultStore(path)
+    store = open_store(path, create=True, writable=True)
     store.datasets.write_results(rows)
     store.datasets.write_examples(examples)
     return path

@@ -12,8 +12,8 @@ from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
 from xialpha.selection.objective import Objective
 from xialpha.selection.selector import select as select_rows
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import estimate_values
-from xialpha.storage.store import ResultStore
 
 
 def row(category, pp, C, d_pos, d_neg, n_pos, *, n=1000, n_sv=50):
@@ -62,7 +62,7 @@ def store_uri(tmp_path):
         ("big", "T", 1, 60, 60, 100),
         ("rare", "T", 1, 8, 8, 10),
     ]
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([row(*spec) for spec in specs])
     store.datasets.write_examples(
         [
@@ -83,7 +83,9 @@ def select(capsys, uri, *extra):
     assert main(["select", uri, "--sweep", "hand", "--save", *extra]) == 0
     out = capsys.readouterr().out
     selection_id = re.search(r"^stored selection (\S+)", out, re.MULTILINE).group(1)
-    table = ResultStore(uri).datasets.read("selections", filters=[("selection_id", "=", selection_id)])
+    table = open_store(uri, create=True, writable=True).datasets.read(
+        "selections", filters=[("selection_id", "=", selection_id)]
+    )
     return table.to_pandas().set_index("category").sort_index()
 
 
@@ -104,7 +106,7 @@ def test_macro_and_micro_averages_choose_different_shared_configs(store_uri, cap
 
 
 def test_ties_go_to_the_smaller_C_and_identical_outcomes_are_not_significant(store_uri):
-    store = ResultStore(store_uri)
+    store = open_store(store_uri, create=True, writable=True)
     results = store.read_results_df("hand")
     tied = results[results["preprocessing_id"] == "T"]
     selection = select_rows(tied, Objective("f1", estimator="xa"), sweep_id="hand", load_indicators=store.read_examples)

@@ -18,8 +18,8 @@ from selection_rows import result_row
 import xialpha
 from xialpha.cli import main
 from xialpha.estimators.metrics import Estimate
+from xialpha.storage.opening import open_store
 from xialpha.storage.schema import estimate_values
-from xialpha.storage.store import ResultStore
 from xialpha.storage.validate import flat_table
 
 CATEGORIES = ("big", "rare")
@@ -36,7 +36,7 @@ def _row(category: str, C: float, errors: int) -> dict:
 def store(tmp_path) -> str:
     """A sweep whose xi-alpha per-example vectors are stored (bootstrap stores none)."""
     uri = str(tmp_path / "store")
-    result_store = ResultStore(uri)
+    result_store = open_store(uri, create=True, writable=True)
     result_store.datasets.write_results([_row(c, C, e) for c in CATEGORIES for C, e in CURVE.items()])
     examples = []
     for category in CATEGORIES:
@@ -97,7 +97,7 @@ def test_the_table_says_why_no_test_ran_and_not_that_no_choice_is_significant(st
 def test_a_saved_selection_stores_no_count_where_no_test_ran(store):
     chosen = xialpha.select(store, sweep="s1", estimator="bootstrap", save=True)
     assert chosen["n_runners_up_significant"].isna().all() and chosen["significant"].isna().all()
-    saved = ResultStore(store).selections(sweep_id="s1")
+    saved = open_store(store, create=True, writable=True).selections(sweep_id="s1")
     assert len(saved) == 2 and saved["n_runners_up_significant"].isna().all()
     assert saved["significant"].isna().all() and (saved["n_runners_up_tested"] == 0).all()
     assert saved["untested"].str.contains("bootstrap estimator stores no per-example vectors").all()
@@ -122,7 +122,7 @@ def test_a_missing_examples_partition_leaves_the_runners_up_untested(store, caps
 def test_a_selection_stored_before_reads_with_the_counts_shown_then(store):
     """Rows stored by an earlier xialpha (not_significant, n_runners_up_not_significant) read back
     in this version's columns; their first runner-up untested reads as untested."""
-    result_store = ResultStore(store)
+    result_store = open_store(store, create=True, writable=True)
     xialpha.select(store, sweep="s1", estimator="xa", save=True)
     rows = result_store.selections(sweep_id="s1")
     legacy = rows.drop(columns=["significant", "n_runners_up_significant", "n_runners_up_tested", "untested"])

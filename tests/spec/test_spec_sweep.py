@@ -126,22 +126,22 @@ def test_unknown_category_names_its_spec_field(tmp_path):
     from distributed import Client
 
     from xialpha.jobs.sweep import prepare
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     with Client(processes=False, n_workers=1, dashboard_address=None) as client:
         spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["nope"]\n')
         with pytest.raises(UserError, match=r"^corpus\.categories\.names: unknown category 'nope'"):
-            prepare(spec, ResultStore(str(tmp_path / "store")), client, "a")
+            prepare(spec, open_store(str(tmp_path / "store"), create=True, writable=True), client, "a")
         spec = parse_spec(MINIMAL + '[corpus.categories]\nnames = ["cat_01"]\n')
         with pytest.raises(
             UserError, match=r"unknown category 'cat_01' .*; did you mean cat01\? \(most frequent: cat0"
         ):
-            prepare(spec, ResultStore(str(tmp_path / "store")), client, "b")
+            prepare(spec, open_store(str(tmp_path / "store"), create=True, writable=True), client, "b")
         spec = parse_spec(MINIMAL + 'train_split = "training"\ntest_fraction = 0.3\n')
         with pytest.raises(
             UserError, match=r"^<spec>: corpus.train_split: .*'training'; did you mean train\? \(it has: test, train\)"
         ):
-            prepare(spec, ResultStore(str(tmp_path / "store")), client, "c")
+            prepare(spec, open_store(str(tmp_path / "store"), create=True, writable=True), client, "c")
 
 
 @pytest.mark.parametrize(

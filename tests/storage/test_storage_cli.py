@@ -15,6 +15,7 @@ import pytest
 from store_rows import CATEGORIES, T0, certify_by_hand, data_files, result_row, result_rows, saved_selections
 
 from xialpha.cli import main
+from xialpha.storage.opening import open_store
 from xialpha.storage.reading import __doc__ as READ_RULE_DOC
 from xialpha.storage.store import ResultStore
 
@@ -25,7 +26,7 @@ SECOND = datetime.timedelta(seconds=1)
 def filled(tmp_path):
     """A store with two sweeps, many small files, superseded rows, failures (one after an ok row,
     one never ok), examples, selections."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     for i in range(8):
         store.datasets.write_results([result_row(i, created_at=T0)])
     store.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + SECOND)])
@@ -81,7 +82,7 @@ def test_ls_lists_sweeps_with_counts(filled, capsys):
 
 def test_ls_lists_selections_certifications_and_drift_checks_with_their_ids(tmp_path, capsys):
 
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows())
     assert main(["select", store.uri, "--estimator", "xa"]) == 0
     assert store.datasets.read("selections").num_rows == 0  # without --save nothing is stored
@@ -144,11 +145,11 @@ def test_compact_keeps_every_query_result(filled, capsys):
     assert main(["store", "compact", filled.uri]) == 0
     output = capsys.readouterr().out
     assert "results: 16 files -> 2 files" in output and "examples: 4 files -> 1 file" in output.splitlines()
-    assert _snapshot(ResultStore(filled.uri)) == before
+    assert _snapshot(open_store(filled.uri, create=True, writable=True)) == before
     assert len(data_files(Path(store_dir))) == 4 < files_before
     assert before["examples"]["k0"] == [True] * 13 and before["selections"][0]["config_key"] == "k1"
     assert main(["store", "compact", filled.uri, "--dataset", "results"]) == 0
-    assert _snapshot(ResultStore(filled.uri)) == before
+    assert _snapshot(open_store(filled.uri, create=True, writable=True)) == before
 
 
 def test_crash_between_merge_and_delete_leaves_invisible_duplicates(filled, monkeypatch):
@@ -165,7 +166,7 @@ def test_cli_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
     (tmp_path / "x.txt").write_text("x")
     assert main(["store", "ls", str(tmp_path)]) == 2
     assert main(["store", "compact", str(tmp_path / "absent")]) == 2
-    ResultStore(str(tmp_path / "s")).datasets.write_results([result_row(0)])
+    open_store(str(tmp_path / "s"), create=True, writable=True).datasets.write_results([result_row(0)])
     assert main(["store", "compact", str(tmp_path / "s"), "--dataset", "nope"]) == 2
     errors = capsys.readouterr().err.splitlines()
     assert (
@@ -185,7 +186,9 @@ def test_every_command_names_the_store_the_same_way(filled, tmp_path, monkeypatc
     monkeypatch.setenv("XIALPHA_STORE", filled.uri)
     assert main(["store", "ls"]) == 0 and capsys.readouterr().out == listing
     assert main(["store", "check"]) == 0 and filled.uri in capsys.readouterr().out
-    ResultStore(str(tmp_path / "xialpha-store")).datasets.write_results([result_row(0, sweep_id="local")])
+    open_store(str(tmp_path / "xialpha-store"), create=True, writable=True).datasets.write_results(
+        [result_row(0, sweep_id="local")]
+    )
     monkeypatch.chdir(tmp_path)
     assert main(["store", "ls", "xialpha-store"]) == 0 and "local" in capsys.readouterr().out  # STORE beats the env
     monkeypatch.delenv("XIALPHA_STORE")
@@ -213,11 +216,11 @@ def test_sweep_may_be_left_out_only_when_the_store_holds_one(filled, tmp_path, c
     assert main(["report", "--store", filled.uri, "--sweep", "sweep1"]) == 2
     assert "--sweep: no sweep 'sweep1' in store" in (err := capsys.readouterr().err)
     assert "did you mean sweep-1? (stored: other, sweep-1)" in err
-    single = ResultStore(str(tmp_path / "one"))
+    single = open_store(str(tmp_path / "one"), create=True, writable=True)
     single.datasets.write_results([result_row(0, sweep_id="only")])
     assert main(["report", single.uri]) == 2  # resolved to "only"; these rows have no estimates to show
     assert "sweep 'only'" in capsys.readouterr().err
-    empty = ResultStore(str(tmp_path / "empty"))
+    empty = open_store(str(tmp_path / "empty"), create=True, writable=True)
     empty.datasets.append("drift", [{"check_id": "c1"}])
     assert main(["select", empty.uri]) == 2 and "holds no sweep yet" in capsys.readouterr().err
     assert main(["certify", filled.uri, "--selection", "s11", "--test-split", "test"]) == 2
@@ -228,11 +231,11 @@ def test_sweep_may_be_left_out_only_when_the_store_holds_one(filled, tmp_path, c
 
 
 def test_ls_on_a_store_without_results(tmp_path, capsys):
-    ResultStore(str(tmp_path / "s")).datasets.append("drift", [{"check_id": "c1"}])
+    open_store(str(tmp_path / "s"), create=True, writable=True).datasets.append("drift", [{"check_id": "c1"}])
     assert main(["store", "ls", str(tmp_path / "s")]) == 0
     out = capsys.readouterr().out
     assert "sweeps" not in out and "c1" in out  # a kind with nothing stored is left out
-    ResultStore(str(tmp_path / "empty")).datasets.append("sweeps", [{"run_id": "r"}])
+    open_store(str(tmp_path / "empty"), create=True, writable=True).datasets.append("sweeps", [{"run_id": "r"}])
     assert main(["store", "ls", str(tmp_path / "empty")]) == 0
     assert "empty (no sweep, selection, certification or drift check stored)" in capsys.readouterr().out
 

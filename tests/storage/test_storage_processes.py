@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,7 @@ BIG_WRITER = """
 import sys
 import pyarrow as pa
 import xialpha.storage.location as location
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 location.ROW_GROUP_ROWS = 20
 n = 300_000
@@ -33,7 +33,7 @@ table = pa.table({
     "C": pa.array([1.0] * n), "j": pa.array([1.0] * n), "rho": pa.array([2.0] * n),
     "n": pa.array([100] * n), "n_pos": pa.array([10] * n),
 })
-store = ResultStore(sys.argv[1])
+store = open_store(sys.argv[1], create=True, writable=True)
 print("writing", flush=True)
 store.datasets.write_results(table)
 print("finished", flush=True)
@@ -42,10 +42,10 @@ print("finished", flush=True)
 # A child process: writes `files` files of `rows` rows each to sweep "shared", keys prefixed by its name.
 SMALL_WRITER = """
 import sys
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 store_uri, name, files, rows = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-store = ResultStore(store_uri)
+store = open_store(store_uri, create=True, writable=True)
 for f in range(files):
     store.datasets.write_results([
         {"sweep_id": "shared", "run_id": name, "config_key": f"{name}-{f}-{r}", "status": "ok",
@@ -69,7 +69,7 @@ def _small_rows(n: int) -> list[dict]:
 
 def test_writer_killed_mid_write_leaves_no_readable_partial_file(tmp_path):
     store_dir = tmp_path / "store"
-    store = ResultStore(str(store_dir))
+    store = open_store(str(store_dir), create=True, writable=True)
     store.datasets.write_results(_small_rows(5))
     partition = store_dir / "results" / "sweep_id=big"
     committed = set(partition.iterdir())
@@ -102,7 +102,7 @@ def test_writer_killed_mid_write_leaves_no_readable_partial_file(tmp_path):
 
 def test_concurrent_writers_and_compaction_lose_no_rows(tmp_path):
     store_dir = tmp_path / "store"
-    store = ResultStore(str(store_dir))
+    store = open_store(str(store_dir), create=True, writable=True)
     writers, files, rows = 3, 25, 4
     children = [_python(SMALL_WRITER, str(store_dir), f"w{w}", str(files), str(rows)) for w in range(writers)]
     compactions = 0

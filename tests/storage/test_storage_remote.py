@@ -12,13 +12,14 @@ from s3_server import s3_endpoint  # noqa: F401 (a fixture)
 from store_rows import T0, result_row
 
 from xialpha.errors import UserError
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import config_key
 from xialpha.storage.store import ResultStore
 
 
 def _exercise(uri: str) -> ResultStore:
     """Write, overwrite, read, compact and reopen a store at `uri`; return it."""
-    store = ResultStore(uri)
+    store = open_store(uri, create=True, writable=True)
     store.datasets.write_results([result_row(i, created_at=T0) for i in range(4)])
     store.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + datetime.timedelta(seconds=1))])
     store.datasets.write_results(
@@ -41,7 +42,7 @@ def _exercise(uri: str) -> ResultStore:
     assert store.compact() == (3, 1)
     assert store.datasets.read_results(include_failed=True).equals(before)
 
-    reopened = ResultStore(uri, create=False)
+    reopened = open_store(uri, create=False, writable=True)
     assert reopened.read_examples(["k"])["k"].tolist() == [True] * 11
     assert reopened.datasets.read("certifications")["bound"].to_pylist() == [0.1]
     assert reopened.sweeps()[["rows_ok", "rows_failed"]].values.tolist() == [[4, 1]]
@@ -53,7 +54,7 @@ def test_memory_filesystem_store():
     store = _exercise(uri)
     assert store.datasets.location.temp_files(store.datasets.location.root) == []  # temporary names were renamed away
     with pytest.raises(UserError, match="not a xialpha store"):
-        ResultStore(f"memory://xialpha-absent-{uuid.uuid4().hex}", create=False)
+        open_store(f"memory://xialpha-absent-{uuid.uuid4().hex}", create=False, writable=True)
 
 
 def test_s3_store_on_a_local_s3_server(s3_endpoint):
@@ -64,10 +65,12 @@ def test_s3_store_on_a_local_s3_server(s3_endpoint):
     names = [info.base_name for info in store.datasets.location.entries(store.datasets.location.root, recursive=True)]
     assert not [name for name in names if name.endswith(".tmp")]  # object stores get no temporary names
     with pytest.raises(UserError, match="not a xialpha store"):
-        ResultStore(uri.replace("/stores/", "/absent/"), create=False)
+        open_store(uri.replace("/stores/", "/absent/"), create=False, writable=True)
     # claims: write-then-list, no exclusive create on S3 (see xialpha.storage.location.Location.claim)
     first = store.claims.claim("certifications", "test-set-x", {"certification_id": "c1"})
     assert first is not None and store.claims.claim("certifications", "test-set-x", {"certification_id": "c2"}) is None
-    assert ResultStore(uri, create=False).claims.claimed("certifications", "test-set-x") == {"certification_id": "c1"}
+    assert open_store(uri, create=False, writable=True).claims.claimed("certifications", "test-set-x") == {
+        "certification_id": "c1"
+    }
     store.claims.withdraw(first)
     assert store.claims.claimed("certifications", "test-set-x") is None

@@ -15,9 +15,9 @@ from store_rows import T0, data_files, result_row
 
 from xialpha.errors import UserError
 from xialpha.storage.location import Location
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import config_key, pack_bits, unpack_bits
 from xialpha.storage.schema import RESULT_COLUMNS, SCHEMA_VERSION, results_schema
-from xialpha.storage.store import ResultStore
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def store_dir(tmp_path):
 
 @pytest.fixture
 def store(store_dir):
-    return ResultStore(str(store_dir))
+    return open_store(str(store_dir), create=True, writable=True)
 
 
 # --- opening -------------------------------------------------------------------------------------
@@ -40,20 +40,20 @@ def test_opening_creates_nothing_and_the_first_write_creates_the_store(store, st
     store.datasets.write_results([result_row(0)])
     marker = json.loads((store_dir / "_xialpha_store.json").read_text())
     assert marker["schema_version"] == SCHEMA_VERSION == store.datasets.schema_version
-    assert ResultStore(str(store_dir), create=False).datasets.schema_version == SCHEMA_VERSION
+    assert open_store(str(store_dir), create=False, writable=True).datasets.schema_version == SCHEMA_VERSION
 
 
 def test_non_empty_directory_without_marker_is_not_a_store(tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(UserError, match="not a xialpha store"):
-        ResultStore(str(tmp_path))
+        open_store(str(tmp_path), create=True, writable=True)
     assert not (tmp_path / "_xialpha_store.json").exists()
 
 
 def test_a_directory_holding_only_a_marker_being_written_is_a_store_being_created(tmp_path):
     # what a writer opening the store sees while another creates it: the marker's temporary file, before its rename
     (tmp_path / "._xialpha_store.json.0123abcd.tmp").write_text("{")
-    store = ResultStore(str(tmp_path))
+    store = open_store(str(tmp_path), create=True, writable=True)
     store.datasets.write_results([result_row(0)])
     assert store.datasets.read_results().num_rows == 1
     assert json.loads((tmp_path / "_xialpha_store.json").read_text())["schema_version"] == SCHEMA_VERSION
@@ -61,11 +61,11 @@ def test_a_directory_holding_only_a_marker_being_written_is_a_store_being_create
     other.mkdir()
     (other / ".notes.tmp").write_text("")  # any other hidden file is not ours
     with pytest.raises(UserError, match="not a xialpha store"):
-        ResultStore(str(other))
+        open_store(str(other), create=True, writable=True)
 
 
 def test_a_marker_renamed_into_place_while_the_directory_is_listed_opens_the_store(tmp_path, monkeypatch):
-    creator = ResultStore(str(tmp_path / "store"))
+    creator = open_store(str(tmp_path / "store"), create=True, writable=True)
     listing = Location.entries
 
     def rename_meanwhile(self, path, **kwargs):  # another process renames its marker into place first
@@ -73,12 +73,12 @@ def test_a_marker_renamed_into_place_while_the_directory_is_listed_opens_the_sto
         return listing(self, path, **kwargs)
 
     monkeypatch.setattr(Location, "entries", rename_meanwhile)
-    assert ResultStore(str(tmp_path / "store")).datasets.schema_version == SCHEMA_VERSION
+    assert open_store(str(tmp_path / "store"), create=True, writable=True).datasets.schema_version == SCHEMA_VERSION
 
 
 def test_missing_store_is_not_created_without_create(tmp_path):
     with pytest.raises(UserError, match="not a xialpha store"):
-        ResultStore(str(tmp_path / "absent"), create=False)
+        open_store(str(tmp_path / "absent"), create=False, writable=True)
     assert not (tmp_path / "absent").exists()
 
 
@@ -88,7 +88,7 @@ def test_newer_schema_version_is_refused(store_dir):
         json.dumps({"format": "xialpha-store", "schema_version": SCHEMA_VERSION + 1})
     )
     with pytest.raises(UserError, match=r"schema version 2, newer") as info:
-        ResultStore(str(store_dir))
+        open_store(str(store_dir), create=True, writable=True)
     assert "\n" not in str(info.value)
 
 
@@ -96,14 +96,14 @@ def test_corrupt_marker_is_refused(store_dir):
     store_dir.mkdir()
     (store_dir / "_xialpha_store.json").write_text("{not json")
     with pytest.raises(UserError, match="not a valid xialpha store marker"):
-        ResultStore(str(store_dir))
+        open_store(str(store_dir), create=True, writable=True)
 
 
 def test_unwritable_store_path_is_a_user_error_naming_it(tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     with pytest.raises(UserError, match="cannot write") as info:
-        ResultStore(str(blocker / "store"))
+        open_store(str(blocker / "store"), create=True, writable=True)
     assert str(blocker / "store") in str(info.value)
 
 
@@ -111,7 +111,7 @@ def test_store_path_that_is_a_file_is_refused(tmp_path):
     path = tmp_path / "file"
     path.write_text("x")
     with pytest.raises(UserError, match="is a file"):
-        ResultStore(str(path))
+        open_store(str(path), create=True, writable=True)
 
 
 # --- writing and validation ----------------------------------------------------------------------
@@ -363,13 +363,13 @@ def test_generic_dataset_refuses_bad_rows(store):
 
 
 def test_reading_a_dataset_nothing_was_appended_to_gives_an_empty_table(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     assert store.datasets.read("drift").num_rows == 0
     assert store.datasets.read("selections", filters=[("x", ">", 1)]).num_rows == 0
 
 
 def test_a_column_that_was_all_null_in_one_append_still_reads_and_filters(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.append("selections", [{"selection_id": "a", "category": "earn", "note": None, "x": 1}])
     store.datasets.append("selections", [{"selection_id": "b", "category": "earn", "note": None, "x": 2}])
     assert store.datasets.read("selections", filters=[("x", ">", 1)]).column("selection_id").to_pylist() == ["b"]

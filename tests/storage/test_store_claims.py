@@ -11,7 +11,7 @@ from store_rows import result_row
 from swept import tree_digest
 
 from xialpha.errors import UserError
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 
 def _race(uri: str, name: str, claimants: int) -> list[str | None]:
@@ -21,7 +21,7 @@ def _race(uri: str, name: str, claimants: int) -> list[str | None]:
     of a file the same file object (one shared position), so concurrent opens of the store
     marker would read garbage there. The claims themselves only list, write and delete.
     """
-    stores = [ResultStore(uri) for _ in range(claimants)]
+    stores = [open_store(uri, create=True, writable=True) for _ in range(claimants)]
     barrier = threading.Barrier(claimants, timeout=60)
     results: list[str | None] = [None] * claimants
     errors: list[BaseException] = []
@@ -46,16 +46,16 @@ def _race(uri: str, name: str, claimants: int) -> list[str | None]:
 
 def test_on_a_local_store_exactly_one_of_concurrent_claims_stands(tmp_path):
     uri = str(tmp_path / "store")
-    ResultStore(uri).datasets.write_results([result_row(0)])
+    open_store(uri, create=True, writable=True).datasets.write_results([result_row(0)])
     for round_ in range(20):
         results = _race(uri, f"test-set-{round_}", claimants=6)
         (winner,) = [r for r in results if r is not None]
-        holder = ResultStore(uri).claims.claimed("certifications", f"test-set-{round_}")
+        holder = open_store(uri, create=True, writable=True).claims.claimed("certifications", f"test-set-{round_}")
         assert holder == {"certification_id": f"c{results.index(winner)}"}
 
 
 def test_a_claim_creates_an_absent_store_and_withdrawing_it_leaves_the_store_as_it_was(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     claim = store.claims.claim("certifications", "test-set-a", {"certification_id": "c1"})
     assert claim and (tmp_path / "store" / "_xialpha_store.json").is_file()
     assert store.claims.claim("certifications", "test-set-a", {"certification_id": "c2"}) is None
@@ -68,7 +68,7 @@ def test_a_claim_creates_an_absent_store_and_withdrawing_it_leaves_the_store_as_
 
 
 def test_claim_names_are_checked(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     for name in ("", "../x", "a/b", "x" * 129):
         with pytest.raises(UserError, match="claim name"):
             store.claims.claim("certifications", name, {})
@@ -76,8 +76,8 @@ def test_claim_names_are_checked(tmp_path):
 
 def test_on_other_filesystems_concurrent_claims_never_both_stand():
     uri = f"memory://xialpha-claims-{uuid.uuid4().hex}"
-    ResultStore(uri).datasets.write_results([result_row(0)])
-    store = ResultStore(uri)
+    open_store(uri, create=True, writable=True).datasets.write_results([result_row(0)])
+    store = open_store(uri, create=True, writable=True)
     first = store.claims.claim("certifications", "sequential", {"certification_id": "c1"})
     assert first is not None and store.claims.claim("certifications", "sequential", {"certification_id": "c2"}) is None
     assert store.claims.claimed("certifications", "sequential") == {"certification_id": "c1"}
@@ -100,11 +100,14 @@ def test_two_saves_of_one_selection_at_once_store_it_once(tmp_path):
     from xialpha.selection_saving import store_selection
 
     uri = str(tmp_path / "store")
-    ResultStore(uri).datasets.write_results(result_rows())
-    first, second = (select_sweep(ResultStore(uri), "r1", SelectionOptions(estimator="xa", save=True)) for _ in "ab")
+    open_store(uri, create=True, writable=True).datasets.write_results(result_rows())
+    first, second = (
+        select_sweep(open_store(uri, create=True, writable=True), "r1", SelectionOptions(estimator="xa", save=True))
+        for _ in "ab"
+    )
     assert first.to_store and second.to_store and first.selection.selection_id != second.selection.selection_id
     labels = sweep_labels(first.results)
-    saved = [store_selection(ResultStore(uri), chosen, labels) for chosen in (first, second)]
+    saved = [store_selection(open_store(uri, create=True, writable=True), chosen, labels) for chosen in (first, second)]
     assert [done.selection_id for done in saved] == [first.selection.selection_id] * 2
-    stored = ResultStore(uri).selections()
+    stored = open_store(uri, create=True, writable=True).selections()
     assert set(stored["selection_id"]) == {first.selection.selection_id} and len(stored) == len(first.frame)

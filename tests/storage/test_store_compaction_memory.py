@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from store_rows import result_row
 
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 FILES, ROWS, TEXT = 24, 2000, 1000  # 48 MB of text in memory
@@ -25,10 +25,10 @@ COMPACT = """
 import sys
 import pyarrow as pa
 import xialpha.storage.compaction as compaction
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 compaction.MERGED_GROUP_BYTES = 2 << 20
-store = ResultStore(sys.argv[1])
+store = open_store(sys.argv[1], create=True, writable=True)
 store.datasets.compact("results")
 print(pa.default_memory_pool().max_memory())
 """
@@ -48,7 +48,7 @@ def _assert_same_rows(got: pa.Table, expected: pa.Table) -> None:
 
 
 def test_compaction_holds_its_keys_and_a_row_group_not_every_row(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     rng = np.random.default_rng(0)
     for f in range(FILES):
         store.datasets.write_results(_wide_rows(f * ROWS // 2, rng))  # half of each file rewrites the last one's
@@ -66,7 +66,7 @@ def test_compaction_holds_its_keys_and_a_row_group_not_every_row(tmp_path):
     assert peak < data / 2, f"compaction held {peak / 1e6:.0f} MB of Arrow memory for {data / 1e6:.0f} MB of rows"
     (merged,) = (Path(store.uri) / "results" / "sweep_id=wide").glob("*.parquet")
     assert pq.ParquetFile(merged).metadata.num_row_groups > 1  # written group by group
-    _assert_same_rows(ResultStore(store.uri).datasets.read_results("wide"), expected)
+    _assert_same_rows(open_store(store.uri, create=True, writable=True).datasets.read_results("wide"), expected)
 
 
 def test_a_compaction_killed_at_any_point_loses_no_row(tmp_path):
@@ -76,7 +76,7 @@ def test_a_compaction_killed_at_any_point_loses_no_row(tmp_path):
     import signal
     import time
 
-    original = ResultStore(str(tmp_path / "original"))
+    original = open_store(str(tmp_path / "original"), create=True, writable=True)
     rng = np.random.default_rng(1)
     for f in range(FILES):
         original.datasets.write_results(_wide_rows(f * ROWS // 2, rng))
@@ -96,7 +96,13 @@ def test_a_compaction_killed_at_any_point_loses_no_row(tmp_path):
         killed += child.poll() is None
         child.send_signal(signal.SIGKILL)
         child.wait()
-        _assert_same_rows(ResultStore(str(store)).datasets.read_results("wide", include_failed=True), expected)
-        ResultStore(str(store)).compact("results")
-        _assert_same_rows(ResultStore(str(store)).datasets.read_results("wide", include_failed=True), expected)
+        _assert_same_rows(
+            open_store(str(store), create=True, writable=True).datasets.read_results("wide", include_failed=True),
+            expected,
+        )
+        open_store(str(store), create=True, writable=True).compact("results")
+        _assert_same_rows(
+            open_store(str(store), create=True, writable=True).datasets.read_results("wide", include_failed=True),
+            expected,
+        )
     assert killed >= 2, "the compactions ended before they were killed: give them more to do"

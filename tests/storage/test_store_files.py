@@ -18,6 +18,7 @@ from swept import fill_store, small_spec
 from xialpha.cli import main
 from xialpha.errors import StoreWarning
 from xialpha.spec.sweep import load_spec
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import config_key, pack_bits
 from xialpha.storage.store import ResultStore
 
@@ -69,7 +70,9 @@ def _examples_in_results(partition: Path) -> None:
 def _other_sweep(partition: Path, name: str = "part-elsewhere.parquet") -> None:
     """A file of the results dataset, as xialpha writes it, of sweep "elsewhere"."""
     with tempfile.TemporaryDirectory() as scratch:
-        path = ResultStore(f"{scratch}/store").datasets.write_results([result_row(52, sweep_id="elsewhere")])
+        path = open_store(f"{scratch}/store", create=True, writable=True).datasets.write_results(
+            [result_row(52, sweep_id="elsewhere")]
+        )
         shutil.copy(path, partition / name)
 
 
@@ -92,7 +95,7 @@ PLANTS = {
 
 @pytest.fixture
 def store(tmp_path) -> ResultStore:
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(i, sweep_id="s") for i in range(3)])
     store.datasets.write_results([result_row(i, sweep_id="s", xa_error=0.5) for i in range(3, 5)])
     return store
@@ -107,7 +110,7 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
     make(partition)
     (bad,) = set(partition.glob("*.parquet")) - good
 
-    reader = ResultStore(store.uri, create=False)
+    reader = open_store(store.uri, create=False, writable=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert reader.read_results_df(include_failed=True).equals(before)
@@ -120,7 +123,10 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
     problems = reader.check()
     assert [(Path(p.path), p.kind) for p in problems] == [(bad, kind)]
     with pytest.warns(StoreWarning, match=bad.name):
-        assert ResultStore(store.uri).compact("results") == (3, 2)  # the good files merged, the bad one left alone
+        assert open_store(store.uri, create=True, writable=True).compact("results") == (
+            3,
+            2,
+        )  # the good files merged, the bad one left alone
     assert bad.exists() and reader.read_results_df(include_failed=True).equals(before)
     merged = [pq.read_table(p) for p in partition.glob("*.parquet") if p != bad]
     assert sorted(merged[0]["config_key"].to_pylist()) == sorted(before["config_key"])  # no foreign row merged
@@ -132,12 +138,12 @@ def test_reads_skip_a_bad_file_with_one_warning_and_check_quarantines_it(store, 
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert ResultStore(store.uri).read_results_df(include_failed=True).equals(before)
-        assert ResultStore(store.uri).check() == []
+        assert open_store(store.uri, create=True, writable=True).read_results_df(include_failed=True).equals(before)
+        assert open_store(store.uri, create=True, writable=True).check() == []
 
 
 def test_appending_to_a_row_typed_dataset_ignores_foreign_files(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.append("drift", [{"check_id": "c1", "psi": 0.2}])
     pq.write_table(
         pa.table({"check_id": ["c9"], "psi": ["high"], "created_at": pa.array([0], pa.timestamp("us", tz="UTC"))}),
@@ -157,7 +163,7 @@ def planted(tmp_path):
     spec = tmp_path / "files.toml"
     spec.write_text(small_spec("files"))
     store_dir = tmp_path / "store"
-    fill_store(load_spec(spec), ResultStore(str(store_dir)))
+    fill_store(load_spec(spec), open_store(str(store_dir), create=True, writable=True))
     partition = store_dir / "results" / "sweep_id=files"
     _truncated(partition)
     _unknown_column(partition)
@@ -203,7 +209,7 @@ def test_every_command_works_beside_a_truncated_and_a_foreign_file(planted, argv
 def _quiet_done_keys(store_dir: Path) -> set[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", StoreWarning)
-        return ResultStore(str(store_dir)).done_keys("files")
+        return open_store(str(store_dir), create=True, writable=True).done_keys("files")
 
 
 def test_store_check_lists_then_quarantines(planted, capsys):
@@ -230,7 +236,7 @@ def test_store_check_lists_then_quarantines(planted, capsys):
 
 
 def test_a_key_of_a_foreign_file_never_counts_as_done(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(0, sweep_id="s")])
     partition = tmp_path / "store" / "results" / "sweep_id=s"
     _other_sweep(partition, "part-zz.parquet")

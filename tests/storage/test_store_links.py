@@ -15,7 +15,7 @@ from swept import tree_digest
 
 from xialpha.cli import main
 from xialpha.errors import StoreWarning
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 from xialpha.storage.summary import SUMMARY_NAME
 
 
@@ -25,12 +25,12 @@ def two_stores(tmp_path):
     "x" (two files) from its own results/sweep_id=x, "y" from results/sweep_id=z (where its rows
     are foreign, so `check --quarantine` would move the file)."""
     outside = tmp_path / "other"
-    other = ResultStore(str(outside))
+    other = open_store(str(outside), create=True, writable=True)
     other.datasets.write_results([result_row(0, sweep_id="x")])
     other.datasets.write_results([result_row(1, sweep_id="x")])
     other.datasets.write_results([result_row(2, sweep_id="y", status="failed", error_message="planted")])
     inside = tmp_path / "store"
-    store = ResultStore(str(inside))
+    store = open_store(str(inside), create=True, writable=True)
     store.datasets.write_results([result_row(3, sweep_id="own")])
     store.datasets.write_results([result_row(4, sweep_id="own")])
     (inside / "results" / "sweep_id=x").symlink_to(outside / "results" / "sweep_id=x", target_is_directory=True)
@@ -47,7 +47,9 @@ def test_compact_rewrites_nothing_a_link_leads_to(two_stores, capsys):
     assert "outside the store" in captured.err and "sweep_id=x" in captured.err
     assert len(list((inside / "results" / "sweep_id=own").glob("*.parquet"))) == 1  # its own files are merged
     with pytest.warns(StoreWarning, match="skipped results/sweep_id=x: a symbolic link leads from it outside"):
-        assert len(ResultStore(str(inside)).datasets.read_results("x")) == 0  # nor do reads follow the link
+        assert (
+            len(open_store(str(inside), create=True, writable=True).datasets.read_results("x")) == 0
+        )  # nor do reads follow the link
 
 
 def test_quarantine_moves_nothing_a_link_leads_to(two_stores, capsys):
@@ -71,9 +73,9 @@ def _read_warned(call):
 def linked_rows(tmp_path):
     """A store whose sweep "g" holds 4 rows and links (results/sweep_id=g/ext) to 4 more of sweep g
     outside it, after the sweep ended (its summary stamps its own file only)."""
-    elsewhere = ResultStore(str(tmp_path / "elsewhere"))
+    elsewhere = open_store(str(tmp_path / "elsewhere"), create=True, writable=True)
     elsewhere.datasets.write_results([result_row(i, sweep_id="g") for i in range(4, 8)])
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(i, sweep_id="g") for i in range(4)])
     store.finish_sweep("g")
     partition = tmp_path / "store" / "results" / "sweep_id=g"
@@ -83,13 +85,13 @@ def linked_rows(tmp_path):
 
 def test_reads_and_listings_skip_a_link_in_a_partition_with_one_warning(linked_rows, capsys):
     uri = linked_rows.uri
-    rows, warned = _read_warned(lambda: ResultStore(uri).datasets.read_results("g"))
+    rows, warned = _read_warned(lambda: open_store(uri, create=True, writable=True).datasets.read_results("g"))
     assert rows.num_rows == 4, rows.num_rows  # was 8: the linked rows were part of the sweep
     assert warned == [
         f"store {uri}: skipped results/sweep_id=g/ext: a symbolic link leads from it outside the store, where "
         "nothing is read, moved or rewritten; remove the link"
     ]
-    sweeps, warned = _read_warned(lambda: ResultStore(uri).sweeps())
+    sweeps, warned = _read_warned(lambda: open_store(uri, create=True, writable=True).sweeps())
     assert sweeps.set_index("sweep_id").loc["g", "rows_ok"] == 4 and len(warned) == 1, (sweeps, warned)
     assert main(["store", "ls", uri, "--format", "csv"]) == 0
     captured = capsys.readouterr()
@@ -111,7 +113,7 @@ def test_a_summary_linked_outside_is_not_read_and_named_without_its_content(link
         outside.write_text(content)
     (partition / SUMMARY_NAME).unlink()
     (partition / SUMMARY_NAME).symlink_to(outside)
-    sweeps, warned = _read_warned(lambda: ResultStore(linked_rows.uri).sweeps())
+    sweeps, warned = _read_warned(lambda: open_store(linked_rows.uri, create=True, writable=True).sweeps())
     assert sweeps.set_index("sweep_id").loc["g", ["rows_ok", "rows_failed"]].tolist() == [4, 0]
     assert warned == [
         f"store {linked_rows.uri}: ignored results/sweep_id=g/{SUMMARY_NAME}: a symbolic link leads outside the "

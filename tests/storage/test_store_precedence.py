@@ -14,8 +14,8 @@ from store_rows import T0, result_row
 from swept import small_spec
 
 from xialpha.cli import main
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import config_key
-from xialpha.storage.store import ResultStore
 
 REPO = Path(__file__).resolve().parents[2]
 DAY = datetime.timedelta(days=1)
@@ -47,7 +47,7 @@ def test_a_forced_rerun_whose_configs_all_fail_loses_no_result(tmp_path):
     good.write_text(_spec())
     failing.write_text(_spec('gram_memory_limit = "1kB"'))
     assert _xialpha("sweep", good, "--store", store, "--quiet").returncode == 0
-    ok_rows = ResultStore(str(store)).read_results_df("lost")
+    ok_rows = open_store(str(store), create=True, writable=True).read_results_df("lost")
     assert len(ok_rows) == 12
 
     rerun = _xialpha("sweep", failing, "--store", store, "--quiet", "--force")
@@ -56,7 +56,7 @@ def test_a_forced_rerun_whose_configs_all_fail_loses_no_result(tmp_path):
     selected = _xialpha("select", store, "--sweep", "lost", "--save")
     assert selected.returncode == 0, selected.stderr
     assert _xialpha("store", "compact", store).returncode == 0
-    after = ResultStore(str(store), create=False)
+    after = open_store(str(store), create=False, writable=True)
     assert after.read_results_df("lost").equals(ok_rows)
     listing = _xialpha("store", "ls", store).stdout.splitlines()
     row = next(line.split() for line in listing if line.split()[:1] == ["lost"])
@@ -68,7 +68,7 @@ def test_a_forced_rerun_whose_configs_all_fail_loses_no_result(tmp_path):
 
 
 def test_failed_attempts_never_hide_an_ok_row_and_compaction_keeps_it(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(i, xa_error=0.1 * i) for i in range(3)])
     for attempt in range(3):
         store.datasets.write_results([result_row(i, status="failed", error_message=f"oom {attempt}") for i in range(2)])
@@ -95,7 +95,7 @@ def test_failed_attempts_never_hide_an_ok_row_and_compaction_keeps_it(tmp_path):
 
 
 def test_an_ok_row_is_replaced_only_by_a_newer_ok_row(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(0, xa_error=0.3)])
     store.datasets.write_results([result_row(0, status="failed", error_message="killed worker")])
     store.datasets.write_results([result_row(0, xa_error=0.2)])
@@ -108,23 +108,23 @@ def test_an_ok_row_is_replaced_only_by_a_newer_ok_row(tmp_path):
 def test_two_drivers_with_skewed_clocks_the_later_write_wins(tmp_path):
     """Driver "behind" has a clock a day late, "ahead" a day early: created_at does not decide."""
     uri = str(tmp_path / "store")
-    behind, ahead = ResultStore(uri), ResultStore(uri)
+    behind, ahead = open_store(uri, create=True, writable=True), open_store(uri, create=True, writable=True)
     ahead.datasets.write_results(
         [result_row(0, xa_error=0.5, created_at=T0 + DAY), result_row(1, xa_error=0.5, created_at=T0 + DAY)]
     )
     behind.datasets.write_results([result_row(0, xa_error=0.1, created_at=T0 - DAY)])
     ahead.compact()
     behind.datasets.write_results([result_row(1, xa_error=0.1, created_at=T0 - DAY)])
-    for reader in (ahead, behind, ResultStore(uri, create=False)):
+    for reader in (ahead, behind, open_store(uri, create=False, writable=True)):
         assert reader.datasets.read_results()["xa_error"].to_pylist() == [0.1, 0.1]
     ahead.compact()
-    assert ResultStore(uri, create=False).datasets.read_results()["xa_error"].to_pylist() == [0.1, 0.1]
+    assert open_store(uri, create=False, writable=True).datasets.read_results()["xa_error"].to_pylist() == [0.1, 0.1]
 
 
 def test_file_names_carry_the_write_sequence_and_compaction_keeps_it(tmp_path):
     from xialpha.storage.location import file_sequence
 
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     partition = tmp_path / "store" / "results" / "sweep_id=sweep-1"
     for i in range(3):
         store.datasets.write_results([result_row(i)])
@@ -144,7 +144,7 @@ def test_file_names_carry_the_write_sequence_and_compaction_keeps_it(tmp_path):
 
 def test_select_after_the_failed_rerun_in_process(tmp_path, capsys):
     """`xialpha select` chooses from the ok rows although the newest row of every key failed."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(i, xa_f1=0.5 + 0.01 * i, xa_d_pos=2, xa_d_neg=1) for i in range(6)])
     store.datasets.write_results([result_row(i, status="failed", error_message="GramTooLarge") for i in range(6)])
     assert main(["select", store.uri, "--sweep", "sweep-1", "--estimator", "xa", "--rho", "2", "--save"]) == 0

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from store_rows import T0, result_row
 
 from xialpha.errors import StoreWarning
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import config_key
 from xialpha.storage.store import ResultStore
 
@@ -53,7 +54,7 @@ def _plant(root: Path, kind: str, serial: int) -> None:
         pq.write_table(pa.table({"sweep_id": ["sweep-1"], "config_key": [config_key(i=0)], "oops": [1]}), path)
     else:  # a complete results file of another sweep
         with tempfile.TemporaryDirectory() as scratch:
-            written = ResultStore(f"{scratch}/s").datasets.write_results(
+            written = open_store(f"{scratch}/s", create=True, writable=True).datasets.write_results(
                 [result_row(0, sweep_id="other", xa_error=0.99)]
             )
             path.write_bytes(Path(written).read_bytes())
@@ -85,7 +86,7 @@ def test_generated_writes_compactions_and_planted_files_agree_with_the_model(ope
         warnings.simplefilter("error")  # any warning but the store's about planted files fails the case
         warnings.simplefilter("ignore", StoreWarning)
         uri = f"{scratch}/store"
-        writers = [ResultStore(uri) for _ in range(WRITERS)]
+        writers = [open_store(uri, create=True, writable=True) for _ in range(WRITERS)]
         model: dict[int, tuple[float | None, str | None]] = {}
         for serial, op in enumerate(operations):
             if op[0] == "write":
@@ -107,9 +108,9 @@ def test_generated_writes_compactions_and_planted_files_agree_with_the_model(ope
             else:
                 _plant(Path(uri), op[1], serial)
         if model:
-            reader = ResultStore(uri)
+            reader = open_store(uri, create=True, writable=True)
             _check(reader, model)
             reader.quarantine(reader.check())
             reader.compact()
             assert reader.check() == []
-            _check(ResultStore(uri, create=False), model)
+            _check(open_store(uri, create=False, writable=True), model)

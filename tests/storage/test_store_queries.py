@@ -169,6 +169,18 @@ def test_nothing_outside_the_storage_package_builds_a_store_or_reaches_into_its_
     assert not found, found
 
 
+def test_tests_and_benchmarks_open_their_stores_as_users_do():
+    """Tests and benchmarks open a store through `open_store`, as the API and the commands do, so
+    that they would run unchanged over a new backend: a call of the backend's class would not."""
+    root = Path(xialpha.__file__).parent.parent
+    found = []
+    for path in sorted([*(root / "tests").rglob("*.py"), *(root / "bench").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ResultStore":
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not found, found
+
+
 def test_the_store_answers_every_named_query_and_composes_its_layers(store):
     named = {name for name, _ in inspect.getmembers(StoreQueries, inspect.isfunction) if not name.startswith("_")}
     missing = [name for name in named if getattr(type(store), name) is getattr(StoreQueries, name)]

@@ -10,14 +10,18 @@ from swept import fill_store, small_spec, tree_digest
 from xialpha.cli import main
 from xialpha.errors import UserError
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 
 def test_a_dry_run_reads_a_read_only_store_and_a_sweep_is_refused(tmp_path, capsys, monkeypatch):
     spec = tmp_path / "ro.toml"
     spec.write_text(small_spec("ro", C="[0.5, 5.0, 50.0]"))
     store = tmp_path / "store"
-    fill_store(parse_spec(small_spec("ro", C="[0.5, 5.0, 50.0]"), source="spec"), ResultStore(str(store)), batches=1)
+    fill_store(
+        parse_spec(small_spec("ro", C="[0.5, 5.0, 50.0]"), source="spec"),
+        open_store(str(store), create=True, writable=True),
+        batches=1,
+    )
 
     def read_only(location):
         raise UserError(f"store {location.uri}: cannot write {location.root}: Read-only file system")
@@ -39,7 +43,7 @@ def test_a_full_disk_leaves_no_empty_directories(tmp_path, capsys, monkeypatch):
     from store_rows import result_row
 
     store = tmp_path / "store"
-    fill_store(parse_spec(small_spec("full"), source="spec"), ResultStore(str(store)))
+    fill_store(parse_spec(small_spec("full"), source="spec"), open_store(str(store), create=True, writable=True))
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -50,7 +54,7 @@ def test_a_full_disk_leaves_no_empty_directories(tmp_path, capsys, monkeypatch):
     assert "disk full" in capsys.readouterr().err
     assert tree_digest(store) == before
     with pytest.raises(Exception, match="disk full"):
-        ResultStore(str(tmp_path / "new" / "store")).datasets.write_results([result_row(0)])
+        open_store(str(tmp_path / "new" / "store"), create=True, writable=True).datasets.write_results([result_row(0)])
     assert not (tmp_path / "new").exists()
 
 
@@ -60,7 +64,7 @@ def test_a_full_disk_while_claiming_the_test_set_leaves_it_unclaimed(tmp_path, m
     import errno
     import os
 
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(parse_spec(small_spec("claim"), source="spec"), store)
     before = tree_digest(tmp_path / "store")
     link = os.link

@@ -16,6 +16,7 @@ from store_rows import result_rows
 
 from xialpha.storage.location import NotRegularFile
 from xialpha.storage.marker import MARKER
+from xialpha.storage.opening import open_store
 from xialpha.storage.store import ResultStore
 from xialpha.storage.summary import SUMMARY_NAME
 
@@ -25,7 +26,7 @@ WAIT_S = 60  # a command that blocks is still running then
 
 @pytest.fixture
 def store(tmp_path) -> ResultStore:
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results(result_rows("r1"))
     store.finish_sweep("r1")
     return store

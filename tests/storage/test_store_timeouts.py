@@ -236,10 +236,10 @@ def test_a_missing_bucket_of_any_object_store_is_one_line_exit_2(buckets, capsys
 
 def test_an_fsspec_object_store_that_stalls_while_written_ends_the_write_and_stores_nothing(buckets, monkeypatch):
     from xialpha.storage.deadline import NoAnswer
-    from xialpha.storage.store import ResultStore
+    from xialpha.storage.opening import open_store
 
     monkeypatch.setenv("XIALPHA_STORE_TIMEOUT", "2")
-    store = ResultStore("oss://bucket/store")
+    store = open_store("oss://bucket/store", create=True, writable=True)
     before = sorted(buckets.filesystem.find("bucket"))
     buckets.stalled.set()
     row = {"sweep_id": "s", "run_id": "r", "created_at": time.time(), "finished_at": time.time()}

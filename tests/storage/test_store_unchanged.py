@@ -21,7 +21,7 @@ from swept import small_spec, tree_digest
 from xialpha.cli import main
 from xialpha.errors import StoreWriteError
 from xialpha.storage import location as location_module
-from xialpha.storage.store import ResultStore
+from xialpha.storage.opening import open_store
 
 
 def _spec(tmp_path: Path, sweep_id: str = "keep", categories: str = "top_k = 2") -> Path:
@@ -44,7 +44,7 @@ def selectable(tmp_path_factory, selection_store):
 
 
 def test_tree_digest_sees_every_change(tmp_path):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     assert tree_digest(tmp_path / "store") is None
     store.datasets.write_results([result_row(0)])
     first = tree_digest(tmp_path / "store")
@@ -138,7 +138,7 @@ def _temp_files(root: Path) -> list[Path]:
 
 
 def test_a_full_disk_while_writing_removes_the_temporary_file(tmp_path, monkeypatch):
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(0)])
     _fail_after(monkeypatch, 0, _half_then_enospc)
     with pytest.raises(
@@ -146,7 +146,7 @@ def test_a_full_disk_while_writing_removes_the_temporary_file(tmp_path, monkeypa
     ):
         store.datasets.write_results([result_row(1)])
     assert _temp_files(tmp_path / "store") == []
-    assert ResultStore(store.uri).datasets.read_results().num_rows == 1
+    assert open_store(store.uri, create=True, writable=True).datasets.read_results().num_rows == 1
 
 
 @pytest.mark.cluster
@@ -158,7 +158,7 @@ def test_a_full_disk_during_a_sweep_is_exit_4_and_keeps_the_stored_batches(tmp_p
     assert err.startswith("xialpha sweep: error: store ") and "disk full" in err and err.count("\n") == 1, err
     assert _temp_files(store) == []
     monkeypatch.undo()
-    kept = ResultStore(str(store)).datasets.read_results("keep").num_rows
+    kept = open_store(str(store), create=True, writable=True).datasets.read_results("keep").num_rows
     (results,) = [path for path in written if "/results/" in path]
     assert len(written) == 3 and kept == pq.read_metadata(results).num_rows >= 1  # the batch stored before
     code, out, _ = _run(capsys, "sweep", _spec(tmp_path), "--store", store, "--quiet")
@@ -195,14 +195,14 @@ def _fill(disk: Path) -> None:
 
 
 def test_a_real_full_disk_is_reported_as_such_and_leaves_no_temporary_file(small_disk):
-    store = ResultStore(str(small_disk / "store"))
+    store = open_store(str(small_disk / "store"), create=True, writable=True)
     store.datasets.write_results([result_row(i) for i in range(5)])
     _fill(small_disk)
     with pytest.raises(StoreWriteError, match="disk full"):
         store.datasets.write_results([result_row(i) for i in range(5, 400)])
     assert _temp_files(small_disk) == []
     (small_disk / "filler").unlink()
-    assert ResultStore(store.uri).datasets.read_results().num_rows == 5
+    assert open_store(store.uri, create=True, writable=True).datasets.read_results().num_rows == 5
 
 
 @pytest.mark.cluster
@@ -222,6 +222,6 @@ def test_a_real_full_disk_during_a_sweep_is_exit_4(small_disk, tmp_path, capsys,
     assert _temp_files(small_disk) == []
     (small_disk / "filler").unlink()
     (results,) = [path for path in calls if "/results/" in path]  # the batch written before the disk filled
-    assert ResultStore(str(small_disk / "store")).datasets.read_results("keep").num_rows == (
+    assert open_store(str(small_disk / "store"), create=True, writable=True).datasets.read_results("keep").num_rows == (
         pq.read_metadata(results).num_rows
     )

@@ -28,6 +28,7 @@ from xialpha.cli import main
 from xialpha.errors import StoreWarning, UserError
 from xialpha.spec.sweep import load_spec
 from xialpha.storage.files import stamp
+from xialpha.storage.opening import open_store
 from xialpha.storage.store import ResultStore
 from xialpha.storage.summary import SUMMARY_NAME
 
@@ -37,7 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def store(tmp_path) -> ResultStore:
     """Sweep "g" ended (one compacted file of 24 rows, its summary) and sweep "other" ended."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     for f in range(6):
         store.datasets.write_results([result_row(4 * f + r, sweep_id="g", created_at=T0) for r in range(4)])
     store.datasets.write_results([result_row(i, sweep_id="other", C=4.0, created_at=T0) for i in range(3)])
@@ -59,13 +60,13 @@ def _from_rows(store: ResultStore) -> pd.DataFrame:
     """What `sweeps()` answers with no summary at all."""
     for path in Path(store.datasets.location.root).glob(f"results/*/{SUMMARY_NAME}"):
         path.unlink()
-    return ResultStore(store.uri).sweeps()
+    return open_store(store.uri, create=True, writable=True).sweeps()
 
 
 def _sweeps_warned(store: ResultStore) -> tuple[pd.DataFrame, list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        answer = ResultStore(store.uri).sweeps()
+        answer = open_store(store.uri, create=True, writable=True).sweeps()
     return answer, [str(w.message) for w in caught if issubclass(w.category, StoreWarning)]
 
 
@@ -162,13 +163,13 @@ FORGERIES = {
 @pytest.mark.parametrize("forgery", FORGERIES)
 def test_a_summary_whose_values_are_not_of_their_types_and_ranges_is_ignored_with_a_warning(store, forgery):
     change, reason = FORGERIES[forgery]
-    expected = ResultStore(store.uri).sweeps()
+    expected = open_store(store.uri, create=True, writable=True).sweeps()
     _forge(store, change)
     answer, warned = _sweeps_warned(store)
     pd.testing.assert_frame_equal(answer, expected)  # from the rows
     assert len(warned) == 1 and f"ignored results/sweep_id=g/{SUMMARY_NAME}: " in warned[0], warned
     assert reason in warned[0], warned[0]
-    assert ResultStore(store.uri).sweep_ids() == ["g", "other"]
+    assert open_store(store.uri, create=True, writable=True).sweep_ids() == ["g", "other"]
 
 
 def test_a_summary_over_the_size_limit_is_not_read(store, monkeypatch):
@@ -213,7 +214,7 @@ def test_select_save_refuses_a_sweep_whose_compacted_file_lost_rows(tmp_path):
 
     spec_path = tmp_path / "g.toml"
     spec_path.write_text(small_spec("g", categories="top_k = 3", C="[0.5, 1.0, 5.0, 10.0]"))
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(load_spec(spec_path), store)
     store.finish_sweep("g")
     _rewrite_without_rows(_data_file(store), 2)
@@ -254,7 +255,7 @@ def test_select_save_refuses_a_sweep_whose_rewritten_file_was_re_stamped_into_it
 
     spec_path = tmp_path / "g.toml"
     spec_path.write_text(small_spec("g", categories="top_k = 3", C="[0.5, 1.0, 5.0, 10.0]"))
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     fill_store(load_spec(spec_path), store)
     store.finish_sweep("g")
     path = _data_file(store)
@@ -264,20 +265,22 @@ def test_select_save_refuses_a_sweep_whose_rewritten_file_was_re_stamped_into_it
     location = store.datasets.location
     summary["files"] = [asdict(stamp(location, file)) for file in location.data_files(str(_partition(store)))]
     (_partition(store) / SUMMARY_NAME).write_text(json.dumps(summary))
-    assert ResultStore(store.uri).sweep_summary("g") is not None  # a re-stamp no check of the summary tells
+    assert (
+        open_store(store.uri, create=True, writable=True).sweep_summary("g") is not None
+    )  # a re-stamp no check of the summary tells
     with pytest.raises(UserError, match=r"incomplete: 3 of its 12 rows are not stored"):
         xialpha.select(store.uri, sweep="g", save=True)
 
 
 def test_on_s3_a_data_file_rewritten_in_place_is_read_not_summarised(s3_endpoint):
     uri = f"s3://xialpha/stores/{uuid.uuid4().hex}?endpoint_override={s3_endpoint}&scheme=http&allow_delayed_open=true"
-    store = ResultStore(uri)
+    store = open_store(uri, create=True, writable=True)
     for f in range(3):
         store.datasets.write_results([result_row(4 * f + r, sweep_id="g", created_at=T0) for r in range(4)])
     store.finish_sweep("g")
     location = store.datasets.location
     (data,) = location.data_files(location.path("results", "sweep_id=g"))
-    assert ResultStore(uri).sweep_summary("g") is not None
+    assert open_store(uri, create=True, writable=True).sweep_summary("g") is not None
     fewer = pq.read_table(data.path, filesystem=location.filesystem).slice(5)
     pq.write_table(fewer, data.path, filesystem=location.filesystem, compression="zstd")
     answer, warned = _sweeps_warned(store)
@@ -287,12 +290,12 @@ def test_on_s3_a_data_file_rewritten_in_place_is_read_not_summarised(s3_endpoint
 
 def test_a_summary_of_categories_named_with_brackets_and_quotes_is_used(tmp_path, monkeypatch):
     """Brackets inside strings do not nest: a grid of such names is no deeper than any other."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     names = ["[[[[[[", '"]]]]"', "{{{\\", '\\"[', "[/]"]
     store.datasets.write_results([result_row(i, sweep_id="g", category=names[i % 5]) for i in range(10)])
     store.finish_sweep("g")
-    expected = ResultStore(store.uri).sweeps()
-    reopened = ResultStore(store.uri)
+    expected = open_store(store.uri, create=True, writable=True).sweeps()
+    reopened = open_store(store.uri, create=True, writable=True)
     monkeypatch.setattr(type(reopened.datasets), "read_results", lambda *a, **k: pytest.fail("read rows"))
     with warnings.catch_warnings():
         warnings.simplefilter("error", StoreWarning)
@@ -320,7 +323,7 @@ def test_without_a_summary_a_damaged_page_of_a_column_the_counts_do_not_need_is_
     path.write_bytes(bytes(data))
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        read = ResultStore(store.uri).read_results_df("g", include_failed=True)
+        read = open_store(store.uri, create=True, writable=True).read_results_df("g", include_failed=True)
     answer, warned = _sweeps_warned(store)
     assert read.empty  # what select reads of sweep g: nothing
     assert answer["sweep_id"].tolist() == ["other"], answer

@@ -14,6 +14,7 @@ from store_rows import T0, data_files, result_row
 
 from xialpha.errors import StoreWarning, StoreWriteError
 from xialpha.storage.location import Location
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import RunRow
 from xialpha.storage.store import ResultStore
 from xialpha.storage.summary import SUMMARY_NAME, keys_digest
@@ -25,7 +26,7 @@ SECOND = datetime.timedelta(seconds=1)
 def store(tmp_path) -> ResultStore:
     """Two sweeps in many small files: superseded rows, a failure after an ok row, one never ok,
     examples and runs."""
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     for i in range(8):
         store.datasets.write_results([result_row(i, created_at=T0 + i * SECOND)])
     store.datasets.write_results([result_row(0, xa_error=0.5, created_at=T0 + 9 * SECOND)])
@@ -65,7 +66,7 @@ def test_finish_compacts_the_sweeps_partitions_and_changes_no_query(store):
     counts = store.finish_sweep("sweep-1")
     assert [len(_files(store, dataset, "sweep-1")) for dataset in ("results", "examples", "sweeps")] == [1, 1, 1]
     assert _files(store, "results", "other") == others  # another sweep's files are not its to compact
-    assert _snapshot(ResultStore(store.uri)) == before
+    assert _snapshot(open_store(store.uri, create=True, writable=True)) == before
     assert (counts.rows_ok, counts.rows_failed, counts.stored_keys) == (8, 1, 9)
 
 
@@ -73,7 +74,7 @@ def test_the_summary_equals_what_reading_the_rows_gives(store):
     from_rows = store.sweeps()
     store.finish_sweep("sweep-1")
     store.finish_sweep("other")
-    reopened = ResultStore(store.uri)
+    reopened = open_store(store.uri, create=True, writable=True)
     summary = reopened.sweep_summary("sweep-1")
     assert summary is not None and reopened.sweep_summary("other") is not None
     pd.testing.assert_frame_equal(reopened.sweeps(), from_rows)
@@ -87,7 +88,7 @@ def test_the_summary_answers_without_reading_rows(store, monkeypatch):
     store.finish_sweep("sweep-1")
     store.finish_sweep("other")
     expected = store.sweeps()
-    reopened = ResultStore(store.uri)
+    reopened = open_store(store.uri, create=True, writable=True)
     monkeypatch.setattr(type(reopened.datasets), "read_results", lambda *a, **k: pytest.fail("read rows"))
     pd.testing.assert_frame_equal(reopened.sweeps(), expected)
 
@@ -95,12 +96,12 @@ def test_the_summary_answers_without_reading_rows(store, monkeypatch):
 def test_a_write_after_the_summary_makes_reads_use_the_rows_again(store):
     store.finish_sweep("sweep-1")
     store.datasets.write_results([result_row(20, created_at=T0 + 30 * SECOND)])
-    reopened = ResultStore(store.uri)
+    reopened = open_store(store.uri, create=True, writable=True)
     assert reopened.sweep_summary("sweep-1") is None
     row = reopened.sweeps().set_index("sweep_id").loc["sweep-1"]
     assert row["rows_ok"] == 9 and row["last_created_at"] == pd.Timestamp(T0 + 30 * SECOND)
     store.compact("results")  # `store compact` stores the summaries anew
-    assert ResultStore(store.uri).sweep_summary("sweep-1") == reopened._summarise("sweep-1")
+    assert open_store(store.uri, create=True, writable=True).sweep_summary("sweep-1") == reopened._summarise("sweep-1")
 
 
 @pytest.mark.parametrize(
@@ -118,7 +119,7 @@ def test_a_damaged_summary_is_not_used(store, text, warned, recwarn):
     expected = store.sweeps()
     path = Path(store.datasets.location.root) / "results" / "sweep_id=sweep-1" / SUMMARY_NAME
     path.write_bytes(text.encode("latin-1"))
-    reopened = ResultStore(store.uri)
+    reopened = open_store(store.uri, create=True, writable=True)
     assert reopened.sweep_summary("sweep-1") is None
     pd.testing.assert_frame_equal(reopened.sweeps(), expected)
     shown = [str(w.message) for w in recwarn if issubclass(w.category, StoreWarning)]
@@ -134,7 +135,7 @@ def test_a_summary_of_another_sweep_is_not_used(store):
     text = (root / "sweep_id=sweep-1" / SUMMARY_NAME).read_text()
     files = _files(store, "results", "other")
     (root / "sweep_id=other" / SUMMARY_NAME).write_text(text.replace(_files(store, "results", "sweep-1")[0], files[0]))
-    assert ResultStore(store.uri).sweep_summary("other") is None
+    assert open_store(store.uri, create=True, writable=True).sweep_summary("other") is None
 
 
 def test_a_compaction_interrupted_while_writing_changes_nothing(store, monkeypatch):
@@ -148,8 +149,8 @@ def test_a_compaction_interrupted_while_writing_changes_nothing(store, monkeypat
         store.finish_sweep("sweep-1")
     monkeypatch.undo()
     assert _files(store, "results", "sweep-1") == files
-    assert ResultStore(store.uri).sweep_summary("sweep-1") is None
-    assert _snapshot(ResultStore(store.uri)) == before
+    assert open_store(store.uri, create=True, writable=True).sweep_summary("sweep-1") is None
+    assert _snapshot(open_store(store.uri, create=True, writable=True)) == before
 
 
 def test_a_compaction_interrupted_before_deleting_its_inputs_changes_no_query(store, monkeypatch):
@@ -167,10 +168,13 @@ def test_a_compaction_interrupted_before_deleting_its_inputs_changes_no_query(st
         store.finish_sweep("sweep-1")
     monkeypatch.undo()
     assert len(_files(store, "results", "sweep-1")) > 1  # the merged file and the inputs not deleted yet
-    assert ResultStore(store.uri).sweep_summary("sweep-1") is None
-    assert _snapshot(ResultStore(store.uri)) == before
+    assert open_store(store.uri, create=True, writable=True).sweep_summary("sweep-1") is None
+    assert _snapshot(open_store(store.uri, create=True, writable=True)) == before
     store.finish_sweep("sweep-1")  # the next end finishes it
-    assert _snapshot(ResultStore(store.uri)) == before and len(_files(store, "results", "sweep-1")) == 1
+    assert (
+        _snapshot(open_store(store.uri, create=True, writable=True)) == before
+        and len(_files(store, "results", "sweep-1")) == 1
+    )
 
 
 def test_holds_exactly_compares_the_set_of_stored_keys(store):

@@ -16,6 +16,7 @@ from xialpha.jobs import tasks
 from xialpha.jobs.progress import Progress, ProgressMode
 from xialpha.jobs.sweep import prepare
 from xialpha.spec.sweep import parse_spec
+from xialpha.storage.opening import open_store
 from xialpha.storage.rows import BatchColumns
 from xialpha.storage.store import ResultStore
 
@@ -50,7 +51,9 @@ def client():
 def batches(tmp_path_factory, client):
     """(spec, plan, [(columns, rows, examples)] of each batch): a small sweep computed in this process."""
     spec = parse_spec(small_spec("kill", C="[0.5, 5.0, 50.0]", rho="[1.0, 2.0]", sweep_extra="batch_size = 2"))
-    _, plan = prepare(spec, ResultStore(str(tmp_path_factory.mktemp("plan") / "store")), client, "plan")
+    _, plan = prepare(
+        spec, open_store(str(tmp_path_factory.mktemp("plan") / "store"), create=True, writable=True), client, "plan"
+    )
     corpus, run_id, computed = spec.corpus.load(), uuid.uuid4().hex[:12], []
     for batch in plan.batches:
         pre, kernel = spec.preprocessings[batch.preprocessing], spec.kernels[batch.kernel]
@@ -92,7 +95,7 @@ def _vectors(store: ResultStore, spec, keys) -> set[str]:
 def test_a_kill_at_any_instant_leaves_no_done_key_without_its_vectors(batches, tmp_path, monkeypatch):
     spec, _, computed = batches
     for kill_at in range(2 * len(computed) + 1):
-        store = ResultStore(str(tmp_path / f"store-{kill_at}"))
+        store = open_store(str(tmp_path / f"store-{kill_at}"), create=True, writable=True)
         _store_killed_at(store, batches, monkeypatch, kill_at)
         done = store.done_keys(spec.id)  # what select reads, and what the old resume skipped
         assert done == _vectors(store, spec, done), f"killed before write {kill_at}: done keys without vectors"
@@ -103,7 +106,7 @@ def test_a_kill_at_any_instant_leaves_no_done_key_without_its_vectors(batches, t
 def test_a_resume_recomputes_the_done_keys_an_old_sweep_left_without_vectors(batches, client, tmp_path):
     """A store written in the old order (results, then examples) and killed between them."""
     spec, _, computed = batches
-    store = ResultStore(str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"), create=True, writable=True)
     (_, first_rows, first_examples), (_, killed_rows, _) = computed[0], computed[1]
     store.write_results(first_rows)
     store.write_examples(first_examples)
