@@ -83,7 +83,7 @@ def run_rounds(
 ) -> AutoRounds:
     """Fit the auto sweep of `spec` round by round (`first`: its plan without C, for its categories,
     data and sizes) as `xialpha.selection.c_rounds.grow_ladders` grows its C paths: each round
-    `_Rounds.fit` plans and fits what is not stored, then `next_steps` applies selection's rule to the
+    `_Rounds.fit` plans and fits what is not stored, then `_next_steps` applies selection's rule to the
     stored rows. `fit_round(plan, homes, tag, warm, ends)` runs a round's batches on their homes and
     stores their rows. force: fit again the C stored before this run."""
     paths = [
@@ -98,7 +98,7 @@ def run_rounds(
     grown = grow_ladders(
         starting_Cs(client, spec, data, first.categories, paths),
         fitting.fit,
-        partial(next_steps, store, spec, first),
+        partial(_next_steps, store, spec, first),
         rounds=AUTO_C_ROUNDS,
         stored=stored,
     )
@@ -149,7 +149,7 @@ class _Rounds:
         self.fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
 
 
-def next_steps(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[CPath, Step]:
+def _next_steps(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[CPath, Step]:
     """{path: its next Step} for each category's chosen path (`xialpha.selection.c_extension.auto_steps`
     of the stored rows); none when no row has an estimate."""
     results = sweep_rows(store, spec, first)
