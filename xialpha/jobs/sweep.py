@@ -233,6 +233,7 @@ class _RunRecord:
     row: RunRow | None = None
 
     def start(self, row: RunRow) -> None:
+        """Store `row`, the run's record as it starts; `finish` writes it again."""
         self.store.add_run(row)
         self.row = row
 
