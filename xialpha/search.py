@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from numbers import Real
 
 import numpy as np
@@ -39,7 +40,7 @@ from sklearn.utils.validation import check_array, check_consistent_length, check
 
 from xialpha.errors import did_you_mean
 from xialpha.estimators import KERNEL_PARAMETERS, LINEAR, registry
-from xialpha.estimators.c_ladder import first_rung, starting_C
+from xialpha.estimators.c_ladder import starting_C
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.scoring import one_fit_estimates
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
@@ -51,11 +52,12 @@ from xialpha.search_grid import (
     split_grid,
     without,
 )
-from xialpha.selection.c_extension import RANKED, next_step
+from xialpha.selection.c_extension import RANKED, Step, next_step
+from xialpha.selection.c_rounds import Round, grow_ladders
 from xialpha.selection.edges import grid_position
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
 from xialpha.selection.ranking import IN_ORDER, RANK, SELECTION_VALUE, VALUE, Order, rank
-from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_START
+from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS
 from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_values
 
 LINEAR_TOL = 1e-3  # the linear path's stopping tolerance, comparable to libsvm's default
@@ -223,36 +225,48 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return ranked.set_index("position")
 
     def _ladder(self, scorer: Candidates, base: dict, C_name: str, candidates: list[dict], rows: list[dict]) -> None:
-        """Add to `candidates` and `rows` the C ladder of each `base` (a grid without C) of C = "auto", as
-        sweeps grow theirs (`xialpha.jobs.auto`): AUTO_C_START C from the data's starting C, AUTO_C_FACTOR
-        apart, then one C beyond the edge while the best candidate is one of this ladder's and sits at its
-        edge (`xialpha.selection.c_extension.next_step`)."""
+        """Add to `candidates` and `rows` the C ladder of each `base` (a grid without C) of C = "auto", one
+        after another, grown as sweeps grow theirs (`xialpha.selection.c_rounds.grow_ladders`): AUTO_C_START
+        C from the data's starting C, AUTO_C_FACTOR apart, then one C beyond the edge while the best
+        candidate is one of this ladder's and sits at its edge (`_ladder_step`)."""
         for params in ParameterGrid(base):
-            model = clone(self.estimator).set_params(**params)
-            ladder = [{**params, C_name: C} for C in first_rung(scorer.starting_C(model), AUTO_C_START, AUTO_C_FACTOR)]
-            while ladder:
-                candidates.extend(ladder)
-                rows.extend(self._scored(scorer, candidate) for candidate in ladder)
-                ladder = []
-                best = int(self._ranking(candidates, rows).index[0])
-                mine = [i for i, other in enumerate(candidates) if without(other, C_name) == params]
-                if best not in mine:
-                    break
-                C = np.array([candidates[i][C_name] for i in mine], dtype=float)
-                grid = pd.DataFrame(
-                    {
-                        ResultColumn.C: C,
-                        RANKED: [rows[i]["score"] for i in mine],
-                        ResultColumn.N_SV: [rows[i]["n_support"] for i in mine],
-                        ResultColumn.N_BOUNDED_SV: [rows[i][ResultColumn.N_BOUNDED_SV] for i in mine],
-                    }
-                ).sort_values(ResultColumn.C)
-                at_edge, flat = grid_position(
-                    grid.set_index(ResultColumn.C)[RANKED].dropna(), float(candidates[best][C_name]), maximise=True
-                )
-                step = next_step(grid, at_edge, flat, AUTO_C_LIMIT, AUTO_C_FACTOR)
-                if step.C is not None:
-                    ladder = [{**params, C_name: step.C}]
+            start = scorer.starting_C(clone(self.estimator).set_params(**params))
+            grow_ladders(
+                {C_name: start},
+                partial(self._score_rungs, scorer, params, candidates, rows),
+                partial(self._ladder_step, params, C_name, candidates, rows),
+                rounds=AUTO_C_ROUNDS,
+            )
+
+    def _score_rungs(
+        self, scorer: Candidates, params: dict, candidates: list[dict], rows: list[dict], ladder_round: Round[str]
+    ) -> None:
+        """Add to `candidates` and `rows` the candidates `params` at each C new in `ladder_round` (its rungs
+        keyed by C's name), in the order of C."""
+        ladder = [{**params, C_name: C} for C_name, new in ladder_round.rungs.items() for C in new]
+        candidates.extend(ladder)
+        rows.extend(self._scored(scorer, candidate) for candidate in ladder)
+
+    def _ladder_step(self, params: dict, C_name: str, candidates: list[dict], rows: list[dict]) -> dict[str, Step]:
+        """{C_name: the next Step of the ladder of `params`} (`xialpha.selection.c_extension.next_step`)
+        while the best of `candidates` is one of its C, else none."""
+        best = int(self._ranking(candidates, rows).index[0])
+        mine = [i for i, other in enumerate(candidates) if without(other, C_name) == params]
+        if best not in mine:
+            return {}
+        C = np.array([candidates[i][C_name] for i in mine], dtype=float)
+        grid = pd.DataFrame(
+            {
+                ResultColumn.C: C,
+                RANKED: [rows[i]["score"] for i in mine],
+                ResultColumn.N_SV: [rows[i]["n_support"] for i in mine],
+                ResultColumn.N_BOUNDED_SV: [rows[i][ResultColumn.N_BOUNDED_SV] for i in mine],
+            }
+        ).sort_values(ResultColumn.C)
+        at_edge, flat = grid_position(
+            grid.set_index(ResultColumn.C)[RANKED].dropna(), float(candidates[best][C_name]), maximise=True
+        )
+        return {C_name: next_step(grid, at_edge, flat, AUTO_C_LIMIT, AUTO_C_FACTOR)}
 
     def _check_params(self) -> None:
         """Each parameter against `_parameter_constraints` (scikit-learn's `validate_parameter_constraints`),

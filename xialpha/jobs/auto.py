@@ -6,7 +6,9 @@ from it, AUTO_C_FACTOR apart. After each round the default selection (what `xial
 option chooses) is made from the stored rows, and each category's chosen C path grows by one C where
 that choice sits at its C range's edge, until the choice is interior, the estimate flat, the
 solution settled, or the path has AUTO_C_LIMIT C values (selection's rule,
-`xialpha.selection.c_extension.auto_steps`).
+`xialpha.selection.c_extension.auto_steps`), or AUTO_C_ROUNDS rounds ran. The rounds are
+`xialpha.selection.c_rounds.grow_ladders`' loop, the one `XiAlphaSearchCV` grows its ladders by: this
+module gives it the fits of a round on the cluster and the rule's steps from the stored rows.
 
 Every C fitted is stored as a grid's rows are, as its round ends; the corpus is vectorised once for
 all rounds (`SweepData`). A resumed auto sweep's paths start from the C already stored (and the first
@@ -20,16 +22,17 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import pandas as pd
 from distributed import Client, Future
 
-from xialpha.estimators.c_ladder import first_rung
 from xialpha.jobs import tasks
 from xialpha.jobs.graph import SweepData, place_batches, placed
 from xialpha.planning.plan import CPath, SweepPlan, make_plan
-from xialpha.selection.c_extension import auto_steps
-from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS, AUTO_C_START
+from xialpha.selection.c_extension import Step, auto_steps
+from xialpha.selection.c_rounds import Round, grow_ladders
+from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS
 from xialpha.spec.sweep import SweepSpec
 from xialpha.storage.contract import StoreQueries
 from xialpha.storage.schema import ResultColumn
@@ -43,10 +46,10 @@ class AutoRounds:
     """What an auto sweep's rounds did: how many ran (and fitted), the C per path, and per category why its
     chosen path stopped (`xialpha.selection.c_extension`: interior, flat, settled, at the cap)."""
 
-    rounds: int = 0
-    fitted_rounds: int = 0  # rounds that fitted something (the others found their C stored)
-    ladders: dict[CPath, tuple[float, ...]] = field(default_factory=dict)
-    stops: dict[str, str] = field(default_factory=dict)
+    rounds: int
+    fitted_rounds: int  # rounds that fitted something (the others found their C stored)
+    ladders: dict[CPath, tuple[float, ...]]
+    stops: dict[str, str]
 
     def describe(self) -> str:
         """One line for the sweep's summary: rounds, C per path, and the categories by why they stopped."""
@@ -79,9 +82,10 @@ def run_rounds(
     threads: int = 1,
 ) -> AutoRounds:
     """Fit the auto sweep of `spec` round by round (`first`: its plan without C, for its categories,
-    data and sizes); `fit_round(plan, homes, tag)` runs a round's batches on their homes and stores
-    their rows. force: fit again the C stored before this run."""
-    outcome = AutoRounds()
+    data and sizes) as `xialpha.selection.c_rounds.grow_ladders` grows its C paths: each round
+    `_Rounds.fit` plans and fits what is not stored, then `_next_steps` applies selection's rule to the
+    stored rows. `fit_round(plan, homes, tag, warm, ends)` runs a round's batches on their homes and
+    stores their rows. force: fit again the C stored before this run."""
     paths = [
         (p, k, category, j)
         for p in range(len(spec.preprocessings))
@@ -90,56 +94,75 @@ def run_rounds(
         for j in spec.j
     ]
     stored = stored_ladders(store, spec, first)
-    outcome.ladders = {
-        path: tuple(sorted({*first_rung(start, AUTO_C_START, AUTO_C_FACTOR), *stored.get(path, ())}))
-        for path, start in starting_Cs(client, spec, data, first.categories, paths).items()
-    }
-    fitted: set[str] = set()
-    sources: dict[CPath, dict[float, tuple[Future, str | None]]] = {}  # each path's end fits: future, worker
-    while outcome.rounds < AUTO_C_ROUNDS:
-        outcome.rounds += 1
-        done = fitted if force else fitted | store.complete_keys(spec.id)
+    fitting = _Rounds(client, spec, store, data, first, fit_round, force, threads)
+    grown = grow_ladders(
+        starting_Cs(client, spec, data, first.categories, paths),
+        fitting.fit,
+        partial(_next_steps, store, spec, first),
+        rounds=AUTO_C_ROUNDS,
+        stored=stored,
+    )
+    stops = dict.fromkeys(first.categories, NO_ESTIMATE)
+    stops |= {category: step.why for (_, _, category, _), step in grown.steps.items()}
+    return AutoRounds(grown.rounds, fitting.fitted_rounds, grown.ladders, stops)
+
+
+@dataclass
+class _Rounds:
+    """The rounds' fits of one auto sweep: the keys this run fitted, and each path's end fits kept on
+    their workers for the next round's warm starts."""
+
+    client: Client
+    spec: SweepSpec
+    store: StoreQueries
+    data: SweepData
+    first: SweepPlan
+    fit_round: FitRound
+    force: bool
+    threads: int
+    fitted_rounds: int = 0  # rounds that fitted something (the others found their C stored)
+    fitted: set[str] = field(default_factory=set)
+    sources: dict[CPath, dict[float, tuple[Future, str | None]]] = field(default_factory=dict)  # future, worker
+
+    def fit(self, ladder_round: Round[CPath]) -> None:
+        """Plan the C of `ladder_round`'s ladders not stored (not fitted in this run, with force) and fit them."""
+        done = self.fitted if self.force else self.fitted | self.store.complete_keys(self.spec.id)
+        first = self.first
         plan = make_plan(
-            spec,
+            self.spec,
             first.categories,
             first.fingerprint,
             first.n_train,
             first.n_test,
             done,
-            threads=threads,
-            ladders=outcome.ladders,
+            threads=self.threads,
+            ladders=ladder_round.ladders,
         )
-        if plan.batches:
-            outcome.fitted_rounds += 1
-            homes = _homes(plan, data, _workers(client))
-            warm = _warm_starts(plan, sources, homes)
-            ends: dict[int, Future] = {}
-            fit_round(plan, homes, f"r{outcome.rounds}-", warm, ends)
-            _keep_ends(plan, ends, homes, sources)
-            fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
-        if not _grow(outcome, store, spec, first):
-            break
-    return outcome
+        if not plan.batches:
+            return
+        self.fitted_rounds += 1
+        homes = _homes(plan, self.data, _workers(self.client))
+        warm = _warm_starts(plan, self.sources, homes)
+        ends: dict[int, Future] = {}
+        self.fit_round(plan, homes, f"r{ladder_round.number}-", warm, ends)
+        _keep_ends(plan, ends, homes, self.sources)
+        self.fitted |= {key for batch in plan.batches for job in batch.jobs for _, key in job.keys}
 
 
-def _grow(outcome: AutoRounds, store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> bool:
-    """Add to `outcome.ladders` the next C of each category whose chosen path goes on; whether any did."""
+def _next_steps(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[CPath, Step]:
+    """{path: its next Step} for each category's chosen path (`xialpha.selection.c_extension.auto_steps`
+    of the stored rows); none when no row has an estimate."""
     results = sweep_rows(store, spec, first)
     if results.empty:
-        outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)
-        return False
-    steps = auto_steps(results, spec.id, AUTO_C_LIMIT, AUTO_C_FACTOR)
+        return {}
     preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
     kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
-    outcome.stops = dict.fromkeys(first.categories, NO_ESTIMATE)
-    grew = False
-    for (category, preprocessing_id, kernel_id, j), step in steps.items():
-        outcome.stops[category] = step.why
-        path = (preprocessing[preprocessing_id], kernel[kernel_id], category, float(j))
-        if step.C is not None:
-            outcome.ladders[path] = tuple(sorted({*outcome.ladders.get(path, ()), step.C}))
-            grew = True
-    return grew
+    return {
+        (preprocessing[preprocessing_id], kernel[kernel_id], category, float(j)): step
+        for (category, preprocessing_id, kernel_id, j), step in auto_steps(
+            results, spec.id, AUTO_C_LIMIT, AUTO_C_FACTOR
+        ).items()
+    }
 
 
 def starting_Cs(

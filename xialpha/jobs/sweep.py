@@ -8,7 +8,7 @@ import threading
 import time
 import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from distributed import Client, Future, as_completed, get_task_stream
@@ -146,15 +146,10 @@ def run_sweep(
     start_local_workers_early(spec.cluster, address=address, client=client)  # imports meanwhile
     progress = Progress(None, progress_mode)
     run_id = uuid.uuid4().hex[:12]
-    run = None  # the run's record once stored, written again with finished_at when the run ends
+    threads = default_threads(spec, workers)
+    run = _RunRecord(store)
     try:
-        progress.set_stage("starting cluster")
-        preload = PreloadReport()  # numba compiling in the fork server, a damaged cache
-        progress.follow(preload.stage, "starting cluster")
-        with connect(spec.cluster, address=address, workers=workers, client=client) as client:
-            _report_preload(preload, progress)
-            if on_dashboard:
-                on_dashboard(client.dashboard_link)
+        with _cluster(spec, address, workers, client, progress, on_dashboard) as client:
             with get_task_stream(client) as stream:
                 corpus, plan = prepare(
                     spec,
@@ -162,101 +157,189 @@ def run_sweep(
                     client,
                     run_id,
                     force=force,
-                    threads=default_threads(spec, workers),
+                    threads=threads,
                     progress=progress,
                     force_new_run=force_new_run,
                 )
                 progress.set_total(plan.n_fits)
-                summary = SweepSummary(
-                    spec.id,
-                    run_id,
-                    plan.n_keys,
-                    plan.n_skipped,
-                    dashboard=client.dashboard_link,
-                    held_out_without_positives=_without_positives(spec, corpus, plan.categories),
-                )
+                summary = _planned_summary(spec, run_id, plan, corpus, client)
                 if not plan.batches and not spec.C_auto:
                     return summary
                 # Recorded once the corpus is read: a bad corpus or an unreachable cluster leaves the store as it was.
-                record = RunRow(
-                    spec.id,
-                    run_id,
-                    redact(spec.text),
-                    spec.base_dir,
-                    plan.fingerprint,
-                    joined_categories(plan.categories),
-                    __version__,
-                    redact(command or ""),
-                    _now(),
-                )
-                store.add_run(record)
-                run = record
-                progress.set_stage("vectorising")
-                # the driver keeps no handle on the parts: the fits' futures (an auto sweep's data) hold what they need
-                data = SweepData(client, spec, corpus, plan.categories, run_id)
-                del corpus
-                progress.watch(lambda: [key for keys in client.processing().values() for key in keys])
-
-                def fit_round(
-                    plan: SweepPlan,
-                    homes: list[str | None] | None = None,
-                    tag: str = "",
-                    warm: dict[int, list[Future]] | None = None,
-                    ends: dict[int, Future] | None = None,
-                ) -> None:
-                    columns = [batch_columns(spec, plan, batch, run_id) for batch in plan.batches]
-                    progress.set_total(progress.done + plan.n_fits)
-                    futures = submit_plan(
-                        client, plan, None, columns, run_id, data=data, homes=homes, tag=tag, warm=warm, ends=ends
-                    )
-                    if not spec.C_auto:
-                        data.corpus = None  # one round: every feature it needs is submitted
-                    _gather_and_store(futures, plan, columns, store, summary, progress)
-
+                run.start(_run_row(spec, plan, run_id, command))
+                data = _vectorise(client, spec, corpus, plan, run_id, progress)
+                del corpus  # the driver keeps no handle on the parts: the fits' futures (`data`) hold what they need
+                fit_round = _RoundFitter(client, spec, store, data, run_id, summary, progress)
                 if spec.C_auto:
-                    summary.auto = run_rounds(
-                        client,
-                        spec,
-                        store,
-                        data,
-                        plan,
-                        fit_round,
-                        force=force,
-                        threads=default_threads(spec, workers),
-                    )
-                    summary.n_keys = _auto_keys(spec, plan, summary.auto)
-                    summary.skipped = max(summary.n_keys - summary.ok - summary.failed, 0)
+                    _fit_auto(client, spec, store, data, plan, fit_round, summary, force=force, threads=threads)
                 else:
                     fit_round(plan)
             progress.set_stage("closing cluster")
-            computed = [
-                (task["key"], part["start"] - start_clock, part["stop"] - start_clock)
-                for task in stream.data
-                for part in task["startstops"]
-                if part["action"] == "compute"
-            ]
-            summary.task_seconds = sum(stop - begin for _, begin, stop in computed)
-            fits = [(begin, stop) for key, begin, stop in computed if str(key).startswith(FIT_TASK)]
-            summary.fit_task_seconds = sum(stop - begin for begin, stop in fits)
-            # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
-            summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
-            # Every row is stored: the run's end recorded (as below), the files compacted while the cluster closes.
-            with contextlib.suppress(Exception):
-                store.add_run(replace(run, finished_at=_now()))
-            run = None
+            fits = _time_tasks(summary, stream.data, start_clock, client)
+            run.finish()  # every row is stored: the run's end recorded, the files compacted while the cluster closes
             finished = _finish_meanwhile(store, spec.id)
         closed = time.monotonic() - start
     finally:
         progress.close()
-        if run is not None:  # the run's own error, if any (an unwritable store, say), is the one to report
-            with contextlib.suppress(Exception):
-                store.add_run(replace(run, finished_at=_now()))
+        run.finish()  # when the run failed; its own error, if any (an unwritable store, say), is the one to report
     finished()
     summary.wall_seconds = time.monotonic() - start
     if fits:
         entered = {stage: when - start for stage, when in progress.entered.items()}
         summary.phases = _phases(entered, fits, closed, summary)
     return summary
+
+
+def _planned_summary(
+    spec: SweepSpec, run_id: str, plan: SweepPlan, corpus: ClusterCorpus, client: Client
+) -> SweepSummary:
+    """The summary of the run `run_id` as planned, before anything is fitted: its keys and those skipped."""
+    return SweepSummary(
+        spec.id,
+        run_id,
+        plan.n_keys,
+        plan.n_skipped,
+        dashboard=client.dashboard_link,
+        held_out_without_positives=_without_positives(spec, corpus, plan.categories),
+    )
+
+
+@contextlib.contextmanager
+def _cluster(
+    spec: SweepSpec,
+    address: str | None,
+    workers: int | None,
+    client: Client | None,
+    progress: Progress,
+    on_dashboard: Callable[[str], None] | None,
+) -> Iterator[Client]:
+    """Inside: the client of the sweep's cluster (`connect`), its workers' preload notes shown and
+    its dashboard's link given to `on_dashboard`."""
+    progress.set_stage("starting cluster")
+    preload = PreloadReport()  # numba compiling in the fork server, a damaged cache
+    progress.follow(preload.stage, "starting cluster")
+    with connect(spec.cluster, address=address, workers=workers, client=client) as connected:
+        _report_preload(preload, progress)
+        if on_dashboard:
+            on_dashboard(connected.dashboard_link)
+        yield connected
+
+
+@dataclass
+class _RunRecord:
+    """The run's row in `store`, once stored (`start`), written again with finished_at when the run ends (`finish`)."""
+
+    store: StoreQueries
+    row: RunRow | None = None
+
+    def start(self, row: RunRow) -> None:
+        """Store `row`, the run's record as it starts; `finish` writes it again."""
+        self.store.add_run(row)
+        self.row = row
+
+    def finish(self) -> None:
+        """Store the row with finished_at, once (nothing when none was stored); a failure to is let pass."""
+        if self.row is None:
+            return
+        with contextlib.suppress(Exception):
+            self.store.add_run(replace(self.row, finished_at=_now()))
+        self.row = None
+
+
+def _run_row(spec: SweepSpec, plan: SweepPlan, run_id: str, command: str | None) -> RunRow:
+    """The record of the run `run_id` of `spec` on the data and categories of `plan`, started now."""
+    return RunRow(
+        spec.id,
+        run_id,
+        redact(spec.text),
+        spec.base_dir,
+        plan.fingerprint,
+        joined_categories(plan.categories),
+        __version__,
+        redact(command or ""),
+        _now(),
+    )
+
+
+def _vectorise(
+    client: Client, spec: SweepSpec, corpus: ClusterCorpus, plan: SweepPlan, run_id: str, progress: Progress
+) -> SweepData:
+    """The features of `corpus` for the sweep's fits (`SweepData`), and `progress` watching the tasks."""
+    progress.set_stage("vectorising")
+    data = SweepData(client, spec, corpus, plan.categories, run_id)
+    progress.watch(lambda: [key for keys in client.processing().values() for key in keys])
+    return data
+
+
+@dataclass
+class _RoundFitter:
+    """Fits a plan (a grid's, or a round's of an auto sweep: `xialpha.jobs.auto.FitRound`) on the
+    cluster and stores each batch's rows as it finishes, counted in `summary`."""
+
+    client: Client
+    spec: SweepSpec
+    store: StoreQueries
+    data: SweepData
+    run_id: str
+    summary: SweepSummary
+    progress: Progress
+
+    def __call__(
+        self,
+        plan: SweepPlan,
+        homes: list[str | None] | None = None,
+        tag: str = "",
+        warm: dict[int, list[Future]] | None = None,
+        ends: dict[int, Future] | None = None,
+    ) -> None:
+        """Fit `plan`'s batches (on `homes`, their task keys tagged `tag`, warm-started from `warm`;
+        `ends` filled with their end fits: `submit_plan`) and store their rows."""
+        columns = [batch_columns(self.spec, plan, batch, self.run_id) for batch in plan.batches]
+        self.progress.set_total(self.progress.done + plan.n_fits)
+        futures = submit_plan(
+            self.client, plan, None, columns, self.run_id, data=self.data, homes=homes, tag=tag, warm=warm, ends=ends
+        )
+        if not self.spec.C_auto:
+            self.data.corpus = None  # one round: every feature it needs is submitted
+        _gather_and_store(futures, plan, columns, self.store, self.summary, self.progress)
+
+
+def _fit_auto(
+    client: Client,
+    spec: SweepSpec,
+    store: StoreQueries,
+    data: SweepData,
+    first: SweepPlan,
+    fit_round: _RoundFitter,
+    summary: SweepSummary,
+    *,
+    force: bool,
+    threads: int,
+) -> None:
+    """Fit an auto sweep's rounds (`run_rounds`; `first`: its plan without C) and count its keys in `summary`."""
+    summary.auto = run_rounds(client, spec, store, data, first, fit_round, force=force, threads=threads)
+    summary.n_keys = _auto_keys(spec, first, summary.auto)
+    summary.skipped = max(summary.n_keys - summary.ok - summary.failed, 0)
+
+
+def _time_tasks(
+    summary: SweepSummary, stream: list[dict], start_clock: float, client: Client
+) -> list[tuple[float, float]]:
+    """Set `summary`'s task and fit-task compute seconds from the task `stream` (`get_task_stream`'s
+    data) and its threads from the cluster's workers; returns the fit tasks' (start, stop), seconds
+    after `start_clock` (the epoch seconds the sweep started)."""
+    computed = [
+        (task["key"], part["start"] - start_clock, part["stop"] - start_clock)
+        for task in stream
+        for part in task["startstops"]
+        if part["action"] == "compute"
+    ]
+    summary.task_seconds = sum(stop - begin for _, begin, stop in computed)
+    fits = [(begin, stop) for key, begin, stop in computed if str(key).startswith(FIT_TASK)]
+    summary.fit_task_seconds = sum(stop - begin for begin, stop in fits)
+    # Counted once the work is done: batch-job workers (SLURM) connect after the sweep starts.
+    summary.threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values())
+    return fits
 
 
 def _report_preload(preload: PreloadReport, progress: Progress) -> None:

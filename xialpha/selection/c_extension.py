@@ -10,7 +10,8 @@ support vector left, at the high edge, or it and its neighbour have the same sup
 ones and estimate: another C beyond would fit the same), or the grid has `limit` C values (CAP: the
 choice stays at the edge, and select says so).
 
-Sweeps (`xialpha.jobs.auto`) and `XiAlphaSearchCV` both take their next C from `next_step`.
+Sweeps (`xialpha.jobs.auto`) and `XiAlphaSearchCV` both take their next C from `next_step`, round by
+round in one loop, `xialpha.selection.c_rounds.grow_ladders`.
 """
 
 from __future__ import annotations
