@@ -1276,7 +1276,7 @@ def hostile_search(campaign: Campaign, rng: random.Random, n: int) -> None:
 # done one of each. The answers stay the same, the files keep changing.
 CHURN = """
 import os, sys
-from xialpha.storage.schema import DATASETS
+from xialpha.storage.arrow_schema import DATASETS
 from xialpha.storage.store import ResultStore
 
 store, done = ResultStore(sys.argv[1]), 0

@@ -21,7 +21,7 @@ from xialpha.cli import main
 from xialpha.models.artifact import load_artifact
 from xialpha.selection.objective import Objective
 from xialpha.spec.sweep import load_spec
-from xialpha.storage.schema import DATASETS
+from xialpha.storage.arrow_schema import DATASETS
 from xialpha.storage.store import ResultStore
 
 HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's time stamp is no match)
