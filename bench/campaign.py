@@ -1276,8 +1276,8 @@ def hostile_search(campaign: Campaign, rng: random.Random, n: int) -> None:
 # done one of each. The answers stay the same, the files keep changing.
 CHURN = """
 import os, sys
+from xialpha.storage.arrow_schema import DATASETS
 from xialpha.storage.opening import open_store
-from xialpha.storage.schema import DATASETS
 
 store, done = open_store(sys.argv[1], create=True, writable=True), 0
 while not os.path.exists(sys.argv[2]):

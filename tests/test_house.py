@@ -19,6 +19,12 @@
   `ResultColumn.X`, `SelectionColumn.X`, `CertificationColumn.X`, `DriftColumn.X` or
   `estimate_column(...)`; the strings that equal a column's name but mean something else (a table
   header, a spec key, a metric's name, ...) are listed, each with its reason and count, in NOT_COLUMNS;
+- likewise in xialpha/reports (and the report command) no string names a column of a report's
+  frames or of the runs it shows: code says `ReportColumn.X`, `EdgeColumn.X` or `SweepColumn.X`
+  (the other meanings of those words: NOT_REPORT_COLUMNS);
+- no module of xialpha/ is longer than MAX_LINES lines (one job each: a longer one holds two);
+- no two modules of xialpha/reports define one public name (the matplotlib and SVG renderers of a
+  figure are named by what they return);
 - the store's contract (`StoreQueries` and the upkeep of its files, `StoreFiles`, in
   xialpha/storage/contract.py) documents each attribute, each parameter (Args) and each value
   returned (Returns), as Optuna's BaseStorage does.
@@ -506,7 +512,7 @@ ROW_BUILDERS = (
 def column_literals(modules, paths=ROW_BUILDERS) -> list[str]:
     """ "path:line 'name'" for each string constant in the modules `paths` that names a column of
     the results or examples dataset."""
-    from xialpha.storage.schema import EXAMPLE_COLUMNS, RESULT_COLUMNS
+    from xialpha.storage.arrow_schema import EXAMPLE_COLUMNS, RESULT_COLUMNS
 
     names = {column.name for column in (*RESULT_COLUMNS, *EXAMPLE_COLUMNS)}
     return [
@@ -540,6 +546,7 @@ def test_the_column_rule_catches_a_planted_column_name(source):
 # (gamma, C, rho, the kernel argument) and the registry's declaration of each estimator's own columns,
 # which xialpha.storage.schema reads; never a column of a stored row.
 BELOW_STORAGE = ("xialpha/estimators/", "xialpha/features/", "xialpha/corpora/")
+STORED_HOMES = ("xialpha/storage/", *BELOW_STORAGE)  # where the stored columns' names may be strings
 # Strings outside xialpha/storage that equal the name of a column of the results, selections,
 # certifications or drift datasets but name something else:
 # {(module, string): (how many, what they are)}. Exact counts: one more is a column literal to
@@ -565,10 +572,13 @@ NOT_COLUMNS = {
     ("xialpha/models/artifact.py", "created_at"): (1, "a key of the model artifact's own JSON format"),
     ("xialpha/models/artifact.py", "kernel"): (2, "a key of the model artifact's own JSON format"),
     ("xialpha/models/artifact.py", "preprocessing_id"): (2, "a key of the model artifact's own JSON format"),
-    ("xialpha/reports/calibration.py", "estimator"): (9, "a column of the calibration frames (not stored)"),
+    ("xialpha/reports/columns.py", "estimator"): (
+        1,
+        "ReportColumn.ESTIMATOR: the calibration frames' column (not stored)",
+    ),
     ("xialpha/reports/html.py", "category"): (6, "table headers"),
     ("xialpha/reports/html.py", "error"): (3, "a metric's name (METRICS)"),
-    ("xialpha/reports/html.py", "estimator"): (6, "the calibration frames' column, and a table header"),
+    ("xialpha/reports/html.py", "estimator"): (1, "a table header"),
     ("xialpha/reports/html.py", "f1"): (2, "a metric's name (METRICS)"),
     ("xialpha/reports/html.py", "n"): (1, "a table header"),
     ("xialpha/reports/html.py", "p_value"): (1, "a column of the comparison's frame (tidy_comparison)"),
@@ -579,16 +589,14 @@ NOT_COLUMNS = {
     ("xialpha/reports/labels.py", "kernel"): (3, "a label part (preprocessing or kernel)"),
     ("xialpha/reports/plots.py", "C"): (1, "an axis label"),
     ("xialpha/reports/plots.py", "chosen"): (1, "a legend label"),
-    ("xialpha/reports/plots.py", "estimator"): (2, "a column of the calibration frames (not stored)"),
     ("xialpha/reports/report.py", "estimator"): (1, "an Objective attribute"),
     ("xialpha/reports/report.py", "f1"): (1, "a metric's name (METRICS): the default"),
     ("xialpha/reports/report.py", "metric"): (1, "an Objective attribute"),
     ("xialpha/reports/report.py", "rho"): (1, "an Objective attribute"),
     ("xialpha/reports/svg.py", "chosen"): (1, "a legend label"),
-    ("xialpha/reports/svg.py", "estimator"): (2, "a column of the calibration frames (not stored)"),
     ("xialpha/reports/terminal.py", "category"): (1, "the category column's header (`CATEGORY`)"),
     ("xialpha/reports/terminal.py", "error"): (1, "a metric's name (METRICS), a key of SELECTION_ESTIMATES"),
-    ("xialpha/reports/terminal.py", "estimator"): (2, "a table header, and the calibration frames' column"),
+    ("xialpha/reports/terminal.py", "estimator"): (1, "a table header"),
     ("xialpha/reports/terminal.py", "f1"): (1, "a metric's name (METRICS), a key of SELECTION_ESTIMATES"),
     ("xialpha/reports/terminal.py", "mode"): (1, "a table header"),
     ("xialpha/reports/terminal.py", "n"): (1, "a table header"),
@@ -660,20 +668,23 @@ NOT_COLUMNS = {
 
 def stored_column_names() -> set[str]:
     """The names of the columns of the results, selections, certifications and drift datasets."""
-    from xialpha.storage.schema import CERTIFICATION_COLUMNS, DRIFT_COLUMNS, RESULT_COLUMNS, SELECTION_COLUMNS
+    from xialpha.storage.arrow_schema import CERTIFICATION_COLUMNS, DRIFT_COLUMNS, RESULT_COLUMNS, SELECTION_COLUMNS
 
     return {column.name for column in (*RESULT_COLUMNS, *SELECTION_COLUMNS, *CERTIFICATION_COLUMNS, *DRIFT_COLUMNS)}
 
 
-def result_column_strings(modules) -> dict[tuple[str, str], list[int]]:
-    """{(module, string): lines} of the string constants outside xialpha/storage (and the packages
-    below it) that equal the name of a column of the results, selections, certifications or drift
-    datasets (`stored_column_names`). Not counted: the literal parts of f-strings (fragments, not
-    names) and the value of a `kind=` argument (numpy's and pandas' sort "stable")."""
-    names = stored_column_names()
+def result_column_strings(
+    modules, names: set[str] | None = None, within: tuple[str, ...] = ("xialpha/",), homes=STORED_HOMES
+) -> dict[tuple[str, str], list[int]]:
+    """{(module, string): lines} of the string constants of the modules `within` (paths or their
+    beginnings), except the `homes` of the names (xialpha/storage and the packages below it), that
+    equal one of `names` (default: the name of a column of the results, selections, certifications
+    or drift datasets, `stored_column_names`). Not counted: the literal parts of f-strings
+    (fragments, not names) and the value of a `kind=` argument (numpy's and pandas' sort "stable")."""
+    names = stored_column_names() if names is None else names
     found: dict[tuple[str, str], list[int]] = defaultdict(list)
     for path, tree in modules:
-        if path.startswith(("xialpha/storage/", *BELOW_STORAGE)):
+        if path.startswith(homes) or not path.startswith(within):
             continue
         not_names = set()
         for node in ast.walk(tree):
@@ -687,10 +698,17 @@ def result_column_strings(modules) -> dict[tuple[str, str], list[int]]:
     return found
 
 
-def column_literals_outside_storage(modules, allowed=NOT_COLUMNS) -> list[str]:
-    """ "path:lines 'name'" where a module's strings naming a results column differ in number from
-    what `allowed` lets it have."""
-    found = result_column_strings(modules)
+def column_literals_outside_storage(
+    modules,
+    allowed=NOT_COLUMNS,
+    names: set[str] | None = None,
+    within: tuple[str, ...] = ("xialpha/",),
+    homes: tuple[str, ...] = STORED_HOMES,
+) -> list[str]:
+    """ "path:lines 'name'" where a module's strings naming a column (`result_column_strings`: of
+    the stored datasets, or one of `names`, in the modules `within` but their `homes`) differ in
+    number from what `allowed` lets it have."""
+    found = result_column_strings(modules, names, within, homes)
     return [
         f"{path}:{','.join(map(str, found.get((path, name), [])))} {name!r} "
         f"({len(found.get((path, name), []))}, allowed {allowed.get((path, name), (0,))[0]})"
@@ -747,6 +765,101 @@ def test_the_storage_column_rule_reports_one_more_and_one_fewer_than_allowed():
     assert (
         len(column_literals_outside_storage(_planted("x = 1"), {("xialpha/selection/planted.py", "n"): (1, "")})) == 1
     )
+
+
+# The modules that build and show a report's frames: they name the frames' columns (`ReportColumn`,
+# `EdgeColumn`) and the runs' (`SweepColumn`) by their members, as code outside storage names the
+# stored columns; the strings that equal such a name but mean something else are NOT_REPORT_COLUMNS.
+REPORT_MODULES = ("xialpha/reports/", "xialpha/commands/report.py")
+REPORT_HOMES = ("xialpha/reports/columns.py",)  # where ReportColumn's names are strings
+NOT_REPORT_COLUMNS = {
+    ("xialpha/commands/report.py", "config"): (1, "a table header"),
+    ("xialpha/commands/report.py", "configs"): (1, "a table header"),
+    ("xialpha/commands/report.py", "estimate"): (1, "a table header"),
+    ("xialpha/reports/html.py", "changed"): (1, "a table header"),
+    ("xialpha/reports/html.py", "command"): (1, "a table header"),
+    ("xialpha/reports/html.py", "config"): (3, "table headers"),
+    ("xialpha/reports/html.py", "configs"): (1, "a table header"),
+    ("xialpha/reports/html.py", "estimate"): (1, "a table header"),
+    ("xialpha/reports/html.py", "estimator"): (1, "a table header"),
+    ("xialpha/reports/html.py", "label"): (1, "a table header"),
+    ("xialpha/reports/inventory.py", "categories"): (4, "a column of the store's listing (a count), not the runs'"),
+    ("xialpha/reports/inventory.py", "configs"): (2, "a column of the store's listing (a count)"),
+    ("xialpha/reports/report.py", "categories"): (1, "a line of the report's summary"),
+    ("xialpha/reports/report.py", "estimator"): (1, "an Objective attribute"),
+    ("xialpha/reports/terminal.py", "categories"): (4, "the store listing's column and its header"),
+    ("xialpha/reports/terminal.py", "changed"): (1, "a table header"),
+    ("xialpha/reports/terminal.py", "config"): (2, "table headers"),
+    ("xialpha/reports/terminal.py", "configs"): (2, "the store listing's column and its header"),
+    ("xialpha/reports/terminal.py", "estimator"): (1, "a table header"),
+    ("xialpha/reports/terminal.py", "label"): (1, "a table header"),
+    ("xialpha/reports/verdicts.py", "flat"): (1, "the word a table cell shows (`grid_word`)"),
+    ("xialpha/reports/verdicts.py", "tie"): (3, "a verdict (`verdicts`)"),
+}
+
+
+def shown_column_names() -> set[str]:
+    """The names of the columns of a report's frames and of the runs it shows."""
+    from xialpha.reports.columns import ReportColumn
+    from xialpha.selection.edges import EdgeColumn
+    from xialpha.storage.schema import SweepColumn
+
+    return {str(column) for names in (ReportColumn, EdgeColumn, SweepColumn) for column in names}
+
+
+def report_column_literals(modules, allowed=NOT_REPORT_COLUMNS) -> list[str]:
+    """ "path:lines 'name'" where a report module's strings naming a column of its frames differ in
+    number from what `allowed` lets it have."""
+    return column_literals_outside_storage(modules, allowed, shown_column_names(), REPORT_MODULES, REPORT_HOMES)
+
+
+def test_a_report_names_the_columns_of_its_frames_by_their_members():
+    """The curves, best C, choices, calibration and tidy frames and the runs a report shows are
+    read by `ReportColumn`, `EdgeColumn` and `SweepColumn` members, never by a string: each column
+    has one name."""
+    assert report_column_literals(_modules()) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'label = curves["label"]',
+        'edge = row.get("at_edge")',
+        "best = frame.rename(columns={ResultColumn.C: 'best_C'})",
+        'spec = newest["spec_toml"]',
+        "columns = [EdgeColumn.FLAT, 'settled']",
+    ],
+)
+def test_the_report_column_rule_catches_a_planted_column_name(source):
+    assert len(report_column_literals([("xialpha/reports/planted.py", ast.parse(source))], {})) == 1
+    assert len(report_column_literals([("xialpha/commands/report.py", ast.parse(source))], {})) == 1
+    assert report_column_literals([("xialpha/reports/columns.py", ast.parse(source))], {}) == []
+    assert report_column_literals([("xialpha/commands/store.py", ast.parse(source))], {}) == []
+
+
+def names_defined_twice(modules) -> list[str]:
+    """ "name: path, path" for each public function or class that more than one of `modules`
+    defines at its top level: two renderers of one figure say by their names what each returns."""
+    homes: dict[str, list[str]] = defaultdict(list)
+    for path, tree in modules:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                homes[node.name].append(path)
+    return [f"{name}: {', '.join(paths)}" for name, paths in sorted(homes.items()) if len(paths) > 1]
+
+
+def test_no_two_report_modules_define_one_name():
+    """The matplotlib figures (`plots`) and the page's SVG (`svg`) draw the same panels under names
+    that say what each returns (`curves_figure`, a Figure; `curves_svg`, SVG text)."""
+    assert names_defined_twice(_modules(PACKAGE / "reports")) == []
+
+
+def test_the_one_name_rule_catches_a_name_defined_twice():
+    planted = [
+        ("xialpha/reports/plots.py", ast.parse("def curves_figure(): ...\ndef _e(): ...\n")),
+        ("xialpha/reports/svg.py", ast.parse("def curves_figure(): ...\ndef _e(): ...\nclass Axis: ...\n")),
+    ]
+    assert names_defined_twice(planted) == ["curves_figure: xialpha/reports/plots.py, xialpha/reports/svg.py"]
 
 
 def test_the_ci_script_names_test_files_that_exist():
@@ -812,6 +925,32 @@ def test_the_contract_rule_catches_an_undocumented_method():
         "StoreQueries.sweeps: no Returns section",
         "StoreQueries.sweeps: no docstring",
     ]
+
+
+MAX_LINES = 600  # the longest a module of xialpha/ may be
+
+
+def long_modules(package: Path = PACKAGE, limit: int = MAX_LINES) -> list[str]:
+    """ "path: N lines" for each module of `package` longer than `limit` lines (as `wc -l` counts)."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").count("\n")
+        if lines > limit:
+            found.append(f"{path.relative_to(package.parent).as_posix()}: {lines} lines")
+    return found
+
+
+def test_no_module_is_longer_than_the_limit():
+    """A module holds one job: past MAX_LINES it holds two, to split along the seam between them."""
+    assert long_modules() == []
+
+
+def test_the_size_rule_catches_a_planted_long_module(tmp_path):
+    package = tmp_path / "xialpha"
+    (package / "storage").mkdir(parents=True)
+    (package / "storage" / "long.py").write_text("x = 1\n" * (MAX_LINES + 1), encoding="utf-8")
+    (package / "short.py").write_text("x = 1\n" * MAX_LINES, encoding="utf-8")
+    assert long_modules(package) == [f"xialpha/storage/long.py: {MAX_LINES + 1} lines"]
 
 
 MODE_STRINGS = {  # a mode's strings -> the one module that names them (enum or constant)

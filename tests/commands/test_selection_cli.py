@@ -21,8 +21,8 @@ from xialpha.cli import main
 from xialpha.models.artifact import load_artifact
 from xialpha.selection.objective import Objective
 from xialpha.spec.sweep import load_spec
+from xialpha.storage.arrow_schema import DATASETS
 from xialpha.storage.opening import open_store
-from xialpha.storage.schema import DATASETS
 
 HASH = re.compile(r"\b[0-9a-f]{8,}\b")  # an id or fingerprint (a selection id's time stamp is no match)
 

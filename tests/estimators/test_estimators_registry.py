@@ -22,7 +22,7 @@ from xialpha.estimators import registry
 from xialpha.planning.plan import estimator_settings
 from xialpha.selection.objective import ESTIMATOR_CHOICES
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.schema import RESULT_COLUMNS, SELECTION_COLUMNS
+from xialpha.storage.arrow_schema import RESULT_COLUMNS, SELECTION_COLUMNS
 
 TOY_MODULE = '''
 """The margin estimate: every training example inside the margin (y f(x) < 1) counts as an error."""
@@ -78,7 +78,7 @@ from xialpha.cli import main
 from xialpha.planning.plan import estimator_settings
 from xialpha.search import XiAlphaSearchCV
 from xialpha.spec.sweep import parse_spec
-from xialpha.storage.schema import results_schema
+from xialpha.storage.arrow_schema import results_schema
 from xialpha.storage.opening import open_store
 
 spec_text = sys.argv[1]

@@ -18,8 +18,9 @@ from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha_indicator
 from xialpha.jobs.drift import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
+from xialpha.storage.arrow_schema import DRIFT_COLUMNS
 from xialpha.storage.rows import drift_columns, drift_row
-from xialpha.storage.schema import DRIFT_COLUMNS, DriftVerdict
+from xialpha.storage.schema import DriftVerdict
 
 SPEC = """
 [drift]

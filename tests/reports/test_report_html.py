@@ -352,7 +352,7 @@ def test_a_figure_shows_hostile_and_long_names_as_text_and_its_axes_span_the_val
 
     import pandas as pd
 
-    from xialpha.reports.svg import Axis, curves_figure
+    from xialpha.reports.svg import Axis, curves_svg
 
     long = "<script>alert('x')</script> " + "a very long category name " * 3
     curves = pd.DataFrame(
@@ -367,7 +367,7 @@ def test_a_figure_shows_hostile_and_long_names_as_text_and_its_axes_span_the_val
             "held_out": [np.nan] * 3,
         }
     )
-    figure = curves_figure(curves, None, "f1", [long])
+    figure = curves_svg(curves, None, "f1", [long])
     assert "<script" not in figure and "&lt;script&gt;" in figure
     assert f"<title>{html.escape(long)}</title>" in figure  # the whole name as a tooltip of the cut title
     assert figure.count("<circle") == 2 and "<polyline" not in figure  # two points, no segment across the gap

@@ -50,7 +50,7 @@ def test_the_choices_table_leaves_out_columns_without_values(tmp_path):
 def test_curves_panels_zoom_to_the_plateau_and_mark_the_choice():
     chosen = {"selection_id": ["s"], "sweep_id": ["w"], "category": ["sci.space"], "C": [100.0], "value": [0.95]}
     selection = Selection(pd.DataFrame(chosen))
-    figure = svg.curves_figure(_curves(), selection, "f1", ["sci.space"])
+    figure = svg.curves_svg(_curves(), selection, "f1", ["sci.space"])
     ticks = [float(t) for t in re.findall(r'text-anchor="end">([-\d.]+)</text>', figure)]
     assert ticks and min(ticks) >= 75 - 1e-9 and max(ticks) >= 95, ticks  # not 0-100: 75 .. 95 or so
     assert 'stroke-dasharray="2 3"' in figure and "<polygon" in figure  # the choice: a dotted line and a star

@@ -14,10 +14,10 @@ import pytest
 from store_rows import T0, data_files, result_row
 
 from xialpha.errors import UserError
+from xialpha.storage.arrow_schema import RESULT_COLUMNS, SCHEMA_VERSION, results_schema
 from xialpha.storage.location import Location
 from xialpha.storage.opening import open_store
 from xialpha.storage.rows import config_key, pack_bits, unpack_bits
-from xialpha.storage.schema import RESULT_COLUMNS, SCHEMA_VERSION, results_schema
 
 
 @pytest.fixture

@@ -204,7 +204,8 @@ def test_the_store_answers_every_named_query_and_composes_its_layers(store):
 
 def test_the_named_result_columns_are_the_schemas_descriptive_columns():
     from xialpha.estimators.registry import ESTIMATORS, NAMES
-    from xialpha.storage.schema import PP_PREFIX, RESULT_COLUMNS, ResultColumn, estimate_columns
+    from xialpha.storage.arrow_schema import RESULT_COLUMNS
+    from xialpha.storage.schema import PP_PREFIX, ResultColumn, estimate_columns
 
     estimates = {name for prefix in NAMES for name in estimate_columns(prefix)}
     own = {column.name for estimator in ESTIMATORS for column in estimator.columns}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xialpha.selection.bounds import Confusion
 from xialpha.selection.certification import certification_frame, certification_rows
-from xialpha.storage.rows import Certification, drift_row, selection_row
+from xialpha.storage.rows import Certification, drift_row
 from xialpha.storage.schema import (
     CertificationScope,
     DriftColumn,
@@ -14,6 +14,7 @@ from xialpha.storage.schema import (
     SelectionMode,
     WindowStatus,
 )
+from xialpha.storage.selection_rows import selection_row
 
 
 def test_a_selection_row_read_back_holds_its_mode_as_a_selection_mode():

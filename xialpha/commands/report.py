@@ -32,6 +32,7 @@ from xialpha.commands.arguments import (
 from xialpha.commands.compare import print_comparison
 from xialpha.errors import UserError
 from xialpha.printable import printable
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.formatting import missing
 from xialpha.reports.frames import SHOWN, shown_rows
 from xialpha.reports.html import render_report, write_page
@@ -208,11 +209,11 @@ def _print_terminal(report: Report, wide: bool, every: bool) -> None:
     print_table(facts)
     columns = [
         CATEGORY,
-        Column("config", lambda r: str(r["label"]), text=True),
-        Column("best C", lambda r: number(r["best_C"])),
-        Column("estimate", lambda r: percent(r["estimate"])),
-        Column("held-out at best C", lambda r: percent(r["held_out"])),
-        Column("best held-out", lambda r: percent(r["best_held_out"])),
+        Column("config", lambda r: str(r[ReportColumn.LABEL]), text=True),
+        Column("best C", lambda r: number(r[ReportColumn.BEST_C])),
+        Column("estimate", lambda r: percent(r[ReportColumn.ESTIMATE])),
+        Column("held-out at best C", lambda r: percent(r[ReportColumn.HELD_OUT])),
+        Column("best held-out", lambda r: percent(r[ReportColumn.BEST_HELD_OUT])),
         Column("on the C grid", grid_word, text=True, wide=True),
     ]
     best = of_shown(report.best)
@@ -225,12 +226,12 @@ def _print_terminal(report: Report, wide: bool, every: bool) -> None:
     columns = [
         CATEGORY,
         Column("n", lambda r: str(r[ResultColumn.N])),
-        Column("configs", lambda r: str(r["configs"])),
-        Column("mean", lambda r: number(r["candidates_mean"])),
-        Column("max", lambda r: number(r["candidates_max"])),
-        Column("exact LOO retrains (mean)", lambda r: number(r["loo_retrains_mean"])),
+        Column("configs", lambda r: str(r[ReportColumn.CONFIGS])),
+        Column("mean", lambda r: number(r[ReportColumn.CANDIDATES_MEAN])),
+        Column("max", lambda r: number(r[ReportColumn.CANDIDATES_MAX])),
+        Column("exact LOO retrains (mean)", lambda r: number(r[ReportColumn.LOO_RETRAINS_MEAN])),
     ]
-    if report.candidates["configs"].sum() == 0:  # a table of dashes would say nothing
+    if report.candidates[ReportColumn.CONFIGS].sum() == 0:  # a table of dashes would say nothing
         print("LOO candidates: the sweep has no rho = 2 rows (add 2.0 to estimators.rho)")
     else:
         title = "LOO candidates: examples xi-alpha (rho=2) flags, per config"

@@ -12,8 +12,8 @@ from xialpha.reports.formatting import plural
 from xialpha.reports.inventory import COLUMNS, incomplete_notes, inventory
 from xialpha.reports.records import write_rows
 from xialpha.reports.terminal import inventory_table, print_table
+from xialpha.storage.arrow_schema import DATASETS
 from xialpha.storage.pandas_probe import skip_pandas_probe
-from xialpha.storage.schema import DATASETS
 
 if TYPE_CHECKING:
     from xialpha.storage.contract import StoreQueries

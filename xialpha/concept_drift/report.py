@@ -1,6 +1,6 @@
 """A drift check's outcome: its rows for the store's "drift" dataset and the `DriftReport` of a run.
 
-A check's rows (`xialpha.storage.rows.DriftRow`: the columns of `xialpha.storage.schema.DRIFT_COLUMNS`)
+A check's rows (`xialpha.storage.rows.DriftRow`: the columns of `xialpha.storage.arrow_schema.DRIFT_COLUMNS`)
 go to the store in one write, so a stored check is always complete; the report holds them typed,
 those made now and those the store gives back (`xialpha.storage.rows.drift_row`) alike.
 """

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from xialpha.estimators import registry
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.labels import ConfigLabels
 from xialpha.selection.objective import Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import PLACE, ROW, VALUE, best_first, result_candidates
@@ -39,15 +40,21 @@ def calibration_points(results: pd.DataFrame, metric: str, rho: float) -> pd.Dat
         estimate = metric_values(estimator_counts(rows, name), metric)
         frame = pd.DataFrame(
             {
-                "estimator": name,
+                ReportColumn.ESTIMATOR: name,
                 ResultColumn.CATEGORY: rows[ResultColumn.CATEGORY].to_numpy(),
                 ResultColumn.CONFIG_KEY: rows[ResultColumn.CONFIG_KEY].to_numpy(),
-                "estimate": estimate,
-                "held_out": held_out,
+                ReportColumn.ESTIMATE: estimate,
+                ReportColumn.HELD_OUT: held_out,
             }
         )
-        frames.append(frame.dropna(subset=["estimate", "held_out"]))
-    columns = ["estimator", ResultColumn.CATEGORY, ResultColumn.CONFIG_KEY, "estimate", "held_out"]
+        frames.append(frame.dropna(subset=[ReportColumn.ESTIMATE, ReportColumn.HELD_OUT]))
+    columns = [
+        ReportColumn.ESTIMATOR,
+        ResultColumn.CATEGORY,
+        ResultColumn.CONFIG_KEY,
+        ReportColumn.ESTIMATE,
+        ReportColumn.HELD_OUT,
+    ]
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
@@ -55,18 +62,20 @@ def calibration_summary(points: pd.DataFrame) -> pd.DataFrame:
     """Per estimator (ESTIMATORS order): points, mean_difference (estimate - held-out, mean over
     points), mean_abs_difference and above (fraction of points whose estimate exceeds held-out)."""
     out = []
-    for name, group in points.groupby("estimator", sort=False):
-        difference = group["estimate"] - group["held_out"]
+    for name, group in points.groupby(ReportColumn.ESTIMATOR, sort=False):
+        difference = group[ReportColumn.ESTIMATE] - group[ReportColumn.HELD_OUT]
         out.append(
             {
-                "estimator": name,
+                ReportColumn.ESTIMATOR: name,
                 "points": len(group),
                 "mean_difference": float(difference.mean()),
                 "mean_abs_difference": float(difference.abs().mean()),
                 "above": float((difference > 0).mean()),
             }
         )
-    return pd.DataFrame(out, columns=["estimator", "points", "mean_difference", "mean_abs_difference", "above"])
+    return pd.DataFrame(
+        out, columns=[ReportColumn.ESTIMATOR, "points", "mean_difference", "mean_abs_difference", "above"]
+    )
 
 
 def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: ConfigLabels) -> pd.DataFrame:
@@ -84,7 +93,14 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
     held = pd.Series(metric_values(estimator_counts(rows, "holdout"), metric), index=rows.index)
     held = held.where(np.isfinite(held)).groupby(rows[ResultColumn.CATEGORY])
     best_held = held.max() if maximise else held.min()  # NaN where no value is finite
-    columns = [ResultColumn.CATEGORY, "estimator", "label", "estimate", "held_out", "best_held_out"]
+    columns = [
+        ResultColumn.CATEGORY,
+        ReportColumn.ESTIMATOR,
+        ReportColumn.LABEL,
+        ReportColumn.ESTIMATE,
+        ReportColumn.HELD_OUT,
+        ReportColumn.BEST_HELD_OUT,
+    ]
     parts = []
     for name in estimators_with_estimates(results, rho):
         objective = Objective(metric=metric, estimator=name, rho=rho)
@@ -95,11 +111,11 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
             pd.DataFrame(
                 {
                     ResultColumn.CATEGORY: chosen[ResultColumn.CATEGORY].to_numpy(),
-                    "estimator": name,
-                    "label": labels.column(chosen),
-                    "estimate": chosen[VALUE].to_numpy(dtype=float),
-                    "held_out": metric_values(estimator_counts(chosen, "holdout"), metric),
-                    "best_held_out": chosen[ResultColumn.CATEGORY].map(best_held).to_numpy(dtype=float),
+                    ReportColumn.ESTIMATOR: name,
+                    ReportColumn.LABEL: labels.column(chosen),
+                    ReportColumn.ESTIMATE: chosen[VALUE].to_numpy(dtype=float),
+                    ReportColumn.HELD_OUT: metric_values(estimator_counts(chosen, "holdout"), metric),
+                    ReportColumn.BEST_HELD_OUT: chosen[ResultColumn.CATEGORY].map(best_held).to_numpy(dtype=float),
                 },
                 columns=columns,
             )
@@ -107,7 +123,7 @@ def estimator_choices(results: pd.DataFrame, metric: str, rho: float, labels: Co
     frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame([], columns=columns)
     order = {name: i for i, name in enumerate(ESTIMATORS)}
     return frame.sort_values(
-        [ResultColumn.CATEGORY, "estimator"],
-        key=lambda s: s.map(order) if s.name == "estimator" else s,
+        [ResultColumn.CATEGORY, ReportColumn.ESTIMATOR],
+        key=lambda s: s.map(order) if s.name == ReportColumn.ESTIMATOR else s,
         kind="mergesort",
     ).reset_index(drop=True)

@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 
 from xialpha.estimators.registry import by_preference
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.labels import ConfigLabels, sweep_labels
+from xialpha.selection.edges import EdgeColumn
 from xialpha.selection.smoothing import VALUE_DECIMALS
 from xialpha.storage.schema import (
     ESTIMATORS,
@@ -41,16 +43,16 @@ if TYPE_CHECKING:  # at run time only where a comparison is shown: selection's i
 
 S = SelectionColumn
 SELECTION_FIRST = (
-    "config",
+    ReportColumn.CONFIG,
     S.CATEGORY,
     S.VALUE,
     S.SELECTION_VALUE,
     S.SIGNIFICANT,
-    "tie",
-    "at_edge",
-    "flat",
-    "settled",
-    "runner_up_config",
+    ReportColumn.TIE,
+    EdgeColumn.AT_EDGE,
+    EdgeColumn.FLAT,
+    EdgeColumn.SETTLED,
+    ReportColumn.RUNNER_UP_CONFIG,
     S.RUNNER_UP_VALUE,
     S.RUNNER_UP_SELECTION_VALUE,
     *P_VALUES,
@@ -60,7 +62,7 @@ COUNTS = (S.N_RUNNERS_UP_SIGNIFICANT, S.N_RUNNERS_UP_TESTED)  # counts, null whe
 SHOWN = 50  # categories a terminal table shows unless every one is asked for
 CERTIFICATION_FIRST = (  # what a certification found first: what pandas shows of a wide frame
     ResultColumn.CATEGORY,
-    "config",
+    ReportColumn.CONFIG,
     CertificationColumn.F1,
     CertificationColumn.F1_LOWER,
     CertificationColumn.ERROR,
@@ -79,7 +81,7 @@ CERTIFICATION_FIRST = (  # what a certification found first: what pandas shows o
     CertificationColumn.TEST_SPLIT,
 )
 RESULTS_FIRST = (
-    "config",
+    ReportColumn.CONFIG,
     ResultColumn.CATEGORY,
     ResultColumn.C,
     ResultColumn.J,
@@ -104,12 +106,14 @@ def tidy_selection(rows: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:
     shown to people and scripts: `config` and `runner_up_config` labels and `tie` beside the stored
     columns; SELECTION_FIRST first, ids last."""
     frame = rows.copy()
-    frame["config"] = labels.column(rows)
-    frame["runner_up_config"] = [None if label == "-" else label for label in labels.column(rows, "runner_up_")]
+    frame[ReportColumn.CONFIG] = labels.column(rows)
+    frame[ReportColumn.RUNNER_UP_CONFIG] = [
+        None if label == "-" else label for label in labels.column(rows, "runner_up_")
+    ]
     frame[S.SIGNIFICANT] = flags(frame[S.SIGNIFICANT])
     for column in COUNTS:
         frame[column] = pd.array(pd.to_numeric(frame[column]), dtype="Int64")
-    frame["tie"] = ties(frame)
+    frame[ReportColumn.TIE] = ties(frame)
     return _ordered(frame, SELECTION_FIRST)
 
 
@@ -150,7 +154,9 @@ def tidy_certification(rows: pd.DataFrame, configs: dict[str, str]) -> pd.DataFr
     people and scripts: each category's `config` label (configs: category -> label; empty for the
     averages), CERTIFICATION_FIRST first (metrics are fractions 0..1 beside their one-sided
     bounds, then whether the test was independent and forced), every other column after, ids last."""
-    frame = rows.assign(config=[configs.get(category, "") for category in rows[ResultColumn.CATEGORY]])
+    frame = rows.assign(
+        **{ReportColumn.CONFIG: [configs.get(category, "") for category in rows[ResultColumn.CATEGORY]]}
+    )
     return _ordered(frame, CERTIFICATION_FIRST)
 
 
@@ -190,14 +196,14 @@ def tidy_comparison(comparison: SelectionComparison, rows: list[CategoryComparis
     records = [
         {
             **{name: getattr(row, name) for name in CategoryComparison.__dataclass_fields__},
-            "changed": ", ".join(row.changed),
-            "config_a": label("a", row.category),
-            "config_b": label("b", row.category),
+            ReportColumn.CHANGED: ", ".join(row.changed),
+            ReportColumn.CONFIG_A: label("a", row.category),
+            ReportColumn.CONFIG_B: label("b", row.category),
             **ids,
         }
         for row in (comparison.rows if rows is None else rows)
     ]
-    first = [ResultColumn.CATEGORY, "changed", "config_a", "config_b"]
+    first = [ResultColumn.CATEGORY, ReportColumn.CHANGED, ReportColumn.CONFIG_A, ReportColumn.CONFIG_B]
     keys = [f"{ResultColumn.CONFIG_KEY}_a", f"{ResultColumn.CONFIG_KEY}_b"]
     middle = [name for name in CategoryComparison.__dataclass_fields__ if name not in (*first, *keys)]
     frame = pd.DataFrame(records, columns=[*first, *middle, *keys, *ids])
@@ -207,7 +213,7 @@ def tidy_comparison(comparison: SelectionComparison, rows: list[CategoryComparis
 def tidy_results(results: pd.DataFrame, labels: ConfigLabels) -> pd.DataFrame:
     """Result rows with their `config` label, RESULTS_FIRST first and ids last, without the
     columns that hold no value in any row; sorted by RESULTS_ORDER (estimators' own order: by_preference)."""
-    frame = results.assign(config=labels.column(results)).sort_values(RESULTS_ORDER, kind="mergesort")
+    frame = results.assign(**{ReportColumn.CONFIG: labels.column(results)}).sort_values(RESULTS_ORDER, kind="mergesort")
     if len(frame):
         frame = frame.loc[:, frame.notna().any(axis=0)]
     return _ordered(frame, RESULTS_FIRST)

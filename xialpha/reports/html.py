@@ -15,13 +15,14 @@ import pandas as pd
 
 from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.plots import MAX_PANELS, first_categories
 from xialpha.reports.report import NO_HELD_OUT, Report
-from xialpha.reports.svg import calibration_figure, candidates_figure, curves_figure
+from xialpha.reports.svg import calibration_svg, candidates_svg, curves_svg
 from xialpha.reports.verdicts import grid_word, legend, verdicts
-from xialpha.storage.schema import SELECTION_ESTIMATES, CertificationColumn, ResultColumn, SelectionColumn
+from xialpha.storage.schema import SELECTION_ESTIMATES, CertificationColumn, ResultColumn, SelectionColumn, SweepColumn
 
 if TYPE_CHECKING:
     from xialpha.reports.labels import ConfigLabels
@@ -102,7 +103,7 @@ def _body(report: Report) -> str:
         "parameter of each preprocessing and kernel.</p>",
         _table(
             ["label", "parameters"],
-            [[_e(r["label"]), _e(r["parameters"])] for _, r in labels.key(report.curves).iterrows()],
+            [[_e(r[ReportColumn.LABEL]), _e(r["parameters"])] for _, r in labels.key(report.curves).iterrows()],
             text_columns=2,
         ),
         '<h2 id="provenance">Provenance</h2>',
@@ -180,8 +181,8 @@ def _comparison_section(comparison: SelectionComparison) -> str:
         [
             _e(r[ResultColumn.CATEGORY]),
             _e(row.changed_text),
-            _e(r["config_a"]),
-            _e(r["config_b"]),
+            _e(r[ReportColumn.CONFIG_A]),
+            _e(r[ReportColumn.CONFIG_B]),
             number(r["estimate_a"]),
             number(r["estimate_b"]),
             percent(r["held_out_f1_a"]),
@@ -299,7 +300,7 @@ def _calibration_section(report: Report) -> str:
     )
     rows = [
         [
-            _e(r["estimator"]),
+            _e(r[ReportColumn.ESTIMATOR]),
             str(int(r["points"])),
             f"{100 * r['mean_difference']:+.2f}",
             f"{100 * r['mean_abs_difference']:.2f}",
@@ -315,7 +316,7 @@ def _calibration_section(report: Report) -> str:
         "% of points above held-out",
     ]
     categories = points[ResultColumn.CATEGORY].unique()
-    figure = calibration_figure(points, report.selection, report.metric, first_categories(categories))
+    figure = calibration_svg(points, report.selection, report.metric, first_categories(categories))
     return note + _first_note(len(categories), "the points") + figure + _table(header, rows)
 
 
@@ -325,15 +326,15 @@ def _choices_section(report: Report) -> str:
     choices = report.choices
     if choices.empty:
         return '<p class="note">No estimates to compare.</p>'
-    estimators = list(dict.fromkeys(choices["estimator"]))
+    estimators = list(dict.fromkeys(choices[ReportColumn.ESTIMATOR]))
     # one row per category: each estimator's choice (its first, "-" when it chose none) side by side
-    chosen = choices.drop_duplicates([ResultColumn.CATEGORY, "estimator"])
-    best = choices.groupby(ResultColumn.CATEGORY, sort=True)["best_held_out"].first()
+    chosen = choices.drop_duplicates([ResultColumn.CATEGORY, ReportColumn.ESTIMATOR])
+    best = choices.groupby(ResultColumn.CATEGORY, sort=True)[ReportColumn.BEST_HELD_OUT].first()
     labels, held_out = (
-        chosen.pivot(index=ResultColumn.CATEGORY, columns="estimator", values=column).reindex(
+        chosen.pivot(index=ResultColumn.CATEGORY, columns=ReportColumn.ESTIMATOR, values=column).reindex(
             index=best.index, columns=estimators
         )
-        for column in ("label", "held_out")
+        for column in (ReportColumn.LABEL, ReportColumn.HELD_OUT)
     )
     configured = [name for name in estimators if labels[name].notna().any()]
     scored = [name for name in estimators if held_out[name].notna().any()]
@@ -354,13 +355,15 @@ def _choices_section(report: Report) -> str:
         for category in best.index
     ]
     if scored:
-        means = choices.groupby("estimator", sort=False)[["held_out", "best_held_out"]].mean()
+        means = choices.groupby(ReportColumn.ESTIMATOR, sort=False)[
+            [ReportColumn.HELD_OUT, ReportColumn.BEST_HELD_OUT]
+        ].mean()
         rows.append(
             [
                 "<strong>mean</strong>",
                 *[""] * len(configured),
-                *[percent(means["held_out"].get(n)) for n in scored],
-                *([percent(means["best_held_out"].iloc[0])] if with_best else []),
+                *[percent(means[ReportColumn.HELD_OUT].get(n)) for n in scored],
+                *([percent(means[ReportColumn.BEST_HELD_OUT].iloc[0])] if with_best else []),
             ]
         )
         note = (
@@ -384,19 +387,19 @@ def _provenance_section(report: Report) -> str:
     if not runs.empty:
         rows = [
             [
-                _e(r[ResultColumn.RUN_ID]),
-                _e(minute(r[ResultColumn.CREATED_AT])),
-                _e(r[ResultColumn.XIALPHA_VERSION] or "-"),
-                _e(r["command"] or "-"),
-                _e(str(r[ResultColumn.DATA_FINGERPRINT] or "-")[:16]),
+                _e(r[SweepColumn.RUN_ID]),
+                _e(minute(r[SweepColumn.CREATED_AT])),
+                _e(r[SweepColumn.XIALPHA_VERSION] or "-"),
+                _e(r[SweepColumn.COMMAND] or "-"),
+                _e(str(r[SweepColumn.DATA_FINGERPRINT] or "-")[:16]),
             ]
             for _, r in runs.iterrows()
         ]
         parts.append(_table(["sweep run", "started", "xialpha", "command", "data fingerprint"], rows, text_columns=5))
         newest = runs.iloc[-1]
         parts.append(
-            f"<details><summary>spec of run {_e(newest[ResultColumn.RUN_ID])}</summary>"
-            f"<pre>{_e(newest['spec_toml'] or '')}</pre></details>"
+            f"<details><summary>spec of run {_e(newest[SweepColumn.RUN_ID])}</summary>"
+            f"<pre>{_e(newest[SweepColumn.SPEC_TOML] or '')}</pre></details>"
         )
     return "".join(parts)
 
@@ -405,11 +408,11 @@ def _best_section(best: pd.DataFrame) -> str:
     rows = [
         [
             _e(r[ResultColumn.CATEGORY]),
-            _e(r["label"]),
-            number(r["best_C"]),
-            percent(r["estimate"]),
-            percent(r["held_out"]),
-            percent(r["best_held_out"]),
+            _e(r[ReportColumn.LABEL]),
+            number(r[ReportColumn.BEST_C]),
+            percent(r[ReportColumn.ESTIMATE]),
+            percent(r[ReportColumn.HELD_OUT]),
+            percent(r[ReportColumn.BEST_HELD_OUT]),
             _e(grid_word(r)),
         ]
         for r in best.to_dict("records")  # rows as dicts: a Series per row costs seconds at 10^4 groups
@@ -419,17 +422,17 @@ def _best_section(best: pd.DataFrame) -> str:
 
 
 def _candidates_section(candidates: pd.DataFrame) -> str:
-    if candidates["configs"].sum() == 0:
+    if candidates[ReportColumn.CONFIGS].sum() == 0:
         return '<p class="note">The sweep has no rho = 2 rows (add 2.0 to estimators.rho).</p>'
     rows = [
         [
             _e(r[ResultColumn.CATEGORY]),
             str(int(r[ResultColumn.N])),
-            str(int(r["configs"])),
-            number(r["candidates_mean"]),
-            number(r["candidates_max"]),
-            percent(r["candidates_mean"] / r[ResultColumn.N]),
-            number(r["loo_retrains_mean"]),
+            str(int(r[ReportColumn.CONFIGS])),
+            number(r[ReportColumn.CANDIDATES_MEAN]),
+            number(r[ReportColumn.CANDIDATES_MAX]),
+            percent(r[ReportColumn.CANDIDATES_MEAN] / r[ResultColumn.N]),
+            number(r[ReportColumn.LOO_RETRAINS_MEAN]),
         ]
         for r in candidates.to_dict("records")
     ]
@@ -443,7 +446,7 @@ def _candidates_section(candidates: pd.DataFrame) -> str:
         "exact LOO retrains (mean)",
     ]
     shown = candidates[candidates[ResultColumn.CATEGORY].isin(first_categories(candidates[ResultColumn.CATEGORY]))]
-    return _table(header, rows) + _first_note(len(candidates), "the bars") + candidates_figure(shown)
+    return _table(header, rows) + _first_note(len(candidates), "the bars") + candidates_svg(shown)
 
 
 def _curves_section(report: Report, what: str) -> str:
@@ -452,7 +455,7 @@ def _curves_section(report: Report, what: str) -> str:
     shown = first_categories(categories)
     return _first_note(
         len(categories), "the panels", "; <code>xialpha.plot.curves(store, categories=[...])</code> draws any others"
-    ) + curves_figure(report.curves, report.selection, what, shown)
+    ) + curves_svg(report.curves, report.selection, what, shown)
 
 
 def _first_note(n_categories: int, what: str, more: str = "") -> str:

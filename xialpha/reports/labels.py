@@ -17,6 +17,7 @@ import pandas as pd
 
 from xialpha.estimators import PARAMETER_NAMES
 from xialpha.features.preprocessing import Preprocessing
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.formatting import missing
 from xialpha.storage.schema import PP_PREFIX, ResultColumn
 
@@ -92,8 +93,8 @@ class ConfigLabels:
             for item in dict.fromkeys(ids):
                 label, parameters = labels.get(item) or "(all)", self.parameters.get((part, item))
                 if parameters is not None and parameters != label:
-                    rows.append({"part": part, "label": label, "parameters": parameters})
-        return pd.DataFrame(rows, columns=["part", "label", "parameters"])
+                    rows.append({"part": part, ReportColumn.LABEL: label, "parameters": parameters})
+        return pd.DataFrame(rows, columns=["part", ReportColumn.LABEL, "parameters"])
 
 
 def sweep_labels(results: pd.DataFrame) -> ConfigLabels:

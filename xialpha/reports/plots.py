@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import pandas as pd
 
+from xialpha.reports.columns import ReportColumn
 from xialpha.storage.schema import ResultColumn
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ ZOOM = 20.0  # points of %: a curves panel's y axis reaches at most this far abo
 def line_colors(curves: pd.DataFrame) -> dict[str, str]:
     """{configuration label: colour} of the curves' lines, the same in every panel (PALETTE in the
     order of preprocessing, kernel and j, cycling)."""
-    ordered = curves.sort_values(list(LINES), kind="mergesort")["label"]
+    ordered = curves.sort_values(list(LINES), kind="mergesort")[ReportColumn.LABEL]
     return {label: PALETTE[i % len(PALETTE)] for i, label in enumerate(dict.fromkeys(ordered))}
 
 
@@ -91,7 +92,7 @@ def category_colors(categories: Iterable[str]) -> dict:
 def calibration_low(points: pd.DataFrame) -> float:
     """The low end (%) of a calibration panel's axes: below the lowest estimate or held-out value,
     on a multiple of 10 less 5, at least 0; both axes end at 100."""
-    low = 100 * min(points["estimate"].min(), points["held_out"].min())
+    low = 100 * min(points[ReportColumn.ESTIMATE].min(), points[ReportColumn.HELD_OUT].min())
     return max(0.0, 10 * np.floor(low / 10) - 5)
 
 
@@ -116,19 +117,19 @@ def as_typed() -> Iterator[None]:
 def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric: str) -> Figure:
     """One panel per estimator: estimate (x) against held-out value (y) per point, the selection's
     choices ringed."""
-    estimators = list(dict.fromkeys(points["estimator"]))
+    estimators = list(dict.fromkeys(points[ReportColumn.ESTIMATOR]))
     colors = category_colors(points[ResultColumn.CATEGORY].unique())
     chosen, chosen_by = chosen_configs(selection)
     fig = new_figure(figsize=(3.4 * len(estimators) + 1.6, 3.6), dpi=90)
     axes = fig.subplots(1, len(estimators), sharex=True, sharey=True, squeeze=False)
     low = calibration_low(points)
     for ax, name in zip(axes[0], estimators):
-        rows = points[points["estimator"] == name]
+        rows = points[points[ReportColumn.ESTIMATOR] == name]
         ax.plot([low, 100], [low, 100], color="0.4", linestyle="--", linewidth=1, label="diagonal (honest)")
         for category, group in rows.groupby(ResultColumn.CATEGORY, sort=True):
             ax.scatter(
-                100 * group["estimate"],
-                100 * group["held_out"],
+                100 * group[ReportColumn.ESTIMATE],
+                100 * group[ReportColumn.HELD_OUT],
                 s=14,
                 color=colors[category],
                 alpha=0.8,
@@ -137,8 +138,8 @@ def calibration_figure(points: pd.DataFrame, selection: Selection | None, metric
         if name == chosen_by:
             picked = rows[rows[ResultColumn.CONFIG_KEY].isin(chosen)]
             ax.scatter(
-                100 * picked["estimate"],
-                100 * picked["held_out"],
+                100 * picked[ReportColumn.ESTIMATE],
+                100 * picked[ReportColumn.HELD_OUT],
                 s=90,
                 facecolors="none",
                 edgecolors="black",
@@ -181,22 +182,24 @@ def curves_figure(
     curves = curves[curves[ResultColumn.CATEGORY].isin(categories)]
     columns = max(1, min(3 if len(categories) <= 12 else 4, len(categories)))
     rows = max(1, math.ceil(len(categories) / columns))
-    legend_inches = 0.2 + 0.2 * math.ceil((curves["label"].nunique() + 2) / columns)
+    legend_inches = 0.2 + 0.2 * math.ceil((curves[ReportColumn.LABEL].nunique() + 2) / columns)
     fig = new_figure(figsize=(CURVE_PANEL[0] * columns, CURVE_PANEL[1] * rows + legend_inches), dpi=90)
     axes = fig.subplots(rows, columns, squeeze=False)
     colors, lines = line_colors(curves), panel_lines(curves)
     for index, (ax, category) in enumerate(zip(axes.flat, categories)):
         for line in lines.get(category, []):
-            color = colors[line["label"].iloc[0]]
-            ax.plot(line[ResultColumn.C], 100 * line["estimate"], marker="o", color=color)
-            if line["held_out"].notna().any():
-                ax.plot(line[ResultColumn.C], 100 * line["held_out"], linestyle="--", marker=".", color=color)
+            color = colors[line[ReportColumn.LABEL].iloc[0]]
+            ax.plot(line[ResultColumn.C], 100 * line[ReportColumn.ESTIMATE], marker="o", color=color)
+            if line[ReportColumn.HELD_OUT].notna().any():
+                ax.plot(
+                    line[ResultColumn.C], 100 * line[ReportColumn.HELD_OUT], linestyle="--", marker=".", color=color
+                )
         panel = curves[curves[ResultColumn.CATEGORY] == category]
         C, value = chosen.get(category, (None, None))
         if C is not None:
             ax.plot([C], [value], marker="*", markersize=14, color="black", linestyle="none")
             ax.axvline(C, color="0.4", linestyle=":", linewidth=1)
-        low, high = zoomed([*(100 * panel["estimate"]), *(100 * panel["held_out"])], value)
+        low, high = zoomed([*(100 * panel[ReportColumn.ESTIMATE]), *(100 * panel[ReportColumn.HELD_OUT])], value)
         pad = max(0.05 * (high - low), 0.5)
         ax.set_ylim(low - pad, high + pad)
         ax.set_xscale("log")

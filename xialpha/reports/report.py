@@ -21,18 +21,19 @@ from xialpha.errors import UserError
 from xialpha.estimators import registry
 from xialpha.printable import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.formatting import minute, objective_text
 from xialpha.reports.inventory import certifications_of
 from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.comparison import SelectionComparison, compare_selections
-from xialpha.selection.edges import grid_edges, with_grid_edges
+from xialpha.selection.edges import EdgeColumn, grid_edges, with_grid_edges
 from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, estimator_counts, metric_values
 from xialpha.selection.ranking import SIMPLER, SUPPORT_VECTORS, VALUE, rank
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selected import Selection
 from xialpha.selection.selector import at_rho, candidate_rows, default_estimator, rho_mask
 from xialpha.storage.naming import choose_sweep
-from xialpha.storage.schema import CertificationColumn, ResultColumn, SelectionColumn
+from xialpha.storage.schema import CertificationColumn, ResultColumn, SelectionColumn, SweepColumn
 from xialpha.version import __version__
 
 if TYPE_CHECKING:
@@ -58,11 +59,11 @@ def estimate_curves(results: pd.DataFrame, objective: Objective, labels: ConfigL
     curves = rows[list(GROUP) + [ResultColumn.C]].copy()
     parts = (ResultColumn.PREPROCESSING_ID, ResultColumn.KERNEL_ID, ResultColumn.J)
     groups: dict[tuple, str] = {}  # each group labelled once
-    curves["label"] = [
+    curves[ReportColumn.LABEL] = [
         groups.get(key) or groups.setdefault(key, labels.group(*key)) for key in zip(*(rows[c].tolist() for c in parts))
     ]
-    curves["estimate"] = objective.values(objective.counts(rows))
-    curves["held_out"] = metric_values(
+    curves[ReportColumn.ESTIMATE] = objective.values(objective.counts(rows))
+    curves[ReportColumn.HELD_OUT] = metric_values(
         estimator_counts(rows, "holdout"), objective.metric, objective.cost_fn, objective.cost_fp
     )
     curves[ResultColumn.N_SV] = rows[ResultColumn.N_SV].to_numpy() if ResultColumn.N_SV in rows else np.nan
@@ -75,25 +76,35 @@ def best_per_group(curves: pd.DataFrame, objective: Objective) -> pd.DataFrame:
     objective smooths, ties by its rule), its estimate, the value it was ranked by (`selection_value`), its
     held-out value, the best held-out value over the group's C values (NaN without holdout), and
     where it lies on the group's C grid (`at_edge`, `flat`: `xialpha.selection.edges`)."""
-    columns = [*GROUP, "label", "best_C", "estimate", S.SELECTION_VALUE, "held_out", "best_held_out", "at_edge", "flat"]
+    columns = [
+        *GROUP,
+        ReportColumn.LABEL,
+        ReportColumn.BEST_C,
+        ReportColumn.ESTIMATE,
+        S.SELECTION_VALUE,
+        ReportColumn.HELD_OUT,
+        ReportColumn.BEST_HELD_OUT,
+        EdgeColumn.AT_EDGE,
+        EdgeColumn.FLAT,
+    ]
     curves = curves.dropna(subset=list(GROUP))  # as a group-by over GROUP leaves such rows out
-    candidates = curves.dropna(subset=["estimate"])
+    candidates = curves.dropna(subset=[ReportColumn.ESTIMATE])
     if candidates.empty:
         return pd.DataFrame([], columns=columns)
     ranked = rank(
-        candidates.assign(**{VALUE: candidates["estimate"], SUPPORT_VECTORS: candidates[ResultColumn.N_SV]}),
+        candidates.assign(**{VALUE: candidates[ReportColumn.ESTIMATE], SUPPORT_VECTORS: candidates[ResultColumn.N_SV]}),
         objective,
         within=GROUP,
     )
     best = ranked.groupby(list(GROUP), sort=False).head(1)
     best = best.sort_values(list(GROUP), kind="mergesort").reset_index(drop=True)  # groups in GROUP order
-    held = curves.dropna(subset=["held_out"]).groupby(list(GROUP))["held_out"]
-    best_held = (held.max() if objective.maximise else held.min()).rename("best_held_out")
+    held = curves.dropna(subset=[ReportColumn.HELD_OUT]).groupby(list(GROUP))[ReportColumn.HELD_OUT]
+    best_held = (held.max() if objective.maximise else held.min()).rename(ReportColumn.BEST_HELD_OUT)
     best = best.join(best_held, on=list(GROUP))
-    at_edge, flat, _ = grid_edges(best, candidates, "estimate", objective.maximise)
-    out = best.rename(columns={ResultColumn.C: "best_C"})
-    out["at_edge"] = at_edge
-    out["flat"] = flat
+    at_edge, flat, _ = grid_edges(best, candidates, ReportColumn.ESTIMATE, objective.maximise)
+    out = best.rename(columns={ResultColumn.C: ReportColumn.BEST_C})
+    out[EdgeColumn.AT_EDGE] = at_edge
+    out[EdgeColumn.FLAT] = flat
     return out.reindex(columns=columns)
 
 
@@ -118,10 +129,10 @@ def loo_candidates(results: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(
         {
             ResultColumn.N: by_category[ResultColumn.N].max().astype(int),
-            "configs": by_category["bound"].count().astype(int),
-            "candidates_mean": by_category["bound"].mean(),
-            "candidates_max": by_category["bound"].max(),
-            "loo_retrains_mean": by_category["retrains"].mean(),
+            ReportColumn.CONFIGS: by_category["bound"].count().astype(int),
+            ReportColumn.CANDIDATES_MEAN: by_category["bound"].mean(),
+            ReportColumn.CANDIDATES_MAX: by_category["bound"].max(),
+            ReportColumn.LOO_RETRAINS_MEAN: by_category["retrains"].mean(),
             ResultColumn.N_POS: by_category[ResultColumn.N_POS].max(),
         }
     )
@@ -298,19 +309,19 @@ def _runs(store: StoreQueries, sweep_id: str) -> pd.DataFrame:
     """The sweep's runs from the "sweeps" dataset, oldest first (missing columns as None; commands
     and specs without credentials, which stores written before xialpha redacted them may hold)."""
     columns = [
-        ResultColumn.RUN_ID,
-        ResultColumn.CREATED_AT,
-        ResultColumn.XIALPHA_VERSION,
-        "command",
-        ResultColumn.DATA_FINGERPRINT,
-        "spec_toml",
+        SweepColumn.RUN_ID,
+        SweepColumn.CREATED_AT,
+        SweepColumn.XIALPHA_VERSION,
+        SweepColumn.COMMAND,
+        SweepColumn.DATA_FINGERPRINT,
+        SweepColumn.SPEC_TOML,
     ]
     frame = store.runs(sweep_id)
     if frame.empty:
         return pd.DataFrame(columns=columns)
-    frame = frame.sort_values(ResultColumn.CREATED_AT, kind="mergesort")
+    frame = frame.sort_values(SweepColumn.CREATED_AT, kind="mergesort")
     runs = pd.DataFrame({c: frame[c].to_numpy() if c in frame else [None] * len(frame) for c in columns})
-    for column in ("command", "spec_toml"):
+    for column in (SweepColumn.COMMAND, SweepColumn.SPEC_TOML):
         runs[column] = [redact(text) if isinstance(text, str) else text for text in runs[column]]
     return runs
 
@@ -334,7 +345,7 @@ def _provenance(
         facts["results written by"] = ", ".join(
             f"xialpha {v}" for v in sorted(results[ResultColumn.XIALPHA_VERSION].dropna().unique())
         )
-    commands = [c for c in runs["command"].dropna().unique() if c]
+    commands = [c for c in runs[SweepColumn.COMMAND].dropna().unique() if c]
     if commands:
         facts["sweep command"] = "; ".join(commands)
     if selection is not None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.plots import (
     PALETTE,
     calibration_low,
@@ -205,13 +206,13 @@ class Panel:
         )
 
 
-def figure(panels: Sequence[str], legend: Sequence[tuple[str, str]]) -> str:
+def figure_html(panels: Sequence[str], legend: Sequence[tuple[str, str]]) -> str:
     """A figure of the page: its panels side by side (wrapping), then the legend ((HTML key, label))."""
     keys = "".join(f'<span class="key">{key} {_e(label)}</span>' for key, label in legend)
     return f'<div class="figure">{"".join(panels)}<p class="legend">{keys}</p></div>'
 
 
-def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, categories: Sequence[str]) -> str:
+def curves_svg(curves: pd.DataFrame, selection: Selection | None, what: str, categories: Sequence[str]) -> str:
     """Estimate (solid) and held-out value (dashed) in % against C: a panel per category of
     `categories` on a shared C axis, its y axis `zoomed` to its values around the choice, a line
     per preprocessing, kernel and j in the same colour in every panel, a star and a dotted line at
@@ -223,16 +224,18 @@ def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, 
     for category in categories:
         rows = shown[shown[ResultColumn.CATEGORY] == category]
         choice = chosen.get(category)
-        values = [*(100 * rows["estimate"]), *(100 * rows["held_out"])]
+        values = [*(100 * rows[ReportColumn.ESTIMATE]), *(100 * rows[ReportColumn.HELD_OUT])]
         y = Axis.spanning(zoomed(values, None if choice is None else choice[1]))
         panel = Panel(str(category), x, y, ResultColumn.C, f"{what} (%)")
         if choice is not None:
             panel.guide(choice[0])
         for line in lines.get(category, []):
-            color = colors[line["label"].iloc[0]]
-            panel.line(line[ResultColumn.C].to_numpy(), 100 * line["estimate"].to_numpy(), color)
-            if line["held_out"].notna().any():
-                panel.line(line[ResultColumn.C].to_numpy(), 100 * line["held_out"].to_numpy(), color, True, 1.5)
+            color = colors[line[ReportColumn.LABEL].iloc[0]]
+            panel.line(line[ResultColumn.C].to_numpy(), 100 * line[ReportColumn.ESTIMATE].to_numpy(), color)
+            if line[ReportColumn.HELD_OUT].notna().any():
+                panel.line(
+                    line[ResultColumn.C].to_numpy(), 100 * line[ReportColumn.HELD_OUT].to_numpy(), color, True, 1.5
+                )
         if category in chosen:
             panel.star(*chosen[category])
         panels.append(panel.svg())
@@ -240,12 +243,10 @@ def curves_figure(curves: pd.DataFrame, selection: Selection | None, what: str, 
     legend.append((_swatch("#555", dashed=True), "held-out value"))
     if chosen:
         legend.append(('<span class="mark">&#9733;</span>', "chosen"))
-    return figure(panels, legend)
+    return figure_html(panels, legend)
 
 
-def calibration_figure(
-    points: pd.DataFrame, selection: Selection | None, metric: str, categories: Sequence[str]
-) -> str:
+def calibration_svg(points: pd.DataFrame, selection: Selection | None, metric: str, categories: Sequence[str]) -> str:
     """A panel per estimator: the estimate (x) against the held-out value (y) in %, a point per
     configuration of `categories` coloured by category, the selection's choices ringed, and the
     diagonal where an estimate is honest (`xialpha.reports.plots.calibration_figure`'s panels)."""
@@ -254,28 +255,41 @@ def calibration_figure(
     chosen, chosen_by = chosen_configs(selection)
     axis = Axis(calibration_low(points), 100.5)
     panels = []
-    for name in dict.fromkeys(points["estimator"]):
+    for name in dict.fromkeys(points[ReportColumn.ESTIMATOR]):
         panel = Panel(str(name), axis, axis, f"estimated {metric} (%)", f"held-out {metric} (%)", width=PANEL[1] + 20)
         panel.diagonal()
-        rows = shown[shown["estimator"] == name]
+        rows = shown[shown[ReportColumn.ESTIMATOR] == name]
         for category, group in rows.groupby(ResultColumn.CATEGORY, sort=True):
-            panel.points(100 * group["estimate"].to_numpy(), 100 * group["held_out"].to_numpy(), colors[category], 2.5)
+            panel.points(
+                100 * group[ReportColumn.ESTIMATE].to_numpy(),
+                100 * group[ReportColumn.HELD_OUT].to_numpy(),
+                colors[category],
+                2.5,
+            )
         if name == chosen_by:
             picked = rows[rows[ResultColumn.CONFIG_KEY].isin(chosen)]
-            panel.points(100 * picked["estimate"].to_numpy(), 100 * picked["held_out"].to_numpy(), "", 5.5, ring=True)
+            panel.points(
+                100 * picked[ReportColumn.ESTIMATE].to_numpy(),
+                100 * picked[ReportColumn.HELD_OUT].to_numpy(),
+                "",
+                5.5,
+                ring=True,
+            )
         panels.append(panel.svg())
     legend = [(_swatch("#666", dashed=True), "diagonal (honest)")]
     if chosen_by is not None:
         legend.append(('<span class="mark">&#9711;</span>', "selection's choice"))
     legend += [(_dot(color), str(category)) for category, color in colors.items()]
-    return figure(panels, legend)
+    return figure_html(panels, legend)
 
 
-def candidates_figure(candidates: pd.DataFrame) -> str:
+def candidates_svg(candidates: pd.DataFrame) -> str:
     """Per category of `candidates`: xi-alpha's (rho = 2) leave-one-out candidates (bars, mean) and
     the exact LOO retrains (dots, mean), in % of n."""
-    share = 100 * candidates["candidates_mean"].to_numpy() / candidates[ResultColumn.N].to_numpy()
-    retrains = 100 * candidates["loo_retrains_mean"].to_numpy(dtype=float) / candidates[ResultColumn.N].to_numpy()
+    share = 100 * candidates[ReportColumn.CANDIDATES_MEAN].to_numpy() / candidates[ResultColumn.N].to_numpy()
+    retrains = (
+        100 * candidates[ReportColumn.LOO_RETRAINS_MEAN].to_numpy(dtype=float) / candidates[ResultColumn.N].to_numpy()
+    )
     n = len(candidates)
     panel = Panel(
         "",
@@ -293,7 +307,7 @@ def candidates_figure(candidates: pd.DataFrame) -> str:
     legend = [(_dot(PALETTE[0], square=True), "xi-alpha rho=2 (mean)")]
     if np.isfinite(retrains).any():
         legend.append((_dot(PALETTE[3]), "exact LOO retrains"))
-    return figure([panel.svg(names, slanted=True)], legend)
+    return figure_html([panel.svg(names, slanted=True)], legend)
 
 
 def _swatch(color: str, dashed: bool = False) -> str:

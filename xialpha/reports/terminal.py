@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from xialpha.printable import printable
+from xialpha.reports.columns import ReportColumn
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.records import write_rows
 from xialpha.storage.schema import (
@@ -336,8 +337,8 @@ def comparison_table(
     columns = [
         CATEGORY,
         Column("changed", lambda r: str(r["changed_text"]), text=True),
-        Column("config A", lambda r: str(r["config_a"]), text=True),
-        Column("config B", lambda r: str(r["config_b"]), text=True),
+        Column("config A", lambda r: str(r[ReportColumn.CONFIG_A]), text=True),
+        Column("config B", lambda r: str(r[ReportColumn.CONFIG_B]), text=True),
         Column("estimate A", lambda r: number(r["estimate_a"]), wide=True),
         Column("estimate B", lambda r: number(r["estimate_b"]), wide=True),
         Column("held-out F1 % A", lambda r: percent(r["held_out_f1_a"])),
@@ -457,7 +458,7 @@ def calibration_table(points: pd.DataFrame, metric: str) -> TerminalTable:
     from xialpha.reports.calibration import calibration_summary  # here: it needs scipy.stats, `store ls` does not
 
     columns = [
-        Column("estimator", lambda r: str(r["estimator"]), text=True),
+        Column("estimator", lambda r: str(r[ReportColumn.ESTIMATOR]), text=True),
         Column("points", lambda r: str(r["points"])),
         Column("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
         Column("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
@@ -471,7 +472,7 @@ def calibration_table(points: pd.DataFrame, metric: str) -> TerminalTable:
 def key_table(key: pd.DataFrame) -> TerminalTable:
     """What each label of a table stands for: every parameter of its preprocessing or kernel."""
     columns = [
-        Column("label", lambda r: str(r["label"]), text=True),
+        Column("label", lambda r: str(r[ReportColumn.LABEL]), text=True),
         Column("parameters", lambda r: str(r["parameters"]), text=True),
     ]
     return rich_table("what the labels stand for", columns, key)

@@ -11,7 +11,7 @@ import pandas as pd
 from xialpha.printable import printable
 from xialpha.reports.formatting import cost_text, number
 from xialpha.reports.frames import flags, ties
-from xialpha.selection.edges import Edge
+from xialpha.selection.edges import Edge, EdgeColumn
 from xialpha.selection.objective import MAXIMISED
 from xialpha.storage.schema import ResultColumn, SelectionColumn
 
@@ -92,9 +92,9 @@ def _below_runner_up(rows: pd.DataFrame, words: list[str]) -> list[str]:
 
 def grid_word(row: pd.Series) -> str:
     """Where a choice lies on its C grid, in a table cell: "largest C", "smallest C", "flat" or ""."""
-    if not pd.isna(row.get("flat")) and bool(row.get("flat")):
+    if not pd.isna(row.get(EdgeColumn.FLAT)) and bool(row.get(EdgeColumn.FLAT)):
         return "flat"
-    return {Edge.HIGH: "largest C", Edge.LOW: "smallest C"}.get(row.get("at_edge"), "")
+    return {Edge.HIGH: "largest C", Edge.LOW: "smallest C"}.get(row.get(EdgeColumn.AT_EDGE), "")
 
 
 def edge_lines(rows: pd.DataFrame) -> list[str]:
@@ -103,18 +103,18 @@ def edge_lines(rows: pd.DataFrame) -> list[str]:
     `xialpha.selection.edges`: columns at_edge, flat, settled; no line for rows without them),
     each naming as many categories as fit in LINE characters (one at least), then "and N more"
     (`_naming`: two lines when one name and the words are too long for one)."""
-    if "at_edge" not in rows or "flat" not in rows:
+    if EdgeColumn.AT_EDGE not in rows or EdgeColumn.FLAT not in rows:
         return []
     lines = []
     for edge, words in EDGE_WORDS.items():
-        named = rows.loc[rows["at_edge"].eq(edge).fillna(False).astype(bool), ResultColumn.CATEGORY]
+        named = rows.loc[rows[EdgeColumn.AT_EDGE].eq(edge).fillna(False).astype(bool), ResultColumn.CATEGORY]
         if len(named):
             lines.extend(_naming([str(c) for c in named], words))
-    flat = rows.loc[rows["flat"].fillna(False).astype(bool), ResultColumn.CATEGORY]
+    flat = rows.loc[rows[EdgeColumn.FLAT].fillna(False).astype(bool), ResultColumn.CATEGORY]
     if len(flat):
         lines.extend(_naming([str(c) for c in flat], FLAT_WORDS))
-    if "settled" in rows:
-        settled = rows.loc[rows["settled"].fillna(False).astype(bool), ResultColumn.CATEGORY]
+    if EdgeColumn.SETTLED in rows:
+        settled = rows.loc[rows[EdgeColumn.SETTLED].fillna(False).astype(bool), ResultColumn.CATEGORY]
         if len(settled):
             lines.extend(_naming([str(c) for c in settled], SETTLED_WORDS))
     return lines

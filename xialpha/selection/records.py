@@ -5,7 +5,7 @@ of a stored selection that is the same (`same_selection_id`), what a selection i
 (`selection_digest`, which a save claims its id by), a stored selection by id
 (`read_selection`), the newest of a sweep (`newest_selection`), the id of the store's newest
 (`newest_selection_id`). A stored selection is read back as the `Selection` that was stored (its
-rows; `xialpha.storage.rows.SelectionRow` is one of them as the store takes it).
+rows; `xialpha.storage.selection_rows.SelectionRow` is one of them as the store takes it).
 """
 
 from __future__ import annotations

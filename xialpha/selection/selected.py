@@ -2,11 +2,11 @@
 reports, compare and the C ladder read.
 
 `Selection.rows` holds one row per category, sorted by category, in the "selections" columns
-(`SelectionColumn`; typed as the store gives them back, `xialpha.storage.rows.selection_frame`):
+(`SelectionColumn`; typed as the store gives them back, `xialpha.storage.selection_rows.selection_frame`):
 the objective, the chosen configuration and its estimates, its first runner-up and what the
 significance tests found. A selection made now also holds every runner-up compared
 (`runners_up`); one read back from the store holds the first one only, in its rows. Stored, each
-row is a typed `xialpha.storage.rows.SelectionRow` (`typed_rows`).
+row is a typed `xialpha.storage.selection_rows.SelectionRow` (`typed_rows`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.selection.objective import Objective
-from xialpha.storage.rows import SelectionRow, selection_row
-from xialpha.storage.schema import SELECTION_COLUMNS, ResultColumn, SelectionColumn, SelectionMode
+from xialpha.storage.arrow_schema import SELECTION_COLUMNS
+from xialpha.storage.schema import ResultColumn, SelectionColumn, SelectionMode
+from xialpha.storage.selection_rows import SelectionRow, selection_row
 from xialpha.storage.validate import missing_columns
 
 S = SelectionColumn

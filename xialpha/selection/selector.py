@@ -11,7 +11,7 @@ the pooled micro tests and the macro S- and T-tests over categories (Yang & Liu 
 
 Every category is chosen at once, as columns: one `rank` of all candidates, the micro tests of
 every (choice, runner-up) pair from their stacked indicators (`micro_p_values`), and the
-selection's rows built column by column (`xialpha.storage.rows.selection_frame`). A runner-up no
+selection's rows built column by column (`xialpha.storage.selection_rows.selection_frame`). A runner-up no
 test could separate from the choice (its per-example vectors are not stored, or lost) is counted
 as untested, never as significantly worse, and the rows say why (`untested`).
 """
@@ -52,9 +52,8 @@ from xialpha.selection.ranking import (
 from xialpha.selection.selected import RUNNER_UP_RANK, Selection
 from xialpha.selection.significance import ALPHA, compare, micro_p_values
 from xialpha.selection.smoothing import VALUE_DECIMALS
-from xialpha.storage.rows import selection_frame
+from xialpha.storage.arrow_schema import CONFIG_COLUMNS
 from xialpha.storage.schema import (
-    CONFIG_COLUMNS,
     COUNTS,
     METRICS,
     P_VALUES,
@@ -64,6 +63,7 @@ from xialpha.storage.schema import (
     SelectionColumn,
     SelectionMode,
 )
+from xialpha.storage.selection_rows import selection_frame
 from xialpha.version import __version__
 
 if TYPE_CHECKING:

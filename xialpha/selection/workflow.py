@@ -22,7 +22,8 @@ from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import rows_to_save
 from xialpha.selection.selected import Selection
 from xialpha.selection.selector import default_estimator, select_stored
-from xialpha.storage.schema import ESTIMATORS, RESULT_COLUMNS, ResultColumn, estimate_columns
+from xialpha.storage.arrow_schema import RESULT_COLUMNS
+from xialpha.storage.schema import ESTIMATORS, ResultColumn, estimate_columns
 
 UNREAD = (
     ResultColumn.RUN_ID,

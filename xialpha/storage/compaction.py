@@ -34,10 +34,10 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 
 from xialpha.errors import out_of_files
+from xialpha.storage.arrow_schema import Dataset
 from xialpha.storage.files import FileSet, Problem, inspect, vanished
 from xialpha.storage.location import ROW_GROUP_ROWS, DataFile, Location
 from xialpha.storage.reading import FILE_ORDER_COLUMN, newest_per_key
-from xialpha.storage.schema import Dataset
 from xialpha.storage.validate import first_line
 
 STALE_TEMP_SECONDS = 24 * 3600

@@ -13,15 +13,8 @@ import numpy as np
 
 from xialpha.storage.claims import Claims
 from xialpha.storage.files import Problem
-from xialpha.storage.rows import (
-    CertificationRow,
-    DriftRow,
-    ExampleRow,
-    FailedRow,
-    ResultRow,
-    RunRow,
-    SelectionRow,
-)
+from xialpha.storage.rows import CertificationRow, DriftRow, ExampleRow, FailedRow, ResultRow, RunRow
+from xialpha.storage.selection_rows import SelectionRow
 from xialpha.storage.summary import SweepCounts
 
 if TYPE_CHECKING:

@@ -58,6 +58,7 @@ import pyarrow.compute as pc
 
 from xialpha.errors import StoreWarning, UserError, one_of, out_of_files
 from xialpha.storage import validate
+from xialpha.storage.arrow_schema import DATASETS, EXAMPLE_COLUMNS, RESULT_COLUMNS, SCHEMA_VERSION, TIMESTAMP, Dataset
 from xialpha.storage.compaction import compact_partitions, is_merged_name
 from xialpha.storage.files import (
     PARTITION_PREFIX,
@@ -74,16 +75,7 @@ from xialpha.storage.location import DataFile, Location, new_file_name
 from xialpha.storage.marker import MARKER, create_marker, stored_version
 from xialpha.storage.reading import as_expression, read_newest
 from xialpha.storage.rows import pack_bits
-from xialpha.storage.schema import (
-    DATASETS,
-    ESTIMATORS,
-    EXAMPLE_COLUMNS,
-    RESULT_COLUMNS,
-    SCHEMA_VERSION,
-    TIMESTAMP,
-    Dataset,
-    ResultStatus,
-)
+from xialpha.storage.schema import ESTIMATORS, ResultStatus
 from xialpha.storage.summary import (
     RANGED,
     SUMMARY_BYTES,

@@ -25,8 +25,8 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from xialpha.errors import out_of_files
+from xialpha.storage.arrow_schema import Dataset
 from xialpha.storage.location import MAX_SEQUENCE, DataFile, Location, file_sequence
-from xialpha.storage.schema import Dataset
 from xialpha.storage.validate import first_line
 
 PARTITION_PREFIX = "sweep_id="

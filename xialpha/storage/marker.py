@@ -16,9 +16,9 @@ import uuid
 from xialpha.errors import StoreWriteError, UserError, out_of_files
 from xialpha.printable import redact
 from xialpha.storage import STORE_MARKER
+from xialpha.storage.arrow_schema import SCHEMA_VERSION
 from xialpha.storage.jsonfiles import DamagedJson, read_json
 from xialpha.storage.location import TEMP_SUFFIX, Location
-from xialpha.storage.schema import SCHEMA_VERSION
 from xialpha.version import __version__
 
 MARKER = STORE_MARKER

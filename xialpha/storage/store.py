@@ -41,17 +41,15 @@ from xialpha.storage.rows import (
     FailedRow,
     ResultRow,
     RunRow,
-    SelectionRow,
     certification_columns,
     drift_columns,
     example_columns,
     optional_value,
     result_columns,
     run_columns,
-    selection_columns,
-    stored_selections,
     unpack_bits,
 )
+from xialpha.storage.selection_rows import SelectionRow, selection_columns, stored_selections
 from xialpha.storage.summary import SweepCounts, counts_frame, summarise
 from xialpha.storage.validate import typed_table
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from xialpha.errors import UserError
-from xialpha.storage.schema import DATASETS, TIMESTAMP, Column
+from xialpha.storage.arrow_schema import DATASETS, TIMESTAMP, Column
 from xialpha.storage.sweep_ids import SWEEP_ID_RULE, valid_sweep_id
 
 if TYPE_CHECKING:
