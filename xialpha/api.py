@@ -32,7 +32,7 @@ import pandas as pd
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import ClusterFailure, UserError
-from xialpha.jobs.certify import certify_selection
+from xialpha.jobs.certify import CONFIDENCE_LEVEL, DRAW_COUNT, SEED, certify_selection
 from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
@@ -40,12 +40,10 @@ from xialpha.jobs.sweep import run_sweep
 from xialpha.parameters import (
     CLIENT,
     FLAG,
-    INT,
-    NUMBER,
-    OPTIONAL_NUMBER,
     PATH,
     REQUIRED_TEXT,
     TEXT,
+    Instance,
     checked,
 )
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
@@ -54,7 +52,15 @@ from xialpha.reports.labels import sweep_labels
 from xialpha.reports.report import report_of
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.comparison import compare_selections
-from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.objective import (
+    DEFAULT_AVERAGE,
+    DEFAULT_RHO,
+    DEFAULT_SMOOTH,
+    METRIC,
+    RHO,
+    SHOWN_ESTIMATOR,
+)
+from xialpha.selection.options import CONSTRAINTS as SELECTION_CONSTRAINTS
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selected import Selection
@@ -76,6 +82,13 @@ if TYPE_CHECKING:
     from xialpha.jobs.sweep import SweepSummary
     from xialpha.models.trained import CategoryModel, TrainedSelection
     from xialpha.spec.sweep import SweepSpec
+
+# The constraints of the parameters several functions share (`xialpha.parameters`); the others
+# are declared where they are checked (SelectionOptions, Objective, certify_selection).
+SWEEP_SPEC = Instance((str, os.PathLike, dict), "give a path to a TOML file, TOML text or a dict")
+DRIFT_SPEC = Instance((str, os.PathLike), "give a path to a TOML file or TOML text")
+SELECTION = Instance((str, pd.DataFrame), "give the DataFrame select() returned or a selection id")
+CORPUS = Instance((Corpus, tuple, list), "give a Corpus, (texts, label_sets) or (texts, label_sets, splits)")
 
 MAIN_GUARD = (
     "xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script "
@@ -99,7 +112,15 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-@checked(store=PATH, client=CLIENT, force=FLAG, quiet=FLAG, force_new_run=FLAG)
+@checked(
+    spec=SWEEP_SPEC,
+    store=PATH,
+    client=CLIENT,
+    corpus=CORPUS.or_none(),
+    force=FLAG,
+    quiet=FLAG,
+    force_new_run=FLAG,
+)
 def sweep(
     spec: str | os.PathLike[str] | dict[str, Any],
     *,
@@ -226,9 +247,7 @@ def _spec(
         return parse_spec(text, source="spec", corpus=corpus)
     if _is_path(spec):
         return load_spec(spec, corpus=corpus)
-    if isinstance(spec, str):
-        return parse_spec(spec, source="spec", corpus=corpus)
-    raise UserError(f"spec: give a path to a TOML file, TOML text or a dict, got {type(spec).__name__}")
+    return parse_spec(str(spec), source="spec", corpus=corpus)
 
 
 def _is_path(spec: object) -> bool:
@@ -238,17 +257,15 @@ def _is_path(spec: object) -> bool:
     )
 
 
+@checked(corpus=CORPUS)
 def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
     """corpus= as an `xialpha.corpora.Corpus`: one already, or (texts, label_sets) or (texts,
     label_sets, splits) with one label set (an iterable of category names, or one name) and one
     split name ("train", "test", ...) per text; documents are numbered 0..n-1."""
     if isinstance(corpus, Corpus):
         return corpus
-    if not isinstance(corpus, (tuple, list)) or len(corpus) not in (2, 3):
-        raise UserError(
-            f"give a Corpus, (texts, label_sets) or (texts, label_sets, splits), got {type(corpus).__name__}",
-            parameter="corpus",
-        )
+    if len(corpus) not in (2, 3):
+        raise UserError(f"{CORPUS.wanted}, got {len(corpus)} parts", parameter="corpus")
     for name, part in zip(("texts", "label_sets", "splits"), corpus):
         if isinstance(part, (str, bytes)) or not isinstance(part, Iterable):
             raise UserError(
@@ -285,7 +302,7 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
     return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
-@checked(store=PATH, sweep=TEXT, refit=PATH, spec=PATH, client=CLIENT, save=FLAG)
+@checked(store=PATH, sweep=TEXT, refit=PATH, spec=PATH, client=CLIENT, **SELECTION_CONSTRAINTS)
 def select(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -392,12 +409,7 @@ def _selection_argument(result_store: StoreQueries, selection: str | pd.DataFram
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
         return read_selection(result_store, selection)
-    if isinstance(selection, pd.DataFrame):
-        return Selection.of_frame(selection)
-    raise UserError(
-        f"give the DataFrame select() returned or a selection id, got {type(selection).__name__}",
-        parameter="selection",
-    )
+    return Selection.of_frame(selection)
 
 
 def _saved(result_store: StoreQueries, selection: Selection) -> Selection:
@@ -419,7 +431,7 @@ def _saved(result_store: StoreQueries, selection: Selection) -> Selection:
     return read_selection(result_store, selection.selection_id)
 
 
-@checked(store=PATH, spec=PATH, client=CLIENT)
+@checked(store=PATH, selection=SELECTION, spec=PATH, corpus=CORPUS.or_none(), client=CLIENT)
 def refit(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -448,7 +460,7 @@ def refit(
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
-@checked(store=PATH, client=CLIENT, force=FLAG)
+@checked(spec=DRIFT_SPEC, store=PATH, client=CLIENT, force=FLAG)
 def drift(
     spec: str | os.PathLike[str],
     *,
@@ -461,19 +473,23 @@ def drift(
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one `DriftRow` per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
-    if _is_path(spec):
-        parsed = load_drift_spec(spec)
-    elif isinstance(spec, str):
-        parsed = parse_drift_spec(spec, source="spec")
-    else:
-        raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
+    parsed = load_drift_spec(spec) if _is_path(spec) else parse_drift_spec(str(spec), source="spec")
     with _local_workers(client, parsed.cluster.kind):
         opened = open_store(store_location(store, parsed.store), create=True, writable=True)
         return run_drift_check(parsed, opened, force=force, client=client)
 
 
 @checked(
-    store=PATH, test_split=REQUIRED_TEXT, force=FLAG, confidence=NUMBER, draws=INT, seed=INT, spec=PATH, client=CLIENT
+    store=PATH,
+    selection=SELECTION,
+    test_split=REQUIRED_TEXT,
+    force=FLAG,
+    confidence=CONFIDENCE_LEVEL,
+    draws=DRAW_COUNT,
+    seed=SEED,
+    spec=PATH,
+    corpus=CORPUS.or_none(),
+    client=CLIENT,
 )
 def certify(
     store: str | os.PathLike[str] | None = None,
@@ -534,7 +550,14 @@ def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFram
 
 
 @checked(
-    store=PATH, sweep=TEXT, selection=TEXT, metric=TEXT, estimator=TEXT, compare=TEXT, rho=OPTIONAL_NUMBER, html=PATH
+    store=PATH,
+    sweep=TEXT,
+    selection=TEXT,
+    metric=METRIC.or_none(),
+    estimator=SHOWN_ESTIMATOR.or_none(),
+    rho=RHO.or_none(),
+    html=PATH,
+    compare=TEXT,
 )
 def report(
     store: str | os.PathLike[str] | None = None,
