@@ -169,8 +169,10 @@ class Interval:
 
     def _number(self, number: float | None, *, shown: bool = False) -> str:
         """A bound (or, `shown`, the refused value) as the error writes it: 1,000 for a whole number;
-        0.5 or 1e+12 for a bound, the repr (2.0, inf) for a value."""
-        if self.integer and number is not None:
+        0.5 or 1e+12 for a bound, the repr (2.0, inf) for a value; "" for no bound."""
+        if number is None:
+            return ""
+        if self.integer:
             return f"{int(number):,}"
         return repr(number) if shown else f"{number:g}"
 
