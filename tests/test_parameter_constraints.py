@@ -96,7 +96,7 @@ def _public_functions():
 
 @pytest.mark.parametrize("name, function", list(_public_functions()), ids=lambda item: str(item))
 def test_every_public_function_declares_a_constraint_for_every_parameter(name, function):
-    declared = getattr(function, "constraints", None)
+    declared = getattr(function, "checks", None)
     assert declared is not None, f"{name} is not @checked"
     assert set(declared) == set(inspect.signature(function).parameters), name
     assert all(callable(constraint) for constraint in declared.values())
@@ -122,11 +122,11 @@ def test_a_rule_is_one_object_where_the_api_and_a_deeper_layer_both_check_it():
     from xialpha.selection import objective
     from xialpha.selection.options import CONSTRAINTS
 
-    assert select.constraints["rho"] is CONSTRAINTS["rho"] is objective.RHO
-    assert select.constraints["alpha"] is CONSTRAINTS["alpha"]
-    assert certify.constraints["confidence"] is certify_job.CONFIDENCE_LEVEL
-    assert certify.constraints["draws"] is certify_job.DRAW_COUNT
-    assert report.constraints["estimator"] == xialpha.plot.curves.constraints["estimator"]
+    assert select.checks["rho"] is CONSTRAINTS["rho"] is objective.RHO
+    assert select.checks["alpha"] is CONSTRAINTS["alpha"]
+    assert certify.checks["confidence"] is certify_job.CONFIDENCE_LEVEL
+    assert certify.checks["draws"] is certify_job.DRAW_COUNT
+    assert report.checks["estimator"] == xialpha.plot.curves.checks["estimator"]
 
 
 def test_selection_options_refuse_by_the_same_constraints_as_select():

@@ -252,7 +252,7 @@ def checked(**constraints: Check) -> Callable[[Function], Function]:
     """A decorator: every parameter of the function is checked (and converted) by its constraint
     before the function runs, with the value the call gives it or its default. A function with a
     parameter without a constraint, or a constraint without a parameter, is refused (TypeError)
-    when decorated; `function.constraints` holds them, for readers and tests."""
+    when decorated; `function.checks` holds them, for readers and tests."""
 
     def decorate(function: Function) -> Function:
         signature = inspect.signature(function)
@@ -270,7 +270,7 @@ def checked(**constraints: Check) -> Callable[[Function], Function]:
             bound.arguments.update(check_all(constraints, bound.arguments))
             return function(*bound.args, **bound.kwargs)
 
-        call.constraints = dict(constraints)  # type: ignore[attr-defined]
+        call.checks = dict(constraints)  # type: ignore[attr-defined]
         return call  # type: ignore[return-value]
 
     return decorate
