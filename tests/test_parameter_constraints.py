@@ -160,3 +160,37 @@ def test_constraints_convert_and_allow_none_only_when_optional():
     assert Interval(0, 1)("x", 1) == 1.0 and isinstance(Interval(0, 1)("x", 1), float)
     assert Interval(0, 1).or_none()("x", None) is None
     assert Options(("a",)).or_none()("x", None) is None
+
+
+def test_select_states_no_default_of_its_own_for_the_selection_options():
+    """Each option's default is SelectionOptions' (the command line's too), not a copy of it."""
+    import ast
+
+    from xialpha import api
+    from xialpha.selection.options import CONSTRAINTS
+
+    function = next(
+        node
+        for node in ast.parse(inspect.getsource(api)).body
+        if isinstance(node, ast.FunctionDef) and node.name == "select"
+    )
+    defaults = dict(zip((a.arg for a in function.args.kwonlyargs), function.args.kw_defaults))
+    for name in CONSTRAINTS:
+        default = defaults[name]
+        assert isinstance(default, ast.Attribute) and ast.unparse(default) == f"SelectionOptions.{name}", name
+
+
+def test_the_search_estimator_admits_the_rho_and_estimates_select_admits():
+    """XiAlphaSearchCV declares scikit-learn's constraints (`_parameter_constraints`): the same
+    rho values as select's RHO, and estimates select may choose by."""
+    from xialpha.search import XiAlphaSearchCV
+    from xialpha.selection.objective import RHO, SELECTABLE_ESTIMATOR
+
+    constraints = XiAlphaSearchCV._parameter_constraints
+    for value in (-1.0, 0.0, 1e-9, 1.0, 1e300, math.inf, math.nan):
+        try:
+            admitted = RHO("rho", value) is not None
+        except ParameterValueError:
+            admitted = False
+        assert constraints["rho"][0].is_satisfied_by(value) == admitted, value
+    assert set(constraints["estimate"][0].options) <= set(SELECTABLE_ESTIMATOR.choices)

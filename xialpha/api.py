@@ -52,20 +52,11 @@ from xialpha.reports.labels import sweep_labels
 from xialpha.reports.report import report_of
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.comparison import compare_selections
-from xialpha.selection.objective import (
-    DEFAULT_AVERAGE,
-    DEFAULT_RHO,
-    DEFAULT_SMOOTH,
-    METRIC,
-    RHO,
-    SHOWN_ESTIMATOR,
-)
+from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
 from xialpha.selection.options import CONSTRAINTS as SELECTION_CONSTRAINTS
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selected import Selection
-from xialpha.selection.selector import RUNNERS_UP
-from xialpha.selection.significance import ALPHA
 from xialpha.selection.workflow import select_sweep
 from xialpha.selection_saving import store_selection
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
@@ -307,28 +298,29 @@ def select(
     store: str | os.PathLike[str] | None = None,
     *,
     sweep: str | None = None,
-    metric: str | None = None,
-    estimator: str | None = None,
-    rho: float = DEFAULT_RHO,
-    smooth: bool = DEFAULT_SMOOTH,
-    per_category: bool = True,
-    average: str = DEFAULT_AVERAGE,
-    cost_fn: float | None = None,
-    cost_fp: float | None = None,
-    runners_up: int = RUNNERS_UP,
-    alpha: float = ALPHA,
-    save: bool = False,
-    partial: bool = False,
+    metric: str | None = SelectionOptions.metric,
+    estimator: str | None = SelectionOptions.estimator,
+    rho: float = SelectionOptions.rho,
+    smooth: bool = SelectionOptions.smooth,
+    per_category: bool = SelectionOptions.per_category,
+    average: str = SelectionOptions.average,
+    cost_fn: float | None = SelectionOptions.cost_fn,
+    cost_fp: float | None = SelectionOptions.cost_fp,
+    runners_up: int = SelectionOptions.runners_up,
+    alpha: float = SelectionOptions.alpha,
+    save: bool = SelectionOptions.save,
+    partial: bool = SelectionOptions.partial,
     refit: str | os.PathLike[str] | None = None,
     spec: str | os.PathLike[str] | None = None,
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
-    The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
-    per_category=False is --global, smooth=False --no-smooth): metric (default f1, or cost when
-    cost_fn or cost_fp is given: the cost of a false negative, of a false positive; default 1
-    each, at most 1e12) of estimator (default: the sweep's, span) at rho, averaged over C neighbours (smooth).
+    The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`,
+    whose defaults and constraints they have; per_category=False is --global, smooth=False
+    --no-smooth): metric (default f1, or cost when cost_fn or cost_fp is given: the cost of a
+    false negative, of a false positive; default 1 each, at most 1e12) of estimator (default: the
+    sweep's, span) at rho, averaged over C neighbours (smooth).
 
     Returns one row per category, as `xialpha select --format csv` writes it: the chosen
     configuration's label (`config`), the category, its estimate (`value`) and what it was ranked
