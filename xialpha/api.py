@@ -44,6 +44,7 @@ from xialpha.parameters import (
     REQUIRED_TEXT,
     TEXT,
     Instance,
+    ParameterValueError,
     checked,
 )
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
@@ -256,7 +257,9 @@ def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
     if isinstance(corpus, Corpus):
         return corpus
     if len(corpus) not in (2, 3):
-        raise UserError(f"{CORPUS.wanted}, got {len(corpus)} parts", parameter="corpus")
+        raise ParameterValueError(
+            f"{CORPUS.wanted}, got a {type(corpus).__name__} of {len(corpus)}", parameter="corpus"
+        )
     for name, part in zip(("texts", "label_sets", "splits"), corpus):
         if isinstance(part, (str, bytes)) or not isinstance(part, Iterable):
             raise UserError(
