@@ -7,10 +7,11 @@ the store first. A public function declares a constraint for each of its paramet
 place, `@checked(store=PATH, rho=RHO, ...)`, as scikit-learn's `_parameter_constraints` and
 `validate_params` do. A constraint is any `Check`, a callable (parameter name, value) -> the value
 (converted: a number to float); the vocabulary here is the types (`FLAG`, `TEXT`, `PATH`, ...,
-`Instance`), `Interval` (a number in a range) and `Options` (one of some names), each `or_none()`
-to allow None too. A deeper layer that validates for its own callers (`SelectionOptions` for the
-command line, `Objective`, `certify_selection`) calls the same constraint object, so a rule is
-written once.
+`Instance`, `Names`), `Interval` (a number in a range) and `Options` (one of some names), each
+`or_none()` to allow None too. A deeper layer that validates for its own callers
+(`SelectionOptions` for the command line, `Objective`, `certify_selection`) calls the same
+constraint object, so a rule is written once. (`xialpha.XiAlphaSearchCV`, a scikit-learn
+estimator, declares scikit-learn's constraints; tests hold its rho to `RHO`.)
 
 A refused value raises a `ParameterError` (a `UserError`) naming the parameter as its
 `parameter` field, with what is wrong in one line: `ParameterTypeError` (also a `TypeError`) for a
