@@ -112,7 +112,7 @@ def test_mistakes_are_named_by_parameter(swept, tmp_path):
         xialpha.select(store, alpha=2.0)
     with pytest.raises(UserError, match="selection=: give the DataFrame"):
         xialpha.refit(store, selection=3)
-    with pytest.raises(UserError, match="spec: give a path to a TOML file"):
+    with pytest.raises(UserError, match="spec=: give a path to a TOML file"):
         xialpha.sweep(42, store=tmp_path / "x")
     with pytest.raises(UserError, match=r"spec: svm.C\[0\]: must be > 0"):
         xialpha.sweep({**SPEC, "svm": {"C": [-1.0]}}, store=tmp_path / "x")
@@ -265,7 +265,7 @@ def test_a_drift_check_from_python(tmp_path):
     assert report.exit_code == 3 and report.n_drift >= 1 and not report.skipped  # the demo stream drifts
     assert again.skipped  # stored: the same verdicts, nothing recomputed
     assert {k: r.verdict for k, r in again.verdicts().items()} == {k: r.verdict for k, r in report.verdicts().items()}
-    with pytest.raises(UserError, match="spec: give a path to a TOML file or TOML text"):
+    with pytest.raises(UserError, match="spec=: give a path to a TOML file or TOML text"):
         xialpha.drift({"drift": {}}, store=tmp_path / "store")
 
 

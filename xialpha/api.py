@@ -32,7 +32,7 @@ import pandas as pd
 
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import ClusterFailure, UserError
-from xialpha.jobs.certify import certify_selection
+from xialpha.jobs.certify import CONFIDENCE_LEVEL, DRAW_COUNT, SEED, certify_selection
 from xialpha.jobs.drift import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
@@ -40,12 +40,11 @@ from xialpha.jobs.sweep import run_sweep
 from xialpha.parameters import (
     CLIENT,
     FLAG,
-    INT,
-    NUMBER,
-    OPTIONAL_NUMBER,
     PATH,
     REQUIRED_TEXT,
     TEXT,
+    Instance,
+    ParameterValueError,
     checked,
 )
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
@@ -54,12 +53,11 @@ from xialpha.reports.labels import sweep_labels
 from xialpha.reports.report import report_of
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.comparison import compare_selections
-from xialpha.selection.objective import DEFAULT_AVERAGE, DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
+from xialpha.selection.options import CONSTRAINTS as SELECTION_CONSTRAINTS
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
 from xialpha.selection.selected import Selection
-from xialpha.selection.selector import RUNNERS_UP
-from xialpha.selection.significance import ALPHA
 from xialpha.selection.workflow import select_sweep
 from xialpha.selection_saving import store_selection
 from xialpha.spec.drift import load_drift_spec, parse_drift_spec
@@ -76,6 +74,13 @@ if TYPE_CHECKING:
     from xialpha.jobs.sweep import SweepSummary
     from xialpha.models.trained import CategoryModel, TrainedSelection
     from xialpha.spec.sweep import SweepSpec
+
+# The constraints of the parameters several functions share (`xialpha.parameters`); the others
+# are declared where they are checked (SelectionOptions, Objective, certify_selection).
+SWEEP_SPEC = Instance((str, os.PathLike, dict), "give a path to a TOML file, TOML text or a dict")
+DRIFT_SPEC = Instance((str, os.PathLike), "give a path to a TOML file or TOML text")
+SELECTION = Instance((str, pd.DataFrame), "give the DataFrame select() returned or a selection id")
+CORPUS = Instance((Corpus, tuple, list), "give a Corpus, (texts, label_sets) or (texts, label_sets, splits)")
 
 MAIN_GUARD = (
     "xialpha.sweep (as drift, refit and certify) starts worker processes, which import your script "
@@ -99,7 +104,15 @@ class SweepResult:
         return self.summary.sweep_id
 
 
-@checked(store=PATH, client=CLIENT, force=FLAG, quiet=FLAG, force_new_run=FLAG)
+@checked(
+    spec=SWEEP_SPEC,
+    store=PATH,
+    client=CLIENT,
+    corpus=CORPUS.or_none(),
+    force=FLAG,
+    quiet=FLAG,
+    force_new_run=FLAG,
+)
 def sweep(
     spec: str | os.PathLike[str] | dict[str, Any],
     *,
@@ -226,9 +239,7 @@ def _spec(
         return parse_spec(text, source="spec", corpus=corpus)
     if _is_path(spec):
         return load_spec(spec, corpus=corpus)
-    if isinstance(spec, str):
-        return parse_spec(spec, source="spec", corpus=corpus)
-    raise UserError(f"spec: give a path to a TOML file, TOML text or a dict, got {type(spec).__name__}")
+    return parse_spec(str(spec), source="spec", corpus=corpus)
 
 
 def _is_path(spec: object) -> bool:
@@ -238,16 +249,16 @@ def _is_path(spec: object) -> bool:
     )
 
 
+@checked(corpus=CORPUS)
 def as_corpus(corpus: Corpus | Sequence[Iterable[Any]]) -> Corpus:
     """corpus= as an `xialpha.corpora.Corpus`: one already, or (texts, label_sets) or (texts,
     label_sets, splits) with one label set (an iterable of category names, or one name) and one
     split name ("train", "test", ...) per text; documents are numbered 0..n-1."""
     if isinstance(corpus, Corpus):
         return corpus
-    if not isinstance(corpus, (tuple, list)) or len(corpus) not in (2, 3):
-        raise UserError(
-            f"give a Corpus, (texts, label_sets) or (texts, label_sets, splits), got {type(corpus).__name__}",
-            parameter="corpus",
+    if len(corpus) not in (2, 3):
+        raise ParameterValueError(
+            f"{CORPUS.wanted}, got a {type(corpus).__name__} of {len(corpus)}", parameter="corpus"
         )
     for name, part in zip(("texts", "label_sets", "splits"), corpus):
         if isinstance(part, (str, bytes)) or not isinstance(part, Iterable):
@@ -285,33 +296,34 @@ def _tidy_results(rows: pd.DataFrame) -> pd.DataFrame:
     return tidy_results(rows, sweep_labels(rows)) if len(rows) else rows
 
 
-@checked(store=PATH, sweep=TEXT, refit=PATH, spec=PATH, client=CLIENT, save=FLAG)
+@checked(store=PATH, sweep=TEXT, refit=PATH, spec=PATH, client=CLIENT, **SELECTION_CONSTRAINTS)
 def select(
     store: str | os.PathLike[str] | None = None,
     *,
     sweep: str | None = None,
-    metric: str | None = None,
-    estimator: str | None = None,
-    rho: float = DEFAULT_RHO,
-    smooth: bool = DEFAULT_SMOOTH,
-    per_category: bool = True,
-    average: str = DEFAULT_AVERAGE,
-    cost_fn: float | None = None,
-    cost_fp: float | None = None,
-    runners_up: int = RUNNERS_UP,
-    alpha: float = ALPHA,
-    save: bool = False,
-    partial: bool = False,
+    metric: str | None = SelectionOptions.metric,
+    estimator: str | None = SelectionOptions.estimator,
+    rho: float = SelectionOptions.rho,
+    smooth: bool = SelectionOptions.smooth,
+    per_category: bool = SelectionOptions.per_category,
+    average: str = SelectionOptions.average,
+    cost_fn: float | None = SelectionOptions.cost_fn,
+    cost_fp: float | None = SelectionOptions.cost_fp,
+    runners_up: int = SelectionOptions.runners_up,
+    alpha: float = SelectionOptions.alpha,
+    save: bool = SelectionOptions.save,
+    partial: bool = SelectionOptions.partial,
     refit: str | os.PathLike[str] | None = None,
     spec: str | os.PathLike[str] | None = None,
     client: Client | None = None,
 ) -> pd.DataFrame:
     """Choose a configuration per category (or one shared, per_category=False) from a sweep's estimates.
 
-    The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`;
-    per_category=False is --global, smooth=False --no-smooth): metric (default f1, or cost when
-    cost_fn or cost_fp is given: the cost of a false negative, of a false positive; default 1
-    each, at most 1e12) of estimator (default: the sweep's, span) at rho, averaged over C neighbours (smooth).
+    The parameters are `xialpha select`'s flags (`xialpha.selection.options.SelectionOptions`,
+    whose defaults and constraints they have; per_category=False is --global, smooth=False
+    --no-smooth): metric (default f1, or cost when cost_fn or cost_fp is given: the cost of a
+    false negative, of a false positive; default 1 each, at most 1e12) of estimator (default: the
+    sweep's, span) at rho, averaged over C neighbours (smooth).
 
     Returns one row per category, as `xialpha select --format csv` writes it: the chosen
     configuration's label (`config`), the category, its estimate (`value`) and what it was ranked
@@ -392,12 +404,7 @@ def _selection_argument(result_store: StoreQueries, selection: str | pd.DataFram
     """selection=: a stored selection's id, or the DataFrame `select` returned."""
     if isinstance(selection, str):
         return read_selection(result_store, selection)
-    if isinstance(selection, pd.DataFrame):
-        return Selection.of_frame(selection)
-    raise UserError(
-        f"give the DataFrame select() returned or a selection id, got {type(selection).__name__}",
-        parameter="selection",
-    )
+    return Selection.of_frame(selection)
 
 
 def _saved(result_store: StoreQueries, selection: Selection) -> Selection:
@@ -419,7 +426,7 @@ def _saved(result_store: StoreQueries, selection: Selection) -> Selection:
     return read_selection(result_store, selection.selection_id)
 
 
-@checked(store=PATH, spec=PATH, client=CLIENT)
+@checked(store=PATH, selection=SELECTION, spec=PATH, corpus=CORPUS.or_none(), client=CLIENT)
 def refit(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -448,7 +455,7 @@ def refit(
     return {model.category: TextClassifier(trained, i) for i, model in enumerate(trained.models)}
 
 
-@checked(store=PATH, client=CLIENT, force=FLAG)
+@checked(spec=DRIFT_SPEC, store=PATH, client=CLIENT, force=FLAG)
 def drift(
     spec: str | os.PathLike[str],
     *,
@@ -461,19 +468,23 @@ def drift(
     (`exit_code`: 0 no drift, 3 drift, 1 a check failed; `rows`: one `DriftRow` per config, category
     and window; `verdicts()`). client: a running `distributed.Client` to use.
     """
-    if _is_path(spec):
-        parsed = load_drift_spec(spec)
-    elif isinstance(spec, str):
-        parsed = parse_drift_spec(spec, source="spec")
-    else:
-        raise UserError(f"spec: give a path to a TOML file or TOML text, got {type(spec).__name__}")
+    parsed = load_drift_spec(spec) if _is_path(spec) else parse_drift_spec(str(spec), source="spec")
     with _local_workers(client, parsed.cluster.kind):
         opened = open_store(store_location(store, parsed.store), create=True, writable=True)
         return run_drift_check(parsed, opened, force=force, client=client)
 
 
 @checked(
-    store=PATH, test_split=REQUIRED_TEXT, force=FLAG, confidence=NUMBER, draws=INT, seed=INT, spec=PATH, client=CLIENT
+    store=PATH,
+    selection=SELECTION,
+    test_split=REQUIRED_TEXT,
+    force=FLAG,
+    confidence=CONFIDENCE_LEVEL,
+    draws=DRAW_COUNT,
+    seed=SEED,
+    spec=PATH,
+    corpus=CORPUS.or_none(),
+    client=CLIENT,
 )
 def certify(
     store: str | os.PathLike[str] | None = None,
@@ -534,7 +545,14 @@ def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFram
 
 
 @checked(
-    store=PATH, sweep=TEXT, selection=TEXT, metric=TEXT, estimator=TEXT, compare=TEXT, rho=OPTIONAL_NUMBER, html=PATH
+    store=PATH,
+    sweep=TEXT,
+    selection=TEXT,
+    metric=METRIC.or_none(),
+    estimator=SHOWN_ESTIMATOR.or_none(),
+    rho=RHO.or_none(),
+    html=PATH,
+    compare=TEXT,
 )
 def report(
     store: str | os.PathLike[str] | None = None,

@@ -12,32 +12,49 @@ store, sweep, selection and what is shown are chosen as for `xialpha.report`: th
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING, Any
+
 from xialpha.errors import UserError
+from xialpha.parameters import PATH, TEXT, Names, checked
 from xialpha.reports.plots import as_typed, calibration_figure, curves_figure
-from xialpha.reports.report import NO_HELD_OUT, report_of
+from xialpha.reports.report import NO_HELD_OUT, Report, report_of
+from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
 from xialpha.storage.naming import store_location
 from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
+CATEGORIES = Names("category names")  # a list of a sweep's categories, or None: all
+
+
+@checked(
+    store=PATH,
+    sweep=TEXT,
+    selection=TEXT,
+    metric=METRIC.or_none(),
+    estimator=SHOWN_ESTIMATOR.or_none(),
+    rho=RHO.or_none(),
+    categories=CATEGORIES,
+)
 def curves(
-    store=None,
+    store: str | os.PathLike[str] | None = None,
     *,
     sweep: str | None = None,
     selection: str | None = None,
     metric: str | None = None,
     estimator: str | None = None,
     rho: float | None = None,
-    categories=None,
-):
+    categories: list[str] | None = None,
+) -> Figure:
     """The estimate of `metric` by `estimator` (at `rho`) against C, solid, and the held-out value,
     dashed, where the sweep scored one: one panel per category, a line per preprocessing, kernel
     and j, a star at the selection's choice. metric, estimator and rho default to the selection's
     (else f1, the sweep's default estimator, 1). categories: the categories to draw (default all).
     Returns a matplotlib Figure."""
-    if isinstance(categories, str):
-        raise UserError(f"give a list of category names, got the string {categories!r}", parameter="categories")
-    view = stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
+    view = _stored_report(store, sweep, selection, metric=metric, estimator=estimator, rho=rho)
     unknown = sorted(set(categories or ()) - set(view.curves[ResultColumn.CATEGORY]))
     if unknown:
         raise UserError(f"not categories of the sweep: {', '.join(map(repr, unknown))}", parameter="categories")
@@ -45,25 +62,28 @@ def curves(
         return curves_figure(view.curves, view.selection, view.what, categories)
 
 
+@checked(store=PATH, sweep=TEXT, selection=TEXT, metric=METRIC.or_none(), rho=RHO.or_none())
 def calibration(
-    store=None,
+    store: str | os.PathLike[str] | None = None,
     *,
     sweep: str | None = None,
     selection: str | None = None,
     metric: str | None = None,
     rho: float | None = None,
-):
+) -> Figure:
     """Each estimator's estimate of `metric` (x) against the value on the held-out split (y), one
     point per category and configuration at `rho`, one panel per estimator, the selection's
     choices ringed: on the diagonal an estimate was honest. Returns a matplotlib Figure; UserError
     when the sweep scored no held-out split."""
-    view = stored_report(store, sweep, selection, metric=metric, rho=rho)
+    view = _stored_report(store, sweep, selection, metric=metric, rho=rho)
     if view.calibration.empty:
         raise UserError(f"sweep {view.sweep_id!r} {NO_HELD_OUT}", parameter="sweep")
     with as_typed():
         return calibration_figure(view.calibration, view.selection, view.metric)
 
 
-def stored_report(store, sweep: str | None, selection: str | None, compare: str | None = None, **view):
+def _stored_report(
+    store: str | os.PathLike[str] | None, sweep: str | None, selection: str | None, **view: Any
+) -> Report:
     """The Report (`xialpha.reports.report`) of `store` (a location as `xialpha.report` takes it)."""
-    return report_of(open_store(store_location(store), create=False, writable=False), sweep, selection, compare, **view)
+    return report_of(open_store(store_location(store), create=False, writable=False), sweep, selection, None, **view)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from xialpha.errors import UserError
+from xialpha.parameters import Interval
 from xialpha.selection.bounds import CONFIDENCE, DRAWS, Confusion
 from xialpha.selection.certification import (
     DATASET,
@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from xialpha.storage.contract import StoreQueries
 
 MAX_DRAWS = 1_000_000  # each category's posterior keeps a few float64 arrays of this length
+# The constraints of a certification's parameters (`xialpha.parameters`), which `xialpha.certify` declares too.
+CONFIDENCE_LEVEL = Interval(0.5, 1, closed="left")  # a one-sided confidence level
+DRAW_COUNT = Interval(1000, MAX_DRAWS, integer=True)  # Monte-Carlo draws for the F1 bounds
+SEED = Interval(0, None, integer=True)  # the Monte-Carlo draws' random seed
 
 
 def certify_selection(
@@ -60,12 +64,9 @@ def certify_selection(
     UserError, nothing stored, for a split
     that is not sealed (the training split; the holdout estimator's split unless forced).
     """
-    if not 0.5 <= confidence < 1:
-        raise UserError(f"must be in [0.5, 1), got {confidence}", parameter="confidence")
-    if not 1000 <= draws <= MAX_DRAWS:
-        raise UserError(f"must be between 1,000 and {MAX_DRAWS:,}, got {draws:,}", parameter="draws")
-    if seed < 0:
-        raise UserError(f"must be >= 0, got {seed}", parameter="seed")
+    CONFIDENCE_LEVEL("confidence", confidence)
+    DRAW_COUNT("draws", draws)
+    SEED("seed", seed)
     sweep_id, selection_id = selection.sweep_id, selection.selection_id
     data_fingerprint = selection.data_fingerprints[0]
     spec = sweep_spec(store, sweep_id, data_fingerprint, spec_path, corpus)

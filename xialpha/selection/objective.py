@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from xialpha.errors import UserError, one_of
+from xialpha.errors import UserError
 from xialpha.estimators import DEFAULT_RHO
 from xialpha.estimators.metrics import metrics_from_counts
 from xialpha.estimators.registry import DEFAULT, NAMES, SELECTABLE
+from xialpha.parameters import Interval, Options
 from xialpha.storage.schema import COUNTS, ResultColumn, SelectionColumn, estimate_column, size_columns
 
 # The selection's options (the command line's parser reads them; the estimators are the registry's).
@@ -47,16 +48,22 @@ MAX_COST = 1e12
 SHOWN_ESTIMATORS = NAMES  # what a report may show
 
 
-def check_selectable(estimator: str) -> None:
-    """UserError about parameter `estimator` unless a selection may choose by it (ESTIMATOR_CHOICES):
-    one a report shows only for contrast (apparent) says so, another gets the closest choice."""
-    if estimator in ESTIMATOR_CHOICES:
-        return
-    if estimator in SHOWN_ESTIMATORS:
-        message = f"{estimator!r} is stored for contrast, never chosen by; use one of {', '.join(ESTIMATOR_CHOICES)}"
-    else:
-        message = one_of(estimator, ESTIMATOR_CHOICES)
-    raise UserError(message, parameter="estimator")
+# The constraints of a selection's parameters (`xialpha.parameters`): the API, the command line's
+# SelectionOptions and the Objective each check a value by the same one.
+METRIC = Options(METRIC_CHOICES)
+AVERAGE = Options(AVERAGES)
+RHO = Interval(0, None, closed="neither")  # a finite number > 0
+COST = Interval(0, MAX_COST)  # the cost of one error: from 0 to MAX_COST
+SHOWN_ESTIMATOR = Options(SHOWN_ESTIMATORS)  # what a report may show
+# what a selection may choose by: one a report shows only for contrast (apparent) says so
+SELECTABLE_ESTIMATOR = Options(
+    ESTIMATOR_CHOICES,
+    reasons={
+        name: f"{name!r} is stored for contrast, never chosen by; use one of {', '.join(ESTIMATOR_CHOICES)}"
+        for name in SHOWN_ESTIMATORS
+        if name not in ESTIMATOR_CHOICES
+    },
+)
 
 
 @dataclass(frozen=True)
@@ -73,18 +80,12 @@ class Objective:
     smooth: bool = DEFAULT_SMOOTH
 
     def __post_init__(self) -> None:
-        if self.metric not in MAXIMISED:
-            raise UserError(one_of(self.metric, METRIC_CHOICES), parameter="metric")
-        if self.estimator not in SHOWN_ESTIMATORS:
-            raise UserError(one_of(self.estimator, SHOWN_ESTIMATORS), parameter="estimator")
-        if self.average not in AVERAGES:
-            raise UserError(one_of(self.average, AVERAGES), parameter="average")
-        if not (np.isfinite(self.rho) and self.rho > 0):
-            raise UserError(f"must be a number > 0, got {self.rho!r}", parameter="rho")
-        for name in ("cost_fn", "cost_fp"):
-            value = getattr(self, name)
-            if not (np.isfinite(value) and 0 <= value <= MAX_COST):
-                raise UserError(f"must be a number from 0 to {MAX_COST:g}, got {value!r}", parameter=name)
+        METRIC("metric", self.metric)
+        SHOWN_ESTIMATOR("estimator", self.estimator)
+        AVERAGE("average", self.average)
+        RHO("rho", self.rho)
+        COST("cost_fn", self.cost_fn)
+        COST("cost_fp", self.cost_fp)
         if self.cost_fn == 0 and self.cost_fp == 0:
             raise UserError("at least one cost must be > 0", parameter=("cost_fn", "cost_fp"))
         if not isinstance(self.smooth, (bool, np.bool_)):

@@ -7,22 +7,43 @@ flag is `--global` (per_category=False) and `smooth`, whose flag is `--no-smooth
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from xialpha.errors import UserError
-from xialpha.parameters import check_flag, check_int, check_number, check_text
+from xialpha.parameters import FLAG, Check, Interval, check_all
 from xialpha.selection.objective import (
+    AVERAGE,
+    COST,
     DEFAULT_AVERAGE,
     DEFAULT_ESTIMATOR,
     DEFAULT_RHO,
     DEFAULT_SMOOTH,
+    METRIC,
+    RHO,
+    SELECTABLE_ESTIMATOR,
     Objective,
-    check_selectable,
 )
-from xialpha.selection.selector import RUNNERS_UP
+from xialpha.selection.selector import RUNNER_UP_COUNT, RUNNERS_UP
 from xialpha.selection.significance import ALPHA
 
 COSTS = ("cost_fn", "cost_fp")
+ALPHA_LEVEL = Interval(0, 1, closed="neither")  # a significance level: between 0 and 1
+# Each option's constraint (`xialpha.parameters`), which `xialpha.select` declares as its parameters' too.
+CONSTRAINTS: dict[str, Check] = {
+    "metric": METRIC.or_none(),
+    "estimator": SELECTABLE_ESTIMATOR.or_none(),
+    "rho": RHO,
+    "smooth": FLAG,
+    "per_category": FLAG,
+    "average": AVERAGE,
+    "cost_fn": COST.or_none(),
+    "cost_fp": COST.or_none(),
+    "runners_up": RUNNER_UP_COUNT,
+    "alpha": ALPHA_LEVEL,
+    "save": FLAG,
+    "partial": FLAG,
+}
 
 
 @dataclass(frozen=True)
@@ -34,8 +55,8 @@ class SelectionOptions:
     `partial`: of a sweep that misses rows).
 
     metric None is "cost" when a cost is given, else "f1"; a cost given for another metric is
-    refused. estimator None is the sweep's default (`objective`). Every value is checked here,
-    each mistake named by its parameter (UserError).
+    refused. estimator None is the sweep's default (`objective`). Every value is checked here by
+    its constraint in CONSTRAINTS, each mistake named by its parameter (UserError).
     """
 
     metric: str | None = None
@@ -52,26 +73,15 @@ class SelectionOptions:
     partial: bool = False
 
     def __post_init__(self) -> None:
-        check_text("metric", self.metric)
-        check_text("estimator", self.estimator)
-        check_text("average", self.average, optional=False)
-        for name in ("rho", "alpha"):
-            object.__setattr__(self, name, check_number(name, getattr(self, name)))
-        for name in COSTS:
-            object.__setattr__(self, name, check_number(name, getattr(self, name), optional=True))
-        object.__setattr__(self, "runners_up", check_int("runners_up", self.runners_up))
-        for name in ("smooth", "per_category", "save", "partial"):
-            check_flag(name, getattr(self, name))
+        values = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        for name, value in check_all(CONSTRAINTS, values).items():
+            object.__setattr__(self, name, value)
         given = [name for name in COSTS if getattr(self, name) is not None]
         if self.metric is None:
             object.__setattr__(self, "metric", "cost" if given else "f1")
         elif given and self.metric != "cost":
             raise UserError(f"applies to metric= cost only, not {self.metric}", parameter=given[0], mentions="metric=")
-        if not 0 < self.alpha < 1:
-            raise UserError(f"must be between 0 and 1, got {self.alpha}", parameter="alpha")
-        if self.estimator is not None:
-            check_selectable(self.estimator)
-        self.objective(DEFAULT_ESTIMATOR)  # the objective's own checks (metric, rho, average, costs)
+        self.objective(DEFAULT_ESTIMATOR)  # the objective's own check of its costs together
 
     def objective(self, default_estimator: str) -> Objective:
         """The Objective these options select by; `default_estimator` where no estimator was named."""

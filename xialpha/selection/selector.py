@@ -28,10 +28,11 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators.registry import always_on, estimator
+from xialpha.parameters import Interval
 from xialpha.selection.objective import (
     DEFAULT_ESTIMATOR,
+    SELECTABLE_ESTIMATOR,
     Objective,
-    check_selectable,
     estimator_counts,
     stored_values,
 )
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
 
 S = SelectionColumn
 RUNNERS_UP = 3
+RUNNER_UP_COUNT = Interval(0, None, integer=True)  # how many runners-up to test: >= 0
 RHO_ATOL = 1e-9
 NO_RUNNER_UP = "no runner-up to test against"
 NO_VECTORS = "no per-example vectors were given"
@@ -106,9 +108,8 @@ def select(
     why_untested(config_keys) says why the indicators of `config_keys` are missing (default: they
     were not given).
     """
-    if runners_up < 0:
-        raise UserError(f"must be >= 0, got {runners_up}", parameter="runners_up")
-    check_selectable(objective.estimator)
+    RUNNER_UP_COUNT("runners_up", runners_up)
+    SELECTABLE_ESTIMATOR("estimator", objective.estimator)
     rows = candidate_rows(results, objective, sweep_id)
     loader = load_indicators or (lambda keys: {})
     explain = why_untested or (lambda keys: NO_VECTORS)
