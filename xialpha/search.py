@@ -55,7 +55,7 @@ from xialpha.search_grid import (
 from xialpha.selection.c_extension import RANKED, Step, next_step
 from xialpha.selection.c_rounds import Round, grow_ladders
 from xialpha.selection.edges import grid_position
-from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH
+from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, RHO
 from xialpha.selection.ranking import IN_ORDER, RANK, SELECTION_VALUE, VALUE, Order, rank
 from xialpha.spec.grid import AUTO_C_FACTOR, AUTO_C_LIMIT, AUTO_C_ROUNDS
 from xialpha.storage.schema import ResultColumn, estimate_columns, estimate_values
@@ -135,7 +135,8 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     the estimator has it).
     """
 
-    # Each parameter's constraints, as scikit-learn declares them (`_check_params` checks them); what
+    # Each parameter's constraints, as scikit-learn declares them (`_check_params` checks them; rho's
+    # bounds are select's, `xialpha.selection.objective.RHO`, in scikit-learn's terms); what
     # the estimator and the grids must be beyond their type is checked by `check_model` and `_checked_grid`,
     # and pos_label against the classes in fit.
     _parameter_constraints: dict = {
@@ -143,7 +144,7 @@ class XiAlphaSearchCV(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         "param_grid": [dict, list, None],
         "scoring": [StrOptions(set(SCORINGS))],
         "estimate": [StrOptions(set(ESTIMATES))],
-        "rho": [Interval(Real, 0, np.inf, closed="neither")],
+        "rho": [Interval(Real, RHO.low, np.inf if RHO.high is None else RHO.high, closed=RHO.closed)],
         "pos_label": "no_validation",
         "smooth": ["boolean"],
     }
