@@ -34,7 +34,7 @@ import numpy as np
 
 from xialpha.concept_drift.windows import WindowJob, decide, fit_window
 from xialpha.corpora import Corpus, load_reuters, make_synthetic
-from xialpha.jobs.drift import stream_data
+from xialpha.jobs.drift_check import stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 
 REPO = Path(__file__).resolve().parents[1]

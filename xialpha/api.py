@@ -33,7 +33,7 @@ import pandas as pd
 from xialpha.corpora.corpus import Corpus
 from xialpha.errors import ClusterFailure, UserError
 from xialpha.jobs.certify import CONFIDENCE_LEVEL, DRAW_COUNT, SEED, certify_selection
-from xialpha.jobs.drift import run_drift_check
+from xialpha.jobs.drift_check import run_drift_check
 from xialpha.jobs.progress import Progress
 from xialpha.jobs.refit import refit_selection
 from xialpha.jobs.sweep import run_sweep
@@ -47,10 +47,10 @@ from xialpha.parameters import (
     ParameterValueError,
     checked,
 )
+from xialpha.reports.contents import report_of
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
-from xialpha.reports.report import report_of
 from xialpha.selection.bounds import CONFIDENCE, DRAWS
 from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
@@ -70,7 +70,7 @@ from xialpha.storage.schema import ResultColumn
 if TYPE_CHECKING:
     from distributed import Client
 
-    from xialpha.concept_drift.report import DriftReport
+    from xialpha.concept_drift.outcome import DriftReport
     from xialpha.jobs.sweep import SweepSummary
     from xialpha.models.trained import CategoryModel, TrainedSelection
     from xialpha.spec.sweep import SweepSpec

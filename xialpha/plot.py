@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from xialpha.errors import UserError
 from xialpha.parameters import PATH, TEXT, Names, checked
+from xialpha.reports.contents import NO_HELD_OUT, Report, report_of
 from xialpha.reports.plots import as_typed, calibration_figure, curves_figure
-from xialpha.reports.report import NO_HELD_OUT, Report, report_of
 from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
 from xialpha.storage.naming import store_location
 from xialpha.storage.opening import open_store
@@ -85,5 +85,5 @@ def calibration(
 def _stored_report(
     store: str | os.PathLike[str] | None, sweep: str | None, selection: str | None, **view: Any
 ) -> Report:
-    """The Report (`xialpha.reports.report`) of `store` (a location as `xialpha.report` takes it)."""
+    """The Report (`xialpha.reports.contents`) of `store` (a location as `xialpha.report` takes it)."""
     return report_of(open_store(store_location(store), create=False, writable=False), sweep, selection, None, **view)

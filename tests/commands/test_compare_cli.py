@@ -15,7 +15,7 @@ import pytest
 from xialpha.cli import main
 from xialpha.commands import compare as compare_command
 from xialpha.commands.drift import _selection_of_these_categories
-from xialpha.concept_drift.report import DriftReport
+from xialpha.concept_drift.outcome import DriftReport
 from xialpha.reports.frames import tidy_comparison
 from xialpha.selection.comparison import MACRO, MICRO, compare_selections
 from xialpha.storage.opening import open_store

@@ -116,7 +116,7 @@ def test_a_check_on_a_cluster_of_many_parts_equals_the_check_in_one_process(tmp_
 
     import xialpha
     import xialpha.corpora.table as table_module
-    from xialpha.jobs.drift import check_stream
+    from xialpha.jobs.drift_check import check_stream
     from xialpha.spec.drift import load_drift_spec, split_batches
 
     corpus = relevance_stream(n_docs=640, n_batches=8, seed=3, shift_batch=6)

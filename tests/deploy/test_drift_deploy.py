@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from xialpha.cli import build_parser
-from xialpha.concept_drift.report import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT
+from xialpha.concept_drift.outcome import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT
 from xialpha.spec.drift import parse_drift_spec
 
 yaml = pytest.importorskip("yaml")

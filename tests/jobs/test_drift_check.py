@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from streams import relevance_stream
 
-from xialpha.concept_drift.report import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT, DriftReport, check_rows
+from xialpha.concept_drift.outcome import EXIT_DRIFT, EXIT_FAILED, EXIT_NO_DRIFT, DriftReport, check_rows
 from xialpha.concept_drift.windows import WindowJob, WindowResult, decide, fit_window, window_jobs
 from xialpha.corpora import Corpus
 from xialpha.estimators.metrics import Estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha_indicator
-from xialpha.jobs.drift import check_stream, stream_data
+from xialpha.jobs.drift_check import check_stream, stream_data
 from xialpha.spec.drift import parse_drift_spec, split_batches
 from xialpha.storage.arrow_schema import DRIFT_COLUMNS
 from xialpha.storage.rows import drift_columns, drift_row
@@ -179,7 +179,8 @@ def test_the_window_checking_imports_no_dask_and_shares_the_selection_sign_test(
     import sys
 
     code = (
-        "import sys, xialpha.concept_drift.windows, xialpha.concept_drift.report, xialpha.selection.significance as s; "
+        "import sys, xialpha.concept_drift.windows, xialpha.concept_drift.outcome, "
+        "xialpha.selection.significance as s; "
         "assert xialpha.concept_drift.windows.micro_sign_test is s.micro_sign_test; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed') "
         "or m.startswith('xialpha.jobs')))"

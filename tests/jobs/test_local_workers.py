@@ -60,7 +60,7 @@ def _worker_modules_imported() -> bool:
 
 
 def _drift_modules_imported() -> bool:
-    return "xialpha.jobs.drift" in sys.modules
+    return "xialpha.jobs.drift_check" in sys.modules
 
 
 def _blas_threads() -> list[int]:

@@ -100,8 +100,8 @@ def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):
 
     from streams import relevance_stream
 
-    from xialpha.concept_drift.report import DriftReport, check_rows
-    from xialpha.jobs.drift import check_stream
+    from xialpha.concept_drift.outcome import DriftReport, check_rows
+    from xialpha.jobs.drift_check import check_stream
     from xialpha.spec.drift import parse_drift_spec, split_batches
 
     text = (
@@ -119,7 +119,7 @@ def test_drift_prints_no_raw_escape(tmp_path, capsys, monkeypatch):
     report = DriftReport("drift\x1b[2J", "k", stream.batch_ids[-1], 4, len(stream.corpus), 0, rows=rows, run_id="r")
     (tmp_path / "drift.toml").write_text(text, encoding="utf-8")
     monkeypatch.setattr("xialpha.commands.drift.before_the_stack", lambda *args, **kwargs: None)
-    monkeypatch.setattr("xialpha.jobs.drift.run_drift_check", lambda *args, **kwargs: report)
+    monkeypatch.setattr("xialpha.jobs.drift_check.run_drift_check", lambda *args, **kwargs: report)
     monkeypatch.setenv("COLUMNS", "80")
     capsys.readouterr()
     store = tmp_path / "st\x1b[8more"

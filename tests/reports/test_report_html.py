@@ -126,7 +126,7 @@ def test_calibration_points_and_estimator_choices_are_the_stored_values():
 def test_held_out_and_candidate_figures_are_the_stored_ones(report_html):
     import pandas as pd
 
-    from xialpha.reports.report import best_per_group, estimate_curves, loo_candidates
+    from xialpha.reports.contents import best_per_group, estimate_curves, loo_candidates
     from xialpha.selection.objective import Objective
 
     results = pd.DataFrame(result_rows())

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from selection_rows import result_row
 
+from xialpha.reports.contents import best_per_group, estimate_curves
 from xialpha.reports.frames import tidy_selection
 from xialpha.reports.labels import sweep_labels
-from xialpha.reports.report import best_per_group, estimate_curves
 from xialpha.reports.verdicts import edge_lines, legend
 from xialpha.selection.edges import with_grid_edges
 from xialpha.selection.objective import Objective

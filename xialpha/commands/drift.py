@@ -26,7 +26,7 @@ from xialpha.commands.running import add_run_arguments, before_the_stack
 from xialpha.printable import printable
 
 if TYPE_CHECKING:
-    from xialpha.concept_drift.report import DriftReport
+    from xialpha.concept_drift.outcome import DriftReport
     from xialpha.reports.labels import ConfigLabels
     from xialpha.spec.drift import DriftSpec
     from xialpha.storage.contract import StoreQueries
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     spec = load_drift_spec(args.spec)  # mistakes first: the spec and its corpus, before the Dask stack is imported
     before_the_stack(args, spec)
-    from xialpha.jobs.drift import run_drift_check
+    from xialpha.jobs.drift_check import run_drift_check
     from xialpha.storage.opening import open_store
 
     store = open_store(store_uri(args, spec.store), create=True, writable=True)
@@ -108,7 +108,7 @@ def _header(report: DriftReport, uri: str) -> str:
 def _verdict_lines(report: DriftReport, spec: DriftSpec) -> list[str]:
     """Per category and config (by its label, `xialpha.reports.labels`): the verdict, chosen
     window and full memory, then every window's estimate; lines of at most 80 characters."""
-    from xialpha.concept_drift.report import group_key
+    from xialpha.concept_drift.outcome import group_key
     from xialpha.storage.schema import DriftVerdict
 
     windows: dict[tuple, list[DriftRow]] = {}

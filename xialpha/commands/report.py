@@ -33,14 +33,14 @@ from xialpha.commands.compare import print_comparison
 from xialpha.errors import UserError
 from xialpha.printable import printable
 from xialpha.reports.columns import ReportColumn
+from xialpha.reports.contents import NO_HELD_OUT, Report, report_of
 from xialpha.reports.formatting import missing
 from xialpha.reports.frames import SHOWN, shown_rows
 from xialpha.reports.html import render_report, write_page
-from xialpha.reports.report import NO_HELD_OUT, Report, report_of
 from xialpha.reports.terminal import (
     CATEGORY,
     NOT_INDEPENDENT,
-    Column,
+    TableColumn,
     calibration_table,
     cell_text,
     certification_table,
@@ -209,12 +209,12 @@ def _print_terminal(report: Report, wide: bool, every: bool) -> None:
     print_table(facts)
     columns = [
         CATEGORY,
-        Column("config", lambda r: str(r[ReportColumn.LABEL]), text=True),
-        Column("best C", lambda r: number(r[ReportColumn.BEST_C])),
-        Column("estimate", lambda r: percent(r[ReportColumn.ESTIMATE])),
-        Column("held-out at best C", lambda r: percent(r[ReportColumn.HELD_OUT])),
-        Column("best held-out", lambda r: percent(r[ReportColumn.BEST_HELD_OUT])),
-        Column("on the C grid", grid_word, text=True, wide=True),
+        TableColumn("config", lambda r: str(r[ReportColumn.LABEL]), text=True),
+        TableColumn("best C", lambda r: number(r[ReportColumn.BEST_C])),
+        TableColumn("estimate", lambda r: percent(r[ReportColumn.ESTIMATE])),
+        TableColumn("held-out at best C", lambda r: percent(r[ReportColumn.HELD_OUT])),
+        TableColumn("best held-out", lambda r: percent(r[ReportColumn.BEST_HELD_OUT])),
+        TableColumn("on the C grid", grid_word, text=True, wide=True),
     ]
     best = of_shown(report.best)
     print_table(rich_table(f"best C by {report.what}, beside held-out values (%)", columns, best, wide), wide)
@@ -225,11 +225,11 @@ def _print_terminal(report: Report, wide: bool, every: bool) -> None:
         print(textwrap.fill(f"held-out values: the sweep {NO_HELD_OUT}.", 80))
     columns = [
         CATEGORY,
-        Column("n", lambda r: str(r[ResultColumn.N])),
-        Column("configs", lambda r: str(r[ReportColumn.CONFIGS])),
-        Column("mean", lambda r: number(r[ReportColumn.CANDIDATES_MEAN])),
-        Column("max", lambda r: number(r[ReportColumn.CANDIDATES_MAX])),
-        Column("exact LOO retrains (mean)", lambda r: number(r[ReportColumn.LOO_RETRAINS_MEAN])),
+        TableColumn("n", lambda r: str(r[ResultColumn.N])),
+        TableColumn("configs", lambda r: str(r[ReportColumn.CONFIGS])),
+        TableColumn("mean", lambda r: number(r[ReportColumn.CANDIDATES_MEAN])),
+        TableColumn("max", lambda r: number(r[ReportColumn.CANDIDATES_MAX])),
+        TableColumn("exact LOO retrains (mean)", lambda r: number(r[ReportColumn.LOO_RETRAINS_MEAN])),
     ]
     if report.candidates[ReportColumn.CONFIGS].sum() == 0:  # a table of dashes would say nothing
         print("LOO candidates: the sweep has no rho = 2 rows (add 2.0 to estimators.rho)")

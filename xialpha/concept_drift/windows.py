@@ -8,7 +8,7 @@ drops older batches, the full-memory estimate is worse by more than `margin` per
 and the exact one-sided sign test (`xialpha.stats.micro_sign_test`) on the paired indicators of
 batch t gives p < alpha.
 
-This module fits one window and decides, without Dask: `xialpha.jobs.drift` reads the stream
+This module fits one window and decides, without Dask: `xialpha.jobs.drift_check` reads the stream
 and fans the fits out on a cluster (or runs them in this process: `check_stream`). A fit's
 `data` is a `xialpha.jobs.tasks.TrainingData` over every document of the stream in batch order.
 """

@@ -63,7 +63,7 @@ class Part:
     args: the loader's keyword arguments; where: loader-specific position (a byte range and the
     line it starts on, a row group, a block of generated documents); group: parts whose default
     ids are numbered together (one table file), None where ids need no numbering; stamp: what the
-    file it reads was when the part was planned (`stamped`), checked as it is read (`checked`).
+    file it reads was when the part was planned (`stamped`), checked as it is read (`on_planned_file`).
     """
 
     loader: str
@@ -125,7 +125,7 @@ def stamped(part: Part) -> Part:
     return part
 
 
-def checked(step: Callable[[Part], T], part: Part) -> T:
+def on_planned_file(step: Callable[[Part], T], part: Part) -> T:
     """`step(part)` (reading or cutting it) on the file as it was planned: UserError naming the file
     when it is gone, or when its size, times (or version) differ before or after the step or its
     content digest after it (`stamps.check`), so nothing read from another version of it goes under
@@ -460,8 +460,8 @@ def read_in_parts(loader: PartedLoader, arguments: dict) -> Corpus:
     """The corpus `loader` reads with `arguments`, its parts planned, read and finished here one
     after the other (what a sweep's tasks do on a cluster)."""
     planned = [stamped(part) for part in loader.plan(**arguments)]
-    parts = number_parts([piece for part in planned for piece in checked(loader.refined, part)])
-    raws = [checked(loader.read, part) for part in parts]
+    parts = number_parts([piece for part in planned for piece in on_planned_file(loader.refined, part)])
+    raws = [on_planned_file(loader.read, part) for part in parts]
     censuses = [census(raw) for raw in raws]
     loader.check_all(parts, censuses)
     return concat([finish(raw, how) for raw, how in zip(raws, finishes(parts, censuses))])

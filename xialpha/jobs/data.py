@@ -40,7 +40,6 @@ from xialpha.corpora.parts import (
     PartSummary,
     carve_positions,
     census,
-    checked,
     duplicate_id_position,
     fingerprints_and_duplicates,
     finish,
@@ -49,6 +48,7 @@ from xialpha.corpora.parts import (
     memory_parts,
     merge_summaries,
     number_parts,
+    on_planned_file,
     part_digests,
     stamped,
     summarize,
@@ -124,7 +124,8 @@ def load_on_cluster(client: Client, corpus_spec: CorpusSpec, run_id: str) -> Clu
     else:
         parts = _planned_parts(client, corpus_spec, run_id)
         raws = [
-            client.submit(checked, read_part, part, key=f"read-{part.index}-{run_id}", pure=False) for part in parts
+            client.submit(on_planned_file, read_part, part, key=f"read-{part.index}-{run_id}", pure=False)
+            for part in parts
         ]
     censuses: list[Census] = _results(
         client.map(census, raws, key=[f"census-{i}-{run_id}" for i in range(len(raws))], pure=False)
@@ -170,7 +171,7 @@ def _planned_parts(client: Client, corpus_spec: CorpusSpec, run_id: str) -> list
     if parted(corpus_spec.loader).refine is not None:
         refined = _results(
             [
-                client.submit(checked, refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
+                client.submit(on_planned_file, refine_part, part, key=f"refine-{i}-{run_id}", pure=False)
                 for i, part in enumerate(coarse)
             ]
         )

@@ -1,6 +1,6 @@
 """Imported once by the fork server a local cluster's workers are forked from (see
 xialpha.jobs.worker_processes.LOCAL_WORKER_MODULES): the modules a sweep's tasks run (a drift
-check's workers import xialpha.jobs.drift at their first task: it is a tenth of these imports,
+check's workers import xialpha.jobs.drift_check at their first task: it is a tenth of these imports,
 which every sweep's cluster start waits for), every numba specialisation they call
 (`xialpha.jobs.compiled.warm`: loaded from numba's on-disk cache, or compiled there once when it
 is cold or damaged, reported to the driver as it goes: `worker_processes.preload_reporter`), and

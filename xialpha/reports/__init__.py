@@ -1,5 +1,5 @@
 """What people read about a sweep and a store: the report of a sweep and its saved selection
-(`report`, gathered as DataFrames), shown as terminal tables (`terminal`) or a self-contained HTML
+(`contents`, gathered as DataFrames), shown as terminal tables (`terminal`) or a self-contained HTML
 page (`html`, with the plots of `plots`); estimates beside held-out values (`calibration`);
 readable labels of configurations (`labels`); what a store holds, by id (`inventory`).
 """

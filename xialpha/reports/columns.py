@@ -10,7 +10,7 @@ from enum import StrEnum
 
 
 class ReportColumn(StrEnum):
-    """The columns of the curves, best C, choices and calibration frames (`xialpha.reports.report`,
+    """The columns of the curves, best C, choices and calibration frames (`xialpha.reports.contents`,
     `xialpha.reports.calibration`), the leave-one-out candidates per category (`loo_candidates`)
     and the tidy frames' labels (`xialpha.reports.frames`)."""
 

@@ -16,10 +16,10 @@ import pandas as pd
 from xialpha.outputs import write_file
 from xialpha.reports.calibration import calibration_summary
 from xialpha.reports.columns import ReportColumn
+from xialpha.reports.contents import NO_HELD_OUT, Report
 from xialpha.reports.formatting import minute, missing, number, objective_text, p_value, percent
 from xialpha.reports.frames import tidy_comparison
 from xialpha.reports.plots import MAX_PANELS, first_categories
-from xialpha.reports.report import NO_HELD_OUT, Report
 from xialpha.reports.svg import calibration_svg, candidates_svg, curves_svg
 from xialpha.reports.verdicts import grid_word, legend, verdicts
 from xialpha.storage.schema import SELECTION_ESTIMATES, CertificationColumn, ResultColumn, SelectionColumn, SweepColumn
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from xialpha.selection.selected import Selection
 
 S = SelectionColumn
-R = CertificationColumn
+Cert = CertificationColumn
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; background: #fff; }
@@ -45,7 +45,7 @@ th { background: #f0f0f0; } td.text { text-align: left; }
 
 
 def render_report(report: Report, refresh: float | None = None) -> str:
-    """The whole page of a `xialpha.reports.report.Report`; refresh: seconds after which a browser
+    """The whole page of a `xialpha.reports.contents.Report`; refresh: seconds after which a browser
     loads the page again (`xialpha report --watch`), None for a page that stays."""
     return page(f"xialpha sweep {report.sweep_id}", _body(report), refresh)
 
@@ -238,32 +238,32 @@ def _certifications_section(report: Report) -> str:
         first = rows.iloc[0]
         forced = (
             " <strong>Forced on a test set used before: the bounds are biased (sequential testing).</strong>"
-            if bool(first.get(R.FORCED))
+            if bool(first.get(Cert.FORCED))
             else ""
         )
-        if not missing(first.get(R.INDEPENDENT)) and not bool(first[R.INDEPENDENT]):
+        if not missing(first.get(Cert.INDEPENDENT)) and not bool(first[Cert.INDEPENDENT]):
             forced += (
                 " <strong>Not an independent test: the sweep's held-out estimates were scored on this split, so the"
                 " bounds hold only if no choice was based on them.</strong>"
             )
         parts.append(
-            f'<p class="note">Certification {_e(certification_id)} on split {_e(first[R.TEST_SPLIT])} '
-            f"({int(first[R.N_TEST])} documents), {_e(minute(first[R.CREATED_AT]))}: one-sided "
-            f'{float(first[R.CONFIDENCE]):.0%} bounds; "estimated" is what '
+            f'<p class="note">Certification {_e(certification_id)} on split {_e(first[Cert.TEST_SPLIT])} '
+            f"({int(first[Cert.N_TEST])} documents), {_e(minute(first[Cert.CREATED_AT]))}: one-sided "
+            f'{float(first[Cert.CONFIDENCE]):.0%} bounds; "estimated" is what '
             f"{_e(selection.objective.estimator)} estimated from training.{forced}</p>"
         )
         table = [
             [
-                _e(r[R.CATEGORY]),
-                _e(configs.get(r[R.CATEGORY], "")),
-                percent(estimates["f1"].get(r[R.CATEGORY])),
-                percent(r[R.F1]),
-                percent(r[R.F1_LOWER]),
-                percent(estimates["error"].get(r[R.CATEGORY])),
-                percent(r[R.ERROR]),
-                percent(r[R.ERROR_UPPER]),
-                percent(r[R.RECALL]),
-                percent(r[R.PRECISION]),
+                _e(r[Cert.CATEGORY]),
+                _e(configs.get(r[Cert.CATEGORY], "")),
+                percent(estimates["f1"].get(r[Cert.CATEGORY])),
+                percent(r[Cert.F1]),
+                percent(r[Cert.F1_LOWER]),
+                percent(estimates["error"].get(r[Cert.CATEGORY])),
+                percent(r[Cert.ERROR]),
+                percent(r[Cert.ERROR_UPPER]),
+                percent(r[Cert.RECALL]),
+                percent(r[Cert.PRECISION]),
             ]
             for _, r in rows.iterrows()
         ]

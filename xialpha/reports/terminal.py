@@ -64,7 +64,7 @@ UNBOUNDED = 10_000  # characters: the width a table is measured at to learn what
 
 
 @dataclass(frozen=True)
-class Column:
+class TableColumn:
     """A table column: its header, its cell text from a row, left-aligned text or right-aligned
     numbers, whether only --wide shows it, whether it holds what users copy whole (ids, times:
     `identifier`, kept on one line, never wrapped) and whether it holds names (category names:
@@ -79,7 +79,7 @@ class Column:
     name: bool = False
 
 
-CATEGORY = Column("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True, name=True)
+CATEGORY = TableColumn("category", lambda r: str(r[ResultColumn.CATEGORY]), text=True, name=True)
 GAP = 2  # characters between the columns of a compact table (none at its edges)
 # How a table too wide for the terminal is narrowed, in this order until one fits: (compact, the stages of
 # `fitted_widths`). Rows on one line first (number headers on three lines, or a compact table with headers on
@@ -100,7 +100,7 @@ class TerminalTable:
     per row (`print_table`)."""
 
     title: str | None
-    columns: list[Column]
+    columns: list[TableColumn]
     cells: list[list[str]]
     options: dict
 
@@ -120,7 +120,7 @@ class TerminalTable:
         return None
 
     def _header(self, i: int, width: int | None) -> str:
-        """Column i's header wrapped at spaces to `width`; None: text's on one line, a number's at its
+        """TableColumn i's header wrapped at spaces to `width`; None: text's on one line, a number's at its
         numbers' width (8 at least, and two lines at most)."""
         column = self.columns[i]
         if width is None:
@@ -168,9 +168,9 @@ class TerminalTable:
 
 
 def fitted_widths(
-    columns: list[Column], cells: list[list[str]], room: int, line: int, stages: Sequence[str]
+    columns: list[TableColumn], cells: list[list[str]], room: int, line: int, stages: Sequence[str]
 ) -> list[int] | None:
-    """Column widths whose sum is at most `room` (characters for cells), from the natural ones
+    """TableColumn widths whose sum is at most `room` (characters for cells), from the natural ones
     (a line per row, number headers on two lines at most), each column narrowed only as far as it
     must, by `stages` in their order: "headers3" (number headers to three lines), "headers" (number
     headers to their longest word), "words"
@@ -258,7 +258,7 @@ def _cell_lines(text: str, width: int) -> list[str]:
 
 def rich_table(
     title: str | None,
-    columns: list[Column],
+    columns: list[TableColumn],
     frame: pd.DataFrame | Sequence[Mapping[str, Any]],
     wide: bool = False,
     **options: object,
@@ -310,14 +310,14 @@ def selection_table(rows: pd.DataFrame, labels: ConfigLabels, wide: bool = False
 
     columns = [
         CATEGORY,
-        Column("config", labels.of_row, text=True),
-        Column("value", lambda r: number(r[S.VALUE])),
-        Column("F1 %", lambda r: percent(r[SELECTION_ESTIMATES["f1"]]), wide=True),
-        Column("error %", lambda r: percent(r[SELECTION_ESTIMATES["error"]]), wide=True),
-        Column("runner-up config", lambda r: labels.of_row(r, "runner_up_"), text=True, wide=True),
-        Column("runner-up", lambda r: number(r[S.RUNNER_UP_VALUE])),
-        *[Column(P_VALUE_HEADERS[name], p_cell(name), wide=name != P_VALUES[0]) for name in P_VALUES],
-        Column("significant", lambda r: words[r.name], text=True),
+        TableColumn("config", labels.of_row, text=True),
+        TableColumn("value", lambda r: number(r[S.VALUE])),
+        TableColumn("F1 %", lambda r: percent(r[SELECTION_ESTIMATES["f1"]]), wide=True),
+        TableColumn("error %", lambda r: percent(r[SELECTION_ESTIMATES["error"]]), wide=True),
+        TableColumn("runner-up config", lambda r: labels.of_row(r, "runner_up_"), text=True, wide=True),
+        TableColumn("runner-up", lambda r: number(r[S.RUNNER_UP_VALUE])),
+        *[TableColumn(P_VALUE_HEADERS[name], p_cell(name), wide=name != P_VALUES[0]) for name in P_VALUES],
+        TableColumn("significant", lambda r: words[r.name], text=True),
     ]
     return rich_table(f"selection {first[S.SELECTION_ID]}: {what}", columns, rows, wide)
 
@@ -336,20 +336,20 @@ def comparison_table(
 
     columns = [
         CATEGORY,
-        Column("changed", lambda r: str(r["changed_text"]), text=True),
-        Column("config A", lambda r: str(r[ReportColumn.CONFIG_A]), text=True),
-        Column("config B", lambda r: str(r[ReportColumn.CONFIG_B]), text=True),
-        Column("estimate A", lambda r: number(r["estimate_a"]), wide=True),
-        Column("estimate B", lambda r: number(r["estimate_b"]), wide=True),
-        Column("held-out F1 % A", lambda r: percent(r["held_out_f1_a"])),
-        Column("held-out F1 % B", lambda r: percent(r["held_out_f1_b"])),
-        Column("held-out error % A", lambda r: percent(r["held_out_error_a"]), wide=True),
-        Column("held-out error % B", lambda r: percent(r["held_out_error_b"]), wide=True),
-        Column("test", lambda r: str(r["test"]), text=True, wide=True),
-        Column("tested", count("n_tested"), wide=True),
-        Column("only A right", count("only_a_right"), wide=True),
-        Column("only B right", count("only_b_right"), wide=True),
-        Column("p", lambda r: p_value(r["p_value"])),
+        TableColumn("changed", lambda r: str(r["changed_text"]), text=True),
+        TableColumn("config A", lambda r: str(r[ReportColumn.CONFIG_A]), text=True),
+        TableColumn("config B", lambda r: str(r[ReportColumn.CONFIG_B]), text=True),
+        TableColumn("estimate A", lambda r: number(r["estimate_a"]), wide=True),
+        TableColumn("estimate B", lambda r: number(r["estimate_b"]), wide=True),
+        TableColumn("held-out F1 % A", lambda r: percent(r["held_out_f1_a"])),
+        TableColumn("held-out F1 % B", lambda r: percent(r["held_out_f1_b"])),
+        TableColumn("held-out error % A", lambda r: percent(r["held_out_error_a"]), wide=True),
+        TableColumn("held-out error % B", lambda r: percent(r["held_out_error_b"]), wide=True),
+        TableColumn("test", lambda r: str(r["test"]), text=True, wide=True),
+        TableColumn("tested", count("n_tested"), wide=True),
+        TableColumn("only A right", count("only_a_right"), wide=True),
+        TableColumn("only B right", count("only_b_right"), wide=True),
+        TableColumn("p", lambda r: p_value(r["p_value"])),
     ]
     frame = tidy_comparison(comparison, rows).assign(changed_text=[row.changed_text for row in rows])
     a, b = comparison.a, comparison.b
@@ -368,19 +368,19 @@ def certification_table(
 
     columns = [
         CATEGORY,
-        Column("config", lambda r: configs.get(r[ResultColumn.CATEGORY], ""), text=True),
+        TableColumn("config", lambda r: configs.get(r[ResultColumn.CATEGORY], ""), text=True),
         *[
-            Column(name.upper(), counts(name), wide=True)
+            TableColumn(name.upper(), counts(name), wide=True)
             for name in (CertificationColumn.TP, CertificationColumn.FP, CertificationColumn.FN)
         ],
-        Column("F1 %", lambda r: percent(r[CertificationColumn.F1])),
-        Column(">= lower", lambda r: percent(r[CertificationColumn.F1_LOWER])),
-        Column("error %", lambda r: percent(r[CertificationColumn.ERROR])),
-        Column("<= upper", lambda r: percent(r[CertificationColumn.ERROR_UPPER])),
-        Column("recall %", lambda r: percent(r[CertificationColumn.RECALL]), wide=True),
-        Column(">= lower", lambda r: percent(r[CertificationColumn.RECALL_LOWER]), wide=True),
-        Column("precision %", lambda r: percent(r[CertificationColumn.PRECISION]), wide=True),
-        Column(">= lower", lambda r: percent(r[CertificationColumn.PRECISION_LOWER]), wide=True),
+        TableColumn("F1 %", lambda r: percent(r[CertificationColumn.F1])),
+        TableColumn(">= lower", lambda r: percent(r[CertificationColumn.F1_LOWER])),
+        TableColumn("error %", lambda r: percent(r[CertificationColumn.ERROR])),
+        TableColumn("<= upper", lambda r: percent(r[CertificationColumn.ERROR_UPPER])),
+        TableColumn("recall %", lambda r: percent(r[CertificationColumn.RECALL]), wide=True),
+        TableColumn(">= lower", lambda r: percent(r[CertificationColumn.RECALL_LOWER]), wide=True),
+        TableColumn("precision %", lambda r: percent(r[CertificationColumn.PRECISION]), wide=True),
+        TableColumn(">= lower", lambda r: percent(r[CertificationColumn.PRECISION_LOWER]), wide=True),
     ]
     return rich_table(title, columns, frame, wide, **options)
 
@@ -410,43 +410,43 @@ def inventory_table(kind: str, rows: Sequence[Mapping[str, Any]], wide: bool = F
 
     columns = {
         "sweeps": [
-            Column("sweep", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
-            Column("runs", text("runs")),
-            Column("categories", text("categories")),
-            Column("configs", text("configs")),
-            Column("rows ok", text("rows_ok")),
-            Column("failed", text("rows_failed")),
-            Column("missing", text("rows_missing"), wide=True),
-            Column("last run (UTC)", when("last_created_at"), identifier=True),
+            TableColumn("sweep", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
+            TableColumn("runs", text("runs")),
+            TableColumn("categories", text("categories")),
+            TableColumn("configs", text("configs")),
+            TableColumn("rows ok", text("rows_ok")),
+            TableColumn("failed", text("rows_failed")),
+            TableColumn("missing", text("rows_missing"), wide=True),
+            TableColumn("last run (UTC)", when("last_created_at"), identifier=True),
         ],
         "selections": [
-            Column("selection", text(S.SELECTION_ID), text=True, identifier=True),
-            Column("sweep", text(S.SWEEP_ID), text=True, identifier=True),
-            Column("mode", text(S.MODE), text=True),
-            Column("by", text("objective"), text=True),
-            Column("categories", text("categories"), wide=True),
-            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
+            TableColumn("selection", text(S.SELECTION_ID), text=True, identifier=True),
+            TableColumn("sweep", text(S.SWEEP_ID), text=True, identifier=True),
+            TableColumn("mode", text(S.MODE), text=True),
+            TableColumn("by", text("objective"), text=True),
+            TableColumn("categories", text("categories"), wide=True),
+            TableColumn("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
         "certifications": [
-            Column("certification", text(CertificationColumn.CERTIFICATION_ID), text=True, identifier=True),
-            Column("selection", text(CertificationColumn.SELECTION_ID), text=True, identifier=True),
-            Column(
+            TableColumn("certification", text(CertificationColumn.CERTIFICATION_ID), text=True, identifier=True),
+            TableColumn("selection", text(CertificationColumn.SELECTION_ID), text=True, identifier=True),
+            TableColumn(
                 "split",
                 lambda r: (
                     str(r[CertificationColumn.TEST_SPLIT]) + ("*" if reused(r) else "") + ("!" if forced(r) else "")
                 ),
                 text=True,
             ),
-            Column("n", text(CertificationColumn.N_TEST), wide=True),
-            Column("micro F1 %", lambda r: percent(r["micro_f1"])),
-            Column("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
+            TableColumn("n", text(CertificationColumn.N_TEST), wide=True),
+            TableColumn("micro F1 %", lambda r: percent(r["micro_f1"])),
+            TableColumn("created (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
         "drift": [
-            Column("drift run", text(ResultColumn.RUN_ID), text=True, identifier=True),
-            Column("drift id", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
-            Column("newest batch", text(DriftColumn.NEWEST_BATCH), text=True),
-            Column("verdicts", text("verdicts"), text=True),
-            Column("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
+            TableColumn("drift run", text(ResultColumn.RUN_ID), text=True, identifier=True),
+            TableColumn("drift id", text(ResultColumn.SWEEP_ID), text=True, identifier=True),
+            TableColumn("newest batch", text(DriftColumn.NEWEST_BATCH), text=True),
+            TableColumn("verdicts", text("verdicts"), text=True),
+            TableColumn("checked (UTC)", when(ResultColumn.CREATED_AT), wide=True, identifier=True),
         ],
     }[kind]
     notes = [note for note, marked in ((NOT_INDEPENDENT, reused), (FORCED, forced)) if any(map(marked, rows))]
@@ -458,11 +458,11 @@ def calibration_table(points: pd.DataFrame, metric: str) -> TerminalTable:
     from xialpha.reports.calibration import calibration_summary  # here: it needs scipy.stats, `store ls` does not
 
     columns = [
-        Column("estimator", lambda r: str(r[ReportColumn.ESTIMATOR]), text=True),
-        Column("points", lambda r: str(r["points"])),
-        Column("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
-        Column("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
-        Column("% above", lambda r: percent(r["above"])),
+        TableColumn("estimator", lambda r: str(r[ReportColumn.ESTIMATOR]), text=True),
+        TableColumn("points", lambda r: str(r["points"])),
+        TableColumn("mean diff.", lambda r: f"{100 * r['mean_difference']:+.2f}"),
+        TableColumn("mean |diff.|", lambda r: f"{100 * r['mean_abs_difference']:.2f}"),
+        TableColumn("% above", lambda r: percent(r["above"])),
     ]
     return rich_table(
         f"{metric} estimate minus held-out value, in points of % (per config)", columns, calibration_summary(points)
@@ -472,8 +472,8 @@ def calibration_table(points: pd.DataFrame, metric: str) -> TerminalTable:
 def key_table(key: pd.DataFrame) -> TerminalTable:
     """What each label of a table stands for: every parameter of its preprocessing or kernel."""
     columns = [
-        Column("label", lambda r: str(r[ReportColumn.LABEL]), text=True),
-        Column("parameters", lambda r: str(r["parameters"]), text=True),
+        TableColumn("label", lambda r: str(r[ReportColumn.LABEL]), text=True),
+        TableColumn("parameters", lambda r: str(r["parameters"]), text=True),
     ]
     return rich_table("what the labels stand for", columns, key)
 

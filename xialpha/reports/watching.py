@@ -29,7 +29,7 @@ from xialpha.reports.formatting import minute
 from xialpha.reports.html import page, render_report, write_page
 
 if TYPE_CHECKING:
-    from xialpha.reports.report import Report
+    from xialpha.reports.contents import Report
 
 
 def watch_report(

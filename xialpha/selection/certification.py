@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from xialpha.storage.contract import StoreQueries
 
 DATASET = "certifications"
-R = CertificationColumn
+Cert = CertificationColumn
 MICRO, MACRO = "(micro)", "(macro)"  # the category of the rows of the averages
 SEQUENTIAL_WARNING = (
     "warning: this test split was already used by {count} certification(s) ({ids}). Testing again and keeping "
@@ -104,9 +104,9 @@ def start_run(
     claim stands without rows when it has ended (see `xialpha.selection.claims`) and certified the
     same selection. UserError when the test set was used (unless forced), or is being used now."""
     stored = store.certifications(test_fingerprint=test_fingerprint)
-    previous = set() if stored.empty else set(stored[R.CERTIFICATION_ID])
+    previous = set() if stored.empty else set(stored[Cert.CERTIFICATION_ID])
     claim = store.claims.test_set_claim(test_fingerprint)
-    holder = None if claim is None else str(claim.get(R.CERTIFICATION_ID, "(unnamed claim)"))
+    holder = None if claim is None else str(claim.get(Cert.CERTIFICATION_ID, "(unnamed claim)"))
     if claim is not None and holder is not None and holder not in previous:
         ended = holder_ended(claim, store.claims.test_set_beat(test_fingerprint))
         if not force:
@@ -118,7 +118,7 @@ def start_run(
                 stacklevel=4,
             )
             store.claims.beat_test_set(test_fingerprint, None)  # the ended one's last heartbeat
-            return Run(holder, float(claim[R.CONFIDENCE]), int(claim[R.DRAWS]), int(claim["seed"]), [], None)
+            return Run(holder, float(claim[Cert.CONFIDENCE]), int(claim[Cert.DRAWS]), int(claim["seed"]), [], None)
         previous.add(holder)
     warning = check_sealed(sorted(previous), force)
     if warning:
@@ -135,7 +135,7 @@ def start_run(
     )
     path = store.claims.claim_test_set(test_fingerprint, content)
     if path is None:
-        holder = (store.claims.test_set_claim(test_fingerprint) or {}).get(R.CERTIFICATION_ID, "another one")
+        holder = (store.claims.test_set_claim(test_fingerprint) or {}).get(Cert.CERTIFICATION_ID, "another one")
         raise UserError(
             f"certification {holder} used this test set while this one started; nothing was stored; {SECOND_USE}",
             parameter="test_split",
@@ -157,11 +157,11 @@ def _check_pending(claim: dict, holder: str, ended: str | None, selection_id: st
             parameter="test_split",
             mentions="force=True",
         )
-    if claim.get(R.SELECTION_ID) != selection_id or not {R.CONFIDENCE, R.DRAWS, "seed"} <= claim.keys():
+    if claim.get(Cert.SELECTION_ID) != selection_id or not {Cert.CONFIDENCE, Cert.DRAWS, "seed"} <= claim.keys():
         raise UserError(
-            f"certification {holder} of selection {claim.get(R.SELECTION_ID)} claimed this "
+            f"certification {holder} of selection {claim.get(Cert.SELECTION_ID)} claimed this "
             f"test set and ended before it stored its rows ({ended}); certify selection "
-            f"{claim.get(R.SELECTION_ID)} on it again to resume it with the same draws, or force=True",
+            f"{claim.get(Cert.SELECTION_ID)} on it again to resume it with the same draws, or force=True",
             parameter="test_split",
             mentions="force=True",
         )
@@ -204,26 +204,26 @@ def certification_frame(
     for category, c in counts.items():
         rows.append(
             {
-                R.CATEGORY: category,
-                R.SCOPE: CertificationScope.CATEGORY,
-                R.CONFIG_KEY: config_keys[category],
+                Cert.CATEGORY: category,
+                Cert.SCOPE: CertificationScope.CATEGORY,
+                Cert.CONFIG_KEY: config_keys[category],
                 **_counts(c),
                 **point_metrics(c),
                 **binomial_bounds(c, confidence),
-                R.F1_LOWER: f1_lower_bound(c, confidence, draws, seed),
+                Cert.F1_LOWER: f1_lower_bound(c, confidence, draws, seed),
             }
         )
     if counts:
         pooled = functools.reduce(operator.add, counts.values())
         rows.append(
             {
-                R.CATEGORY: MICRO,
-                R.SCOPE: CertificationScope.MICRO,
-                R.CONFIG_KEY: None,
+                Cert.CATEGORY: MICRO,
+                Cert.SCOPE: CertificationScope.MICRO,
+                Cert.CONFIG_KEY: None,
                 **_counts(pooled),
                 **point_metrics(pooled),
                 **binomial_bounds(pooled, confidence),
-                R.F1_LOWER: f1_lower_bound(pooled, confidence, draws, seed),
+                Cert.F1_LOWER: f1_lower_bound(pooled, confidence, draws, seed),
             }
         )
         as_counts = pd.DataFrame(
@@ -234,10 +234,10 @@ def certification_frame(
         )
         rows.append(
             {
-                R.CATEGORY: MACRO,
-                R.SCOPE: CertificationScope.MACRO,
-                R.CONFIG_KEY: None,
-                **dict.fromkeys((R.TP, R.FP, R.FN, R.TN), None),
+                Cert.CATEGORY: MACRO,
+                Cert.SCOPE: CertificationScope.MACRO,
+                Cert.CONFIG_KEY: None,
+                **dict.fromkeys((Cert.TP, Cert.FP, Cert.FN, Cert.TN), None),
                 **{m: float(np.mean(metric_values(as_counts, m))) for m in METRICS},
                 **macro_bounds(list(counts.values()), confidence, draws, seed),
             }
@@ -246,7 +246,7 @@ def certification_frame(
 
 
 def _counts(c: Confusion) -> dict:
-    return {R.TP: c.tp, R.FP: c.fp, R.FN: c.fn, R.TN: c.tn}
+    return {Cert.TP: c.tp, Cert.FP: c.fp, Cert.FN: c.fn, Cert.TN: c.tn}
 
 
 def certification_rows(frame: pd.DataFrame, certification: Certification) -> list[CertificationRow]:
@@ -255,10 +255,10 @@ def certification_rows(frame: pd.DataFrame, certification: Certification) -> lis
     return [
         CertificationRow(
             certification=certification,
-            category=str(row[R.CATEGORY]),
-            scope=CertificationScope(row[R.SCOPE]),
-            config_key=_optional(row[R.CONFIG_KEY]),
-            **{name: _optional(row[name], int) for name in (R.TP, R.FP, R.FN, R.TN)},
+            category=str(row[Cert.CATEGORY]),
+            scope=CertificationScope(row[Cert.SCOPE]),
+            config_key=_optional(row[Cert.CONFIG_KEY]),
+            **{name: _optional(row[name], int) for name in (Cert.TP, Cert.FP, Cert.FN, Cert.TN)},
             metrics={name: float(row[name]) for name in METRICS},
             bounds={name: float(row[name]) for name in CERTIFICATION_BOUNDS},
             xialpha_version=__version__,

@@ -28,7 +28,7 @@ from xialpha.storage.schema import CertificationColumn
 if TYPE_CHECKING:
     from xialpha.storage.contract import StoreQueries
 
-R = CertificationColumn
+Cert = CertificationColumn
 
 HEARTBEAT_SECONDS = 30.0
 STALE_SECONDS = 600.0  # 20 heartbeats missed: ended, for a holder on another host (clocks agreeing within minutes)
@@ -40,11 +40,11 @@ def claim_content(
     """What a claim holds: the certification (to resume it with the same draws: named as its
     columns) and its process."""
     return {
-        R.CERTIFICATION_ID: certification_id,
-        R.SELECTION_ID: selection_id,
-        R.TEST_SPLIT: test_split,
-        R.CONFIDENCE: confidence,
-        R.DRAWS: draws,
+        Cert.CERTIFICATION_ID: certification_id,
+        Cert.SELECTION_ID: selection_id,
+        Cert.TEST_SPLIT: test_split,
+        Cert.CONFIDENCE: confidence,
+        Cert.DRAWS: draws,
         "seed": seed,
         "host": socket.gethostname(),
         "pid": os.getpid(),

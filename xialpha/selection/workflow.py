@@ -66,7 +66,7 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
             parameter="save",
             mentions="partial=True",
         )
-    results = store.read_results_df(sweep_id, columns=selection_columns(options.estimator))
+    results = store.read_results_df(sweep_id, columns=result_columns_read(options.estimator))
     objective = options.objective(default_estimator(results))
     selection = select_stored(
         store,
@@ -82,7 +82,7 @@ def select_sweep(store: StoreQueries, sweep_id: str, options: SelectionOptions) 
     return SweepSelection(results, objective, selection, frame, to_store, incomplete)
 
 
-def selection_columns(estimator: str | None) -> list[str]:
+def result_columns_read(estimator: str | None) -> list[str]:
     """The result columns a selection by `estimator` (None: the default, or the one every sweep
     computes) reads: all but the run's bookkeeping (UNREAD) and the estimates of the others."""
     wanted = {estimator} if estimator is not None else {DEFAULT_ESTIMATOR, always_on()[0]}

@@ -246,31 +246,31 @@ SELECTION_COLUMNS: tuple[Column, ...] = (
 )
 
 
-R = CertificationColumn
+Cert = CertificationColumn
 # Certifications: one row per category, then "(micro)" and "(macro)" (xialpha.selection.certification).
 CERTIFICATION_COLUMNS: tuple[Column, ...] = (
-    *_columns("certification", "str", (R.CERTIFICATION_ID, R.SWEEP_ID, R.SELECTION_ID, R.TEST_SPLIT)),
-    *_columns("certification", "str", (R.TEST_FINGERPRINT,)),
-    *_columns("certification", "int", (R.N_TEST,)),
-    *_columns("certification", "str", (R.CATEGORY, R.SCOPE, R.CONFIG_KEY)),
-    *_columns("certification", "int", (R.TP, R.FP, R.FN, R.TN)),
+    *_columns("certification", "str", (Cert.CERTIFICATION_ID, Cert.SWEEP_ID, Cert.SELECTION_ID, Cert.TEST_SPLIT)),
+    *_columns("certification", "str", (Cert.TEST_FINGERPRINT,)),
+    *_columns("certification", "int", (Cert.N_TEST,)),
+    *_columns("certification", "str", (Cert.CATEGORY, Cert.SCOPE, Cert.CONFIG_KEY)),
+    *_columns("certification", "int", (Cert.TP, Cert.FP, Cert.FN, Cert.TN)),
     *_columns(
         "test-set metric or one-sided bound, fraction 0..1",
         "float",
-        (R.ERROR, R.RECALL, R.PRECISION, R.F1, *CERTIFICATION_BOUNDS),
+        (Cert.ERROR, Cert.RECALL, Cert.PRECISION, Cert.F1, *CERTIFICATION_BOUNDS),
     ),
-    *_columns("certification", "float", (R.CONFIDENCE,)),
-    *_columns("certification", "int", (R.DRAWS,)),
-    *_columns("certification", "bool", (R.FORCED,)),
-    *_columns("certification", "int", (R.PREVIOUS_CERTIFICATIONS,)),
-    *_columns("certification", "bool", (R.INDEPENDENT,)),
-    *_columns("certification", "str", (R.XIALPHA_VERSION,)),
-    *_columns("certification", "time", (R.CREATED_AT,)),
+    *_columns("certification", "float", (Cert.CONFIDENCE,)),
+    *_columns("certification", "int", (Cert.DRAWS,)),
+    *_columns("certification", "bool", (Cert.FORCED,)),
+    *_columns("certification", "int", (Cert.PREVIOUS_CERTIFICATIONS,)),
+    *_columns("certification", "bool", (Cert.INDEPENDENT,)),
+    *_columns("certification", "str", (Cert.XIALPHA_VERSION,)),
+    *_columns("certification", "time", (Cert.CREATED_AT,)),
 )
 
 
 D = DriftColumn
-# Drift checks: one row per config x category x window (xialpha.jobs.drift); errors are fractions
+# Drift checks: one row per config x category x window (xialpha.jobs.drift_check); errors are fractions
 # 0..1 (NaN where undefined); verdict a DriftVerdict, repeated on each row of a group.
 DRIFT_COLUMNS: tuple[Column, ...] = (
     *_columns(
@@ -348,7 +348,7 @@ DATASETS: dict[str, Dataset] = {
     "selections": Dataset("selections", (S.SELECTION_ID, S.CATEGORY), None, row_columns=SELECTION_COLUMNS),
     "drift": Dataset("drift", ("check_id",), None, row_columns=DRIFT_COLUMNS),
     "certifications": Dataset(
-        "certifications", (R.CERTIFICATION_ID, R.CATEGORY), None, row_columns=CERTIFICATION_COLUMNS
+        "certifications", (Cert.CERTIFICATION_ID, Cert.CATEGORY), None, row_columns=CERTIFICATION_COLUMNS
     ),
     "sweeps": Dataset("sweeps", ("run_id",), None, row_columns=SWEEP_COLUMNS),
 }

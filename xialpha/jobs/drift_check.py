@@ -1,7 +1,7 @@
 """Concept-drift checks on a cluster: the stream read and its window fits fanned out there.
 
 What a check decides (Klinkenberg & Joachims 2000) is `xialpha.concept_drift.windows`; its stored rows
-and report, `xialpha.concept_drift.report`. The corpus is read and vectorised part by part on the workers
+and report, `xialpha.concept_drift.outcome`. The corpus is read and vectorised part by part on the workers
 as a sweep's is (`xialpha.jobs.data`); the driver gets the batches' sizes, not the documents. One
 preprocessing is fitted on the full memory (the dated documents of the training split), its
 features are stacked once on a worker in stream order and each kernel's training data (sparse
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 from distributed import as_completed
 
-from xialpha.concept_drift.report import DriftReport, check_rows
+from xialpha.concept_drift.outcome import DriftReport, check_rows
 from xialpha.concept_drift.windows import GroupCheck, WindowResult, fit_window, group_checks, window_jobs
 from xialpha.errors import UserError
 from xialpha.jobs import tasks
