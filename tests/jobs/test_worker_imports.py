@@ -2,9 +2,10 @@
 local workers are forked from (`xialpha.jobs.worker_preload`, which every sweep's cluster start waits
 for) nor the driver (`xialpha.jobs.sweep`) imports scikit-learn, and a fit on the linear path, its
 estimates and its held-out scores do not import it either: scikit-learn (with the scipy.stats it
-imports) was about 1 s of the fork server's start, for input checks (check_array) and a libsvm
-path a linear sweep never takes. Its other uses (libsvm, named kernels, the baselines) import it
-where they run (tests/estimators/ cover them)."""
+imports) was about 1 s of the fork server's start, for input checks (check_array), a libsvm
+path a linear sweep never takes and the baselines' k-fold splits, which the apparent and held-out
+scores do not use. Those uses (libsvm, named kernels, k-fold) import it where they run
+(tests/estimators/ cover them)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import xialpha.jobs.sweep
 found["driver"] = loaded()
 import xialpha.jobs.worker_preload
 found["preload"] = loaded()
+from xialpha.estimators.baselines import apparent, holdout
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
 from xialpha.estimators.xi_alpha import r_delta_squared, xi_alpha
@@ -36,7 +38,8 @@ y[:2] = (1, -1)
 fit = fit_svm(TrainingProblem(y, X=X), SVMParameters(1.0))
 span_estimate(fit)
 xi_alpha(fit.alpha, fit.xi, y, r_delta_squared(X=X))
-fit.decision_function(X[:5])
+apparent(fit)
+holdout(fit, y[:5], X[:5])
 found["linear fit"] = loaded()
 print(json.dumps(found))
 """
