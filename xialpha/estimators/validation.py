@@ -1,10 +1,10 @@
 """Input checks shared by the estimators: each failure is a one-line ValueError naming the argument.
 
-Hand-written, not scikit-learn's check_array / check_scalar, whose import (with scipy.stats and
-pandas, 0.8-1 s) every worker of a sweep paid for them (issue 47.2); they refuse what those refused,
-with the same messages: a value that is not a real number, arrays that do not convert to float64
-(text, complex values), NaN or inf. Shapes and the -1/+1 labels are checked where the message can
-say which argument disagrees with which.
+Hand-written, not scikit-learn's check_array / check_scalar (issue 47.2): importing scikit-learn,
+with the scipy.stats and pandas it imports, cost every sweep's workers 0.8-1 s at their start for
+these checks alone. They refuse what those refused, with the same messages: a value that is not a
+real number, arrays that do not convert to float64 (text, complex values), NaN or inf. Shapes and
+the -1/+1 labels are checked where the message can say which argument disagrees with which.
 """
 
 from __future__ import annotations
