@@ -30,9 +30,21 @@ fixed_s = the process's wall - fit_task_seconds / threads (the sum of the parts)
 (a checkout of the code before a change: `git archive <commit> | tar -x -C DIR`) each repeat also
 runs that code right after this one, so that before and after compare within one script run.
 
+Before the sweeps, --parts also times the imports of each side (`imports`; alone with --imports,
+into fixed_imports.json): IMPORT_REPEAT fresh processes each (the fewest seconds count, from the
+interpreter's start to the last import) import
+
+  preload  what the fork server of the local workers imports (LOCAL_WORKER_MODULES: distributed
+           and xialpha.jobs.worker_preload, with its numba kernels loaded and a tiny fit), which
+           every sweep's cluster start waits for;
+  driver   the sweep command's stack before its cluster starts (DRIVER_MODULES),
+
+and say whether scikit-learn was among them.
+
     python bench/fixed_overhead.py            # REPEAT runs of each
     python bench/fixed_overhead.py --quick    # one run of each
     python bench/fixed_overhead.py --parts --repeat 3 --before /tmp/old   # writes fixed_parts.json
+    python bench/fixed_overhead.py --imports --before /tmp/old            # writes fixed_imports.json
 """
 
 from __future__ import annotations
@@ -50,6 +62,7 @@ from common import REPO, REUTERS_SPEC, make_parser, output_path, print_table, wr
 
 from xialpha.jobs.cluster import connect
 from xialpha.jobs.sweep import run_sweep
+from xialpha.jobs.worker_processes import LOCAL_WORKER_MODULES
 from xialpha.spec.sweep import parse_spec
 from xialpha.storage.opening import open_store
 
@@ -87,6 +100,24 @@ kind = "local"
 workers = 2
 """
 
+
+IMPORT_REPEAT = 5
+# the modules `xialpha sweep` imports before its cluster starts: the CLI, the command, the spec, the store, the stack
+DRIVER_MODULES = (
+    "xialpha.cli",
+    "xialpha.commands.sweep",
+    "xialpha.spec.sweep",
+    "xialpha.storage.store",
+    "xialpha.jobs.sweep",
+)
+IMPORTED = {"preload": LOCAL_WORKER_MODULES, "driver": DRIVER_MODULES}
+# A process importing the modules named in argv, in order, then saying when it was done (time.time()).
+TIMED_IMPORTS = """
+import importlib, json, sys, time
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(json.dumps({"done": time.time(), "sklearn": "sklearn" in sys.modules}))
+"""
 
 PART_NAMES = ("to_spec", "early_start", "driver_imports")  # then SweepSummary.phases, then "exit"
 # The sweep as the CLI runs it, its stages noted in the JSON file named by argv[1] (all times in
@@ -152,10 +183,67 @@ def sweep_parts(code: Path, spec: Path, store: Path) -> dict:
     }
 
 
+def import_seconds(codes: dict[str, Path], repeat: int) -> dict:
+    """{"preload"|"driver": {code's name: {"min_s", "runs", "sklearn"}}}: `repeat` fresh processes of each
+    checkout in `codes` importing IMPORTED's modules, the sides alternating; seconds from the process's
+    start to its last import, as seen from outside."""
+    found: dict = {what: {name: {"runs": []} for name in codes} for what in IMPORTED}
+    for _ in range(repeat):
+        for what, modules in IMPORTED.items():
+            for name, code in codes.items():
+                start = time.time()
+                done = subprocess.run(
+                    [sys.executable, "-c", TIMED_IMPORTS, *modules],
+                    cwd=code,
+                    env={**os.environ, "PYTHONPATH": str(code)},
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                said = json.loads(done.stdout)
+                found[what][name]["runs"].append(said["done"] - start)
+                found[what][name]["sklearn"] = said["sklearn"]
+    for sides in found.values():
+        for side in sides.values():
+            side["min_s"] = min(side["runs"])
+    return found
+
+
+def print_imports(imports: dict) -> None:
+    print_table(
+        ["imports", *[f"{name} min s" for name in next(iter(imports.values()))], "scikit-learn"],
+        [
+            [
+                what,
+                *[f"{side['min_s']:.2f}" for side in sides.values()],
+                " ".join(str(s["sklearn"]) for s in sides.values()),
+            ]
+            for what, sides in imports.items()
+        ],
+    )
+
+
+def main_imports(args) -> None:
+    """--imports: the preload's and the driver's import seconds, this code (and --before's)."""
+    codes = {"after": REPO, **({"before": args.before.resolve()} if args.before else {})}
+    imports = import_seconds(codes, IMPORT_REPEAT)
+    print_imports(imports)
+    result = {
+        "benchmark": "fixed_imports",
+        "code": {name: str(code) for name, code in codes.items()},
+        "repeat": IMPORT_REPEAT,
+        "load_1min": os.getloadavg()[0],
+        "imports": imports,
+    }
+    write_results(result, output_path("fixed_imports", args))
+
+
 def main_parts(args) -> None:
     """--parts: the Reuters sweep's fixed cost as a process, this code (and --before's) REPEAT times."""
     codes = {"after": REPO, **({"before": args.before.resolve()} if args.before else {})}
     runs: dict[str, list[dict]] = {name: [] for name in codes}
+    imports = import_seconds(codes, IMPORT_REPEAT)
+    print_imports(imports)
     with tempfile.TemporaryDirectory(prefix="xialpha-fixed-parts-") as directory:
         spec = Path(directory) / "reuters.toml"
         corpus = f'path = "{args.reuters.resolve()}"'
@@ -186,6 +274,7 @@ def main_parts(args) -> None:
         "code": {name: str(code) for name, code in codes.items()},
         "median": medians,
         "runs": runs,
+        "imports": imports,
     }
     if "before" in medians:
         result["after_over_before"] = {
@@ -204,10 +293,16 @@ def main() -> None:
     parser = make_parser(__doc__)
     parser.add_argument("--parts", action="store_true", help="the Reuters sweep's fixed cost as a process, by part")
     parser.add_argument("--repeat", type=int, default=REPEAT, help="runs of each (the median counts)")
-    parser.add_argument("--before", type=Path, default=None, help="a checkout of the code before (with --parts)")
+    parser.add_argument("--imports", action="store_true", help="only the preload's and the driver's import seconds")
+    parser.add_argument(
+        "--before", type=Path, default=None, help="a checkout of the code before (with --parts or --imports)"
+    )
     args = parser.parse_args()
     if args.parts:
         main_parts(args)
+        return
+    if args.imports:
+        main_imports(args)
         return
     repeat = 1 if args.quick else args.repeat
     with tempfile.TemporaryDirectory(prefix="xialpha-overhead-") as directory:

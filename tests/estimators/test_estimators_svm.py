@@ -165,6 +165,8 @@ def test_a_tolerance_no_solver_can_reach_is_refused(tol, path):
 
 
 def test_libsvm_iterations_are_capped_and_reported(monkeypatch):
+    import sklearn.svm
+
     import xialpha.estimators.svm as svm
 
     rng = np.random.default_rng(1)
@@ -174,8 +176,8 @@ def test_libsvm_iterations_are_capped_and_reported(monkeypatch):
         stopped = fit_svm(TrainingProblem(y, gram=X @ X.T), SVMParameters(10.0, max_iter=3))
     assert not stopped.converged
     # without max_iter libsvm gets its own cap, not scikit-learn's -1 (never stop)
-    seen = []
-    monkeypatch.setattr(svm, "SVC", lambda **kwargs: seen.append(kwargs["max_iter"]) or SVC(**kwargs))
+    seen = []  # the SVC fit_svm imports when it calls libsvm
+    monkeypatch.setattr(sklearn.svm, "SVC", lambda **kwargs: seen.append(kwargs["max_iter"]) or SVC(**kwargs))
     assert fit_svm(TrainingProblem(y, gram=X @ X.T), SVMParameters(10.0)).converged
     assert seen == [max(svm.LIBSVM_MAX_ITER, 100 * 200)]
 

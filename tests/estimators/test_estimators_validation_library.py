@@ -1,6 +1,7 @@
-"""The estimators' input checks now call scikit-learn's check_scalar / check_array (issue 15): on the
-project's inputs (a synthetic corpus's tf-idf features and Gram, the specs' C, j and gamma values,
-and the bad inputs the estimators refuse) they return what the hand-written checks returned, kept in
+"""The estimators' input checks (scikit-learn's check_scalar / check_array from issue 15 to issue 47.2,
+hand-written since, which keeps scikit-learn out of a sweep's workers): on the project's inputs (a
+synthetic corpus's tf-idf features and Gram, the specs' C, j and gamma values, and the bad inputs the
+estimators refuse) they return what the hand-written checks before issue 15 returned, kept in
 validation_before.py, or refuse with the same one-line message. The kernel table is one object."""
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ VECTORS = {
     "2-d": (np.ones((6, 1)), 6),
     "scalar": (1.0, 1),
     "NaN and short": (_with(np.ones(5), 0, np.nan), 6),
+    "finite, its sum not": (np.full(4, 1e308), 4),
 }
 
 
@@ -148,6 +150,7 @@ GRAMS = {
     "1-d": (GRAM[0], N),
     "rows vs labels": (GRAM, N - 1),
     "NaN and rows vs labels": (_with(GRAM, (0, 0), np.nan), 3),
+    "finite, its sum not": (np.full((3, 3), 1e308), 3),
 }
 
 
@@ -159,6 +162,8 @@ def test_check_gram_agrees(case):
 
 def test_check_gram_does_not_copy_a_float64_gram():
     assert after.check_gram(GRAM, N) is GRAM
+    assert after.check_features(FEATURES, N) is FEATURES  # nor features that are float64 (CSR or dense)
+    assert after.check_features(DENSE, 10) is DENSE
 
 
 DENSE = FEATURES[:10].toarray()
@@ -184,6 +189,8 @@ FEATURE_CASES = {
     "1-d": (DENSE[:, 0], 10),
     "3-d": (np.ones((2, 2, 2)), 2),
     "NaN and rows vs labels": (_with(DENSE, (0, 0), np.nan), 3),
+    "finite, its sum not": (np.full((2, 3), 1e308), 2),
+    "sparse finite, its sum not": (sp.csr_matrix(np.full((2, 3), -1e308)), 2),
 }
 
 

@@ -33,7 +33,6 @@ import numpy as np
 import scipy.linalg.blas
 import scipy.sparse as sp
 from numba import njit
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from xialpha.errors import UserError
 
@@ -84,6 +83,8 @@ class NamedKernelRows:
         self.kernel, self.params = kernel, dict(kernel_params)
 
     def block(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        from sklearn.metrics.pairwise import pairwise_kernels  # here: a linear sweep's workers never import it
+
         return np.asarray(
             pairwise_kernels(self.X[rows], self.X[cols], metric=self.kernel, **self.params), dtype=np.float64
         )

@@ -18,11 +18,10 @@ import time
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
-import sklearn
-from sklearn.svm import SVC
 
 from xialpha.estimators import LINEAR
 from xialpha.estimators.linear import MAX_EPOCHS, ConvergenceWarning, RowStatistics, meets_tolerance, solve_linear
@@ -36,6 +35,9 @@ from xialpha.estimators.validation import (
     check_vector,
 )
 from xialpha.estimators.xi_alpha import r_delta_squared
+
+if TYPE_CHECKING:
+    from sklearn.svm import SVC
 
 # alpha_i counts as "at the bound C_i" within this relative tolerance (libsvm clips exactly).
 BOUND_RTOL = 1e-8
@@ -269,7 +271,12 @@ def _libsvm(
 
     bounds: (C, j, sample weights or None), i.e. C_i = C * j**[y_i = +1] * w_i. max_iter < 0
     caps the iterations at max(10^7, 100 n) as libsvm itself does (scikit-learn's -1 never stops).
+    scikit-learn is imported here: a linear sweep's workers, which fit on the linear path, never
+    import it (about 1 s of their fork server's start, issue 47.2).
     """
+    import sklearn
+    from sklearn.svm import SVC
+
     C, j, weights = bounds
     active = np.ones(y.shape[0], dtype=bool) if weights is None else weights > 0
     if max_iter is None or max_iter < 0:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.metrics.pairwise import pairwise_kernels
 
 from xialpha.estimators import DEFAULT_RHO, LINEAR
 from xialpha.estimators.metrics import Estimate
@@ -95,6 +94,8 @@ def r_delta_squared(
 
 
 def _scan(X, kernel: str, params: dict, block_rows: int) -> float:
+    from sklearn.metrics.pairwise import pairwise_kernels  # here: a linear sweep's workers never import it
+
     n = X.shape[0]
     max_diag, min_all = -np.inf, np.inf
     for start in range(0, n, block_rows):

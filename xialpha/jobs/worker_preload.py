@@ -5,7 +5,9 @@ which every sweep's cluster start waits for), every numba specialisation they ca
 (`xialpha.jobs.compiled.warm`: loaded from numba's on-disk cache, or compiled there once when it
 is cold or damaged, reported to the driver as it goes: `worker_processes.preload_reporter`), and
 the lazy imports of one fit and span of a 4-document problem, so that no forked worker pays any
-of them at its first task. Importing it anywhere else only costs time.
+of them at its first task. Not scikit-learn (about 1 s here): a linear sweep's tasks never call it;
+the libsvm path, named kernels and k-fold import it at their first call. Importing this module
+anywhere else only costs time.
 
 The fork server ends with the driver; its objects are frozen out of the garbage collector on the
 way out, as the CLI's are (xialpha.cli.console), or its last collection would hold the driver's
@@ -17,6 +19,7 @@ import gc
 import numpy as np
 import scipy.sparse as sp
 
+import xialpha.estimators.baselines  # the apparent and held-out scores (the registry imports it at first use)
 import xialpha.jobs.tasks  # noqa: F401  (the sweep's tasks)
 from xialpha.estimators.span import span_estimate
 from xialpha.estimators.svm import SVMParameters, TrainingProblem, fit_svm
