@@ -94,7 +94,11 @@ def _public_functions():
             yield f"xialpha.plot.{name}", function
 
 
-@pytest.mark.parametrize("name, function", list(_public_functions()), ids=lambda item: str(item))
+PUBLIC = list(_public_functions())
+
+
+# named by the function's name: an id holding its address would differ between xdist's workers
+@pytest.mark.parametrize("name, function", PUBLIC, ids=[name for name, _ in PUBLIC])
 def test_every_public_function_declares_a_constraint_for_every_parameter(name, function):
     declared = getattr(function, "checks", None)
     assert declared is not None, f"{name} is not @checked"
