@@ -156,6 +156,14 @@ def test_a_worker_cut_off_mid_sweep_over_tls_loses_nothing(tmp_path):
                     ],
                     f"{worker}.log",
                 )
+            # the driver only once both workers are registered: a sweep that starts sooner finds no
+            # scheduler listening yet (it refuses, exit 2) or one worker, which would do all the work
+            scheduler_log = tmp_path / "scheduler.log"
+            wait_for(
+                lambda: scheduler_log.read_text().count("Register worker") >= len(WORKERS),
+                "both workers registered",
+                process=processes[0],
+            )
             driver = run("s", sweep_argv(spec, store), "driver.log")
             wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
             _ip("link", "set", links["w1"], "down", namespace=names["s"])  # w1 drops off the network
