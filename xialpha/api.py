@@ -51,7 +51,7 @@ from xialpha.reports.contents import report_of
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
-from xialpha.selection.bounds import CONFIDENCE, DRAWS
+from xialpha.selection.bounds import CONFIDENCE, DRAWS, DRAWS_SEED
 from xialpha.selection.comparison import compare_selections
 from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
 from xialpha.selection.options import CONSTRAINTS as SELECTION_CONSTRAINTS
@@ -494,7 +494,7 @@ def certify(
     force: bool = False,
     confidence: float = CONFIDENCE,
     draws: int = DRAWS,
-    seed: int = 0,
+    seed: int = DRAWS_SEED,
     spec: str | os.PathLike[str] | None = None,
     corpus: Corpus | Sequence[Iterable[Any]] | None = None,
     client: Client | None = None,

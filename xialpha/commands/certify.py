@@ -19,7 +19,7 @@ from xialpha.reports.frames import tidy_certification
 from xialpha.reports.labels import sweep_labels
 from xialpha.reports.terminal import certification_table as terminal_table
 from xialpha.reports.terminal import key_table, print_table, write_records
-from xialpha.selection.bounds import CONFIDENCE, DRAWS
+from xialpha.selection.bounds import CONFIDENCE, DRAWS, DRAWS_SEED
 from xialpha.selection.records import read_selection
 from xialpha.storage.schema import CertificationColumn, ResultColumn
 
@@ -46,7 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--draws", type=int, default=DRAWS, help=f"Monte-Carlo draws for the F1 bounds (default {DRAWS})"
     )
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the Monte-Carlo draws (default 0)")
+    parser.add_argument(
+        "--seed", type=int, default=DRAWS_SEED, help=f"random seed of the Monte-Carlo draws (default {DRAWS_SEED})"
+    )
     parser.add_argument("--spec", metavar="FILE", help="the sweep's spec file (default: the stored spec text)")
     add_output_arguments(parser)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from xialpha.parameters import Interval
-from xialpha.selection.bounds import CONFIDENCE, DRAWS, Confusion
+from xialpha.selection.bounds import CONFIDENCE, DRAWS, DRAWS_SEED, Confusion
 from xialpha.selection.certification import (
     DATASET,
     certification_frame,
@@ -49,7 +49,7 @@ def certify_selection(
     force: bool = False,
     confidence: float = CONFIDENCE,
     draws: int = DRAWS,
-    seed: int = 0,
+    seed: int = DRAWS_SEED,
     spec_path: str | None = None,
     corpus: Corpus | None = None,
     client: Client | None = None,

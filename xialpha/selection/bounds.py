@@ -23,6 +23,7 @@ from xialpha.storage.schema import CertificationColumn
 
 CONFIDENCE = 0.95
 DRAWS = 40_000
+DRAWS_SEED = 0  # the Monte-Carlo draws' random seed unless told otherwise
 PRIOR = 0.5  # Jeffreys' Beta(0.5, 0.5)
 
 
@@ -117,7 +118,7 @@ def posterior_draws(c: Confusion, draws: int, rng: np.random.Generator) -> dict[
     }
 
 
-def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0) -> float:
+def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = DRAWS_SEED) -> float:
     """One-sided lower bound on the population F1 (the Monte-Carlo method of Webber et al. 2013)."""
     if c.tp == 0:
         return 0.0
@@ -126,7 +127,7 @@ def f1_lower_bound(c: Confusion, confidence: float = CONFIDENCE, draws: int = DR
 
 
 def macro_bounds(
-    confusions: list[Confusion], confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = 0
+    confusions: list[Confusion], confidence: float = CONFIDENCE, draws: int = DRAWS, seed: int = DRAWS_SEED
 ) -> dict:
     """Bounds on the macro averages over categories: error_upper, *_lower for the others.
 

@@ -37,6 +37,7 @@ from xialpha.estimators.registry import HELD_OUT
 from xialpha.selection.bounds import (
     CONFIDENCE,
     DRAWS,
+    DRAWS_SEED,
     Confusion,
     binomial_bounds,
     f1_lower_bound,
@@ -196,7 +197,7 @@ def certification_frame(
     *,
     confidence: float = CONFIDENCE,
     draws: int = DRAWS,
-    seed: int = 0,
+    seed: int = DRAWS_SEED,
 ) -> pd.DataFrame:
     """Per-category rows, then "(micro)" and "(macro)": counts, METRICS and bounds. The macro
     averages complete undefined per-category metrics as `xialpha.selection.objective` does."""
