@@ -13,6 +13,9 @@ listed under `refused` where it does.
 
     python bench/span_prune.py            # Reuters ModApte (../shared/corpora/reuters21578)
     python bench/span_prune.py --quick    # config/reuters.toml's grid on a small synthetic corpus
+    python bench/span_prune.py --synthetic-docs 1e5 --seed 35 --out x.json
+        # issue 31's registered 10^5 quality test's corpus (make_synthetic, 8 categories, its seed)
+        # and grid (9 C from 0.05 to 50, with and without stemming), swept as a user sweeps it
 """
 
 from __future__ import annotations
@@ -37,11 +40,20 @@ COMPARED = [*CONFIG, "value", "selection_value", "n_runners_up", "n_runners_up_t
 RUNNER_UP_COMPARED = [*CONFIG, "value", "selection_value", "p_micro_sign", "p_mcnemar", "p_proportion"]
 
 
+QUALITY_C = [float(C) for C in np.geomspace(0.05, 50, 9)]  # bench/selection_quality.py's grid (issue 19)
+
+
 def main() -> None:
     parser = make_parser(__doc__)
+    parser.add_argument("--synthetic-docs", type=lambda text: int(float(text)), help="a synthetic corpus this large")
+    parser.add_argument("--seed", type=int, default=35, help="the synthetic corpus's seed (with --synthetic-docs)")
     args = parser.parse_args()
-    text = QUICK_SPEC if args.quick else REUTERS_SPEC.read_text(encoding="utf-8")
-    if not args.quick:
+    if args.synthetic_docs:
+        text = _synthetic_spec(args.synthetic_docs, args.seed)
+    elif args.quick:
+        text = QUICK_SPEC
+    else:
+        text = REUTERS_SPEC.read_text(encoding="utf-8")
         text = text.replace('path = "../../shared/corpora/reuters21578"', f'path = "{Path(args.reuters).resolve()}"')
     metric = parse_spec(text).metric
     full, pruned = _sweep(text, "off"), _sweep(text, metric)
@@ -66,6 +78,11 @@ def main() -> None:
         "benchmark": "span_prune",
         "quick": args.quick,
         "span_prune": metric,
+        "corpus": f"make_synthetic(n_docs={args.synthetic_docs}, n_categories=8, seed={args.seed})"
+        if args.synthetic_docs
+        else "quick"
+        if args.quick
+        else "Reuters ModApte",
         "configurations": len(pruned["rows"]),
         "span_skipped": int(pruned["bounded"]),
         "span_skipped_fraction": pruned["bounded"] / len(pruned["rows"]),
@@ -80,6 +97,14 @@ def main() -> None:
     for key, value in result.items():
         print(f"{key}: {value}")
     write_results(result, output_path("span_prune", args))
+
+
+def _synthetic_spec(n_docs: int, seed: int) -> str:
+    """QUICK_SPEC on `make_synthetic(n_docs, 8 categories, seed)` (its own 70/30 split), every category,
+    with the registered quality test's C grid."""
+    text = QUICK_SPEC.replace("n_docs = 400", f"n_docs = {n_docs}").replace("n_categories = 3", "n_categories = 8")
+    text = text.replace("seed = 3", f"seed = {seed}").replace("top_k = 2", "top_k = 8")
+    return text.replace("C = [0.3, 3.0]", f"C = {QUALITY_C}").replace('id = "bench-quick"', 'id = "prune-1e5"')
 
 
 def _sweep(text: str, prune: str) -> dict:
