@@ -6,6 +6,14 @@ import os
 from pathlib import Path
 
 import pytest
+from threadpoolctl import threadpool_limits
+
+# One BLAS thread, as a sweep's worker processes have (distributed's pre-spawn-environ sets
+# OPENBLAS_NUM_THREADS=1 and the like: `xialpha.jobs.worker_processes`). Tests run Dask in process
+# too, where several task threads call OpenBLAS's own pthreads pool at once: in CI on 2026-11-29 a
+# dpotrf in tests/jobs/test_sweep_auto.py hung there for its whole 600 s (py-spy: the task thread
+# waiting on a futex inside LAPACK, nothing else running). Set before any test starts a thread.
+threadpool_limits(limits=1, user_api="blas")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
