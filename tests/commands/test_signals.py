@@ -40,10 +40,11 @@ SWEEP = "signals"
 
 
 def _spec(path: Path) -> Path:
-    """2 categories x 30 C values, one fit per batch, on 2 local workers, 4,000 documents: many
-    seconds of fits after the first stored batch, long enough to be signalled mid-way also where
-    a signal lands a second after that batch (as in the PID 1 test)."""
-    return sweep_spec(path, SWEEP, n_docs=4000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
+    """2 categories x 30 C values, one fit per batch, on 2 local workers, 12,000 documents: seconds
+    of fits after the first stored batch, long enough to be signalled mid-way also where a signal
+    lands a second after that batch (as in the PID 1 test; with 4,000 documents an idle machine
+    finished the sweep before its signal, 2026-11-29)."""
+    return sweep_spec(path, SWEEP, n_docs=12_000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
 
 
 def _check_interrupted(
