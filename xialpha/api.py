@@ -47,13 +47,12 @@ from xialpha.parameters import (
     ParameterValueError,
     checked,
 )
-from xialpha.reports.contents import report_of
+from xialpha.reports.contents import VIEW_CONSTRAINTS, VIEW_ESTIMATOR, report_of
 from xialpha.reports.frames import tidy_certification, tidy_comparison, tidy_results, tidy_selection
 from xialpha.reports.html import render_report, write_page
 from xialpha.reports.labels import sweep_labels
 from xialpha.selection.bounds import CONFIDENCE, DRAWS, DRAWS_SEED
 from xialpha.selection.comparison import compare_selections
-from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
 from xialpha.selection.options import CONSTRAINTS as SELECTION_CONSTRAINTS
 from xialpha.selection.options import SelectionOptions
 from xialpha.selection.records import read_selection, same_selection_id
@@ -544,16 +543,7 @@ def compare(store: str | os.PathLike[str] | None, a: str, b: str) -> pd.DataFram
     return tidy_comparison(compare_selections(open_store(store_location(store), create=False, writable=False), a, b))
 
 
-@checked(
-    store=PATH,
-    sweep=TEXT,
-    selection=TEXT,
-    metric=METRIC.or_none(),
-    estimator=SHOWN_ESTIMATOR.or_none(),
-    rho=RHO.or_none(),
-    html=PATH,
-    compare=TEXT,
-)
+@checked(**VIEW_CONSTRAINTS, estimator=VIEW_ESTIMATOR, html=PATH, compare=TEXT)
 def report(
     store: str | os.PathLike[str] | None = None,
     *,

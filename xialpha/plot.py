@@ -16,10 +16,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from xialpha.errors import UserError
-from xialpha.parameters import PATH, TEXT, Names, checked
-from xialpha.reports.contents import NO_HELD_OUT, Report, report_of
+from xialpha.parameters import Names, checked
+from xialpha.reports.contents import NO_HELD_OUT, VIEW_CONSTRAINTS, VIEW_ESTIMATOR, Report, report_of
 from xialpha.reports.plots import as_typed, calibration_figure, curves_figure
-from xialpha.selection.objective import METRIC, RHO, SHOWN_ESTIMATOR
 from xialpha.storage.naming import store_location
 from xialpha.storage.opening import open_store
 from xialpha.storage.schema import ResultColumn
@@ -30,15 +29,7 @@ if TYPE_CHECKING:
 CATEGORIES = Names("category names")  # a list of a sweep's categories, or None: all
 
 
-@checked(
-    store=PATH,
-    sweep=TEXT,
-    selection=TEXT,
-    metric=METRIC.or_none(),
-    estimator=SHOWN_ESTIMATOR.or_none(),
-    rho=RHO.or_none(),
-    categories=CATEGORIES,
-)
+@checked(**VIEW_CONSTRAINTS, estimator=VIEW_ESTIMATOR, categories=CATEGORIES)
 def curves(
     store: str | os.PathLike[str] | None = None,
     *,
@@ -62,7 +53,7 @@ def curves(
         return curves_figure(view.curves, view.selection, view.what, categories)
 
 
-@checked(store=PATH, sweep=TEXT, selection=TEXT, metric=METRIC.or_none(), rho=RHO.or_none())
+@checked(**VIEW_CONSTRAINTS)
 def calibration(
     store: str | os.PathLike[str] | None = None,
     *,

@@ -19,6 +19,7 @@ import pandas as pd
 
 from xialpha.errors import UserError
 from xialpha.estimators import registry
+from xialpha.parameters import PATH, TEXT, Check
 from xialpha.printable import redact
 from xialpha.reports.calibration import calibration_points, estimator_choices
 from xialpha.reports.columns import ReportColumn
@@ -27,7 +28,16 @@ from xialpha.reports.inventory import certifications_of
 from xialpha.reports.labels import ConfigLabels, sweep_labels
 from xialpha.selection.comparison import SelectionComparison, compare_selections
 from xialpha.selection.edges import EdgeColumn, grid_edges, with_grid_edges
-from xialpha.selection.objective import DEFAULT_RHO, DEFAULT_SMOOTH, Objective, estimator_counts, metric_values
+from xialpha.selection.objective import (
+    DEFAULT_RHO,
+    DEFAULT_SMOOTH,
+    METRIC,
+    RHO,
+    SHOWN_ESTIMATOR,
+    Objective,
+    estimator_counts,
+    metric_values,
+)
 from xialpha.selection.ranking import SIMPLER, SUPPORT_VECTORS, VALUE, rank
 from xialpha.selection.records import newest_selection, read_selection
 from xialpha.selection.selected import Selection
@@ -170,6 +180,19 @@ class Report:
     provenance: dict
     runs: pd.DataFrame
     comparison: SelectionComparison | None = None
+
+
+# The constraints (`xialpha.parameters.checked`) of what the Python API's report views are chosen by:
+# the store (a location), the sweep and saved selection, and ReportView's metric and rho;
+# `xialpha.report` and `xialpha.plot.curves` take the estimator too (VIEW_ESTIMATOR).
+VIEW_CONSTRAINTS: dict[str, Check] = {
+    "store": PATH,
+    "sweep": TEXT,
+    "selection": TEXT,
+    "metric": METRIC.or_none(),
+    "rho": RHO.or_none(),
+}
+VIEW_ESTIMATOR = SHOWN_ESTIMATOR.or_none()
 
 
 class ReportView(TypedDict, total=False):
