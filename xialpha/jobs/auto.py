@@ -155,8 +155,7 @@ def _next_steps(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[
     results = sweep_rows(store, spec, first)
     if results.empty:
         return {}
-    preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
-    kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
+    preprocessing, kernel = _indices(spec)
     return {
         (preprocessing[preprocessing_id], kernel[kernel_id], category, float(j)): step
         for (category, preprocessing_id, kernel_id, j), step in auto_steps(
@@ -205,14 +204,21 @@ def sweep_rows(store: StoreQueries, spec: SweepSpec, first: SweepPlan, *, includ
 def stored_ladders(store: StoreQueries, spec: SweepSpec, first: SweepPlan) -> dict[CPath, set[float]]:
     """{path: the C stored for it}, ok or failed: a resumed auto sweep goes on from them."""
     rows = sweep_rows(store, spec, first, include_failed=True)
-    preprocessing = {pre.id: p for p, pre in enumerate(spec.preprocessings)}
-    kernel = {kern.id: k for k, kern in enumerate(spec.kernels)}
+    preprocessing, kernel = _indices(spec)
     ladders: dict[CPath, set[float]] = {}
     for row in rows.itertuples(index=False):
         p, k = preprocessing.get(row.preprocessing_id), kernel.get(row.kernel_id)
         if p is not None and k is not None and float(row.j) in spec.j:
             ladders.setdefault((p, k, str(row.category), float(row.j)), set()).add(float(row.C))
     return ladders
+
+
+def _indices(spec: SweepSpec) -> tuple[dict[str, int], dict[str, int]]:
+    """({preprocessing id: its index}, {kernel id: its index}) in `spec`: a stored row's ids as a C path's."""
+    return (
+        {pre.id: p for p, pre in enumerate(spec.preprocessings)},
+        {kern.id: k for k, kern in enumerate(spec.kernels)},
+    )
 
 
 def _homes(plan: SweepPlan, data: SweepData, workers: list[str]) -> list[str | None]:
