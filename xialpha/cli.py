@@ -64,6 +64,7 @@ DESCRIPTION = "pick SVM text classifiers per category from one training each, no
 COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("sweep", "run a model-selection sweep from a TOML spec and store every result"),
     "fetch": ("fetch", "download (or copy) and verify a public corpus: reuters21578"),
+    "compile": ("compile", "compile the numba kernels now, once per install (else the first sweep does)"),
     "store": ("store", "inspect, check and compact a result store: ls, check [--quarantine], compact"),
     "select": ("select", "choose configs from a sweep's estimates (per category or --global), with significance tests"),
     "certify": ("certify", "evaluate a selection once on a sealed test split, with one-sided confidence bounds"),

@@ -36,6 +36,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -128,6 +129,19 @@ COMPILED_KERNELS = (
 )
 
 
+@dataclass(frozen=True)
+class Warmed:
+    """What `warm` did: `specialisations` in all, of which `compiled` were compiled (those of the modules
+    whose cache was cold or damaged; the others were loaded from numba's cache), in `seconds` (wall,
+    this process and its helpers), and the directories of numba's cache that hold them (its
+    `__pycache__` beside each kernel's module, or under NUMBA_CACHE_DIR; none where numba cannot say)."""
+
+    specialisations: int
+    compiled: int
+    seconds: float
+    cache_dirs: tuple[str, ...]
+
+
 def modules(kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS) -> list[str]:
     """The modules of `kernels`, in order: the unit `warm` compiles in one process (numba keeps one
     index file per kernel, which two processes compiling the same kernel would overwrite)."""
@@ -135,39 +149,52 @@ def modules(kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS) -> list[str]
 
 
 def warm(
-    kernels: tuple[CompiledKernel, ...] = COMPILED_KERNELS,
+    kernels: tuple[CompiledKernel, ...] | None = None,
     *,
     processes: int = COLD_PROCESSES,
     stage: Callable[[str], None] = lambda text: None,
     note: Callable[[str], None] = lambda text: None,
-) -> None:
-    """Compile, or load from numba's cache, every specialisation of `kernels` in this process.
+) -> Warmed:
+    """Compile, or load from numba's cache, every specialisation of `kernels` (None: COMPILED_KERNELS)
+    in this process; returns what it did (`Warmed`).
 
     A kernel whose cache entries are damaged has its index removed first (`note` says which,
     and where), and is compiled again; DamagedCache where the index cannot be removed. The
-    modules whose first specialisation is not cached are compiled in up to `processes`
-    processes at once (this one and helpers started with this interpreter), balanced by their
-    number of specialisations, `stage` told COMPILING and the count done as they go (and "" at
-    the end); this process then loads the helpers' work from the cache (and compiles what a failed
-    helper left). A specialisation that fails to compile is skipped: the task that calls it
+    kernels whose first specialisation is not cached are compiled in up to `processes`
+    processes at once (this one and helpers started with this interpreter; a module's kernels in
+    one), balanced by their number of specialisations, `stage` told COMPILING and the count done as
+    they go (and "" at the end); this process then loads the helpers' work from the cache (and
+    compiles what a failed helper left). A specialisation that fails to compile is skipped: the task that calls it
     compiles it again and reports the error with its config."""
+    start = time.perf_counter()
+    kernels = COMPILED_KERNELS if kernels is None else kernels
     for kernel in kernels:
         if (reason := _damaged(kernel)) is not None:
             note(_cleared(kernel, reason))
-    cold = [module for module in modules(kernels) if not _cached(next(k for k in kernels if k.module == module))]
+    cold = tuple(kernel for kernel in kernels if not _cached(kernel))
+    total = sum(len(kernel.signatures) for kernel in cold)
     if cold:
-        total = sum(len(kernel.signatures) for kernel in kernels if kernel.module in cold)
         counted = _Count(total, stage)
-        shares = _balanced(cold, kernels, max(1, min(processes, os.cpu_count() or 1)))
-        helpers = [helper for helper in (_helper(share, counted) for share in shares[1:]) if helper is not None]
+        shares = _balanced(modules(cold), cold, max(1, min(processes, os.cpu_count() or 1)))
+        helpers = [
+            helper
+            for helper in (_helper([str(k) for k in cold if k.module in share], counted) for share in shares[1:])
+            if helper is not None
+        ]
         try:
-            _compile([kernel for kernel in kernels if kernel.module in shares[0]], counted.one)
+            _compile([kernel for kernel in cold if kernel.module in shares[0]], counted.one)
         finally:
             for process, reader in helpers:
                 process.wait()
                 reader.join()
         stage("")
     _compile(kernels)
+    return Warmed(
+        sum(len(kernel.signatures) for kernel in kernels),
+        total,
+        time.perf_counter() - start,
+        tuple(sorted({path for kernel in kernels if (path := _cache_dir(kernel)) is not None})),
+    )
 
 
 class _Count:
@@ -183,14 +210,14 @@ class _Count:
             self._stage(f"{COMPILING}: {self.done}/{self.total}")
 
 
-def _helper(modules: list[str], counted: _Count) -> tuple[subprocess.Popen, threading.Thread] | None:
-    """A process of this interpreter compiling the kernels of `modules` into numba's cache, and the
+def _helper(names: list[str], counted: _Count) -> tuple[subprocess.Popen, threading.Thread] | None:
+    """A process of this interpreter compiling the kernels `names` ("module.name") into numba's cache, and the
     thread counting the specialisations it says it compiled (None where it cannot start: this
     process then compiles them)."""
     environ = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}  # this xialpha
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", __name__, *modules], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=environ
+            [sys.executable, "-m", __name__, *names], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=environ
         )
     except OSError:
         return None
@@ -254,6 +281,14 @@ def _cleared(kernel: CompiledKernel, reason: str) -> str:
     return f"numba's cache of {kernel} in {directory} was damaged ({reason}): compiling it again"
 
 
+def _cache_dir(kernel: CompiledKernel) -> str | None:
+    """The directory of numba's cache of `kernel` (None where numba cannot say)."""
+    try:
+        return str(kernel.dispatcher()._cache.cache_path)  # type: ignore[attr-defined]  # numba's private cache
+    except Exception:
+        return None
+
+
 def _cached(kernel: CompiledKernel) -> bool:
     """Whether numba's cache holds the first specialisation of `kernel` (False where it cannot tell)."""
     try:
@@ -274,8 +309,8 @@ def _balanced(names: list[str], kernels: tuple[CompiledKernel, ...], processes: 
     return shares
 
 
-if __name__ == "__main__":  # a helper of `warm`: compile the kernels of the modules named, a line each
+if __name__ == "__main__":  # a helper of `warm`: compile the kernels named ("module.name"), a line each
     _compile(
-        tuple(kernel for kernel in COMPILED_KERNELS if kernel.module in sys.argv[1:]),
+        tuple(kernel for kernel in COMPILED_KERNELS if str(kernel) in sys.argv[1:]),
         lambda: print("compiled", flush=True),
     )
