@@ -33,7 +33,7 @@ from xialpha.cli import main
         ),
         (
             ["selcet"],
-            "xialpha: error: selcet: not a command; did you mean select? (commands: sweep, fetch, store, "
+            "xialpha: error: selcet: not a command; did you mean select? (commands: sweep, fetch, compile, store, "
             "select, certify, report, compare, predict, drift); usage: xialpha --help",
         ),
         (["select", "a", "b"], "xialpha select: error: unexpected argument 'b'; usage: xialpha select --help"),
