@@ -3,7 +3,8 @@
 config/reuters.toml swept twice into fresh stores, as `xialpha sweep` runs it: with span_prune "off"
 (every configuration's span estimate exact) and set to the spec's metric (a C path makes span's exact
 calls only where a selection by it may need them; `xialpha.selection.contenders`). Recorded: each
-sweep's wall; the share of configurations whose span estimate was decided by bounds
+sweep's wall (after an untimed small sweep, so that neither pays the process's first cluster start);
+the share of configurations whose span estimate was decided by bounds
 (`span_skipped_fraction`: their exact calls were never made); the median estimate_seconds /
 fit_seconds of each (`xialpha_estimate_over_fit_median`, as bench/vs_linear_cv.py reports it); and for
 the metric, smoothed and not, per category with RUNNERS_UP runners-up: whether the choice, its values,
@@ -56,6 +57,7 @@ def main() -> None:
         text = REUTERS_SPEC.read_text(encoding="utf-8")
         text = text.replace('path = "../../shared/corpora/reuters21578"', f'path = "{Path(args.reuters).resolve()}"')
     metric = parse_spec(text).metric
+    _sweep(QUICK_SPEC, "off")  # untimed: the fork server and imports a process's first sweep pays, paid before both
     full, pruned = _sweep(text, "off"), _sweep(text, metric)
     compared, refused = {}, {}
     for smooth in (True, False):
