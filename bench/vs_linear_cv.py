@@ -36,6 +36,9 @@ the fits' imbalance, the last rows' storing, cluster close, the sweep's compacti
 random 2,000 of ModApte's 12,902 documents (train and
 test together, each keeping its ModApte split), written to a JSON-lines table that both sides load.
 
+`span_skipped_fraction`: the share of configurations whose span estimate was decided by bounds
+(0 unless the spec's [estimators] span_prune is on; bench/span_prune.py sweeps Reuters with and without it).
+
 Beside it, LIBLINEAR's own warm-started C search (`liblinear-official`, `train -s 2 -C -v 10`) on the
 same problems (category x preprocessing, the same training features), one core: it selects by
 accuracy over its own C range with the L2-loss (squared hinge) primal solver and no bias term (as
@@ -182,6 +185,10 @@ def _compare(spec, folds: int, folds_short: int, liblinear) -> dict:
         },
         "linearsvc_heldout_not_converged": not_converged,
         "xialpha_estimate_over_fit_median": float((results["estimate_seconds"] / results["fit_seconds"]).median()),
+        "span_prune": spec.estimators["span_prune"],
+        "span_skipped_fraction": float(results["span_d_pos_low"].notna().mean())
+        if "span_d_pos_low" in results
+        else 0.0,
     }
     if liblinear is not None:
         out.update(_liblinear_search(liblinear, features, categories, folds, peer, xialpha_wall))
