@@ -12,6 +12,7 @@ import pytest
 
 import xialpha
 import xialpha.plot
+from xialpha.cli import ArgumentMistake, build_parser
 from xialpha.parameters import (
     Interval,
     Options,
@@ -62,6 +63,13 @@ MISSING = "no-store-here"  # never created: a call that read the store first wou
         ),
         (lambda: xialpha.report(MISSING, rho=0), "rho", "must be a number > 0, got 0.0"),
         (lambda: xialpha.report(MISSING, metric="F1"), "metric", "must be one of f1, "),
+        (
+            lambda: xialpha.report(MISSING, metric="cost"),
+            "metric",
+            "a report shows cost only for a saved selection by cost, with its costs; named alone it is the "
+            "error at costs 1:1: ask for error",
+        ),
+        (lambda: xialpha.plot.curves(MISSING, metric="cost"), "metric", "a report shows cost only for a saved"),
         (lambda: xialpha.sweep(42, store=MISSING), "spec", "give a path to a TOML file, TOML text or a dict, got int"),
         (lambda: xialpha.drift({}, store=MISSING), "spec", "give a path to a TOML file or TOML text, got dict"),
     ],
@@ -131,6 +139,13 @@ def test_a_rule_is_one_object_where_the_api_and_a_deeper_layer_both_check_it():
     assert certify.checks["confidence"] is certify_job.CONFIDENCE_LEVEL
     assert certify.checks["draws"] is certify_job.DRAW_COUNT
     assert report.checks["estimator"] == xialpha.plot.curves.checks["estimator"]
+    # the metrics a report is asked for by name: the same in Python and on the command line (--metric)
+    assert report.checks["metric"] == objective.SHOWN_METRIC.or_none() == xialpha.plot.curves.checks["metric"]
+    parser = build_parser(["report"])
+    for metric in objective.SHOWN_METRIC.choices:
+        assert parser.parse_args(["report", "--metric", metric]).metric == metric
+    with pytest.raises(ArgumentMistake, match="--metric: "):
+        parser.parse_args(["report", "--metric", "cost"])
 
 
 def test_selection_options_refuse_by_the_same_constraints_as_select():

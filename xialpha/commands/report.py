@@ -52,7 +52,7 @@ from xialpha.reports.terminal import (
     selection_table,
 )
 from xialpha.reports.verdicts import grid_word, legend
-from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, METRIC_CHOICES, SHOWN_ESTIMATORS
+from xialpha.selection.objective import DEFAULT_ESTIMATOR, DEFAULT_RHO, SHOWN_ESTIMATORS, SHOWN_METRIC
 from xialpha.storage.schema import CertificationColumn, CertificationScope, ResultColumn
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--metric",
-        choices=[m for m in METRIC_CHOICES if m != "cost"],
+        choices=SHOWN_METRIC.choices,
         help="metric to show (default: the selection's, else f1)",
     )
     parser.add_argument(

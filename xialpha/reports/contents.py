@@ -31,9 +31,9 @@ from xialpha.selection.edges import EdgeColumn, grid_edges, with_grid_edges
 from xialpha.selection.objective import (
     DEFAULT_RHO,
     DEFAULT_SMOOTH,
-    METRIC,
     RHO,
     SHOWN_ESTIMATOR,
+    SHOWN_METRIC,
     Objective,
     estimator_counts,
     metric_values,
@@ -189,7 +189,7 @@ VIEW_CONSTRAINTS: dict[str, Check] = {
     "store": PATH,
     "sweep": TEXT,
     "selection": TEXT,
-    "metric": METRIC.or_none(),
+    "metric": SHOWN_METRIC.or_none(),
     "rho": RHO.or_none(),
 }
 VIEW_ESTIMATOR = SHOWN_ESTIMATOR.or_none()

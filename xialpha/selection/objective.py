@@ -55,6 +55,15 @@ AVERAGE = Options(AVERAGES)
 RHO = Interval(0, None, closed="neither")  # a finite number > 0
 COST = Interval(0, MAX_COST)  # the cost of one error: from 0 to MAX_COST
 SHOWN_ESTIMATOR = Options(SHOWN_ESTIMATORS)  # what a report may show
+# The metrics a report (or plot) is asked for by name. Not cost: a report shows it only as a saved
+# selection's metric, with that selection's costs; named alone it would be the error at costs 1:1.
+SHOWN_METRIC = Options(
+    tuple(metric for metric in METRIC_CHOICES if metric != "cost"),
+    reasons={
+        "cost": "a report shows cost only for a saved selection by cost, with its costs; "
+        "named alone it is the error at costs 1:1: ask for error"
+    },
+)
 # what a selection may choose by: one a report shows only for contrast (apparent) says so
 SELECTABLE_ESTIMATOR = Options(
     ESTIMATOR_CHOICES,
