@@ -41,8 +41,9 @@ SWEEP = "local-workers"
 
 
 def _spec(path: Path) -> Path:
-    """2 categories x 30 C values, one fit per batch, on 2 local workers: many seconds of fits."""
-    return sweep_spec(path, SWEEP, n_docs=4000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
+    """2 categories x 30 C values, one fit per batch, on 2 local workers: many seconds of fits (12,000
+    documents: with 4,000 a sweep in CI stored its last batch before the test found its worker processes)."""
+    return sweep_spec(path, SWEEP, n_docs=12_000, C=LONG_C_GRID, cluster='kind = "local"\nworkers = 2')
 
 
 def _children(pid: int) -> list[int]:
@@ -95,9 +96,9 @@ def test_a_killed_fork_server_then_a_killed_worker_mid_sweep_lose_no_row(tmp_pat
     spec, store = _spec(tmp_path / "s.toml"), tmp_path / "store"
     driver = start(sweep_argv(spec, store), tmp_path / "driver.out", stderr=tmp_path / "driver.err")
     try:
-        wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
         server = wait_for(lambda: _fork_server(driver.pid), "the fork server", process=driver)
         workers = wait_for(lambda: _children(server), "the fork server's worker processes", process=driver)
+        wait_for(lambda: result_files(store, SWEEP), "the first stored batch", process=driver)
         os.kill(server, signal.SIGKILL)
         os.kill(workers[0], signal.SIGKILL)
         stored_at_kill = len(raw_keys(store, SWEEP))

@@ -68,12 +68,18 @@ def interrupt_from_now(message: Callable[[int], str]) -> None:
 
 
 def _hold_signals() -> None:
-    """Block SIGINT, SIGTERM and SIGHUP for the rest of the interpreter's exit, once every exit hook
+    """Ignore SIGINT, SIGTERM and SIGHUP for the rest of the interpreter's exit, once every exit hook
     ran (a store's request a hook waits for is still ended by one, see `exit_at_once`): the
     interpreter then puts the default handlers back, and a signal arriving in those last moments
     killed the process that had finished its command (exit -15 and no line after a completed
-    `store compact`). Held, it is dropped as the process exits with its own code."""
+    `store compact`). Blocked in this thread and ignored: blocking alone holds a signal from this
+    thread only, and the kernel hands it to any other thread (BLAS's or pyarrow's pool), where the
+    default handler killed the process all the same (`select` at 0.86 s, bench/campaign.py in CI);
+    the interpreter never puts the default handler back over an ignored signal. The process exits
+    with its own code."""
     signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    for number in SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
 
 
 def exit_at_once(message: Callable[[int], str]) -> None:
