@@ -60,8 +60,11 @@ def connect(
 
     A cluster it starts is closed on the way out, also on KeyboardInterrupt (Ctrl-C, or SIGTERM as
     the CLI raises it) or an error: SLURM worker jobs are cancelled, local worker processes stopped,
-    and Dask's warnings about the tasks cut short are silenced meanwhile.
+    and Dask's warnings about the tasks cut short are silenced meanwhile (and from now on, the
+    error Dask's event loop logs when an interrupt cut a call short before it started:
+    `DropSyncCancelErrors`).
     """
+    quiet_sync_cancel_errors()
     if client is not None:
         yield client
         return
@@ -387,6 +390,29 @@ def _start_cluster(
         )
     except TimeoutError as exc:  # the DaskCluster was created (and deleted again) but nothing acted on it
         raise UserError(f'cluster.kind = "kubernetes": {" ".join(str(exc).split())}') from None
+
+
+class DropSyncCancelErrors(logging.Filter):
+    """Drops the error tornado logs (with its traceback, on the driver's stderr) when distributed's
+    `sync` cancels a call that a KeyboardInterrupt cut short before the call began: its `cancel`
+    callback reads the call's future before it exists and raises NameError (distributed 2026.8,
+    utils.sync; after the command's one line, a Ctrl-C printed 13 lines of it). Every other record
+    passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, NameError) and "sync.<locals>.cancel" in record.getMessage())
+
+
+SYNC_CANCEL_ERRORS = DropSyncCancelErrors()
+
+
+def quiet_sync_cancel_errors() -> None:
+    """`DropSyncCancelErrors` on tornado's application logger, once per process (it stays: the
+    callback may run after the cluster closed)."""
+    logger = logging.getLogger("tornado.application")
+    if SYNC_CANCEL_ERRORS not in logger.filters:
+        logger.addFilter(SYNC_CANCEL_ERRORS)
 
 
 class _DropTaskFailures(logging.Filter):
