@@ -45,7 +45,7 @@ from numba.core.dispatcher import Dispatcher
 
 from xialpha.errors import UserError
 
-COMPILING = "compiling kernels once for this machine (first sweep after install)"
+COMPILING = "compiling kernels once for this machine (`xialpha compile` does it at install)"
 COLD_PROCESSES = 2  # processes that compile a cold cache's modules at once (one of them this one)
 
 _I32, _I64, _F64, _B = types.int32[::1], types.int64[::1], types.float64[::1], types.boolean[::1]
