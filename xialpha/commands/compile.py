@@ -23,12 +23,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from xialpha.jobs.compiled import warm
+    from xialpha.jobs.compiled import compiling_count, warm
 
-    def stage(text: str) -> None:  # "<what>: <done>/<total>" as each is compiled, "" at the end
-        done, _, total = text.rpartition(": ")[2].partition("/")
-        if done == "0":
-            print(f"xialpha compile: compiling {_specialisations(int(total))} for this machine", file=sys.stderr)
+    def stage(text: str) -> None:  # said once, as compiling starts
+        count = compiling_count(text)
+        if count is not None and count[0] == 0:
+            print(f"xialpha compile: compiling {_specialisations(count[1])} for this machine", file=sys.stderr)
 
     warmed = warm(stage=stage, note=lambda text: print(f"xialpha compile: {printable(text)}", file=sys.stderr))
     where = f"numba's cache: {printable(', '.join(warmed.cache_dirs))}" if warmed.cache_dirs else "numba's cache"

@@ -131,7 +131,7 @@ COMPILED_KERNELS = (
 
 @dataclass(frozen=True)
 class Warmed:
-    """What `warm` did: `specialisations` in all, of which `compiled` were compiled (those of the modules
+    """What `warm` did: `specialisations` in all, of which `compiled` were compiled (those of the kernels
     whose cache was cold or damaged; the others were loaded from numba's cache), in `seconds` (wall,
     this process and its helpers), and the directories of numba's cache that hold them (its
     `__pycache__` beside each kernel's module, or under NUMBA_CACHE_DIR; none where numba cannot say)."""
@@ -198,7 +198,8 @@ def warm(
 
 
 class _Count:
-    """Specialisations compiled so far out of `total`, told to `stage` as each one is done."""
+    """Specialisations compiled so far out of `total`, told to `stage` as each one is done
+    ("COMPILING: done/total", which `compiling_count` reads back)."""
 
     def __init__(self, total: int, stage: Callable[[str], None]):
         self.total, self.done, self._stage, self._lock = total, 0, stage, threading.Lock()
@@ -208,6 +209,15 @@ class _Count:
         with self._lock:
             self.done = min(self.done + 1, self.total)
             self._stage(f"{COMPILING}: {self.done}/{self.total}")
+
+
+def compiling_count(text: str) -> tuple[int, int] | None:
+    """(done, total) of a stage text `warm` gives as it compiles; None for any other (its closing "")."""
+    what, _, count = text.rpartition(": ")
+    if what != COMPILING:
+        return None
+    done, _, total = count.partition("/")
+    return int(done), int(total)
 
 
 def _helper(names: list[str], counted: _Count) -> tuple[subprocess.Popen, threading.Thread] | None:
